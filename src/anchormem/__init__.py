@@ -1,0 +1,53 @@
+"""anchormem: long-term memory for LLM agents that does not mix up contexts, does not make things up, and
+works offline.
+
+The public surface is exactly ``__all__``; everything else is private and may change.
+"""
+
+from .answer import AnswerConfig
+from .config import Settings
+from .errors import (
+    AnchormemError,
+    ConfigError,
+    EmbedderMismatchError,
+    EmbeddingError,
+    FilterError,
+    InvalidInputError,
+    LLMError,
+    NotFoundError,
+    ProviderError,
+    ScopeError,
+    StoreError,
+)
+from .memory import Memory
+from .retrieval.config import SearchConfig
+from .types import Answer, Entity, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Message, Scope
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Memory",
+    "Settings",
+    "SearchConfig",
+    "AnswerConfig",
+    "Message",
+    "MemoryItem",
+    "MemoryEvent",
+    "Hit",
+    "Answer",
+    "HistoryEntry",
+    "Label",
+    "Entity",
+    "Scope",
+    "AnchormemError",
+    "ConfigError",
+    "EmbedderMismatchError",
+    "NotFoundError",
+    "InvalidInputError",
+    "FilterError",
+    "ScopeError",
+    "ProviderError",
+    "EmbeddingError",
+    "LLMError",
+    "StoreError",
+]

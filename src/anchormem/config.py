@@ -1,0 +1,46 @@
+"""Settings, read from arguments or ``ANCHORMEM_*`` environment variables. Nothing is read at import time."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "default_path"]
+
+
+def default_path() -> str:
+    """The default database file: ``$ANCHORMEM_PATH`` or ``<user data dir>/anchormem/memories.db``
+    (``~/.local/share/anchormem/memories.db`` on Linux)."""
+    import os
+
+    from platformdirs import user_data_dir
+
+    return os.environ.get("ANCHORMEM_PATH") or os.path.join(user_data_dir("anchormem", appauthor=False),
+                                                             "memories.db")
+
+
+class Settings(BaseSettings):
+    """Library settings. Environment variables use the ``ANCHORMEM_`` prefix (e.g. ``ANCHORMEM_EMBEDDER=hash``).
+
+    - ``url``: store URL, ``sqlite:///path.db`` (default store: the file at ``path``).
+    - ``embedder``: ``auto`` (multilingual-e5-small, bundled), ``e5-small``, ``hash`` or ``openai``.
+    - ``max_message_chars``: longest accepted message (characters); longer input is an error, not truncated.
+    - ``max_query_chars``: longest accepted search query.
+    - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
+    - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
+
+    path: str | None = None
+    url: str | None = None
+    embedder: str = "auto"
+    embedder_base_url: str | None = None
+    embedder_model: str | None = None
+    embedder_dim: int | None = None
+    embedder_api_key: str | None = None
+    tenant: str = "default"
+    max_message_chars: int = Field(32_000, ge=1)
+    max_query_chars: int = Field(4_000, ge=1)
+    chunk_chars: int = Field(600, ge=50)
+    ann_threshold: int = Field(20_000, ge=1)

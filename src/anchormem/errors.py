@@ -1,0 +1,101 @@
+"""The whole anchormem exception tree.
+
+::
+
+    AnchormemError                      root: catch this to catch everything anchormem raises
+    ├── ConfigError                     bad settings, missing optional dependency, wrong embedder for a store
+    │   └── EmbedderMismatchError       the store was built with another embedding model / dimension
+    ├── NotFoundError                   a memory id (or other record) does not exist in this scope
+    ├── InvalidInputError               bad caller input: empty/oversized text, bad UTF-8, bad timestamp
+    │   ├── FilterError                 unknown filter key or operator, wrong value type
+    │   └── ScopeError                  missing or unsafe scope (e.g. an unscoped delete_all)
+    └── ProviderError                   a backend failed
+        ├── EmbeddingError              the embedding model failed or returned a wrong shape
+        ├── LLMError                    the LLM endpoint failed or returned unusable output
+        └── StoreError                  the database failed (wrapped sqlite3 / psycopg errors)
+
+Backend exceptions are translated at the adapter boundary (``raise StoreError(...) from exc``),
+so callers never need to import sqlite3 or numpy exceptions.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AnchormemError",
+    "ConfigError",
+    "EmbedderMismatchError",
+    "NotFoundError",
+    "InvalidInputError",
+    "FilterError",
+    "ScopeError",
+    "ProviderError",
+    "EmbeddingError",
+    "LLMError",
+    "StoreError",
+]
+
+
+class AnchormemError(Exception):
+    """Root of every exception anchormem raises on purpose."""
+
+    code = "anchormem_error"
+
+
+class ConfigError(AnchormemError):
+    """Invalid configuration or a missing optional dependency."""
+
+    code = "config_error"
+
+
+class EmbedderMismatchError(ConfigError):
+    """The store was created with a different embedder (name or dimension)."""
+
+    code = "embedder_mismatch"
+
+
+class NotFoundError(AnchormemError):
+    """The requested record does not exist (or is outside the caller's scope)."""
+
+    code = "not_found"
+
+
+class InvalidInputError(AnchormemError, ValueError):
+    """The caller passed input that cannot be stored or searched."""
+
+    code = "invalid_input"
+
+
+class FilterError(InvalidInputError):
+    """A filter names an unknown key or operator, or has a value of the wrong type."""
+
+    code = "invalid_filter"
+
+
+class ScopeError(InvalidInputError):
+    """A call is missing its scope (user_id) or would act on everything."""
+
+    code = "invalid_scope"
+
+
+class ProviderError(AnchormemError):
+    """A backend (embedding model, LLM endpoint, database) failed."""
+
+    code = "provider_error"
+
+
+class EmbeddingError(ProviderError):
+    """The embedding model failed or returned vectors of the wrong shape."""
+
+    code = "embedding_error"
+
+
+class LLMError(ProviderError):
+    """The LLM endpoint failed or its output could not be used."""
+
+    code = "llm_error"
+
+
+class StoreError(ProviderError):
+    """The storage engine failed."""
+
+    code = "store_error"

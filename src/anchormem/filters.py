@@ -1,0 +1,179 @@
+"""The typed filter language used by ``search`` and ``get_all``.
+
+A filter is a dict. Keys are field names; values are a literal (equality) or an operator dict::
+
+    {"category": "work"}                                   # metadata key, equality
+    {"metadata.category": {"in": ["work", "personal"]}}     # explicit metadata key
+    {"created_at": {"gte": "2025-07-25T00:00:00Z", "lt": "2025-07-26T00:00:00+00:00"}}
+    {"source": "user", "label.domain": "finance"}           # several keys = AND
+    {"OR": [{"role": "user"}, {"kind": "fact"}]}, {"NOT": {"session_id": "s1"}}
+
+Fields: ``agent_id, session_id, role, source, kind, speaker`` (text); ``created_at, updated_at, event_time,
+valid_from, valid_to, expires_at`` (timestamps: ISO-8601 with ``Z``/offset or datetime, compared in UTC);
+``confidence`` (number); ``label.domain, label.topic, label.intent``; ``entity.type, entity.value``;
+``metadata.<key>``. A bare key that is not a field is read as a metadata key only if that key exists in the
+caller's scope; otherwise it is an error, so typos never silently match nothing.
+
+Operators: ``eq, ne, gt, gte, lt, lte, in, nin, exists`` (``contains`` for text). Anything else raises
+:class:`~anchormem.errors.FilterError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Union
+
+from .errors import FilterError, InvalidInputError
+from .timeutil import to_epoch
+
+__all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS"]
+
+TEXT_FIELDS = ("agent_id", "session_id", "role", "source", "kind", "speaker", "user_id")
+TIME_FIELDS = ("created_at", "updated_at", "event_time", "valid_from", "valid_to", "expires_at")
+NUMBER_FIELDS = ("confidence", "access_count")
+LABEL_FIELDS = ("label.domain", "label.topic", "label.intent")
+ENTITY_FIELDS = ("entity.type", "entity.value")
+OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "exists", "contains")
+_RANGE_OPS = ("gt", "gte", "lt", "lte")
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One condition. ``field`` is canonical (``metadata.x`` for metadata); time values are epoch seconds."""
+
+    field: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class And:
+    items: tuple["FilterNode", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    items: tuple["FilterNode", ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    item: "FilterNode"
+
+
+FilterNode = Union[Cond, And, Or, Not]
+
+
+def parse_filters(
+    filters: dict[str, Any] | None,
+    *,
+    metadata_keys: Callable[[], Iterable[str]] | None = None,
+) -> FilterNode | None:
+    """Parse a filter dict into a tree of Cond/And/Or/Not.
+
+    ``metadata_keys``: called lazily to list metadata keys present in the scope (for bare keys).
+    Raises FilterError on an unknown key or operator or a value of the wrong type.
+    """
+    if filters is None:
+        return None
+    if not isinstance(filters, dict):
+        raise FilterError(f"filters must be a dict, got {type(filters).__name__}")
+    if not filters:
+        return None
+    known_meta: list[set[str] | None] = [None]
+
+    def meta_keys() -> set[str]:
+        if known_meta[0] is None:
+            known_meta[0] = set(metadata_keys()) if metadata_keys else set()
+        return known_meta[0]
+
+    def node(d: dict[str, Any]) -> FilterNode:
+        if not isinstance(d, dict) or not d:
+            raise FilterError(f"a filter clause must be a non-empty dict, got {d!r}")
+        parts: list[FilterNode] = []
+        for key, value in d.items():
+            ukey = key.upper() if isinstance(key, str) else key
+            if ukey in ("AND", "OR"):
+                if not isinstance(value, list) or not value:
+                    raise FilterError(f"{key} takes a non-empty list of clauses")
+                sub = tuple(node(v) for v in value)
+                parts.append(And(sub) if ukey == "AND" else Or(sub))
+            elif ukey == "NOT":
+                parts.append(Not(node(value)))
+            else:
+                parts.append(field_clause(key, value))
+        return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+    def canonical(key: str) -> str:
+        if not isinstance(key, str) or not key:
+            raise FilterError(f"filter keys must be non-empty strings, got {key!r}")
+        if key in TEXT_FIELDS or key in TIME_FIELDS or key in NUMBER_FIELDS:
+            return key
+        if key in LABEL_FIELDS or key in ENTITY_FIELDS:
+            return key
+        if key.startswith("metadata."):
+            if len(key) <= len("metadata."):
+                raise FilterError("metadata filter needs a key: 'metadata.<key>'")
+            return key
+        if key.startswith(("label.", "entity.")):
+            raise FilterError(f"unknown filter key {key!r}; label keys: {LABEL_FIELDS}, entity keys: {ENTITY_FIELDS}")
+        if key in meta_keys():
+            return "metadata." + key
+        raise FilterError(
+            f"unknown filter key {key!r}: not a field ({', '.join(TEXT_FIELDS + TIME_FIELDS + NUMBER_FIELDS)}, "
+            f"label.*, entity.*, metadata.<key>) and no stored memory in this scope has metadata key {key!r}"
+        )
+
+    def field_clause(key: str, value: Any) -> FilterNode:
+        field = canonical(key)
+        if isinstance(value, dict):
+            if not value:
+                raise FilterError(f"empty operator dict for {key!r}")
+            conds = []
+            for op, v in value.items():
+                if op not in OPERATORS:
+                    raise FilterError(f"unknown operator {op!r} for {key!r}; operators: {', '.join(OPERATORS)}")
+                conds.append(make(field, op, v))
+            return conds[0] if len(conds) == 1 else And(tuple(conds))
+        return make(field, "eq", value)
+
+    def make(field: str, op: str, v: Any) -> Cond:
+        if op == "exists":
+            if not isinstance(v, bool):
+                raise FilterError(f"'exists' takes true/false, got {v!r}")
+            return Cond(field, op, v)
+        if op in ("in", "nin"):
+            if not isinstance(v, (list, tuple)) or not v:
+                raise FilterError(f"{op!r} on {field!r} takes a non-empty list")
+            return Cond(field, op, tuple(coerce(field, x, op) for x in v))
+        if op == "contains" and (field in TIME_FIELDS or field in NUMBER_FIELDS):
+            raise FilterError(f"'contains' does not apply to {field!r}")
+        if op in _RANGE_OPS and field.startswith(("label.", "entity.")):
+            raise FilterError(f"range operator {op!r} does not apply to {field!r}")
+        return Cond(field, op, coerce(field, v, op))
+
+    def coerce(field: str, v: Any, op: str) -> Any:
+        if field in TIME_FIELDS:
+            if v is None and op in ("eq", "ne"):
+                return None
+            try:
+                return to_epoch(v, field=field)
+            except InvalidInputError as exc:
+                raise FilterError(str(exc)) from exc
+        if field in NUMBER_FIELDS:
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise FilterError(f"{field!r} compares with numbers, got {v!r}")
+            return float(v)
+        if field.startswith("metadata."):
+            if isinstance(v, (dict, list, datetime)):
+                raise FilterError(f"metadata values compare as scalars, got {type(v).__name__} for {field!r}")
+            return v
+        if v is None and op in ("eq", "ne"):
+            return None
+        if not isinstance(v, str):
+            raise FilterError(f"{field!r} compares with strings, got {v!r}")
+        return v
+
+    return node(filters)

@@ -1,0 +1,1 @@
+"""The write path: normalise input → segment → classify → extract dates/entities → draft memories."""

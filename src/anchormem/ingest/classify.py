@@ -1,0 +1,58 @@
+"""Turn classification: chit-chat (store nothing), questions, and content hashing for exact-duplicate checks."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from ..text.tokenize import _tokens
+
+__all__ = ["is_chitchat", "is_question", "content_hash"]
+
+_CHITCHAT = frozenset(
+    """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
+    goodbye cya see ya later soon hi hello hey morning good night evening afternoon cool great nice awesome
+    perfect wow lol haha hahaha hmm um uh oh ah alright right got it np problem welcome cheers gotcha noted
+    understood sounds take care have day too same here bb ttyl please pls again and all
+    好 好的 好吧 好哒 行 可以 嗯 嗯嗯 哦 噢 喔 啊 呀 哈 哈哈 哈哈哈 谢谢 谢 多谢 感谢 谢啦 拜拜 再见 回头见 晚安 早安 早上好
+    你好 您好 嗨 没问题 不客气 收到 明白 了解 知道 了 的 啦 呢 吧 吗 好嘞 辛苦 辛苦了 你 您""".split()
+)
+_Q_START = re.compile(
+    r"^(what|when|where|who|whom|which|why|how|is|are|was|were|do|does|did|can|could|would|will|should|shall|"
+    r"may|might|have|has|had)\b", re.I)
+_NAMEISH = re.compile(r"^[A-Z][a-z]+$")
+
+
+def is_chitchat(text: str) -> bool:
+    """True for pure social filler ("ok thanks, bye!", "好的谢谢，拜拜", "Thanks, Mel!") with nothing to remember.
+
+    A turn is chit-chat when every word is in the filler lexicon, allowing one capitalised name (a vocative).
+    """
+    words = [w for w in _tokens(text, for_index=False) if any(ch.isalnum() for ch in w)]
+    if not words or len(words) > 12:
+        return not words and not any(ch.isalnum() for ch in text)
+    raw = re.findall(r"[A-Za-z]+", text)
+    names = {w.lower() for w in raw if _NAMEISH.match(w) and w.lower() not in _CHITCHAT}
+    unknown = [w for w in words if w not in _CHITCHAT]
+    return len(unknown) == 0 or (len(unknown) == 1 and unknown[0] in names)
+
+
+def is_question(text: str) -> bool:
+    """True when the whole turn asks something (ends with ?/？ or starts like an English question)."""
+    t = text.strip()
+    if t.endswith(("?", "？")) or t.endswith(("吗", "吗。", "呢")):
+        return True
+    return bool(_Q_START.match(t)) and len(t) < 200 and "." not in t.rstrip(".")
+
+
+_PUNCT_END = re.compile(r"[\s.!?。！？,，;；:：~…]+$")
+
+
+def content_hash(text: str, *, kind: str, source: str, speaker: str | None) -> str:
+    """sha256 of the normalised text (NFKC, case-folded, whitespace collapsed, trailing punctuation dropped)
+    plus kind/source/speaker: two memories with the same hash are exact duplicates."""
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    norm = _PUNCT_END.sub("", " ".join(norm.split()))
+    key = f"{kind}\x1f{source}\x1f{(speaker or '').casefold()}\x1f{norm}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()

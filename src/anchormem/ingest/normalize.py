@@ -1,0 +1,83 @@
+"""Validate and normalise what callers pass to ``add``: strings, message dicts, timestamps, scope ids."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InvalidInputError, ScopeError
+from ..timeutil import to_utc
+from ..types import Message
+
+__all__ = ["normalize_messages", "check_text", "check_scope_id"]
+
+
+def check_text(text: Any, *, what: str, max_chars: int) -> str:
+    """Return ``text`` as a clean str or raise InvalidInputError.
+
+    Accepts str or UTF-8 bytes. Rejects empty/whitespace-only text, invalid UTF-8 (incl. lone surrogates) and
+    text longer than ``max_chars`` characters. NUL characters are replaced by spaces; Unicode is NFC-normalised.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"{what}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what}: expected a string, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(f"{what}: not valid Unicode text ({exc.reason} at index {exc.start})") from exc
+    text = unicodedata.normalize("NFC", text.replace("\x00", " "))
+    if not text.strip():
+        raise InvalidInputError(f"{what}: empty text")
+    if len(text) > max_chars:
+        raise InvalidInputError(
+            f"{what}: {len(text):,} characters is over the limit of {max_chars:,} "
+            "(split the text into several messages, or raise max_message_chars)")
+    return text
+
+
+def check_scope_id(value: Any, name: str, *, required: bool) -> str | None:
+    """Scope ids are non-empty strings of at most 256 characters. Raises ScopeError."""
+    if value is None:
+        if required:
+            raise ScopeError(f"{name} is required")
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 256:
+        raise ScopeError(f"{name} must be a non-empty string of at most 256 characters, got {value!r}")
+    return value
+
+
+def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int) -> list[Message]:
+    """Turn ``str | list[dict | Message]`` into validated :class:`Message` objects with aware UTC timestamps.
+
+    Messages without a timestamp get ``default_time``. Raises InvalidInputError naming the bad message.
+    """
+    if isinstance(messages, (str, bytes, bytearray)):
+        messages = [{"role": "user", "content": messages}]
+    if isinstance(messages, (dict, Message)):
+        messages = [messages]
+    if not isinstance(messages, (list, tuple)) or not messages:
+        raise InvalidInputError("messages must be a non-empty string or a non-empty list of messages")
+    out: list[Message] = []
+    for i, raw in enumerate(messages):
+        if isinstance(raw, Message):
+            raw = raw.model_dump()
+        if not isinstance(raw, dict):
+            raise InvalidInputError(f"message {i}: expected a dict with role and content, got {type(raw).__name__}")
+        raw = dict(raw)
+        raw["content"] = check_text(raw.get("content"), what=f"message {i} content", max_chars=max_chars)
+        ts = raw.get("timestamp")
+        raw["timestamp"] = to_utc(ts, field=f"message {i} timestamp") if ts is not None else default_time
+        try:
+            out.append(Message(**raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(x) for x in first["loc"])
+            raise InvalidInputError(f"message {i}: {loc}: {first['msg']}") from exc
+    return out

@@ -1,0 +1,254 @@
+"""``Memory``: the facade that wires ingest, the store, retrieval and answers together.
+
+    >>> from anchormem import Memory
+    >>> with Memory("memories.db") as mem:
+    ...     mem.add("I moved to Lisbon last month.", user_id="alice")
+    ...     hits = mem.search("Where does she live?", user_id="alice")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+from .answer import AnswerConfig, extractive_answer
+from .config import Settings, default_path
+from .embedders import Embedder, make_embedder
+from .errors import ConfigError, InvalidInputError, ScopeError
+from .filters import parse_filters
+from .ingest.classify import content_hash
+from .ingest.normalize import check_scope_id, check_text, normalize_messages
+from .ingest.pipeline import draft_memories
+from .retrieval.config import SearchConfig, recipe
+from .retrieval.search import Searcher
+from .stores.protocol import NewMemory
+from .stores.sqlite import SQLiteStore
+from .text.dates import resolve_dates
+from .text.entities import extract_entities
+from .text.tokenize import index_text
+from .timeutil import to_utc, utcnow
+from .types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, Scope
+
+__all__ = ["Memory", "EXPORT_FORMAT"]
+
+EXPORT_FORMAT = "anchormem.export/1"
+_META_KEY = re.compile(r"^[\w\-]{1,64}$", re.UNICODE)
+
+
+class Memory:
+    """Long-term memory for agents, embedded in one SQLite file.
+
+    Args:
+        path: database file (default :func:`anchormem.config.default_path`); ``":memory:"`` for a throwaway store.
+        url: alternative to ``path``: ``sqlite:///relative.db`` or ``sqlite:////absolute.db``.
+        embedder: an :class:`~anchormem.embedders.Embedder` instance or a name (``auto``, ``e5-small``, ``hash``).
+        tenant: the tenant every call is scoped to (API customers); default ``"default"``.
+        search: default search recipe name or :class:`SearchConfig`.
+        settings: a :class:`Settings` (default: from ``ANCHORMEM_*`` environment variables).
+
+    Raises ConfigError (bad URL, unknown embedder), EmbedderMismatchError (store built with another model),
+    StoreError (file cannot be opened).
+    """
+
+    def __init__(self, path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
+                 tenant: str | None = None, search: str | SearchConfig | None = None,
+                 answer: AnswerConfig | None = None, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        s = self.settings
+        url = url or s.url
+        if path is not None and url is not None:
+            raise ConfigError("give either path or url, not both")
+        if url is not None:
+            path = _path_from_url(url)
+        self.path = path or s.path or default_path()
+        self.tenant = check_scope_id(tenant or s.tenant, "tenant", required=True)
+        if embedder is None or isinstance(embedder, str):
+            opts = {}
+            if (embedder or s.embedder) == "openai":
+                opts = {"base_url": s.embedder_base_url, "model": s.embedder_model, "dim": s.embedder_dim or 0,
+                        "api_key": s.embedder_api_key}
+            embedder = make_embedder(embedder or s.embedder, **opts)
+        self.embedder: Embedder = embedder
+        self.store = SQLiteStore(self.path, ann_threshold=s.ann_threshold)
+        try:
+            self.store.check_embedder(embedder.name, embedder.dim)
+        except Exception:
+            self.store.close()
+            raise
+        self.search_config = recipe(search)
+        self.answer_config = answer or AnswerConfig()
+        self._searcher = Searcher(self.store, embedder)
+
+    # ---------------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        """Close the database connections. The object is unusable afterwards."""
+        self.store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _scope(self, user_id: Any, agent_id: Any = None, session_id: Any = None) -> Scope:
+        return Scope(tenant=self.tenant, user_id=check_scope_id(user_id, "user_id", required=True),
+                     agent_id=check_scope_id(agent_id, "agent_id", required=False),
+                     session_id=check_scope_id(session_id, "session_id", required=False))
+
+    # ---------------------------------------------------------------- write
+    def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
+            timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
+        """Remember what was said.
+
+        messages: ``str`` (one user turn) or ``list[{"role": "user"|"assistant"|"system", "content": str,
+        "timestamp"?: ISO-8601 | datetime, "name"?: str}]``. ``timestamp`` is the default time of turns that carry
+        none (default: now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
+
+        Returns one MemoryEvent per memory written: ``ADD`` (new) or ``NOOP`` (an identical current memory
+        exists; its id is returned). Chit-chat, system turns and empty results return ``[]``; the reasons are
+        logged at DEBUG. One transaction per call.
+
+        Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
+        """
+        scope = self._scope(user_id, agent_id, session_id)
+        meta = _check_metadata(metadata)
+        default_time = to_utc(timestamp) if timestamp is not None else utcnow()
+        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars)
+        prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
+                                  chunk_chars=self.settings.chunk_chars)
+        vectors = self.embedder.embed_documents([d.item.text for d in prepared.drafts])
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text) for d, v in zip(prepared.drafts, vectors)]
+        results = self.store.write(prepared.messages, news, actor="add")
+        return [MemoryEvent(event=r.event, memory=r.item) for r in results]
+
+    def update(self, memory_id: str, text: str, *, reason: str | None = None) -> MemoryItem:
+        """Replace a memory's text (re-embedded and re-indexed); the old text stays in ``history``.
+        Raises NotFoundError, InvalidInputError."""
+        text = check_text(text, what="text", max_chars=self.settings.max_message_chars)
+        old = self.store.get(self.tenant, memory_id)
+        vec = self.embedder.embed_documents([text])[0]
+        dates = resolve_dates(text, old.created_at)
+        return self.store.update(self.tenant, memory_id, text=text, vector=vec,
+                                 index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
+                                 content_hash=content_hash(text, kind=old.kind, source=old.source, speaker=old.speaker),
+                                 actor="update", reason=reason, entities=extract_entities(text, dates))
+
+    def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
+        """Delete one memory from the table, vector index, keyword index and entity table; history records
+        the delete (``purge=True`` also erases its text from history). Returns counts. Raises NotFoundError."""
+        return self.store.delete(self.tenant, memory_id, purge=purge, actor="delete")
+
+    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
+                   session_id: str | None = None, purge: bool = False) -> dict[str, int]:
+        """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
+        ScopeError: there is no "delete everything". Returns counts per table."""
+        if user_id is None:
+            raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
+        return self.store.delete_scope(self._scope(user_id, agent_id, session_id), purge=purge, actor="delete_all")
+
+    # ---------------------------------------------------------------- read
+    def get(self, memory_id: str) -> MemoryItem:
+        """One memory by id. Raises NotFoundError."""
+        if not isinstance(memory_id, str) or not memory_id:
+            raise InvalidInputError("memory_id must be a non-empty string")
+        return self.store.get(self.tenant, memory_id)
+
+    def get_all(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+                filters: dict[str, Any] | None = None, limit: int | None = None, offset: int = 0,
+                include_superseded: bool = False) -> list[MemoryItem]:
+        """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`."""
+        scope = self._scope(user_id, agent_id, session_id)
+        where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
+        if limit is not None and (not isinstance(limit, int) or limit < 1):
+            raise InvalidInputError("limit must be a positive integer")
+        return self.store.list_memories(scope, where, limit=limit, offset=offset,
+                                        include_superseded=include_superseded)
+
+    def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
+               context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
+               as_of: datetime | str | None = None, recipe: str | SearchConfig | None = None,
+               show_expired: bool = False) -> list[Hit]:
+        """Hybrid search in one user's memories.
+
+        query: text (Chinese, English or mixed). context: the current conversation (same shape as ``add``'s
+        messages), used to anchor the query. filters: see :mod:`anchormem.filters`. as_of: return what was
+        current at that instant (nothing said later). Returns up to ``limit`` hits, best first; ``[]`` when
+        nothing matches. Raises InvalidInputError, FilterError, ScopeError.
+        """
+        scope = self._scope(user_id, agent_id, session_id)
+        query = check_text(query, what="query", max_chars=self.settings.max_query_chars)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+            raise InvalidInputError("limit must be an integer from 1 to 1000")
+        if context is not None:
+            normalize_messages(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
+        where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
+        when = to_utc(as_of, field="as_of") if as_of is not None else None
+        cfg = self.search_config if recipe is None else _recipe(recipe)
+        return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=utcnow(),
+                                     as_of=when, show_expired=show_expired)
+
+    def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
+            context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
+            limit: int = 10) -> Answer:
+        """Answer from memory with citations, or abstain.
+
+        Without an LLM the answer quotes the best supporting memories verbatim (speaker and date). When no
+        memory passes the evidence test, ``abstained=True`` and the text says there is no record. Never invents.
+        """
+        hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                           filters=filters, limit=limit, as_of=as_of)
+        return extractive_answer(query, hits, self.answer_config)
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""
+        return self.store.history(self.tenant, memory_id)
+
+    def export(self, *, user_id: str) -> dict[str, Any]:
+        """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
+        with provenance and validity (superseded ones included), each memory's history, and source messages."""
+        scope = self._scope(user_id)
+        items = self.store.list_memories(scope, None, include_superseded=True)
+        return {
+            "format": EXPORT_FORMAT,
+            "exported_at": utcnow().isoformat(),
+            "tenant": self.tenant,
+            "user_id": scope.user_id,
+            "embedder": {"name": self.embedder.name, "dim": self.embedder.dim},
+            "memories": [json.loads(it.model_dump_json()) for it in items],
+            "history": {it.id: [json.loads(h.model_dump_json()) for h in self.store.history(self.tenant, it.id)]
+                        for it in items},
+            "messages": self.store.messages(scope),
+        }
+
+
+def _recipe(value: str | SearchConfig) -> SearchConfig:
+    return recipe(value)
+
+
+def _check_metadata(metadata: Any) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    for k, v in metadata.items():
+        if not isinstance(k, str) or not _META_KEY.match(k):
+            raise InvalidInputError(f"metadata key {k!r}: use 1-64 letters, digits, '_' or '-'")
+        if v is not None and not isinstance(v, (str, int, float, bool)):
+            raise InvalidInputError(f"metadata value for {k!r} must be a string, number, boolean or null")
+    try:
+        json.dumps(metadata, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata is not JSON-serialisable: {exc}") from exc
+    return dict(metadata)
+
+
+def _path_from_url(url: str) -> str:
+    if url.startswith("sqlite:///"):
+        rest = url[len("sqlite:///"):]
+        return rest or ":memory:"
+    if url in ("sqlite://", "sqlite:///:memory:"):
+        return ":memory:"
+    scheme = url.split(":", 1)[0]
+    raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db")

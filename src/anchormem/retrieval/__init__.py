@@ -1,0 +1,1 @@
+"""The read path: candidates (dense, lexical) → fuse → weight → threshold → hits."""

@@ -1,0 +1,58 @@
+"""Search behaviour as data: :class:`SearchConfig` and named recipes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError
+
+__all__ = ["SearchConfig", "RECIPES", "recipe"]
+
+
+class SearchConfig(BaseModel):
+    """How ``search`` ranks.
+
+    - ``candidates``: how many dense and how many BM25 candidates to fetch before fusion.
+    - ``fusion``: ``"rrf"`` (reciprocal rank fusion, score = Σ wᵢ/(rrf_k + rankᵢ), ranks from 1) or
+      ``"weighted"`` (dense_weight·cosine + (1-dense_weight)·bm25/max_bm25).
+    - ``recency_weight`` ∈ [0, 1]: final = fused · ((1-w) + w·r), r = 1/(1+ln(1+days)) (days since the memory
+      was said, measured at ``as_of`` or now).
+    - ``source_weights``: multiplier per memory kind, so assistant text ranks below what the user said.
+    - ``min_dense``: a candidate with cosine below this and no keyword match is dropped (model-specific).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "hybrid_rrf"
+    candidates: int = Field(100, ge=1, le=10_000)
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: float = Field(60.0, gt=0)
+    dense_weight: float = Field(0.5, ge=0, le=1)
+    lexical_weight: float = Field(0.5, ge=0, le=1)
+    recency_weight: float = Field(0.1, ge=0, le=1)
+    source_weights: dict[str, float] = Field(
+        default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8})
+    min_dense: float = Field(0.0, ge=-1, le=1)
+
+
+RECIPES: dict[str, SearchConfig] = {
+    "hybrid_rrf": SearchConfig(),
+    "hybrid_weighted": SearchConfig(name="hybrid_weighted", fusion="weighted", dense_weight=0.7),
+    "dense": SearchConfig(name="dense", lexical_weight=0.0, dense_weight=1.0, recency_weight=0.0),
+    "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0),
+    "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
+}
+
+
+def recipe(name_or_config: str | SearchConfig | None) -> SearchConfig:
+    """Resolve a recipe name (or pass a config through). Raises ConfigError for an unknown name."""
+    if name_or_config is None:
+        return RECIPES["hybrid_rrf"]
+    if isinstance(name_or_config, SearchConfig):
+        return name_or_config
+    try:
+        return RECIPES[name_or_config]
+    except KeyError:
+        raise ConfigError(f"unknown search recipe {name_or_config!r}; recipes: {', '.join(RECIPES)}") from None

@@ -1,0 +1,91 @@
+"""The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
+
+Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
+``recency``, ``source_weight`` and ``final`` (= Hit.score).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime
+from threading import Lock
+
+import numpy as np
+
+from ..embedders.protocol import Embedder
+from ..filters import FilterNode
+from ..stores.protocol import Store
+from ..text.tokenize import query_terms
+from ..types import Hit, MemoryItem, Scope
+from .config import SearchConfig
+from .fusion import recency_weight, rrf, weighted
+
+__all__ = ["Searcher"]
+
+
+class Searcher:
+    """Runs searches against one store with one embedder. Caches up to 1024 query embeddings (LRU)."""
+
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._qlock = Lock()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._qlock:
+            v = self._qcache.get(text)
+            if v is not None:
+                self._qcache.move_to_end(text)
+                return v
+        v = self.embedder.embed_query(text)
+        with self._qlock:
+            self._qcache[text] = v
+            if len(self._qcache) > 1024:
+                self._qcache.popitem(last=False)
+        return v
+
+    def search(self, query: str, *, scope: Scope, where: FilterNode | None, limit: int, config: SearchConfig,
+               now: datetime, as_of: datetime | None = None, show_expired: bool = False,
+               query_vector: np.ndarray | None = None) -> list[Hit]:
+        n = max(config.candidates, limit)
+        dense: list[tuple[str, float]] = []
+        if config.dense_weight > 0 or config.fusion == "weighted":
+            qv = query_vector if query_vector is not None else self.embed_query(query)
+            dense = self.store.dense_search(scope, qv, n, where, as_of)
+        lexical: list[tuple[str, float]] = []
+        if config.lexical_weight > 0 or config.fusion == "weighted":
+            lexical = self.store.keyword_search(scope, query_terms(query), n, where, as_of)
+        if config.fusion == "rrf":
+            fused = rrf({"dense": dense, "bm25": lexical},
+                        {"dense": config.dense_weight, "bm25": config.lexical_weight}, config.rrf_k)
+        else:
+            fused = weighted(dense, lexical, config.dense_weight)
+        if not fused:
+            return []
+        dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}
+        lmap = {d: (s, r) for r, (d, s) in enumerate(lexical, start=1)}
+        items = self.store.get_many(scope.tenant, list(fused))
+        ref = as_of or now
+        hits: list[Hit] = []
+        for doc, f in fused.items():
+            item = items.get(doc)
+            if item is None or (not show_expired and _expired(item, ref)):
+                continue
+            ds, dr = dmap.get(doc, (None, None))
+            ls, lr = lmap.get(doc, (None, None))
+            if ls is None and (ds is None or ds < config.min_dense):
+                continue
+            rec = recency_weight(item.created_at, ref)
+            sw = config.source_weights.get(item.kind, 1.0)
+            final = f * ((1 - config.recency_weight) + config.recency_weight * rec) * sw
+            hits.append(Hit(memory=item, score=final, explain={
+                "dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f, "fusion": config.fusion,
+                "recency": rec, "source_weight": sw, "final": final,
+            }))
+        hits.sort(key=lambda h: (-h.score, h.memory.created_at))
+        return hits[:limit]
+
+
+def _expired(item: MemoryItem, now: datetime) -> bool:
+    return item.expires_at is not None and item.expires_at <= now

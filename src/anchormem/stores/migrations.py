@@ -1,0 +1,57 @@
+"""SQLite schema migrations. ``PRAGMA user_version`` holds the applied version; each step runs in one
+transaction. Add a new step at the end; never edit a released one."""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "LATEST"]
+
+_V1 = [
+    """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    """CREATE TABLE messages (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT, session_id TEXT,
+        role TEXT NOT NULL, name TEXT, content TEXT NOT NULL,
+        ts REAL NOT NULL, created_at REAL NOT NULL, metadata TEXT NOT NULL DEFAULT '{}')""",
+    "CREATE INDEX ix_msg_scope ON messages(tenant, user_id, session_id, ts)",
+    """CREATE TABLE memories (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL, agent_id TEXT, session_id TEXT,
+        kind TEXT NOT NULL, text TEXT NOT NULL, content_hash TEXT NOT NULL,
+        role TEXT NOT NULL, speaker TEXT, source TEXT NOT NULL,
+        created_at REAL NOT NULL, updated_at REAL,
+        event_time REAL, event_time_end REAL,
+        valid_from REAL NOT NULL, valid_to REAL,
+        confidence REAL NOT NULL DEFAULT 1.0,
+        labels TEXT NOT NULL DEFAULT '[]', metadata TEXT NOT NULL DEFAULT '{}',
+        source_message_ids TEXT NOT NULL DEFAULT '[]', source_text TEXT NOT NULL DEFAULT '',
+        superseded_by TEXT, access_count INTEGER NOT NULL DEFAULT 0, last_accessed_at REAL, expires_at REAL,
+        embedding BLOB NOT NULL)""",
+    "CREATE INDEX ix_mem_scope ON memories(tenant, user_id, valid_to)",
+    "CREATE INDEX ix_mem_session ON memories(tenant, user_id, session_id)",
+    "CREATE INDEX ix_mem_created ON memories(tenant, user_id, created_at)",
+    """CREATE UNIQUE INDEX ux_mem_dedupe ON memories(tenant, user_id, ifnull(agent_id, ''), kind, source,
+        content_hash) WHERE valid_to IS NULL""",
+    """CREATE VIRTUAL TABLE memories_fts USING fts5(scope, body, tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TABLE memory_entities (
+        memory_rowid INTEGER NOT NULL REFERENCES memories(rowid) ON DELETE CASCADE,
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL,
+        type TEXT NOT NULL, value TEXT NOT NULL, normalized TEXT)""",
+    "CREATE INDEX ix_ent_mem ON memory_entities(memory_rowid)",
+    "CREATE INDEX ix_ent_scope ON memory_entities(tenant, user_id, type, value)",
+    """CREATE TABLE memory_history (
+        rowid INTEGER PRIMARY KEY,
+        memory_id TEXT NOT NULL, tenant TEXT NOT NULL, user_id TEXT NOT NULL,
+        version INTEGER NOT NULL, event TEXT NOT NULL, old_text TEXT, new_text TEXT,
+        actor TEXT, reason TEXT, created_at REAL NOT NULL)""",
+    "CREATE INDEX ix_hist_mem ON memory_history(memory_id, version)",
+    "CREATE INDEX ix_hist_scope ON memory_history(tenant, user_id)",
+    """CREATE TABLE metadata_keys (tenant TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL,
+        PRIMARY KEY (tenant, user_id, key)) WITHOUT ROWID""",
+    """CREATE TABLE scope_state (tenant TEXT NOT NULL, user_id TEXT NOT NULL, generation INTEGER NOT NULL,
+        PRIMARY KEY (tenant, user_id)) WITHOUT ROWID""",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]
+LATEST = MIGRATIONS[-1][0]

@@ -1,0 +1,97 @@
+"""Compile the filter tree (:mod:`anchormem.filters`) into a SQL WHERE fragment.
+
+One compiler for every SQL store; dialect differences (JSON access, label/entity sub-queries) are small
+overridable methods, so filter semantics are written once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import FilterError
+from ..filters import TEXT_FIELDS, TIME_FIELDS, And, Cond, FilterNode, Not, Or
+
+__all__ = ["SQLiteFilterCompiler"]
+
+_META_KEY = re.compile(r"^[\w\-]+(\.[\w\-]+)*$", re.UNICODE)
+_CMP = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+class SQLiteFilterCompiler:
+    """Compiles to SQLite SQL with ``?`` parameters. Memories are aliased ``m``."""
+
+    param = "?"
+
+    def column(self, field: str) -> str:
+        if field in TEXT_FIELDS or field in TIME_FIELDS or field in ("confidence", "access_count"):
+            return f"m.{field}"
+        raise FilterError(f"no column for {field!r}")  # pragma: no cover - parse_filters guards this
+
+    def meta_expr(self, key: str, params: list[Any]) -> str:
+        if not _META_KEY.match(key):
+            raise FilterError(f"metadata key {key!r} has characters that cannot be filtered on")
+        params.append("$." + ".".join(f'"{p}"' for p in key.split(".")))
+        return f"json_extract(m.metadata, {self.param})"
+
+    def label_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        cond, p = self._scalar_cond(f"json_extract(j.value, '$.{attr}')", op, value)
+        params.extend(p)
+        return f"EXISTS (SELECT 1 FROM json_each(m.labels) j WHERE {cond})"
+
+    def entity_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        col = {"type": "e.type", "value": "e.value"}[attr]
+        cond, p = self._scalar_cond(col, op, value)
+        params.extend(p)
+        return f"EXISTS (SELECT 1 FROM memory_entities e WHERE e.memory_rowid = m.rowid AND {cond})"
+
+    def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
+        ph = self.param
+        if op == "eq":
+            return (f"{expr} IS NULL", []) if value is None else (f"{expr} = {ph}", [value])
+        if op in _CMP:
+            return f"{expr} {_CMP[op]} {ph}", [value]
+        if op == "in":
+            return f"{expr} IN ({', '.join([ph] * len(value))})", list(value)
+        if op == "contains":
+            return f"instr(lower({expr}), lower({ph})) > 0", [str(value)]
+        if op == "exists":
+            return (f"{expr} IS NOT NULL" if value else f"{expr} IS NULL"), []
+        raise FilterError(f"operator {op!r} not supported here")  # pragma: no cover
+
+    def compile(self, node: FilterNode | None) -> tuple[str, list[Any]]:
+        """Return ``(sql, params)``; ``("1=1", [])`` for no filter."""
+        if node is None:
+            return "1=1", []
+        params: list[Any] = []
+        return self._node(node, params), params
+
+    def _node(self, node: FilterNode, params: list[Any]) -> str:
+        if isinstance(node, And):
+            return "(" + " AND ".join(self._node(n, params) for n in node.items) + ")"
+        if isinstance(node, Or):
+            return "(" + " OR ".join(self._node(n, params) for n in node.items) + ")"
+        if isinstance(node, Not):
+            return f"(NOT {self._node(node.item, params)})"
+        assert isinstance(node, Cond)
+        return self._cond(node, params)
+
+    def _cond(self, c: Cond, params: list[Any]) -> str:
+        negate = c.op in ("ne", "nin")
+        op = {"ne": "eq", "nin": "in"}.get(c.op, c.op)
+        if c.field.startswith(("label.", "entity.")):
+            kind, attr = c.field.split(".", 1)
+            fn = self.label_exists if kind == "label" else self.entity_exists
+            sql = fn(attr, op, c.value, params)
+            return f"(NOT {sql})" if negate else sql
+        if c.field.startswith("metadata."):
+            expr = self.meta_expr(c.field[len("metadata."):], params)
+        else:
+            expr = self.column(c.field)
+        cond, p = self._scalar_cond(expr, op, c.value)
+        params.extend(p)
+        if negate:
+            if c.value is None:
+                return f"(NOT ({cond}))"
+            return f"({expr} IS NULL OR NOT ({cond}))"
+        return cond

@@ -1,0 +1,508 @@
+"""The embedded store: one SQLite file in WAL mode holding messages, memories (text, float32 vector blobs,
+labels, metadata, provenance), entities, history and an FTS5 keyword index (Chinese pre-segmented by jieba).
+
+Vector search runs over a per-scope in-memory matrix kept in step with writes (see :mod:`.vectors`).
+Each thread gets its own connection; writers serialise with ``BEGIN IMMEDIATE``; exact duplicates are stopped
+by a unique index, so concurrent identical adds yield one row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
+from ..filters import FilterNode
+from ..timeutil import from_epoch, to_epoch, utcnow
+from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
+from .migrations import LATEST, MIGRATIONS
+from .protocol import NewMemory, StoredMessage, WriteResult
+from .sqlfilter import SQLiteFilterCompiler
+from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
+
+__all__ = ["SQLiteStore"]
+
+_COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
+         "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
+         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at")
+
+
+def scope_token(tenant: str, user_id: str) -> str:
+    """The FTS token that tags a user's rows, so keyword search touches only that user's postings."""
+    return "s" + hashlib.sha1(f"{tenant}\x00{user_id}".encode("utf-8")).hexdigest()[:24]
+
+
+def fts_quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+class SQLiteStore:
+    """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
+
+    Raises StoreError when the file cannot be opened or migrated.
+    """
+
+    def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD) -> None:
+        self.path = str(path)
+        self._memory = self.path == ":memory:"
+        if self._memory:
+            self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        else:
+            p = Path(self.path).expanduser()
+            p.parent.mkdir(parents=True, exist_ok=True)
+            self._uri = p.resolve().as_uri() + "?mode=rwc"
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._closed = False
+        self._ann_threshold = ann_threshold
+        self.vectors: VectorCache | None = None
+        self.dim: int | None = None
+        self._filters = SQLiteFilterCompiler()
+        self._keepalive = self._conn()  # keeps a shared in-memory database alive
+        self._migrate()
+
+    # ---------------------------------------------------------------- connections and transactions
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError("the store is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False,
+                                       timeout=30.0)
+                conn.execute("PRAGMA busy_timeout = 30000")
+                conn.execute("PRAGMA foreign_keys = ON")
+                if not self._memory:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    conn.execute("PRAGMA synchronous = NORMAL")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error: {exc}") from exc
+
+    def _read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error: {exc}") from exc
+
+    def _migrate(self) -> None:
+        with self._tx() as c:
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+            if version > LATEST:
+                raise StoreError(f"database schema v{version} is newer than this anchormem (v{LATEST}); upgrade")
+            for v, statements in MIGRATIONS:
+                if v > version:
+                    for sql in statements:
+                        c.execute(sql)
+                    c.execute(f"PRAGMA user_version = {v}")
+            row = c.execute("SELECT value FROM meta WHERE key='embedder_dim'").fetchone()
+        if row:
+            self._set_dim(int(row[0]))
+
+    def _set_dim(self, dim: int) -> None:
+        self.dim = dim
+        index_dir = None if self._memory else Path(self.path + ".vec")
+        self.vectors = VectorCache(dim, ann_threshold=self._ann_threshold, index_dir=index_dir)
+
+    def close(self) -> None:
+        with self._conns_lock:
+            conns, self._conns = self._conns, []
+        for c in conns:
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
+        self._closed = True
+        if self.vectors:
+            self.vectors.clear()
+
+    # ---------------------------------------------------------------- embedder bookkeeping
+    def check_embedder(self, name: str, dim: int) -> None:
+        with self._tx() as c:
+            rows = dict(c.execute("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')").fetchall())
+            if not rows:
+                c.execute("INSERT INTO meta VALUES ('embedder', ?), ('embedder_dim', ?)", (name, str(dim)))
+            elif rows.get("embedder") != name or int(rows.get("embedder_dim", -1)) != dim:
+                raise EmbedderMismatchError(
+                    f"this store was built with embedder {rows.get('embedder')!r} (dim {rows.get('embedder_dim')}), "
+                    f"not {name!r} (dim {dim}); open it with that embedder or run `anchormem reindex`"
+                )
+        if self.dim != dim:
+            self._set_dim(dim)
+
+    def set_embedder(self, name: str, dim: int) -> None:
+        """Record a new embedder (used by reindex after every vector was rewritten)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?), ('embedder_dim', ?)", (name, str(dim)))
+        self._set_dim(dim)
+
+    def embedder_info(self) -> tuple[str | None, int | None]:
+        rows = dict(self._read("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"))
+        dim = rows.get("embedder_dim")
+        return rows.get("embedder"), int(dim) if dim else None
+
+    # ---------------------------------------------------------------- row conversion
+    def _items(self, rows: list[tuple]) -> list[MemoryItem]:
+        if not rows:
+            return []
+        ents: dict[int, list[Entity]] = {}
+        rowids = [r[0] for r in rows]
+        for i in range(0, len(rowids), 900):
+            chunk = rowids[i : i + 900]
+            q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
+                f"({','.join('?' * len(chunk))}) ORDER BY rowid"
+            for rid, t, v, n in self._read(q, chunk):
+                ents.setdefault(rid, []).append(Entity(type=t, value=v, normalized=n))
+        out = []
+        for r in rows:
+            out.append(MemoryItem(
+                id=r[1], tenant=r[2], user_id=r[3], agent_id=r[4], session_id=r[5], kind=r[6], text=r[7],
+                role=r[8], speaker=r[9], source=r[10], created_at=from_epoch(r[11]), updated_at=from_epoch(r[12]),
+                event_time=from_epoch(r[13]), event_time_end=from_epoch(r[14]), valid_from=from_epoch(r[15]),
+                valid_to=from_epoch(r[16]), confidence=r[17], labels=[Label(**x) for x in json.loads(r[18])],
+                metadata=json.loads(r[19]), source_message_ids=json.loads(r[20]), source_text=r[21],
+                superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
+                expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
+            ))
+        return out
+
+    # ---------------------------------------------------------------- writes
+    def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> int:
+        return c.execute(
+            "INSERT INTO scope_state VALUES (?, ?, 1) ON CONFLICT(tenant, user_id) "
+            "DO UPDATE SET generation = generation + 1 RETURNING generation", (tenant, user_id)).fetchone()[0]
+
+    def _vec_blob(self, v: np.ndarray) -> bytes:
+        v = np.asarray(v, dtype="<f4").reshape(-1)
+        if self.dim is not None and v.shape[0] != self.dim:
+            raise InvalidInputError(f"embedding has dimension {v.shape[0]}, the store expects {self.dim}")
+        return v.tobytes()
+
+    def _history(self, c, item_id: str, tenant: str, user_id: str, event: str, old: str | None, new: str | None,
+                 actor: str, reason: str | None) -> None:
+        ver = c.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM memory_history WHERE memory_id=?",
+                        (item_id,)).fetchone()[0]
+        c.execute("INSERT INTO memory_history (memory_id, tenant, user_id, version, event, old_text, new_text, "
+                  "actor, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                  (item_id, tenant, user_id, ver, event, old, new, actor, reason, utcnow().timestamp()))
+
+    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str) -> list[WriteResult]:
+        blobs = [self._vec_blob(m.vector) for m in memories]
+        results: list[WriteResult] = []
+        added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
+        gens: dict[tuple[str, str], int] = {}
+        with self._tx() as c:
+            now = utcnow().timestamp()
+            for msg in messages:
+                s = msg.scope
+                c.execute("INSERT OR IGNORE INTO messages (id, tenant, user_id, agent_id, session_id, role, name, "
+                          "content, ts, created_at, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                          (msg.id, s.tenant, s.user_id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
+                           to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
+            for nm, blob in zip(memories, blobs):
+                it = nm.item
+                cur = c.execute(
+                    f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding) "
+                    f"VALUES ({','.join('?' * 27)})",
+                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
+                     it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
+                     it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
+                     json.dumps([lb.model_dump() for lb in it.labels], ensure_ascii=False),
+                     json.dumps(it.metadata, ensure_ascii=False, default=str),
+                     json.dumps(it.source_message_ids), it.source_text, it.superseded_by, 0, None,
+                     _ep(it.expires_at), nm.content_hash, blob))
+                if cur.rowcount == 0:
+                    row = c.execute(
+                        f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
+                        "kind=? AND source=? AND content_hash=? AND valid_to IS NULL",
+                        (it.tenant, it.user_id, it.agent_id or "", it.kind, it.source, nm.content_hash)).fetchone()
+                    results.append(WriteResult("NOOP", self._items_conn(c, [row])[0]))
+                    continue
+                rowid = cur.lastrowid
+                c.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
+                          (rowid, scope_token(it.tenant, it.user_id), nm.index_text))
+                c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
+                              [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
+                c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
+                              [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._history(c, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
+                key = (it.tenant, it.user_id)
+                if key not in gens:
+                    gens[key] = self._bump(c, *key)
+                added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
+                results.append(WriteResult("ADD", it))
+        if self.vectors:
+            for key, rows in added.items():
+                ids = np.array([r for r, _ in rows], dtype=np.int64)
+                self.vectors.apply(key, gens[key] - 1, gens[key], added=(ids, np.vstack([v for _, v in rows])))
+        return results
+
+    def _items_conn(self, c: sqlite3.Connection, rows: list[tuple]) -> list[MemoryItem]:
+        return self._items(rows)
+
+    def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
+               content_hash: str, actor: str, reason: str | None = None, entities: list[Entity] | None = None
+               ) -> MemoryItem:
+        blob = self._vec_blob(vector)
+        with self._tx() as c:
+            row = c.execute("SELECT rowid, user_id, text FROM memories WHERE id=? AND tenant=?",
+                            (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            rowid, user_id, old = row
+            c.execute("UPDATE memories SET text=?, content_hash=?, embedding=?, updated_at=? WHERE rowid=?",
+                      (text, content_hash, blob, utcnow().timestamp(), rowid))
+            c.execute("DELETE FROM memories_fts WHERE rowid=?", (rowid,))
+            c.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?,?,?)",
+                      (rowid, scope_token(tenant, user_id), index_text))
+            if entities is not None:
+                c.execute("DELETE FROM memory_entities WHERE memory_rowid=?", (rowid,))
+                c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
+                              [(rowid, tenant, user_id, e.type, e.value, e.normalized) for e in entities])
+            self._history(c, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            gen = self._bump(c, tenant, user_id)
+        if self.vectors:
+            self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
+                               added=(np.array([rowid], np.int64), np.asarray(vector, np.float32).reshape(1, -1)))
+        return self.get(tenant, memory_id)
+
+    def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
+        with self._tx() as c:
+            row = c.execute("SELECT rowid, user_id, text FROM memories WHERE id=? AND tenant=?",
+                            (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            rowid, user_id, text = row
+            counts = self._delete_rows(c, [rowid])
+            if purge:
+                counts["history"] = c.execute(
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id=?", (memory_id,)).rowcount
+                self._history(c, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
+            else:
+                self._history(c, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
+            gen = self._bump(c, tenant, user_id)
+        if self.vectors:
+            self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid])
+        return counts
+
+    def _delete_rows(self, c: sqlite3.Connection, rowids: list[int]) -> dict[str, int]:
+        counts = {"memories": 0, "fts": 0, "entities": 0}
+        for i in range(0, len(rowids), 900):
+            chunk = rowids[i : i + 900]
+            ph = ",".join("?" * len(chunk))
+            counts["entities"] += c.execute(f"DELETE FROM memory_entities WHERE memory_rowid IN ({ph})", chunk).rowcount
+            counts["fts"] += c.execute(f"DELETE FROM memories_fts WHERE rowid IN ({ph})", chunk).rowcount
+            counts["memories"] += c.execute(f"DELETE FROM memories WHERE rowid IN ({ph})", chunk).rowcount
+        return counts
+
+    def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
+        base, params = self._scope_sql(scope)
+        with self._tx() as c:
+            rows = c.execute(f"SELECT rowid, id, text FROM memories m WHERE {base}", params).fetchall()
+            counts = self._delete_rows(c, [r[0] for r in rows])
+            msg_sql = "DELETE FROM messages WHERE tenant=? AND user_id=?"
+            mparams: list[Any] = [scope.tenant, scope.user_id]
+            for col in ("agent_id", "session_id"):
+                if getattr(scope, col) is not None:
+                    msg_sql += f" AND {col}=?"
+                    mparams.append(getattr(scope, col))
+            counts["messages"] = c.execute(msg_sql, mparams).rowcount
+            if purge:
+                ids = [r[1] for r in rows]
+                counts["history"] = 0
+                for i in range(0, len(ids), 900):
+                    chunk = ids[i : i + 900]
+                    counts["history"] += c.execute(
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id IN "
+                        f"({','.join('?' * len(chunk))})", chunk).rowcount
+            for _, mid, text in rows:
+                self._history(c, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
+                              "delete_all" + (" purge" if purge else ""))
+            if scope.agent_id is None and scope.session_id is None:
+                c.execute("DELETE FROM metadata_keys WHERE tenant=? AND user_id=?", (scope.tenant, scope.user_id))
+            gen = self._bump(c, scope.tenant, scope.user_id)
+        if self.vectors:
+            self.vectors.apply((scope.tenant, scope.user_id), gen - 1, gen, removed=[r[0] for r in rows])
+        return counts
+
+    def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
+        if not ids:
+            return
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
+                          "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+
+    # ---------------------------------------------------------------- reads
+    def get(self, tenant: str, memory_id: str) -> MemoryItem:
+        rows = self._read(f"SELECT {_COLS} FROM memories WHERE id=? AND tenant=?", (memory_id, tenant))
+        if not rows:
+            raise NotFoundError(f"no memory {memory_id!r}")
+        return self._items(rows)[0]
+
+    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
+        out: dict[str, MemoryItem] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            rows = self._read(f"SELECT {_COLS} FROM memories WHERE tenant=? AND id IN ({','.join('?' * len(chunk))})",
+                              [tenant, *chunk])
+            out.update((it.id, it) for it in self._items(rows))
+        return out
+
+    def _scope_sql(self, scope: Scope) -> tuple[str, list[Any]]:
+        sql, params = "m.tenant = ? AND m.user_id = ?", [scope.tenant, scope.user_id]
+        if scope.agent_id is not None:
+            sql += " AND m.agent_id = ?"
+            params.append(scope.agent_id)
+        if scope.session_id is not None:
+            sql += " AND m.session_id = ?"
+            params.append(scope.session_id)
+        return sql, params
+
+    def _where(self, scope: Scope, where: FilterNode | None, as_of: datetime | None,
+               include_superseded: bool = False) -> tuple[str, list[Any]]:
+        base, params = self._scope_sql(scope)
+        if as_of is not None:
+            t = as_of.timestamp()
+            base += " AND m.valid_from <= ? AND m.created_at <= ? AND (m.valid_to IS NULL OR m.valid_to > ?)"
+            params += [t, t, t]
+        elif not include_superseded:
+            base += " AND m.valid_to IS NULL"
+        fsql, fparams = self._filters.compile(where)
+        return f"{base} AND {fsql}", params + fparams
+
+    def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
+                      include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
+        sql, params = self._where(scope, where, as_of, include_superseded)
+        q = f"SELECT {_COLS} FROM memories m WHERE {sql} ORDER BY m.created_at, m.rowid"
+        if limit is not None:
+            q += " LIMIT ? OFFSET ?"
+            params = params + [limit, offset]
+        return self._items(self._read(q, params))
+
+    def _generation(self, tenant: str, user_id: str) -> int:
+        row = self._read("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id))
+        return row[0][0] if row else 0
+
+    def _load_scope(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = self._read("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL",
+                          (tenant, user_id))
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
+        return ids, mat.reshape(len(rows), self.dim or 0)
+
+    def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
+                     as_of: datetime | None = None) -> list[tuple[str, float]]:
+        if self.vectors is None or k <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dim:
+            raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
+        if as_of is not None:  # past states include superseded rows: score them straight from the table
+            sql, params = self._where(scope, where, as_of)
+            rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
+            if not rows:
+                return []
+            mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), self.dim)
+            scores = mat @ q
+            order = np.argsort(-scores, kind="stable")[:k]
+            return [(rows[i][0], float(scores[i])) for i in order]
+        key = (scope.tenant, scope.user_id)
+        gen = self._generation(*key)
+        sv = self.vectors.get(key, gen, lambda: self._load_scope(*key))
+        allowed = None
+        if where is not None or scope.agent_id is not None or scope.session_id is not None:
+            sql, params = self._where(scope, where, None)
+            allowed = {r[0] for r in self._read(f"SELECT m.rowid FROM memories m WHERE {sql}", params)}
+        rowids, scores = self.vectors.search(sv, q, k, allowed)
+        if len(rowids) == 0:
+            return []
+        idmap = dict(self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(rowids))})",
+                                [int(r) for r in rowids]))
+        return [(idmap[int(r)], float(s)) for r, s in zip(rowids, scores) if int(r) in idmap]
+
+    def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
+                       as_of: datetime | None = None) -> list[tuple[str, float]]:
+        terms = [t for t in terms if t.strip()]
+        if not terms or k <= 0:
+            return []
+        match = f"scope:{fts_quote(scope_token(scope.tenant, scope.user_id))} AND body:(" + \
+            " OR ".join(fts_quote(t) for t in terms) + ")"
+        sql, params = self._where(scope, where, as_of)
+        q = (f"SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts JOIN memories m "
+             f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?")
+        return [(r[0], float(r[1])) for r in self._read(q, [match, *params, k])]
+
+    def metadata_keys(self, scope: Scope) -> set[str]:
+        return {r[0] for r in self._read("SELECT key FROM metadata_keys WHERE tenant=? AND user_id=?",
+                                         (scope.tenant, scope.user_id))}
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        rows = self._read("SELECT memory_id, version, event, old_text, new_text, actor, reason, created_at FROM "
+                          "memory_history WHERE memory_id=? AND tenant=? ORDER BY version", (memory_id, tenant))
+        if not rows:
+            raise NotFoundError(f"no memory {memory_id!r}")
+        return [HistoryEntry(memory_id=r[0], version=r[1], event=r[2], old_text=r[3], new_text=r[4], actor=r[5],
+                             reason=r[6], created_at=from_epoch(r[7])) for r in rows]
+
+    def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT id, agent_id, session_id, role, name, content, ts, metadata FROM messages "
+               "WHERE tenant=? AND user_id=?")
+        params: list[Any] = [scope.tenant, scope.user_id]
+        if ids is not None:
+            if not ids:
+                return []
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            params += ids
+        rows = self._read(sql + " ORDER BY ts, rowid", params)
+        return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
+                 "timestamp": from_epoch(r[6]).isoformat(), "metadata": json.loads(r[7])} for r in rows]
+
+    def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
+        """Yield batches of (rowid, text) of every memory (for reindex)."""
+        last = 0
+        while True:
+            rows = self._read("SELECT rowid, text FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch))
+            if not rows:
+                return
+            yield [(r[0], r[1]) for r in rows]
+            last = rows[-1][0]
+
+    def replace_vectors(self, pairs: list[tuple[int, np.ndarray]]) -> None:
+        """Overwrite stored vectors by rowid (reindex); drops every cached scope."""
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET embedding=? WHERE rowid=?",
+                          [(np.asarray(v, dtype="<f4").tobytes(), r) for r, v in pairs])
+        if self.vectors:
+            self.vectors.clear()
+
+
+def _ep(dt: datetime | None) -> float | None:
+    return None if dt is None else dt.timestamp()

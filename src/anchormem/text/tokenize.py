@@ -1,0 +1,95 @@
+"""Tokenization for keyword search, mixed Chinese/English.
+
+Chinese runs are segmented with jieba (``cut_for_search`` for indexed text so sub-words match, plain ``cut``
+for queries); other runs split on Unicode word characters and are lower-cased. FTS5's ``porter`` tokenizer
+then stems the English tokens on both sides. jieba loads its dictionary lazily on first use (~1 s).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+
+__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "STOPWORDS"]
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_jieba_lock = threading.Lock()
+_jieba = None
+
+EN_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been before being below
+    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few
+    for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him
+    himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them themselves then there there's
+    these they they'd they'll they're they've this those through to too under until up very was wasn't we we'd
+    we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's with
+    won't would wouldn't you you'd you'll you're you've your yours yourself yourselves s t also just will get got
+    did does do kind like really yeah oh ok okay""".split()
+)
+ZH_STOPWORDS = frozenset(
+    """的 了 是 在 我 你 他 她 它 我们 你们 他们 吗 呢 吧 啊 呀 和 与 就 都 也 还 很 又 这 那 这个 那个 有 没有 什么 怎么
+    哪 哪里 哪个 谁 多少 几 一个 一下 可以 会 要 把 被 给 让 对 从 到 说 过 着 得 地 之 为 而 及 或 但 如果 因为 所以""".split()
+)
+STOPWORDS = EN_STOPWORDS | ZH_STOPWORDS
+
+
+def _get_jieba():
+    global _jieba
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+def has_cjk(text: str) -> bool:
+    """True if the text contains any CJK ideograph."""
+    return _CJK.search(text) is not None
+
+
+def _tokens(text: str, *, for_index: bool) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    for m in _CJK.finditer(text):
+        out.extend(w.lower() for w in _WORD.findall(text[pos : m.start()]))
+        jb = _get_jieba()
+        run = m.group()
+        words = jb.cut_for_search(run) if for_index else jb.cut(run)
+        out.extend(w for w in words if w.strip())
+        pos = m.end()
+    out.extend(w.lower() for w in _WORD.findall(text[pos:]))
+    return [t.replace("’", "'") for t in out]
+
+
+def index_text(text: str) -> str:
+    """Space-joined tokens to store in the FTS5 column (Chinese segmented for search, English lower-cased)."""
+    return " ".join(_tokens(text, for_index=True))
+
+
+@lru_cache(maxsize=4096)
+def _query_terms_cached(text: str) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for t in _tokens(text, for_index=False):
+        if t in STOPWORDS or (len(t) == 1 and not has_cjk(t) and not t.isdigit()):
+            continue
+        seen.setdefault(t, None)
+    return tuple(seen)
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content tokens of a query (stopwords dropped), in order of appearance."""
+    return list(_query_terms_cached(text))
+
+
+def content_words(text: str) -> set[str]:
+    """Set of content tokens, for overlap checks (ask's evidence test, dedupe)."""
+    return set(_query_terms_cached(text))

@@ -1,0 +1,154 @@
+"""Pure data types of the public API. No I/O here.
+
+All timestamps are timezone-aware UTC ``datetime`` objects. Scores are "higher = more relevant".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Role",
+    "Source",
+    "EventType",
+    "Message",
+    "Scope",
+    "Label",
+    "Entity",
+    "MemoryItem",
+    "MemoryEvent",
+    "Hit",
+    "Answer",
+    "HistoryEntry",
+]
+
+Role = Literal["user", "assistant", "system"]
+Source = Literal["user", "assistant", "inferred", "external"]
+EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE"]
+
+DEFAULT_TENANT = "default"
+
+
+class Message(BaseModel):
+    """One conversation turn, as passed to :meth:`Memory.add`.
+
+    ``timestamp``: when the turn was said (ISO-8601 string or datetime; naive values are taken as UTC).
+    ``name``: the speaker's display name (e.g. "Caroline"), optional.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role = "user"
+    content: str
+    timestamp: datetime | None = None
+    name: str | None = None
+
+
+class Scope(BaseModel):
+    """Who a memory belongs to. ``tenant`` isolates API customers; ``user_id`` is always required."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str = DEFAULT_TENANT
+    user_id: str
+    agent_id: str | None = None
+    session_id: str | None = None
+
+
+class Label(BaseModel):
+    """A context label: ``domain`` from the fixed taxonomy, free ``topic`` and ``intent``; ``score`` in [0, 1]."""
+
+    domain: str
+    topic: str | None = None
+    intent: str | None = None
+    score: float = 1.0
+    primary: bool = False
+
+
+class Entity(BaseModel):
+    """A key entity found in a memory: ``type`` is one of date, time, money, number, email, phone, url, name."""
+
+    type: str
+    value: str
+    normalized: str | None = None
+
+
+class MemoryItem(BaseModel):
+    """One stored memory.
+
+    Provenance: ``source_message_ids`` (ids of the stored source turns) and ``source_text`` (the verbatim turn).
+    ``role`` is who said it; ``source`` is whose claim it is (an assistant turn is never a user fact).
+    ``event_time``/``event_time_end``: when the content happened (a day or range resolved from "last week",
+    "上周三", "8 May 2023" against the turn's own timestamp), or None.
+    ``valid_from``/``valid_to``: validity interval; ``valid_to`` is None while the memory is current.
+    """
+
+    id: str
+    text: str
+    tenant: str = DEFAULT_TENANT
+    user_id: str
+    agent_id: str | None = None
+    session_id: str | None = None
+    kind: str = "utterance"
+    role: Role = "user"
+    speaker: str | None = None
+    source: Source = "user"
+    created_at: datetime
+    updated_at: datetime | None = None
+    event_time: datetime | None = None
+    event_time_end: datetime | None = None
+    valid_from: datetime
+    valid_to: datetime | None = None
+    confidence: float = 1.0
+    labels: list[Label] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source_message_ids: list[str] = Field(default_factory=list)
+    source_text: str = ""
+    superseded_by: str | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    expires_at: datetime | None = None
+
+
+class MemoryEvent(BaseModel):
+    """What one write did to one memory."""
+
+    event: EventType
+    memory: MemoryItem
+    previous_text: str | None = None
+
+
+class Hit(BaseModel):
+    """A search result. ``score``: higher = more relevant. ``explain``: per-signal scores (dense cosine,
+    BM25, ranks, fused score, recency weight, source weight, final)."""
+
+    memory: MemoryItem
+    score: float
+    explain: dict[str, Any] = Field(default_factory=dict)
+
+
+class Answer(BaseModel):
+    """The result of :meth:`Memory.ask`. ``abstained`` is True when no memory passed the evidence threshold;
+    then ``text`` says plainly that nothing was recorded and ``citations`` is empty."""
+
+    text: str
+    citations: list[MemoryItem] = Field(default_factory=list)
+    abstained: bool = False
+    evidence: list[Hit] = Field(default_factory=list)
+
+
+class HistoryEntry(BaseModel):
+    """One version of a memory: ``event`` ADD/UPDATE/SUPERSEDE/DELETE, who (``actor``), when, why."""
+
+    memory_id: str
+    version: int
+    event: str
+    old_text: str | None = None
+    new_text: str | None = None
+    actor: str | None = None
+    reason: str | None = None
+    created_at: datetime
