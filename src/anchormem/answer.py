@@ -37,8 +37,10 @@ def _stem(w: str) -> str:
         return w
     for suf in ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly"):
         if len(w) > len(suf) + 2 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
+            w = w[: -len(suf)]
+            break
+    # a silent final e goes too, so name/named/names/naming and hike/hiked/hiking meet on one stem
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def _overlap(question: str, text: str) -> int:

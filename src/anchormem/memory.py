@@ -21,6 +21,8 @@ from .filters import parse_filters
 from .ingest.classify import content_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories
+from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
+from .context.labeller import labels_to_dist
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
 from .stores.protocol import NewMemory
@@ -28,8 +30,8 @@ from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
-from .timeutil import to_utc, utcnow
-from .types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, Scope
+from .timeutil import to_aware, to_utc, utcnow
+from .types import Answer, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
@@ -80,6 +82,7 @@ class Memory:
         self.search_config = recipe(search)
         self.answer_config = answer or AnswerConfig()
         self._searcher = Searcher(self.store, embedder)
+        self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
 
     # ---------------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -103,7 +106,8 @@ class Memory:
         """Remember what was said.
 
         messages: ``str`` (one user turn) or ``list[{"role": "user"|"assistant"|"system", "content": str,
-        "timestamp"?: ISO-8601 | datetime, "name"?: str}]``. ``timestamp`` is the default time of turns that carry
+        "timestamp"?: ISO-8601 | datetime, "name"?: str, "metadata"?: dict}]`` (a message's metadata is merged over
+        ``metadata`` for the memories drafted from that turn). ``timestamp`` is the default time of turns that carry
         none (default: now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
 
         Returns one MemoryEvent per memory written: ``ADD`` (new) or ``NOOP`` (an identical current memory
@@ -114,26 +118,41 @@ class Memory:
         """
         scope = self._scope(user_id, agent_id, session_id)
         meta = _check_metadata(metadata)
-        default_time = to_utc(timestamp) if timestamp is not None else utcnow()
+        default_time = to_aware(timestamp) if timestamp is not None else utcnow()
         msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars)
+        for i, m in enumerate(msgs):
+            if m.metadata is not None:
+                try:
+                    m.metadata = _check_metadata(m.metadata)
+                except InvalidInputError as exc:
+                    raise InvalidInputError(f"message {i}: {exc}") from None
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
         vectors = self.embedder.embed_documents([d.item.text for d in prepared.drafts])
+        label_drafts(self.anchor, self.store, scope, prepared.drafts, vectors)
         news = [NewMemory(d.item, v, d.content_hash, d.index_text) for d, v in zip(prepared.drafts, vectors)]
         results = self.store.write(prepared.messages, news, actor="add")
         return [MemoryEvent(event=r.event, memory=r.item) for r in results]
 
-    def update(self, memory_id: str, text: str, *, reason: str | None = None) -> MemoryItem:
+    def update(self, memory_id: str, text: str, *, reason: str | None = None,
+               labels: list[Label | dict[str, Any]] | None = None) -> MemoryItem:
         """Replace a memory's text (re-embedded and re-indexed); the old text stays in ``history``.
+        ``labels``: replace its context labels (``Label`` or dicts; domains from :mod:`anchormem.context.taxonomy`,
+        topic/intent normalised; the first is primary unless one says so).
         Raises NotFoundError, InvalidInputError."""
+        new_labels = check_labels(labels) if labels is not None else None
         text = check_text(text, what="text", max_chars=self.settings.max_message_chars)
         old = self.store.get(self.tenant, memory_id)
         vec = self.embedder.embed_documents([text])[0]
         dates = resolve_dates(text, old.created_at)
-        return self.store.update(self.tenant, memory_id, text=text, vector=vec,
+        item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
                                  index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
                                  content_hash=content_hash(text, kind=old.kind, source=old.source, speaker=old.speaker),
                                  actor="update", reason=reason, entities=extract_entities(text, dates))
+        if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
+            new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
+        self.store.set_labels(self.tenant, {memory_id: new_labels})
+        return item.model_copy(update={"labels": new_labels})
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
@@ -161,8 +180,10 @@ class Memory:
         """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`."""
         scope = self._scope(user_id, agent_id, session_id)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
             raise InvalidInputError("limit must be a positive integer")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise InvalidInputError("offset must be a non-negative integer")
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
@@ -181,13 +202,16 @@ class Memory:
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")
-        if context is not None:
-            normalize_messages(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
+        if isinstance(context, (list, tuple)):  # plain strings are user turns
+            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context]
+        ctx = [] if context is None else normalize_messages(context, default_time=utcnow(),
+                                                            max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)
         return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=utcnow(),
-                                     as_of=when, show_expired=show_expired)
+                                     as_of=when, show_expired=show_expired,
+                                     anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor else None)
 
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
@@ -200,6 +224,24 @@ class Memory:
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
         return extractive_answer(query, hits, self.answer_config)
+
+    # ---------------------------------------------------------------- context labels
+    @property
+    def anchor(self) -> ContextAnchor:
+        """The context labeller (:mod:`anchormem.context`); its domain prototypes are embedded on first use."""
+        if self._anchor is None:
+            self._anchor = ContextAnchor(self.embedder)
+        return self._anchor
+
+    def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
+        return anchor_hook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit)
+
+    def relabel(self, user_id: str | None = None) -> int:
+        """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each
+        session's memories labelled together as one conversation. Returns how many memories were labelled."""
+        users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
+            self.store.user_ids(self.tenant)
+        return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import InvalidInputError
 
-__all__ = ["utcnow", "to_utc", "to_epoch", "from_epoch", "set_clock"]
+__all__ = ["utcnow", "to_utc", "to_aware", "to_epoch", "from_epoch", "set_clock"]
 
 _clock = None
 
@@ -25,15 +25,16 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def to_utc(value: Any, *, field: str = "timestamp") -> datetime:
-    """Parse an ISO-8601 string (``Z`` or ``+08:00`` offsets), a datetime or an epoch number into aware UTC.
-
-    Naive datetimes/strings are taken as UTC. Raises InvalidInputError for anything else.
-    """
+def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
+    """Like :func:`to_utc` but keeps the caller's UTC offset (``+08:00`` stays ``+08:00``), so "yesterday" can be
+    resolved on the speaker's own calendar day. Naive values are taken as UTC. Raises InvalidInputError."""
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        try:
+            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise InvalidInputError(f"{field}: epoch value out of range: {value!r}") from exc
     elif isinstance(value, str):
         s = value.strip()
         if s.endswith(("Z", "z")):
@@ -44,9 +45,21 @@ def to_utc(value: Any, *, field: str = "timestamp") -> datetime:
             raise InvalidInputError(f"{field}: not an ISO-8601 timestamp: {value!r}") from exc
     else:
         raise InvalidInputError(f"{field}: expected ISO-8601 string or datetime, got {type(value).__name__}")
-    if dt.tzinfo is None:
+    if dt.tzinfo is None or dt.utcoffset() is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    return dt
+
+
+def to_utc(value: Any, *, field: str = "timestamp") -> datetime:
+    """Parse an ISO-8601 string (``Z`` or ``+08:00`` offsets), a datetime or an epoch number into aware UTC.
+
+    Naive datetimes/strings are taken as UTC. Raises InvalidInputError for anything else.
+    """
+    dt = to_aware(value, field=field)
+    try:
+        return dt.astimezone(timezone.utc)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInputError(f"{field}: out of range: {value!r}") from exc
 
 
 def to_epoch(value: Any, *, field: str = "timestamp") -> float:

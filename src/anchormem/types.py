@@ -37,6 +37,8 @@ class Message(BaseModel):
 
     ``timestamp``: when the turn was said (ISO-8601 string or datetime; naive values are taken as UTC).
     ``name``: the speaker's display name (e.g. "Caroline"), optional.
+    ``metadata``: optional per-turn metadata (e.g. the turn's id in your system), merged over the metadata of
+    the ``add`` call for the memories drafted from this turn.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -45,6 +47,7 @@ class Message(BaseModel):
     content: str
     timestamp: datetime | None = None
     name: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class Scope(BaseModel):

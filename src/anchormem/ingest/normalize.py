@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import unicodedata
+import warnings
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import InvalidInputError, ScopeError
-from ..timeutil import to_utc
+from ..timeutil import to_aware
 from ..types import Message
 
 __all__ = ["normalize_messages", "check_text", "check_scope_id"]
+
+log = logging.getLogger("anchormem")
 
 
 def check_text(text: Any, *, what: str, max_chars: int) -> str:
@@ -54,9 +58,12 @@ def check_scope_id(value: Any, name: str, *, required: bool) -> str | None:
 
 
 def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int) -> list[Message]:
-    """Turn ``str | list[dict | Message]`` into validated :class:`Message` objects with aware UTC timestamps.
+    """Turn ``str | list[dict | Message]`` into validated :class:`Message` objects with aware timestamps.
 
-    Messages without a timestamp get ``default_time``. Raises InvalidInputError naming the bad message.
+    Timestamps keep the caller's UTC offset (so relative dates resolve on the speaker's calendar day); convert
+    with ``astimezone(timezone.utc)`` before storing. Messages without a timestamp get ``default_time``.
+    Unknown keys in a message dict (e.g. ``kind``, ``session_id`` from another system's export) are ignored
+    with a warning. Raises InvalidInputError naming the bad message.
     """
     if isinstance(messages, (str, bytes, bytearray)):
         messages = [{"role": "user", "content": messages}]
@@ -71,9 +78,17 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int)
         if not isinstance(raw, dict):
             raise InvalidInputError(f"message {i}: expected a dict with role and content, got {type(raw).__name__}")
         raw = dict(raw)
+        unknown = sorted(str(k) for k in raw if k not in _MESSAGE_KEYS)
+        if unknown:
+            for k in list(raw):
+                if k not in _MESSAGE_KEYS:
+                    del raw[k]
+            msg = f"anchormem: message {i}: ignoring unknown keys {', '.join(unknown)}"
+            warnings.warn(msg, UserWarning, stacklevel=4)
+            log.warning(msg)
         raw["content"] = check_text(raw.get("content"), what=f"message {i} content", max_chars=max_chars)
         ts = raw.get("timestamp")
-        raw["timestamp"] = to_utc(ts, field=f"message {i} timestamp") if ts is not None else default_time
+        raw["timestamp"] = to_aware(ts, field=f"message {i} timestamp") if ts is not None else default_time
         try:
             out.append(Message(**raw))
         except ValidationError as exc:
@@ -81,3 +96,6 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int)
             loc = ".".join(str(x) for x in first["loc"])
             raise InvalidInputError(f"message {i}: {loc}: {first['msg']}") from exc
     return out
+
+
+_MESSAGE_KEYS = frozenset(Message.model_fields)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from ..stores.protocol import StoredMessage
@@ -46,17 +46,22 @@ class Prepared:
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
                    chunk_chars: int = 600) -> Prepared:
-    """Build drafts for ``messages`` (already validated; timestamps aware UTC)."""
+    """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
+
+    Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
+    """
     out = Prepared()
     meta = dict(metadata or {})
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex
-        ts = msg.timestamp or now
+        local_ts = msg.timestamp or now
+        ts = local_ts.astimezone(timezone.utc)
+        msg_meta = {**meta, **msg.metadata} if msg.metadata else meta
         if msg.role == "system":
             out.skipped.append((i, "system message"))
             continue
         out.messages.append(StoredMessage(id=msg_id, scope=scope, role=msg.role, content=msg.content, ts=ts,
-                                          name=msg.name, metadata=meta))
+                                          name=msg.name, metadata=msg_meta))
         if is_chitchat(msg.content):
             out.skipped.append((i, "chit-chat"))
             continue
@@ -67,14 +72,14 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
         for chunk in chunk_text(msg.content, chunk_chars):
             if is_chitchat(chunk):
                 continue
-            dates = resolve_dates(chunk, ts)
+            dates = resolve_dates(chunk, local_ts)
             item = MemoryItem(
                 id=uuid.uuid4().hex, text=chunk, tenant=scope.tenant, user_id=scope.user_id,
                 agent_id=scope.agent_id, session_id=scope.session_id, kind=kind, role=msg.role, speaker=msg.name,
                 source=source, created_at=ts, event_time=dates[0].start if dates else None,
                 event_time_end=dates[0].end if dates else None, valid_from=ts,
                 confidence=1.0 if source == "user" else 0.5, entities=extract_entities(chunk, dates),
-                metadata=meta, source_message_ids=[msg_id], source_text=msg.content,
+                metadata=dict(msg_meta), source_message_ids=[msg_id], source_text=msg.content,
             )
             out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
                                     index_text(chunk + (" " + msg.name if msg.name else ""))))

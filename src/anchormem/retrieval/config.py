@@ -35,6 +35,12 @@ class SearchConfig(BaseModel):
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
+    # context anchoring (anchormem.context.anchor): filter + rerank candidates by domain-label agreement
+    anchor: bool = False
+    anchor_weight: float = Field(0.5, ge=0, le=1)  # final · ((1-w) + w·label_score)
+    anchor_min_label: float = Field(0.3, ge=0, le=1)  # below: filtered (soft: refilled when < limit survive)
+    anchor_context_turns: int = Field(6, ge=0, le=100)  # newest context turns used to label the query
+    anchor_margin: float = Field(0.35, ge=0, le=1)  # query less sure than this, no context: use recent session
 
 
 RECIPES: dict[str, SearchConfig] = {
@@ -43,6 +49,7 @@ RECIPES: dict[str, SearchConfig] = {
     "dense": SearchConfig(name="dense", lexical_weight=0.0, dense_weight=1.0, recency_weight=0.0),
     "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0),
     "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
+    "anchored": SearchConfig(name="anchored", anchor=True),
 }
 
 

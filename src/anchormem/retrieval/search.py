@@ -7,6 +7,7 @@ Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``b
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from threading import Lock
 
@@ -47,7 +48,10 @@ class Searcher:
 
     def search(self, query: str, *, scope: Scope, where: FilterNode | None, limit: int, config: SearchConfig,
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
+               query_vector: np.ndarray | None = None,
+               anchor: Callable[[list[Hit]], list[Hit]] | None = None) -> list[Hit]:
+        """``anchor``: context anchoring (``anchormem.context.anchor``): gets every coarse candidate, returns
+        them filtered and reranked, best first."""
         n = max(config.candidates, limit)
         dense: list[tuple[str, float]] = []
         if config.dense_weight > 0 or config.fusion == "weighted":
@@ -83,6 +87,8 @@ class Searcher:
                 "dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f, "fusion": config.fusion,
                 "recency": rec, "source_weight": sw, "final": final,
             }))
+        if anchor is not None:
+            return anchor(hits)[:limit]
         hits.sort(key=lambda h: (-h.score, h.memory.created_at))
         return hits[:limit]
 

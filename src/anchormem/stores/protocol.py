@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..filters import FilterNode
-from ..types import HistoryEntry, MemoryItem, Scope
+from ..types import HistoryEntry, Label, MemoryItem, Scope
 
 __all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult"]
 
@@ -90,6 +90,18 @@ class Store(Protocol):
 
     def metadata_keys(self, scope: Scope) -> set[str]:
         """Metadata keys present in the user's memories (for bare-key filters)."""
+
+    def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
+        """Replace the context labels of memories (id → labels). Returns how many rows changed."""
+
+    def user_ids(self, tenant: str) -> list[str]:
+        """Every user of a tenant that has memories."""
+
+    def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored embeddings by memory id (missing ids left out)."""
+
+    def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
+        """The newest current memories of a scope, newest first."""
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         """Bump access_count and last_accessed_at."""

@@ -84,14 +84,16 @@ class SQLiteFilterCompiler:
             fn = self.label_exists if kind == "label" else self.entity_exists
             sql = fn(attr, op, c.value, params)
             return f"(NOT {sql})" if negate else sql
+        start = len(params)
         if c.field.startswith("metadata."):
             expr = self.meta_expr(c.field[len("metadata."):], params)
         else:
             expr = self.column(c.field)
+        expr_params = params[start:]  # an expression with placeholders must get its parameters at every use
+        del params[start:]
         cond, p = self._scalar_cond(expr, op, c.value)
-        params.extend(p)
-        if negate:
-            if c.value is None:
-                return f"(NOT ({cond}))"
+        if negate and c.value is not None:
+            params.extend(expr_params + expr_params + p)
             return f"({expr} IS NULL OR NOT ({cond}))"
-        return cond
+        params.extend(expr_params + p)
+        return f"(NOT ({cond}))" if negate else cond

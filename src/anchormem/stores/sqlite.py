@@ -123,6 +123,8 @@ class SQLiteStore:
                     for sql in statements:
                         c.execute(sql)
                     c.execute(f"PRAGMA user_version = {v}")
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
+            self.store_id = c.execute("SELECT value FROM meta WHERE key='store_id'").fetchone()[0]
             row = c.execute("SELECT value FROM meta WHERE key='embedder_dim'").fetchone()
         if row:
             self._set_dim(int(row[0]))
@@ -130,7 +132,8 @@ class SQLiteStore:
     def _set_dim(self, dim: int) -> None:
         self.dim = dim
         index_dir = None if self._memory else Path(self.path + ".vec")
-        self.vectors = VectorCache(dim, ann_threshold=self._ann_threshold, index_dir=index_dir)
+        self.vectors = VectorCache(dim, ann_threshold=self._ann_threshold, index_dir=index_dir,
+                                   store_id=self.store_id)
 
     def close(self) -> None:
         with self._conns_lock:
@@ -296,15 +299,21 @@ class SQLiteStore:
 
     def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
         with self._tx() as c:
-            row = c.execute("SELECT rowid, user_id, text FROM memories WHERE id=? AND tenant=?",
+            row = c.execute("SELECT rowid, user_id, text, source_message_ids FROM memories WHERE id=? AND tenant=?",
                             (memory_id, tenant)).fetchone()
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
-            rowid, user_id, text = row
+            rowid, user_id, text, src_ids = row
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id=?", (memory_id,)).rowcount
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id=? AND tenant=?",
+                    (memory_id, tenant)).rowcount
+                # the verbatim source turn holds the same text: drop it unless another memory still cites it
+                counts["messages"] = sum(c.execute(
+                    "DELETE FROM messages WHERE id=? AND tenant=? AND user_id=? AND NOT EXISTS (SELECT 1 FROM "
+                    "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND j.value=?)",
+                    (mid, tenant, user_id, tenant, user_id, mid)).rowcount for mid in json.loads(src_ids or "[]"))
                 self._history(c, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
             else:
                 self._history(c, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
@@ -402,21 +411,25 @@ class SQLiteStore:
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         sql, params = self._where(scope, where, as_of, include_superseded)
         q = f"SELECT {_COLS} FROM memories m WHERE {sql} ORDER BY m.created_at, m.rowid"
-        if limit is not None:
+        if limit is not None or offset:
             q += " LIMIT ? OFFSET ?"
-            params = params + [limit, offset]
+            params = params + [-1 if limit is None else limit, offset]
         return self._items(self._read(q, params))
 
     def _generation(self, tenant: str, user_id: str) -> int:
         row = self._read("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id))
         return row[0][0] if row else 0
 
-    def _load_scope(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._read("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL",
-                          (tenant, user_id))
+    def _load_scope(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray, int]:
+        # rows and generation from one snapshot, so the cached copy is labelled with the state it really holds
+        with self._tx(write=False) as c:
+            g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
+                          ).fetchone()
+            rows = c.execute("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL",
+                             (tenant, user_id)).fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
-        return ids, mat.reshape(len(rows), self.dim or 0)
+        return ids, mat.reshape(len(rows), self.dim or 0), g[0] if g else 0
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
                      as_of: datetime | None = None) -> list[tuple[str, float]]:
@@ -464,6 +477,34 @@ class SQLiteStore:
         return {r[0] for r in self._read("SELECT key FROM metadata_keys WHERE tenant=? AND user_id=?",
                                          (scope.tenant, scope.user_id))}
 
+    def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
+        """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
+        with self._tx() as c:
+            return sum(c.execute("UPDATE memories SET labels=? WHERE id=? AND tenant=?",
+                                 (json.dumps([lb.model_dump() for lb in labs], ensure_ascii=False), mid, tenant)
+                                 ).rowcount for mid, labs in labels.items())
+
+    def user_ids(self, tenant: str) -> list[str]:
+        """Every user of a tenant that has memories."""
+        return [r[0] for r in self._read("SELECT DISTINCT user_id FROM memories WHERE tenant=? ORDER BY user_id",
+                                         (tenant,))]
+
+    def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored embeddings by memory id (missing ids left out)."""
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            for mid, blob in self._read(f"SELECT id, embedding FROM memories WHERE tenant=? AND id IN "
+                                        f"({','.join('?' * len(chunk))})", [tenant, *chunk]):
+                out[mid] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        return out
+
+    def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
+        """The newest current memories of a scope, newest first."""
+        sql, params = self._where(scope, None, None)
+        return self._items(self._read(f"SELECT {_COLS} FROM memories m WHERE {sql} "
+                                      "ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?", params + [limit]))
+
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         rows = self._read("SELECT memory_id, version, event, old_text, new_text, actor, reason, created_at FROM "
                           "memory_history WHERE memory_id=? AND tenant=? ORDER BY version", (memory_id, tenant))
@@ -500,6 +541,7 @@ class SQLiteStore:
         with self._tx() as c:
             c.executemany("UPDATE memories SET embedding=? WHERE rowid=?",
                           [(np.asarray(v, dtype="<f4").tobytes(), r) for r, v in pairs])
+            c.execute("UPDATE scope_state SET generation = generation + 1")  # saved ANN files are now stale
         if self.vectors:
             self.vectors.clear()
 

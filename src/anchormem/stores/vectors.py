@@ -46,7 +46,14 @@ class ScopeVectors:
         return len(self.pos)
 
     def append(self, rowids: np.ndarray, vecs: np.ndarray) -> None:
+        rowids = np.asarray(rowids, dtype=np.int64)
+        vecs = np.asarray(vecs, dtype=np.float32).reshape(len(rowids), self.dim)
+        fresh = np.fromiter((int(r) not in self.pos for r in rowids), dtype=bool, count=len(rowids))
+        if not fresh.all():  # already loaded (a reload raced with this write): never index a row twice
+            rowids, vecs = rowids[fresh], vecs[fresh]
         k = len(rowids)
+        if k == 0:
+            return
         if self.n + k > len(self._ids):
             cap = max(2 * len(self._ids), self.n + k)
             for name in ("_m", "_ids", "_alive"):
@@ -114,8 +121,9 @@ class VectorCache:
     """Bounded LRU of :class:`ScopeVectors` keyed by scope; thread-safe."""
 
     def __init__(self, dim: int, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD, index_dir: Path | None = None,
-                 max_bytes: int = 1 << 30) -> None:
+                 max_bytes: int = 1 << 30, store_id: str = "") -> None:
         self.dim = dim
+        self.store_id = store_id  # ties saved index files to one database: a recreated file never reuses them
         self.ann_threshold = ann_threshold
         self.index_dir = index_dir
         self.max_bytes = max_bytes
@@ -131,13 +139,19 @@ class VectorCache:
         return self.index_dir / f"{h}.usearch"
 
     def get(self, key: tuple[str, str], generation: int,
-            loader: Callable[[], tuple[np.ndarray, np.ndarray]]) -> ScopeVectors:
+            loader: Callable[[], tuple]) -> ScopeVectors:
+        """The scope's vectors at ``generation``, loading them when the cache is missing or behind. ``loader``
+        returns ``(rowids, matrix)`` or ``(rowids, matrix, generation)`` read in one snapshot (preferred: the
+        cached copy is then labelled with the generation its rows really belong to)."""
         with self._lock:
             sv = self._items.get(key)
             if sv is not None and sv.generation == generation:
                 self._items.move_to_end(key)
                 return sv
-        rowids, matrix = loader()
+        loaded = loader()
+        rowids, matrix = loaded[0], loaded[1]
+        if len(loaded) > 2:
+            generation = loaded[2]
         sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation)
         if sv.size >= self.ann_threshold:
             self._attach_ann(key, sv)
@@ -161,7 +175,8 @@ class VectorCache:
         if path and path.exists() and meta.exists():
             try:
                 info = json.loads(meta.read_text())
-                if info.get("generation") == sv.generation and info.get("size") == sv.size:
+                if (info.get("generation") == sv.generation and info.get("size") == sv.size
+                        and info.get("store_id") == self.store_id and info.get("dim") == self.dim):
                     idx = Index.restore(str(path))
                     if idx is not None and len(idx) == sv.size:
                         sv.ann = idx
@@ -178,7 +193,8 @@ class VectorCache:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 idx.save(str(path))
-                meta.write_text(json.dumps({"generation": sv.generation, "size": sv.size}))
+                meta.write_text(json.dumps({"generation": sv.generation, "size": sv.size, "store_id": self.store_id,
+                                            "dim": self.dim}))
             except OSError:
                 pass  # the index is derived data; failing to persist it only costs a rebuild later
 

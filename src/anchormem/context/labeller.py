@@ -1,0 +1,258 @@
+"""The offline labeller: domain / topic / intent labels without an LLM.
+
+How it works (measured in ``bench/polysemy.py`` and ``anchormem.eval.polysemy``):
+
+1. **Prototypes.** Every domain of :mod:`.taxonomy` has an English and a Chinese description plus example
+   phrases per topic. They are embedded once with the store's embedder (as documents), lazily on the first
+   label request, and cached on disk (``<user cache dir>/anchormem/prototypes-<embedder>-<taxonomy hash>.npy``)
+   so later processes skip the ~10 s of embedding. Nothing happens at import time.
+2. **Own score.** A text's score for a domain is the mean of its two best cosine similarities to that
+   domain's prototypes, plus a small bonus per lexicon word found in the text (general domain vocabulary,
+   ambiguous words excluded). A softmax with a low temperature turns the 19 scores into a distribution.
+3. **Context.** A memory's distribution is mixed with the distributions of the turns around it (the other
+   turns of the same ``add`` call, weighted by distance, and the labels already stored for the same session's
+   recent memories). The more ambiguous the memory is on its own (small margin between its two best domains),
+   the more the context decides: "it's 20k locked for three years" becomes finance after a turn about a
+   savings account.
+4. **Labels.** The best domain is the primary label; other domains within ``secondary_ratio`` of it (and any
+   domain the text itself names with lexicon words, for "I used my Apple phone to order apples") become
+   secondary labels, up to ``max_labels``. Topic = the best-matching topic of that domain's prototypes;
+   intent = a small rule set (ask / plan / preference / report / statement), English and Chinese.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..embedders.protocol import Embedder
+from ..types import Label
+from .taxonomy import DOMAINS, DOMAIN_NAMES, norm_tag, taxonomy_fingerprint
+
+__all__ = ["OfflineLabeller", "Distribution", "infer_intent"]
+
+log = logging.getLogger("anchormem")
+
+Distribution = np.ndarray  # (len(DOMAIN_NAMES),) float, sums to 1
+
+_WORD = re.compile(r"[a-z][a-z0-9\-']*")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("ask", re.compile(r"[?？]\s*$|^\s*(what|how|when|where|who|which|why|do|does|did|is|are|can|could|should)\b"
+                       r"|吗[?？。]?\s*$|呢[?？。]?\s*$|什么|怎么|哪|多少|几", re.I)),
+    ("plan", re.compile(r"\b(will|going to|gonna|plan|planning|want to|intend|thinking of|next (week|month|year))\b"
+                        r"|打算|计划|准备|想要|明年|下个月|下周", re.I)),
+    ("preference", re.compile(r"\b(like|love|enjoy|prefer|hate|favou?rite|can't stand|dislike)\b"
+                              r"|喜欢|爱吃|讨厌|偏爱|最爱|受不了", re.I)),
+    ("report", re.compile(r"\b(bought|went|got|did|made|had|visited|started|finished|opened|moved|sold|ate)\b"
+                          r"|了", re.I)),
+)
+
+
+def infer_intent(text: str) -> str:
+    """ask / plan / preference / report / statement, from a few English and Chinese cues."""
+    for name, rx in _INTENTS:
+        if rx.search(text):
+            return name
+    return "statement"
+
+
+def _cache_dir() -> Path | None:
+    env = os.environ.get("ANCHORMEM_CACHE_DIR")
+    if env == "":
+        return None
+    if env:
+        return Path(env)
+    try:
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("anchormem", appauthor=False))
+    except Exception:  # noqa: BLE001 - no cache is fine
+        return None
+
+
+class OfflineLabeller:
+    """Labels texts with the fixed taxonomy using the store's embedder (prototypes) and small lexicons.
+
+    Thread-safe. ``temperature``: softmax temperature over cosine scores (e5 cosines live in a narrow band).
+    ``lexicon_bonus``: cosine-units added per lexicon hit (at most ``lexicon_cap`` hits per domain).
+    """
+
+    def __init__(self, embedder: Embedder, *, temperature: float = 0.012, lexicon_bonus: float = 0.012,
+                 lexicon_cap: int = 3, secondary_ratio: float = 0.5, max_labels: int = 3,
+                 cache: bool = True) -> None:
+        self.embedder = embedder
+        self.temperature = temperature
+        self.lexicon_bonus = lexicon_bonus
+        self.lexicon_cap = lexicon_cap
+        self.secondary_ratio = secondary_ratio
+        self.max_labels = max_labels
+        self._cache = cache
+        self._lock = threading.Lock()
+        self._protos: np.ndarray | None = None
+        self._owner: np.ndarray | None = None
+        self._topics: list[str | None] = []
+        en, zh = {}, {}
+        for i, d in enumerate(DOMAINS):
+            for w in d.lexicon:
+                (zh if _CJK.search(w) else en).setdefault(w, set()).add(i)
+        self._lex_en = en
+        self._lex_zh = sorted(zh.items(), key=lambda kv: -len(kv[0]))
+
+    # ------------------------------------------------------------------ prototypes
+    def _texts(self) -> tuple[list[str], list[int], list[str | None]]:
+        texts, owner, topics = [], [], []
+        for i, d in enumerate(DOMAINS):
+            for t in (d.en, d.zh):
+                texts.append(t)
+                owner.append(i)
+                topics.append(None)
+            for topic, phrases in d.topics.items():
+                for p in phrases:
+                    texts.append(p)
+                    owner.append(i)
+                    topics.append(topic)
+        return texts, owner, topics
+
+    def prototypes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(matrix (n, dim), owning domain index (n,)): embedded on first use, then cached."""
+        if self._protos is None:
+            with self._lock:
+                if self._protos is None:
+                    texts, owner, topics = self._texts()
+                    mat = self._load_or_embed(texts)
+                    self._owner = np.asarray(owner, dtype=np.int64)
+                    self._topics = topics
+                    self._protos = mat
+        assert self._owner is not None
+        return self._protos, self._owner
+
+    def _load_or_embed(self, texts: list[str]) -> np.ndarray:
+        name = re.sub(r"[^\w.\-]+", "_", getattr(self.embedder, "name", "embedder"))
+        dim = int(getattr(self.embedder, "dim", 0))
+        path = None
+        cdir = _cache_dir() if self._cache and not name.startswith("hash") else None
+        if cdir is not None:
+            path = cdir / f"prototypes-{name}-{dim}-{taxonomy_fingerprint()}.npy"
+            try:
+                mat = np.load(path)
+                if mat.shape == (len(texts), dim):
+                    return mat.astype(np.float32)
+            except (OSError, ValueError):
+                pass
+        mat = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+                np.save(tmp, mat)
+                os.replace(tmp, path)
+            except OSError as exc:  # a read-only home is fine: we just embed again next time
+                log.debug("anchormem: cannot cache label prototypes: %s", exc)
+        return mat
+
+    # ------------------------------------------------------------------ scoring
+    def lexicon_hits(self, text: str) -> np.ndarray:
+        """Hits per domain (capped) of general domain vocabulary in ``text``."""
+        hits = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
+        low = text.lower()
+        for w in _WORD.findall(low):
+            for cand in (w, w[:-1] if w.endswith("s") else None, w[:-2] if w.endswith("es") else None):
+                if cand and cand in self._lex_en:
+                    for i in self._lex_en[cand]:
+                        hits[i] += 1
+                    break
+        if _CJK.search(text):
+            rest = low
+            for w, owners in self._lex_zh:
+                if w in rest:
+                    for i in owners:
+                        hits[i] += 1
+                    rest = rest.replace(w, " ")
+        return np.minimum(hits, self.lexicon_cap)
+
+    def raw_scores(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """(n, D) domain scores in cosine units: mean of the two best prototype cosines + lexicon bonus."""
+        protos, owner = self.prototypes()
+        v = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+        sims = v @ protos.T  # (n, P)
+        out = np.empty((len(texts), len(DOMAIN_NAMES)), dtype=np.float32)
+        for d in range(len(DOMAIN_NAMES)):
+            s = sims[:, owner == d]
+            k = min(2, s.shape[1])
+            out[:, d] = np.sort(s, axis=1)[:, -k:].mean(axis=1)
+        for i, t in enumerate(texts):
+            out[i] += self.lexicon_bonus * self.lexicon_hits(t)
+        return out
+
+    def distributions(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """(n, D) softmax distributions over domains for texts on their own."""
+        if len(texts) == 0:
+            return np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
+        return softmax(self.raw_scores(vectors, texts), self.temperature)
+
+    def best_topic(self, vector: np.ndarray, domain: int) -> str | None:
+        protos, owner = self.prototypes()
+        idx = [i for i in np.flatnonzero(owner == domain) if self._topics[i] is not None]
+        if not idx:
+            return None
+        sims = protos[idx] @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        return self._topics[idx[int(np.argmax(sims))]]
+
+    # ------------------------------------------------------------------ labels
+    def mix(self, own: np.ndarray, context: np.ndarray | None, *, context_weight: float = 0.6,
+            margin_factor: float = 0.6) -> np.ndarray:
+        """Mix a text's own distribution with its context's: the context weighs more when ``own`` is unsure."""
+        if context is None or not np.isfinite(context).all() or context.sum() <= 0:
+            return own
+        top = np.sort(own)[::-1]
+        margin = float(top[0] - top[1]) if len(top) > 1 else 1.0
+        w_ctx = context_weight * (1.0 - margin_factor * margin)
+        out = (1 - w_ctx) * own + w_ctx * (context / context.sum())
+        return out / out.sum()
+
+    def labels(self, dist: np.ndarray, *, text: str = "", vector: np.ndarray | None = None,
+               own: np.ndarray | None = None, lexicon: np.ndarray | None = None) -> list[Label]:
+        """Turn a distribution into labels: primary + secondary domains (see module doc)."""
+        order = np.argsort(-dist)
+        best = float(dist[order[0]])
+        chosen = [int(order[0])]
+        for d in order[1:]:
+            if len(chosen) >= self.max_labels:
+                break
+            p = float(dist[d])
+            named = lexicon is not None and lexicon[d] >= 1 and own is not None and own[d] >= 0.1 * float(own.max())
+            if p >= self.secondary_ratio * best or (named and p >= 0.05 * best):
+                chosen.append(int(d))
+        intent = infer_intent(text) if text else None
+        out = []
+        for j, d in enumerate(chosen):
+            topic = self.best_topic(vector, d) if vector is not None else None
+            out.append(Label(domain=DOMAIN_NAMES[d], topic=norm_tag(topic), intent=intent,
+                             score=round(float(dist[d]) / best, 4), primary=j == 0))
+        return out
+
+
+def softmax(x: np.ndarray, temperature: float) -> np.ndarray:
+    z = (np.asarray(x, dtype=np.float64) - np.max(x, axis=-1, keepdims=True)) / temperature
+    e = np.exp(z)
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+def labels_to_dist(labels: Sequence[Label]) -> np.ndarray | None:
+    """A stored label list as a domain distribution (None when unlabelled or all domains unknown)."""
+    v = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
+    index = {n: i for i, n in enumerate(DOMAIN_NAMES)}
+    for lab in labels:
+        i = index.get(lab.domain)
+        if i is not None:
+            v[i] = max(v[i], float(lab.score))
+    s = v.sum()
+    return v / s if s > 0 else None

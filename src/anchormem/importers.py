@@ -1,0 +1,214 @@
+"""Parse chat logs into batches for :meth:`Memory.add`. Pure functions: no I/O except reading the given text.
+
+Every parser returns ``list[Batch]``; a batch is ``(scope_kwargs, messages)`` where ``scope_kwargs`` holds the
+keyword arguments for ``Memory.add`` (``user_id``, optional ``session_id``, ``timestamp``, ``metadata``) and
+``messages`` is a list of ``{"role", "content", "timestamp"?, "name"?}`` dicts. One batch = one ``add`` call.
+
+Formats:
+
+- ``json``: a list of messages, ``{"messages": [...]}``, or a list of sessions
+  ``[{"session_id": "s1", "timestamp"?: ISO, "messages": [...]}, ...]`` (also under ``{"sessions": [...]}``).
+- ``jsonl``: one message object per line (blank lines ignored); a ``session_id`` key on a line groups it.
+- ``locomo``: the LoCoMo benchmark file (a list of samples with ``conversation`` and ``sample_id``): one batch
+  per session, timestamp = the session's date, ``name`` = the speaker; each sample becomes
+  ``user_id=sample_id`` unless a user is given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from .errors import InvalidInputError
+
+__all__ = ["Batch", "FORMATS", "detect_format", "parse", "parse_json", "parse_jsonl", "parse_locomo",
+           "parse_locomo_date"]
+
+Batch = tuple[dict[str, Any], list[dict[str, Any]]]
+FORMATS = ("json", "jsonl", "locomo")
+_MSG_KEYS = ("role", "content", "timestamp", "name")
+_ROLE_ALIASES = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant", "gpt": "assistant"}
+
+
+def _message(raw: Any, where: str) -> dict[str, Any]:
+    if isinstance(raw, str):
+        return {"role": "user", "content": raw}
+    if not isinstance(raw, dict):
+        raise InvalidInputError(f"{where}: a message must be an object with 'content', got {type(raw).__name__}")
+    content = raw.get("content", raw.get("text"))
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInputError(f"{where}: message has no 'content' text")
+    role = str(raw.get("role") or "user").lower()
+    role = _ROLE_ALIASES.get(role, role)
+    msg: dict[str, Any] = {"role": role, "content": content}
+    ts = raw.get("timestamp", raw.get("created_at"))
+    if ts is not None:
+        msg["timestamp"] = ts
+    name = raw.get("name", raw.get("speaker"))
+    if name is not None:
+        msg["name"] = str(name)
+    return msg
+
+
+def _messages(raw: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        raise InvalidInputError(f"{where}: 'messages' must be a list")
+    return [_message(m, f"{where}, message {i}") for i, m in enumerate(raw)]
+
+
+def _scope(user_id: str | None, **extra: Any) -> dict[str, Any]:
+    if not user_id:
+        raise InvalidInputError("this import needs a user: pass --user")
+    out: dict[str, Any] = {"user_id": user_id}
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+def parse_json(data: Any, *, user_id: str | None) -> list[Batch]:
+    """Parse already-decoded JSON (see module docstring). Raises InvalidInputError on an unknown shape."""
+    if isinstance(data, dict):
+        if isinstance(data.get("sessions"), list):
+            data = data["sessions"]
+        elif "messages" in data:
+            return [(_scope(user_id, session_id=data.get("session_id"), timestamp=data.get("timestamp")),
+                     _messages(data["messages"], "messages"))] if data["messages"] else []
+        else:
+            raise InvalidInputError("JSON object must have 'messages' or 'sessions'")
+    if not isinstance(data, list):
+        raise InvalidInputError(f"expected a JSON list or object, got {type(data).__name__}")
+    if not data:
+        return []
+    if all(isinstance(x, dict) and "messages" in x for x in data):
+        batches = []
+        for i, s in enumerate(data):
+            msgs = _messages(s["messages"], f"session {i}")
+            if msgs:
+                sid = s.get("session_id")
+                batches.append((_scope(user_id, session_id=str(sid) if sid is not None else None,
+                                       timestamp=s.get("timestamp")), msgs))
+        return batches
+    return [(_scope(user_id), [_message(m, f"message {i}") for i, m in enumerate(data)])]
+
+
+def parse_jsonl(text: str, *, user_id: str | None) -> list[Batch]:
+    """One message per line. Consecutive lines with the same ``session_id`` form one batch."""
+    batches: list[Batch] = []
+    current: str | None = object()  # type: ignore[assignment]  # sentinel: no batch yet
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"line {n}: not valid JSON ({exc.msg})") from exc
+        sid = raw.get("session_id") if isinstance(raw, dict) else None
+        sid = str(sid) if sid is not None else None
+        msg = _message(raw, f"line {n}")
+        if sid != current:
+            batches.append((_scope(user_id, session_id=sid), []))
+            current = sid
+        batches[-1][1].append(msg)
+    return batches
+
+
+_LOCOMO_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
+
+
+def parse_locomo_date(value: str) -> datetime:
+    """``"1:56 pm on 8 May, 2023"`` → ``2023-05-08T13:56:00+00:00``. Raises InvalidInputError."""
+    m = _LOCOMO_DATE.match(value or "")
+    if not m:
+        raise InvalidInputError(f"unrecognised LoCoMo session date {value!r}")
+    hh, mm, ampm, day, month, year = m.groups()
+    try:
+        dt = datetime.strptime(f"{int(hh)}:{mm} {ampm.upper()} {int(day)} {month[:3].title()} {year}",
+                               "%I:%M %p %d %b %Y")
+    except ValueError as exc:
+        raise InvalidInputError(f"unrecognised LoCoMo session date {value!r}: {exc}") from exc
+    return dt.replace(tzinfo=timezone.utc)
+
+
+def _session_numbers(conv: dict[str, Any]) -> list[int]:
+    nums = []
+    for key, value in conv.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if m and isinstance(value, list):
+            nums.append(int(m.group(1)))
+    return sorted(nums)
+
+
+def locomo_turn_text(turn: dict[str, Any]) -> str:
+    """The turn's text, with a shared photo's caption appended as ``[shares a photo: ...]``."""
+    text = str(turn.get("text") or "").strip()
+    caption = turn.get("blip_caption")
+    if caption:
+        text = f"{text} [shares a photo: {str(caption).strip()}]".strip()
+    return text
+
+
+def parse_locomo(data: Any, *, user_id: str | None = None) -> list[Batch]:
+    """LoCoMo samples → one batch per (sample, session). Speakers become ``name``; every turn is ``role="user"``
+    (both LoCoMo speakers are people). Metadata records ``sample_id``, ``session`` and nothing else; sessions
+    without turns (conv-26 has empty date-only keys) are skipped."""
+    if isinstance(data, dict) and "conversation" in data:
+        data = [data]
+    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
+        raise InvalidInputError("not a LoCoMo file: expected a list of samples with 'conversation'")
+    batches: list[Batch] = []
+    for i, sample in enumerate(data):
+        conv = sample["conversation"]
+        sample_id = str(sample.get("sample_id") or f"sample-{i}")
+        uid = user_id or sample_id
+        for n in _session_numbers(conv):
+            turns = conv[f"session_{n}"]
+            msgs = []
+            for t in turns:
+                text = locomo_turn_text(t)
+                if text:
+                    msg: dict[str, Any] = {"role": "user", "content": text}
+                    if t.get("speaker"):
+                        msg["name"] = str(t["speaker"])
+                    msgs.append(msg)
+            if not msgs:
+                continue
+            date = conv.get(f"session_{n}_date_time")
+            if not date:
+                raise InvalidInputError(f"{sample_id}: session_{n} has no session_{n}_date_time")
+            batches.append(({"user_id": uid, "session_id": f"session_{n}", "timestamp": parse_locomo_date(date),
+                             "metadata": {"sample_id": sample_id, "session": n}}, msgs))
+    return batches
+
+
+def detect_format(filename: str, text: str) -> str:
+    """Guess ``json``/``jsonl``/``locomo`` from the file name and content."""
+    if filename.endswith(".jsonl"):
+        return "jsonl"
+    head = text.lstrip()[:4000]
+    if head.startswith("[") and '"conversation"' in head and '"sample_id"' in text[:200_000]:
+        return "locomo"
+    if head.startswith("{") and "\n" in text.strip():
+        first = text.strip().splitlines()[0]
+        try:
+            json.loads(first)
+            return "jsonl"
+        except json.JSONDecodeError:
+            pass
+    return "json"
+
+
+def parse(text: str, fmt: str | None = None, *, user_id: str | None = None, filename: str = "") -> list[Batch]:
+    """Parse ``text`` in format ``fmt`` (``None``: detect). Raises InvalidInputError."""
+    fmt = fmt or detect_format(filename, text)
+    if fmt not in FORMATS:
+        raise InvalidInputError(f"unknown import format {fmt!r}; formats: {', '.join(FORMATS)}")
+    if fmt == "jsonl":
+        return parse_jsonl(text, user_id=user_id)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+    if fmt == "locomo":
+        return parse_locomo(data, user_id=user_id)
+    return parse_json(data, user_id=user_id)

@@ -1,0 +1,50 @@
+"""Shared fixtures: a fast store on the deterministic hash embedder, and one real embedder per session."""
+
+from __future__ import annotations
+
+import pytest
+
+from anchormem import Memory
+from anchormem.embedders import make_embedder
+from anchormem.timeutil import set_clock
+
+
+@pytest.fixture(autouse=True)
+def _real_clock():
+    """No test leaks a frozen clock into the next one."""
+    yield
+    set_clock(None)
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return str(tmp_path / "m.db")
+
+
+@pytest.fixture
+def mem(db_path):
+    """A fresh store on a file, with the hash embedder (fast, deterministic, lexical similarity)."""
+    m = Memory(db_path, embedder="hash")
+    yield m
+    m.close()
+
+
+@pytest.fixture(scope="session")
+def e5():
+    """The real multilingual-e5-small embedder, loaded once (used where ranking quality matters)."""
+    return make_embedder("e5-small")
+
+
+@pytest.fixture
+def mem_e5(tmp_path, e5):
+    m = Memory(str(tmp_path / "e5.db"), embedder=e5)
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def count():
+    """count(mem, user_id): how many memories (current and superseded) a user has."""
+    def _count(m: Memory, user_id: str) -> int:
+        return len(m.get_all(user_id=user_id, include_superseded=True))
+    return _count

@@ -1,0 +1,268 @@
+"""The ``anchormem`` CLI, driven through typer's CliRunner against a temp db with the hash embedder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from anchormem import Memory
+from anchormem.cli import app
+from anchormem.importers import parse, parse_locomo_date
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _hash_embedder(monkeypatch):
+    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")
+    monkeypatch.delenv("ANCHORMEM_PATH", raising=False)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "cli.db")
+
+
+def run(db, *args, json_out=False, input=None):
+    argv = ["--db", db] + (["--json"] if json_out else []) + list(args)
+    return runner.invoke(app, argv, input=input)
+
+
+def run_json(db, *args):
+    res = run(db, *args, json_out=True)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_add_then_search_json_returns_the_memory(db):
+    events = run_json(db, "add", "I adopted a cat named Pixel last week.", "--user", "alice",
+                      "--session", "s1", "--timestamp", "2024-03-20T20:00:00Z", "--meta", "topic=pets",
+                      "--meta", "n=3")
+    assert len(events) == 1
+    ev = events[0]
+    assert ev["event"] == "ADD"
+    mem = ev["memory"]
+    assert mem["text"] == "I adopted a cat named Pixel last week."
+    assert mem["user_id"] == "alice" and mem["session_id"] == "s1"
+    assert mem["created_at"].startswith("2024-03-20T20:00:00")
+    assert mem["metadata"] == {"topic": "pets", "n": 3}
+    assert mem["event_time"].startswith("2024-03-11")  # "last week" against the turn's own date
+
+    hits = run_json(db, "search", "cat Pixel", "--user", "alice")
+    assert [h["memory"]["id"] for h in hits] == [mem["id"]]
+    assert hits[0]["score"] > 0
+    assert hits[0]["explain"]["bm25_rank"] == 1
+
+    # another user sees nothing
+    assert run_json(db, "search", "cat Pixel", "--user", "bob") == []
+    # filter on the metadata key, JSON filter language
+    assert len(run_json(db, "search", "cat", "--user", "alice", "--filter", '{"topic": "pets"}')) == 1
+    assert run_json(db, "search", "cat", "--user", "alice", "--filter", '{"topic": "work"}') == []
+
+
+def test_human_output_and_get_list_update_history(db):
+    res = run(db, "add", "My sister Lena lives in Toronto.", "--user", "alice")
+    assert res.exit_code == 0 and "ADD" in res.output
+    mid = run_json(db, "list", "--user", "alice")[0]["id"]
+
+    res = run(db, "search", "Lena Toronto", "--user", "alice", "--explain")
+    assert res.exit_code == 0
+    assert "per-signal scores" in res.output and mid[:8] in res.output
+
+    got = run_json(db, "get", mid)
+    assert got["text"] == "My sister Lena lives in Toronto."
+
+    upd = run_json(db, "update", mid, "My sister Lena lives in Montreal now.", "--reason", "moved")
+    assert upd["text"] == "My sister Lena lives in Montreal now."
+    hist = run_json(db, "history", mid)
+    assert [h["event"] for h in hist] == ["ADD", "UPDATE"]
+    assert hist[1]["old_text"] == "My sister Lena lives in Toronto."
+    assert hist[1]["reason"] == "moved"
+
+    res = run(db, "forget-memory", mid)
+    assert res.exit_code == 0
+    res = run(db, "get", mid)
+    assert res.exit_code == 2
+    assert mid in res.output and "Traceback" not in res.output
+
+
+def test_ask_unrelated_question_abstains(db):
+    run_json(db, "add", "I ran the Lisbon half marathon in 1:52:40.", "--user", "alice")
+    ans = run_json(db, "ask", "What is the name of my dentist?", "--user", "alice")
+    assert ans["abstained"] is True
+    assert ans["citations"] == []
+    assert ans["answer"] == "I have no record of that."
+    res = run(db, "ask", "What is the name of my dentist?", "--user", "alice")
+    assert res.exit_code == 0 and "I have no record of that." in res.output
+
+    ans = run_json(db, "ask", "What was my half marathon time in Lisbon?", "--user", "alice")
+    assert ans["abstained"] is False
+    assert ans["citations"][0]["quote"] == "I ran the Lisbon half marathon in 1:52:40."
+
+
+def test_import_json_chat(db, tmp_path):
+    chat = [
+        {"session_id": "s1", "timestamp": "2024-05-06T12:00:00Z", "messages": [
+            {"role": "user", "content": "我对花生过敏。"},
+            {"role": "assistant", "content": "好的，我会记住，推荐外卖时避开花生。"},
+            {"role": "user", "content": "谢谢"},
+        ]},
+        {"session_id": "s2", "messages": [
+            {"role": "user", "content": "I bought an e-bike for 3200 yuan.", "timestamp": "2024-05-22T11:00:00Z"},
+        ]},
+    ]
+    f = tmp_path / "chat.json"
+    f.write_text(json.dumps(chat, ensure_ascii=False), encoding="utf-8")
+    out = run_json(db, "import", str(f), "--user", "lin")
+    assert out["batches"] == 2 and out["messages"] == 4
+    assert out["ADD"] == 3  # "谢谢" is chit-chat
+    assert out["users"] == ["lin"]
+    items = run_json(db, "list", "--user", "lin")
+    assert [(m["text"], m["session_id"], m["source"]) for m in items] == [
+        ("我对花生过敏。", "s1", "user"),
+        ("好的，我会记住，推荐外卖时避开花生。", "s1", "assistant"),
+        ("I bought an e-bike for 3200 yuan.", "s2", "user"),
+    ]
+    assert items[0]["created_at"].startswith("2024-05-06T12:00:00")
+    # importing again only finds duplicates
+    again = run_json(db, "import", str(f), "--user", "lin")
+    assert again["ADD"] == 0 and again["NOOP"] == 3
+
+    # {"messages": [...]} and JSONL shapes
+    f2 = tmp_path / "msgs.json"
+    f2.write_text(json.dumps({"messages": [{"role": "user", "content": "I live in Hangzhou."}]}), encoding="utf-8")
+    assert run_json(db, "import", str(f2), "--user", "u2")["ADD"] == 1
+    f3 = tmp_path / "msgs.jsonl"
+    f3.write_text('{"role": "user", "content": "I swim on Tuesdays."}\n\n'
+                  '{"role": "user", "content": "I drink green tea now."}\n', encoding="utf-8")
+    res = run_json(db, "import", str(f3), "--user", "u3")
+    assert res["ADD"] == 2 and res["batches"] == 1
+
+
+LOCOMO = [
+    {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a LGBTQ support group yesterday."},
+                {"speaker": "Melanie", "dia_id": "D1:2", "text": "That's great! I painted a sunrise last week.",
+                 "blip_caption": "a painting of a sunrise over a lake", "img_url": ["http://x"]},
+            ],
+            "session_2_date_time": "10:37 am on 27 June, 2023",
+            "session_2": [
+                {"speaker": "Melanie", "dia_id": "D2:1", "text": "We went camping with the kids."},
+            ],
+            "session_3_date_time": "9:00 am on 1 July, 2023",
+        },
+        "qa": [],
+    }
+]
+
+
+def test_import_locomo(db, tmp_path):
+    f = tmp_path / "locomo.json"
+    f.write_text(json.dumps(LOCOMO), encoding="utf-8")
+    out = run_json(db, "import", str(f), "--format", "locomo")
+    assert out == {"batches": 2, "messages": 3, "ADD": 3, "NOOP": 0, "users": ["conv-x"]}
+    items = run_json(db, "list", "--user", "conv-x")
+    assert [(m["speaker"], m["session_id"], m["created_at"][:19]) for m in items] == [
+        ("Caroline", "session_1", "2023-05-08T13:56:00"),
+        ("Melanie", "session_1", "2023-05-08T13:56:00"),
+        ("Melanie", "session_2", "2023-06-27T10:37:00"),
+    ]
+    assert items[0]["event_time"].startswith("2023-05-07")  # "yesterday" against the session date
+    assert items[1]["text"].endswith("[shares a photo: a painting of a sunrise over a lake]")
+    assert items[0]["metadata"] == {"sample_id": "conv-x", "session": 1}
+    # --user overrides the sample id; detection works without --format
+    out = run_json(db, "import", str(f), "--user", "carol")
+    assert out["users"] == ["carol"] and out["ADD"] == 3
+
+
+def test_importer_units():
+    assert parse_locomo_date("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
+    assert parse_locomo_date("12:05 am on 1 January, 2024").isoformat() == "2024-01-01T00:05:00+00:00"
+    batches = parse('[{"role": "human", "text": "hi there, I am Ann", "speaker": "Ann"}]', "json", user_id="u")
+    assert batches == [({"user_id": "u"}, [{"role": "user", "content": "hi there, I am Ann", "name": "Ann"}])]
+
+
+def test_export_is_valid_json_with_the_memories(db, tmp_path):
+    run_json(db, "add", "I moved to Lisbon in March.", "--user", "alice")
+    run_json(db, "add", "My budget for Japan is 3,000 euros.", "--user", "alice")
+    run_json(db, "add", "Bob's secret.", "--user", "bob")
+    res = run(db, "export", "--user", "alice")
+    assert res.exit_code == 0
+    data = json.loads(res.stdout)
+    assert data["format"] == "anchormem.export/1"
+    assert data["user_id"] == "alice"
+    assert sorted(m["text"] for m in data["memories"]) == ["I moved to Lisbon in March.",
+                                                            "My budget for Japan is 3,000 euros."]
+    assert all(len(data["history"][m["id"]]) == 1 for m in data["memories"])
+    out = tmp_path / "alice.json"
+    res = run(db, "export", "--user", "alice", "-o", str(out))
+    assert res.exit_code == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["memories"] == data["memories"]
+
+
+def test_forget_needs_user_and_confirmation(db):
+    run_json(db, "add", "I moved to Lisbon in March.", "--user", "alice")
+    run_json(db, "add", "I like jazz.", "--user", "bob")
+    res = run(db, "forget")
+    assert res.exit_code == 2
+    assert "needs --user" in res.output and "Traceback" not in res.output
+    res = run(db, "forget", "--user", "alice", input="n\n")
+    assert res.exit_code == 1
+    assert len(run_json(db, "list", "--user", "alice")) == 1
+    res = run(db, "forget", "--user", "alice", input="y\n")
+    assert res.exit_code == 0
+    assert run_json(db, "list", "--user", "alice") == []
+    assert [m["text"] for m in run_json(db, "list", "--user", "bob")] == ["I like jazz."]
+    counts = run_json(db, "forget", "--user", "bob", "--yes", "--purge")
+    assert counts.get("memories") == 1
+
+
+@pytest.mark.parametrize("flt, msg", [
+    ('{"no_such_key": 1}', "unknown filter key 'no_such_key'"),
+    ('{"source": {"near": "user"}}', "unknown operator 'near'"),
+    ("{not json", "--filter is not valid JSON"),
+    ('["source"]', "must be a JSON object"),
+])
+def test_invalid_filter_exits_2_with_message(db, flt, msg):
+    run_json(db, "add", "I moved to Lisbon in March.", "--user", "alice")
+    for cmd in (["search", "Lisbon"], ["list"]):
+        res = run(db, *cmd, "--user", "alice", "--filter", flt)
+        assert res.exit_code == 2, res.output
+        assert msg in res.output
+        assert res.output.startswith("error:")
+        assert "Traceback" not in res.output
+
+
+def test_other_errors_exit_2(db, tmp_path):
+    assert run(db, "add", "   ", "--user", "alice").exit_code == 2
+    assert run(db, "add", "hello there", "--user", "alice", "--role", "robot").exit_code == 2
+    assert run(db, "add", "I like tea.", "--user", "alice", "--timestamp", "not a date").exit_code == 2
+    res = run(db, "import", str(tmp_path / "missing.json"), "--user", "alice")
+    assert res.exit_code == 2 and "missing.json" in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops", encoding="utf-8")
+    res = run(db, "import", str(bad), "--user", "alice")
+    assert res.exit_code == 2 and "not valid JSON" in res.output
+
+
+def test_reindex_switches_embedder(db):
+    run_json(db, "add", "I moved to Lisbon in March.", "--user", "alice")
+    out = run_json(db, "reindex", "--embedder", "hash-64")
+    assert out["memories"] == 1
+    assert out["old_embedder"] == {"name": "hash-256", "dim": 256}
+    assert out["embedder"] == {"name": "hash-64", "dim": 64}
+    # the default (hash-256) no longer matches: a clear error, exit 2
+    res = run(db, "search", "Lisbon", "--user", "alice")
+    assert res.exit_code == 2 and "reindex" in res.output
+    with Memory(db, embedder="hash-64") as mem:
+        hits = mem.search("Lisbon March", user_id="alice")
+        assert [h.memory.text for h in hits] == ["I moved to Lisbon in March."]
+        assert hits[0].explain["dense"] > 0.3

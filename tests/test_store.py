@@ -1,0 +1,231 @@
+"""The SQLite store: dedupe under concurrency, tenant isolation, deletes across every index, the vector index."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anchormem import EmbedderMismatchError, InvalidInputError, Memory, NotFoundError, Scope, Settings
+from anchormem.stores.protocol import NewMemory
+
+
+# ---------------------------------------------------------------- dedupe under concurrency
+def _run_threads(targets):
+    barrier = threading.Barrier(len(targets))
+    errors: list[BaseException] = []
+    out: list = [None] * len(targets)
+
+    def run(i, fn):
+        try:
+            barrier.wait()
+            out[i] = fn()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    ts = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(targets)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+    return out
+
+
+def test_concurrent_identical_adds_one_object_give_one_row(mem, count):
+    out = _run_threads([lambda: mem.add("I drink coffee every morning.", user_id="A") for _ in range(8)])
+    assert count(mem, "A") == 1
+    ids = {evs[0].memory.id for evs in out}
+    assert len(ids) == 1
+    assert sorted(evs[0].event for evs in out) == ["ADD"] + ["NOOP"] * 7
+
+
+def test_concurrent_identical_adds_separate_objects_on_one_file(db_path, count):
+    mems = [Memory(db_path, embedder="hash") for _ in range(8)]
+    try:
+        out = _run_threads([lambda m=m: m.add("I drink coffee every morning.", user_id="A") for m in mems])
+        assert count(mems[0], "A") == 1
+        assert len({evs[0].memory.id for evs in out}) == 1
+        assert [e[0].event for e in out].count("ADD") == 1
+    finally:
+        for m in mems:
+            m.close()
+
+
+def test_concurrent_adds_for_different_users_each_get_a_row(mem, count):
+    users = [f"user{i}" for i in range(8)]
+    out = _run_threads([lambda u=u: mem.add("I drink coffee every morning.", user_id=u) for u in users])
+    assert [evs[0].event for evs in out] == ["ADD"] * 8
+    assert len({evs[0].memory.id for evs in out}) == 8
+    for u in users:
+        items = mem.get_all(user_id=u)
+        assert [(it.user_id, it.text) for it in items] == [(u, "I drink coffee every morning.")]
+
+
+# ---------------------------------------------------------------- tenants
+def test_tenant_isolation_on_one_file(db_path):
+    a = Memory(db_path, embedder="hash", tenant="acme")
+    b = Memory(db_path, embedder="hash", tenant="globex")
+    try:
+        ida = a.add("I live in Tokyo.", user_id="u1")[0].memory.id
+        idb = b.add("I live in Oslo.", user_id="u1")[0].memory.id
+        assert [m.text for m in a.get_all(user_id="u1")] == ["I live in Tokyo."]
+        assert [m.text for m in b.get_all(user_id="u1")] == ["I live in Oslo."]
+        for recipe in ("hybrid_rrf", "dense", "bm25"):
+            assert [h.memory.id for h in a.search("Oslo live", user_id="u1", recipe=recipe)] in ([ida], [])
+            assert idb not in [h.memory.id for h in a.search("Oslo", user_id="u1", recipe=recipe)]
+        with pytest.raises(NotFoundError):
+            a.get(idb)
+        with pytest.raises(NotFoundError):
+            a.delete(idb)
+        with pytest.raises(NotFoundError):
+            a.history(idb)
+        assert a.export(user_id="u1")["memories"][0]["id"] == ida
+        assert [m["content"] for m in a.export(user_id="u1")["messages"]] == ["I live in Tokyo."]
+        a.delete_all(user_id="u1")
+        assert [m.id for m in b.get_all(user_id="u1")] == [idb]
+    finally:
+        a.close()
+        b.close()
+
+
+# ---------------------------------------------------------------- bad vectors, embedder mismatch
+def test_wrong_dimension_embedding_is_rejected_and_nothing_is_lost(mem, count):
+    item = mem.add("My favourite tea is oolong.", user_id="A")[0].memory
+    other = item.model_copy(update={"id": "x" * 32, "text": "My favourite coffee is mocha."})
+    with pytest.raises(InvalidInputError, match="dimension 5"):
+        mem.store.write([], [NewMemory(other, np.ones(5, np.float32), "h" * 64, "coffee mocha")], actor="test")
+    with pytest.raises(InvalidInputError, match="dimension 7"):
+        mem.store.dense_search(Scope(user_id="A"), np.ones(7, np.float32), 3, None)
+    with pytest.raises(InvalidInputError):
+        mem.store.update("default", item.id, text="x", vector=np.ones(3), index_text="x", content_hash="h",
+                         actor="test")
+    assert count(mem, "A") == 1
+    assert mem.get(item.id).text == "My favourite tea is oolong."
+
+
+def test_reopening_with_another_embedder_raises(db_path):
+    with Memory(db_path, embedder="hash") as m:
+        m.add("I keep bees.", user_id="A")
+    with pytest.raises(EmbedderMismatchError, match="hash-256"):
+        Memory(db_path, embedder="hash-128")
+    with Memory(db_path, embedder="hash") as m:  # the right embedder still opens it, data intact
+        assert [x.text for x in m.get_all(user_id="A")] == ["I keep bees."]
+
+
+# ---------------------------------------------------------------- delete
+def test_delete_removes_from_dense_keyword_and_top1(mem):
+    target = mem.add("Person T manages the office in City C.", user_id="A")[0].memory.id
+    plants = mem.add("I water the plants on Fridays.", user_id="A")[0].memory.id
+    assert mem.search("Person T manages office", user_id="A")[0].memory.id == target
+    counts = mem.delete(target)
+    assert counts["memories"] == 1 and counts["fts"] == 1 and counts["entities"] >= 1
+    for recipe in ("dense", "bm25", "hybrid_rrf", "hybrid_weighted"):
+        ids = [h.memory.id for h in mem.search("Person T manages the office", user_id="A", recipe=recipe)]
+        assert target not in ids, recipe
+    top = mem.search("Person T manages the office in City C.", user_id="A")
+    assert [h.memory.id for h in top] in ([], [plants])  # the only other memory, if it scores at all
+    assert mem.store._read("SELECT count(*) FROM memory_entities WHERE value='Person T'")[0][0] == 0
+    with pytest.raises(NotFoundError):
+        mem.get(target)
+    hist = mem.history(target)
+    assert [h.event for h in hist] == ["ADD", "DELETE"]
+    assert hist[-1].old_text == "Person T manages the office in City C."
+
+
+def test_purge_erases_text_from_history_and_source_message(mem):
+    target = mem.add("Person T manages the office in City C.", user_id="A")[0].memory
+    mem.add("I water the plants on Fridays.", user_id="A")
+    counts = mem.delete(target.id, purge=True)
+    assert counts["messages"] == 1
+    hist = mem.history(target.id)
+    assert [h.event for h in hist] == ["ADD", "DELETE"]
+    assert all(h.old_text is None and h.new_text is None for h in hist)
+    dump = json.dumps(mem.export(user_id="A"), ensure_ascii=False)
+    assert "Person T" not in dump and "I water the plants on Fridays." in dump
+    rows = mem.store._read("SELECT count(*) FROM memory_history WHERE old_text LIKE '%Person T%' "
+                           "OR new_text LIKE '%Person T%'")
+    assert rows[0][0] == 0
+
+
+# ---------------------------------------------------------------- vector index (HNSW past a threshold)
+def _texts(n):
+    foods = ["ramen", "tacos", "paella", "borscht", "sushi", "falafel", "pierogi", "kimchi", "gumbo", "pho"]
+    return [f"Memory {i}: on trip {i} I visited town{i} and ate {foods[i % 10]} with friend{i % 13}."
+            for i in range(n)]
+
+
+_PICKS = (3, 57, 88, 120, 199, 211)
+
+
+def test_ann_matches_exact_search_and_follows_deletes(tmp_path):
+    texts = _texts(240)
+    ann = Memory(str(tmp_path / "ann.db"), embedder="hash", settings=Settings(ann_threshold=50))
+    exact = Memory(str(tmp_path / "exact.db"), embedder="hash")
+    try:
+        for m in (ann, exact):
+            m.add([{"role": "user", "content": t} for t in texts], user_id="A")
+        for i in _PICKS:
+            a = ann.search(texts[i], user_id="A", recipe="dense")
+            e = exact.search(texts[i], user_id="A", recipe="dense")
+            assert a[0].memory.text == e[0].memory.text == texts[i]
+            assert [h.memory.text for h in a[:3]] == [h.memory.text for h in e[:3]]
+        sv = ann.store.vectors._items[("default", "A")]
+        assert sv.ann is not None and len(sv.ann) == 240
+        # delete the top hit: it leaves the ANN results too, and the next best is what exact search says
+        q = texts[57]
+        top = ann.search(q, user_id="A", recipe="dense")[0].memory
+        assert top.text == texts[57]
+        ann.delete(top.id)
+        exact.delete(next(m.id for m in exact.get_all(user_id="A") if m.text == top.text))
+        after = ann.search(q, user_id="A", recipe="dense", limit=50)
+        assert top.id not in [h.memory.id for h in after]
+        assert after[0].memory.text == exact.search(q, user_id="A", recipe="dense")[0].memory.text
+        assert len(sv.ann) == 239
+    finally:
+        ann.close()
+        exact.close()
+
+
+def _index_files(db: Path) -> list[Path]:
+    return sorted(Path(str(db) + ".vec").glob("*.usearch"))
+
+
+def test_ann_index_is_persisted_and_rebuilt_when_deleted_or_stale(tmp_path):
+    db = tmp_path / "ann.db"
+    s = Settings(ann_threshold=50)
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        m.add([{"role": "user", "content": t} for t in _texts(200)], user_id="A")
+        want = m.search(_texts(200)[120], user_id="A", recipe="dense")[0].memory.text
+        assert want == _texts(200)[120]
+    files = _index_files(db)
+    assert len(files) == 1
+    # 1. index file deleted -> rebuilt on reopen, same answer
+    files[0].unlink()
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        assert m.search(want, user_id="A", recipe="dense")[0].memory.text == want
+        assert m.store.vectors._items[("default", "A")].ann is not None
+    assert len(_index_files(db)) == 1
+    # 2. stale index (a later write from another process) -> rebuilt, and the new memory is found
+    with Memory(str(db), embedder="hash") as plain:  # default threshold: never touches the index file
+        plain.add("Memory 999: on trip 999 I visited town999 and ate dumplings with friend7.", user_id="A")
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        q = "Memory 999: on trip 999 I visited town999 and ate dumplings with friend7."
+        assert m.search(q, user_id="A", recipe="dense")[0].memory.text == q
+        assert len(m.store.vectors._items[("default", "A")].ann) == 201
+    # 3. a new database at the same path never reuses the old file's index, even with equal counts
+    for p in [db, Path(str(db) + "-wal"), Path(str(db) + "-shm")]:
+        if p.exists():
+            os.remove(p)
+    other = [t.replace("town", "village").replace("ate", "cooked") for t in _texts(201)]
+    with Memory(str(db), embedder="hash", settings=s) as m:  # same write count and size as the saved index
+        m.add([{"role": "user", "content": t} for t in other[:200]], user_id="A")
+        m.add(other[200], user_id="A")
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        hit = m.search(other[120], user_id="A", recipe="dense")[0]
+        assert hit.memory.text == other[120]
+        assert hit.explain["dense"] == pytest.approx(1.0, abs=1e-4)
