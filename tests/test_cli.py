@@ -266,3 +266,32 @@ def test_reindex_switches_embedder(db):
         hits = mem.search("Lisbon March", user_id="alice")
         assert [h.memory.text for h in hits] == ["I moved to Lisbon in March."]
         assert hits[0].explain["dense"] > 0.3
+
+
+def test_import_rejects_binary_file(db, tmp_path):
+    f = tmp_path / "bin.json"
+    f.write_bytes(b"\xff\xfe\x00garbage")
+    res = run(db, "import", str(f), "--user", "alice")
+    assert res.exit_code == 2 and res.output.startswith("error:")
+
+
+def test_eval_locomo_on_a_tiny_file(db, tmp_path):
+    sample = json.loads(json.dumps(LOCOMO))
+    sample[0]["qa"] = [
+        {"question": "What did Melanie paint?", "answer": "a sunrise", "evidence": ["D1:2"], "category": 4},
+        {"question": "Where did Melanie go with the kids?", "answer": "camping", "evidence": ["D2:1"],
+         "category": 4},
+    ]
+    f = tmp_path / "locomo10.json"
+    f.write_text(json.dumps(sample), encoding="utf-8")
+    res = run(db, "eval", "locomo", "--data", str(f), "--k", "1,5", "--no-audit", "--embedder", "hash",
+              "--conversations", "1")
+    assert res.exit_code == 0, res.output
+    assert "| R@1 | R@5 |" in res.stdout
+    assert "2 questions" in res.stdout
+    out = run_json(db, "eval", "locomo", "--data", str(f), "--k", "5", "--no-audit", "--embedder", "hash")
+    assert out["questions"] == 2 and out["conversations"] == 1 and list(out["ks"]) == [5]
+    res = run(db, "eval", "locomo", "--data", str(tmp_path / "nope.json"))
+    assert res.exit_code == 2 and "is not a file" in res.output
+    res = run(db, "eval", "locomo", "--data", str(f), "--k", "a,b")
+    assert res.exit_code == 2 and "--k" in res.output

@@ -72,7 +72,7 @@ def _handled(fn: Callable[..., Any]) -> Callable[..., Any]:
         except AnchormemError as exc:
             _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
-        except OSError as exc:  # unreadable/unwritable files given on the command line
+        except (OSError, UnicodeDecodeError) as exc:  # unreadable/unwritable files given on the command line
             _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
 
@@ -340,7 +340,7 @@ def ask(
     if ans.abstained:
         con.print(f"[yellow]{escape(ans.text)}[/]")
         return
-    con.print(escape(ans.text))
+    con.print("[bold]From memory[/] (verbatim quotes):")
     con.print(_answer_renderable(ans))
 
 

@@ -12,6 +12,7 @@
     └── ProviderError                   a backend failed
         ├── EmbeddingError              the embedding model failed or returned a wrong shape
         ├── LLMError                    the LLM endpoint failed or returned unusable output
+        │   └── LLMParseError           no usable JSON in the LLM's reply (after repair and salvage)
         └── StoreError                  the database failed (wrapped sqlite3 / psycopg errors)
 
 Backend exceptions are translated at the adapter boundary (``raise StoreError(...) from exc``),
@@ -31,6 +32,7 @@ __all__ = [
     "ProviderError",
     "EmbeddingError",
     "LLMError",
+    "LLMParseError",
     "StoreError",
 ]
 
@@ -93,6 +95,12 @@ class LLMError(ProviderError):
     """The LLM endpoint failed or its output could not be used."""
 
     code = "llm_error"
+
+
+class LLMParseError(LLMError):
+    """The LLM replied, but no usable JSON could be found in the reply, even after repair and salvage."""
+
+    code = "llm_parse_error"
 
 
 class StoreError(ProviderError):

@@ -53,3 +53,5 @@ def frozen_clock(start: datetime | str) -> Iterator[FrozenClock]:
         yield clock
     finally:
         set_clock(None)
+from .fake_llm import FakeLLMServer, FakeReply  # noqa: E402  (scripted OpenAI-compatible LLM server)
+__all__ += ["FakeLLMServer", "FakeReply"]

@@ -1,0 +1,154 @@
+"""Facts as entity-attribute-value slots.
+
+A :class:`Fact` says ``entity``'s ``attribute`` is ``value`` (``polarity=+1``) or is no longer / not
+(``polarity=-1``). Two facts about the same :meth:`Fact.slot` are about the same thing, so a later one can
+supersede an earlier one: "I really enjoy spicy food." and "I can't stand spicy food any more." are both
+``("user", "likes:spicy food")``, with polarity +1 and -1.
+
+Attribute names: snake_case English keys for well-known slots (``name``, ``home_city``, ``employer``,
+``occupation``, ``birthday``, ``phone``, ``email``, ``address``, ``favourite_tea``, ``cat_name``...), and
+``likes:<thing>`` / ``allergy:<thing>`` / ``does:<activity>`` with the thing in the user's own words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from ..text.tokenize import has_cjk
+
+__all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language", "is_sensitive"]
+
+Language = Literal["en", "zh", "mixed"]
+
+# Chinese and English variants of well-known slots -> one key, so a zh and an en statement share a slot
+_ATTR_SYNONYMS = {
+    "favorite": "favourite", "color": "colour", "名字": "name", "姓名": "name", "全名": "full_name",
+    "生日": "birthday", "出生日期": "birthday", "date_of_birth": "birthday", "电话": "phone",
+    "电话号码": "phone", "手机": "phone", "手机号": "phone", "手机号码": "phone", "phone_number": "phone",
+    "mobile": "phone", "mobile_number": "phone", "cell": "phone", "邮箱": "email", "电子邮箱": "email",
+    "邮件": "email", "email_address": "email", "e_mail": "email", "地址": "address", "住址": "address",
+    "家庭住址": "address", "home_address": "address", "身份证": "id_number", "身份证号": "id_number",
+    "身份证号码": "id_number", "银行卡": "bank_card", "银行卡号": "bank_card", "卡号": "bank_card",
+    "bank_card_number": "bank_card", "card_number": "bank_card", "credit_card": "bank_card",
+    "credit_card_number": "bank_card", "工作": "occupation", "职业": "occupation", "job": "occupation",
+    "profession": "occupation", "公司": "employer", "company": "employer", "老家": "hometown",
+    "家乡": "hometown", "猫": "cat", "狗": "dog", "宠物": "pet", "茶": "tea", "颜色": "colour",
+    "咖啡": "coffee", "城市": "city", "妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband",
+    "女儿": "daughter", "儿子": "son", "密码": "password", "护照": "passport", "护照号": "passport",
+    "最喜欢的": "favourite_", "home_town": "hometown", "city_of_residence": "home_city",
+    "current_city": "home_city", "location": "home_city", "residence": "home_city",
+}
+_SENSITIVE_ATTR = re.compile(
+    r"bank|card|account|iban|routing|id_number|passport|ssn|social_security|national_id|driver|licen[cs]e|"
+    r"address|phone|mobile|email|password|passcode|pin\b|salary|income|tax|medical|diagnos|allergy|health|"
+    r"身份证|银行|卡号|账号|地址|住址|电话|手机|邮箱|密码|护照|工资|收入|病", re.I)
+_SENSITIVE_VALUE = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"            # email
+    r"|(?<!\d)(?:\d[ -]?){8,19}\d?(?!\d)"       # long digit runs: card, ID, account, phone
+    r"|\d{17}[\dXx]")                           # mainland ID number
+
+
+def normalize_object(text: str) -> str:
+    """Key form of a liked/disliked thing: NFKC, case-folded, no leading article, no trailing punctuation,
+    Chinese sentence-final particles dropped. "The Spicy food!" -> "spicy food"."""
+    t = unicodedata.normalize("NFKC", text).casefold().strip()
+    t = re.sub(r"^(?:the|a|an|some|my)\s+", "", t)
+    t = re.sub(r"[\s.!?。！？,，;；:：~…'\"“”]+$", "", t)
+    t = re.sub(r"(?:了|啦|的|呢|吧|啊)+$", "", t) if has_cjk(t) else t
+    return " ".join(t.split())
+
+
+def normalize_attribute(attr: str) -> str:
+    """``"My Favorite Tea"`` -> ``"favourite_tea"``; ``"手机号"`` -> ``"phone"``; ``"likes:Spicy Food"`` ->
+    ``"likes:spicy food"`` (the part after a ``prefix:`` keeps its spaces)."""
+    a = unicodedata.normalize("NFKC", attr).strip()
+    if ":" in a:
+        head, _, obj = a.partition(":")
+        head = normalize_attribute(head) if head.strip() else ""
+        return f"{head}:{normalize_object(obj)}" if head else normalize_object(obj)
+    a = a.casefold()
+    a = re.sub(r"^(?:my|the|user'?s?|我的|我)\s*", "", a)
+    a = re.sub(r"[\s\-/.]+", "_", a).strip("_'’\"")
+    a = re.sub(r"'s_", "_", a)
+    if a in _ATTR_SYNONYMS:
+        return _ATTR_SYNONYMS[a]
+    if a.startswith("最喜欢的"):
+        rest = a[len("最喜欢的"):]
+        return "favourite_" + _ATTR_SYNONYMS.get(rest, rest)
+    parts = [_ATTR_SYNONYMS.get(p, p) for p in a.split("_")]
+    out = "_".join(p for p in parts if p)
+    out = _ATTR_SYNONYMS.get(out, out)
+    # "猫的名字" -> "cat_name"
+    m = re.fullmatch(r"(.+?)的(.+)", out)
+    if m:
+        out = f"{_ATTR_SYNONYMS.get(m.group(1), m.group(1))}_{_ATTR_SYNONYMS.get(m.group(2), m.group(2))}"
+    return out
+
+
+def detect_language(text: str) -> Language:
+    """"zh" when the text is Chinese, "mixed" when it also has two or more Latin words, else "en"."""
+    if not has_cjk(text):
+        return "en"
+    latin = re.findall(r"[A-Za-z]{2,}", text)
+    return "mixed" if len(latin) >= 2 else "zh"
+
+
+def is_sensitive(attribute: str, value: str) -> bool:
+    """True for personal data that should be redacted or handled with care: bank cards, ID numbers, addresses,
+    phone numbers, emails, passwords, health data."""
+    return bool(_SENSITIVE_ATTR.search(attribute) or _SENSITIVE_VALUE.search(value))
+
+
+class Fact(BaseModel):
+    """One entity-attribute-value fact.
+
+    ``entity``: "user" or a named entity ("Person Q"). ``attribute``: normalised slot key (see module doc).
+    ``value``: in the user's own words and language. ``polarity``: +1, or -1 for "I no longer…", "I can't
+    stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
+    ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
+    sentence it came from. ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
+    """
+
+    entity: str = "user"
+    attribute: str
+    value: str
+    polarity: Literal[1, -1] = 1
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    sensitive: bool = False
+    source_span: str = ""
+    language: Language = "en"
+    extractor: str = "rules"
+
+    @field_validator("attribute")
+    @classmethod
+    def _norm_attr(cls, v: str) -> str:
+        v = normalize_attribute(v)
+        if not v:
+            raise ValueError("empty attribute")
+        return v
+
+    @field_validator("value", "entity")
+    @classmethod
+    def _strip(cls, v: str) -> str:
+        v = " ".join(str(v).split())
+        if not v:
+            raise ValueError("empty")
+        return v
+
+    @property
+    def slot(self) -> tuple[str, str]:
+        """``(entity, attribute)``, case-folded: facts with the same slot can supersede each other."""
+        return (self.entity.casefold(), self.attribute)
+
+    def as_text(self) -> str:
+        """A one-line rendering for storage or prompts, e.g. ``"user likes: spicy food"``,
+        ``"user home_city: Lisbon"``, ``"user NOT likes: spicy food"``."""
+        neg = "NOT " if self.polarity < 0 else ""
+        if ":" in self.attribute:
+            head = self.attribute.split(":", 1)[0]
+            return f"{self.entity} {neg}{head}: {self.value}"
+        return f"{self.entity} {neg}{self.attribute}: {self.value}"

@@ -1,0 +1,297 @@
+"""Deterministic, offline fact extraction for English and Chinese user turns.
+
+Patterns (first match per clause wins; see the tests for the full list of sentences):
+
+- name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "叫我X";
+- "my X is Y" / "我的X是Y" / "我最喜欢的X是Y" -> attribute X; "my cat is called Y", "my cat's name is Y",
+  "I have a cat called Y", "我的猫叫Y" -> ``cat_name``;
+- home: "I live in Y", "I'm based in Y", "I moved to Y", "我住在Y", "我搬到了Y" -> ``home_city``;
+- work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y",
+  "我是一名Y" -> ``occupation``;
+- preferences: "I like/love/enjoy/prefer X", "I'm a fan of X", "我喜欢X" -> ``likes:X`` (+1);
+  "I don't like / hate / can't stand X", "我不喜欢X", "我讨厌X" -> ``likes:X`` (-1), the SAME slot;
+- "I no longer X", "I don't X any more", "我不再X": X is parsed as above with the polarity flipped
+  ("I no longer live in Y" -> ``home_city`` -1); otherwise ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
+- "I'm allergic to X", "我对X过敏" -> ``allergy:X`` (sensitive);
+- third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q".
+
+Only user turns are read (assistant and system turns never become user facts). Questions, hypotheticals
+("if I lived in…", "I would love…", "如果…") and wishes are skipped. Hedges ("maybe", "I think", "probably",
+"可能", "也许", "大概") give confidence 0.6 instead of 1.0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..text.segment import split_sentences
+from ..text.tokenize import has_cjk
+from ..types import Message
+from .model import Fact, detect_language, is_sensitive, normalize_object
+
+__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
+
+HEDGED_CONFIDENCE = 0.6
+
+_HEDGE_EN = re.compile(r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i believe|i suppose|not sure|"
+                       r"might|i feel like|kind of|sort of|i reckon)\b", re.I)
+_HEDGE_ZH = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|我觉得|不确定|应该是")
+_HYPOTHETICAL = re.compile(r"\b(?:if|whether|wonder|would|wish|hope|unless|suppose|imagine|pretend)\b|"
+                           r"\b(?:i'd|you)\b|如果|假如|要是|是否|希望|假设|想象", re.I)
+_LEAD = re.compile(
+    r"^(?:(?:actually|well|so|oh|also|btw|by the way|honestly|anyway|now|but|and|ok|okay|yeah|yes|no|hmm+|um+|"
+    r"fun fact|just so you know|fyi|i think|i guess|i believe|i suppose|maybe|perhaps|probably|"
+    r"i'm pretty sure|i am pretty sure)\b[\s,:;!-]*)+", re.I)
+_LEAD_ZH = re.compile(r"^(?:其实|不过|但是|而且|另外|对了|嗯+|哦+|我觉得|可能|也许|大概|或许|好像|估计|顺便说一下)[，,\s]*")
+_CLAUSE = re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
+                     r"\s+(?:and|but)\s+(?=(?:I|I'm|I've|my)\b)")
+_QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
+                             r"shall|will)\b", re.I)
+
+# -- value cleanup ---------------------------------------------------------------------------------------------
+_EN_CUT = re.compile(
+    r"\s+(?:any ?more|these days|nowadays|right now|now|at the moment|at all|last|next|this|since|yesterday|"
+    r"today|tomorrow|recently|ago|because|but|so|when|after|before|though|although|a lot|very much|so much|"
+    r"as well|too|either|for (?:a|\d+|one|two|three|several|many|the past)|in \d{4}|starting|from now on)\b"
+    r"|\s*[,;:(（]|\s+-\s", re.I)
+_ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
+_ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
+       r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even)\s+)*"
+_ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)|今天|昨天|明天|最近|刚刚?|已经|马上|就要?|将要?|准备|" \
+        r"打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|确实|其实|可能|也许|大概|好像|最|更|\s)*"
+
+
+def _clean(v: str, *, max_words: int = 8) -> str | None:
+    v = v.strip().strip("\"'“”‘’「」")
+    if not v:
+        return None
+    if has_cjk(v) and re.match(r"[A-Za-z<]", v):
+        v = re.split(r"\s*[\u3400-\u9fff]", v, maxsplit=1)[0]  # "Company K 下周一开始" -> "Company K"
+    elif not has_cjk(v):
+        m = _EN_CUT.search(v)
+        if m:
+            v = v[: m.start()]
+    v = re.sub(r"[\s.!?。！？~…]+$", "", v).strip()
+    if has_cjk(v):
+        v = _ZH_TAIL.sub("", v).strip()
+    if not v or len(v.split()) > max_words or len(v) > 80:
+        return None
+    return v
+
+
+# -- patterns --------------------------------------------------------------------------------------------------
+# Each rule: (regex, attribute builder (match -> attribute), polarity, entity group or None)
+Rule = tuple[re.Pattern, Callable[[re.Match], str], int]
+
+_V = r"(?P<v>.+)"
+_NAME_V = r"(?P<v>[^\s,.;!?，。；！？][^,.;!?，。；！？]{0,40})"
+
+
+def _c(p: str) -> re.Pattern:
+    return re.compile(p, re.I)
+
+
+def _const(attr: str) -> Callable[[re.Match], str]:
+    return lambda m: attr
+
+
+def _named(m: re.Match) -> str:
+    return f"{m.group('a')}_name"
+
+
+def _likes(m: re.Match) -> str:
+    return f"likes:{normalize_object(m.group('v'))}"
+
+
+_EN_RULES: list[Rule] = [
+    (_c(r"\b(?:my name is|my name's|call me|i'm called|i am called|i go by)\s+" + _NAME_V), _const("name"), 1),
+    (_c(r"\bmy\s+(?P<a>[a-z][\w-]*(?: [a-z][\w-]*)?)\s+(?:is|was|'s)\s+(?:called|named)\s+" + _NAME_V),
+     _named, 1),
+    (_c(r"\bmy\s+(?P<a>[a-z][\w-]*(?: [a-z][\w-]*)?)'s name is\s+" + _NAME_V), _named, 1),
+    (_c(r"\bI\s+(?:have|had|got)\s+an?\s+(?P<a>[a-z][\w-]*(?: [a-z][\w-]*)?)\s+(?:called|named)\s+" + _NAME_V),
+     _named, 1),
+    (_c(r"\bI\s+" + _ADV + r"(?:live|reside)\s+in\s+" + _V), _const("home_city"), 1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:living|based|residing|settled)\s+in\s+" + _V), _const("home_city"), 1),
+    (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+" + _V),
+     _const("home_city"), 1),
+    (_c(r"\bI(?:'m| am| will| 'll|'ll)\s+" + _ADV + r"(?:moving|relocating|move|relocate)\s+(?:back\s+)?to\s+"
+        + _V), _const("home_city"), 1),
+    (_c(r"\bI\s+" + _ADV + r"work\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"working\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
+    (_c(r"\bI\s+" + _ADV + r"work\s+(?:at|for)\s+" + _V), _const("employer"), 1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"working\s+(?:at|for)\s+" + _V), _const("employer"), 1),
+    (_c(r"\b(?:new job|a job|started (?:a )?(?:new )?job|started working|joined|got hired)\s+(?:at|with|by)\s+"
+        + _V), _const("employer"), 1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"allergic\s+to\s+" + _V),
+     lambda m: f"allergy:{normalize_object(m.group('v'))}", 1),
+    (_c(r"\bI\s+" + _ADV + r"(?:don't|do not|didn't|did not|never)\s+" + _ADV +
+        r"(?:like|enjoy|love|care for)\s+" + _V), _likes, -1),
+    (_c(r"\bI\s+" + _ADV + r"(?:hate|dislike|detest|loathe|despise|can't stand|cannot stand|can not stand|"
+        r"can't bear|cannot bear)\s+" + _V), _likes, -1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"not\s+(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|into|keen on)\s+" + _V),
+     _likes, -1),
+    (_c(r"\bI\s+" + _ADV + r"prefer\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|instead of)\s+.+)?$"), _likes, 1),
+    (_c(r"\bI\s+" + _ADV + r"(?:like|love|enjoy|adore)\s+" + _V), _likes, 1),
+    (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|into|keen on)\s+" + _V), _likes, 1),
+    (_c(r"\bI\s+(?:stopped|quit|gave up)\s+(?P<v>\w+ing\b.*)"), lambda m: f"does:{normalize_object(m.group('v'))}",
+     -1),
+    (_c(r"\bmy\s+(?P<a>[a-z][\w'-]*(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+" + _V), lambda m: m.group("a"), 1),
+]
+
+_THIRD = re.compile(
+    r"^(?P<e>[A-Z][\w<>-]*(?:\s+[A-Z][\w<>-]*)*)\s+(?:really\s+|also\s+|still\s+)*(?P<verb>likes|loves|enjoys|"
+    r"adores|hates|dislikes|lives in|works at|works for|works as an?|works as|moved to)\s+(?P<v>.+)$")
+_THIRD_ATTR = {"likes": ("likes", 1), "loves": ("likes", 1), "enjoys": ("likes", 1), "adores": ("likes", 1),
+               "hates": ("likes", -1), "dislikes": ("likes", -1), "lives in": ("home_city", 1),
+               "moved to": ("home_city", 1), "works at": ("employer", 1), "works for": ("employer", 1),
+               "works as": ("occupation", 1), "works as a": ("occupation", 1), "works as an": ("occupation", 1)}
+
+_ZV = r"(?P<v>[^，。！？,.!?；;]+)"
+_ZH_RULES: list[Rule] = [
+    (re.compile(r"(?:我的名字(?:是|叫)|我名字叫|我叫|叫我)\s*(?P<v>(?!了|做|外卖)[^，。！？,.!?；;\s]{1,20})"),
+     _const("name"), 1),
+    (re.compile(r"我(?:的|家的?|养的)(?P<a>[^，。！？是叫的]{1,8})(?:的名字)?(?:叫|名叫|叫做)\s*" + _ZV), _named, 1),
+    (re.compile(r"我最喜欢的(?P<a>[^，。！？是]{1,10})是\s*" + _ZV), lambda m: "最喜欢的" + m.group("a"), 1),
+    (re.compile(r"我" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
+    (re.compile(r"我" + _ZADV + r"(?:要|会)?(?:搬到了?|搬去了?|搬家到了?|搬回了?|搬来了?)\s*" + _ZV), _const("home_city"), 1),
+    (re.compile(r"我" + _ZADV + r"在\s*(?P<v>[^，。！？,.!?；;在]{1,30}?)\s*(?:工作|上班|任职|实习)"), _const("employer"), 1),
+    (re.compile(r"(?:新工作在|入职了?|加入了|跳槽到了?)\s*" + _ZV), _const("employer"), 1),
+    (re.compile(r"我" + _ZADV + r"是(?:一名|一个|一位)\s*" + _ZV), _const("occupation"), 1),
+    (re.compile(r"我" + _ZADV + r"对\s*(?P<v>[^，。！？对]{1,20}?)\s*过敏"),
+     lambda m: f"allergy:{normalize_object(m.group('v'))}", 1),
+    (re.compile(r"我" + _ZADV + r"(?:不喜欢|不太喜欢|不爱|讨厌|受不了|不能接受|反感|烦|不想再)\s*" + _ZV), _likes, -1),
+    (re.compile(r"我" + _ZADV + r"(?:喜欢|爱|热爱|偏爱|喜爱|迷上了)\s*" + _ZV), _likes, 1),
+    (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), lambda m: m.group("a"), 1),
+]
+
+_NO_LONGER_EN = re.compile(r"\bI\s+(?:" + _ADV + r")(?:no longer|don't|do not|never)\s+(?P<rest>.+)$", re.I)
+_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?:不再|已经不|不)\s*(?P<rest>[^，。！？]+?)了?$")
+_ANYMORE = re.compile(r"\s+(?:any ?more|anymore)\b", re.I)
+
+
+def hedge_confidence(text: str, base: float = 1.0) -> float:
+    """``base`` lowered to :data:`HEDGED_CONFIDENCE` when ``text`` hedges ("maybe", "I think", "可能"...)."""
+    return min(base, HEDGED_CONFIDENCE) if (_HEDGE_EN.search(text) or _HEDGE_ZH.search(text)) else base
+
+
+def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
+    for pat, attr_fn, pol in rules:
+        m = pat.search(clause)
+        if not m:
+            continue
+        value = _clean(m.group("v"), max_words=4 if attr_fn is _named or attr_fn(m) == "name" else 8)
+        if not value:
+            continue
+        attr = attr_fn(m)
+        if attr.startswith(("likes:", "allergy:", "does:")):
+            head = attr.split(":", 1)[0]
+            attr = f"{head}:{normalize_object(value)}"
+        return attr, value, pol
+    return None
+
+
+def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
+    """(attribute, value, polarity, entity) for one clause, or None."""
+    c = clause.strip()
+    c = _LEAD.sub("", c) if not has_cjk(c[:2]) else _LEAD_ZH.sub("", c)
+    c = c.strip()
+    if not c:
+        return None
+    cjk = has_cjk(c)
+    # English (also for the Latin part of mixed text)
+    m = _THIRD.match(c)
+    if m and m.group("e").split()[0] not in ("I", "My", "We", "You", "They", "He", "She", "It", "This", "That"):
+        attr, pol = _THIRD_ATTR[m.group("verb")]
+        value = _clean(m.group("v"))
+        if value:
+            return (f"likes:{normalize_object(value)}" if attr == "likes" else attr), value, pol, m.group("e")
+    neg = _NO_LONGER_EN.search(c)
+    if neg and not re.match(r"(?:like|enjoy|love|care for|really like)\b", neg.group("rest"), re.I):
+        inner = _apply(_EN_RULES, "I " + _ANYMORE.sub("", neg.group("rest")))
+        if inner:
+            return inner[0], inner[1], -inner[2], "user"
+        if re.match(r"no longer", c[neg.start():][2:].strip(), re.I):
+            value = _clean(_ANYMORE.sub("", neg.group("rest")))
+            if value:
+                return f"does:{normalize_object(value)}", value, -1, "user"
+        return None
+    got = _apply(_EN_RULES, c)
+    if got:
+        return got[0], got[1], got[2], "user"
+    if cjk:
+        zneg = re.search(r"我" + _ZADV + r"不再\s*(?P<rest>[^，。！？]+)", c)
+        if zneg:
+            inner = _apply(_ZH_RULES, "我" + zneg.group("rest"))
+            if inner:
+                return inner[0], inner[1], -inner[2], "user"
+            value = _clean(zneg.group("rest"))
+            return (f"does:{normalize_object(value)}", value, -1, "user") if value else None
+        got = _apply(_ZH_RULES, c)
+        if got:
+            return got[0], got[1], got[2], "user"
+    return None
+
+
+def _is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    return s.endswith(("?", "？", "吗", "吗。", "呢", "么")) or bool(_QUESTION_START.match(s)) and "." not in s
+
+
+def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
+    """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins)."""
+    out: dict[tuple[str, str], Fact] = {}
+    for sentence in split_sentences(text):
+        if _is_question(sentence):
+            continue
+        conf = hedge_confidence(sentence)
+        for clause in _CLAUSE.split(sentence):
+            if not clause or not clause.strip() or _HYPOTHETICAL.search(clause):
+                continue
+            got = _parse_clause(clause)
+            if not got:
+                continue
+            attr, value, pol, ent = got
+            ent = entity if ent == "user" else ent
+            try:
+                fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
+                            sensitive=is_sensitive(attr, value), source_span=sentence,
+                            language=detect_language(sentence), extractor="rules")
+            except ValueError:
+                continue
+            out.pop(fact.slot, None)
+            out[fact.slot] = fact
+    return list(out.values())
+
+
+def _turns(turns: Any) -> Iterable[tuple[str, str]]:
+    if isinstance(turns, str):
+        yield "user", turns
+        return
+    if isinstance(turns, (dict, Message)):
+        turns = [turns]
+    for t in turns or []:
+        if isinstance(t, str):
+            yield "user", t
+        elif isinstance(t, Message):
+            yield t.role, t.content
+        elif isinstance(t, dict):
+            yield str(t.get("role", "user")), str(t.get("content", ""))
+
+
+def extract_facts_rules(turns: str | Message | dict | list[str | Message | dict], *,
+                        entity: str = "user") -> list[Fact]:
+    """Offline facts from the user's own turns (a string is one user turn; assistant/system turns are skipped).
+
+    Returns facts in order of appearance; within a call, a later statement about the same slot replaces an
+    earlier one (the reconcile step across calls is the store's job).
+    """
+    out: dict[tuple[str, str], Fact] = {}
+    for role, content in _turns(turns):
+        if role != "user" or not content.strip():
+            continue
+        for f in extract_from_text(content, entity=entity):
+            out.pop(f.slot, None)
+            out[f.slot] = f
+    return list(out.values())

@@ -1,0 +1,334 @@
+"""Facts: offline rules (EN/ZH), hedges, the reversed-preference slot (C3), grounding, LLM extraction (C9-C12)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from anchormem.errors import LLMParseError
+from anchormem.facts import Fact, check_support, extract_facts_llm, extract_facts_rules
+from anchormem.facts.llm_extract import SYSTEM_PROMPT
+from anchormem.llms import OpenAICompatLLM, make_llm
+from anchormem.testing import DeterministicEmbedder, FakeLLMServer, FakeReply
+
+C9_TEXT = "我下个月搬到 City C，new job at Company K 下周一开始。"
+
+RULE_CASES = [
+    ("My favourite tea is oolong.", ("user", "favourite_tea", "oolong", 1)),
+    ("My favorite color is green.", ("user", "favourite_colour", "green", 1)),
+    ("I live in Lisbon.", ("user", "home_city", "Lisbon", 1)),
+    ("I moved to Berlin last month.", ("user", "home_city", "Berlin", 1)),
+    ("I work at Acme Corp.", ("user", "employer", "Acme Corp", 1)),
+    ("I work as a nurse.", ("user", "occupation", "nurse", 1)),
+    ("I prefer Spanish.", ("user", "likes:spanish", "Spanish", 1)),
+    ("I love jazz.", ("user", "likes:jazz", "jazz", 1)),
+    ("I don't like cilantro.", ("user", "likes:cilantro", "cilantro", -1)),
+    ("I hate traffic jams.", ("user", "likes:traffic jams", "traffic jams", -1)),
+    ("I no longer eat meat.", ("user", "does:eat meat", "eat meat", -1)),
+    ("I no longer live in Paris.", ("user", "home_city", "Paris", -1)),
+    ("I don't live in London anymore.", ("user", "home_city", "London", -1)),
+    ("Call me Sam.", ("user", "name", "Sam", 1)),
+    ("My name is Alice Wong.", ("user", "name", "Alice Wong", 1)),
+    ("My cat is called <PET>.", ("user", "cat_name", "<PET>", 1)),
+    ("I have a dog named Rex.", ("user", "dog_name", "Rex", 1)),
+    ("I'm allergic to peanuts.", ("user", "allergy:peanuts", "peanuts", 1)),
+    ("Person Q enjoys chess.", ("Person Q", "likes:chess", "chess", 1)),
+    ("我的生日是5月8日。", ("user", "birthday", "5月8日", 1)),
+    ("我住在北京。", ("user", "home_city", "北京", 1)),
+    ("我搬到了上海。", ("user", "home_city", "上海", 1)),
+    ("我在腾讯工作。", ("user", "employer", "腾讯", 1)),
+    ("我喜欢吃辣。", ("user", "likes:吃辣", "吃辣", 1)),
+    ("我不喜欢香菜。", ("user", "likes:香菜", "香菜", -1)),
+    ("我不再喜欢吃辣了。", ("user", "likes:吃辣", "吃辣", -1)),
+    ("我叫小明。", ("user", "name", "小明", 1)),
+    ("我最喜欢的茶是乌龙茶。", ("user", "favourite_tea", "乌龙茶", 1)),
+    ("我是一名医生。", ("user", "occupation", "医生", 1)),
+    ("我对花生过敏。", ("user", "allergy:花生", "花生", 1)),
+]
+
+
+@pytest.mark.parametrize("text,expected", RULE_CASES, ids=[c[0] for c in RULE_CASES])
+def test_rules_single_sentence(text, expected):
+    facts = extract_facts_rules(text)
+    assert [(f.entity, f.attribute, f.value, f.polarity) for f in facts] == [expected]
+    f = facts[0]
+    assert f.source_span == text and f.extractor == "rules" and f.confidence == 1.0
+    assert f.language == ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
+
+
+def test_rules_mixed_c9_and_multi_clause():
+    facts = extract_facts_rules(C9_TEXT)
+    assert [(f.attribute, f.value) for f in facts] == [("home_city", "City C"), ("employer", "Company K")]
+    assert all(f.language == "mixed" for f in facts)
+    facts = extract_facts_rules("Please call me <NAME>; I prefer Spanish.")  # C17
+    assert [(f.attribute, f.value) for f in facts] == [("name", "<NAME>"), ("likes:spanish", "Spanish")]
+
+
+@pytest.mark.parametrize("text", ["ok thanks, bye!", "好的谢谢，拜拜", "Do I like spicy food?", "你喜欢吃辣吗？",
+                                  "If I lived in Paris I would be happy.", "I'd like to visit Japan.",
+                                  "I would love to work at Google."])
+def test_rules_nothing_from_chitchat_questions_hypotheticals(text):
+    assert extract_facts_rules(text) == []
+
+
+def test_rules_only_user_turns():
+    turns = [{"role": "user", "content": "Can you explain how to reverse a linked list in groups of k?"},
+             {"role": "assistant", "content": "Sure! I love recursion. I work at OpenLab. My name is Bot."},
+             {"role": "system", "content": "My name is System."}]
+    assert extract_facts_rules(turns) == []
+
+
+def test_hedges_lower_confidence():
+    cases = {"I think my favourite colour is blue.": ("favourite_colour", "blue"),
+             "Maybe I'll move to Rome.": ("home_city", "Rome"),
+             "I probably work at Initech.": ("employer", "Initech"),
+             "我可能会搬到深圳。": ("home_city", "深圳"),
+             "我大概喜欢喝绿茶。": ("likes:喝绿茶", "喝绿茶"),
+             "也许我住在杭州。": ("home_city", "杭州")}
+    for text, (attr, value) in cases.items():
+        facts = extract_facts_rules(text)
+        assert [(f.attribute, f.value, f.confidence) for f in facts] == [(attr, value, 0.6)], text
+    assert extract_facts_rules("My favourite colour is blue.")[0].confidence == 1.0
+
+
+def test_sensitive_flags():
+    assert extract_facts_rules("我的手机号是13812345678。")[0].sensitive is True
+    f = extract_facts_rules("My bank card number is 6222 0202 0000 1234.")[0]
+    assert (f.attribute, f.sensitive) == ("bank_card", True)
+    assert extract_facts_rules("My email is ann@example.com.")[0].sensitive is True
+    assert extract_facts_rules("My favourite tea is oolong.")[0].sensitive is False
+
+
+def test_c3_reversed_preference_same_slot_opposite_polarity():
+    a = extract_facts_rules("I really enjoy spicy food.")
+    b = extract_facts_rules("Actually, I can't stand spicy food any more.")
+    assert len(a) == len(b) == 1
+    assert a[0].slot == b[0].slot == ("user", "likes:spicy food")
+    assert (a[0].polarity, b[0].polarity) == (1, -1)
+    za, zb = extract_facts_rules("我很喜欢吃辣。"), extract_facts_rules("我现在不喜欢吃辣了。")
+    assert za[0].slot == zb[0].slot == ("user", "likes:吃辣") and (za[0].polarity, zb[0].polarity) == (1, -1)
+    # in one call, the later statement about the slot wins
+    both = extract_facts_rules(["I really enjoy spicy food.", "Actually, I can't stand spicy food any more."])
+    assert [(f.attribute, f.polarity) for f in both] == [("likes:spicy food", -1)]
+
+
+def test_fact_model_normalises():
+    f = Fact(attribute="My Favorite Tea", value="  oolong ")
+    assert (f.attribute, f.value, f.slot) == ("favourite_tea", "oolong", ("user", "favourite_tea"))
+    assert Fact(attribute="手机号", value="1").attribute == "phone"
+    assert Fact(attribute="likes:Spicy Food!", value="x").attribute == "likes:spicy food"
+    assert Fact(attribute="likes:coffee", value="coffee", polarity=-1).as_text() == "user NOT likes: coffee"
+    with pytest.raises(ValueError):
+        Fact(attribute="x", value="y", polarity=0)
+
+
+# -- grounding ---------------------------------------------------------------------------------------------------
+def test_grounding_accepts_supported_facts():
+    for fact, src in [(Fact(attribute="home_city", value="City C"), C9_TEXT),
+                      (Fact(attribute="likes:吃辣", value="吃辣", polarity=-1), "我不再喜欢吃辣了。"),
+                      (Fact(attribute="likes:spicy food", value="spicy food", polarity=-1),
+                       "Actually, I can't stand spicy food any more."),
+                      (Fact(attribute="age", value="thirty"), "I turned 30 last week.")]:
+        sup = check_support(fact, src)
+        assert sup.ok, (fact, sup.reasons)
+    assert check_support("the user has two cats", "I have 2 cats").ok
+    assert check_support("用户有两只猫", "我有2只猫").ok
+
+
+def test_grounding_rejects_invented_number():
+    sup = check_support(Fact(attribute="age", value="35"), "I am 34 years old.")
+    assert not sup.ok and any("35" in r for r in sup.reasons)
+    assert not check_support("the user has three cats", "I have 2 cats").ok
+    assert not check_support(Fact(attribute="birthday", value="5月9日"), "我的生日是5月8日。").ok
+
+
+def test_grounding_rejects_invented_name():
+    sup = check_support(Fact(entity="Bob", attribute="home_city", value="Paris"), "My friend lives in Paris.")
+    assert not sup.ok and any("Bob" in r for r in sup.reasons)
+    assert not check_support(Fact(attribute="employer", value="Google"), "I work at a small startup.").ok
+
+
+def test_grounding_rejects_flipped_negation():
+    sup = check_support(Fact(attribute="likes:coffee", value="coffee", polarity=1), "I don't like coffee.")
+    assert not sup.ok and any("negated" in r for r in sup.reasons)
+    assert not check_support(Fact(attribute="likes:tea", value="tea", polarity=-1), "I love tea.").ok
+    assert not check_support(Fact(attribute="likes:香菜", value="香菜"), "我不喜欢香菜。").ok
+    assert not check_support("the user likes coffee", "I don't like coffee.").ok
+    assert not check_support("the user does not like coffee", "I like coffee.").ok
+    # a negation in another clause does not count against a positive fact
+    assert check_support(Fact(attribute="likes:coffee", value="coffee"), "I don't drink tea, I love coffee.").ok
+
+
+def test_grounding_rejects_prompt_only_value():
+    # the extraction prompt's own example ("Porto", "loud music") is not in the user's text
+    assert "Porto" in SYSTEM_PROMPT
+    sup = check_support(Fact(entity="Ana", attribute="home_city", value="Porto"), "My cat is called Tom.")
+    assert not sup.ok
+    assert not check_support(Fact(attribute="likes:loud music", value="loud music", polarity=-1),
+                             "My cat is called Tom.").ok
+
+
+def test_grounding_with_embedder():
+    emb = DeterministicEmbedder(dim=256)
+    sup = check_support(Fact(attribute="favourite_tea", value="oolong"), "My favourite tea is oolong.",
+                        embedder=emb, min_cosine=0.1)
+    assert sup.ok and sup.cosine is not None and sup.cosine > 0.1
+    sup = check_support(Fact(attribute="favourite_tea", value="oolong"), "My favourite tea is oolong.",
+                        embedder=emb, min_cosine=0.99)
+    assert not sup.ok and any("cosine" in r for r in sup.reasons)
+
+
+# -- LLM extraction (scripted server) -----------------------------------------------------------------------------
+def _reply(*facts: dict) -> str:
+    return json.dumps({"facts": list(facts)}, ensure_ascii=False)
+
+
+def _f(attribute, value, quote, entity="user", polarity=1, confidence=1.0):
+    return {"entity": entity, "attribute": attribute, "value": value, "polarity": polarity,
+            "confidence": confidence, "source_quote": quote}
+
+
+PET = _reply(_f("cat_name", "<PET>", "My cat is called <PET>."))
+
+
+@pytest.mark.parametrize("reply,n", [
+    ("Here are the facts I extracted:\n" + PET, 1),
+    ("```json\n" + PET + "\n```\nI hope this helps; tell me if you need more.", 1),
+    ('{"facts": []}\nNote: there was nothing else to extract {braces} here.', 0),
+], ids=["c12a-prose", "c12b-fence", "c12d-note"])
+def test_c12_reply_formats(reply, n):
+    with FakeLLMServer([reply]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "My cat is called <PET>.")
+        assert len(srv.requests) == 1
+    assert len(res.facts) == n and res.rejected == []
+    if n:
+        f = res.facts[0]
+        assert (f.entity, f.attribute, f.value, f.extractor) == ("user", "cat_name", "<PET>", "llm")
+        assert f.source_span == "My cat is called <PET>."
+
+
+def test_c12c_truncated_salvages_or_raises():
+    truncated = '```json\n{"facts": [' + json.dumps(_f("cat_name", "<PET>", "My cat is called <PET>.")) + \
+                ', {"entity": "user", "attribute": "home_ci'
+    with FakeLLMServer([truncated]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "My cat is called <PET>.")
+    assert res.truncated and [f.value for f in res.facts] == ["<PET>"]
+    assert any("cut off" in e for e in res.errors)
+    cut_early = '```json\n{"facts": [{"entity": "user", "attri'
+    with FakeLLMServer([cut_early, cut_early]) as srv:
+        with pytest.raises(LLMParseError):
+            extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "My cat is called <PET>.")
+        assert len(srv.requests) == 2
+
+
+def test_c9_lone_surrogate_kept_after_repair():
+    bad = ('{"facts": [{"entity": "user", "attribute": "home_city", "value": "City C\\ud83d", "polarity": 1, '
+           '"confidence": 1.0, "source_quote": "我下个月搬到 City C"}, {"entity": "user", "attribute": "employer", '
+           '"value": "Company K", "polarity": 1, "confidence": 1.0, "source_quote": "new job at Company K"}]}')
+    with FakeLLMServer([bad]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), C9_TEXT)
+        assert len(srv.requests) == 1
+    assert [(f.attribute, f.value) for f in res.facts] == [("home_city", "City C"), ("employer", "Company K")]
+    assert all(f.language == "mixed" for f in res.facts)
+    assert any("surrogate" in e for e in res.errors)
+
+
+def test_c9_garbage_retries_once_then_raises():
+    with FakeLLMServer(["Sure! The user is moving soon \\ud83d", "I cannot produce JSON, sorry."]) as srv:
+        with pytest.raises(LLMParseError, match="after 2 attempts"):
+            extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), C9_TEXT)
+        assert len(srv.requests) == 2
+        retry = srv.requests[1]["messages"]
+        assert retry[-2]["role"] == "assistant" and "could not be used" in retry[-1]["content"]
+
+
+def test_retry_succeeds_on_second_reply():
+    good = _reply(_f("home_city", "City C", "我下个月搬到 City C"))
+    with FakeLLMServer(["no json here", good]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), C9_TEXT)
+        assert len(srv.requests) == 2
+    assert res.attempts == 2 and [f.value for f in res.facts] == ["City C"]
+
+
+def test_wrong_shape_counts_as_parse_failure():
+    with FakeLLMServer(['{"answer": "City C"}', '{"answer": "City C"}']) as srv:
+        with pytest.raises(LLMParseError):
+            extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), C9_TEXT)
+        assert len(srv.requests) == 2
+
+
+def test_llm_facts_failing_grounding_are_rejected_and_counted():
+    reply = _reply(
+        _f("cat_name", "<PET>", "My cat is called <PET>."),
+        _f("age", "35", "My cat is called <PET>."),                                      # invented number
+        _f("home_city", "Porto", "My sister Ana moved to Porto", entity="Ana"),          # the prompt's example
+        _f("likes:loud music", "loud music", "I can't stand loud music.", polarity=-1),  # the prompt's example
+        _f("likes:cats", "cats", "My cat is called <PET>.", polarity=-1),                # invented negation
+        {"entity": "user", "attribute": "", "value": "x"},                                # malformed
+    )
+    with FakeLLMServer([reply]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "My cat is called <PET>.")
+    assert [f.value for f in res.facts] == ["<PET>"]
+    assert len(res.rejected) == 5
+    reasons = [" ".join(r.reasons) for r in res.rejected]
+    assert "35" in reasons[0]
+    assert "only in the extraction prompt" in reasons[1] and "only in the extraction prompt" in reasons[2]
+    assert "negation" in reasons[3]
+    assert "attribute" in reasons[4]
+
+
+def test_c11_assistant_words_never_become_user_facts():
+    turns = [{"role": "user", "content": "Can you explain how to reverse a linked list in groups of k?"},
+             {"role": "assistant", "content": "Sure, here is a recursive approach … if you need O(1) extra space, "
+                                              "switch to an iterative version."}]
+    reply = _reply(_f("knows", "iterative version with O(1) extra space", "switch to an iterative version"),
+                   _f("implemented", "recursive approach", "here is a recursive approach"))
+    with FakeLLMServer([reply]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), turns)
+        sent = srv.requests[0]["messages"][1]["content"]
+    assert res.facts == [] and len(res.rejected) == 2
+    assert "[user] Can you explain" in sent and "[assistant] Sure" in sent
+
+
+def test_c10_chitchat_prompt_and_no_facts():
+    with FakeLLMServer([_reply()]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "好的谢谢，拜拜", language_hint="zh")
+        req = srv.requests[0]
+    assert res.facts == [] and res.rejected == [] and res.attempts == 1
+    assert req["response_format"]["type"] == "json_schema"
+    assert "keep values in that language" in req["messages"][0]["content"]
+    # nothing to read: no call at all
+    with FakeLLMServer([]) as srv:
+        assert extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), [{"role": "assistant", "content": "hi"}]).facts == []
+        assert srv.requests == []
+
+
+def test_hedge_in_source_caps_llm_confidence():
+    reply = _reply(_f("home_city", "深圳", "我可能会搬到深圳。", confidence=1.0))
+    with FakeLLMServer([reply]) as srv:
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "我可能会搬到深圳。")
+    assert [(f.value, f.confidence, f.language) for f in res.facts] == [("深圳", 0.6, "zh")]
+
+
+def test_llm_http_error_propagates_as_llmerror():
+    from anchormem.errors import LLMError
+
+    with FakeLLMServer([FakeReply(status=400, content="bad model")]) as srv:
+        with pytest.raises(LLMError) as ei:
+            extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake", max_retries=0), "I live in Lisbon.")
+    assert not isinstance(ei.value, LLMParseError)
+
+
+@pytest.mark.llm_integration
+@pytest.mark.skipif(not os.environ.get("ANCHORMEM_LLM_BASE_URL"),
+                    reason="ANCHORMEM_LLM_BASE_URL is not set (opt-in test against a real LLM endpoint)")
+def test_real_endpoint_extracts_facts():
+    llm = make_llm()
+    res = extract_facts_llm(llm, "I live in Lisbon and I work at Acme Corp. 我最喜欢的茶是乌龙茶。")
+    values = {f.value for f in res.facts}
+    assert res.facts, (res.rejected, res.errors)
+    assert values & {"Lisbon", "Acme Corp", "乌龙茶"}
+    for f in res.facts:
+        assert check_support(f, "I live in Lisbon and I work at Acme Corp. 我最喜欢的茶是乌龙茶。").ok
