@@ -17,9 +17,19 @@ import time
 from pathlib import Path
 
 from anchormem.eval.locomo import format_table, run_locomo
-from anchormem.retrieval.config import RECIPES
+from anchormem.retrieval.config import RECIPES, SearchConfig
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+VARIANTS = {
+    "hybrid:recency0": {"recency_weight": 0.0},
+    "hybrid:dense.6": {"dense_weight": 0.6, "lexical_weight": 0.4},
+    "hybrid:dense.4": {"dense_weight": 0.4, "lexical_weight": 0.6},
+    "hybrid:rrf_k20": {"rrf_k": 20.0},
+    "hybrid:cand200": {"candidates": 200},
+    "hybrid:no_q_penalty": {"source_weights": {"utterance": 1.0, "question": 1.0, "assistant": 0.8}},
+    "weighted:dense.5": {"fusion": "weighted", "dense_weight": 0.5},
+    "weighted:dense.3": {"fusion": "weighted", "dense_weight": 0.3},
+}
 OUT = Path(__file__).resolve().parent / "results" / "locomo_recall.json"
 
 
@@ -28,10 +38,15 @@ def main() -> int:
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--conversations", type=int, default=None)
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--variants", action="store_true", help="also evaluate tuning variants of the default")
     args = ap.parse_args()
 
     default = RECIPES["hybrid_rrf"]
-    recipes = ["bm25", "dense", default.name]
+    recipes: list = ["bm25", "dense", default.name]
+    if args.variants:  # tuning variants of the default, evaluated on the same ingest
+        d = default.model_dump()
+        for name, change in VARIANTS.items():
+            recipes.append(SearchConfig(**{**d, **change, "name": name}))
     last = [0.0]
 
     def progress(done: int, total: int) -> None:

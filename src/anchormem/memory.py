@@ -13,14 +13,15 @@ import re
 from datetime import datetime
 from typing import Any
 
-from .answer import AnswerConfig, extractive_answer
+from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
 from .config import Settings, default_path
 from .embedders import Embedder, make_embedder
 from .errors import ConfigError, InvalidInputError, ScopeError
 from .filters import parse_filters
+from .llms import LLM, make_llm
 from .ingest.classify import content_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
-from .ingest.pipeline import draft_memories
+from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .retrieval.config import SearchConfig, recipe
@@ -44,11 +45,14 @@ class Memory:
 
     Args:
         path: database file (default :func:`anchormem.config.default_path`); ``":memory:"`` for a throwaway store.
-        url: alternative to ``path``: ``sqlite:///relative.db`` or ``sqlite:////absolute.db``.
+        url: alternative to ``path``: ``sqlite:///relative.db``, ``sqlite:////absolute.db``, or
+            ``postgresql://user:pass@host/db`` (PostgreSQL + pgvector; ``pip install 'anchormem[postgres]'``).
         embedder: an :class:`~anchormem.embedders.Embedder` instance or a name (``auto``, ``e5-small``, ``hash``).
         tenant: the tenant every call is scoped to (API customers); default ``"default"``.
         search: default search recipe name or :class:`SearchConfig`.
         settings: a :class:`Settings` (default: from ``ANCHORMEM_*`` environment variables).
+        llm: an :class:`~anchormem.llms.LLM` for :meth:`ask`, or None (offline, extractive answers). Default
+            ``"auto"``: :func:`anchormem.llms.make_llm` (an LLM only when ``ANCHORMEM_LLM_BASE_URL`` is set).
 
     Raises ConfigError (bad URL, unknown embedder), EmbedderMismatchError (store built with another model),
     StoreError (file cannot be opened).
@@ -56,15 +60,17 @@ class Memory:
 
     def __init__(self, path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
                  tenant: str | None = None, search: str | SearchConfig | None = None,
-                 answer: AnswerConfig | None = None, settings: Settings | None = None) -> None:
+                 answer: AnswerConfig | None = None, settings: Settings | None = None,
+                 llm: LLM | None | str = "auto") -> None:
         self.settings = settings or Settings()
         s = self.settings
         url = url or s.url
         if path is not None and url is not None:
             raise ConfigError("give either path or url, not both")
-        if url is not None:
+        pg_url = url if url is not None and _is_postgres_url(url) else None
+        if url is not None and pg_url is None:
             path = _path_from_url(url)
-        self.path = path or s.path or default_path()
+        self.path = pg_url or path or s.path or default_path()
         self.tenant = check_scope_id(tenant or s.tenant, "tenant", required=True)
         if embedder is None or isinstance(embedder, str):
             opts = {}
@@ -73,7 +79,7 @@ class Memory:
                         "api_key": s.embedder_api_key}
             embedder = make_embedder(embedder or s.embedder, **opts)
         self.embedder: Embedder = embedder
-        self.store = SQLiteStore(self.path, ann_threshold=s.ann_threshold)
+        self.store = _open_postgres(pg_url, s) if pg_url else SQLiteStore(self.path, ann_threshold=s.ann_threshold)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
         except Exception:
@@ -81,6 +87,8 @@ class Memory:
             raise
         self.search_config = recipe(search)
         self.answer_config = answer or AnswerConfig()
+        self.llm: LLM | None = make_llm() if isinstance(llm, str) and llm == "auto" else llm  # type: ignore
+        self._evidence: EvidenceScorer | None = None  # ask's evidence scorer (caches word embeddings)
         self._searcher = Searcher(self.store, embedder)
         self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
 
@@ -128,7 +136,7 @@ class Memory:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
-        vectors = self.embedder.embed_documents([d.item.text for d in prepared.drafts])
+        vectors = self.embedder.embed_documents([d.embed_text for d in prepared.drafts])
         label_drafts(self.anchor, self.store, scope, prepared.drafts, vectors)
         news = [NewMemory(d.item, v, d.content_hash, d.index_text) for d, v in zip(prepared.drafts, vectors)]
         results = self.store.write(prepared.messages, news, actor="add")
@@ -143,7 +151,7 @@ class Memory:
         new_labels = check_labels(labels) if labels is not None else None
         text = check_text(text, what="text", max_chars=self.settings.max_message_chars)
         old = self.store.get(self.tenant, memory_id)
-        vec = self.embedder.embed_documents([text])[0]
+        vec = self.embedder.embed_documents([embedding_text(text, old.speaker)])[0]
         dates = resolve_dates(text, old.created_at)
         item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
                                  index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
@@ -218,12 +226,22 @@ class Memory:
             limit: int = 10) -> Answer:
         """Answer from memory with citations, or abstain.
 
-        Without an LLM the answer quotes the best supporting memories verbatim (speaker and date). When no
-        memory passes the evidence test, ``abstained=True`` and the text says there is no record. Never invents.
+        The evidence test (:mod:`anchormem.answering.evidence`) keeps the 1-3 memories that answer. Without an
+        LLM the answer quotes them verbatim (speaker and date). With an LLM (``Memory(llm=...)``) the model
+        answers from those memories only; a reply that cites other ids, adds numbers/dates/names not in them,
+        or cannot be parsed falls back to the quotes. When no memory passes the evidence test,
+        ``abstained=True`` and the text says there is no record. Never invents. Each evidence hit's
+        ``explain["evidence"]`` holds its evidence features.
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
-        return extractive_answer(query, hits, self.answer_config)
+        if self._evidence is None:
+            self._evidence = EvidenceScorer(self.embedder, self.answer_config)
+        ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence)
+        if self.llm is None or ans.abstained:
+            return ans
+        cited = {c.id for c in ans.citations}
+        return llm_answer(query, [h for h in hits if h.memory.id in cited], ans, self.llm)
 
     # ---------------------------------------------------------------- context labels
     @property
@@ -286,6 +304,16 @@ def _check_metadata(metadata: Any) -> dict[str, Any]:
     return dict(metadata)
 
 
+def _is_postgres_url(url: str) -> bool:
+    return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def _open_postgres(url: str, s: Settings) -> Any:
+    """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
+    from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
+    return PostgresStore(url, ann_threshold=s.ann_threshold)
+
+
 def _path_from_url(url: str) -> str:
     if url.startswith("sqlite:///"):
         rest = url[len("sqlite:///"):]
@@ -293,4 +321,4 @@ def _path_from_url(url: str) -> str:
     if url in ("sqlite://", "sqlite:///:memory:"):
         return ":memory:"
     scheme = url.split(":", 1)[0]
-    raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db")
+    raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db or postgresql://...")

@@ -23,16 +23,46 @@ from ..text.tokenize import index_text
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
 
-__all__ = ["Draft", "Prepared", "draft_memories"]
+__all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms"]
+
+
+def embedding_text(text: str, speaker: str | None) -> str:
+    """The text a memory is embedded as: ``"<speaker>: <text>"`` when the speaker is known.
+
+    Who said something is part of what it means: "I went to the support group" said by Caroline must match
+    "When did Caroline go to the support group?". Without the name, a small embedder ranks the turns that
+    merely *address* Caroline by name above the ones she said (LoCoMo, e5-small: dense R@10 21% → 50%).
+    """
+    return f"{speaker}: {text}" if speaker else text
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def time_terms(said_at: datetime, dates: list[Any] | None = None) -> str:
+    """Keyword-index terms for when a memory was said and when what it mentions happened: month name, year
+    and the Chinese form ("May 2023 2023年5月"), so "what did I do in May 2023" / "2023年5月" can match turns
+    that never spell out the date ("last week I …" said in May)."""
+    days = [said_at] + [d.start for d in (dates or [])[:2]]
+    seen: dict[str, None] = {}
+    for d in days:
+        seen.setdefault(f"{_MONTHS[d.month - 1]} {d.year} {d.year}年{d.month}月", None)
+    return " ".join(seen)
 
 
 @dataclass
 class Draft:
-    """A memory before embedding: the item, its dedupe hash and its keyword-index text."""
+    """A memory before embedding: the item, its dedupe hash, its keyword-index text and the text to embed."""
 
     item: MemoryItem
     content_hash: str
     index_text: str
+    embed_text: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.embed_text:
+            self.embed_text = embedding_text(self.item.text, self.item.speaker)
 
 
 @dataclass
@@ -81,6 +111,7 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
                 confidence=1.0 if source == "user" else 0.5, entities=extract_entities(chunk, dates),
                 metadata=dict(msg_meta), source_message_ids=[msg_id], source_text=msg.content,
             )
+            extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
             out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
-                                    index_text(chunk + (" " + msg.name if msg.name else ""))))
+                                    index_text(f"{chunk} {extra}")))
     return out

@@ -527,10 +527,12 @@ class SQLiteStore:
                  "timestamp": from_epoch(r[6]).isoformat(), "metadata": json.loads(r[7])} for r in rows]
 
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
-        """Yield batches of (rowid, text) of every memory (for reindex)."""
+        """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
+        speaker is known, as :func:`anchormem.ingest.pipeline.embedding_text` does on add."""
         last = 0
         while True:
-            rows = self._read("SELECT rowid, text FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch))
+            rows = self._read("SELECT rowid, CASE WHEN ifnull(speaker, '') = '' THEN text ELSE speaker || ': ' || text "
+                              "END FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch))
             if not rows:
                 return
             yield [(r[0], r[1]) for r in rows]

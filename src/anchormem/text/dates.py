@@ -199,9 +199,7 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
             dd = int(g[2])
             if not 1 <= dd <= calendar.monthrange(y, mo)[1]:
                 return None
-            d = date(y, mo, dd)
-            if not g[0] and d > today + timedelta(days=1):
-                d = d.replace(year=y - 1) if not (mo == 2 and dd == 29) else d
+            d = date(y, mo, dd) if g[0] else _nearest_year(mo, dd, today)
             return d, d, not g[0]
         return _month_range(date(y, mo, 1)) + (not g[0],)
     elif kind == "iso":
@@ -215,6 +213,20 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
     else:  # pragma: no cover - every pattern kind is handled above
         return None
     return d, d, True
+
+
+def _nearest_year(month: int, day: int, today: date) -> date:
+    """A day-month without a year means the occurrence nearest to the anchor ("March 22" said on 2024-03-04 is
+    2024-03-22; "Dec 30" said on 2024-01-02 is 2023-12-30)."""
+    best = None
+    for y in (today.year - 1, today.year, today.year + 1):
+        try:
+            d = date(y, month, day)
+        except ValueError:  # 29 February in a non-leap year
+            continue
+        if best is None or abs((d - today).days) < abs((best - today).days):
+            best = d
+    return best or date(today.year, month, min(day, 28))
 
 
 def _parse_en_abs(text: str, today: date) -> tuple[date, date, bool] | None:
@@ -231,6 +243,8 @@ def _parse_en_abs(text: str, today: date) -> tuple[date, date, bool] | None:
     if parsed is None:
         return None
     d = parsed.date()
+    if has_day and not has_year:
+        d = _nearest_year(d.month, d.day, today)
     if not has_day:
         a, b = _month_range(d)
         return a, b, not has_year

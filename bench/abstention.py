@@ -1,0 +1,43 @@
+"""Grounded-ask benchmark on LoCoMo: abstention on adversarial questions vs answers citing gold evidence.
+
+    python bench/abstention.py [--conversations N] [--data PATH] [--out bench/results/abstention.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from anchormem.eval.grounding import format_table, run_abstention
+
+DATA = "/work/shared/datasets/locomo/locomo10.json"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "abstention.json"))
+    ap.add_argument("--details", action="store_true", help="store per-question evidence features")
+    args = ap.parse_args()
+    t0 = time.time()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        if time.time() - last[0] > 15 or done == total:
+            last[0] = time.time()
+            print(f"  {done}/{total} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+    result = run_abstention(args.data, conversations=args.conversations, progress=progress, details=args.details)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(format_table(result))
+    print(f"\nwritten {out} in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""Grounded answers for :meth:`anchormem.Memory.ask`: cite memories that really answer, or abstain.
+
+- :mod:`.evidence`: the evidence test (:class:`EvidenceScorer`, :class:`AnswerConfig`, :func:`select`);
+- :mod:`.extractive`: the offline answer (verbatim quotes with speaker and date);
+- :mod:`.llm_answer`: the LLM answer over the compressed evidence, checked, with the extractive fallback.
+"""
+
+from .evidence import AnswerConfig, EvidenceScorer, QuestionInfo, Scored, analyze_question, select
+from .extractive import NO_RECORD, NO_RECORD_ZH, extractive_answer, quote
+from .llm_answer import llm_answer
+
+__all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select", "NO_RECORD",
+           "NO_RECORD_ZH", "extractive_answer", "quote", "llm_answer"]

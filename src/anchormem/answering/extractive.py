@@ -1,0 +1,54 @@
+"""Grounded answers without an LLM: quote the memories that pass the evidence test, or abstain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..text.tokenize import has_cjk
+from ..types import Answer, Hit, MemoryItem
+from .evidence import AnswerConfig, EvidenceScorer, Scored, select
+
+__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate"]
+
+NO_RECORD = "I have no record of that."
+NO_RECORD_ZH = "我没有这方面的记录。"
+
+
+def no_record(question: str) -> str:
+    return NO_RECORD_ZH if has_cjk(question) else NO_RECORD
+
+
+def quote(m: MemoryItem) -> str:
+    """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text)."""
+    who = m.speaker or ("the assistant" if m.source == "assistant" else "you")
+    return f'On {m.created_at.date().isoformat()}, {who} said: "{m.text}"'
+
+
+def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> list[Hit]:
+    """Copies of the hits whose ``explain["evidence"]`` holds the evidence features (and ``cited``)."""
+    cited = {s.index for s in chosen}
+    out = []
+    for h, s in zip(hits, scored):
+        ex = dict(h.explain)
+        ex["evidence"] = {**s.as_dict(), "cited": s.index in cited}
+        out.append(h.model_copy(update={"explain": ex}))
+    return out
+
+
+def abstain(question: str, evidence: list[Hit]) -> Answer:
+    return Answer(text=no_record(question), citations=[], abstained=True, evidence=evidence)
+
+
+def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
+                      scorer: EvidenceScorer | None = None, embedder: Any = None) -> Answer:
+    """Answer by quoting the 1-3 supporting hits verbatim (speaker, date), or abstain. Never writes words that
+    are not quoted. ``scorer`` (or ``embedder`` to build one) enables the per-embedder calibration."""
+    scorer = scorer or EvidenceScorer(embedder, cfg)
+    cfg = cfg or scorer.config
+    scored = scorer.score(question, hits)
+    chosen = select(scored, cfg)
+    evidence = annotate(hits, scored, chosen)
+    if not chosen:
+        return abstain(question, evidence)
+    cites = [hits[s.index].memory for s in chosen]
+    return Answer(text=" ".join(quote(m) for m in cites), citations=cites, abstained=False, evidence=evidence)

@@ -1,0 +1,267 @@
+"""The FastAPI app factory.
+
+    from anchormem.server.app import create_app
+    app = create_app("memories.db", embedder="hash")        # keys in memories.db.keys.db
+
+``create_app_from_env`` is the factory ``anchormem serve`` gives uvicorn: it reads ``ANCHORMEM_URL`` /
+``ANCHORMEM_PATH``, ``ANCHORMEM_EMBEDDER``, ``ANCHORMEM_KEYS_PATH``, ``ANCHORMEM_RATE_LIMIT``,
+``ANCHORMEM_RATE_BURST`` and ``ANCHORMEM_MAX_BODY_BYTES``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from contextlib import asynccontextmanager
+from typing import Any
+
+try:
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    from ..errors import ConfigError
+
+    raise ConfigError("the REST API needs FastAPI and uvicorn: pip install 'anchormem[server]'") from exc
+
+from .. import __version__ as _version
+from ..config import Settings, default_path
+from ..embedders import Embedder
+from ..errors import (AnchormemError, ConfigError, InvalidInputError, NotFoundError, ProviderError)
+from ..memory import Memory
+from .auth import AuthenticationError, PermissionDeniedError
+from .keys import KeyStore, keys_path_for
+from .ratelimit import RateLimiter, RateLimitError, parse_rate_limit
+from .routes import router
+
+__all__ = ["create_app", "create_app_from_env", "MemoryRegistry", "DEFAULT_MAX_BODY_BYTES"]
+
+log = logging.getLogger("anchormem.server")
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+_ENV = object()
+
+
+class MemoryRegistry:
+    """One :class:`Memory` per tenant, opened on first use and sharing one embedder instance."""
+
+    def __init__(self, *, path: str | None, url: str | None, embedder: Embedder | str | None,
+                 settings: Settings) -> None:
+        self._path, self._url, self._settings = path, url, settings
+        self._embedder = embedder
+        self._by_tenant: dict[str, Memory] = {}
+        self._lock = threading.Lock()
+
+    def get(self, tenant: str) -> Memory:
+        mem = self._by_tenant.get(tenant)
+        if mem is not None:
+            return mem
+        with self._lock:
+            mem = self._by_tenant.get(tenant)
+            if mem is None:
+                mem = Memory(self._path, url=self._url, embedder=self._embedder, tenant=tenant,
+                             settings=self._settings)
+                self._embedder = mem.embedder  # later tenants reuse the loaded model
+                self._by_tenant[tenant] = mem
+        return mem
+
+    def ping(self) -> None:
+        """Raise ProviderError unless the store answers a trivial query."""
+        with self._lock:
+            mem = next(iter(self._by_tenant.values()), None)
+        if mem is None:
+            mem = self.get(self._settings.tenant)
+        store = mem.store
+        ping = getattr(store, "ping", None)
+        if callable(ping):
+            ping()
+        else:
+            store._read("SELECT 1")
+
+    def close(self) -> None:
+        with self._lock:
+            mems, self._by_tenant = list(self._by_tenant.values()), {}
+        for m in mems:
+            try:
+                m.close()
+            except Exception:  # noqa: BLE001 - closing is best effort
+                log.exception("closing the store failed")
+
+
+def _status(exc: AnchormemError) -> int:
+    if isinstance(exc, AuthenticationError):
+        return 401
+    if isinstance(exc, PermissionDeniedError):
+        return 403
+    if isinstance(exc, RateLimitError):
+        return 429
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, InvalidInputError):
+        return 400
+    if isinstance(exc, ProviderError):
+        return 503
+    return 500
+
+
+def _error(status: int, code: str, message: str, *, headers: dict[str, str] | None = None,
+           details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 400: "invalid_input"}
+
+
+def _install_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AnchormemError)
+    async def _anchormem_error(request: Request, exc: AnchormemError) -> JSONResponse:
+        status = _status(exc)
+        headers = None
+        if status == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
+        elif status == 429:
+            headers = {"Retry-After": str(getattr(exc, "retry_after", 1))}
+        if status >= 500:
+            log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+        message = str(exc) if status < 500 or isinstance(exc, ProviderError) else "server configuration error"
+        return _error(status, exc.code, message, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        details = []
+        for e in exc.errors():
+            details.append({"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
+                            "type": str(e.get("type", ""))})
+        first = details[0] if details else {"loc": [], "msg": "invalid request"}
+        message = f"{'.'.join(first['loc']) or 'request'}: {first['msg']}"
+        if len(details) > 1:
+            message += f" (and {len(details) - 1} more)"
+        return _error(422, "validation_error", message, details=details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc.detail),
+                      headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(UnicodeError)
+    async def _unicode_error(request: Request, exc: UnicodeError) -> JSONResponse:
+        # e.g. a lone surrogate ("\ud800" in JSON) that the database cannot encode
+        return _error(400, InvalidInputError.code, "text is not valid Unicode (lone surrogate?)")
+
+    @app.exception_handler(Exception)
+    async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("%s %s failed", request.method, request.url.path)
+        return _error(500, "internal_error", "internal server error")
+
+
+class _BodyLimit:
+    """Pure ASGI middleware: refuse request bodies over ``limit`` bytes with 413 and the error envelope."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    too_big = False
+                if too_big:
+                    await self._reject(scope, receive, send)
+                    return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._reject(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _reject(self, scope: dict, receive: Any, send: Any) -> None:
+        resp = _error(413, "payload_too_large", f"request body over {self.limit:,} bytes")
+        await resp(scope, receive, send)
+
+
+def create_app(path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
+               keys: KeyStore | str | None = None, rate_limit: Any = _ENV, rate_burst: Any = _ENV,
+               max_body_bytes: int | None = None, settings: Settings | None = None) -> FastAPI:
+    """Build the REST API app.
+
+    path/url: the store (default: ``ANCHORMEM_URL`` / ``ANCHORMEM_PATH`` / the default file).
+    embedder: an instance or a name (default: ``ANCHORMEM_EMBEDDER``).
+    keys: a :class:`KeyStore` or its file (default: ``ANCHORMEM_KEYS_PATH`` or ``<store>.keys.db``).
+    rate_limit: ``"20/s"``, ``"600/min:100"``, ``None``/``"off"`` (default: ``ANCHORMEM_RATE_LIMIT`` or 20/s);
+    rate_burst: bucket size (default: ``ANCHORMEM_RATE_BURST`` or twice the per-second rate).
+    max_body_bytes: largest request body (default ``ANCHORMEM_MAX_BODY_BYTES`` or 4 MiB).
+    """
+    s = settings or Settings()
+    if path is not None and url is not None:
+        raise ConfigError("give either path or url, not both")
+    if path is not None:
+        s = s.model_copy(update={"url": None, "path": path})
+    elif url is not None:
+        s = s.model_copy(update={"url": url})
+    store_path = None if s.url else (s.path or default_path())
+    if isinstance(keys, KeyStore):
+        key_store = keys
+    else:
+        key_store = KeyStore(keys or keys_path_for(store_path, s.url))
+    if rate_limit is _ENV:
+        rate_limit = os.environ.get("ANCHORMEM_RATE_LIMIT", "20/s")
+    if rate_burst is _ENV:
+        rate_burst = os.environ.get("ANCHORMEM_RATE_BURST") or None
+    limits = parse_rate_limit(rate_limit, rate_burst)
+    if max_body_bytes is None:
+        try:
+            max_body_bytes = int(os.environ.get("ANCHORMEM_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+        except ValueError:
+            raise ConfigError("ANCHORMEM_MAX_BODY_BYTES must be an integer") from None
+    registry = MemoryRegistry(path=None, url=None, embedder=embedder, settings=s)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        registry.close()
+
+    app = FastAPI(title="anchormem", version=_version, lifespan=lifespan,
+                  description="Long-term memory for LLM agents. Every /v1 route except /v1/health and /v1/ready "
+                              "needs `Authorization: Bearer <API key>`; a key is bound to one tenant and a role "
+                              "(reader < writer < admin). Errors: `{\"error\": {\"code\", \"message\"}}`.")
+    app.state.keys = key_store
+    app.state.limiter = RateLimiter(*limits) if limits else None
+    app.state.memories = registry
+    _install_handlers(app)
+    app.include_router(router)
+    app.add_middleware(_BodyLimit, limit=max_body_bytes)
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """The app as configured by ``ANCHORMEM_*`` environment variables (``anchormem serve`` uses this)."""
+    return create_app()

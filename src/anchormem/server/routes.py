@@ -1,0 +1,160 @@
+"""The ``/v1`` routes. Plain ``def`` handlers: FastAPI runs them in its threadpool over the synchronous core.
+
+Every handler takes the caller's :class:`~anchormem.server.auth.Principal` and works only on the ``Memory`` of
+the key's tenant, so the store layer filters every query by that tenant.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+
+from ..errors import FilterError
+from ..memory import Memory
+from .auth import Principal, require
+from .schemas import (AddRequest, AddResponse, Answer, AskRequest, CountsResponse, ErrorResponse, ForgetRequest,
+                      HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse, SearchRequest,
+                      SearchResponse, UpdateRequest)
+
+__all__ = ["router"]
+
+_ERR = {"model": ErrorResponse}
+_AUTH = {400: _ERR, 401: _ERR, 403: _ERR, 422: _ERR, 429: _ERR, 503: _ERR}
+_AUTH_404 = {**_AUTH, 404: _ERR}
+
+router = APIRouter(prefix="/v1")
+
+ScopeQuery = Query(None, min_length=1, max_length=256)
+MemoryId = Path(..., min_length=1, max_length=128, description="A memory id.")
+
+
+def _mem(request: Request, who: Principal) -> Memory:
+    return request.app.state.memories.get(who.tenant)
+
+
+def _messages(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    return [m.model_dump(exclude_none=True) for m in value]
+
+
+def _context(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    return [c if isinstance(c, str) else c.model_dump(exclude_none=True) for c in value]
+
+
+def _filters(raw: Optional[str]) -> Optional[dict[str, Any]]:
+    if raw is None or raw == "":
+        return None
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise FilterError(f"filters is not valid JSON: {getattr(exc, 'msg', exc)}") from None
+    if not isinstance(data, dict):
+        raise FilterError(f"filters must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+# ----------------------------------------------------------------------------------------------- probes
+@router.get("/health", response_model=HealthResponse, tags=["probes"], summary="Liveness (no auth)")
+def health() -> HealthResponse:
+    return HealthResponse()
+
+
+@router.get("/ready", response_model=ReadyResponse, responses={503: _ERR}, tags=["probes"],
+            summary="Readiness: the store and the keys database answer (no auth)")
+def ready(request: Request) -> Any:
+    request.app.state.memories.ping()
+    request.app.state.keys.ping()
+    return ReadyResponse()
+
+
+# ----------------------------------------------------------------------------------------------- write
+@router.post("/memories", response_model=AddResponse, status_code=201, responses=_AUTH, tags=["memories"],
+             summary="Remember what was said (writer)")
+def add_memories(body: AddRequest, request: Request, who: Principal = Depends(require("writer"))) -> Any:
+    events = _mem(request, who).add(_messages(body.messages), user_id=body.user_id, agent_id=body.agent_id,
+                                    session_id=body.session_id, timestamp=body.timestamp, metadata=body.metadata)
+    return AddResponse(events=events)
+
+
+@router.patch("/memories/{memory_id}", response_model=MemoryItem, responses=_AUTH_404, tags=["memories"],
+              summary="Replace a memory's text (writer)")
+def update_memory(body: UpdateRequest, request: Request, memory_id: str = MemoryId,
+                  who: Principal = Depends(require("writer"))) -> Any:
+    labels = None if body.labels is None else [lab.model_dump() for lab in body.labels]
+    return _mem(request, who).update(memory_id, body.text, reason=body.reason, labels=labels)
+
+
+@router.delete("/memories/{memory_id}", response_model=CountsResponse, responses=_AUTH_404, tags=["memories"],
+               summary="Delete one memory (writer)")
+def delete_memory(request: Request, memory_id: str = MemoryId,
+                  purge: bool = Query(False, description="Also erase its text from history."),
+                  who: Principal = Depends(require("writer"))) -> Any:
+    return CountsResponse(deleted=_mem(request, who).delete(memory_id, purge=purge))
+
+
+@router.post("/forget", response_model=CountsResponse, responses=_AUTH, tags=["memories"],
+             summary="Delete every memory of a user (admin)")
+def forget(body: ForgetRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
+    counts = _mem(request, who).delete_all(user_id=body.user_id, agent_id=body.agent_id,
+                                           session_id=body.session_id, purge=body.purge)
+    return CountsResponse(deleted=counts)
+
+
+# ----------------------------------------------------------------------------------------------- read
+@router.get("/memories", response_model=MemoryList, responses=_AUTH, tags=["memories"],
+            summary="List a user's memories, oldest first (reader)")
+def list_memories(request: Request,
+                  user_id: str = Query(..., min_length=1, max_length=256),
+                  agent_id: Optional[str] = ScopeQuery, session_id: Optional[str] = ScopeQuery,
+                  filters: Optional[str] = Query(None, max_length=20_000,
+                                                 description='A JSON filter object, e.g. {"source": "user"}.'),
+                  limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
+                  include_superseded: bool = False,
+                  who: Principal = Depends(require("reader"))) -> Any:
+    items = _mem(request, who).get_all(user_id=user_id, agent_id=agent_id, session_id=session_id,
+                                       filters=_filters(filters), limit=limit, offset=offset,
+                                       include_superseded=include_superseded)
+    return MemoryList(memories=items)
+
+
+@router.get("/memories/{memory_id}", response_model=MemoryItem, responses=_AUTH_404, tags=["memories"],
+            summary="One memory (reader)")
+def get_memory(request: Request, memory_id: str = MemoryId, who: Principal = Depends(require("reader"))) -> Any:
+    return _mem(request, who).get(memory_id)
+
+
+@router.get("/memories/{memory_id}/history", response_model=HistoryResponse, responses=_AUTH_404,
+            tags=["memories"], summary="Every version of a memory (reader)")
+def memory_history(request: Request, memory_id: str = MemoryId,
+                   who: Principal = Depends(require("reader"))) -> Any:
+    return HistoryResponse(history=_mem(request, who).history(memory_id))
+
+
+@router.post("/search", response_model=SearchResponse, responses=_AUTH, tags=["search"],
+             summary="Hybrid search in one user's memories (reader)")
+def search(body: SearchRequest, request: Request, who: Principal = Depends(require("reader"))) -> Any:
+    hits = _mem(request, who).search(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                     session_id=body.session_id, context=_context(body.context),
+                                     filters=body.filters, limit=body.limit, as_of=body.as_of, recipe=body.recipe,
+                                     show_expired=body.show_expired)
+    return SearchResponse(hits=hits)
+
+
+@router.post("/ask", response_model=Answer, responses=_AUTH, tags=["search"],
+             summary="Answer from memory with citations, or abstain (reader)")
+def ask(body: AskRequest, request: Request, who: Principal = Depends(require("reader"))) -> Any:
+    return _mem(request, who).ask(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                  session_id=body.session_id, context=_context(body.context), filters=body.filters,
+                                  limit=body.limit, as_of=body.as_of)
+
+
+@router.get("/export", response_model=dict[str, Any], responses=_AUTH, tags=["memories"],
+            summary="Everything stored for a user, as anchormem.export/1 JSON (reader)")
+def export(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
+           who: Principal = Depends(require("reader"))) -> dict[str, Any]:
+    return _mem(request, who).export(user_id=user_id)

@@ -1,0 +1,148 @@
+"""Request and response bodies of the REST API. Responses reuse :mod:`anchormem.types`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..retrieval.config import RECIPES
+from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem
+
+__all__ = [
+    "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
+    "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
+    "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem",
+]
+
+ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
+# JSON numbers that SQLite and strict JSON can both hold: finite floats, 64-bit integers.
+MetaValue = Union[Annotated[int, Field(ge=-(2 ** 63), le=2 ** 63 - 1, strict=True)],
+                  Annotated[float, Field(allow_inf_nan=False)], bool, str, None]
+Metadata = dict[Annotated[str, Field(min_length=1, max_length=64)], MetaValue]
+RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MessageIn(_Body):
+    """One conversation turn."""
+
+    role: Literal["user", "assistant", "system"] = "user"
+    content: str = Field(min_length=1)
+    timestamp: Optional[datetime] = None
+    name: Optional[Annotated[str, Field(max_length=256)]] = None
+    metadata: Optional[Metadata] = None
+
+
+class AddRequest(_Body):
+    """``messages``: one user turn as a string, or a list of turns."""
+
+    messages: Union[Annotated[str, Field(min_length=1)], Annotated[list[MessageIn], Field(min_length=1,
+                                                                                           max_length=1000)]]
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    session_id: Optional[ScopeId] = None
+    timestamp: Optional[datetime] = None
+    metadata: Optional[Metadata] = None
+
+
+Context = Optional[Union[str, Annotated[list[Union[str, MessageIn]], Field(max_length=200)]]]
+
+
+class SearchRequest(_Body):
+    """Hybrid search in one user's memories. ``filters``: see the filter language in ``docs/api.md``."""
+
+    query: Annotated[str, Field(min_length=1)]
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    session_id: Optional[ScopeId] = None
+    context: Context = None
+    filters: Optional[dict[str, Any]] = None
+    limit: Annotated[int, Field(ge=1, le=1000)] = 5
+    as_of: Optional[datetime] = None
+    recipe: Optional[RecipeName] = None
+    show_expired: bool = False
+
+
+class AskRequest(_Body):
+    """Answer from memory with citations, or abstain."""
+
+    query: Annotated[str, Field(min_length=1)]
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    session_id: Optional[ScopeId] = None
+    context: Context = None
+    filters: Optional[dict[str, Any]] = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    as_of: Optional[datetime] = None
+
+
+class LabelIn(_Body):
+    domain: Annotated[str, Field(min_length=1, max_length=64)]
+    topic: Optional[Annotated[str, Field(max_length=128)]] = None
+    intent: Optional[Annotated[str, Field(max_length=128)]] = None
+    score: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+    primary: bool = False
+
+
+class UpdateRequest(_Body):
+    """Replace a memory's text; the old text stays in its history."""
+
+    text: Annotated[str, Field(min_length=1)]
+    reason: Optional[Annotated[str, Field(max_length=1000)]] = None
+    labels: Optional[Annotated[list[LabelIn], Field(max_length=20)]] = None
+
+
+class ForgetRequest(_Body):
+    """Delete every memory of a user (optionally one agent/session). ``purge`` also erases history text."""
+
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    session_id: Optional[ScopeId] = None
+    purge: bool = False
+
+
+class AddResponse(BaseModel):
+    events: list[MemoryEvent]
+
+
+class MemoryList(BaseModel):
+    memories: list[MemoryItem]
+
+
+class SearchResponse(BaseModel):
+    hits: list[Hit]
+
+
+class HistoryResponse(BaseModel):
+    history: list[HistoryEntry]
+
+
+class CountsResponse(BaseModel):
+    """Rows deleted, per table."""
+
+    deleted: dict[str, int]
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class ReadyResponse(BaseModel):
+    status: Literal["ready"] = "ready"
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: Optional[list[dict[str, Any]]] = None
+
+
+class ErrorResponse(BaseModel):
+    """Every error: ``{"error": {"code": ..., "message": ...}}``."""
+
+    error: ErrorBody

@@ -1,0 +1,84 @@
+"""PostgreSQL schema migrations, versioned in the ``anchormem_schema`` table; each pending step runs in the
+migration transaction under an advisory lock, so processes opening one database at once migrate it once.
+Add a new step at the end; never edit a released one.
+
+Every table but ``meta`` carries ``tenant`` and ``user_id`` and every primary key starts with them, so the
+tables can be distributed (Citus) on ``user_id`` and co-located: a user's rows live on one shard. ``meta``
+(embedder name and dimension, store id) is global: a reference table under Citus.
+
+Timestamps are ``double precision`` epoch seconds (UTC), exactly as in the SQLite store, so filters compile
+to the same comparisons. The ``embedding vector(dim)`` column and its HNSW index are added by
+:meth:`PostgresStore.check_embedder` once the embedder's dimension is known (see :func:`embedding_ddl`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM"]
+
+VERSION_TABLE = "anchormem_schema"
+
+HNSW_MAX_DIM = 2000  # pgvector indexes ``vector`` columns up to 2,000 dimensions
+
+_V1 = [
+    """CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)""",
+    """CREATE TABLE messages (
+        tenant text NOT NULL, user_id text NOT NULL, id text NOT NULL,
+        agent_id text, session_id text,
+        role text NOT NULL, name text, content text NOT NULL,
+        ts double precision NOT NULL, created_at double precision NOT NULL,
+        metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (tenant, user_id, id))""",
+    "CREATE INDEX ix_msg_scope ON messages (tenant, user_id, session_id, ts)",
+    """CREATE TABLE memories (
+        tenant text NOT NULL, user_id text NOT NULL, id text NOT NULL,
+        agent_id text, session_id text,
+        kind text NOT NULL, text text NOT NULL, content_hash text NOT NULL,
+        role text NOT NULL, speaker text, source text NOT NULL,
+        created_at double precision NOT NULL, updated_at double precision,
+        event_time double precision, event_time_end double precision,
+        valid_from double precision NOT NULL, valid_to double precision,
+        confidence double precision NOT NULL DEFAULT 1.0,
+        labels jsonb NOT NULL DEFAULT '[]'::jsonb, metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+        source_message_ids jsonb NOT NULL DEFAULT '[]'::jsonb, source_text text NOT NULL DEFAULT '',
+        superseded_by text, access_count integer NOT NULL DEFAULT 0,
+        last_accessed_at double precision, expires_at double precision,
+        tsv tsvector NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (tenant, user_id, id))""",
+    "CREATE INDEX ix_mem_id ON memories (tenant, id)",
+    "CREATE INDEX ix_mem_scope ON memories (tenant, user_id, valid_to)",
+    "CREATE INDEX ix_mem_session ON memories (tenant, user_id, session_id)",
+    "CREATE INDEX ix_mem_created ON memories (tenant, user_id, created_at)",
+    """CREATE UNIQUE INDEX ux_mem_dedupe ON memories (tenant, user_id, coalesce(agent_id, ''), kind, source,
+        content_hash) WHERE valid_to IS NULL""",
+    "CREATE INDEX ix_mem_tsv ON memories USING gin (tsv)",
+    """CREATE TABLE memory_entities (
+        tenant text NOT NULL, user_id text NOT NULL, memory_id text NOT NULL,
+        type text NOT NULL, value text NOT NULL, normalized text,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        FOREIGN KEY (tenant, user_id, memory_id) REFERENCES memories (tenant, user_id, id) ON DELETE CASCADE)""",
+    "CREATE INDEX ix_ent_mem ON memory_entities (tenant, user_id, memory_id)",
+    "CREATE INDEX ix_ent_scope ON memory_entities (tenant, user_id, type, value)",
+    """CREATE TABLE memory_history (
+        tenant text NOT NULL, user_id text NOT NULL, memory_id text NOT NULL,
+        version integer NOT NULL, event text NOT NULL, old_text text, new_text text,
+        actor text, reason text, created_at double precision NOT NULL,
+        PRIMARY KEY (tenant, user_id, memory_id, version))""",
+    "CREATE INDEX ix_hist_mem ON memory_history (tenant, memory_id, version)",
+    """CREATE TABLE metadata_keys (tenant text NOT NULL, user_id text NOT NULL, key text NOT NULL,
+        PRIMARY KEY (tenant, user_id, key))""",
+    """CREATE TABLE scope_state (tenant text NOT NULL, user_id text NOT NULL, generation bigint NOT NULL,
+        PRIMARY KEY (tenant, user_id))""",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]
+LATEST = MIGRATIONS[-1][0]
+
+
+def embedding_ddl(dim: int) -> list[str]:
+    """The statements that add the embedding column (and its HNSW index) for an embedder of ``dim``."""
+    out = [f"ALTER TABLE memories ADD COLUMN embedding vector({int(dim)}) NOT NULL"]
+    if dim <= HNSW_MAX_DIM:
+        out.append("CREATE INDEX ix_mem_hnsw ON memories USING hnsw (embedding vector_ip_ops)")
+    return out

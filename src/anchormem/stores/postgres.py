@@ -1,0 +1,613 @@
+"""The PostgreSQL + pgvector store: the same Store interface and semantics as :class:`.sqlite.SQLiteStore`.
+
+- Vectors live in an ``embedding vector(dim)`` column (added when the embedder is first recorded) with an HNSW
+  index (``vector_ip_ops``: vectors are L2-normalised, so inner product = cosine). Scopes up to
+  ``ann_threshold`` current memories are searched exactly; larger ones through the HNSW index.
+- Keyword search: the jieba-segmented ``index_text`` goes into a ``tsvector`` built with the ``simple`` config
+  (so Chinese tokens survive) plus the ``english`` config (stems, like SQLite's porter tokenizer); query terms are
+  OR'd and ranked BM25-style (scope-local IDF × ``ts_rank`` term weight).
+- Exact duplicates: a unique partial index and ``INSERT ... ON CONFLICT DO NOTHING``; the loser reads the
+  winner's row and reports NOOP.
+- Connections come from a ``psycopg_pool.ConnectionPool``; psycopg errors become :class:`StoreError` here.
+
+Needs the optional extra: ``pip install 'anchormem[postgres]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..errors import ConfigError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
+from ..filters import FilterNode
+from ..timeutil import from_epoch, to_epoch, utcnow
+from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
+from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
+from .protocol import NewMemory, StoredMessage, WriteResult
+from .sqlfilter import SQLiteFilterCompiler
+from .vectors import DEFAULT_ANN_THRESHOLD
+
+try:  # the driver is an optional extra
+    import psycopg
+    from psycopg import errors as pg_errors
+    from psycopg.types.json import Jsonb
+    from psycopg_pool import ConnectionPool, PoolTimeout
+    from pgvector.psycopg import register_vector
+except ImportError as _exc:  # pragma: no cover - exercised only without the extra
+    psycopg = None  # type: ignore[assignment]
+    _IMPORT_ERROR: ImportError | None = _exc
+else:
+    _IMPORT_ERROR = None
+
+__all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
+
+_COLS = ("id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, updated_at, "
+         "event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, source_message_ids, "
+         "source_text, superseded_by, access_count, last_accessed_at, expires_at")
+_MCOLS = ", ".join("m." + c.strip() for c in _COLS.split(","))
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_LOCK_KEY = 0x616E63686D656D  # advisory lock id for migrations and embedder DDL ("anchmem")
+_RETRYABLE: tuple[type[BaseException], ...] = ()
+if psycopg is not None:
+    _RETRYABLE = (pg_errors.DeadlockDetected, pg_errors.SerializationFailure)
+
+T = TypeVar("T")
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def _redact(url: str) -> str:
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+def _json(obj: Any) -> Any:
+    return Jsonb(obj, dumps=partial(json.dumps, ensure_ascii=False, default=str))
+
+
+def _ep(dt: datetime | None) -> float | None:
+    return None if dt is None else dt.timestamp()
+
+
+# ---------------------------------------------------------------- filters
+class PostgresFilterCompiler(SQLiteFilterCompiler):
+    """The shared filter compiler with PostgreSQL dialect pieces: ``%s`` parameters, jsonb access for metadata and
+    labels, entity EXISTS over ``memory_entities`` joined on the memory's key. Semantics are inherited."""
+
+    param = "%s"
+
+    def meta_expr(self, key: str, params: list[Any]) -> str:
+        super().meta_expr(key, params)  # validates the key, appends a JSON path we replace
+        params[-1] = key.split(".")
+        # JSON null reads as SQL NULL, as json_extract does in SQLite
+        return "NULLIF(m.metadata #> %s::text[], 'null'::jsonb)"
+
+    def label_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        if attr not in ("domain", "topic", "intent"):  # pragma: no cover - parse_filters guards this
+            raise InvalidInputError(f"no label attribute {attr!r}")
+        cond, p = self._scalar_cond(f"(j.value ->> '{attr}')", op, value)
+        params.extend(p)
+        return f"EXISTS (SELECT 1 FROM jsonb_array_elements(m.labels) AS j(value) WHERE {cond})"
+
+    def entity_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        col = {"type": "e.type", "value": "e.value"}[attr]
+        cond, p = self._scalar_cond(col, op, value)
+        params.extend(p)
+        return ("EXISTS (SELECT 1 FROM memory_entities e WHERE e.tenant = m.tenant AND e.user_id = m.user_id "
+                f"AND e.memory_id = m.id AND {cond})")
+
+    def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
+        if not expr.startswith("NULLIF(m.metadata"):
+            if op == "contains":
+                return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
+            return super()._scalar_cond(expr, op, value)
+        # metadata values are jsonb: compare with jsonb so numbers compare as numbers and strings as strings
+        if op == "contains":
+            text_expr = expr.replace("NULLIF(m.metadata #>", "(m.metadata #>>").replace(", 'null'::jsonb)", ")")
+            return f"strpos(lower({text_expr}), lower(%s)) > 0", [str(value)]
+        if op in ("exists",) or (op == "eq" and value is None):
+            return super()._scalar_cond(expr, op, value)
+        if op == "in":
+            return super()._scalar_cond(expr, op, [_json(v) for v in value])
+        return super()._scalar_cond(expr, op, _json(value))
+
+
+# ---------------------------------------------------------------- the store
+class PostgresStore:
+    """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
+
+    ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
+    path, usually ``public``). ``min_size``/``max_size``: connection pool bounds. ``ann_threshold``: current
+    memories per user above which dense search uses the HNSW index instead of an exact scan.
+
+    Raises ConfigError when the driver is not installed, StoreError when the server cannot be reached, lacks
+    pgvector, or holds a newer schema.
+    """
+
+    def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
+                 min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+        if _IMPORT_ERROR is not None:
+            raise ConfigError("the PostgreSQL store needs its driver: pip install 'anchormem[postgres]' "
+                              f"({_IMPORT_ERROR})")
+        if schema is not None and not _SCHEMA_NAME.match(schema):
+            raise ConfigError(f"schema name {schema!r}: use lower-case letters, digits and '_'")
+        self.url = url
+        self.path = _redact(url)
+        self.schema = schema
+        self._ann_threshold = ann_threshold
+        self.dim: int | None = None
+        self.store_id: str | None = None
+        self._filters = PostgresFilterCompiler()
+        self._closed = False
+        kwargs: dict[str, Any] = {"autocommit": True}
+        if schema is not None:
+            kwargs["options"] = f"-c search_path={schema},public"
+        self._kwargs = kwargs
+        self._migrate()
+        try:
+            self._pool = ConnectionPool(url, min_size=min_size, max_size=max_size, kwargs=kwargs, timeout=timeout,
+                                        configure=register_vector, open=False, name="anchormem")
+            self._pool.open(wait=True, timeout=timeout)
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(f"cannot open a PostgreSQL pool for {self.path}: {exc}") from exc
+
+    # ---------------------------------------------------------------- connections and transactions
+    def _migrate(self) -> None:
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=30) as conn:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                    if self.schema is not None:
+                        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
+                        conn.execute(f"SET LOCAL search_path = {self.schema}, public")
+                    try:
+                        with conn.transaction():
+                            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                    except psycopg.Error as exc:
+                        raise StoreError(f"the pgvector extension is not available on {self.path}: install "
+                                         f"pgvector on the server (or CREATE EXTENSION vector as a superuser): "
+                                         f"{exc}") from exc
+                    conn.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version integer PRIMARY KEY, "
+                                 "applied_at timestamptz NOT NULL DEFAULT now())")
+                    version = conn.execute(f"SELECT coalesce(max(version), 0) FROM {VERSION_TABLE}").fetchone()[0]
+                    if version > LATEST:
+                        raise StoreError(f"database schema v{version} is newer than this anchormem (v{LATEST}); "
+                                         "upgrade")
+                    for v, statements in MIGRATIONS:
+                        if v > version:
+                            for sql in statements:
+                                conn.execute(sql)
+                            conn.execute(f"INSERT INTO {VERSION_TABLE} (version) VALUES (%s)", (v,))
+                    conn.execute("INSERT INTO meta VALUES ('store_id', %s) ON CONFLICT DO NOTHING",
+                                 (uuid.uuid4().hex,))
+                    rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open PostgreSQL database {self.path}: {exc}") from exc
+        self.store_id = rows["store_id"]
+        if "embedder_dim" in rows:
+            self.dim = int(rows["embedder_dim"])
+
+    @contextmanager
+    def _conn(self) -> Iterator[Any]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise StoreError(f"no PostgreSQL connection available: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error: {exc}") from exc
+
+    def _run(self, fn: Callable[[Any], T], *, write: bool = True) -> T:
+        """Run ``fn(conn)`` in one transaction, retrying deadlocks and serialization failures."""
+        for attempt in range(5):
+            try:
+                with self._conn() as conn:
+                    with conn.transaction():
+                        return fn(conn)
+            except StoreError as exc:
+                if isinstance(exc.__cause__, _RETRYABLE) and attempt < 4:
+                    time.sleep(0.02 * (attempt + 1))
+                    continue
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _read(self, sql: str, params: Any = ()) -> list[tuple]:
+        with self._conn() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    # ---------------------------------------------------------------- embedder bookkeeping
+    def check_embedder(self, name: str, dim: int) -> None:
+        def run(conn: Any) -> None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"
+                                     ).fetchall())
+            if not rows:
+                conn.execute("INSERT INTO meta VALUES ('embedder', %s), ('embedder_dim', %s)", (name, str(dim)))
+                for sql in embedding_ddl(dim):
+                    conn.execute(sql)
+            elif rows.get("embedder") != name or int(rows.get("embedder_dim", -1)) != dim:
+                raise EmbedderMismatchError(
+                    f"this store was built with embedder {rows.get('embedder')!r} (dim {rows.get('embedder_dim')}), "
+                    f"not {name!r} (dim {dim}); open it with that embedder or run `anchormem reindex`"
+                )
+        self._run(run)
+        self.dim = dim
+
+    def embedder_info(self) -> tuple[str | None, int | None]:
+        rows = dict(self._read("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"))
+        dim = rows.get("embedder_dim")
+        return rows.get("embedder"), int(dim) if dim else None
+
+    # ---------------------------------------------------------------- row conversion
+    def _items(self, conn: Any, rows: list[tuple]) -> list[MemoryItem]:
+        if not rows:
+            return []
+        ents: dict[tuple[str, str], list[Entity]] = {}
+        by_tenant: dict[str, list[str]] = {}
+        for r in rows:
+            by_tenant.setdefault(r[1], []).append(r[0])
+        for tenant, ids in by_tenant.items():
+            for mid, t, v, n in conn.execute(
+                    "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
+                    "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
+                ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
+        return [MemoryItem(
+            id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
+            speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
+            event_time=from_epoch(r[12]), event_time_end=from_epoch(r[13]), valid_from=from_epoch(r[14]),
+            valid_to=from_epoch(r[15]), confidence=r[16], labels=[Label(**x) for x in r[17]], metadata=r[18],
+            source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
+            last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
+        ) for r in rows]
+
+    def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
+        with self._conn() as conn:
+            return self._items(conn, conn.execute(sql, params).fetchall())
+
+    # ---------------------------------------------------------------- writes
+    def _vec(self, v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float32).reshape(-1)
+        if self.dim is not None and v.shape[0] != self.dim:
+            raise InvalidInputError(f"embedding has dimension {v.shape[0]}, the store expects {self.dim}")
+        if self.dim is None:
+            raise StoreError("no embedder recorded for this store: call check_embedder(name, dim) first")
+        return v
+
+    @staticmethod
+    def _bump(conn: Any, tenant: str, user_id: str) -> int:
+        return conn.execute(
+            "INSERT INTO scope_state VALUES (%s, %s, 1) ON CONFLICT (tenant, user_id) "
+            "DO UPDATE SET generation = scope_state.generation + 1 RETURNING generation", (tenant, user_id)
+        ).fetchone()[0]
+
+    @staticmethod
+    def _history(conn: Any, item_id: str, tenant: str, user_id: str, event: str, old: str | None,
+                 new: str | None, actor: str, reason: str | None) -> None:
+        conn.execute(
+            "INSERT INTO memory_history (tenant, user_id, memory_id, version, event, old_text, new_text, actor, "
+            "reason, created_at) SELECT %s, %s, %s, coalesce(max(version), 0) + 1, %s, %s, %s, %s, %s, %s "
+            "FROM memory_history WHERE tenant = %s AND user_id = %s AND memory_id = %s",
+            (tenant, user_id, item_id, event, old, new, actor, reason, utcnow().timestamp(), tenant, user_id,
+             item_id))
+
+    _TSV = "to_tsvector('simple', %s) || to_tsvector('english', %s)"
+
+    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str) -> list[WriteResult]:
+        vecs = [self._vec(m.vector) for m in memories]
+
+        def run(conn: Any) -> list[WriteResult]:
+            results: list[WriteResult] = []
+            now = utcnow().timestamp()
+            # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
+            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories}):
+                self._bump(conn, *key)
+            for msg in messages:
+                s = msg.scope
+                conn.execute(
+                    "INSERT INTO messages (tenant, user_id, id, agent_id, session_id, role, name, content, ts, "
+                    "created_at, metadata) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                    (s.tenant, s.user_id, msg.id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
+                     to_epoch(msg.ts), now, _json(msg.metadata)))
+            for nm, vec in zip(memories, vecs):
+                it = nm.item
+                row = conn.execute(
+                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
+                    f"({', '.join(['%s'] * 26)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
+                     it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
+                     it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
+                     _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
+                     _json(list(it.source_message_ids)), it.source_text, it.superseded_by, 0, None,
+                     _ep(it.expires_at), nm.content_hash, nm.index_text, nm.index_text, vec)).fetchone()
+                if row is None:
+                    rows = conn.execute(
+                        f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND "
+                        "coalesce(agent_id, '') = %s AND kind = %s AND source = %s AND content_hash = %s AND "
+                        "valid_to IS NULL",
+                        (it.tenant, it.user_id, it.agent_id or "", it.kind, it.source, nm.content_hash)).fetchall()
+                    if not rows:
+                        raise InvalidInputError(f"memory id {it.id!r} already exists")
+                    results.append(WriteResult("NOOP", self._items(conn, rows)[0]))
+                    continue
+                if it.entities:
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            "INSERT INTO memory_entities (tenant, user_id, memory_id, type, value, normalized) "
+                            "VALUES (%s,%s,%s,%s,%s,%s)",
+                            [(it.tenant, it.user_id, it.id, e.type, e.value, e.normalized) for e in it.entities])
+                if it.metadata:
+                    with conn.cursor() as cur:
+                        cur.executemany("INSERT INTO metadata_keys VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
+                                        [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
+                results.append(WriteResult("ADD", it))
+            return results
+
+        return self._run(run)
+
+    def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
+               content_hash: str, actor: str, reason: str | None = None, entities: list[Entity] | None = None
+               ) -> MemoryItem:
+        vec = self._vec(vector)
+
+        def run(conn: Any) -> MemoryItem:
+            row = conn.execute("SELECT user_id, text FROM memories WHERE tenant = %s AND id = %s FOR UPDATE",
+                               (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            user_id, old = row
+            self._bump(conn, tenant, user_id)
+            conn.execute(f"UPDATE memories SET text = %s, content_hash = %s, embedding = %s, updated_at = %s, "
+                         f"tsv = {self._TSV} WHERE tenant = %s AND user_id = %s AND id = %s",
+                         (text, content_hash, vec, utcnow().timestamp(), index_text, index_text, tenant, user_id,
+                          memory_id))
+            if entities is not None:
+                conn.execute("DELETE FROM memory_entities WHERE tenant = %s AND user_id = %s AND memory_id = %s",
+                             (tenant, user_id, memory_id))
+                if entities:
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            "INSERT INTO memory_entities (tenant, user_id, memory_id, type, value, normalized) "
+                            "VALUES (%s,%s,%s,%s,%s,%s)",
+                            [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
+            self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
+                                (tenant, user_id, memory_id)).fetchall()
+            return self._items(conn, rows)[0]
+
+        return self._run(run)
+
+    @staticmethod
+    def _delete_rows(conn: Any, tenant: str, user_id: str, ids: list[str]) -> dict[str, int]:
+        if not ids:
+            return {"memories": 0, "fts": 0, "entities": 0}
+        ents = conn.execute("DELETE FROM memory_entities WHERE tenant = %s AND user_id = %s AND memory_id = ANY(%s)",
+                            (tenant, user_id, ids)).rowcount
+        mems = conn.execute("DELETE FROM memories WHERE tenant = %s AND user_id = %s AND id = ANY(%s)",
+                            (tenant, user_id, ids)).rowcount
+        # the keyword index is the row's tsvector (and its GIN entries): it goes with the row
+        return {"memories": mems, "fts": mems, "entities": ents}
+
+    def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
+        def run(conn: Any) -> dict[str, int]:
+            row = conn.execute("SELECT user_id, text, source_message_ids FROM memories WHERE tenant = %s AND id = %s "
+                               "FOR UPDATE", (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            user_id, text, src_ids = row
+            self._bump(conn, tenant, user_id)
+            counts = self._delete_rows(conn, tenant, user_id, [memory_id])
+            if purge:
+                counts["history"] = conn.execute(
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
+                    "AND memory_id = %s", (tenant, user_id, memory_id)).rowcount
+                # the verbatim source turn holds the same text: drop it unless another memory still cites it
+                counts["messages"] = sum(conn.execute(
+                    "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
+                    "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
+                    (tenant, user_id, mid, tenant, user_id, mid)).rowcount for mid in (src_ids or []))
+                self._history(conn, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
+            else:
+                self._history(conn, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
+            return counts
+
+        return self._run(run)
+
+    def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
+        base, params = self._scope_sql(scope)
+
+        def run(conn: Any) -> dict[str, int]:
+            self._bump(conn, scope.tenant, scope.user_id)
+            rows = conn.execute(f"SELECT m.id, m.text FROM memories m WHERE {base} ORDER BY m.seq FOR UPDATE",
+                                params).fetchall()
+            ids = [r[0] for r in rows]
+            counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
+            msg_sql = "DELETE FROM messages WHERE tenant = %s AND user_id = %s"
+            mparams: list[Any] = [scope.tenant, scope.user_id]
+            for col in ("agent_id", "session_id"):
+                if getattr(scope, col) is not None:
+                    msg_sql += f" AND {col} = %s"
+                    mparams.append(getattr(scope, col))
+            counts["messages"] = conn.execute(msg_sql, mparams).rowcount
+            if purge:
+                counts["history"] = conn.execute(
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
+                    "AND memory_id = ANY(%s)", (scope.tenant, scope.user_id, ids)).rowcount
+            for mid, text in rows:
+                self._history(conn, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
+                              "delete_all" + (" purge" if purge else ""))
+            if scope.agent_id is None and scope.session_id is None:
+                conn.execute("DELETE FROM metadata_keys WHERE tenant = %s AND user_id = %s",
+                             (scope.tenant, scope.user_id))
+            return counts
+
+        return self._run(run)
+
+    def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
+        if not ids:
+            return
+        self._run(lambda conn: conn.execute(  # an id listed twice counts twice, as in SQLite
+            "UPDATE memories m SET access_count = m.access_count + t.n, last_accessed_at = %s FROM "
+            "(SELECT u.id, count(*)::int AS n FROM unnest(%s::text[]) AS u(id) GROUP BY u.id) t "
+            "WHERE m.tenant = %s AND m.id = t.id", (when.timestamp(), list(ids), tenant)))
+
+    def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
+        """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
+        def run(conn: Any) -> int:
+            return sum(conn.execute("UPDATE memories SET labels = %s WHERE tenant = %s AND id = %s",
+                                    (_json([lb.model_dump() for lb in labs]), tenant, mid)).rowcount
+                       for mid, labs in labels.items())
+        return self._run(run) if labels else 0
+
+    # ---------------------------------------------------------------- reads
+    def get(self, tenant: str, memory_id: str) -> MemoryItem:
+        items = self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = %s", (tenant, memory_id))
+        if not items:
+            raise NotFoundError(f"no memory {memory_id!r}")
+        return items[0]
+
+    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
+        if not ids:
+            return {}
+        items = self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
+        return {it.id: it for it in items}
+
+    @staticmethod
+    def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+        sql, params = "m.tenant = %s AND m.user_id = %s", [scope.tenant, scope.user_id]
+        if scope.agent_id is not None:
+            sql += " AND m.agent_id = %s"
+            params.append(scope.agent_id)
+        if scope.session_id is not None:
+            sql += " AND m.session_id = %s"
+            params.append(scope.session_id)
+        return sql, params
+
+    def _where(self, scope: Scope, where: FilterNode | None, as_of: datetime | None,
+               include_superseded: bool = False) -> tuple[str, list[Any]]:
+        base, params = self._scope_sql(scope)
+        if as_of is not None:
+            t = as_of.timestamp()
+            base += " AND m.valid_from <= %s AND m.created_at <= %s AND (m.valid_to IS NULL OR m.valid_to > %s)"
+            params += [t, t, t]
+        elif not include_superseded:
+            base += " AND m.valid_to IS NULL"
+        fsql, fparams = self._filters.compile(where)
+        return f"{base} AND {fsql}", params + fparams
+
+    def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
+                      include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
+        sql, params = self._where(scope, where, as_of, include_superseded)
+        q = f"SELECT {_MCOLS} FROM memories m WHERE {sql} ORDER BY m.created_at, m.seq"
+        if limit is not None or offset:
+            q += " LIMIT %s OFFSET %s"
+            params = params + [limit, offset]
+        return self._select(q, params)
+
+    def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
+        """The newest current memories of a scope, newest first."""
+        sql, params = self._where(scope, None, None)
+        return self._select(f"SELECT {_MCOLS} FROM memories m WHERE {sql} ORDER BY m.created_at DESC, m.seq DESC "
+                            "LIMIT %s", params + [limit])
+
+    def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
+                     as_of: datetime | None = None) -> list[tuple[str, float]]:
+        if self.dim is None or k <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dim:
+            raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
+        sql, params = self._where(scope, where, as_of)
+
+        def run(conn: Any) -> list[tuple[str, float]]:
+            use_ann = False
+            if as_of is None:
+                n = conn.execute("SELECT count(*) FROM memories WHERE tenant = %s AND user_id = %s AND valid_to IS "
+                                 "NULL", (scope.tenant, scope.user_id)).fetchone()[0]
+                use_ann = n > self._ann_threshold
+            if use_ann:  # HNSW: widen the candidate list, since the scope filter is applied to its output
+                conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(100, 4 * k))}")
+                rows = conn.execute(f"SELECT m.id, -(m.embedding <#> %s) FROM memories m WHERE {sql} "
+                                    "ORDER BY m.embedding <#> %s LIMIT %s", [q, *params, q, k]).fetchall()
+                if len(rows) >= min(k, n):
+                    return [(r[0], float(r[1])) for r in rows]
+            # exact: ordering by the computed score (not the index operator) scans the scope's rows
+            rows = conn.execute(f"SELECT m.id, -(m.embedding <#> %s) AS s FROM memories m WHERE {sql} "
+                                "ORDER BY s DESC, m.seq LIMIT %s", [q, *params, k]).fetchall()
+            return [(r[0], float(r[1])) for r in rows]
+
+        return self._run(run, write=False)
+
+    def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
+                       as_of: datetime | None = None) -> list[tuple[str, float]]:
+        terms = list(dict.fromkeys(t for t in terms if t.strip()))
+        if not terms or k <= 0:
+            return []
+        sql, params = self._where(scope, where, as_of)
+        # BM25-like: Σ over matched terms of idf(term, within the filtered scope) × (0.5 + ts_rank term weight)
+        q = (
+            "WITH t AS (SELECT i, plainto_tsquery('simple', w) || plainto_tsquery('english', w) AS tq "
+            "  FROM unnest(%s::text[]) WITH ORDINALITY AS u(w, i)), "
+            f"c AS MATERIALIZED (SELECT m.id, m.seq, m.tsv FROM memories m WHERE {sql} "
+            "  AND m.tsv @@ ANY (ARRAY(SELECT tq FROM t))), "
+            f"n AS (SELECT count(*)::float8 AS n FROM memories m WHERE {sql}), "
+            "df AS (SELECT t.i, t.tq, count(*)::float8 AS df FROM t JOIN c ON c.tsv @@ t.tq GROUP BY t.i, t.tq) "
+            "SELECT c.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)) * (0.5 + ts_rank(c.tsv, df.tq, 1))) AS s "
+            "FROM c JOIN df ON c.tsv @@ df.tq CROSS JOIN n GROUP BY c.id, c.seq ORDER BY s DESC, c.seq LIMIT %s"
+        )
+        rows = self._read(q, [terms, *params, *params, k])
+        return [(r[0], float(r[1])) for r in rows]
+
+    def metadata_keys(self, scope: Scope) -> set[str]:
+        return {r[0] for r in self._read("SELECT key FROM metadata_keys WHERE tenant = %s AND user_id = %s",
+                                         (scope.tenant, scope.user_id))}
+
+    def user_ids(self, tenant: str) -> list[str]:
+        """Every user of a tenant that has memories."""
+        return [r[0] for r in self._read("SELECT DISTINCT user_id FROM memories WHERE tenant = %s ORDER BY user_id",
+                                         (tenant,))]
+
+    def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored embeddings by memory id (missing ids left out)."""
+        if not ids:
+            return {}
+        rows = self._read("SELECT id, embedding FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
+        return {mid: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32) for mid, v in rows}
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        rows = self._read("SELECT memory_id, version, event, old_text, new_text, actor, reason, created_at FROM "
+                          "memory_history WHERE tenant = %s AND memory_id = %s ORDER BY version", (tenant, memory_id))
+        if not rows:
+            raise NotFoundError(f"no memory {memory_id!r}")
+        return [HistoryEntry(memory_id=r[0], version=r[1], event=r[2], old_text=r[3], new_text=r[4], actor=r[5],
+                             reason=r[6], created_at=from_epoch(r[7])) for r in rows]
+
+    def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT id, agent_id, session_id, role, name, content, ts, metadata FROM messages "
+               "WHERE tenant = %s AND user_id = %s")
+        params: list[Any] = [scope.tenant, scope.user_id]
+        if ids is not None:
+            if not ids:
+                return []
+            sql += " AND id = ANY(%s)"
+            params.append(list(ids))
+        rows = self._read(sql + " ORDER BY ts, seq", params)
+        return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
+                 "timestamp": from_epoch(r[6]).isoformat(), "metadata": r[7]} for r in rows]

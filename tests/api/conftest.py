@@ -1,0 +1,110 @@
+"""A real anchormem API server on 127.0.0.1 (uvicorn in a subprocess) for the API tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+
+from anchormem.server.keys import KeyStore  # noqa: E402
+
+TENANTS = ("acme", "globex", "initech")
+
+
+class LiveServer:
+    """``uvicorn anchormem.server.app:create_app_from_env`` in a subprocess, on a loopback socket bound here
+    (passed by file descriptor, so there is no race for the port), until ``stop()``."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANCHORMEM_")}
+        full_env.update(env)
+        fd = self.sock.fileno()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "anchormem.server.app:create_app_from_env", "--factory",
+             "--fd", str(fd), "--log-level", "warning", "--no-access-log"],
+            env=full_env, pass_fds=(fd,), stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(self.url + "/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if self.proc.poll() is not None:
+                raise RuntimeError("the API server died: " + self.proc.stderr.read().decode(errors="replace"))
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the API server did not start")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                self.proc.kill()
+                self.proc.wait()
+        self.sock.close()
+
+
+@dataclass
+class Api:
+    """The served API: its URL, the key store and one key per (tenant, role)."""
+
+    url: str
+    keys: KeyStore
+    key: dict[tuple[str, str], str] = field(default_factory=dict)
+    server: LiveServer | None = None
+
+    def client(self, tenant: str | None = "acme", role: str = "admin", **kw) -> httpx.Client:
+        headers = {} if tenant is None else {"Authorization": f"Bearer {self.key[(tenant, role)]}"}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30.0, **kw)
+
+
+def _serve(tmp_path_factory, name: str, **env: str) -> Api:
+    d = tmp_path_factory.mktemp(name)
+    db = str(d / "api.db")
+    keys = KeyStore(db + ".keys.db")
+    api = Api("", keys)
+    for t in TENANTS:
+        for role in ("reader", "writer", "admin"):
+            api.key[(t, role)] = keys.create(t, role, name=f"{t}-{role}")[1]
+    server = LiveServer({"ANCHORMEM_PATH": db, "ANCHORMEM_KEYS_PATH": keys.path, "ANCHORMEM_EMBEDDER": "hash",
+                         **env})
+    api.url, api.server = server.url, server
+    return api
+
+
+@pytest.fixture(scope="session")
+def api(tmp_path_factory):
+    """The main server: three tenants, keys of every role, no rate limit."""
+    a = _serve(tmp_path_factory, "api", ANCHORMEM_RATE_LIMIT="off")
+    yield a
+    a.server.stop()
+    a.keys.close()
+
+
+@pytest.fixture(scope="session")
+def limited_api(tmp_path_factory):
+    """A second server with a tight rate limit (2 requests/s, burst 3) and a small body limit."""
+    a = _serve(tmp_path_factory, "limited", ANCHORMEM_RATE_LIMIT="2/s", ANCHORMEM_RATE_BURST="3",
+               ANCHORMEM_MAX_BODY_BYTES=str(64 * 1024))
+    yield a
+    a.server.stop()
+    a.keys.close()

@@ -1,0 +1,245 @@
+"""Grounded ask: the evidence test (cite or abstain), Chinese and English, and the checked LLM answer."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.answering import AnswerConfig, EvidenceScorer, analyze_question, extractive_answer
+from anchormem.llms import OpenAICompatLLM
+from anchormem.testing.fake_llm import FakeLLMServer, FakeReply
+from anchormem.types import Hit, MemoryItem
+
+NO = "I have no record of that."
+NO_ZH = "我没有这方面的记录。"
+T0 = datetime(2024, 3, 20, 20, 11, tzinfo=timezone.utc)
+
+
+def _hit(text: str, speaker: str | None = "Maya", dense: float | None = 0.85, i: int = 0) -> Hit:
+    m = MemoryItem(id=f"id{i:030d}", text=text, user_id="A", speaker=speaker, created_at=T0, valid_from=T0)
+    return Hit(memory=m, score=1.0 / (i + 1), explain={"dense": dense})
+
+
+# ---------------------------------------------------------------- question analysis
+def test_question_terms_drop_question_words_en_zh():
+    q = analyze_question("What is my dog's name?")
+    assert [t for t, _ in q.terms] == ["dog", "name"] and dict(q.terms)["name"] < dict(q.terms)["dog"]
+    assert q.names == []
+    q = analyze_question("When did Melanie go camping?")
+    assert q.names == ["Melanie"] and [t for t, _ in q.terms] == ["go", "camping"]
+    q = analyze_question("我什么时候去游泳？")  # 什么时候 → 什么 + 时候: neither is a key term
+    assert [t for t, _ in q.terms] == ["去", "游泳"]
+    q = analyze_question("我女儿叫什么名字？")  # 叫 and 名字 are one concept, counted once
+    assert [t for t, _ in q.terms] == ["女儿", "叫"]
+
+
+# ---------------------------------------------------------------- offline scorer (hash embedder: lexical only)
+def test_dog_cat_near_miss_abstains_even_with_high_cosine():
+    hits = [_hit("Last week I adopted a rescue cat named Pixel.", dense=0.84)]
+    a = extractive_answer("What is my dog's name?", hits)
+    assert a.abstained is True and a.citations == [] and a.text == NO
+    ev = a.evidence[0].explain["evidence"]
+    assert ev["covered"] == {"dog": 0.0, "name": 1.0} and ev["heavy_ok"] is False and ev["cited"] is False
+    a = extractive_answer("What is the name of my cat?", hits)
+    assert a.abstained is False and a.citations[0].text == "Last week I adopted a rescue cat named Pixel."
+    assert a.text == 'On 2024-03-20, Maya said: "Last week I adopted a rescue cat named Pixel."'
+
+
+def test_named_subject_mismatch_abstains():
+    caroline = _hit("I went camping with my kids last weekend, it was great.", speaker="Caroline", i=0)
+    addressed = _hit("Thanks, Melanie! I went camping by the lake.", speaker="Caroline", i=1)
+    a = extractive_answer("When did Melanie go camping?", [caroline, addressed])
+    assert a.abstained is True, [c.text for c in a.citations]
+    assert [h.explain["evidence"]["subject_ok"] for h in a.evidence] == [False, False]
+    a = extractive_answer("When did Caroline go camping?", [caroline, addressed])
+    assert a.abstained is False and [c.speaker for c in a.citations][0] == "Caroline"
+    mention = _hit("I went camping with Melanie in June.", speaker="Caroline")
+    assert extractive_answer("When did Melanie go camping?", [mention]).abstained is False
+    nick = _hit("Mel said the camping trip was in June.", speaker="Caroline")  # nickname prefix
+    assert extractive_answer("When did Melanie go camping?", [nick]).abstained is False
+
+
+def test_second_citation_must_be_relevant():
+    vet = _hit("Her first vet visit cost 85 euros.", dense=0.88, i=0)
+    lena = _hit("My sister Lena is visiting from Toronto on March 22.", dense=0.86, i=1)
+    a = extractive_answer("How much did the vet visit cost?", [vet, lena])
+    assert [c.text for c in a.citations] == ["Her first vet visit cost 85 euros."]
+    assert a.evidence[1].explain["evidence"]["coverage"] < 0.5
+    # 什么时候 must not make 时候 a shared word
+    swim = _hit("我每周二和周四晚上去游泳馆游泳。", speaker="林晓", i=0)
+    peanuts = _hit("帮我推荐外卖的时候一定要注意花生。", speaker="林晓", i=1)
+    a = extractive_answer("我什么时候去游泳？", [swim, peanuts])
+    assert [c.text for c in a.citations] == ["我每周二和周四晚上去游泳馆游泳。"]
+
+
+def test_two_relevant_memories_are_both_cited_and_max_citations_holds():
+    hits = [_hit("I'm vegetarian, so keep that in mind.", i=0), _hit("I'm not vegetarian anymore.", i=1),
+            _hit("Vegetarian food is great, I was vegetarian for years.", i=2)]
+    a = extractive_answer("Am I vegetarian?", hits, AnswerConfig(max_citations=2))
+    assert len(a.citations) == 2 and a.abstained is False
+
+
+def test_dense_gate_floor_and_margin():
+    cfg = AnswerConfig(dense_floor=0.8)
+    a = extractive_answer("How much did the vet visit cost?", [_hit("The vet visit cost 85 euros.", dense=0.7)], cfg)
+    assert a.abstained is True
+    hits = [_hit("The vet visit cost 85 euros.", dense=0.9, i=0), _hit("A vet visit cost me 40 euros once.",
+                                                                        dense=0.75, i=1)]
+    a = extractive_answer("How much did the vet visit cost?", hits, AnswerConfig(dense_floor=0.7, dense_margin=0.1))
+    assert [c.text for c in a.citations] == ["The vet visit cost 85 euros."]
+    # found by keywords only (no cosine): every key term must be there
+    assert extractive_answer("vet visit cost", [_hit("The vet visit cost 85 euros.", dense=None)]).abstained is False
+    assert extractive_answer("vet bill cost", [_hit("The vet visit cost 85 euros.", dense=None)]).abstained is True
+
+
+def test_chinese_questions_offline():
+    move = _hit("我上周三刚搬到杭州，在西湖区租了一套两居室。", speaker="林晓", i=0)
+    hotel = _hit("公司报销住宿费每晚不超过500元。", speaker="林晓", i=1)
+    a = extractive_answer("我住在哪里？", [move, hotel])  # paraphrase: 住 ~ 搬到 (lexicon)
+    assert [c.text for c in a.citations] == [move.memory.text] and a.abstained is False
+    daughter = _hit("我女儿朵朵六一要参加学校的钢琴演出。", speaker="林晓")
+    assert extractive_answer("我女儿叫什么名字？", [daughter]).citations[0].text == daughter.memory.text
+    a = extractive_answer("我养的狗叫什么名字？", [daughter, move])
+    assert a.abstained is True and a.text == NO_ZH
+
+
+def test_ask_facade_offline_with_hash_embedder(mem):
+    mem.add("I just started a new job as a data engineer at Helix Robotics.", user_id="A")
+    mem.add("Last week I adopted a rescue cat named Pixel.", user_id="A")
+    a = mem.ask("Where do I work?", user_id="A")  # paraphrase: work ~ job (lexicon)
+    assert a.abstained is False and a.citations[0].text.startswith("I just started a new job")
+    assert a.text.startswith("On ") and "I just started a new job as a data engineer" in a.text
+    a = mem.ask("What is my dog's name?", user_id="A")
+    assert a.abstained is True and a.text == NO and a.evidence  # evidence kept for inspection
+    assert all("evidence" in h.explain for h in a.evidence)
+
+
+# ---------------------------------------------------------------- real embedder
+def test_e5_paraphrases_and_near_misses(mem_e5):
+    mem_e5.add("Last week I adopted a rescue cat named Pixel. She hides under the sofa all day.", user_id="A")
+    mem_e5.add("I adopted a golden retriever named Biscuit last spring.", user_id="B")
+    mem_e5.add("Pretty well. My sister Lena is visiting from Toronto on March 22.", user_id="A")
+    mem_e5.add("Her first vet visit cost 85 euros.", user_id="A")
+    mem_e5.add("我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。", user_id="A")
+    a = mem_e5.ask("What is my dog's name?", user_id="A")
+    assert a.abstained is True and a.citations == []
+    a = mem_e5.ask("What is the name of my dog?", user_id="B")  # dog ~ retriever by word embedding
+    assert a.abstained is False and "Biscuit" in a.citations[0].text
+    a = mem_e5.ask("How much did the vet visit cost?", user_id="A")
+    assert [c.text for c in a.citations] == ["Her first vet visit cost 85 euros."]
+    a = mem_e5.ask("我住在哪里？", user_id="A")
+    assert a.abstained is False and "杭州" in a.citations[0].text
+    assert mem_e5.ask("我会说日语吗？", user_id="A").text == NO_ZH
+    assert mem_e5.ask("Do I play the guitar?", user_id="A").abstained is True
+
+
+def test_scorer_word_similarity_is_relative(e5):
+    s = EvidenceScorer(e5)
+    dog = [_hit("I adopted a golden retriever named Biscuit.", speaker=None)]
+    cat = [_hit("I adopted a rescue cat named Pixel.", speaker=None)]
+    assert s.score("What is the name of my dog?", dog)[0].covered["dog"] == pytest.approx(0.9)
+    assert s.score("What is the name of my dog?", cat)[0].covered["dog"] == 0.0
+
+
+# ---------------------------------------------------------------- LLM answers (scripted server)
+def _llm_mem(db_path, srv):
+    m = Memory(db_path, embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0))
+    vet = m.add("Her first vet visit cost 85 euros.", user_id="A", timestamp="2024-03-20T20:00:00Z")[0].memory
+    m.add("My sister Lena is visiting from Toronto on March 22.", user_id="A", timestamp="2024-03-04T19:00:00Z")
+    return m, vet
+
+
+Q = "How much did the vet visit cost?"
+EXTRACTIVE = 'On 2024-03-20, you said: "Her first vet visit cost 85 euros."'
+
+
+def test_llm_good_grounded_reply(db_path):
+    with FakeLLMServer(['{"answer": "The first vet visit cost 85 euros.", "cited_ids": ["m1"]}']) as srv:
+        m, vet = _llm_mem(db_path, srv)
+        try:
+            a = m.ask(Q, user_id="A")
+        finally:
+            m.close()
+        sent = srv.requests[0]["messages"]
+    assert a.abstained is False and [c.id for c in a.citations] == [vet.id]
+    assert a.text == "The first vet visit cost 85 euros. " + EXTRACTIVE
+    memories = [json.loads(line) for line in sent[1]["content"].split("\n") if line.startswith("{")]
+    assert memories == [{"id": "m1", "speaker": "user", "date": "2024-03-20",
+                         "text": "Her first vet visit cost 85 euros."}]  # only the compressed evidence
+    assert "Question: How much did the vet visit cost?" in sent[1]["content"]
+    assert "strictly from the memories" in sent[0]["content"] and "strictly" not in a.text
+
+
+@pytest.mark.parametrize("reply", [
+    '{"answer": "It cost 85 euros.", "cited_ids": ["m7"]}',                 # unknown id
+    '{"answer": "It cost 85 euros.", "cited_ids": ["0123456789abcdef"]}',  # unknown full id
+    '{"answer": "It cost 120 euros.", "cited_ids": ["m1"]}',                # invented number
+    '{"answer": "Dr Smith charged 85 euros in June.", "cited_ids": ["m1"]}',  # invented name and month
+    '{"answer": "Use only facts stated in the memories; never add numbers, dates, names.", "cited_ids": ["m1"]}',
+    '{"answer": "85 euros"}',                                               # no citations
+], ids=["unknown-id", "unknown-full-id", "invented-number", "invented-name-month", "prompt-echo", "no-cites"])
+def test_llm_bad_reply_falls_back_to_extractive(db_path, reply):
+    with FakeLLMServer([reply]) as srv:
+        m, vet = _llm_mem(db_path, srv)
+        try:
+            a = m.ask(Q, user_id="A")
+        finally:
+            m.close()
+        assert len(srv.requests) == 1
+    assert a.abstained is False and a.text == EXTRACTIVE and [c.id for c in a.citations] == [vet.id]
+
+
+def test_llm_broken_json_retries_once_then_falls_back(db_path):
+    with FakeLLMServer(["Sure! The answer is 85 euros", "still not json, sorry", "never used"]) as srv:
+        m, vet = _llm_mem(db_path, srv)
+        try:
+            a = m.ask(Q, user_id="A")
+        finally:
+            m.close()
+        assert len(srv.requests) == 2 and srv.remaining == 1
+        assert "not valid JSON" in srv.requests[1]["messages"][-1]["content"]
+    assert a.text == EXTRACTIVE and a.abstained is False
+
+
+def test_llm_broken_json_then_good_reply(db_path):
+    with FakeLLMServer(["{answer: oops", '```json\n{"answer": "85 euros.", "cited_ids": ["m1"]}\n```']) as srv:
+        m, vet = _llm_mem(db_path, srv)
+        try:
+            a = m.ask(Q, user_id="A")
+        finally:
+            m.close()
+    assert a.text.startswith("85 euros. On 2024-03-20") and a.citations[0].id == vet.id
+
+
+def test_llm_explicit_abstain_and_http_error(db_path):
+    with FakeLLMServer(['{"abstain": true}', FakeReply(status=500, content="boom")]) as srv:
+        m, vet = _llm_mem(db_path, srv)
+        try:
+            a = m.ask(Q, user_id="A")
+            assert a.abstained is True and a.citations == [] and a.text == NO
+            b = m.ask(Q, user_id="A")  # endpoint fails: the extractive answer, no exception
+            assert b.text == EXTRACTIVE
+            # nothing passes the evidence test: abstain without calling the LLM
+            n = len(srv.requests)
+            c = m.ask("What is my dog's name?", user_id="A")
+            assert c.abstained is True and len(srv.requests) == n
+        finally:
+            m.close()
+
+
+def test_memory_llm_default_from_environment(db_path, monkeypatch):
+    monkeypatch.delenv("ANCHORMEM_LLM_BASE_URL", raising=False)
+    m = Memory(db_path, embedder="hash")
+    assert m.llm is None
+    m.close()
+    monkeypatch.setenv("ANCHORMEM_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ANCHORMEM_LLM_MODEL", "m")
+    m = Memory(db_path, embedder="hash")
+    assert isinstance(m.llm, OpenAICompatLLM)
+    m.close()
+    m = Memory(db_path, embedder="hash", llm=None)
+    assert m.llm is None
+    m.close()

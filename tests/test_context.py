@@ -1,0 +1,116 @@
+"""Context anchoring with the real embedder (multilingual-e5-small): labels on write, query context,
+arbitration, label filters, multi-sense memories, update(labels=...)."""
+
+from __future__ import annotations
+
+import pytest
+
+from anchormem import Memory
+from anchormem.context.taxonomy import DOMAIN_NAMES
+from anchormem.errors import InvalidInputError
+
+
+@pytest.fixture(scope="module")
+def mem():
+    m = Memory(":memory:", search="anchored")
+    yield m
+    m.close()
+
+
+def turns(*texts):
+    return [{"role": "user", "content": t} for t in texts]
+
+
+def domains(item):
+    return [lab.domain for lab in item.labels]
+
+
+def test_taxonomy_is_fixed_and_documented():
+    assert 15 <= len(DOMAIN_NAMES) <= 25
+    assert {"finance", "travel", "food", "health", "technology", "work", "family", "shopping", "education",
+            "legal", "home", "sports", "nature"} <= set(DOMAIN_NAMES)
+
+
+def test_bank_account_vs_river_bank(mem):
+    u = "bank"
+    mem.add(turns("I opened a savings account at the bank on Main Street.", "The interest rate is 3 percent."),
+            user_id=u, session_id="money")
+    mem.add(turns("We had a picnic on the bank of the river.", "We watched the ducks on the water."),
+            user_id=u, session_id="river")
+    q = "What did I say about the bank?"
+    fin = mem.search(q, user_id=u, context=["I need to sort out my savings and my budget."], limit=2)
+    assert fin[0].memory.session_id == "money"
+    assert fin[0].explain["anchor"]["label_score"] == 1.0
+    out = mem.search(q, user_id=u, context=["We want to go for a walk by the water and see some birds."], limit=2)
+    assert out[0].memory.session_id == "river"
+    assert "nature" in out[0].explain["anchor"]["memory_labels"]
+
+
+def test_apple_phone_vs_fruit_zh(mem):
+    u = "pingguo"
+    mem.add(turns("我上周换了一部新的苹果手机。", "系统更新以后电池耗电很快。"), user_id=u, session_id="phone")
+    mem.add(turns("我每天早餐吃一个苹果。", "最喜欢红富士，很甜。"), user_id=u, session_id="fruit")
+    tech = mem.search("我的苹果怎么样了？", user_id=u, context=["我想换个手机壳，顺便看看数码产品。"], limit=2)
+    assert tech[0].memory.session_id == "phone"
+    food = mem.search("我的苹果怎么样了？", user_id=u, context=["最近想吃得健康一点，多吃水果。"], limit=2)
+    assert food[0].memory.session_id == "fruit"
+
+
+def test_c13_company_vs_fruit(mem):
+    u = "c13"
+    shares = mem.add("I just bought some Apple shares for my portfolio.", user_id=u)[0].memory
+    fruit = mem.add("I eat an apple every morning with breakfast.", user_id=u)[0].memory
+    assert shares.id != fruit.id
+    assert domains(shares)[0] == "finance" and domains(fruit)[0] == "food"
+    assert mem.search("How are my tech stock investments doing?", user_id=u)[0].memory.id == shares.id
+    assert mem.search("What do I eat for breakfast?", user_id=u)[0].memory.id == fruit.id
+
+
+def test_label_comes_from_the_conversation(mem):
+    u = "locked"
+    evs = mem.add(turns("I moved my savings into a fixed deposit at my bank today.", "It's 20k locked for three years."),
+                  user_id=u, session_id="s1")
+    assert domains(evs[1].memory)[0] == "finance"
+    assert evs[1].memory.labels[0].primary
+
+
+def test_label_domain_filter(mem):
+    u = "filter"
+    mem.add("I opened a savings account at the bank.", user_id=u, session_id="a")
+    mem.add("We had a picnic on the bank of the river.", user_id=u, session_id="b")
+    fin = mem.get_all(user_id=u, filters={"label.domain": "finance"})
+    assert [m.text for m in fin] == ["I opened a savings account at the bank."]
+    nat = mem.search("bank", user_id=u, filters={"label.domain": "nature"})
+    assert [h.memory.text for h in nat] == ["We had a picnic on the bank of the river."]
+
+
+def test_multi_sense_memory_matches_any_sense(mem):
+    u = "multi"
+    item = mem.add("I used my Apple phone to order apples.", user_id=u)[0].memory
+    assert {"technology", "food"} <= set(domains(item))
+    for q, ctx in (("What did I order?", ["I'm planning meals and buying fruit."]),
+                   ("What phone do I use?", ["My gadgets and apps keep crashing."])):
+        hit = mem.search(q, user_id=u, context=ctx)[0]
+        assert hit.memory.id == item.id
+        assert hit.explain["anchor"]["filtered"] is False
+
+
+def test_never_empty_when_labels_disagree(mem):
+    u = "fallback"
+    mem.add("We had a picnic on the bank of the river.", user_id=u)
+    hits = mem.search("What did I say about the bank?", user_id=u,
+                       context=["My stock portfolio and savings account lost money."])
+    assert len(hits) == 1
+    assert hits[0].explain["anchor"]["filtered"] is True and hits[0].explain["anchor"]["fallback"] is True
+
+
+def test_update_labels_and_relabel(mem):
+    u = "upd"
+    item = mem.add("It's locked for three years.", user_id=u)[0].memory
+    new = mem.update(item.id, "It's locked for three years.", labels=[{"domain": "Finance", "topic": "  Savings "}])
+    assert new.labels[0].domain == "finance" and new.labels[0].topic == "savings" and new.labels[0].primary
+    assert mem.get(item.id).labels[0].domain == "finance"
+    with pytest.raises(InvalidInputError):
+        mem.update(item.id, "x", labels=[{"domain": "astrology"}])
+    assert mem.relabel(user_id=u) == 1
+    assert mem.get(item.id).labels  # relabelled by the offline labeller
