@@ -10,6 +10,7 @@ from anchormem import Memory
 from anchormem.eval.locomo import format_table, normalize_evidence, run_locomo
 
 DATA = Path("/work/shared/datasets/locomo/locomo10.json")
+FLOOR = 0.55
 
 
 def test_normalize_evidence_quirks():
@@ -41,7 +42,7 @@ def test_locomo_first_conversation_recall(e5):
         assert set(table["by_category"]) == {"single-hop", "multi-hop", "temporal", "open-domain", "adversarial"}
         for row in [table["overall"], *table["by_category"].values()]:
             assert row["recall@50"] >= row["recall@25"] >= row["recall@10"] >= row["recall@5"] >= row["recall@1"]
-    # measured on conv-26 (e5-small, hybrid default): raw R@10 = FLOOR_MEASURED
+    # measured on conv-26 (e5-small, hybrid default rrf_k 20 / 200 candidates): raw R@10 0.641, audited 0.645
     assert hybrid["raw"]["overall"]["recall@10"] >= FLOOR
     assert hybrid["audited"]["overall"]["recall@10"] >= FLOOR
     assert hybrid["search_ms"]["p50"] > 0 and r["ingest_seconds"] > 0

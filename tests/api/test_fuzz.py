@@ -51,3 +51,19 @@ def test_no_server_errors_without_key(case, api):
     assert response.status_code < 500, response.text
     if response.status_code >= 400:
         assert set(response.json()) == {"error"}
+
+
+negative = schemathesis.openapi.from_dict(SPEC)
+negative.config.generation.update(modes=[schemathesis.GenerationMode.NEGATIVE])
+
+
+@negative.parametrize()
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_invalid_requests_get_4xx_envelope(case, api):
+    """Requests that break the schema (wrong types, missing fields, out-of-range values) get a 4xx with the
+    error envelope, never a 5xx."""
+    response = case.call(base_url=api.url, headers={"Authorization": f"Bearer {api.key[('acme', 'admin')]}"},
+                         timeout=30)
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        assert set(response.json()) == {"error"}, response.text

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
-__all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "taxonomy_fingerprint", "norm_tag", "describe"]
+__all__ = ["AMBIGUOUS", "SENSE_WORDS", "has_sense_word", "Domain", "DOMAINS", "DOMAIN_NAMES", "taxonomy_fingerprint", "norm_tag", "describe"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,28 @@ AMBIGUOUS: frozenset[str] = frozenset("""
     bar bars book books ring run drive tablet mac order ordered note notes table tables
     苹果 小米 基金 表 病毒 云 窗口 菜单 长城 黑莓 鼠标 包
 """.split())
+
+# The small multilingual list of nouns whose common senses lie in *different domains* (a subset of AMBIGUOUS
+# without the frequent verbs: run, drive, order, watch, ...). Write-time clause labelling (the only labelling
+# step that embeds anything beyond the memory itself) runs only for memories that contain one of these words,
+# and a query naming one of them with no other domain evidence leans on its conversation.
+SENSE_WORDS: frozenset[str] = frozenset("""
+    apple apples bank banks pound pounds seal seals crane cranes mole moles spring springs hood hoods deck decks
+    pitcher pitchers chair chairs club clubs bow bows yard yards trunk trunks java arm arms digit digits square
+    squares bass virus viruses cloud clouds window windows mouse mice fund funds plant plants tablet tablets mac
+    苹果 小米 基金 表 病毒 云 窗口 菜单 长城 黑莓 鼠标
+""".split())
+_SENSE_EN = frozenset(w for w in SENSE_WORDS if w.isascii())
+_SENSE_ZH = tuple(w for w in SENSE_WORDS if not w.isascii())
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+
+def has_sense_word(text: str) -> bool:
+    """Whether ``text`` contains one of :data:`SENSE_WORDS` (English as whole words, Chinese as substrings)."""
+    low = text.lower()
+    if any(w in low for w in _SENSE_ZH):
+        return True
+    return any(w in _SENSE_EN for w in _ASCII_WORD.findall(low))
 
 
 def _d(name: str, en: str, zh: str, topics: dict[str, tuple[str, ...]], lexicon: str) -> Domain:

@@ -431,7 +431,7 @@ class PostgresStore:
         return self._run(run)
 
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
-        base, params = self._scope_sql(scope)
+        base, params = self._filters.scope_sql(scope)
 
         def run(conn: Any) -> dict[str, int]:
             self._bump(conn, scope.tenant, scope.user_id)
@@ -489,32 +489,11 @@ class PostgresStore:
         items = self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
         return {it.id: it for it in items}
 
-    @staticmethod
-    def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
-        sql, params = "m.tenant = %s AND m.user_id = %s", [scope.tenant, scope.user_id]
-        if scope.agent_id is not None:
-            sql += " AND m.agent_id = %s"
-            params.append(scope.agent_id)
-        if scope.session_id is not None:
-            sql += " AND m.session_id = %s"
-            params.append(scope.session_id)
-        return sql, params
 
-    def _where(self, scope: Scope, where: FilterNode | None, as_of: datetime | None,
-               include_superseded: bool = False) -> tuple[str, list[Any]]:
-        base, params = self._scope_sql(scope)
-        if as_of is not None:
-            t = as_of.timestamp()
-            base += " AND m.valid_from <= %s AND m.created_at <= %s AND (m.valid_to IS NULL OR m.valid_to > %s)"
-            params += [t, t, t]
-        elif not include_superseded:
-            base += " AND m.valid_to IS NULL"
-        fsql, fparams = self._filters.compile(where)
-        return f"{base} AND {fsql}", params + fparams
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
-        sql, params = self._where(scope, where, as_of, include_superseded)
+        sql, params = self._filters.where(scope, where, as_of, include_superseded)
         q = f"SELECT {_MCOLS} FROM memories m WHERE {sql} ORDER BY m.created_at, m.seq"
         if limit is not None or offset:
             q += " LIMIT %s OFFSET %s"
@@ -523,7 +502,7 @@ class PostgresStore:
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""
-        sql, params = self._where(scope, None, None)
+        sql, params = self._filters.where(scope, None, None)
         return self._select(f"SELECT {_MCOLS} FROM memories m WHERE {sql} ORDER BY m.created_at DESC, m.seq DESC "
                             "LIMIT %s", params + [limit])
 
@@ -534,7 +513,7 @@ class PostgresStore:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        sql, params = self._where(scope, where, as_of)
+        sql, params = self._filters.where(scope, where, as_of)
 
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False
@@ -560,7 +539,7 @@ class PostgresStore:
         terms = list(dict.fromkeys(t for t in terms if t.strip()))
         if not terms or k <= 0:
             return []
-        sql, params = self._where(scope, where, as_of)
+        sql, params = self._filters.where(scope, where, as_of)
         # BM25-like: Σ over matched terms of idf(term, within the filtered scope) × (0.5 + ts_rank term weight)
         q = (
             "WITH t AS (SELECT i, plainto_tsquery('simple', w) || plainto_tsquery('english', w) AS tq "

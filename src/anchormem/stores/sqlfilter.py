@@ -7,10 +7,12 @@ overridable methods, so filter semantics are written once.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from ..errors import FilterError
 from ..filters import TEXT_FIELDS, TIME_FIELDS, And, Cond, FilterNode, Not, Or
+from ..types import Scope
 
 __all__ = ["SQLiteFilterCompiler"]
 
@@ -58,6 +60,32 @@ class SQLiteFilterCompiler:
         if op == "exists":
             return (f"{expr} IS NOT NULL" if value else f"{expr} IS NULL"), []
         raise FilterError(f"operator {op!r} not supported here")  # pragma: no cover
+
+    def scope_sql(self, scope: Scope) -> tuple[str, list[Any]]:
+        """The scope condition every read carries: tenant and user always, agent/session when given."""
+        ph = self.param
+        sql, params = f"m.tenant = {ph} AND m.user_id = {ph}", [scope.tenant, scope.user_id]
+        for col in ("agent_id", "session_id"):
+            value = getattr(scope, col)
+            if value is not None:
+                sql += f" AND m.{col} = {ph}"
+                params.append(value)
+        return sql, params
+
+    def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
+              include_superseded: bool = False) -> tuple[str, list[Any]]:
+        """Scope + validity + filter. With ``as_of``: what was current then (said by then, not yet superseded);
+        otherwise only current memories unless ``include_superseded``."""
+        ph = self.param
+        base, params = self.scope_sql(scope)
+        if as_of is not None:
+            t = as_of.timestamp()
+            base += f" AND m.valid_from <= {ph} AND m.created_at <= {ph} AND (m.valid_to IS NULL OR m.valid_to > {ph})"
+            params += [t, t, t]
+        elif not include_superseded:
+            base += " AND m.valid_to IS NULL"
+        fsql, fparams = self.compile(node)
+        return f"{base} AND {fsql}", params + fparams
 
     def compile(self, node: FilterNode | None) -> tuple[str, list[Any]]:
         """Return ``(sql, params)``; ``("1=1", [])`` for no filter."""

@@ -333,7 +333,7 @@ class SQLiteStore:
         return counts
 
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
-        base, params = self._scope_sql(scope)
+        base, params = self._filters.scope_sql(scope)
         with self._tx() as c:
             rows = c.execute(f"SELECT rowid, id, text FROM memories m WHERE {base}", params).fetchall()
             counts = self._delete_rows(c, [r[0] for r in rows])
@@ -385,31 +385,11 @@ class SQLiteStore:
             out.update((it.id, it) for it in self._items(rows))
         return out
 
-    def _scope_sql(self, scope: Scope) -> tuple[str, list[Any]]:
-        sql, params = "m.tenant = ? AND m.user_id = ?", [scope.tenant, scope.user_id]
-        if scope.agent_id is not None:
-            sql += " AND m.agent_id = ?"
-            params.append(scope.agent_id)
-        if scope.session_id is not None:
-            sql += " AND m.session_id = ?"
-            params.append(scope.session_id)
-        return sql, params
 
-    def _where(self, scope: Scope, where: FilterNode | None, as_of: datetime | None,
-               include_superseded: bool = False) -> tuple[str, list[Any]]:
-        base, params = self._scope_sql(scope)
-        if as_of is not None:
-            t = as_of.timestamp()
-            base += " AND m.valid_from <= ? AND m.created_at <= ? AND (m.valid_to IS NULL OR m.valid_to > ?)"
-            params += [t, t, t]
-        elif not include_superseded:
-            base += " AND m.valid_to IS NULL"
-        fsql, fparams = self._filters.compile(where)
-        return f"{base} AND {fsql}", params + fparams
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
-        sql, params = self._where(scope, where, as_of, include_superseded)
+        sql, params = self._filters.where(scope, where, as_of, include_superseded)
         q = f"SELECT {_COLS} FROM memories m WHERE {sql} ORDER BY m.created_at, m.rowid"
         if limit is not None or offset:
             q += " LIMIT ? OFFSET ?"
@@ -439,7 +419,7 @@ class SQLiteStore:
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
         if as_of is not None:  # past states include superseded rows: score them straight from the table
-            sql, params = self._where(scope, where, as_of)
+            sql, params = self._filters.where(scope, where, as_of)
             rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
             if not rows:
                 return []
@@ -452,7 +432,7 @@ class SQLiteStore:
         sv = self.vectors.get(key, gen, lambda: self._load_scope(*key))
         allowed = None
         if where is not None or scope.agent_id is not None or scope.session_id is not None:
-            sql, params = self._where(scope, where, None)
+            sql, params = self._filters.where(scope, where, None)
             allowed = {r[0] for r in self._read(f"SELECT m.rowid FROM memories m WHERE {sql}", params)}
         rowids, scores = self.vectors.search(sv, q, k, allowed)
         if len(rowids) == 0:
@@ -468,7 +448,7 @@ class SQLiteStore:
             return []
         match = f"scope:{fts_quote(scope_token(scope.tenant, scope.user_id))} AND body:(" + \
             " OR ".join(fts_quote(t) for t in terms) + ")"
-        sql, params = self._where(scope, where, as_of)
+        sql, params = self._filters.where(scope, where, as_of)
         q = (f"SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts JOIN memories m "
              f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?")
         return [(r[0], float(r[1])) for r in self._read(q, [match, *params, k])]
@@ -501,7 +481,7 @@ class SQLiteStore:
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""
-        sql, params = self._where(scope, None, None)
+        sql, params = self._filters.where(scope, None, None)
         return self._items(self._read(f"SELECT {_COLS} FROM memories m WHERE {sql} "
                                       "ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?", params + [limit]))
 

@@ -79,8 +79,6 @@ def index_text(text: str) -> str:
 def _query_terms_cached(text: str) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for t in _tokens(text, for_index=False):
-        if t.endswith("'s") and len(t) > 2:  # "Jon's" → "jon": the index splits "jon's" into jon + s
-            t = t[:-2]
         if t in STOPWORDS or (len(t) == 1 and not has_cjk(t) and not t.isdigit()):
             continue
         seen.setdefault(t, None)
