@@ -572,6 +572,9 @@ def _store_target(url: str | None) -> tuple[str | None, str | None]:
     return _state.db or Settings().path or default_path(), None
 
 
+H11_MAX_HEAD_BYTES = 64 * 1024  # request line + headers; long percent-encoded CJK query strings need room
+
+
 def _key_store(url: str | None, keys_path: str | None):
     from .server.keys import KeyStore, keys_path_for
 
@@ -611,7 +614,7 @@ def serve(
     create_app_from_env()  # fail fast on bad settings (store, keys file, rate limit) before binding the port
     _err().print(f"anchormem API on http://{host}:{port}  store: {url or path}", soft_wrap=True)
     uvicorn.run("anchormem.server.app:create_app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level=log_level)
+                workers=workers, log_level=log_level, h11_max_incomplete_event_size=H11_MAX_HEAD_BYTES)
 
 
 @keys_app.command("create")

@@ -36,7 +36,8 @@ class LiveServer:
         fd = self.sock.fileno()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "anchormem.server.app:create_app_from_env", "--factory",
-             "--fd", str(fd), "--log-level", "warning", "--no-access-log"],
+             "--fd", str(fd), "--log-level", "warning", "--no-access-log",
+             "--h11-max-incomplete-event-size", "65536"],
             env=full_env, pass_fds=(fd,), stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while True:

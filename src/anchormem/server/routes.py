@@ -111,8 +111,9 @@ def forget(body: ForgetRequest, request: Request, who: Principal = Depends(requi
 def list_memories(request: Request,
                   user_id: str = Query(..., min_length=1, max_length=256),
                   agent_id: Optional[str] = ScopeQuery, session_id: Optional[str] = ScopeQuery,
-                  filters: Optional[str] = Query(None, max_length=20_000,
-                                                 description='A JSON filter object, e.g. {"source": "user"}.'),
+                  filters: Optional[str] = Query(None, max_length=1000,
+                                                 description='A JSON filter object, e.g. {"source": "user"} '
+                                                             '(longer filters: POST /v1/search).'),
                   limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
                   include_superseded: bool = False,
                   who: Principal = Depends(require("reader"))) -> Any:
