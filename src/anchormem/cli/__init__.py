@@ -1,0 +1,15 @@
+"""The ``anchormem`` command line: a thin layer over :class:`anchormem.Memory`, one module per responsibility.
+
+Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
+a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
+red line on stderr and exit with code 2 (never a traceback).
+"""
+
+from . import memory_cmds as _memory_cmds  # noqa: F401  (importing a module registers its commands)
+from . import demo as _demo  # noqa: F401
+from . import eval_cmds as _eval_cmds  # noqa: F401
+from . import server_cmds as _server_cmds  # noqa: F401
+from .common import app, console_main as main
+from .demo import DEMO_FILES, load_demo, run_demo
+
+__all__ = ["app", "main", "DEMO_FILES", "load_demo", "run_demo"]

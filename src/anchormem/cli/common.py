@@ -1,0 +1,190 @@
+"""The ``anchormem`` command line: a thin layer over :class:`anchormem.Memory`.
+
+Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
+a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
+red line on stderr and exit with code 2 (never a traceback).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Optional
+
+import typer
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import AnchormemError, FilterError, InvalidInputError
+
+__all__ = ["app", "eval_app", "keys_app", "console_main"]
+
+app = typer.Typer(
+    name="anchormem",
+    help="Long-term memory for LLM agents: grounded, context-anchored, offline by default.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+eval_app = typer.Typer(help="Measure anchormem on benchmarks.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+keys_app = typer.Typer(help="API keys for the REST server (anchormem serve).", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+
+@dataclass
+class State:
+    db: str | None = None
+    json: bool = False
+
+
+_state = State()
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _handled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn AnchormemError (and bad user input like malformed JSON) into one red line and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AnchormemError as exc:
+            _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except (OSError, UnicodeDecodeError) as exc:  # unreadable/unwritable files given on the command line
+            _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def _emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(mode="json")
+
+
+def _open(db: str | None = None, **kwargs: Any):
+    from ..memory import Memory
+
+    return Memory(db or _state.db, **kwargs)
+
+
+def _parse_filter(value: str | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise FilterError(f"--filter is not valid JSON: {exc.msg} at column {exc.colno}") from exc
+    if not isinstance(data, dict):
+        raise FilterError(f"--filter must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _parse_meta(pairs: list[str] | None) -> dict[str, Any] | None:
+    if not pairs:
+        return None
+    out: dict[str, Any] = {}
+    for p in pairs:
+        if "=" not in p:
+            raise InvalidInputError(f"--meta {p!r}: use key=value")
+        k, v = p.split("=", 1)
+        try:
+            val = json.loads(v)
+            if isinstance(val, (dict, list)):
+                val = v
+        except json.JSONDecodeError:
+            val = v
+        out[k.strip()] = val
+    return out
+
+
+def _fmt_time(dt: datetime | None) -> str:
+    return "" if dt is None else dt.strftime("%Y-%m-%d %H:%M")
+
+
+def _who(m: Any) -> str:
+    if m.speaker:
+        return m.speaker
+    return "assistant" if m.source == "assistant" else "user"
+
+
+def _short(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _memories_table(items: list[Any], title: str | None = None) -> Table:
+    t = Table(title=title, show_lines=False)
+    t.add_column("id", style="dim", no_wrap=True)
+    t.add_column("created_at", no_wrap=True)
+    t.add_column("who", no_wrap=True)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("text", min_width=24, overflow="fold")
+    for m in items:
+        t.add_row(m.id, _fmt_time(m.created_at), _who(m), m.kind, _short(m.text, 120))
+    return t
+
+
+# ----------------------------------------------------------------------------------------------- root
+@app.callback()
+def _root(
+    db: Optional[str] = typer.Option(None, "--db", envvar="ANCHORMEM_PATH", metavar="PATH",
+                                     help="Database file (default: ~/.local/share/anchormem/memories.db)."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable JSON output."),
+) -> None:
+    """anchormem: long-term memory for LLM agents."""
+    _state.db = db
+    _state.json = json_out
+
+
+def _answer_json(question: str, ans: Any) -> dict[str, Any]:
+    return {"question": question, "answer": ans.text, "abstained": ans.abstained,
+            "citations": [{"id": m.id, "speaker": _who(m), "date": m.created_at.date().isoformat(),
+                           "created_at": m.created_at.isoformat(), "quote": m.text, "source": m.source,
+                           "event_time": m.event_time.isoformat() if m.event_time else None,
+                           "event_time_end": m.event_time_end.isoformat() if m.event_time_end else None}
+                          for m in ans.citations]}
+
+
+def _answer_renderable(ans: Any) -> Any:
+    """The abstention, or one block per citation: speaker · date · memory id, then the verbatim quote."""
+    if ans.abstained:
+        return Text(ans.text, style="yellow")
+    parts: list[Any] = []
+    for i, m in enumerate(ans.citations):
+        head = Text()
+        head.append(_who(m), style="bold cyan")
+        head.append(f"  {m.created_at.date().isoformat()}", style="magenta")
+        head.append(f"  id {m.id}", style="dim")
+        parts.append(head)
+        parts.append(Text(f"  “{m.text}”", overflow="fold"))
+    return Group(*parts)
+
+
+
+def console_main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except AnchormemError as exc:  # pragma: no cover - commands already handle these
+        _err().print(f"[bold red]error:[/] {escape(str(exc))}")
+        sys.exit(2)

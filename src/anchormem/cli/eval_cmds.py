@@ -1,0 +1,60 @@
+"""``anchormem eval ...``: benchmark harnesses."""
+
+from __future__ import annotations
+
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..errors import InvalidInputError
+
+from .common import eval_app, _emit_json, _err, _handled, _out, _state
+
+@eval_app.command("locomo")
+@_handled
+def eval_locomo(
+    data: Path = typer.Option(..., "--data", help="Path to locomo10.json."),
+    k: str = typer.Option("1,5,10,25,50", "--k", help="Comma-separated cut-offs for recall@k."),
+    audit: bool = typer.Option(True, "--audit/--no-audit", help="Also score with the audit's corrections."),
+    conversations: Optional[int] = typer.Option(None, "--conversations", help="Only the first N conversations."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", help="Search recipe name."),
+) -> None:
+    """Evidence recall@k and abstention on LoCoMo."""
+    try:
+        ks = tuple(sorted({int(x) for x in k.split(",") if x.strip()}))
+    except ValueError:
+        raise InvalidInputError(f"--k must be comma-separated integers, got {k!r}") from None
+    if not ks or min(ks) < 1:
+        raise InvalidInputError("--k needs positive integers")
+    if not data.is_file():
+        raise InvalidInputError(f"--data {str(data)!r} is not a file")
+    from ..eval.locomo import format_table, run_locomo
+
+    kwargs: dict[str, Any] = {"ks": ks, "use_audit": audit, "conversations": conversations}
+    if embedder is not None:
+        kwargs["embedder"] = embedder
+    if recipe is not None:
+        kwargs["recipe"] = recipe
+    with Progress(TextColumn("locomo"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err(),
+                  disable=_state.json) as progress:
+        task = progress.add_task("locomo", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        result = run_locomo(str(data), progress=on_progress, **kwargs)
+    if _state.json:
+        _emit_json(result)
+    else:
+        table = format_table(result)
+        if isinstance(table, str):
+            typer.echo(table)
+        else:
+            _out().print(table)
+
+
+# ----------------------------------------------------------------------------------------------- server

@@ -1,0 +1,346 @@
+"""Memory commands: add, update, import, search, ask, get, list, history, export, forget, reindex."""
+
+from __future__ import annotations
+
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..errors import InvalidInputError
+
+from .common import app, _answer_json, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
+
+# ----------------------------------------------------------------------------------------------- write
+@app.command()
+@_handled
+def add(
+    text: str = typer.Argument(..., help="What was said."),
+    user: str = typer.Option(..., "--user", "-u", help="User id."),
+    session: Optional[str] = typer.Option(None, "--session", help="Session id."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="Agent id."),
+    role: str = typer.Option("user", "--role", help="user or assistant."),
+    timestamp: Optional[str] = typer.Option(None, "--timestamp", help="When it was said (ISO-8601)."),
+    meta: Optional[list[str]] = typer.Option(None, "--meta", help="Metadata key=value (repeatable)."),
+) -> None:
+    """Remember TEXT for a user; prints what was written."""
+    if role not in ("user", "assistant"):
+        raise InvalidInputError(f"--role must be user or assistant, got {role!r}")
+    with _open() as mem:
+        events = mem.add([{"role": role, "content": text}], user_id=user, session_id=session, agent_id=agent,
+                         timestamp=timestamp, metadata=_parse_meta(meta))
+    if _state.json:
+        _emit_json([_dump(e) for e in events])
+        return
+    con = _out()
+    if not events:
+        con.print("[yellow]nothing stored[/] (chit-chat or system text)")
+        return
+    t = Table()
+    for c in ("event", "id", "kind", "text"):
+        t.add_column(c)
+    for e in events:
+        t.add_row(e.event, e.memory.id, e.memory.kind, _short(e.memory.text, 120))
+    con.print(t)
+
+
+@app.command()
+@_handled
+def update(
+    memory_id: str = typer.Argument(..., metavar="ID"),
+    text: str = typer.Argument(..., help="The new text."),
+    reason: Optional[str] = typer.Option(None, "--reason", help="Why (kept in history)."),
+) -> None:
+    """Replace a memory's text (the old text stays in its history)."""
+    with _open() as mem:
+        item = mem.update(memory_id, text, reason=reason)
+    if _state.json:
+        _emit_json(_dump(item))
+    else:
+        _out().print(f"[green]updated[/] {item.id}: {escape(item.text)}")
+
+
+@app.command("import")
+@_handled
+def import_(
+    file: Path = typer.Argument(..., exists=False, help="Chat log file."),
+    user: Optional[str] = typer.Option(None, "--user", "-u", help="User id (LoCoMo: default = each sample_id)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="json, jsonl or locomo (default: detect)."),
+) -> None:
+    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session."""
+    from ..importers import parse
+
+    text = file.read_text(encoding="utf-8")
+    batches = parse(text, fmt, user_id=user, filename=file.name)
+    counts = {"batches": len(batches), "messages": 0, "ADD": 0, "NOOP": 0}
+    users: set[str] = set()
+    with _open() as mem:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=_err(), disable=_state.json, transient=False) as progress:
+            task = progress.add_task(f"importing {file.name}", total=len(batches))
+            for scope, msgs in batches:
+                events = mem.add(msgs, **scope)
+                users.add(scope["user_id"])
+                counts["messages"] += len(msgs)
+                for e in events:
+                    counts[e.event] = counts.get(e.event, 0) + 1
+                progress.advance(task)
+    counts["users"] = sorted(users)
+    if _state.json:
+        _emit_json(counts)
+    else:
+        _out().print(f"[green]imported[/] {counts['messages']} messages in {counts['batches']} sessions for "
+                     f"{len(users)} user(s): {counts['ADD']} new memories, {counts['NOOP']} duplicates")
+
+
+# ----------------------------------------------------------------------------------------------- read
+@app.command()
+@_handled
+def search(
+    query: str = typer.Argument(...),
+    user: str = typer.Option(..., "--user", "-u"),
+    session: Optional[str] = typer.Option(None, "--session"),
+    agent: Optional[str] = typer.Option(None, "--agent"),
+    limit: int = typer.Option(5, "--limit", "-n"),
+    filter_: Optional[str] = typer.Option(None, "--filter", help='JSON filter, e.g. \'{"source": "user"}\'.'),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Search what was current at this ISO time."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", help="Search recipe (hybrid_rrf, dense, bm25...)."),
+    explain: bool = typer.Option(False, "--explain", help="Show per-signal scores."),
+) -> None:
+    """Hybrid search in a user's memories."""
+    with _open() as mem:
+        hits = mem.search(query, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
+                          limit=limit, as_of=as_of, recipe=recipe)
+    if _state.json:
+        _emit_json([{"score": h.score, "memory": _dump(h.memory), "explain": h.explain} for h in hits])
+        return
+    con = _out()
+    if not hits:
+        con.print("[yellow]no matches[/]")
+        return
+    t = Table()
+    t.add_column("score", no_wrap=True, justify="right")
+    t.add_column("id", style="dim", no_wrap=True)
+    t.add_column("text", min_width=24, overflow="fold")
+    t.add_column("source", no_wrap=True)
+    t.add_column("created_at", no_wrap=True)
+    for h in hits:
+        m = h.memory
+        t.add_row(f"{h.score:.4f}", m.id, _short(m.text, 160), m.source, _fmt_time(m.created_at))
+    con.print(t)
+    if explain:
+        x = Table(title="per-signal scores")
+        for c in ("id", "dense", "bm25", "dense rank", "bm25 rank", "fused", "recency", "source w", "final"):
+            x.add_column(c, justify="right", no_wrap=True)
+
+        def f(v: Any, p: int = 3) -> str:
+            return "-" if v is None else (f"{v:.{p}f}" if isinstance(v, float) else str(v))
+
+        for h in hits:
+            e = h.explain
+            x.add_row(h.memory.id[:8], f(e.get("dense")), f(e.get("bm25")), f(e.get("dense_rank")),
+                      f(e.get("bm25_rank")), f(e.get("fused"), 4), f(e.get("recency")), f(e.get("source_weight")),
+                      f(e.get("final"), 4))
+        con.print(x)
+
+
+@app.command()
+@_handled
+def ask(
+    question: str = typer.Argument(...),
+    user: str = typer.Option(..., "--user", "-u"),
+    session: Optional[str] = typer.Option(None, "--session"),
+    agent: Optional[str] = typer.Option(None, "--agent"),
+    filter_: Optional[str] = typer.Option(None, "--filter", help="JSON filter."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this ISO time."),
+) -> None:
+    """Answer from memory with citations, or abstain."""
+    with _open() as mem:
+        ans = mem.ask(question, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
+                      as_of=as_of)
+    if _state.json:
+        _emit_json(_answer_json(question, ans))
+        return
+    con = _out()
+    if ans.abstained:
+        con.print(f"[yellow]{escape(ans.text)}[/]")
+        return
+    con.print("[bold]From memory[/] (verbatim quotes):")
+    con.print(_answer_renderable(ans))
+
+
+@app.command()
+@_handled
+def get(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Show one memory."""
+    with _open() as mem:
+        item = mem.get(memory_id)
+    if _state.json:
+        _emit_json(_dump(item))
+        return
+    t = Table(show_header=False, box=None)
+    t.add_column(style="bold")
+    t.add_column()
+    for k, v in _dump(item).items():
+        if v in (None, [], {}, ""):
+            continue
+        t.add_row(k, json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else str(v))
+    _out().print(t)
+
+
+@app.command("list")
+@_handled
+def list_(
+    user: str = typer.Option(..., "--user", "-u"),
+    session: Optional[str] = typer.Option(None, "--session"),
+    agent: Optional[str] = typer.Option(None, "--agent"),
+    filter_: Optional[str] = typer.Option(None, "--filter", help="JSON filter."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n"),
+    all_: bool = typer.Option(False, "--all", help="Include superseded memories."),
+) -> None:
+    """List a user's memories, oldest first."""
+    with _open() as mem:
+        items = mem.get_all(user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
+                            limit=limit, include_superseded=all_)
+    if _state.json:
+        _emit_json([_dump(m) for m in items])
+        return
+    if not items:
+        _out().print("[yellow]no memories[/]")
+        return
+    _out().print(_memories_table(items, title=f"{len(items)} memories of {user}"))
+
+
+@app.command()
+@_handled
+def history(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Every version of a memory."""
+    with _open() as mem:
+        entries = mem.history(memory_id)
+    if _state.json:
+        _emit_json([_dump(h) for h in entries])
+        return
+    t = Table()
+    for c in ("version", "event", "when", "actor", "old", "new", "reason"):
+        t.add_column(c)
+    for h in entries:
+        t.add_row(str(h.version), h.event, _fmt_time(h.created_at), h.actor or "", _short(h.old_text or "", 50),
+                  _short(h.new_text or "", 50), h.reason or "")
+    _out().print(t)
+
+
+@app.command()
+@_handled
+def export(
+    user: str = typer.Option(..., "--user", "-u"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
+) -> None:
+    """Export everything stored for a user as JSON."""
+    with _open() as mem:
+        data = mem.export(user_id=user)
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    if output is None:
+        typer.echo(text)
+        return
+    output.write_text(text + "\n", encoding="utf-8")
+    if _state.json:
+        _emit_json({"path": str(output), "memories": len(data["memories"])})
+    else:
+        _err().print(f"[green]exported[/] {len(data['memories'])} memories to {output}")
+
+
+# ----------------------------------------------------------------------------------------------- delete
+@app.command()
+@_handled
+def forget(
+    user: Optional[str] = typer.Option(None, "--user", "-u", help="Required: whose memories to delete."),
+    session: Optional[str] = typer.Option(None, "--session"),
+    agent: Optional[str] = typer.Option(None, "--agent"),
+    purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+) -> None:
+    """Delete every memory of a user (optionally one agent/session). There is no unscoped forget."""
+    from ..errors import ScopeError
+
+    if user is None:
+        raise ScopeError("forget needs --user; an unscoped wipe is refused")
+    if not yes:
+        what = f"every memory of user {user!r}" + (f" in session {session!r}" if session else "") + \
+            (f" for agent {agent!r}" if agent else "")
+        if not typer.confirm(f"Delete {what}{' and purge history' if purge else ''}?", default=False, err=True):
+            _err().print("aborted")
+            raise typer.Exit(1)
+    with _open() as mem:
+        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
+    if _state.json:
+        _emit_json(counts)
+    else:
+        _out().print("[green]deleted[/] " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@app.command("forget-memory")
+@_handled
+def forget_memory(
+    memory_id: str = typer.Argument(..., metavar="ID"),
+    purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+) -> None:
+    """Delete one memory."""
+    with _open() as mem:
+        counts = mem.delete(memory_id, purge=purge)
+    if _state.json:
+        _emit_json(counts)
+    else:
+        _out().print(f"[green]deleted[/] {memory_id}")
+
+
+# ----------------------------------------------------------------------------------------------- maintenance
+@app.command()
+@_handled
+def reindex(
+    embedder: str = typer.Option("auto", "--embedder", "-e", help="auto, e5-small, hash, hash-<dim>, openai."),
+) -> None:
+    """Re-embed every memory with EMBEDDER and record it as the store's embedder."""
+    from ..config import Settings, default_path
+    from ..embedders import make_embedder
+    from ..stores.sqlite import SQLiteStore
+
+    s = Settings()
+    path = _state.db or s.path or default_path()
+    opts: dict[str, Any] = {}
+    if embedder == "openai":
+        opts = {"base_url": s.embedder_base_url, "model": s.embedder_model, "dim": s.embedder_dim or 0,
+                "api_key": s.embedder_api_key}
+    emb = make_embedder(embedder, **opts)
+    store = SQLiteStore(path, ann_threshold=s.ann_threshold)
+    try:
+        old = store.embedder_info()
+        pairs = []
+        total = store._read("SELECT count(*) FROM memories")[0][0]
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=_err(), disable=_state.json) as progress:
+            task = progress.add_task(f"embedding with {emb.name}", total=total)
+            for batch in store.all_vectors():
+                vecs = emb.embed_documents([t for _, t in batch])
+                pairs += [(r, v) for (r, _), v in zip(batch, vecs)]
+                progress.advance(task, len(batch))
+        store.replace_vectors(pairs)
+        store.set_embedder(emb.name, emb.dim)
+    finally:
+        store.close()
+    # Saved ANN index files are derived from the old vectors: remove them so they are rebuilt.
+    vec_dir = Path(str(path) + ".vec")
+    if path != ":memory:" and vec_dir.is_dir():
+        shutil.rmtree(vec_dir, ignore_errors=True)
+    result = {"path": str(path), "memories": len(pairs), "old_embedder": {"name": old[0], "dim": old[1]},
+              "embedder": {"name": emb.name, "dim": emb.dim}}
+    if _state.json:
+        _emit_json(result)
+    else:
+        _out().print(f"[green]reindexed[/] {len(pairs)} memories in {path}: {old[0]} (dim {old[1]}) → "
+                     f"{emb.name} (dim {emb.dim})")
