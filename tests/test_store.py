@@ -4,40 +4,21 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from anchormem import EmbedderMismatchError, InvalidInputError, Memory, NotFoundError, Scope, Settings
+from anchormem.testing import run_concurrently
 from anchormem.stores.protocol import NewMemory
 
 
 # ---------------------------------------------------------------- dedupe under concurrency
-def _run_threads(targets):
-    barrier = threading.Barrier(len(targets))
-    errors: list[BaseException] = []
-    out: list = [None] * len(targets)
-
-    def run(i, fn):
-        try:
-            barrier.wait()
-            out[i] = fn()
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    ts = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(targets)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert errors == []
-    return out
 
 
 def test_concurrent_identical_adds_one_object_give_one_row(mem, count):
-    out = _run_threads([lambda: mem.add("I drink coffee every morning.", user_id="A") for _ in range(8)])
+    out = run_concurrently([lambda: mem.add("I drink coffee every morning.", user_id="A") for _ in range(8)])
     assert count(mem, "A") == 1
     ids = {evs[0].memory.id for evs in out}
     assert len(ids) == 1
@@ -47,7 +28,7 @@ def test_concurrent_identical_adds_one_object_give_one_row(mem, count):
 def test_concurrent_identical_adds_separate_objects_on_one_file(db_path, count):
     mems = [Memory(db_path, embedder="hash") for _ in range(8)]
     try:
-        out = _run_threads([lambda m=m: m.add("I drink coffee every morning.", user_id="A") for m in mems])
+        out = run_concurrently([lambda m=m: m.add("I drink coffee every morning.", user_id="A") for m in mems])
         assert count(mems[0], "A") == 1
         assert len({evs[0].memory.id for evs in out}) == 1
         assert [e[0].event for e in out].count("ADD") == 1
@@ -58,7 +39,7 @@ def test_concurrent_identical_adds_separate_objects_on_one_file(db_path, count):
 
 def test_concurrent_adds_for_different_users_each_get_a_row(mem, count):
     users = [f"user{i}" for i in range(8)]
-    out = _run_threads([lambda u=u: mem.add("I drink coffee every morning.", user_id=u) for u in users])
+    out = run_concurrently([lambda u=u: mem.add("I drink coffee every morning.", user_id=u) for u in users])
     assert [evs[0].event for evs in out] == ["ADD"] * 8
     assert len({evs[0].memory.id for evs in out}) == 8
     for u in users:

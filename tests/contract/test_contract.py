@@ -5,7 +5,6 @@ called directly, then the same behaviour through ``Memory``. Values are asserted
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 from anchormem import EmbedderMismatchError, InvalidInputError, NotFoundError, Scope
+from anchormem.testing import run_concurrently
 from anchormem.filters import parse_filters
 from anchormem.ingest.classify import content_hash
 from anchormem.stores.protocol import NewMemory, Store, StoredMessage
@@ -52,25 +52,6 @@ def texts(items) -> list[str]:
     return [it.text for it in items]
 
 
-def run_threads(targets):
-    barrier = threading.Barrier(len(targets))
-    errors: list[BaseException] = []
-    out: list = [None] * len(targets)
-
-    def run(i, fn):
-        try:
-            barrier.wait()
-            out[i] = fn()
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(targets)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-    return out
 
 
 # ================================================================ Store protocol, called directly
@@ -94,7 +75,7 @@ def test_write_add_then_exact_duplicate_is_noop_with_existing_id(store, embed):
 
 def test_concurrent_identical_writes_from_separate_store_objects_give_one_row(backend, embed):
     stores = [backend.open() for _ in range(8)]
-    out = run_threads([lambda s=s: s.write([], [make(embed, "I keep bees on the roof.")], actor="t")
+    out = run_concurrently([lambda s=s: s.write([], [make(embed, "I keep bees on the roof.")], actor="t")
                        for s in stores])
     events = sorted(r[0].event for r in out)
     assert events == ["ADD"] + ["NOOP"] * 7
@@ -105,7 +86,7 @@ def test_concurrent_identical_writes_from_separate_store_objects_give_one_row(ba
 
 def test_concurrent_writes_of_many_rows_one_store_object(store, embed):
     batches = [[make(embed, f"Batch fact number {j}.") for j in range(5)] for _ in range(6)]
-    out = run_threads([lambda b=b: store.write([], b, actor="t") for b in batches])
+    out = run_concurrently([lambda b=b: store.write([], b, actor="t") for b in batches])
     assert sum(r.event == "ADD" for res in out for r in res) == 5
     assert sorted(texts(store.list_memories(scope(), None))) == [f"Batch fact number {j}." for j in range(5)]
 
@@ -446,7 +427,7 @@ def test_memory_add_noop_search_en_zh(mem):
 
 def test_memory_concurrent_identical_adds_on_one_database(backend):
     mems = [backend.memory() for _ in range(6)]
-    out = run_threads([lambda m=m: m.add("I drink coffee every morning.", user_id="A") for m in mems])
+    out = run_concurrently([lambda m=m: m.add("I drink coffee every morning.", user_id="A") for m in mems])
     assert sorted(evs[0].event for evs in out) == ["ADD"] + ["NOOP"] * 5
     assert len({evs[0].memory.id for evs in out}) == 1
     assert len(mems[0].get_all(user_id="A", include_superseded=True)) == 1

@@ -32,7 +32,8 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
-from .protocol import NewMemory, StoredMessage, WriteResult
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
+                       message_dicts)
 from .sqlfilter import SQLiteFilterCompiler
 from .vectors import DEFAULT_ANN_THRESHOLD
 
@@ -571,15 +572,14 @@ class PostgresStore:
         return {mid: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32) for mid, v in rows}
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
-        rows = self._read("SELECT memory_id, version, event, old_text, new_text, actor, reason, created_at FROM "
+        rows = self._read(f"SELECT {HISTORY_COLUMNS} FROM "
                           "memory_history WHERE tenant = %s AND memory_id = %s ORDER BY version", (tenant, memory_id))
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r}")
-        return [HistoryEntry(memory_id=r[0], version=r[1], event=r[2], old_text=r[3], new_text=r[4], actor=r[5],
-                             reason=r[6], created_at=from_epoch(r[7])) for r in rows]
+        return history_entries(rows)
 
     def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT id, agent_id, session_id, role, name, content, ts, metadata FROM messages "
+        sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages "
                "WHERE tenant = %s AND user_id = %s")
         params: list[Any] = [scope.tenant, scope.user_id]
         if ids is not None:
@@ -588,5 +588,4 @@ class PostgresStore:
             sql += " AND id = ANY(%s)"
             params.append(list(ids))
         rows = self._read(sql + " ORDER BY ts, seq", params)
-        return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
-                 "timestamp": from_epoch(r[6]).isoformat(), "metadata": r[7]} for r in rows]
+        return message_dicts(rows)

@@ -15,7 +15,7 @@ import numpy as np
 from ..filters import FilterNode
 from ..types import HistoryEntry, Label, MemoryItem, Scope
 
-__all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult"]
+__all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult", "history_entries", "message_dicts"]
 
 
 @dataclass
@@ -111,3 +111,27 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release connections."""
+
+
+# Row shapes shared by the SQL stores ---------------------------------------------------------------------------
+HISTORY_COLUMNS = "memory_id, version, event, old_text, new_text, actor, reason, created_at"
+MESSAGE_COLUMNS = "id, agent_id, session_id, role, name, content, ts, metadata"
+
+
+def history_entries(rows: list[tuple]) -> list[HistoryEntry]:
+    """Rows of ``HISTORY_COLUMNS`` (created_at in epoch seconds) -> HistoryEntry list."""
+    from ..timeutil import from_epoch
+
+    return [HistoryEntry(memory_id=r[0], version=r[1], event=r[2], old_text=r[3], new_text=r[4], actor=r[5],
+                         reason=r[6], created_at=from_epoch(r[7])) for r in rows]
+
+
+def message_dicts(rows: list[tuple]) -> list[dict[str, Any]]:
+    """Rows of ``MESSAGE_COLUMNS`` (ts in epoch seconds; metadata JSON text or already decoded) -> dicts."""
+    import json
+
+    from ..timeutil import from_epoch
+
+    return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
+             "timestamp": from_epoch(r[6]).isoformat(),
+             "metadata": json.loads(r[7]) if isinstance(r[7], str) else r[7]} for r in rows]

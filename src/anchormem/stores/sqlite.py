@@ -26,7 +26,8 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
 from .migrations import LATEST, MIGRATIONS
-from .protocol import NewMemory, StoredMessage, WriteResult
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
+                       message_dicts)
 from .sqlfilter import SQLiteFilterCompiler
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 
@@ -486,15 +487,14 @@ class SQLiteStore:
                                       "ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?", params + [limit]))
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
-        rows = self._read("SELECT memory_id, version, event, old_text, new_text, actor, reason, created_at FROM "
+        rows = self._read(f"SELECT {HISTORY_COLUMNS} FROM "
                           "memory_history WHERE memory_id=? AND tenant=? ORDER BY version", (memory_id, tenant))
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r}")
-        return [HistoryEntry(memory_id=r[0], version=r[1], event=r[2], old_text=r[3], new_text=r[4], actor=r[5],
-                             reason=r[6], created_at=from_epoch(r[7])) for r in rows]
+        return history_entries(rows)
 
     def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT id, agent_id, session_id, role, name, content, ts, metadata FROM messages "
+        sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages "
                "WHERE tenant=? AND user_id=?")
         params: list[Any] = [scope.tenant, scope.user_id]
         if ids is not None:
@@ -503,8 +503,7 @@ class SQLiteStore:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params += ids
         rows = self._read(sql + " ORDER BY ts, rowid", params)
-        return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
-                 "timestamp": from_epoch(r[6]).isoformat(), "metadata": json.loads(r[7])} for r in rows]
+        return message_dicts(rows)
 
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
         """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the

@@ -20,7 +20,7 @@ from typing import Any
 from ..embedders.hashing import HashEmbedder
 from ..timeutil import set_clock, to_utc
 
-__all__ = ["DeterministicEmbedder", "HashEmbedder", "FrozenClock", "frozen_clock"]
+__all__ = ["DeterministicEmbedder", "HashEmbedder", "FrozenClock", "frozen_clock", "run_concurrently"]
 
 DeterministicEmbedder = HashEmbedder
 
@@ -53,5 +53,30 @@ def frozen_clock(start: datetime | str) -> Iterator[FrozenClock]:
         yield clock
     finally:
         set_clock(None)
+def run_concurrently(targets: list[Any]) -> list[Any]:
+    """Run each zero-arg callable in its own thread, all released at once by a barrier; returns their results
+    in order. Raises AssertionError listing the exceptions if any callable raised."""
+    import threading
+
+    barrier = threading.Barrier(len(targets))
+    errors: list[BaseException] = []
+    out: list[Any] = [None] * len(targets)
+
+    def run(i: int, fn: Any) -> None:
+        try:
+            barrier.wait()
+            out[i] = fn()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(targets)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [], errors
+    return out
+
+
 from .fake_llm import FakeLLMServer, FakeReply  # noqa: E402  (scripted OpenAI-compatible LLM server)
 __all__ += ["FakeLLMServer", "FakeReply"]
