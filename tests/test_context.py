@@ -114,3 +114,92 @@ def test_update_labels_and_relabel(mem):
         mem.update(item.id, "x", labels=[{"domain": "astrology"}])
     assert mem.relabel(user_id=u) == 1
     assert mem.get(item.id).labels  # relabelled by the offline labeller
+
+
+# ---------------------------------------------------------------- cheap write-time labelling, bare queries, dev set
+def test_sense_words_and_bare_queries(mem):
+    from anchormem.context.anchor import is_bare_query
+    from anchormem.context.taxonomy import AMBIGUOUS, SENSE_WORDS, has_sense_word
+
+    assert SENSE_WORDS <= AMBIGUOUS | {"squares", "viruses", "mice", "tablets"}
+    assert has_sense_word("We sat on the river bank.") and has_sense_word("我之前说的苹果怎么样了？")
+    assert not has_sense_word("I went for a run and then watched a film.")  # frequent verbs are not listed
+    lab = mem.anchor.labeller
+    assert is_bare_query("What did I say about the bank?", lab)
+    assert is_bare_query("苹果怎么样了？", lab)
+    assert not is_bare_query("How is my bank account doing?", lab)  # "account": finance vocabulary
+    assert not is_bare_query("我的苹果升级后出了什么问题？", lab)  # 升级: technology vocabulary
+    assert not is_bare_query("What did I say about the trip?", lab)
+
+
+def test_clause_labelling_embeds_only_sense_word_memories(mem):
+    anchor = mem.anchor
+    calls = []
+    real = anchor.embedder.embed_documents
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(real.__self__, name)
+
+        def embed_documents(self, texts):
+            calls.append(list(texts))
+            return real(texts)
+
+    texts = ["We talked for hours, then we went home and slept.", "I used my Apple phone to order apples."]
+    vecs = real(texts)
+    anchor.embedder = Counting()
+    try:
+        anchor.label_texts(texts[:1], vecs[:1])
+        assert calls == []  # no cross-domain word: no clause embeddings
+        labels = anchor.label_texts(texts[1:], vecs[1:])
+    finally:
+        anchor.embedder = real.__self__
+    assert len(calls) == 1 and all("pple" in c or "phone" in c for c in calls[0])
+    assert {"technology", "food"} <= {lab.domain for lab in labels[0]}
+
+
+def test_bare_query_follows_the_conversation(mem):
+    u = "bare"
+    mem.add(turns("The bank raised the fee on my current account.", "I might move my salary elsewhere."),
+            user_id=u, session_id="money")
+    mem.add(turns("The bank was muddy after the flood.", "Herons were fishing near the reeds."),
+            user_id=u, session_id="river")
+    hits = mem.search("What did I say about the bank?", user_id=u,
+                      context=["We are planning a walk along the river this weekend.", "I hope we see some birds."])
+    assert hits[0].memory.session_id == "river"
+    assert next(iter(hits[0].explain["anchor"]["query_labels"])) == "nature"
+
+
+def test_polysemy_dev_set_design():
+    from anchormem.eval.polysemy import load_cases
+
+    cases = load_cases()
+    zh = [c for c in cases if c.lang == "zh"]
+    assert len(cases) >= 60 and len(zh) >= 30
+    assert {c.kind for c in zh} == {"neutral", "sense"}
+    for c in cases:
+        assert c.target in c.sessions and c.wrong and c.context
+        if c.kind == "neutral":
+            assert c.word.lower() in c.query.lower()
+            assert not set(c.context) & {t for s in c.sessions.values() for t in s}  # context ≠ the memories
+    if any(c.lang == "en" for c in cases):
+        assert {c.group for c in cases} == {"en", "en_heldout", "zh"}
+
+
+def test_cli_eval_polysemy_json(monkeypatch):
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    import anchormem.eval.polysemy as poly
+    from anchormem.cli import app
+
+    small = [c for c in poly._zh_cases() if c.word == "苹果"]
+    monkeypatch.setattr(poly, "load_cases", lambda: small)
+    res = CliRunner().invoke(app, ["--json", "eval", "polysemy", "--embedder", "hash", "--no-pooled"])
+    assert res.exit_code == 0, res.output
+    out = _json.loads(res.stdout)
+    assert out["cases"] == {"zh": len(small)}
+    assert set(out["per_case"]) == {"dense", "hybrid", "anchored"}
+    res = CliRunner().invoke(app, ["eval", "polysemy", "--embedder", "hash", "--no-pooled"])
+    assert res.exit_code == 0 and "anchored" in res.stdout

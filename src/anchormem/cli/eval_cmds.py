@@ -57,4 +57,25 @@ def eval_locomo(
             _out().print(table)
 
 
+
+@eval_app.command("polysemy")
+@_handled
+def eval_polysemy(
+    pooled: bool = typer.Option(True, "--pooled/--no-pooled", help="Also run all cases pooled in one history."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+) -> None:
+    """Context anchoring on the polysemy dev set (dense vs hybrid vs anchored, per language group)."""
+    from ..eval.polysemy import format_table, run_polysemy
+
+    kwargs: dict[str, Any] = {"pooled": pooled}
+    if embedder is not None:
+        kwargs["embedder"] = embedder
+    say = (lambda _m: None) if _state.json else (lambda m: _err().print(f"[dim]{m}[/]"))
+    result = run_polysemy(progress=say, **kwargs)
+    if _state.json:
+        _emit_json(result)
+    else:
+        typer.echo(format_table(result))
+
+
 # ----------------------------------------------------------------------------------------------- server

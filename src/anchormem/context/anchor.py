@@ -25,7 +25,7 @@ from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist
 from .taxonomy import DOMAIN_NAMES, has_sense_word
 
-__all__ = ["ContextAnchor", "QueryContext", "label_score", "label_drafts", "recent_session"]
+__all__ = ["ContextAnchor", "QueryContext", "is_bare_query", "label_score", "label_drafts", "recent_session"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
 
@@ -51,6 +51,11 @@ def _margin(dist: np.ndarray) -> float:
     return float(top[0] - top[1]) if len(top) > 1 else 1.0
 
 
+def is_bare_query(query: str, labeller: OfflineLabeller) -> bool:
+    """A query naming a cross-domain word (:data:`.taxonomy.SENSE_WORDS`) with no other domain vocabulary."""
+    return has_sense_word(query) and float(labeller.lexicon_hits(query).sum()) == 0.0
+
+
 def label_score(qdist: np.ndarray, labels: Sequence[Label]) -> float | None:
     """Agreement of a query distribution with a memory's labels in [0, 1] (None: memory unlabelled)."""
     m = labels_to_dist(labels)
@@ -64,9 +69,11 @@ def label_score(qdist: np.ndarray, labels: Sequence[Label]) -> float | None:
 class ContextAnchor:
     """Labels memories and queries with an :class:`OfflineLabeller` and reranks hits by label agreement."""
 
-    def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None) -> None:
+    def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
+                 bare_context_weight: float = 0.9) -> None:
         self.embedder = embedder
         self.labeller = labeller or OfflineLabeller(embedder)
+        self.bare_context_weight = bare_context_weight
 
     # ------------------------------------------------------------------ write side
     def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *,
@@ -131,20 +138,27 @@ class ContextAnchor:
                       recent: Callable[[], list[MemoryItem]] | None = None, margin: float = 0.35) -> QueryContext:
         """Infer the query's labels from the query and the current conversation (newest turn last). Without a
         conversation and with an ambiguous query (margin < ``margin``), the labels of the user's most recent
-        session's memories (``recent()``) decide."""
+        session's memories (``recent()``) decide.
+
+        A *bare* query (it names a cross-domain word of :data:`.taxonomy.SENSE_WORDS` and no other domain
+        vocabulary: "what did I say about the bank?", "苹果怎么样了？") says nothing reliable about the sense on
+        its own (its embedding just leans to the word's most frequent sense), so the conversation decides (weight
+        ``bare_context_weight``) and, without one, the recent session is consulted whatever the margin."""
         lab = self.labeller
         own = lab.distributions(np.asarray(qvec).reshape(1, -1), [query])[0]
         source = "query"
         dist = own
+        bare = is_bare_query(query, lab)
         ctx_texts = [c for c in context if c and c.strip()]
         if ctx_texts:
             emb = embed or self.embedder.embed_query
             vecs = np.vstack([emb(t) for t in ctx_texts])
             d = lab.distributions(vecs, ctx_texts)
             w = np.array([1.0 / (1.0 + (len(ctx_texts) - 1 - k)) for k in range(len(ctx_texts))])
-            dist = lab.mix(own, (d * w[:, None]).sum(axis=0), context_weight=0.7, margin_factor=0.3)
+            cw, mf = (self.bare_context_weight, 0.0) if bare else (0.7, 0.3)
+            dist = lab.mix(own, (d * w[:, None]).sum(axis=0), context_weight=cw, margin_factor=mf)
             source = "query+context"
-        elif recent is not None and _margin(own) < margin:
+        elif recent is not None and (bare or _margin(own) < margin):
             dists = [labels_to_dist(it.labels) for it in recent()]
             dists = [x for x in dists if x is not None]
             if dists:
