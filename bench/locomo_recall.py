@@ -20,13 +20,14 @@ from anchormem.eval.locomo import format_table, run_locomo
 from anchormem.retrieval.config import RECIPES, SearchConfig
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
-VARIANTS = {  # changes to the default recipe (rrf_k 20, candidates 200, dense/lexical 0.5/0.5, recency 0.1)
-    "hybrid:lex.6": {"dense_weight": 0.4, "lexical_weight": 0.6},
-    "hybrid:lex.7": {"dense_weight": 0.3, "lexical_weight": 0.7},
-    "hybrid:k10": {"rrf_k": 10.0},
+VARIANTS = {  # explicit settings over the default recipe (candidates 200, recency 0.1)
+    "hybrid:k20_even": {"rrf_k": 20.0, "dense_weight": 0.5, "lexical_weight": 0.5},
+    "hybrid:k20_lex.6": {"rrf_k": 20.0, "dense_weight": 0.4, "lexical_weight": 0.6},
+    "hybrid:k20_lex.7": {"rrf_k": 20.0, "dense_weight": 0.3, "lexical_weight": 0.7},
+    "hybrid:k10_even": {"rrf_k": 10.0, "dense_weight": 0.5, "lexical_weight": 0.5},
     "hybrid:k10_lex.6": {"rrf_k": 10.0, "dense_weight": 0.4, "lexical_weight": 0.6},
     "hybrid:k10_lex.7": {"rrf_k": 10.0, "dense_weight": 0.3, "lexical_weight": 0.7},
-    "hybrid:recency0_lex.6": {"recency_weight": 0.0, "dense_weight": 0.4, "lexical_weight": 0.6},
+    "hybrid:k10_lex.6_recency0": {"rrf_k": 10.0, "dense_weight": 0.4, "lexical_weight": 0.6, "recency_weight": 0.0},
     "weighted:dense.3": {"fusion": "weighted", "dense_weight": 0.3},
 }
 OUT = Path(__file__).resolve().parent / "results" / "locomo_recall.json"
