@@ -295,3 +295,15 @@ def test_eval_locomo_on_a_tiny_file(db, tmp_path):
     assert res.exit_code == 2 and "is not a file" in res.output
     res = run(db, "eval", "locomo", "--data", str(f), "--k", "a,b")
     assert res.exit_code == 2 and "--k" in res.output
+
+
+def test_read_commands_refuse_a_missing_database(tmp_path):
+    missing = tmp_path / "nowhere" / "typo.db"
+    for args in (["list", "--user", "maya"], ["search", "lisbon", "--user", "maya"], ["ask", "where?", "--user", "maya"],
+                 ["export", "--user", "maya"]):
+        res = run(str(missing), *args)
+        assert res.exit_code == 2, (args, res.output)
+        assert "no database at" in res.output
+    assert not missing.parent.exists()
+    res = run(str(missing), "add", "I moved to Lisbon.", "--user", "maya")
+    assert res.exit_code == 0 and missing.exists()

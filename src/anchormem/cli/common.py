@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,10 +82,19 @@ def _dump(model: Any) -> Any:
     return model.model_dump(mode="json")
 
 
-def _open(db: str | None = None, **kwargs: Any):
+def _open(db: str | None = None, *, must_exist: bool = False, **kwargs: Any):
+    """Open the Memory for a command. ``must_exist``: commands that only read (or delete) refuse to create a
+    database at a mistyped path; they raise InvalidInputError (exit 2) instead."""
+    from ..config import default_path
     from ..memory import Memory
 
-    return Memory(db or _state.db, **kwargs)
+    path = db or _state.db
+    if must_exist:
+        target = path or default_path()
+        if target != ":memory:" and not target.startswith(("sqlite:", "postgresql:", "postgres:")) \
+                and not os.path.exists(os.path.expanduser(target)):
+            raise InvalidInputError(f"no database at {target} (check --db / ANCHORMEM_PATH)")
+    return Memory(path, **kwargs)
 
 
 def _parse_filter(value: str | None) -> dict[str, Any] | None:

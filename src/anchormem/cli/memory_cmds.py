@@ -58,7 +58,7 @@ def update(
     reason: Optional[str] = typer.Option(None, "--reason", help="Why (kept in history)."),
 ) -> None:
     """Replace a memory's text (the old text stays in its history)."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         item = mem.update(memory_id, text, reason=reason)
     if _state.json:
         _emit_json(_dump(item))
@@ -114,7 +114,7 @@ def search(
     explain: bool = typer.Option(False, "--explain", help="Show per-signal scores."),
 ) -> None:
     """Hybrid search in a user's memories."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         hits = mem.search(query, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                           limit=limit, as_of=as_of, recipe=recipe)
     if _state.json:
@@ -161,7 +161,7 @@ def ask(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Answer as of this ISO time."),
 ) -> None:
     """Answer from memory with citations, or abstain."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         ans = mem.ask(question, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                       as_of=as_of)
     if _state.json:
@@ -179,7 +179,7 @@ def ask(
 @_handled
 def get(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
     """Show one memory."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         item = mem.get(memory_id)
     if _state.json:
         _emit_json(_dump(item))
@@ -205,7 +205,7 @@ def list_(
     all_: bool = typer.Option(False, "--all", help="Include superseded memories."),
 ) -> None:
     """List a user's memories, oldest first."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         items = mem.get_all(user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                             limit=limit, include_superseded=all_)
     if _state.json:
@@ -221,7 +221,7 @@ def list_(
 @_handled
 def history(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
     """Every version of a memory."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         entries = mem.history(memory_id)
     if _state.json:
         _emit_json([_dump(h) for h in entries])
@@ -242,7 +242,7 @@ def export(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file (default: stdout)."),
 ) -> None:
     """Export everything stored for a user as JSON."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         data = mem.export(user_id=user)
     text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
     if output is None:
@@ -276,7 +276,7 @@ def forget(
         if not typer.confirm(f"Delete {what}{' and purge history' if purge else ''}?", default=False, err=True):
             _err().print("aborted")
             raise typer.Exit(1)
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
     if _state.json:
         _emit_json(counts)
@@ -291,7 +291,7 @@ def forget_memory(
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
 ) -> None:
     """Delete one memory."""
-    with _open() as mem:
+    with _open(must_exist=True) as mem:
         counts = mem.delete(memory_id, purge=purge)
     if _state.json:
         _emit_json(counts)
