@@ -53,8 +53,8 @@ class AddRequest(_Body):
 Context = Optional[Union[str, Annotated[list[Union[str, MessageIn]], Field(max_length=200)]]]
 
 
-class SearchRequest(_Body):
-    """Hybrid search in one user's memories. ``filters``: see the filter language in ``docs/api.md``."""
+class _QueryBody(_Body):
+    """Fields shared by search and ask: the query, its scope, the current conversation, filters, as_of."""
 
     query: Annotated[str, Field(min_length=1)]
     user_id: ScopeId
@@ -62,23 +62,21 @@ class SearchRequest(_Body):
     session_id: Optional[ScopeId] = None
     context: Context = None
     filters: Optional[dict[str, Any]] = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 5
     as_of: Optional[datetime] = None
+
+
+class SearchRequest(_QueryBody):
+    """Hybrid search in one user's memories. ``filters``: see the filter language in ``docs/api.md``."""
+
+    limit: Annotated[int, Field(ge=1, le=1000)] = 5
     recipe: Optional[RecipeName] = None
     show_expired: bool = False
 
 
-class AskRequest(_Body):
+class AskRequest(_QueryBody):
     """Answer from memory with citations, or abstain."""
 
-    query: Annotated[str, Field(min_length=1)]
-    user_id: ScopeId
-    agent_id: Optional[ScopeId] = None
-    session_id: Optional[ScopeId] = None
-    context: Context = None
-    filters: Optional[dict[str, Any]] = None
     limit: Annotated[int, Field(ge=1, le=100)] = 10
-    as_of: Optional[datetime] = None
 
 
 class LabelIn(_Body):
