@@ -1,0 +1,226 @@
+"""Assemble a prompt-ready context block from session summary, long-term memories and recent turns.
+
+The block has up to three sections, in this order (a section with nothing in it is left out)::
+
+    ## Session summary
+    <the session's summary, verbatim>
+
+    ## Relevant memories
+    - [2024-05-06, about 2024-05-01] user (林晓): 我上周三刚搬到杭州，月租4500元。 (id 45998b7c…)
+
+    ## Recent conversation
+    assistant: …
+    user: <the current message>
+
+Budget (tokens by the working buffer's counter, :func:`~anchormem.session.buffer.count_tokens` by default):
+the newest user message and its section title come first and must fit (else InvalidInputError); then the
+summary if it fits within ``summary_share`` of the budget; the rest is split between recent turns (newest first,
+contiguous, decayed turns left out) and long-term memories (best first, ``memory_share`` of what is left), and
+whatever one side leaves unused goes to the other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import InvalidInputError
+from ..ingest.normalize import check_text
+from ..timeutil import to_utc, utcnow
+from ..types import Hit
+from .buffer import MAX_TURN_CHARS, Turn, WorkingBuffer, decay_weight, make_turn
+from .store import SessionKey, SessionStore
+
+__all__ = ["ContextBlock", "ContextSection", "build_context", "TITLES"]
+
+SectionName = Literal["summary", "memories", "recent_turns"]
+TITLES: dict[str, str] = {
+    "summary": "## Session summary",
+    "memories": "## Relevant memories",
+    "recent_turns": "## Recent conversation",
+}
+
+
+class ContextSection(BaseModel):
+    """One section of a :class:`ContextBlock`.
+
+    ``text``: the title line and the section's lines; ``tokens``: its token count; ``items``: one dict per line —
+    summary ``{"text", "timestamp", "weight", "tokens"}``; memory ``{"id", "text", "speaker", "role", "date",
+    "event_date", "score", "tokens"}``; turn ``{"role", "content", "timestamp", "name"?, "weight", "tokens"}``
+    (turns oldest first, ``weight`` = :func:`~anchormem.session.buffer.decay_weight` of the item's age).
+    """
+
+    name: SectionName
+    title: str
+    text: str
+    tokens: int
+    items: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ContextBlock(BaseModel):
+    """A prompt-ready context. ``text``: the sections joined by blank lines; ``used_tokens`` (≤ ``budget_tokens``)
+    is its token count; ``memory_ids``: the long-term memories included, in the order shown; ``dropped``: how many
+    stored turns, retrieved memories and summaries did not fit (or were stale / duplicates of a shown turn)."""
+
+    text: str
+    sections: list[ContextSection]
+    used_tokens: int
+    budget_tokens: int
+    memory_ids: list[str] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(default_factory=dict)
+
+    def section(self, name: str) -> ContextSection | None:
+        """The section called ``name`` (summary, memories, recent_turns), or None if it was left out."""
+        return next((s for s in self.sections if s.name == name), None)
+
+
+def _date(dt: datetime) -> str:
+    return to_utc(dt).date().isoformat()
+
+
+def _event_date(start: datetime | None, end: datetime | None) -> str | None:
+    """A resolved event time as a calendar day or a day range. Stored bounds are UTC instants of the speaker's
+    local day(s); moving 12 h inwards from each bound lands on the speaker's day for any offset under 12 h."""
+    if start is None:
+        return None
+    end = end or start
+    if end - start <= timedelta(days=1, hours=1):
+        return _date(start + (end - start) / 2)
+    first, last = _date(start + timedelta(hours=12)), _date(end - timedelta(hours=12))
+    return first if first == last else f"{first}..{last}"
+
+
+def _memory_line(hit: Hit, show_ids: bool) -> tuple[str, dict[str, Any]]:
+    m = hit.memory
+    said, event = _date(m.created_at), _event_date(m.event_time, m.event_time_end)
+    when = f"{said}, about {event}" if event and event != said else said
+    who = f"{m.role} ({m.speaker})" if m.speaker else m.role
+    line = f"- [{when}] {who}: {m.text}" + (f" (id {m.id})" if show_ids else "")
+    return line, {"id": m.id, "text": m.text, "speaker": m.speaker, "role": m.role, "date": said,
+                  "event_date": event, "score": hit.score}
+
+
+def _share(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInputError(f"{name} must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def build_context(memory: Any, *, user_id: str, session_id: str, query: str, budget_tokens: int,
+                  session_store: SessionStore, agent_id: str | None = None, buffer: WorkingBuffer | None = None,
+                  memory_limit: int = 10, memory_share: float = 0.4, summary_share: float = 0.25,
+                  context_turns: int = 6, filters: dict[str, Any] | None = None,
+                  show_ids: bool = True) -> ContextBlock:
+    """Build a :class:`ContextBlock` for the current user message ``query`` within ``budget_tokens``.
+
+    memory: a :class:`~anchormem.Memory` (its ``tenant`` scopes the session; its ``search`` finds long-term
+    memories with ``context`` = the last ``context_turns`` session turns, ``limit=memory_limit``, ``filters``,
+    ``agent_id``). session_store: where the session's turns and summary are (read only; nothing is written).
+    query: the current user message; when the session's last user turn has the same text it is not repeated,
+    otherwise it is shown as the newest turn. buffer: the :class:`WorkingBuffer` (max turns, decay half-life and
+    cut-off, token counter; its counter must be additive over newlines, as the default is).
+    memory_share: share of the free budget (after the newest message and summary) offered first to memories;
+    summary_share: the summary is shown only if it costs at most this share of the budget and has not decayed
+    below ``buffer.min_weight``. memory_limit=0 skips long-term search. show_ids: put memory ids in the text.
+
+    Raises InvalidInputError (budget too small for the newest user message — the message gives both sizes —,
+    bad arguments, empty query), ScopeError (bad user_id / session_id), and whatever ``memory.search`` or the
+    session store raise (FilterError, StoreError, ...).
+    """
+    buffer = buffer or WorkingBuffer()
+    count = buffer.counter
+    if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 1:
+        raise InvalidInputError(f"budget_tokens must be a positive integer, got {budget_tokens!r}")
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or not 0 <= memory_limit <= 1000:
+        raise InvalidInputError(f"memory_limit must be an integer from 0 to 1000, got {memory_limit!r}")
+    if isinstance(context_turns, bool) or not isinstance(context_turns, int) or context_turns < 0:
+        raise InvalidInputError(f"context_turns must be a non-negative integer, got {context_turns!r}")
+    memory_share, summary_share = _share(memory_share, "memory_share"), _share(summary_share, "summary_share")
+    settings = getattr(memory, "settings", None)
+    query = check_text(query, what="query", max_chars=getattr(settings, "max_query_chars", MAX_TURN_CHARS))
+    key = SessionKey(user_id=user_id, session_id=session_id, tenant=getattr(memory, "tenant", "default"))
+    now = utcnow()
+
+    stored: list[Turn] = session_store.turns(key)
+    turns: list[Mapping[str, Any]] = list(stored)
+    last_user = next((t for t in reversed(turns) if t["role"] == "user"), None)
+    if last_user is None or last_user["content"].strip() != query.strip():
+        turns.append(make_turn({"role": "user", "content": query}, now=now))
+    newest = next(t for t in reversed(turns) if t["role"] == "user")
+
+    # 1. the newest user message and its section title: mandatory
+    turn_title = count(TITLES["recent_turns"])
+    newest_cost = buffer.cost(newest)
+    if turn_title + newest_cost > budget_tokens:
+        raise InvalidInputError(
+            f"budget_tokens={budget_tokens} is too small for the newest user message: it needs "
+            f"{turn_title + newest_cost} tokens ({newest_cost} for the message, {turn_title} for the section title)")
+    left = budget_tokens - turn_title  # still includes the newest message's cost
+    dropped = {"turns": 0, "memories": 0, "summary": 0}
+
+    # 2. the session summary, if it fits its share and is not stale
+    sections: dict[str, ContextSection] = {}
+    summary = session_store.get_summary(key)
+    if summary is not None:
+        weight = decay_weight((now - to_utc(summary["timestamp"])).total_seconds(), buffer.half_life_seconds)
+        cost = count(TITLES["summary"]) + count(summary["text"])
+        if weight >= buffer.min_weight and cost <= min(math.floor(summary_share * budget_tokens),
+                                                       left - newest_cost):
+            sections["summary"] = ContextSection(
+                name="summary", title=TITLES["summary"], text=f"{TITLES['summary']}\n{summary['text']}", tokens=cost,
+                items=[{**summary, "weight": weight, "tokens": count(summary["text"])}])
+            left -= cost
+        else:
+            dropped["summary"] = 1
+
+    # 3. recent turns, first pass: what is not offered to memories
+    free = left - newest_cost
+    first = buffer.window(turns, left - math.floor(free * memory_share), now=now)
+
+    # 4. long-term memories, best first, skipping those that repeat a shown turn
+    mem_lines: list[str] = []
+    mem_items: list[dict[str, Any]] = []
+    mem_room = left - first.used_tokens
+    if memory_limit > 0:
+        ctx = [dict(t) for t in turns if t is not newest][-context_turns:] if context_turns else []
+        hits = memory.search(query, user_id=user_id, agent_id=agent_id, context=ctx or None, limit=memory_limit,
+                             filters=filters)
+        shown = [t["content"] for t in first.turns]
+        title_cost = count(TITLES["memories"])
+        for hit in hits:
+            text = hit.memory.text.strip()
+            if any(text in c for c in shown):
+                dropped["memories"] += 1
+                continue
+            line, item = _memory_line(hit, show_ids)
+            cost = count(line) + (0 if mem_lines else title_cost)
+            if cost > mem_room:
+                dropped["memories"] += 1
+                continue
+            mem_lines.append(line)
+            mem_items.append({**item, "tokens": count(line)})
+            mem_room -= cost
+    if mem_lines:
+        body = "\n".join(mem_lines)
+        sections["memories"] = ContextSection(
+            name="memories", title=TITLES["memories"], text=f"{TITLES['memories']}\n{body}",
+            tokens=count(TITLES["memories"]) + sum(i["tokens"] for i in mem_items), items=mem_items)
+
+    # 5. recent turns, second pass: everything the memories left unused (a superset of the first pass)
+    mem_used = sections["memories"].tokens if "memories" in sections else 0
+    win = buffer.window(turns, left - mem_used, now=now)
+    dropped["turns"] = win.dropped  # the current message is always kept, so these are all stored turns
+    lines = [buffer.render(t) for t in win.turns]
+    sections["recent_turns"] = ContextSection(
+        name="recent_turns", title=TITLES["recent_turns"],
+        text=TITLES["recent_turns"] + "\n" + "\n".join(lines), tokens=turn_title + win.used_tokens,
+        items=[{**t, "weight": w, "tokens": c} for t, w, c in zip(win.turns, win.weights, win.tokens)])
+
+    ordered = [sections[n] for n in ("summary", "memories", "recent_turns") if n in sections]
+    text = "\n\n".join(s.text for s in ordered)
+    return ContextBlock(text=text, sections=ordered, used_tokens=count(text), budget_tokens=budget_tokens,
+                        memory_ids=[i["id"] for i in mem_items], dropped=dropped)
