@@ -6,9 +6,11 @@
     ├── ConfigError                     bad settings, missing optional dependency, wrong embedder for a store
     │   └── EmbedderMismatchError       the store was built with another embedding model / dimension
     ├── NotFoundError                   a memory id (or other record) does not exist in this scope
+    ├── ConflictError                   the record is not in a state that allows this (a resolved review item)
     ├── InvalidInputError               bad caller input: empty/oversized text, bad UTF-8, bad timestamp
     │   ├── FilterError                 unknown filter key or operator, wrong value type
     │   └── ScopeError                  missing or unsafe scope (e.g. an unscoped delete_all)
+    ├── PrivacyError                    tokenised PII cannot be revealed (wrong key, altered vault entry)
     └── ProviderError                   a backend failed
         ├── EmbeddingError              the embedding model failed or returned a wrong shape
         ├── LLMError                    the LLM endpoint failed or returned unusable output
@@ -26,6 +28,7 @@ __all__ = [
     "ConfigError",
     "EmbedderMismatchError",
     "NotFoundError",
+    "ConflictError",
     "InvalidInputError",
     "FilterError",
     "ScopeError",
@@ -34,6 +37,7 @@ __all__ = [
     "LLMError",
     "LLMParseError",
     "StoreError",
+    "PrivacyError",
 ]
 
 
@@ -61,6 +65,12 @@ class NotFoundError(AnchormemError):
     code = "not_found"
 
 
+class ConflictError(AnchormemError):
+    """The record exists but its state forbids the operation (e.g. approving an already rejected review item)."""
+
+    code = "conflict"
+
+
 class InvalidInputError(AnchormemError, ValueError):
     """The caller passed input that cannot be stored or searched."""
 
@@ -77,6 +87,12 @@ class ScopeError(InvalidInputError):
     """A call is missing its scope (user_id) or would act on everything."""
 
     code = "invalid_scope"
+
+
+class PrivacyError(AnchormemError):
+    """Tokenised personal data cannot be revealed: wrong key, or a vault entry that was altered."""
+
+    code = "privacy_error"
 
 
 class ProviderError(AnchormemError):
