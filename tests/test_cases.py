@@ -174,7 +174,12 @@ def test_C17_unexpected_fields(mem):
     with pytest.warns(UserWarning, match="unknown keys source"):
         evs = mem.add([{"role": "user", "content": "Please call me Ann; I prefer Spanish.", "source": "crm"}],
                       user_id="A")
-    assert [e.event for e in evs] == ["ADD"]
-    assert [m.text for m in mem.get_all(user_id="A")] == ["likes hiking", "Please call me Ann; I prefer Spanish."]
-    assert [h.memory.text for h in mem.search("Spanish", user_id="A", recipe="bm25")] == [
-        "Please call me Ann; I prefer Spanish."]
+    # the turn is kept verbatim, and each of its two facts gets its own clause
+    assert [(e.event, e.memory.kind, e.memory.text) for e in evs] == [
+        ("ADD", "utterance", "Please call me Ann; I prefer Spanish."), ("ADD", "fact", "Please call me Ann"),
+        ("ADD", "fact", "I prefer Spanish.")]
+    assert [(e.memory.fact.attribute, e.memory.fact.value) for e in evs[1:]] == [
+        ("name", "Ann"), ("likes:spanish", "Spanish")]
+    assert [m.text for m in mem.get_all(user_id="A")][0] == "likes hiking"
+    hits = mem.search("Spanish", user_id="A", recipe="bm25")
+    assert len(hits) == 1 and "I prefer Spanish" in hits[0].memory.text

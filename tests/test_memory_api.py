@@ -57,7 +57,10 @@ def test_assistant_text_is_not_a_user_fact(mem):
     evs = mem.add([{"role": "user", "content": "My dog is named Rex."},
                    {"role": "assistant", "content": "My dog is named Rex."}], user_id="A")
     user_ev, asst_ev = evs
-    assert (user_ev.memory.source, user_ev.memory.role, user_ev.memory.kind) == ("user", "user", "utterance")
+    # the user's sentence is a fact (dog_name = Rex); the assistant's identical sentence is not
+    assert (user_ev.memory.source, user_ev.memory.role, user_ev.memory.kind) == ("user", "user", "fact")
+    assert (user_ev.memory.fact.attribute, user_ev.memory.fact.value) == ("dog_name", "Rex")
+    assert asst_ev.memory.fact is None
     assert (asst_ev.memory.source, asst_ev.memory.role, asst_ev.memory.kind) == ("assistant", "assistant",
                                                                                    "assistant")
     assert asst_ev.memory.confidence < user_ev.memory.confidence
@@ -153,13 +156,19 @@ def test_export_has_provenance(mem):
 def test_keyword_search_chinese_english_and_mixed(mem):
     zh = mem.add("我周末去杭州西湖划船了。", user_id="A")[0].memory.id
     en = mem.add("I repaired the bicycle chain on Sunday.", user_id="A")[0].memory.id
-    mixed = mem.add("我下个月搬到 City C，new job at Company K 下周一开始。", user_id="A")[0].memory.id
+    evs = mem.add("我下个月搬到 City C，new job at Company K 下周一开始。", user_id="A")
+    # the turn and its two fact clauses: one turn, so search shows it once (the best-ranked of the three)
+    assert [(e.event, e.memory.kind, e.memory.text) for e in evs] == [
+        ("ADD", "utterance", "我下个月搬到 City C，new job at Company K 下周一开始。"),
+        ("ADD", "fact", "我下个月搬到 City C"), ("ADD", "fact", "new job at Company K 下周一开始。")]
+    mixed = evs[0].memory.source_message_ids
     assert [h.memory.id for h in mem.search("西湖", user_id="A", recipe="bm25")] == [zh]
     assert [h.memory.id for h in mem.search("杭州划船", user_id="A", recipe="bm25")] == [zh]
     assert [h.memory.id for h in mem.search("bicycle chains", user_id="A", recipe="bm25")] == [en]
-    assert [h.memory.id for h in mem.search("City C", user_id="A", recipe="bm25")] == [mixed]
-    assert [h.memory.id for h in mem.search("搬到", user_id="A", recipe="bm25")] == [mixed]
-    assert [h.memory.id for h in mem.search("Company K new job", user_id="A", recipe="bm25")] == [mixed]
+    for q, says in (("City C", "City C"), ("搬到", "搬到"), ("Company K new job", "Company K")):
+        hits = mem.search(q, user_id="A", recipe="bm25")
+        assert [h.memory.source_message_ids for h in hits] == [mixed], q
+        assert says in hits[0].memory.text
 
 
 # ---------------------------------------------------------------- ask (real embedder)

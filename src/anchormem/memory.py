@@ -16,7 +16,7 @@ from typing import Any
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
 from .config import Settings, default_path
 from .embedders import Embedder, make_embedder
-from .errors import ConfigError, InvalidInputError, ScopeError
+from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
 from .ingest.classify import content_hash
@@ -26,13 +26,14 @@ from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_draf
 from .context.labeller import labels_to_dist
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
+from .facts.reconcile import conflicts, plan_facts
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
-from .types import Answer, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
+from .types import Answer, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
@@ -118,9 +119,12 @@ class Memory:
         ``metadata`` for the memories drafted from that turn). ``timestamp`` is the default time of turns that carry
         none (default: now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
 
-        Returns one MemoryEvent per memory written: ``ADD`` (new) or ``NOOP`` (an identical current memory
-        exists; its id is returned). Chit-chat, system turns and empty results return ``[]``; the reasons are
-        logged at DEBUG. One transaction per call.
+        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
+        same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
+        closed memory, ``valid_to`` set) or ``REVIEW`` (a conflicting change held in the review queue:
+        ``review_id`` and the proposed memory, not stored). Facts ("I live in…", "我住在…") are reconciled by
+        :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
+        are logged at DEBUG. One transaction per call.
 
         Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
         """
@@ -136,11 +140,17 @@ class Memory:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
-        vectors = self.embedder.embed_documents([d.embed_text for d in prepared.drafts])
-        label_drafts(self.anchor, self.store, scope, prepared.drafts, vectors)
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text) for d, v in zip(prepared.drafts, vectors)]
+        plan = plan_facts(prepared.drafts, store=self.store, tenant=scope.tenant, user_id=scope.user_id)
+        vectors = self.embedder.embed_documents([d.embed_text for d in plan.drafts])
+        label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []))
+                for i, (d, v) in enumerate(zip(plan.drafts, vectors))]
         results = self.store.write(prepared.messages, news, actor="add")
-        return [MemoryEvent(event=r.event, memory=r.item) for r in results]
+        for review in plan.reviews:
+            self.store.add_review(review)
+        return ([MemoryEvent(event=r.event, memory=r.item) for r in results]
+                + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
+                + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
 
     def update(self, memory_id: str, text: str, *, reason: str | None = None,
                labels: list[Label | dict[str, Any]] | None = None) -> MemoryItem:
@@ -260,6 +270,38 @@ class Memory:
         users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
             self.store.user_ids(self.tenant)
         return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)
+
+    # ---------------------------------------------------------------- review queue
+    def review_queue(self, *, user_id: str | None = None, status: str | None = "pending") -> list[ReviewItem]:
+        """Changes held for review (conflicting facts with a confidence gap > 0.2, sensitive attributes), oldest
+        first. ``status``: pending | approved | rejected | None (all). Raises InvalidInputError."""
+        if status not in (None, "pending", "approved", "rejected"):
+            raise InvalidInputError(f"status must be pending, approved, rejected or None, not {status!r}")
+        uid = check_scope_id(user_id, "user_id", required=False)
+        return self.store.list_reviews(self.tenant, uid, status)
+
+    def approve(self, review_id: str, *, actor: str = "review") -> list[MemoryEvent]:
+        """Apply a held change: the proposed memory is stored and supersedes the facts it conflicts with now.
+        Returns the events (ADD, SUPERSEDE…). Raises NotFoundError, ConflictError (already resolved)."""
+        item = self.store.get_review(self.tenant, review_id)
+        if item.status != "pending":
+            raise ConflictError(f"review item {review_id!r} is already {item.status}")
+        new = item.proposed.model_copy(update={"labels": []})
+        old = [c for c in self.store.current_facts(self.tenant, item.user_id, [new.fact.slot] if new.fact else [])
+               if new.fact and c.fact and conflicts(c.fact, new.fact)]
+        vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
+        new.labels = self.anchor.label_texts([new.text], vec)[0]
+        results = self.store.write([], [NewMemory(
+            new, vec[0], content_hash(f"{new.text}\x00{new.fact.slot}" if new.fact else new.text, kind=new.kind,
+                                      source=new.source, speaker=new.speaker),
+            index_text(" ".join(x for x in (new.text, new.speaker) if x)), [c.id for c in old])], actor=actor)
+        self.store.resolve_review(self.tenant, review_id, status="approved", actor=actor, when=utcnow(),
+                                  result_memory_id=results[0].item.id)
+        return [MemoryEvent(event=r.event, memory=r.item) for r in results]
+
+    def reject(self, review_id: str, *, actor: str = "review") -> ReviewItem:
+        """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
+        return self.store.resolve_review(self.tenant, review_id, status="rejected", actor=actor, when=utcnow())
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""

@@ -23,11 +23,13 @@ __all__ = [
     "Hit",
     "Answer",
     "HistoryEntry",
+    "FactSlot",
+    "ReviewItem",
 ]
 
 Role = Literal["user", "assistant", "system"]
 Source = Literal["user", "assistant", "inferred", "external"]
-EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE"]
+EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE", "REVIEW"]
 
 DEFAULT_TENANT = "default"
 
@@ -79,6 +81,22 @@ class Entity(BaseModel):
     normalized: str | None = None
 
 
+class FactSlot(BaseModel):
+    """The entity-attribute-value fact a ``kind="fact"`` memory states. ``slot`` = ``"<entity>|<attribute>"``
+    (entity case-folded): two current facts with one slot and different values conflict. ``polarity`` is -1 for
+    "I no longer…", "I can't stand…", "我不再…"."""
+
+    entity: str
+    attribute: str
+    value: str
+    polarity: Literal[1, -1] = 1
+    extractor: str = "rules"
+
+    @property
+    def slot(self) -> str:
+        return f"{self.entity.casefold()}|{self.attribute}"
+
+
 class MemoryItem(BaseModel):
     """One stored memory.
 
@@ -115,6 +133,7 @@ class MemoryItem(BaseModel):
     access_count: int = 0
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
+    fact: FactSlot | None = None
 
 
 class MemoryEvent(BaseModel):
@@ -123,6 +142,7 @@ class MemoryEvent(BaseModel):
     event: EventType
     memory: MemoryItem
     previous_text: str | None = None
+    review_id: str | None = None
 
 
 class Hit(BaseModel):
@@ -155,3 +175,24 @@ class HistoryEntry(BaseModel):
     actor: str | None = None
     reason: str | None = None
     created_at: datetime
+
+
+class ReviewItem(BaseModel):
+    """A change held for a human decision instead of applied: a fact that conflicts with a current one whose
+    confidence differs by more than 0.2, or a sensitive attribute (card, ID, address, phone…).
+
+    ``proposed``: the memory that approval writes (not stored until then). ``targets``: ids of the current
+    memories it would supersede. ``status``: pending | approved | rejected. Timestamps: aware UTC.
+    """
+
+    id: str
+    tenant: str = DEFAULT_TENANT
+    user_id: str
+    status: Literal["pending", "approved", "rejected"] = "pending"
+    reason: str
+    proposed: MemoryItem
+    targets: list[str] = Field(default_factory=list)
+    created_at: datetime
+    resolved_at: datetime | None = None
+    resolved_by: str | None = None
+    result_memory_id: str | None = None

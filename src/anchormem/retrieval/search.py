@@ -88,9 +88,22 @@ class Searcher:
                 "recency": rec, "source_weight": sw, "final": final,
             }))
         if anchor is not None:
-            return anchor(hits)[:limit]
+            return collapse_repeats(anchor(hits))[:limit]
         hits.sort(key=lambda h: (-h.score, h.memory.created_at))
-        return hits[:limit]
+        return collapse_repeats(hits)[:limit]
+
+
+def collapse_repeats(hits: list[Hit]) -> list[Hit]:
+    """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
+    memory and the utterance it was taken from). Order is kept."""
+    kept: list[Hit] = []
+    for h in hits:
+        src, text = set(h.memory.source_message_ids), h.memory.text.strip()
+        if src and any(src & set(k.memory.source_message_ids)
+                       and (text in k.memory.text or k.memory.text.strip() in text) for k in kept):
+            continue
+        kept.append(h)
+    return kept
 
 
 def _expired(item: MemoryItem, now: datetime) -> bool:

@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .. import __version__ as _version
 from ..config import Settings, default_path
 from ..embedders import Embedder
-from ..errors import (AnchormemError, ConfigError, InvalidInputError, NotFoundError, ProviderError)
+from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputError, NotFoundError, ProviderError)
 from ..memory import Memory
 from .auth import AuthenticationError, PermissionDeniedError
 from .keys import KeyStore, keys_path_for
@@ -98,6 +98,8 @@ def _status(exc: AnchormemError) -> int:
         return 429
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, ConflictError):
+        return 409
     if isinstance(exc, InvalidInputError):
         return 400
     if isinstance(exc, ProviderError):

@@ -7,7 +7,7 @@ the key's tenant, so the store layer filters every query by that tenant.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
@@ -15,8 +15,8 @@ from ..errors import FilterError
 from ..memory import Memory
 from .auth import Principal, require
 from .schemas import (AddRequest, AddResponse, Answer, AskRequest, CountsResponse, ErrorResponse, ForgetRequest,
-                      HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse, SearchRequest,
-                      SearchResponse, UpdateRequest)
+                      EventsResponse, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
+                      ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
 
 __all__ = ["router"]
 
@@ -159,3 +159,30 @@ def ask(body: AskRequest, request: Request, who: Principal = Depends(require("re
 def export(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
            who: Principal = Depends(require("reader"))) -> dict[str, Any]:
     return _mem(request, who).export(user_id=user_id)
+
+
+# ----------------------------------------------------------------------------------------------- review queue
+ReviewId = Path(..., min_length=1, max_length=128, description="A review item id.")
+
+
+@router.get("/review", response_model=ReviewList, responses=_AUTH, tags=["review"],
+            summary="Changes held for review: conflicting or sensitive facts (reader)")
+def list_reviews(request: Request, user_id: Optional[str] = ScopeQuery,
+                 status: Optional[Literal["pending", "approved", "rejected", "all"]] = Query("pending"),
+                 who: Principal = Depends(require("reader"))) -> Any:
+    items = _mem(request, who).review_queue(user_id=user_id, status=None if status == "all" else status)
+    return ReviewList(items=items)
+
+
+@router.post("/review/{review_id}/approve", response_model=EventsResponse, responses={**_AUTH_404, 409: _ERR},
+             tags=["review"], summary="Apply a held change (writer)")
+def approve_review(request: Request, review_id: str = ReviewId,
+                   who: Principal = Depends(require("writer"))) -> Any:
+    return EventsResponse(events=_mem(request, who).approve(review_id, actor=f"api:{who.key_id}"))
+
+
+@router.post("/review/{review_id}/reject", response_model=ReviewItem, responses={**_AUTH_404, 409: _ERR},
+             tags=["review"], summary="Drop a held change (writer)")
+def reject_review(request: Request, review_id: str = ReviewId,
+                  who: Principal = Depends(require("writer"))) -> Any:
+    return _mem(request, who).reject(review_id, actor=f"api:{who.key_id}")

@@ -8,12 +8,13 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..retrieval.config import RECIPES
-from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem
+from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, ReviewItem
 
 __all__ = [
     "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
     "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
-    "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem",
+    "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem", "ReviewList",
+    "ReviewItem", "EventsResponse",
 ]
 
 ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
@@ -106,6 +107,14 @@ class ForgetRequest(_Body):
 
 class AddResponse(BaseModel):
     events: list[MemoryEvent]
+
+
+class EventsResponse(BaseModel):
+    events: list[MemoryEvent]
+
+
+class ReviewList(BaseModel):
+    items: list[ReviewItem]
 
 
 class MemoryList(BaseModel):

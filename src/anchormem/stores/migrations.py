@@ -53,5 +53,19 @@ _V1 = [
         PRIMARY KEY (tenant, user_id)) WITHOUT ROWID""",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]
+# v2: fact slots (supersede by (entity, attribute)) and the review queue
+_V2 = [
+    "ALTER TABLE memories ADD COLUMN slot TEXT",
+    "ALTER TABLE memories ADD COLUMN fact TEXT",
+    "CREATE INDEX ix_mem_slot ON memories(tenant, user_id, slot) WHERE slot IS NOT NULL AND valid_to IS NULL",
+    """CREATE TABLE review_queue (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL,
+        status TEXT NOT NULL, reason TEXT NOT NULL, proposed TEXT NOT NULL, targets TEXT NOT NULL DEFAULT '[]',
+        created_at REAL NOT NULL, resolved_at REAL, resolved_by TEXT, result_memory_id TEXT)""",
+    "CREATE INDEX ix_review_scope ON review_queue(tenant, user_id, status, created_at)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]
 LATEST = MIGRATIONS[-1][0]

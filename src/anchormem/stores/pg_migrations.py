@@ -72,7 +72,23 @@ _V1 = [
         PRIMARY KEY (tenant, user_id))""",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1)]
+# v2: fact slots (supersede by (entity, attribute)) and the review queue
+_V2 = [
+    "ALTER TABLE memories ADD COLUMN slot text",
+    "ALTER TABLE memories ADD COLUMN fact jsonb",
+    "CREATE INDEX ix_mem_slot ON memories (tenant, user_id, slot) WHERE slot IS NOT NULL AND valid_to IS NULL",
+    """CREATE TABLE review_queue (
+        tenant text NOT NULL, user_id text NOT NULL, id text NOT NULL,
+        status text NOT NULL, reason text NOT NULL, proposed jsonb NOT NULL,
+        targets jsonb NOT NULL DEFAULT '[]'::jsonb,
+        created_at double precision NOT NULL, resolved_at double precision, resolved_by text,
+        result_memory_id text,
+        PRIMARY KEY (tenant, user_id, id))""",
+    "CREATE INDEX ix_review_id ON review_queue (tenant, id)",
+    "CREATE INDEX ix_review_scope ON review_queue (tenant, user_id, status, created_at)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]
 LATEST = MIGRATIONS[-1][0]
 
 

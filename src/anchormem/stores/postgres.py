@@ -27,13 +27,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import ConfigError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
+from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
-from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
+from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
-                       message_dicts)
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
+                       history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .vectors import DEFAULT_ANN_THRESHOLD
 
@@ -53,7 +53,7 @@ __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 
 _COLS = ("id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, updated_at, "
          "event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, source_message_ids, "
-         "source_text, superseded_by, access_count, last_accessed_at, expires_at")
+         "source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact")
 _MCOLS = ", ".join("m." + c.strip() for c in _COLS.split(","))
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _LOCK_KEY = 0x616E63686D656D  # advisory lock id for migrations and embedder DDL ("anchmem")
@@ -276,6 +276,7 @@ class PostgresStore:
             valid_to=from_epoch(r[15]), confidence=r[16], labels=[Label(**x) for x in r[17]], metadata=r[18],
             source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
             last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
+            fact=FactSlot.model_validate(r[26]) if r[26] else None,
         ) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
@@ -330,13 +331,15 @@ class PostgresStore:
                 it = nm.item
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
-                    f"({', '.join(['%s'] * 26)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    f"({', '.join(['%s'] * 28)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
                      _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
                      _json(list(it.source_message_ids)), it.source_text, it.superseded_by, 0, None,
-                     _ep(it.expires_at), nm.content_hash, nm.index_text, nm.index_text, vec)).fetchone()
+                     _ep(it.expires_at), it.fact.slot if it.fact else None,
+                     _json(it.fact.model_dump()) if it.fact else None, nm.content_hash, nm.index_text, nm.index_text,
+                     vec)).fetchone()
                 if row is None:
                     rows = conn.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND "
@@ -359,6 +362,15 @@ class PostgresStore:
                                         [(it.tenant, it.user_id, k) for k in it.metadata])
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 results.append(WriteResult("ADD", it))
+                for old_id in nm.supersedes:
+                    closed = conn.execute(
+                        f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
+                        f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
+                        (it.valid_from.timestamp(), it.id, now, it.tenant, it.user_id, old_id)).fetchall()
+                    if closed:
+                        self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
+                                      f"superseded by {it.id}")
+                        results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
             return results
 
         return self._run(run)
@@ -457,9 +469,55 @@ class PostgresStore:
             if scope.agent_id is None and scope.session_id is None:
                 conn.execute("DELETE FROM metadata_keys WHERE tenant = %s AND user_id = %s",
                              (scope.tenant, scope.user_id))
+                counts["review"] = conn.execute("DELETE FROM review_queue WHERE tenant = %s AND user_id = %s",
+                                                (scope.tenant, scope.user_id)).rowcount
             return counts
 
         return self._run(run)
+
+    # ---------------------------------------------------------------- facts and the review queue
+    def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
+        if not slots:
+            return []
+        return self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND valid_to IS NULL "
+                            "AND slot = ANY(%s) ORDER BY valid_from, seq", (tenant, user_id, list(slots)))
+
+    def add_review(self, item: ReviewItem) -> None:
+        row = list(review_row(item))
+        row[5], row[6] = Jsonb(json.loads(row[5])), Jsonb(item.targets)
+        self._run(lambda conn: conn.execute(
+            f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})", row))
+
+    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
+        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s", [tenant]
+        for col, val in (("user_id", user_id), ("status", status)):
+            if val is not None:
+                sql += f" AND {col} = %s"
+                params.append(val)
+        return review_items(self._read(sql + " ORDER BY created_at, id", params))
+
+    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
+        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s AND id = %s",
+                          (tenant, review_id))
+        if not rows:
+            raise NotFoundError(f"no review item {review_id!r}")
+        return review_items(rows)[0]
+
+    def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
+                       result_memory_id: str | None = None) -> ReviewItem:
+        def run(conn: Any) -> None:
+            row = conn.execute("SELECT status FROM review_queue WHERE tenant = %s AND id = %s FOR UPDATE",
+                               (tenant, review_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no review item {review_id!r}")
+            if row[0] != "pending":
+                raise ConflictError(f"review item {review_id!r} is already {row[0]}")
+            conn.execute("UPDATE review_queue SET status = %s, resolved_at = %s, resolved_by = %s, "
+                         "result_memory_id = %s WHERE tenant = %s AND id = %s",
+                         (status, when.timestamp(), actor, result_memory_id, tenant, review_id))
+
+        self._run(run)
+        return self.get_review(tenant, review_id)
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         if not ids:

@@ -13,9 +13,10 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..filters import FilterNode
-from ..types import HistoryEntry, Label, MemoryItem, Scope
+from ..types import HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 
-__all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult", "history_entries", "message_dicts"]
+__all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult", "history_entries", "message_dicts",
+           "REVIEW_COLUMNS", "review_items", "review_row"]
 
 
 @dataclass
@@ -33,17 +34,23 @@ class StoredMessage:
 
 @dataclass
 class NewMemory:
-    """A memory ready to store: the item, its vector (dim,), its dedupe hash and its keyword-index text."""
+    """A memory ready to store: the item, its vector (dim,), its dedupe hash and its keyword-index text.
+
+    ``supersedes``: ids of current memories this one replaces; in the same transaction each gets
+    ``valid_to = item.valid_from`` and ``superseded_by = item.id`` (skipped if no longer current).
+    """
 
     item: MemoryItem
     vector: np.ndarray
     content_hash: str
     index_text: str
+    supersedes: list[str] = field(default_factory=list)
 
 
 @dataclass
 class WriteResult:
-    """``event`` is "ADD" for a new row or "NOOP" when an identical current memory already existed."""
+    """``event``: "ADD" (new row), "NOOP" (an identical current memory already existed; its item) or
+    "SUPERSEDE" (a memory closed by a new one; the closed item)."""
 
     event: str
     item: MemoryItem
@@ -109,6 +116,22 @@ class Store(Protocol):
     def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
         """Stored source messages of a user scope (all, or the given ids), oldest first."""
 
+    def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
+        """Current (``valid_to`` unset) fact memories of a user with one of ``slots``, oldest first."""
+
+    def add_review(self, item: ReviewItem) -> None:
+        """Queue a change for review."""
+
+    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
+        """Review items of a tenant (optionally one user / one status), oldest first."""
+
+    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
+        """Raises NotFoundError."""
+
+    def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
+                       result_memory_id: str | None = None) -> ReviewItem:
+        """Mark a pending item approved/rejected. Raises NotFoundError, ConflictError (already resolved)."""
+
     def close(self) -> None:
         """Release connections."""
 
@@ -135,3 +158,32 @@ def message_dicts(rows: list[tuple]) -> list[dict[str, Any]]:
     return [{"id": r[0], "agent_id": r[1], "session_id": r[2], "role": r[3], "name": r[4], "content": r[5],
              "timestamp": from_epoch(r[6]).isoformat(),
              "metadata": json.loads(r[7]) if isinstance(r[7], str) else r[7]} for r in rows]
+
+
+REVIEW_COLUMNS = ("id, tenant, user_id, status, reason, proposed, targets, created_at, resolved_at, resolved_by, "
+                  "result_memory_id")
+
+
+def review_row(item: ReviewItem) -> tuple:
+    """A ReviewItem -> values for ``REVIEW_COLUMNS`` (JSON text, epoch seconds)."""
+    import json
+
+    return (item.id, item.tenant, item.user_id, item.status, item.reason, item.proposed.model_dump_json(),
+            json.dumps(item.targets), item.created_at.timestamp(),
+            None if item.resolved_at is None else item.resolved_at.timestamp(), item.resolved_by,
+            item.result_memory_id)
+
+
+def review_items(rows: list[tuple]) -> list[ReviewItem]:
+    """Rows of ``REVIEW_COLUMNS`` (JSON as text or decoded, epoch seconds) -> ReviewItem list."""
+    import json
+
+    from ..timeutil import from_epoch
+
+    def load(v: Any) -> Any:
+        return json.loads(v) if isinstance(v, str) else v
+
+    return [ReviewItem(id=r[0], tenant=r[1], user_id=r[2], status=r[3], reason=r[4],
+                       proposed=MemoryItem.model_validate(load(r[5])), targets=load(r[6]),
+                       created_at=from_epoch(r[7]), resolved_at=from_epoch(r[8]), resolved_by=r[9],
+                       result_memory_id=r[10]) for r in rows]

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
+from ..errors import ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
-from ..types import Entity, HistoryEntry, Label, MemoryItem, Scope
+from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .migrations import LATEST, MIGRATIONS
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
-                       message_dicts)
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
+                       history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 
@@ -35,7 +35,7 @@ __all__ = ["SQLiteStore"]
 
 _COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
          "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
-         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at")
+         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact")
 
 
 def scope_token(tenant: str, user_id: str) -> str:
@@ -195,6 +195,7 @@ class SQLiteStore:
                 metadata=json.loads(r[19]), source_message_ids=json.loads(r[20]), source_text=r[21],
                 superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
                 expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
+                fact=FactSlot.model_validate_json(r[27]) if r[27] else None,
             ))
         return out
 
@@ -222,6 +223,7 @@ class SQLiteStore:
         blobs = [self._vec_blob(m.vector) for m in memories]
         results: list[WriteResult] = []
         added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
+        removed: dict[tuple[str, str], list[int]] = {}
         gens: dict[tuple[str, str], int] = {}
         with self._tx() as c:
             now = utcnow().timestamp()
@@ -235,14 +237,15 @@ class SQLiteStore:
                 it = nm.item
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding) "
-                    f"VALUES ({','.join('?' * 27)})",
+                    f"VALUES ({','.join('?' * 29)})",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
                      json.dumps([lb.model_dump() for lb in it.labels], ensure_ascii=False),
                      json.dumps(it.metadata, ensure_ascii=False, default=str),
                      json.dumps(it.source_message_ids), it.source_text, it.superseded_by, 0, None,
-                     _ep(it.expires_at), nm.content_hash, blob))
+                     _ep(it.expires_at), it.fact.slot if it.fact else None,
+                     it.fact.model_dump_json() if it.fact else None, nm.content_hash, blob))
                 if cur.rowcount == 0:
                     row = c.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
@@ -261,12 +264,28 @@ class SQLiteStore:
                 key = (it.tenant, it.user_id)
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
-                added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
+                if it.valid_to is None:
+                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
                 results.append(WriteResult("ADD", it))
+                for old_id in nm.supersedes:
+                    row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
+                                    "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
+                    if row is None:
+                        continue
+                    c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
+                              (it.valid_from.timestamp(), it.id, now, row[0]))
+                    self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
+                                  f"superseded by {it.id}")
+                    removed.setdefault(key, []).append(row[0])
+                    closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
+                    results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
         if self.vectors:
-            for key, rows in added.items():
+            for key in gens:
+                gone = set(removed.get(key, []))
+                rows = [r for r in added.get(key, []) if r[0] not in gone]
                 ids = np.array([r for r, _ in rows], dtype=np.int64)
-                self.vectors.apply(key, gens[key] - 1, gens[key], added=(ids, np.vstack([v for _, v in rows])))
+                self.vectors.apply(key, gens[key] - 1, gens[key], removed=removed.get(key) or None,
+                                   added=(ids, np.vstack([v for _, v in rows])) if rows else None)
         return results
 
     def _items_conn(self, c: sqlite3.Connection, rows: list[tuple]) -> list[MemoryItem]:
@@ -358,6 +377,8 @@ class SQLiteStore:
                               "delete_all" + (" purge" if purge else ""))
             if scope.agent_id is None and scope.session_id is None:
                 c.execute("DELETE FROM metadata_keys WHERE tenant=? AND user_id=?", (scope.tenant, scope.user_id))
+                counts["review"] = c.execute("DELETE FROM review_queue WHERE tenant=? AND user_id=?",
+                                             (scope.tenant, scope.user_id)).rowcount
             gen = self._bump(c, scope.tenant, scope.user_id)
         if self.vectors:
             self.vectors.apply((scope.tenant, scope.user_id), gen - 1, gen, removed=[r[0] for r in rows])
@@ -504,6 +525,44 @@ class SQLiteStore:
             params += ids
         rows = self._read(sql + " ORDER BY ts, rowid", params)
         return message_dicts(rows)
+
+    # ---------------------------------------------------------------- facts and the review queue
+    def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
+        if not slots:
+            return []
+        return self._items(self._read(
+            f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL AND slot IN "
+            f"({','.join('?' * len(slots))}) ORDER BY valid_from, rowid", [tenant, user_id, *slots]))
+
+    def add_review(self, item: ReviewItem) -> None:
+        with self._tx() as c:
+            c.execute(f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({','.join('?' * 11)})", review_row(item))
+
+    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
+        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=?", [tenant]
+        for col, val in (("user_id", user_id), ("status", status)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        return review_items(self._read(sql + " ORDER BY created_at, rowid", params))
+
+    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
+        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=? AND id=?", (tenant, review_id))
+        if not rows:
+            raise NotFoundError(f"no review item {review_id!r}")
+        return review_items(rows)[0]
+
+    def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
+                       result_memory_id: str | None = None) -> ReviewItem:
+        with self._tx() as c:
+            row = c.execute("SELECT status FROM review_queue WHERE tenant=? AND id=?", (tenant, review_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no review item {review_id!r}")
+            if row[0] != "pending":
+                raise ConflictError(f"review item {review_id!r} is already {row[0]}")
+            c.execute("UPDATE review_queue SET status=?, resolved_at=?, resolved_by=?, result_memory_id=? "
+                      "WHERE tenant=? AND id=?", (status, when.timestamp(), actor, result_memory_id, tenant, review_id))
+        return self.get_review(tenant, review_id)
 
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
         """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the

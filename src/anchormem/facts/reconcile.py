@@ -1,0 +1,143 @@
+"""Reconcile new facts with what is already known: ADD, NOOP, SUPERSEDE, or hold for review.
+
+Runs inside :meth:`anchormem.Memory.add` on the user's own turns (never assistant/system turns, never questions).
+Each fact from :func:`~anchormem.facts.rules.extract_from_text` becomes a ``kind="fact"`` memory whose text is the
+verbatim sentence it came from, with provenance copied from its turn. For each new fact and the current facts of
+its slot (``"<entity>|<attribute>"``; entity = the speaker's name, else ``"user"``):
+
+- same value and polarity already current → **NOOP** (the existing memory is returned);
+- none in conflict → **ADD**;
+- conflict (same value with the other polarity, or another value where both are positive) →
+  **REVIEW** when the attribute is sensitive (card, ID, address, phone…) or the confidences differ by more than
+  ``review_gap`` (0.2): nothing is applied, a :class:`~anchormem.types.ReviewItem` is queued;
+  otherwise **SUPERSEDE**: the old memories get ``valid_to`` = the new one's ``valid_from`` (kept, visible with
+  ``as_of`` and in ``history``). A statement older than the current one (an import of past conversations) is
+  stored already closed (``valid_to`` = the current one's ``valid_from``), so history is right in either order.
+
+A one-sentence turn stating one fact is represented by its fact memory only (no separate utterance, so a
+restated fact really is one NOOP, and a change held for review is not half-applied). Longer turns keep their
+verbatim utterance too, and a sentence stating several facts gives each fact its own clause as text ("Please
+call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish.").
+A fact that merely mentions an entity has its own slot and never closes unrelated facts about that entity.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ingest.classify import content_hash
+from ..ingest.pipeline import Draft, time_terms
+from ..text.segment import split_sentences
+from ..text.tokenize import index_text
+from ..timeutil import utcnow
+from ..types import FactSlot, MemoryItem, ReviewItem
+from .model import Fact, normalize_object
+from .rules import extract_from_text
+
+__all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP"]
+
+REVIEW_GAP = 0.2  # confidences further apart than this send a conflicting change to the review queue
+
+
+@dataclass
+class FactPlan:
+    """What an ``add`` writes once facts are reconciled.
+
+    ``drafts``: utterances kept plus new fact memories, in turn order; ``supersedes[i]``: ids draft ``i`` closes;
+    ``noops``: current memories that a restatement matched; ``reviews``: changes held for review.
+    """
+
+    drafts: list[Draft] = field(default_factory=list)
+    supersedes: dict[int, list[str]] = field(default_factory=dict)
+    noops: list[MemoryItem] = field(default_factory=list)
+    reviews: list[ReviewItem] = field(default_factory=list)
+
+
+def conflicts(old: FactSlot, new: FactSlot) -> bool:
+    """Two facts of one slot contradict: same value with the other polarity, or another value, both positive."""
+    same_value = normalize_object(old.value) == normalize_object(new.value)
+    if same_value:
+        return old.polarity != new.polarity
+    return old.polarity > 0 and new.polarity > 0
+
+
+def _same(old: FactSlot, new: FactSlot) -> bool:
+    return normalize_object(old.value) == normalize_object(new.value) and old.polarity == new.polarity
+
+
+def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
+    """The fact's memory: its sentence, or its own clause when the sentence states several facts."""
+    it = d.item
+    span = (f.clause if shared and f.clause else f.source_span).strip() or it.text
+    slot = FactSlot(entity=f.entity, attribute=f.attribute, value=f.value, polarity=f.polarity,
+                    extractor=f.extractor)
+    item = it.model_copy(update={
+        "id": uuid.uuid4().hex, "text": span, "kind": "fact", "confidence": f.confidence, "fact": slot,
+        "entities": [e for e in it.entities if e.value in span], "labels": [],
+        "metadata": {**it.metadata}})
+    same_text = span == it.text.strip()
+    extra = " ".join(x for x in (it.speaker, time_terms(it.created_at)) if x)
+    return Draft(item, content_hash(f"{span}\x00{slot.slot}", kind="fact", source=it.source, speaker=it.speaker),
+                 d.index_text if same_text else index_text(f"{span} {extra}"))
+
+
+def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str,
+               review_gap: float = REVIEW_GAP) -> FactPlan:
+    """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts
+    (and with each other, in order). Pure planning: nothing is written here."""
+    plan = FactPlan()
+    found: list[tuple[Draft, list[Fact]]] = []
+    for d in drafts:
+        facts: list[Fact] = []
+        if d.item.source == "user" and d.item.kind == "utterance":
+            facts = extract_from_text(d.item.text, entity=d.item.speaker or "user")
+        found.append((d, facts))
+    slots = sorted({FactSlot(entity=f.entity, attribute=f.attribute, value=f.value).slot
+                    for _, fs in found for f in fs})
+    current: dict[str, list[MemoryItem]] = {}
+    for item in store.current_facts(tenant, user_id, slots) if slots else []:
+        current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
+
+    for d, facts in found:
+        if not facts:
+            plan.drafts.append(d)
+            continue
+        new_drafts: list[tuple[Draft, list[str]]] = []
+        per_sentence: dict[str, int] = {}
+        for f in facts:
+            per_sentence[f.source_span] = per_sentence.get(f.source_span, 0) + 1
+        for f in facts:
+            fd = _fact_draft(d, f, per_sentence[f.source_span] > 1)
+            new, slot = fd.item, fd.item.fact
+            assert slot is not None
+            cur = current.get(slot.slot, [])
+            same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
+            if same is not None:
+                plan.noops.append(same)
+                continue
+            clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            if clash and (f.sensitive or any(abs(c.confidence - new.confidence) > review_gap for c in clash)):
+                why = "sensitive attribute" if f.sensitive else \
+                    f"confidence {new.confidence:.2f} vs {max(c.confidence for c in clash):.2f}"
+                plan.reviews.append(ReviewItem(
+                    id=uuid.uuid4().hex, tenant=tenant, user_id=user_id, reason=f"conflicts with a current "
+                    f"{slot.attribute} fact ({why})", proposed=new, targets=[c.id for c in clash],
+                    created_at=utcnow()))
+                continue
+            later = [c for c in clash if c.valid_from > new.valid_from]
+            if later:  # an older statement arriving late: store it already closed by the newer one
+                first = min(later, key=lambda c: c.valid_from)
+                fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})
+                new_drafts.append((fd, []))
+            else:
+                new_drafts.append((fd, [c.id for c in clash]))
+                current[slot.slot] = [c for c in cur if c not in clash] + [new]
+        if len(split_sentences(d.item.text)) > 1 or len(facts) > 1:  # else the fact memory is the turn
+            plan.drafts.append(d)
+        for fd, old_ids in new_drafts:
+            if old_ids:
+                plan.supersedes[len(plan.drafts)] = old_ids
+            plan.drafts.append(fd)
+    return plan
