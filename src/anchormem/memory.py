@@ -13,6 +13,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
 from .config import Settings, default_path
 from .embedders import Embedder, make_embedder
@@ -26,6 +28,7 @@ from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_draf
 from .context.labeller import labels_to_dist
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
+from .facts.commitments import split_commitments
 from .facts.reconcile import conflicts, plan_facts
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -140,8 +143,9 @@ class Memory:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
-        plan = plan_facts(prepared.drafts, store=self.store, tenant=scope.tenant, user_id=scope.user_id)
-        vectors = self.embedder.embed_documents([d.embed_text for d in plan.drafts])
+        plan = plan_facts(split_commitments(prepared.drafts), store=self.store, tenant=scope.tenant,
+                          user_id=scope.user_id)
+        vectors = self._embed_drafts(plan.drafts)
         label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []))
                 for i, (d, v) in enumerate(zip(plan.drafts, vectors))]
@@ -151,6 +155,15 @@ class Memory:
         return ([MemoryEvent(event=r.event, memory=r.item) for r in results]
                 + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
                 + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
+
+    def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
+        """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
+        own = [d for d in drafts if d.reuse is None]
+        vecs = self.embedder.embed_documents([d.embed_text for d in own])
+        by_draft = {id(d): v for d, v in zip(own, vecs)}
+        if len(own) == len(drafts):
+            return vecs
+        return np.vstack([by_draft[id(d.reuse if d.reuse is not None else d)] for d in drafts])
 
     def update(self, memory_id: str, text: str, *, reason: str | None = None,
                labels: list[Label | dict[str, Any]] | None = None) -> MemoryItem:
@@ -270,6 +283,28 @@ class Memory:
         users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
             self.store.user_ids(self.tenant)
         return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)
+
+    # ---------------------------------------------------------------- commitments
+    def due(self, *, user_id: str, before: datetime | str | None = None, agent_id: str | None = None,
+            include_undated: bool = True) -> list[MemoryItem]:
+        """Open commitments, decisions and todos of a user (``kind="commitment"``; see
+        :mod:`anchormem.facts.commitments`), soonest due first, undated last. ``before``: only those due before
+        that instant (undated ones only with ``include_undated``). Raises InvalidInputError, ScopeError."""
+        scope = self._scope(user_id, agent_id)
+        items = self.store.list_memories(scope, parse_filters({"kind": "commitment"}))
+        when = to_utc(before, field="before") if before is not None else None
+        out = [m for m in items if (m.event_time is None and include_undated)
+               or (m.event_time is not None and (when is None or m.event_time < when))]
+        return sorted(out, key=lambda m: (m.event_time is None, m.event_time or m.created_at, m.created_at))
+
+    def complete(self, memory_id: str, *, reason: str | None = None) -> MemoryItem:
+        """Mark a commitment done: its validity ends now (kept in history and ``as_of`` reads). Raises
+        NotFoundError, ConflictError (already closed), InvalidInputError (not a commitment)."""
+        item = self.get(memory_id)
+        if item.kind != "commitment":
+            raise InvalidInputError(f"memory {memory_id!r} is a {item.kind}, not a commitment")
+        return self.store.close_memory(self.tenant, memory_id, when=utcnow(), actor="complete", event="DONE",
+                                       reason=reason)
 
     # ---------------------------------------------------------------- review queue
     def review_queue(self, *, user_id: str | None = None, status: str | None = "pending") -> list[ReviewItem]:

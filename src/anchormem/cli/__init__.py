@@ -10,6 +10,7 @@ from . import demo as _demo  # noqa: F401
 from . import eval_cmds as _eval_cmds  # noqa: F401
 from . import server_cmds as _server_cmds  # noqa: F401
 from . import review_cmds as _review_cmds  # noqa: F401
+from . import commitments_cmds as _commitments_cmds  # noqa: F401
 from . import mcp_cmd as _mcp_cmd  # noqa: F401
 from .common import app, console_main as main
 from .demo import DEMO_FILES, load_demo, run_demo

@@ -59,6 +59,8 @@ class Draft:
     content_hash: str
     index_text: str
     embed_text: str = ""
+    reuse: "Draft | None" = None  # take this draft's vector instead of embedding (a sentence of that turn)
+    said_at: datetime | None = None  # the turn's time in the speaker's own UTC offset (for relative dates)
 
     def __post_init__(self) -> None:
         if not self.embed_text:
@@ -113,5 +115,5 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             )
             extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
             out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
-                                    index_text(f"{chunk} {extra}")))
+                                    index_text(f"{chunk} {extra}"), said_at=local_ts))
     return out

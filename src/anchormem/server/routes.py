@@ -7,6 +7,7 @@ the key's tenant, so the store layer filters every query by that tenant.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Literal, Optional
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -26,7 +27,11 @@ _AUTH_404 = {**_AUTH, 404: _ERR}
 
 router = APIRouter(prefix="/v1")
 
-ScopeQuery = Query(None, min_length=1, max_length=256)
+def _scope_query() -> Any:
+    """A fresh optional scope-id query parameter. (One shared ``Query`` object would be bound to the first
+    parameter's name and make later parameters alias it: ``session_id`` was silently read as ``agent_id``.)"""
+    return Query(None, min_length=1, max_length=256)
+
 MemoryId = Path(..., min_length=1, max_length=128, description="A memory id.")
 
 
@@ -110,7 +115,7 @@ def forget(body: ForgetRequest, request: Request, who: Principal = Depends(requi
             summary="List a user's memories, oldest first (reader)")
 def list_memories(request: Request,
                   user_id: str = Query(..., min_length=1, max_length=256),
-                  agent_id: Optional[str] = ScopeQuery, session_id: Optional[str] = ScopeQuery,
+                  agent_id: Optional[str] = _scope_query(), session_id: Optional[str] = _scope_query(),
                   filters: Optional[str] = Query(None, max_length=1000,
                                                  description='A JSON filter object, e.g. {"source": "user"} '
                                                              '(longer filters: POST /v1/search).'),
@@ -167,7 +172,7 @@ ReviewId = Path(..., min_length=1, max_length=128, description="A review item id
 
 @router.get("/review", response_model=ReviewList, responses=_AUTH, tags=["review"],
             summary="Changes held for review: conflicting or sensitive facts (reader)")
-def list_reviews(request: Request, user_id: Optional[str] = ScopeQuery,
+def list_reviews(request: Request, user_id: Optional[str] = _scope_query(),
                  status: Optional[Literal["pending", "approved", "rejected", "all"]] = Query("pending"),
                  who: Principal = Depends(require("reader"))) -> Any:
     items = _mem(request, who).review_queue(user_id=user_id, status=None if status == "all" else status)
@@ -186,3 +191,21 @@ def approve_review(request: Request, review_id: str = ReviewId,
 def reject_review(request: Request, review_id: str = ReviewId,
                   who: Principal = Depends(require("writer"))) -> Any:
     return _mem(request, who).reject(review_id, actor=f"api:{who.key_id}")
+
+
+# ----------------------------------------------------------------------------------------------- commitments
+@router.get("/due", response_model=MemoryList, responses=_AUTH, tags=["commitments"],
+            summary="Open commitments, decisions and todos of a user, soonest due first (reader)")
+def list_due(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
+             agent_id: Optional[str] = _scope_query(),
+             before: Optional[datetime] = Query(None, description="Only those due before this ISO-8601 time."),
+             include_undated: bool = True, who: Principal = Depends(require("reader"))) -> Any:
+    return MemoryList(memories=_mem(request, who).due(user_id=user_id, agent_id=agent_id, before=before,
+                                                      include_undated=include_undated))
+
+
+@router.post("/memories/{memory_id}/complete", response_model=MemoryItem, responses={**_AUTH_404, 409: _ERR},
+             tags=["commitments"], summary="Mark a commitment done (writer)")
+def complete_commitment(request: Request, memory_id: str = MemoryId,
+                        who: Principal = Depends(require("writer"))) -> Any:
+    return _mem(request, who).complete(memory_id)

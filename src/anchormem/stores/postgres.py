@@ -519,6 +519,23 @@ class PostgresStore:
         self._run(run)
         return self.get_review(tenant, review_id)
 
+    def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
+                     reason: str | None = None) -> MemoryItem:
+        def run(conn: Any) -> None:
+            row = conn.execute("SELECT user_id, valid_to FROM memories WHERE tenant = %s AND id = %s FOR UPDATE",
+                               (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            if row[1] is not None:
+                raise ConflictError(f"memory {memory_id!r} is already closed")
+            self._bump(conn, tenant, row[0])
+            conn.execute("UPDATE memories SET valid_to = %s, updated_at = %s WHERE tenant = %s AND user_id = %s "
+                         "AND id = %s", (when.timestamp(), utcnow().timestamp(), tenant, row[0], memory_id))
+            self._history(conn, memory_id, tenant, row[0], event, None, None, actor, reason)
+
+        self._run(run)
+        return self.get(tenant, memory_id)
+
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         if not ids:
             return

@@ -119,6 +119,11 @@ class Store(Protocol):
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         """Current (``valid_to`` unset) fact memories of a user with one of ``slots``, oldest first."""
 
+    def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
+                     reason: str | None = None) -> MemoryItem:
+        """End a memory's validity at ``when`` (a done commitment); history records ``event``. Raises
+        NotFoundError, ConflictError (already closed)."""
+
     def add_review(self, item: ReviewItem) -> None:
         """Queue a change for review."""
 

@@ -564,6 +564,23 @@ class SQLiteStore:
                       "WHERE tenant=? AND id=?", (status, when.timestamp(), actor, result_memory_id, tenant, review_id))
         return self.get_review(tenant, review_id)
 
+    def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
+                     reason: str | None = None) -> MemoryItem:
+        with self._tx() as c:
+            row = c.execute("SELECT rowid, user_id, valid_to FROM memories WHERE id=? AND tenant=?",
+                            (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            if row[2] is not None:
+                raise ConflictError(f"memory {memory_id!r} is already closed")
+            c.execute("UPDATE memories SET valid_to=?, updated_at=? WHERE rowid=?",
+                      (when.timestamp(), utcnow().timestamp(), row[0]))
+            self._history(c, memory_id, tenant, row[1], event, None, None, actor, reason)
+            gen = self._bump(c, tenant, row[1])
+        if self.vectors:
+            self.vectors.apply((tenant, row[1]), gen - 1, gen, removed=[row[0]])
+        return self.get(tenant, memory_id)
+
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
         """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
         speaker is known, as :func:`anchormem.ingest.pipeline.embedding_text` does on add."""

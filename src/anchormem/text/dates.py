@@ -57,7 +57,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("zh_week", re.compile(r"(上上|上|这|本|下下|下)(个)?(周|星期|礼拜)([一二三四五六日天末])?")),
     ("zh_month", re.compile(r"(上上|上|这|本|下)个?月")),
     ("zh_year", re.compile(r"前年|去年|今年|明年|后年")),
-    ("zh_ago", re.compile(_ZH_NUM_RE + r"\s*(天|日|周|星期|个星期|个月|月|年)(前|以前|之前|后|以后|之后)")),
+    # not after 月/年/a digit: "6月30日前" is "before June 30", not "30 days ago"
+    ("zh_ago", re.compile(r"(?<![月年\d])" + _ZH_NUM_RE + r"\s*(天|日|周|星期|个星期|个月|月|年)(前|以前|之前|后|以后|之后)")),
     # absolute
     ("zh_abs", re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")),
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),

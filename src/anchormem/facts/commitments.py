@@ -1,0 +1,100 @@
+"""Decisions, commitments and todos as their own memory kind (``kind="commitment"``), with a due date.
+
+Offline rules, English and Chinese. A sentence is a commitment when it binds someone to a future action:
+
+- promises and plans: "I will / I'll / I'm going to / I promise to / I need to / I have to / I must <verb>",
+  "we will / we'll / let's <verb> ... by <date>"; 我会 / 我要 / 我得 / 我答应 / 我保证 / 我负责 / 我来;
+- agreements and decisions: "we agreed / we decided / it was agreed (that|to)", "the deadline is";
+  双方同意 / 我们约定 / 说好了 / 商定 / 决定 / 截止;
+- todos and reminders: "remind me to", "don't forget to", "todo:", "I still need to"; 提醒我 / 记得 / 别忘了 / 待办.
+
+Questions, hypotheticals ("if I will…", "如果") and past narration are not commitments. The assistant's own
+promises ("I will call you tomorrow") count too, with ``source="assistant"``: they are the agent's to keep.
+
+Due date (``MemoryItem.event_time``/``event_time_end``): the first date in the sentence resolved against the
+turn's time ("tomorrow", "下周一前", "by May 24", "6月30日前"); a bare weekday after by/on/before/until
+("by Monday") is its next occurrence after the turn's day. No date: ``event_time`` stays None (undated).
+A commitment is open while current; :meth:`anchormem.Memory.complete` closes it (``valid_to``). A commitment
+taken from a longer turn shares that turn's vector (it is found by keyword and by its turn; listing by due date
+needs no vector), which keeps ingest cost flat.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from ..ingest.classify import content_hash
+from ..ingest.pipeline import Draft, time_terms
+from ..text.dates import resolve_dates
+from ..text.segment import split_sentences
+from ..text.tokenize import index_text
+
+__all__ = ["is_commitment", "due_date", "split_commitments"]
+
+_EN = re.compile(
+    r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to| need to| have to| must| still need to|"
+    r" plan to| intend to)|we(?:'ll| will| shall| are going to|'re going to| need to| have to| must| plan to)|"
+    r"let's|let us|we (?:have |)(?:agreed|decided)|it was agreed|agreed (?:to|that)|the deadline (?:is|for)|"
+    r"remind me to|don't forget to|do not forget to|to-?do:|action item)\b", re.I)
+_ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)|我们(?:会|要|得|约定|决定|商定)|双方同意|"
+                 r"说好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办")
+_NOT = re.compile(r"^(?:if|whether|when i was|unless)\b|\b(?:would|could|might|wish|hope)\b|如果|假如|要是|是否|"
+                  r"希望|[?？]\s*$|吗\s*[。.]?$", re.I)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_BARE_WEEKDAY = re.compile(r"\b(?:by|on|before|until|till|next)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)
+
+
+def is_commitment(sentence: str) -> bool:
+    """True when ``sentence`` binds someone to a future action (see the module doc for the patterns)."""
+    s = sentence.strip()
+    if not s or _NOT.search(s):
+        return False
+    return bool(_EN.search(s) or _ZH.search(s))
+
+
+def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | None:
+    """(start, end) of the due day(s), aware UTC, resolved against ``said_at``; None when no date is stated."""
+    dates = resolve_dates(sentence, said_at)
+    if dates:
+        return dates[0].start, dates[0].end
+    m = _BARE_WEEKDAY.search(sentence)
+    if m is None:
+        return None
+    local = said_at if said_at.tzinfo else said_at.replace(tzinfo=timezone.utc)
+    ahead = (_WEEKDAYS.index(m.group(1).lower()) - local.weekday()) % 7 or 7
+    day = datetime.combine(local.date() + timedelta(days=ahead), datetime.min.time(), tzinfo=local.tzinfo)
+    return day.astimezone(timezone.utc), (day + timedelta(days=1, microseconds=-1)).astimezone(timezone.utc)
+
+
+def split_commitments(drafts: list[Draft]) -> list[Draft]:
+    """Turn the commitments in user and assistant turns into ``kind="commitment"`` drafts, in order. A turn that
+    is one commitment sentence becomes that commitment; a longer turn keeps its utterance and gains one
+    commitment memory per committing sentence (verbatim, same provenance)."""
+    out: list[Draft] = []
+    for d in drafts:
+        it = d.item
+        if it.kind not in ("utterance", "assistant"):
+            out.append(d)
+            continue
+        sentences = split_sentences(it.text)
+        found = [s for s in sentences if is_commitment(s)]
+        if not found:
+            out.append(d)
+            continue
+        if len(sentences) > 1:
+            out.append(d)
+        for s in found:
+            due = due_date(s, d.said_at or it.created_at)
+            if len(sentences) == 1 and it.event_time is not None:
+                due = (it.event_time, it.event_time_end or it.event_time)  # resolved on the speaker's own day
+            item = it.model_copy(update={
+                "id": uuid.uuid4().hex, "text": s, "kind": "commitment", "labels": [],
+                "event_time": due[0] if due else None, "event_time_end": due[1] if due else None,
+                "entities": [e for e in it.entities if e.value in s], "metadata": {**it.metadata}})
+            same = len(sentences) == 1
+            extra = " ".join(x for x in (it.speaker, time_terms(it.created_at)) if x)
+            out.append(Draft(item, content_hash(s, kind="commitment", source=it.source, speaker=it.speaker),
+                             d.index_text if same else index_text(f"{s} {extra}"), reuse=None if same else d))
+    return out

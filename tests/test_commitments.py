@@ -1,0 +1,92 @@
+"""Commitments, decisions and todos: their own kind, a due date from the turn's own time, due() and complete()."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.errors import ConflictError, InvalidInputError
+from anchormem.facts.commitments import due_date, is_commitment
+from anchormem.testing import DeterministicEmbedder
+
+SAID = "2024-05-22T10:00:00+08:00"  # a Wednesday, in UTC+8
+
+
+@pytest.fixture
+def mem():
+    with Memory(":memory:", embedder=DeterministicEmbedder()) as m:
+        yield m
+
+
+@pytest.mark.parametrize("text, want", [
+    ("We agreed to send the documents by Monday.", True),
+    ("I will call you tomorrow.", True),
+    ("I'll send the invoice next week.", True),
+    ("Remind me to renew my passport.", True),
+    ("Let's meet on Friday to sign.", True),
+    ("双方同意在6月30日前完成付款。", True),
+    ("我会在下周一前把合同发给你。", True),
+    ("提醒我明天交房租。", True),
+    ("I went to the gym yesterday.", False),
+    ("Will you call me tomorrow?", False),
+    ("If I will be late, what happens?", False),
+    ("你会来吗？", False),
+    ("我昨天去了超市。", False),
+])
+def test_is_commitment(text, want):
+    assert is_commitment(text) is want
+
+
+def test_due_dates_resolve_on_the_speakers_own_day():
+    said = datetime.fromisoformat(SAID)
+    start, end = due_date("We agreed to send the documents by Monday.", said)
+    # the Monday after Wednesday 2024-05-22, midnight in UTC+8
+    assert (start, end.date()) == (datetime(2024, 5, 26, 16, 0, tzinfo=timezone.utc), datetime(2024, 5, 27).date())
+    assert due_date("双方同意在6月30日前完成付款。", said)[0] == datetime(2024, 6, 29, 16, 0, tzinfo=timezone.utc)
+    assert due_date("I will call you tomorrow.", said)[0] == datetime(2024, 5, 22, 16, 0, tzinfo=timezone.utc)
+    assert due_date("Remind me to renew my passport.", said) is None
+
+
+def test_commitments_are_stored_listed_by_due_date_and_completed(mem):
+    evs = mem.add([
+        {"role": "user", "content": "We agreed to send the documents by Monday. The client was happy."},
+        {"role": "assistant", "content": "I will call you tomorrow to confirm."},
+        {"role": "user", "content": "双方同意在6月30日前完成付款。"},
+        {"role": "user", "content": "I went to the gym yesterday."},
+        {"role": "user", "content": "Remind me to renew my passport."},
+    ], user_id="u", timestamp=SAID)
+    assert [(e.memory.kind, e.memory.source, e.memory.text) for e in evs] == [
+        ("utterance", "user", "We agreed to send the documents by Monday. The client was happy."),
+        ("commitment", "user", "We agreed to send the documents by Monday."),
+        ("commitment", "assistant", "I will call you tomorrow to confirm."),
+        ("commitment", "user", "双方同意在6月30日前完成付款。"),
+        ("utterance", "user", "I went to the gym yesterday."),
+        ("commitment", "user", "Remind me to renew my passport."),
+    ]
+    # provenance: the commitment from a longer turn cites that turn
+    assert evs[1].memory.source_message_ids == evs[0].memory.source_message_ids
+    assert evs[1].memory.source_text == evs[0].memory.text
+    due = mem.due(user_id="u")
+    assert [(m.text, m.event_time) for m in due] == [
+        ("I will call you tomorrow to confirm.", datetime(2024, 5, 22, 16, 0, tzinfo=timezone.utc)),
+        ("We agreed to send the documents by Monday.", datetime(2024, 5, 26, 16, 0, tzinfo=timezone.utc)),
+        ("双方同意在6月30日前完成付款。", datetime(2024, 6, 29, 16, 0, tzinfo=timezone.utc)),
+        ("Remind me to renew my passport.", None),
+    ]
+    soon = mem.due(user_id="u", before="2024-05-27T00:00:00Z", include_undated=False)
+    assert [m.text for m in soon] == ["I will call you tomorrow to confirm.",
+                                      "We agreed to send the documents by Monday."]
+    done = mem.complete(due[0].id, reason="called")
+    assert done.valid_to is not None
+    assert [(h.event, h.reason) for h in mem.history(due[0].id)] == [("ADD", None), ("DONE", "called")]
+    assert [m.text for m in mem.due(user_id="u")][0] == "We agreed to send the documents by Monday."
+    with pytest.raises(ConflictError):
+        mem.complete(due[0].id)
+    with pytest.raises(InvalidInputError, match="not a commitment"):
+        mem.complete(evs[4].memory.id)
+    assert mem.due(user_id="someone-else") == []
+    # the commitment is searchable, and its turn is not shown twice
+    hits = mem.search("send the documents", user_id="u")
+    assert sum("send the documents" in h.memory.text for h in hits) == 1
