@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from anchormem import Memory
+from anchormem.config import Settings
 from anchormem.answering import AnswerConfig, EvidenceScorer, analyze_question, extractive_answer
 from anchormem.llms import OpenAICompatLLM
 from anchormem.testing.fake_llm import FakeLLMServer, FakeReply
@@ -146,7 +147,9 @@ def test_scorer_word_similarity_is_relative(e5):
 
 # ---------------------------------------------------------------- LLM answers (scripted server)
 def _llm_mem(db_path, srv):
-    m = Memory(db_path, embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0))
+    # answers only: the scripted replies are for ask, so facts come from the offline rules here
+    m = Memory(db_path, embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0),
+               settings=Settings(fact_extractor="rules"))
     vet = m.add("Her first vet visit cost 85 euros.", user_id="A", timestamp="2024-03-20T20:00:00Z")[0].memory
     m.add("My sister Lena is visiting from Toronto on March 22.", user_id="A", timestamp="2024-03-04T19:00:00Z")
     return m, vet

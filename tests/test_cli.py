@@ -176,7 +176,7 @@ def test_import_locomo(db, tmp_path):
         ("Melanie", "session_2", "2023-06-27T10:37:00"),
     ]
     assert items[0]["event_time"].startswith("2023-05-07")  # "yesterday" against the session date
-    assert items[1]["text"].endswith("[shares a photo: a painting of a sunrise over a lake]")
+    assert items[1]["text"].endswith("[photo: a painting of a sunrise over a lake]")  # captioner lead dropped
     assert items[0]["metadata"] == {"sample_id": "conv-x", "session": 1}
     # --user overrides the sample id; detection works without --format
     out = run_json(db, "import", str(f), "--user", "carol")

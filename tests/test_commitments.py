@@ -39,6 +39,14 @@ def test_is_commitment(text, want):
     assert is_commitment(text) is want
 
 
+def test_the_assistants_advice_is_not_its_commitment():
+    assert is_commitment("骑车记得戴头盔。") is True  # the user reminding themself
+    assert is_commitment("骑车记得戴头盔。", speaker_role="assistant") is False
+    assert is_commitment("Don't forget to bring your ID.", speaker_role="assistant") is False
+    assert is_commitment("I will call you tomorrow.", speaker_role="assistant") is True
+    assert is_commitment("我会在明天之前回复您。", speaker_role="assistant") is True
+
+
 def test_due_dates_resolve_on_the_speakers_own_day():
     said = datetime.fromisoformat(SAID)
     start, end = due_date("We agreed to send the documents by Monday.", said)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
+
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "default_path"]
@@ -28,6 +30,12 @@ class Settings(BaseSettings):
     - ``max_query_chars``: longest accepted search query.
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
+    - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
+    - ``pii``: personal-data redaction at write, ``off`` (default), ``mask`` or ``tokenize`` (see docs/privacy.md).
+      Off by default because redaction changes what is stored (``mask`` for good) and what search can match, so
+      it is the user's choice to make.
+    - ``pii_key``: the secret for ``tokenize`` and ``Memory.reveal`` (at least 16 bytes; taken as UTF-8 text,
+      e.g. 64 hex characters from ``secrets.token_hex(32)``). Never printed (a ``SecretStr``).
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -44,3 +52,6 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(4_000, ge=1)
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
+    fact_extractor: Literal["auto", "rules", "llm"] = "auto"
+    pii: str = "off"
+    pii_key: SecretStr | None = None

@@ -21,15 +21,20 @@ from .embedders import Embedder, make_embedder
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
+from .privacy.guard import PiiGuard, strip_token_entities
+from .privacy.redact import find_tokens
 from .ingest.classify import content_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
+from .lifecycle import ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
+from .facts.llm_extract import extract_facts_llm
 from .facts.reconcile import conflicts, plan_facts
+from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
@@ -57,15 +62,24 @@ class Memory:
         settings: a :class:`Settings` (default: from ``ANCHORMEM_*`` environment variables).
         llm: an :class:`~anchormem.llms.LLM` for :meth:`ask`, or None (offline, extractive answers). Default
             ``"auto"``: :func:`anchormem.llms.make_llm` (an LLM only when ``ANCHORMEM_LLM_BASE_URL`` is set).
+        expiry: an :class:`~anchormem.lifecycle.ExpiryPolicy` (default: nothing expires unless ``add`` metadata
+            sets ``expire_strategy`` or ``expires_at``).
+        pii: personal-data redaction at write (docs/privacy.md): ``"off"`` (the default, ``ANCHORMEM_PII``: it
+            changes what is stored, so you opt in), ``"mask"`` (values become ``[PHONE]``, ``[EMAIL]``…, for
+            good) or ``"tokenize"`` (values become keyed tokens ``[PHONE:3f9a1c2b]``; originals kept encrypted
+            in the store's vault, back only through :meth:`reveal` with the key). Needs ``anchormem[pii]``.
+        pii_key: the ``"tokenize"`` secret (bytes, or str as UTF-8; at least 16 bytes), default
+            ``ANCHORMEM_PII_KEY``. Required for ``"tokenize"``.
 
-    Raises ConfigError (bad URL, unknown embedder), EmbedderMismatchError (store built with another model),
-    StoreError (file cannot be opened).
+    Raises ConfigError (bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key),
+    EmbedderMismatchError (store built with another model), StoreError (file cannot be opened).
     """
 
     def __init__(self, path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
                  tenant: str | None = None, search: str | SearchConfig | None = None,
                  answer: AnswerConfig | None = None, settings: Settings | None = None,
-                 llm: LLM | None | str = "auto") -> None:
+                 llm: LLM | None | str = "auto", expiry: ExpiryPolicy | None = None, pii: str | None = None,
+                 pii_key: bytes | str | None = None) -> None:
         self.settings = settings or Settings()
         s = self.settings
         url = url or s.url
@@ -86,6 +100,8 @@ class Memory:
         self.store = _open_postgres(pg_url, s) if pg_url else SQLiteStore(self.path, ann_threshold=s.ann_threshold)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
+            key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
+            self._pii = PiiGuard(pii if pii is not None else s.pii, key, self.store)
         except Exception:
             self.store.close()
             raise
@@ -95,6 +111,9 @@ class Memory:
         self._evidence: EvidenceScorer | None = None  # ask's evidence scorer (caches word embeddings)
         self._searcher = Searcher(self.store, embedder)
         self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
+        self.expiry = expiry if expiry is not None else ExpiryPolicy()
+        # counters since this object was opened: facts the LLM extractor kept / rejected by the grounding check
+        self.stats: dict[str, int] = {"facts_extracted": 0, "facts_rejected": 0}
 
     # ---------------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -141,20 +160,47 @@ class Memory:
                     m.metadata = _check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
+        # PII out before anything is drafted, embedded or stored (no-op with pii="off")
+        msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
         plan = plan_facts(split_commitments(prepared.drafts), store=self.store, tenant=scope.tenant,
-                          user_id=scope.user_id)
+                          user_id=scope.user_id, extract=self._fact_extractor())
         vectors = self._embed_drafts(plan.drafts)
         label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
+        assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []))
                 for i, (d, v) in enumerate(zip(plan.drafts, vectors))]
+        pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add")
+        renewed = renewals([n.item for n in news], results, plan.noops, self.expiry, default_time)
+        if renewed:
+            self.store.set_expiry(scope.tenant, renewed)
         for review in plan.reviews:
             self.store.add_review(review)
         return ([MemoryEvent(event=r.event, memory=r.item) for r in results]
                 + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
                 + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
+
+    def _fact_extractor(self) -> Any:
+        """The offline rules, or with an LLM (``fact_extractor`` auto/llm) the grounded LLM extractor: every fact
+        it returns is checked against the user's own words; rejected ones are counted in ``self.stats``."""
+        mode = self.settings.fact_extractor
+        if mode == "rules" or (mode == "auto" and self.llm is None):
+            return extract_from_text
+        if self.llm is None:
+            raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
+        llm, stats = self.llm, self.stats
+        embedder = self.embedder if getattr(self.embedder, "semantic", True) else None  # cosine check needs meaning
+
+        def llm_facts(text: str, *, entity: str) -> list[Any]:
+            res = extract_facts_llm(llm, text, embedder=embedder)
+            stats["facts_extracted"] += len(res.facts)
+            stats["facts_rejected"] += len(res.rejected)
+            return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
+                    for f in res.facts]
+
+        return llm_facts
 
     def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
         """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
@@ -174,12 +220,15 @@ class Memory:
         new_labels = check_labels(labels) if labels is not None else None
         text = check_text(text, what="text", max_chars=self.settings.max_message_chars)
         old = self.store.get(self.tenant, memory_id)
+        text, pii = self._pii.redact_text(text, self.tenant, old.user_id)
+        pii.before_write([text])
         vec = self.embedder.embed_documents([embedding_text(text, old.speaker)])[0]
         dates = resolve_dates(text, old.created_at)
         item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
                                  index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
                                  content_hash=content_hash(text, kind=old.kind, source=old.source, speaker=old.speaker),
-                                 actor="update", reason=reason, entities=extract_entities(text, dates))
+                                 actor="update", reason=reason,
+                                 entities=strip_token_entities(text, extract_entities(text, dates)))
         if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
@@ -187,16 +236,49 @@ class Memory:
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
-        the delete (``purge=True`` also erases its text from history). Returns counts. Raises NotFoundError."""
-        return self.store.delete(self.tenant, memory_id, purge=purge, actor="delete")
+        the delete (``purge=True`` also erases its text from history, its source turn unless another memory
+        cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
+        are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
+        NotFoundError."""
+        if not purge:
+            return self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
+        item = self.store.get(self.tenant, memory_id)
+        tokens = self._tokens_of([item])
+        counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
+        counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
+        return counts
+
+    def _tokens_of(self, items: list[MemoryItem]) -> list[str]:
+        """PII tokens in memories' text, source turn and history (the vault rows a purge may free)."""
+        texts = [t for it in items for t in (it.text, it.source_text)]
+        for it in items:
+            texts += [t for h in self.store.history(self.tenant, it.id) for t in (h.old_text, h.new_text) if t]
+        return sorted({tok for t in texts for tok in find_tokens(t)})
+
+    def reveal(self, text: str, *, key: bytes | str | None = None) -> str:
+        """``text`` (a memory's text, an answer, an export string) with each PII token (``[PHONE:3f9a1c2b]``)
+        of this tenant's vault replaced by the original value, decrypted with ``key`` (default: the configured
+        ``pii_key``). Tokens not in the vault (forgotten, or from elsewhere) and mask placeholders (``[PHONE]``)
+        stay as they are. The only way back to a tokenised value. Raises PrivacyError (wrong key or altered vault
+        entry), ConfigError (no key configured or given, key under 16 bytes), InvalidInputError (not a str)."""
+        return self._pii.reveal(text, self.tenant, key)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
                    session_id: str | None = None, purge: bool = False) -> dict[str, int]:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
-        ScopeError: there is no "delete everything". Returns counts per table."""
+        ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
+        history text and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
+        of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
-        return self.store.delete_scope(self._scope(user_id, agent_id, session_id), purge=purge, actor="delete_all")
+        scope = self._scope(user_id, agent_id, session_id)
+        whole = scope.agent_id is None and scope.session_id is None
+        tokens = None if whole or not purge else \
+            self._tokens_of(self.store.list_memories(scope, None, include_superseded=True))
+        counts = self.store.delete_scope(scope, purge=purge, actor="delete_all")
+        if purge:
+            counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
+        return counts
 
     # ---------------------------------------------------------------- read
     def get(self, memory_id: str) -> MemoryItem:
@@ -207,14 +289,17 @@ class Memory:
 
     def get_all(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 filters: dict[str, Any] | None = None, limit: int | None = None, offset: int = 0,
-                include_superseded: bool = False) -> list[MemoryItem]:
-        """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`."""
+                include_superseded: bool = False, show_expired: bool = False) -> list[MemoryItem]:
+        """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`. Expired memories
+        (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``."""
         scope = self._scope(user_id, agent_id, session_id)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
             raise InvalidInputError("limit must be a positive integer")
         if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
             raise InvalidInputError("offset must be a non-negative integer")
+        if not show_expired:
+            where = not_expired(where, utcnow())
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
@@ -231,6 +316,7 @@ class Memory:
         """
         scope = self._scope(user_id, agent_id, session_id)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars)
+        query = self._pii.redact_query(query, self.tenant, bare=True)  # a typed value finds its token
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")
         if isinstance(context, (list, tuple)):  # plain strings are user turns
@@ -258,6 +344,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
+        query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence)
@@ -338,6 +425,43 @@ class Memory:
         """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
         return self.store.resolve_review(self.tenant, review_id, status="rejected", actor=actor, when=utcnow())
 
+    # ---------------------------------------------------------------- expiry (anchormem.lifecycle)
+    def expired(self, *, user_id: str | None = None, now: datetime | str | None = None) -> list[MemoryItem]:
+        """Memories whose ``expires_at`` has passed at ``now`` (default: the clock), superseded ones included,
+        of one user or of every user of the tenant: what :meth:`gc` would delete. Raises InvalidInputError."""
+        when = to_utc(now, field="now") if now is not None else utcnow()
+        users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
+            self.store.user_ids(self.tenant)
+        return [m for u in users for m in self.store.list_memories(self._scope(u), expired_filter(when),
+                                                                   include_superseded=True)]
+
+    def gc(self, *, user_id: str | None = None, now: datetime | str | None = None, dry_run: bool = False,
+           purge: bool = False, progress: Any = None) -> dict[str, int]:
+        """Delete expired memories (``expires_at`` <= ``now``, default the clock) of one user or, one user per
+        transaction, of every user of the tenant: from the table, vector, keyword and entity indexes; history
+        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and drops
+        source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
+        ``progress``: ``callable(done_users, total_users)``. Returns counts per table (``memories``, ``fts``,
+        ``entities``; ``history``/``messages`` with ``purge``) and ``users`` (users with expired memories).
+        Raises InvalidInputError."""
+        when = to_utc(now, field="now") if now is not None else utcnow()
+        users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
+            self.store.user_ids(self.tenant)
+        total: dict[str, int] = {"memories": 0, "users": 0} if dry_run else \
+            {"memories": 0, "fts": 0, "entities": 0, "users": 0}
+        for i, u in enumerate(users, start=1):
+            if dry_run:
+                n = len(self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True))
+                counts = {"memories": n}
+            else:
+                counts = self.store.purge_expired(self.tenant, when, user_id=u, purge=purge, actor="gc")
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+            total["users"] += 1 if counts.get("memories") else 0
+            if progress is not None:
+                progress(i, len(users))
+        return total
+
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""
         return self.store.history(self.tenant, memory_id)
@@ -378,6 +502,7 @@ def _check_metadata(metadata: Any) -> dict[str, Any]:
         json.dumps(metadata, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"metadata is not JSON-serialisable: {exc}") from exc
+    check_expiry_metadata(metadata)
     return dict(metadata)
 
 

@@ -22,8 +22,10 @@ def eval_locomo(
     conversations: Optional[int] = typer.Option(None, "--conversations", help="Only the first N conversations."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
     recipe: Optional[str] = typer.Option(None, "--recipe", help="Search recipe name."),
+    answers: bool = typer.Option(False, "--answers", help="Instead of recall: ask every question and report "
+                                 "abstention (category 5) vs answers citing gold evidence (1-4), over thresholds."),
 ) -> None:
-    """Evidence recall@k and abstention on LoCoMo."""
+    """Evidence recall@k on LoCoMo; with --answers, grounded answers and abstention."""
     try:
         ks = tuple(sorted({int(x) for x in k.split(",") if x.strip()}))
     except ValueError:
@@ -32,6 +34,8 @@ def eval_locomo(
         raise InvalidInputError("--k needs positive integers")
     if not data.is_file():
         raise InvalidInputError(f"--data {str(data)!r} is not a file")
+    if answers:
+        return _answers(data, conversations, embedder)
     from ..eval.locomo import format_table, run_locomo
 
     kwargs: dict[str, Any] = {"ks": ks, "use_audit": audit, "conversations": conversations}
@@ -56,6 +60,51 @@ def eval_locomo(
         else:
             _out().print(table)
 
+
+
+def _progress_run(label: str, fn: Any, **kwargs: Any) -> Any:
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err(),
+                  disable=_state.json) as progress:
+        task = progress.add_task(label, total=None)
+        return fn(progress=lambda done, total: progress.update(task, completed=done, total=total), **kwargs)
+
+
+def _answers(data: Path, conversations: Optional[int], embedder: Optional[str]) -> None:
+    from ..eval.grounding import format_table, run_abstention
+
+    kwargs: dict[str, Any] = {"conversations": conversations}
+    if embedder is not None:
+        kwargs["embedder"] = embedder
+    result = _progress_run("locomo answers", run_abstention, data_path=str(data), **kwargs)
+    if _state.json:
+        _emit_json(result)
+    else:
+        typer.echo(format_table(result))
+
+
+@eval_app.command("grounding")
+@_handled
+def eval_grounding(
+    data: Path = typer.Option(..., "--data", help="Path to locomo10.json."),
+    conversations: Optional[int] = typer.Option(None, "--conversations", help="Only the first N conversations."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+    invent_every: int = typer.Option(5, "--invent-every", min=1, help="The scripted LLM invents facts on every "
+                                     "N-th call."),
+) -> None:
+    """Write-path hallucination check: stored facts without support in their source (offline rules and a
+    scripted LLM that invents facts); the target is 0."""
+    if not data.is_file():
+        raise InvalidInputError(f"--data {str(data)!r} is not a file")
+    from ..eval.hallucination import format_table, run_hallucination
+
+    kwargs: dict[str, Any] = {"conversations": conversations, "invent_every": invent_every}
+    if embedder is not None:
+        kwargs["embedder"] = embedder
+    result = _progress_run("grounding", run_hallucination, data_path=str(data), **kwargs)
+    if _state.json:
+        _emit_json(result)
+    else:
+        typer.echo(format_table(result))
 
 
 @eval_app.command("polysemy")

@@ -72,32 +72,33 @@ def import_(
     file: Path = typer.Argument(..., exists=False, help="Chat log file."),
     user: Optional[str] = typer.Option(None, "--user", "-u", help="User id (LoCoMo: default = each sample_id)."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="json, jsonl or locomo (default: detect)."),
+    workers: int = typer.Option(0, "--workers", "-w", min=0,
+                                help="Worker processes (default 0 = one per CPU core, at most one per user)."),
 ) -> None:
-    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session."""
+    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session; users in parallel."""
+    import os
+
+    from ..bulk import import_batches
     from ..importers import parse
 
     text = file.read_text(encoding="utf-8")
     batches = parse(text, fmt, user_id=user, filename=file.name)
-    counts = {"batches": len(batches), "messages": 0, "ADD": 0, "NOOP": 0}
-    users: set[str] = set()
+    total = sum(len(m) for _, m in batches)
     with _open() as mem:
+        n = workers or (os.cpu_count() or 1)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=_err(), disable=_state.json, transient=False) as progress:
-            task = progress.add_task(f"importing {file.name}", total=len(batches))
-            for scope, msgs in batches:
-                events = mem.add(msgs, **scope)
-                users.add(scope["user_id"])
-                counts["messages"] += len(msgs)
-                for e in events:
-                    counts[e.event] = counts.get(e.event, 0) + 1
-                progress.advance(task)
-    counts["users"] = sorted(users)
+            task = progress.add_task(f"importing {file.name}", total=total)
+            counts = import_batches(batches, memory=mem, workers=n,
+                                    on_progress=lambda k: progress.advance(task, k))
     if _state.json:
+        counts.pop("workers", None)
         _emit_json(counts)
     else:
         _out().print(f"[green]imported[/] {counts['messages']} messages in {counts['batches']} sessions for "
-                     f"{len(users)} user(s): {counts['ADD']} new memories, {counts['NOOP']} duplicates, "
-                     f"{counts.get('SUPERSEDE', 0)} superseded, {counts.get('REVIEW', 0)} held for review")
+                     f"{len(counts['users'])} user(s) with {counts['workers']} worker(s): {counts['ADD']} new "
+                     f"memories, {counts['NOOP']} duplicates, {counts.get('SUPERSEDE', 0)} superseded, "
+                     f"{counts.get('REVIEW', 0)} held for review")
 
 
 # ----------------------------------------------------------------------------------------------- read

@@ -14,7 +14,10 @@ __all__ = ["HashEmbedder"]
 
 
 class HashEmbedder:
-    """Feature hashing of content tokens and character trigrams. Output float32 (n, dim), L2-normalised."""
+    """Feature hashing of content tokens and character trigrams. Output float32 (n, dim), L2-normalised.
+    ``semantic = False``: cosines measure shared surface features, not meaning, so semantic checks skip it."""
+
+    semantic = False
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim

@@ -3,7 +3,7 @@ Memory of LLM Agents").
 
 Every conversation of ``locomo10.json`` is ingested through the public API (one :meth:`Memory.add` call per
 session; each turn is a message carrying its ``dia_id`` in per-message metadata; shared photos add their
-caption as `` [shares a photo: caption]``). Every question that cites evidence (all five categories, as in the
+caption as `` [photo: caption]``). Every question that cites evidence (all five categories, as in the
 paper) is then searched with ``limit=max(ks)``, and recall@k is the share of the question's evidence dia_ids
 found among the first k *distinct* dia_ids of the ranked hits. Recall is reported overall and per category, on
 the raw file and with the evidence corrections of ``audit_errors.json`` (read from next to the data file).
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..embedders import Embedder
+from ..importers import locomo_turn_text
 from ..memory import Memory
 from ..retrieval.config import SearchConfig
 from ..retrieval.config import recipe as resolve_recipe
@@ -77,12 +78,7 @@ def _sessions(conv: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, 
     return out
 
 
-def _turn_text(turn: dict[str, Any]) -> str:
-    text = (turn.get("text") or "").strip()
-    caption = (turn.get("blip_caption") or "").strip()
-    if caption:
-        text = f"{text} [shares a photo: {caption}]".strip()
-    return text
+_turn_text = locomo_turn_text  # one formatting of LoCoMo turns for the importer and the evals
 
 
 def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_audit: bool = True

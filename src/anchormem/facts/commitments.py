@@ -46,11 +46,18 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _BARE_WEEKDAY = re.compile(r"\b(?:by|on|before|until|till|next)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)
 
 
-def is_commitment(sentence: str) -> bool:
-    """True when ``sentence`` binds someone to a future action (see the module doc for the patterns)."""
+_PROMISE = re.compile(r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to)|we(?:'ll| will))\b|"
+                      r"我(?:会|来|负责|保证|答应)|我们(?:会|来)", re.I)
+
+
+def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
+    """True when ``sentence`` binds someone to a future action (see the module doc for the patterns). For the
+    assistant only its own promises count ("I will call you", "我会…"), not advice to the user ("记得戴头盔")."""
     s = sentence.strip()
     if not s or _NOT.search(s):
         return False
+    if speaker_role == "assistant":
+        return bool(_PROMISE.search(s))
     return bool(_EN.search(s) or _ZH.search(s))
 
 
@@ -79,7 +86,7 @@ def split_commitments(drafts: list[Draft]) -> list[Draft]:
             out.append(d)
             continue
         sentences = split_sentences(it.text)
-        found = [s for s in sentences if is_commitment(s)]
+        found = [s for s in sentences if is_commitment(s, speaker_role=it.role)]
         if not found:
             out.append(d)
             continue

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from ..ingest.classify import content_hash
@@ -83,16 +84,17 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
                  d.index_text if same_text else index_text(f"{span} {extra}"))
 
 
-def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str,
-               review_gap: float = REVIEW_GAP) -> FactPlan:
+def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
+               extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
     """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts
-    (and with each other, in order). Pure planning: nothing is written here."""
+    (and with each other, in order). ``extract(text, entity=...)``: the extractor (offline rules by default;
+    the grounded LLM extractor when configured). Pure planning: nothing is written here."""
     plan = FactPlan()
     found: list[tuple[Draft, list[Fact]]] = []
     for d in drafts:
         facts: list[Fact] = []
         if d.item.source == "user" and d.item.kind == "utterance":
-            facts = extract_from_text(d.item.text, entity=d.item.speaker or "user")
+            facts = extract(d.item.text, entity=d.item.speaker or "user")
         found.append((d, facts))
     slots = sorted({FactSlot(entity=f.entity, attribute=f.attribute, value=f.value).slot
                     for _, fs in found for f in fs})
@@ -134,9 +136,12 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str,
             else:
                 new_drafts.append((fd, [c.id for c in clash]))
                 current[slot.slot] = [c for c in cur if c not in clash] + [new]
-        if len(split_sentences(d.item.text)) > 1 or len(facts) > 1:  # else the fact memory is the turn
+        keep_turn = len(split_sentences(d.item.text)) > 1 or len(facts) > 1  # else the fact memory is the turn
+        if keep_turn:
             plan.drafts.append(d)
         for fd, old_ids in new_drafts:
+            if keep_turn:  # a sentence of a kept turn shares its vector: found by keyword, slot and its turn
+                fd.reuse = d
             if old_ids:
                 plan.supersedes[len(plan.drafts)] = old_ids
             plan.drafts.append(fd)

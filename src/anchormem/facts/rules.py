@@ -138,7 +138,8 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI\s+(?:stopped|quit|gave up)\s+(?P<v>\w+ing\b.*)"), lambda m: f"does:{normalize_object(m.group('v'))}",
      -1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
-    (_c(r"\bmy\s+(?P<a>[a-z][\w'-]*(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
+    (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
+        r"(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
      lambda m: m.group("a"), 1),
 ]
 

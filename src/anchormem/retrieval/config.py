@@ -17,8 +17,15 @@ class SearchConfig(BaseModel):
     - ``candidates``: how many dense and how many BM25 candidates to fetch before fusion.
     - ``fusion``: ``"rrf"`` (reciprocal rank fusion, score = Σ wᵢ/(rrf_k + rankᵢ), ranks from 1) or
       ``"weighted"`` (dense_weight·cosine + (1-dense_weight)·bm25/max_bm25).
-    - ``recency_weight`` ∈ [0, 1]: final = fused · ((1-w) + w·r), r = 1/(1+ln(1+days)) (days since the memory
-      was said, measured at ``as_of`` or now).
+    - ``recency_weight`` ∈ [0, 1]: final = fused · ((1-w) + w·r), r the recency of the memory (days since it was
+      said, measured at ``as_of`` or now). ``recency_curve``: ``"log"`` (default, seed design)
+      r = 1/(1+ln(1+days)): 1.0 today, 0.59 after a day, 0.29 after 10 days, 0.18 after 100; or ``"exp"``
+      r = 0.5^(days/``recency_half_life_days``).
+    - ``importance_weight`` ∈ [0, 1]: final ·= (1-w) + w·importance, importance ∈ [0, 1] from kind, confidence
+      and access count (:func:`anchormem.lifecycle.importance`). Default 0.1 (LoCoMo check in
+      ``anchormem.lifecycle``'s notes).
+    - ``track_access``: each search bumps ``access_count``/``last_accessed_at`` of the hits it returns (a cheap
+      write after ranking; a failure is logged, never raised). Off for read-only measurement.
     - ``source_weights``: multiplier per memory kind, so assistant text ranks below what the user said.
     - defaults (candidates 200, rrf_k 10, dense 0.4 / lexical 0.6) were chosen on LoCoMo evidence recall
       (``python bench/locomo_recall.py --variants``, all 10 conversations, no held-out split): R@10 64.7 with
@@ -36,6 +43,10 @@ class SearchConfig(BaseModel):
     dense_weight: float = Field(0.4, ge=0, le=1)
     lexical_weight: float = Field(0.6, ge=0, le=1)
     recency_weight: float = Field(0.1, ge=0, le=1)
+    recency_curve: Literal["log", "exp"] = "log"
+    recency_half_life_days: float = Field(30.0, gt=0)  # "exp" curve only
+    importance_weight: float = Field(0.1, ge=0, le=1)
+    track_access: bool = True
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
@@ -50,8 +61,10 @@ class SearchConfig(BaseModel):
 RECIPES: dict[str, SearchConfig] = {
     "hybrid_rrf": SearchConfig(),
     "hybrid_weighted": SearchConfig(name="hybrid_weighted", fusion="weighted", dense_weight=0.7),
-    "dense": SearchConfig(name="dense", lexical_weight=0.0, dense_weight=1.0, recency_weight=0.0),
-    "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0),
+    "dense": SearchConfig(name="dense", lexical_weight=0.0, dense_weight=1.0, recency_weight=0.0,
+                          importance_weight=0.0),
+    "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0,
+                         importance_weight=0.0),
     "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
     "anchored": SearchConfig(name="anchored", anchor=True),
 }

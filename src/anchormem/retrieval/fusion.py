@@ -34,8 +34,12 @@ def weighted(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], d
     return out
 
 
-def recency_weight(when: datetime, now: datetime) -> float:
-    """1 / (1 + ln(1 + days)), days = max(0, now - when) in days: 1.0 today, ~0.41 after a week,
-    ~0.23 after a year (seed design)."""
+def recency_weight(when: datetime, now: datetime, *, curve: str = "log", half_life_days: float = 30.0) -> float:
+    """Recency in (0, 1], days = max(0, now - when) in days (a future ``when`` counts as now).
+
+    ``curve="log"`` (default, seed design): 1 / (1 + ln(1 + days)): 1.0 today, ~0.41 after a week, ~0.23 after a
+    year; slow, so old memories stay findable. ``curve="exp"``: 0.5 ** (days / half_life_days)."""
     days = max(0.0, (now - when).total_seconds() / 86400.0)
+    if curve == "exp":
+        return 0.5 ** (days / half_life_days)
     return 1.0 / (1.0 + math.log1p(days))

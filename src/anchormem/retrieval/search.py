@@ -1,11 +1,15 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
-``recency``, ``source_weight`` and ``final`` (= Hit.score).
+``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
+final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight, with rw/iw the config's
+``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
+(``SearchConfig.track_access``); that write never fails a search.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -15,6 +19,7 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..filters import FilterNode
+from ..lifecycle import importance
 from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
@@ -22,6 +27,8 @@ from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
 
 __all__ = ["Searcher"]
+
+log = logging.getLogger("anchormem")
 
 
 class Searcher:
@@ -80,17 +87,31 @@ class Searcher:
             ls, lr = lmap.get(doc, (None, None))
             if ls is None and (ds is None or ds < config.min_dense):
                 continue
-            rec = recency_weight(item.created_at, ref)
+            rec = recency_weight(item.created_at, ref, curve=config.recency_curve,
+                                 half_life_days=config.recency_half_life_days)
+            imp = importance(item)
             sw = config.source_weights.get(item.kind, 1.0)
-            final = f * ((1 - config.recency_weight) + config.recency_weight * rec) * sw
+            final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
+                     * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
             hits.append(Hit(memory=item, score=final, explain={
                 "dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f, "fusion": config.fusion,
-                "recency": rec, "source_weight": sw, "final": final,
+                "recency": rec, "importance": imp, "source_weight": sw, "final": final,
             }))
         if anchor is not None:
-            return collapse_repeats(anchor(hits))[:limit]
-        hits.sort(key=lambda h: (-h.score, h.memory.created_at))
-        return collapse_repeats(hits)[:limit]
+            out = collapse_repeats(anchor(hits))[:limit]
+        else:
+            hits.sort(key=lambda h: (-h.score, h.memory.created_at))
+            out = collapse_repeats(hits)[:limit]
+        if config.track_access and out:
+            self._touch(scope.tenant, [h.memory.id for h in out], now)
+        return out
+
+    def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
+        """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""
+        try:
+            self.store.touch(tenant, ids, now)
+        except Exception as exc:  # noqa: BLE001 - access tracking must never fail a search
+            log.warning("could not record access of %d memories: %s", len(ids), exc)
 
 
 def collapse_repeats(hits: list[Hit]) -> list[Hit]:

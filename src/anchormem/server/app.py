@@ -29,12 +29,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .. import __version__ as _version
 from ..config import Settings, default_path
 from ..embedders import Embedder
-from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputError, NotFoundError, ProviderError)
+from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputError, NotFoundError, PrivacyError,
+                      ProviderError)
 from ..memory import Memory
 from .auth import AuthenticationError, PermissionDeniedError
 from .keys import KeyStore, keys_path_for
 from .ratelimit import RateLimiter, RateLimitError, parse_rate_limit
 from .routes import router
+from .ui_routes import router as ui_router
 
 __all__ = ["create_app", "create_app_from_env", "MemoryRegistry", "DEFAULT_MAX_BODY_BYTES"]
 
@@ -100,7 +102,7 @@ def _status(exc: AnchormemError) -> int:
         return 404
     if isinstance(exc, ConflictError):
         return 409
-    if isinstance(exc, InvalidInputError):
+    if isinstance(exc, (InvalidInputError, PrivacyError)):
         return 400
     if isinstance(exc, ProviderError):
         return 503
@@ -260,6 +262,7 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     app.state.memories = registry
     _install_handlers(app)
     app.include_router(router)
+    app.include_router(ui_router)  # the web inspector at /ui (static files; data calls use /v1)
     app.add_middleware(_BodyLimit, limit=max_body_bytes)
     return app
 

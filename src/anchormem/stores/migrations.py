@@ -67,5 +67,15 @@ _V2 = [
     "CREATE INDEX ix_review_scope ON review_queue(tenant, user_id, status, created_at)",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]
+# v3: the PII token vault (``Memory(pii="tokenize")``): the encrypted original of each token, per user, so that
+# forgetting a user deletes their rows; looked up by token across the tenant
+_V3 = [
+    """CREATE TABLE pii_vault (
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL, token TEXT NOT NULL,
+        ciphertext BLOB NOT NULL, created_at REAL NOT NULL,
+        PRIMARY KEY (tenant, user_id, token)) WITHOUT ROWID""",
+    "CREATE INDEX ix_vault_token ON pii_vault(tenant, token)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3)]
 LATEST = MIGRATIONS[-1][0]

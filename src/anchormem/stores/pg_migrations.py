@@ -88,7 +88,16 @@ _V2 = [
     "CREATE INDEX ix_review_scope ON review_queue (tenant, user_id, status, created_at)",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2)]
+# v3: the PII token vault (``Memory(pii="tokenize")``): the encrypted original of each token, per user
+_V3 = [
+    """CREATE TABLE pii_vault (
+        tenant text NOT NULL, user_id text NOT NULL, token text NOT NULL,
+        ciphertext bytea NOT NULL, created_at double precision NOT NULL,
+        PRIMARY KEY (tenant, user_id, token))""",
+    "CREATE INDEX ix_vault_token ON pii_vault (tenant, token)",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3)]
 LATEST = MIGRATIONS[-1][0]
 
 

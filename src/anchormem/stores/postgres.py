@@ -32,6 +32,7 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
+from .pii_vault import PostgresVaultMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
@@ -124,7 +125,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 
 # ---------------------------------------------------------------- the store
-class PostgresStore:
+class PostgresStore(PostgresVaultMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -543,6 +544,47 @@ class PostgresStore:
             "UPDATE memories m SET access_count = m.access_count + t.n, last_accessed_at = %s FROM "
             "(SELECT u.id, count(*)::int AS n FROM unnest(%s::text[]) AS u(id) GROUP BY u.id) t "
             "WHERE m.tenant = %s AND m.id = t.id", (when.timestamp(), list(ids), tenant)))
+
+    def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
+        if not expiries:
+            return 0
+        return self._run(lambda conn: sum(conn.execute(
+            "UPDATE memories SET expires_at = %s WHERE tenant = %s AND id = %s", (_ep(when), tenant, mid)).rowcount
+            for mid, when in expiries.items()))
+
+    def purge_expired(self, tenant: str, before: datetime, *, user_id: str | None = None, purge: bool = False,
+                      actor: str = "gc") -> dict[str, int]:
+        sql, params = "tenant = %s AND expires_at <= %s", [tenant, before.timestamp()]
+        if user_id is not None:
+            sql, params = sql + " AND user_id = %s", params + [user_id]
+
+        def run(conn: Any) -> dict[str, int]:
+            users = [r[0] for r in conn.execute(f"SELECT DISTINCT user_id FROM memories WHERE {sql} ORDER BY 1",
+                                                params).fetchall()]
+            for uid in users:  # scope rows first, in a fixed order, as writers do
+                self._bump(conn, tenant, uid)
+            rows = conn.execute(f"SELECT user_id, id, text, source_message_ids FROM memories WHERE {sql} "
+                                "ORDER BY user_id, seq FOR UPDATE", params).fetchall()
+            counts = {"memories": 0, "fts": 0, "entities": 0}
+            by_user: dict[str, list[str]] = {}
+            for uid, mid, _, _ in rows:
+                by_user.setdefault(uid, []).append(mid)
+            for uid, ids in by_user.items():
+                for k, v in self._delete_rows(conn, tenant, uid, ids).items():
+                    counts[k] += v
+            if purge:
+                counts["history"] = sum(conn.execute(
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
+                    "AND memory_id = ANY(%s)", (tenant, uid, ids)).rowcount for uid, ids in by_user.items())
+                counts["messages"] = sum(conn.execute(  # source turns no remaining memory cites
+                    "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
+                    "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
+                    (tenant, uid, msg, tenant, uid, msg)).rowcount for uid, _, _, src in rows for msg in (src or []))
+            for uid, mid, text, _ in rows:
+                self._history(conn, mid, tenant, uid, "DELETE", None if purge else text, None, actor, "expired")
+            return counts
+
+        return self._run(run)
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""

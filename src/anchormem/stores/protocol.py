@@ -113,6 +113,15 @@ class Store(Protocol):
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         """Bump access_count and last_accessed_at."""
 
+    def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
+        """Set ``expires_at`` of memories (id → instant or None = never); no new version. Returns rows changed."""
+
+    def purge_expired(self, tenant: str, before: datetime, *, user_id: str | None = None, purge: bool = False,
+                      actor: str = "gc") -> dict[str, int]:
+        """Delete every memory of a tenant (or one user) whose ``expires_at`` <= ``before``, from every table and
+        index as ``delete_scope`` does; history records ``DELETE`` with reason ``"expired"`` (``purge`` also blanks
+        its history text and drops source messages no other memory cites). Returns counts per table."""
+
     def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
         """Stored source messages of a user scope (all, or the given ids), oldest first."""
 
@@ -136,6 +145,19 @@ class Store(Protocol):
     def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
                        result_memory_id: str | None = None) -> ReviewItem:
         """Mark a pending item approved/rejected. Raises NotFoundError, ConflictError (already resolved)."""
+
+    def vault_put(self, tenant: str, user_id: str, rows: dict[str, bytes]) -> int:
+        """Keep encrypted originals of tokenised PII for a user: ``rows`` maps token (``"[PHONE:3f9a1c2b]"``) to
+        ciphertext; a token the user already holds keeps its first ciphertext. Returns rows inserted."""
+
+    def vault_get(self, tenant: str, tokens: list[str]) -> dict[str, bytes]:
+        """Ciphertexts by token, from any user of the tenant (a token names one value under one key); tokens
+        the vault does not hold are left out."""
+
+    def vault_delete(self, tenant: str, user_id: str, tokens: list[str] | None) -> int:
+        """Forget a user's vault rows: ``None`` deletes all of them; a list deletes those tokens except the ones a
+        remaining memory, source message, history text or review item of the user still contains. Returns rows
+        deleted."""
 
     def close(self) -> None:
         """Release connections."""

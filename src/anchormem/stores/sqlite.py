@@ -4,12 +4,22 @@ labels, metadata, provenance), entities, history and an FTS5 keyword index (Chin
 Vector search runs over a per-scope in-memory matrix kept in step with writes (see :mod:`.vectors`).
 Each thread gets its own connection; writers serialise with ``BEGIN IMMEDIATE``; exact duplicates are stopped
 by a unique index, so concurrent identical adds yield one row.
+
+Forgetting (``purge=True``): every connection runs with ``PRAGMA secure_delete = ON`` (deleted rows and freed
+pages are overwritten with zeros); a purge also merges the FTS5 index into one segment (``'optimize'``; FTS5
+keeps deleted terms in old segments until they are merged), deletes the scope's saved HNSW index file (rebuilt from
+the database on the next search) and then checkpoints the WAL with ``TRUNCATE``. Once
+that checkpoint completes, the purged text (and the vault rows deleted with ``vault_delete``) is in neither the
+database file nor its ``-wal`` file. If another connection holds a read transaction the checkpoint cannot
+finish; a warning is logged and the old pages stay in the WAL until the next checkpoint. Copies outside the file
+(backups, file-system snapshots, a disk's remapped sectors) are out of reach.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import uuid
@@ -26,12 +36,15 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .migrations import LATEST, MIGRATIONS
+from .pii_vault import SQLiteVaultMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 
 __all__ = ["SQLiteStore"]
+
+log = logging.getLogger(__name__)
 
 _COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
          "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
@@ -47,7 +60,7 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteVaultMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
 
     Raises StoreError when the file cannot be opened or migrated.
@@ -84,6 +97,7 @@ class SQLiteStore:
                                        timeout=30.0)
                 conn.execute("PRAGMA busy_timeout = 30000")
                 conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
                 if not self._memory:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
@@ -335,12 +349,45 @@ class SQLiteStore:
                     "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND j.value=?)",
                     (mid, tenant, user_id, tenant, user_id, mid)).rowcount for mid in json.loads(src_ids or "[]"))
                 self._history(c, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
+                self._merge_fts(c)
             else:
                 self._history(c, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid])
+        if purge:
+            self._after_purge(tenant, user_id)
         return counts
+
+    @staticmethod
+    def _merge_fts(c: sqlite3.Connection) -> None:
+        """Merge the FTS5 index into one segment: deleted rows' terms leave the index (a purge needs this; FTS5
+        otherwise keeps them in older segments behind delete markers). Cost grows with the whole index."""
+        c.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+
+    def _after_purge(self, tenant: str, user_id: str) -> None:
+        """A purge also reaches derived files: the scope's saved HNSW index (it still holds the purged vectors) is
+        deleted, to be rebuilt from the database on the next search; then the WAL is checkpointed."""
+        if self.vectors is not None:
+            path = self.vectors._path((tenant, user_id))
+            if path is not None and path.exists():
+                self.vectors.drop((tenant, user_id))
+        self.checkpoint()
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database file and truncate it to zero bytes (``wal_checkpoint(TRUNCATE)``), so
+        pages overwritten by a purge leave the ``-wal`` file too. Returns False (and logs a warning) when another
+        connection's read transaction kept the checkpoint from finishing."""
+        if self._memory:
+            return True
+        try:
+            busy = self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error: {exc}") from exc
+        if busy:
+            log.warning("anchormem: WAL checkpoint after a purge could not finish (a reader is active); purged "
+                        "pages stay in %s-wal until the next checkpoint", self.path)
+        return not busy
 
     def _delete_rows(self, c: sqlite3.Connection, rowids: list[int]) -> dict[str, int]:
         counts = {"memories": 0, "fts": 0, "entities": 0}
@@ -372,6 +419,7 @@ class SQLiteStore:
                     counts["history"] += c.execute(
                         f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id IN "
                         f"({','.join('?' * len(chunk))})", chunk).rowcount
+                self._merge_fts(c)
             for _, mid, text in rows:
                 self._history(c, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
                               "delete_all" + (" purge" if purge else ""))
@@ -382,6 +430,8 @@ class SQLiteStore:
             gen = self._bump(c, scope.tenant, scope.user_id)
         if self.vectors:
             self.vectors.apply((scope.tenant, scope.user_id), gen - 1, gen, removed=[r[0] for r in rows])
+        if purge:
+            self._after_purge(scope.tenant, scope.user_id)
         return counts
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
@@ -390,6 +440,46 @@ class SQLiteStore:
         with self._tx() as c:
             c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
                           "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+
+    def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
+        if not expiries:
+            return 0
+        with self._tx() as c:
+            return sum(c.execute("UPDATE memories SET expires_at=? WHERE id=? AND tenant=?", (_ep(when), mid, tenant)
+                                 ).rowcount for mid, when in expiries.items())
+
+    def purge_expired(self, tenant: str, before: datetime, *, user_id: str | None = None, purge: bool = False,
+                      actor: str = "gc") -> dict[str, int]:
+        sql, params = "tenant=? AND expires_at <= ?", [tenant, before.timestamp()]
+        if user_id is not None:
+            sql, params = sql + " AND user_id=?", params + [user_id]
+        counts = {"memories": 0, "fts": 0, "entities": 0}
+        gens: dict[str, int] = {}
+        with self._tx() as c:
+            rows = c.execute(f"SELECT rowid, id, user_id, text, source_message_ids FROM memories WHERE {sql} "
+                             "ORDER BY rowid", params).fetchall()
+            counts.update(self._delete_rows(c, [r[0] for r in rows]))
+            if purge:
+                counts["history"] = counts["messages"] = 0
+                for i in range(0, len(rows), 900):
+                    chunk = [r[1] for r in rows[i : i + 900]]
+                    counts["history"] += c.execute(
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE tenant=? AND memory_id IN "
+                        f"({','.join('?' * len(chunk))})", [tenant, *chunk]).rowcount
+                for _, _, uid, _, src_ids in rows:  # source turns no remaining memory cites
+                    counts["messages"] += sum(c.execute(
+                        "DELETE FROM messages WHERE id=? AND tenant=? AND user_id=? AND NOT EXISTS (SELECT 1 FROM "
+                        "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND "
+                        "j.value=?)", (mid, tenant, uid, tenant, uid, mid)).rowcount
+                        for mid in json.loads(src_ids or "[]"))
+            for _, mid, uid, text, _ in rows:
+                self._history(c, mid, tenant, uid, "DELETE", None if purge else text, None, actor, "expired")
+            for uid in sorted({r[2] for r in rows}):
+                gens[uid] = self._bump(c, tenant, uid)
+        if self.vectors:
+            for uid, gen in gens.items():
+                self.vectors.apply((tenant, uid), gen - 1, gen, removed=[r[0] for r in rows if r[2] == uid])
+        return counts
 
     # ---------------------------------------------------------------- reads
     def get(self, tenant: str, memory_id: str) -> MemoryItem:
