@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
+    - ``summary_every``: a structured summary of a session every N of its turns (0 = only on ``summarize``).
     - ``pii``: personal-data redaction at write, ``off`` (default), ``mask`` or ``tokenize`` (see docs/privacy.md).
       Off by default because redaction changes what is stored (``mask`` for good) and what search can match, so
       it is the user's choice to make.
@@ -53,5 +54,6 @@ class Settings(BaseSettings):
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"
+    summary_every: int = Field(20, ge=0)
     pii: str = "off"
     pii_key: SecretStr | None = None

@@ -32,6 +32,7 @@ from .lifecycle import ExpiryPolicy, assign_expiry, check_expiry_metadata, expir
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
+from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .facts.reconcile import conflicts, plan_facts
 from .facts.rules import extract_from_text
@@ -178,6 +179,11 @@ class Memory:
             self.store.set_expiry(scope.tenant, renewed)
         for review in plan.reviews:
             self.store.add_review(review)
+        every = self.settings.summary_every
+        if every and scope.session_id is not None and prepared.messages:
+            n = len([m for m in self.store.messages(scope) if m["session_id"] == scope.session_id])
+            if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
+                results += self._write_summary(scope)
         return ([MemoryEvent(event=r.event, memory=r.item) for r in results]
                 + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
                 + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
@@ -370,6 +376,22 @@ class Memory:
         users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
             self.store.user_ids(self.tenant)
         return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)
+
+    # ---------------------------------------------------------------- summaries
+    def summarize(self, *, user_id: str, session_id: str, agent_id: str | None = None) -> MemoryItem | None:
+        """Write a structured summary of a session now (call it at session end; ``add`` also does every
+        ``summary_every`` turns): sections topic / facts / agreements / todos / details, each line a verbatim
+        sentence (offline) or an LLM line checked against the message it cites, linked to its message ids. The
+        new summary supersedes the session's previous one. Returns it, or None when the session has nothing
+        to summarise. See :mod:`anchormem.summaries`. Raises ScopeError."""
+        if session_id is None:
+            raise ScopeError("summarize needs a session_id")
+        results = self._write_summary(self._scope(user_id, agent_id, session_id))
+        return next((r.item for r in results if r.event in ("ADD", "NOOP")), None)
+
+    def _write_summary(self, scope: Scope) -> list[Any]:
+        new = session_summary_memory(self.store, scope, llm=self.llm, embedder=self.embedder)
+        return self.store.write([], [new], actor="summarize") if new is not None else []
 
     # ---------------------------------------------------------------- commitments
     def due(self, *, user_id: str, before: datetime | str | None = None, agent_id: str | None = None,

@@ -3,7 +3,8 @@
 A summary has sections: ``topic`` (the session's most frequent content words), ``facts`` (what the user stated
 about themself: the rule extractor fires on the sentence), ``agreements`` (decisions: "we agreed", "双方同意"),
 ``todos`` (promises and reminders, see :mod:`anchormem.facts.commitments`) and ``details`` (other sentences
-carrying a number, an amount or a date). Offline, every line is a **verbatim sentence** of one stored message,
+carrying a number, an amount or a date). The user's negated statements ("I don't eat meat any more",
+"我不喝咖啡了") count as facts. Offline, every line is a **verbatim sentence** of one stored message,
 so numbers and negations survive by construction. With an LLM, the model writes the lines (same sections, the
 input's language) and each must cite the message it comes from; a line that
 :func:`anchormem.facts.grounding.check_support` finds unsupported by that message is dropped (and counted).
@@ -22,14 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .facts.commitments import is_commitment
-from .facts.grounding import check_support
+from .facts.grounding import _negated, check_support
 from .facts.rules import extract_from_text
 from .llms.jsonparse import parse_json_reply
 from .text.entities import extract_entities
 from .text.segment import split_sentences
 from .text.tokenize import content_words
 
-__all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "SECTIONS"]
+__all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "session_summary_memory",
+           "SECTIONS"]
 
 SECTIONS = ("facts", "agreements", "todos", "details")
 _AGREED = ("agree", "decided", "deal", "同意", "约定", "说好", "商定", "决定")
@@ -79,8 +81,8 @@ class Summary:
 def _section(sentence: str, role: str) -> str | None:
     if is_commitment(sentence):
         return "agreements" if any(w in sentence.lower() for w in _AGREED) else "todos"
-    if role == "user" and extract_from_text(sentence):
-        return "facts"
+    if role == "user" and (extract_from_text(sentence) or _negated(sentence)):
+        return "facts"  # what the user states, negations included ("I don't eat meat any more")
     if any(e.type in _DETAIL_TYPES for e in extract_entities(sentence)):
         return "details"
     return None
@@ -145,3 +147,57 @@ def summary_metadata(summary: Summary) -> dict[str, Any]:
     """The JSON-safe metadata stored with a summary memory (metadata values must be scalars: lines as JSON)."""
     return {"summary_session": summary.session_id or "", "summary_lines": json.dumps(
         [ln.__dict__ for ln in summary.lines], ensure_ascii=False), "summary_messages": summary.messages}
+
+
+def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder: Any = None,
+                           now: Any = None) -> Any:
+    """Build the ``NewMemory`` of a session's summary (``scope.session_id`` required), superseding the session's
+    current summary, or None when the session has no message or nothing worth a line.
+
+    The summary's vector is the normalised mean of the vectors of the session's memories that its lines cite
+    (no extra embedding; it sits where its content sits), else an embedding of its text.
+    """
+    import uuid
+
+    import numpy as np
+
+    from .ingest.classify import content_hash
+    from .stores.protocol import NewMemory
+    from .text.tokenize import index_text
+    from .types import MemoryItem, Scope
+
+    user_scope = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
+    msgs = [m for m in store.messages(user_scope) if m.get("session_id") == scope.session_id]
+    if not msgs:
+        return None
+    summary = summarize_with_llm(llm, msgs, session_id=scope.session_id, embedder=embedder) if llm is not None \
+        else summarize_messages(msgs, session_id=scope.session_id)
+    if not summary.lines:
+        return None
+    session_items = store.list_memories(scope, None)
+    old = [m.id for m in session_items if m.kind == "summary"]
+    cited = set(summary.message_ids)
+    near = [m.id for m in session_items if m.kind != "summary" and cited & set(m.source_message_ids)]
+    vecs = list(store.get_vectors(scope.tenant, near).values()) if near else []
+    if vecs:
+        v = np.mean(np.vstack(vecs), axis=0)
+        vec = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+    else:
+        vec = np.asarray(embedder.embed_documents([summary.render()[:600]])[0], dtype=np.float32)
+    last = max(datetime_of(m["timestamp"]) for m in msgs)
+    text = summary.render()
+    item = MemoryItem(id=uuid.uuid4().hex, text=text, tenant=scope.tenant, user_id=scope.user_id,
+                      agent_id=scope.agent_id, session_id=scope.session_id, kind="summary", role="system",
+                      source="inferred", created_at=last, valid_from=last, confidence=1.0 if llm is None else 0.8,
+                      metadata=summary_metadata(summary), source_message_ids=summary.message_ids,
+                      source_text="\n".join(ln.text for ln in summary.lines))
+    return NewMemory(item, vec, content_hash(text, kind="summary", source="inferred", speaker=None),
+                     index_text(text), old)
+
+
+def datetime_of(value: Any) -> Any:
+    """An aware UTC datetime from a stored message's ISO timestamp (or a datetime)."""
+    from datetime import datetime, timezone
+
+    dt = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)

@@ -26,7 +26,8 @@ class SearchConfig(BaseModel):
       ``anchormem.lifecycle``'s notes).
     - ``track_access``: each search bumps ``access_count``/``last_accessed_at`` of the hits it returns (a cheap
       write after ranking; a failure is logged, never raised). Off for read-only measurement.
-    - ``source_weights``: multiplier per memory kind, so assistant text ranks below what the user said.
+    - ``source_weights``: multiplier per memory kind, so assistant text and summaries rank below what the user
+      said.
     - defaults (candidates 200, rrf_k 10, dense 0.4 / lexical 0.6) were chosen on LoCoMo evidence recall
       (``python bench/locomo_recall.py --variants``, all 10 conversations, no held-out split): R@10 64.7 with
       (rrf_k 20, 0.5/0.5) → 66.3; a smaller k lets each signal's top ranks dominate, and BM25 is the stronger
@@ -48,7 +49,7 @@ class SearchConfig(BaseModel):
     importance_weight: float = Field(0.1, ge=0, le=1)
     track_access: bool = True
     source_weights: dict[str, float] = Field(
-        default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8})
+        default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
     # context anchoring (anchormem.context.anchor): filter + rerank candidates by domain-label agreement
     anchor: bool = False

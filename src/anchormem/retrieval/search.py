@@ -119,8 +119,11 @@ def collapse_repeats(hits: list[Hit]) -> list[Hit]:
     memory and the utterance it was taken from). Order is kept."""
     kept: list[Hit] = []
     for h in hits:
+        if h.memory.kind == "summary":  # a summary quotes many turns; it never hides them, nor they it
+            kept.append(h)
+            continue
         src, text = set(h.memory.source_message_ids), h.memory.text.strip()
-        if src and any(src & set(k.memory.source_message_ids)
+        if src and any(k.memory.kind != "summary" and src & set(k.memory.source_message_ids)
                        and (text in k.memory.text or k.memory.text.strip() in text) for k in kept):
             continue
         kept.append(h)
