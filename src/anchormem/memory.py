@@ -32,6 +32,7 @@ from .lifecycle import ExpiryPolicy, assign_expiry, check_expiry_metadata, expir
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
+from .ingest.poison import quarantine
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .facts.reconcile import conflicts, plan_facts
@@ -165,8 +166,10 @@ class Memory:
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
                                   chunk_chars=self.settings.chunk_chars)
-        plan = plan_facts(split_commitments(prepared.drafts), store=self.store, tenant=scope.tenant,
+        drafts, quarantined = quarantine(prepared.drafts, scope)
+        plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
                           user_id=scope.user_id, extract=self._fact_extractor())
+        plan.reviews += quarantined
         vectors = self._embed_drafts(plan.drafts)
         label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
