@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -329,3 +330,30 @@ def test_purge_removes_vectors_from_the_saved_ann_index(tmp_path):
         assert vec.astype("<f4").tobytes() not in files[0].read_bytes()
         mem.delete_all(user_id="maya", purge=True)
         assert not files[0].exists()
+
+
+def test_gc_purge_of_expired_memories_leaves_no_bytes(tmp_path):
+    """gc(purge=True) gives the same guarantee as delete(purge=True): text, keyword index and vault rows gone."""
+    from anchormem.testing import frozen_clock
+
+    path = str(tmp_path / "gc.db")
+    with frozen_clock("2025-01-01T00:00:00Z") as clock:
+        with Memory(path, embedder="hash", pii="tokenize", pii_key=KEY) as m:
+            m.add("Call me at 13812345678 about the zebrafish permit.", user_id="u",
+                  metadata={"expire_strategy": "1d"})
+            m.add("I keep the aquarium at home.", user_id="u")
+            token = next(iter(m.store.vault_get(m.tenant, [t for t in _all_tokens(m, "u")])))
+            clock.advance(days=2)
+            counts = m.gc(user_id="u", purge=True)
+            assert counts["memories"] == 1 and counts["vault"] == 1
+            assert [x.text for x in m.get_all(user_id="u")] == ["I keep the aquarium at home."]
+    raw = b"".join(open(p, "rb").read() for p in (path, path + "-wal") if os.path.exists(p))
+    for gone in ("zebrafish", "13812345678", token):
+        assert gone.encode() not in raw, gone
+    assert b"aquarium" in raw
+
+
+def _all_tokens(m, user):
+    from anchormem.privacy.redact import find_tokens
+
+    return sorted({t for x in m.get_all(user_id=user) for t in find_tokens(x.text)})

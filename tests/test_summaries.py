@@ -81,3 +81,19 @@ def test_llm_summary_lines_without_support_are_dropped():
             s = m.summarize(user_id="u", session_id="s1")
             assert s.text == "Topic: moving\nFacts:\n- The user moved to Lisbon last month."
             assert "1,500" not in s.text and "boat" not in s.text
+
+
+def test_deleting_a_memory_drops_the_summaries_that_quote_it():
+    """Case C15 for summaries: after a delete, no summary line about it comes back, now or when rebuilt."""
+    with Memory(":memory:", embedder="hash", settings=Settings(summary_every=0)) as m:
+        evs = m.add([{"role": "user", "content": "Person T manages the office in City C. The lease is 4,000 euros."},
+                     {"role": "user", "content": "I moved to Lisbon last month."}], user_id="u", session_id="s1")
+        first = m.summarize(user_id="u", session_id="s1")
+        assert "The lease is 4,000 euros." in first.text and "person" in first.text
+        counts = m.delete(evs[0].memory.id)
+        assert counts["summaries"] == 1
+        assert m.get_all(user_id="u", filters={"kind": "summary"}) == []
+        rebuilt = m.summarize(user_id="u", session_id="s1")
+        assert "4,000" not in rebuilt.text and "person" not in rebuilt.text.lower()
+        assert "I moved to Lisbon last month." in rebuilt.text
+        assert all("Person T" not in h.memory.text for h in m.search("Person T office", user_id="u"))

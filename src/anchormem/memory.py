@@ -43,7 +43,7 @@ from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
-from .types import Answer, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
+from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
@@ -241,7 +241,16 @@ class Memory:
         if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
-        return item.model_copy(update={"labels": new_labels})
+        fact = old.fact
+        if old.kind == "fact":  # the slot follows the new text: same attribute if still stated, else the first
+            found = extract_from_text(text, entity=old.fact.entity if old.fact else (old.speaker or "user"))
+            pick = next((f for f in found if old.fact and f.attribute == old.fact.attribute), found[0] if found
+                        else None)
+            fact = None if pick is None else FactSlot(entity=pick.entity, attribute=pick.attribute, value=pick.value,
+                                                      polarity=pick.polarity, extractor="rules")
+            if fact != old.fact:
+                self.store.set_fact(self.tenant, memory_id, fact)
+        return item.model_copy(update={"labels": new_labels, "fact": fact})
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
@@ -249,13 +258,29 @@ class Memory:
         cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
         are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
         NotFoundError."""
-        if not purge:
-            return self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
         item = self.store.get(self.tenant, memory_id)
+        if not purge:
+            counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
+            counts["summaries"] = self._drop_summaries_citing([item], purge=False)
+            return counts
         tokens = self._tokens_of([item])
         counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
+        counts["summaries"] = self._drop_summaries_citing([item], purge=True)
         counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
         return counts
+
+    def _drop_summaries_citing(self, gone: list[MemoryItem], *, purge: bool) -> int:
+        """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
+        must not live on in a summary line); the next summary of the session is built without it."""
+        n = 0
+        for user_id in {it.user_id for it in gone if it.kind != "summary"}:
+            cited = {mid for it in gone if it.user_id == user_id for mid in it.source_message_ids}
+            for sm in self.store.list_memories(self._scope(user_id), parse_filters({"kind": "summary"}),
+                                               include_superseded=True):
+                if cited & set(sm.source_message_ids):
+                    self.store.delete(self.tenant, sm.id, purge=purge, actor="delete")
+                    n += 1
+        return n
 
     def _tokens_of(self, items: list[MemoryItem]) -> list[str]:
         """PII tokens in memories' text, source turn and history (the vault rows a purge may free)."""
@@ -479,7 +504,12 @@ class Memory:
                 n = len(self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True))
                 counts = {"memories": n}
             else:
+                expired = self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True)
                 counts = self.store.purge_expired(self.tenant, when, user_id=u, purge=purge, actor="gc")
+                if expired:
+                    counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
+                if purge and expired:  # PII vault rows that only the purged memories still used
+                    counts["vault"] = self.store.vault_delete(self.tenant, u, self._tokens_of(expired))
             for k, v in counts.items():
                 total[k] = total.get(k, 0) + v
             total["users"] += 1 if counts.get("memories") else 0

@@ -166,15 +166,23 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     from .text.tokenize import index_text
     from .types import MemoryItem, Scope
 
+    from .timeutil import utcnow
+
     user_scope = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
-    msgs = [m for m in store.messages(user_scope) if m.get("session_id") == scope.session_id]
+    session_items = store.list_memories(scope, None)
+    when = now or utcnow()
+    # only turns that a current, unexpired memory still stands for: deleted, expired, quarantined or chit-chat
+    # turns stay out of the summary
+    alive = {mid for m in session_items if m.kind != "summary" and not (m.expires_at is not None and
+                                                                        m.expires_at <= when)
+             for mid in m.source_message_ids}
+    msgs = [m for m in store.messages(user_scope) if m.get("session_id") == scope.session_id and m["id"] in alive]
     if not msgs:
         return None
     summary = summarize_with_llm(llm, msgs, session_id=scope.session_id, embedder=embedder) if llm is not None \
         else summarize_messages(msgs, session_id=scope.session_id)
     if not summary.lines:
         return None
-    session_items = store.list_memories(scope, None)
     old = [m.id for m in session_items if m.kind == "summary"]
     cited = set(summary.message_ids)
     near = [m.id for m in session_items if m.kind != "summary" and cited & set(m.source_message_ids)]

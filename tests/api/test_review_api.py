@@ -82,3 +82,29 @@ def test_list_filters_by_session_and_agent_separately(api):
         assert texts(session_id="s1") == ["I planted tomatoes.", "I repaired the bicycle chain."]
         assert texts(agent_id="a1") == ["I baked bread.", "I repaired the bicycle chain."]
         assert texts(session_id="s1", agent_id="a2") == ["I planted tomatoes."]
+
+
+def test_expired_listing_gc_and_summarize(api):
+    user = _uid()
+    with api.client("acme", "writer") as c:
+        r = c.post("/v1/memories", json={"messages": [
+            {"role": "user", "content": "My fund yielded 3.2% this week.", "metadata": {"expires_at": "2020-01-01T00:00:00Z"}},
+            {"role": "user", "content": "I prefer low-risk investments. The budget is 5,000 euros."}],
+            "user_id": user, "session_id": "s1", "timestamp": "2019-12-01T00:00:00Z"})
+        assert r.status_code == 201, r.text
+        shown = c.get("/v1/memories", params={"user_id": user}).json()["memories"]
+        assert all("yielded" not in m["text"] for m in shown)
+        every = c.get("/v1/memories", params={"user_id": user, "show_expired": "true"}).json()["memories"]
+        assert any("yielded 3.2%" in m["text"] for m in every)
+        s = c.post("/v1/sessions/s1/summarize", params={"user_id": user})
+        assert s.status_code == 200, s.text
+        assert s.json()["kind"] == "summary" and "5,000 euros" in s.json()["text"]
+        assert c.post("/v1/sessions/nope/summarize", params={"user_id": user}).status_code == 404
+        assert c.post("/v1/gc", json={"user_id": user}).status_code == 403  # admin only
+    with api.client("acme", "admin") as a:
+        dry = a.post("/v1/gc", json={"user_id": user, "dry_run": True}).json()["deleted"]
+        assert dry == {"memories": 1, "users": 1}
+        done = a.post("/v1/gc", json={"user_id": user, "purge": True}).json()["deleted"]
+        assert done["memories"] == 1
+        left = a.get("/v1/memories", params={"user_id": user, "show_expired": "true"}).json()["memories"]
+        assert all("yielded" not in m["text"] for m in left)

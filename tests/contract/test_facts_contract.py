@@ -124,3 +124,17 @@ def test_review_items_are_tenant_scoped_and_forgotten_with_the_user(backend):
     counts = a.delete_all(user_id="u", purge=True)
     assert counts["review"] == 1
     assert a.review_queue(status=None) == []
+
+
+def test_editing_a_fact_moves_its_slot_with_the_text(mem):
+    item = mem.add("I moved to Lisbon last month.", user_id="A", timestamp=T1)[0].memory
+    edited = mem.update(item.id, "I moved to Porto last month.")
+    assert (edited.fact.attribute, edited.fact.value) == ("home_city", "Porto")
+    assert mem.get(item.id).fact.value == "Porto"
+    # the edited value is the current one: restating it is a NOOP, a new city supersedes it
+    assert [e.event for e in mem.add("I moved to Porto last month!", user_id="A", timestamp=T2)] == ["NOOP"]
+    evs = mem.add("I live in Faro.", user_id="A", timestamp=T3)
+    assert [(e.event, e.memory.id if e.event == "SUPERSEDE" else None) for e in evs] == [
+        ("ADD", None), ("SUPERSEDE", item.id)]
+    other = mem.add("My cat is called Tom.", user_id="A", timestamp=T1)[0].memory
+    assert mem.update(other.id, "Tom is sleeping.").fact is None and mem.get(other.id).fact is None

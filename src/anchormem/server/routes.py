@@ -12,11 +12,11 @@ from typing import Any, Literal, Optional
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from ..errors import FilterError
+from ..errors import FilterError, NotFoundError
 from ..memory import Memory
 from .auth import Principal, require
 from .schemas import (AddRequest, AddResponse, Answer, AskRequest, CountsResponse, ErrorResponse, ForgetRequest,
-                      EventsResponse, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
+                      EventsResponse, GcRequest, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
                       ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
 
 __all__ = ["router"]
@@ -120,11 +120,11 @@ def list_memories(request: Request,
                                                  description='A JSON filter object, e.g. {"source": "user"} '
                                                              '(longer filters: POST /v1/search).'),
                   limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
-                  include_superseded: bool = False,
+                  include_superseded: bool = False, show_expired: bool = False,
                   who: Principal = Depends(require("reader"))) -> Any:
     items = _mem(request, who).get_all(user_id=user_id, agent_id=agent_id, session_id=session_id,
                                        filters=_filters(filters), limit=limit, offset=offset,
-                                       include_superseded=include_superseded)
+                                       include_superseded=include_superseded, show_expired=show_expired)
     return MemoryList(memories=items)
 
 
@@ -209,3 +209,22 @@ def list_due(request: Request, user_id: str = Query(..., min_length=1, max_lengt
 def complete_commitment(request: Request, memory_id: str = MemoryId,
                         who: Principal = Depends(require("writer"))) -> Any:
     return _mem(request, who).complete(memory_id)
+
+
+# ----------------------------------------------------------------------------------------------- lifecycle
+@router.post("/sessions/{session_id}/summarize", response_model=MemoryItem, responses=_AUTH_404,
+             tags=["memories"], summary="Write the session's structured summary now, e.g. at session end (writer)")
+def summarize_session(request: Request, session_id: str = Path(..., min_length=1, max_length=256),
+                      user_id: str = Query(..., min_length=1, max_length=256), agent_id: Optional[str] = _scope_query(),
+                      who: Principal = Depends(require("writer"))) -> Any:
+    item = _mem(request, who).summarize(user_id=user_id, session_id=session_id, agent_id=agent_id)
+    if item is None:
+        raise NotFoundError(f"session {session_id!r} of user {user_id!r} has nothing to summarise")
+    return item
+
+
+@router.post("/gc", response_model=CountsResponse, responses=_AUTH, tags=["memories"],
+             summary="Delete expired memories of one user or the whole tenant (admin)")
+def gc(body: GcRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
+    return CountsResponse(deleted=_mem(request, who).gc(user_id=body.user_id, dry_run=body.dry_run,
+                                                        purge=body.purge))

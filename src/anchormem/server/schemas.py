@@ -14,7 +14,7 @@ __all__ = [
     "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
     "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
     "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem", "ReviewList",
-    "ReviewItem", "EventsResponse",
+    "ReviewItem", "EventsResponse", "GcRequest",
 ]
 
 ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
@@ -102,6 +102,15 @@ class ForgetRequest(_Body):
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
+    purge: bool = False
+
+
+class GcRequest(_Body):
+    """Delete expired memories (``expires_at`` passed): one user, or the whole tenant when ``user_id`` is absent.
+    ``dry_run`` only counts; ``purge`` also erases their history text and PII vault rows."""
+
+    user_id: Optional[ScopeId] = None
+    dry_run: bool = False
     purge: bool = False
 
 

@@ -33,6 +33,7 @@ from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .pii_vault import PostgresVaultMixin
+from .portable_sql import PostgresPortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
@@ -125,7 +126,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 
 # ---------------------------------------------------------------- the store
-class PostgresStore(PostgresVaultMixin):
+class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -519,6 +520,15 @@ class PostgresStore(PostgresVaultMixin):
 
         self._run(run)
         return self.get_review(tenant, review_id)
+
+    def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
+        def run(conn: Any) -> int:
+            return conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
+                                (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
+                                 memory_id)).rowcount
+
+        if self._run(run) == 0:
+            raise NotFoundError(f"no memory {memory_id!r}")
 
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
                      reason: str | None = None) -> MemoryItem:

@@ -128,6 +128,9 @@ class Store(Protocol):
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         """Current (``valid_to`` unset) fact memories of a user with one of ``slots``, oldest first."""
 
+    def set_fact(self, tenant: str, memory_id: str, fact: Any) -> None:
+        """Replace a memory's fact slot (a ``FactSlot`` or None) after its text changed. Raises NotFoundError."""
+
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
                      reason: str | None = None) -> MemoryItem:
         """End a memory's validity at ``when`` (a done commitment); history records ``event``. Raises
@@ -158,6 +161,15 @@ class Store(Protocol):
         """Forget a user's vault rows: ``None`` deletes all of them; a list deletes those tokens except the ones a
         remaining memory, source message, history text or review item of the user still contains. Returns rows
         deleted."""
+
+    def import_rows(self, tenant: str, messages: list[StoredMessage], memories: list[NewMemory],
+                    history: list[HistoryEntry], *, on_conflict: str = "error") -> dict[str, int]:
+        """Insert rows exactly as given (ids, timestamps, validity, access counts, the given history rows: no
+        ``ADD`` row is added) in one transaction, updating the keyword index, entities, metadata keys and the
+        scope generation. An id the tenant already holds, or a duplicate of a current memory, is a conflict:
+        ``on_conflict="error"`` raises InvalidInputError and writes nothing, ``"skip"`` leaves it out. Returns
+        counts (``messages``, ``memories``, ``history``, ``entities``, ``skipped_messages``,
+        ``skipped_memories``). See :mod:`anchormem.stores.portable_sql`."""
 
     def close(self) -> None:
         """Release connections."""

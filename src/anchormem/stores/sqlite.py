@@ -37,6 +37,7 @@ from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
+from .portable_sql import SQLitePortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
@@ -60,7 +61,7 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SQLiteVaultMixin):
+class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
 
     Raises StoreError when the file cannot be opened or migrated.
@@ -472,6 +473,8 @@ class SQLiteStore(SQLiteVaultMixin):
                         "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND "
                         "j.value=?)", (mid, tenant, uid, tenant, uid, mid)).rowcount
                         for mid in json.loads(src_ids or "[]"))
+                if rows:
+                    self._merge_fts(c)  # as delete(purge=True): no trace in the keyword index
             for _, mid, uid, text, _ in rows:
                 self._history(c, mid, tenant, uid, "DELETE", None if purge else text, None, actor, "expired")
             for uid in sorted({r[2] for r in rows}):
@@ -479,6 +482,9 @@ class SQLiteStore(SQLiteVaultMixin):
         if self.vectors:
             for uid, gen in gens.items():
                 self.vectors.apply((tenant, uid), gen - 1, gen, removed=[r[0] for r in rows if r[2] == uid])
+        if purge:
+            for uid in gens:
+                self._after_purge(tenant, uid)
         return counts
 
     # ---------------------------------------------------------------- reads
@@ -653,6 +659,13 @@ class SQLiteStore(SQLiteVaultMixin):
             c.execute("UPDATE review_queue SET status=?, resolved_at=?, resolved_by=?, result_memory_id=? "
                       "WHERE tenant=? AND id=?", (status, when.timestamp(), actor, result_memory_id, tenant, review_id))
         return self.get_review(tenant, review_id)
+
+    def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
+        with self._tx() as c:
+            if c.execute("UPDATE memories SET slot=?, fact=? WHERE id=? AND tenant=?",
+                         (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
+                          tenant)).rowcount == 0:
+                raise NotFoundError(f"no memory {memory_id!r}")
 
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
                      reason: str | None = None) -> MemoryItem:
