@@ -62,24 +62,25 @@ def eval_locomo(
 
 
 
-def _progress_run(label: str, fn: Any, **kwargs: Any) -> Any:
+def _run_and_print(label: str, fn: Any, table: Any, embedder: Optional[str], **kwargs: Any) -> None:
+    """Run an eval with a progress bar on stderr, then print its JSON (``--json``) or its Markdown table."""
+    if embedder is not None:
+        kwargs["embedder"] = embedder
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_err(),
                   disable=_state.json) as progress:
         task = progress.add_task(label, total=None)
-        return fn(progress=lambda done, total: progress.update(task, completed=done, total=total), **kwargs)
+        result = fn(progress=lambda done, total: progress.update(task, completed=done, total=total), **kwargs)
+    if _state.json:
+        _emit_json(result)
+    else:
+        typer.echo(table(result))
 
 
 def _answers(data: Path, conversations: Optional[int], embedder: Optional[str]) -> None:
     from ..eval.grounding import format_table, run_abstention
 
-    kwargs: dict[str, Any] = {"conversations": conversations}
-    if embedder is not None:
-        kwargs["embedder"] = embedder
-    result = _progress_run("locomo answers", run_abstention, data_path=str(data), **kwargs)
-    if _state.json:
-        _emit_json(result)
-    else:
-        typer.echo(format_table(result))
+    _run_and_print("locomo answers", run_abstention, format_table, embedder, data_path=str(data),
+                   conversations=conversations)
 
 
 @eval_app.command("grounding")
@@ -97,14 +98,8 @@ def eval_grounding(
         raise InvalidInputError(f"--data {str(data)!r} is not a file")
     from ..eval.hallucination import format_table, run_hallucination
 
-    kwargs: dict[str, Any] = {"conversations": conversations, "invent_every": invent_every}
-    if embedder is not None:
-        kwargs["embedder"] = embedder
-    result = _progress_run("grounding", run_hallucination, data_path=str(data), **kwargs)
-    if _state.json:
-        _emit_json(result)
-    else:
-        typer.echo(format_table(result))
+    _run_and_print("grounding", run_hallucination, format_table, embedder, data_path=str(data),
+                   conversations=conversations, invent_every=invent_every)
 
 
 @eval_app.command("polysemy")
