@@ -186,11 +186,21 @@ def parse_locomo(data: Any, *, user_id: str | None = None) -> list[Batch]:
     return batches
 
 
+_EXPORT_HEAD = re.compile(r'^\{\s*"format"\s*:\s*"anchormem\.export/')
+_MEM0_HEAD = re.compile(r'^\{[^\[]*"results"\s*:\s*\[\s*\{[^{}]*"memory"\s*:', re.S)
+
+
 def detect_format(filename: str, text: str) -> str:
-    """Guess ``json``/``jsonl``/``locomo`` from the file name and content."""
+    """Guess ``json``/``jsonl``/``locomo`` from the file name and content; ``anchormem`` for an anchormem export
+    (its first key is ``"format": "anchormem.export/..."``) and ``mem0`` for ``{"results": [{"memory": ...}]}``
+    (these two are read by :meth:`anchormem.Memory.import_memories`, not by :func:`parse`)."""
     if filename.endswith(".jsonl"):
         return "jsonl"
     head = text.lstrip()[:4000]
+    if _EXPORT_HEAD.match(head):
+        return "anchormem"
+    if _MEM0_HEAD.match(head):
+        return "mem0"
     if head.startswith("[") and '"conversation"' in head and '"sample_id"' in text[:200_000]:
         return "locomo"
     if head.startswith("{") and "\n" in text.strip():
@@ -206,6 +216,8 @@ def detect_format(filename: str, text: str) -> str:
 def parse(text: str, fmt: str | None = None, *, user_id: str | None = None, filename: str = "") -> list[Batch]:
     """Parse ``text`` in format ``fmt`` (``None``: detect). Raises InvalidInputError."""
     fmt = fmt or detect_format(filename, text)
+    if fmt in ("anchormem", "mem0"):
+        raise InvalidInputError(f"{fmt} exports are read by Memory.import_memories (anchormem import), not parse")
     if fmt not in FORMATS:
         raise InvalidInputError(f"unknown import format {fmt!r}; formats: {', '.join(FORMATS)}")
     if fmt == "jsonl":

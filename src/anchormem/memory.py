@@ -23,7 +23,7 @@ from .filters import parse_filters
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .privacy.redact import find_tokens
-from .ingest.classify import content_hash
+from .ingest.classify import memory_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
@@ -233,14 +233,6 @@ class Memory:
         pii.before_write([text])
         vec = self.embedder.embed_documents([embedding_text(text, old.speaker)])[0]
         dates = resolve_dates(text, old.created_at)
-        item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
-                                 index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
-                                 content_hash=content_hash(text, kind=old.kind, source=old.source, speaker=old.speaker),
-                                 actor="update", reason=reason,
-                                 entities=strip_token_entities(text, extract_entities(text, dates)))
-        if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
-            new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
-        self.store.set_labels(self.tenant, {memory_id: new_labels})
         fact = old.fact
         if old.kind == "fact":  # the slot follows the new text: same attribute if still stated, else the first
             found = extract_from_text(text, entity=old.fact.entity if old.fact else (old.speaker or "user"))
@@ -248,8 +240,16 @@ class Memory:
                         else None)
             fact = None if pick is None else FactSlot(entity=pick.entity, attribute=pick.attribute, value=pick.value,
                                                       polarity=pick.polarity, extractor="rules")
-            if fact != old.fact:
-                self.store.set_fact(self.tenant, memory_id, fact)
+        item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
+                                 index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
+                                 content_hash=memory_hash(old.model_copy(update={"text": text, "fact": fact})),
+                                 actor="update", reason=reason,
+                                 entities=strip_token_entities(text, extract_entities(text, dates)))
+        if fact != old.fact:
+            self.store.set_fact(self.tenant, memory_id, fact)
+        if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
+            new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
+        self.store.set_labels(self.tenant, {memory_id: new_labels})
         return item.model_copy(update={"labels": new_labels, "fact": fact})
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
@@ -464,8 +464,7 @@ class Memory:
         vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
         new.labels = self.anchor.label_texts([new.text], vec)[0]
         results = self.store.write([], [NewMemory(
-            new, vec[0], content_hash(f"{new.text}\x00{new.fact.slot}" if new.fact else new.text, kind=new.kind,
-                                      source=new.source, speaker=new.speaker),
+            new, vec[0], memory_hash(new),
             index_text(" ".join(x for x in (new.text, new.speaker) if x)), [c.id for c in old])], actor=actor)
         self.store.resolve_review(self.tenant, review_id, status="approved", actor=actor, when=utcnow(),
                                   result_memory_id=results[0].item.id)
@@ -537,6 +536,23 @@ class Memory:
                         for it in items},
             "messages": self.store.messages(scope),
         }
+
+    def import_memories(self, data: dict[str, Any] | list[Any], *, user_id: str | None = None,
+                        on_conflict: str = "error", format: str = "auto") -> dict[str, int]:
+        """Read an export into this store (its tenant; vectors re-embedded with this Memory's embedder).
+
+        ``data``: an ``anchormem.export/1`` document (:meth:`export`; restored exactly: ids, timestamps,
+        validity, labels, entities, metadata, history and source messages) or a mem0 export (``{"results":
+        [...]}`` or a list; mapped as :func:`anchormem.portable.import_mem0` says). ``format``: ``"auto"``,
+        ``"anchormem"`` or ``"mem0"``. ``user_id``: import into this user instead of the export's.
+        ``on_conflict``: ``"error"`` (an id this store already holds, or a duplicate of a current memory: raise,
+        write nothing) or ``"skip"`` (leave those rows out). One transaction. Returns counts (``messages``,
+        ``memories``, ``history``, ``entities``, ``skipped_messages``, ``skipped_memories``). See
+        docs/portable.md. Raises InvalidInputError (unknown format, missing or mistyped fields, conflicts),
+        ScopeError, StoreError."""
+        from .portable import import_memories
+
+        return import_memories(self, data, user_id=user_id, on_conflict=on_conflict, format=format)
 
 
 def _recipe(value: str | SearchConfig) -> SearchConfig:

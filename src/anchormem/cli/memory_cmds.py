@@ -71,17 +71,25 @@ def update(
 def import_(
     file: Path = typer.Argument(..., exists=False, help="Chat log file."),
     user: Optional[str] = typer.Option(None, "--user", "-u", help="User id (LoCoMo: default = each sample_id)."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="json, jsonl or locomo (default: detect)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f",
+                                      help="json, jsonl, locomo, anchormem (an export) or mem0 (default: detect)."),
     workers: int = typer.Option(0, "--workers", "-w", min=0,
                                 help="Worker processes (default 0 = one per CPU core, at most one per user)."),
+    on_conflict: str = typer.Option("error", "--on-conflict",
+                                    help="anchormem/mem0 exports: error (default) or skip ids already stored."),
 ) -> None:
-    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session; users in parallel."""
+    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session; users in parallel. An anchormem
+    export (``anchormem export``) or a mem0 export is read back as stored, in one transaction."""
     import os
 
     from ..bulk import import_batches
-    from ..importers import parse
+    from ..importers import detect_format, parse
 
     text = file.read_text(encoding="utf-8")
+    fmt = fmt or detect_format(file.name, text)
+    if fmt in ("anchormem", "mem0"):
+        _import_export(file, text, fmt, user, on_conflict)
+        return
     batches = parse(text, fmt, user_id=user, filename=file.name)
     total = sum(len(m) for _, m in batches)
     with _open() as mem:
@@ -99,6 +107,24 @@ def import_(
                      f"{len(counts['users'])} user(s) with {counts['workers']} worker(s): {counts['ADD']} new "
                      f"memories, {counts['NOOP']} duplicates, {counts.get('SUPERSEDE', 0)} superseded, "
                      f"{counts.get('REVIEW', 0)} held for review")
+
+
+def _import_export(file: Path, text: str, fmt: str, user: Optional[str], on_conflict: str) -> None:
+    """``import`` of an anchormem or mem0 export file through ``Memory.import_memories``."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{file.name} is not valid JSON: {exc.msg} (line {exc.lineno}, column "
+                                f"{exc.colno})") from exc
+    with _open() as mem:
+        counts = mem.import_memories(data, user_id=user, on_conflict=on_conflict, format=fmt)
+    if _state.json:
+        _emit_json(counts)
+    else:
+        _out().print(f"[green]imported[/] {counts['memories']} memories, {counts['messages']} messages and "
+                     f"{counts['history']} history rows from {escape(file.name)} ({fmt}); skipped "
+                     f"{counts['skipped_memories']} memories and {counts['skipped_messages']} messages already "
+                     "stored")
 
 
 # ----------------------------------------------------------------------------------------------- read

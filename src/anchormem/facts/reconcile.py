@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
-from ..ingest.classify import content_hash
+from ..ingest.classify import memory_hash
 from ..ingest.pipeline import Draft, time_terms
 from ..text.segment import split_sentences
 from ..text.tokenize import index_text
@@ -80,7 +80,7 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
         "metadata": {**it.metadata}})
     same_text = span == it.text.strip()
     extra = " ".join(x for x in (it.speaker, time_terms(it.created_at)) if x)
-    return Draft(item, content_hash(f"{span}\x00{slot.slot}", kind="fact", source=it.source, speaker=it.speaker),
+    return Draft(item, memory_hash(item),
                  d.index_text if same_text else index_text(f"{span} {extra}"))
 
 

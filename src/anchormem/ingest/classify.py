@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 import re
 import unicodedata
 
 from ..text.tokenize import _tokens
 
-__all__ = ["is_chitchat", "is_question", "content_hash"]
+__all__ = ["is_chitchat", "is_question", "content_hash", "memory_hash"]
 
 _CHITCHAT = frozenset(
     """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
@@ -56,3 +57,10 @@ def content_hash(text: str, *, kind: str, source: str, speaker: str | None) -> s
     norm = _PUNCT_END.sub("", " ".join(norm.split()))
     key = f"{kind}\x1f{source}\x1f{(speaker or '').casefold()}\x1f{norm}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def memory_hash(item: Any) -> str:
+    """The dedupe hash every write path gives a memory: :func:`content_hash` of its text, with a fact's slot
+    (``entity|attribute``) added so two facts stated by one sentence stay two memories."""
+    text = f"{item.text}\x00{item.fact.slot}" if getattr(item, "fact", None) else item.text
+    return content_hash(text, kind=item.kind, source=item.source, speaker=item.speaker)

@@ -154,8 +154,9 @@ class SQLitePortableMixin:
                      it.fact.model_dump_json() if it.fact else None, nm.content_hash, blob))
                 if cur.rowcount == 0:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
-                        row = c.execute("SELECT id FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? "
-                                        "AND kind=? AND source=? AND content_hash=? AND valid_to IS NULL",
+                        row = c.execute("SELECT id FROM memories WHERE tenant=? AND user_id=? AND "
+                                        "ifnull(agent_id,'')=? AND kind=? AND source=? AND content_hash=? AND "
+                                        "valid_to IS NULL",
                                         (it.tenant, it.user_id, it.agent_id or "", it.kind, it.source,
                                          nm.content_hash)).fetchone()
                         raise _duplicate(it, row[0] if row else None)

@@ -498,7 +498,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         out: dict[str, MemoryItem] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            rows = self._read(f"SELECT {_COLS} FROM memories WHERE tenant=? AND id IN ({','.join('?' * len(chunk))})",
+            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN ({','.join('?' * len(chunk))})",
                               [tenant, *chunk])
             out.update((it.id, it) for it in self._items(rows))
         return out
