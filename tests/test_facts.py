@@ -332,3 +332,11 @@ def test_real_endpoint_extracts_facts():
     assert values & {"Lisbon", "Acme Corp", "乌龙茶"}
     for f in res.facts:
         assert check_support(f, "I live in Lisbon and I work at Acme Corp. 我最喜欢的茶是乌龙茶。").ok
+
+
+def test_new_or_current_prefix_keeps_the_slot():
+    from anchormem.facts.model import normalize_attribute
+
+    assert [normalize_attribute(a) for a in ("my new phone number", "current employer", "新手机号", "现在的地址",
+                                             "New York", "newspaper")] == [
+        "phone", "employer", "phone", "address", "new_york", "newspaper"]

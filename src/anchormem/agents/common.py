@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
@@ -24,11 +25,12 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..timeutil import to_aware, utcnow
 from ..types import MemoryItem
-from .templates import fmt_date, quoted
+from .templates import fmt_date, quoted, render
 
 __all__ = ["AgentReply", "plan_messages", "turn_time", "cite", "grounded_rewrite", "REWRITE_PROMPT"]
 
 log = logging.getLogger("anchormem")
+_ABBREV = re.compile(r"\b(?:No|Nr|Dr|Mr|Mrs|Ms|Prof|St|vs|etc|approx|Inc|Ltd|Co|e\.g|i\.e)\.$", re.I)
 
 
 @dataclass
@@ -63,13 +65,20 @@ def turn_time(at: datetime | str | None) -> datetime:
 
 def plan_messages(text: str, *, at: datetime, name: str | None,
                   classify: Callable[[str], dict[str, Any]]) -> list[dict[str, Any]]:
-    """``Memory.add`` messages for one user turn: the turn split into sentences, each given metadata by
+    """``Memory.add`` messages for one user turn: the turn split into sentences (not after an abbreviation such
+    as "No." or "Dr.", nor before a fragment of three characters or less), each given metadata by
     ``classify(sentence)``, consecutive sentences with the same metadata joined again (a turn whose sentences
     all agree stays one verbatim message). Raises InvalidInputError for an empty turn."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInputError("a turn needs non-empty text")
+    sentences: list[str] = []
+    for piece in split_sentences(text) or [text.strip()]:
+        if sentences and (_ABBREV.search(sentences[-1]) or len(re.sub(r"\W", "", piece)) <= 3):
+            sentences[-1] += " " + piece  # "Fund No. 3 yielded…" was split after "No.": keep it whole
+        else:
+            sentences.append(piece)
     out: list[dict[str, Any]] = []
-    for sentence in split_sentences(text) or [text.strip()]:
+    for sentence in sentences:
         meta = classify(sentence)
         if out and out[-1]["metadata"] == meta:
             sep = "" if has_cjk(sentence[:1]) or has_cjk(out[-1]["content"][-1:]) else " "
@@ -82,10 +91,10 @@ def plan_messages(text: str, *, at: datetime, name: str | None,
     return out
 
 
-def cite(template: Callable[..., str], item: MemoryItem, lang: str, tz: tzinfo | None, **fields: Any) -> str:
-    """One citation line from ``template(date=..., text=..., **fields)``: the day the memory was said (in ``tz``)
-    and its verbatim text."""
-    return template(date=fmt_date(item.created_at, lang, tz), text=quoted(item.text), **fields)
+def cite(template: str, item: MemoryItem, lang: str, tz: tzinfo | None, **fields: Any) -> str:
+    """One citation line: the reply template ``template`` (:mod:`.templates`) filled with the day the memory was
+    said (``date``, in ``tz``), its verbatim text (``text``) and ``fields``."""
+    return render(template, lang, date=fmt_date(item.created_at, lang, tz), text=quoted(item.text), **fields)
 
 
 REWRITE_PROMPT = (
@@ -96,6 +105,8 @@ REWRITE_PROMPT = (
     '{{"reply": "...", "cited_ids": ["m1"]}}.'
 )
 _LANG = {"en": "English", "zh": "Chinese (简体中文)"}
+# capitalised openers the grounding check would otherwise read as names ("Thanks Maya" is not a name)
+_COURTESY = "thanks thank you sure great hello hi dear sorry okay ok of course noted understood certainly welcome"
 _SCHEMA = {"title": "agent_reply", "type": "object", "additionalProperties": False,
            "properties": {"reply": {"type": "string"}, "cited_ids": {"type": "array", "items": {"type": "string"}}}}
 
@@ -106,17 +117,20 @@ def _date_words(m: MemoryItem) -> str:
 
 
 def grounded_rewrite(llm: Any, *, draft: str, memories: list[MemoryItem], lang: str, role: str,
-                     name: str) -> tuple[str, list[MemoryItem] | None]:
-    """Ask ``llm`` to rewrite ``draft`` naturally from ``memories`` only. Returns ``(text, cited)``: the checked
-    LLM text and the memories it cited, or ``(draft, None)`` when the reply fails a check (unparseable, unknown
-    citation, a number/date/name in neither the draft nor a cited memory) or the endpoint fails. Never raises
-    on a bad reply."""
+                     name: str, context: str = "") -> tuple[str, list[MemoryItem] | None]:
+    """Ask ``llm`` to rewrite ``draft`` naturally from ``memories`` only. ``context``: optional conversation
+    context shown to the model (e.g. a :func:`anchormem.session.build_context` block); it counts as a source in
+    the check, so pass only what this reader may see. Returns ``(text, cited)``: the checked LLM text and the
+    memories it cited, or ``(draft, None)`` when the reply fails a check (unparseable, unknown citation, a
+    number/date/name in neither the draft, the context nor a cited memory; courtesy openers such as "Thanks" or
+    "Sure" are not names) or the endpoint fails. Never raises on a bad reply."""
     labelled = {f"m{i}": m for i, m in enumerate(memories, start=1)}
     mems = "\n".join(json.dumps({"id": k, "speaker": m.speaker or "user", "date": m.created_at.date().isoformat(),
                                  "text": m.text}, ensure_ascii=False) for k, m in labelled.items())
     messages = [{"role": "system", "content": REWRITE_PROMPT.format(role=role, language=_LANG.get(lang, lang),
                                                                     name=name)},
-                {"role": "user", "content": f"Memories:\n{mems or '(none)'}\n\nDraft reply:\n{draft}"}]
+                {"role": "user", "content": (f"Conversation context:\n{context}\n\n" if context else "")
+                 + f"Memories:\n{mems or '(none)'}\n\nDraft reply:\n{draft}"}]
     try:
         reply = parse_json_reply(llm.complete(messages, json_schema=_SCHEMA, temperature=0.2, max_tokens=500),
                                  expect="object").value
@@ -130,8 +144,8 @@ def grounded_rewrite(llm: Any, *, draft: str, memories: list[MemoryItem], lang: 
     if any(m is None for m in cited):
         log.info("anchormem agent: LLM cited an unknown memory %r; using the offline reply", ids)
         return draft, None
-    source = draft + "\n" + name + "\n" + "\n".join(f"{m.speaker or ''} {m.text} {_date_words(m)}"
-                                                    for m in cited if m is not None)
+    quotes = "\n".join(f"{m.speaker or ''} {m.text} {_date_words(m)}" for m in cited if m is not None)
+    source = "\n".join((draft, context, name, _COURTESY, quotes))
     bad = [r for r in check_support(text, source).reasons
            if r.startswith(("number", "date word", "name not in source"))]
     if bad:

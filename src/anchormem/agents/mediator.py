@@ -10,7 +10,8 @@
 **How it uses the memory.** A case is one ``user_id`` (``case_id``); each conversation is a ``session_id``. Every
 party sentence is stored verbatim (``name`` = the party's display name) with metadata ``party`` (the party id),
 ``visibility`` (``private`` or ``shared``) and ``category`` (position, demand, red_line, proposal, agreement,
-emotion, question; :func:`anchormem.agents.signals.sentence_category`). Feelings get ``expire_strategy`` (24 h by
+emotion, question, social; :func:`anchormem.agents.signals.sentence_category`; ``status`` for an answer to a
+raised commitment). Feelings get ``expire_strategy`` (24 h by
 default): they inform the stage, not the record. Promises and agreements ("I will send the documents by Monday",
 "we agreed that…") become ``kind="commitment"`` memories with a due date (:mod:`anchormem.facts.commitments`);
 their owner is the party who said them.
@@ -57,7 +58,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
 from ..ingest.normalize import check_scope_id
 from ..types import MemoryItem
 from . import signals
@@ -201,11 +202,11 @@ class Mediator:
         this_turn = {e.memory.id for e in events}
         new_commitments = [e.memory for e in events if e.event == "ADD" and e.memory.kind == "commitment"]
         cats = [m["metadata"]["category"] for m in messages]
-        sentences = [s for m in messages for s in [m["content"]]]
-        emos = [signals.emotion(s) for s in sentences]
+        parts = [m["content"] for m in messages]  # runs of sentences sharing a category
+        emos = [signals.emotion(p) for p in parts]
         sig = TurnSignals(emotion="anger" if "anger" in emos else ("distress" if "distress" in emos else None),
                           categories=cats, accepts="agreement" in cats,
-                          rejects=any(signals.is_rejection(s) for s in sentences),
+                          rejects=any(signals.is_rejection(p) for p in parts),
                           proposes="proposal" in cats, breached=breached)
         if any(c in HEARD for c in cats):
             st.heard.add(party)
@@ -227,14 +228,13 @@ class Mediator:
             body.append(render(f"stage.{st.stage}", lang, name=name))
         for c in citations:
             owner = c.metadata.get("party")
-            body.append(cite(lambda **f: render("cite.own", lang, **f), c, lang, now.tzinfo) if owner == party else
-                        cite(lambda **f: render("cite.other", lang, name=self.parties.get(owner, owner), **f), c,
-                             lang, now.tzinfo))
+            body.append(cite("cite.own", c, lang, now.tzinfo) if owner == party else
+                        cite("cite.other", c, lang, now.tzinfo, name=self.parties.get(owner, owner)))
         for c in new_commitments:
             body.append(render("commitment.noted", lang, text=quoted(c.text),
                                due=fmt_date(c.event_time, lang, now.tzinfo)) if c.event_time is not None else
                         render("commitment.undated", lang, text=quoted(c.text)))
-        if any(signals.shares(m["content"]) for m in messages):
+        if any(signals.shares(p) for p in parts):
             others = [n for p, n in self.parties.items() if p != party]
             body.append(render("shared", lang, others=(" 和 " if lang == "zh" else " and ").join(others)))
         if st.stage == "agreement_confirmation":
@@ -290,7 +290,10 @@ class Mediator:
         closed: list[dict[str, str]] = []
         breached = False
         for cid in asked if status else []:
-            item = self.memory.get(cid)
+            try:
+                item = self.memory.get(cid)
+            except NotFoundError:  # deleted since it was raised
+                continue
             if item.valid_to is not None or item.event_time is None:
                 continue
             due = fmt_date(item.event_time, lang, now.tzinfo)

@@ -21,7 +21,7 @@ from ..text.tokenize import has_cjk
 
 __all__ = ["language", "emotion", "is_emotion_statement", "is_red_line", "is_demand", "is_proposal",
            "is_acceptance", "is_rejection", "shares", "is_question", "is_social", "sentence_category", "answer_status",
-           "support_category", "sensitive_change", "refers_back", "asks_about_self", "CATEGORIES"]
+           "support_category", "sensitive_change", "refers_back", "asks_about_self", "strip_meta", "CATEGORIES"]
 
 CATEGORIES = ("agreement", "red_line", "proposal", "demand", "emotion", "question", "social", "position")
 
@@ -40,7 +40,8 @@ _FEELING_LEAD = _re(r"^(?:and\s+|but\s+|honestly,?\s+)?(?:I(?:'m| am| feel| was|
                     r"^我(?:真的|实在|非常|很|太|好|有点|特别|快要?)?(?:生气|愤怒|难过|伤心|焦虑|担心|害怕|崩溃|"
                     r"委屈|心累|烦|着急|郁闷|不安|受够)")
 _RED_LINE = _re(r"\b(?:red line|bottom line|non-negotiable|deal-?breaker|under no circumstances|never accept|"
-                r"will never|won't ever|not negotiable|absolutely not)\b|底线|绝不|决不|绝对不|没得商量|红线|不可能接受")
+                r"will never|won't ever|not negotiable|absolutely not)\b|"
+                r"底线|绝不|决不|绝对不|没得商量|红线|不可能接受")
 _DEMAND = _re(r"\b(?:I want|I need|I demand|I expect|I'd like|I would like|I insist|I ask that|he must|she must|"
               r"they must|has to|have to)\b|我要求|我希望|我想要|我需要|必须|要求|得给我")
 _PROPOSAL = _re(r"\b(?:I(?:'m| am) (?:willing|open|happy|ready|prepared) to|we could|how about|what if|maybe we|"
@@ -167,9 +168,9 @@ _ATTRS = {"bank_card": r"(?:bank card|card number|debit card|credit card|bank ac
           "phone": r"(?:phone number|phone|mobile number|mobile|cell number)"}
 _ZH_ATTRS = {"bank_card": r"(?:银行卡号?|卡号|银行账户|账号)", "phone": r"(?:手机号码?|电话号码?|手机|联系电话)"}
 _ZH_CHANGE = r"(?:换|改|更新|更换|变更|换成|改成|新的?)"
-_BACK = _re(r"\b(?:we (?:talked|spoke|chatted) about|we discussed|we were discussing|did we (?:discuss|talk about)|you (?:mentioned|recommended|"
-            r"told me about)|I (?:mentioned|asked about)|last time|the other day)\b|上次|之前|我们聊|我们说过|我们谈|"
-            r"你推荐|你提到|提到过|聊过|说过的")
+_BACK = _re(r"\b(?:we (?:talked|spoke|chatted) about|we discussed|we were discussing|did we (?:discuss|talk about)|"
+            r"you (?:mentioned|recommended|told me about)|I (?:mentioned|asked about)|last time|the other day)\b|"
+            r"上次|之前|我们聊|我们说过|我们谈|你推荐|你提到|提到过|聊过|说过的")
 _SELF = _re(r"\b(?:my|mine|I|me)\b|我")
 
 
@@ -185,9 +186,15 @@ def support_category(sentence: str) -> str:
     return "other"
 
 
+_NEW_VALUE = re.compile(r"(?<!\d)(?:\d[ -]?){6,22}\d(?!\d)")
+
+
 def sensitive_change(text: str) -> str | None:
     """The sensitive attribute a change request names (``"bank_card"`` or ``"phone"``), or None. It needs a
-    change word near the attribute ("change my bank card to…", "my new phone number is…", "手机号换成了…")."""
+    change word near the attribute ("change my bank card to…", "my new phone number is…", "手机号换成了…") and
+    the new value (a run of 7+ digits), so a question about a pending change is not a change."""
+    if not _NEW_VALUE.search(text):
+        return None
     for attr, pat in _ATTRS.items():
         if re.search(rf"\b{_CHANGE}\b.{{0,30}}\b{pat}\b|\b{pat}\b.{{0,30}}\b(?:is now|now is|{_CHANGE})\b", text,
                      re.I):
@@ -207,3 +214,18 @@ def refers_back(text: str) -> bool:
 def asks_about_self(text: str) -> bool:
     """A question about the speaker's own situation ("What is my risk preference?", "我的风险偏好是什么？")."""
     return is_question(text) and bool(_SELF.search(text))
+
+
+_META_EN = _re(r"\b(?:did I (?:mention|say|tell you)(?: about)?|(?:that )?I (?:told|mentioned to|gave) you|"
+               r"do you (?:remember|recall)|can you remind me|remind me|do you have (?:on file )?for me)\b")
+_META_ZH = re.compile(r"你还?记得|我(?:之前|上次)?(?:说过|提到过|告诉过你|跟你说过)的?|提醒我一下|"
+                      r"你们?(?:那里|那边|这里|这边)(?:现在)?(?:记录?|存|登记)的(?:我的)?")
+
+
+def strip_meta(question: str) -> str:
+    """``question`` without phrases about the conversation itself ("did I mention", "I told you", "remind me",
+    "我说过的", "你还记得"), which no memory states; the evidence test of :meth:`anchormem.Memory.ask` wants
+    every key word of the question covered. Returns the question unchanged when nothing would be left."""
+    out = _META_ZH.sub("", _META_EN.sub(" ", question))
+    out = re.sub(r"\s+", " ", out).strip()
+    return out if len(re.sub(r"\W", "", out)) >= 3 else question

@@ -29,7 +29,9 @@
 2. a reference to an earlier conversation ("the product we talked about last week", "上周聊的那个产品"): the
    dates are resolved against the turn, the catalogue product mentioned most in that range is named and its
    first mention quoted; a yield mentioned then that has expired is said to be out of date, never quoted;
-3. a question: :meth:`Memory.ask` (evidence-checked), quoted with the date, or "I have no record of that.";
+3. a question about the customer ("my", "I", "我"): :meth:`Memory.ask` (evidence-checked), quoted with the date,
+   or "I have no record of that."; another question (fees, terms) is not answered from memory, since nothing
+   the customer said answers it: the reply says a specialist has to;
 4. otherwise an acknowledgement of what was noted (risk preference kept, yield kept 7 days, a feeling).
 """
 
@@ -52,7 +54,7 @@ from ..timeutil import to_utc, utcnow
 from ..types import FactSlot, MemoryEvent, MemoryItem, ReviewItem
 from . import signals
 from .common import AgentReply, cite, grounded_rewrite, plan_messages, turn_time
-from .templates import ATTRIBUTE_NAMES, fmt_date, quoted, render
+from .templates import ATTRIBUTE_NAMES, fmt_date, render
 
 __all__ = ["SupportAgent", "DEFAULT_EXPIRY", "mask_numbers"]
 
@@ -124,8 +126,8 @@ class SupportAgent:
                 keep.append(sentence)
         events: list[MemoryEvent] = []
         if keep:
-            messages = plan_messages(" ".join(keep) if lang == "en" else "".join(keep), at=now, name=self.name,
-                                     classify=self._classify)
+            body = text if not held else ("".join(keep) if lang == "zh" else " ".join(keep))
+            messages = plan_messages(body, at=now, name=self.name, classify=self._classify)
             events = list(self.memory.add(messages, user_id=self.customer_id, session_id=session_id))
         events += [self._hold(s, attr, text, now, session_id) for s, attr in held]
         reviews = [e for e in events if e.event == "REVIEW"]
@@ -144,15 +146,18 @@ class SupportAgent:
             intent, lines = "sensitive_change", self._review_lines(reviews, lang)
         elif signals.refers_back(text):
             intent, lines, citations = ("recall",) + self._recall(text, now, session_id, lang)
-        elif signals.is_question(text):
+        elif signals.asks_about_self(text):
             intent, lines, citations = ("question",) + self._answer(text, now, lang)
+        elif signals.is_question(text):  # about a product or the service: not in what the customer said
+            intent, lines = "general_question", [render("question.general", lang)]
         else:
             intent, lines = "statement", self._noted(cats, lang)
         used_llm = False
         if self.llm is not None and intent != "sensitive_change":
             rewritten, cited = grounded_rewrite(self.llm, draft="\n".join(lines), memories=citations, lang=lang,
                                                 role="a careful customer-service assistant",
-                                                name=self.name or ("客户" if lang == "zh" else "the customer"))
+                                                name=self.name or ("客户" if lang == "zh" else "the customer"),
+                                                context=block.text)
             if cited is not None:
                 lines, citations, used_llm = [rewritten], cited, True
         reply = "\n".join(lines)
@@ -177,7 +182,11 @@ class SupportAgent:
 
     # ------------------------------------------------------------------ steps
     def _classify(self, sentence: str) -> dict[str, Any]:
-        cat = signals.support_category(sentence)
+        bare = sentence
+        for p in self.products:  # "稳健收益3号" names a product; it states no yield
+            for a in sorted([p["name"], *p["aliases"]], key=len, reverse=True):
+                bare = re.sub(re.escape(a), " ", bare, flags=re.I)
+        cat = signals.support_category(bare)
         meta: dict[str, Any] = {"category": cat}
         if cat in self.expiry:
             meta["expire_strategy"] = self.expiry[cat]
@@ -252,13 +261,12 @@ class SupportAgent:
         about = [m for m in items if m.metadata["product"] == product]
         live = [m for m in about if m.expires_at is None or m.expires_at > utcnow()]
         first = (live or about)[0]
-        lines = [cite(lambda **f: render("recall.product", lang, when=when, product=product, **f), first, lang,
-                      now.tzinfo)]
+        lines = [cite("recall.product", first, lang, now.tzinfo, when=when, product=product)]
         citations = [first]
         yields = self.memory.get_all(user_id=uid, filters={"metadata.product": product,
                                                            "metadata.category": "product_yield"})
         if yields:
-            lines.append(cite(lambda **f: render("yield.current", lang, **f), yields[-1], lang, now.tzinfo))
+            lines.append(cite("yield.current", yields[-1], lang, now.tzinfo))
             citations.append(yields[-1])
         else:
             gone = [m for m in about if m.metadata.get("category") == "product_yield" and m not in live]
@@ -269,11 +277,11 @@ class SupportAgent:
         return lines, citations
 
     def _answer(self, text: str, now: datetime, lang: str) -> tuple[list[str], list[MemoryItem]]:
-        ans = self.memory.ask(text, user_id=self.customer_id, filters={"source": "user",
+        ans = self.memory.ask(signals.strip_meta(text), user_id=self.customer_id, filters={"source": "user",
                                                                        "kind": {"in": _CITABLE_KINDS}})
         if ans.abstained:
             return [render("answer.none", lang)], []
-        return ([cite(lambda **f: render("answer.quote", lang, **f), c, lang, now.tzinfo) for c in ans.citations],
+        return ([cite("answer.quote", c, lang, now.tzinfo) for c in ans.citations],
                 list(ans.citations))
 
     def _noted(self, cats: list[str], lang: str) -> list[str]:

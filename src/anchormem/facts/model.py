@@ -42,6 +42,8 @@ _ATTR_SYNONYMS = {
     "最喜欢的": "favourite_", "home_town": "hometown", "city_of_residence": "home_city",
     "current_city": "home_city", "location": "home_city", "residence": "home_city",
 }
+_KNOWN_SLOTS = frozenset(_ATTR_SYNONYMS.values()) | {"job", "car", "home", "home_city", "city", "employer", "phone",
+                                                     "email", "address", "name", "bank_card", "id_number"}
 _SENSITIVE_ATTR = re.compile(
     r"bank|card|account|iban|routing|id_number|passport|ssn|social_security|national_id|driver|licen[cs]e|"
     r"address|phone|mobile|email|password|passcode|pin\b|salary|income|tax|medical|diagnos|allergy|health|"
@@ -72,6 +74,10 @@ def normalize_attribute(attr: str) -> str:
         return f"{head}:{normalize_object(obj)}" if head else normalize_object(obj)
     a = a.casefold()
     a = re.sub(r"^(?:my|the|user'?s?|我的|我)\s*", "", a)
+    # "my new phone number" and "my phone number" are one slot (only for slots we know: "New York" stays)
+    bare = re.sub(r"^(?:(?:new|current|latest|updated|present)[\s_]+|新的?|现在的?|最新的?)(?=\S)", "", a)
+    if bare != a and normalize_attribute(bare) in _KNOWN_SLOTS:
+        return normalize_attribute(bare)
     a = re.sub(r"[\s\-/.]+", "_", a).strip("_'’\"")
     a = re.sub(r"'s_", "_", a)
     if a in _ATTR_SYNONYMS:
