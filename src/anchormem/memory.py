@@ -30,6 +30,7 @@ from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_draf
 from .context.labeller import labels_to_dist
 from .lifecycle import ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals
 from .retrieval.config import SearchConfig, recipe
+from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
 from .ingest.poison import quarantine
@@ -360,8 +361,9 @@ class Memory:
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)
+        extra = llm_queries(self.llm, query) if cfg.query_rewrite == "llm" and self.llm is not None else None
         return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=utcnow(),
-                                     as_of=when, show_expired=show_expired,
+                                     as_of=when, show_expired=show_expired, extra_queries=extra,
                                      anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor else None)
 
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,

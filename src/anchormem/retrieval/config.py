@@ -51,6 +51,10 @@ class SearchConfig(BaseModel):
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
+    # query rewriting (anchormem.retrieval.rewrite): "offline" = time window boost + cross-language keywords;
+    # "llm" = also alternative phrasings from the configured LLM; "off" = the query as written
+    query_rewrite: Literal["off", "offline", "llm"] = "offline"
+    time_boost: float = Field(0.5, ge=0, le=10)
     # context anchoring (anchormem.context.anchor): filter + rerank candidates by domain-label agreement
     anchor: bool = False
     anchor_weight: float = Field(0.5, ge=0, le=1)  # final · ((1-w) + w·label_score)
@@ -63,9 +67,9 @@ RECIPES: dict[str, SearchConfig] = {
     "hybrid_rrf": SearchConfig(),
     "hybrid_weighted": SearchConfig(name="hybrid_weighted", fusion="weighted", dense_weight=0.7),
     "dense": SearchConfig(name="dense", lexical_weight=0.0, dense_weight=1.0, recency_weight=0.0,
-                          importance_weight=0.0),
+                          importance_weight=0.0, query_rewrite="off"),
     "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0,
-                         importance_weight=0.0),
+                         importance_weight=0.0, query_rewrite="off"),
     "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
     "anchored": SearchConfig(name="anchored", anchor=True),
 }

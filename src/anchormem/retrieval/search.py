@@ -2,8 +2,9 @@
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
-final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight, with rw/iw the config's
-``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
+final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
+question names a date the memory falls in: ``time_match``], with rw/iw the config's ``recency_weight``/
+``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
 
@@ -25,6 +26,7 @@ from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
+from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
 
@@ -56,22 +58,27 @@ class Searcher:
     def search(self, query: str, *, scope: Scope, where: FilterNode | None, limit: int, config: SearchConfig,
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
                query_vector: np.ndarray | None = None,
-               anchor: Callable[[list[Hit]], list[Hit]] | None = None) -> list[Hit]:
+               anchor: Callable[[list[Hit]], list[Hit]] | None = None,
+               extra_queries: list[str] | None = None) -> list[Hit]:
         """``anchor``: context anchoring (``anchormem.context.anchor``): gets every coarse candidate, returns
-        them filtered and reranked, best first."""
+        them filtered and reranked, best first. ``extra_queries``: alternative phrasings (LLM rewrite), each
+        searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
-        dense: list[tuple[str, float]] = []
-        if config.dense_weight > 0 or config.fusion == "weighted":
-            qv = query_vector if query_vector is not None else self.embed_query(query)
-            dense = self.store.dense_search(scope, qv, n, where, as_of)
-        lexical: list[tuple[str, float]] = []
-        if config.lexical_weight > 0 or config.fusion == "weighted":
-            lexical = self.store.keyword_search(scope, query_terms(query), n, where, as_of)
+        offline = config.query_rewrite != "off"
+        dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline)
+        also: set[str] = set()  # found by an alternative phrasing
         if config.fusion == "rrf":
-            fused = rrf({"dense": dense, "bm25": lexical},
-                        {"dense": config.dense_weight, "bm25": config.lexical_weight}, config.rrf_k)
+            lists = {"dense": dense, "bm25": lexical}
+            weights = {"dense": config.dense_weight, "bm25": config.lexical_weight}
+            for i, q in enumerate(extra_queries or []):
+                lists[f"dense{i}"], lists[f"bm25{i}"] = self._candidates(q, scope, where, n, config, as_of, None,
+                                                                         expand=offline)
+                weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
+                also |= {d for d, _ in lists[f"bm25{i}"]}
+            fused = rrf(lists, weights, config.rrf_k)
         else:
             fused = weighted(dense, lexical, config.dense_weight)
+        window = time_window(query, as_of or now) if offline else None
         if not fused:
             return []
         dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}
@@ -85,7 +92,7 @@ class Searcher:
                 continue
             ds, dr = dmap.get(doc, (None, None))
             ls, lr = lmap.get(doc, (None, None))
-            if ls is None and (ds is None or ds < config.min_dense):
+            if ls is None and doc not in also and (ds is None or ds < config.min_dense):
                 continue
             rec = recency_weight(item.created_at, ref, curve=config.recency_curve,
                                  half_life_days=config.recency_half_life_days)
@@ -93,10 +100,13 @@ class Searcher:
             sw = config.source_weights.get(item.kind, 1.0)
             final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
                      * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
-            hits.append(Hit(memory=item, score=final, explain={
-                "dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f, "fusion": config.fusion,
-                "recency": rec, "importance": imp, "source_weight": sw, "final": final,
-            }))
+            explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
+                       "fusion": config.fusion, "recency": rec, "importance": imp, "source_weight": sw}
+            if window is not None:
+                explain["time_match"] = in_window(item, window)
+                final *= 1 + config.time_boost if explain["time_match"] else 1.0
+            explain["final"] = final
+            hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
             out = collapse_repeats(anchor(hits))[:limit]
         else:
@@ -105,6 +115,20 @@ class Searcher:
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
+
+    def _candidates(self, query: str, scope: Scope, where: FilterNode | None, n: int, config: SearchConfig,
+                    as_of: datetime | None, query_vector: np.ndarray | None, *, expand: bool
+                    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """(dense, BM25) candidate lists for one query text, best first."""
+        dense: list[tuple[str, float]] = []
+        if config.dense_weight > 0 or config.fusion == "weighted":
+            qv = query_vector if query_vector is not None else self.embed_query(query)
+            dense = self.store.dense_search(scope, qv, n, where, as_of)
+        lexical: list[tuple[str, float]] = []
+        if config.lexical_weight > 0 or config.fusion == "weighted":
+            terms = query_terms(query)
+            lexical = self.store.keyword_search(scope, expand_terms(terms) if expand else terms, n, where, as_of)
+        return dense, lexical
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""
