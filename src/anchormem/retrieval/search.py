@@ -140,17 +140,21 @@ class Searcher:
 
 def collapse_repeats(hits: list[Hit]) -> list[Hit]:
     """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
-    memory and the utterance it was taken from). Order is kept."""
+    memory and the utterance it was taken from). Order is kept. Summaries are never dropped and never drop
+    others. Linear in the hits: only earlier hits of the same source turn are compared."""
     kept: list[Hit] = []
+    by_source: dict[str, list[Hit]] = {}
     for h in hits:
         if h.memory.kind == "summary":  # a summary quotes many turns; it never hides them, nor they it
             kept.append(h)
             continue
-        src, text = set(h.memory.source_message_ids), h.memory.text.strip()
-        if src and any(k.memory.kind != "summary" and src & set(k.memory.source_message_ids)
-                       and (text in k.memory.text or k.memory.text.strip() in text) for k in kept):
+        text = h.memory.text.strip()
+        if any(text in k.memory.text or k.memory.text.strip() in text
+               for sid in h.memory.source_message_ids for k in by_source.get(sid, ())):
             continue
         kept.append(h)
+        for sid in h.memory.source_message_ids:
+            by_source.setdefault(sid, []).append(h)
     return kept
 
 

@@ -498,8 +498,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         out: dict[str, MemoryItem] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN ({','.join('?' * len(chunk))})",
-                              [tenant, *chunk])
+            # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
+            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
+                              f"({','.join('?' * len(chunk))})", [tenant, *chunk])
             out.update((it.id, it) for it in self._items(rows))
         return out
 
@@ -592,7 +593,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         out: dict[str, np.ndarray] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            for mid, blob in self._read(f"SELECT id, embedding FROM memories WHERE tenant=? AND id IN "
+            for mid, blob in self._read(f"SELECT id, embedding FROM memories WHERE +tenant=? AND id IN "
                                         f"({','.join('?' * len(chunk))})", [tenant, *chunk]):
                 out[mid] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
         return out

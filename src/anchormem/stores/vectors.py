@@ -91,11 +91,14 @@ class ScopeVectors:
         """Top-k (rowids, cosine scores) by exact inner product, optionally restricted to ``allowed`` rowids."""
         if allowed is not None:
             idx = np.fromiter((self.pos[r] for r in allowed if r in self.pos), dtype=np.int64)
-        else:
+            if idx.size == 0:
+                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+            scores = self._m[idx] @ q
+        else:  # score the whole live block in place (no gathered copy), then keep the alive rows
             idx = np.flatnonzero(self._alive[: self.n])
-        if idx.size == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        scores = self._m[idx] @ q
+            if idx.size == 0:
+                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+            scores = (self._m[: self.n] @ q)[idx] if idx.size != self.n else self._m[: self.n] @ q
         if idx.size > k:
             top = np.argpartition(-scores, k - 1)[:k]
         else:
