@@ -380,6 +380,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
+        hits = [h for h in hits if h.memory.kind != "summary"]  # answers quote turns; a summary only repeats them
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
