@@ -34,6 +34,7 @@ from ..text.segment import split_sentences
 from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
+from .grounding import check_support
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
@@ -84,6 +85,12 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
                  d.index_text if same_text else index_text(f"{span} {extra}"))
 
 
+def _as_user(f: Fact, speaker: str | None) -> Fact:
+    """The fact as the grounding check reads it: the speaker's own facts are about "user" (their name is the
+    author of the words, not part of them)."""
+    return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
+
+
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
     """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts
@@ -94,7 +101,9 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     for d in drafts:
         facts: list[Fact] = []
         if d.item.source == "user" and d.item.kind == "utterance":
-            facts = extract(d.item.text, entity=d.item.speaker or "user")
+            # one grounding gate for every extractor: a fact its own turn does not support is not stored
+            facts = [f for f in extract(d.item.text, entity=d.item.speaker or "user")
+                     if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     slots = sorted({FactSlot(entity=f.entity, attribute=f.attribute, value=f.value).slot
                     for _, fs in found for f in fs})

@@ -63,6 +63,9 @@ _ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)|今�
         r"打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|确实|其实|可能|也许|大概|好像|最|更|\s)*"
 
 
+_PRONOUNS = frozenset("it that this them those these one so too there here him her 它 这 那 这个 那个 他 她".split())
+
+
 def _clean(v: str, *, max_words: int = 8) -> str | None:
     v = v.strip().strip("\"'“”‘’「」")
     if not v:
@@ -76,7 +79,7 @@ def _clean(v: str, *, max_words: int = 8) -> str | None:
     v = re.sub(r"[\s.!?。！？~…]+$", "", v).strip()
     if has_cjk(v):
         v = _ZH_TAIL.sub("", v).strip()
-    if not v or len(v.split()) > max_words or len(v) > 80:
+    if not v or len(v.split()) > max_words or len(v) > 80 or v.casefold() in _PRONOUNS:
         return None
     return v
 
