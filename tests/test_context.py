@@ -117,22 +117,20 @@ def test_update_labels_and_relabel(mem):
 
 
 # ---------------------------------------------------------------- cheap write-time labelling, bare queries, dev set
-def test_sense_words_and_bare_queries(mem):
-    from anchormem.context.anchor import is_bare_query
-    from anchormem.context.taxonomy import AMBIGUOUS, SENSE_WORDS, has_sense_word
+def test_bare_queries_and_name_collisions(mem):
+    from anchormem.context.anchor import is_bare_query, name_collision
 
-    assert SENSE_WORDS <= AMBIGUOUS | {"squares", "viruses", "mice", "tablets"}
-    assert has_sense_word("We sat on the river bank.") and has_sense_word("我之前说的苹果怎么样了？")
-    assert not has_sense_word("I went for a run and then watched a film.")  # frequent verbs are not listed
     lab = mem.anchor.labeller
     assert is_bare_query("What did I say about the bank?", lab)
     assert is_bare_query("苹果怎么样了？", lab)
     assert not is_bare_query("How is my bank account doing?", lab)  # "account": finance vocabulary
     assert not is_bare_query("我的苹果升级后出了什么问题？", lab)  # 升级: technology vocabulary
-    assert not is_bare_query("What did I say about the trip?", lab)
+    assert name_collision("I used my Apple phone to order apples.")
+    assert not name_collision("Apple released a new phone.")  # a name only
+    assert not name_collision("Apples are sweet. I ate an apple.")  # capitalised only at sentence starts
 
 
-def test_clause_labelling_embeds_only_sense_word_memories(mem):
+def test_clause_labelling_embeds_only_name_collisions(mem):
     anchor = mem.anchor
     calls = []
     real = anchor.embedder.embed_documents
@@ -150,12 +148,78 @@ def test_clause_labelling_embeds_only_sense_word_memories(mem):
     anchor.embedder = Counting()
     try:
         anchor.label_texts(texts[:1], vecs[:1])
-        assert calls == []  # no cross-domain word: no clause embeddings
+        assert calls == []  # no name used as a noun too: no clause embeddings
         labels = anchor.label_texts(texts[1:], vecs[1:])
     finally:
         anchor.embedder = real.__self__
-    assert len(calls) == 1 and all("pple" in c or "phone" in c for c in calls[0])
+    assert calls == [["I used my Apple phone", "order apples"]]
     assert {"technology", "food"} <= {lab.domain for lab in labels[0]}
+
+
+def test_session_smoothing_uses_stored_turns(mem):
+    """A later add call in the same session is labelled with the session's stored turns as its context."""
+    u = "later"
+    text = "Ugh, it's stuck there for three years."
+    solo = mem.anchor.label_texts([text], mem.embedder.embed_documents([text]))[0]
+    assert solo[0].domain != "finance"  # on its own: not about money
+    mem.add(turns("I moved my savings into a fixed deposit today.", "The interest rate is fixed for three years."),
+            user_id=u, session_id="s1")
+    later = mem.add(text, user_id=u, session_id="s1")[0].memory
+    other = mem.add(text, user_id=u + "-b", session_id="s1")[0].memory  # same text without that context
+    assert later.labels[0].domain == "finance" and later.labels[0].primary
+    assert other.labels[0].domain == solo[0].domain
+
+
+def test_rerank_ramp_filter_and_explain(mem):
+    """rerank: relative agreement below anchor_min_label → factor 1-w (filtered, kept); above full_label → 1."""
+    import numpy as np
+
+    from anchormem.context.anchor import QueryContext
+    from anchormem.types import Hit, Label, MemoryItem
+
+    from datetime import datetime, timezone
+
+    now = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+    def hit(mid, domain, score):
+        item = MemoryItem(id=mid, user_id="u", text=mid, created_at=now, valid_from=now,
+                          labels=[Label(domain=domain, score=1.0, primary=True)])
+        return Hit(memory=item, score=score, explain={})
+
+    q = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
+    q[DOMAIN_NAMES.index("finance")] = 1.0
+    hits = [hit("river", "nature", 0.10), hit("money", "finance", 0.05), hit("plain", "finance", 0.04)]
+    hits[2].memory.labels = []
+    out = mem.anchor.rerank(hits, QueryContext(dist=q), weight=0.9, min_label=0.2, full_label=0.6, limit=2)
+    assert [h.memory.id for h in out] == ["money", "plain", "river"]  # nothing is dropped
+    by = {h.memory.id: h for h in out}
+    assert by["money"].score == pytest.approx(0.05) and by["money"].explain["anchor"]["factor"] == 1.0
+    assert by["river"].score == pytest.approx(0.10 * 0.1) and by["river"].explain["anchor"]["filtered"] is True
+    assert by["river"].explain["anchor"]["fallback"] is False  # filtered and not returned in the top 2
+    assert by["plain"].explain["anchor"]["factor"] == pytest.approx(0.1 + 0.9 * 0.5)  # unlabelled: neutral
+
+
+def test_taxonomy_never_uses_benchmark_words():
+    import re
+
+    from anchormem.context.taxonomy import DOMAINS
+    from anchormem.eval.polysemy import EN_HELDOUT, benchmark_words
+
+    words = benchmark_words()
+    en = {w for w in words if w.isascii()}
+    zh = words - en
+    zh_heldout = {"芒果", "火箭", "茅台", "甲骨文", "红牛", "海马"}
+    assert set(EN_HELDOUT) <= en and zh_heldout <= zh
+
+    def is_en(tok):
+        return any(tok in (w, w + "s", w + "es") for w in en)
+
+    for d in DOMAINS:
+        for text in (d.en, d.zh, *(p for ps in d.topics.values() for p in ps)):
+            assert not [t for t in re.findall(r"[a-z]+", text.lower()) if is_en(t)], (d.name, text)
+            assert not [w for w in zh if w in text], (d.name, text)
+        for entry in d.lexicon:
+            assert not is_en(entry) and entry not in zh and not any(w in entry for w in zh_heldout), (d.name, entry)
 
 
 def test_bare_query_follows_the_conversation(mem):
@@ -182,8 +246,10 @@ def test_polysemy_dev_set_design():
         if c.kind == "neutral":
             assert c.word.lower() in c.query.lower()
             assert not set(c.context) & {t for s in c.sessions.values() for t in s}  # context ≠ the memories
+    assert {c.group for c in zh} == {"zh", "zh_heldout"}
+    assert not {c.word for c in zh if c.group == "zh"} & {c.word for c in zh if c.group == "zh_heldout"}
     if any(c.lang == "en" for c in cases):
-        assert {c.group for c in cases} == {"en", "en_heldout", "zh"}
+        assert {c.group for c in cases} == {"en", "en_heldout", "zh", "zh_heldout"}
 
 
 def test_cli_eval_polysemy_json(monkeypatch):
@@ -195,6 +261,7 @@ def test_cli_eval_polysemy_json(monkeypatch):
     from anchormem.cli import app
 
     small = [c for c in poly._zh_cases() if c.word == "苹果"]
+    assert len(small) == 8
     monkeypatch.setattr(poly, "load_cases", lambda: small)
     res = CliRunner().invoke(app, ["--json", "eval", "polysemy", "--embedder", "hash", "--no-pooled"])
     assert res.exit_code == 0, res.output

@@ -1,15 +1,33 @@
 """Context anchoring: label memories on write (with their conversation), label queries (with theirs), and
 arbitrate candidates by label agreement on read.
 
-Read path when ``SearchConfig.anchor`` is on (see :meth:`ContextAnchor.rerank`):
+**Write** (:meth:`ContextAnchor.label_texts`, :func:`label_drafts`): a memory's domain logits (see
+:mod:`.labeller`) are averaged with those of the turns around it in its session (weight 1/(1 + distance/3),
+its own turn weight 1; earlier turns of the session come from the store), so every turn of a conversation
+about savings leans finance even when it says only "it's 20k locked for three years". Several senses in one
+memory keep several labels (secondary labels, see :class:`.labeller.OfflineLabeller`).
 
-    coarse candidates (dense + BM25, ``candidates`` each) → context filter (drop candidates none of whose
-    domains is one of the query's; if fewer than ``limit`` survive, the dropped ones come back *below* the
-    survivors, marked ``fallback``) → rerank: final · ((1 - anchor_weight) + anchor_weight · label_score) → top-k
+**Query** (:meth:`ContextAnchor.query_context`): the query's logits are averaged with its conversation's
+(newest turns weigh most). A *bare* query (no domain vocabulary of its own: "what did I say about the bank?",
+"苹果怎么样了？") gives the conversation weight ``bare_context_weight`` (0.8), another query 0.3 (its own words
+outweigh a conversation about something else: the user may switch topics). The query's distribution is sharper
+than a memory's (``query_temperature_ratio``): it has to pick a sense. No
+conversation: the query alone, and when it is bare or unsure (margin < ``SearchConfig.anchor_margin``) the
+labels of the user's most recent session are mixed in.
 
-``label_score`` = max over shared domains d of q̂_d · m̂_d, where q̂ and m̂ are the query's and the memory's
-domain weights relative to their own best domain (so a memory labelled with several senses matches any of
-them). Unlabelled memories get a neutral 0.5 and are never filtered.
+**Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
+
+    coarse candidates (dense + BM25, ``candidates`` each) → label agreement a = Σ_d m_d · q_d / max(q)
+    (m: the memory's label distribution; a memory with several senses matches through any of them) → relative
+    agreement r = a / max(best candidate's a, 0.5) → context filter and rerank: final · ((1 - w) + w · ramp(r)),
+    ramp = 0 below ``anchor_min_label`` (the candidate is *filtered*: it drops below every matching candidate
+    but is never removed, so a search never comes back empty because labels disagree; a filtered hit that is
+    still returned is marked ``fallback``), 1 from ``anchor_full_label``, linear between → top-k.
+
+``w`` is ``anchor_weight`` when the query's labels come from its conversation and ``anchor_weight_no_context``
+when they come from the query alone (or its recent session): those labels are read off the very text the
+dense and BM25 scores already match, so they carry little new evidence and only nudge the order. Unlabelled
+memories get a neutral ramp of 0.5. Every hit explains the label match in ``Hit.explain["anchor"]``.
 """
 
 from __future__ import annotations
@@ -22,13 +40,17 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..types import Hit, Label, MemoryItem
-from .labeller import OfflineLabeller, labels_to_dist
-from .taxonomy import DOMAIN_NAMES, has_sense_word
+from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
+from .taxonomy import DOMAIN_NAMES
 
-__all__ = ["ContextAnchor", "QueryContext", "is_bare_query", "label_score", "label_drafts", "recent_session"]
+_DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
+
+__all__ = ["ContextAnchor", "QueryContext", "is_bare_query", "label_score", "label_drafts", "recent_session",
+           "name_collision"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
-
+_TOKEN = re.compile(r"[A-Za-z][a-z]+")
+_SENT_START = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)")
 
 @dataclass
 class QueryContext:
@@ -52,67 +74,104 @@ def _margin(dist: np.ndarray) -> float:
 
 
 def is_bare_query(query: str, labeller: OfflineLabeller) -> bool:
-    """A query naming a cross-domain word (:data:`.taxonomy.SENSE_WORDS`) with no other domain vocabulary."""
-    return has_sense_word(query) and float(labeller.lexicon_hits(query).sum()) == 0.0
+    """A query with no domain vocabulary of its own (no lexicon word of any domain): its embedding says little
+    reliable about which sense of a word it means, so its conversation decides."""
+    return float(labeller.lexicon_hits(query).sum()) == 0.0
+
+
+def name_collision(text: str) -> bool:
+    """Whether ``text`` uses one word both as a capitalised name (not at a sentence start) and as a lowercase
+    noun: "I used my Apple phone to order apples." (Apple the company, apples the fruit)."""
+    starts = {m.start(1) for m in _SENT_START.finditer(text)}
+    names, lower = set(), set()
+    for m in _TOKEN.finditer(text):
+        w = m.group(0)
+        if w[0].isupper():
+            if m.start() not in starts:
+                names.add(w.lower())
+        else:
+            lower.add(w[:-1] if w.endswith("s") else w)
+    return any((n[:-1] if n.endswith("s") else n) in lower for n in names)
 
 
 def label_score(qdist: np.ndarray, labels: Sequence[Label]) -> float | None:
-    """Agreement of a query distribution with a memory's labels in [0, 1] (None: memory unlabelled)."""
+    """Agreement in [0, 1] of a query distribution with a memory's labels: the share of the memory's label
+    mass on domains the query accepts, Σ_d m_d · q_d / max(q). None when the memory is unlabelled."""
     m = labels_to_dist(labels)
     if m is None:
         return None
-    q = qdist / (float(qdist.max()) or 1.0)
-    m = m / float(m.max())
-    return float(np.max(q * m))
+    return float(m @ (qdist / (float(qdist.max()) or 1.0)))
+
+
+def _smooth(own: np.ndarray, prior: np.ndarray, own_weight: float, decay: float) -> np.ndarray:
+    """Session smoothing in logit space: row i of ``own`` (n, D) averaged with the other rows and the ``prior``
+    rows (m, D; oldest first, just before row 0) with weights 1/(1 + distance/decay); row i itself weighs
+    ``own_weight``."""
+    n, m = own.shape[0], prior.shape[0]
+    pos = np.arange(-m, n, dtype=np.float64)  # positions of prior rows then own rows
+    dist = np.abs(np.arange(n, dtype=np.float64)[:, None] - pos[None, :])
+    w = 1.0 / (1.0 + dist / decay)
+    w[np.arange(n), m + np.arange(n)] = own_weight
+    allrows = np.vstack([prior, own]) if m else own
+    return (w @ allrows) / w.sum(axis=1, keepdims=True)
 
 
 class ContextAnchor:
-    """Labels memories and queries with an :class:`OfflineLabeller` and reranks hits by label agreement."""
+    """Labels memories and queries with an :class:`OfflineLabeller` and reranks hits by label agreement.
+
+    ``bare_context_weight`` / ``context_weight``: the conversation's share of a bare / another query's logits.
+    ``query_temperature_ratio``: the query's softmax temperature relative to the labeller's (< 1: a query's
+    distribution is sharper than a memory's, since the query must pick a sense while a memory may keep
+    several). ``session_decay`` (turns) and ``own_weight``: the write-side session smoothing (module doc).
+    ``min_top_agreement``: relative agreement is taken against the best candidate's agreement, or this when the
+    best is lower (when no candidate matches the query's domains well, all of them count as filtered)."""
 
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
-                 bare_context_weight: float = 0.9) -> None:
+                 bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
+                 session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5) -> None:
         self.embedder = embedder
         self.labeller = labeller or OfflineLabeller(embedder)
         self.bare_context_weight = bare_context_weight
+        self.context_weight = context_weight
+        self.query_temperature_ratio = query_temperature_ratio
+        self.min_top_agreement = min_top_agreement
+        self.session_decay = session_decay
+        self.own_weight = own_weight
 
     # ------------------------------------------------------------------ write side
-    def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *,
-                    prior: Sequence[np.ndarray] = (), context_weight: float = 0.6) -> list[list[Label]]:
-        """Labels for consecutive turns of one conversation. Each text's context = the other texts (weight
-        1/(1+distance)) and ``prior`` (distributions of the session's earlier memories, newest last)."""
+    def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *, prior: Sequence[np.ndarray | None] = (),
+                    prior_texts: Sequence[str] = (), prior_vectors: np.ndarray | None = None) -> list[list[Label]]:
+        """Labels for consecutive turns of one conversation (``vectors``: their embeddings, (n, dim)). Each turn
+        is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
+        ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first)."""
         lab = self.labeller
         if not texts:
             return []
-        own = lab.distributions(vectors, texts)
-        n = len(texts)
-        prior = [p for p in prior if p is not None]
-        out: list[list[Label]] = []
-        for i in range(n):
-            ctx = np.zeros(len(DOMAIN_NAMES), dtype=np.float64)
-            for j in range(n):
-                if j != i:
-                    ctx += own[j] / (1.0 + abs(i - j))
-            for k, p in enumerate(reversed(prior)):  # newest prior turn is just before this call
-                ctx += p / (1.0 + i + 1 + k)
-            dist = lab.mix(own[i], ctx if ctx.sum() > 0 else None, context_weight=context_weight)
-            lex = lab.lexicon_hits(texts[i])
-            labels = lab.labels(dist, text=texts[i], vector=vectors[i], own=own[i], lexicon=lex)
-            out.append(labels)
-        self._add_segment_senses(texts, out, own)
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+        own_raw = lab.raw_scores(vectors, texts)
+        if len(prior_texts) and prior_vectors is not None:
+            prior_raw = lab.raw_scores(np.asarray(prior_vectors).reshape(len(prior_texts), -1), list(prior_texts))
+        else:
+            rows = [p for p in (_dist_logits(p, lab.temperature) for p in prior) if p is not None]
+            prior_raw = np.vstack(rows) if rows else np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
+        dists = softmax(_smooth(own_raw, prior_raw, self.own_weight, self.session_decay), lab.temperature)
+        own = softmax(own_raw, lab.temperature)
+        out = [lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
+               for i in range(len(texts))]
+        self._add_clause_senses(texts, out)
         return out
 
-    def _add_segment_senses(self, texts: Sequence[str], out: list[list[Label]], own: np.ndarray) -> None:
-        """Several senses in one memory: label each clause of a short multi-clause text on its own and keep a
-        clause's clear domain as a secondary label ("I used my Apple phone to order apples" → technology + food).
-        Only texts that name one of the few cross-domain words (:data:`.taxonomy.SENSE_WORDS`) and are not
-        clear-cut on their own (best domain < 0.9) pay the extra clause embeddings: ~0.5% of LoCoMo turns, so
-        labelling adds no embedding calls on the common path (``bench/label_overhead.py``)."""
+    def _add_clause_senses(self, texts: Sequence[str], out: list[list[Label]]) -> None:
+        """Several senses in one memory: a short text that uses one word as a name and as a noun
+        (:func:`name_collision`) has each clause labelled on its own, and a clause's clear domain becomes a
+        secondary label ("I used my Apple phone to order apples" → technology + food). Only such texts pay the
+        extra clause embeddings, so labelling adds no embedding calls on the common path
+        (``bench/label_overhead.py``)."""
         segs: list[tuple[int, str]] = []
         for i, t in enumerate(texts):
-            if len(t) > 240 or float(own[i].max()) >= 0.9 or not has_sense_word(t):
+            if len(t) > 240 or not name_collision(t):
                 continue
-            parts = [p.strip() for p in _SEG.split(t) if p and p.strip()]
-            parts = [p for p in parts if len(p) >= 6]
+            parts = [p.strip() for p in _SEG.split(t) if p and len(p.strip()) >= 6]
             if 2 <= len(parts) <= 4:
                 segs.extend((i, p) for p in parts)
         if not segs:
@@ -120,83 +179,96 @@ class ContextAnchor:
         vecs = self.embedder.embed_documents([p for _, p in segs])
         dists = self.labeller.distributions(vecs, [p for _, p in segs])
         for (i, _), d in zip(segs, dists):
-            order = np.argsort(-d)
-            if d[order[0]] < 0.25:  # the clause says nothing clear on its own
-                continue
-            for k in order[:2]:
-                if d[k] < 0.6 * d[order[0]]:
-                    break
-                name = DOMAIN_NAMES[int(k)]
-                have = {lab.domain for lab in out[i]}
-                if name not in have and len(out[i]) < self.labeller.max_labels + 1:
-                    intent = out[i][0].intent if out[i] else None
-                    out[i].append(Label(domain=name, topic=None, intent=intent, score=0.6, primary=False))
+            k = int(np.argmax(d))
+            have = {lab.domain for lab in out[i]}
+            if d[k] >= 0.25 and DOMAIN_NAMES[k] not in have and len(out[i]) <= self.labeller.max_labels:
+                intent = out[i][0].intent if out[i] else None
+                out[i].append(Label(domain=DOMAIN_NAMES[k], topic=None, intent=intent, score=0.6, primary=False))
 
     # ------------------------------------------------------------------ read side
     def query_context(self, query: str, qvec: np.ndarray, *, context: Sequence[str] = (),
                       embed: Callable[[str], np.ndarray] | None = None,
                       recent: Callable[[], list[MemoryItem]] | None = None, margin: float = 0.35) -> QueryContext:
-        """Infer the query's labels from the query and the current conversation (newest turn last). Without a
-        conversation and with an ambiguous query (margin < ``margin``), the labels of the user's most recent
-        session's memories (``recent()``) decide.
-
-        A *bare* query (it names a cross-domain word of :data:`.taxonomy.SENSE_WORDS` and no other domain
-        vocabulary: "what did I say about the bank?", "苹果怎么样了？") says nothing reliable about the sense on
-        its own (its embedding just leans to the word's most frequent sense), so the conversation decides (weight
-        ``bare_context_weight``) and, without one, the recent session is consulted whatever the margin."""
+        """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
+        and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
+        default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare or
+        unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``) are
+        mixed in."""
         lab = self.labeller
-        own = lab.distributions(np.asarray(qvec).reshape(1, -1), [query])[0]
-        source = "query"
-        dist = own
-        bare = is_bare_query(query, lab)
         ctx_texts = [c for c in context if c and c.strip()]
+        emb = embed or self.embedder.embed_query
+        raw = lab.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in ctx_texts)]),
+                             [query, *ctx_texts])  # one pass for the query and its conversation
+        own_raw, craw = raw[0], raw[1:]
+        logits, source = own_raw, "query"
+        qlex = lab.lexicon_hits(query)
+        bare = float(qlex.sum()) == 0.0  # is_bare_query
+
         if ctx_texts:
-            emb = embed or self.embedder.embed_query
-            vecs = np.vstack([emb(t) for t in ctx_texts])
-            d = lab.distributions(vecs, ctx_texts)
-            w = np.array([1.0 / (1.0 + (len(ctx_texts) - 1 - k)) for k in range(len(ctx_texts))])
-            cw, mf = (self.bare_context_weight, 0.0) if bare else (0.7, 0.3)
-            dist = lab.mix(own, (d * w[:, None]).sum(axis=0), context_weight=cw, margin_factor=mf)
+            w = 1.0 / (1.0 + np.arange(len(ctx_texts) - 1, -1, -1, dtype=np.float64))  # newest weighs 1
+            a = self.bare_context_weight if bare else self.context_weight
+            logits = (1 - a) * own_raw + a * (w @ craw) / w.sum()
             source = "query+context"
-        elif recent is not None and (bare or _margin(own) < margin):
-            dists = [labels_to_dist(it.labels) for it in recent()]
-            dists = [x for x in dists if x is not None]
-            if dists:
-                dist = lab.mix(own, np.mean(dists, axis=0), context_weight=0.5)
+        elif recent is not None and (bare or _margin(softmax(own_raw, lab.temperature)) < margin):
+            rows = [x for x in (labels_to_logits(it.labels, lab.temperature) for it in recent()) if x is not None]
+            if rows:
+                logits = 0.5 * own_raw + 0.5 * np.mean(rows, axis=0)
                 source = "query+recent_session"
-        labels = lab.labels(dist, text=query, vector=qvec, own=own, lexicon=lab.lexicon_hits(query))
+        dist = softmax(logits, lab.temperature * self.query_temperature_ratio)
+        labels = lab.labels(dist, text=query, own=softmax(own_raw, lab.temperature), lexicon=qlex)
         return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
 
-    def rerank(self, hits: list[Hit], qc: QueryContext, *, limit: int, weight: float, min_label: float) -> list[Hit]:
-        """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement; see module doc."""
-        kept: list[Hit] = []
-        dropped: list[Hit] = []
+    def rerank(self, hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float,
+               full_label: float = 0.6, limit: int | None = None) -> list[Hit]:
+        """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement, best first; see the
+        module doc. ``weight``: w; ``min_label``/``full_label``: the ramp's ends (relative agreement)."""
         qw = qc.weights()
-        for h in hits:
-            s = label_score(qc.dist, h.memory.labels)
-            sim = 0.5 if s is None else s
-            filtered = s is not None and s < min_label
-            h.score = h.score * ((1.0 - weight) + weight * sim)
+        agree, labelled = _agreements(qc.dist, hits)
+        top = max(float(agree.max(initial=0.0)), self.min_top_agreement)
+        rel = agree / top
+        ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
+        factors = ((1.0 - weight) + weight * ramp).tolist()
+        filtered = (labelled & (rel < min_label)).tolist()
+        agree_l, rel_l, lab_l = agree.tolist(), rel.tolist(), labelled.tolist()
+        for i, h in enumerate(hits):
+            h.score *= factors[i]
             h.explain["anchor"] = {
                 "query_labels": qw, "query_label_source": qc.source,
                 "memory_labels": {lab.domain: lab.score for lab in h.memory.labels},
-                "label_score": None if s is None else round(s, 4), "filtered": filtered, "fallback": False,
+                "label_score": agree_l[i] if lab_l[i] else None, "label_rel": rel_l[i] if lab_l[i] else None,
+                "factor": factors[i], "filtered": filtered[i], "fallback": False,
             }
             h.explain["final"] = h.score
-            (dropped if filtered else kept).append(h)
-        kept.sort(key=lambda h: (-h.score, h.memory.created_at))
-        if len(kept) >= limit:
-            return kept
-        dropped.sort(key=lambda h: (-h.score, h.memory.created_at))
-        for h in dropped:
-            h.explain["anchor"]["fallback"] = True
-        return kept + dropped
+        hits = sorted(hits, key=lambda h: (-h.score, h.memory.created_at))
+        for h in hits[:limit]:
+            if h.explain["anchor"]["filtered"]:
+                h.explain["anchor"]["fallback"] = True  # returned although its labels disagree
+        return hits
+
+
+def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`label_score` of every hit (0 when unlabelled), whether the hit is labelled), in one product."""
+    mat = np.zeros((len(hits), len(DOMAIN_NAMES)), dtype=np.float32)
+    for i, h in enumerate(hits):
+        for lab in h.memory.labels:
+            j = _DOMAIN_INDEX.get(lab.domain)
+            if j is not None and lab.score > mat[i, j]:
+                mat[i, j] = lab.score
+    tot = mat.sum(axis=1)
+    agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(tot, 1e-12)
+    return agree.astype(np.float64), tot > 0
+
+
+def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | None:
+    if dist is None or not np.isfinite(dist).all() or float(np.max(dist)) <= 0:
+        return None
+    return (temperature * np.log(np.maximum(dist / dist.max(), 0.02))).astype(np.float32)
 
 
 def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarray, *, window_s: float = 1800.0,
                  prior_turns: int = 6) -> None:
     """Set ``labels`` on the drafts of one ``add`` call (in place), using the other turns of the call and the
-    labels of the same session's recent stored memories (no session_id: the user's memories of the last
+    same session's recent stored turns (their text and vectors; no session_id: the user's memories of the last
     ``window_s`` seconds before the first turn)."""
     if not drafts:
         return
@@ -204,8 +276,14 @@ def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarra
     if scope.session_id is None and prior_items:
         t0 = drafts[0].item.created_at.timestamp()
         prior_items = [it for it in prior_items if 0 <= t0 - it.created_at.timestamp() <= window_s]
-    prior = [labels_to_dist(it.labels) for it in reversed(prior_items)]  # oldest first
-    labels = anchor.label_texts([d.item.text for d in drafts], np.asarray(vectors), prior=prior)
+    prior_items = list(reversed(prior_items))  # oldest first
+    vecs = store.get_vectors(scope.tenant, [it.id for it in prior_items]) if prior_items else {}
+    texts = [d.item.text for d in drafts]
+    if prior_items and all(it.id in vecs for it in prior_items):
+        labels = anchor.label_texts(texts, vectors, prior_texts=[it.text for it in prior_items],
+                                    prior_vectors=np.vstack([vecs[it.id] for it in prior_items]))
+    else:
+        labels = anchor.label_texts(texts, vectors, prior=[labels_to_dist(it.labels) for it in prior_items])
     for d, labs in zip(drafts, labels):
         d.item.labels = labs
 
@@ -228,10 +306,14 @@ def anchor_hook(anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray]
     def run(hits: list[Hit]) -> list[Hit]:
         texts = [m.content for m in ctx if getattr(m, "role", "user") != "system"]
         texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
-        user_scope = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
-        qc = anchor.query_context(query, embed(query), context=texts, embed=embed,
-                                  recent=lambda: recent_session(store, user_scope), margin=cfg.anchor_margin)
-        return anchor.rerank(hits, qc, limit=limit, weight=cfg.anchor_weight, min_label=cfg.anchor_min_label)
+        def recent() -> list[MemoryItem]:  # the user's most recent session, across sessions of this agent
+            return recent_session(store, Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id))
+
+        qc = anchor.query_context(query, embed(query), context=texts, embed=embed, recent=recent,
+                                  margin=cfg.anchor_margin)
+        weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
+        return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
+                             full_label=cfg.anchor_full_label, limit=limit)
 
     return run
 

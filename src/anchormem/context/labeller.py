@@ -6,18 +6,20 @@ How it works (measured in ``bench/polysemy.py`` and ``anchormem.eval.polysemy``)
    phrases per topic. They are embedded once with the store's embedder (as documents), lazily on the first
    label request, and cached on disk (``<user cache dir>/anchormem/prototypes-<embedder>-<taxonomy hash>.npy``)
    so later processes skip the ~10 s of embedding. Nothing happens at import time.
-2. **Own score.** A text's score for a domain is the mean of its two best cosine similarities to that
-   domain's prototypes, plus a small bonus per lexicon word found in the text (general domain vocabulary,
-   ambiguous words excluded). A softmax with a low temperature turns the 19 scores into a distribution.
-3. **Context.** A memory's distribution is mixed with the distributions of the turns around it (the other
-   turns of the same ``add`` call, weighted by distance, and the labels already stored for the same session's
-   recent memories). The more ambiguous the memory is on its own (small margin between its two best domains),
-   the more the context decides: "it's 20k locked for three years" becomes finance after a turn about a
-   savings account.
-4. **Labels.** The best domain is the primary label; other domains within ``secondary_ratio`` of it (and any
-   domain the text itself names with lexicon words, for "I used my Apple phone to order apples") become
-   secondary labels, up to ``max_labels``. Topic = the best-matching topic of that domain's prototypes;
-   intent = a small rule set (ask / plan / preference / report / statement), English and Chinese.
+2. **Centering.** Sentence embeddings share a large common component (e5 cosines between unrelated texts sit
+   around 0.75-0.8), so the prototypes' mean vector is subtracted from prototypes and texts before comparing:
+   the domain scores spread ~4x wider and the softmax temperature means something.
+3. **Logits.** A text's logit for a domain (:meth:`OfflineLabeller.raw_scores`, "centered cosine units") is the
+   mean of its two best cosines to that domain's prototypes, plus ``lexicon_bonus`` per lexicon word found in
+   the text (general domain vocabulary, ambiguous words excluded; at most ``lexicon_cap`` per domain). A
+   softmax with ``temperature`` turns the 19 logits into a distribution.
+4. **Context** is mixed in logit space by the callers (:mod:`.anchor`): a memory's logits are averaged with
+   those of the turns around it in its session, a query's with those of its conversation.
+5. **Labels.** The best domain is the primary label; other domains with at least ``secondary_ratio`` of its
+   probability (and any domain the text itself names with lexicon words, for "I used my Apple phone to order
+   apples") become secondary labels, up to ``max_labels``. A label's ``score`` is its probability relative to
+   the primary's. Topic = the best-matching topic of that domain's prototypes; intent = a small rule set
+   (ask / plan / preference / report / statement), English and Chinese.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ..embedders.protocol import Embedder
 from ..types import Label
 from .taxonomy import DOMAINS, DOMAIN_NAMES, norm_tag, taxonomy_fingerprint
 
-__all__ = ["OfflineLabeller", "Distribution", "infer_intent"]
+__all__ = ["OfflineLabeller", "Distribution", "infer_intent", "softmax", "labels_to_dist", "labels_to_logits"]
 
 log = logging.getLogger("anchormem")
 
@@ -43,6 +45,7 @@ Distribution = np.ndarray  # (len(DOMAIN_NAMES),) float, sums to 1
 
 _WORD = re.compile(r"[a-z][a-z0-9\-']*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ask", re.compile(r"[?？]\s*$|^\s*(what|how|when|where|who|which|why|do|does|did|is|are|can|could|should)\b"
@@ -81,23 +84,30 @@ def _cache_dir() -> Path | None:
 class OfflineLabeller:
     """Labels texts with the fixed taxonomy using the store's embedder (prototypes) and small lexicons.
 
-    Thread-safe. ``temperature``: softmax temperature over cosine scores (e5 cosines live in a narrow band).
-    ``lexicon_bonus``: cosine-units added per lexicon hit (at most ``lexicon_cap`` hits per domain).
+    Thread-safe. ``temperature``: softmax temperature over centered-cosine logits. ``lexicon_bonus``: logit
+    units added per lexicon hit (at most ``lexicon_cap`` hits per domain). ``secondary_ratio`` / ``max_labels``:
+    which domains become labels (see module doc). ``center``: subtract the prototypes' mean vector first.
+    ``cache``: keep the prototype embeddings on disk (never for the hash embedder).
     """
 
-    def __init__(self, embedder: Embedder, *, temperature: float = 0.012, lexicon_bonus: float = 0.012,
-                 lexicon_cap: int = 3, secondary_ratio: float = 0.5, max_labels: int = 3,
-                 cache: bool = True) -> None:
+    def __init__(self, embedder: Embedder, *, temperature: float = 0.05, lexicon_bonus: float = 0.05,
+                 lexicon_cap: int = 3, secondary_ratio: float = 0.2, max_labels: int = 4,
+                 center: bool = True, cache: bool = True) -> None:
         self.embedder = embedder
         self.temperature = temperature
         self.lexicon_bonus = lexicon_bonus
         self.lexicon_cap = lexicon_cap
         self.secondary_ratio = secondary_ratio
         self.max_labels = max_labels
+        self.center = center
         self._cache = cache
         self._lock = threading.Lock()
-        self._protos: np.ndarray | None = None
+        self._protos: np.ndarray | None = None  # centered, L2-normalised prototype vectors (P, dim)
+        self._mu: np.ndarray | None = None  # the prototypes' mean vector (dim,), zeros when not centering
         self._owner: np.ndarray | None = None
+        self._groups: list[np.ndarray] = []  # prototype indices per domain
+        self._padded: np.ndarray | None = None  # (D, width) prototype indices per domain, padded
+        self._topic_idx: list[np.ndarray] = []  # indices of topic phrases per domain
         self._topics: list[str | None] = []
         en, zh = {}, {}
         for i, d in enumerate(DOMAINS):
@@ -107,7 +117,8 @@ class OfflineLabeller:
         self._lex_zh = sorted(zh.items(), key=lambda kv: -len(kv[0]))
 
     # ------------------------------------------------------------------ prototypes
-    def _texts(self) -> tuple[list[str], list[int], list[str | None]]:
+    @staticmethod
+    def _texts() -> tuple[list[str], list[int], list[str | None]]:
         texts, owner, topics = [], [], []
         for i, d in enumerate(DOMAINS):
             for t in (d.en, d.zh):
@@ -122,15 +133,26 @@ class OfflineLabeller:
         return texts, owner, topics
 
     def prototypes(self) -> tuple[np.ndarray, np.ndarray]:
-        """(matrix (n, dim), owning domain index (n,)): embedded on first use, then cached."""
+        """(centered unit prototype vectors (P, dim), owning domain index (P,)): embedded on first use, cached."""
         if self._protos is None:
             with self._lock:
                 if self._protos is None:
                     texts, owner, topics = self._texts()
                     mat = self._load_or_embed(texts)
-                    self._owner = np.asarray(owner, dtype=np.int64)
+                    mu = mat.mean(axis=0) if self.center else np.zeros(mat.shape[1], dtype=np.float32)
+                    mat = mat - mu
+                    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+                    own = np.asarray(owner, dtype=np.int64)
+                    self._groups = [np.flatnonzero(own == d) for d in range(len(DOMAIN_NAMES))]
+                    width = max(len(g) for g in self._groups)  # index len(own) = the NaN padding column
+                    self._padded = np.array([np.pad(g, (0, width - len(g)), constant_values=len(own))
+                                             for g in self._groups])
+                    self._topic_idx = [np.asarray([i for i in g if topics[i] is not None], dtype=np.int64)
+                                       for g in self._groups]
                     self._topics = topics
-                    self._protos = mat
+                    self._owner = own
+                    self._mu = mu.astype(np.float32)
+                    self._protos = mat.astype(np.float32)
         assert self._owner is not None
         return self._protos, self._owner
 
@@ -158,6 +180,13 @@ class OfflineLabeller:
                 log.debug("anchormem: cannot cache label prototypes: %s", exc)
         return mat
 
+    def _centered(self, vectors: np.ndarray) -> np.ndarray:
+        self.prototypes()
+        v = np.asarray(vectors, dtype=np.float32)
+        v = v.reshape(1, -1) if v.ndim == 1 else v
+        v = v - self._mu
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
     # ------------------------------------------------------------------ scoring
     def lexicon_hits(self, text: str) -> np.ndarray:
         """Hits per domain (capped) of general domain vocabulary in ``text``."""
@@ -179,17 +208,17 @@ class OfflineLabeller:
         return np.minimum(hits, self.lexicon_cap)
 
     def raw_scores(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-        """(n, D) domain scores in cosine units: mean of the two best prototype cosines + lexicon bonus."""
-        protos, owner = self.prototypes()
-        v = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-        sims = v @ protos.T  # (n, P)
-        out = np.empty((len(texts), len(DOMAIN_NAMES)), dtype=np.float32)
-        for d in range(len(DOMAIN_NAMES)):
-            s = sims[:, owner == d]
-            k = min(2, s.shape[1])
-            out[:, d] = np.sort(s, axis=1)[:, -k:].mean(axis=1)
-        for i, t in enumerate(texts):
-            out[i] += self.lexicon_bonus * self.lexicon_hits(t)
+        """(n, D) domain logits in centered-cosine units: mean of the two best prototype cosines + lexicon bonus.
+        ``vectors``: (n, dim) embeddings of ``texts`` (any scale; they are centered and normalised here)."""
+        protos, _ = self.prototypes()
+        sims = self._centered(vectors) @ protos.T  # (n, P)
+        sims = np.concatenate([sims, np.full((sims.shape[0], 1), np.nan, dtype=np.float32)], axis=1)
+        grouped = sims[:, self._padded]  # (n, D, most prototypes of a domain); padding is NaN
+        top2 = -np.sort(-np.nan_to_num(grouped, nan=-np.inf), axis=2)[:, :, :2]
+        out = np.where(np.isfinite(top2[:, :, 1]), top2.mean(axis=2), top2[:, :, 0]).astype(np.float32)
+        if self.lexicon_bonus:
+            for i, t in enumerate(texts):
+                out[i] += self.lexicon_bonus * self.lexicon_hits(t)
         return out
 
     def distributions(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
@@ -199,12 +228,13 @@ class OfflineLabeller:
         return softmax(self.raw_scores(vectors, texts), self.temperature)
 
     def best_topic(self, vector: np.ndarray, domain: int) -> str | None:
-        protos, owner = self.prototypes()
-        idx = [i for i in np.flatnonzero(owner == domain) if self._topics[i] is not None]
-        if not idx:
+        """The topic (of ``domain``'s prototypes) nearest to ``vector``; None when the domain has no topics."""
+        protos, _ = self.prototypes()
+        idx = self._topic_idx[domain]
+        if len(idx) == 0:
             return None
-        sims = protos[idx] @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        return self._topics[idx[int(np.argmax(sims))]]
+        sims = protos[idx] @ self._centered(vector)[0]
+        return self._topics[int(idx[int(np.argmax(sims))])]
 
     # ------------------------------------------------------------------ labels
     def mix(self, own: np.ndarray, context: np.ndarray | None, *, context_weight: float = 0.6,
@@ -241,6 +271,7 @@ class OfflineLabeller:
 
 
 def softmax(x: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax of ``x / temperature`` along the last axis, float32."""
     z = (np.asarray(x, dtype=np.float64) - np.max(x, axis=-1, keepdims=True)) / temperature
     e = np.exp(z)
     return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
@@ -249,10 +280,18 @@ def softmax(x: np.ndarray, temperature: float) -> np.ndarray:
 def labels_to_dist(labels: Sequence[Label]) -> np.ndarray | None:
     """A stored label list as a domain distribution (None when unlabelled or all domains unknown)."""
     v = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
-    index = {n: i for i, n in enumerate(DOMAIN_NAMES)}
     for lab in labels:
-        i = index.get(lab.domain)
+        i = _INDEX.get(lab.domain)
         if i is not None:
             v[i] = max(v[i], float(lab.score))
     s = v.sum()
     return v / s if s > 0 else None
+
+
+def labels_to_logits(labels: Sequence[Label], temperature: float, floor: float = 0.02) -> np.ndarray | None:
+    """A stored label list back in logit units (inverse of the softmax; domains not labelled get ``floor``
+    of the primary's probability), so stored labels can be averaged with fresh logits. None when unlabelled."""
+    d = labels_to_dist(labels)
+    if d is None:
+        return None
+    return (temperature * np.log(np.maximum(d / d.max(), floor))).astype(np.float32)

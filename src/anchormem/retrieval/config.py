@@ -57,8 +57,10 @@ class SearchConfig(BaseModel):
     time_boost: float = Field(0.5, ge=0, le=10)
     # context anchoring (anchormem.context.anchor): filter + rerank candidates by domain-label agreement
     anchor: bool = False
-    anchor_weight: float = Field(0.5, ge=0, le=1)  # final · ((1-w) + w·label_score)
-    anchor_min_label: float = Field(0.3, ge=0, le=1)  # below: filtered (soft: refilled when < limit survive)
+    anchor_weight: float = Field(0.97, ge=0, le=1)  # final · ((1-w) + w·ramp(label agreement)), with a conversation
+    anchor_weight_no_context: float = Field(0.1, ge=0, le=1)  # w when the labels come from the query alone
+    anchor_min_label: float = Field(0.2, ge=0, le=1)  # relative agreement below: filtered (ranked last, kept)
+    anchor_full_label: float = Field(0.6, ge=0, le=1)  # relative agreement from here on: no penalty
     anchor_context_turns: int = Field(6, ge=0, le=100)  # newest context turns used to label the query
     anchor_margin: float = Field(0.35, ge=0, le=1)  # query less sure than this, no context: use recent session
 

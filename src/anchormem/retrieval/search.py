@@ -83,9 +83,10 @@ class Searcher:
             return []
         dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}
         lmap = {d: (s, r) for r, (d, s) in enumerate(lexical, start=1)}
-        if anchor is None and len(fused) > max(5 * limit, 100):
-            # the weights below move a score by a bounded factor: only the best-fused candidates can end in the
-            # top ``limit``, so only they are loaded (loading every candidate dominated search time at scale)
+        if len(fused) > max(5 * limit, 100):
+            # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
+            # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
+            # candidate dominated search time at scale)
             fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:max(5 * limit, 100)])
         items = self.store.get_many(scope.tenant, list(fused))
         ref = as_of or now
