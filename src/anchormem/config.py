@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
     - ``summary_every``: a structured summary of a session every N of its turns (0 = only on ``summarize``).
+    - ``session_url``: where session turns live for :meth:`Memory.context`: unset = in this process, or
+      ``redis://host:6379/0`` (shared by API workers, keys expire by TTL).
     - ``pii``: personal-data redaction at write, ``off`` (default), ``mask`` or ``tokenize`` (see docs/privacy.md).
       Off by default because redaction changes what is stored (``mask`` for good) and what search can match, so
       it is the user's choice to make.
@@ -55,5 +57,6 @@ class Settings(BaseSettings):
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"
     summary_every: int = Field(20, ge=0)
+    session_url: str | None = None
     pii: str = "off"
     pii_key: SecretStr | None = None

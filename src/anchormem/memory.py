@@ -34,6 +34,8 @@ from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
 from .ingest.poison import quarantine
+from .session.context import build_context
+from .session.store import SessionKey, make_session_store
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .facts.reconcile import conflicts, plan_facts
@@ -114,6 +116,7 @@ class Memory:
         self._evidence: EvidenceScorer | None = None  # ask's evidence scorer (caches word embeddings)
         self._searcher = Searcher(self.store, embedder)
         self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
+        self._sessions: Any = None  # the session store, opened on first use
         self.expiry = expiry if expiry is not None else ExpiryPolicy()
         # counters since this object was opened: facts the LLM extractor kept / rejected by the grounding check
         self.stats: dict[str, int] = {"facts_extracted": 0, "facts_rejected": 0}
@@ -183,6 +186,10 @@ class Memory:
             self.store.set_expiry(scope.tenant, renewed)
         for review in plan.reviews:
             self.store.add_review(review)
+        if scope.session_id is not None and prepared.messages:  # the session layer sees every stored turn
+            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), [
+                {"role": m.role, "content": m.content, "timestamp": m.ts.isoformat(),
+                 **({"name": m.name} if m.name else {})} for m in prepared.messages])
         every = self.settings.summary_every
         if every and scope.session_id is not None and prepared.messages:
             n = len([m for m in self.store.messages(scope) if m["session_id"] == scope.session_id])
@@ -407,6 +414,25 @@ class Memory:
         users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
             self.store.user_ids(self.tenant)
         return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)
+
+    # ---------------------------------------------------------------- working context
+    @property
+    def sessions(self) -> Any:
+        """The session store (:mod:`anchormem.session`): in-process, or Redis when ``session_url`` is set. Every
+        ``add`` with a ``session_id`` appends its stored turns here. Opened on first use."""
+        if self._sessions is None:
+            self._sessions = make_session_store(self.settings.session_url)
+        return self._sessions
+
+    def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int,
+                agent_id: str | None = None, **options: Any) -> Any:
+        """A prompt-ready block for the current user message ``query``, within ``budget_tokens``: the session's
+        summary, cited long-term memories (searched with the recent turns as context) and the latest turns, newest
+        user message always kept. Returns :class:`anchormem.session.ContextBlock` (``.text``, ``.sections``,
+        ``.used_tokens``, ``.memory_ids``). ``options``: see :func:`anchormem.session.build_context`. Raises
+        InvalidInputError (a budget too small for the newest user message), ScopeError."""
+        return build_context(self, user_id=user_id, session_id=session_id, query=query, budget_tokens=budget_tokens,
+                             session_store=self.sessions, agent_id=agent_id, **options)
 
     # ---------------------------------------------------------------- summaries
     def summarize(self, *, user_id: str, session_id: str, agent_id: str | None = None) -> MemoryItem | None:

@@ -1,0 +1,54 @@
+"""``Memory.context``: the four layers in one prompt-ready block; sessions shared through Redis when configured."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from anchormem import Memory
+from anchormem.config import Settings
+from anchormem.errors import InvalidInputError
+from anchormem.session.store import SessionKey
+
+
+def test_context_mixes_long_term_memories_with_the_current_session():
+    with Memory(":memory:", embedder="hash") as m:
+        old = m.add("My landlord said the rent is 1,200 euros a month.", user_id="u", session_id="s1",
+                    timestamp="2024-05-01T10:00:00Z")[0].memory
+        m.add([{"role": "user", "content": "I am planning my budget for June."},
+               {"role": "assistant", "content": "Happy to help with the budget."}], user_id="u", session_id="s2")
+        block = m.context(user_id="u", session_id="s2", query="How much is my rent again?", budget_tokens=300)
+        assert old.id in block.memory_ids
+        assert "1,200 euros" in block.text
+        assert block.text.rstrip().endswith("user: How much is my rent again?")
+        assert "I am planning my budget for June." in block.text
+        assert "landlord" not in m.context(user_id="u", session_id="s2", query="hello there",
+                                           budget_tokens=300, memory_limit=0).text
+
+
+def test_c14_the_newest_question_survives_a_small_budget_or_it_is_a_clear_error():
+    with Memory(":memory:", embedder="hash") as m:
+        m.add([{"role": "system", "content": "x " * 200}, {"role": "user", "content": "Earlier question."}],
+              user_id="u", session_id="s")
+        block = m.context(user_id="u", session_id="s", query="What does the `ord` parameter do?", budget_tokens=100)
+        assert "What does the `ord` parameter do?" in block.text and block.used_tokens <= 100
+        with pytest.raises(InvalidInputError, match="too small"):
+            m.context(user_id="u", session_id="s", query="What does the `ord` parameter do?", budget_tokens=5)
+
+
+def test_two_memory_objects_share_a_redis_session():
+    redis = pytest.importorskip("redis")
+    url = "redis://127.0.0.1:6379/0"
+    try:
+        redis.Redis.from_url(url).ping()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"no Redis reachable at {url}: {exc}")
+    user = "u-" + uuid.uuid4().hex[:8]
+    settings = Settings(session_url=url)
+    with Memory(":memory:", embedder="hash", settings=settings) as a, \
+            Memory(":memory:", embedder="hash", settings=settings) as b:
+        a.add("I just ordered a blue bicycle.", user_id=user, session_id="s")
+        block = b.context(user_id=user, session_id="s", query="Which colour did I order?", budget_tokens=200)
+        assert "I just ordered a blue bicycle." in block.text
+        b.sessions.clear(SessionKey(user, "s"))
