@@ -219,7 +219,7 @@ def parse(text: str, fmt: str | None = None, *, user_id: str | None = None, file
     if fmt in ("anchormem", "mem0"):
         raise InvalidInputError(f"{fmt} exports are read by Memory.import_memories (anchormem import), not parse")
     if fmt not in FORMATS:
-        raise InvalidInputError(f"unknown import format {fmt!r}; formats: {', '.join(FORMATS)}")
+        raise InvalidInputError(f"unknown import format {fmt!r}; formats: {', '.join(FORMATS)}, anchormem, mem0")
     if fmt == "jsonl":
         return parse_jsonl(text, user_id=user_id)
     try:

@@ -143,14 +143,15 @@ def _short(text: str, n: int = 90) -> str:
 
 
 def _memories_table(items: list[Any], title: str | None = None) -> Table:
-    t = Table(title=title, show_lines=False)
-    t.add_column("id", style="dim", no_wrap=True)
-    t.add_column("created_at", no_wrap=True)
-    t.add_column("who", no_wrap=True)
-    t.add_column("kind", no_wrap=True)
-    t.add_column("text", min_width=24, overflow="fold")
+    # the text keeps at least 30 columns on an 80-column terminal: the id folds instead (it stays complete)
+    t = Table(title=title, show_lines=False, width=_out().width)
+    t.add_column("id", style="dim", overflow="fold", min_width=8, max_width=16)
+    t.add_column("said", no_wrap=True)
+    t.add_column("who", overflow="fold", max_width=12)
+    t.add_column("kind", overflow="fold", max_width=10)
+    t.add_column("text", min_width=24, ratio=1, overflow="fold")
     for m in items:
-        t.add_row(m.id, _fmt_time(m.created_at), _who(m), m.kind, _short(m.text, 120))
+        t.add_row(m.id, m.created_at.strftime("%Y-%m-%d"), _who(m), m.kind, _short(m.text, 120))
     return t
 
 
