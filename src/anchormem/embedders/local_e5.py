@@ -21,12 +21,14 @@ from .protocol import check_matrix
 __all__ = ["E5SmallEmbedder", "cpu_supports_e5"]
 
 # Texts per engine call. The engine packs a call's tokens into one matrix; past ~8 short texts the activations
-# fall out of cache and throughput drops (LoCoMo turns, 2 cores: 37 turns/s at 8, 33 at 32, 26 at 128).
+# fall out of cache and throughput drops (bench/e5_threads.py, LoCoMo turns, 2 cores, short spin: 33.6 turns/s
+# at 4, 32.0 at 8, 29.2 at 32, 26.4 at 128).
 _BATCH = 8
 # OpenMP threads of the engine spin this many iterations at a barrier before sleeping (libgomp). A forward pass
 # crosses ~120 barriers, so sleeping at once (OMP_WAIT_POLICY=PASSIVE) costs ~10 % of batch throughput, while
-# libgomp's default spin (300k) turns a 15 ms query into seconds when another OpenMP process is busy. 20k keeps
-# both: measured p50 query 35 ms beside two busy embedding processes, batch 37 turns/s (bench/e5_threads.py).
+# libgomp's default spin (300k) turns a 15 ms query into seconds when another OpenMP process is busy. 20k is the
+# compromise (bench/e5_threads.py): batch 8 at 32.0 turns/s vs 31.1 passive; a query beside two busy embedding
+# processes p50 42 ms / p95 198 ms vs passive 30 / 34 ms and the default spin 83 / 910 ms.
 _SPINCOUNT = "20000"
 
 
