@@ -13,21 +13,24 @@ from anchormem.testing import frozen_clock
 
 # ---------------------------------------------------------------- scoping
 def test_user_a_never_sees_user_b(mem):
-    ida = mem.add("My locker code is 4411 and I swim at the north pool.", user_id="A")[0].memory.id
-    idb = mem.add("My locker code is 9932 and I cycle to the harbour.", user_id="B")[0].memory.id
+    # each turn is kept with its facts (locker code; a habit: swimming / cycling): a set of ids per user
+    ida = {e.memory.id for e in mem.add("My locker code is 4411 and I swim at the north pool.", user_id="A")}
+    idb = {e.memory.id for e in mem.add("My locker code is 9932 and I cycle to the harbour.", user_id="B")}
+    assert len(ida) == len(idb) == 3 and not ida & idb
     for recipe in ("hybrid_rrf", "hybrid_weighted", "dense", "bm25"):
         for q in ("locker code", "cycle harbour 9932", "9932"):
             ids = [h.memory.id for h in mem.search(q, user_id="A", recipe=recipe)]
-            assert idb not in ids and set(ids) <= {ida}, (recipe, q)
+            assert set(ids) <= ida, (recipe, q)
     # keyword-only match (a token only B has) and a dense-only query (no shared token) stay in scope
     assert mem.search("harbour", user_id="A", recipe="bm25") == []
-    assert [h.memory.id for h in mem.search("harbour", user_id="B", recipe="bm25")] == [idb]
-    assert [h.memory.id for h in mem.search("zzqx", user_id="A", recipe="dense")] in ([], [ida])
-    assert [m.id for m in mem.get_all(user_id="A")] == [ida]
+    assert {h.memory.id for h in mem.search("harbour", user_id="B", recipe="bm25")} <= idb
+    assert mem.search("harbour", user_id="B", recipe="bm25") != []
+    assert {h.memory.id for h in mem.search("zzqx", user_id="A", recipe="dense")} <= ida
+    assert {m.id for m in mem.get_all(user_id="A")} == ida
     ans = mem.ask("What is my locker code when I cycle to the harbour?", user_id="A")
-    assert all(c.id == ida for c in ans.citations) and all(h.memory.user_id == "A" for h in ans.evidence)
+    assert all(c.id in ida for c in ans.citations) and all(h.memory.user_id == "A" for h in ans.evidence)
     ex = mem.export(user_id="A")
-    assert [m["id"] for m in ex["memories"]] == [ida]
+    assert {m["id"] for m in ex["memories"]} == ida
     assert "9932" not in json.dumps(ex, ensure_ascii=False)
 
 

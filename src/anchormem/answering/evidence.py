@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from ..facts.keys import LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Hit
 
@@ -82,7 +83,7 @@ _QWORDS = frozenset("""what what's whats when where who whom whose which why how
     have had ever can could would should will shall may might much many long often usually user user's i me my
     mine myself you your we our us anything something tell know remember please about 什么 什么时候 时候 哪里 哪儿
     哪 哪个 哪些 哪家 哪年 哪天 几 几个 几点 谁 为什么 怎么 怎样 怎么样 如何 多少 多 多久 是否 有没有 吗 呢 是不是 会不会
-    能不能 还 我 我的 你 请问 记得 告诉 知道 曾经 一般 通常 是 能 会 了""".split())
+    能不能 还 我 我的 你 用户 请问 记得 告诉 知道 曾经 一般 通常 是 能 会 了""".split())
 # light terms: generic nouns/verbs that rarely identify what the question is about
 _LIGHT = frozenset("""name names named call called time times day days date year years kind type sort thing things
     stuff go goes going went gone get gets got take took make made do doing did feel felt think thought new old
@@ -112,6 +113,9 @@ _SYNONYMS: list[set[str]] = [
     {"name", "nam", "named", "call", "called", "叫", "名字", "名叫", "叫做"},
     {"daughter", "女儿"}, {"son", "儿子"}, {"sister", "姐姐", "妹妹"}, {"brother", "哥哥", "弟弟"},
     {"dog", "puppy", "狗", "小狗"}, {"cat", "kitten", "猫", "小猫"},
+    {"like", "lik", "likes", "love", "lov", "enjoy", "fan", "prefer", "favourite", "favorite", "喜欢", "爱", "热爱",
+     "喜爱", "偏爱"},
+    {"diet", "vegetarian", "vegan", "pescatarian", "meat", "素食", "吃素", "素食者", "吃肉", "肉"},
     {"coffee", "咖啡"}, {"tea", "茶"}, {"swim", "swimm", "游泳"}, {"run", "runn", "ran", "跑步", "跑"},
 ]
 _SYN_INDEX: dict[str, int] = {}
@@ -219,7 +223,27 @@ def _memory_words(hit: Hit) -> list[str]:
     words = list(query_terms(m.text))
     if m.speaker:
         words.extend(query_terms(m.speaker))
+    return words + _slot_words(hit)
+
+
+def _slot_words(hit: Hit) -> list[str]:
+    """A fact's slot names what it is about ("employer" answers "where does … work"): its attribute's words."""
+    f = hit.memory.fact
+    if f is None:
+        return []
+    head, _, key = f.attribute.partition(":")
+    words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
+    if head == "does":  # its key dropped the light verb ("drink coffee" -> does:coffee): any of them asks it
+        words.extend(sorted(LIGHT_VERBS))
     return words
+
+
+def _slot_answers(heavy: list[str], hit: Hit) -> bool:
+    """A heavy question term names the fact's slot (same stem or synonym group): typed evidence."""
+    slot = _slot_words(hit)
+    stems = {stem(w) for w in slot}
+    groups = {_syn_group(w) for w in slot} - {None}
+    return any(stem(t) in stems or _syn_group(t) in groups for t in heavy)
 
 
 _GREETING = r"(?:hey|hi|hello|thanks|thank you|yo|yep|yeah|yes|wow|woah|oh|aw|aww|congrats|congratulations|sorry|" \
@@ -304,8 +328,9 @@ class EvidenceScorer:
             if d is None:
                 dense_ok = coverage >= 0.999  # found by keywords only: every key term must be there
             else:
-                dense_ok = (self.dense_floor is None or d >= self.dense_floor) and \
-                    (best is None or d >= best - self.config.dense_margin)
+                # a fact whose slot the question names needs no calibrated cosine floor (typed evidence)
+                floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h)
+                dense_ok = floor_ok and (best is None or d >= best - self.config.dense_margin)
             out.append(Scored(i, coverage, subject_ok, heavy_ok, d, dense_ok, {t: round(c, 3) for t, c in
                                                                                    cov.items()}))
         return out

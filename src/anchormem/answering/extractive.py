@@ -18,8 +18,12 @@ def no_record(question: str) -> str:
     return NO_RECORD_ZH if has_cjk(question) else NO_RECORD
 
 
-def quote(m: MemoryItem) -> str:
-    """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text)."""
+def quote(m: MemoryItem, *, zh: bool = False) -> str:
+    """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
+    ``2024-03-04，你说过：“…”``."""
+    if zh:
+        who = m.speaker or ("助手" if m.source == "assistant" else "你")
+        return f"{m.created_at.date().isoformat()}，{who}说过：“{m.text}”"
     who = m.speaker or ("the assistant" if m.source == "assistant" else "you")
     return f'On {m.created_at.date().isoformat()}, {who} said: "{m.text}"'
 
@@ -51,4 +55,6 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     if not chosen:
         return abstain(question, evidence)
     cites = [hits[s.index].memory for s in chosen]
-    return Answer(text=" ".join(quote(m) for m in cites), citations=cites, abstained=False, evidence=evidence)
+    zh = has_cjk(question)
+    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites,
+                  abstained=False, evidence=evidence)

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from ..text.tokenize import has_cjk
+from .keys import topic_key
 
 __all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language", "is_sensitive"]
 
@@ -54,6 +55,9 @@ _SENSITIVE_VALUE = re.compile(
     r"|\d{17}[\dXx]")                           # mainland ID number
 
 
+_TOPIC_SLOTS = frozenset({"likes", "does", "allergy", "count"})
+
+
 def normalize_object(text: str) -> str:
     """Key form of a liked/disliked thing: NFKC, case-folded, no leading article, no trailing punctuation,
     Chinese sentence-final particles dropped. "The Spicy food!" -> "spicy food"."""
@@ -71,6 +75,8 @@ def normalize_attribute(attr: str) -> str:
     if ":" in a:
         head, _, obj = a.partition(":")
         head = normalize_attribute(head) if head.strip() else ""
+        if head in _TOPIC_SLOTS:  # things liked, done, owned, allergic to: one key per topic (facts/keys.py)
+            return f"{head}:{topic_key(obj)}"
         return f"{head}:{normalize_object(obj)}" if head else normalize_object(obj)
     a = a.casefold()
     a = re.sub(r"^(?:my|the|user'?s?|我的|我)\s*", "", a)

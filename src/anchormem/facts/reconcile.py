@@ -35,7 +35,8 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
 from .grounding import check_support
-from .model import Fact, normalize_object
+from .keys import sibling_attribute, value_key
+from .model import Fact
 from .rules import extract_from_text
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP"]
@@ -58,15 +59,26 @@ class FactPlan:
 
 
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
-    """Two facts of one slot contradict: same value with the other polarity, or another value, both positive."""
-    same_value = normalize_object(old.value) == normalize_object(new.value)
+    """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
+    across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
+    polarities ("I love spicy food" / "I don't eat spicy food any more")."""
+    if old.attribute != new.attribute:
+        return sibling_attribute(old.attribute) == new.attribute and old.polarity != new.polarity
+    same_value = value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
     if same_value:
         return old.polarity != new.polarity
     return old.polarity > 0 and new.polarity > 0
 
 
 def _same(old: FactSlot, new: FactSlot) -> bool:
-    return normalize_object(old.value) == normalize_object(new.value) and old.polarity == new.polarity
+    return old.attribute == new.attribute and old.polarity == new.polarity and \
+        value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
+
+
+def _related(slot: FactSlot) -> list[str]:
+    """The slot keys a new fact is compared with: its own and its sibling's."""
+    sib = sibling_attribute(slot.attribute)
+    return [slot.slot] + ([FactSlot(entity=slot.entity, attribute=sib, value=slot.value).slot] if sib else [])
 
 
 def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
@@ -105,8 +117,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             facts = [f for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
-    slots = sorted({FactSlot(entity=f.entity, attribute=f.attribute, value=f.value).slot
-                    for _, fs in found for f in fs})
+    slots = sorted({key for _, fs in found for f in fs
+                    for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
     for item in store.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
@@ -123,7 +135,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             fd = _fact_draft(d, f, per_sentence[f.source_span] > 1)
             new, slot = fd.item, fd.item.fact
             assert slot is not None
-            cur = current.get(slot.slot, [])
+            cur = [c for key in _related(slot) for c in current.get(key, [])]
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
                 plan.noops.append(same)
@@ -144,7 +156,9 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 new_drafts.append((fd, []))
             else:
                 new_drafts.append((fd, [c.id for c in clash]))
-                current[slot.slot] = [c for c in cur if c not in clash] + [new]
+                for key in _related(slot):
+                    current[key] = [c for c in current.get(key, []) if c not in clash]
+                current[slot.slot].append(new)
         keep_turn = len(split_sentences(d.item.text)) > 1 or len(facts) > 1  # else the fact memory is the turn
         if keep_turn:
             plan.drafts.append(d)

@@ -108,6 +108,20 @@ def _likes(m: re.Match) -> str:
     return f"likes:{normalize_object(m.group('v'))}"
 
 
+def _does(m: re.Match) -> str:
+    return f"does:{normalize_object(m.group('v'))}"
+
+
+_DIET_V = r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|flexitarian|(?:keto|paleo|low-carb|gluten-free|" \
+          r"plant-based|vegan|vegetarian)(?:\s+diet)?)\b"
+_COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|cars?|" \
+           r"houses?|bikes?|fish|birds?|rabbits?|hamsters?|horses?|grandchildren|grandkids?"
+_HABIT = r"drink|eat|smoke|vape|play|run|jog|swim|cook|bake|ride|drive|practi[cs]e|go|use|wear|walk|hike|bike|" \
+         r"cycle|ski|surf|meditate|study|learn|teach|volunteer|collect|paint|knit|garden|fish|climb|dance|sing|" \
+         r"skate|work out|exercise|train|attend|take|do|watch|listen to|read|write|visit|box|lift"
+_NOT_OBJECT = r"it|that|this|there|here|you|him|her|them|so|too|not|to\s+(?:the\s+)?(?:store|bed|sleep|see)|" \
+              r"think|know|mean|hope|guess|feel|a look|care|well|back|home|out|about|what|if|when|because"
+
 _EN_RULES: list[Rule] = [
     (_c(r"\b(?:my name is|my name's|call me|i'm called|i am called|i go by)\s+" + _NAME_V), _const("name"), 1),
     (_c(r"\bmy\s+(?P<a>[a-z][\w-]*(?: [a-z][\w-]*)?)\s+(?:is|was|'s)\s+(?:called|named)\s+" + _NAME_V),
@@ -138,8 +152,26 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI\s+" + _ADV + r"prefer\s+(?P<v>.+?)(?:\s+(?:over|to|rather than|instead of)\s+.+)?$"), _likes, 1),
     (_c(r"\bI\s+" + _ADV + r"(?:like|love|enjoy|adore)\s+" + _V), _likes, 1),
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|into|keen on)\s+" + _V), _likes, 1),
-    (_c(r"\bI\s+(?:stopped|quit|gave up)\s+(?P<v>\w+ing\b.*)"), lambda m: f"does:{normalize_object(m.group('v'))}",
-     -1),
+    (_c(r"\bI(?:'ve| have)?\s+(?:stopped|quit|gave up|given up)\s+(?P<v>\w+ing\b.*)"), _does, -1),
+    (_c(r"\bI(?:'ve| have)?\s+(?:gave up|given up|cut out)\s+(?P<v>(?!on\b|hope\b|trying\b).+)"), _does, -1),
+    # diet: "I'm (a) vegetarian", "I went vegan", "I'm on a keto diet"; "I started eating meat again"
+    (_c(r"\bI(?:'m| am|'ve been| have been)\s+" + _ADV + r"(?:now\s+)?(?:an?\s+)?(?:strict\s+)?(?:on\s+an?\s+)?"
+        + _DIET_V), _const("diet"), 1),
+    (_c(r"\bI\s+" + _ADV + r"(?:went|became|turned|have gone|'ve gone|am going|'m going)\s+(?:an?\s+)?" + _DIET_V),
+     _const("diet"), 1),
+    (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:started|began|begun|am|'m)\s+(?P<v>eating meat)\b"), _const("diet"), 1),
+    (_c(r"\bI\s+" + _ADV + r"(?P<v>eat meat)\s+(?:again|now)\b"), _const("diet"), 1),
+    # counts of pets, children, cars: "I have two cats", "I've got 3 kids"
+    (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:have|got|own)\s+(?P<v>(?:an?|one|two|three|four|five|six|seven|eight|"
+        r"nine|ten|no|\d+)\s+(?:\w+\s+)?(?P<n>" + _COUNTED + r"))\b"),
+     lambda m: f"count:{m.group('n')}", 1),
+    # employer changes: "I joined Stripe", "I quit Google" (a proper name only: "I joined a gym" is no employer)
+    (re.compile(r"\b(?:I|and|then)\s+(?:just\s+|recently\s+|finally\s+)?(?:joined|started at)\s+"
+                r"(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"), _const("employer"), 1),
+    (re.compile(r"\bI\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?"
+                r"(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"), _const("employer"), -1),
+    # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
+    (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?)$"), _does, 1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
@@ -169,11 +201,26 @@ _ZH_RULES: list[Rule] = [
      lambda m: f"allergy:{normalize_object(m.group('v'))}", 1),
     (re.compile(r"我" + _ZADV + r"(?:不喜欢|不太喜欢|不爱|讨厌|受不了|不能接受|反感|烦|不想再)\s*" + _ZV), _likes, -1),
     (re.compile(r"我" + _ZADV + r"(?:喜欢|爱|热爱|偏爱|喜爱|迷上了)\s*" + _ZV), _likes, 1),
+    (re.compile(r"我" + _ZADV + r"(?:是|成了|变成了?|开始)?(?P<v>纯素食主义者|纯素食者|素食主义者|素食者|吃素)"),
+     _const("diet"), 1),
+    (re.compile(r"我" + _ZADV + r"(?:又|重新)?(?:开始)?(?P<v>吃肉)了"), _const("diet"), 1),
+    (re.compile(r"我" + _ZADV + r"(?:有|养了?)\s*(?P<v>(?:[一二两三四五六七八九十]|\d+)\s*[只条个辆套位匹]\s*"
+                r"(?P<n>猫|狗|孩子|儿子|女儿|车|房子?|鱼|鸟|兔子|宠物|兄弟|姐妹))"),
+     lambda m: f"count:{_ZH_COUNTED.get(m.group('n'), m.group('n'))}", 1),
+    # habits: "我每天早上喝咖啡", "我周末打网球" (not "我吃了一个苹果": a verb with 了 is an event)
+    (re.compile(r"我" + _ZADV + r"(?:每天|每周|每晚|每个?周末|周末|经常|常常|平时|一般|通常|天天|早上|晚上|每天早上|每天晚上|\s)*"
+                r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
     (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), lambda m: m.group("a"), 1),
 ]
+_ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": "cat", "狗": "dog", "车": "car",
+               "房": "house", "房子": "house", "鱼": "fish", "鸟": "bird", "兔子": "rabbit", "宠物": "pet",
+               "兄弟": "brother", "姐妹": "sister"}
 
 _NO_LONGER_EN = re.compile(r"\bI\s+(?:" + _ADV + r")(?:no longer|don't|do not|never)\s+(?P<rest>.+)$", re.I)
 _NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?:不再|已经不|不)\s*(?P<rest>[^，。！？]+?)了?$")
+_NOT_STATE_EN = re.compile(r"\bI(?:'m| am)\s+(?:no longer|not|never)\s+(?:an?\s+)?(?P<rest>.+)$", re.I)
+_NOT_HABIT_ZH = re.compile(r"我" + _ZADV + r"(?:已经)?(?:不|没有?再)(?P<rest>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)"
+                           r"[^，。！？,.!?；;]{0,12}?)了?[。！!.\s]*$")
 _ANYMORE = re.compile(r"\s+(?:any ?more|anymore)\b", re.I)
 
 
@@ -223,6 +270,11 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
             if value:
                 return f"does:{normalize_object(value)}", value, -1, "user"
         return None
+    state = _NOT_STATE_EN.search(c)
+    if state:  # "I'm not vegetarian any more", "I'm no longer allergic to X": the positive state, flipped
+        inner = _apply(_EN_RULES, "I'm " + _ANYMORE.sub("", state.group("rest")))
+        if inner:
+            return inner[0], inner[1], -inner[2], "user"
     got = _apply(_EN_RULES, c)
     if got:
         return got[0], got[1], got[2], "user"
@@ -234,6 +286,11 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
                 return inner[0], inner[1], -inner[2], "user"
             value = _clean(zneg.group("rest"))
             return (f"does:{normalize_object(value)}", value, -1, "user") if value else None
+        zstop = _NOT_HABIT_ZH.search(c)
+        if zstop:  # "我现在不吃辣了", "我不喝咖啡": the habit (or diet), flipped
+            inner = _apply(_ZH_RULES, "我" + zstop.group("rest"))
+            if inner:
+                return inner[0], inner[1], -inner[2], "user"
         got = _apply(_ZH_RULES, c)
         if got:
             return got[0], got[1], got[2], "user"

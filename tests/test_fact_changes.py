@@ -1,0 +1,97 @@
+"""Case kind C3 (a reversed preference) in general: habits, diets, counts, employers, likes said with other words.
+
+Each pair is a statement and a later change of it. The later one must SUPERSEDE the earlier (kept in history with
+``valid_to`` set), be the only current memory of the topic, and be what ``ask`` quotes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from anchormem.facts.keys import topic_key, value_key
+from anchormem.facts.rules import extract_facts_rules
+
+T1 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
+T2 = datetime(2024, 6, 1, 9, 0, tzinfo=timezone.utc)
+
+CHANGES = [
+    # (before, after, slot attribute of the new fact, question)
+    ("I drink coffee every morning.", "I don't drink coffee anymore.", "does:coffee", "Does the user drink coffee?"),
+    ("I drink coffee every morning.", "I gave up coffee.", "does:coffee", "Does the user drink coffee?"),
+    ("I drink coffee every morning.", "I stopped drinking coffee.", "does:coffee", "Does the user drink coffee?"),
+    ("I'm a vegetarian.", "I started eating meat again last month.", "diet", "Is the user vegetarian?"),
+    ("I'm vegan.", "I'm not vegan anymore.", "diet", "Is the user vegan?"),
+    ("I love jogging in the park.", "I hate jogging now, my knees hurt.", "likes:jog", "Does the user like jogging?"),
+    ("I work at Google.", "I quit Google and joined Meta.", "employer", "Where does the user work?"),
+    ("I have two cats.", "I have three cats now.", "count:cat", "How many cats does the user have?"),
+    ("I enjoy playing tennis on weekends.", "I no longer play tennis.", "does:tennis", "Does the user play tennis?"),
+    ("I love spicy food.", "I don't eat spicy food any more.", "does:spicy food", "Does the user like spicy food?"),
+    ("我喜欢吃辣。", "我现在不吃辣了。", "does:辣", "用户喜欢吃辣吗？"),
+    ("我每天早上喝咖啡。", "我不喝咖啡了。", "does:咖啡", "用户喝咖啡吗？"),
+    ("我是素食者。", "我开始吃肉了。", "diet", "用户吃素吗？"),
+    ("我养了两只猫。", "我现在养了三只猫。", "count:cat", "用户养了几只猫？"),
+]
+
+
+@pytest.mark.parametrize("before,after,attribute,question", CHANGES, ids=[c[1] for c in CHANGES])
+def test_a_change_supersedes_the_earlier_statement(mem, before, after, attribute, question):
+    first = mem.add(before, user_id="u", timestamp=T1)
+    assert [(e.event, e.memory.kind) for e in first] == [("ADD", "fact")]
+    events = mem.add(after, user_id="u", timestamp=T2)
+    kinds = [e.event for e in events]
+    assert kinds == ["ADD", "SUPERSEDE"], [(e.event, e.memory.text) for e in events]
+    new, old = events[0].memory, events[1].memory
+    assert (new.text, new.fact.attribute) == (after, attribute)
+    assert (old.id, old.valid_to, old.superseded_by) == (first[0].memory.id, T2, new.id)
+    assert [m.text for m in mem.get_all(user_id="u")] == [after]  # the earlier one is history, not current
+    assert [h.event for h in mem.history(old.id)][-1] == "SUPERSEDE"
+    hits = mem.search(question, user_id="u")
+    assert [h.memory.id for h in hits] == [new.id]
+    old_view = mem.search(question, user_id="u", as_of=T1)
+    assert [h.memory.id for h in old_view] == [old.id]
+
+
+@pytest.mark.parametrize("before,after,attribute,question", CHANGES, ids=[c[1] for c in CHANGES])
+def test_ask_quotes_the_current_statement(mem_e5, before, after, attribute, question):
+    mem_e5.add(before, user_id="u", timestamp=T1)
+    mem_e5.add(after, user_id="u", timestamp=T2)
+    ans = mem_e5.ask(question, user_id="u")
+    assert not ans.abstained, ans.text
+    assert [c.text for c in ans.citations] == [after]
+    assert after in ans.text and before not in ans.text
+
+
+def test_restating_the_current_statement_in_other_words_is_a_noop(mem):
+    first = mem.add("I drink coffee every morning.", user_id="u", timestamp=T1)
+    again = mem.add("I drink coffee.", user_id="u", timestamp=T2)
+    assert [(e.event, e.memory.id) for e in again] == [("NOOP", first[0].memory.id)]
+
+
+@pytest.mark.parametrize("text", [
+    "I think so.", "I use it every day.", "I read that article yesterday.", "I take care of it.",
+    "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.",
+])
+def test_no_habit_fact_from_ordinary_sentences(text):
+    assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == []
+
+
+def test_topic_and_value_keys():
+    assert topic_key("Jogging in the park!") == "jog"
+    assert topic_key("drinking coffee every morning") == topic_key("drink coffee") == "coffee"
+    assert topic_key("traffic jams") == "traffic jam"
+    assert topic_key("吃辣") == topic_key("辣") == "辣"
+    assert topic_key("喝绿茶") == "绿茶"
+    assert value_key("diet", "素食者") == value_key("diet", "a vegetarian") == "vegetarian"
+    assert value_key("diet", "eating meat") == value_key("diet", "吃肉") == "eats meat"
+    assert value_key("count:cat", "two cats") == value_key("count:cat", "两只猫") == "2"
+    assert value_key("count:cat", "three cats") == "3"
+
+
+def test_liking_and_doing_the_same_thing_coexist(mem):
+    """Same polarity across likes/does is no conflict: both stay current."""
+    mem.add("I love tennis.", user_id="u", timestamp=T1)
+    events = mem.add("I play tennis every Sunday.", user_id="u", timestamp=T2)
+    assert [e.event for e in events] == ["ADD"]
+    assert sorted(m.text for m in mem.get_all(user_id="u")) == ["I love tennis.", "I play tennis every Sunday."]
