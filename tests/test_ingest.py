@@ -16,13 +16,15 @@ T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize("text", ["ok thanks, bye!", "好的谢谢，拜拜", "Thanks, Mel!", "Okay!", "嗯嗯，收到",
-                                  "haha thank you so much", "👍"])
+                                  "haha thank you so much", "👍", "haha that's funny", "谢谢你的帮助！", "no worries",
+                                  "Thanks for your help!", "That's amazing!", "太好了，谢谢！", "Glad to hear that!"])
 def test_chitchat_detected(text):
     assert is_chitchat(text) is True
 
 
 @pytest.mark.parametrize("text", ["ok, my flight is at 9", "Thanks, I moved to Berlin.", "好的，我明天去北京",
-                                  "Mel is my sister."])
+                                  "Mel is my sister.", "I am happy with my new job.", "I'm good at chess.",
+                                  "It's my birthday.", "I help my mom every day."])
 def test_content_is_not_chitchat(text):
     assert is_chitchat(text) is False
 

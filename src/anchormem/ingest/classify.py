@@ -15,9 +15,13 @@ _CHITCHAT = frozenset(
     """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
     goodbye cya see ya later soon hi hello hey morning good night evening afternoon cool great nice awesome
     perfect wow lol haha hahaha hmm um uh oh ah alright right got it np problem welcome cheers gotcha noted
-    understood sounds take care have day too same here bb ttyl please pls again and all
+    understood sounds take care have day too same here bb ttyl please pls again and all worries worry funny that
+    that's thats it it's its is was s really for your the help helpful appreciate appreciated amazing exactly
+    indeed true totally absolutely agreed agree course definitely will do talk catch u ya omg ha hehe xd glad
+    to hear of me i'm im am good happy just
     好 好的 好吧 好哒 行 可以 嗯 嗯嗯 哦 噢 喔 啊 呀 哈 哈哈 哈哈哈 谢谢 谢 多谢 感谢 谢啦 拜拜 再见 回头见 晚安 早安 早上好
-    你好 您好 嗨 没问题 不客气 收到 明白 了解 知道 了 的 啦 呢 吧 吗 好嘞 辛苦 辛苦了 你 您""".split()
+    你好 您好 嗨 没问题 不客气 收到 明白 了解 知道 了 的 啦 呢 吧 吗 好嘞 辛苦 辛苦了 你 您 谢谢你 你的 帮助 帮忙
+    哈哈哈哈 嘿嘿 呵呵 好滴 太好了 太棒了 不错 真棒 棒 对 对的 是的 没错 当然 下次 聊 再 见 啊啊 哇 真的 真 好玩 有趣""".split()
 )
 _Q_START = re.compile(
     r"^(what|when|where|who|whom|which|why|how|is|are|was|were|do|does|did|can|could|would|will|should|shall|"
