@@ -16,6 +16,28 @@ def _real_clock():
     set_clock(None)
 
 
+@pytest.fixture(autouse=True)
+def _encrypted_sqlite(monkeypatch):
+    """``ANCHORMEM_TEST_ENCRYPT=1 pytest …``: every SQLite file store opened without a key gets a fixed SQLCipher
+    key, so any test file (tests/test_store.py, the contract suite's sqlite params) runs on encrypted files."""
+    import os
+
+    if not os.environ.get("ANCHORMEM_TEST_ENCRYPT"):
+        yield
+        return
+    from anchormem.stores.sqlite import SQLiteStore
+
+    real = SQLiteStore.__init__
+
+    def keyed(self, path, *args, encryption_key=None, **kwargs):
+        if encryption_key is None and str(path) != ":memory:":
+            encryption_key = "ab" * 32
+        real(self, path, *args, encryption_key=encryption_key, **kwargs)
+
+    monkeypatch.setattr(SQLiteStore, "__init__", keyed)
+    yield
+
+
 @pytest.fixture
 def db_path(tmp_path):
     return str(tmp_path / "m.db")

@@ -176,6 +176,8 @@ def _index_files(db: Path) -> list[Path]:
     return sorted(Path(str(db) + ".vec").glob("*.usearch"))
 
 
+@pytest.mark.skipif(bool(os.environ.get("ANCHORMEM_TEST_ENCRYPT")),
+                    reason="an encrypted store keeps its HNSW index in memory only (no plaintext index file)")
 def test_ann_index_is_persisted_and_rebuilt_when_deleted_or_stale(tmp_path):
     db = tmp_path / "ann.db"
     s = Settings(ann_threshold=50)

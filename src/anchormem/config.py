@@ -39,6 +39,15 @@ class Settings(BaseSettings):
       it is the user's choice to make.
     - ``pii_key``: the secret for ``tokenize`` and ``Memory.reveal`` (at least 16 bytes; taken as UTF-8 text,
       e.g. 64 hex characters from ``secrets.token_hex(32)``). Never printed (a ``SecretStr``).
+    - ``encryption_key``: open the SQLite file encrypted with SQLCipher (``pip install 'anchormem[encryption]'``):
+      64 hex characters (a raw 256-bit key) or a passphrase. Unset = plaintext (the default). Never printed.
+      See docs/privacy.md.
+    - ``cache``: the hot cache of query embeddings, search results and memories by id (:mod:`anchormem.hotcache`),
+      on by default; ``ANCHORMEM_CACHE=false`` turns it off.
+    - ``cache_url``: unset = in this process (an LRU of ``cache_size`` entries), or ``redis://host:6379/0``
+      (shared by API workers). ``cache_ttl``: seconds a cached search or memory may be served (writes invalidate
+      at once; the TTL bounds drift of recency and access counts). ``cache_embedding_ttl``: seconds a query
+      embedding stays in Redis.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -60,3 +69,9 @@ class Settings(BaseSettings):
     session_url: str | None = None
     pii: str = "off"
     pii_key: SecretStr | None = None
+    encryption_key: SecretStr | None = None
+    cache: bool = True
+    cache_url: str | None = None
+    cache_ttl: float = Field(30.0, gt=0)
+    cache_size: int = Field(2048, ge=1)
+    cache_embedding_ttl: float = Field(86_400.0, gt=0)

@@ -8,8 +8,10 @@ A filter is a dict. Keys are field names; values are a literal (equality) or an 
     {"source": "user", "label.domain": "finance"}           # several keys = AND
     {"OR": [{"role": "user"}, {"kind": "fact"}]}, {"NOT": {"session_id": "s1"}}
 
-Fields: ``agent_id, session_id, role, source, kind, speaker`` (text); ``created_at, updated_at, event_time,
-valid_from, valid_to, expires_at`` (timestamps: ISO-8601 with ``Z``/offset or datetime, compared in UTC);
+Fields: ``agent_id, session_id, role, source, kind, speaker, tier`` (text; ``tier`` is ``"warm"`` or
+``"cold"``: a filter that names ``tier`` decides which tiers a read sees, otherwise ``search``/``ask``/``get_all``
+see warm memories only); ``created_at, updated_at, event_time, valid_from, valid_to, expires_at, archived_at``
+(timestamps: ISO-8601 with ``Z``/offset or datetime, compared in UTC);
 ``confidence`` (number); ``label.domain, label.topic, label.intent``; ``entity.type, entity.value``;
 ``metadata.<key>``. A bare key that is not a field is read as a metadata key only if that key exists in the
 caller's scope; otherwise it is an error, so typos never silently match nothing.
@@ -28,10 +30,12 @@ from typing import Any, Union
 from .errors import FilterError, InvalidInputError
 from .timeutil import to_epoch
 
-__all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS"]
+__all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS", "names_field",
+           "TIERS"]
 
-TEXT_FIELDS = ("agent_id", "session_id", "role", "source", "kind", "speaker", "user_id")
-TIME_FIELDS = ("created_at", "updated_at", "event_time", "valid_from", "valid_to", "expires_at")
+TEXT_FIELDS = ("agent_id", "session_id", "role", "source", "kind", "speaker", "user_id", "tier")
+TIME_FIELDS = ("created_at", "updated_at", "event_time", "valid_from", "valid_to", "expires_at", "archived_at")
+TIERS = ("warm", "cold")  # storage tiers (anchormem.consolidate)
 NUMBER_FIELDS = ("confidence", "access_count")
 LABEL_FIELDS = ("label.domain", "label.topic", "label.intent")
 ENTITY_FIELDS = ("entity.type", "entity.value")
@@ -174,6 +178,19 @@ def parse_filters(
             return None
         if not isinstance(v, str):
             raise FilterError(f"{field!r} compares with strings, got {v!r}")
+        if field == "tier" and op in ("eq", "ne", "in", "nin") and v not in TIERS:
+            raise FilterError(f"tier is 'warm' or 'cold', not {v!r}")
         return v
 
     return node(filters)
+
+
+def names_field(node: FilterNode | None, field: str) -> bool:
+    """True when a parsed filter has a condition on ``field`` anywhere (under AND, OR or NOT)."""
+    if node is None:
+        return False
+    if isinstance(node, Cond):
+        return node.field == field
+    if isinstance(node, Not):
+        return names_field(node.item, field)
+    return any(names_field(n, field) for n in node.items)

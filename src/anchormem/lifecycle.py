@@ -42,6 +42,12 @@ Check (LoCoMo evidence recall, first 2 conversations, 302 questions, one ingest,
 evidence): w = 0 → 0.1 gives R@1 33.4 → 33.1, R@5 59.5 → 59.2, R@10 68.2 → 68.2, R@25 79.6 → 79.6,
 R@50 85.6 → 85.7: no loss beyond one question in 302. Every LoCoMo turn is a user utterance (861 memories from
 788 turns, the rest facts), so this shows the default is safe there, not that it helps.
+
+**Tiers** (warm / cold), promotion and demotion thresholds, near-duplicate merges and episode roll-ups live in
+:mod:`anchormem.consolidate`: a memory is demoted to cold by ``consolidate`` when ``importance`` ≤ 0.6 (an
+utterance, question or assistant turn never returned by a search) and it was not accessed for 90 days, or when it
+is an episode older than 30 days rolled up into a summary; a cold memory retrieved after it was archived is
+promoted back by the next ``consolidate``, and one restated by ``add`` at once.
 """
 
 from __future__ import annotations
@@ -54,13 +60,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from .errors import ConfigError, InvalidInputError
-from .filters import And, Cond, FilterNode, Or
+from .filters import And, Cond, FilterNode, Or, names_field
 from .timeutil import to_utc
 from .types import MemoryItem
 
 __all__ = ["ExpiryPolicy", "parse_duration", "parse_strategy", "resolve_expiry", "explain_expiry",
            "dynamic_expiry", "is_transient", "importance", "KIND_PRIOR", "ACCESS_CAP", "not_expired", "expired_filter",
-           "STRATEGY_KEY", "EXPIRES_KEY", "check_expiry_metadata", "assign_expiry", "renewals"]
+           "STRATEGY_KEY", "EXPIRES_KEY", "check_expiry_metadata", "assign_expiry", "renewals", "warm_only"]
 
 STRATEGY_KEY = "expire_strategy"  # metadata key: a strategy string
 EXPIRES_KEY = "expires_at"  # metadata key: an explicit instant
@@ -309,6 +315,15 @@ def not_expired(where: FilterNode | None, now: datetime) -> FilterNode:
     """``where`` AND (no ``expires_at`` OR ``expires_at`` > ``now``): a store filter that hides expired rows."""
     live = Or((Cond("expires_at", "exists", False), Cond("expires_at", "gt", now.timestamp())))
     return live if where is None else And((where, live))
+
+
+def warm_only(where: FilterNode | None) -> FilterNode:
+    """``where`` AND ``tier = "warm"``, unless ``where`` already names ``tier`` (then it decides): the default of
+    ``get_all`` (cold memories are archived; see :mod:`anchormem.consolidate`)."""
+    if names_field(where, "tier"):
+        return where  # type: ignore[return-value]
+    warm = Cond("tier", "eq", "warm")
+    return warm if where is None else And((where, warm))
 
 
 def expired_filter(now: datetime) -> FilterNode:

@@ -28,7 +28,9 @@ from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
-from .lifecycle import ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals
+from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
+                        warm_only)
+from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
@@ -38,6 +40,7 @@ from .session.context import build_context
 from .session.store import SessionKey, make_session_store
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
+from .hotcache import resolve_cache, search_key
 from .facts.reconcile import conflicts, plan_facts
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
@@ -75,8 +78,16 @@ class Memory:
             in the store's vault, back only through :meth:`reveal` with the key). Needs ``anchormem[pii]``.
         pii_key: the ``"tokenize"`` secret (bytes, or str as UTF-8; at least 16 bytes), default
             ``ANCHORMEM_PII_KEY``. Required for ``"tokenize"``.
+        encryption_key: open the SQLite file encrypted with SQLCipher (``pip install 'anchormem[encryption]'``;
+            64 hex characters or 32 bytes = a raw key, another str = a passphrase), default
+            ``ANCHORMEM_ENCRYPTION_KEY``; unset = plaintext. See docs/privacy.md.
+        cache: the hot cache (:mod:`anchormem.hotcache`): None = settings (on, in-process, unless
+            ``ANCHORMEM_CACHE=false``; ``ANCHORMEM_CACHE_URL=redis://…`` shares it between workers), False = off,
+            a URL, or a :class:`~anchormem.hotcache.HotCache` shared with other Memory objects. Hits and misses
+            are counted in ``stats``.
 
-    Raises ConfigError (bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key),
+    Raises ConfigError (bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key, a wrong or
+    missing encryption key, a key for a plaintext file or for PostgreSQL),
     EmbedderMismatchError (store built with another model), StoreError (file cannot be opened).
     """
 
@@ -84,7 +95,8 @@ class Memory:
                  tenant: str | None = None, search: str | SearchConfig | None = None,
                  answer: AnswerConfig | None = None, settings: Settings | None = None,
                  llm: LLM | None | str = "auto", expiry: ExpiryPolicy | None = None, pii: str | None = None,
-                 pii_key: bytes | str | None = None) -> None:
+                 pii_key: bytes | str | None = None, encryption_key: bytes | str | None = None,
+                 cache: Any = None) -> None:
         self.settings = settings or Settings()
         s = self.settings
         url = url or s.url
@@ -102,11 +114,17 @@ class Memory:
                         "api_key": s.embedder_api_key}
             embedder = make_embedder(embedder or s.embedder, **opts)
         self.embedder: Embedder = embedder
-        self.store = _open_postgres(pg_url, s) if pg_url else SQLiteStore(self.path, ann_threshold=s.ann_threshold)
+        enc = encryption_key if encryption_key is not None else \
+            (s.encryption_key.get_secret_value() if s.encryption_key else None)
+        if enc is not None and pg_url:
+            raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
+        self.store = _open_postgres(pg_url, s) if pg_url else \
+            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
             key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
             self._pii = PiiGuard(pii if pii is not None else s.pii, key, self.store)
+            self._hot, self._hot_owned = resolve_cache(cache, s)  # last: nothing after it can fail
         except Exception:
             self.store.close()
             raise
@@ -120,11 +138,15 @@ class Memory:
         self.expiry = expiry if expiry is not None else ExpiryPolicy()
         # counters since this object was opened: facts the LLM extractor kept / rejected by the grounding check
         self.stats: dict[str, int] = {"facts_extracted": 0, "facts_rejected": 0}
+        self.cache = self._hot.bind(self.store, self.stats) if self._hot is not None else None  # hot tier
+        self._searcher.cache = self.cache
 
     # ---------------------------------------------------------------- lifecycle
     def close(self) -> None:
         """Close the database connections. The object is unusable afterwards."""
         self.store.close()
+        if self._hot_owned and self._hot is not None:
+            self._hot.close()
 
     def __enter__(self) -> "Memory":
         return self
@@ -181,6 +203,10 @@ class Memory:
                 for i, (d, v) in enumerate(zip(plan.drafts, vectors))]
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add")
+        restated = [r.item.id for r in results if r.event == "NOOP" and r.item.tier == "cold"] + \
+            [m.id for m in plan.noops if m.tier == "cold"]
+        if restated:  # saying an archived memory again brings it back (anchormem.consolidate)
+            self.store.set_tier(scope.tenant, restated, "warm", when=utcnow(), actor="add", reason="restated")
         renewed = renewals([n.item for n in news], results, plan.noops, self.expiry, default_time)
         if renewed:
             self.store.set_expiry(scope.tenant, renewed)
@@ -275,6 +301,8 @@ class Memory:
         counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
         counts["summaries"] = self._drop_summaries_citing([item], purge=True)
         counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
+        if self.cache is not None:  # purged text leaves the hot cache too
+            self.cache.forget(self.tenant, item.user_id)
         return counts
 
     def _drop_summaries_citing(self, gone: list[MemoryItem], *, purge: bool) -> int:
@@ -320,6 +348,8 @@ class Memory:
         counts = self.store.delete_scope(scope, purge=purge, actor="delete_all")
         if purge:
             counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
+            if self.cache is not None:
+                self.cache.forget(self.tenant, scope.user_id)
         return counts
 
     # ---------------------------------------------------------------- read
@@ -327,13 +357,16 @@ class Memory:
         """One memory by id. Raises NotFoundError."""
         if not isinstance(memory_id, str) or not memory_id:
             raise InvalidInputError("memory_id must be a non-empty string")
+        if self.cache is not None:
+            return self.cache.get(self.tenant, memory_id, lambda: self.store.get(self.tenant, memory_id))
         return self.store.get(self.tenant, memory_id)
 
     def get_all(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 filters: dict[str, Any] | None = None, limit: int | None = None, offset: int = 0,
                 include_superseded: bool = False, show_expired: bool = False) -> list[MemoryItem]:
         """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`. Expired memories
-        (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``."""
+        (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``; archived
+        (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`)."""
         scope = self._scope(user_id, agent_id, session_id)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
@@ -342,6 +375,7 @@ class Memory:
             raise InvalidInputError("offset must be a non-negative integer")
         if not show_expired:
             where = not_expired(where, utcnow())
+        where = warm_only(where)  # archived (cold) memories only when the filter names tier
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
@@ -352,8 +386,9 @@ class Memory:
         """Hybrid search in one user's memories.
 
         query: text (Chinese, English or mixed). context: the current conversation (same shape as ``add``'s
-        messages), used to anchor the query. filters: see :mod:`anchormem.filters`. as_of: return what was
-        current at that instant (nothing said later). Returns up to ``limit`` hits, best first; ``[]`` when
+        messages), used to anchor the query. filters: see :mod:`anchormem.filters` (archived, cold memories are
+        searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
+        said later; every tier). Returns up to ``limit`` hits, best first; ``[]`` when
         nothing matches. Raises InvalidInputError, FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
@@ -368,10 +403,24 @@ class Memory:
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)
-        extra = llm_queries(self.llm, query) if cfg.query_rewrite == "llm" and self.llm is not None else None
-        return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=utcnow(),
-                                     as_of=when, show_expired=show_expired, extra_queries=extra,
-                                     anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor else None)
+        now = utcnow()
+
+        def run() -> list[Hit]:
+            extra = llm_queries(self.llm, query) if cfg.query_rewrite == "llm" and self.llm is not None else None
+            return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=now,
+                                         as_of=when, show_expired=show_expired, extra_queries=extra,
+                                         anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor
+                                         else None)
+        if self.cache is None:
+            return run()
+        key = search_key(query=query, agent_id=scope.agent_id, session_id=scope.session_id, context=context,
+                         filters=filters, limit=limit, as_of=when, day=now.date().isoformat(), config=cfg,
+                         show_expired=show_expired, embedder=self.embedder.name,
+                         llm=self.llm if cfg.query_rewrite == "llm" else None)
+        touch = (lambda hits: self._searcher._touch(self.tenant, [h.memory.id for h in hits], now)) \
+            if cfg.track_access else None
+        return self.cache.search(scope, key, run, now=now, expiry_matters=when is None and not show_expired,
+                                 on_hit=touch)
 
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
@@ -435,14 +484,17 @@ class Memory:
                              session_store=self.sessions, agent_id=agent_id, **options)
 
     # ---------------------------------------------------------------- summaries
-    def summarize(self, *, user_id: str, session_id: str, agent_id: str | None = None) -> MemoryItem | None:
+    def summarize(self, *, user_id: str, session_id: str | None = None,
+                  agent_id: str | None = None) -> MemoryItem | None:
         """Write a structured summary of a session now (call it at session end; ``add`` also does every
         ``summary_every`` turns): sections topic / facts / agreements / todos / details, each line a verbatim
         sentence (offline) or an LLM line checked against the message it cites, linked to its message ids. The
         new summary supersedes the session's previous one. Returns it, or None when the session has nothing
-        to summarise. See :mod:`anchormem.summaries`. Raises ScopeError."""
+        to summarise. See :mod:`anchormem.summaries`. Without ``session_id``: the user's rolled-up summary
+        (``metadata["summary_level"] == "user"``; sessions without a summary get one first), see
+        :func:`anchormem.consolidate.user_summary_memory`. Raises ScopeError."""
         if session_id is None:
-            raise ScopeError("summarize needs a session_id")
+            return _tiers.build_user_summary(self, self._scope(user_id, agent_id))
         results = self._write_summary(self._scope(user_id, agent_id, session_id))
         return next((r.item for r in results if r.event in ("ADD", "NOOP")), None)
 
@@ -538,12 +590,43 @@ class Memory:
                     counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
                 if purge and expired:  # PII vault rows that only the purged memories still used
                     counts["vault"] = self.store.vault_delete(self.tenant, u, self._tokens_of(expired))
+                    if self.cache is not None:
+                        self.cache.forget(self.tenant, u)
             for k, v in counts.items():
                 total[k] = total.get(k, 0) + v
             total["users"] += 1 if counts.get("memories") else 0
             if progress is not None:
                 progress(i, len(users))
         return total
+
+    # ---------------------------------------------------------------- tiers (anchormem.consolidate)
+    def archive(self, ids: list[str] | None = None, *, user_id: str | None = None,
+                filters: dict[str, Any] | None = None, reason: str | None = None) -> list[MemoryItem]:
+        """Move memories to the cold tier (out of default search/ask/context/get_all; kept for ``get``, ``as_of``,
+        history, export and ``filters={"tier": "cold"}``): by ``ids``, or every warm memory of ``user_id``
+        matching ``filters``. Each move is an ``ARCHIVE`` history version. Returns the memories moved. Raises
+        InvalidInputError, NotFoundError (nothing moved), FilterError, ScopeError."""
+        return _tiers.archive(self, ids, user_id=user_id, filters=filters, reason=reason)
+
+    def restore(self, ids: list[str] | None = None, *, user_id: str | None = None,
+                filters: dict[str, Any] | None = None, reason: str | None = None) -> list[MemoryItem]:
+        """Move cold memories back to warm (``RESTORE`` history versions): by ``ids``, or every cold memory of
+        ``user_id`` matching ``filters``. Returns the memories moved. Raises like :meth:`archive`."""
+        return _tiers.restore(self, ids, user_id=user_id, filters=filters, reason=reason)
+
+    def consolidate(self, *, user_id: str, agent_id: str | None = None, now: datetime | str | None = None,
+                    dry_run: bool = False, **options: Any) -> Any:
+        """Promote re-accessed cold memories, merge near-duplicates, roll old episodes up into summaries (and
+        archive them), demote idle low-importance memories and rebuild the user's rolled-up summary. Returns a
+        :class:`anchormem.consolidate.ConsolidateReport` (counts and ids). ``options``: ``episode_age_days``,
+        ``idle_days``, ``merge``, ``progress``. Thresholds: :mod:`anchormem.consolidate`. Raises
+        InvalidInputError, ScopeError."""
+        return _tiers.consolidate(self, user_id=user_id, agent_id=agent_id, now=now, dry_run=dry_run, **options)
+
+    def user_summary(self, *, user_id: str, agent_id: str | None = None) -> MemoryItem | None:
+        """The user's current rolled-up summary (written by :meth:`consolidate` or ``summarize(user_id=...)``),
+        or None."""
+        return _tiers.current_user_summary(self.store, self._scope(user_id, agent_id))
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""

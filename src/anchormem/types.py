@@ -105,6 +105,9 @@ class MemoryItem(BaseModel):
     ``event_time``/``event_time_end``: when the content happened (a day or range resolved from "last week",
     "上周三", "8 May 2023" against the turn's own timestamp), or None.
     ``valid_from``/``valid_to``: validity interval; ``valid_to`` is None while the memory is current.
+    ``tier``: ``"warm"`` (searched by default) or ``"cold"`` (archived at ``archived_at``: left out of default
+    search/ask/context/get_all, still returned by ``get``, ``as_of`` reads, ``filters={"tier": "cold"}``, history
+    and export; see :mod:`anchormem.consolidate`).
     """
 
     id: str
@@ -134,6 +137,8 @@ class MemoryItem(BaseModel):
     last_accessed_at: datetime | None = None
     expires_at: datetime | None = None
     fact: FactSlot | None = None
+    tier: Literal["warm", "cold"] = "warm"
+    archived_at: datetime | None = None
 
 
 class MemoryEvent(BaseModel):

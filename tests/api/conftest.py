@@ -16,6 +16,7 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 
 from anchormem.server.keys import KeyStore  # noqa: E402
+from pg_fixtures import pg_server  # noqa: E402,F401 - PostgreSQL for the stateless-workers test
 
 TENANTS = ("acme", "globex", "initech")
 

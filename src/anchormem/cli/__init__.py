@@ -14,6 +14,7 @@ from . import commitments_cmds as _commitments_cmds  # noqa: F401
 from . import mcp_cmd as _mcp_cmd  # noqa: F401
 from . import lifecycle_cmds as _lifecycle_cmds  # noqa: F401
 from . import agent_cmds as _agent_cmds  # noqa: F401
+from . import encryption_cmds as _encryption_cmds  # noqa: F401
 from .common import app, console_main as main
 from .demo import DEMO_FILES, load_demo, run_demo
 

@@ -1,4 +1,5 @@
-"""``anchormem gc``: delete expired memories (see :mod:`anchormem.lifecycle` for how expiry is decided)."""
+"""``anchormem gc``: delete expired memories (see :mod:`anchormem.lifecycle` for how expiry is decided);
+``anchormem consolidate`` / ``archive`` / ``restore``: storage tiers (see :mod:`anchormem.consolidate`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..timeutil import utcnow
-from .common import _emit_json, _err, _fmt_time, _handled, _open, _out, _short, _state, app
+from .common import _emit_json, _err, _fmt_time, _handled, _open, _out, _parse_filter, _short, _state, app
 
 
 @app.command()
@@ -55,3 +56,70 @@ def gc(
     else:
         _out().print(f"[green]deleted[/] {counts['memories']} expired memories of {counts['users']} user(s) ("
                      + ", ".join(f"{v} {k}" for k, v in counts.items() if k not in ("memories", "users")) + ")")
+
+
+@app.command()
+@_handled
+def consolidate(
+    user: str = typer.Option(..., "--user", "-u", help="The user to consolidate."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; change nothing."),
+    episode_age_days: float = typer.Option(30, "--episode-age-days", help="Roll up episodes older than this."),
+    idle_days: float = typer.Option(90, "--idle-days", help="Archive unimportant memories idle this long."),
+    no_merge: bool = typer.Option(False, "--no-merge", help="Do not merge near-duplicates."),
+) -> None:
+    """Merge near-duplicates, roll old episodes up into summaries (archiving them), archive idle memories, restore
+    re-accessed ones and rebuild the user's rolled-up summary (see anchormem.consolidate)."""
+    with _open(must_exist=True) as mem:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=_err(), disable=_state.json, transient=True) as progress:
+            task = progress.add_task("consolidating", total=5)
+
+            def step(done: int, total: int, stage: str) -> None:
+                progress.update(task, completed=done, total=total, description=stage)
+
+            report = mem.consolidate(user_id=user, dry_run=dry_run, episode_age_days=episode_age_days,
+                                     idle_days=idle_days, merge=not no_merge, progress=step)
+    if _state.json:
+        _emit_json(report.model_dump(mode="json"))
+        return
+    c = report.counts
+    head = "[yellow]dry run[/] (nothing changed): would" if dry_run else "[green]consolidated[/]:"
+    _out().print(f"{head} merge {c['merged']} near-duplicate(s) into {len(report.merged)} memory(ies), roll up "
+                 f"{len(report.clusters)} cluster(s) of old episodes, archive {c['archived']} memory(ies) "
+                 f"({c['demoted']} idle), restore {c['promoted']}"
+                 + (f"; user summary {report.user_summary_id}" if report.user_summary_id else ""))
+
+
+def _tier_cmd(verb: str, ids: list[str] | None, user: str | None, filter_json: str | None,
+              reason: str | None) -> None:
+    with _open(must_exist=True) as mem:
+        fn = mem.archive if verb == "archive" else mem.restore
+        moved = fn(ids or None, user_id=user, filters=_parse_filter(filter_json), reason=reason)
+    if _state.json:
+        _emit_json({verb + "d": [m.id for m in moved], "count": len(moved)})
+    else:
+        _out().print(f"{'archived' if verb == 'archive' else 'restored'} {len(moved)} memory(ies)")
+
+
+@app.command()
+@_handled
+def archive(
+    ids: Optional[list[str]] = typer.Argument(None, help="Memory ids (or use --user with --filter)."),
+    user: Optional[str] = typer.Option(None, "--user", "-u", help="Every warm memory of this user (with --filter)."),
+    filter_json: Optional[str] = typer.Option(None, "--filter", help='JSON filter, e.g. {"kind": "utterance"}.'),
+    reason: Optional[str] = typer.Option(None, "--reason", help="Recorded in each memory's history."),
+) -> None:
+    """Move memories to the cold tier: out of default search, kept for as_of, history and export."""
+    _tier_cmd("archive", ids, user, filter_json, reason)
+
+
+@app.command()
+@_handled
+def restore(
+    ids: Optional[list[str]] = typer.Argument(None, help="Memory ids (or use --user with --filter)."),
+    user: Optional[str] = typer.Option(None, "--user", "-u", help="Every cold memory of this user (with --filter)."),
+    filter_json: Optional[str] = typer.Option(None, "--filter", help="JSON filter."),
+    reason: Optional[str] = typer.Option(None, "--reason", help="Recorded in each memory's history."),
+) -> None:
+    """Move archived (cold) memories back to the warm tier."""
+    _tier_cmd("restore", ids, user, filter_json, reason)

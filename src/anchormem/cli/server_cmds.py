@@ -27,10 +27,10 @@ H11_MAX_HEAD_BYTES = 64 * 1024  # request line + headers; long percent-encoded C
 
 
 def _key_store(url: str | None, keys_path: str | None):
-    from ..server.keys import KeyStore, keys_path_for
+    from ..server.keys import keys_path_for, open_key_store
 
     path, url = _store_target(url)
-    return KeyStore(keys_path or keys_path_for(path, url))
+    return open_key_store(keys_path or keys_path_for(path, url))
 
 
 @app.command()
@@ -38,10 +38,13 @@ def _key_store(url: str | None, keys_path: str | None):
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
     port: int = typer.Option(8765, "--port", help="TCP port."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (rate limits are per worker)."),
+    workers: int = typer.Option(1, "--workers", min=1,
+                                help="Worker processes (rate limits are shared when Redis is configured, else per "
+                                     "worker)."),
     url: Optional[str] = typer.Option(None, "--url", envvar="ANCHORMEM_URL", help="Store URL, e.g. sqlite:///m.db."),
     keys_path: Optional[str] = typer.Option(None, "--keys-path", envvar="ANCHORMEM_KEYS_PATH",
-                                            help="API keys database (default: <store>.keys.db)."),
+                                            help="API keys: a SQLite file or postgresql:// URL (default: the "
+                                                 "PostgreSQL store's database, else <store>.keys.db)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Serve the REST API (needs: pip install 'anchormem[server]')."""

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from threading import Lock
+from typing import Any
 
 import numpy as np
 
@@ -34,15 +35,20 @@ log = logging.getLogger("anchormem")
 
 
 class Searcher:
-    """Runs searches against one store with one embedder. Caches up to 1024 query embeddings (LRU)."""
+    """Runs searches against one store with one embedder. Caches up to 1024 query embeddings (LRU), or uses
+    ``cache`` (:class:`anchormem.hotcache.StoreCache`: in-process, or shared through Redis) when given."""
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder, cache: Any = None) -> None:
         self.store = store
         self.embedder = embedder
+        self.cache = cache
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = Lock()
 
     def embed_query(self, text: str) -> np.ndarray:
+        if self.cache is not None:
+            return self.cache.embedding(self.embedder.name, self.embedder.dim, text,
+                                        lambda: self.embedder.embed_query(text))
         with self._qlock:
             v = self._qcache.get(text)
             if v is not None:

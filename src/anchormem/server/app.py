@@ -5,7 +5,7 @@
 
 ``create_app_from_env`` is the factory ``anchormem serve`` gives uvicorn: it reads ``ANCHORMEM_URL`` /
 ``ANCHORMEM_PATH``, ``ANCHORMEM_EMBEDDER``, ``ANCHORMEM_KEYS_PATH``, ``ANCHORMEM_RATE_LIMIT``,
-``ANCHORMEM_RATE_BURST`` and ``ANCHORMEM_MAX_BODY_BYTES``.
+``ANCHORMEM_RATE_BURST``, ``ANCHORMEM_RATE_LIMIT_URL`` and ``ANCHORMEM_MAX_BODY_BYTES``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputEr
                       ProviderError)
 from ..memory import Memory
 from .auth import AuthenticationError, PermissionDeniedError
-from .keys import KeyStore, keys_path_for
-from .ratelimit import RateLimiter, RateLimitError, parse_rate_limit
+from .keys import KeyStore, keys_path_for, open_key_store
+from .ratelimit import RateLimitError, parse_rate_limit
+from .ratelimit_redis import make_rate_limiter
 from .routes import router
 from .ui_routes import router as ui_router
 
@@ -69,7 +70,8 @@ class MemoryRegistry:
         return mem
 
     def ping(self) -> None:
-        """Raise ProviderError unless the store answers a trivial query."""
+        """Raise ProviderError unless the store answers a trivial query (and, when one is configured, the shared
+        session store, e.g. Redis: a worker that cannot reach it would fail context requests)."""
         with self._lock:
             mem = next(iter(self._by_tenant.values()), None)
         if mem is None:
@@ -80,6 +82,10 @@ class MemoryRegistry:
             ping()
         else:
             store._read("SELECT 1")
+        if self._settings.session_url:
+            session_ping = getattr(mem.sessions, "ping", None)  # opening it pings a Redis store once
+            if callable(session_ping):
+                session_ping()
 
     def close(self) -> None:
         with self._lock:
@@ -214,14 +220,19 @@ class _BodyLimit:
 
 def create_app(path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
                keys: KeyStore | str | None = None, rate_limit: Any = _ENV, rate_burst: Any = _ENV,
-               max_body_bytes: int | None = None, settings: Settings | None = None) -> FastAPI:
+               max_body_bytes: int | None = None, settings: Settings | None = None,
+               rate_limit_url: Any = _ENV) -> FastAPI:
     """Build the REST API app.
 
     path/url: the store (default: ``ANCHORMEM_URL`` / ``ANCHORMEM_PATH`` / the default file).
     embedder: an instance or a name (default: ``ANCHORMEM_EMBEDDER``).
-    keys: a :class:`KeyStore` or its file (default: ``ANCHORMEM_KEYS_PATH`` or ``<store>.keys.db``).
+    keys: a :class:`KeyStore`, its file or a ``postgresql://`` URL (default: ``ANCHORMEM_KEYS_PATH``, else the
+    PostgreSQL store's database, else ``<store>.keys.db``).
     rate_limit: ``"20/s"``, ``"600/min:100"``, ``None``/``"off"`` (default: ``ANCHORMEM_RATE_LIMIT`` or 20/s);
     rate_burst: bucket size (default: ``ANCHORMEM_RATE_BURST`` or twice the per-second rate).
+    rate_limit_url: where the buckets live: ``"memory"`` (per worker process) or a ``redis://`` URL (shared by
+    every worker and host); default ``ANCHORMEM_RATE_LIMIT_URL``, else the session store's Redis
+    (``ANCHORMEM_SESSION_URL``) when that is Redis, else per process (:mod:`.ratelimit_redis`).
     max_body_bytes: largest request body (default ``ANCHORMEM_MAX_BODY_BYTES`` or 4 MiB).
     """
     s = settings or Settings()
@@ -235,12 +246,15 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     if isinstance(keys, KeyStore):
         key_store = keys
     else:
-        key_store = KeyStore(keys or keys_path_for(store_path, s.url))
+        key_store = open_key_store(keys or keys_path_for(store_path, s.url))
     if rate_limit is _ENV:
         rate_limit = os.environ.get("ANCHORMEM_RATE_LIMIT", "20/s")
     if rate_burst is _ENV:
         rate_burst = os.environ.get("ANCHORMEM_RATE_BURST") or None
     limits = parse_rate_limit(rate_limit, rate_burst)
+    if rate_limit_url is _ENV:
+        rate_limit_url = os.environ.get("ANCHORMEM_RATE_LIMIT_URL") or None
+    limiter = make_rate_limiter(limits, rate_limit_url, s.session_url)
     if max_body_bytes is None:
         try:
             max_body_bytes = int(os.environ.get("ANCHORMEM_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
@@ -252,13 +266,15 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     async def lifespan(app: FastAPI):
         yield
         registry.close()
+        if hasattr(limiter, "close"):
+            limiter.close()
 
     app = FastAPI(title="anchormem", version=_version, lifespan=lifespan,
                   description="Long-term memory for LLM agents. Every /v1 route except /v1/health and /v1/ready "
                               "needs `Authorization: Bearer <API key>`; a key is bound to one tenant and a role "
                               "(reader < writer < admin). Errors: `{\"error\": {\"code\", \"message\"}}`.")
     app.state.keys = key_store
-    app.state.limiter = RateLimiter(*limits) if limits else None
+    app.state.limiter = limiter
     app.state.memories = registry
     _install_handlers(app)
     app.include_router(router)

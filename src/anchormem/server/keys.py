@@ -3,7 +3,8 @@
 A key looks like ``amk_<id>_<secret>``: ``id`` (16 hex characters) is public and names the row; ``secret``
 (43 URL-safe characters, 256 bits) is shown once at creation and stored as ``sha256(salt || secret)`` with a
 random per-key salt. Verification is a constant-time compare. Keys live in their own SQLite file (default:
-``<store>.keys.db`` next to the store, or ``$ANCHORMEM_KEYS_PATH``), in a table this module creates.
+``<store>.keys.db`` next to the store, or ``$ANCHORMEM_KEYS_PATH``), in a table this module creates. With a
+PostgreSQL store they live in the store's database instead (:mod:`.keys_pg`), shared by every worker and host.
 
 Roles are ordered: ``reader`` (search, ask, get, list, history, export) < ``writer`` (+ add, update, delete)
 < ``admin`` (+ forget a whole user).
@@ -25,7 +26,7 @@ from typing import Any
 from ..errors import ConfigError, InvalidInputError, NotFoundError, StoreError
 from ..ingest.normalize import check_scope_id
 
-__all__ = ["ROLES", "ApiKey", "KeyStore", "keys_path_for", "role_allows"]
+__all__ = ["ROLES", "ApiKey", "KeyStore", "keys_path_for", "open_key_store", "role_allows"]
 
 ROLES = ("reader", "writer", "admin")
 PREFIX = "amk"
@@ -51,11 +52,14 @@ def role_allows(role: str, needed: str) -> bool:
 
 
 def keys_path_for(store_path: str | None = None, url: str | None = None) -> str:
-    """Where the keys file is: ``$ANCHORMEM_KEYS_PATH``, else ``<store file>.keys.db``.
-    Raises ConfigError for an in-memory or non-SQLite store without ``ANCHORMEM_KEYS_PATH``."""
+    """Where the keys are: ``$ANCHORMEM_KEYS_PATH``, else for a PostgreSQL store URL that URL (the keys table
+    lives in the store's database), else ``<store file>.keys.db``.
+    Raises ConfigError for an in-memory or other non-file store without ``ANCHORMEM_KEYS_PATH``."""
     env = os.environ.get("ANCHORMEM_KEYS_PATH")
     if env:
         return env
+    if url is not None and _is_pg(url):
+        return url
     if url is not None:
         if not url.startswith("sqlite:///") or url in ("sqlite:///", "sqlite:///:memory:"):
             raise ConfigError("set ANCHORMEM_KEYS_PATH: API keys need a file and the store URL names none")
@@ -63,6 +67,21 @@ def keys_path_for(store_path: str | None = None, url: str | None = None) -> str:
     if not store_path or store_path == ":memory:":
         raise ConfigError("set ANCHORMEM_KEYS_PATH: an in-memory store has no file to keep API keys next to")
     return str(store_path) + ".keys.db"
+
+
+def _is_pg(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def open_key_store(target: str | Path) -> "KeyStore":
+    """The key store at ``target``: a ``postgresql://`` URL → :class:`~.keys_pg.PostgresKeyStore` (shared by
+    every worker and host), anything else → a SQLite :class:`KeyStore` file (``":memory:"`` for tests).
+    Raises ConfigError, StoreError."""
+    if isinstance(target, str) and _is_pg(target):
+        from .keys_pg import PostgresKeyStore
+
+        return PostgresKeyStore(target)
+    return KeyStore(target)
 
 
 def _hash(salt: bytes, secret: str) -> bytes:

@@ -2,7 +2,8 @@
 
 ``ANCHORMEM_RATE_LIMIT``: ``20/s`` (default), ``600/min``, ``20/s:40`` (rate and burst), or ``off``.
 ``ANCHORMEM_RATE_BURST``: the bucket size when the limit does not name one (default: twice the per-second rate,
-at least 1). With ``--workers N`` each worker keeps its own buckets.
+at least 1). With ``--workers N`` each worker keeps its own buckets here; :mod:`.ratelimit_redis` shares them
+through Redis (``ANCHORMEM_RATE_LIMIT_URL``, or the session store's Redis).
 """
 
 from __future__ import annotations

@@ -14,10 +14,14 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from ..errors import FilterError, NotFoundError
 from ..memory import Memory
+from ..session.context import ContextBlock
 from .auth import Principal, require
-from .schemas import (AddRequest, AddResponse, Answer, AskRequest, CountsResponse, ErrorResponse, ForgetRequest,
+from .schemas import (AddRequest, AddResponse, Answer, AskRequest, ContextRequest, CountsResponse, ErrorResponse,
+                      ForgetRequest,
                       EventsResponse, GcRequest, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
                       ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
+from .schemas import ConsolidateRequest, TierRequest
+from ..consolidate import ConsolidateReport
 
 __all__ = ["router"]
 
@@ -70,7 +74,7 @@ def health() -> HealthResponse:
 
 
 @router.get("/ready", response_model=ReadyResponse, responses={503: _ERR}, tags=["probes"],
-            summary="Readiness: the store and the keys database answer (no auth)")
+            summary="Readiness: the store, the keys database and a shared session store answer (no auth)")
 def ready(request: Request) -> Any:
     request.app.state.memories.ping()
     request.app.state.keys.ping()
@@ -159,6 +163,14 @@ def ask(body: AskRequest, request: Request, who: Principal = Depends(require("re
                                   limit=body.limit, as_of=body.as_of)
 
 
+@router.post("/context", response_model=ContextBlock, responses=_AUTH, tags=["search"],
+             summary="Prompt-ready context: session summary, cited memories, recent turns, within a budget (reader)")
+def context(body: ContextRequest, request: Request, who: Principal = Depends(require("reader"))) -> Any:
+    return _mem(request, who).context(user_id=body.user_id, session_id=body.session_id, query=body.query,
+                                      budget_tokens=body.budget_tokens, agent_id=body.agent_id,
+                                      memory_limit=body.memory_limit, filters=body.filters)
+
+
 @router.get("/export", response_model=dict[str, Any], responses=_AUTH, tags=["memories"],
             summary="Everything stored for a user, as anchormem.export/1 JSON (reader)")
 def export(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
@@ -228,3 +240,25 @@ def summarize_session(request: Request, session_id: str = Path(..., min_length=1
 def gc(body: GcRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
     return CountsResponse(deleted=_mem(request, who).gc(user_id=body.user_id, dry_run=body.dry_run,
                                                         purge=body.purge))
+
+
+@router.post("/consolidate", response_model=ConsolidateReport, responses=_AUTH, tags=["memories"],
+             summary="Consolidate one user's memories: merge, roll up, archive, summarise (admin)")
+def consolidate(body: ConsolidateRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
+    return _mem(request, who).consolidate(user_id=body.user_id, agent_id=body.agent_id, dry_run=body.dry_run,
+                                          episode_age_days=body.episode_age_days, idle_days=body.idle_days,
+                                          merge=body.merge)
+
+
+@router.post("/archive", response_model=MemoryList, responses=_AUTH_404, tags=["memories"],
+             summary="Move memories to the cold tier (writer)")
+def archive(body: TierRequest, request: Request, who: Principal = Depends(require("writer"))) -> Any:
+    return MemoryList(memories=_mem(request, who).archive(body.ids, user_id=body.user_id, filters=body.filters,
+                                                          reason=body.reason))
+
+
+@router.post("/restore", response_model=MemoryList, responses=_AUTH_404, tags=["memories"],
+             summary="Move archived memories back to the warm tier (writer)")
+def restore(body: TierRequest, request: Request, who: Principal = Depends(require("writer"))) -> Any:
+    return MemoryList(memories=_mem(request, who).restore(body.ids, user_id=body.user_id, filters=body.filters,
+                                                          reason=body.reason))

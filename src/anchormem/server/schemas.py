@@ -14,7 +14,7 @@ __all__ = [
     "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
     "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
     "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem", "ReviewList",
-    "ReviewItem", "EventsResponse", "GcRequest",
+    "ReviewItem", "EventsResponse", "GcRequest", "ContextRequest", "ConsolidateRequest", "TierRequest",
 ]
 
 ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
@@ -78,6 +78,20 @@ class AskRequest(_QueryBody):
     """Answer from memory with citations, or abstain."""
 
     limit: Annotated[int, Field(ge=1, le=100)] = 10
+
+
+class ContextRequest(_Body):
+    """A prompt-ready context for the current user message ``query``: the session's summary and recent turns
+    (from the session store: Redis when ``ANCHORMEM_SESSION_URL`` is set, shared by every worker) and cited
+    long-term memories, within ``budget_tokens``. ``memory_limit=0`` skips long-term search."""
+
+    query: Annotated[str, Field(min_length=1)]
+    user_id: ScopeId
+    session_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    budget_tokens: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
+    memory_limit: Annotated[int, Field(ge=0, le=100)] = 10
+    filters: Optional[dict[str, Any]] = None
 
 
 class LabelIn(_Body):
@@ -162,3 +176,26 @@ class ErrorResponse(BaseModel):
     """Every error: ``{"error": {"code": ..., "message": ...}}``."""
 
     error: ErrorBody
+
+
+class ConsolidateRequest(_Body):
+    """Consolidate one user's memories (``anchormem.consolidate``): promote, merge near-duplicates, roll old episodes
+    up into summaries, demote idle ones, rebuild the per-user summary. ``dry_run`` changes nothing."""
+
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
+    dry_run: bool = False
+    episode_age_days: Annotated[float, Field(ge=0, le=36500)] = 30
+    idle_days: Annotated[float, Field(ge=0, le=36500)] = 90
+    merge: bool = True
+
+
+class TierRequest(_Body):
+    """Archive (to cold) or restore (to warm) memories: by ``ids``, or every matching memory of ``user_id`` with
+    optional ``filters``. ``reason`` goes to each memory's history."""
+
+    ids: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
+                            Field(min_length=1, max_length=1000)]] = None
+    user_id: Optional[ScopeId] = None
+    filters: Optional[dict[str, Any]] = None
+    reason: Optional[Annotated[str, Field(max_length=1000)]] = None

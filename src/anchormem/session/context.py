@@ -3,7 +3,8 @@
 The block has up to three sections, in this order (a section with nothing in it is left out)::
 
     ## Session summary
-    <the session's summary, verbatim>
+    <the session's summary, verbatim; when the session has none: "## User summary" and the user's rolled-up
+     summary (``Memory.user_summary``, written by ``consolidate`` / ``summarize(user_id=...)``), not decayed>
 
     ## Relevant memories
     - [2024-05-06, about 2024-05-01] user (林晓): 我上周三刚搬到杭州，月租4500元。 (id 45998b7c…)
@@ -40,6 +41,7 @@ __all__ = ["ContextBlock", "ContextSection", "build_context", "TITLES"]
 SectionName = Literal["summary", "memories", "recent_turns"]
 TITLES: dict[str, str] = {
     "summary": "## Session summary",
+    "user_summary": "## User summary",
     "memories": "## Relevant memories",
     "recent_turns": "## Recent conversation",
 }
@@ -176,6 +178,18 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
             left -= cost
         else:
             dropped["summary"] = 1
+    elif getattr(memory, "user_summary", None) is not None:  # no session summary: the user's rolled-up one
+        us = memory.user_summary(user_id=user_id, agent_id=agent_id)
+        if us is not None:
+            cost = count(TITLES["user_summary"]) + count(us.text)
+            if cost <= min(math.floor(summary_share * budget_tokens), left - newest_cost):
+                sections["summary"] = ContextSection(
+                    name="summary", title=TITLES["user_summary"], text=f"{TITLES['user_summary']}\n{us.text}",
+                    tokens=cost, items=[{"text": us.text, "timestamp": us.created_at.isoformat(), "weight": 1.0,
+                                         "tokens": count(us.text), "id": us.id, "level": "user"}])
+                left -= cost
+            else:
+                dropped["summary"] = 1
 
     # 3. recent turns, first pass: what is not offered to memories
     free = left - newest_cost

@@ -97,7 +97,15 @@ _V3 = [
     "CREATE INDEX ix_vault_token ON pii_vault (tenant, token)",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3)]
+# v4: storage tiers (``anchormem.consolidate``): "warm" (default: searched) or "cold" (archived: out of default
+# search/get_all, kept for as_of reads, get, history and export), with the instant it was archived
+_V4 = [
+    "ALTER TABLE memories ADD COLUMN tier text NOT NULL DEFAULT 'warm'",
+    "ALTER TABLE memories ADD COLUMN archived_at double precision",
+    "CREATE INDEX ix_mem_cold ON memories (tenant, user_id) WHERE tier <> 'warm'",
+]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4)]
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -143,7 +143,7 @@ class SQLitePortableMixin:
                     counts["skipped_memories"] += 1
                     continue
                 cur = c.execute(
-                    f"INSERT OR IGNORE INTO memories ({cols}, content_hash, embedding) VALUES ({','.join('?' * 29)})",
+                    f"INSERT OR IGNORE INTO memories ({cols}, content_hash, embedding) VALUES ({','.join('?' * 31)})",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
                      _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -151,7 +151,8 @@ class SQLitePortableMixin:
                      json.dumps(it.metadata, ensure_ascii=False, default=str), json.dumps(it.source_message_ids),
                      it.source_text, it.superseded_by, it.access_count, _ep(it.last_accessed_at),
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     it.fact.model_dump_json() if it.fact else None, nm.content_hash, blob))
+                     it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
+                     blob))
                 if cur.rowcount == 0:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         row = c.execute("SELECT id FROM memories WHERE tenant=? AND user_id=? AND "
@@ -180,7 +181,7 @@ class SQLitePortableMixin:
                 key = (it.tenant, it.user_id)
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
-                if it.valid_to is None:
+                if it.valid_to is None and it.tier == "warm":  # the cached vectors: current, warm rows
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
         if self.vectors:
             for key, gen in gens.items():
@@ -244,15 +245,15 @@ class PostgresPortableMixin:
                     continue
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
-                    f"({', '.join(['%s'] * 28)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
                      _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
                      _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
                      _json(list(it.source_message_ids)), it.source_text, it.superseded_by, it.access_count,
                      _ep(it.last_accessed_at), _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     _json(it.fact.model_dump()) if it.fact else None, nm.content_hash, nm.index_text,
-                     nm.index_text, vec)).fetchone()
+                     _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at),
+                     nm.content_hash, nm.index_text, nm.index_text, vec)).fetchone()
                 if row is None:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         other = conn.execute(

@@ -32,11 +32,13 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
+from .generation import PostgresGenerationMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
+from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
 
 try:  # the driver is an optional extra
@@ -55,7 +57,7 @@ __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 
 _COLS = ("id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, updated_at, "
          "event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, source_message_ids, "
-         "source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact")
+         "source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, tier, archived_at")
 _MCOLS = ", ".join("m." + c.strip() for c in _COLS.split(","))
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _LOCK_KEY = 0x616E63686D656D  # advisory lock id for migrations and embedder DDL ("anchmem")
@@ -126,7 +128,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 
 # ---------------------------------------------------------------- the store
-class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
+class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -278,7 +280,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
             valid_to=from_epoch(r[15]), confidence=r[16], labels=[Label(**x) for x in r[17]], metadata=r[18],
             source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
             last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
-            fact=FactSlot.model_validate(r[26]) if r[26] else None,
+            fact=FactSlot.model_validate(r[26]) if r[26] else None, tier=r[27], archived_at=from_epoch(r[28]),
         ) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
@@ -333,15 +335,15 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
                 it = nm.item
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
-                    f"({', '.join(['%s'] * 28)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
                      _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
                      _json(list(it.source_message_ids)), it.source_text, it.superseded_by, 0, None,
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     _json(it.fact.model_dump()) if it.fact else None, nm.content_hash, nm.index_text, nm.index_text,
-                     vec)).fetchone()
+                     _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
+                     nm.index_text, nm.index_text, vec)).fetchone()
                 if row is None:
                     rows = conn.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND "
@@ -523,6 +525,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
 
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         def run(conn: Any) -> int:
+            self._bump_ids(conn, tenant, [memory_id])
             return conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
                                 (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
                                  memory_id)).rowcount
@@ -558,7 +561,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
     def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
         if not expiries:
             return 0
-        return self._run(lambda conn: sum(conn.execute(
+        return self._run(lambda conn: self._bump_ids(conn, tenant, list(expiries)) or sum(conn.execute(
             "UPDATE memories SET expires_at = %s WHERE tenant = %s AND id = %s", (_ep(when), tenant, mid)).rowcount
             for mid, when in expiries.items()))
 
@@ -599,6 +602,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
         def run(conn: Any) -> int:
+            self._bump_ids(conn, tenant, list(labels))
             return sum(conn.execute("UPDATE memories SET labels = %s WHERE tenant = %s AND id = %s",
                                     (_json([lb.model_dump() for lb in labs]), tenant, mid)).rowcount
                        for mid, labs in labels.items())
@@ -630,7 +634,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""
-        sql, params = self._filters.where(scope, None, None)
+        sql, params = self._filters.where(scope, None, None, live=True)
         return self._select(f"SELECT {_MCOLS} FROM memories m WHERE {sql} ORDER BY m.created_at DESC, m.seq DESC "
                             "LIMIT %s", params + [limit])
 
@@ -641,7 +645,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        sql, params = self._filters.where(scope, where, as_of)
+        sql, params = self._filters.where(scope, where, as_of, live=True)
 
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False
@@ -667,7 +671,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin):
         terms = list(dict.fromkeys(t for t in terms if t.strip()))
         if not terms or k <= 0:
             return []
-        sql, params = self._filters.where(scope, where, as_of)
+        sql, params = self._filters.where(scope, where, as_of, live=True)
         # BM25-like: Σ over matched terms of idf(term, within the filtered scope) × (0.5 + ts_rank term weight)
         q = (
             "WITH t AS (SELECT i, plainto_tsquery('simple', w) || plainto_tsquery('english', w) AS tq "

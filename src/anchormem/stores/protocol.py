@@ -111,7 +111,11 @@ class Store(Protocol):
         """The newest current memories of a scope, newest first."""
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
-        """Bump access_count and last_accessed_at."""
+        """Bump access_count and last_accessed_at (does not bump the scope generation)."""
+
+    def scope_generation(self, tenant: str, user_id: str) -> int:
+        """The user's write counter (0 before the first write): every write to the user's memories raises it in
+        the write's transaction (see :mod:`anchormem.stores.generation`); the hot cache keys on it."""
 
     def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
         """Set ``expires_at`` of memories (id → instant or None = never); no new version. Returns rows changed."""
@@ -170,6 +174,19 @@ class Store(Protocol):
         ``on_conflict="error"`` raises InvalidInputError and writes nothing, ``"skip"`` leaves it out. Returns
         counts (``messages``, ``memories``, ``history``, ``entities``, ``skipped_messages``,
         ``skipped_memories``). See :mod:`anchormem.stores.portable_sql`."""
+
+    def set_tier(self, tenant: str, ids: list[str], tier: str, *, when: datetime, actor: str,
+                 reason: str | None = None) -> list[MemoryItem]:
+        """Move memories to ``"warm"`` or ``"cold"`` (archived at ``when``); each move is an ``ARCHIVE`` /
+        ``RESTORE`` history row. Search paths (``dense_search``, ``keyword_search``, ``recent_memories``) see warm
+        memories only unless ``where`` names ``tier`` or ``as_of`` is given; ``list_memories`` and ``get`` see every
+        tier. Returns the moved memories. Raises NotFoundError, InvalidInputError. See :mod:`.tiers_sql`."""
+
+    def merge_memories(self, tenant: str, keep_id: str, dup_ids: list[str], *, when: datetime, actor: str,
+                       reason: str | None = None) -> MemoryItem:
+        """Close near-duplicates in favour of ``keep_id`` (``valid_to`` = ``when``, ``superseded_by``), merging
+        their source message ids and access counts into it; ``MERGE`` history rows. Raises NotFoundError,
+        ConflictError. See :mod:`.tiers_sql`."""
 
     def close(self) -> None:
         """Release connections."""

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import FilterError
-from ..filters import TEXT_FIELDS, TIME_FIELDS, And, Cond, FilterNode, Not, Or
+from ..filters import TEXT_FIELDS, TIME_FIELDS, And, Cond, FilterNode, Not, Or, names_field
 from ..types import Scope
 
 __all__ = ["SQLiteFilterCompiler"]
@@ -73,9 +73,10 @@ class SQLiteFilterCompiler:
         return sql, params
 
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
-              include_superseded: bool = False) -> tuple[str, list[Any]]:
+              include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:
         """Scope + validity + filter. With ``as_of``: what was current then (said by then, not yet superseded);
-        otherwise only current memories unless ``include_superseded``."""
+        otherwise only current memories unless ``include_superseded``. ``live`` (the search paths): without
+        ``as_of`` and without a condition on ``tier`` in ``node``, warm memories only (cold ones are archived)."""
         ph = self.param
         base, params = self.scope_sql(scope)
         if as_of is not None:
@@ -84,6 +85,8 @@ class SQLiteFilterCompiler:
             params += [t, t, t]
         elif not include_superseded:
             base += " AND m.valid_to IS NULL"
+        if live and as_of is None and not names_field(node, "tier"):
+            base += " AND m.tier = 'warm'"
         fsql, fparams = self.compile(node)
         return f"{base} AND {fsql}", params + fparams
 

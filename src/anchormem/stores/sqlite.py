@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
-from ..filters import FilterNode
+from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
+from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .migrations import LATEST, MIGRATIONS
@@ -40,7 +40,11 @@ from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
+from . import sqlcipher
+from .sqlcipher import EncryptionKey
+from .generation import SQLiteGenerationMixin
 from .sqlfilter import SQLiteFilterCompiler
+from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 
 __all__ = ["SQLiteStore"]
@@ -49,7 +53,8 @@ log = logging.getLogger(__name__)
 
 _COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
          "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
-         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact")
+         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, "
+         "tier, archived_at")
 
 
 def scope_token(tenant: str, user_id: str) -> str:
@@ -61,15 +66,28 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
+class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
+    ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
+    :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
+    not written for an encrypted store.
 
-    Raises StoreError when the file cannot be opened or migrated.
+    Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
+    key or a wrong key on an encrypted one, or a missing SQLCipher binding.
     """
 
-    def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD) -> None:
+    def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
+                 encryption_key: EncryptionKey | str | bytes | None = None) -> None:
         self.path = str(path)
         self._memory = self.path == ":memory:"
+        self._key = None if encryption_key is None else EncryptionKey(encryption_key)
+        self._db_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+        if self._key is not None:
+            if self._memory:
+                raise ConfigError("encryption at rest needs a database file, not ':memory:'")
+            self._db_errors += sqlcipher.errors()  # ConfigError naming the extra when the binding is missing
+        if not self._memory:
+            sqlcipher.check_file(self.path, self._key)
         if self._memory:
             self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
@@ -95,14 +113,15 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         if conn is None:
             try:
                 conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False,
-                                       timeout=30.0)
+                                       timeout=30.0) if self._key is None else \
+                    sqlcipher.connect(self._uri, self._key, timeout=30.0)
                 conn.execute("PRAGMA busy_timeout = 30000")
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
                 if not self._memory:
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute("PRAGMA synchronous = NORMAL")
-            except sqlite3.Error as exc:
+            except self._db_errors as exc:
                 raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
             self._local.conn = conn
             with self._conns_lock:
@@ -120,13 +139,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
 
     def _read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         try:
             return self._conn().execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
+        except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
 
     def _migrate(self) -> None:
@@ -147,7 +166,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
 
     def _set_dim(self, dim: int) -> None:
         self.dim = dim
-        index_dir = None if self._memory else Path(self.path + ".vec")
+        index_dir = None if self._memory or self._key is not None else Path(self.path + ".vec")
         self.vectors = VectorCache(dim, ann_threshold=self._ann_threshold, index_dir=index_dir,
                                    store_id=self.store_id)
 
@@ -157,7 +176,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         for c in conns:
             try:
                 c.close()
-            except sqlite3.Error:
+            except self._db_errors:
                 pass
         self._closed = True
         if self.vectors:
@@ -210,7 +229,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
                 metadata=json.loads(r[19]), source_message_ids=json.loads(r[20]), source_text=r[21],
                 superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
                 expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
-                fact=FactSlot.model_validate_json(r[27]) if r[27] else None,
+                fact=FactSlot.model_validate_json(r[27]) if r[27] else None, tier=r[28],
+                archived_at=from_epoch(r[29]),
             ))
         return out
 
@@ -252,7 +272,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
                 it = nm.item
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding) "
-                    f"VALUES ({','.join('?' * 29)})",
+                    f"VALUES ({','.join('?' * 31)})",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -260,7 +280,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
                      json.dumps(it.metadata, ensure_ascii=False, default=str),
                      json.dumps(it.source_message_ids), it.source_text, it.superseded_by, 0, None,
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     it.fact.model_dump_json() if it.fact else None, nm.content_hash, blob))
+                     it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
+                     blob))
                 if cur.rowcount == 0:
                     row = c.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
@@ -279,7 +300,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
                 key = (it.tenant, it.user_id)
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
-                if it.valid_to is None:
+                if it.valid_to is None and it.tier == "warm":
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
                 results.append(WriteResult("ADD", it))
                 for old_id in nm.supersedes:
@@ -383,7 +404,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
             return True
         try:
             busy = self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        except sqlite3.Error as exc:
+        except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
         if busy:
             log.warning("anchormem: WAL checkpoint after a purge could not finish (a reader is active); purged "
@@ -446,8 +467,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         if not expiries:
             return 0
         with self._tx() as c:
-            return sum(c.execute("UPDATE memories SET expires_at=? WHERE id=? AND tenant=?", (_ep(when), mid, tenant)
-                                 ).rowcount for mid, when in expiries.items())
+            gens = self._bump_ids(c, tenant, list(expiries))
+            n = sum(c.execute("UPDATE memories SET expires_at=? WHERE id=? AND tenant=?", (_ep(when), mid, tenant)
+                              ).rowcount for mid, when in expiries.items())
+        self._advance(gens)
+        return n
 
     def purge_expired(self, tenant: str, before: datetime, *, user_id: str | None = None, purge: bool = False,
                       actor: str = "gc") -> dict[str, int]:
@@ -524,8 +548,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         with self._tx(write=False) as c:
             g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
                           ).fetchone()
-            rows = c.execute("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL",
-                             (tenant, user_id)).fetchall()
+            rows = c.execute("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL "
+                             "AND tier = 'warm'", (tenant, user_id)).fetchall()
         ids = np.array([r[0] for r in rows], dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
         return ids, mat.reshape(len(rows), self.dim or 0), g[0] if g else 0
@@ -537,8 +561,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        if as_of is not None:  # past states include superseded rows: score them straight from the table
-            sql, params = self._filters.where(scope, where, as_of)
+        if as_of is not None or names_field(where, "tier"):  # past states include superseded rows, and a filter
+            # on tier may want cold rows: both are outside the cached (current, warm) vectors; score from the table
+            sql, params = self._filters.where(scope, where, as_of, live=True)
             rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
             if not rows:
                 return []
@@ -551,7 +576,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
         sv = self.vectors.get(key, gen, lambda: self._load_scope(*key))
         allowed = None
         if where is not None or scope.agent_id is not None or scope.session_id is not None:
-            sql, params = self._filters.where(scope, where, None)
+            sql, params = self._filters.where(scope, where, None, live=True)
             allowed = {r[0] for r in self._read(f"SELECT m.rowid FROM memories m WHERE {sql}", params)}
         rowids, scores = self.vectors.search(sv, q, k, allowed)
         if len(rowids) == 0:
@@ -567,8 +592,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
             return []
         match = f"scope:{fts_quote(scope_token(scope.tenant, scope.user_id))} AND body:(" + \
             " OR ".join(fts_quote(t) for t in terms) + ")"
-        sql, params = self._filters.where(scope, where, as_of)
-        q = (f"SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts JOIN memories m "
+        sql, params = self._filters.where(scope, where, as_of, live=True)
+        # CROSS JOIN keeps the FTS5 match as the outer loop: newer SQLite (3.51, the SQLCipher build) otherwise
+        # walks the user's rows and runs one FTS lookup per row (about 60x slower at 300 memories)
+        q = (f"SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts CROSS JOIN memories m "
              f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?")
         return [(r[0], float(r[1])) for r in self._read(q, [match, *params, k])]
 
@@ -579,9 +606,12 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
         with self._tx() as c:
-            return sum(c.execute("UPDATE memories SET labels=? WHERE id=? AND tenant=?",
-                                 (json.dumps([lb.model_dump() for lb in labs], ensure_ascii=False), mid, tenant)
-                                 ).rowcount for mid, labs in labels.items())
+            gens = self._bump_ids(c, tenant, list(labels))
+            n = sum(c.execute("UPDATE memories SET labels=? WHERE id=? AND tenant=?",
+                              (json.dumps([lb.model_dump() for lb in labs], ensure_ascii=False), mid, tenant)
+                              ).rowcount for mid, labs in labels.items())
+        self._advance(gens)
+        return n
 
     def user_ids(self, tenant: str) -> list[str]:
         """Every user of a tenant that has memories."""
@@ -600,7 +630,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""
-        sql, params = self._filters.where(scope, None, None)
+        sql, params = self._filters.where(scope, None, None, live=True)
         return self._items(self._read(f"SELECT {_COLS} FROM memories m WHERE {sql} "
                                       "ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?", params + [limit]))
 
@@ -663,10 +693,12 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin):
 
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         with self._tx() as c:
+            gens = self._bump_ids(c, tenant, [memory_id])
             if c.execute("UPDATE memories SET slot=?, fact=? WHERE id=? AND tenant=?",
                          (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
                           tenant)).rowcount == 0:
                 raise NotFoundError(f"no memory {memory_id!r}")
+        self._advance(gens)
 
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
                      reason: str | None = None) -> MemoryItem:
