@@ -46,6 +46,15 @@ def _run(data: str, workers: int) -> dict:
                 "db_mb": round(os.path.getsize(db) / 2**20, 1)}
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (machines differ between runs; the number means little without it)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as fh:
+            return next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "")
+    except OSError:
+        return platform.processor()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared/datasets/locomo/locomo10.json"))
@@ -57,7 +66,8 @@ def main() -> None:
         runs.append(r)
         print(f"workers {w}: {r['seconds']} s, {r['messages_per_s']} messages/s, {r['memories_added']} memories, "
               f"peak RSS {r['peak_rss_mb_largest_process']} MB", flush=True)
-    res = {"benchmark": "locomo-ingest", "data": a.data, "cpus": os.cpu_count(), "machine": platform.machine(),
+    res = {"benchmark": "locomo-ingest", "data": a.data, "cpus": os.cpu_count(), "cpu_model": _cpu_model(),
+           "machine": platform.machine(),
            "python": platform.python_version(), "runs": runs}
     out = HERE / "results" / "ingest.json"
     out.parent.mkdir(exist_ok=True)
