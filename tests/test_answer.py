@@ -63,6 +63,42 @@ def test_named_subject_mismatch_abstains():
     assert extractive_answer("When did Melanie go camping?", [nick]).abstained is False
 
 
+def test_a_question_is_no_evidence():
+    """Words inside a question ("What motivated you to pursue counseling?") state nothing (LoCoMo category 5)."""
+    asked = _hit("Woah, it sounds like impressive work. What motivated you to pursue counseling?", speaker="Melanie")
+    a = extractive_answer("What motivated Melanie to pursue counseling?", [asked])
+    assert a.abstained is True and a.evidence[0].explain["evidence"]["covered"]["counseling"] == 0.0
+    told = _hit("My own journey motivated me to pursue counseling.", speaker="Melanie")
+    assert extractive_answer("What motivated Melanie to pursue counseling?", [told]).citations[0].text == told.memory.text
+
+
+def test_what_the_speaker_says_of_the_addressee_is_not_about_the_speaker():
+    cheer = _hit("That charity race sounds great, Mel! I'm proud of you. You ran the charity race so well!",
+                 speaker="Caroline")
+    assert extractive_answer("What did Caroline do at the charity race?", [cheer]).abstained is True
+    own = _hit("I ran the charity race with you last Sunday!", speaker="Caroline")  # first person: about her too
+    assert extractive_answer("What did Caroline do at the charity race?", [own]).abstained is False
+
+
+def test_further_names_must_be_named():
+    rome = _hit("Took a short trip last week to Rome to clear my mind.", speaker="Jon")
+    a = extractive_answer("What did Jon take a trip to Barcelona for?", [rome])
+    assert a.abstained is True and a.evidence[0].explain["evidence"]["covered"]["barcelona"] == 0.0
+    assert extractive_answer("What did Jon take a trip to Rome for?", [rome]).abstained is False
+    # a word of a multi-word name is not a further name of its own
+    assert [t for t, _ in analyze_question("What yield did I mention for Steady Income Fund No. 3?").terms] == \
+        ["yield", "mention", "3"]
+
+
+def test_contrasting_words_never_cover_each_other(e5):
+    scorer = EvidenceScorer(e5)
+    gift = _hit("This necklace is a gift from my grandma in Sweden.", speaker="Caroline", dense=0.9)
+    [s] = scorer.score("What was grandpa's gift to Caroline?", [gift])
+    assert s.covered["grandpa"] == 0.0
+    [s] = scorer.score("What was grandma's gift to Caroline?", [gift])
+    assert s.covered["grandma"] == 1.0
+
+
 def test_second_citation_must_be_relevant():
     vet = _hit("Her first vet visit cost 85 euros.", dense=0.88, i=0)
     lena = _hit("My sister Lena is visiting from Toronto on March 22.", dense=0.86, i=1)

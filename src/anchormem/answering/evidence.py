@@ -13,7 +13,14 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
    "dog"~"cat" does not). Light terms ("name", "time", "go", "名字"...) weigh less, and at least one heavy
    term must be covered, so "What is my dog's name?" never cites "a rescue cat named Pixel".
-3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate.
+3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
+   whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
+
+What counts as the memory's words (:func:`stated_text`): only sentences that state something (a question in a
+memory is no evidence); when the question's subject is the memory's speaker, only sentences about the speaker (one
+that says "you" or addresses someone by name without "I/my/we" is about the addressee). Further names in the
+question match as names only, never by embedding ("Barcelona" is not "Rome"), and contrasting words never cover
+each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: :data:`_CONTRASTS`).
 
 Citations are the supporting memories whose coverage is within ``second_gap`` of the best one (a second
 citation clears the same bar, it is not just next in rank), at most ``max_citations``.
@@ -30,6 +37,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..facts.keys import LIGHT_VERBS
+from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Hit
 
@@ -92,6 +100,7 @@ _LIGHT = frozenset("""name names named call called time times day days date year
     place places town state location area 城市 国家 地方 地点 名字 叫 名 时间 东西 事情 去 做 想
     喜欢 结果 情况 最近 现在 平时 打算 计划 开始 新 旧 第一""".split())
 _NAME = re.compile(r"\b([A-Z][a-zA-Z\-]+)(?:'s|’s)?\b")
+_IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
 _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
     Can Could Would Should Will May Might Am The A An In On At For Of And Or But If My Your Our Their His Her Its
     Tell Please Any Some Ever User Mr Mrs Ms Dr""".split())
@@ -118,6 +127,31 @@ _SYNONYMS: list[set[str]] = [
     {"diet", "vegetarian", "vegan", "pescatarian", "meat", "素食", "吃素", "素食者", "吃肉", "肉"},
     {"coffee", "咖啡"}, {"tea", "茶"}, {"swim", "swimm", "游泳"}, {"run", "runn", "ran", "跑步", "跑"},
 ]
+# words that embed close together but name different things: never a semantic match for each other
+# ("grandpa" must not be covered by "grandma"); each row: the mutually exclusive groups of one contrast
+_CONTRASTS: list[list[set[str]]] = [
+    [{"grandma", "grandmother", "granny", "nana", "奶奶", "外婆", "姥姥"},
+     {"grandpa", "grandfather", "granddad", "爷爷", "外公", "姥爷"}],
+    [{"mom", "mother", "mum", "mommy", "妈妈", "母亲"}, {"dad", "father", "daddy", "爸爸", "父亲"}],
+    [{"sister", "sis", "姐姐", "妹妹"}, {"brother", "bro", "哥哥", "弟弟"}],
+    [{"daughter", "女儿"}, {"son", "儿子"}], [{"wife", "妻子", "老婆"}, {"husband", "丈夫", "老公"}],
+    [{"aunt", "阿姨", "姑姑"}, {"uncle", "叔叔", "舅舅"}], [{"niece"}, {"nephew"}],
+    [{"girlfriend", "女朋友"}, {"boyfriend", "男朋友"}], [{"girl", "女孩"}, {"boy", "男孩"}],
+    [{"woman", "women"}, {"man", "men"}],
+    [{"cat", "cats", "kitten", "猫"}, {"dog", "dogs", "puppy", "狗"}],
+    [{w} for w in "monday tuesday wednesday thursday friday saturday sunday".split()],
+    [{w} for w in "january february march april june july august september october november december".split()],
+]
+_CONTRAST_INDEX: dict[str, tuple[int, int]] = {w: (i, j) for i, row in enumerate(_CONTRASTS)
+                                               for j, grp in enumerate(row) for w in grp}
+
+
+def contrasting(a: str, b: str) -> bool:
+    """``a`` and ``b`` name different members of one contrast (grandma / grandpa, Monday / Friday)."""
+    ca, cb = _CONTRAST_INDEX.get(a.lower()), _CONTRAST_INDEX.get(b.lower())
+    return ca is not None and cb is not None and ca[0] == cb[0] and ca[1] != cb[1]
+
+
 _SYN_INDEX: dict[str, int] = {}
 for _i, _g in enumerate(_SYNONYMS):
     for _w in _g:
@@ -192,6 +226,12 @@ def analyze_question(question: str) -> QuestionInfo:
         if g is not None and any(_syn_group(u) == g for u, _ in terms):
             continue  # one concept counts once ("叫什么名字")
         terms.append((t, 0.35 if (t in _LIGHT or stem(t) in _LIGHT) else 1.0))
+    solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and
+            not re.search(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+$", question[:m.start(1)])}
+    for n in names[1:]:  # further names are key terms, matched as names only ("Barcelona" is not "Rome"); a word
+        if n in solo and n.lower() not in seen:  # of a multi-word name ("Steady Income Fund") is not one of its own
+            seen.add(n.lower())
+            terms.append((n.lower(), 1.0))
     wants = bool(re.search(r"\bhow (?:much|many|long|old)\b|多少|几", question, re.I))
     return QuestionInfo(question, zh, names, terms, wants)
 
@@ -218,9 +258,32 @@ class Scored:
                 "dense_ok": self.dense_ok, "covered": self.covered}
 
 
-def _memory_words(hit: Hit) -> list[str]:
+def stated_text(text: str, *, about_speaker: bool = False) -> str:
+    """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
+    pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
+    others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
+    race sounds great, Mel!" is not about the speaker's race)."""
+    keep = []
+    for sent in split_sentences(text):
+        to_other = _SECOND_PERSON.search(sent) or _VOCATIVE.search(sent)  # "you…", "That sounds great, Mel!"
+        if _ASKS.search(sent.strip()) or (about_speaker and to_other and not _FIRST_PERSON.search(sent)):
+            continue
+        keep.append(sent)
+    return " ".join(keep)
+
+
+_ASKS = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|our|us)\b|我", re.I)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|yourself)\b|你", re.I)
+
+
+def _speaker_is_subject(q: QuestionInfo, hit: Hit) -> bool:
+    return bool(q.names) and bool(hit.memory.speaker) and _same_name(q.names[0], hit.memory.speaker or "")
+
+
+def _memory_words(hit: Hit, stated: str) -> list[str]:
     m = hit.memory
-    words = list(query_terms(m.text))
+    words = list(query_terms(stated))
     if m.speaker:
         words.extend(query_terms(m.speaker))
     return words + _slot_words(hit)
@@ -311,8 +374,9 @@ class EvidenceScorer:
     # one question ----------------------------------------------------------------------------------------
     def score(self, question: str | QuestionInfo, hits: list[Hit]) -> list[Scored]:
         q = analyze_question(question) if isinstance(question, str) else question
-        words = [_memory_words(h) for h in hits]
-        lexical = [self._lexical(q, h, ws) for h, ws in zip(hits, words)]
+        stated = [stated_text(h.memory.text, about_speaker=_speaker_is_subject(q, h)) for h in hits]
+        words = [_memory_words(h, st) for h, st in zip(hits, stated)]
+        lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(hits, words, stated)]
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
         denses = [h.explain.get("dense") for h in hits]
@@ -335,8 +399,8 @@ class EvidenceScorer:
                                                                                    cov.items()}))
         return out
 
-    def _lexical(self, q: QuestionInfo, hit: Hit, words: list[str]) -> dict[str, float]:
-        text = hit.memory.text.lower()
+    def _lexical(self, q: QuestionInfo, hit: Hit, words: list[str], stated: str) -> dict[str, float]:
+        text = stated.lower()
         stems = {stem(w) for w in words}
         groups = {g for w in words if (g := _syn_group(w)) is not None}
         for i, grp in enumerate(_SYNONYMS):  # CJK synonyms can hide inside longer jieba words
@@ -364,7 +428,8 @@ class EvidenceScorer:
         return cov
 
     def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]]) -> None:
-        need = [t for t, _ in q.terms if any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
+        names = {n.lower() for n in q.names}
+        need = [t for t, _ in q.terms if t not in names and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
         if not need:
             return
         mem_words = sorted({w for ws in words for w in ws[:60] if len(w) > 1 or has_cjk(w)})
@@ -381,7 +446,8 @@ class EvidenceScorer:
             for t in need:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
-                sim = float(np.max(mat @ qv[t]))
+                sims = mat @ qv[t]
+                sim = max((float(x) for w, x in zip(cand, sims) if not contrasting(t, w)), default=-1.0)
                 if sim >= bars[t]:
                     cov[t] = max(cov.get(t, 0.0), 0.9)
 
