@@ -14,7 +14,7 @@ from anchormem.eval.polysemy import format_table, load_cases, run_polysemy
 
 def latency(n_queries: int = 40) -> dict:
     cases = load_cases()
-    with Memory(":memory:") as mem:
+    with Memory(":memory:", cache=False) as mem:  # the hot cache would answer repeated searches: time the search
         for c in cases:
             for key, turns in c.sessions.items():
                 mem.add([{"role": "user", "content": t} for t in turns], user_id="u", session_id=key)

@@ -270,3 +270,15 @@ def test_cli_eval_polysemy_json(monkeypatch):
     assert set(out["per_case"]) == {"dense", "hybrid", "anchored"}
     res = CliRunner().invoke(app, ["eval", "polysemy", "--embedder", "hash", "--no-pooled"])
     assert res.exit_code == 0 and "anchored" in res.stdout
+
+
+@pytest.mark.parametrize("text,domain,topic", [
+    ("I'm allergic to peanuts.", "health", "allergies"), ("I live in Lisbon.", "home", "residence"),
+    ("我住在杭州。", "home", "residence"), ("I work at Google.", "work", "employer"),
+    ("I have two cats.", "nature", "pets"), ("I'm vegetarian.", "food", "diet"), ("I have 2 kids.", "family", "children"),
+])
+def test_a_fact_slot_names_the_label_of_a_short_turn(mem_e5, text, domain, topic):
+    """A few words embed anywhere ("I live in Lisbon." was labelled technology); the fact's slot decides."""
+    item = mem_e5.add(text, user_id="slot")[0].memory
+    assert item.fact is not None
+    assert (item.labels[0].domain, item.labels[0].topic, item.labels[0].primary) == (domain, topic, True)

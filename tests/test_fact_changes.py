@@ -30,6 +30,9 @@ CHANGES = [
     ("I love spicy food.", "I don't eat spicy food any more.", "does:spicy food", "Does the user like spicy food?"),
     ("我喜欢吃辣。", "我现在不吃辣了。", "does:辣", "用户喜欢吃辣吗？"),
     ("我每天早上喝咖啡。", "我不喝咖啡了。", "does:咖啡", "用户喝咖啡吗？"),
+    ("我每天喝咖啡。", "我戒咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
+    ("我喜欢吃辣。", "我戒辣了。", "does:辣", "我还吃辣吗？"),
+    ("I drink coffee every morning.", "I quit coffee last month.", "does:coffee", "Do I drink coffee?"),
     ("我是素食者。", "我开始吃肉了。", "diet", "用户吃素吗？"),
     ("我养了两只猫。", "我现在养了三只猫。", "count:cat", "用户养了几只猫？"),
 ]
@@ -71,7 +74,7 @@ def test_restating_the_current_statement_in_other_words_is_a_noop(mem):
 
 @pytest.mark.parametrize("text", [
     "I think so.", "I use it every day.", "I read that article yesterday.", "I take care of it.",
-    "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.",
+    "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.", "I stopped by the store.", "I quit my job.",
 ])
 def test_no_habit_fact_from_ordinary_sentences(text):
     assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == []

@@ -73,9 +73,9 @@ class Adapter:
         self.lookup = LookupEmbedder(dim, fallback)
         self.emb = _Embedder(self.lookup, real)
         if self.backend == "pg":
-            self.mem = Memory(url=pg_url, embedder=self.emb, llm=None)
+            self.mem = Memory(url=pg_url, embedder=self.emb, llm=None, cache=False)  # peers have no result cache
         else:
-            self.mem = Memory(str(self.dir / "anchormem.db"), embedder=self.emb, llm=None)
+            self.mem = Memory(str(self.dir / "anchormem.db"), embedder=self.emb, llm=None, cache=False)
         self.pg_url = pg_url
         return {"import_seconds": t_import, "open_seconds": time.perf_counter() - t0}
 

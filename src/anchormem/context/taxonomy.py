@@ -35,7 +35,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-__all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "taxonomy_fingerprint", "norm_tag", "describe"]
+__all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "taxonomy_fingerprint", "norm_tag", "describe",
+           "slot_domain", "slot_topic"]
 
 
 @dataclass(frozen=True)
@@ -360,3 +361,41 @@ def norm_tag(value: str | None) -> str | None:
         return None
     v = " ".join(str(value).split()).lower()
     return v or None
+
+
+# A fact's slot names its domain outright; the write-side labeller takes it as a strong hint (context/anchor.py)
+_SLOT_DOMAINS = {"home_city": "home", "address": "home", "hometown": "home", "employer": "work",
+                 "occupation": "work", "diet": "food", "allergy": "health", "bank_card": "finance",
+                 "iban": "finance", "salary": "finance", "income": "finance", "passport": "legal",
+                 "id_number": "legal"}
+_COUNT_DOMAINS = {"cat": "nature", "dog": "nature", "pet": "nature", "fish": "nature", "bird": "nature",
+                  "rabbit": "nature", "hamster": "nature", "horse": "nature", "car": "transport", "bike": "transport",
+                  "house": "home"}
+
+
+_SLOT_TOPICS = {"home_city": "residence", "address": "residence", "hometown": "hometown", "employer": "employer",
+                "occupation": "occupation", "diet": "diet", "allergy": "allergies", "count": "pets"}
+
+
+def slot_topic(attribute: str | None) -> str | None:
+    """A topic tag for a fact slot's label (``home_city`` -> residence), or None."""
+    if not attribute:
+        return None
+    head, _, key = attribute.partition(":")
+    if head == "count" and slot_domain(attribute) != "nature":
+        return {"car": "vehicles", "bike": "vehicles", "house": "property"}.get(key, "children")
+    return _SLOT_TOPICS.get(head)
+
+
+def slot_domain(attribute: str | None) -> str | None:
+    """The taxonomy domain a fact slot belongs to (``home_city`` -> home, ``allergy:peanut`` -> health,
+    ``count:cat`` -> nature, ``count:child`` -> family), or None when the slot does not say."""
+    if not attribute:
+        return None
+    head, _, key = attribute.partition(":")
+    if head == "count":
+        return _COUNT_DOMAINS.get(key, "family")
+    if head.endswith("_name"):
+        return _COUNT_DOMAINS.get(head[: -len("_name")])
+    return _SLOT_DOMAINS.get(head)
+

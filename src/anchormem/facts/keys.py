@@ -33,7 +33,7 @@ __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "sibling_attr
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
 _STOP = frozenset("the a an some any my our your his her their this that these those to of for".split())
-LIGHT_VERBS = frozenset("drink eat play go do have take get".split())
+LIGHT_VERBS = frozenset("drink eat play go do have take get 吃 喝 玩 打 去 做 抽 看".split())
 # a trailing place / time / company / frequency phrase is not part of the thing ("jogging in the park")
 _TRAIL = re.compile(
     r"\s+(?:in|on|at|with|every|each|after|before|during|around|near|daily|weekly|regularly|sometimes|often|"

@@ -154,6 +154,9 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|into|keen on)\s+" + _V), _likes, 1),
     (_c(r"\bI(?:'ve| have)?\s+(?:stopped|quit|gave up|given up)\s+(?P<v>\w+ing\b.*)"), _does, -1),
     (_c(r"\bI(?:'ve| have)?\s+(?:gave up|given up|cut out)\s+(?P<v>(?!on\b|hope\b|trying\b).+)"), _does, -1),
+    # "I quit coffee", "I've stopped sugar" (a lowercase thing: "I quit Google" is an employer, below)
+    (_c(r"\bI(?:'ve| have)?\s+(?:just\s+|finally\s+)?(?:quit|stopped)\s+(?P<v>(?!(?:by|at|in|on|to|for|and|"
+        r"because|it|that|this|there|my job|the job|working|being)\b)(?-i:[a-z])[\w' -]+)"), _does, -1),
     # diet: "I'm (a) vegetarian", "I went vegan", "I'm on a keto diet"; "I started eating meat again"
     (_c(r"\bI(?:'m| am|'ve been| have been)\s+" + _ADV + r"(?:now\s+)?(?:an?\s+)?(?:strict\s+)?(?:on\s+an?\s+)?"
         + _DIET_V), _const("diet"), 1),
@@ -204,6 +207,9 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"我" + _ZADV + r"(?:是|成了|变成了?|开始)?(?P<v>纯素食主义者|纯素食者|素食主义者|素食者|吃素)"),
      _const("diet"), 1),
     (re.compile(r"我" + _ZADV + r"(?:又|重新)?(?:开始)?(?P<v>吃肉)了"), _const("diet"), 1),
+    # "我戒烟了", "我把咖啡戒了", "我戒辣了": a habit given up
+    (re.compile(r"我" + _ZADV + r"(?:已经|终于)?戒(?:掉|了)?(?P<v>[^，。！？,.!?；;了]{1,8})了?"), _does, -1),
+    (re.compile(r"我" + _ZADV + r"(?:已经|终于)?把(?P<v>[^，。！？,.!?；;]{1,8}?)戒(?:掉)?了"), _does, -1),
     (re.compile(r"我" + _ZADV + r"(?:有|养了?)\s*(?P<v>(?:[一二两三四五六七八九十]|\d+)\s*[只条个辆套位匹]\s*"
                 r"(?P<n>猫|狗|孩子|儿子|女儿|车|房子?|鱼|鸟|兔子|宠物|兄弟|姐妹))"),
      lambda m: f"count:{_ZH_COUNTED.get(m.group('n'), m.group('n'))}", 1),
