@@ -9,7 +9,7 @@ import pytest
 from anchormem import Memory
 from anchormem.eval.locomo import format_table, normalize_evidence, run_locomo
 
-DATA = Path("/work/shared/datasets/locomo/locomo10.json")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo10.json"  # beside the checkout
 FLOOR = 0.55
 
 
@@ -29,7 +29,7 @@ def test_per_message_metadata_is_merged(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.exists(), reason="LoCoMo data not available")
+@pytest.mark.skipif(not DATA.exists(), reason=f"LoCoMo data not found at {DATA}")
 def test_locomo_first_conversation_recall(e5):
     seen = []
     r = run_locomo(str(DATA), conversations=1, embedder=e5, recipe=["bm25", "hybrid_rrf"],

@@ -8,7 +8,7 @@ DOCUMENTED = [
     "Memory", "Settings", "SearchConfig", "AnswerConfig", "Message", "MemoryItem", "MemoryEvent", "Hit",
     "Answer", "HistoryEntry", "Label", "Entity", "Scope", "AnchormemError", "ConfigError",
     "EmbedderMismatchError", "NotFoundError", "InvalidInputError", "FilterError", "ScopeError", "ProviderError",
-    "EmbeddingError", "LLMError", "StoreError",
+    "EmbeddingError", "LLMError", "StoreError", "ConflictError", "PrivacyError", "LLMParseError",
 ]
 
 
@@ -37,6 +37,16 @@ def test_error_tree():
     for exc in (ConfigError, NotFoundError, InvalidInputError, ProviderError):
         assert issubclass(exc, AnchormemError)
     assert FilterError.code == "invalid_filter" and ScopeError.code == "invalid_scope"
+
+
+def test_every_error_class_in_errors_module_is_exported():
+    import anchormem.errors as errors_mod
+    from anchormem import ConflictError, LLMError, LLMParseError, PrivacyError
+
+    assert set(errors_mod.__all__) <= set(anchormem.__all__)
+    assert issubclass(LLMParseError, LLMError) and LLMParseError.code == "llm_parse_error"
+    assert ConflictError.code == "conflict" and PrivacyError.code == "privacy_error"
+    assert ConflictError is errors_mod.ConflictError and PrivacyError is errors_mod.PrivacyError
 
 
 def test_testing_helpers():

@@ -18,10 +18,17 @@ caller's scope; otherwise it is an error, so typos never silently match nothing.
 
 Operators: ``eq, ne, gt, gte, lt, lte, in, nin, exists`` (``contains`` for text). Anything else raises
 :class:`~anchormem.errors.FilterError`.
+
+Limits (checked before anything is parsed or sent to the database; over them is a FilterError, HTTP 400
+``invalid_filter``): ``AND``/``OR``/``NOT`` nest at most :data:`MAX_FILTER_DEPTH` (16) deep; a filter has at most
+:data:`MAX_FILTER_CONDITIONS` (256) conditions (each field/operator pair counts one, so
+``{"created_at": {"gte": a, "lt": b}}`` is two); ``in``/``nin`` lists hold at most :data:`MAX_FILTER_VALUES`
+(10,000) values in all.
 """
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,7 +38,13 @@ from .errors import FilterError, InvalidInputError
 from .timeutil import to_epoch
 
 __all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS", "names_field",
-           "TIERS"]
+           "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS", "MAX_FILTER_VALUES"]
+
+MAX_FILTER_DEPTH = 16  # AND/OR/NOT nesting levels
+MAX_FILTER_CONDITIONS = 256  # field/operator conditions in one filter
+MAX_FILTER_VALUES = 10_000  # values in all in/nin lists of one filter
+_show = reprlib.Repr()  # bounded repr for error messages: never recurses into a deep value
+_show.maxstring = _show.maxother = 80
 
 TEXT_FIELDS = ("agent_id", "session_id", "role", "source", "kind", "speaker", "user_id", "tier")
 TIME_FIELDS = ("created_at", "updated_at", "event_time", "valid_from", "valid_to", "expires_at", "archived_at")
@@ -86,6 +99,7 @@ def parse_filters(
         raise FilterError(f"filters must be a dict, got {type(filters).__name__}")
     if not filters:
         return None
+    check_filter_size(filters)
     known_meta: list[set[str] | None] = [None]
 
     def meta_keys() -> set[str]:
@@ -95,7 +109,7 @@ def parse_filters(
 
     def node(d: dict[str, Any]) -> FilterNode:
         if not isinstance(d, dict) or not d:
-            raise FilterError(f"a filter clause must be a non-empty dict, got {d!r}")
+            raise FilterError(f"a filter clause must be a non-empty dict, got {_show.repr(d)}")
         parts: list[FilterNode] = []
         for key, value in d.items():
             ukey = key.upper() if isinstance(key, str) else key
@@ -112,7 +126,7 @@ def parse_filters(
 
     def canonical(key: str) -> str:
         if not isinstance(key, str) or not key:
-            raise FilterError(f"filter keys must be non-empty strings, got {key!r}")
+            raise FilterError(f"filter keys must be non-empty strings, got {_show.repr(key)}")
         if key in TEXT_FIELDS or key in TIME_FIELDS or key in NUMBER_FIELDS:
             return key
         if key in LABEL_FIELDS or key in ENTITY_FIELDS:
@@ -138,7 +152,8 @@ def parse_filters(
             conds = []
             for op, v in value.items():
                 if op not in OPERATORS:
-                    raise FilterError(f"unknown operator {op!r} for {key!r}; operators: {', '.join(OPERATORS)}")
+                    raise FilterError(f"unknown operator {_show.repr(op)} for {key!r}; "
+                                      f"operators: {', '.join(OPERATORS)}")
                 conds.append(make(field, op, v))
             return conds[0] if len(conds) == 1 else And(tuple(conds))
         return make(field, "eq", value)
@@ -146,7 +161,7 @@ def parse_filters(
     def make(field: str, op: str, v: Any) -> Cond:
         if op == "exists":
             if not isinstance(v, bool):
-                raise FilterError(f"'exists' takes true/false, got {v!r}")
+                raise FilterError(f"'exists' takes true/false, got {_show.repr(v)}")
             return Cond(field, op, v)
         if op in ("in", "nin"):
             if not isinstance(v, (list, tuple)) or not v:
@@ -168,7 +183,7 @@ def parse_filters(
                 raise FilterError(str(exc)) from exc
         if field in NUMBER_FIELDS:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise FilterError(f"{field!r} compares with numbers, got {v!r}")
+                raise FilterError(f"{field!r} compares with numbers, got {_show.repr(v)}")
             return float(v)
         if field.startswith("metadata."):
             if isinstance(v, (dict, list, datetime)):
@@ -177,12 +192,46 @@ def parse_filters(
         if v is None and op in ("eq", "ne"):
             return None
         if not isinstance(v, str):
-            raise FilterError(f"{field!r} compares with strings, got {v!r}")
+            raise FilterError(f"{field!r} compares with strings, got {_show.repr(v)}")
         if field == "tier" and op in ("eq", "ne", "in", "nin") and v not in TIERS:
-            raise FilterError(f"tier is 'warm' or 'cold', not {v!r}")
+            raise FilterError(f"tier is 'warm' or 'cold', not {_show.repr(v)}")
         return v
 
     return node(filters)
+
+
+def check_filter_size(filters: Any) -> None:
+    """Raise FilterError when a raw filter dict nests AND/OR/NOT deeper than :data:`MAX_FILTER_DEPTH`, has more
+    than :data:`MAX_FILTER_CONDITIONS` conditions or more than :data:`MAX_FILTER_VALUES` ``in``/``nin`` values.
+    Iterative and stops at the first excess, so any input (even one nested thousands deep) gets a FilterError,
+    never a RecursionError. Malformed clauses are left for :func:`parse_filters` to report."""
+    conditions = values = 0
+    stack: list[tuple[Any, int]] = [(filters, 0)]
+    while stack:
+        clause, depth = stack.pop()
+        if not isinstance(clause, dict):
+            continue
+        for key, value in clause.items():
+            ukey = key.upper() if isinstance(key, str) else key
+            if ukey in ("AND", "OR", "NOT"):
+                if depth + 1 > MAX_FILTER_DEPTH:
+                    raise FilterError(f"filter nests AND/OR/NOT more than {MAX_FILTER_DEPTH} levels deep")
+                if ukey == "NOT":
+                    stack.append((value, depth + 1))
+                elif isinstance(value, list):
+                    stack.extend((v, depth + 1) for v in value)
+                continue
+            if isinstance(value, dict):
+                conditions += len(value)
+                for op, v in value.items():
+                    if op in ("in", "nin") and isinstance(v, (list, tuple)):
+                        values += len(v)
+            else:
+                conditions += 1
+            if conditions > MAX_FILTER_CONDITIONS:
+                raise FilterError(f"filter has more than {MAX_FILTER_CONDITIONS} conditions")
+            if values > MAX_FILTER_VALUES:
+                raise FilterError(f"filter's in/nin lists hold more than {MAX_FILTER_VALUES:,} values in all")
 
 
 def names_field(node: FilterNode | None, field: str) -> bool:

@@ -60,6 +60,7 @@ from pydantic import TypeAdapter
 
 from .errors import ConfigError, InvalidInputError
 from .types import Hit, MemoryItem, Scope
+from .urlcheck import check_redis_url
 
 __all__ = ["HotCache", "LocalBackend", "RedisBackend", "StoreCache", "make_cache", "resolve_cache", "search_key",
            "DEFAULT_TTL"]
@@ -375,6 +376,7 @@ def resolve_cache(cache: Any, settings: Any) -> tuple[HotCache | None, bool]:
     if cache is not None and cache is not True and not isinstance(cache, str):
         raise ConfigError(f"cache must be None, a bool, a URL or a HotCache, got {type(cache).__name__}")
     url = cache if isinstance(cache, str) else settings.cache_url
+    check_redis_url(url, "cache" if isinstance(cache, str) else "ANCHORMEM_CACHE_URL")
     return make_cache(url, ttl=settings.cache_ttl, size=settings.cache_size,
                       embedding_ttl=settings.cache_embedding_ttl), True
 

@@ -38,6 +38,7 @@ from .facts.commitments import split_commitments
 from .ingest.poison import quarantine
 from .session.context import build_context
 from .session.store import SessionKey, make_session_store
+from .urlcheck import check_redis_url
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
@@ -107,6 +108,7 @@ class Memory:
             path = _path_from_url(url)
         self.path = pg_url or path or s.path or default_path()
         self.tenant = check_scope_id(tenant or s.tenant, "tenant", required=True)
+        check_redis_url(s.session_url, "ANCHORMEM_SESSION_URL")  # its form now; Redis itself on first use
         if embedder is None or isinstance(embedder, str):
             opts = {}
             if (embedder or s.embedder) == "openai":

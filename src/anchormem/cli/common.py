@@ -104,6 +104,8 @@ def _parse_filter(value: str | None) -> dict[str, Any] | None:
         data = json.loads(value)
     except json.JSONDecodeError as exc:
         raise FilterError(f"--filter is not valid JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError:
+        raise FilterError("--filter nests too deeply") from None
     if not isinstance(data, dict):
         raise FilterError(f"--filter must be a JSON object, got {type(data).__name__}")
     return data

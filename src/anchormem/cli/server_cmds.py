@@ -114,10 +114,14 @@ def keys_list(
         _out().print("[yellow]no API keys[/]")
         return
     t = Table()
-    for c in ("id", "tenant", "role", "name", "created_at", "revoked_at"):
-        t.add_column(c, no_wrap=c != "name")
+    for c in ("id", "tenant", "role", "name", "created (UTC)", "revoked (UTC)"):
+        # the id is never cut (it is what `keys revoke` takes); the other columns wrap instead of vanishing
+        t.add_column(c, no_wrap=c == "id", min_width=16 if c == "id" else min(len(c), 7))
+
+    def minute(ts: str | None) -> str:  # "2026-11-29T21:14:59+00:00" -> "2026-11-29 21:14" (stored in UTC)
+        return ts[:16].replace("T", " ") if ts else ""
     for k in keys:
-        t.add_row(k.id, k.tenant, k.role, k.name or "", k.created_at, k.revoked_at or "")
+        t.add_row(k.id, k.tenant, k.role, k.name or "", minute(k.created_at), minute(k.revoked_at))
     _out().print(t)
 
 

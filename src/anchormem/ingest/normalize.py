@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 import warnings
 from datetime import datetime
@@ -47,14 +48,22 @@ def check_text(text: Any, *, what: str, max_chars: int) -> str:
 
 
 def check_scope_id(value: Any, name: str, *, required: bool) -> str | None:
-    """Scope ids are non-empty strings of at most 256 characters. Raises ScopeError."""
+    """Scope ids are non-empty strings of at most 256 characters, without control characters (U+0000-U+001F,
+    U+007F-U+009F: NUL, tab, newline, escape, ...) or lone surrogates. Raises ScopeError."""
     if value is None:
         if required:
             raise ScopeError(f"{name} is required")
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
-        raise ScopeError(f"{name} must be a non-empty string of at most 256 characters, got {value!r}")
+        raise ScopeError(f"{name} must be a non-empty string of at most 256 characters, got {value!r:.80}")
+    bad = _SCOPE_BAD.search(value)
+    if bad is not None:
+        what = "a lone surrogate" if "\ud800" <= bad.group() <= "\udfff" else "a control character"
+        raise ScopeError(f"{name} must not contain {what} (U+{ord(bad.group()):04X} at index {bad.start()})")
     return value
+
+
+_SCOPE_BAD = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int) -> list[Message]:

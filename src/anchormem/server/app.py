@@ -32,6 +32,7 @@ from ..embedders import Embedder
 from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputError, NotFoundError, PrivacyError,
                       ProviderError)
 from ..memory import Memory
+from ..urlcheck import check_redis_url
 from .auth import AuthenticationError, PermissionDeniedError
 from .keys import KeyStore, keys_path_for, open_key_store
 from .ratelimit import RateLimitError, parse_rate_limit
@@ -154,6 +155,12 @@ def _install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        cause = exc.__cause__  # FastAPI's body parser says only "There was an error parsing the body"
+        if exc.status_code == 400 and isinstance(cause, UnicodeDecodeError):
+            return _error(400, InvalidInputError.code, "request body is not valid UTF-8 JSON "
+                          f"(bad byte at offset {cause.start})")
+        if exc.status_code == 400 and isinstance(cause, RecursionError):
+            return _error(400, InvalidInputError.code, "request body JSON nests too deeply")
         return _error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc.detail),
                       headers=getattr(exc, "headers", None))
 
@@ -254,6 +261,11 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     limits = parse_rate_limit(rate_limit, rate_burst)
     if rate_limit_url is _ENV:
         rate_limit_url = os.environ.get("ANCHORMEM_RATE_LIMIT_URL") or None
+    check_redis_url(s.session_url, "ANCHORMEM_SESSION_URL")  # Memory is built per tenant on first use: check now
+    if s.cache:
+        check_redis_url(s.cache_url, "ANCHORMEM_CACHE_URL")
+    if rate_limit_url is not None:
+        check_redis_url(rate_limit_url, "ANCHORMEM_RATE_LIMIT_URL")
     limiter = make_rate_limiter(limits, rate_limit_url, s.session_url)
     if max_body_bytes is None:
         try:

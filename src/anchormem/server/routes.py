@@ -11,8 +11,9 @@ from datetime import datetime
 from typing import Any, Literal, Optional
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 
-from ..errors import FilterError, NotFoundError
+from ..errors import FilterError, InvalidInputError, NotFoundError
 from ..memory import Memory
 from ..session.context import ContextBlock
 from .auth import Principal, require
@@ -20,7 +21,7 @@ from .schemas import (AddRequest, AddResponse, Answer, AskRequest, ContextReques
                       ForgetRequest,
                       EventsResponse, GcRequest, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
                       ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
-from .schemas import ConsolidateRequest, TierRequest
+from .schemas import ConsolidateRequest, SummarizeRequest, TierRequest
 from ..consolidate import ConsolidateReport
 
 __all__ = ["router"]
@@ -224,11 +225,30 @@ def complete_commitment(request: Request, memory_id: str = MemoryId,
 
 
 # ----------------------------------------------------------------------------------------------- lifecycle
+def _query_or_body(body: Any, **query: Optional[str]) -> list[Optional[str]]:
+    """Each field from the query string or the JSON body (the same value if both); the first (``user_id``) is
+    required: without it a 422 like any missing field."""
+    out = []
+    for name, q in query.items():
+        b = getattr(body, name, None) if body is not None else None
+        if q is not None and b is not None and q != b:
+            raise InvalidInputError(f"{name} differs between the query string ({q!r}) and the JSON body ({b!r})")
+        out.append(q if q is not None else b)
+    if out[0] is None:
+        raise RequestValidationError([{"loc": ("query", "user_id"), "type": "missing",
+                                       "msg": "Field required (as a query parameter or in the JSON body)"}])
+    return out
+
+
 @router.post("/sessions/{session_id}/summarize", response_model=MemoryItem, responses=_AUTH_404,
              tags=["memories"], summary="Write the session's structured summary now, e.g. at session end (writer)")
 def summarize_session(request: Request, session_id: str = Path(..., min_length=1, max_length=256),
-                      user_id: str = Query(..., min_length=1, max_length=256), agent_id: Optional[str] = _scope_query(),
+                      body: Optional[SummarizeRequest] = None,
+                      user_id: Optional[str] = Query(None, min_length=1, max_length=256,
+                                                     description="Required here or in the JSON body."),
+                      agent_id: Optional[str] = _scope_query(),
                       who: Principal = Depends(require("writer"))) -> Any:
+    user_id, agent_id = _query_or_body(body, user_id=user_id, agent_id=agent_id)
     item = _mem(request, who).summarize(user_id=user_id, session_id=session_id, agent_id=agent_id)
     if item is None:
         raise NotFoundError(f"session {session_id!r} of user {user_id!r} has nothing to summarise")

@@ -15,6 +15,7 @@ __all__ = [
     "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
     "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem", "ReviewList",
     "ReviewItem", "EventsResponse", "GcRequest", "ContextRequest", "ConsolidateRequest", "TierRequest",
+    "SummarizeRequest",
 ]
 
 ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
@@ -188,6 +189,14 @@ class ConsolidateRequest(_Body):
     episode_age_days: Annotated[float, Field(ge=0, le=36500)] = 30
     idle_days: Annotated[float, Field(ge=0, le=36500)] = 90
     merge: bool = True
+
+
+class SummarizeRequest(_Body):
+    """Optional JSON body of ``POST /v1/sessions/{session_id}/summarize`` (the same fields can be query
+    parameters instead)."""
+
+    user_id: ScopeId
+    agent_id: Optional[ScopeId] = None
 
 
 class TierRequest(_Body):

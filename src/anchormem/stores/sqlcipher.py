@@ -110,9 +110,25 @@ def check_file(path: str, key: EncryptionKey | None) -> None:
         raise ConfigError(f"{path!r} is a plaintext (unencrypted) database, but an encryption key was given: open "
                           "it without encryption_key / ANCHORMEM_ENCRYPTION_KEY, or export it and import the "
                           "export into a new encrypted store (docs/privacy.md)")
+    if not plain and key is not None and not looks_encrypted(head, p.stat().st_size):
+        raise ConfigError(f"{path!r} is not an anchormem database (neither SQLite nor SQLCipher); check --db / "
+                          "ANCHORMEM_PATH / the path given to Memory. Nothing was changed")
     if key is None and not plain:
-        raise ConfigError(f"{path!r} is not a plaintext SQLite database: if it is an encrypted anchormem store, "
-                          "give its key (Memory(encryption_key=...) or ANCHORMEM_ENCRYPTION_KEY)")
+        if looks_encrypted(head, p.stat().st_size):
+            raise ConfigError(f"{path!r} is not a plaintext SQLite database: if it is an encrypted anchormem "
+                              "store, give its key (Memory(encryption_key=...) or ANCHORMEM_ENCRYPTION_KEY)")
+        raise ConfigError(f"{path!r} is not an anchormem database (it is not a SQLite file); check --db / "
+                          "ANCHORMEM_PATH / the path given to Memory. Nothing was changed")
+
+
+def looks_encrypted(head: bytes, size: int) -> bool:
+    """Whether a file that is not plaintext SQLite could be a SQLCipher database: its size is a whole number of
+    pages (SQLCipher pages are 512 to 65,536 bytes, 4,096 by default) and its first 16 bytes (the random salt) are
+    not mostly text. A text, JSON or other ordinary file is never taken for one."""
+    if size < 512 or size % 512 or len(head) < 16:
+        return False
+    texty = sum(32 <= b < 127 or b in (9, 10, 13) for b in head)
+    return texty < 12
 
 
 def connect(uri: str, key: EncryptionKey, *, timeout: float) -> Any:
