@@ -98,3 +98,23 @@ def test_liking_and_doing_the_same_thing_coexist(mem):
     events = mem.add("I play tennis every Sunday.", user_id="u", timestamp=T2)
     assert [e.event for e in events] == ["ADD"]
     assert sorted(m.text for m in mem.get_all(user_id="u")) == ["I love tennis.", "I play tennis every Sunday."]
+
+
+@pytest.mark.parametrize("before,after", [
+    ("I have a dog named Max.", "Max passed away last week."),
+    ("My cat is called Luna.", "Our cat Luna ran away."),
+    ("我家的狗叫旺财。", "旺财去世了。"),
+])
+def test_a_pet_that_died_closes_its_name_fact(mem, before, after):
+    first = mem.add(before, user_id="u", timestamp=T1)
+    events = mem.add(after, user_id="u", timestamp=T2)
+    assert [(e.event, e.memory.text) for e in events] == [("ADD", after), ("SUPERSEDE", before)]
+    assert events[1].memory.id == first[0].memory.id and events[1].memory.valid_to == T2
+    assert [m.text for m in mem.get_all(user_id="u")] == [after]
+
+
+def test_a_departure_of_someone_unknown_is_no_fact_and_closes_nothing(mem):
+    mem.add("I have a dog named Max.", user_id="u", timestamp=T1)
+    events = mem.add("Bella passed away.", user_id="u", timestamp=T2)
+    assert [(e.event, e.memory.kind) for e in events] == [("ADD", "utterance")]
+    assert sorted(m.text for m in mem.get_all(user_id="u")) == ["Bella passed away.", "I have a dog named Max."]

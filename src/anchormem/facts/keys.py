@@ -28,7 +28,8 @@ from functools import lru_cache
 
 from ..text.tokenize import has_cjk
 
-__all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "sibling_attribute"]
+__all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
+           "sibling_attribute"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -97,6 +98,20 @@ def value_key(attribute: str, value: str) -> str:
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
         return _NUMBERS.get(m.group(1), m.group(1)) if m else v
     return v
+
+
+# who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
+NAMED_SLOTS = tuple(f"{a}_name" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
+                                          "parrot", "turtle", "puppy", "kitten"))
+
+
+def related_attributes(attribute: str) -> list[str]:
+    """Attributes whose current facts a new fact is compared with besides its own: the ``likes``/``does``
+    sibling, and for ``gone`` (a pet that died or ran away) every pet-name slot, matched by value."""
+    if attribute == "gone":
+        return list(NAMED_SLOTS)
+    sib = sibling_attribute(attribute)
+    return [sib] if sib else []
 
 
 def sibling_attribute(attribute: str) -> str | None:

@@ -35,8 +35,8 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
 from .grounding import check_support
-from .keys import sibling_attribute, value_key
-from .model import Fact
+from .keys import NAMED_SLOTS, related_attributes, sibling_attribute, value_key
+from .model import Fact, normalize_object
 from .rules import extract_from_text
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP"]
@@ -61,7 +61,11 @@ class FactPlan:
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
     """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
-    polarities ("I love spicy food" / "I don't eat spicy food any more")."""
+    polarities ("I love spicy food" / "I don't eat spicy food any more"); a ``gone`` fact ("Max passed away")
+    contradicts only the current pet-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`)."""
+    if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
+        return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
+            normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
         return sibling_attribute(old.attribute) == new.attribute and old.polarity != new.polarity
     same_value = value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
@@ -76,9 +80,9 @@ def _same(old: FactSlot, new: FactSlot) -> bool:
 
 
 def _related(slot: FactSlot) -> list[str]:
-    """The slot keys a new fact is compared with: its own and its sibling's."""
-    sib = sibling_attribute(slot.attribute)
-    return [slot.slot] + ([FactSlot(entity=slot.entity, attribute=sib, value=slot.value).slot] if sib else [])
+    """The slot keys a new fact is compared with: its own and its related ones (:func:`related_attributes`)."""
+    return [slot.slot] + [FactSlot(entity=slot.entity, attribute=a, value=slot.value).slot
+                          for a in related_attributes(slot.attribute)]
 
 
 def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
@@ -128,6 +132,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             plan.drafts.append(d)
             continue
         new_drafts: list[tuple[Draft, list[str]]] = []
+        gone_only = 0
         per_sentence: dict[str, int] = {}
         for f in facts:
             per_sentence[f.source_span] = per_sentence.get(f.source_span, 0) + 1
@@ -141,6 +146,9 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 plan.noops.append(same)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            if slot.attribute == "gone" and not clash:
+                gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
+                continue
             if clash and (f.sensitive or any(abs(c.confidence - new.confidence) > review_gap for c in clash)):
                 why = "sensitive attribute" if f.sensitive else \
                     f"confidence {new.confidence:.2f} vs {max(c.confidence for c in clash):.2f}"
@@ -159,7 +167,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 for key in _related(slot):
                     current[key] = [c for c in current.get(key, []) if c not in clash]
                 current[slot.slot].append(new)
-        keep_turn = len(split_sentences(d.item.text)) > 1 or len(facts) > 1  # else the fact memory is the turn
+        # else the fact memory is the turn; a turn whose only "fact" closed nothing is kept as it is
+        keep_turn = len(split_sentences(d.item.text)) > 1 or len(facts) > 1 or gone_only == len(facts)
         if keep_turn:
             plan.drafts.append(d)
         for fd, old_ids in new_drafts:

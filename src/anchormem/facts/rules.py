@@ -173,6 +173,10 @@ _EN_RULES: list[Rule] = [
                 r"(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"), _const("employer"), 1),
     (re.compile(r"\bI\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?"
                 r"(?P<v>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"), _const("employer"), -1),
+    # "Max passed away", "our dog Max died", "my cat Luna ran away": closes the pet-name fact holding that name
+    (re.compile(r"(?:\b(?:[Mm]y|[Oo]ur)\s+(?:dog|cat|pet|bird|fish|rabbit|hamster|horse|parrot|turtle|puppy|kitten)\s+)?"
+                r"\b(?P<v>[A-Z][a-z]+)\s+(?:sadly\s+|just\s+|recently\s+)?(?:passed away|died|has died|ran away|"
+                r"was put down|was put to sleep)\b"), _const("gone"), 1),
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
     (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?)$"), _does, 1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
@@ -216,6 +220,8 @@ _ZH_RULES: list[Rule] = [
     # habits: "我每天早上喝咖啡", "我周末打网球" (not "我吃了一个苹果": a verb with 了 is an event)
     (re.compile(r"我" + _ZADV + r"(?:每天|每周|每晚|每个?周末|周末|经常|常常|平时|一般|通常|天天|早上|晚上|每天早上|每天晚上|\s)*"
                 r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
+    (re.compile(r"(?:我的|我家的?|我们的)?(?:狗|猫|宠物|小狗|小猫|鸟|兔子)?(?P<v>[A-Za-z]+|[\u4e00-\u9fff]{1,4}?)"
+                r"(?:去世了|死了|病死了|走丢了|跑丢了)"), _const("gone"), 1),
     (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), lambda m: m.group("a"), 1),
 ]
 _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": "cat", "狗": "dog", "车": "car",
