@@ -31,6 +31,7 @@ CHANGES = [
     ("我喜欢吃辣。", "我现在不吃辣了。", "does:辣", "用户喜欢吃辣吗？"),
     ("我每天早上喝咖啡。", "我不喝咖啡了。", "does:咖啡", "用户喝咖啡吗？"),
     ("我每天喝咖啡。", "我戒咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
+    ("我每天早上都要喝一杯美式咖啡。", "我现在不喝咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
     ("我喜欢吃辣。", "我戒辣了。", "does:辣", "我还吃辣吗？"),
     ("I drink coffee every morning.", "I quit coffee last month.", "does:coffee", "Do I drink coffee?"),
     ("我是素食者。", "我开始吃肉了。", "diet", "用户吃素吗？"),
@@ -86,6 +87,7 @@ def test_topic_and_value_keys():
     assert topic_key("traffic jams") == "traffic jam"
     assert topic_key("吃辣") == topic_key("辣") == "辣"
     assert topic_key("喝绿茶") == "绿茶"
+    assert topic_key("喝一杯美式咖啡") == topic_key("咖啡") == "咖啡"  # head-final compounds: the last word
     assert value_key("diet", "素食者") == value_key("diet", "a vegetarian") == "vegetarian"
     assert value_key("diet", "eating meat") == value_key("diet", "吃肉") == "eats meat"
     assert value_key("count:cat", "two cats") == value_key("count:cat", "两只猫") == "2"

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute"]
@@ -41,6 +41,7 @@ _TRAIL = re.compile(
     r"usually|a lot|twice|once|three times|several times|all the time|together|alone|outside|outdoors|"
     r"at home|these days|again)\b.*$", re.I)
 _ZH_LEAD = re.compile(r"^(?:吃|喝|玩|打|去|做|抽|看)(?=.)")
+_ZH_MEASURE = re.compile(r"^(?:[一两二三几半]?(?:杯|个|碗|瓶|份|点|块|片|根|包|盒|罐|口))+")
 _ZH_TRAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|东西)+$")
 
 _DIET = {
@@ -74,8 +75,10 @@ def topic_key(text: str) -> str:
         return t
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
         z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
-        z = _ZH_LEAD.sub("", z)
-        return z or t
+        z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
+        parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
+        return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]

@@ -12,7 +12,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "STOPWORDS"]
+__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "words", "STOPWORDS"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -68,6 +68,11 @@ def _tokens(text: str, *, for_index: bool) -> list[str]:
         pos = m.end()
     out.extend(w.lower() for w in _WORD.findall(text[pos:]))
     return [t.replace("’", "'") for t in out]
+
+
+def words(text: str) -> list[str]:
+    """The text's words in order: Chinese segmented by jieba (precise mode), Latin words lower-cased."""
+    return _tokens(text, for_index=False)
 
 
 def index_text(text: str) -> str:
