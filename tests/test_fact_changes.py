@@ -76,6 +76,7 @@ def test_restating_the_current_statement_in_other_words_is_a_noop(mem):
 @pytest.mark.parametrize("text", [
     "I think so.", "I use it every day.", "I read that article yesterday.", "I take care of it.",
     "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.", "I stopped by the store.", "I quit my job.",
+    "Yes I do", "I do too",
 ])
 def test_no_habit_fact_from_ordinary_sentences(text):
     assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == []

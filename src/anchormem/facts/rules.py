@@ -116,9 +116,11 @@ _DIET_V = r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|flexitarian|(?:keto|p
           r"plant-based|vegan|vegetarian)(?:\s+diet)?)\b"
 _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|cars?|" \
            r"houses?|bikes?|fish|birds?|rabbits?|hamsters?|horses?|grandchildren|grandkids?"
-_HABIT = r"drink|eat|smoke|vape|play|run|jog|swim|cook|bake|ride|drive|practi[cs]e|go|use|wear|walk|hike|bike|" \
-         r"cycle|ski|surf|meditate|study|learn|teach|volunteer|collect|paint|knit|garden|fish|climb|dance|sing|" \
-         r"skate|work out|exercise|train|attend|take|do|watch|listen to|read|write|visit|box|lift"
+# everyday verbs of habits; those in _HABIT_ALONE make a habit on their own ("I run every day"), the others need
+# an object ("I drink coffee"; "Yes I do" is no habit)
+_HABIT_ALONE = r"smoke|vape|run|jog|swim|cook|bake|drive|walk|hike|bike|cycle|ski|surf|meditate|study|volunteer|" \
+               r"paint|knit|garden|fish|climb|dance|sing|skate|work out|exercise|train|box|read|write"
+_HABIT = r"drink|eat|play|ride|practi[cs]e|go|use|wear|learn|teach|collect|attend|take|do|watch|listen to|visit|lift"
 _NOT_OBJECT = r"it|that|this|there|here|you|him|her|them|so|too|not|to\s+(?:the\s+)?(?:store|bed|sleep|see)|" \
               r"think|know|mean|hope|guess|feel|a look|care|well|back|home|out|about|what|if|when|because"
 
@@ -178,7 +180,8 @@ _EN_RULES: list[Rule] = [
                 r"\b(?P<v>[A-Z][a-z]+)\s+(?:sadly\s+|just\s+|recently\s+)?(?:passed away|died|has died|ran away|"
                 r"was put down|was put to sleep)\b"), _const("gone"), 1),
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
-    (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?)$"), _does, 1),
+    (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT_ALONE + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?|(?:" + _HABIT
+        + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)$"), _does, 1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
