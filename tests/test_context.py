@@ -282,3 +282,54 @@ def test_a_fact_slot_names_the_label_of_a_short_turn(mem_e5, text, domain, topic
     item = mem_e5.add(text, user_id="slot")[0].memory
     assert item.fact is not None
     assert (item.labels[0].domain, item.labels[0].topic, item.labels[0].primary) == (domain, topic, True)
+
+
+def test_query_that_names_the_other_sense_wins_over_its_conversation(mem):
+    """Topic switch: the conversation is about money, but the query quotes the river memory word for word;
+    the memory the query singles out (best dense and BM25 candidate by a margin) lends it its labels."""
+    u = "switch"
+    mem.add(turns("I opened a savings account at the bank on Main Street.", "The interest rate is 3 percent.",
+                  "I moved my salary to the bank with the lower fees."), user_id=u, session_id="money")
+    mem.add(turns("We had a picnic on the grassy bank of the river near the old mill.",
+                  "We watched the ducks on the water.", "The herons were fishing near the reeds."),
+            user_id=u, session_id="river")
+    ctx = ["I need to sort out my savings and my budget."]
+    hits = mem.search("What did I say about the picnic on the grassy bank near the old mill?", user_id=u,
+                      context=ctx, limit=2)
+    assert hits[0].memory.session_id == "river"
+    assert hits[0].explain["anchor"]["query_label_source"] == "query+context+match"
+    assert "nature" in hits[0].explain["anchor"]["query_labels"]
+    bare = mem.search("What did I say about the bank?", user_id=u, context=ctx, limit=2)
+    assert bare[0].memory.session_id == "money"  # a template query singles out nothing: the conversation decides
+    assert bare[0].explain["anchor"]["query_label_source"] == "query+context"
+
+
+def test_own_match_needs_a_lead_in_both_retrievers():
+    from datetime import datetime, timezone
+
+    import numpy as np
+
+    from anchormem.context.anchor import ContextAnchor, QueryContext
+    from anchormem.embedders import make_embedder
+    from anchormem.types import Hit, Label, MemoryItem
+
+    anchor = ContextAnchor(make_embedder("hash"))
+    qc = QueryContext(dist=np.eye(len(DOMAIN_NAMES), dtype=np.float32)[DOMAIN_NAMES.index("finance")],
+                      source="query+context")
+
+    def hit(text: str, domain: str, dense: float, bm25: float | None) -> Hit:
+        now = datetime.now(timezone.utc)
+        item = MemoryItem(id=text, user_id="u", text=text, created_at=now, valid_from=now,
+                          labels=[Label(domain=domain, score=1.0, primary=True)])
+        return Hit(memory=item, score=1.0, explain={"dense": dense, "bm25": bm25})
+
+    river = hit("river bank", "nature", 0.90, 12.0)
+    money = hit("bank account", "finance", 0.86, 5.0)
+    out = anchor.own_match([river, money], qc, lead=0.02, weight=0.9)
+    assert out.source == "query+context+match" and DOMAIN_NAMES[int(np.argmax(out.dist))] == "nature"
+    close = hit("bank account", "finance", 0.89, 5.0)  # dense lead 0.01 < 0.02
+    assert anchor.own_match([river, close], qc, lead=0.02, weight=0.9) is qc
+    even = hit("bank account", "finance", 0.86, 11.0)  # BM25 12 < 1.2 x 11
+    assert anchor.own_match([river, even], qc, lead=0.02, weight=0.9) is qc
+    assert anchor.own_match([river], qc, lead=0.02, weight=0.9) is qc  # no runner-up
+    assert anchor.own_match([river, money], qc, lead=0.02, weight=0.0) is qc  # off

@@ -15,6 +15,14 @@ than a memory's (``query_temperature_ratio``): it has to pick a sense. No
 conversation: the query alone, and when it is bare or unsure (margin < ``SearchConfig.anchor_margin``) the
 labels of the user's most recent session are mixed in.
 
+**Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory (the best
+dense candidate's cosine leads the runner-up's by ``SearchConfig.anchor_match_lead``), that memory's labels
+take ``anchor_match_weight`` of the query's label logits. The user who switches topics ("what did I say about
+the *left bank* of the river?" in a conversation about savings) names the other sense in the query itself, and a
+domain read off the conversation would filter out the very memory the query quotes (``switch`` in
+:mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
+about equally and keeps the conversation's labels.
+
 **Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
 
     coarse candidates (dense + BM25, ``candidates`` each) → label agreement a = Σ_d m_d · q_d / max(q)
@@ -56,7 +64,8 @@ _SENT_START = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)")
 @dataclass
 class QueryContext:
     """The query's inferred labels: ``dist`` over domains, ``labels`` (primary first), where they came from
-    (``query``, ``query+context``, ``query+recent_session``) and the margin between the two best domains."""
+    (``query``, ``query+context``, ``query+recent_session``; ``+match`` when :meth:`ContextAnchor.own_match` mixed
+    in the labels of the memory the query singles out) and the margin between the two best domains."""
 
     dist: np.ndarray
     labels: list[Label] = field(default_factory=list)
@@ -125,11 +134,13 @@ class ContextAnchor:
     distribution is sharper than a memory's, since the query must pick a sense while a memory may keep
     several). ``session_decay`` (turns) and ``own_weight``: the write-side session smoothing (module doc).
     ``min_top_agreement``: relative agreement is taken against the best candidate's agreement, or this when the
-    best is lower (when no candidate matches the query's domains well, all of them count as filtered)."""
+    best is lower (when no candidate matches the query's domains well, all of them count as filtered).
+    ``match_bm25_ratio``: how far the BM25 score of a memory the query singles out must lead (:meth:`own_match`)."""
 
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
-                 session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5) -> None:
+                 session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
+                 match_bm25_ratio: float = 1.2) -> None:
         self.embedder = embedder
         self.labeller = labeller or OfflineLabeller(embedder)
         self.bare_context_weight = bare_context_weight
@@ -138,6 +149,7 @@ class ContextAnchor:
         self.min_top_agreement = min_top_agreement
         self.session_decay = session_decay
         self.own_weight = own_weight
+        self.match_bm25_ratio = match_bm25_ratio
 
     # ------------------------------------------------------------------ write side
     def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *, prior: Sequence[np.ndarray | None] = (),
@@ -225,6 +237,31 @@ class ContextAnchor:
         labels = lab.labels(dist, text=query, own=softmax(own_raw, lab.temperature), lexicon=qlex)
         return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
 
+    def own_match(self, hits: Sequence[Hit], qc: QueryContext, *, lead: float, weight: float) -> QueryContext:
+        """``qc`` with the labels of the memory the query singles out mixed in (module doc). A memory is singled
+        out when it is the best candidate of both retrievers: its dense cosine (``Hit.explain["dense"]``) leads
+        the runner-up's by at least ``lead`` and its BM25 score (``explain["bm25"]``) is at least
+        ``match_bm25_ratio`` times the runner-up's (or no other candidate matches the query's words). Then the
+        query's logits become (1 - ``weight``) · its own + ``weight`` · that memory's (from its stored labels)
+        and the source gets ``+match``. Otherwise (or ``weight`` 0, fewer than two candidates, an unlabelled
+        memory) ``qc`` comes back unchanged."""
+        if weight <= 0 or len(hits) < 2:
+            return qc
+        (d1, top), d2 = _top2(hits, "dense")
+        (b1, lex_top), b2 = _top2(hits, "bm25")
+        if top is None or top is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
+            return qc  # no dense runner-up: no lead to speak of
+        if b1 < self.match_bm25_ratio * max(b2, 0.0):  # no other candidate matches the query's words: b2 = -inf
+            return qc
+        t = self.labeller.temperature
+        mlog = labels_to_logits(top.memory.labels, t)
+        if mlog is None:
+            return qc
+        tq = t * self.query_temperature_ratio
+        qlog = tq * np.log(np.maximum(qc.dist.astype(np.float64), 1e-12))
+        dist = softmax((1 - weight) * qlog + weight * mlog, tq)
+        return QueryContext(dist=dist, labels=qc.labels, source=qc.source + "+match", margin=_margin(dist))
+
     def rerank(self, hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float,
                full_label: float = 0.6, limit: int | None = None) -> list[Hit]:
         """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement, best first; see the
@@ -264,6 +301,21 @@ def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.
     tot = mat.sum(axis=1)
     agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(tot, 1e-12)
     return agree.astype(np.float64), tot > 0
+
+
+def _top2(hits: Sequence[Hit], key: str) -> tuple[tuple[float, Hit | None], float]:
+    """((best score, its hit), second-best score) of ``Hit.explain[key]`` over ``hits`` (missing scores skipped;
+    -inf when there is no such hit), in one pass."""
+    best, hit, second = float("-inf"), None, float("-inf")
+    for h in hits:
+        v = h.explain.get(key)
+        if v is None:
+            continue
+        if v > best:
+            best, hit, second = v, h, best
+        elif v > second:
+            second = v
+    return (best, hit), second
 
 
 def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | None:
@@ -324,6 +376,7 @@ def anchor_hook(anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray]
         qc = anchor.query_context(query, embed(query), context=texts, embed=embed, recent=recent,
                                   margin=cfg.anchor_margin)
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
+        qc = anchor.own_match(hits, qc, lead=cfg.anchor_match_lead, weight=cfg.anchor_match_weight)
         return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                              full_label=cfg.anchor_full_label, limit=limit)
 

@@ -63,6 +63,10 @@ class SearchConfig(BaseModel):
     anchor_full_label: float = Field(0.6, ge=0, le=1)  # relative agreement from here on: no penalty
     anchor_context_turns: int = Field(6, ge=0, le=100)  # newest context turns used to label the query
     anchor_margin: float = Field(0.35, ge=0, le=1)  # query less sure than this, no context: use recent session
+    # the query's own words single out a memory (its dense cosine leads the runner-up's by anchor_match_lead):
+    # that memory's labels get anchor_match_weight of the query's label logits (0: off; anchormem.context.anchor)
+    anchor_match_lead: float = Field(0.02, ge=0, le=1)
+    anchor_match_weight: float = Field(0.9, ge=0, le=1)
 
 
 RECIPES: dict[str, SearchConfig] = {
