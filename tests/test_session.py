@@ -7,9 +7,7 @@ per test, and delete their keys afterwards. They are skipped, with the reason, o
 from __future__ import annotations
 
 import math
-import os
 import time
-import uuid
 
 import pytest
 from hypothesis import given, settings
@@ -31,32 +29,10 @@ from anchormem.session import (
 )
 from anchormem.testing import FrozenClock, frozen_clock, run_concurrently
 
-REDIS_URL = os.environ.get("ANCHORMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+from redis_fixtures import REDIS_URL, redis_client, redis_prefix  # noqa: F401 - fixtures (CI: Redis must run)
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
-@pytest.fixture
-def redis_client():
-    redis = pytest.importorskip("redis", reason="the redis package is not installed: pip install 'anchormem[redis]'")
-    client = redis.Redis.from_url(REDIS_URL, decode_responses=True, socket_connect_timeout=1, socket_timeout=5)
-    try:
-        client.ping()
-    except (redis.exceptions.RedisError, OSError) as exc:
-        pytest.skip(f"no Redis reachable at {REDIS_URL}: {exc}")
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def redis_prefix(redis_client):
-    """A unique key prefix for one test; every key under it is deleted afterwards."""
-    prefix = f"anchormem-test-{uuid.uuid4().hex}"
-    yield prefix
-    keys = list(redis_client.scan_iter(f"{prefix}:*"))
-    if keys:
-        redis_client.delete(*keys)
-
-
 def _redis_store(prefix: str, **kw) -> RedisSessionStore:
     return RedisSessionStore(REDIS_URL, prefix=prefix, **kw)
 
@@ -309,8 +285,8 @@ def test_redis_key_layout_trim_and_ttl(redis_client, redis_prefix):
     key = SessionKey(user_id="林晓", session_id="2024-05-06", tenant="acme")
     store.append(key, [_turn("user", f"第{i}条", NOW) for i in range(5)])
     tkey = f"{redis_prefix}:acme:林晓:2024-05-06:turns"
-    assert redis_client.type(tkey) == "list"
-    assert redis_client.lrange(tkey, 0, -1) == [
+    assert redis_client.type(tkey) == b"list"
+    assert [v.decode() for v in redis_client.lrange(tkey, 0, -1)] == [
         '{"role":"user","content":"第2条","timestamp":"2024-05-06T13:10:00Z"}',
         '{"role":"user","content":"第3条","timestamp":"2024-05-06T13:10:00Z"}',
         '{"role":"user","content":"第4条","timestamp":"2024-05-06T13:10:00Z"}',
