@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
+
+from anchormem.testing.serve import ServeProcess
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -122,12 +123,6 @@ def load_workload(path: Path, users: int) -> Workload:
 
 
 # ----------------------------------------------------------------------------------------------- server
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _env(embedder: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANCHORMEM_")}
     env["ANCHORMEM_RATE_LIMIT"] = "off"  # measure the server, not the limiter
@@ -145,39 +140,12 @@ def create_key(url: str, env: dict[str, str]) -> str:
     return json.loads(r.stdout)["key"]
 
 
-class Server:
-    """``python -m anchormem serve --url URL --workers N`` on a free loopback port, until ``stop()``."""
-
-    def __init__(self, url: str, workers: int, env: dict[str, str], log: Path) -> None:
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self._log = open(log, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "anchormem", "serve", "--host", "127.0.0.1",
-                                      "--port", str(self.port), "--url", url, "--workers", str(workers),
-                                      "--log-level", "warning"], env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT)
-        self.log = log
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                if httpx.get(self.base + "/v1/ready", timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise SystemExit(f"the server did not start: {log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
+def Server(url: str, workers: int, env: dict[str, str], log: Path) -> ServeProcess:
+    """``python -m anchormem serve --url URL --workers N`` on a free loopback port (ready when /v1/ready says so)."""
+    try:
+        return ServeProcess(url, env=env, log=log, workers=workers, wait_path="/v1/ready", timeout=300)
+    except RuntimeError as exc:
+        raise SystemExit(str(exc)) from exc
 
 
 # ----------------------------------------------------------------------------------------------- load

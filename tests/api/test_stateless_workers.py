@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +25,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from anchormem.testing.serve import ServeProcess
 
 REDIS_URL = os.environ.get("ANCHORMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 VOLATILE = {"access_count", "last_accessed_at", "exported_at"}  # change on every search / export, by design
@@ -64,45 +64,9 @@ def _cli(*args: str, env: dict[str, str]) -> dict[str, Any]:
     return json.loads(r.stdout)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Worker:
-    """``python -m anchormem serve`` in a subprocess on its own loopback port, until ``stop()``."""
-
-    def __init__(self, name: str, url: str, env: dict[str, str], log: Path) -> None:
-        self.name, self.port = name, _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        with open(log, "wb") as fh:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "anchormem", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--url", url, "--log-level", "warning"], env=env, stdout=fh, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(self.base + "/v1/health", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"worker {name} died: {log.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"worker {name} did not start: {log.read_text(errors='replace')}")
-            time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                self.proc.kill()
-                self.proc.wait()
+def Worker(name: str, url: str, env: dict[str, str], log: Path) -> ServeProcess:
+    """Worker ``name``: ``python -m anchormem serve`` on its own loopback port (anchormem.testing.serve)."""
+    return ServeProcess(url, env=env, log=log)
 
 
 @dataclass
@@ -111,14 +75,14 @@ class Cluster:
 
     db_url: str
     cli_env: dict[str, str]
-    a: Worker
-    b: Worker
+    a: ServeProcess
+    b: ServeProcess
     keys: dict[str, str]
     tenants: tuple[str, str]
     redis: Any
     _clients: list[httpx.Client] = field(default_factory=list)
 
-    def client(self, worker: Worker, tenant: str | None = None, key: str | None = None) -> httpx.Client:
+    def client(self, worker: ServeProcess, tenant: str | None = None, key: str | None = None) -> httpx.Client:
         key = key or self.keys[tenant or self.tenants[0]]
         c = httpx.Client(base_url=worker.base, headers={"Authorization": f"Bearer {key}"}, timeout=60.0)
         self._clients.append(c)
