@@ -120,18 +120,9 @@ class SQLiteTierMixin:
             raise InvalidInputError("merge needs duplicate ids other than the kept one")
         removed: list[int] = []
         with self._tx() as c:
-            rows = {}
-            for mid in [keep_id, *dup_ids]:
-                r = c.execute("SELECT rowid, user_id, valid_to, source_message_ids, access_count, last_accessed_at "
-                              "FROM memories WHERE id=? AND tenant=?", (mid, tenant)).fetchone()
-                if r is None:
-                    raise NotFoundError(f"no memory {mid!r}")
-                if r[2] is not None:
-                    raise ConflictError(f"memory {mid!r} is no longer current; it cannot be merged")
-                rows[mid] = r
-            uid = rows[keep_id][1]
-            if any(rows[d][1] != uid for d in dup_ids):
-                raise ConflictError("merged memories must belong to one user")
+            rows, uid = _merge_rows(lambda mid: c.execute(
+                "SELECT rowid, user_id, valid_to, source_message_ids, access_count, last_accessed_at FROM memories "
+                "WHERE id=? AND tenant=?", (mid, tenant)).fetchone(), keep_id, dup_ids, user_col=1)
             now = utcnow().timestamp()
             why_keep, why_dup = _merge_reasons(keep_id, dup_ids, reason)
             for d in dup_ids:
@@ -150,6 +141,24 @@ class SQLiteTierMixin:
         if self.vectors:
             self.vectors.apply((tenant, uid), gen - 1, gen, removed=removed)
         return self.get(tenant, keep_id)
+
+
+def _merge_rows(fetch: Callable[[str], Any], keep_id: str, dup_ids: list[str], *,
+                user_col: int) -> tuple[dict[str, Any], str]:
+    """The rows of a merge (``fetch(id)``: the row or None; ``valid_to`` is the column after ``user_id``) and their
+    user. Raises NotFoundError, ConflictError (a memory no longer current, or memories of several users)."""
+    rows = {}
+    for mid in [keep_id, *dup_ids]:
+        r = fetch(mid)
+        if r is None:
+            raise NotFoundError(f"no memory {mid!r}")
+        if r[user_col + 1] is not None:
+            raise ConflictError(f"memory {mid!r} is no longer current; it cannot be merged")
+        rows[mid] = r
+    uid = rows[keep_id][user_col]
+    if any(rows[d][user_col] != uid for d in dup_ids):
+        raise ConflictError("merged memories must belong to one user")
+    return rows, uid
 
 
 class PostgresTierMixin:
@@ -199,18 +208,9 @@ class PostgresTierMixin:
             raise InvalidInputError("merge needs duplicate ids other than the kept one")
 
         def run(conn: Any) -> None:
-            rows = {}
-            for mid in [keep_id, *dup_ids]:
-                r = conn.execute("SELECT user_id, valid_to, source_message_ids, access_count, last_accessed_at FROM "
-                                 "memories WHERE tenant = %s AND id = %s", (tenant, mid)).fetchone()
-                if r is None:
-                    raise NotFoundError(f"no memory {mid!r}")
-                if r[1] is not None:
-                    raise ConflictError(f"memory {mid!r} is no longer current; it cannot be merged")
-                rows[mid] = r
-            uid = rows[keep_id][0]
-            if any(rows[d][0] != uid for d in dup_ids):
-                raise ConflictError("merged memories must belong to one user")
+            rows, uid = _merge_rows(lambda mid: conn.execute(
+                "SELECT user_id, valid_to, source_message_ids, access_count, last_accessed_at FROM memories "
+                "WHERE tenant = %s AND id = %s", (tenant, mid)).fetchone(), keep_id, dup_ids, user_col=0)
             self._bump(conn, tenant, uid)
             locked = conn.execute("SELECT id FROM memories WHERE tenant = %s AND user_id = %s AND id = ANY(%s) AND "
                                   "valid_to IS NULL FOR UPDATE", (tenant, uid, [keep_id, *dup_ids])).fetchall()
