@@ -1,6 +1,8 @@
 """Grounded-ask benchmark on LoCoMo: abstention on adversarial questions vs answers citing gold evidence.
 
-    python bench/abstention.py [--conversations N] [--data PATH] [--out bench/results/abstention.json]
+    python bench/abstention.py [--conversations N | --only 3,4] [--data PATH] [--out bench/results/abstention.json]
+
+``--only 3,4`` runs a held-out split (1-based conversation numbers) for checking rules tuned on ``--conversations 2``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--only", default=None, help="comma-separated 1-based conversation numbers, e.g. 3,4")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "abstention.json"))
     ap.add_argument("--details", action="store_true", help="store per-question evidence features")
     args = ap.parse_args()
@@ -31,7 +34,9 @@ def main() -> None:
             last[0] = time.time()
             print(f"  {done}/{total} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
 
-    result = run_abstention(args.data, conversations=args.conversations, progress=progress, details=args.details)
+    only = [int(x) for x in args.only.split(",") if x.strip()] if args.only else None
+    result = run_abstention(args.data, conversations=args.conversations, progress=progress, details=args.details,
+                            only=only)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")

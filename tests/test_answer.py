@@ -177,8 +177,57 @@ def test_scorer_word_similarity_is_relative(e5):
     s = EvidenceScorer(e5)
     dog = [_hit("I adopted a golden retriever named Biscuit.", speaker=None)]
     cat = [_hit("I adopted a rescue cat named Pixel.", speaker=None)]
-    assert s.score("What is the name of my dog?", dog)[0].covered["dog"] == pytest.approx(0.9)
+    assert s.score("What is the name of my dog?", dog)[0].covered["dog"] == pytest.approx(0.6)  # semantic_credit
     assert s.score("What is the name of my dog?", cat)[0].covered["dog"] == 0.0
+    # a near word counts less than the word itself: dog 0.6 + name 0.35 (light) of 1.35
+    assert s.score("What is the name of my dog?", dog)[0].coverage == pytest.approx(0.95 / 1.35, abs=1e-3)
+    s9 = EvidenceScorer(e5, AnswerConfig(semantic_credit=0.9))
+    assert s9.score("What is the name of my dog?", dog)[0].covered["dog"] == pytest.approx(0.9)
+
+
+# ---------------------------------------------------------------- two memories together (multi-hop)
+_MARKET_Q = "What did Maya buy at the flea market in Lisbon?"
+
+
+def _market_hits() -> list[Hit]:
+    return [_hit("I found a vintage lamp at the flea market.", dense=0.86, i=0),
+            _hit("I went to Lisbon to buy tiles for the kitchen.", dense=0.84, i=1),
+            _hit("Lisbon was sunny all week.", dense=0.83, i=2)]
+
+
+def test_two_memories_that_together_cover_the_question_are_cited_together():
+    hits = _market_hits()
+    a = extractive_answer(_MARKET_Q, hits)  # each covers 2 of 4 key terms (0.5 < 0.6), together all 4
+    assert a.abstained is False
+    assert [c.text for c in a.citations] == [hits[0].memory.text, hits[1].memory.text]
+    assert [h.explain["evidence"]["coverage"] for h in a.evidence] == [0.5, 0.5, 0.25]
+    assert [h.explain["evidence"]["cited"] for h in a.evidence] == [True, True, False]
+    assert a.text == ('On 2024-03-20, Maya said: "I found a vintage lamp at the flea market." '
+                      'On 2024-03-20, Maya said: "I went to Lisbon to buy tiles for the kitchen."')
+
+
+def test_pair_needs_each_memory_to_cover_pair_min():
+    hits = _market_hits()
+    # flea market (0.5) + "Lisbon was sunny" (0.25) reach 0.75 together, but the second covers too little
+    assert extractive_answer(_MARKET_Q, [hits[0], hits[2]]).abstained is True
+    assert extractive_answer(_MARKET_Q, hits, AnswerConfig(pair_min=1.0)).abstained is True  # pairs off
+    assert extractive_answer(_MARKET_Q, hits, AnswerConfig(pair_min=0.2)).abstained is False
+    # the pair covers all four terms, so it passes even min_coverage 1.0
+    assert extractive_answer(_MARKET_Q, hits[:2], AnswerConfig(min_coverage=1.0)).abstained is False
+    # a pair where one memory adds nothing the other lacks is no pair
+    same = [hits[0], _hit("The flea market opens at nine.", dense=0.85, i=3)]
+    assert extractive_answer(_MARKET_Q, same).abstained is True
+
+
+def test_select_pair_prefers_the_best_union():
+    from anchormem.answering.evidence import Scored, select_pair
+    terms = [("buy", 1.0), ("flea", 1.0), ("market", 1.0), ("lisbon", 1.0)]
+    a = Scored(0, 0.5, True, True, 0.86, True, {"buy": 0.0, "flea": 1.0, "market": 1.0, "lisbon": 0.0})
+    b = Scored(1, 0.5, True, True, 0.85, True, {"buy": 1.0, "flea": 1.0, "market": 0.0, "lisbon": 0.0})
+    c = Scored(2, 0.5, True, True, 0.84, True, {"buy": 1.0, "flea": 0.0, "market": 0.0, "lisbon": 1.0})
+    assert [s.index for s in select_pair([a, b, c], terms, 0.6, 0.5)] == [0, 2]  # a+c cover all 4, a+b only 3
+    assert select_pair([a, b], terms, 0.8, 0.5) == []  # 0.75 < 0.8
+    assert select_pair([a, Scored(1, 0.5, False, True, 0.85, True, c.covered)], terms, 0.6, 0.5) == []  # not ok
 
 
 # ---------------------------------------------------------------- LLM answers (scripted server)

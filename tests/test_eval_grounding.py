@@ -41,3 +41,19 @@ def test_cli_eval_grounding_and_answers_json(monkeypatch):
     ans = json.loads(res.stdout)
     assert len(ans["curve"]) >= 5
     assert 0.0 <= ans["at_default"]["abstain_rate"] <= 1.0 if "abstain_rate" in ans["at_default"] else True
+
+
+def test_abstention_held_out_split_and_curve_matches_the_default():
+    from anchormem.errors import InvalidInputError
+    from anchormem.eval.grounding import run_abstention
+    from anchormem.eval.locomo import normalize_evidence
+
+    sample = json.loads(DATA.read_text(encoding="utf-8"))[1]
+    expected = sum(1 for qa in sample["qa"] if int(qa["category"]) == 5 or normalize_evidence(qa.get("evidence")))
+    r = run_abstention(str(DATA), only=[2], embedder="hash", thresholds=[0.6])
+    assert r["conversations"] == 1 and r["conversation_numbers"] == [2] and r["questions"] == expected
+    # the swept curve re-selects from the recorded features (pairs included): at the default threshold it is ask
+    at = {k: v for k, v in r["curve"][0].items() if k != "threshold"}
+    assert r["curve"][0]["threshold"] == 0.6 and at == r["at_default"]
+    with pytest.raises(InvalidInputError):
+        run_abstention(str(DATA), only=[0, 2], embedder="hash")

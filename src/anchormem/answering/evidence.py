@@ -22,8 +22,13 @@ that says "you" or addresses someone by name without "I/my/we" is about the addr
 question match as names only, never by embedding ("Barcelona" is not "Rome"), and contrasting words never cover
 each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: :data:`_CONTRASTS`).
 
+A term covered only by embedding similarity counts ``semantic_credit`` (0.6), a lexical or lexicon match counts 1:
+a near word is weaker evidence than the word itself ("charity race" is not covered as well by "a support system").
+
 Citations are the supporting memories whose coverage is within ``second_gap`` of the best one (a second
-citation clears the same bar, it is not just next in rank), at most ``max_citations``.
+citation clears the same bar, it is not just next in rank), at most ``max_citations``. When no single memory
+passes, two memories that each cover at least ``pair_min`` and together (each term counted by the better of the
+two) reach ``min_coverage`` are cited together (multi-hop: "What do Jon and Gina both have in common?").
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from ..text.tokenize import has_cjk, query_terms
 from ..types import Hit
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
-           "profile_for", "PROFILES"]
+           "select_pair", "profile_for", "PROFILES"]
 
 
 class AnswerConfig(BaseModel):
@@ -56,6 +61,9 @@ class AnswerConfig(BaseModel):
     high and differ per term and language, so the bar is relative).
     ``second_gap``: further citations need coverage ≥ best coverage − second_gap (and ≥ min_coverage).
     ``max_citations``: 1-3 memories are quoted.
+    ``semantic_credit``: how much a key term covered only by embedding similarity counts (lexical match: 1).
+    ``pair_min``: when no memory passes alone, two memories each covering ≥ ``pair_min`` whose union reaches
+    ``min_coverage`` are cited together (1.0 disables pairs).
     """
 
     min_coverage: float = Field(0.6, ge=0, le=1)
@@ -65,6 +73,8 @@ class AnswerConfig(BaseModel):
     word_margin: float = Field(0.05, ge=0, le=1)
     second_gap: float = Field(0.2, ge=0, le=1)
     max_citations: int = Field(3, ge=1, le=5)
+    semantic_credit: float = Field(0.6, ge=0.5, le=1)
+    pair_min: float = Field(0.5, ge=0, le=1)
 
 
 #: Per-embedder calibration: (dense floor, word-similarity threshold). Measured with multilingual-e5-small:
@@ -449,16 +459,38 @@ class EvidenceScorer:
                 sims = mat @ qv[t]
                 sim = max((float(x) for w, x in zip(cand, sims) if not contrasting(t, w)), default=-1.0)
                 if sim >= bars[t]:
-                    cov[t] = max(cov.get(t, 0.0), 0.9)
+                    cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
 
 
-def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | None = None) -> list[Scored]:
+def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | None = None,
+           terms: list[tuple[str, float]] | None = None) -> list[Scored]:
     """The citations: supporting hits, best coverage first (search rank breaks ties), within ``second_gap`` of
-    the best, at most ``max_citations``. Empty = abstain."""
+    the best, at most ``max_citations``. Empty = abstain. ``terms``: the question's weighted key terms
+    (:attr:`QuestionInfo.terms`); with them, when no hit passes alone, the best pair (:func:`select_pair`)."""
     tau = config.min_coverage if min_coverage is None else min_coverage
     good = [s for s in scored if s.ok and s.coverage >= tau - 1e-9]
     if not good:
-        return []
+        return select_pair(scored, terms, tau, config.pair_min) if terms else []
     good.sort(key=lambda s: (-round(s.coverage, 6), s.index))
     top = good[0].coverage
     return [s for s in good if s.coverage >= top - config.second_gap - 1e-9][: config.max_citations]
+
+
+def select_pair(scored: list[Scored], terms: list[tuple[str, float]], tau: float, pair_min: float) -> list[Scored]:
+    """Two supporting hits that each cover ≥ ``pair_min`` and together cover ≥ ``tau`` (per term the better of
+    the two), each adding a term the other lacks; the best union wins (then the larger sum, then search rank).
+    Returns ``[]`` or the pair, higher coverage first."""
+    total = sum(w for _, w in terms)
+    cand = [s for s in scored if s.ok and s.coverage >= pair_min - 1e-9]
+    if not total or len(cand) < 2:
+        return []
+    best: tuple[tuple[float, float, int], list[Scored]] | None = None
+    for i, a in enumerate(cand):
+        for b in cand[i + 1:]:
+            union = sum(w * max(a.covered.get(t, 0.0), b.covered.get(t, 0.0)) for t, w in terms) / total
+            if union < tau - 1e-9 or union <= max(a.coverage, b.coverage) + 1e-9:
+                continue
+            key = (round(union, 6), round(a.coverage + b.coverage, 6), -(a.index + b.index))
+            if best is None or key > best[0]:
+                best = (key, sorted([a, b], key=lambda s: (-s.coverage, s.index)))
+    return best[1] if best else []

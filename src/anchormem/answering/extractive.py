@@ -6,7 +6,7 @@ from typing import Any
 
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
-from .evidence import AnswerConfig, EvidenceScorer, Scored, select
+from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
 __all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate"]
 
@@ -49,8 +49,9 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     are not quoted. ``scorer`` (or ``embedder`` to build one) enables the per-embedder calibration."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
-    scored = scorer.score(question, hits)
-    chosen = select(scored, cfg)
+    q = analyze_question(question)
+    scored = scorer.score(q, hits)
+    chosen = select(scored, cfg, terms=q.terms)
     evidence = annotate(hits, scored, chosen)
     if not chosen:
         return abstain(question, evidence)

@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..answering.evidence import AnswerConfig, Scored, select
+from ..answering.evidence import AnswerConfig, Scored, analyze_question, select
 from ..embedders import Embedder
+from ..errors import InvalidInputError
 from ..memory import Memory
 from .locomo import CATEGORY_NAMES, _sessions, _turn_text, load_locomo, normalize_evidence
 
@@ -50,7 +51,8 @@ def _ingest(mem: Memory, samples: list[dict[str, Any]], progress: Callable[[int,
 
 def _scored(hit_explain: dict[str, Any], index: int) -> Scored:
     ev = hit_explain["evidence"]
-    return Scored(index, ev["coverage"], ev["subject_ok"], ev["heavy_ok"], hit_explain.get("dense"), ev["dense_ok"])
+    return Scored(index, ev["coverage"], ev["subject_ok"], ev["heavy_ok"], hit_explain.get("dense"), ev["dense_ok"],
+                  dict(ev.get("covered", {})))
 
 
 def _rates(records: list[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -90,19 +92,29 @@ def _outcome(cited: list[str], q: dict[str, Any]) -> dict[str, Any]:
 def run_abstention(data_path: str, *, conversations: int | None = None, thresholds: Sequence[float] | None = None,
                    progress: Callable[[int, int], None] | None = None, embedder: Embedder | str | None = None,
                    answer: AnswerConfig | None = None, limit: int = 10, db_path: str = ":memory:",
-                   details: bool = False) -> dict[str, Any]:
+                   details: bool = False, only: Sequence[int] | None = None) -> dict[str, Any]:
     """Ingest LoCoMo, ask every question once, and report abstention (category 5) and answered-citing-gold
     (categories 1-4) rates per category, at the configured threshold and swept over ``thresholds``
     (values of ``AnswerConfig.min_coverage``). Offline (extractive) answers: no LLM is used.
 
     Returns a JSON-ready dict: counts, ``config``, ``at_default`` (rates at the configured threshold),
     ``curve`` (one entry per threshold: ``threshold`` and the same rates), and ``questions`` when ``details``.
+    ``only``: 1-based conversation numbers to run instead of the first ``conversations`` (a held-out split, e.g.
+    ``(3, 4)``); raises InvalidInputError for a number outside the file.
     """
-    samples, fixes = load_locomo(data_path, conversations=conversations)
+    if only:
+        samples, fixes = load_locomo(data_path, conversations=max(only))
+        if min(only) < 1 or max(only) > len(samples):
+            raise InvalidInputError(f"conversation numbers must be in 1..{len(samples)}, got {sorted(only)}")
+        picked = [(i - 1, samples[i - 1]) for i in sorted(set(only))]
+    else:
+        samples, fixes = load_locomo(data_path, conversations=conversations)
+        picked = list(enumerate(samples))
+    samples = [s for _, s in picked]
     cfg = answer or AnswerConfig()
     taus = sorted({float(t) for t in (thresholds if thresholds is not None else DEFAULT_THRESHOLDS)})
     questions = []
-    for si, s in enumerate(samples):
+    for si, s in picked:
         for qi, qa in enumerate(s["qa"]):
             ev = normalize_evidence(qa.get("evidence"))
             cat = int(qa["category"])
@@ -123,7 +135,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
             ans = mem.ask(q["question"], user_id=q["sample_id"], limit=limit)
             dia = [h.memory.metadata.get("dia_id") for h in ans.evidence]
             scored = [_scored(h.explain, i) for i, h in enumerate(ans.evidence)]
-            rec = {**q, "dia": dia, "scored": scored,
+            rec = {**q, "dia": dia, "scored": scored, "terms": analyze_question(q["question"]).terms,
                    "default": _outcome([c.metadata.get("dia_id") for c in ans.citations], q)}
             records.append(rec)
             done += 1
@@ -138,13 +150,15 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
     for tau in taus:
         key = f"tau={tau}"
         for r in records:
-            r[key] = _outcome([r["dia"][s.index] for s in select(r["scored"], cfg, min_coverage=tau)], r)
+            chosen = select(r["scored"], cfg, min_coverage=tau, terms=r["terms"])
+            r[key] = _outcome([r["dia"][s.index] for s in chosen], r)
         curve.append({"threshold": tau, **_rates(records, key)})
     result: dict[str, Any] = {
         "benchmark": "locomo-abstention",
         "data_path": str(data_path),
         "embedder": embedder_name,
         "conversations": len(samples),
+        "conversation_numbers": [si + 1 for si, _ in picked],
         "turns": turns,
         "questions": len(questions),
         "ingest_seconds": ingest_s,
