@@ -99,6 +99,14 @@ def test_contrasting_words_never_cover_each_other(e5):
     assert s.covered["grandma"] == 1.0
 
 
+def test_a_how_much_question_needs_a_number():
+    expiry = _hit("我的身份证快到期了。", speaker=None)
+    assert extractive_answer("我的身份证号是多少？", [expiry]).abstained is True
+    rent = _hit("My rent is 4500 yuan a month.", speaker=None)
+    assert extractive_answer("How much is my rent?", [rent]).citations[0].text == "My rent is 4500 yuan a month."
+    assert extractive_answer("How much is my rent?", [_hit("My rent is too high.", speaker=None)]).abstained
+
+
 def test_second_citation_must_be_relevant():
     vet = _hit("Her first vet visit cost 85 euros.", dense=0.88, i=0)
     lena = _hit("My sister Lena is visiting from Toronto on March 22.", dense=0.86, i=1)

@@ -34,6 +34,10 @@ CHANGES = [
     ("我每天早上都要喝一杯美式咖啡。", "我现在不喝咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
     ("我喜欢吃辣。", "我戒辣了。", "does:辣", "我还吃辣吗？"),
     ("I drink coffee every morning.", "I quit coffee last month.", "does:coffee", "Do I drink coffee?"),
+    ("I drink coffee every morning.", "I switched from coffee to green tea.", "does:coffee", "Do I drink coffee?"),
+    ("I'm vegetarian.", "I eat steak every weekend now.", "diet", "Am I vegetarian?"),
+    ("I work at Google.", "I left Google last month.", "employer", "Do I still work at Google?"),
+    ("我喜欢吃辣。", "我现在受不了辣了。", "likes:辣", "我喜欢吃辣吗？"),
     ("我是素食者。", "我开始吃肉了。", "diet", "用户吃素吗？"),
     ("我养了两只猫。", "我现在养了三只猫。", "count:cat", "用户养了几只猫？"),
 ]

@@ -26,7 +26,7 @@ RULE_CASES = [
     ("I love jazz.", ("user", "likes:jazz", "jazz", 1)),
     ("I don't like cilantro.", ("user", "likes:cilantro", "cilantro", -1)),
     ("I hate traffic jams.", ("user", "likes:traffic jam", "traffic jams", -1)),
-    ("I no longer eat meat.", ("user", "does:meat", "eat meat", -1)),
+    ("I no longer eat meat.", ("user", "diet", "meat", -1)),
     ("I no longer live in Paris.", ("user", "home_city", "Paris", -1)),
     ("I don't live in London anymore.", ("user", "home_city", "London", -1)),
     ("Call me Sam.", ("user", "name", "Sam", 1)),

@@ -13,6 +13,8 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
    "dog"~"cat" does not). Light terms ("name", "time", "go", "名字"...) weigh less, and at least one heavy
    term must be covered, so "What is my dog's name?" never cites "a rescue cat named Pixel".
+   A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
+   by counting several memories).
 3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
    whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
 
@@ -99,7 +101,7 @@ def profile_for(embedder_name: str | None) -> tuple[float | None, float | None]:
 # ------------------------------------------------------------------------------------------- question analysis
 _QWORDS = frozenset("""what what's whats when where who whom whose which why how did does do is are was were has
     have had ever can could would should will shall may might much many long often usually user user's i me my
-    mine myself you your we our us anything something tell know remember please about 什么 什么时候 时候 哪里 哪儿
+    mine myself you your we our us anything something tell know remember please about still currently anymore 什么 什么时候 时候 哪里 哪儿
     哪 哪个 哪些 哪家 哪年 哪天 几 几个 几点 谁 为什么 怎么 怎样 怎么样 如何 多少 多 多久 是否 有没有 吗 呢 是不是 会不会
     能不能 还 我 我的 你 用户 请问 记得 告诉 知道 曾经 一般 通常 是 能 会 了""".split())
 # light terms: generic nouns/verbs that rarely identify what the question is about
@@ -242,7 +244,8 @@ def analyze_question(question: str) -> QuestionInfo:
         if n in solo and n.lower() not in seen:  # of a multi-word name ("Steady Income Fund") is not one of its own
             seen.add(n.lower())
             terms.append((n.lower(), 1.0))
-    wants = bool(re.search(r"\bhow (?:much|many|long|old)\b|多少|几", question, re.I))
+    # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
+    wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
     return QuestionInfo(question, zh, names, terms, wants)
 
 
@@ -306,7 +309,7 @@ def _slot_words(hit: Hit) -> list[str]:
         return []
     head, _, key = f.attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
-    if head == "does":  # its key dropped the light verb ("drink coffee" -> does:coffee): any of them asks it
+    if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))
     return words
 
@@ -398,6 +401,8 @@ class EvidenceScorer:
             subject_ok = not q.names or _name_in(q.names[0], h)
             coverage = (sum(w * cov.get(t, 0.0) for t, w in q.terms) / total) if total else 1.0
             heavy_ok = not heavy or any(cov.get(t, 0.0) >= 0.5 for t in heavy)
+            if q.wants_number and not _NUMBER.search(stated[i]):  # "how many / 多少" is answered by a number
+                heavy_ok = False
             d = denses[i]
             if d is None:
                 dense_ok = coverage >= 0.999  # found by keywords only: every key term must be there

@@ -48,7 +48,9 @@ _DIET = {
     "vegetarian": ("vegetarian", "veggie", "素食", "吃素", "素食者", "素食主义者", "素食主义", "素"),
     "vegan": ("vegan", "纯素", "纯素食", "纯素食者", "纯素食主义者"),
     "pescatarian": ("pescatarian", "pescetarian"),
-    "eats meat": ("eat meat", "eating meat", "eats meat", "meat eater", "carnivore", "omnivore", "吃肉", "开始吃肉"),
+    "eats meat": ("eat meat", "eating meat", "eats meat", "meat eater", "carnivore", "omnivore", "吃肉", "开始吃肉",
+                  "meat", "steak", "steaks", "beef", "pork", "chicken", "bacon", "ham", "lamb", "burger", "burgers",
+                  "sausage", "sausages", "turkey"),
 }
 _NUMBERS = {w: str(i) for i, ws in enumerate(
     ["zero no", "a an one 一", "two 二 两", "three 三", "four 四", "five 五", "six 六", "seven 七", "eight 八",

@@ -114,6 +114,7 @@ def _does(m: re.Match) -> str:
 
 _DIET_V = r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|flexitarian|(?:keto|paleo|low-carb|gluten-free|" \
           r"plant-based|vegan|vegetarian)(?:\s+diet)?)\b"
+_MEAT = r"steaks?|beef|pork|chicken|bacon|ham|lamb|burgers?|sausages?|turkey|meat"
 _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|cars?|" \
            r"houses?|bikes?|fish|birds?|rabbits?|hamsters?|horses?|grandchildren|grandkids?"
 # everyday verbs of habits; those in _HABIT_ALONE make a habit on their own ("I run every day"), the others need
@@ -166,6 +167,12 @@ _EN_RULES: list[Rule] = [
      _const("diet"), 1),
     (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:started|began|begun|am|'m)\s+(?P<v>eating meat)\b"), _const("diet"), 1),
     (_c(r"\bI\s+" + _ADV + r"(?P<v>eat meat)\s+(?:again|now)\b"), _const("diet"), 1),
+    # eating meat says the diet too: "I eat steak every weekend now" (facts/keys.py: value key "eats meat")
+    (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:eat|started eating|began eating|am eating|'m eating)\s+(?:\w+\s+)?(?P<v>"
+        + _MEAT + r")\b"), _const("diet"), 1),
+    # "I switched from coffee to green tea": the old habit ends
+    (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:switched|changed|moved)\s+from\s+(?P<v>(?-i:[a-z])[\w' -]+?)\s+to\s+"),
+     _does, -1),
     # counts of pets, children, cars: "I have two cats", "I've got 3 kids"
     (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:have|got|own)\s+(?P<v>(?:an?|one|two|three|four|five|six|seven|eight|"
         r"nine|ten|no|\d+)\s+(?:\w+\s+)?(?P<n>" + _COUNTED + r"))\b"),
