@@ -20,24 +20,16 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import summary  # noqa: E402 - bench/timing.py
+
 DATA = "/work/shared/datasets/locomo/locomo10.json"
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def summary(ms: list[float]) -> dict:
-    return {"n": len(ms), "p50_ms": round(statistics.median(ms), 3), "p95_ms": round(pct(ms, 95), 3),
-            "mean_ms": round(statistics.fmean(ms), 3)}
 
 
 def load(path: str, limit_sessions: int) -> tuple[list[list[dict]], list[str]]:
