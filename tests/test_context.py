@@ -304,7 +304,7 @@ def test_query_that_names_the_other_sense_wins_over_its_conversation(mem):
     assert bare[0].explain["anchor"]["query_label_source"] == "query+context"
 
 
-def test_own_match_needs_a_lead_in_both_retrievers():
+def test_singled_out_needs_a_lead_and_own_match_lends_its_labels():
     from datetime import datetime, timezone
 
     import numpy as np
@@ -325,11 +325,49 @@ def test_own_match_needs_a_lead_in_both_retrievers():
 
     river = hit("river bank", "nature", 0.90, 12.0)
     money = hit("bank account", "finance", 0.86, 5.0)
-    out = anchor.own_match([river, money], qc, lead=0.02, weight=0.9)
+    assert anchor.singled_out([river, money], 0.02) is river
+    out = anchor.own_match(qc, river, weight=0.9)
     assert out.source == "query+context+match" and DOMAIN_NAMES[int(np.argmax(out.dist))] == "nature"
     close = hit("bank account", "finance", 0.89, 5.0)  # dense lead 0.01 < 0.02
-    assert anchor.own_match([river, close], qc, lead=0.02, weight=0.9) is qc
+    assert anchor.singled_out([river, close], 0.02) is None
+    assert anchor.singled_out([river, close], 0.02, bm25_lead=1.5) is river  # BM25 12 ≥ 1.5 x 5
     even = hit("bank account", "finance", 0.86, 11.0)  # BM25 12 < 1.2 x 11
-    assert anchor.own_match([river, even], qc, lead=0.02, weight=0.9) is qc
-    assert anchor.own_match([river], qc, lead=0.02, weight=0.9) is qc  # no runner-up
-    assert anchor.own_match([river, money], qc, lead=0.02, weight=0.0) is qc  # off
+    assert anchor.singled_out([river, even], 0.02) is None
+    assert anchor.singled_out([river, even], 0.02, bm25_lead=1.5) is None
+    assert anchor.singled_out([river], 0.02) is None  # no runner-up
+    assert anchor.singled_out([river], 0.02, bm25_lead=1.5) is None  # no other memory holds the words
+    assert anchor.own_match(qc, None, weight=0.9) is qc
+    assert anchor.own_match(qc, river, weight=0.0) is qc  # off
+
+
+def test_context_vectors_separate_senses_that_share_a_domain():
+    """Mercury the planet and mercury the metal both label as science: the labels alone let the other sense
+    into the top 3; the memories' context vectors (their sessions) keep it out, for either conversation."""
+    from anchormem.retrieval.config import RECIPES
+
+    m = Memory(":memory:", search="anchored", cache=False)
+    u = "mercury"
+    m.add(turns("I watched Mercury through my telescope last night.", "Mercury is the closest planet to the sun.",
+                "Its orbit takes only 88 days."), user_id=u, session_id="planet")
+    m.add(turns("The old thermometer contained mercury.",
+                "Mercury is a toxic heavy metal and a liquid at room temperature.",
+                "We had to call a hazmat team to clean it up."), user_id=u, session_id="metal")
+    labels_only = RECIPES["anchored"].model_copy(update={"anchor_context_weight": 0.0})
+    q = "What did I say about mercury?"
+    for want, ctx in (("planet", ["I love stargazing on clear nights.", "Saturn's rings looked amazing."]),
+                      ("metal", ["Lead paint is dangerous in old houses.", "Chemical spills need careful cleanup."])):
+        hits = m.search(q, user_id=u, context=ctx, limit=3)
+        assert [h.memory.session_id for h in hits] == [want] * 3
+        a = [h.explain["anchor"] for h in hits]
+        assert {x["context_reference"] for x in a} == {"best"} and all(0.0 < x["context_sim"] < 1.0 for x in a)
+        assert max(x["context_factor"] for x in a) == 1.0  # the best-matching context: no penalty
+        other = m.search(q, user_id=u, context=ctx, limit=3, recipe=labels_only)
+        assert [h.memory.session_id for h in other].count(want) == 2  # labels alone: one of the other sense
+        assert "context_sim" not in other[0].explain["anchor"]
+    # the question names its sense inside a conversation about the other one: its own words win
+    hits = m.search("How many days does the orbit of the planet take?", user_id=u,
+                    context=["Lead paint is dangerous in old houses.", "Chemical spills need careful cleanup."],
+                    limit=1)
+    assert hits[0].memory.text == "Its orbit takes only 88 days."
+    assert hits[0].explain["anchor"]["context_reference"] == "match"
+    m.close()

@@ -199,12 +199,12 @@ class Memory:
                           user_id=scope.user_id, extract=self._fact_extractor())
         plan.reviews += quarantined
         vectors = self._embed_drafts(plan.drafts)
-        label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
+        ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []))
-                for i, (d, v) in enumerate(zip(plan.drafts, vectors))]
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
+                for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
-        results = self.store.write(prepared.messages, news, actor="add")
+        results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh)
         restated = [r.item.id for r in results if r.event == "NOOP" and r.item.tier == "cold"] + \
             [m.id for m in plan.noops if m.tier == "cold"]
         if restated:  # saying an archived memory again brings it back (anchormem.consolidate)

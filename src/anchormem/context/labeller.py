@@ -180,7 +180,8 @@ class OfflineLabeller:
                 log.debug("anchormem: cannot cache label prototypes: %s", exc)
         return mat
 
-    def _centered(self, vectors: np.ndarray) -> np.ndarray:
+    def centered(self, vectors: np.ndarray) -> np.ndarray:
+        """``vectors`` ((n, dim) or (dim,)) minus the prototypes' mean vector, L2-normalised: (n, dim) float32."""
         self.prototypes()
         v = np.asarray(vectors, dtype=np.float32)
         v = v.reshape(1, -1) if v.ndim == 1 else v
@@ -211,7 +212,7 @@ class OfflineLabeller:
         """(n, D) domain logits in centered-cosine units: mean of the two best prototype cosines + lexicon bonus.
         ``vectors``: (n, dim) embeddings of ``texts`` (any scale; they are centered and normalised here)."""
         protos, _ = self.prototypes()
-        sims = self._centered(vectors) @ protos.T  # (n, P)
+        sims = self.centered(vectors) @ protos.T  # (n, P)
         sims = np.concatenate([sims, np.full((sims.shape[0], 1), np.nan, dtype=np.float32)], axis=1)
         grouped = sims[:, self._padded]  # (n, D, most prototypes of a domain); padding is NaN
         top2 = -np.sort(-np.nan_to_num(grouped, nan=-np.inf), axis=2)[:, :, :2]
@@ -233,7 +234,7 @@ class OfflineLabeller:
         idx = self._topic_idx[domain]
         if len(idx) == 0:
             return None
-        sims = protos[idx] @ self._centered(vector)[0]
+        sims = protos[idx] @ self.centered(vector)[0]
         return self._topics[int(idx[int(np.argmax(sims))])]
 
     # ------------------------------------------------------------------ labels

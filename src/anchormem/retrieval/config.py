@@ -57,16 +57,24 @@ class SearchConfig(BaseModel):
     time_boost: float = Field(0.5, ge=0, le=10)
     # context anchoring (anchormem.context.anchor): filter + rerank candidates by domain-label agreement
     anchor: bool = False
-    anchor_weight: float = Field(0.97, ge=0, le=1)  # final · ((1-w) + w·ramp(label agreement)), with a conversation
+    anchor_weight: float = Field(0.8, ge=0, le=1)  # final · ((1-w) + w·ramp(label agreement)), with a conversation
     anchor_weight_no_context: float = Field(0.1, ge=0, le=1)  # w when the labels come from the query alone
     anchor_min_label: float = Field(0.2, ge=0, le=1)  # relative agreement below: filtered (ranked last, kept)
     anchor_full_label: float = Field(0.6, ge=0, le=1)  # relative agreement from here on: no penalty
     anchor_context_turns: int = Field(6, ge=0, le=100)  # newest context turns used to label the query
     anchor_margin: float = Field(0.35, ge=0, le=1)  # query less sure than this, no context: use recent session
-    # the query's own words single out a memory (its dense cosine leads the runner-up's by anchor_match_lead):
-    # that memory's labels get anchor_match_weight of the query's label logits (0: off; anchormem.context.anchor)
+    # the query's own words single out a memory (its BM25 score is anchor_match_bm25× the runner-up's, or its
+    # dense cosine leads the runner-up's by anchor_match_lead and it is also the best BM25 candidate): that
+    # memory's labels get anchor_match_weight of the query's label logits (0: off; anchormem.context.anchor)
+    # and its context vector is the reference of the context factor
     anchor_match_lead: float = Field(0.02, ge=0, le=1)
     anchor_match_weight: float = Field(0.9, ge=0, le=1)
+    anchor_match_bm25: float = Field(1.5, ge=1)
+    # context vectors (with a conversation): final ·= (1-w) + w·clip(1 - (reference - sim)/delta, 0, 1), sim the
+    # centered cosine of a memory's context vector with the conversation's; reference = the best candidate's, or
+    # the singled-out memory's (0 weight: off)
+    anchor_context_weight: float = Field(0.97, ge=0, le=1)
+    anchor_context_delta: float = Field(0.1, gt=0, le=2)
 
 
 RECIPES: dict[str, SearchConfig] = {

@@ -105,7 +105,12 @@ _V4 = [
     "CREATE INDEX ix_mem_cold ON memories (tenant, user_id) WHERE tier <> 'warm'",
 ]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4)]
+# v5: the context vector of each memory (:mod:`anchormem.context.anchor`): the weighted mean embedding of the turns
+# around it in its session, float32 little-endian; NULL for memories written before v5 (``anchormem relabel``
+# fills them in)
+_V5 = ["ALTER TABLE memories ADD COLUMN context_vec bytea"]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
 LATEST = MIGRATIONS[-1][0]
 
 

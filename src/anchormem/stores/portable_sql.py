@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..timeutil import to_epoch, utcnow
 from ..types import HistoryEntry, MemoryItem
+from .context_vectors import context_blob
 from .protocol import NewMemory, StoredMessage
 
 __all__ = ["SQLitePortableMixin", "PostgresPortableMixin", "ON_CONFLICT"]
@@ -108,6 +109,7 @@ class SQLitePortableMixin:
 
         hist = _check(tenant, messages, memories, history, on_conflict)
         blobs = [self._vec_blob(nm.vector) for nm in memories]
+        ctx = [context_blob(nm.context_vector, getattr(self, "dim", None)) for nm in memories]
         counts = dict.fromkeys(("messages", "memories", "history", "entities", "skipped_messages",
                                 "skipped_memories"), 0)
         added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
@@ -137,13 +139,14 @@ class SQLitePortableMixin:
                           (msg.id, s.tenant, s.user_id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
                            to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
                 counts["messages"] += 1
-            for nm, blob in zip(memories, blobs):
+            for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
                 if it.id in taken_mems:
                     counts["skipped_memories"] += 1
                     continue
                 cur = c.execute(
-                    f"INSERT OR IGNORE INTO memories ({cols}, content_hash, embedding) VALUES ({','.join('?' * 31)})",
+                    f"INSERT OR IGNORE INTO memories ({cols}, content_hash, embedding, context_vec) "
+                    f"VALUES ({','.join('?' * 32)})",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
                      _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -152,7 +155,7 @@ class SQLitePortableMixin:
                      it.source_text, it.superseded_by, it.access_count, _ep(it.last_accessed_at),
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
                      it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     blob))
+                     blob, cblob))
                 if cur.rowcount == 0:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         row = c.execute("SELECT id FROM memories WHERE tenant=? AND user_id=? AND "
@@ -210,6 +213,7 @@ class PostgresPortableMixin:
 
         hist = _check(tenant, messages, memories, history, on_conflict)
         vecs = [self._vec(nm.vector) for nm in memories]
+        ctx = [context_blob(nm.context_vector, getattr(self, "dim", None)) for nm in memories]
 
         def run(conn: Any) -> dict[str, int]:
             counts = dict.fromkeys(("messages", "memories", "history", "entities", "skipped_messages",
@@ -238,14 +242,14 @@ class PostgresPortableMixin:
                     (s.tenant, s.user_id, msg.id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
                      to_epoch(msg.ts), now, _json(msg.metadata)))
                 counts["messages"] += 1
-            for nm, vec in zip(memories, vecs):
+            for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
                 if it.id in taken_mems:
                     counts["skipped_memories"] += 1
                     continue
                 row = conn.execute(
-                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
-                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
+                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
                      _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -253,7 +257,7 @@ class PostgresPortableMixin:
                      _json(list(it.source_message_ids)), it.source_text, it.superseded_by, it.access_count,
                      _ep(it.last_accessed_at), _ep(it.expires_at), it.fact.slot if it.fact else None,
                      _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at),
-                     nm.content_hash, nm.index_text, nm.index_text, vec)).fetchone()
+                     nm.content_hash, nm.index_text, nm.index_text, vec, cblob)).fetchone()
                 if row is None:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         other = conn.execute(

@@ -32,6 +32,7 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
+from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
@@ -128,7 +129,8 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 
 # ---------------------------------------------------------------- the store
-class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin):
+class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
+                    PostgresContextMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -315,8 +317,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     _TSV = "to_tsvector('simple', %s) || to_tsvector('english', %s)"
 
-    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str) -> list[WriteResult]:
+    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
+              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
+        ctx = [context_blob(m.context_vector, self.dim) for m in memories]
+        for v in (context_updates or {}).values():
+            context_blob(v, self.dim)
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
@@ -331,11 +337,11 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "created_at, metadata) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
                     (s.tenant, s.user_id, msg.id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
                      to_epoch(msg.ts), now, _json(msg.metadata)))
-            for nm, vec in zip(memories, vecs):
+            for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
                 row = conn.execute(
-                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding) VALUES "
-                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s) ON CONFLICT DO NOTHING RETURNING id",
+                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
+                    f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -343,7 +349,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                      _json(list(it.source_message_ids)), it.source_text, it.superseded_by, 0, None,
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
                      _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     nm.index_text, nm.index_text, vec)).fetchone()
+                     nm.index_text, nm.index_text, vec, cblob)).fetchone()
                 if row is None:
                     rows = conn.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND "
@@ -375,6 +381,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
                                       f"superseded by {it.id}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
+            if context_updates and memories:  # the scope's generation was bumped above
+                self._put_context(conn, memories[0].item.tenant, context_updates)
             return results
 
         return self._run(run)

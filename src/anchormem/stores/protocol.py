@@ -38,6 +38,7 @@ class NewMemory:
 
     ``supersedes``: ids of current memories this one replaces; in the same transaction each gets
     ``valid_to = item.valid_from`` and ``superseded_by = item.id`` (skipped if no longer current).
+    ``context_vector``: its context vector (dim,) (:mod:`anchormem.stores.context_vectors`), or None.
     """
 
     item: MemoryItem
@@ -45,6 +46,7 @@ class NewMemory:
     content_hash: str
     index_text: str
     supersedes: list[str] = field(default_factory=list)
+    context_vector: np.ndarray | None = None
 
 
 @dataclass
@@ -61,8 +63,11 @@ class Store(Protocol):
     def check_embedder(self, name: str, dim: int) -> None:
         """Record the embedder on first use; raise EmbedderMismatchError if the store holds another one."""
 
-    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str) -> list[WriteResult]:
-        """Store messages and memories in one transaction; exact duplicates become NOOP with the existing id."""
+    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
+              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
+        """Store messages and memories in one transaction; exact duplicates become NOOP with the existing id.
+        ``context_updates``: new context vectors of existing memories (id → (dim,)), set in the same
+        transaction (the previous turns of a session gain the new turns as context)."""
 
     def get(self, tenant: str, memory_id: str) -> MemoryItem:
         """Raises NotFoundError."""
@@ -106,6 +111,12 @@ class Store(Protocol):
 
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
+
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored context vectors by memory id (ids without one left out)."""
+
+    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        """Replace the context vectors of memories (id → (dim,)). Returns how many rows changed."""
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""

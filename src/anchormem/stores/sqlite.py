@@ -35,6 +35,7 @@ from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidI
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from .context_vectors import SQLiteContextMixin, context_blob
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -66,7 +67,7 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin):
+class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -254,8 +255,12 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                   "actor, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                   (item_id, tenant, user_id, ver, event, old, new, actor, reason, utcnow().timestamp()))
 
-    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str) -> list[WriteResult]:
+    def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
+              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
+        ctx = [context_blob(m.context_vector, self.dim) for m in memories]
+        for v in (context_updates or {}).values():
+            context_blob(v, self.dim)
         results: list[WriteResult] = []
         added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
         removed: dict[tuple[str, str], list[int]] = {}
@@ -268,11 +273,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                           "content, ts, created_at, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                           (msg.id, s.tenant, s.user_id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
                            to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
-            for nm, blob in zip(memories, blobs):
+            for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
                 cur = c.execute(
-                    f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding) "
-                    f"VALUES ({','.join('?' * 31)})",
+                    f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
+                    f"context_vec) VALUES ({','.join('?' * 32)})",
                     (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
                      it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
                      it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
@@ -281,7 +286,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                      json.dumps(it.source_message_ids), it.source_text, it.superseded_by, 0, None,
                      _ep(it.expires_at), it.fact.slot if it.fact else None,
                      it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     blob))
+                     blob, cblob))
                 if cur.rowcount == 0:
                     row = c.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
@@ -315,6 +320,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
+            if context_updates and gens:  # the scope's generation moved with the rows above
+                self._put_context(c, memories[0].item.tenant, context_updates)
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))

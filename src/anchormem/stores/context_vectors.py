@@ -1,0 +1,106 @@
+"""Context vectors for the SQL stores (``Store.get_context_vectors`` / ``set_context_vectors``), mixed into
+:class:`.sqlite.SQLiteStore` and :class:`.postgres.PostgresStore`.
+
+A memory's *context vector* is the weighted mean embedding of the turns around it in its session (computed by
+:mod:`anchormem.context.anchor`; the memory's own vector weighs most). Context anchoring compares it with the
+current conversation's mean embedding, a finer context signal than the domain labels. Stored in
+``memories.context_vec`` (schema v5) as float32 little-endian bytes, the store's embedding dimension; NULL for
+memories written before v5 or imported (``anchormem relabel`` fills them in). Writing them bumps the owners'
+scope generation like ``set_labels`` (they change anchored rankings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+__all__ = ["SQLiteContextMixin", "PostgresContextMixin", "context_blob"]
+
+
+def context_blob(v: np.ndarray | None, dim: int | None) -> bytes | None:
+    """``v`` as stored (float32 little-endian bytes), or None. Raises InvalidInputError on a wrong dimension or
+    a non-finite value."""
+    if v is None:
+        return None
+    a = np.asarray(v, dtype="<f4").reshape(-1)
+    if dim is not None and a.shape[0] != dim:
+        raise InvalidInputError(f"context vector has dimension {a.shape[0]}, the store expects {dim}")
+    if not np.isfinite(a).all():
+        raise InvalidInputError("context vector has non-finite values")
+    return a.tobytes()
+
+
+def _decode(rows: Any) -> dict[str, np.ndarray]:
+    return {mid: np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32) for mid, blob in rows if blob is not None}
+
+
+class SQLiteContextMixin:
+    """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_advance``, ``dim``."""
+
+    _read: Any
+    _tx: Any
+    _bump_ids: Any
+    _advance: Any
+    dim: int | None
+
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            out.update(_decode(self._read(f"SELECT id, context_vec FROM memories WHERE +tenant=? AND id IN "
+                                          f"({','.join('?' * len(chunk))})", [tenant, *chunk])))
+        return out
+
+    def _put_context(self, c: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        return sum(c.execute("UPDATE memories SET context_vec=? WHERE id=? AND tenant=?",
+                             (context_blob(v, self.dim), mid, tenant)).rowcount for mid, v in vectors.items())
+
+    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        """Replace the context vectors of memories (id → (dim,) vector). Returns rows changed. Raises
+        InvalidInputError (wrong dimension) before anything is written."""
+        for v in vectors.values():
+            context_blob(v, self.dim)
+        if not vectors:
+            return 0
+        with self._tx() as c:
+            gens = self._bump_ids(c, tenant, list(vectors))
+            n = self._put_context(c, tenant, vectors)
+        self._advance(gens)
+        return n
+
+
+class PostgresContextMixin:
+    """Needs ``_read``, ``_run``, ``_bump_ids``, ``dim``."""
+
+    _read: Any
+    _run: Any
+    _bump_ids: Any
+    dim: int | None
+
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
+        if not ids:
+            return {}
+        return _decode(self._read("SELECT id, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
+                                  (tenant, list(ids))))
+
+    def _put_context(self, conn: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        return sum(conn.execute("UPDATE memories SET context_vec = %s WHERE tenant = %s AND id = %s",
+                                (context_blob(v, self.dim), tenant, mid)).rowcount for mid, v in vectors.items())
+
+    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        """Replace the context vectors of memories (id → (dim,) vector). Returns rows changed. Raises
+        InvalidInputError (wrong dimension) before anything is written."""
+        for v in vectors.values():
+            context_blob(v, self.dim)
+        if not vectors:
+            return 0
+
+        def run(conn: Any) -> int:
+            self._bump_ids(conn, tenant, list(vectors))
+            return self._put_context(conn, tenant, vectors)
+        return self._run(run)
