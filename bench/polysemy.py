@@ -1,5 +1,7 @@
 """Polysemy dev set (baseline vs anchored, per group: en / en_heldout / zh / zh_heldout, per case and pooled) and
-anchored-vs-plain search latency. Writes bench/results/polysemy.json. Run: python bench/polysemy.py"""
+anchored-vs-plain search latency, on the polysemy history alone (396 memories) and with the turns of LoCoMo
+conversations 1-2 added to the same user as distractors (when the dataset is found). Writes
+bench/results/polysemy.json. Run: python bench/polysemy.py"""
 
 from __future__ import annotations
 
@@ -12,12 +14,29 @@ from anchormem import Memory
 from anchormem.eval.polysemy import format_table, load_cases, run_polysemy
 
 
-def latency(n_queries: int = 40) -> dict:
+LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
+
+
+def _locomo_turns(n_conversations: int) -> list[tuple[str, list[dict]]]:
+    """(session key, turns) of the first LoCoMo conversations, or [] when the dataset is not found."""
+    from anchormem.eval.locomo import _sessions, _turn_text, load_locomo
+
+    if not LOCOMO.is_file():
+        return []
+    samples, _ = load_locomo(LOCOMO, conversations=n_conversations, use_audit=False)
+    return [(f"locomo{i}/{n}", [{"role": "user", "name": t.get("speaker"), "content": _turn_text(t)}
+                                for t in turns if _turn_text(t).strip()])
+            for i, s in enumerate(samples) for n, _when, turns in _sessions(s["conversation"])]
+
+
+def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> dict:
     cases = load_cases()
     with Memory(":memory:", cache=False) as mem:  # the hot cache would answer repeated searches: time the search
         for c in cases:
             for key, turns in c.sessions.items():
                 mem.add([{"role": "user", "content": t} for t in turns], user_id="u", session_id=key)
+        for key, turns in filler:
+            mem.add(turns, user_id="u", session_id=key)
         qs = cases[:n_queries]
         for c in qs:  # warm the query/context embedding caches and the label prototypes
             mem.search(c.query, user_id="u", context=c.context, recipe="anchored")
@@ -50,6 +69,10 @@ if __name__ == "__main__":
     print(format_table(res))
     res["latency"] = latency()
     print(json.dumps(res["latency"], indent=1))
+    filler = _locomo_turns(2)
+    if filler:
+        res["latency_with_locomo_distractors"] = latency(filler=filler)
+        print(json.dumps(res["latency_with_locomo_distractors"], indent=1))
     path = Path(__file__).parent / "results" / "polysemy.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1, ensure_ascii=False))

@@ -238,6 +238,130 @@ def test_select_pair_prefers_the_best_union():
     assert select_pair([a, Scored(1, 0.5, False, True, 0.85, True, c.covered)], terms, 0.6, 0.5) == []  # not ok
 
 
+# ---------------------------------------------------------------- addressee, subjects, dates, exchanges
+def _hit_at(text: str, when: datetime, speaker: str | None = "Maya", dense: float | None = 0.85, i: int = 0,
+            session: str | None = None) -> Hit:
+    m = MemoryItem(id=f"id{i:030d}", text=text, user_id="A", speaker=speaker, created_at=when, valid_from=when,
+                   session_id=session)
+    return Hit(memory=m, score=1.0 / (i + 1), explain={"dense": dense})
+
+
+def test_an_addressed_name_is_not_the_subject():
+    # "Woohoo Melanie!" / "That's really cool Joanna!" address the other person: Caroline's news is not Melanie's
+    woohoo = _hit("Woohoo Melanie! I passed the adoption agency interviews last Friday!", speaker="Caroline")
+    a = extractive_answer("Why did Melanie pass the adoption agency interviews?", [woohoo])
+    assert a.abstained is True and a.evidence[0].explain["evidence"]["subject_ok"] is False
+    assert extractive_answer("When did Caroline pass the adoption agency interviews?", [woohoo]).abstained is False
+    cool = _hit("That's really cool Joanna! The gaming party was a great success!", speaker="Nate")
+    assert extractive_answer("Who came to Joanna's gaming party?", [cool]).evidence[0].explain["evidence"][
+        "subject_ok"] is False
+    told = _hit("The gaming party at Joanna's place was a great success!", speaker="Nate")  # a third person
+    assert extractive_answer("Who came to Joanna's gaming party?", [told]).evidence[0].explain["evidence"][
+        "subject_ok"] is True
+    # a name inside a question is no mention: "Did Melanie go camping?" says nothing about her
+    asked = _hit("Did Melanie go camping? I went camping by the lake last week.", speaker="Caroline")
+    assert extractive_answer("When did Melanie go camping?", [asked]).abstained is True
+
+
+def test_names_joined_by_and_are_all_subjects():
+    q = analyze_question("How do Jon and Gina both like to destress?")
+    assert q.subjects == ["Jon", "Gina"] and [t for t, _ in q.terms] == ["destress"]
+    gina = _hit("Dance is pretty much my way to destress.", speaker="Gina")
+    a = extractive_answer("How do Jon and Gina both like to destress?", [gina])
+    assert a.abstained is False and a.evidence[0].explain["evidence"]["subject_ok"] is True
+    assert extractive_answer("How does Jon like to destress?", [gina]).abstained is True
+    # a question's opening word is no name ("According to Gina, …")
+    q = analyze_question("According to Gina, what makes Jon a perfect mentor?")
+    assert q.names == ["Gina", "Jon"] and q.subjects == ["Gina"]
+
+
+def test_light_plurals_and_answer_kind_nouns_weigh_less():
+    w = dict(analyze_question("What types of yoga has Maria practiced?").terms)
+    assert w == {"types": 0.35, "yoga": 1.0, "practiced": 1.0}
+    w = dict(analyze_question("What activities does Nate do with his turtles?").terms)
+    assert w["activities"] == 0.35 and w["turtles"] == 1.0
+    assert dict(analyze_question("我最近参加了什么活动？").terms).get("活动") == 0.35
+    # the memory names the activity, never the word "activities": 1 / 1.35 = 0.74 passes (as a heavy term: 0.5)
+    shelter = _hit("I volunteered at the shelter and served dinner.", speaker="Maria")
+    a = extractive_answer("What activities did Maria do at the shelter?", [shelter])
+    assert a.abstained is False and a.evidence[0].explain["evidence"]["coverage"] == pytest.approx(0.7407, abs=1e-4)
+
+
+def test_your_noun_phrase_belongs_to_the_addressee():
+    from anchormem.answering.evidence import stated_text
+    assert "turtles" not in stated_text("So cute! I love your turtles so much!", about_speaker=True)
+    assert "turtles" in stated_text("So cute! I love my turtles so much!", about_speaker=True)
+    assert "乌龟" not in stated_text("我很喜欢你的乌龟。", about_speaker=True)
+    assert "乌龟" in stated_text("我很喜欢我的乌龟。", about_speaker=True)
+    theirs = _hit("So cute! I love your turtles so much!", speaker="Joanna")
+    assert extractive_answer("What does Joanna love about her turtles?", [theirs]).abstained is True
+    mine = _hit("I love my turtles so much!", speaker="Joanna")
+    assert extractive_answer("What does Joanna love about her turtles?", [mine]).abstained is False
+
+
+def test_a_date_in_the_question_is_one_term_matched_against_the_memory_date():
+    from anchormem.answering.evidence import DATE_TERM, question_date
+    assert question_date("Who did Maria have dinner with on May 3, 2023?")[0] == (2023, 5, 3)
+    assert question_date("What did John receive on 3 June, 2023?")[0] == (2023, 6, 3)
+    assert question_date("What happened to John's job in August 2023?")[0] == (2023, 8, None)
+    assert question_date("When did Melanie go camping in June?")[0] == (None, 6, None)
+    assert question_date("我2023年5月3日做了什么？")[0] == (2023, 5, 3)
+    assert question_date("What did I do in 2022?")[0] == (2022, 0, None)
+    assert question_date("What may happen next?")[0] is None  # "may" alone is no month
+    q = analyze_question("What did Maria participate in last weekend before April 10, 2023?")
+    assert [t for t, _ in q.terms] == ["participate", "last", "weekend", DATE_TERM] and q.date == (2023, 4, 10)
+    said = datetime(2023, 4, 10, 18, 0, tzinfo=timezone.utc)
+    run = "Last weekend I participated in a 5K charity run for a homeless shelter."
+    a = extractive_answer("What did Maria participate in last weekend before April 10, 2023?",
+                          [_hit_at(run, said, speaker="Maria")])
+    assert a.abstained is False and a.evidence[0].explain["evidence"]["covered"][DATE_TERM] == 1.0
+    other = datetime(2023, 6, 20, 18, 0, tzinfo=timezone.utc)
+    a = extractive_answer("What did Maria participate in on 10 April, 2023?", [_hit_at(run, other, speaker="Maria")])
+    assert a.evidence[0].explain["evidence"]["covered"][DATE_TERM] == 0.0 and a.abstained is True
+    # Chinese: 2023年6月3日 is one term too
+    swim = "我在海边游泳了。"
+    q = "我2023年6月3日在哪里游泳？"
+    assert [t for t, _ in analyze_question(q).terms] == ["游泳", DATE_TERM]
+    on = datetime(2023, 6, 3, 9, 0, tzinfo=timezone.utc)
+    assert extractive_answer(q, [_hit_at(swim, on, speaker=None)]).abstained is False
+    assert extractive_answer(q, [_hit_at(swim, other, speaker=None)]).abstained is True  # 0.5 < 0.6
+
+
+def test_same_exchange_memories_are_cited_together():
+    from anchormem.answering.evidence import Scored, select
+    cfg = AnswerConfig(max_citations=3)
+    terms = [("finished", 1.0), ("screenplay", 1.0), ("plans", 1.0)]
+    top = Scored(0, 1.0, True, True, 0.86, True, {}, "t:1")
+    mate = Scored(1, 0.75, True, True, 0.85, True, {}, "t:1")   # below the second-citation bar (1.0 - 0.2)
+    stranger = Scored(2, 0.75, True, True, 0.85, True, {}, "t:2")
+    assert [s.index for s in select([top, mate, stranger], cfg, terms=terms)] == [0, 1]
+    assert [s.index for s in select([top, stranger], cfg, terms=terms)] == [0]
+    weak = Scored(1, 0.5, True, True, 0.85, True, {}, "t:1")  # below min_coverage: never cited
+    assert [s.index for s in select([top, weak], cfg, terms=terms)] == [0]
+    assert len(select([top, mate, Scored(3, 0.95, True, True, 0.8, True, {}, "t:9")], AnswerConfig(max_citations=2),
+                      terms=terms)) == 2
+    # through the scorer: one session (or one instant) is one exchange
+    t1 = datetime(2022, 1, 23, 12, 0, tzinfo=timezone.utc)
+    hits = [_hit_at("I finally finished my first full screenplay and printed it!", t1, speaker="Joanna", i=0),
+            _hit_at("Now I'm gonna submit my finished screenplay to film festivals.", t1, speaker="Joanna", i=1)]
+    a = extractive_answer("What did Joanna do with her finished screenplay?", hits)
+    assert len(a.citations) == 2 and {h.explain["evidence"]["group"] for h in a.evidence} == {f"t:{t1.isoformat()}"}
+
+
+def test_a_reply_is_read_with_the_question_it_answers():
+    reply = _hit("They were scared but we reassured them. They're tough kids.", speaker="Melanie")
+    q = "How did Melanie's kids handle the accident?"
+    assert extractive_answer(q, [reply]).abstained is True
+    a = extractive_answer(q, [reply], prompts=["The kids look so cute! How did they handle the accident?"])
+    assert a.abstained is False and a.citations[0].text == reply.memory.text
+    # only the prompt's questions count, not its statements
+    a = extractive_answer(q, [reply], prompts=["The accident was awful. I handled it badly."])
+    assert a.abstained is True
+    zh = _hit("他们吓坏了，不过我们安慰了他们。", speaker=None)
+    assert extractive_answer("孩子们怎么面对车祸？", [zh]).abstained is True
+    assert extractive_answer("孩子们怎么面对车祸？", [zh], prompts=["孩子们怎么面对车祸的？"]).abstained is False
+
+
 # ---------------------------------------------------------------- LLM answers (scripted server)
 def _llm_mem(db_path, srv):
     # answers only: the scripted replies are for ask, so facts come from the offline rules here
@@ -339,3 +463,41 @@ def test_memory_llm_default_from_environment(db_path, monkeypatch):
     m = Memory(db_path, embedder="hash", llm=None)
     assert m.llm is None
     m.close()
+
+
+def test_ask_reads_a_reply_with_the_question_it_answers():
+    """"They loved it" says nothing about a museum; as the reply to "How did your kids like the science museum?"
+    it answers "How did Caroline's kids like the science museum?". The turn before it in its session, said by
+    the other speaker, is its prompt (``Memory._reply_prompts``); a question about the zoo still abstains."""
+    from anchormem.answering import extractive_answer
+
+    m = Memory(":memory:")
+    talks = {"s1": [("Melanie", "How did your kids like the science museum on Saturday?"),
+                    ("Caroline", "They loved it, especially the dinosaur hall and the planetarium show!")],
+             "s2": [("Caroline", "I started a pottery class last week."), ("Melanie", "That sounds fun.")]}
+    for sess, turns in talks.items():
+        m.add([{"role": "user", "name": n, "content": c} for n, c in turns], user_id="u", session_id=sess)
+    q = "How did Caroline's kids like the science museum?"
+    a = m.ask(q, user_id="u")
+    assert not a.abstained and [c.text for c in a.citations] == [talks["s1"][1][1]]
+    hits = m.search(q, user_id="u")
+    prompts = m._reply_prompts("u", hits)
+    by_text = {h.memory.text: p for h, p in zip(hits, prompts)}
+    assert by_text[talks["s1"][1][1]] == talks["s1"][0][1]  # Melanie asked it
+    assert by_text[talks["s1"][0][1]] is None  # first of its session
+    assert by_text["That sounds fun."] == "I started a pottery class last week."  # another speaker's turn
+    assert extractive_answer(q, hits, m.answer_config, embedder=m.embedder).abstained  # without the prompts
+    assert m.ask("What did Caroline's kids think of the zoo?", user_id="u").abstained
+    m.close()
+
+
+def test_a_chinese_light_verb_adds_nothing_to_a_key_term():
+    """喝咖啡 (drink coffee) is covered by 我戒咖啡了 (I quit coffee) in full, as "drink coffee" is keyed by coffee
+    (facts.keys.LIGHT_VERBS); a term whose object is missing stays uncovered."""
+    scorer = EvidenceScorer(None, AnswerConfig())
+    q = analyze_question("我还喝咖啡吗？")
+    assert ("喝咖啡", 1.0) in q.terms
+    quit_coffee, tea = _hit("我戒咖啡了。"), _hit("我每天喝茶。")
+    s = scorer.score(q, [quit_coffee, tea])
+    assert s[0].covered["喝咖啡"] == 1.0 and s[0].coverage == 1.0
+    assert s[1].covered["喝咖啡"] < 0.7

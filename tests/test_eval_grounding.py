@@ -50,10 +50,13 @@ def test_abstention_held_out_split_and_curve_matches_the_default():
 
     sample = json.loads(DATA.read_text(encoding="utf-8"))[1]
     expected = sum(1 for qa in sample["qa"] if int(qa["category"]) == 5 or normalize_evidence(qa.get("evidence")))
-    r = run_abstention(str(DATA), only=[2], embedder="hash", thresholds=[0.6])
+    from anchormem.answering.evidence import AnswerConfig
+
+    tau = AnswerConfig().min_coverage
+    r = run_abstention(str(DATA), only=[2], embedder="hash", thresholds=[tau])
     assert r["conversations"] == 1 and r["conversation_numbers"] == [2] and r["questions"] == expected
     # the swept curve re-selects from the recorded features (pairs included): at the default threshold it is ask
     at = {k: v for k, v in r["curve"][0].items() if k != "threshold"}
-    assert r["curve"][0]["threshold"] == 0.6 and at == r["at_default"]
+    assert r["curve"][0]["threshold"] == tau and at == r["at_default"]
     with pytest.raises(InvalidInputError):
         run_abstention(str(DATA), only=[0, 2], embedder="hash")

@@ -26,7 +26,7 @@ from .privacy.redact import find_tokens
 from .ingest.classify import memory_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
-from .context.anchor import ContextAnchor, anchor_hook, check_labels, label_drafts, relabel_scope
+from .context.anchor import AnchorHook, ContextAnchor, check_labels, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
                         warm_only)
@@ -434,7 +434,9 @@ class Memory:
         answers from those memories only; a reply that cites other ids, adds numbers/dates/names not in them,
         or cannot be parsed falls back to the quotes. When no memory passes the evidence test,
         ``abstained=True`` and the text says there is no record. Never invents. Each evidence hit's
-        ``explain["evidence"]`` holds its evidence features.
+        ``explain["evidence"]`` holds its evidence features. A memory that replies to the other speaker's
+        question in its session is read with that question ("They were scared" answers "How did the kids take
+        the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`).
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
@@ -442,11 +444,25 @@ class Memory:
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
-        ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence)
+        ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
+                                prompts=self._reply_prompts(user_id, hits))
         if self.llm is None or ans.abstained:
             return ans
         cited = {c.id for c in ans.citations}
         return llm_answer(query, [h for h in hits if h.memory.id in cited], ans, self.llm)
+
+    def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
+        """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""
+        first = {h.memory.id: h.memory.source_message_ids[0] for h in hits if h.memory.source_message_ids}
+        if not first:
+            return [None] * len(hits)
+        prev = self.store.previous_messages(Scope(tenant=self.tenant, user_id=user_id), list(set(first.values())))
+        out: list[str | None] = []
+        for h in hits:
+            p = prev.get(first.get(h.memory.id, ""))
+            who = (h.memory.speaker or h.memory.role or "").casefold()
+            out.append(p["content"] if p and (p["name"] or p["role"] or "").casefold() != who else None)
+        return out
 
     # ---------------------------------------------------------------- context labels
     @property
@@ -457,7 +473,7 @@ class Memory:
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
-        return anchor_hook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit)
+        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

@@ -110,3 +110,15 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
         assert hits[0].memory.id == mid and hits[0].explain["anchor"]["context_sim"] is None
         assert hits[0].explain["anchor"]["context_factor"] == pytest.approx(1 - 0.97 * 0.5)
         assert mem.relabel("u") == 1 and list(mem.store.get_context_vectors(mem.tenant, [mid])) == [mid]
+
+
+def test_get_many_with_context_is_get_many_plus_context_vectors(store, embed):
+    a, b = make(embed, "The kiln fires at 1200 degrees."), make(embed, "Glazes go on after the bisque firing.")
+    a.context_vector = _vec(7)
+    ids = put(store, a, b)
+    items, ctx = store.get_many_with_context("default", [*ids, "missing"])
+    assert items == store.get_many("default", ids) and set(items) == set(ids)
+    assert list(ctx) == [ids[0]]
+    np.testing.assert_array_equal(ctx[ids[0]], _vec(7))
+    assert store.get_many_with_context("default", []) == ({}, {})
+

@@ -407,6 +407,27 @@ def test_embedder_mismatch_and_bad_dimensions(backend, store, embed):
     assert texts(store.list_memories(scope(), None)) == ["I keep bees."]  # nothing of the failed batch landed
 
 
+def test_previous_messages_in_a_session(store):
+    sc = scope(session_id="s1")
+    msgs = [StoredMessage(id=f"m{i}", scope=sc, role="user", content=f"turn {i}", ts=T0 + timedelta(minutes=i),
+                          name=name) for i, name in enumerate(["Ana", "Ben", "Ana"])]
+    msgs.append(StoredMessage(id="same-ts", scope=sc, role="user", content="turn 3", ts=T0 + timedelta(minutes=2),
+                              name="Ben"))  # stored after m2 at the same instant: m2 comes before it
+    msgs.append(StoredMessage(id="other", scope=scope(session_id="s2"), role="user", content="elsewhere",
+                              ts=T0 + timedelta(minutes=1, seconds=30)))
+    msgs += [StoredMessage(id=f"loose{i}", scope=scope(), role="user", content="no session", ts=T0 + timedelta(
+        minutes=m)) for i, m in enumerate((0, 10, 50))]  # no session: within 30 minutes of each other only
+    msgs.append(StoredMessage(id="agent", scope=scope(agent_id="a1"), role="user", content="x", ts=T0 + timedelta(
+        minutes=11)))
+    store.write(msgs, [], actor="test")
+    prev = store.previous_messages(scope(), ["m0", "m1", "m2", "same-ts", "other", "loose0", "loose1", "loose2",
+                                             "agent", "missing"])
+    assert {k: v["id"] for k, v in prev.items()} == {"m1": "m0", "m2": "m1", "same-ts": "m2", "loose1": "loose0"}
+    assert prev["m1"]["content"] == "turn 0" and prev["m1"]["name"] == "Ana" and prev["m2"]["name"] == "Ben"
+    assert store.previous_messages(scope(user="bob"), ["m1"]) == {}
+    assert store.previous_messages(scope(), []) == {}
+
+
 # ================================================================ the same contract through Memory
 def test_memory_add_noop_search_en_zh(mem):
     ev = mem.add("I moved to Lisbon last month.", user_id="alice")

@@ -3,9 +3,11 @@
 A memory *supports* a question when all of these hold (see :class:`EvidenceScorer`):
 
 1. **Subject.** The question's named subject (the first capitalised name that is not a question word, e.g.
-   "Melanie" in "When did Melanie go camping?") is the memory's speaker or is mentioned in it (a nickname
-   prefix such as "Mel" counts). Questions about "I/my" have no named subject: every memory in the scope is
-   the user's. Further names in the question are key terms.
+   "Melanie" in "When did Melanie go camping?"; names joined to it by "and" are subjects too: "How do Jon and Gina
+   both like to destress?") is the memory's speaker or is mentioned in one of its statements (a nickname prefix
+   such as "Mel" counts; being addressed — "Thanks, Melanie!", "Woohoo Melanie!", "That's really cool Joanna!" —
+   or named inside a question does not). Questions about "I/my" have no named subject: every memory in the scope
+   is the user's. Further names in the question are key terms.
 2. **Key-term coverage** ≥ ``min_coverage`` (the main threshold). Key terms are the question's content words
    after dropping question words and pronouns (English and Chinese). Each term is covered by the memory
    lexically (same stem; for Chinese a substring, or a share of its characters), through a small bilingual
@@ -14,13 +16,17 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    "dog"~"cat" does not). Light terms ("name", "time", "go", "名字"...) weigh less, and at least one heavy
    term must be covered, so "What is my dog's name?" never cites "a rescue cat named Pixel".
    A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
-   by counting several memories).
+   by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
+   the kind of answer ("activity", "item", "topic", "活动", "类型"). A calendar date in the question ("on 3 June,
+   2023", "in August 2023", "2023年5月") is ONE key term, covered when the memory was said or its event happened
+   then (:func:`date_matches`; such a memory found by keywords only needs no dense cosine).
 3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
    whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
 
 What counts as the memory's words (:func:`stated_text`): only sentences that state something (a question in a
 memory is no evidence); when the question's subject is the memory's speaker, only sentences about the speaker (one
-that says "you" or addresses someone by name without "I/my/we" is about the addressee). Further names in the
+that says "you" or addresses someone by name without "I/my/we" is about the addressee, and so is "your …": "I love
+your turtles" is not about the speaker's turtles). Further names in the
 question match as names only, never by embedding ("Barcelona" is not "Rome"), and contrasting words never cover
 each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: :data:`_CONTRASTS`).
 
@@ -28,13 +34,15 @@ A term covered only by embedding similarity counts ``semantic_credit`` (0.6), a 
 a near word is weaker evidence than the word itself ("charity race" is not covered as well by "a support system").
 
 Citations are the supporting memories whose coverage is within ``second_gap`` of the best one (a second
-citation clears the same bar, it is not just next in rank), at most ``max_citations``. When no single memory
+citation clears the same bar, it is not just next in rank), then supporting memories of the same exchange (session,
+or said at the same instant) as a citation, at most ``max_citations``. When no single memory
 passes, two memories that each cover at least ``pair_min`` and together (each term counted by the better of the
 two) reach ``min_coverage`` are cited together (multi-hop: "What do Jon and Gina both have in common?").
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 import threading
 from dataclasses import dataclass, field
@@ -55,7 +63,9 @@ __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_
 class AnswerConfig(BaseModel):
     """Thresholds of the evidence test.
 
-    ``min_coverage``: share of the question's (weighted) key terms the memory must cover (main threshold).
+    ``min_coverage``: share of the question's (weighted) key terms the memory must cover (main threshold;
+    0.7 from the LoCoMo curves of both splits, ``bench/abstention.py``, with reply context on: conversations 1-2
+    and 3-4 both beat every earlier setting on abstention and on answers citing gold there).
     ``dense_floor`` / ``word_sim``: None = the embedder's calibrated profile (:data:`PROFILES`).
     ``dense_margin``: a cited memory's cosine is at most this far below the best candidate's.
     ``word_margin``: a term matches a memory word by embedding when their cosine is ≥ ``word_sim`` and ≥ the
@@ -68,7 +78,7 @@ class AnswerConfig(BaseModel):
     ``min_coverage`` are cited together (1.0 disables pairs).
     """
 
-    min_coverage: float = Field(0.6, ge=0, le=1)
+    min_coverage: float = Field(0.7, ge=0, le=1)
     dense_floor: float | None = Field(None, ge=-1, le=1)
     dense_margin: float = Field(0.08, ge=0, le=2)
     word_sim: float | None = Field(None, ge=-1, le=1)
@@ -115,7 +125,8 @@ _NAME = re.compile(r"\b([A-Z][a-zA-Z\-]+)(?:'s|’s)?\b")
 _IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
 _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
     Can Could Would Should Will May Might Am The A An In On At For Of And Or But If My Your Our Their His Her Its
-    Tell Please Any Some Ever User Mr Mrs Ms Dr""".split())
+    Tell Please Any Some Ever User Mr Mrs Ms Dr According Based Considering Given After Before Around During Since
+    Besides Between Among Regarding From To With Without Both Either Neither Other Apart Aside""".split())
 
 # A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases (never
 # sibling concepts such as dog/cat): the embedding check is there for the open vocabulary.
@@ -195,6 +206,14 @@ def stem(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
+_ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看
+
+# nouns that name the kind of answer, not what it is about ("What activities…": the memory names the activity)
+_CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic topics field fields aspect example
+    option 活动 类型 种类 方面 话题""".split())
+_LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
+
+
 def _syn_group(word: str) -> int | None:
     g = _SYN_INDEX.get(word)
     if g is None:
@@ -204,17 +223,104 @@ def _syn_group(word: str) -> int | None:
 
 @dataclass
 class QuestionInfo:
-    """``names``: capitalised names (first = subject); ``terms``: (term, weight) key terms, names excluded."""
+    """``names``: capitalised names (first = subject); ``terms``: (term, weight) key terms, names excluded;
+    ``subjects``: the subject and the names joined to it by "and" ("How do Jon and Gina both like to destress?"):
+    a memory about any of them is about the subject. ``date``: the (year, month, day) the question names ("on 3 June,
+    2023", "in August 2023", "2023年5月"; year/day None when not given) and ``date_terms`` the key terms that spell
+    it: a memory covers them when it was said, or its event happened, at that date (:func:`date_matches`)."""
 
     text: str
     zh: bool
     names: list[str]
     terms: list[tuple[str, float]]
     wants_number: bool = False
+    subjects: list[str] = field(default_factory=list)
+    date: tuple[int | None, int, int | None] | None = None
+    date_terms: frozenset[str] = frozenset()
+
+
+_MONTHS = {m: i + 1 for i, ms in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
+                                             "june jun", "july jul", "august aug", "september sep sept",
+                                             "october oct", "november nov", "december dec")) for m in ms.split()}
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d{2})"
+_DATE_PATTERNS = [re.compile(p, re.I) for p in (
+    rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?\b",      # 3 June, 2023
+    rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR})?",                 # May 3, 2023
+    rf"\b{_MON}(?:,?\s+(?:of\s+)?{_YEAR})\b",                  # August 2023
+    rf"\b(?:in|during|of|since|before|after|around)\s+{_MON}\b(?!\s+\d)",  # in June (a month without a year)
+    r"(?:(?P<year>\d{4})\s*年)?\s*(?P<mon>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?",  # 2023年5月3日
+    rf"(?:\bin\s+|\bof\s+|\bduring\s+|\bsince\s+|\bbefore\s+|\bafter\s+)?\b{_YEAR}\b(?!\s*[-/])|(?P<zy>\d{{4}})\s*年",
+)]
+
+
+QDate = tuple[int | None, int, int | None]  # (year or None, month 1-12 or 0 for a year alone, day or None)
+
+
+def question_date(question: str) -> tuple[QDate | None, set[str], tuple[int, int] | None]:
+    """The first calendar date named in ``question``: ((year, month, day), the query terms of its words, its
+    character span), or (None, set(), None). Month 0 = a year alone ("in 2022", "2022年"). English month names
+    (a bare "May" only with a day or year) and Chinese ``年/月/日`` numerals."""
+    for pat in _DATE_PATTERNS:
+        m = pat.search(question)
+        if not m:
+            continue
+        g = m.groupdict()
+        mon = g.get("mon")
+        if mon is None:
+            year = int(g.get("year") or g.get("zy"))
+            return (year, 0, None), set(query_terms(m.group())), m.span()
+        month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
+        if not 1 <= month <= 12:
+            continue
+        year = int(g["year"]) if g.get("year") else None
+        day = int(g["day"]) if g.get("day") else None
+        terms = set(query_terms(m.group())) | {mon.lower()}
+        return (year, month, day), terms, m.span()
+    return None, set(), None
+
+
+def date_matches(qdate: QDate, hit: Hit, slack_days: int = 3) -> bool:
+    """The memory was said (``created_at``), or its event happened (``event_time``…``event_time_end``), at the
+    question's date: the same day ± ``slack_days``, the same month, or the same year (a part the question leaves
+    out — year or day — matches anything)."""
+    year, month, day = qdate
+    m = hit.memory
+    spans = [(m.created_at.date(), m.created_at.date())]
+    if m.event_time is not None:
+        spans.append((m.event_time.date(), (m.event_time_end or m.event_time).date()))
+    for lo, hi in spans:
+        if day is not None and month:
+            for y in ([year] if year else sorted({lo.year, hi.year})):
+                try:
+                    t = _dt.date(y, month, day)
+                except ValueError:
+                    continue
+                if lo - _dt.timedelta(days=slack_days) <= t <= hi + _dt.timedelta(days=slack_days):
+                    return True
+            continue
+        d = lo
+        while d <= hi:  # event spans are short (a day, a weekend, a month)
+            if (year is None or d.year == year) and (not month or d.month == month):
+                return True
+            if (d.year, d.month) == (hi.year, hi.month):
+                break
+            d = (d.replace(day=1) + _dt.timedelta(days=32)).replace(day=1)
+    return False
+
+
+DATE_TERM = "@date"  # the one key term that stands for a date the question names
+_JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
 
 
 def analyze_question(question: str) -> QuestionInfo:
-    zh = has_cjk(question)
+    """The question's names, subjects, weighted key terms (a named date as the one term :data:`DATE_TERM`) and
+    whether it asks for an amount (:class:`QuestionInfo`). Never raises; an empty question has no terms."""
+    zh, original = has_cjk(question), question
+    qdate, _dterms, span = question_date(question)
+    if span is not None:  # the date is one key term, matched against the memory's dates (not its words)
+        question = question[:span[0]] + " " + question[span[1]:]
     names: list[str] = []
     for m in _NAME.finditer(question):
         w = m.group(1)
@@ -222,6 +328,12 @@ def analyze_question(question: str) -> QuestionInfo:
             continue
         if w not in names:
             names.append(w)
+    subjects = names[:1]
+    if names:
+        for m in _JOINED.finditer(question):  # "Jon and Gina": both are the subject
+            a, b = m.group(1), m.group(2)
+            if (a in subjects and b in names) or (b in subjects and a in names):
+                subjects += [n for n in (a, b) if n not in subjects]
     lower_names = {n.lower() for n in names}
     terms: list[tuple[str, float]] = []
     seen: set[str] = set()
@@ -237,22 +349,28 @@ def analyze_question(question: str) -> QuestionInfo:
         g = _syn_group(t)
         if g is not None and any(_syn_group(u) == g for u, _ in terms):
             continue  # one concept counts once ("叫什么名字")
-        terms.append((t, 0.35 if (t in _LIGHT or stem(t) in _LIGHT) else 1.0))
+        light = t in _LIGHT or stem(t) in _LIGHT or stem(t) in _LIGHT_STEMS or stem(t) in _CAT_STEMS
+        terms.append((t, 0.35 if light else 1.0))
     solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and
             not re.search(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+$", question[:m.start(1)])}
-    for n in names[1:]:  # further names are key terms, matched as names only ("Barcelona" is not "Rome"); a word
-        if n in solo and n.lower() not in seen:  # of a multi-word name ("Steady Income Fund") is not one of its own
+    # further names are key terms, matched as names only ("Barcelona" is not "Rome"); a word of a multi-word name
+    for n in [n for n in names[1:] if n not in subjects]:
+        if n in solo and n.lower() not in seen:  # ("Steady Income Fund") is not one of its own
             seen.add(n.lower())
             terms.append((n.lower(), 1.0))
     # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
     wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
-    return QuestionInfo(question, zh, names, terms, wants)
+    if qdate is not None:
+        terms.append((DATE_TERM, 1.0))
+    return QuestionInfo(original, zh, names, terms, wants, subjects, qdate,
+                        frozenset({DATE_TERM}) if qdate is not None else frozenset())
 
 
 # ------------------------------------------------------------------------------------------- scoring
 @dataclass
 class Scored:
-    """The evidence features of one hit. ``ok`` = every gate except the coverage threshold passed."""
+    """The evidence features of one hit. ``ok`` = every gate except the coverage threshold passed. ``group``: the
+    memory's exchange (``"s:<session_id>"``, else ``"t:<created_at ISO>"``: turns stored by one ``add``)."""
 
     index: int
     coverage: float
@@ -261,6 +379,7 @@ class Scored:
     dense: float | None
     dense_ok: bool
     covered: dict[str, float] = field(default_factory=dict)
+    group: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -268,30 +387,37 @@ class Scored:
 
     def as_dict(self) -> dict[str, Any]:
         return {"coverage": round(self.coverage, 4), "subject_ok": self.subject_ok, "heavy_ok": self.heavy_ok,
-                "dense_ok": self.dense_ok, "covered": self.covered}
+                "dense_ok": self.dense_ok, "covered": self.covered, "group": self.group}
 
 
 def stated_text(text: str, *, about_speaker: bool = False) -> str:
     """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
     pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
     others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
-    race sounds great, Mel!" is not about the speaker's race)."""
+    race sounds great, Mel!" is not about the speaker's race), and without what belongs to the addressee ("I love
+    your turtles": the turtles are not the speaker's; 你的…)."""
     keep = []
     for sent in split_sentences(text):
-        to_other = _SECOND_PERSON.search(sent) or _VOCATIVE.search(sent)  # "you…", "That sounds great, Mel!"
-        if _ASKS.search(sent.strip()) or (about_speaker and to_other and not _FIRST_PERSON.search(sent)):
+        if _ASKS.search(sent.strip()):
             continue
+        to_other = _SECOND_PERSON.search(sent) or _VOCATIVE.search(sent)  # "you…", "That sounds great, Mel!"
+        if about_speaker and to_other and not _FIRST_PERSON.search(sent):
+            continue
+        if about_speaker:  # "I love your turtles": the turtles are the addressee's
+            sent = _YOUR_NP.sub(" ", sent)
         keep.append(sent)
     return " ".join(keep)
+
+
+# what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation
+# or a joining word); 你的 and the next two characters
+_YOUR_NP = re.compile(r"\b(?:your|yours)\b(?:\s+[\w'’-]+){0,3}?(?=\s*(?:[,.!?;:]|$|\s(?:and|but|so|is|are|was|were|"
+                      r"has|have|to|for|with|in|on|at|of|that|which)\b))|你的[\u4e00-\u9fff]{0,2}", re.I)
 
 
 _ASKS = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|our|us)\b|我", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|yourself)\b|你", re.I)
-
-
-def _speaker_is_subject(q: QuestionInfo, hit: Hit) -> bool:
-    return bool(q.names) and bool(hit.memory.speaker) and _same_name(q.names[0], hit.memory.speaker or "")
 
 
 def _memory_words(hit: Hit, stated: str) -> list[str]:
@@ -333,15 +459,61 @@ def _same_name(a: str, b: str) -> bool:
     return a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
 
 
+# a name after one opening word of a sentence, before punctuation: "Woohoo Melanie!", "Sure Caroline,"
+_LEAD_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[,!?])")
+
+
+# a name that ends an exclamation or a question, not after a preposition: "That's really cool Joanna!"
+_END_VOCATIVE = re.compile(r"\b(?!(?:to|in|at|from|with|for|about|of|by|on|into|visit|visited|see|saw|meet|met|"
+                           r"and|or|like|love)\s)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[!?])")
+
+
+def _vocatives(text: str) -> set[int]:
+    """Start offsets of the words of ``text`` that address someone ("Thanks, Melanie!", "Woohoo Melanie!")."""
+    return {v.start(1) for pat in (_VOCATIVE, _LEAD_VOCATIVE, _END_VOCATIVE) for v in pat.finditer(text)}
+
+
+def _mentions(name: str, text: str) -> bool:
+    """``text`` names the person as a third person (being addressed does not count)."""
+    voc = _vocatives(text)
+    return any(_same_name(name, w.group()) and w.start() not in voc for w in re.finditer(r"\b[A-Z][a-zA-Z\-]+", text))
+
+
 def _name_in(name: str, hit: Hit) -> bool:
     """The person is the memory's speaker or is mentioned in it — as a third person: being addressed
     ("Thanks, Melanie!", "Hey Caroline,") does not make the memory about them."""
     m = hit.memory
     if m.speaker and _same_name(name, m.speaker):
         return True
-    vocatives = {v.start(1) for v in _VOCATIVE.finditer(m.text)}
-    return any(_same_name(name, w.group()) and w.start() not in vocatives
-               for w in re.finditer(r"\b[A-Z][a-zA-Z\-]+", m.text))
+    return _mentions(name, stated_text(m.text))
+
+
+def subject_role(q: QuestionInfo, hit: Hit) -> str | None:
+    """How the question's subject (``q.subjects``: ``q.names[0]`` and the names joined to it by "and") figures in
+    the memory: ``"any"`` (the question names nobody), ``"speaker"``, ``"mentioned"`` (named as a third person in a
+    statement; being addressed — "Thanks, Melanie!" — or named inside a question does not count) or None (the
+    memory is not about the subject)."""
+    if not q.names:
+        return "any"
+    m = hit.memory
+    subjects = q.subjects or q.names[:1]
+    if m.speaker and any(_same_name(n, m.speaker) for n in subjects):
+        return "speaker"
+    plain = stated_text(m.text)
+    if any(_mentions(n, plain) for n in subjects):
+        return "mentioned"
+    return None
+
+
+def _asked(turn: str) -> str:
+    """The question sentences of a turn, as plain words ("How did they handle the accident?" → its words)."""
+    return " ".join(re.sub(r"[?？]+", " ", x) for x in split_sentences(turn) if _ASKS.search(x.strip()))
+
+
+def _exchange(hit: Hit) -> str:
+    """One exchange: memories of one session, or said at the same instant (one ``add`` of several turns)."""
+    m = hit.memory
+    return f"s:{m.session_id}" if m.session_id else f"t:{m.created_at.isoformat()}"
 
 
 class EvidenceScorer:
@@ -385,9 +557,16 @@ class EvidenceScorer:
         return max(float(self.word_sim), float(np.mean(bg @ qv)) + self.config.word_margin)
 
     # one question ----------------------------------------------------------------------------------------
-    def score(self, question: str | QuestionInfo, hits: list[Hit]) -> list[Scored]:
+    def score(self, question: str | QuestionInfo, hits: list[Hit],
+              prompts: list[str | None] | None = None) -> list[Scored]:
+        """Evidence features of each hit. ``prompts`` (optional, parallel to ``hits``): the question each memory
+        replies to (the other speaker's previous turn), whose words then count as the memory's: "They were scared
+        but we reassured them" answers "How did they handle the accident?"."""
         q = analyze_question(question) if isinstance(question, str) else question
-        stated = [stated_text(h.memory.text, about_speaker=_speaker_is_subject(q, h)) for h in hits]
+        roles = [subject_role(q, h) for h in hits]
+        stated = [stated_text(h.memory.text, about_speaker=r == "speaker") for h, r in zip(hits, roles)]
+        if prompts:
+            stated = [st + " " + _asked(p) if p and st.strip() else st for st, p in zip(stated, prompts)]
         words = [_memory_words(h, st) for h, st in zip(hits, stated)]
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(hits, words, stated)]
         if self.word_sim is not None and self.embedder is not None:
@@ -396,9 +575,9 @@ class EvidenceScorer:
         best = max((d for d in denses if d is not None), default=None)
         out = []
         total = sum(w for _, w in q.terms)
-        heavy = [t for t, w in q.terms if w >= 1.0]
+        heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
         for i, (h, cov) in enumerate(zip(hits, lexical)):
-            subject_ok = not q.names or _name_in(q.names[0], h)
+            subject_ok = roles[i] is not None
             coverage = (sum(w * cov.get(t, 0.0) for t, w in q.terms) / total) if total else 1.0
             heavy_ok = not heavy or any(cov.get(t, 0.0) >= 0.5 for t in heavy)
             if q.wants_number and not _NUMBER.search(stated[i]):  # "how many / 多少" is answered by a number
@@ -406,12 +585,14 @@ class EvidenceScorer:
             d = denses[i]
             if d is None:
                 dense_ok = coverage >= 0.999  # found by keywords only: every key term must be there
+                if cov.get(DATE_TERM, 0.0) >= 1.0:
+                    dense_ok = True  # … or the question's date is the memory's (typed evidence)
             else:
                 # a fact whose slot the question names needs no calibrated cosine floor (typed evidence)
                 floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h)
                 dense_ok = floor_ok and (best is None or d >= best - self.config.dense_margin)
-            out.append(Scored(i, coverage, subject_ok, heavy_ok, d, dense_ok, {t: round(c, 3) for t, c in
-                                                                                   cov.items()}))
+            out.append(Scored(i, coverage, subject_ok, heavy_ok, d, dense_ok,
+                              {t: round(c, 3) for t, c in cov.items()}, _exchange(h)))
         return out
 
     def _lexical(self, q: QuestionInfo, hit: Hit, words: list[str], stated: str) -> dict[str, float]:
@@ -428,13 +609,16 @@ class EvidenceScorer:
             if has_cjk(t):
                 if len(t) == 1:  # one character: a word of its own or the head (last character) of a compound
                     c = 1.0 if any(w.endswith(t) for w in words) else 0.0
-                elif t in text:
-                    c = 1.0
+                elif t in text or (len(t) >= 3 and t[0] in _ZH_LIGHT_VERBS and t[1:] in text):
+                    c = 1.0  # 喝咖啡 is covered by 我戒咖啡了: the light verb adds nothing (facts.keys.LIGHT_VERBS)
                 else:
                     chars = [ch for ch in t if has_cjk(ch)]
                     c = 0.8 * sum(ch in text for ch in chars) / len(chars) if len(chars) > 1 else 0.0
             elif stem(t) in stems or (len(t) >= 4 and re.search(rf"\b{re.escape(t)}", text)):
                 c = 1.0
+            if t in q.date_terms and q.date is not None:  # a date: when the memory was said or its event happened
+                cov[t] = 1.0 if date_matches(q.date, hit) else 0.0
+                continue
             if c < 1.0 and _syn_group(t) in groups:
                 c = 1.0
             if c < 1.0 and t in extra_names and _name_in(t.capitalize(), hit):
@@ -444,7 +628,8 @@ class EvidenceScorer:
 
     def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]]) -> None:
         names = {n.lower() for n in q.names}
-        need = [t for t, _ in q.terms if t not in names and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
+        need = [t for t, _ in q.terms
+                if t not in names and t != DATE_TERM and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
         if not need:
             return
         mem_words = sorted({w for ws in words for w in ws[:60] if len(w) > 1 or has_cjk(w)})
@@ -470,7 +655,8 @@ class EvidenceScorer:
 def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | None = None,
            terms: list[tuple[str, float]] | None = None) -> list[Scored]:
     """The citations: supporting hits, best coverage first (search rank breaks ties), within ``second_gap`` of
-    the best, at most ``max_citations``. Empty = abstain. ``terms``: the question's weighted key terms
+    the best, then supporting hits of the same exchange (:attr:`Scored.group`) as one of those, at most
+    ``max_citations``. Empty = abstain. ``terms``: the question's weighted key terms
     (:attr:`QuestionInfo.terms`); with them, when no hit passes alone, the best pair (:func:`select_pair`)."""
     tau = config.min_coverage if min_coverage is None else min_coverage
     good = [s for s in scored if s.ok and s.coverage >= tau - 1e-9]
@@ -478,7 +664,14 @@ def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | Non
         return select_pair(scored, terms, tau, config.pair_min) if terms else []
     good.sort(key=lambda s: (-round(s.coverage, 6), s.index))
     top = good[0].coverage
-    return [s for s in good if s.coverage >= top - config.second_gap - 1e-9][: config.max_citations]
+    chosen = [s for s in good if s.coverage >= top - config.second_gap - 1e-9][: config.max_citations]
+    if len(chosen) < config.max_citations:
+        # a supporting memory of the same exchange as a citation continues it ("I finished my screenplay" … "Now
+        # I'm gonna submit it to film festivals"): cited too, even below the second-citation bar
+        groups = {s.group for s in chosen if s.group}
+        mates = [s for s in good if s not in chosen and s.group in groups]
+        chosen += mates[: config.max_citations - len(chosen)]
+    return chosen
 
 
 def select_pair(scored: list[Scored], terms: list[tuple[str, float]], tau: float, pair_min: float) -> list[Scored]:

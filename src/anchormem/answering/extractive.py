@@ -44,13 +44,16 @@ def abstain(question: str, evidence: list[Hit]) -> Answer:
 
 
 def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
-                      scorer: EvidenceScorer | None = None, embedder: Any = None) -> Answer:
+                      scorer: EvidenceScorer | None = None, embedder: Any = None,
+                      prompts: list[str | None] | None = None) -> Answer:
     """Answer by quoting the 1-3 supporting hits verbatim (speaker, date), or abstain. Never writes words that
-    are not quoted. ``scorer`` (or ``embedder`` to build one) enables the per-embedder calibration."""
+    are not quoted. ``scorer`` (or ``embedder`` to build one) enables the per-embedder calibration. ``prompts``
+    (optional, one per hit, None where unknown): the other speaker's turn each hit replies to; its questions count
+    as the hit's words ("They were scared" answers "How did they handle the accident?")."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
     q = analyze_question(question)
-    scored = scorer.score(q, hits)
+    scored = scorer.score(q, hits, prompts)
     chosen = select(scored, cfg, terms=q.terms)
     evidence = annotate(hits, scored, chosen)
     if not chosen:

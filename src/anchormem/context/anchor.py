@@ -58,6 +58,8 @@ memories get a neutral ramp of 0.5. Every hit explains the label match in ``Hit.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -71,7 +73,7 @@ from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
 _DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 
-__all__ = ["ContextAnchor", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query", "label_score", "label_drafts", "recent_session",
+__all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query", "label_score", "label_drafts", "recent_session",
            "name_collision"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
@@ -186,6 +188,8 @@ class ContextAnchor:
         self.session_decay = session_decay
         self.own_weight = own_weight
         self.match_bm25_ratio = match_bm25_ratio
+        self._turn_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # conversation turn → domain logits
+        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ write side
     def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *, prior: Sequence[np.ndarray | None] = (),
@@ -243,18 +247,17 @@ class ContextAnchor:
     # ------------------------------------------------------------------ read side
     def query_context(self, query: str, qvec: np.ndarray, *, context: Sequence[str] = (),
                       embed: Callable[[str], np.ndarray] | None = None,
-                      recent: Callable[[], list[MemoryItem]] | None = None, margin: float = 0.35) -> QueryContext:
+                      recent: Callable[[], list[MemoryItem]] | None = None, margin: float = 0.35,
+                      with_labels: bool = True) -> QueryContext:
         """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare or
         unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``) are
-        mixed in."""
+        mixed in. ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
         emb = embed or self.embedder.embed_query
-        raw = lab.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in ctx_texts)]),
-                             [query, *ctx_texts])  # one pass for the query and its conversation
-        own_raw, craw = raw[0], raw[1:]
+        own_raw, craw = self._raw_scores(query, qvec, ctx_texts, emb)
         logits, source = own_raw, "query"
         qlex = lab.lexicon_hits(query)
         bare = float(qlex.sum()) == 0.0  # is_bare_query
@@ -270,7 +273,8 @@ class ContextAnchor:
                 logits = 0.5 * own_raw + 0.5 * np.mean(rows, axis=0)
                 source = "query+recent_session"
         dist = softmax(logits, lab.temperature * self.query_temperature_ratio)
-        labels = lab.labels(dist, text=query, own=softmax(own_raw, lab.temperature), lexicon=qlex)
+        labels = lab.labels(dist, text=query, own=softmax(own_raw, lab.temperature), lexicon=qlex) \
+            if with_labels else []
         return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
 
     def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None) -> Hit | None:
@@ -291,6 +295,26 @@ class ContextAnchor:
         if b1 < self.match_bm25_ratio * max(b2, 0.0):  # no other candidate matches the query's words: b2 = -inf
             return None
         return top
+
+    def _raw_scores(self, query: str, qvec: np.ndarray, ctx_texts: list[str], emb: Callable[[str], np.ndarray]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """(the query's domain logits (D,), its conversation turns' (k, D)), one labeller pass for whatever is not
+        cached: a conversation's turns come back in every search of that conversation, so their logits are kept
+        (LRU of 1024 texts, per anchor)."""
+        with self._lock:
+            known = {t: self._turn_cache[t] for t in ctx_texts if t in self._turn_cache}
+            for t in known:
+                self._turn_cache.move_to_end(t)
+        todo = [t for t in dict.fromkeys(ctx_texts) if t not in known]
+        raw = self.labeller.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in todo)]),
+                                       [query, *todo])
+        with self._lock:
+            for t, row in zip(todo, raw[1:]):
+                known[t] = self._turn_cache[t] = row
+            while len(self._turn_cache) > 1024:
+                self._turn_cache.popitem(last=False)
+        craw = np.vstack([known[t] for t in ctx_texts]) if ctx_texts else raw[1:]
+        return raw[0], craw
 
     def own_match(self, qc: QueryContext, top: Hit | None, *, weight: float) -> QueryContext:
         """``qc`` with the labels of ``top``, the memory the query singles out (:meth:`singled_out`), mixed in
@@ -317,14 +341,18 @@ class ContextAnchor:
         context vectors by memory id (hits without one get the neutral ramp 0.5). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
         candidate's."""
-        conv = np.asarray(conversation, dtype=np.float64).reshape(-1, conversation.shape[-1])
-        w = 1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float64) / self.session_decay)
+        conv = np.asarray(conversation, dtype=np.float32).reshape(-1, conversation.shape[-1])
+        w = (1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float32) / self.session_decay))
         cvec = self.labeller.centered((w @ conv) / w.sum())[0]
+        mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
         have = [i for i, h in enumerate(hits) if h.memory.id in memory_vectors]
         if have:
             mats = np.vstack([memory_vectors[hits[i].memory.id] for i in have])
-            sims[have] = self.labeller.centered(mats) @ cvec
+            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|
+            dots = mats @ np.stack([cvec, mu], axis=1)
+            norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
+            sims[have] = (dots[:, 0] - float(mu @ cvec)) / norms
         ref, source = (float(np.nanmax(sims)), "best") if have else (0.0, "none")
         if pick is not None:
             j = next(i for i, h in enumerate(hits) if h is pick)
@@ -336,9 +364,9 @@ class ContextAnchor:
                full_label: float = 0.6, limit: int | None = None, context: ContextMatch | None = None) -> list[Hit]:
         """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement (and, with
         ``context``, context-vector agreement), best first; see the module doc. ``weight``: w;
-        ``min_label``/``full_label``: the ramp's ends (relative agreement). Every hit gets its new score; the
-        first max(3 · ``limit``, 30) after sorting (the ones a search can return) also get
-        ``explain["anchor"]``."""
+        ``min_label``/``full_label``: the ramp's ends (relative agreement). With ``limit``, only the best
+        max(3 · ``limit``, 30) come back (a search returns ``limit`` of them after dropping repeats), each with its
+        new score and ``explain["anchor"]``."""
         agree, labelled = _agreements(qc.dist, hits)
         top = max(float(agree.max(initial=0.0)), self.min_top_agreement)
         rel = agree / top
@@ -349,14 +377,14 @@ class ContextAnchor:
             factors = factors * cfac
         scores = np.array([h.score for h in hits], dtype=np.float64) * factors
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
+        if limit is not None:
+            order = order[:max(3 * limit, 30)]
         out = [hits[i] for i in order]
-        qw, n_shown = qc.weights(), len(hits) if limit is None else max(3 * limit, 30)
+        qw = qc.weights()
         for rank, i in enumerate(order):
             h = hits[i]
             h.score = float(scores[i])
             h.explain["final"] = h.score
-            if rank >= n_shown:
-                continue
             filtered = bool(labelled[i] and rel[i] < min_label)
             h.explain["anchor"] = {
                 "query_labels": qw, "query_label_source": qc.source,
@@ -387,17 +415,16 @@ def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.
 
 
 def _top2(hits: Sequence[Hit], key: str) -> tuple[tuple[float, Hit | None], float]:
-    """((best score, its hit), second-best score) of ``Hit.explain[key]`` over ``hits`` (missing scores skipped;
-    -inf when there is no such hit), in one pass."""
-    best, hit, second = float("-inf"), None, float("-inf")
-    for h in hits:
-        v = h.explain.get(key)
-        if v is None:
-            continue
-        if v > best:
-            best, hit, second = v, h, best
-        elif v > second:
-            second = v
+    """((best score, its hit), the best score of another session) of ``Hit.explain[key]`` over ``hits`` (missing
+    scores skipped; -inf when there is no such hit). Memories of one session are no rivals of each other: the
+    query singles out the conversation they were said in (session-less memories are each their own)."""
+    scored = [(v, h) for h in hits if (v := h.explain.get(key)) is not None]
+    if not scored:
+        return (float("-inf"), None), float("-inf")
+    best, hit = max(scored, key=lambda x: x[0])
+    sid = hit.memory.session_id
+    second = max((v for v, h in scored if h is not hit and (sid is None or h.memory.session_id != sid)),
+                 default=float("-inf"))
     return (best, hit), second
 
 
@@ -463,33 +490,41 @@ def recent_session(store, scope, limit: int = 8) -> list[MemoryItem]:
     return [it for it in items if it.session_id == sid][:limit]
 
 
-def anchor_hook(anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray], query: str, scope, cfg, ctx,
-                limit: int) -> Callable[[list[Hit]], list[Hit]]:
+class AnchorHook:
     """The ``anchor`` callable for :meth:`Searcher.search`: labels the query (with the conversation ``ctx``,
-    normalised messages, newest last) when first called, then filters and reranks the candidates."""
-    from ..types import Scope
+    normalised messages, newest last), then filters and reranks the candidates. ``wants_context_vectors``: the
+    searcher should load the candidates' context vectors with them (one query) and pass them in; when it does
+    not, they are read from the store here."""
 
-    def run(hits: list[Hit]) -> list[Hit]:
+    def __init__(self, anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray], query: str, scope, cfg,
+                 ctx, limit: int) -> None:
+        self.anchor, self.store, self.embed, self.query = anchor, store, embed, query
+        self.scope, self.cfg, self.limit = scope, cfg, limit
         texts = [m.content for m in ctx if getattr(m, "role", "user") != "system"]
-        texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
-        def recent() -> list[MemoryItem]:  # the user's most recent session, across sessions of this agent
-            return recent_session(store, Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id))
+        self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
+        self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
 
-        qc = anchor.query_context(query, embed(query), context=texts, embed=embed, recent=recent,
-                                  margin=cfg.anchor_margin)
+    def _recent(self) -> list[MemoryItem]:  # the user's most recent session, across sessions of this agent
+        from ..types import Scope
+
+        s = self.scope
+        return recent_session(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
+
+    def __call__(self, hits: list[Hit], context_vectors: dict[str, np.ndarray] | None = None) -> list[Hit]:
+        anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
+        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=embed, recent=self._recent,
+                                  margin=cfg.anchor_margin, with_labels=False)
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25)
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
-        if texts and hits and cfg.anchor_context_weight > 0:
-            mv = store.get_context_vectors(scope.tenant, [h.memory.id for h in hits])
+        if self.wants_context_vectors and hits:
+            mv = context_vectors if context_vectors is not None else \
+                self.store.get_context_vectors(self.scope.tenant, [h.memory.id for h in hits])
             cm = anchor.context_match(hits, np.vstack([embed(t) for t in texts]), mv,
-                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
-                                      pick=pick)
+                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
         return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
-                             full_label=cfg.anchor_full_label, limit=limit, context=cm)
-
-    return run
+                             full_label=cfg.anchor_full_label, limit=self.limit, context=cm)
 
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:

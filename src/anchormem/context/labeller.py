@@ -180,6 +180,11 @@ class OfflineLabeller:
                 log.debug("anchormem: cannot cache label prototypes: %s", exc)
         return mat
 
+    def center_vector(self) -> np.ndarray:
+        """The prototypes' mean vector (dim,) float32 that :meth:`centered` subtracts (zeros when not centering)."""
+        self.prototypes()
+        return self._mu
+
     def centered(self, vectors: np.ndarray) -> np.ndarray:
         """``vectors`` ((n, dim) or (dim,)) minus the prototypes' mean vector, L2-normalised: (n, dim) float32."""
         self.prototypes()

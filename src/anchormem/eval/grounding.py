@@ -28,7 +28,7 @@ from .locomo import CATEGORY_NAMES, _sessions, _turn_text, load_locomo, normaliz
 
 __all__ = ["run_abstention", "format_table", "DEFAULT_THRESHOLDS"]
 
-DEFAULT_THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+DEFAULT_THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 1.0)
 _ORDER = (4, 1, 2, 3, 5)
 
 
@@ -52,7 +52,7 @@ def _ingest(mem: Memory, samples: list[dict[str, Any]], progress: Callable[[int,
 def _scored(hit_explain: dict[str, Any], index: int) -> Scored:
     ev = hit_explain["evidence"]
     return Scored(index, ev["coverage"], ev["subject_ok"], ev["heavy_ok"], hit_explain.get("dense"), ev["dense_ok"],
-                  dict(ev.get("covered", {})))
+                  dict(ev.get("covered", {})), ev.get("group"))
 
 
 def _rates(records: list[dict[str, Any]], key: str) -> dict[str, Any]:

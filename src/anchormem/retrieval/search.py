@@ -64,10 +64,11 @@ class Searcher:
     def search(self, query: str, *, scope: Scope, where: FilterNode | None, limit: int, config: SearchConfig,
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
                query_vector: np.ndarray | None = None,
-               anchor: Callable[[list[Hit]], list[Hit]] | None = None,
+               anchor: Callable[..., list[Hit]] | None = None,
                extra_queries: list[str] | None = None) -> list[Hit]:
-        """``anchor``: context anchoring (``anchormem.context.anchor``): gets every coarse candidate, returns
-        them filtered and reranked, best first. ``extra_queries``: alternative phrasings (LLM rewrite), each
+        """``anchor``: context anchoring (``anchormem.context.anchor.AnchorHook``): gets every coarse candidate
+        (and, when it ``wants_context_vectors``, their context vectors, loaded with them), returns them filtered
+        and reranked, best first. ``extra_queries``: alternative phrasings (LLM rewrite), each
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
@@ -94,7 +95,11 @@ class Searcher:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
             # candidate dominated search time at scale)
             fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:max(5 * limit, 100)])
-        items = self.store.get_many(scope.tenant, list(fused))
+        ctx_vectors = None
+        if anchor is not None and getattr(anchor, "wants_context_vectors", False):
+            items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused))
+        else:
+            items = self.store.get_many(scope.tenant, list(fused))
         ref = as_of or now
         hits: list[Hit] = []
         for doc, f in fused.items():
@@ -119,7 +124,7 @@ class Searcher:
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
-            out = collapse_repeats(anchor(hits))[:limit]
+            out = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))[:limit]
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at))
             out = collapse_repeats(hits)[:limit]

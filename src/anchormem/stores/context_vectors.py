@@ -34,11 +34,16 @@ def context_blob(v: np.ndarray | None, dim: int | None) -> bytes | None:
 
 
 def _decode(rows: Any) -> dict[str, np.ndarray]:
-    return {mid: np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32) for mid, blob in rows if blob is not None}
+    """{id: (dim,) float32} from (id, blob) rows; NULL blobs left out. One buffer for all rows."""
+    rows = [(mid, bytes(blob)) for mid, blob in rows if blob is not None]
+    if not rows:
+        return {}
+    mat = np.frombuffer(b"".join(b for _, b in rows), dtype="<f4").reshape(len(rows), -1).astype(np.float32)
+    return {mid: mat[i] for i, (mid, _) in enumerate(rows)}
 
 
 class SQLiteContextMixin:
-    """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_advance``, ``dim``."""
+    """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_advance``, ``_items``, ``dim``."""
 
     _read: Any
     _tx: Any
@@ -54,6 +59,20 @@ class SQLiteContextMixin:
             out.update(_decode(self._read(f"SELECT id, context_vec FROM memories WHERE +tenant=? AND id IN "
                                           f"({','.join('?' * len(chunk))})", [tenant, *chunk])))
         return out
+
+    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """``get_many`` and ``get_context_vectors`` in one read per 900 ids (the anchored search path)."""
+        from .sqlite import _COLS
+
+        items: dict[str, Any] = {}
+        ctx: dict[str, np.ndarray] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            rows = self._read(f"SELECT {_COLS}, context_vec FROM memories WHERE +tenant=? AND id IN "
+                              f"({','.join('?' * len(chunk))})", [tenant, *chunk])
+            items.update((it.id, it) for it in self._items([r[:-1] for r in rows]))
+            ctx.update(_decode((r[1], r[-1]) for r in rows))
+        return items, ctx
 
     def _put_context(self, c: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
         return sum(c.execute("UPDATE memories SET context_vec=? WHERE id=? AND tenant=?",
@@ -74,7 +93,7 @@ class SQLiteContextMixin:
 
 
 class PostgresContextMixin:
-    """Needs ``_read``, ``_run``, ``_bump_ids``, ``dim``."""
+    """Needs ``_read``, ``_run``, ``_conn``, ``_items``, ``_bump_ids``, ``dim``."""
 
     _read: Any
     _run: Any
@@ -87,6 +106,18 @@ class PostgresContextMixin:
             return {}
         return _decode(self._read("SELECT id, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                   (tenant, list(ids))))
+
+    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """``get_many`` and ``get_context_vectors`` in one read (the anchored search path)."""
+        from .postgres import _COLS
+
+        if not ids:
+            return {}, {}
+        with self._conn() as conn:
+            rows = conn.execute(f"SELECT {_COLS}, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
+                                (tenant, list(ids))).fetchall()
+            items = self._items(conn, [r[:-1] for r in rows])
+        return {it.id: it for it in items}, _decode((r[0], r[-1]) for r in rows)
 
     def _put_context(self, conn: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
         return sum(conn.execute("UPDATE memories SET context_vec = %s WHERE tenant = %s AND id = %s",

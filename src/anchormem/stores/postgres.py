@@ -728,3 +728,20 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             params.append(list(ids))
         rows = self._read(sql + " ORDER BY ts, seq", params)
         return message_dicts(rows)
+
+    def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
+                          ) -> dict[str, dict[str, Any]]:
+        """For each message id, the message just before it (by time, then order of storing) in its session, or,
+        for a message without a session, among the user's session-less messages of the same agent said at most
+        ``window_s`` seconds before it: {id: message dict}. The first of a session is left out."""
+        if not ids:
+            return {}
+        cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
+        rows = self._read(
+            f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
+            "q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS NOT DISTINCT FROM m.session_id AND "
+            "(m.session_id IS NOT NULL OR (coalesce(q.agent_id, '') = coalesce(m.agent_id, '') AND "
+            "q.ts >= m.ts - %s)) AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) "
+            "ORDER BY q.ts DESC, q.seq DESC LIMIT 1) p WHERE m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)",
+            (window_s, scope.tenant, scope.user_id, list(ids)))
+        return {r[0]: d for r, d in zip(rows, message_dicts([r[1:] for r in rows]))}

@@ -112,8 +112,17 @@ class Store(Protocol):
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
 
+    def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
+                          ) -> dict[str, dict[str, Any]]:
+        """For each message id, the message just before it in its session (without a session: among the
+        session-less messages of the last ``window_s`` seconds); {id: message dict}."""
+
     def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored context vectors by memory id (ids without one left out)."""
+
+    def get_many_with_context(self, tenant: str, ids: list[str]
+                              ) -> tuple[dict[str, MemoryItem], dict[str, np.ndarray]]:
+        """``get_many`` and ``get_context_vectors`` together (one read)."""
 
     def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
         """Replace the context vectors of memories (id → (dim,)). Returns how many rows changed."""

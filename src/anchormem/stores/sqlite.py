@@ -660,6 +660,25 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         rows = self._read(sql + " ORDER BY ts, rowid", params)
         return message_dicts(rows)
 
+    def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
+                          ) -> dict[str, dict[str, Any]]:
+        """For each message id, the message just before it (by time, then order of storing) in its session, or,
+        for a message without a session, among the user's session-less messages of the same agent said at most
+        ``window_s`` seconds before it: {id: message dict}. The first of a session is left out."""
+        out: dict[str, dict[str, Any]] = {}
+        cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            rows = self._read(
+                f"SELECT m.id, {cols} FROM messages m JOIN messages p ON p.rowid = (SELECT q.rowid FROM messages q "
+                "WHERE q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS m.session_id AND "
+                "(m.session_id IS NOT NULL OR (ifnull(q.agent_id, '') = ifnull(m.agent_id, '') AND q.ts >= m.ts - ?))"
+                " AND (q.ts < m.ts OR (q.ts = m.ts AND q.rowid < m.rowid)) ORDER BY q.ts DESC, q.rowid DESC LIMIT 1) "
+                f"WHERE m.tenant=? AND m.user_id=? AND m.id IN ({','.join('?' * len(chunk))})",
+                [window_s, scope.tenant, scope.user_id, *chunk])
+            out.update((r[0], d) for r, d in zip(rows, message_dicts([r[1:] for r in rows])))
+        return out
+
     # ---------------------------------------------------------------- facts and the review queue
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         if not slots:
