@@ -22,12 +22,12 @@ conversation: the query alone, and when it is bare or unsure (margin < ``SearchC
 labels of the user's most recent session are mixed in.
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
-(:meth:`ContextAnchor.singled_out`: its BM25 score is ``SearchConfig.anchor_match_bm25`` times the runner-up's,
-or it is the best dense and BM25 candidate and its cosine leads the runner-up's by ``anchor_match_lead``), that
-memory's labels take ``anchor_match_weight`` of the query's label logits. The user who switches topics ("what did I say about
-the *left bank* of the river?" in a conversation about savings) names the other sense in the query itself, and a
-domain read off the conversation would filter out the very memory the query quotes (``switch`` in
-:mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
+(:meth:`ContextAnchor.singled_out`: its BM25 score is ``SearchConfig.anchor_match_bm25`` times the best of
+another session, or it is the best dense and BM25 candidate and its cosine leads another session's best by
+``anchor_match_lead``), that memory's labels take ``anchor_match_weight`` of the query's label logits. The user
+who switches topics ("what did I say about the *left bank* of the river?" in a conversation about savings) names
+the other sense in the query itself, and a domain read off the conversation would filter out the very memory the
+query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
 about equally and keeps the conversation's labels.
 
 **Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
@@ -73,7 +73,8 @@ from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
 _DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 
-__all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query", "label_score", "label_drafts", "recent_session",
+__all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
+           "label_score", "label_drafts", "recent_session",
            "name_collision"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
@@ -283,7 +284,7 @@ class ContextAnchor:
         candidate must match the query's words too: a word only one memory holds says nothing about which sense
         the user means); else the best candidate of both retrievers by a margin: its dense
         cosine (``explain["dense"]``) leads the runner-up's by at least ``lead`` and its BM25 score is at least
-        ``match_bm25_ratio`` times the runner-up's."""
+        ``match_bm25_ratio`` times the runner-up's. Runner-ups come from other sessions (:func:`_top2`)."""
         (b1, lex_top), b2 = _top2(hits, "bm25")
         if bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2:
             return lex_top
