@@ -501,3 +501,22 @@ def test_a_chinese_light_verb_adds_nothing_to_a_key_term():
     s = scorer.score(q, [quit_coffee, tea])
     assert s[0].covered["喝咖啡"] == 1.0 and s[0].coverage == 1.0
     assert s[1].covered["喝咖啡"] < 0.7
+
+
+def test_a_question_alone_does_not_set_the_dense_bar_for_its_reply():
+    """Alice's question is the closest memory to "How did Bob's kids like the museum?" but is no evidence; the bar
+    of the dense check (within ``dense_margin`` of the best) comes from memories that state something, so Bob's
+    short reply, read with her question, is cited; a question about the zoo still abstains."""
+    m = Memory(":memory:")
+    m.add([{"role": "user", "name": "Alice", "content": "How did your kids like the museum?"},
+           {"role": "user", "name": "Bob", "content": "They loved it!"},
+           {"role": "user", "name": "Alice", "content": "I went hiking on Saturday."},
+           {"role": "user", "name": "Bob", "content": "I painted a sunrise that weekend."}],
+          user_id="s1", session_id="2023-06-03", timestamp="2023-06-03T15:00:00Z")
+    a = m.ask("How did Bob's kids like the museum?", user_id="s1")
+    assert not a.abstained and [c.text for c in a.citations] == ["They loved it!"]
+    question = next(h for h in a.evidence if h.memory.text.startswith("How did"))
+    assert question.explain["dense"] > a.evidence[[h.memory.text for h in a.evidence].index("They loved it!")
+                                                   ].explain["dense"] + 0.08  # it would have ruled the reply out
+    assert m.ask("How did Bob's kids like the zoo?", user_id="s1").abstained
+    m.close()

@@ -307,3 +307,17 @@ def test_read_commands_refuse_a_missing_database(tmp_path):
     assert not missing.parent.exists()
     res = run(str(missing), "add", "I moved to Lisbon.", "--user", "maya")
     assert res.exit_code == 0 and missing.exists()
+
+
+def test_relabel_and_anchored_search_with_context(db):
+    run_json(db, "add", "We had a picnic on the bank of the river.", "--user", "alice", "--session", "river")
+    run_json(db, "add", "I opened a savings account at the bank.", "--user", "alice", "--session", "money")
+    assert run_json(db, "relabel", "--user", "alice") == {"relabelled": 2}
+    assert run_json(db, "relabel") == {"relabelled": 2}
+    hits = run_json(db, "search", "What did I say about the bank?", "--user", "alice", "--recipe", "anchored",
+                    "--context", "My stock portfolio lost money.", "-c", "I need a better interest rate.")
+    assert hits[0]["memory"]["text"] == "I opened a savings account at the bank."
+    assert hits[0]["explain"]["anchor"]["query_label_source"] == "query+context"
+    assert "context_sim" in hits[0]["explain"]["anchor"]
+    res = run(db, "relabel", "--user", "alice")
+    assert res.exit_code == 0 and "relabelled 2 memories" in res.output

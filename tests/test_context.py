@@ -371,3 +371,23 @@ def test_context_vectors_separate_senses_that_share_a_domain():
     assert hits[0].memory.text == "Its orbit takes only 88 days."
     assert hits[0].explain["anchor"]["context_reference"] == "match"
     m.close()
+
+
+def test_the_conversation_ranks_within_the_query_domains_it_does_not_overrule_them():
+    """A topic switch in Chinese: the query's own words (水果, 甜) say fruit, the conversation is about phones. The
+    context reference is the best candidate the label filter keeps, so the fruit memories are not crushed by the
+    phone conversation and the filtered phone memories do not come back above them. An empty conversation is no
+    conversation."""
+    m = Memory(":memory:", cache=False)
+    m.add(turns("我的苹果手机昨天升级系统以后一直卡顿。", "原来那台用了四年，电池已经不行了。", "新手机的拍照效果比以前好太多。"),
+          user_id="u", session_id="apple_phone")
+    m.add(turns("周末带孩子去果园摘苹果了。", "这次的苹果特别甜。", "回家做了一个苹果派。"), user_id="u", session_id="apple_fruit")
+    hits = m.search("水果苹果甜不甜", user_id="u", recipe="anchored", context=["我的手机最近很卡。", "想换个新手机。"],
+                    limit=3)
+    assert [h.memory.session_id for h in hits] == ["apple_fruit"] * 3
+    assert all(not h.explain["anchor"]["filtered"] for h in hits)
+    for empty in ([], ["", "  "], [{"role": "user", "content": ""}]):
+        hits = m.search("苹果怎么样了？", user_id="u", recipe="anchored", context=empty, limit=1)
+        assert hits and hits[0].explain["anchor"]["query_label_source"] != "query+context"
+        assert "context_sim" not in hits[0].explain["anchor"]
+    m.close()

@@ -388,7 +388,8 @@ class Memory:
         """Hybrid search in one user's memories.
 
         query: text (Chinese, English or mixed). context: the current conversation (same shape as ``add``'s
-        messages), used to anchor the query. filters: see :mod:`anchormem.filters` (archived, cold memories are
+        messages; empty turns are skipped, an empty list is no conversation), used to anchor the
+        query. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier). Returns up to ``limit`` hits, best first; ``[]`` when
         nothing matches. Raises InvalidInputError, FilterError, ScopeError.
@@ -398,10 +399,14 @@ class Memory:
         query = self._pii.redact_query(query, self.tenant, bare=True)  # a typed value finds its token
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")
-        if isinstance(context, (list, tuple)):  # plain strings are user turns
-            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context]
-        ctx = [] if context is None else normalize_messages(context, default_time=utcnow(),
-                                                            max_chars=self.settings.max_message_chars)
+        if isinstance(context, (list, tuple)):  # plain strings are user turns; empty turns are no conversation
+            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context
+                       if not (isinstance(c, str) and not c.strip()) and not (
+                           isinstance(c, dict) and isinstance(c.get("content"), str) and not c["content"].strip())]
+        elif isinstance(context, str) and not context.strip():
+            context = None
+        ctx = [] if not context else normalize_messages(context, default_time=utcnow(),
+                                                        max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)

@@ -572,7 +572,9 @@ class EvidenceScorer:
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
         denses = [h.explain.get("dense") for h in hits]
-        best = max((d for d in denses if d is not None), default=None)
+        # the bar is set by memories that state something: a question alone ("How did your kids like the
+        # museum?") is no evidence and must not rule out its own reply
+        best = max((d for d, st in zip(denses, stated) if d is not None and st.strip()), default=None)
         out = []
         total = sum(w for _, w in q.terms)
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]

@@ -1,4 +1,4 @@
-"""Memory commands: add, update, import, search, ask, get, list, history, export, forget, reindex."""
+"""Memory commands: add, update, import, search, ask, get, list, history, export, forget, relabel, reindex."""
 
 from __future__ import annotations
 
@@ -138,13 +138,15 @@ def search(
     limit: int = typer.Option(5, "--limit", "-n"),
     filter_: Optional[str] = typer.Option(None, "--filter", help='JSON filter, e.g. \'{"source": "user"}\'.'),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Search what was current at this ISO time."),
-    recipe: Optional[str] = typer.Option(None, "--recipe", help="Search recipe (hybrid_rrf, dense, bm25...)."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", help="hybrid_rrf, dense, bm25, anchored..."),
+    context: Optional[list[str]] = typer.Option(None, "--context", "-c",
+                                                help="A turn of the current conversation (repeat, oldest first)."),
     explain: bool = typer.Option(False, "--explain", help="Show per-signal scores."),
 ) -> None:
-    """Hybrid search in a user's memories."""
+    """Hybrid search in a user's memories (with --recipe anchored and --context: anchored in the conversation)."""
     with _open(must_exist=True) as mem:
         hits = mem.search(query, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
-                          limit=limit, as_of=as_of, recipe=recipe)
+                          limit=limit, as_of=as_of, recipe=recipe, context=context or None)
     if _state.json:
         _emit_json([{"score": h.score, "memory": _dump(h.memory), "explain": h.explain} for h in hits])
         return
@@ -328,6 +330,19 @@ def forget_memory(
 
 
 # ----------------------------------------------------------------------------------------------- maintenance
+@app.command()
+@_handled
+def relabel(user: Optional[str] = typer.Option(None, "--user", "-u", help="One user (default: every user).")
+            ) -> None:
+    """Recompute the context labels and context vectors of existing memories, session by session."""
+    with _open(must_exist=True) as mem:
+        n = mem.relabel(user)
+    if _state.json:
+        _emit_json({"relabelled": n})
+    else:
+        _out().print(f"[green]relabelled[/] {n} memories")
+
+
 @app.command()
 @_handled
 def reindex(

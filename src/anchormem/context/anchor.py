@@ -102,9 +102,9 @@ class QueryContext:
 class ContextMatch:
     """Context-vector agreement of the candidates (:meth:`ContextAnchor.context_match`): ``sims`` (n,) centered
     cosine of each candidate's context vector with the conversation's (NaN: none stored), the ``reference``
-    cosine (the best candidate's, or the one the query's words single out: ``source`` "best" / "match"), and the
-    factor's ``weight`` and ``delta``: factor = (1 - weight) + weight · clip(1 - (reference - sim) / delta, 0, 1),
-    0.5 for the ramp of a candidate without a context vector."""
+    cosine (``source`` "match": the memory the query's words single out; else "best", set by :meth:`factors`),
+    and the factor's ``weight`` and ``delta``: factor = (1 - weight) + weight · clip(1 - (reference - sim) /
+    delta, 0, 1), 0.5 for the ramp of a candidate without a context vector."""
 
     sims: np.ndarray
     reference: float
@@ -112,7 +112,14 @@ class ContextMatch:
     weight: float
     delta: float
 
-    def factors(self) -> np.ndarray:
+    def factors(self, eligible: np.ndarray | None = None) -> np.ndarray:
+        """Per-candidate factors. Without a "match" reference, the reference is the best sim among ``eligible``
+        candidates (those the label filter keeps: the conversation's context ranks within the query's
+        domains, it does not overrule them) or, when none has a context vector, among all."""
+        if self.source != "match":
+            have = ~np.isnan(self.sims)
+            pool = have & eligible if eligible is not None and (have & eligible).any() else have
+            self.reference, self.source = (float(self.sims[pool].max()), "best") if pool.any() else (0.0, "none")
         ramp = np.clip(1.0 - (self.reference - self.sims) / max(self.delta, 1e-6), 0.0, 1.0)
         return (1.0 - self.weight) + self.weight * np.where(np.isnan(self.sims), 0.5, ramp)
 
@@ -354,7 +361,7 @@ class ContextAnchor:
             dots = mats @ np.stack([cvec, mu], axis=1)
             norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
             sims[have] = (dots[:, 0] - float(mu @ cvec)) / norms
-        ref, source = (float(np.nanmax(sims)), "best") if have else (0.0, "none")
+        ref, source = 0.0, "best"  # the best eligible candidate's, set in rerank (ContextMatch.factors)
         if pick is not None:
             j = next(i for i, h in enumerate(hits) if h is pick)
             if not np.isnan(sims[j]):  # the query's words single this memory out: its context is the reference
@@ -373,7 +380,8 @@ class ContextAnchor:
         rel = agree / top
         ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
         factors = (1.0 - weight) + weight * ramp
-        cfac = context.factors() if context is not None else None
+        filtered_mask = labelled & (rel < min_label)
+        cfac = context.factors(~filtered_mask) if context is not None else None
         if cfac is not None:
             factors = factors * cfac
         scores = np.array([h.score for h in hits], dtype=np.float64) * factors
