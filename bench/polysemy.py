@@ -41,17 +41,18 @@ def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> d
         for c in qs:  # warm the query/context embedding caches and the label prototypes
             mem.search(c.query, user_id="u", context=c.context, recipe="anchored")
         out = {}
-        for name, recipe, use_ctx in (("plain", "hybrid_rrf", False), ("plain_with_context", "hybrid_rrf", True),
-                                      ("anchored_no_context", "anchored", False),
-                                      ("anchored_with_context", "anchored", True)):
-            times = []
-            for _ in range(3):
-                for c in qs:
+        variants = (("plain", "hybrid_rrf", False), ("plain_with_context", "hybrid_rrf", True),
+                    ("anchored_no_context", "anchored", False), ("anchored_with_context", "anchored", True))
+        times: dict[str, list[float]] = {name: [] for name, _, _ in variants}
+        for _ in range(5):  # variants interleaved per query: machine drift hits all of them alike
+            for c in qs:
+                for name, recipe, use_ctx in variants:
                     t = time.perf_counter()
                     mem.search(c.query, user_id="u", context=c.context if use_ctx else None, recipe=recipe)
-                    times.append(time.perf_counter() - t)
-            out[name] = {"p50_ms": round(1000 * statistics.median(times), 2),
-                         "mean_ms": round(1000 * statistics.fmean(times), 2)}
+                    times[name].append(time.perf_counter() - t)
+        for name, ts in times.items():
+            out[name] = {"p50_ms": round(1000 * statistics.median(ts), 2),
+                         "mean_ms": round(1000 * statistics.fmean(ts), 2)}
         base = out["plain"]["p50_ms"]
         for k in out:
             out[k]["overhead_vs_plain"] = round(out[k]["p50_ms"] / base - 1, 3)
