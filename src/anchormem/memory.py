@@ -220,7 +220,7 @@ class Memory:
                  **({"name": m.name} if m.name else {})} for m in prepared.messages])
         every = self.settings.summary_every
         if every and scope.session_id is not None and prepared.messages:
-            n = len([m for m in self.store.messages(scope) if m["session_id"] == scope.session_id])
+            n = self.store.count_messages(scope)  # one indexed count, not every message of the user
             if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
                 results += self._write_summary(scope)
         return ([MemoryEvent(event=r.event, memory=r.item) for r in results]

@@ -425,6 +425,8 @@ def test_previous_messages_in_a_session(store):
     assert {k: v["id"] for k, v in prev.items()} == {"m1": "m0", "m2": "m1", "same-ts": "m2", "loose1": "loose0"}
     assert prev["m1"]["content"] == "turn 0" and prev["m1"]["name"] == "Ana" and prev["m2"]["name"] == "Ben"
     assert store.previous_messages(scope(user="bob"), ["m1"]) == {}
+    assert store.count_messages(scope(session_id="s1")) == 4 and store.count_messages(scope(session_id="s2")) == 1
+    assert store.count_messages(scope()) == 4 and store.count_messages(scope(session_id="none")) == 0
     assert store.previous_messages(scope(), []) == {}
 
 

@@ -729,6 +729,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         rows = self._read(sql + " ORDER BY ts, seq", params)
         return message_dicts(rows)
 
+    def count_messages(self, scope: Scope) -> int:
+        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
+        return int(self._read("SELECT count(*) FROM messages WHERE tenant = %s AND user_id = %s AND "
+                              "session_id IS NOT DISTINCT FROM %s",
+                              (scope.tenant, scope.user_id, scope.session_id))[0][0])
+
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:
         """For each message id, the message just before it (by time, then order of storing) in its session, or,

@@ -112,6 +112,9 @@ class Store(Protocol):
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
 
+    def count_messages(self, scope: Scope) -> int:
+        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
+
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:
         """For each message id, the message just before it in its session (without a session: among the

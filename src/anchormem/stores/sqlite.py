@@ -660,6 +660,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         rows = self._read(sql + " ORDER BY ts, rowid", params)
         return message_dicts(rows)
 
+    def count_messages(self, scope: Scope) -> int:
+        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
+        return self._read("SELECT count(*) FROM messages WHERE tenant=? AND user_id=? AND session_id IS ?",
+                          (scope.tenant, scope.user_id, scope.session_id))[0][0]
+
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:
         """For each message id, the message just before it (by time, then order of storing) in its session, or,
