@@ -400,10 +400,8 @@ class Memory:
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")
         if isinstance(context, (list, tuple)):  # plain strings are user turns; empty turns are no conversation
-            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context
-                       if not (isinstance(c, str) and not c.strip()) and not (
-                           isinstance(c, dict) and isinstance(c.get("content"), str) and not c["content"].strip())]
-        elif isinstance(context, str) and not context.strip():
+            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context if not _blank(c)]
+        elif _blank(context):
             context = None
         ctx = [] if not context else normalize_messages(context, default_time=utcnow(),
                                                         max_chars=self.settings.max_message_chars)
@@ -730,3 +728,9 @@ def _path_from_url(url: str) -> str:
         return ":memory:"
     scheme = url.split(":", 1)[0]
     raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db or postgresql://...")
+
+
+def _blank(turn: Any) -> bool:
+    """An empty conversation turn: a blank string, or a message whose content is a blank string."""
+    text = turn.get("content") if isinstance(turn, dict) else turn
+    return isinstance(text, str) and not text.strip()

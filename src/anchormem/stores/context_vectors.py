@@ -42,14 +42,38 @@ def _decode(rows: Any) -> dict[str, np.ndarray]:
     return {mid: mat[i] for i, (mid, _) in enumerate(rows)}
 
 
-class SQLiteContextMixin:
+class _ContextVectors:
+    """What both dialects share: encoding once, the UPDATE (``_CTX_UPDATE``, parameters blob, tenant, id) and
+    ``set_context_vectors`` around the dialect's transaction (``_replace_context``)."""
+
+    _CTX_UPDATE: str
+    dim: int | None
+
+    def _context_blobs(self, vectors: dict[str, np.ndarray]) -> dict[str, bytes]:
+        """{id: stored bytes}, every vector checked before anything is written (:func:`context_blob`)."""
+        return {mid: context_blob(v, self.dim) for mid, v in vectors.items()}  # type: ignore[misc]
+
+    def _put_context(self, conn: Any, tenant: str, blobs: dict[str, bytes]) -> int:
+        return sum(conn.execute(self._CTX_UPDATE, (b, tenant, mid)).rowcount for mid, b in blobs.items())
+
+    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
+        """Replace the context vectors of memories (id → (dim,) vector). Returns rows changed. Raises
+        InvalidInputError (wrong dimension, non-finite values) before anything is written."""
+        blobs = self._context_blobs(vectors)
+        return self._replace_context(tenant, blobs) if blobs else 0
+
+    def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:
+        raise NotImplementedError
+
+
+class SQLiteContextMixin(_ContextVectors):
     """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_advance``, ``_items``, ``dim``."""
 
+    _CTX_UPDATE = "UPDATE memories SET context_vec=? WHERE tenant=? AND id=?"
     _read: Any
     _tx: Any
     _bump_ids: Any
     _advance: Any
-    dim: int | None
 
     def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
@@ -74,31 +98,21 @@ class SQLiteContextMixin:
             ctx.update(_decode((r[1], r[-1]) for r in rows))
         return items, ctx
 
-    def _put_context(self, c: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
-        return sum(c.execute("UPDATE memories SET context_vec=? WHERE id=? AND tenant=?",
-                             (context_blob(v, self.dim), mid, tenant)).rowcount for mid, v in vectors.items())
-
-    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
-        """Replace the context vectors of memories (id → (dim,) vector). Returns rows changed. Raises
-        InvalidInputError (wrong dimension) before anything is written."""
-        for v in vectors.values():
-            context_blob(v, self.dim)
-        if not vectors:
-            return 0
+    def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:
         with self._tx() as c:
-            gens = self._bump_ids(c, tenant, list(vectors))
-            n = self._put_context(c, tenant, vectors)
+            gens = self._bump_ids(c, tenant, list(blobs))
+            n = self._put_context(c, tenant, blobs)
         self._advance(gens)
         return n
 
 
-class PostgresContextMixin:
+class PostgresContextMixin(_ContextVectors):
     """Needs ``_read``, ``_run``, ``_conn``, ``_items``, ``_bump_ids``, ``dim``."""
 
+    _CTX_UPDATE = "UPDATE memories SET context_vec = %s WHERE tenant = %s AND id = %s"
     _read: Any
     _run: Any
     _bump_ids: Any
-    dim: int | None
 
     def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
@@ -119,19 +133,8 @@ class PostgresContextMixin:
             items = self._items(conn, [r[:-1] for r in rows])
         return {it.id: it for it in items}, _decode((r[0], r[-1]) for r in rows)
 
-    def _put_context(self, conn: Any, tenant: str, vectors: dict[str, np.ndarray]) -> int:
-        return sum(conn.execute("UPDATE memories SET context_vec = %s WHERE tenant = %s AND id = %s",
-                                (context_blob(v, self.dim), tenant, mid)).rowcount for mid, v in vectors.items())
-
-    def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
-        """Replace the context vectors of memories (id → (dim,) vector). Returns rows changed. Raises
-        InvalidInputError (wrong dimension) before anything is written."""
-        for v in vectors.values():
-            context_blob(v, self.dim)
-        if not vectors:
-            return 0
-
+    def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:
         def run(conn: Any) -> int:
-            self._bump_ids(conn, tenant, list(vectors))
-            return self._put_context(conn, tenant, vectors)
+            self._bump_ids(conn, tenant, list(blobs))
+            return self._put_context(conn, tenant, blobs)
         return self._run(run)

@@ -321,8 +321,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
               context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
-        for v in (context_updates or {}).values():
-            context_blob(v, self.dim)
+        updates = self._context_blobs(context_updates or {})  # checked before anything is written
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
@@ -381,8 +380,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
                                       f"superseded by {it.id}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
-            if context_updates and memories:  # the scope's generation was bumped above
-                self._put_context(conn, memories[0].item.tenant, context_updates)
+            if updates and memories:  # the scope's generation was bumped above
+                self._put_context(conn, memories[0].item.tenant, updates)
             return results
 
         return self._run(run)

@@ -259,8 +259,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
               context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
-        for v in (context_updates or {}).values():
-            context_blob(v, self.dim)
+        updates = self._context_blobs(context_updates or {})  # checked before anything is written
         results: list[WriteResult] = []
         added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
         removed: dict[tuple[str, str], list[int]] = {}
@@ -320,8 +319,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
-            if context_updates and gens:  # the scope's generation moved with the rows above
-                self._put_context(c, memories[0].item.tenant, context_updates)
+            if updates and gens:  # the scope's generation moved with the rows above
+                self._put_context(c, memories[0].item.tenant, updates)
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))
