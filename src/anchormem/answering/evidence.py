@@ -53,7 +53,7 @@ from pydantic import BaseModel, Field
 
 from ..facts.keys import LIGHT_VERBS
 from ..text.segment import split_sentences
-from ..text.tokenize import has_cjk, query_terms
+from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
@@ -190,20 +190,6 @@ _BACKGROUND = {
 
 _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen)\b", re.I)
-
-
-def stem(w: str) -> str:
-    """Light English stemmer (name/named/names/naming meet; hike/hiked/hiking meet). CJK unchanged."""
-    w = w.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    if not w.isascii():
-        return w
-    for suf in ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly"):
-        if len(w) > len(suf) + 2 and w.endswith(suf):
-            w = w[: -len(suf)]
-            break
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 _ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看

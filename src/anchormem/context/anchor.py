@@ -68,6 +68,7 @@ import numpy as np
 from ..embedders.protocol import Embedder
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
+from ..text.tokenize import ZH_STOPWORDS, has_cjk, query_terms, term_coverage
 from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
 
 _DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
@@ -285,19 +286,39 @@ class ContextAnchor:
             if with_labels else []
         return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
 
-    def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None) -> Hit | None:
-        """The candidate the query's own words single out, or None: the best BM25 candidate
-        (``Hit.explain["bm25"]``) when its score is at least ``bm25_lead`` times the runner-up's (another
-        candidate must match the query's words too: a word only one memory holds says nothing about which sense
-        the user means); else the best candidate of both retrievers by a margin: its dense
-        cosine (``explain["dense"]``) leads the runner-up's by at least ``lead`` and its BM25 score is at least
-        ``match_bm25_ratio`` times the runner-up's. Runner-ups come from other sessions (:func:`_top2`)."""
-        (b1, lex_top), b2 = _top2(hits, "bm25")
-        if bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2:
+    def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None,
+                    query: str | None = None) -> Hit | None:
+        """The candidate the query's own words single out, or None. Runner-ups come from other sessions
+        (:func:`_top2`). Three ways:
+
+        - by BM25 (``bm25_lead``): the best BM25 candidate (``Hit.explain["bm25"]``) when its score is at least
+          ``bm25_lead`` times the runner-up's (another candidate must match the query's words too: a word only one
+          memory holds says nothing about which sense the user means);
+        - by coverage (``bm25_lead``, with ``query``): the candidate holding the most telling query words
+          (:func:`coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew" against a
+          memory with "shrew, mole");
+        - by both retrievers: the best BM25 candidate is also the best dense one, its cosine (``explain["dense"]``)
+          leads the runner-up's by ``lead`` and its BM25 score is ``match_bm25_ratio`` times the runner-up's.
+
+        With ``query``, a lead counts only when the memory holds telling words (:func:`coverage`: ones most
+        candidates do not hold) and no rival holds more (:func:`_leads_rivals`; a lead in words alone: when they
+        include every telling word a rival holds). "What did I say about the pound?" matches every
+        candidate on "pound" alone; the one that says it four times, or is shortest, leads in BM25 without saying
+        which sense is meant. "我买的芒果是哪里产的？" gives a short memory holding only 产 a BM25 lead over the
+        ones holding 芒果 and 买."""
+        (b1, lex_top), b2 = _top2(hits, lambda h: h.explain.get("bm25"))
+        cov = coverage(query, [h for h in hits if h.explain.get("bm25") is not None]) if query is not None else None
+        if (bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2
+                and (cov is None or _leads_rivals(lex_top, hits, cov, superset=False))):
             return lex_top
-        if len(hits) < 2:
+        if bm25_lead is not None and cov:
+            (c1, cov_top), c2 = _top2(hits, lambda h: cov[h.memory.id][0] if h.memory.id in cov else None,
+                                      tie=lambda h: h.explain["bm25"])
+            if c2 > 0 and c1 >= bm25_lead * c2 and _leads_rivals(cov_top, hits, cov, superset=True):
+                return cov_top
+        if len(hits) < 2 or (cov is not None and lex_top is not None and cov[lex_top.memory.id][0] <= 0):
             return None
-        (d1, top), d2 = _top2(hits, "dense")
+        (d1, top), d2 = _top2(hits, lambda h: h.explain.get("dense"))
         if top is None or top is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
             return None  # no dense runner-up: no lead to speak of
         if b1 < self.match_bm25_ratio * max(b2, 0.0):  # no other candidate matches the query's words: b2 = -inf
@@ -369,15 +390,22 @@ class ContextAnchor:
         return ContextMatch(sims=sims, reference=ref, source=source, weight=weight, delta=delta)
 
     def rerank(self, hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float,
-               full_label: float = 0.6, limit: int | None = None, context: ContextMatch | None = None) -> list[Hit]:
+               full_label: float = 0.6, limit: int | None = None, context: ContextMatch | None = None,
+               pick: Hit | None = None, drop: float = 0.0) -> list[Hit]:
         """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement (and, with
         ``context``, context-vector agreement), best first; see the module doc. ``weight``: w;
-        ``min_label``/``full_label``: the ramp's ends (relative agreement). With ``limit``, only the best
-        max(3 · ``limit``, 30) come back (a search returns ``limit`` of them after dropping repeats), each with its
-        new score and ``explain["anchor"]``."""
+        ``min_label``/``full_label``: the ramp's ends (relative agreement). ``pick``: the memory the query's words
+        single out (:meth:`singled_out`), which agrees fully (its labels are the query's, :meth:`own_match`, even
+        when a memory with several labels agrees with the query's sharper distribution only in part). ``drop``:
+        candidates whose factor is below ``drop`` times the best candidate's are left out (both the labels and the
+        context reject them; the best candidates always stay, so nothing comes back empty). With
+        ``limit``, only the best max(3 · ``limit``, 30) come back (a search returns ``limit`` of them after
+        dropping repeats), each with its new score and ``explain["anchor"]``."""
         agree, labelled = _agreements(qc.dist, hits)
         top = max(float(agree.max(initial=0.0)), self.min_top_agreement)
         rel = agree / top
+        if pick is not None:
+            rel[next(i for i, h in enumerate(hits) if h is pick)] = 1.0
         ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
         factors = (1.0 - weight) + weight * ramp
         filtered_mask = labelled & (rel < min_label)
@@ -385,7 +413,8 @@ class ContextAnchor:
         if cfac is not None:
             factors = factors * cfac
         scores = np.array([h.score for h in hits], dtype=np.float64) * factors
-        order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
+        keep = factors >= drop * float(factors.max(initial=0.0))
+        order = sorted((i for i in range(len(hits)) if keep[i]), key=lambda i: (-scores[i], hits[i].memory.created_at))
         if limit is not None:
             order = order[:max(3 * limit, 30)]
         out = [hits[i] for i in order]
@@ -423,18 +452,80 @@ def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.
     return agree.astype(np.float64), tot > 0
 
 
-def _top2(hits: Sequence[Hit], key: str) -> tuple[tuple[float, Hit | None], float]:
-    """((best score, its hit), the best score of another session) of ``Hit.explain[key]`` over ``hits`` (missing
-    scores skipped; -inf when there is no such hit). Memories of one session are no rivals of each other: the
+def _top2(hits: Sequence[Hit], key: Callable[[Hit], float | None],
+          tie: Callable[[Hit], float] | None = None) -> tuple[tuple[float, Hit | None], float]:
+    """((best ``key``, its hit), the best ``key`` of another session) over ``hits`` (None skipped; -inf when there
+    is no such hit; equal keys ordered by ``tie``). Memories of one session are no rivals of each other: the
     query singles out the conversation they were said in (session-less memories are each their own)."""
-    scored = [(v, h) for h in hits if (v := h.explain.get(key)) is not None]
+    scored = [(v, h) for h in hits if (v := key(h)) is not None]
     if not scored:
         return (float("-inf"), None), float("-inf")
-    best, hit = max(scored, key=lambda x: x[0])
+    best, hit = max(scored, key=(lambda x: (x[0], tie(x[1]))) if tie else (lambda x: x[0]))
     sid = hit.memory.session_id
     second = max((v for v, h in scored if h is not hit and (sid is None or h.memory.session_id != sid)),
                  default=float("-inf"))
     return (best, hit), second
+
+
+# words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
+# and say nothing of what it is about: they never single a memory out
+RECALL_WORDS = frozenset("""say said says tell told telling remind remember recall mention mentioned talk talked
+    talking discuss discussed anything something new again earlier before previously last time thing things stuff
+    update news 之前 以前 上次 说过 提过 提到 聊过 讲过 告诉 记得 关于 事 事情 后来 怎么样 情况 什么样""".split())
+
+
+def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozenset[str]]]:
+    """Which *telling* query words each hit holds, and their weight: {memory id: (Σ idf, the terms)} over the
+    distinct query terms it contains (:func:`anchormem.text.tokenize.term_coverage`), with idf = ln(1 + (N - df +
+    0.5) / (df + 0.5)) over the N ``hits`` (BM25's idf, over the keyword candidates), counting only terms that
+    at most half of them hold (the ambiguous word itself, which every candidate holds, tells nothing) and no
+    recall-framing word (:data:`RECALL_WORDS`). {} without query terms."""
+    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, query_terms(query))
+                               if t and t not in RECALL_WORDS))
+    if not terms or not hits:
+        return {}
+    found = term_coverage(terms, [h.memory.text for h in hits])
+    n = len(hits)
+    df = np.zeros(len(terms))
+    for f in found:
+        for i in f:
+            df[i] += 1
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    out = {}
+    for h, f in zip(hits, found):
+        tell = frozenset(terms[i] for i in f if df[i] <= n / 2)
+        out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
+    return out
+
+
+def _strip_function_chars(term: str) -> str:
+    """A Chinese term without the function characters jieba leaves on its ends (我用 → 用, 你说的 → 说)."""
+    if not has_cjk(term):
+        return term
+    while term and term[0] in ZH_STOPWORDS:
+        term = term[1:]
+    while term and term[-1] in ZH_STOPWORDS:
+        term = term[:-1]
+    return term
+
+
+def _leads_rivals(hit: Hit, hits: Sequence[Hit], cov: dict[str, tuple[float, frozenset[str]]], *,
+                  superset: bool) -> bool:
+    """Whether ``hit`` holds telling words (:func:`coverage`) and no memory of another session holds more of
+    them: by weight (on a tie, the rival must not be closer by embedding), or with ``superset`` by words (it holds
+    every telling word such a memory holds: "是山西产的黄小米" holds 产 of "我买的芒果是哪里产的？", a rarer word than
+    the 芒果 of its rivals, but not 芒果)."""
+    weight, own = cov.get(hit.memory.id, (0.0, frozenset()))
+    sid = hit.memory.session_id
+    dense = hit.explain.get("dense") or 0.0
+    for h in hits:
+        if h.memory.id not in cov or h is hit or (sid is not None and h.memory.session_id == sid):
+            continue
+        w, words = cov[h.memory.id]
+        if not (words <= own if superset else w < weight - 1e-9 or
+                (w <= weight + 1e-9 and (h.explain.get("dense") or 0.0) <= dense)):
+            return False
+    return weight > 0
 
 
 def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | None:
@@ -524,7 +615,7 @@ class AnchorHook:
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=embed, recent=self._recent,
                                   margin=cfg.anchor_margin, with_labels=False)
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
-        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25)
+        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query)
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
         if self.wants_context_vectors and hits:
@@ -533,7 +624,8 @@ class AnchorHook:
             cm = anchor.context_match(hits, np.vstack([embed(t) for t in texts]), mv,
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
         return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
-                             full_label=cfg.anchor_full_label, limit=self.limit, context=cm)
+                             full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
+                             drop=cfg.anchor_drop)
 
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:

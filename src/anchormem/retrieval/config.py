@@ -75,6 +75,9 @@ class SearchConfig(BaseModel):
     # the singled-out memory's (0 weight: off)
     anchor_context_weight: float = Field(0.97, ge=0, le=1)
     anchor_context_delta: float = Field(0.1, gt=0, le=2)
+    # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
+    # not returned as a fallback: both signals reject it (the best candidates always stay; 0: keep every one)
+    anchor_drop: float = Field(0.05, ge=0, le=1)
 
 
 RECIPES: dict[str, SearchConfig] = {

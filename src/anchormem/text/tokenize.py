@@ -12,7 +12,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "words", "STOPWORDS"]
+__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "words", "stem", "term_coverage", "STOPWORDS", "ZH_STOPWORDS"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -33,7 +33,8 @@ EN_STOPWORDS = frozenset(
 )
 ZH_STOPWORDS = frozenset(
     """的 了 是 在 我 你 他 她 它 我们 你们 他们 吗 呢 吧 啊 呀 和 与 就 都 也 还 很 又 这 那 这个 那个 有 没有 什么 怎么
-    哪 哪里 哪个 谁 多少 几 一个 一下 可以 会 要 把 被 给 让 对 从 到 说 过 着 得 地 之 为 而 及 或 但 如果 因为 所以""".split()
+    哪 哪里 哪个 谁 多少 几 一个 一下 可以 会 要 把 被 给 让 对 从 到 说 过 着 得 地 之 为 而 及 或 但 如果 因为 所以
+    跟 同 向 于 以 等 啦 嘛 哦 么 您 咱们 自己 这些 那些 这样 那样""".split()
 )
 STOPWORDS = EN_STOPWORDS | ZH_STOPWORDS
 
@@ -98,3 +99,35 @@ def query_terms(text: str) -> list[str]:
 def content_words(text: str) -> set[str]:
     """Set of content tokens, for overlap checks (ask's evidence test, dedupe)."""
     return set(_query_terms_cached(text))
+
+
+def stem(w: str) -> str:
+    """Light English stemmer (name/named/names/naming meet; hike/hiked/hiking meet). CJK unchanged."""
+    w = w.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if not w.isascii():
+        return w
+    for suf in ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "s", "ly"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            w = w[: -len(suf)]
+            break
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+def term_coverage(terms: list[str], texts: list[str]) -> list[set[int]]:
+    """Which of ``terms`` (query terms, :func:`query_terms`) each text contains: per text, the indexes of the terms
+    found. A Chinese term is found as a substring (黄小米 holds 小米; jieba may segment either way), a Latin one as
+    a word starting with its :func:`stem` (pound ~ pounds, hike ~ hiking). One regular-expression pass per text;
+    no jieba call."""
+    cjk = [(i, t) for i, t in enumerate(terms) if has_cjk(t)]
+    latin = [(i, stem(t)) for i, t in enumerate(terms) if not has_cjk(t)]
+    rx = re.compile(r"\b(?:" + "|".join(f"({re.escape(s)})" for _, s in latin) + r")") if latin else None
+    out: list[set[int]] = []
+    for text in texts:
+        low = text.lower()
+        found = {i for i, t in cjk if t in low}
+        if rx is not None:
+            found |= {latin[m.lastindex - 1][0] for m in rx.finditer(low)}
+        out.append(found)
+    return out

@@ -1,0 +1,123 @@
+"""Which memory the query's own words single out (ContextAnchor.singled_out): a lead in BM25 counts only when it is
+a lead in *telling* words (coverage); the singled-out memory agrees fully with the query's labels; candidates that
+both anchoring signals reject are dropped, never all of them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from anchormem import Memory
+from anchormem.context.anchor import ContextAnchor, QueryContext, coverage
+from anchormem.context.taxonomy import DOMAIN_NAMES
+from anchormem.embedders import make_embedder
+from anchormem.text.tokenize import term_coverage
+from anchormem.types import Hit, Label, MemoryItem
+
+NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def anchor():
+    return ContextAnchor(make_embedder("hash"))
+
+
+def hit(text: str, session: str, *, bm25: float | None, dense: float, domain: str = "nature",
+        score: float = 1.0) -> Hit:
+    item = MemoryItem(id=f"{session}:{text}", user_id="u", text=text, session_id=session, created_at=NOW,
+                      valid_from=NOW, labels=[Label(domain=domain, score=1.0, primary=True)])
+    return Hit(memory=item, score=score, explain={"dense": dense, "bm25": bm25})
+
+
+def test_term_coverage_stems_latin_words_and_finds_chinese_terms_inside_compounds():
+    got = term_coverage(["pounds", "hedgehog", "云", "小米"], ["Five pounds of hedgehogs.", "云盘满了，黄小米", "pound"])
+    assert got == [{0, 1}, {2, 3}, {0}]
+    assert term_coverage([], ["anything"]) == [set()]
+
+
+def test_coverage_weighs_telling_words_only():
+    hits = [hit("I paid a pound, a pound and a pound.", "a", bm25=9.0, dense=0.8),
+            hit("It weighs a pound.", "b", bm25=4.0, dense=0.8),
+            hit("A pound of apples.", "c", bm25=4.0, dense=0.8)]
+    # "pound" is held by every candidate and "say" frames the request: nothing tells
+    assert {k: v[0] for k, v in coverage("What did I say about the pound?", hits).items()} == \
+        {h.memory.id: 0.0 for h in hits}
+    cov = coverage("How many apples in a pound?", hits)
+    assert cov[hits[2].memory.id][1] == frozenset({"apples"}) and cov[hits[2].memory.id][0] > 0
+    assert cov[hits[0].memory.id] == (0.0, frozenset())
+    assert coverage("what did you say about it?", hits) == {}  # no query terms at all
+
+
+def test_a_bm25_lead_from_repeating_the_word_singles_out_nothing(anchor):
+    heavy = hit("There were coins of one pound, five pounds and ten pounds.", "money", bm25=12.0, dense=0.86)
+    light = hit("The puppy weighed one pound at birth.", "weight", bm25=5.0, dense=0.84)
+    q = "What did I say about the pound?"
+    assert anchor.singled_out([heavy, light], 0.02, 1.5) is heavy  # BM25 scores alone: 12 ≥ 1.5 × 5
+    assert anchor.singled_out([heavy, light], 0.02, 1.5, query=q) is None  # both hold the same word
+
+
+def test_more_of_the_query_words_single_a_memory_out(anchor):
+    target = hit("Bestiae contained pig, armadillo, hedgehog, mole, shrew.", "taxon", bm25=14.0, dense=0.83)
+    rival = hit("Molars are present in shrew, mole, and bat.", "teeth", bm25=12.0, dense=0.84)
+    spies = [hit(f"He was unmasked as a mole in {1650 + i}.", f"spy{i}", bm25=3.0, dense=0.80) for i in range(4)]
+    hits = [target, rival, *spies]
+    q = 'What did I say about "hedgehog, mole, shrew"?'
+    assert anchor.singled_out(hits, 0.02, 1.5) is None  # BM25 14 < 1.5 × 12, no dense lead
+    assert anchor.singled_out(hits, 0.02, 1.5, query=q) is target  # hedgehog + shrew against shrew
+
+
+def test_a_rare_word_alone_does_not_single_out_a_memory_without_the_query_noun(anchor):
+    """"是山西产的黄小米" holds 产, rarer than 芒果, but not 芒果: no lead in words."""
+    millet = hit("是山西产的黄小米。", "millet", bm25=6.6, dense=0.87, domain="food")
+    mango = [hit("我在菜市场买了一箱芒果。", "mango", bm25=9.3, dense=0.917, domain="food"),
+             hit("芒果上新出的那部古装剧我追完了。", "video", bm25=4.9, dense=0.88, domain="entertainment"),
+             hit("我开通了芒果的年度会员。", "video2", bm25=5.2, dense=0.888, domain="entertainment")]
+    rest = [hit(f"无关的第{i}条。", f"x{i}", bm25=None, dense=0.5, domain="work") for i in range(6)]
+    hits = [millet, *mango, *rest]
+    q = "我买的芒果是哪里产的？"
+    assert coverage(q, [h for h in hits if h.explain["bm25"] is not None])[millet.memory.id][1] == frozenset({"产"})
+    # the BM25 + dense branch still singles out the memory that holds 芒果 and leads in both retrievers
+    assert anchor.singled_out(hits, 0.02, 1.5, query=q) is mango[0]
+
+
+def test_the_singled_out_memory_agrees_fully_and_rejected_candidates_are_dropped(anchor):
+    q = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
+    q[DOMAIN_NAMES.index("nature")] = 1.0
+    multi = hit("A taxon of hedgehogs and moles.", "taxon", bm25=1.0, dense=0.8, score=0.080)
+    multi.memory.labels = [Label(domain="nature", score=1.0, primary=True),
+                           Label(domain="entertainment", score=0.9, primary=False)]
+    plain = hit("Moles eat worms.", "worms", bm25=1.0, dense=0.8, score=0.075)
+    far = hit("The spreadsheet has a mole column.", "sheet", bm25=1.0, dense=0.8, score=0.2, domain="work")
+    out = anchor.rerank([multi, plain, far], QueryContext(dist=q), weight=0.8, min_label=0.2, full_label=0.6)
+    assert [h.memory.id for h in out] == [plain.memory.id, multi.memory.id, far.memory.id]  # multi: factor 0.85
+    for h, score in ((multi, 0.080), (plain, 0.075), (far, 0.2)):
+        h.score = score
+    out = anchor.rerank([multi, plain, far], QueryContext(dist=q), weight=0.8, min_label=0.2, full_label=0.6,
+                        pick=multi, drop=0.5)
+    assert [h.memory.id for h in out] == [multi.memory.id, plain.memory.id]  # far: factor 0.2 < 0.5 × 1.0
+    assert multi.explain["anchor"]["label_rel"] == 1.0 and multi.explain["anchor"]["factor"] == 1.0
+    # every candidate rejected alike: the best stay (a search never comes back empty)
+    lone = hit("Only this one.", "s", bm25=1.0, dense=0.8, score=0.1, domain="work")
+    assert len(anchor.rerank([lone], QueryContext(dist=q), weight=0.8, min_label=0.2, drop=0.5)) == 1
+
+
+def test_template_query_follows_the_conversation_not_the_memory_that_repeats_the_word():
+    m = Memory(":memory:", search="anchored", cache=False)
+    try:
+        u = "pound"
+        m.add(turns("The exchange rate of the pound fell again: pound, pound, pound, all down.",
+                    "I changed my savings from pounds to euros at the bank."), user_id=u, session_id="currency")
+        m.add(turns("The puppy weighed one pound at birth.", "Now she gains a pound of weight every week."),
+              user_id=u, session_id="weight")
+        ctx = ["The vet weighed my puppy on the scale today.", "She is growing so fast."]
+        hits = m.search("What did I say about the pound?", user_id=u, context=ctx, limit=2)
+        assert hits[0].explain["anchor"]["query_label_source"] == "query+context"  # nothing singled out
+        assert [h.memory.session_id for h in hits] == ["weight", "weight"]
+    finally:
+        m.close()
+
+
+def turns(*texts):
+    return [{"role": "user", "content": t} for t in texts]
