@@ -252,6 +252,35 @@ def test_polysemy_dev_set_design():
         assert {c.group for c in cases} == {"en", "en_heldout", "zh", "zh_heldout"}
 
 
+def test_audited_english_cases_leave_out_only_the_mislabelled_sentences():
+    import json as _json
+    from importlib import resources
+
+    from anchormem.eval.polysemy import _coarsewsd_dir, _detok, load_cases
+
+    root = _coarsewsd_dir()
+    if root is None:
+        pytest.skip("CoarseWSD-20 not found beside the checkout (../shared/datasets/coarsewsd20)")
+    audit = _json.loads(resources.files("anchormem.data").joinpath("coarsewsd20_audit.json").read_text("utf-8"))
+    bad = set()
+    for word, lines in audit["excluded"].items():
+        data = (root / word / "train.data.txt").read_text("utf-8").splitlines()
+        bad |= {_detok(data[int(n)].split("\t", 1)[1]) for n in lines}
+    assert len(bad) == sum(len(v) for v in audit["excluded"].values()) == 15
+    raw = {c.id: c for c in load_cases(audit=False) if c.lang == "en"}
+    cleaned = {c.id: c for c in load_cases() if c.lang == "en"}
+    assert raw.keys() == cleaned.keys() and len(cleaned) == 114  # same cases, some with other sentences
+
+    def texts(c):
+        return {t for s in c.sessions.values() for t in s} | set(c.context)
+
+    assert not any(texts(c) & bad for c in cleaned.values())
+    changed = [k for k in raw if texts(raw[k]) != texts(cleaned[k])]
+    # only words with a left-out sentence change (later sentences of a pool move up one place)
+    assert changed and {raw[k].word for k in changed} <= set(audit["excluded"])
+    assert {"bank", "mole"} & set(audit["excluded"]) == {"bank"} and not [k for k in changed if "/mole/" in k]
+
+
 def test_cli_eval_polysemy_json(monkeypatch):
     import json as _json
 
@@ -262,7 +291,7 @@ def test_cli_eval_polysemy_json(monkeypatch):
 
     small = [c for c in poly._zh_cases() if c.word == "苹果"]
     assert len(small) == 8
-    monkeypatch.setattr(poly, "load_cases", lambda: small)
+    monkeypatch.setattr(poly, "load_cases", lambda audit=True: small)
     res = CliRunner().invoke(app, ["--json", "eval", "polysemy", "--embedder", "hash", "--no-pooled"])
     assert res.exit_code == 0, res.output
     out = _json.loads(res.stdout)

@@ -107,11 +107,13 @@ def eval_grounding(
 def eval_polysemy(
     pooled: bool = typer.Option(True, "--pooled/--no-pooled", help="Also run all cases pooled in one history."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+    raw_labels: bool = typer.Option(False, "--raw-labels",
+                                    help="Keep the CoarseWSD sentences the audit found mislabelled."),
 ) -> None:
     """Context anchoring on the polysemy dev set (dense vs hybrid vs anchored, per language group)."""
     from ..eval.polysemy import format_table, run_polysemy
 
-    kwargs: dict[str, Any] = {"pooled": pooled}
+    kwargs: dict[str, Any] = {"pooled": pooled, "audit": not raw_labels}
     if embedder is not None:
         kwargs["embedder"] = embedder
     say = (lambda _m: None) if _state.json else (lambda m: _err().print(f"[dim]{m}[/]"))

@@ -23,7 +23,10 @@ Chinese: a hand-written question such as "我的苹果升级后出了什么问�
   :data:`EN_WORDS` (72 cases; the ones the labeller was developed on), group ``en_heldout`` = the 7 words of
   :data:`EN_HELDOUT` (42 cases; a check that nothing was tuned per word). Found via ``$ANCHORMEM_COARSEWSD`` or
   ``shared/datasets/coarsewsd20`` next to / above the working directory. CoarseWSD's labels come from Wikipedia
-  links and are noisy (e.g. an "apple's iOS 5" sentence filed under the fruit): a few cases cannot pass.
+  links and are noisy (e.g. an "apple's iOS 5" sentence filed under the fruit): sentences whose label a blind
+  audit found wrong or undecidable (``anchormem/data/coarsewsd20_audit.json``: 15 of the 590 sentences the
+  builder can draw, each with its reason) are left out, and the next sentence of the shuffled pool takes their
+  place; ``audit=False`` builds the cases from the raw labels (reported beside the audited figure).
 
 Lexicons and prototypes must stay general domain vocabulary: never add a case's own words to pass it. A test
 checks (:func:`benchmark_words`) that no prototype phrase contains an ambiguous word of this set, that no lexicon
@@ -124,31 +127,42 @@ def _detok(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-def _en_cases(seed: int = 7) -> list[Case]:
+def _audited_out() -> dict[str, set[int]]:
+    """{word: 0-based line numbers of CoarseWSD sentences left out by the audit} (module doc)."""
+    data = json.loads(resources.files("anchormem.data").joinpath("coarsewsd20_audit.json").read_text("utf-8"))
+    return {w: {int(n) for n in lines} for w, lines in data["excluded"].items()}
+
+
+def _en_cases(seed: int = 7, *, audit: bool = True) -> list[Case]:
     root = _coarsewsd_dir()
     if root is None:
         return []
+    skip = _audited_out() if audit else {}
     out: list[Case] = []
     for group, words in (("en", EN_WORDS), ("en_heldout", EN_HELDOUT)):
         for word, senses in words.items():
-            out.extend(_en_word_cases(root, word, senses, group, random.Random(f"{seed}/{word}")))
+            out.extend(_en_word_cases(root, word, senses, group, random.Random(f"{seed}/{word}"),
+                                      skip.get(word, set())))
     return out
 
 
-def _en_word_cases(root: Path, word: str, senses: tuple[str, str], group: str, rng: random.Random) -> list[Case]:
+def _en_word_cases(root: Path, word: str, senses: tuple[str, str], group: str, rng: random.Random,
+                   skip: set[int] = frozenset()) -> list[Case]:
     sa, sb = senses
     lines = (root / word / "train.data.txt").read_text("utf-8").splitlines()
     gold = (root / word / "train.gold.txt").read_text("utf-8").splitlines()
-    by: dict[str, list[tuple[int, list[str]]]] = {sa: [], sb: []}
-    for ln, g in zip(lines, gold):
+    pools: dict[str, list[tuple[int, int, list[str]]]] = {sa: [], sb: []}
+    for n, (ln, g) in enumerate(zip(lines, gold)):
         g = g.strip()
-        if g in by:
+        if g in pools:
             idx, sent = ln.split("\t", 1)
             toks = sent.split()
             if 8 <= len(toks) <= 32:
-                by[g].append((int(idx), toks))
-    for g in by:
-        rng.shuffle(by[g])
+                pools[g].append((n, int(idx), toks))
+    by: dict[str, list[tuple[int, list[str]]]] = {}
+    for g, pool in pools.items():
+        rng.shuffle(pool)  # before the audit's cut: a left-out sentence changes only the cases that drew it
+        by[g] = [(idx, toks) for n, idx, toks in pool if n not in skip]
     sess: dict[str, list[list[str]]] = {}
     probes: dict[str, list[tuple[list[str], str]]] = {}
     for g in (sa, sb):
@@ -186,9 +200,10 @@ def benchmark_words() -> set[str]:
     return out
 
 
-def load_cases() -> list[Case]:
-    """English (if CoarseWSD-20 is found) and Chinese cases (dev ``zh`` and held-out ``zh_heldout``)."""
-    return _en_cases() + _zh_cases() + _zh_cases("polysemy_zh_heldout.json", "zh_heldout")
+def load_cases(*, audit: bool = True) -> list[Case]:
+    """English (if CoarseWSD-20 is found) and Chinese cases (dev ``zh`` and held-out ``zh_heldout``). ``audit``:
+    leave out the CoarseWSD sentences the audit found mislabelled (module doc)."""
+    return _en_cases(audit=audit) + _zh_cases() + _zh_cases("polysemy_zh_heldout.json", "zh_heldout")
 
 
 VARIANTS = ("dense", "hybrid", "anchored")
@@ -200,23 +215,25 @@ def _recipes() -> dict[str, Any]:
     return {"dense": RECIPES["dense"], "hybrid": RECIPES["hybrid_rrf"], "anchored": RECIPES["anchored"]}
 
 
-def run_polysemy(*, embedder: Any = None, pooled: bool = True,
+def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = True,
                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the dev set. Returns ``{"cases": {group: n}, "per_case": {variant: {group: {pass, total, rate}}},
     "pooled": {...}, "kinds": {mode: {variant: {"group/kind": {...}}}}, "failures": {mode: {variant: [ids]}},
-    "switch": {variant: {group: {...}}}}`` (``switch``: see :func:`_topic_switch`; with ``pooled`` only).
+    "switch": {variant: {group: {...}}}, "audit": bool}`` (``switch``: see :func:`_topic_switch`; with ``pooled``
+    only; ``audit``: see :func:`load_cases`).
 
     Pass: the top hit is from the target session (neutral queries: from any session of the target sense of the
     word, since a template query cannot tell two same-sense sessions apart) and no memory of a session of the
     same word in another sense is in the top 3."""
     from ..memory import Memory
 
-    cases = load_cases()
+    cases = load_cases(audit=audit)
     say = progress or (lambda _m: None)
     mem = Memory(":memory:", embedder=embedder)
     recipes = _recipes()
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    result: dict[str, Any] = {"cases": {}, "per_case": {}, "pooled": {}, "kinds": {}, "failures": {}}
+    result: dict[str, Any] = {"cases": {}, "per_case": {}, "pooled": {}, "kinds": {}, "failures": {},
+                              "audit": audit}
     for c in cases:
         result["cases"][c.group] = result["cases"].get(c.group, 0) + 1
 
