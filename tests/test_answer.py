@@ -364,9 +364,9 @@ def test_a_reply_is_read_with_the_question_it_answers():
 
 # ---------------------------------------------------------------- LLM answers (scripted server)
 def _llm_mem(db_path, srv):
-    # answers only: the scripted replies are for ask, so facts come from the offline rules here
+    # answers only: the scripted replies are for ask, so facts and labels come from the offline rules here
     m = Memory(db_path, embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0),
-               settings=Settings(fact_extractor="rules"))
+               settings=Settings(fact_extractor="rules", labeller="offline"))
     vet = m.add("Her first vet visit cost 85 euros.", user_id="A", timestamp="2024-03-20T20:00:00Z")[0].memory
     m.add("My sister Lena is visiting from Toronto on March 22.", user_id="A", timestamp="2024-03-04T19:00:00Z")
     return m, vet

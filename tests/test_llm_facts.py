@@ -20,7 +20,8 @@ def _facts(*items) -> str:
 
 
 def _mem(tmp_path, srv, **settings):
-    return Memory(str(tmp_path / "m.db"), embedder="hash", settings=Settings(**settings),
+    # the scripts answer the fact extractor's calls; the LLM labeller has its own tests (test_llm_labeller.py)
+    return Memory(str(tmp_path / "m.db"), embedder="hash", settings=Settings(**{"labeller": "offline", **settings}),
                   llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0))
 
 

@@ -54,7 +54,7 @@ def test_llm_phrasings_are_fused_and_a_broken_reply_is_ignored():
         assert llm_queries(llm, "What is my kitty called?") == []
     with FakeLLMServer([json.dumps({"queries": ["cat Pixel name"]})]) as srv:
         with Memory(":memory:", embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0),
-                    settings=Settings(fact_extractor="rules", summary_every=0)) as m:
+                    settings=Settings(fact_extractor="rules", summary_every=0, labeller="offline")) as m:
             cat = m.add("My cat is called Pixel.", user_id="u")[0].memory
             m.add("I bought new shoes.", user_id="u")
             cfg = SearchConfig(query_rewrite="llm", dense_weight=0.0, lexical_weight=1.0)

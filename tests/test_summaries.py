@@ -76,7 +76,7 @@ def test_llm_summary_lines_without_support_are_dropped():
     ]})
     with FakeLLMServer([reply]) as srv:
         with Memory(":memory:", embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0),
-                    settings=Settings(summary_every=0, fact_extractor="rules")) as m:
+                    settings=Settings(summary_every=0, fact_extractor="rules", labeller="offline")) as m:
             m.add(TURNS[:2], user_id="u", session_id="s1")
             s = m.summarize(user_id="u", session_id="s1")
             assert s.text == "Topic: moving\nFacts:\n- The user moved to Lisbon last month."

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
+    - ``labeller``: context labels on write (:mod:`anchormem.context`): ``auto`` (the LLM when one is configured,
+      else the offline labeller), ``offline`` or ``llm``. Queries are always labelled offline (no LLM call per
+      search).
     - ``summary_every``: a structured summary of a session every N of its turns (0 = only on ``summarize``).
     - ``session_url``: where session turns live for :meth:`Memory.context`: unset = in this process, or
       ``redis://host:6379/0`` (shared by API workers, keys expire by TTL).
@@ -65,6 +68,7 @@ class Settings(BaseSettings):
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"
+    labeller: Literal["auto", "offline", "llm"] = "auto"
     summary_every: int = Field(20, ge=0)
     session_url: str | None = None
     pii: str = "off"

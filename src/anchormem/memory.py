@@ -28,6 +28,7 @@ from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
+from .context.llm_labeller import LLMLabeller
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
                         warm_only)
 from . import consolidate as _tiers
@@ -470,9 +471,16 @@ class Memory:
     # ---------------------------------------------------------------- context labels
     @property
     def anchor(self) -> ContextAnchor:
-        """The context labeller (:mod:`anchormem.context`); its domain prototypes are embedded on first use."""
+        """The context labeller (:mod:`anchormem.context`); its domain prototypes are embedded on first use. With
+        an LLM (``Settings.labeller`` auto/llm) memories are labelled by :class:`~anchormem.context.llm_labeller.
+        LLMLabeller` (its counters: ``mem.anchor.llm_labeller.stats``). Raises ConfigError for ``labeller='llm'``
+        without an LLM."""
         if self._anchor is None:
-            self._anchor = ContextAnchor(self.embedder)
+            mode = self.settings.labeller
+            if mode == "llm" and self.llm is None:
+                raise ConfigError("labeller='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
+            use_llm = self.llm is not None and mode in ("auto", "llm")
+            self._anchor = ContextAnchor(self.embedder, llm_labeller=LLMLabeller(self.llm) if use_llm else None)
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):

@@ -5,7 +5,10 @@ arbitrate candidates by label agreement on read.
 :mod:`.labeller`) are averaged with those of the turns around it in its session (weight 1/(1 + distance/3),
 its own turn weight 1; earlier turns of the session come from the store), so every turn of a conversation
 about savings leans finance even when it says only "it's 20k locked for three years". Several senses in one
-memory keep several labels (secondary labels, see :class:`.labeller.OfflineLabeller`).
+memory keep several labels (secondary labels, see :class:`.labeller.OfflineLabeller`). With an LLM configured
+(``Settings.labeller``), :class:`.llm_labeller.LLMLabeller` labels the turns instead, with the same session turns as
+context; its labels are validated against the taxonomy and its topics grounded in the text, and where it fails the
+offline labels stay. Queries are always labelled offline.
 
 **Context vectors** (:func:`context_vectors`): each memory also stores the weighted mean embedding of the same
 window of turns (same weights; the memory's own turn weighs most), and the last ``refresh_turns`` stored turns of a
@@ -57,6 +60,7 @@ memories get a neutral ramp of 0.5. Every hit explains the label match in ``Hit.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -66,11 +70,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..embedders.protocol import Embedder
+from ..errors import LLMError
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
+from .llm_labeller import LLMLabeller
 from ..text.tokenize import ZH_STOPWORDS, has_cjk, query_terms, term_coverage
 from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
 
+log = logging.getLogger("anchormem")
 _DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 
@@ -182,14 +189,16 @@ class ContextAnchor:
     several). ``session_decay`` (turns) and ``own_weight``: the write-side session smoothing (module doc).
     ``min_top_agreement``: relative agreement is taken against the best candidate's agreement, or this when the
     best is lower (when no candidate matches the query's domains well, all of them count as filtered).
-    ``match_bm25_ratio``: how far the BM25 score of a memory the query singles out must lead (:meth:`own_match`)."""
+    ``match_bm25_ratio``: how far the BM25 score of a memory the query singles out must lead (:meth:`own_match`).
+    ``llm_labeller``: labels written turns with an LLM (:mod:`.llm_labeller`), the offline labels as fallback."""
 
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
                  session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
-                 match_bm25_ratio: float = 1.2) -> None:
+                 match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None) -> None:
         self.embedder = embedder
         self.labeller = labeller or OfflineLabeller(embedder)
+        self.llm_labeller = llm_labeller
         self.bare_context_weight = bare_context_weight
         self.context_weight = context_weight
         self.query_temperature_ratio = query_temperature_ratio
@@ -227,7 +236,26 @@ class ContextAnchor:
         out = [lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
                for i in range(len(texts))]
         self._add_clause_senses(texts, out)
+        if self.llm_labeller is not None:
+            self._llm_labels(texts, prior_texts, out)
         return out
+
+    def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> None:
+        """Replace the offline labels in ``out`` by the LLM labeller's (:mod:`.llm_labeller`) where it gives
+        valid ones. An unusable reply or a failing endpoint leaves the offline labels, counted in
+        ``llm_labeller.stats.failed`` and logged: labelling never fails a write."""
+        stats = self.llm_labeller.stats
+        try:
+            got = self.llm_labeller.label(texts, context=prior_texts)
+        except LLMError as exc:
+            stats.failed += len(texts)
+            log.warning("LLM labeller failed for %d turns, offline labels kept: %s", len(texts), exc)
+            return
+        for i, labs in enumerate(got):
+            if labs:
+                out[i] = labs
+            else:
+                stats.failed += 1
 
     def _add_clause_senses(self, texts: Sequence[str], out: list[list[Label]]) -> None:
         """Several senses in one memory: a short text that uses one word as a name and as a noun
