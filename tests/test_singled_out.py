@@ -56,6 +56,7 @@ def test_a_bm25_lead_from_repeating_the_word_singles_out_nothing(anchor):
     q = "What did I say about the pound?"
     assert anchor.singled_out([heavy, light], 0.02, 1.5) is heavy  # BM25 scores alone: 12 ≥ 1.5 × 5
     assert anchor.singled_out([heavy, light], 0.02, 1.5, query=q) is None  # both hold the same word
+    assert anchor.singled_out([heavy, light], 0.02, 1.5, query="What did you tell me?") is None  # no words at all
 
 
 def test_more_of_the_query_words_single_a_memory_out(anchor):

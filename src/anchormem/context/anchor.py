@@ -25,9 +25,11 @@ conversation: the query alone, and when it is bare or unsure (margin < ``SearchC
 labels of the user's most recent session are mixed in.
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
-(:meth:`ContextAnchor.singled_out`: its BM25 score is ``SearchConfig.anchor_match_bm25`` times the best of
-another session, or it is the best dense and BM25 candidate and its cosine leads another session's best by
-``anchor_match_lead``), that memory's labels take ``anchor_match_weight`` of the query's label logits. The user
+(:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds (:func:`coverage`), is
+``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the best dense and BM25 candidate
+and its cosine leads another session's best by ``anchor_match_lead``; a lead counts only with telling words, not
+from repeating the ambiguous word), that memory's labels take ``anchor_match_weight`` of the query's label logits
+and it agrees fully in the rerank. The user
 who switches topics ("what did I say about the *left bank* of the river?" in a conversation about savings) names
 the other sense in the query itself, and a domain read off the conversation would filter out the very memory the
 query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
@@ -38,9 +40,11 @@ about equally and keeps the conversation's labels.
     coarse candidates (dense + BM25, ``candidates`` each) → label agreement a = Σ_d m_d · q_d / max(q)
     (m: the memory's label distribution; a memory with several senses matches through any of them) → relative
     agreement r = a / max(best candidate's a, 0.5) → context filter and rerank: final · ((1 - w) + w · ramp(r)),
-    ramp = 0 below ``anchor_min_label`` (the candidate is *filtered*: it drops below every matching candidate
-    but is never removed, so a search never comes back empty because labels disagree; a filtered hit that is
-    still returned is marked ``fallback``), 1 from ``anchor_full_label``, linear between → top-k.
+    ramp = 0 below ``anchor_min_label`` (the candidate is *filtered*: its score takes the factor 1 - w, it is
+    never removed for its labels alone, so a search never comes back empty because labels disagree; a filtered hit
+    that is still returned is marked ``fallback``), 1 from ``anchor_full_label``, linear between → top-k. A
+    candidate whose whole factor (labels × context) is below ``anchor_drop`` times the best candidate's is dropped:
+    both signals reject it, and the best candidates always stay.
 
 **Context-vector factor** (with a conversation; :meth:`ContextAnchor.context_match`): the conversation's vector
 (its turns' embeddings, newest weighing most, centered with the labeller's prototype mean) is compared with each
@@ -344,7 +348,8 @@ class ContextAnchor:
                                       tie=lambda h: h.explain["bm25"])
             if c2 > 0 and c1 >= bm25_lead * c2 and _leads_rivals(cov_top, hits, cov, superset=True):
                 return cov_top
-        if len(hits) < 2 or (cov is not None and lex_top is not None and cov[lex_top.memory.id][0] <= 0):
+        if len(hits) < 2 or (cov is not None and lex_top is not None
+                             and cov.get(lex_top.memory.id, (0.0,))[0] <= 0):  # no telling word: no lead
             return None
         (d1, top), d2 = _top2(hits, lambda h: h.explain.get("dense"))
         if top is None or top is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
