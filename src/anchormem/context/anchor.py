@@ -29,11 +29,11 @@ labels of the user's most recent session are mixed in.
 ``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the best dense and BM25 candidate
 and its cosine leads another session's best by ``anchor_match_lead``; a lead counts only with telling words, not
 from repeating the ambiguous word), that memory's labels take ``anchor_match_weight`` of the query's label logits
-and it agrees fully in the rerank. The user
-who switches topics ("what did I say about the *left bank* of the river?" in a conversation about savings) names
-the other sense in the query itself, and a domain read off the conversation would filter out the very memory the
-query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
-about equally and keeps the conversation's labels.
+and it agrees fully in the rerank. The user who switches topics ("what did I say about the *left bank* of the
+river?" in a conversation about savings) names the other sense in the query itself, and a domain read off the
+conversation would filter out the very memory the query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A
+template-like query ("what did I say about the bank?") matches many memories about equally and keeps the
+conversation's labels.
 
 **Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
 
