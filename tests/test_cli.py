@@ -321,3 +321,9 @@ def test_relabel_and_anchored_search_with_context(db):
     assert "context_sim" in hits[0]["explain"]["anchor"]
     res = run(db, "relabel", "--user", "alice")
     assert res.exit_code == 0 and "relabelled 2 memories" in res.output
+    res = run(db, "search", "What did I say about the bank?", "--user", "alice", "--recipe", "anchored",
+              "--context", "My stock portfolio lost money.", "--explain")
+    assert res.exit_code == 0 and "anchoring: query labels" in res.output and "(query+context)" in res.output
+    assert "context" in res.output and hits[0]["memory"]["id"][:8] in res.output
+    res = run(db, "search", "bank", "--user", "alice", "--explain")  # the default recipe: no anchoring table
+    assert res.exit_code == 0 and "per-signal scores" in res.output and "anchoring" not in res.output

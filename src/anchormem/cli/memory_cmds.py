@@ -178,6 +178,27 @@ def search(
                       f(e.get("bm25_rank")), f(e.get("fused"), 4), f(e.get("recency")), f(e.get("source_weight")),
                       f(e.get("final"), 4))
         con.print(x)
+        anchored = [h for h in hits if "anchor" in h.explain]
+        if anchored:
+            con.print(_anchor_table(anchored, f))
+
+
+def _anchor_table(hits: list[Any], f: Any) -> Table:
+    """The anchoring columns of ``--explain`` (``Hit.explain["anchor"]``): the query's labels and where they came
+    from, each memory's two main labels, its label agreement and factor, its context-vector similarity and factor,
+    and whether its labels were filtered (``fallback``: filtered, returned all the same)."""
+    first = hits[0].explain["anchor"]
+    labels = ", ".join(f"{d} {w:.2f}" for d, w in first["query_labels"].items())
+    x = Table(title=f"anchoring: query labels {labels} ({first['query_label_source']})")
+    for c in ("id", "memory labels", "agreement", "label ×", "context sim", "context ×", "filtered"):
+        x.add_column(c, justify="right", no_wrap=c != "memory labels")
+    for h in hits:
+        a = h.explain["anchor"]
+        mlabels = ", ".join(f"{d} {w:.2f}" for d, w in list(a["memory_labels"].items())[:2]) or "-"
+        label_factor = a["factor"] / a["context_factor"] if a.get("context_factor") else a["factor"]
+        x.add_row(h.memory.id[:8], mlabels, f(a["label_rel"]), f(label_factor), f(a.get("context_sim")),
+                  f(a.get("context_factor")), "fallback" if a["fallback"] else ("yes" if a["filtered"] else "no"))
+    return x
 
 
 @app.command()
