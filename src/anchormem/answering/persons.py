@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked"]
 
+
 def stated_text(text: str, *, about_speaker: bool = False) -> str:
     """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
     pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
@@ -54,6 +55,7 @@ _YOUR_NP = re.compile(r"\b(?:your|yours)\b(?:\s+[\w'’-]+){0,3}?(?=\s*(?:[,.!?;
 _ASKS = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|our|us)\b|我", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|yourself)\b|你", re.I)
+
 
 _GREETING = r"(?:hey|hi|hello|thanks|thank you|yo|yep|yeah|yes|wow|woah|oh|aw|aww|congrats|congratulations|sorry|" \
     r"bye|dear|ok|okay|great|nice|haha)"
