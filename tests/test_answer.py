@@ -520,3 +520,76 @@ def test_a_question_alone_does_not_set_the_dense_bar_for_its_reply():
                                                    ].explain["dense"] + 0.08  # it would have ruled the reply out
     assert m.ask("How did Bob's kids like the zoo?", user_id="s1").abstained
     m.close()
+
+
+# ---------------------------------------------------------------- person swap: the event is another person's
+def test_person_swap_abstains_when_another_person_states_the_event_en():
+    q = "Where did Caroline take the kids hiking?"
+    subject = _hit("The kids love hiking so much!", speaker="Caroline", i=0)  # passes alone (0.85)
+    a = extractive_answer(q, [subject])
+    assert a.abstained is False and a.citations[0].speaker == "Caroline"
+    other = _hit("I take my kids hiking in the mountains every weekend.", speaker="Melanie", i=1)
+    a = extractive_answer(q, [subject, other])
+    assert a.abstained is True and a.text == NO
+    ev = [h.explain["evidence"] for h in a.evidence]
+    assert [e["other_coverage"] for e in ev] == [None, 1.0] and ev[0]["coverage"] == pytest.approx(0.8511, abs=1e-4)
+    assert extractive_answer(q, [subject, other], AnswerConfig(person_swap=False)).abstained is False
+    # the other speaker talking to or about the subject is no claim of their own
+    for echo in ("Caroline, you take the kids hiking in the mountains? So fun!",
+                 "Your kids must love to take hiking trips in the mountains."):
+        a = extractive_answer(q, [subject, _hit(echo, speaker="Melanie", i=1)])
+        assert a.abstained is False and [c.speaker for c in a.citations] == ["Caroline"], echo
+        assert a.evidence[1].explain["evidence"]["other_coverage"] is None
+    # a memory without a speaker is nobody else's claim; a question naming nobody has no swap
+    anon = _hit("I take my kids hiking in the mountains every weekend.", speaker=None, i=1)
+    assert extractive_answer(q, [subject, anon]).abstained is False
+    a = extractive_answer("Where do we take the kids hiking?", [subject, other])
+    assert a.abstained is False and a.evidence[1].explain["evidence"]["other_coverage"] is None
+
+
+def test_person_swap_abstains_when_another_person_states_the_event_zh():
+    q = "Caroline 带孩子们去哪里徒步旅行了？"
+    subject = _hit("孩子们很喜欢去山里徒步旅行！", speaker="Caroline", i=0)
+    assert extractive_answer(q, [subject]).abstained is False
+    other = _hit("上周末我带孩子们去山里徒步旅行了。", speaker="Melanie", i=1)
+    a = extractive_answer(q, [subject, other])
+    assert a.abstained is True and a.text == NO_ZH
+    assert a.evidence[1].explain["evidence"]["other_coverage"] == 1.0
+    for echo in ("你带孩子们去山里徒步旅行了？真好！", "你的孩子们去山里徒步旅行一定很开心。"):  # said to Caroline
+        a = extractive_answer(q, [subject, _hit(echo, speaker="Melanie", i=1)])
+        assert a.abstained is False and [c.speaker for c in a.citations] == ["Caroline"], echo
+
+
+def test_select_person_swap_compares_the_best_candidate():
+    from anchormem.answering.evidence import Scored, select, swapped
+    cfg = AnswerConfig()
+    terms = [("charity", 1.0), ("race", 1.0), ("realize", 1.0)]
+    subj = Scored(0, 0.73, True, True, 0.86, True, {})
+    rival = Scored(1, 0.87, False, True, 0.85, True, {}, other_coverage=0.87)
+    assert swapped([subj], [subj, rival]) is True and select([subj, rival], cfg, terms=terms) == []
+    tie = Scored(1, 0.73, False, True, 0.85, True, {}, other_coverage=0.73)
+    assert [s.index for s in select([subj, tie], cfg, terms=terms)] == [0]  # a tie keeps the subject's evidence
+    far = Scored(1, 0.87, False, True, 0.70, False, {}, other_coverage=0.87)  # fails the dense gate: no rival
+    assert far.other_claim is None and [s.index for s in select([subj, far], cfg, terms=terms)] == [0]
+    assert [s.index for s in select([subj, rival], AnswerConfig(person_swap=False), terms=terms)] == [0]
+    # a pair of the subject's memories loses to a rival that beats each of them
+    a = Scored(0, 0.5, True, True, 0.86, True, {"charity": 1.0, "race": 0.5, "realize": 0.0})
+    b = Scored(2, 0.5, True, True, 0.85, True, {"charity": 0.0, "race": 0.5, "realize": 1.0})
+    assert len(select([a, b], cfg, terms=terms)) == 2
+    assert select([a, b, Scored(1, 0.6, False, True, 0.85, True, {}, other_coverage=0.6)], cfg, terms=terms) == []
+
+
+# ---------------------------------------------------------------- names inside Chinese text
+def test_names_and_vocatives_in_chinese_text():
+    from anchormem.answering.persons import mentions
+    assert analyze_question("Caroline的狗叫什么？").names == ["Caroline"]  # no space before 的
+    assert analyze_question("Caroline和孩子们去哪里徒步旅行了？").subjects == ["Caroline"]
+    assert mentions("Melanie", "我上周和Melanie去露营了。") is True
+    assert mentions("Melanie", "谢谢你，Melanie！我上周去露营了。") is False  # addressed
+    assert mentions("Melanie", "嗨 Melanie，我上周去露营了。") is False
+    assert mentions("Melanie", "Thanks, Melanie! I went camping.") is False
+    q = "Melanie 什么时候去露营了？"
+    a = extractive_answer(q, [_hit("谢谢你，Melanie！我上周去露营了。", speaker="Caroline")])
+    assert a.abstained is True and a.evidence[0].explain["evidence"]["subject_ok"] is False
+    a = extractive_answer(q, [_hit("我上周和Melanie去露营了。", speaker="Caroline")])
+    assert a.abstained is False and a.evidence[0].explain["evidence"]["subject_ok"] is True

@@ -38,6 +38,13 @@ citation clears the same bar, it is not just next in rank), then supporting memo
 or said at the same instant) as a citation, at most ``max_citations``. When no single memory
 passes, two memories that each cover at least ``pair_min`` and together (each term counted by the better of the
 two) reach ``min_coverage`` are cited together (multi-hop: "What do Jon and Gina both have in common?").
+
+**Person swap.** A question about a named person is often about what another person did ("What did Caroline
+realize after her charity race?" when Melanie ran the race): when another named speaker's own statement — read
+without what it says to or about the person addressed — covers the question better than every candidate about the
+subject, and passes the same heavy-term and dense gates, the event is that person's and ``ask`` abstains
+(:func:`swapped`; ``AnswerConfig.person_swap``). The person rules (speaker, mentions, vocatives, what a sentence
+says about its speaker) live in :mod:`.persons`.
 """
 
 from __future__ import annotations
@@ -52,12 +59,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..facts.keys import LIGHT_VERBS
-from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
+from .persons import asked, claims_other, name_in, stated_text, subject_role
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
-           "select_pair", "profile_for", "PROFILES"]
+           "select_pair", "swapped", "profile_for", "PROFILES"]
 
 
 class AnswerConfig(BaseModel):
@@ -76,6 +83,9 @@ class AnswerConfig(BaseModel):
     ``semantic_credit``: how much a key term covered only by embedding similarity counts (lexical match: 1).
     ``pair_min``: when no memory passes alone, two memories each covering ≥ ``pair_min`` whose union reaches
     ``min_coverage`` are cited together (1.0 disables pairs).
+    ``person_swap``: abstain when another named person's own statement covers the question better than every
+    candidate about the question's subject (the question attributes that person's event to the subject:
+    :func:`swapped`).
     """
 
     min_coverage: float = Field(0.7, ge=0, le=1)
@@ -87,6 +97,7 @@ class AnswerConfig(BaseModel):
     max_citations: int = Field(3, ge=1, le=5)
     semantic_credit: float = Field(0.6, ge=0.5, le=1)
     pair_min: float = Field(0.5, ge=0, le=1)
+    person_swap: bool = True
 
 
 #: Per-embedder calibration: (dense floor, word-similarity threshold). Measured with multilingual-e5-small:
@@ -121,7 +132,8 @@ _LIGHT = frozenset("""name names named call called time times day days date year
     favorite favourite recently currently now today lately way ways part use used city cities country countries
     place places town state location area 城市 国家 地方 地点 名字 叫 名 时间 东西 事情 去 做 想
     喜欢 结果 情况 最近 现在 平时 打算 计划 开始 新 旧 第一""".split())
-_NAME = re.compile(r"\b([A-Z][a-zA-Z\-]+)(?:'s|’s)?\b")
+# a capitalised name; in Chinese text it touches the characters around it ("Caroline的狗"): no \b there
+_NAME = re.compile(r"(?<![A-Za-z])([A-Z][a-zA-Z\-]+)(?:'s|’s)?(?![A-Za-z])")
 _IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
 _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
     Can Could Would Should Will May Might Am The A An In On At For Of And Or But If My Your Our Their His Her Its
@@ -356,7 +368,9 @@ def analyze_question(question: str) -> QuestionInfo:
 @dataclass
 class Scored:
     """The evidence features of one hit. ``ok`` = every gate except the coverage threshold passed. ``group``: the
-    memory's exchange (``"s:<session_id>"``, else ``"t:<created_at ISO>"``: turns stored by one ``add``)."""
+    memory's exchange (``"s:<session_id>"``, else ``"t:<created_at ISO>"``: turns stored by one ``add``).
+    ``other_coverage``: for a memory that is another named person's own statement (:func:`.persons.claims_other`),
+    its coverage read as that statement, when its heavy-term (and number) gates pass that way; else None."""
 
     index: int
     coverage: float
@@ -366,44 +380,34 @@ class Scored:
     dense_ok: bool
     covered: dict[str, float] = field(default_factory=dict)
     group: str | None = None
+    other_coverage: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.subject_ok and self.heavy_ok and self.dense_ok
 
+    @property
+    def other_claim(self) -> float | None:
+        """The coverage of a memory that is another person's own statement and would pass every gate were it about
+        the subject (None otherwise): the person-swap check of :func:`select` compares it with the subject's best."""
+        return self.other_coverage if self.other_coverage is not None and self.dense_ok else None
+
     def as_dict(self) -> dict[str, Any]:
         return {"coverage": round(self.coverage, 4), "subject_ok": self.subject_ok, "heavy_ok": self.heavy_ok,
-                "dense_ok": self.dense_ok, "covered": self.covered, "group": self.group}
+                "dense_ok": self.dense_ok, "covered": self.covered, "group": self.group,
+                "other_coverage": None if self.other_coverage is None else round(self.other_coverage, 4)}
 
 
-def stated_text(text: str, *, about_speaker: bool = False) -> str:
-    """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
-    pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
-    others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
-    race sounds great, Mel!" is not about the speaker's race), and without what belongs to the addressee ("I love
-    your turtles": the turtles are not the speaker's; 你的…)."""
-    keep = []
-    for sent in split_sentences(text):
-        if _ASKS.search(sent.strip()):
-            continue
-        to_other = _SECOND_PERSON.search(sent) or _VOCATIVE.search(sent)  # "you…", "That sounds great, Mel!"
-        if about_speaker and to_other and not _FIRST_PERSON.search(sent):
-            continue
-        if about_speaker:  # "I love your turtles": the turtles are the addressee's
-            sent = _YOUR_NP.sub(" ", sent)
-        keep.append(sent)
-    return " ".join(keep)
+def _coverage(terms: list[tuple[str, float]], cov: dict[str, float], total: float) -> float:
+    """The weighted share of the key terms ``cov`` covers (1.0 for a question without key terms)."""
+    return (sum(w * cov.get(t, 0.0) for t, w in terms) / total) if total else 1.0
 
 
-# what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation
-# or a joining word); 你的 and the next two characters
-_YOUR_NP = re.compile(r"\b(?:your|yours)\b(?:\s+[\w'’-]+){0,3}?(?=\s*(?:[,.!?;:]|$|\s(?:and|but|so|is|are|was|were|"
-                      r"has|have|to|for|with|in|on|at|of|that|which)\b))|你的[\u4e00-\u9fff]{0,2}", re.I)
-
-
-_ASKS = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|our|us)\b|我", re.I)
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|yourself)\b|你", re.I)
+def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: str) -> bool:
+    """At least one heavy term is covered, and an amount question ("how much / 多少") finds a number."""
+    if heavy and not any(cov.get(t, 0.0) >= 0.5 for t in heavy):
+        return False
+    return not (q.wants_number and not _NUMBER.search(stated))
 
 
 def _memory_words(hit: Hit, stated: str) -> list[str]:
@@ -433,67 +437,6 @@ def _slot_answers(heavy: list[str], hit: Hit) -> bool:
     groups = {_syn_group(w) for w in slot} - {None}
     return any(stem(t) in stems or _syn_group(t) in groups for t in heavy)
 
-
-_GREETING = r"(?:hey|hi|hello|thanks|thank you|yo|yep|yeah|yes|wow|woah|oh|aw|aww|congrats|congratulations|sorry|" \
-    r"bye|dear|ok|okay|great|nice|haha)"
-_VOCATIVE = re.compile(rf"(?:^|[.!?]\s*|,\s*|\b{_GREETING}\s*,?\s*)([A-Z][a-zA-Z\-]+)\s*(?=[,!.?;:]|$)", re.I)
-
-
-def _same_name(a: str, b: str) -> bool:
-    """Same person: equal, or one is a nickname prefix (≥ 3 letters) of the other ("Mel" / "Melanie")."""
-    a, b = a.lower(), b.lower()
-    return a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
-
-
-# a name after one opening word of a sentence, before punctuation: "Woohoo Melanie!", "Sure Caroline,"
-_LEAD_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[,!?])")
-
-
-# a name that ends an exclamation or a question, not after a preposition: "That's really cool Joanna!"
-_END_VOCATIVE = re.compile(r"\b(?!(?:to|in|at|from|with|for|about|of|by|on|into|visit|visited|see|saw|meet|met|"
-                           r"and|or|like|love)\s)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[!?])")
-
-
-def _vocatives(text: str) -> set[int]:
-    """Start offsets of the words of ``text`` that address someone ("Thanks, Melanie!", "Woohoo Melanie!")."""
-    return {v.start(1) for pat in (_VOCATIVE, _LEAD_VOCATIVE, _END_VOCATIVE) for v in pat.finditer(text)}
-
-
-def _mentions(name: str, text: str) -> bool:
-    """``text`` names the person as a third person (being addressed does not count)."""
-    voc = _vocatives(text)
-    return any(_same_name(name, w.group()) and w.start() not in voc for w in re.finditer(r"\b[A-Z][a-zA-Z\-]+", text))
-
-
-def _name_in(name: str, hit: Hit) -> bool:
-    """The person is the memory's speaker or is mentioned in it — as a third person: being addressed
-    ("Thanks, Melanie!", "Hey Caroline,") does not make the memory about them."""
-    m = hit.memory
-    if m.speaker and _same_name(name, m.speaker):
-        return True
-    return _mentions(name, stated_text(m.text))
-
-
-def subject_role(q: QuestionInfo, hit: Hit) -> str | None:
-    """How the question's subject (``q.subjects``: ``q.names[0]`` and the names joined to it by "and") figures in
-    the memory: ``"any"`` (the question names nobody), ``"speaker"``, ``"mentioned"`` (named as a third person in a
-    statement; being addressed — "Thanks, Melanie!" — or named inside a question does not count) or None (the
-    memory is not about the subject)."""
-    if not q.names:
-        return "any"
-    m = hit.memory
-    subjects = q.subjects or q.names[:1]
-    if m.speaker and any(_same_name(n, m.speaker) for n in subjects):
-        return "speaker"
-    plain = stated_text(m.text)
-    if any(_mentions(n, plain) for n in subjects):
-        return "mentioned"
-    return None
-
-
-def _asked(turn: str) -> str:
-    """The question sentences of a turn, as plain words ("How did they handle the accident?" → its words)."""
-    return " ".join(re.sub(r"[?？]+", " ", x) for x in split_sentences(turn) if _ASKS.search(x.strip()))
 
 
 def _exchange(hit: Hit) -> str:
@@ -551,12 +494,19 @@ class EvidenceScorer:
         q = analyze_question(question) if isinstance(question, str) else question
         roles = [subject_role(q, h) for h in hits]
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker") for h, r in zip(hits, roles)]
+        # another person's own statement, read as such (the person-swap check of select)
+        others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
+        own = [stated_text(hits[i].memory.text, about_speaker=True) for i in others]
         if prompts:
-            stated = [st + " " + _asked(p) if p and st.strip() else st for st, p in zip(stated, prompts)]
-        words = [_memory_words(h, st) for h, st in zip(hits, stated)]
-        lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(hits, words, stated)]
+            stated = [st + " " + asked(p) if p and st.strip() else st for st, p in zip(stated, prompts)]
+            own = [st + " " + asked(prompts[i]) if prompts[i] and st.strip() else st for i, st in zip(others, own)]
+        all_hits, all_stated = hits + [hits[i] for i in others], stated + own
+        words = [_memory_words(h, st) for h, st in zip(all_hits, all_stated)]
+        lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
+        own_cov = dict(zip(others, lexical[len(hits):]))
+        own_stated = dict(zip(others, own))
         denses = [h.explain.get("dense") for h in hits]
         # the bar is set by memories that state something: a question alone ("How did your kids like the
         # museum?") is no evidence and must not rule out its own reply
@@ -566,10 +516,11 @@ class EvidenceScorer:
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
         for i, (h, cov) in enumerate(zip(hits, lexical)):
             subject_ok = roles[i] is not None
-            coverage = (sum(w * cov.get(t, 0.0) for t, w in q.terms) / total) if total else 1.0
-            heavy_ok = not heavy or any(cov.get(t, 0.0) >= 0.5 for t in heavy)
-            if q.wants_number and not _NUMBER.search(stated[i]):  # "how many / 多少" is answered by a number
-                heavy_ok = False
+            coverage = _coverage(q.terms, cov, total)
+            heavy_ok = _heavy_ok(q, heavy, cov, stated[i])
+            other = None
+            if i in own_cov and _heavy_ok(q, heavy, own_cov[i], own_stated[i]):
+                other = _coverage(q.terms, own_cov[i], total)
             d = denses[i]
             if d is None:
                 dense_ok = coverage >= 0.999  # found by keywords only: every key term must be there
@@ -580,7 +531,7 @@ class EvidenceScorer:
                 floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h)
                 dense_ok = floor_ok and (best is None or d >= best - self.config.dense_margin)
             out.append(Scored(i, coverage, subject_ok, heavy_ok, d, dense_ok,
-                              {t: round(c, 3) for t, c in cov.items()}, _exchange(h)))
+                              {t: round(c, 3) for t, c in cov.items()}, _exchange(h), other))
         return out
 
     def _lexical(self, q: QuestionInfo, hit: Hit, words: list[str], stated: str) -> dict[str, float]:
@@ -609,7 +560,7 @@ class EvidenceScorer:
                 continue
             if c < 1.0 and _syn_group(t) in groups:
                 c = 1.0
-            if c < 1.0 and t in extra_names and _name_in(t.capitalize(), hit):
+            if c < 1.0 and t in extra_names and name_in(t.capitalize(), hit):
                 c = 1.0
             cov[t] = c
         return cov
@@ -645,11 +596,15 @@ def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | Non
     """The citations: supporting hits, best coverage first (search rank breaks ties), within ``second_gap`` of
     the best, then supporting hits of the same exchange (:attr:`Scored.group`) as one of those, at most
     ``max_citations``. Empty = abstain. ``terms``: the question's weighted key terms
-    (:attr:`QuestionInfo.terms`); with them, when no hit passes alone, the best pair (:func:`select_pair`)."""
+    (:attr:`QuestionInfo.terms`); with them, when no hit passes alone, the best pair (:func:`select_pair`).
+    With ``config.person_swap``, abstains when another person's own statement answers better (:func:`swapped`)."""
     tau = config.min_coverage if min_coverage is None else min_coverage
     good = [s for s in scored if s.ok and s.coverage >= tau - 1e-9]
     if not good:
-        return select_pair(scored, terms, tau, config.pair_min) if terms else []
+        pair = select_pair(scored, terms, tau, config.pair_min) if terms else []
+        return [] if config.person_swap and swapped(pair, scored) else pair
+    if config.person_swap and swapped(good, scored):
+        return []
     good.sort(key=lambda s: (-round(s.coverage, 6), s.index))
     top = good[0].coverage
     chosen = [s for s in good if s.coverage >= top - config.second_gap - 1e-9][: config.max_citations]
@@ -660,6 +615,17 @@ def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | Non
         mates = [s for s in good if s not in chosen and s.group in groups]
         chosen += mates[: config.max_citations - len(chosen)]
     return chosen
+
+
+def swapped(candidates: list[Scored], scored: list[Scored]) -> bool:
+    """The person-swap check: another person's own statement (:attr:`Scored.other_claim`) covers the question
+    better than every candidate about the subject does, so the event is that person's, not the subject's
+    ("What did Caroline realize after her charity race?": Melanie ran the race, and Caroline's "It made me realize
+    how important a support system is" only echoes the words). A tie keeps the candidates."""
+    if not candidates:
+        return False
+    rival = max((c for s in scored if (c := s.other_claim) is not None), default=None)
+    return rival is not None and rival > max(s.coverage for s in candidates) + 1e-9
 
 
 def select_pair(scored: list[Scored], terms: list[tuple[str, float]], tau: float, pair_min: float) -> list[Scored]:

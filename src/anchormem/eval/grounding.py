@@ -52,7 +52,7 @@ def _ingest(mem: Memory, samples: list[dict[str, Any]], progress: Callable[[int,
 def _scored(hit_explain: dict[str, Any], index: int) -> Scored:
     ev = hit_explain["evidence"]
     return Scored(index, ev["coverage"], ev["subject_ok"], ev["heavy_ok"], hit_explain.get("dense"), ev["dense_ok"],
-                  dict(ev.get("covered", {})), ev.get("group"))
+                  dict(ev.get("covered", {})), ev.get("group"), ev.get("other_coverage"))
 
 
 def _rates(records: list[dict[str, Any]], key: str) -> dict[str, Any]:

@@ -1,0 +1,139 @@
+"""Who a memory is about: its speaker, the people it names as third persons, and the people it addresses.
+
+The person rules of the evidence test (:mod:`.evidence`), English and Chinese:
+
+- :func:`stated_text`: the sentences that state something (questions are no evidence); read as the speaker's own
+  statement (``about_speaker``), without what is said to or about the person addressed ("That charity race sounds
+  great, Mel!", "I love your turtles", 你的…);
+- :func:`subject_role`: how the question's named subject figures in a memory (speaker, mentioned, or not at all;
+  being addressed — "Thanks, Melanie!", "Woohoo Melanie!" — does not count);
+- :func:`claims_other`: whether a memory is another named person's own statement (the person-swap check of
+  :func:`anchormem.answering.evidence.select` compares it with the subject's best evidence).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..text.segment import split_sentences
+from ..types import Hit
+
+if TYPE_CHECKING:
+    from .evidence import QuestionInfo
+
+__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked"]
+
+
+def stated_text(text: str, *, about_speaker: bool = False) -> str:
+    """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
+    pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
+    others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
+    race sounds great, Mel!" is not about the speaker's race; a greeting that opens a sentence — "Hey Caroline, that
+    roadtrip was insane!" — addresses nobody in what follows), and without what belongs to the addressee ("I love
+    your turtles": the turtles are not the speaker's; 你的…)."""
+    keep = []
+    for sent in split_sentences(text):
+        if _ASKS.search(sent.strip()):
+            continue
+        body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
+        to_other = _SECOND_PERSON.search(body) or _VOCATIVE.search(body)  # "you…", "That sounds great, Mel!"
+        if about_speaker and to_other and not _FIRST_PERSON.search(sent):
+            continue
+        if about_speaker:  # "I love your turtles": the turtles are the addressee's
+            sent = _YOUR_NP.sub(" ", sent)
+        keep.append(sent)
+    return " ".join(keep)
+
+
+# what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation
+# or a joining word); 你的 and the next two characters
+_YOUR_NP = re.compile(r"\b(?:your|yours)\b(?:\s+[\w'’-]+){0,3}?(?=\s*(?:[,.!?;:]|$|\s(?:and|but|so|is|are|was|were|"
+                      r"has|have|to|for|with|in|on|at|of|that|which)\b))|你的[\u4e00-\u9fff]{0,2}", re.I)
+
+
+_ASKS = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|our|us)\b|我", re.I)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'll|yourself)\b|你", re.I)
+
+
+_GREETING = r"(?:hey|hi|hello|thanks|thank you|yo|yep|yeah|yes|wow|woah|oh|aw|aww|congrats|congratulations|sorry|" \
+    r"bye|dear|ok|okay|great|nice|haha)"
+# Chinese greetings before a name ("谢谢你，Melanie！", "嗨 Tom，"): CJK characters have no word boundary between them
+_GREETING_ZH = r"(?:你好|您好|嗨|哈喽|谢谢你?|多谢|亲爱的|恭喜你?)"
+# a name between sentence or clause punctuation, or after a greeting ("Thanks, Melanie!", "…，Melanie！")
+_VOCATIVE = re.compile(rf"(?:^|[.!?。！？]\s*|[,，]\s*|\b{_GREETING}\s*,?\s*|{_GREETING_ZH}\s*[,，]?\s*)"
+                       r"([A-Z][a-zA-Z\-]+)\s*(?=[,!.?;:，。！？；：]|$)", re.I)
+
+
+# a greeting that opens a sentence and goes on to say something: "Hey Caroline, …", "Hi Mel, …", "嗨 Tom，…"
+_OPENING = re.compile(rf"^\s*(?:(?i:{_GREETING})|{_GREETING_ZH})\s+[A-Z][a-zA-Z\-]+\s*[,，]\s*(?=\S)")
+
+
+def same_name(a: str, b: str) -> bool:
+    """Same person: equal, or one is a nickname prefix (≥ 3 letters) of the other ("Mel" / "Melanie")."""
+    a, b = a.lower(), b.lower()
+    return a == b or (min(len(a), len(b)) >= 3 and (a.startswith(b) or b.startswith(a)))
+
+
+# a name after one opening word of a sentence, before punctuation: "Woohoo Melanie!", "Sure Caroline,"
+_LEAD_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[,!?])")
+
+
+# a name that ends an exclamation or a question, not after a preposition: "That's really cool Joanna!"
+_END_VOCATIVE = re.compile(r"\b(?!(?:to|in|at|from|with|for|about|of|by|on|into|visit|visited|see|saw|meet|met|"
+                           r"and|or|like|love)\s)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[!?])")
+
+
+def _vocatives(text: str) -> set[int]:
+    """Start offsets of the words of ``text`` that address someone ("Thanks, Melanie!", "Woohoo Melanie!")."""
+    return {v.start(1) for pat in (_VOCATIVE, _LEAD_VOCATIVE, _END_VOCATIVE) for v in pat.finditer(text)}
+
+
+# a capitalised word; in Chinese text a name touches the characters around it ("我和Melanie去了"): no \b there
+_WORD_NAME = re.compile(r"(?<![A-Za-z])[A-Z][a-zA-Z\-]+")
+
+
+def mentions(name: str, text: str) -> bool:
+    """``text`` names the person as a third person (being addressed does not count)."""
+    voc = _vocatives(text)
+    return any(same_name(name, w.group()) and w.start() not in voc for w in _WORD_NAME.finditer(text))
+
+
+def name_in(name: str, hit: Hit) -> bool:
+    """The person is the memory's speaker or is mentioned in it — as a third person: being addressed
+    ("Thanks, Melanie!", "Hey Caroline,") does not make the memory about them."""
+    m = hit.memory
+    if m.speaker and same_name(name, m.speaker):
+        return True
+    return mentions(name, stated_text(m.text))
+
+
+def subject_role(q: QuestionInfo, hit: Hit) -> str | None:
+    """How the question's subject (``q.subjects``: ``q.names[0]`` and the names joined to it by "and") figures in
+    the memory: ``"any"`` (the question names nobody), ``"speaker"``, ``"mentioned"`` (named as a third person in a
+    statement; being addressed — "Thanks, Melanie!" — or named inside a question does not count) or None (the
+    memory is not about the subject)."""
+    if not q.names:
+        return "any"
+    m = hit.memory
+    subjects = q.subjects or q.names[:1]
+    if m.speaker and any(same_name(n, m.speaker) for n in subjects):
+        return "speaker"
+    plain = stated_text(m.text)
+    if any(mentions(n, plain) for n in subjects):
+        return "mentioned"
+    return None
+
+
+def asked(turn: str) -> str:
+    """The question sentences of a turn, as plain words ("How did they handle the accident?" → its words)."""
+    return " ".join(re.sub(r"[?？]+", " ", x) for x in split_sentences(turn) if _ASKS.search(x.strip()))
+
+
+def claims_other(q: QuestionInfo, hit: Hit, role: str | None) -> bool:
+    """The memory is another named person's own statement: the question names a subject, the memory has a speaker
+    and is not about the subject (``role`` from :func:`subject_role` is None). Read as its speaker's statement
+    (:func:`stated_text` with ``about_speaker``), it is the evidence that the event the question attributes to the
+    subject is the other person's ("What did Caroline realize after her charity race?" when Melanie ran it)."""
+    return bool(q.names) and role is None and bool(hit.memory.speaker)
