@@ -23,10 +23,10 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from ..answering.evidence import _SYN_INDEX, _SYNONYMS, stem
+from ..answering.evidence import _SYN_INDEX, _SYNONYMS
 from ..llms.jsonparse import parse_json_reply
 from ..text.dates import resolve_dates
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, stem
 
 __all__ = ["time_window", "expand_terms", "llm_queries", "in_window"]
 
