@@ -355,11 +355,8 @@ class ContextAnchor:
         cvec = self.labeller.centered((w @ conv) / w.sum())[0]
         mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
-        have = [i for i, h in enumerate(hits) if h.memory.id in memory_vectors]
+        have, mats = _stored(memory_vectors, [h.memory.id for h in hits])
         if have:
-            ids = [hits[i].memory.id for i in have]
-            take = getattr(memory_vectors, "take", None)  # ContextVectors: one gather instead of a stack of rows
-            mats = take(ids) if take is not None else np.vstack([memory_vectors[m] for m in ids])
             # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|
             dots = mats @ np.stack([cvec, mu], axis=1)
             norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
@@ -420,10 +417,11 @@ class ContextAnchor:
 def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`label_score` of every hit (0 when unlabelled), whether the hit is labelled), in one product."""
     width, cells = len(DOMAIN_NAMES), {}  # flat (row-major (n, D)) index → best score of that domain
+    domain, best = _DOMAIN_INDEX.get, cells.get
     for base, h in zip(range(0, len(hits) * width, width), hits):
         for lab in h.memory.labels:
-            j = _DOMAIN_INDEX.get(lab.domain)
-            if j is not None and lab.score > cells.get(base + j, 0.0):
+            j = domain(lab.domain)
+            if j is not None and lab.score > best(base + j, 0.0):
                 cells[base + j] = lab.score
     mat = np.zeros(len(hits) * width, dtype=np.float32)
     if cells:
@@ -433,6 +431,16 @@ def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.
     tot = mat.sum(axis=1)
     agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(tot, 1e-12)
     return agree.astype(np.float64), tot > 0
+
+
+def _stored(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[list[int], np.ndarray | None]:
+    """(positions in ``ids`` that have a vector in ``vectors``, their vectors stacked (k, dim)): one gather when
+    ``vectors`` can ``take`` (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores return)."""
+    take = getattr(vectors, "take", None)
+    if take is not None:
+        return take(ids)
+    have = [i for i, mid in enumerate(ids) if mid in vectors]
+    return have, np.vstack([vectors[ids[i]] for i in have]) if have else None
 
 
 def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:

@@ -15,7 +15,7 @@ cache does not know from the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,9 +63,12 @@ class ContextVectors(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self.index)
 
-    def take(self, ids: list[str]) -> np.ndarray:
-        """The vectors of ``ids`` (all present), (len(ids), dim) float32, one gathered copy."""
-        return self.matrix[[self.index[mid] for mid in ids]]
+    def take(self, ids: Sequence[str]) -> tuple[list[int], np.ndarray]:
+        """(positions in ``ids`` of the ids that have a vector, their vectors (k, dim) float32: one gathered
+        copy)."""
+        index = self.index
+        have = [i for i, mid in enumerate(ids) if mid in index]
+        return have, self.matrix[[index[ids[i]] for i in have]]
 
     def merged(self, other: "ContextVectors") -> "ContextVectors":
         """Both mappings in one (``other`` wins on a shared id)."""
