@@ -68,7 +68,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -396,11 +396,12 @@ class ContextAnchor:
         dist = softmax((1 - weight) * qlog + weight * mlog, tq)
         return QueryContext(dist=dist, labels=qc.labels, source=qc.source + "+match", margin=_margin(dist))
 
-    def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: dict[str, np.ndarray],
+    def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
                       *, pick: Hit | None, weight: float, delta: float) -> ContextMatch:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
         embeddings of the conversation's turns, (k, dim), newest last; ``memory_vectors``: the hits' stored
-        context vectors by memory id (hits without one get the neutral ramp 0.5). The reference is ``pick``'s
+        context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
+        ``take(ids)``, as the stores return, is gathered in one step). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
         candidate's."""
         conv = np.asarray(conversation, dtype=np.float32).reshape(-1, conversation.shape[-1])
@@ -408,9 +409,8 @@ class ContextAnchor:
         cvec = self.labeller.centered((w @ conv) / w.sum())[0]
         mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
-        have = [i for i, h in enumerate(hits) if h.memory.id in memory_vectors]
+        have, mats = _stored(memory_vectors, [h.memory.id for h in hits])
         if have:
-            mats = np.vstack([memory_vectors[hits[i].memory.id] for i in have])
             # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|
             dots = mats @ np.stack([cvec, mu], axis=1)
             norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
@@ -447,42 +447,72 @@ class ContextAnchor:
             factors = factors * cfac
         scores = np.array([h.score for h in hits], dtype=np.float64) * factors
         keep = factors >= drop * float(factors.max(initial=0.0))
-        order = sorted((i for i in range(len(hits)) if keep[i]), key=lambda i: (-scores[i], hits[i].memory.created_at))
+        order = [i for i in _order(scores, hits) if keep[i]]
         if limit is not None:
             order = order[:max(3 * limit, 30)]
         out = [hits[i] for i in order]
         qw = qc.weights()
-        for rank, i in enumerate(order):
-            h = hits[i]
-            h.score = float(scores[i])
+        # Python scalars once for the returned hits (not a numpy scalar per field and hit)
+        sc, fa, ag, re_ = (scores[order].tolist(), factors[order].tolist(), agree[order].tolist(),
+                           rel[order].tolist())
+        lab_ok, filt = labelled[order].tolist(), filtered_mask[order].tolist()
+        if context is not None:
+            sims, cf, cref = context.sims[order].tolist(), cfac[order].tolist(), context.source
+        for rank, h in enumerate(out):
+            h.score = sc[rank]
             h.explain["final"] = h.score
-            filtered = bool(labelled[i] and rel[i] < min_label)
-            h.explain["anchor"] = {
+            filtered = filt[rank]
+            h.explain["anchor"] = a = {
                 "query_labels": qw, "query_label_source": qc.source,
                 "memory_labels": {lab.domain: lab.score for lab in h.memory.labels},
-                "label_score": float(agree[i]) if labelled[i] else None,
-                "label_rel": float(rel[i]) if labelled[i] else None,
-                "factor": float(factors[i]), "filtered": filtered,
+                "label_score": ag[rank] if lab_ok[rank] else None,
+                "label_rel": re_[rank] if lab_ok[rank] else None,
+                "factor": fa[rank], "filtered": filtered,
                 "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
             }
             if context is not None:
-                s = float(context.sims[i])
-                h.explain["anchor"].update({"context_sim": None if s != s else s, "context_factor": float(cfac[i]),
-                                            "context_reference": context.source})
+                s = sims[rank]
+                a.update({"context_sim": None if s != s else s, "context_factor": cf[rank], "context_reference": cref})
         return out
 
 
 def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`label_score` of every hit (0 when unlabelled), whether the hit is labelled), in one product."""
-    mat = np.zeros((len(hits), len(DOMAIN_NAMES)), dtype=np.float32)
-    cells = [(i, _DOMAIN_INDEX.get(lab.domain, -1), lab.score) for i, h in enumerate(hits) for lab in h.memory.labels]
-    cells = [c for c in cells if c[1] >= 0]
+    width, cells = len(DOMAIN_NAMES), {}  # flat (row-major (n, D)) index → best score of that domain
+    domain, best = _DOMAIN_INDEX.get, cells.get
+    for base, h in zip(range(0, len(hits) * width, width), hits):
+        for lab in h.memory.labels:
+            j = domain(lab.domain)
+            if j is not None and lab.score > best(base + j, 0.0):
+                cells[base + j] = lab.score
+    mat = np.zeros(len(hits) * width, dtype=np.float32)
     if cells:
-        rows, cols, vals = zip(*cells)
-        np.maximum.at(mat, (np.array(rows), np.array(cols)), np.array(vals, dtype=np.float32))
+        mat[np.fromiter(cells, dtype=np.int64, count=len(cells))] = np.fromiter(cells.values(), dtype=np.float32,
+                                                                                 count=len(cells))
+    mat = mat.reshape(len(hits), width)
     tot = mat.sum(axis=1)
     agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(tot, 1e-12)
     return agree.astype(np.float64), tot > 0
+
+
+def _stored(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[list[int], np.ndarray | None]:
+    """(positions in ``ids`` that have a vector in ``vectors``, their vectors stacked (k, dim)): one gather when
+    ``vectors`` can ``take`` (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores return)."""
+    take = getattr(vectors, "take", None)
+    if take is not None:
+        return take(ids)
+    have = [i for i, mid in enumerate(ids) if mid in vectors]
+    return have, np.vstack([vectors[ids[i]] for i in have]) if have else None
+
+
+def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
+    """Indices of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then input
+    order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
+    order = np.argsort(-scores, kind="stable")
+    ranked = scores[order]
+    if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+        return sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
+    return order.tolist()
 
 
 def _top2(hits: Sequence[Hit], key: Callable[[Hit], float | None],
@@ -643,7 +673,7 @@ class AnchorHook:
         s = self.scope
         return recent_session(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
-    def __call__(self, hits: list[Hit], context_vectors: dict[str, np.ndarray] | None = None) -> list[Hit]:
+    def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=embed, recent=self._recent,
                                   margin=cfg.anchor_margin, with_labels=False)

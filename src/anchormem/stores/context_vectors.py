@@ -7,17 +7,22 @@ current conversation's mean embedding, a finer context signal than the domain la
 ``memories.context_vec`` (schema v5) as float32 little-endian bytes, the store's embedding dimension; NULL for
 memories written before v5 or imported (``anchormem relabel`` fills them in). Writing them bumps the owners'
 scope generation like ``set_labels`` (they change anchored rankings).
+
+Reads return a :class:`ContextVectors` mapping (one matrix underneath). The SQLite store also keeps them in its
+vector cache once an anchored search asked (:mod:`.vectors`), so ``get_many_with_context`` reads only the rows the
+cache does not know from the table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["SQLiteContextMixin", "PostgresContextMixin", "context_blob"]
+__all__ = ["SQLiteContextMixin", "PostgresContextMixin", "ContextVectors", "context_blob", "blob_vector"]
 
 
 def context_blob(v: np.ndarray | None, dim: int | None) -> bytes | None:
@@ -33,13 +38,56 @@ def context_blob(v: np.ndarray | None, dim: int | None) -> bytes | None:
     return a.tobytes()
 
 
-def _decode(rows: Any) -> dict[str, np.ndarray]:
-    """{id: (dim,) float32} from (id, blob) rows; NULL blobs left out. One buffer for all rows."""
+def blob_vector(blob: bytes | None) -> np.ndarray | None:
+    """A stored context vector back as (dim,) float32 (None for NULL)."""
+    return None if blob is None else np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
+
+
+class ContextVectors(Mapping[str, np.ndarray]):
+    """Context vectors by memory id: ``matrix`` (k, dim) float32 with row ``index[id]`` for each id.
+    :meth:`take` gathers many rows in one step (what context anchoring does with a search's candidates)."""
+
+    def __init__(self, index: dict[str, int] | None = None, matrix: np.ndarray | None = None) -> None:
+        self.index = index or {}
+        self.matrix = matrix if matrix is not None else np.zeros((0, 0), dtype=np.float32)
+
+    def __getitem__(self, mid: str) -> np.ndarray:
+        return self.matrix[self.index[mid]]
+
+    def __contains__(self, mid: object) -> bool:
+        return mid in self.index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def take(self, ids: Sequence[str]) -> tuple[list[int], np.ndarray]:
+        """(positions in ``ids`` of the ids that have a vector, their vectors (k, dim) float32: one gathered
+        copy)."""
+        index = self.index
+        have = [i for i, mid in enumerate(ids) if mid in index]
+        return have, self.matrix[[index[ids[i]] for i in have]]
+
+    def merged(self, other: "ContextVectors") -> "ContextVectors":
+        """Both mappings in one (``other`` wins on a shared id)."""
+        if not other:
+            return self
+        if not self:
+            return other
+        n = len(self.matrix)
+        index = {**self.index, **{mid: n + i for mid, i in other.index.items()}}
+        return ContextVectors(index, np.vstack([self.matrix, other.matrix]))
+
+
+def _decode(rows: Any) -> ContextVectors:
+    """Context vectors from (id, blob) rows; NULL blobs left out. One buffer for all rows."""
     rows = [(mid, bytes(blob)) for mid, blob in rows if blob is not None]
     if not rows:
-        return {}
+        return ContextVectors()
     mat = np.frombuffer(b"".join(b for _, b in rows), dtype="<f4").reshape(len(rows), -1).astype(np.float32)
-    return {mid: mat[i] for i, (mid, _) in enumerate(rows)}
+    return ContextVectors({mid: i for i, (mid, _) in enumerate(rows)}, mat)
 
 
 class _ContextVectors:
@@ -67,42 +115,98 @@ class _ContextVectors:
 
 
 class SQLiteContextMixin(_ContextVectors):
-    """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_advance``, ``_items``, ``dim``."""
+    """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_generation``, ``_items``, ``vectors``, ``dim``."""
 
     _CTX_UPDATE = "UPDATE memories SET context_vec=? WHERE tenant=? AND id=?"
     _read: Any
     _tx: Any
     _bump_ids: Any
-    _advance: Any
+    _generation: Any
+    _items: Any
+    vectors: Any
 
-    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> ContextVectors:
         """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
-        out: dict[str, np.ndarray] = {}
+        out = ContextVectors()
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            out.update(_decode(self._read(f"SELECT id, context_vec FROM memories WHERE +tenant=? AND id IN "
-                                          f"({','.join('?' * len(chunk))})", [tenant, *chunk])))
+            out = out.merged(_decode(self._read(f"SELECT id, context_vec FROM memories WHERE +tenant=? AND id IN "
+                                                f"({','.join('?' * len(chunk))})", [tenant, *chunk])))
         return out
 
-    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """``get_many`` and ``get_context_vectors`` in one read per 900 ids (the anchored search path)."""
+    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], ContextVectors]:
+        """``get_many`` and ``get_context_vectors`` (the anchored search path): the rows once per 900 ids, their
+        context vectors from the vector cache (:meth:`VectorCache.contexts`), only those it does not know from the
+        table."""
         from .sqlite import _COLS
 
         items: dict[str, Any] = {}
-        ctx: dict[str, np.ndarray] = {}
+        ctx = ContextVectors()
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            rows = self._read(f"SELECT {_COLS}, context_vec FROM memories WHERE +tenant=? AND id IN "
+            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
-            items.update((it.id, it) for it in self._items([r[:-1] for r in rows]))
-            ctx.update(_decode((r[1], r[-1]) for r in rows))
+            items.update((it.id, it) for it in self._items(rows))
+            cached, missing = self._cached_contexts(tenant, rows)
+            ctx = ctx.merged(cached)
+            if missing:
+                ctx = ctx.merged(self.get_context_vectors(tenant, missing))
         return items, ctx
+
+    def _cached_contexts(self, tenant: str, rows: list[Any]) -> tuple[ContextVectors, list[str]]:
+        """(context vectors of memory ``rows`` (``_COLS``: rowid, id, tenant, user_id, ...) the vector cache holds,
+        ids of the rows it does not know)."""
+        by_user: dict[str, list[Any]] = {}
+        for r in rows:
+            by_user.setdefault(r[3], []).append(r)
+        out, missing = ContextVectors(), []
+        for user, urows in by_user.items():
+            key = (tenant, user)
+            got = None if self.vectors is None else self.vectors.contexts(
+                key, self._generation(*key), [r[0] for r in urows], lambda: self._load_scope_contexts(*key))
+            if got is None:
+                missing += [r[1] for r in urows]
+                continue
+            found, mat, unknown = got
+            ids = {r[0]: r[1] for r in urows}
+            out = out.merged(ContextVectors({ids[rid]: i for i, rid in enumerate(found)}, mat))
+            missing += [ids[rid] for rid in unknown]
+        return out, missing
+
+    def _load_scope_contexts(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The cached rows' context vectors, for :meth:`VectorCache.contexts`: (rowids, (k, dim) matrix, stored
+        (k,) bool, generation), from one snapshot."""
+        with self._tx(write=False) as c:
+            g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
+                          ).fetchone()
+            rows = c.execute("SELECT rowid, context_vec FROM memories WHERE tenant=? AND user_id=? AND valid_to IS "
+                             "NULL AND tier = 'warm'", (tenant, user_id)).fetchall()
+        dim = self.dim or 0
+        zero = bytes(4 * dim)
+        mat = np.frombuffer(b"".join(zero if r[1] is None else bytes(r[1]) for r in rows), dtype="<f4")
+        return (np.array([r[0] for r in rows], dtype=np.int64), mat.astype(np.float32).reshape(len(rows), dim),
+                np.array([r[1] is not None for r in rows], dtype=bool), g[0] if g else 0)
+
+    def _context_rowids(self, c: Any, tenant: str, vectors: dict[str, bytes]
+                        ) -> dict[tuple[str, str], dict[int, np.ndarray | None]]:
+        """The vectors just written (id → stored bytes) by scope and rowid, for the vector cache."""
+        out: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
+        mids = list(vectors)
+        for i in range(0, len(mids), 900):
+            chunk = mids[i : i + 900]
+            for rid, mid, user in c.execute(f"SELECT rowid, id, user_id FROM memories WHERE +tenant=? AND id IN "
+                                            f"({','.join('?' * len(chunk))})", [tenant, *chunk]):
+                out.setdefault((tenant, user), {})[rid] = blob_vector(vectors[mid])
+        return out
 
     def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:
         with self._tx() as c:
             gens = self._bump_ids(c, tenant, list(blobs))
             n = self._put_context(c, tenant, blobs)
-        self._advance(gens)
+            rowids = self._context_rowids(c, tenant, blobs)
+        if self.vectors:
+            for key, gen in gens.items():
+                self.vectors.apply(key, gen - 1, gen, contexts=rowids.get(key))
         return n
 
 
@@ -114,19 +218,19 @@ class PostgresContextMixin(_ContextVectors):
     _run: Any
     _bump_ids: Any
 
-    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> ContextVectors:
         """Stored context vectors by memory id, float32 (dim,); ids without one (or unknown) are left out."""
         if not ids:
-            return {}
+            return ContextVectors()
         return _decode(self._read("SELECT id, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                   (tenant, list(ids))))
 
-    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], ContextVectors]:
         """``get_many`` and ``get_context_vectors`` in one read (the anchored search path)."""
         from .postgres import _COLS
 
         if not ids:
-            return {}, {}
+            return {}, ContextVectors()
         with self._conn() as conn:
             rows = conn.execute(f"SELECT {_COLS}, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                 (tenant, list(ids))).fetchall()

@@ -6,6 +6,7 @@ Vectors are float32 (dim,), L2-normalised. Timestamps are aware UTC datetimes. S
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -120,12 +121,14 @@ class Store(Protocol):
         """For each message id, the message just before it in its session (without a session: among the
         session-less messages of the last ``window_s`` seconds); {id: message dict}."""
 
-    def get_context_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
-        """Stored context vectors by memory id (ids without one left out)."""
+    def get_context_vectors(self, tenant: str, ids: list[str]) -> Mapping[str, np.ndarray]:
+        """Stored context vectors by memory id, (dim,) float32 each (ids without one left out); a
+        :class:`~anchormem.stores.context_vectors.ContextVectors` (one matrix, ``take`` gathers many)."""
 
     def get_many_with_context(self, tenant: str, ids: list[str]
-                              ) -> tuple[dict[str, MemoryItem], dict[str, np.ndarray]]:
-        """``get_many`` and ``get_context_vectors`` together (one read)."""
+                              ) -> tuple[dict[str, MemoryItem], Mapping[str, np.ndarray]]:
+        """``get_many`` and ``get_context_vectors`` together (the anchored search path; one read, or the SQLite
+        vector cache)."""
 
     def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
         """Replace the context vectors of memories (id → (dim,)). Returns how many rows changed."""

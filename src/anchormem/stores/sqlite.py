@@ -35,7 +35,7 @@ from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidI
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
-from .context_vectors import SQLiteContextMixin, context_blob
+from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -305,7 +305,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
                 if it.valid_to is None and it.tier == "warm":
-                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
+                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
                 results.append(WriteResult("ADD", it))
                 for old_id in nm.supersedes:
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
@@ -319,15 +319,19 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
+            refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
             if updates and gens:  # the scope's generation moved with the rows above
                 self._put_context(c, memories[0].item.tenant, updates)
+                refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))
                 rows = [r for r in added.get(key, []) if r[0] not in gone]
-                ids = np.array([r for r, _ in rows], dtype=np.int64)
+                ids = np.array([r for r, _, _ in rows], dtype=np.int64)
                 self.vectors.apply(key, gens[key] - 1, gens[key], removed=removed.get(key) or None,
-                                   added=(ids, np.vstack([v for _, v in rows])) if rows else None)
+                                   added=(ids, np.vstack([v for _, v, _ in rows])) if rows else None,
+                                   added_contexts=[blob_vector(b) for _, _, b in rows],
+                                   contexts=refreshed.get(key))
         return results
 
     def _items_conn(self, c: sqlite3.Connection, rows: list[tuple]) -> list[MemoryItem]:

@@ -4,6 +4,11 @@ The vectors live in the database; everything here is derived data. A scope's mat
 search and then kept in step with writes (appends and tombstones) so a write never forces a full reload.
 The ANN index is built once a scope passes ``ann_threshold`` vectors, saved next to the database with the
 scope's generation number, and rebuilt from the database when that file is missing or stale.
+
+The scope's *context vectors* (:mod:`.context_vectors`) join the matrix on the first anchored search that asks for
+them (:meth:`VectorCache.contexts`), loaded in one read, and are then kept in step with writes too: an anchored
+search reads them from memory instead of decoding a blob per candidate. Rows whose context vector the cache does
+not know (a text edit re-adds the row without it) are reported missing and read from the database.
 """
 
 from __future__ import annotations
@@ -23,8 +28,13 @@ __all__ = ["ScopeVectors", "VectorCache", "DEFAULT_ANN_THRESHOLD"]
 DEFAULT_ANN_THRESHOLD = 20_000
 
 
+_CTX_UNKNOWN, _CTX_NONE, _CTX_STORED = -1, 0, 1  # ScopeVectors._cstate: context vector not cached / NULL / cached
+
+
 class ScopeVectors:
-    """One scope's vectors: a growable float32 matrix (capacity doubling), rowids, and a tombstone mask."""
+    """One scope's vectors: a growable float32 matrix (capacity doubling), rowids, and a tombstone mask; and, once
+    :meth:`attach_contexts` ran, the rows' context vectors (same capacity) with a per-row state (cached, none
+    stored, unknown)."""
 
     def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int) -> None:
         n, dim = matrix.shape
@@ -40,23 +50,35 @@ class ScopeVectors:
         self.generation = generation
         self.ann = None  # usearch Index, keyed by rowid
         self.pos = {int(r): i for i, r in enumerate(rowids)}
+        self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
+        self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
+
+    def _arrays(self) -> tuple[str, ...]:
+        return ("_m", "_ids", "_alive") + (("_ctx", "_cstate") if self._ctx is not None else ())
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the matrices (capacity rows)."""
+        return sum(getattr(self, name).nbytes for name in self._arrays())
 
     @property
     def size(self) -> int:
         return len(self.pos)
 
-    def append(self, rowids: np.ndarray, vecs: np.ndarray) -> None:
+    def append(self, rowids: np.ndarray, vecs: np.ndarray, contexts: list[np.ndarray | None] | None = None) -> None:
+        """Add rows. ``contexts``: their context vectors ((dim,) or None for none stored), or None when unknown."""
         rowids = np.asarray(rowids, dtype=np.int64)
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(rowids), self.dim)
         fresh = np.fromiter((int(r) not in self.pos for r in rowids), dtype=bool, count=len(rowids))
         if not fresh.all():  # already loaded (a reload raced with this write): never index a row twice
             rowids, vecs = rowids[fresh], vecs[fresh]
+            contexts = None if contexts is None else [c for c, f in zip(contexts, fresh) if f]
         k = len(rowids)
         if k == 0:
             return
         if self.n + k > len(self._ids):
             cap = max(2 * len(self._ids), self.n + k)
-            for name in ("_m", "_ids", "_alive"):
+            for name in self._arrays():
                 old = getattr(self, name)
                 new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
                 new[: self.n] = old[: self.n]
@@ -66,6 +88,10 @@ class ScopeVectors:
         self._alive[self.n : self.n + k] = True
         for i, r in enumerate(rowids):
             self.pos[int(r)] = self.n + i
+        if self._cstate is not None:
+            self._cstate[self.n : self.n + k] = _CTX_UNKNOWN
+            for i, c in enumerate(contexts or ()):
+                self._put_context(self.n + i, c)
         self.n += k
         if self.ann is not None:
             self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs)
@@ -82,10 +108,49 @@ class ScopeVectors:
             keep = np.flatnonzero(self._alive[: self.n])
             self._m[: len(keep)] = self._m[keep]
             self._ids[: len(keep)] = self._ids[keep]
+            if self._ctx is not None:
+                self._ctx[: len(keep)] = self._ctx[keep]
+                self._cstate[: len(keep)] = self._cstate[keep]
             self._alive[: self.n] = False
             self._alive[: len(keep)] = True
             self.n = len(keep)
             self.pos = {int(r): i for i, r in enumerate(self._ids[: self.n])}
+
+    def _put_context(self, i: int, v: np.ndarray | None) -> None:
+        if v is None:
+            self._cstate[i] = _CTX_NONE
+        else:
+            self._ctx[i] = v
+            self._cstate[i] = _CTX_STORED
+
+    def attach_contexts(self, rowids: np.ndarray, matrix: np.ndarray, stored: np.ndarray) -> None:
+        """Start keeping context vectors: ``matrix`` (k, dim) for ``rowids`` (k,), ``stored`` (k,) bool (False:
+        none stored, the row of ``matrix`` is ignored). Rows of the scope not among ``rowids`` stay unknown."""
+        cap = len(self._ids)
+        self._ctx = np.zeros((cap, self.dim), dtype=np.float32)
+        self._cstate = np.full(cap, _CTX_UNKNOWN, dtype=np.int8)
+        for r, v, has in zip(np.asarray(rowids).tolist(), matrix, np.asarray(stored).tolist()):
+            i = self.pos.get(r)
+            if i is not None:
+                self._put_context(i, v if has else None)
+
+    def set_contexts(self, contexts: dict[int, np.ndarray | None]) -> None:
+        """Replace cached context vectors by rowid (None: none stored); a no-op before :meth:`attach_contexts`."""
+        if self._ctx is None:
+            return
+        for r, v in contexts.items():
+            i = self.pos.get(int(r))
+            if i is not None:
+                self._put_context(i, None if v is None else np.asarray(v, dtype=np.float32).reshape(self.dim))
+
+    def contexts(self, rowids: list[int]) -> tuple[list[int], np.ndarray, list[int]]:
+        """(rowids with a cached context vector, their vectors (k, dim) float32 (a copy), rowids the cache does not
+        know: not in the scope or unknown). Rows known to have none are in neither list."""
+        rids = np.asarray(rowids, dtype=np.int64)
+        idx = np.fromiter((self.pos.get(r, -1) for r in rowids), dtype=np.int64, count=len(rowids))
+        state = np.where(idx >= 0, self._cstate[idx], _CTX_UNKNOWN)  # idx -1 reads a row the mask then drops
+        stored = state == _CTX_STORED
+        return rids[stored].tolist(), self._ctx[idx[stored]], rids[state == _CTX_UNKNOWN].tolist()
 
     def exact(self, q: np.ndarray, k: int, allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (rowids, cosine scores) by exact inner product, optionally restricted to ``allowed`` rowids."""
@@ -165,10 +230,32 @@ class VectorCache:
         return sv
 
     def _evict(self) -> None:
-        total = sum(len(s._ids) * (self.dim * 4 + 9) for s in self._items.values())
+        total = sum(s.nbytes for s in self._items.values())
         while total > self.max_bytes and len(self._items) > 1:
             _, old = self._items.popitem(last=False)
-            total -= len(old._ids) * (self.dim * 4 + 9)
+            total -= old.nbytes
+
+    def contexts(self, key: tuple[str, str], generation: int, rowids: list[int],
+                 loader: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray, int]]
+                 ) -> tuple[list[int], np.ndarray, list[int]] | None:
+        """Cached context vectors of ``rowids`` in the scope at ``generation``: see :meth:`ScopeVectors.contexts`;
+        None when the scope is not cached at that generation. The first call loads the scope's context vectors
+        with ``loader`` (``(rowids, matrix (k, dim), stored (k,) bool, generation)`` from one snapshot; kept only
+        when that generation is the cached one)."""
+        with self._lock:
+            sv = self._items.get(key)
+            if sv is None or sv.generation != generation:
+                return None
+            if sv._ctx is not None:
+                return sv.contexts(rowids)
+        rids, mat, stored, gen = loader()
+        with self._lock:
+            if self._items.get(key) is not sv or sv.generation != gen or gen != generation:
+                return None  # a write landed meanwhile: the caller reads from the database this time
+            if sv._ctx is None:
+                sv.attach_contexts(rids, mat, stored)
+                self._evict()
+            return sv.contexts(rowids)
 
     def _attach_ann(self, key: tuple[str, str], sv: ScopeVectors) -> None:
         from usearch.index import Index
@@ -202,8 +289,12 @@ class VectorCache:
                 pass  # the index is derived data; failing to persist it only costs a rebuild later
 
     def apply(self, key: tuple[str, str], old_generation: int, new_generation: int,
-              added: tuple[np.ndarray, np.ndarray] | None = None, removed: list[int] | None = None) -> None:
-        """Keep a cached scope in step with a committed write; drop it if it missed an earlier write."""
+              added: tuple[np.ndarray, np.ndarray] | None = None, removed: list[int] | None = None, *,
+              added_contexts: list[np.ndarray | None] | None = None,
+              contexts: dict[int, np.ndarray | None] | None = None) -> None:
+        """Keep a cached scope in step with a committed write; drop it if it missed an earlier write.
+        ``added_contexts``: the context vectors of the ``added`` rows (None: unknown); ``contexts``: context
+        vectors the write replaced, by rowid."""
         with self._lock:
             sv = self._items.get(key)
             if sv is None:
@@ -214,7 +305,9 @@ class VectorCache:
             if removed:
                 sv.remove(removed)
             if added is not None and len(added[0]):
-                sv.append(added[0], added[1])
+                sv.append(added[0], added[1], added_contexts)
+            if contexts:
+                sv.set_contexts(contexts)
             sv.generation = new_generation
             if sv.ann is None and sv.size >= self.ann_threshold:
                 self._attach_ann(key, sv)
