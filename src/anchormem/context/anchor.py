@@ -339,7 +339,7 @@ class ContextAnchor:
         which sense is meant. "我买的芒果是哪里产的？" gives a short memory holding only 产 a BM25 lead over the
         ones holding 芒果 and 买."""
         (b1, lex_top), b2 = _top2(hits, lambda h: h.explain.get("bm25"))
-        cov = coverage(query, [h for h in hits if h.explain.get("bm25") is not None]) if query is not None else None
+        cov = coverage(query, _lexical_leaders(hits)) if query is not None else None
         if (bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2
                 and (cov is None or _leads_rivals(lex_top, hits, cov, superset=False))):
             return lex_top
@@ -559,6 +559,12 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
         tell = frozenset(terms[i] for i in f if df[i] <= n / 2)
         out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
     return out
+
+
+def _lexical_leaders(hits: Sequence[Hit], n: int = 30) -> list[Hit]:
+    """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n): whatever the query's words single out is
+    among them, and coverage (:func:`coverage`) reads no more texts than that."""
+    return [h for h in hits if h.explain.get("bm25") is not None and (h.explain.get("bm25_rank") or 0) <= n]
 
 
 def _strip_function_chars(term: str) -> str:
