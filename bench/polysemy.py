@@ -2,12 +2,13 @@
 anchored-vs-plain search latency, on the polysemy history alone (396 memories) and with the turns of LoCoMo
 conversations 1-2 added to the same user as distractors (when the dataset is found); the pass rates again on the
 raw CoarseWSD labels (``raw_labels``: without the audit of ``anchormem/data/coarsewsd20_audit.json``). Writes
-bench/results/polysemy.json. Run: python bench/polysemy.py"""
+bench/results/polysemy.json. Run: python bench/polysemy.py [--latency-only]"""
 
 from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -60,13 +61,59 @@ def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> d
         # the same call (query + conversation) with the default recipe: what switching the recipe costs
         out["anchored_with_context"]["overhead_vs_plain_with_context"] = round(
             out["anchored_with_context"]["p50_ms"] / out["plain_with_context"]["p50_ms"] - 1, 3)
+        out["anchor_stages_ms"] = _stage_times(mem, qs)
+        fresh = [f"{c.query} ({i})" for i, c in enumerate(qs[:10])]  # texts no cache has seen
+        t_embed = []
+        for text in fresh:
+            t = time.perf_counter()
+            mem.embedder.embed_query(text)
+            t_embed.append(time.perf_counter() - t)
+        out["query_embedding_p50_ms"] = round(1000 * statistics.median(t_embed), 2)
         out["memories"] = len(mem.get_all(user_id="u"))
         out["note"] = "embeddings cached (a conversation's turns repeat across searches); cold context turns " \
                       "cost one embedding each (~15-60 ms)"
     return out
 
 
-if __name__ == "__main__":
+def _stage_times(mem: Memory, qs: list) -> dict[str, float]:
+    """p50 ms per anchoring stage (ContextAnchor.query_context / singled_out / context_match / rerank, and the
+    whole AnchorHook) over the anchored searches with a conversation, by wrapping the methods for one pass."""
+    from anchormem.context import anchor as A
+
+    times: dict[str, list[float]] = {}
+    saved = []
+    for owner, name in ((A.ContextAnchor, "query_context"), (A.ContextAnchor, "singled_out"),
+                        (A.ContextAnchor, "context_match"), (A.ContextAnchor, "rerank"), (A.AnchorHook, "__call__")):
+        fn = getattr(owner, name)
+        saved.append((owner, name, fn))
+
+        def timed(*a, _fn=fn, _name=name, **k):
+            t = time.perf_counter()
+            try:
+                return _fn(*a, **k)
+            finally:
+                times.setdefault(_name, []).append(time.perf_counter() - t)
+        setattr(owner, name, timed)
+    try:
+        for _ in range(3):
+            for c in qs:
+                mem.search(c.query, user_id="u", context=c.context, recipe="anchored")
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+    return {("anchor_hook" if k == "__call__" else k): round(1000 * statistics.median(v), 3) for k, v in times.items()}
+
+
+if __name__ == "__main__" and "--latency-only" in sys.argv:  # refresh the latency keys of the results file
+    path = Path(__file__).parent / "results" / "polysemy.json"
+    res = json.loads(path.read_text())
+    res["latency"] = latency()
+    filler = _locomo_turns(2)
+    if filler:
+        res["latency_with_locomo_distractors"] = latency(filler=filler)
+    print(json.dumps({k: res[k] for k in ("latency", "latency_with_locomo_distractors") if k in res}, indent=1))
+    path.write_text(json.dumps(res, indent=1, ensure_ascii=False))
+elif __name__ == "__main__":
     res = run_polysemy(progress=print)
     print(format_table(res))
     raw = run_polysemy(audit=False)  # the CoarseWSD labels as published, mislabelled sentences included
