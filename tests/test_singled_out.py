@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from anchormem import Memory
-from anchormem.context.anchor import ContextAnchor, QueryContext, coverage
+from anchormem.context.anchor import ContextAnchor, QueryContext
+from anchormem.context.wording import coverage
 from anchormem.context.taxonomy import DOMAIN_NAMES
 from anchormem.embedders import make_embedder
 from anchormem.text.tokenize import term_coverage

@@ -25,7 +25,7 @@ conversation: the query alone, and when it is bare or unsure (margin < ``SearchC
 labels of the user's most recent session are mixed in.
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
-(:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds (:func:`coverage`), is
+(:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds (:func:`.wording.coverage`), is
 ``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the best dense and BM25 candidate
 and its cosine leads another session's best by ``anchor_match_lead``; a lead counts only with telling words, not
 from repeating the ambiguous word), that memory's labels take ``anchor_match_weight`` of the query's label logits
@@ -80,7 +80,7 @@ from ..errors import LLMError
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
-from ..text.tokenize import ZH_STOPWORDS, has_cjk, query_terms, term_coverage
+from .wording import coverage, leads_rivals, lexical_leaders, top2
 from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
@@ -323,37 +323,37 @@ class ContextAnchor:
     def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None,
                     query: str | None = None) -> Hit | None:
         """The candidate the query's own words single out, or None. Runner-ups come from other sessions
-        (:func:`_top2`). Three ways:
+        (:func:`.wording.top2`). Three ways:
 
         - by BM25 (``bm25_lead``): the best BM25 candidate (``Hit.explain["bm25"]``) when its score is at least
           ``bm25_lead`` times the runner-up's (another candidate must match the query's words too: a word only one
           memory holds says nothing about which sense the user means);
         - by coverage (``bm25_lead``, with ``query``): the candidate holding the most telling query words
-          (:func:`coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew" against a
+          (:func:`.wording.coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew" against a
           memory with "shrew, mole");
         - by both retrievers: the best BM25 candidate is also the best dense one, its cosine (``explain["dense"]``)
           leads the runner-up's by ``lead`` and its BM25 score is ``match_bm25_ratio`` times the runner-up's.
 
-        With ``query``, a lead counts only when the memory holds telling words (:func:`coverage`: ones most
-        candidates do not hold) and no rival holds more (:func:`_leads_rivals`; a lead in words alone: when they
+        With ``query``, a lead counts only when the memory holds telling words (:func:`.wording.coverage`: ones most
+        candidates do not hold) and no rival holds more (:func:`.wording.leads_rivals`; a lead in words alone: when they
         include every telling word a rival holds). "What did I say about the pound?" matches every
         candidate on "pound" alone; the one that says it four times, or is shortest, leads in BM25 without saying
         which sense is meant. "我买的芒果是哪里产的？" gives a short memory holding only 产 a BM25 lead over the
         ones holding 芒果 and 买."""
-        (b1, lex_top), b2 = _top2(hits, lambda h: h.explain.get("bm25"))
-        cov = coverage(query, _lexical_leaders(hits)) if query is not None else None
+        (b1, lex_top), b2 = top2(hits, lambda h: h.explain.get("bm25"))
+        cov = coverage(query, lexical_leaders(hits)) if query is not None else None
         if (bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2
-                and (cov is None or _leads_rivals(lex_top, hits, cov, superset=False))):
+                and (cov is None or leads_rivals(lex_top, hits, cov, superset=False))):
             return lex_top
         if bm25_lead is not None and cov:
-            (c1, cov_top), c2 = _top2(hits, lambda h: cov[h.memory.id][0] if h.memory.id in cov else None,
+            (c1, cov_top), c2 = top2(hits, lambda h: cov[h.memory.id][0] if h.memory.id in cov else None,
                                       tie=lambda h: h.explain["bm25"])
-            if c2 > 0 and c1 >= bm25_lead * c2 and _leads_rivals(cov_top, hits, cov, superset=True):
+            if c2 > 0 and c1 >= bm25_lead * c2 and leads_rivals(cov_top, hits, cov, superset=True):
                 return cov_top
         if len(hits) < 2 or (cov is not None and lex_top is not None
                              and cov.get(lex_top.memory.id, (0.0,))[0] <= 0):  # no telling word: no lead
             return None
-        (d1, top), d2 = _top2(hits, lambda h: h.explain.get("dense"))
+        (d1, top), d2 = top2(hits, lambda h: h.explain.get("dense"))
         if top is None or top is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
             return None  # no dense runner-up: no lead to speak of
         if b1 < self.match_bm25_ratio * max(b2, 0.0):  # no other candidate matches the query's words: b2 = -inf
@@ -515,88 +515,6 @@ def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
     if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
         return sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
     return order.tolist()
-
-
-def _top2(hits: Sequence[Hit], key: Callable[[Hit], float | None],
-          tie: Callable[[Hit], float] | None = None) -> tuple[tuple[float, Hit | None], float]:
-    """((best ``key``, its hit), the best ``key`` of another session) over ``hits`` (None skipped; -inf when there
-    is no such hit; equal keys ordered by ``tie``). Memories of one session are no rivals of each other: the
-    query singles out the conversation they were said in (session-less memories are each their own)."""
-    scored = [(v, h) for h in hits if (v := key(h)) is not None]
-    if not scored:
-        return (float("-inf"), None), float("-inf")
-    best, hit = max(scored, key=(lambda x: (x[0], tie(x[1]))) if tie else (lambda x: x[0]))
-    sid = hit.memory.session_id
-    second = max((v for v, h in scored if h is not hit and (sid is None or h.memory.session_id != sid)),
-                 default=float("-inf"))
-    return (best, hit), second
-
-
-# words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
-# and say nothing of what it is about: they never single a memory out
-RECALL_WORDS = frozenset("""say said says tell told telling remind remember recall mention mentioned talk talked
-    talking discuss discussed anything something new again earlier before previously last time thing things stuff
-    update news 之前 以前 上次 说过 提过 提到 聊过 讲过 告诉 记得 关于 事 事情 后来 怎么样 情况 什么样""".split())
-
-
-def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozenset[str]]]:
-    """Which *telling* query words each hit holds, and their weight: {memory id: (Σ idf, the terms)} over the
-    distinct query terms it contains (:func:`anchormem.text.tokenize.term_coverage`), with idf = ln(1 + (N - df +
-    0.5) / (df + 0.5)) over the N ``hits`` (BM25's idf, over the keyword candidates), counting only terms that
-    at most half of them hold (the ambiguous word itself, which every candidate holds, tells nothing) and no
-    recall-framing word (:data:`RECALL_WORDS`). {} without query terms."""
-    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, query_terms(query))
-                               if t and t not in RECALL_WORDS))
-    if not terms or not hits:
-        return {}
-    found = term_coverage(terms, [h.memory.text for h in hits])
-    n = len(hits)
-    df = np.zeros(len(terms))
-    for f in found:
-        for i in f:
-            df[i] += 1
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    out = {}
-    for h, f in zip(hits, found):
-        tell = frozenset(terms[i] for i in f if df[i] <= n / 2)
-        out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
-    return out
-
-
-def _lexical_leaders(hits: Sequence[Hit], n: int = 30) -> list[Hit]:
-    """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n): whatever the query's words single out is
-    among them, and coverage (:func:`coverage`) reads no more texts than that."""
-    return [h for h in hits if h.explain.get("bm25") is not None and (h.explain.get("bm25_rank") or 0) <= n]
-
-
-def _strip_function_chars(term: str) -> str:
-    """A Chinese term without the function characters jieba leaves on its ends (我用 → 用, 你说的 → 说)."""
-    if not has_cjk(term):
-        return term
-    while term and term[0] in ZH_STOPWORDS:
-        term = term[1:]
-    while term and term[-1] in ZH_STOPWORDS:
-        term = term[:-1]
-    return term
-
-
-def _leads_rivals(hit: Hit, hits: Sequence[Hit], cov: dict[str, tuple[float, frozenset[str]]], *,
-                  superset: bool) -> bool:
-    """Whether ``hit`` holds telling words (:func:`coverage`) and no memory of another session holds more of
-    them: by weight (on a tie, the rival must not be closer by embedding), or with ``superset`` by words (it holds
-    every telling word such a memory holds: "是山西产的黄小米" holds 产 of "我买的芒果是哪里产的？", a rarer word than
-    the 芒果 of its rivals, but not 芒果)."""
-    weight, own = cov.get(hit.memory.id, (0.0, frozenset()))
-    sid = hit.memory.session_id
-    dense = hit.explain.get("dense") or 0.0
-    for h in hits:
-        if h.memory.id not in cov or h is hit or (sid is not None and h.memory.session_id == sid):
-            continue
-        w, words = cov[h.memory.id]
-        if not (words <= own if superset else w < weight - 1e-9 or
-                (w <= weight + 1e-9 and (h.explain.get("dense") or 0.0) <= dense)):
-            return False
-    return weight > 0
 
 
 def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | None:

@@ -1,0 +1,101 @@
+"""Which memory the query's own words single out: telling-word coverage of the candidates and the rival tests
+used by :meth:`anchormem.context.anchor.ContextAnchor.singled_out`.
+
+A *telling* query word is one at most half of the keyword candidates hold, and no recall-framing word ("what did I
+*tell* you about…", "我之前*说过*…"): "What did I say about the pound?" holds no telling word at all, since every
+candidate holds "pound". Rivals are candidates of other sessions (memories of one session are no rivals of each
+other: the query singles out the conversation they were said in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..text.tokenize import ZH_STOPWORDS, has_cjk, query_terms, term_coverage
+from ..types import Hit
+
+__all__ = ["RECALL_WORDS", "coverage", "top2", "leads_rivals", "lexical_leaders"]
+
+
+def top2(hits: Sequence[Hit], key: Callable[[Hit], float | None],
+          tie: Callable[[Hit], float] | None = None) -> tuple[tuple[float, Hit | None], float]:
+    """((best ``key``, its hit), the best ``key`` of another session) over ``hits`` (None skipped; -inf when there
+    is no such hit; equal keys ordered by ``tie``). Memories of one session are no rivals of each other: the
+    query singles out the conversation they were said in (session-less memories are each their own)."""
+    scored = [(v, h) for h in hits if (v := key(h)) is not None]
+    if not scored:
+        return (float("-inf"), None), float("-inf")
+    best, hit = max(scored, key=(lambda x: (x[0], tie(x[1]))) if tie else (lambda x: x[0]))
+    sid = hit.memory.session_id
+    second = max((v for v, h in scored if h is not hit and (sid is None or h.memory.session_id != sid)),
+                 default=float("-inf"))
+    return (best, hit), second
+
+
+# words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
+# and say nothing of what it is about: they never single a memory out
+RECALL_WORDS = frozenset("""say said says tell told telling remind remember recall mention mentioned talk talked
+    talking discuss discussed anything something new again earlier before previously last time thing things stuff
+    update news 之前 以前 上次 说过 提过 提到 聊过 讲过 告诉 记得 关于 事 事情 后来 怎么样 情况 什么样""".split())
+
+
+def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozenset[str]]]:
+    """Which *telling* query words each hit holds, and their weight: {memory id: (Σ idf, the terms)} over the
+    distinct query terms it contains (:func:`anchormem.text.tokenize.term_coverage`), with idf = ln(1 + (N - df +
+    0.5) / (df + 0.5)) over the N ``hits`` (BM25's idf, over the keyword candidates), counting only terms that
+    at most half of them hold (the ambiguous word itself, which every candidate holds, tells nothing) and no
+    recall-framing word (:data:`RECALL_WORDS`). {} without query terms."""
+    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, query_terms(query))
+                               if t and t not in RECALL_WORDS))
+    if not terms or not hits:
+        return {}
+    found = term_coverage(terms, [h.memory.text for h in hits])
+    n = len(hits)
+    df = np.zeros(len(terms))
+    for f in found:
+        for i in f:
+            df[i] += 1
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    out = {}
+    for h, f in zip(hits, found):
+        tell = frozenset(terms[i] for i in f if df[i] <= n / 2)
+        out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
+    return out
+
+
+def lexical_leaders(hits: Sequence[Hit], n: int = 30) -> list[Hit]:
+    """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n): whatever the query's words single out is
+    among them, and coverage (:func:`coverage`) reads no more texts than that."""
+    return [h for h in hits if h.explain.get("bm25") is not None and (h.explain.get("bm25_rank") or 0) <= n]
+
+
+def _strip_function_chars(term: str) -> str:
+    """A Chinese term without the function characters jieba leaves on its ends (我用 → 用, 你说的 → 说)."""
+    if not has_cjk(term):
+        return term
+    while term and term[0] in ZH_STOPWORDS:
+        term = term[1:]
+    while term and term[-1] in ZH_STOPWORDS:
+        term = term[:-1]
+    return term
+
+
+def leads_rivals(hit: Hit, hits: Sequence[Hit], cov: dict[str, tuple[float, frozenset[str]]], *,
+                  superset: bool) -> bool:
+    """Whether ``hit`` holds telling words (:func:`coverage`) and no memory of another session holds more of
+    them: by weight (on a tie, the rival must not be closer by embedding), or with ``superset`` by words (it holds
+    every telling word such a memory holds: "是山西产的黄小米" holds 产 of "我买的芒果是哪里产的？", a rarer word than
+    the 芒果 of its rivals, but not 芒果)."""
+    weight, own = cov.get(hit.memory.id, (0.0, frozenset()))
+    sid = hit.memory.session_id
+    dense = hit.explain.get("dense") or 0.0
+    for h in hits:
+        if h.memory.id not in cov or h is hit or (sid is not None and h.memory.session_id == sid):
+            continue
+        w, words = cov[h.memory.id]
+        if not (words <= own if superset else w < weight - 1e-9 or
+                (w <= weight + 1e-9 and (h.explain.get("dense") or 0.0) <= dense)):
+            return False
+    return weight > 0
