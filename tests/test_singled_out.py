@@ -123,3 +123,38 @@ def test_template_query_follows_the_conversation_not_the_memory_that_repeats_the
 
 def turns(*texts):
     return [{"role": "user", "content": t} for t in texts]
+
+
+def test_a_word_only_one_memory_holds_finds_it_inside_a_conversation_about_something_else():
+    """The trial's case: "What did I say about the ducks?" in a conversation about money must not lose the one
+    memory with "ducks" (it used to be label-filtered, then dropped); the same in Chinese with 朋友圈."""
+    m = Memory(":memory:", search="anchored", cache=False)
+    try:
+        def sess(sid, texts):
+            m.add([{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(texts)],
+                  user_id="u", session_id=sid, timestamp="2024-03-01T10:00:00Z")
+
+        sess("money", ["I need to sort out my finances this month.", "Sure, what do you want to start with?",
+                       "I opened a savings account at the bank with a 4% interest rate."])
+        sess("picnic", ["We had a lovely picnic last Sunday by the river.", "Sounds nice!",
+                        "We sat on the bank and watched the ducks for hours."])
+        sess("fruit", ["我想做个水果沙拉。", "我拿着苹果手机拍了一篮子苹果，发到朋友圈。"])
+        hits = m.search("What did I say about the ducks?", user_id="u", limit=10,
+                        context=["I'm checking my budget for next month.", "How much do I have saved?"])
+        assert hits[0].memory.text == "We sat on the bank and watched the ducks for hours."
+        assert hits[0].explain["anchor"]["query_label_source"] == "query+context+match"
+        hits = m.search("我发到朋友圈的是什么？", user_id="u", limit=10, context=["我的手机最近很卡。", "想换个新手机。"])
+        assert hits[0].memory.text == "我拿着苹果手机拍了一篮子苹果，发到朋友圈。"
+    finally:
+        m.close()
+
+
+def test_chinese_terms_lose_only_the_pronoun_or_particle_jieba_glued_on():
+    from anchormem.context.wording import _strip_function_chars
+
+    assert [_strip_function_chars(t) for t in ("我用", "你说的", "买的", "之前", "关于", "提过", "我", "bank")] == [
+        "用", "说", "买", "之前", "关于", "提过", "我", "bank"]
+    hits = [hit(t, f"s{i}", bm25=1.0, dense=0.8) for i, t in enumerate(["我之前说过苹果。", "苹果很好吃。", "我买了苹果。"])]
+    # recall-framing words (之前, 说过, 关于, 提过) never tell, stripped or not
+    assert all(v == (0.0, frozenset()) for v in coverage("我之前说的苹果怎么样了？", hits).values())
+    assert all(v == (0.0, frozenset()) for v in coverage("关于苹果我说过什么？", hits).values())

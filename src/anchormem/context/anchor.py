@@ -329,8 +329,9 @@ class ContextAnchor:
           ``bm25_lead`` times the runner-up's (another candidate must match the query's words too: a word only one
           memory holds says nothing about which sense the user means);
         - by coverage (``bm25_lead``, with ``query``): the candidate holding the most telling query words
-          (:func:`.wording.coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew" against a
-          memory with "shrew, mole");
+          (:func:`.wording.coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew"
+          against a memory with "shrew, mole"), or when no other session holds any ("What did I say about the
+          ducks?" inside a conversation about money: the one memory with "ducks");
         - by both retrievers: the best BM25 candidate is also the best dense one, its cosine (``explain["dense"]``)
           leads the runner-up's by ``lead`` and its BM25 score is ``match_bm25_ratio`` times the runner-up's.
 
@@ -348,8 +349,8 @@ class ContextAnchor:
         if bm25_lead is not None and cov:
             (c1, cov_top), c2 = top2(hits, lambda h: cov[h.memory.id][0] if h.memory.id in cov else None,
                                       tie=lambda h: h.explain["bm25"])
-            if c2 > 0 and c1 >= bm25_lead * c2 and leads_rivals(cov_top, hits, cov, superset=True):
-                return cov_top
+            if c1 > 0 and c1 >= bm25_lead * max(c2, 0.0) and leads_rivals(cov_top, hits, cov, superset=True):
+                return cov_top  # c2 = 0: no other session holds a telling word ("ducks", "朋友圈")
         if len(hits) < 2 or (cov is not None and lex_top is not None
                              and cov.get(lex_top.memory.id, (0.0,))[0] <= 0):  # no telling word: no lead
             return None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..text.tokenize import ZH_STOPWORDS, has_cjk, query_terms, term_coverage
+from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
 __all__ = ["RECALL_WORDS", "coverage", "top2", "leads_rivals", "lexical_leaders"]
@@ -45,10 +45,12 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     """Which *telling* query words each hit holds, and their weight: {memory id: (Σ idf, the terms)} over the
     distinct query terms it contains (:func:`anchormem.text.tokenize.term_coverage`), with idf = ln(1 + (N - df +
     0.5) / (df + 0.5)) over the N ``hits`` (BM25's idf, over the keyword candidates), counting only terms that
-    at most half of them hold (the ambiguous word itself, which every candidate holds, tells nothing) and no
-    recall-framing word (:data:`RECALL_WORDS`). {} without query terms."""
-    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, query_terms(query))
-                               if t and t not in RECALL_WORDS))
+    at most half of them hold, or only one (the ambiguous word itself, which every candidate holds, tells nothing;
+    a word one memory alone holds names it), and no recall-framing word (:data:`RECALL_WORDS`). {} without query
+    terms."""
+    terms = list(dict.fromkeys(t for t in (_strip_function_chars(q) for q in query_terms(query)
+                                           if q not in RECALL_WORDS)
+                               if t and t not in RECALL_WORDS and t not in STOPWORDS))
     if not terms or not hits:
         return {}
     found = term_coverage(terms, [h.memory.text for h in hits])
@@ -60,7 +62,7 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
     out = {}
     for h, f in zip(hits, found):
-        tell = frozenset(terms[i] for i in f if df[i] <= n / 2)
+        tell = frozenset(terms[i] for i in f if df[i] <= n / 2 or df[i] == 1)
         out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
     return out
 
@@ -71,13 +73,18 @@ def lexical_leaders(hits: Sequence[Hit], n: int = 30) -> list[Hit]:
     return [h for h in hits if h.explain.get("bm25") is not None and (h.explain.get("bm25_rank") or 0) <= n]
 
 
+_LEADING = frozenset("我你他她它咱您")  # pronouns jieba glues to a verb: 我用, 你说
+_TRAILING = frozenset("的了着")  # particles it glues to a word: 买的
+
+
 def _strip_function_chars(term: str) -> str:
-    """A Chinese term without the function characters jieba leaves on its ends (我用 → 用, 你说的 → 说)."""
-    if not has_cjk(term):
+    """A Chinese term without the pronoun or particle jieba left on its ends (我用 → 用, 你说的 → 说); words of
+    their own (之前, 关于) are kept whole."""
+    if not has_cjk(term) or len(term) < 2:
         return term
-    while term and term[0] in ZH_STOPWORDS:
+    while len(term) > 1 and term[0] in _LEADING:
         term = term[1:]
-    while term and term[-1] in ZH_STOPWORDS:
+    while len(term) > 1 and term[-1] in _TRAILING:
         term = term[:-1]
     return term
 
