@@ -98,10 +98,14 @@ def test_multi_sense_memory_matches_any_sense(mem):
 def test_never_empty_when_labels_disagree(mem):
     u = "fallback"
     mem.add("We had a picnic on the bank of the river.", user_id=u)
-    hits = mem.search("What did I say about the bank?", user_id=u,
-                       context=["My stock portfolio and savings account lost money."])
+    ctx = ["My stock portfolio and savings account lost money."]
+    hits = mem.search("What did I tell you last time?", user_id=u, context=ctx)  # no word singles it out
     assert len(hits) == 1
     assert hits[0].explain["anchor"]["filtered"] is True and hits[0].explain["anchor"]["fallback"] is True
+    # the only memory that holds the query's word is the one the user means, whatever the conversation
+    hits = mem.search("What did I say about the bank?", user_id=u, context=ctx)
+    assert len(hits) == 1 and hits[0].explain["anchor"]["filtered"] is False
+    assert hits[0].explain["anchor"]["query_label_source"] == "query+context+match"
 
 
 def test_update_labels_and_relabel(mem):

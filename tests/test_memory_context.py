@@ -52,3 +52,18 @@ def test_two_memory_objects_share_a_redis_session():
         block = b.context(user_id=user, session_id="s", query="Which colour did I order?", budget_tokens=200)
         assert "I just ordered a blue bicycle." in block.text
         b.sessions.clear(SessionKey(user, "s"))
+
+
+def test_a_conversation_without_a_recipe_turns_anchoring_on_an_explicit_recipe_is_kept():
+    from anchormem import Memory
+
+    with Memory(":memory:", embedder="hash", cache=False) as m:  # the default recipe: hybrid_rrf, no anchoring
+        m.add("I opened a savings account at the bank.", user_id="u", session_id="money")
+        m.add("We had a picnic on the bank of the river.", user_id="u", session_id="river")
+        ctx = ["My stock portfolio lost money.", "I need a better interest rate."]
+        auto = m.search("What did I say about the bank?", user_id="u", context=ctx)
+        assert auto and all("anchor" in h.explain for h in auto)
+        assert auto[0].explain["anchor"]["query_label_source"] == "query+context"
+        plain = m.search("What did I say about the bank?", user_id="u", context=ctx, recipe="hybrid_rrf")
+        assert plain and not any("anchor" in h.explain for h in plain)
+        assert not any("anchor" in h.explain for h in m.search("bank", user_id="u"))  # no conversation: plain

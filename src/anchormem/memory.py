@@ -389,8 +389,9 @@ class Memory:
         """Hybrid search in one user's memories.
 
         query: text (Chinese, English or mixed). context: the current conversation (same shape as ``add``'s
-        messages; empty turns are skipped, an empty list is no conversation), used to anchor the
-        query. filters: see :mod:`anchormem.filters` (archived, cold memories are
+        messages; empty turns are skipped, an empty list is no conversation), used to anchor the query: with no
+        ``recipe`` given, a conversation turns anchoring on for this search (a recipe given explicitly is kept as
+        it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier). Returns up to ``limit`` hits, best first; ``[]`` when
         nothing matches. Raises InvalidInputError, FilterError, ScopeError.
@@ -409,6 +410,8 @@ class Memory:
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)
+        if ctx and recipe is None and not cfg.anchor:  # a conversation given without a recipe: use it
+            cfg = cfg.model_copy(update={"anchor": True, "name": f"{cfg.name}+anchor"})
         now = utcnow()
 
         def run() -> list[Hit]:
