@@ -109,3 +109,14 @@ def test_serve_refuses_to_start_with_a_bad_url(tmp_path, monkeypatch, var):
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: {var}='notaurl' is not a valid URL"), res.output
     assert "Traceback" not in res.output and "anchormem API on" not in res.output
+
+
+def test_a_bad_setting_is_a_config_error_from_arguments_and_from_the_environment(monkeypatch):
+    from anchormem import Settings
+    from anchormem.errors import AnchormemError, ConfigError
+
+    with pytest.raises(ConfigError, match="labeller: Input should be 'auto', 'offline' or 'llm'"):
+        Settings(labeller="gpt")
+    monkeypatch.setenv("ANCHORMEM_SUMMARY_EVERY", "-3")
+    with pytest.raises(AnchormemError, match="summary_every"):
+        Settings()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .errors import ConfigError
 
 __all__ = ["Settings", "default_path"]
 
@@ -79,3 +81,12 @@ class Settings(BaseSettings):
     cache_ttl: float = Field(30.0, gt=0)
     cache_size: int = Field(2048, ge=1)
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
+
+    def __init__(self, **values: object) -> None:
+        """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+                                 for e in exc.errors())
+            raise ConfigError(f"invalid settings: {problems}") from None
