@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from anchormem import FilterError
+from anchormem.context.taxonomy import DOMAIN_NAMES
 from anchormem.filters import And, Cond, Not, Or, parse_filters
 from anchormem.testing import frozen_clock
 
@@ -92,7 +93,10 @@ def test_filter_operators_on_the_store(mem):
     for domain in {lb.domain for m in items.values() for lb in m.labels}:
         assert ga({"label.domain": domain}) == [i for i, m in items.items() if any(lb.domain == domain
                                                                                     for lb in m.labels)]
-    assert ga({"label.domain": "no-such-domain"}) == []
+    unheld = [d for d in DOMAIN_NAMES if d not in {lb.domain for m in items.values() for lb in m.labels}]
+    assert unheld and ga({"label.domain": unheld[0]}) == []  # a taxonomy domain no memory holds: none
+    with pytest.raises(FilterError, match="unknown label domain"):  # not a taxonomy domain: an error
+        ga({"label.domain": "no-such-domain"})
 
 
 def test_created_at_range_with_z_and_offset_bounds_agree(mem):
@@ -110,3 +114,14 @@ def test_created_at_range_with_z_and_offset_bounds_agree(mem):
         [h.memory.id for h in mem.search("note renew parking", user_id="A", filters=plus8)] == [mid]
     local_day = {"created_at": {"gte": "2025-07-25T00:00:00+08:00", "lt": "2025-07-26T00:00:00+08:00"}}
     assert [m.id for m in mem.get_all(user_id="A", filters=local_day)] == [before, mid]
+
+
+def test_a_misspelt_label_domain_is_an_error_not_an_empty_result():
+    from anchormem.filters import parse_filters
+
+    with pytest.raises(FilterError, match="unknown label domain 'fnance'; domains: finance"):
+        parse_filters({"label.domain": "fnance"})
+    with pytest.raises(FilterError, match="unknown label domain"):
+        parse_filters({"label.domain": {"in": ["finance", "banking"]}})
+    assert parse_filters({"label.domain": {"in": ["finance", "food"]}}) is not None
+    assert parse_filters({"label.topic": "anything goes"}) is not None  # topics are free

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Union
 
+from .context.taxonomy import DOMAIN_NAMES
 from .errors import FilterError, InvalidInputError
 from .timeutil import to_epoch
 
@@ -195,6 +196,9 @@ def parse_filters(
             raise FilterError(f"{field!r} compares with strings, got {_show.repr(v)}")
         if field == "tier" and op in ("eq", "ne", "in", "nin") and v not in TIERS:
             raise FilterError(f"tier is 'warm' or 'cold', not {_show.repr(v)}")
+        if field == "label.domain" and op in ("eq", "in"):
+            if v not in DOMAIN_NAMES:  # the taxonomy is fixed: a misspelt domain would match nothing
+                raise FilterError(f"unknown label domain {_show.repr(v)}; domains: {', '.join(DOMAIN_NAMES)}")
         return v
 
     return node(filters)

@@ -257,11 +257,16 @@ class ContextAnchor:
             stats.failed += len(texts)
             log.warning("LLM labeller failed for %d turns, offline labels kept: %s", len(texts), exc)
             return
+        missing = 0
         for i, labs in enumerate(got):
             if labs:
                 out[i] = labs
             else:
-                stats.failed += 1
+                missing += 1
+        if missing:
+            stats.failed += missing
+            log.warning("LLM labeller gave no valid label for %d of %d turns, offline labels kept", missing,
+                        len(texts))
 
     def _add_clause_senses(self, texts: Sequence[str], out: list[list[Label]]) -> None:
         """Several senses in one memory: a short text that uses one word as a name and as a noun
