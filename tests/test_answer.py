@@ -593,3 +593,27 @@ def test_names_and_vocatives_in_chinese_text():
     assert a.abstained is True and a.evidence[0].explain["evidence"]["subject_ok"] is False
     a = extractive_answer(q, [_hit("我上周和Melanie去露营了。", speaker="Caroline")])
     assert a.abstained is False and a.evidence[0].explain["evidence"]["subject_ok"] is True
+
+
+def test_what_a_speaker_says_of_a_relative_is_not_evidence_about_the_speaker():
+    """The trial's case: Tom says "My brother Sam works as a doctor in Boston."; "Is Tom a doctor?" must abstain,
+    "What does Tom's brother do?" must answer from it."""
+    from anchormem.answering.persons import kin_words, stated_text
+
+    assert kin_words("What does Tom's older brother do for his kids?") == {"brother", "kids"}
+    text = "My brother Sam works as a doctor in Boston. I teach math."
+    assert stated_text(text, about_speaker=True) == "I teach math."
+    assert stated_text(text, about_speaker=True, kin=frozenset({"brother"})) == text
+    assert stated_text("And my best friend moved to Paris.", about_speaker=True) == ""
+    assert stated_text(text) == text  # not read as the speaker's statement: nothing dropped
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": "My brother Sam works as a doctor in Boston.", "name": "Tom"}],
+              user_id="t", session_id="a")
+        m.add([{"role": "user", "content": "I work as a teacher in Denver.", "name": "Tom"}], user_id="t",
+              session_id="b")
+        assert m.ask("Is Tom a doctor?", user_id="t").abstained
+        assert m.ask("Where does Tom work as a doctor?", user_id="t").abstained
+        ans = m.ask("What does Tom's brother do?", user_id="t")
+        assert not ans.abstained and ans.citations[0].text == "My brother Sam works as a doctor in Boston."
+        ans = m.ask("Where does Tom work?", user_id="t")
+        assert not ans.abstained and ans.citations[0].text == "I work as a teacher in Denver."

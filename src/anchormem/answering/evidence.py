@@ -61,7 +61,7 @@ from pydantic import BaseModel, Field
 from ..facts.keys import LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import asked, claims_other, name_in, stated_text, subject_role
+from .persons import asked, claims_other, kin_words, name_in, stated_text, subject_role
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES"]
@@ -493,10 +493,11 @@ class EvidenceScorer:
         but we reassured them" answers "How did they handle the accident?"."""
         q = analyze_question(question) if isinstance(question, str) else question
         roles = [subject_role(q, h) for h in hits]
-        stated = [stated_text(h.memory.text, about_speaker=r == "speaker") for h, r in zip(hits, roles)]
+        kin = kin_words(q.text)
+        stated = [stated_text(h.memory.text, about_speaker=r == "speaker", kin=kin) for h, r in zip(hits, roles)]
         # another person's own statement, read as such (the person-swap check of select)
         others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
-        own = [stated_text(hits[i].memory.text, about_speaker=True) for i in others]
+        own = [stated_text(hits[i].memory.text, about_speaker=True, kin=kin) for i in others]
         if prompts:
             stated = [st + " " + asked(p) if p and st.strip() else st for st, p in zip(stated, prompts)]
             own = [st + " " + asked(prompts[i]) if prompts[i] and st.strip() else st for i, st in zip(others, own)]

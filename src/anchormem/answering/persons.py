@@ -22,19 +22,24 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked"]
+__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words"]
 
 
-def stated_text(text: str, *, about_speaker: bool = False) -> str:
+def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
     """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
     pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
     others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
     race sounds great, Mel!" is not about the speaker's race; a greeting that opens a sentence — "Hey Caroline, that
     roadtrip was insane!" — addresses nobody in what follows), and without what belongs to the addressee ("I love
-    your turtles": the turtles are not the speaker's; 你的…)."""
+    your turtles": the turtles are not the speaker's; 你的…), nor what they say of a relative or friend as the
+    subject of a sentence ("My brother Sam works as a doctor." says nothing of the speaker's job) unless ``kin`` (the
+    question's relation words, :func:`kin_words`) names that relation ("What does Tom's brother do?")."""
     keep = []
     for sent in split_sentences(text):
         if _ASKS.search(sent.strip()):
+            continue
+        third = _THIRD_PARTY.match(sent) if about_speaker else None
+        if third and third.group(1).lower() not in kin:
             continue
         body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
         to_other = _SECOND_PERSON.search(body) or _VOCATIVE.search(body)  # "you…", "That sounds great, Mel!"
@@ -44,6 +49,20 @@ def stated_text(text: str, *, about_speaker: bool = False) -> str:
             sent = _YOUR_NP.sub(" ", sent)
         keep.append(sent)
     return " ".join(keep)
+
+
+_KIN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|friend|"
+        "boss|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbou?r|colleague|coworker|"
+        "roommate|kids?|child|children")
+# a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
+_THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:older|younger|little|big|best|elder|"
+                          rf"baby|twin)\s+)?({_KIN})\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
+_KIN_WORD = re.compile(rf"\b({_KIN})\b", re.I)
+
+
+def kin_words(question: str) -> frozenset[str]:
+    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}), lower-cased."""
+    return frozenset(m.group(1).lower() for m in _KIN_WORD.finditer(question))
 
 
 # what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation
