@@ -79,10 +79,17 @@ def test_text_file_with_an_encryption_key_is_not_called_a_wrong_key(tmp_path):
 
 
 def test_looks_encrypted_heuristic():
-    assert looks_encrypted(os.urandom(16), 4096) is True
+    salt = bytes.fromhex("8f3a1c77e2049bd05a6e11f4c9302d8b")  # a SQLCipher salt: random bytes
+    assert looks_encrypted(salt, 4096) is True
+    # CI's failure: a random salt with 12 printable ASCII bytes was taken for text, and a new encrypted store
+    # refused to reopen; it is no valid UTF-8, so it is a salt
+    assert looks_encrypted(b"K7#q\x9cz!Lm\xf0\x81P2x=v", 4096) is True
+    assert looks_encrypted(b"Mx\x00e1W#k9s2qP&r4", 4096) is True  # printable but for a NUL: not text
     assert looks_encrypted(b'{"memories": [{"', 4096) is False  # JSON text
-    assert looks_encrypted(os.urandom(16), 4000) is False  # not whole pages
-    assert looks_encrypted(os.urandom(16), 0) is False
+    assert looks_encrypted("这是一个中文文本文件，内容".encode()[:16], 4096) is False  # text in another script
+    assert looks_encrypted("Ünïcödé text hé".encode()[:16], 4096) is False  # a character cut at byte 16
+    assert looks_encrypted(salt, 4000) is False  # not whole pages
+    assert looks_encrypted(salt, 0) is False
 
 
 def test_keys_list_has_a_header_for_every_column(tmp_path, monkeypatch):
