@@ -142,7 +142,7 @@ class LLMLabeller:
             for i, k in enumerate(keys):
                 if k in self._cache:
                     self._cache.move_to_end(k)
-                    out[i] = [lab.model_copy() for lab in self._cache[k]] if self._cache[k] else None
+                    out[i] = self._cache[k]
                     self.stats.cached += 1
                 else:
                     todo.append(i)
