@@ -45,6 +45,8 @@ def test_labels_are_validated_grounded_and_cached():
         again = lab.label([" it's 20K  locked for three years.", *texts[1:]],
                           context=["I opened a savings account at my bank."])
         assert again[0][0].domain == "finance" and len(srv.requests) == 1 and lab.stats.cached == 3
+        again[0][0] = again[0][0].model_copy(update={"topic": "edited"})  # what a caller does to its copy
+        assert lab.label(texts, context=["I opened a savings account at my bank."])[0][0].topic == "savings"
 
 
 def test_a_chinese_topic_is_grounded_as_a_substring():

@@ -146,16 +146,16 @@ class LLMLabeller:
                     self.stats.cached += 1
                 else:
                     todo.append(i)
-        if not todo:
-            return out
-        got = self._ask([texts[i] for i in todo], [*context][-6:], texts)
-        with self._lock:
-            for i, labs in zip(todo, got):
-                out[i] = labs
-                self._cache[keys[i]] = labs
-                self.stats.labelled += labs is not None
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+        if todo:
+            got = self._ask([texts[i] for i in todo], [*context][-6:], texts)
+            with self._lock:
+                for i, labs in zip(todo, got):
+                    out[i] = labs
+                    self._cache[keys[i]] = labs
+                    self.stats.labelled += labs is not None
+                    while len(self._cache) > self.cache_size:
+                        self._cache.popitem(last=False)
+        # copies: callers edit the lists they get (a fact slot names the topic), the cache must not change
         return [[lab.model_copy() for lab in labs] if labs else None for labs in out]
 
     def _ask(self, todo: list[str], context: list[str], batch: Sequence[str]) -> list[list[Label] | None]:
