@@ -25,11 +25,11 @@ conversation: the query alone, and when it is bare or unsure (margin < ``SearchC
 labels of the user's most recent session are mixed in.
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
-(:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds (:func:`.wording.coverage`), is
-``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the best dense and BM25 candidate
-and its cosine leads another session's best by ``anchor_match_lead``; a lead counts only with telling words, not
-from repeating the ambiguous word), that memory's labels take ``anchor_match_weight`` of the query's label logits
-and it agrees fully in the rerank. The user who switches topics ("what did I say about the *left bank* of the
+(:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds
+(:func:`.wording.coverage`), is ``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the
+best dense and BM25 candidate and its cosine leads another session's best by ``anchor_match_lead``; a lead counts
+only with telling words, not from repeating the ambiguous word), that memory's labels take ``anchor_match_weight``
+of the query's label logits and it agrees fully in the rerank. The user who switches topics ("what did I say about the *left bank* of the
 river?" in a conversation about savings) names the other sense in the query itself, and a domain read off the
 conversation would filter out the very memory the query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A
 template-like query ("what did I say about the bank?") matches many memories about equally and keeps the
