@@ -617,3 +617,25 @@ def test_what_a_speaker_says_of_a_relative_is_not_evidence_about_the_speaker():
         assert not ans.abstained and ans.citations[0].text == "My brother Sam works as a doctor in Boston."
         ans = m.ask("Where does Tom work?", user_id="t")
         assert not ans.abstained and ans.citations[0].text == "I work as a teacher in Denver."
+
+
+def test_chinese_questions_take_their_subject_from_the_speakers_and_relatives_are_not_the_speaker():
+    """"林晓在哪里当医生？" when 林晓 said "我弟弟小明在上海当医生。": the question's subject is the speaker (found in
+    the characters, not by capitalisation), and what she says of her brother is not about her."""
+    from anchormem.answering.evidence import analyze_question
+    from anchormem.answering.persons import kin_words, stated_text, with_speaker_names
+
+    assert kin_words("林晓的弟弟做什么工作？") == {"弟弟"}
+    assert stated_text("我弟弟小明在上海当医生。我在杭州当老师。", about_speaker=True) == "我在杭州当老师。"
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": "我弟弟小明在上海当医生。", "name": "林晓"}], user_id="t", session_id="a")
+        m.add([{"role": "user", "content": "我在杭州当老师。", "name": "林晓"}], user_id="t", session_id="b")
+        hits = m.search("林晓在哪里当医生？", user_id="t")
+        q = with_speaker_names(analyze_question("林晓在哪里当医生？"), hits)
+        assert q.names == ["林晓"] and q.subjects == ["林晓"]
+        assert with_speaker_names(analyze_question("Where does Tom work?"), hits).names == ["Tom"]  # English: as is
+        assert m.ask("林晓在哪里当医生？", user_id="t").abstained
+        ans = m.ask("林晓在哪里当老师？", user_id="t")
+        assert not ans.abstained and ans.citations[0].text == "我在杭州当老师。"
+        ans = m.ask("小明在哪里当医生？", user_id="t")
+        assert not ans.abstained and ans.citations[0].text == "我弟弟小明在上海当医生。"

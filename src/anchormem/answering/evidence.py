@@ -61,7 +61,7 @@ from pydantic import BaseModel, Field
 from ..facts.keys import LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import asked, claims_other, kin_words, name_in, stated_text, subject_role
+from .persons import asked, claims_other, kin_words, name_in, stated_text, subject_role, with_speaker_names
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES"]
@@ -491,7 +491,7 @@ class EvidenceScorer:
         """Evidence features of each hit. ``prompts`` (optional, parallel to ``hits``): the question each memory
         replies to (the other speaker's previous turn), whose words then count as the memory's: "They were scared
         but we reassured them" answers "How did they handle the accident?"."""
-        q = analyze_question(question) if isinstance(question, str) else question
+        q = with_speaker_names(analyze_question(question) if isinstance(question, str) else question, hits)
         roles = [subject_role(q, h) for h in hits]
         kin = kin_words(q.text)
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker", kin=kin) for h, r in zip(hits, roles)]

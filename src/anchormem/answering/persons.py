@@ -13,6 +13,7 @@ The person rules of the evidence test (:mod:`.evidence`), English and Chinese:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,8 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words"]
+__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words",
+           "with_speaker_names"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -38,7 +40,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
     for sent in split_sentences(text):
         if _ASKS.search(sent.strip()):
             continue
-        third = _THIRD_PARTY.match(sent) if about_speaker else None
+        third = (_THIRD_PARTY.match(sent) or _THIRD_PARTY_ZH.match(sent)) if about_speaker else None
         if third and third.group(1).lower() not in kin:
             continue
         body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
@@ -57,12 +59,17 @@ _KIN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|part
 # a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
 _THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:older|younger|little|big|best|elder|"
                           rf"baby|twin)\s+)?({_KIN})\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
-_KIN_WORD = re.compile(rf"\b({_KIN})\b", re.I)
+_KIN_ZH = ("弟弟|哥哥|姐姐|妹妹|妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|老公|妻子|丈夫|男朋友|女朋友|朋友|同事|老板|表哥|表姐|"
+           "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友")
+# the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
+_THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})")
+_KIN_WORD = re.compile(rf"\b({_KIN})\b|({_KIN_ZH})", re.I)
 
 
 def kin_words(question: str) -> frozenset[str]:
-    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}), lower-cased."""
-    return frozenset(m.group(1).lower() for m in _KIN_WORD.finditer(question))
+    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}; "林晓的弟弟…" → {"弟弟"}),
+    lower-cased."""
+    return frozenset((m.group(1) or m.group(2)).lower() for m in _KIN_WORD.finditer(question))
 
 
 # what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation
@@ -126,6 +133,17 @@ def name_in(name: str, hit: Hit) -> bool:
     if m.speaker and same_name(name, m.speaker):
         return True
     return mentions(name, stated_text(m.text))
+
+
+def with_speaker_names(q: QuestionInfo, hits: list[Hit]) -> QuestionInfo:
+    """``q`` with its subject taken from the memories' speakers when it found no name itself: a Chinese question
+    names its person in characters ("林晓在哪里当医生？"), which the capitalised-name rule cannot see; a speaker
+    name the question contains is its subject. English questions and questions with names come back as they are."""
+    if q.names or not q.zh:
+        return q
+    found = sorted({h.memory.speaker for h in hits if h.memory.speaker and h.memory.speaker in q.text},
+                   key=q.text.index)
+    return dataclasses.replace(q, names=found, subjects=found[:1]) if found else q
 
 
 def subject_role(q: QuestionInfo, hit: Hit) -> str | None:
