@@ -29,11 +29,11 @@ labels of the user's most recent session are mixed in.
 (:func:`.wording.coverage`), is ``SearchConfig.anchor_match_bm25`` times the best of another session, or it is the
 best dense and BM25 candidate and its cosine leads another session's best by ``anchor_match_lead``; a lead counts
 only with telling words, not from repeating the ambiguous word), that memory's labels take ``anchor_match_weight``
-of the query's label logits and it agrees fully in the rerank. The user who switches topics ("what did I say about the *left bank* of the
-river?" in a conversation about savings) names the other sense in the query itself, and a domain read off the
-conversation would filter out the very memory the query quotes (``switch`` in :mod:`anchormem.eval.polysemy`). A
-template-like query ("what did I say about the bank?") matches many memories about equally and keeps the
-conversation's labels.
+of the query's label logits and it agrees fully in the rerank. The user who switches topics ("what did I say about
+the *left bank* of the river?" in a conversation about savings) names the other sense in the query itself, and a
+domain read off the conversation would filter out the very memory the query quotes (``switch`` in
+:mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
+about equally and keeps the conversation's labels.
 
 **Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
 
@@ -71,6 +71,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -241,42 +242,40 @@ class ContextAnchor:
         own = softmax(own_raw, lab.temperature)
         out = [lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
                for i in range(len(texts))]
-        self._add_clause_senses(texts, out)
-        if self.llm_labeller is not None:
-            self._llm_labels(texts, prior_texts, out)
+        by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
+        self._add_clause_senses(texts, out, skip=by_llm)
         return out
 
-    def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> None:
+    def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> set[int]:
         """Replace the offline labels in ``out`` by the LLM labeller's (:mod:`.llm_labeller`) where it gives
-        valid ones. An unusable reply or a failing endpoint leaves the offline labels, counted in
-        ``llm_labeller.stats.failed`` and logged: labelling never fails a write."""
+        valid ones; returns the indexes it labelled. An unusable reply or a failing endpoint leaves the offline
+        labels, counted in ``llm_labeller.stats.failed`` and logged: labelling never fails a write."""
         stats = self.llm_labeller.stats
         try:
             got = self.llm_labeller.label(texts, context=prior_texts)
         except LLMError as exc:
             stats.failed += len(texts)
             log.warning("LLM labeller failed for %d turns, offline labels kept: %s", len(texts), exc)
-            return
-        missing = 0
-        for i, labs in enumerate(got):
-            if labs:
-                out[i] = labs
-            else:
-                missing += 1
-        if missing:
-            stats.failed += missing
-            log.warning("LLM labeller gave no valid label for %d of %d turns, offline labels kept", missing,
-                        len(texts))
+            return set()
+        done = {i for i, labs in enumerate(got) if labs}
+        for i in done:
+            out[i] = got[i]
+        if len(done) < len(texts):
+            stats.failed += len(texts) - len(done)
+            log.warning("LLM labeller gave no valid label for %d of %d turns, offline labels kept",
+                        len(texts) - len(done), len(texts))
+        return done
 
-    def _add_clause_senses(self, texts: Sequence[str], out: list[list[Label]]) -> None:
+    def _add_clause_senses(self, texts: Sequence[str], out: list[list[Label]],
+                           skip: AbstractSet[int] = frozenset()) -> None:
         """Several senses in one memory: a short text that uses one word as a name and as a noun
         (:func:`name_collision`) has each clause labelled on its own, and a clause's clear domain becomes a
         secondary label ("I used my Apple phone to order apples" → technology + food). Only such texts pay the
         extra clause embeddings, so labelling adds no embedding calls on the common path
-        (``bench/label_overhead.py``)."""
+        (``bench/label_overhead.py``); turns in ``skip`` (labelled by the LLM, secondary senses included) pay none."""
         segs: list[tuple[int, str]] = []
         for i, t in enumerate(texts):
-            if len(t) > 240 or not name_collision(t):
+            if i in skip or len(t) > 240 or not name_collision(t):
                 continue
             parts = [p.strip() for p in _SEG.split(t) if p and len(p.strip()) >= 6]
             if 2 <= len(parts) <= 4:
@@ -331,8 +330,8 @@ class ContextAnchor:
         (:func:`.wording.top2`). Three ways:
 
         - by BM25 (``bm25_lead``): the best BM25 candidate (``Hit.explain["bm25"]``) when its score is at least
-          ``bm25_lead`` times the runner-up's (another candidate must match the query's words too: a word only one
-          memory holds says nothing about which sense the user means);
+          ``bm25_lead`` times the runner-up's (another candidate must match the query's words too; a memory alone
+          in holding a telling word is found by coverage, below);
         - by coverage (``bm25_lead``, with ``query``): the candidate holding the most telling query words
           (:func:`.wording.coverage`) when that is ``bm25_lead`` times the runner-up's ("hedgehog, mole, shrew"
           against a memory with "shrew, mole"), or when no other session holds any ("What did I say about the
