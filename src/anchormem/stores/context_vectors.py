@@ -15,7 +15,7 @@ cache does not know from the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -96,6 +96,8 @@ class _ContextVectors:
 
     _CTX_UPDATE: str
     dim: int | None
+    # each dialect's mixin writes {id: blob} inside its own transaction and returns the rows changed
+    _replace_context: Callable[[str, dict[str, bytes]], int]
 
     def _context_blobs(self, vectors: dict[str, np.ndarray]) -> dict[str, bytes]:
         """{id: stored bytes}, every vector checked before anything is written (:func:`context_blob`)."""
@@ -109,9 +111,6 @@ class _ContextVectors:
         InvalidInputError (wrong dimension, non-finite values) before anything is written."""
         blobs = self._context_blobs(vectors)
         return self._replace_context(tenant, blobs) if blobs else 0
-
-    def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:
-        raise NotImplementedError
 
 
 class SQLiteContextMixin(_ContextVectors):
