@@ -220,7 +220,10 @@ def test_dense_search_through_the_ann_index_matches_exact(backend, embed):
         want = exact.dense_search(scope(), embed(corpus[i]), 5, None)
         got = ann.dense_search(scope(), embed(corpus[i]), 5, None)
         assert ann.get("default", got[0][0]).text == corpus[i]
-        assert [x for x, _ in got[:3]] == [x for x, _ in want[:3]]
+        # HNSW is approximate and its graph depends on insert threading: the exact top hit always, and at least
+        # two of the exact top 3 among its top 3, all of them from the exact top 5 (CI once saw #2 and #4 swap)
+        top3, exact3, exact5 = [x for x, _ in got[:3]], [x for x, _ in want[:3]], {x for x, _ in want[:5]}
+        assert top3[0] == exact3[0] and len(set(top3) & set(exact3)) >= 2 and set(top3) <= exact5
 
 
 def test_keyword_search_english_and_chinese(store):
