@@ -97,3 +97,52 @@ def test_deleting_a_memory_drops_the_summaries_that_quote_it():
         assert "4,000" not in rebuilt.text and "person" not in rebuilt.text.lower()
         assert "I moved to Lisbon last month." in rebuilt.text
         assert all("Person T" not in h.memory.text for h in m.search("Person T office", user_id="u"))
+
+
+def _ticket_turns(start: int, n: int) -> list[dict]:
+    return [{"role": "user", "content": f"Ticket {i} cost {100 + i} euros."} for i in range(start, start + n)]
+
+
+def test_a_long_sessions_summary_keeps_its_latest_lines_and_facts_over_details():
+    """Rolling summary: a 300-turn session's summary holds its newest lines (not its first 40 sentences), the
+    user's facts outlive older details, and a line whose message was deleted is gone from the next summary."""
+    with Memory(":memory:", embedder="hash", settings=Settings(summary_every=20, labeller="offline")) as m:
+        m.add([{"role": "user", "content": "I live in Lisbon."}], user_id="u", session_id="s1")
+        for start in range(0, 300, 20):
+            m.add(_ticket_turns(start, 20), user_id="u", session_id="s1")
+        [s] = m.get_all(user_id="u", filters={"kind": "summary"})
+        lines = json.loads(s.metadata["summary_lines"])
+        assert len(lines) == 40
+        assert lines[0]["text"] == "I live in Lisbon." and lines[0]["section"] == "facts"
+        assert [ln["text"] for ln in lines[-2:]] == ["Ticket 298 cost 398 euros.", "Ticket 299 cost 399 euros."]
+        assert "Ticket 261 cost" in s.text and "Ticket 260 cost" not in s.text  # the 39 newest details
+        assert s.metadata["summary_messages"] == 301
+        newest = m.get_all(user_id="u", filters={"session_id": "s1"}, limit=1000)
+        gone = next(x for x in newest if x.text == "Ticket 299 cost 399 euros.")
+        m.delete(gone.id)
+        m.add(_ticket_turns(300, 1), user_id="u", session_id="s1")
+        again = m.summarize(user_id="u", session_id="s1")
+        assert "Ticket 299 cost" not in again.text and "Ticket 300 cost 400 euros." in again.text
+        assert "I live in Lisbon." in again.text
+
+
+def test_each_llm_summary_call_sees_only_the_new_turns():
+    """The LLM path reads the messages after the current summary (bounded prompt), and its lines merge with the
+    ones already summarised."""
+    first = json.dumps({"topic": ["moving"], "lines": [
+        {"section": "facts", "text": "The user moved to Lisbon last month.", "message": 1}]})
+    second = json.dumps({"topic": ["bike"], "lines": [
+        {"section": "details", "text": "The user bought a bike for 300 euros.", "message": 1}]})
+    with FakeLLMServer([first, second]) as srv:
+        with Memory(":memory:", embedder="hash", llm=OpenAICompatLLM(srv.base_url, "fake", max_retries=0),
+                    settings=Settings(summary_every=0, fact_extractor="rules", labeller="offline")) as m:
+            m.add(TURNS[:1], user_id="u", session_id="s1")
+            m.summarize(user_id="u", session_id="s1")
+            m.add([{"role": "user", "content": "I bought a bike for 300 euros."}], user_id="u", session_id="s1")
+            s = m.summarize(user_id="u", session_id="s1")
+            prompts = [r["messages"][-1]["content"] for r in srv.requests if "Summarise" in
+                       r["messages"][0]["content"]]
+    assert len(prompts) == 2 and "Lisbon" in prompts[0]
+    assert "bike" in prompts[1] and "Lisbon" not in prompts[1]
+    assert s.text == ("Topic: moving, bike\nFacts:\n- The user moved to Lisbon last month.\n"
+                      "Details:\n- The user bought a bike for 300 euros.")

@@ -13,6 +13,15 @@ Summaries are stored as ``kind="summary"``, ``source="inferred"`` memories of th
 rendered summary, ``source_message_ids`` lists every cited message, ``metadata["summary"]`` holds the lines.
 A newer summary of the same session supersedes the older one. :meth:`anchormem.Memory.summarize` makes one on
 demand (call it at session end); ``add`` makes one every ``summary_every`` turns of a session (default 20).
+
+**Rolling.** A new summary reads only the session's messages after the last one the current summary covered
+(``metadata["summary_until"]``) and merges its lines into the current summary's (lines whose message was
+deleted or expired since are left out), so the cost of a summary does not grow with the session and an LLM
+prompt stays bounded (``llm_window`` messages per call). Topic words are counted across the whole session
+(``metadata["summary_topic_counts"]``). Over ``max_lines`` (40), lines are given up by section, *details*
+first, then facts, agreements and todos, the oldest of a section first: the summary of a long session keeps
+its latest state instead of its first 40 sentences. With no current summary (the first one, or after a
+delete dropped it), the whole session is read.
 """
 
 from __future__ import annotations
@@ -31,12 +40,15 @@ from .text.segment import split_sentences
 from .text.tokenize import content_words
 
 __all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "session_summary_memory",
-           "SECTIONS"]
+           "merge_summaries", "SECTIONS"]
 
 SECTIONS = ("facts", "agreements", "todos", "details")
 _AGREED = ("agree", "decided", "deal", "同意", "约定", "说好", "商定", "决定")
 _DETAIL_TYPES = {"money", "number", "date", "time", "phone", "email"}
 _HEAD = {"facts": "Facts", "agreements": "Agreements", "todos": "To do", "details": "Details"}
+_GIVE_UP = ("details", "facts", "agreements", "todos")  # over max_lines, lines are given up in this order
+MAX_LINES = 40
+_TOPIC_COUNTS_KEPT = 100  # topic word counts carried from one summary to the next
 
 
 @dataclass
@@ -58,6 +70,7 @@ class Summary:
     lines: list[SummaryLine] = field(default_factory=list)
     messages: int = 0
     dropped: int = 0
+    counts: Counter[str] = field(default_factory=Counter)  # topic word counts behind ``topic``
 
     def render(self) -> str:
         """Plain text, one section per block, e.g. ``Topic: rent, hangzhou`` then ``Facts:`` lines."""
@@ -89,22 +102,59 @@ def _section(sentence: str, role: str) -> str | None:
 
 
 def summarize_messages(messages: list[dict[str, Any]], *, session_id: str | None = None,
-                       topic_words: int = 5, max_lines: int = 40) -> Summary:
+                       topic_words: int = 5, max_lines: int = MAX_LINES) -> Summary:
     """Offline, extractive summary of stored messages (dicts with ``id``, ``role``, ``name``, ``content``, oldest
-    first): verbatim sentences sorted into sections; the first ``max_lines`` qualifying sentences are kept."""
+    first): verbatim sentences sorted into sections, at most ``max_lines`` kept (given up as in
+    :func:`merge_summaries`: details first, the oldest of a section first)."""
     s = Summary(session_id=session_id, messages=len(messages))
-    words: Counter[str] = Counter()
     for m in messages:
         if m.get("role") not in ("user", "assistant"):
             continue
         for sent in split_sentences(m.get("content") or ""):
-            words.update(w for w in content_words(sent) if len(w) > 1)
+            s.counts.update(w for w in content_words(sent) if len(w) > 1)
             sec = _section(sent, m["role"])
-            if sec and len(s.lines) < max_lines:
+            if sec:
                 s.lines.append(SummaryLine(sec, sent, m["id"], m.get("name") or (
                     "assistant" if m["role"] == "assistant" else None)))
-    s.topic = [w for w, _ in words.most_common(topic_words)]
+    s.lines = _capped(s.lines, max_lines)
+    s.topic = [w for w, _ in s.counts.most_common(topic_words)]
     return s
+
+
+def _capped(lines: list[SummaryLine], max_lines: int) -> list[SummaryLine]:
+    """``lines`` (conversation order) without the ones given up past ``max_lines``: whole sections in
+    :data:`_GIVE_UP` order, the oldest lines of a section first."""
+    extra = len(lines) - max_lines
+    if extra <= 0:
+        return lines
+    gone: set[int] = set()
+    for sec in _GIVE_UP:
+        for i, ln in enumerate(lines):
+            if extra <= 0:
+                break
+            if ln.section == sec:
+                gone.add(i)
+                extra -= 1
+    return [ln for i, ln in enumerate(lines) if i not in gone]
+
+
+def merge_summaries(prev: Summary | None, new: Summary, *, max_lines: int = MAX_LINES,
+                    topic_words: int = 5) -> Summary:
+    """The summary of a session so far: ``prev`` (the current summary, its lines still backed by a message)
+    followed by ``new`` (the messages after it), capped at ``max_lines`` (:func:`_capped`); topic words counted
+    over both. A line ``new`` repeats verbatim (same section and text) is kept once, at its newest place."""
+    if prev is None:
+        merged = Summary(session_id=new.session_id, topic=list(new.topic), lines=list(new.lines),
+                         messages=new.messages, dropped=new.dropped, counts=Counter(new.counts))
+    else:
+        counts = prev.counts + new.counts
+        seen = {(ln.section, ln.text) for ln in new.lines}
+        lines = [ln for ln in prev.lines if (ln.section, ln.text) not in seen] + new.lines
+        merged = Summary(session_id=new.session_id or prev.session_id, lines=lines,
+                         messages=prev.messages + new.messages, dropped=prev.dropped + new.dropped, counts=counts)
+        merged.topic = [w for w, _ in counts.most_common(topic_words)]
+    merged.lines = _capped(merged.lines, max_lines)
+    return merged
 
 
 _PROMPT = """Summarise this conversation session for a long-term memory, in the conversation's own language.
@@ -116,17 +166,30 @@ negation exactly as written. Never add anything that is not in the cited message
 
 
 def summarize_with_llm(llm: Any, messages: list[dict[str, Any]], *, session_id: str | None = None,
-                       embedder: Any = None) -> Summary:
-    """LLM summary; every line is checked against the message it cites and dropped when unsupported (or when
-    it cites no message). Raises LLMParseError / LLMError like the fact extractor."""
+                       embedder: Any = None, window: int = 40) -> Summary:
+    """LLM summary, one call per ``window`` messages (the prompt stays bounded however long the session), merged
+    with :func:`merge_summaries`; every line is checked against the message it cites and dropped when
+    unsupported (or when it cites no message). Raises LLMParseError / LLMError like the fact extractor."""
     shown = [m for m in messages if m.get("role") in ("user", "assistant") and (m.get("content") or "").strip()]
+    out = Summary(session_id=session_id)
+    step = max(window, 1)
+    for start in range(0, len(shown), step):
+        out = merge_summaries(out, _llm_window(llm, shown[start:start + step], session_id=session_id,
+                                               embedder=embedder))
+    out.messages = len(messages)
+    return out
+
+
+def _llm_window(llm: Any, shown: list[dict[str, Any]], *, session_id: str | None, embedder: Any) -> Summary:
+    """One LLM call over ``shown`` (user/assistant messages with text, oldest first)."""
     convo = "\n".join(f"[{i}] {m['role']}{(' ' + m['name']) if m.get('name') else ''}: {m['content']}"
                       for i, m in enumerate(shown, 1))
     reply = llm.complete([{"role": "system", "content": _PROMPT}, {"role": "user", "content": convo}],
                          temperature=0.0, max_tokens=1024)
     data = parse_json_reply(reply, expect="object").value
-    s = Summary(session_id=session_id, messages=len(messages))
+    s = Summary(session_id=session_id, messages=len(shown))
     s.topic = [str(t) for t in (data.get("topic") or [])][:5] if isinstance(data, dict) else []
+    s.counts = Counter(s.topic)
     for ln in (data.get("lines") or []) if isinstance(data, dict) else []:
         try:
             idx, sec, text = int(ln.get("message")) - 1, str(ln.get("section")), str(ln.get("text") or "").strip()
@@ -143,10 +206,40 @@ def summarize_with_llm(llm: Any, messages: list[dict[str, Any]], *, session_id: 
     return s
 
 
-def summary_metadata(summary: Summary) -> dict[str, Any]:
-    """The JSON-safe metadata stored with a summary memory (metadata values must be scalars: lines as JSON)."""
-    return {"summary_session": summary.session_id or "", "summary_lines": json.dumps(
-        [ln.__dict__ for ln in summary.lines], ensure_ascii=False), "summary_messages": summary.messages}
+def summary_metadata(summary: Summary, until: str | None = None) -> dict[str, Any]:
+    """The JSON-safe metadata stored with a summary memory (metadata values must be scalars: lines and topic
+    counts as JSON). ``until``: the id of the last message the summary covers (the next one starts after it)."""
+    meta = {"summary_session": summary.session_id or "", "summary_lines": json.dumps(
+        [ln.__dict__ for ln in summary.lines], ensure_ascii=False), "summary_messages": summary.messages,
+        "summary_topic_counts": json.dumps(dict(summary.counts.most_common(_TOPIC_COUNTS_KEPT)),
+                                           ensure_ascii=False)}
+    if until is not None:
+        meta["summary_until"] = until
+    return meta
+
+
+def _stored_summary(meta: dict[str, Any]) -> Summary:
+    """A :class:`Summary` back from :func:`summary_metadata` (lines, topic counts, message count)."""
+    lines = [SummaryLine(**{k: ln.get(k) for k in ("section", "text", "message_id", "speaker")})
+             for ln in json.loads(meta.get("summary_lines") or "[]") if isinstance(ln, dict)]
+    counts = Counter({str(k): int(v) for k, v in json.loads(meta.get("summary_topic_counts") or "{}").items()})
+    return Summary(session_id=meta.get("summary_session") or None, lines=lines, counts=counts,
+                   topic=[w for w, _ in counts.most_common(5)], messages=int(meta.get("summary_messages") or 0))
+
+
+def _rolling_start(current: Any, msgs: list[dict[str, Any]], alive: set[str]) -> tuple[Summary | None, int]:
+    """(the current summary ``current`` (a summary memory, or None) as a :class:`Summary` with only the lines
+    whose message is still ``alive``, the index in ``msgs`` of the first message it does not cover). With no
+    current summary, or one from before ``summary_until`` was kept, or whose last message is gone: (None, 0),
+    the whole session is read again."""
+    meta = (current.metadata or {}) if current is not None else {}
+    until = meta.get("summary_until")
+    at = next((i for i, m in enumerate(msgs) if m["id"] == until), None) if until else None
+    if at is None:
+        return None, 0
+    prev = _stored_summary(meta)
+    prev.lines = [ln for ln in prev.lines if ln.message_id in alive]
+    return prev, at + 1
 
 
 def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder: Any = None,
@@ -176,14 +269,18 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     alive = {mid for m in session_items if m.kind != "summary" and not (m.expires_at is not None and
                                                                         m.expires_at <= when)
              for mid in m.source_message_ids}
-    msgs = [m for m in store.messages(user_scope) if m.get("session_id") == scope.session_id and m["id"] in alive]
+    msgs = [m for m in store.messages(user_scope, session_id=scope.session_id) if m["id"] in alive]
     if not msgs:
         return None
-    summary = summarize_with_llm(llm, msgs, session_id=scope.session_id, embedder=embedder) if llm is not None \
-        else summarize_messages(msgs, session_id=scope.session_id)
+    current = [m for m in session_items if m.kind == "summary"]
+    prev, start = _rolling_start(max(current, key=lambda m: m.created_at) if current else None, msgs, alive)
+    window = msgs[start:]
+    part = summarize_with_llm(llm, window, session_id=scope.session_id, embedder=embedder) if llm is not None \
+        else summarize_messages(window, session_id=scope.session_id, max_lines=MAX_LINES)
+    summary = merge_summaries(prev, part)
     if not summary.lines:
         return None
-    old = [m.id for m in session_items if m.kind == "summary"]
+    old = [m.id for m in current]
     cited = set(summary.message_ids)
     near = [m.id for m in session_items if m.kind != "summary" and cited & set(m.source_message_ids)]
     vecs = list(store.get_vectors(scope.tenant, near).values()) if near else []
@@ -197,7 +294,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     item = MemoryItem(id=uuid.uuid4().hex, text=text, tenant=scope.tenant, user_id=scope.user_id,
                       agent_id=scope.agent_id, session_id=scope.session_id, kind="summary", role="system",
                       source="inferred", created_at=last, valid_from=last, confidence=1.0 if llm is None else 0.8,
-                      metadata=summary_metadata(summary), source_message_ids=summary.message_ids,
+                      metadata=summary_metadata(summary, msgs[-1]["id"]), source_message_ids=summary.message_ids,
                       source_text="\n".join(ln.text for ln in summary.lines))
     return NewMemory(item, vec, content_hash(text, kind="summary", source="inferred", speaker=None),
                      index_text(text), old)

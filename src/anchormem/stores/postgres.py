@@ -716,10 +716,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             raise NotFoundError(f"no memory {memory_id!r}")
         return history_entries(rows)
 
-    def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
+    def messages(self, scope: Scope, ids: list[str] | None = None, *,
+                 session_id: str | None = None) -> list[dict[str, Any]]:
         sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages "
                "WHERE tenant = %s AND user_id = %s")
         params: list[Any] = [scope.tenant, scope.user_id]
+        if session_id is not None:
+            sql += " AND session_id = %s"
+            params.append(session_id)
         if ids is not None:
             if not ids:
                 return []

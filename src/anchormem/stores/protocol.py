@@ -152,8 +152,10 @@ class Store(Protocol):
         index as ``delete_scope`` does; history records ``DELETE`` with reason ``"expired"`` (``purge`` also blanks
         its history text and drops source messages no other memory cites). Returns counts per table."""
 
-    def messages(self, scope: Scope, ids: list[str] | None = None) -> list[dict[str, Any]]:
-        """Stored source messages of a user scope (all, or the given ids), oldest first."""
+    def messages(self, scope: Scope, ids: list[str] | None = None, *,
+                 session_id: str | None = None) -> list[dict[str, Any]]:
+        """Stored source messages of a user scope (all, or the given ids; with ``session_id``, of that session
+        only), oldest first."""
 
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         """Current (``valid_to`` unset) fact memories of a user with one of ``slots``, oldest first."""
