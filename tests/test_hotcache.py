@@ -328,20 +328,88 @@ def test_two_memories_on_one_file_share_a_redis_cache(tmp_path, redis_client, re
 
 
 def test_redis_purge_deletes_the_users_keys(tmp_path, redis_client, redis_prefix):
+    """The purged user's text and keys are gone; the other user's entry stays, even where it holds the same digits
+    (CI once failed on ``b"4411" in value``: the surviving entry's random ids, timestamps and float scores hold
+    any four digits now and then; here another user's text holds them on every run)."""
+    secret = b"My locker code is 4411."
     with Memory(str(tmp_path / "m.db"), embedder=DeterministicEmbedder(64),
                 cache=_redis_cache(redis_prefix)) as mem:
-        mid = mem.add("My locker code is 4411.", user_id="u")[0].memory.id
-        mem.add("I like tea.", user_id="w")
+        mid = mem.add(secret.decode(), user_id="u")[0].memory.id
+        mem.add("I like tea at 4411 Elm Street.", user_id="w")
         mem.search("locker code", user_id="u"), mem.search("tea", user_id="w")
         mem.get(mid), mem.get(mid)
+        u_scope = mem.cache._scope_prefix("default", "u")
 
         def holding(needle: bytes) -> list[bytes]:  # the keys whose value holds ``needle`` (named when it fails)
             return [k for k in redis_client.scan_iter(f"{redis_prefix}:*") if needle in (redis_client.get(k) or b"")]
 
-        assert holding(b"4411")
+        def keys(pattern: str) -> list[bytes]:
+            return list(redis_client.scan_iter(pattern))
+
+        assert holding(secret) and keys(f"{u_scope}*") and keys(f"{redis_prefix}:g:*")
         mem.delete_all(user_id="u", purge=True)
-        assert holding(b"4411") == []
-        assert holding(b"I like tea.")
+        assert holding(secret) == [] and holding(b"locker") == []
+        assert keys(f"{u_scope}*") == [] and keys(f"{redis_prefix}:g:*") == []  # every key family of the user
+        assert holding(b"I like tea at 4411 Elm Street.")  # another user's entry stays
+
+
+@pytest.fixture(params=["local", "redis"])
+def shared_cache(request):
+    """One HotCache of each backend, for two Memory objects (two workers) on one file."""
+    if request.param == "local":
+        local = HotCache(LocalBackend(256))
+        yield local, lambda: [v for _, v in local.backend._d.values()]
+        return
+    client, prefix = request.getfixturevalue("redis_client"), request.getfixturevalue("redis_prefix")
+    hot = _redis_cache(prefix)
+    yield hot, lambda: [client.get(k) or b"" for k in client.scan_iter(f"{prefix}:*")]
+    hot.close()
+
+
+@pytest.mark.parametrize("read", ["search", "get"])
+def test_a_fill_racing_a_purge_is_not_written_back(tmp_path, shared_cache, read):
+    """Worker ``a`` reads the rows, worker ``b`` purges the user (store, then cache), then ``a`` writes its entry:
+    the purge mark refuses it, so the purged text never lands in the cache after the purge."""
+    hot, values = shared_cache
+    path = str(tmp_path / "m.db")
+    a = Memory(path, embedder=DeterministicEmbedder(64), cache=hot)
+    b = Memory(path, embedder=DeterministicEmbedder(64), cache=hot)
+    try:
+        mid = a.add("My locker code is 4411.", user_id="u")[0].memory.id
+        a.get(mid)  # the first read caches only whose it is; the second would cache the text
+
+        def purge_meanwhile(real):
+            def racing(*args, **kw):
+                rows = real(*args, **kw)
+                b.delete_all(user_id="u", purge=True)  # lands between a's read of the rows and a's write
+                return rows
+            return racing
+
+        if read == "search":
+            a._searcher.search = purge_meanwhile(a._searcher.search)
+            assert a.search("locker code", user_id="u")  # a's result, read before the purge
+        else:
+            a.store.get = purge_meanwhile(a.store.get)
+            assert a.get(mid).text == "My locker code is 4411."
+        assert not any(b"locker code" in v for v in values())
+        assert b.search("locker code", user_id="u") == []  # later fills are cached again
+        assert b.stats["cache_search_misses"] == 1 and b.search("locker code", user_id="u") == []
+        assert b.stats["cache_search_hits"] == 1
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_purge_failing_in_redis_is_logged_every_time(tmp_path, caplog):
+    hot = HotCache(RedisBackend("redis://127.0.0.1:1/0", socket_timeout=0.2))
+    with Memory(str(tmp_path / "m.db"), embedder=DeterministicEmbedder(64), cache=hot) as mem:
+        mem.add("My locker code is 4411.", user_id="u")
+        mem.search("locker", user_id="u")  # the first failure: logged once for the reads
+        with caplog.at_level(logging.WARNING, logger="anchormem"):
+            mem.delete_all(user_id="u", purge=True)
+            mem.delete_all(user_id="u", purge=True)
+        purges = [r for r in caplog.records if "during a purge" in r.getMessage()]
+        assert len(purges) >= 2 and all("until their TTL" in r.getMessage() for r in purges)
 
 
 def test_an_unreachable_redis_runs_uncached_with_a_warning(tmp_path, caplog):

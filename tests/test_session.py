@@ -243,6 +243,41 @@ def test_store_summary_and_clear(make_store):
         store.set_summary(K, " ")
 
 
+def test_store_clear_user_forgets_every_session_of_one_user(make_store):
+    store = make_store()
+    mine = [SessionKey(user_id="u*", session_id=s) for s in ("s1", "s2:x")]
+    others = [SessionKey(user_id="ux", session_id="s1"), SessionKey(user_id="u*x", session_id="s1"),
+              SessionKey(user_id="u*", session_id="s1", tenant="acme")]  # a glob, a longer id, another tenant
+    for k in mine + others:
+        store.append(k, _turn("user", f"turn of {k}", NOW))
+        store.set_summary(k, f"summary of {k}")
+    assert store.clear_user("default", "u*") >= 2
+    assert all(store.turns(k) == [] and store.get_summary(k) is None for k in mine)
+    assert all(store.turns(k) and store.get_summary(k) for k in others)
+    assert store.clear_user("default", "nobody") == 0
+
+
+@pytest.mark.parametrize("how", ["delete_all", "delete_all session", "delete", "gc"])
+def test_a_purge_clears_the_session_buffers_quoting_it(db_path, make_store, how):
+    """``add`` copies each stored turn into the session store; a purge must not leave that copy behind."""
+    with Memory(db_path, embedder="hash") as mem:
+        mem._sessions = make_store()  # the store ``session_url`` would open (Redis: a test prefix)
+        expires = {"expires_at": "2024-05-01T00:00:00Z"} if how == "gc" else None
+        mid = mem.add("My locker code is 4411.", user_id="u1", session_id="s1", metadata=expires)[0].memory.id
+        mem.add("I like tea.", user_id="u1", session_id="s2")
+        mem.add("I like coffee.", user_id="u2", session_id="s1")
+        {"delete_all": lambda: mem.delete_all(user_id="u1", purge=True),
+         "delete_all session": lambda: mem.delete_all(user_id="u1", session_id="s1", purge=True),
+         "delete": lambda: mem.delete(mid, purge=True),
+         "gc": lambda: mem.gc(user_id="u1", purge=True)}[how]()
+        assert mem.sessions.turns(SessionKey("u1", "s1")) == []
+        assert bool(mem.sessions.turns(SessionKey("u1", "s2"))) == (how != "delete_all")  # a whole-user purge
+        assert mem.sessions.turns(SessionKey("u2", "s1"))  # another user's session stays
+        mem.add("I like cake.", user_id="u1", session_id="s3")
+        mem.delete_all(user_id="u1")  # a plain delete keeps the session buffers
+        assert mem.sessions.turns(SessionKey("u1", "s3"))
+
+
 # ------------------------------------------------------------------------------------------------ in-process only
 def test_in_process_ttl_uses_injected_clock():
     clock = FrozenClock("2024-05-06T13:00:00Z")

@@ -35,12 +35,22 @@ Backends: :class:`LocalBackend` (default; an LRU of ``max_entries`` in this proc
     {prefix}:e:{sha256}                              query embedding (float32 bytes), embedding_ttl
     {prefix}:s:{store_id}:{scope_sha}:{gen}:{sha256}  search result, ttl
     {prefix}:g:{store_id}:{sha256}                    memory by id, ttl
+    {prefix}:p:{store_id}                             purge mark (random; no TTL)
 
 A Redis failure never fails a call: it is logged (once, then again after a success) and the call runs
 uncached. Purges (``delete(..., purge=True)``, ``delete_all(purge=True)``, ``gc(purge=True)``) also delete the
 user's search entries and the store's memory-by-id entries from the cache (the cache of this process, or Redis;
 other processes' in-process LRUs keep unreachable copies until TTL or eviction), so purged text does not outlive
-the purge in Redis; entries of plain deletes are unreachable and expire with their TTL.
+the purge in Redis; entries of plain deletes are unreachable and expire with their TTL. A purge failing in Redis
+is logged every time (its entries then live until their TTL).
+
+**A fill racing a purge** (a search or get that read the rows before the purge and writes its entry after the
+purge cleared the cache, e.g. in another worker) would put the purged text back. So a purge first sets the
+store's *purge mark* to a new random value, then deletes; every search/get entry is written only if the mark
+still holds the value read before the rows were read (one atomic check-and-set: a Lua script in Redis, the lock
+in :class:`LocalBackend`). An entry computed from pre-purge rows is thus either refused or already in Redis when
+the purge's ``SCAN`` starts, which deletes it. (A mark evicted by a Redis ``maxmemory`` policy between a purge
+and the racing write would let that write through; marks have no TTL.)
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -59,6 +70,7 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from .errors import ConfigError, InvalidInputError
+from .redis_keys import delete_by_prefix
 from .types import Hit, MemoryItem, Scope
 from .urlcheck import check_redis_url
 
@@ -87,6 +99,7 @@ class LocalBackend:
             raise InvalidInputError(f"cache size must be a positive integer, got {max_entries!r}")
         self.max_entries = max_entries
         self._d: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._marks: dict[str, bytes] = {}  # purge marks: never evicted
         self._lock = threading.Lock()
 
     def get(self, key: str) -> bytes | None:
@@ -100,8 +113,11 @@ class LocalBackend:
             self._d.move_to_end(key)
             return entry[1]
 
-    def put(self, key: str, value: bytes, ttl: float) -> None:
+    def put(self, key: str, value: bytes, ttl: float, guard: tuple[str, bytes] | None = None) -> None:
+        """Store ``value``; with ``guard=(mark_key, seen)`` only while the mark still holds ``seen``."""
         with self._lock:
+            if guard is not None and self._marks.get(guard[0], b"") != guard[1]:
+                return
             self._d[key] = (time.monotonic() + ttl, value)
             self._d.move_to_end(key)
             while len(self._d) > self.max_entries:
@@ -111,6 +127,16 @@ class LocalBackend:
         with self._lock:
             for k in keys:
                 self._d.pop(k, None)
+
+    def marked(self, key: str) -> bytes:
+        """The purge mark ``key`` (``b""`` when never set)."""
+        with self._lock:
+            return self._marks.get(key, b"")
+
+    def mark(self, key: str) -> None:
+        """Set the purge mark ``key`` to a new random value (guarded puts that saw the old one are refused)."""
+        with self._lock:
+            self._marks[key] = uuid.uuid4().hex.encode()
 
     def delete_prefix(self, prefix: str) -> int:
         with self._lock:
@@ -125,6 +151,17 @@ class LocalBackend:
     def close(self) -> None:
         with self._lock:
             self._d.clear()
+            self._marks.clear()
+
+
+_GUARDED_SET = """
+local seen = redis.call('GET', KEYS[2]) or ''
+if seen == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
 
 
 class RedisBackend:
@@ -152,10 +189,14 @@ class RedisBackend:
                                                socket_connect_timeout=socket_timeout)
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"bad Redis URL {self.url}: {exc}") from None
+        self._guarded_set = self._r.register_script(_GUARDED_SET)  # no I/O: EVALSHA, loaded on first use
         self._failing = False
 
-    def _failed(self, what: str, exc: BaseException) -> None:
-        if not self._failing:
+    def _failed(self, what: str, exc: BaseException, *, purge: bool = False) -> None:
+        if purge:  # every time: the purged text may stay in Redis until its TTL
+            log.warning("anchormem: hot cache at %s: %s failed during a purge (%s: %s); the purged entries stay "
+                        "in Redis until their TTL", self.url, what, type(exc).__name__, exc)
+        elif not self._failing:
             log.warning("anchormem: hot cache at %s: %s failed (%s: %s); running uncached", self.url, what,
                         type(exc).__name__, exc)
         self._failing = True
@@ -169,11 +210,28 @@ class RedisBackend:
         self._failing = False
         return value
 
-    def put(self, key: str, value: bytes, ttl: float) -> None:
+    def put(self, key: str, value: bytes, ttl: float, guard: tuple[str, bytes] | None = None) -> None:
+        """``SET … PX``; with ``guard=(mark_key, seen)`` only while the mark still holds ``seen`` (one script)."""
+        px = max(1, int(ttl * 1000))
         try:
-            self._r.set(key, value, px=max(1, int(ttl * 1000)))
+            if guard is None:
+                self._r.set(key, value, px=px)
+            else:
+                self._guarded_set(keys=[key, guard[0]], args=[value, px, guard[1]])
         except self._errors as exc:
             self._failed("SET", exc)
+
+    def marked(self, key: str) -> bytes:
+        """The purge mark ``key`` (``b""`` when never set, or when Redis fails: a guarded put then compares it with
+        the mark's value at write time, so a wrong ``b""`` can only refuse a write, never let one through)."""
+        return self.get(key) or b""
+
+    def mark(self, key: str) -> None:
+        """Set the purge mark ``key`` to a new random value, no TTL (guarded puts that saw the old one are refused)."""
+        try:
+            self._r.set(key, uuid.uuid4().hex)
+        except self._errors as exc:
+            self._failed("SET (purge mark)", exc, purge=True)
 
     def delete(self, keys: list[str]) -> None:
         if not keys:
@@ -184,21 +242,13 @@ class RedisBackend:
             self._failed("DEL", exc)
 
     def delete_prefix(self, prefix: str) -> int:
-        """Delete every key starting with ``prefix`` (``SCAN MATCH``; cost grows with the Redis keyspace)."""
-        pattern = "".join("\\" + c if c in "*?[]\\" else c for c in prefix) + "*"
-        n = 0
+        """Delete every key starting with ``prefix`` (:func:`anchormem.redis_keys.delete_by_prefix`); used by
+        purges, so a failure is logged every time."""
         try:
-            batch: list[Any] = []
-            for k in self._r.scan_iter(match=pattern, count=1000):
-                batch.append(k)
-                if len(batch) >= 500:
-                    n += self._r.delete(*batch)
-                    batch = []
-            if batch:
-                n += self._r.delete(*batch)
+            return delete_by_prefix(self._r, prefix)
         except self._errors as exc:
-            self._failed("SCAN/DEL", exc)
-        return n
+            self._failed("SCAN/DEL", exc, purge=True)
+            return 0
 
     def ping(self) -> None:
         """Check that Redis answers. Raises StoreError otherwise."""
@@ -220,8 +270,8 @@ class HotCache:
     """The cache shared by one or more :class:`~anchormem.Memory` objects (pass it as ``Memory(cache=...)``).
 
     Args:
-        backend: :class:`LocalBackend` or :class:`RedisBackend` (anything with ``get``/``put``/``delete``/
-            ``delete_prefix``/``close``).
+        backend: :class:`LocalBackend` or :class:`RedisBackend` (anything with ``get``/``put`` (with ``guard``)/
+            ``delete``/``delete_prefix``/``mark``/``marked``/``close``, as they do).
         ttl: seconds a search result or memory may be served (> 0).
         embedding_ttl: seconds a query embedding stays in the backend (> 0).
         prefix: first part of every key (tests use a unique one).
@@ -291,6 +341,13 @@ class StoreCache:
     def _get_key(self, tenant: str, memory_id: str) -> str:
         return f"{self.cache.prefix}:g:{self._ns}:{_digest(tenant, memory_id)}"
 
+    def _mark_key(self) -> str:
+        return f"{self.cache.prefix}:p:{self._ns}"
+
+    def _fill(self, key: str, value: bytes, seen: bytes) -> None:
+        """Write an entry computed after the purge mark held ``seen``, unless a purge has changed it since."""
+        self.cache.backend.put(key, value, self.cache.ttl, guard=(self._mark_key(), seen))
+
     def embedding(self, name: str, dim: int, text: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
         return self.cache.embedding(name, dim, text, compute, self.stats)
 
@@ -312,13 +369,14 @@ class StoreCache:
                     on_hit(hits)
                 return hits
         _count(self.stats, "search", False)
+        seen = self.cache.backend.marked(self._mark_key())  # before the rows: see "a fill racing a purge"
         hits = compute()
         deadline = now.timestamp() + self.cache.ttl  # on the library clock (anchormem.timeutil), like expiry
         if expiry_matters:
             deadline = min([deadline] + [h.memory.expires_at.timestamp() for h in hits
                                          if h.memory.expires_at is not None])
         if deadline > now.timestamp():
-            self.cache.backend.put(k, repr(deadline).encode() + b"\n" + _HITS.dump_json(hits), self.cache.ttl)
+            self._fill(k, repr(deadline).encode() + b"\n" + _HITS.dump_json(hits), seen)
         return hits
 
     def get(self, tenant: str, memory_id: str, compute: Callable[[], MemoryItem]) -> MemoryItem:
@@ -335,17 +393,20 @@ class StoreCache:
                 return _ITEM.validate_json(payload)
         _count(self.stats, "get", False)
         before = self.store.scope_generation(tenant, hint) if hint is not None else None
+        seen = self.cache.backend.marked(self._mark_key())  # before the row: see "a fill racing a purge"
         item = compute()
         if before is not None and item.user_id == hint:
             head = f"{item.user_id}\x00{before}".encode("utf-8")
-            self.cache.backend.put(k, head + b"\n" + _ITEM.dump_json(item), self.cache.ttl)
+            self._fill(k, head + b"\n" + _ITEM.dump_json(item), seen)
         else:  # first read: remember whose it is, so the next read can check the generation first
-            self.cache.backend.put(k, f"{item.user_id}\x00".encode("utf-8") + b"\n", self.cache.ttl)
+            self._fill(k, f"{item.user_id}\x00".encode("utf-8") + b"\n", seen)
         return item
 
     def forget(self, tenant: str, user_id: str) -> None:
-        """After a purge: delete the user's search entries (every generation) and every memory-by-id entry of this
-        store (their keys do not name the user; they are refilled on the next reads)."""
+        """After a purge: set the store's purge mark (fills computed before it are refused), then delete the
+        user's search entries (every generation) and every memory-by-id entry of this store (their keys do not
+        name the user; they are refilled on the next reads)."""
+        self.cache.backend.mark(self._mark_key())
         self.cache.backend.delete_prefix(self._scope_prefix(tenant, user_id))
         self.cache.backend.delete_prefix(f"{self.cache.prefix}:g:{self._ns}:")
 

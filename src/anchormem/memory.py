@@ -294,7 +294,8 @@ class Memory:
         the delete (``purge=True`` also erases its text from history, its source turn unless another memory
         cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
         are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
-        NotFoundError."""
+        NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
+        came from."""
         item = self.store.get(self.tenant, memory_id)
         if not purge:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
@@ -304,9 +305,22 @@ class Memory:
         counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
         counts["summaries"] = self._drop_summaries_citing([item], purge=True)
         counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
-        if self.cache is not None:  # purged text leaves the hot cache too
-            self.cache.forget(self.tenant, item.user_id)
+        self._purge_copies(item.user_id, {item.session_id} - {None})
         return counts
+
+    def _purge_copies(self, user_id: str, sessions: set[str] | None) -> None:
+        """After a purge, the other copies of the purged text: the user's hot cache entries
+        (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
+        stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
+        turns only feed :meth:`context`. Raises StoreError (the Redis session store failing)."""
+        if self.cache is not None:
+            self.cache.forget(self.tenant, user_id)
+        if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:
+            return  # this Memory's in-process session store, never opened: it holds nothing
+        if sessions is None:
+            self.sessions.clear_user(self.tenant, user_id)
+        for session_id in sorted(sessions or ()):
+            self.sessions.clear(SessionKey(user_id, session_id, self.tenant))
 
     def _drop_summaries_citing(self, gone: list[MemoryItem], *, purge: bool) -> int:
         """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
@@ -341,18 +355,19 @@ class Memory:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
-        of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed."""
+        of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed,
+        and the hot cache's entries and session buffers of the user (a narrowed scope: of its sessions) go."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
         scope = self._scope(user_id, agent_id, session_id)
         whole = scope.agent_id is None and scope.session_id is None
-        tokens = None if whole or not purge else \
-            self._tokens_of(self.store.list_memories(scope, None, include_superseded=True))
+        narrowed = None if whole or not purge else self.store.list_memories(scope, None, include_superseded=True)
+        tokens = None if narrowed is None else self._tokens_of(narrowed)  # before their history is blanked
         counts = self.store.delete_scope(scope, purge=purge, actor="delete_all")
         if purge:
             counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
-            if self.cache is not None:
-                self.cache.forget(self.tenant, scope.user_id)
+            self._purge_copies(scope.user_id, None if narrowed is None else
+                               ({it.session_id for it in narrowed} | {scope.session_id}) - {None})
         return counts
 
     # ---------------------------------------------------------------- read
@@ -622,8 +637,7 @@ class Memory:
                     counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
                 if purge and expired:  # PII vault rows that only the purged memories still used
                     counts["vault"] = self.store.vault_delete(self.tenant, u, self._tokens_of(expired))
-                    if self.cache is not None:
-                        self.cache.forget(self.tenant, u)
+                    self._purge_copies(u, {it.session_id for it in expired} - {None})
             for k, v in counts.items():
                 total[k] = total.get(k, 0) + v
             total["users"] += 1 if counts.get("memories") else 0

@@ -7,8 +7,8 @@
       {prefix}:{tenant}:{user_id}:{session_id}:summary   JSON {"text", "timestamp"}
 
   ``prefix`` defaults to ``anchormem``. In ids, ``%`` and ``:`` are escaped as ``%25`` and ``%3A`` so keys stay
-  unambiguous. Every write refreshes the TTL of both keys (``PEXPIRE``), so a session lives ``ttl_seconds`` after
-  its last write.
+  unambiguous, and ``{prefix}:{tenant}:{user_id}:`` starts the keys of exactly one user (``clear_user``). Every
+  write refreshes the TTL of both keys (``PEXPIRE``), so a session lives ``ttl_seconds`` after its last write.
 
 Both keep at most ``max_turns`` turns per session (older turns fall off) and validate turns with
 :func:`anchormem.session.buffer.make_turn`. Pick one with :func:`make_session_store`.
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, InvalidInputError, StoreError
 from ..ingest.normalize import check_scope_id, check_text
+from ..redis_keys import delete_by_prefix
 from ..timeutil import to_utc, utcnow
 from ..types import DEFAULT_TENANT, Message
 from .buffer import MAX_TURN_CHARS, Turn, make_turn
@@ -94,6 +95,11 @@ class SessionStore(Protocol):
 
     def clear(self, key: SessionKey) -> None:
         """Forget the session's turns and summary."""
+        ...
+
+    def clear_user(self, tenant: str, user_id: str) -> int:
+        """Forget every session of a user (purges: :meth:`anchormem.Memory.delete_all`); returns how many
+        sessions (in-process) or keys (Redis) went."""
         ...
 
     def close(self) -> None:
@@ -226,6 +232,14 @@ class InProcessSessionStore:
         """See :meth:`SessionStore.clear`."""
         with self._lock:
             self._sessions.pop(_check_key(key), None)
+
+    def clear_user(self, tenant: str, user_id: str) -> int:
+        """See :meth:`SessionStore.clear_user`."""
+        with self._lock:
+            gone = [k for k in self._sessions if k.tenant == tenant and k.user_id == user_id]
+            for k in gone:
+                del self._sessions[k]
+        return len(gone)
 
     def close(self) -> None:
         """Drop everything (nothing else to release)."""
@@ -368,6 +382,13 @@ class RedisSessionStore:
             self._r.delete(*self._keys(_check_key(key)))
         except self._errors as exc:
             raise self._fail("clear", exc) from exc
+
+    def clear_user(self, tenant: str, user_id: str) -> int:
+        """See :meth:`SessionStore.clear_user` (``SCAN MATCH {prefix}:{tenant}:{user_id}:*``, ``DEL``)."""
+        try:
+            return delete_by_prefix(self._r, f"{self.prefix}:{_esc(tenant)}:{_esc(user_id)}:")
+        except self._errors as exc:
+            raise self._fail("clear user", exc) from exc
 
     def close(self) -> None:
         """Close the connection pool."""
