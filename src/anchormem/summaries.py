@@ -16,8 +16,9 @@ demand (call it at session end); ``add`` makes one every ``summary_every`` turns
 
 **Rolling.** A new summary reads only the session's messages after the last one the current summary covered
 (``metadata["summary_until"]``) and merges its lines into the current summary's (lines whose message was
-deleted or expired since are left out), so the cost of a summary does not grow with the session and an LLM
-prompt stays bounded (``llm_window`` messages per call). Topic words are counted across the whole session
+deleted, expired or superseded since are left out): the text work no longer grows with the session (reading
+its memories, to know which turns are current, still does) and an LLM prompt stays bounded (``window`` messages
+per call, :func:`summarize_with_llm`). Topic words are counted across the whole session
 (``metadata["summary_topic_counts"]``). Over ``max_lines`` (40), lines are given up by section, *details*
 first, then facts, agreements and todos, the oldest of a section first: the summary of a long session keeps
 its latest state instead of its first 40 sentences. With no current summary (the first one, or after a
@@ -143,16 +144,13 @@ def merge_summaries(prev: Summary | None, new: Summary, *, max_lines: int = MAX_
     """The summary of a session so far: ``prev`` (the current summary, its lines still backed by a message)
     followed by ``new`` (the messages after it), capped at ``max_lines`` (:func:`_capped`); topic words counted
     over both. A line ``new`` repeats verbatim (same section and text) is kept once, at its newest place."""
-    if prev is None:
-        merged = Summary(session_id=new.session_id, topic=list(new.topic), lines=list(new.lines),
-                         messages=new.messages, dropped=new.dropped, counts=Counter(new.counts))
-    else:
-        counts = prev.counts + new.counts
-        seen = {(ln.section, ln.text) for ln in new.lines}
-        lines = [ln for ln in prev.lines if (ln.section, ln.text) not in seen] + new.lines
-        merged = Summary(session_id=new.session_id or prev.session_id, lines=lines,
-                         messages=prev.messages + new.messages, dropped=prev.dropped + new.dropped, counts=counts)
-        merged.topic = [w for w, _ in counts.most_common(topic_words)]
+    prev = prev or Summary(session_id=new.session_id)
+    counts = prev.counts + new.counts
+    seen = {(ln.section, ln.text) for ln in new.lines}
+    lines = [ln for ln in prev.lines if (ln.section, ln.text) not in seen] + new.lines
+    merged = Summary(session_id=new.session_id or prev.session_id, lines=lines, messages=prev.messages + new.messages,
+                     dropped=prev.dropped + new.dropped, counts=counts,
+                     topic=[w for w, _ in counts.most_common(topic_words)])
     merged.lines = _capped(merged.lines, max_lines)
     return merged
 
@@ -276,7 +274,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     prev, start = _rolling_start(max(current, key=lambda m: m.created_at) if current else None, msgs, alive)
     window = msgs[start:]
     part = summarize_with_llm(llm, window, session_id=scope.session_id, embedder=embedder) if llm is not None \
-        else summarize_messages(window, session_id=scope.session_id, max_lines=MAX_LINES)
+        else summarize_messages(window, session_id=scope.session_id)
     summary = merge_summaries(prev, part)
     if not summary.lines:
         return None
