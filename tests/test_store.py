@@ -172,6 +172,21 @@ def test_ann_matches_exact_search_and_follows_deletes(tmp_path):
         exact.close()
 
 
+def test_every_stored_vector_is_reachable_through_the_ann_index(tmp_path):
+    # usearch's multi-threaded add() could strand a vector no search reaches (USearch#735): in about half the builds
+    # of these near-duplicate texts. Every stored vector must find itself.
+    texts = _texts(240)
+    for run in range(8):
+        with Memory(str(tmp_path / f"ann{run}.db"), embedder="hash", settings=Settings(ann_threshold=50)) as m:
+            m.add([{"role": "user", "content": t} for t in texts], user_id="A")
+            m.search(texts[0], user_id="A", recipe="dense")  # builds the scope's index
+            sv = m.store.vectors._items[("default", "A")]
+            ids, vecs = sv._ids[: sv.n], sv._m[: sv.n]
+            found = sv.ann.search(vecs, 1).keys[:, 0]
+            stranded = [int(i) for i, f in zip(ids, found) if int(i) != int(f)]
+            assert len(ids) == 240 and stranded == []
+
+
 def _index_files(db: Path) -> list[Path]:
     return sorted(Path(str(db) + ".vec").glob("*.usearch"))
 

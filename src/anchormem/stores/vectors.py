@@ -26,6 +26,10 @@ __all__ = ["ScopeVectors", "VectorCache", "DEFAULT_ANN_THRESHOLD"]
 # Exact numpy search over 384-d float32 takes ~1 ms per 15k vectors on this machine class (bench/); past
 # this size the HNSW index keeps search p50 under the 2 ms target.
 DEFAULT_ANN_THRESHOLD = 20_000
+# _ADD_THREADS: HNSW inserts run on one thread. usearch's concurrent add() can strand a stored vector where no
+# search reaches it (unum-cloud/USearch#735, fix #772 unmerged as of 2.26.6): on 240 near-duplicate vectors, 31 of
+# 9,600 self-queries missed their own vector with threads=0, 0 with threads=1 (40 builds). Costs ~1.8x build time
+# (20k x 384 random: 37 s vs 21 s on 2 cores), paid once per scope; the index file is kept beside the database.
 
 
 _CTX_UNKNOWN, _CTX_NONE, _CTX_STORED = -1, 0, 1  # ScopeVectors._cstate: context vector not cached / NULL / cached
@@ -94,7 +98,7 @@ class ScopeVectors:
                 self._put_context(self.n + i, c)
         self.n += k
         if self.ann is not None:
-            self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs)
+            self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs, threads=1)  # see _ADD_THREADS
 
     def remove(self, rowids) -> None:
         for r in rowids:
@@ -277,7 +281,7 @@ class VectorCache:
                     expansion_search=64)
         alive = np.flatnonzero(sv._alive[: sv.n])
         if alive.size:
-            idx.add(sv._ids[alive].astype(np.uint64), sv._m[alive])
+            idx.add(sv._ids[alive].astype(np.uint64), sv._m[alive], threads=1)  # see _ADD_THREADS
         sv.ann = idx
         if path:
             try:
