@@ -26,6 +26,7 @@ __all__ = ["ScopeVectors", "VectorCache", "DEFAULT_ANN_THRESHOLD"]
 # Exact numpy search over 384-d float32 takes ~1 ms per 15k vectors on this machine class (bench/); past
 # this size the HNSW index keeps search p50 under the 2 ms target.
 DEFAULT_ANN_THRESHOLD = 20_000
+_INDEX_BUILD = 2  # saved index files from another build are rebuilt (1: multi-threaded add, may strand vectors)
 # _ADD_THREADS: HNSW inserts run on one thread. usearch's concurrent add() can strand a stored vector where no
 # search reaches it (unum-cloud/USearch#735, fix #772 unmerged as of 2.26.6): on 240 near-duplicate vectors, 31 of
 # 9,600 self-queries missed their own vector with threads=0, 0 with threads=1 (40 builds). Costs ~1.8x build time
@@ -270,7 +271,8 @@ class VectorCache:
             try:
                 info = json.loads(meta.read_text())
                 if (info.get("generation") == sv.generation and info.get("size") == sv.size
-                        and info.get("store_id") == self.store_id and info.get("dim") == self.dim):
+                        and info.get("store_id") == self.store_id and info.get("dim") == self.dim
+                        and info.get("build") == _INDEX_BUILD):
                     idx = Index.restore(str(path))
                     if idx is not None and len(idx) == sv.size:
                         sv.ann = idx
@@ -288,7 +290,7 @@ class VectorCache:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 idx.save(str(path))
                 meta.write_text(json.dumps({"generation": sv.generation, "size": sv.size, "store_id": self.store_id,
-                                            "dim": self.dim}))
+                                            "dim": self.dim, "build": _INDEX_BUILD}))
             except OSError:
                 pass  # the index is derived data; failing to persist it only costs a rebuild later
 
