@@ -639,3 +639,50 @@ def test_chinese_questions_take_their_subject_from_the_speakers_and_relatives_ar
         assert not ans.abstained and ans.citations[0].text == "我在杭州当老师。"
         ans = m.ask("小明在哪里当医生？", user_id="t")
         assert not ans.abstained and ans.citations[0].text == "我弟弟小明在上海当医生。"
+
+
+# (turn the user said, question, whether ask must abstain): the fresh-user trial's cases, turns without a speaker name
+_ASKER_CASES = [
+    ("My brother works as a doctor.", "Am I a doctor?", True),
+    ("My teacher is called Mr. Lee.", "What is my name?", True),
+    ("My wife's birthday is on March 3.", "When is my birthday?", True),
+    ("My sister lives in Paris.", "Where do I live?", True),
+    ("我弟弟在北京当律师。", "我是律师吗？", True),
+    ("My brother Sam works as a doctor.", "What is my job?", True),
+    ("My sister's name is Anna.", "What is my name?", True),
+    ("我妈妈住在杭州。", "我住在哪里？", True),
+    ("I work as a nurse.", "What does my brother do?", True),
+    ("My brother works as a doctor.", "What does my brother do?", False),
+    ("I work as a doctor.", "Am I a doctor?", False),
+    ("My name is Tom.", "What is my name?", False),
+    ("My wife's birthday is on March 3.", "When is my wife's birthday?", False),
+    ("My sister's name is Anna.", "What is my sister's name?", False),
+    ("我在北京当律师。", "我是律师吗？", False),
+    ("我住在上海。", "我住在哪里？", False),
+    ("我妈妈住在杭州。", "我妈妈住在哪里？", False),
+    ("I live in Lisbon. My sister lives in Paris.", "Where do I live?", False),
+]
+
+
+@pytest.mark.parametrize("turn,question,abstains", _ASKER_CASES)
+def test_a_question_about_the_asker_is_not_answered_by_what_they_said_of_a_relative(turn, question, abstains):
+    from anchormem.answering.persons import asks_about_self
+
+    assert asks_about_self(question)
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": turn}], user_id="u")
+        ans = m.ask(question, user_id="u")
+        assert ans.abstained is abstains
+        assert [c.text for c in ans.citations] == ([] if abstains else [turn])
+
+
+def test_a_relatives_fact_slot_does_not_answer_for_the_asker():
+    from anchormem.answering.persons import asks_about_self, is_kin
+
+    assert is_kin("wife") and is_kin("弟弟") and not is_kin("birthday")
+    assert not asks_about_self("Where does Caroline live?") and not asks_about_self("我们公司在哪里？")
+    with Memory(":memory:", cache=False) as m:
+        fact = m.add("My wife's birthday is on March 3.", user_id="u")[0].memory.fact
+        assert fact is not None and fact.attribute == "wife_birthday"
+        assert m.ask("When is my birthday?", user_id="u").abstained
+        assert m.ask("When is my wife's birthday?", user_id="u").citations[0].fact.attribute == "wife_birthday"

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from anchormem import Memory
 from anchormem.errors import LLMParseError
 from anchormem.facts import Fact, check_support, extract_facts_llm, extract_facts_rules
 from anchormem.facts.llm_extract import SYSTEM_PROMPT
@@ -46,6 +47,13 @@ RULE_CASES = [
     ("我最喜欢的茶是乌龙茶。", ("user", "favourite_tea", "乌龙茶", 1)),
     ("我是一名医生。", ("user", "occupation", "医生", 1)),
     ("我对花生过敏。", ("user", "allergy:花生", "花生", 1)),
+    # a move names the new home; "we" is the user's household (fresh-user trial)
+    ("I moved from Lisbon to Berlin.", ("user", "home_city", "Berlin", 1)),
+    ("We moved to Berlin in May.", ("user", "home_city", "Berlin", 1)),
+    ("I moved to Berlin in early June.", ("user", "home_city", "Berlin", 1)),
+    ("We live in Porto now.", ("user", "home_city", "Porto", 1)),
+    ("我从里斯本搬到柏林了。", ("user", "home_city", "柏林", 1)),
+    ("我们五月搬到了柏林。", ("user", "home_city", "柏林", 1)),
 ]
 
 
@@ -340,3 +348,26 @@ def test_new_or_current_prefix_keeps_the_slot():
     assert [normalize_attribute(a) for a in ("my new phone number", "current employer", "新手机号", "现在的地址",
                                              "New York", "newspaper")] == [
         "phone", "employer", "phone", "address", "new_york", "newspaper"]
+
+
+@pytest.mark.parametrize("old,new,question", [
+    ("I live in Lisbon.", "I moved from Lisbon to Berlin.", "Where do I live?"),
+    ("I live in Lisbon.", "We moved to Berlin in May.", "Where do I live?"),
+    ("我住在里斯本。", "我从里斯本搬到柏林了。", "我住在哪里？"),
+])
+def test_a_move_supersedes_the_old_home(old, new, question):
+    with Memory(":memory:", cache=False) as m:
+        first = m.add([{"role": "user", "content": old}], user_id="u")[0].memory
+        res = m.add([{"role": "user", "content": new}], user_id="u")
+        assert [(r.event, r.memory.fact.value) for r in res] == [
+            ("ADD", "Berlin" if new.isascii() else "柏林"), ("SUPERSEDE", "Lisbon" if old.isascii() else "里斯本")]
+        assert [x.text for x in m.get_all(user_id="u")] == [new]
+        assert m.get(first.id).valid_to is not None
+        ans = m.ask(question, user_id="u")
+        assert [c.text for c in ans.citations] == [new]
+
+
+@pytest.mark.parametrize("text", ["We moved the meeting to Friday.", "My parents moved from Ohio to Texas.",
+                                  "I moved from coffee to tea."])
+def test_moves_that_are_not_the_users_home(text):
+    assert [f.attribute for f in extract_facts_rules(text) if f.attribute == "home_city"] == []

@@ -61,7 +61,7 @@ from pydantic import BaseModel, Field
 from ..facts.keys import LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import asked, claims_other, kin_words, name_in, stated_text, subject_role, with_speaker_names
+from .persons import asked, asks_about_self, claims_other, is_kin, kin_words, name_in, stated_text, subject_role, with_speaker_names
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES"]
@@ -410,29 +410,33 @@ def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: 
     return not (q.wants_number and not _NUMBER.search(stated))
 
 
-def _memory_words(hit: Hit, stated: str) -> list[str]:
+def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     m = hit.memory
     words = list(query_terms(stated))
     if m.speaker:
         words.extend(query_terms(m.speaker))
-    return words + _slot_words(hit)
+    return words + _slot_words(hit, kin)
 
 
-def _slot_words(hit: Hit) -> list[str]:
-    """A fact's slot names what it is about ("employer" answers "where does … work"): its attribute's words."""
+def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
+    """A fact's slot names what it is about ("employer" answers "where does … work"): its attribute's words. A
+    relative's slot ("wife_birthday", "sister_name") names nothing unless the question names the relation
+    (``kin``, :func:`.persons.kin_words`): "When is my birthday?" is not answered by the wife's."""
     f = hit.memory.fact
     if f is None:
         return []
     head, _, key = f.attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
+    if len(words) > 1 and is_kin(words[0]) and words[0].lower() not in kin:
+        return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))
     return words
 
 
-def _slot_answers(heavy: list[str], hit: Hit) -> bool:
+def _slot_answers(heavy: list[str], hit: Hit, kin: frozenset[str]) -> bool:
     """A heavy question term names the fact's slot (same stem or synonym group): typed evidence."""
-    slot = _slot_words(hit)
+    slot = _slot_words(hit, kin)
     stems = {stem(w) for w in slot}
     groups = {_syn_group(w) for w in slot} - {None}
     return any(stem(t) in stems or _syn_group(t) in groups for t in heavy)
@@ -494,7 +498,11 @@ class EvidenceScorer:
         q = with_speaker_names(analyze_question(question) if isinstance(question, str) else question, hits)
         roles = [subject_role(q, h) for h in hits]
         kin = kin_words(q.text)
-        stated = [stated_text(h.memory.text, about_speaker=r == "speaker", kin=kin) for h, r in zip(hits, roles)]
+        # a question about the asker ("Am I a doctor?") is answered by what the user said of themself, not of a
+        # relative ("My brother works as a doctor.")
+        self_q = not q.names and asks_about_self(q.text)
+        stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
+                              kin=kin) for h, r in zip(hits, roles)]
         # another person's own statement, read as such (the person-swap check of select)
         others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
         own = [stated_text(hits[i].memory.text, about_speaker=True, kin=kin) for i in others]
@@ -502,7 +510,7 @@ class EvidenceScorer:
             stated = [st + " " + asked(p) if p and st.strip() else st for st, p in zip(stated, prompts)]
             own = [st + " " + asked(prompts[i]) if prompts[i] and st.strip() else st for i, st in zip(others, own)]
         all_hits, all_stated = hits + [hits[i] for i in others], stated + own
-        words = [_memory_words(h, st) for h, st in zip(all_hits, all_stated)]
+        words = [_memory_words(h, st, kin) for h, st in zip(all_hits, all_stated)]
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
@@ -529,7 +537,7 @@ class EvidenceScorer:
                     dense_ok = True  # … or the question's date is the memory's (typed evidence)
             else:
                 # a fact whose slot the question names needs no calibrated cosine floor (typed evidence)
-                floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h)
+                floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h, kin)
                 dense_ok = floor_ok and (best is None or d >= best - self.config.dense_margin)
             out.append(Scored(i, coverage, subject_ok, heavy_ok, d, dense_ok,
                               {t: round(c, 3) for t, c in cov.items()}, _exchange(h), other))

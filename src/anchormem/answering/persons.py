@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
 __all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words",
-           "with_speaker_names"]
+           "with_speaker_names", "asks_about_self", "is_kin"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -55,15 +55,37 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
 
 _KIN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|friend|"
         "boss|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbou?r|colleague|coworker|"
-        "roommate|kids?|child|children")
+        "roommate|kids?|child|children|teacher|doctor|dentist|landlord|landlady|manager|coach|tutor|classmate|"
+        "fianc[eé]e?|parents?|siblings?|in-laws?|brother-in-law|sister-in-law")
 # a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
 _THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:older|younger|little|big|best|elder|"
                           rf"baby|twin)\s+)?({_KIN})\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
 _KIN_ZH = ("弟弟|哥哥|姐姐|妹妹|妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|老公|妻子|丈夫|男朋友|女朋友|朋友|同事|老板|表哥|表姐|"
-           "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友")
+           "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友|老师|同学|房东|领导|经理|教练|未婚妻|未婚夫|父母|家人")
 # the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
 _THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})")
 _KIN_WORD = re.compile(rf"\b({_KIN})\b|({_KIN_ZH})", re.I)
+
+
+# the asker as the question's subject: "Am I a doctor?", "What is my name?", "Where do I live?", 我是律师吗？
+_SELF_Q = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
+_SELF_Q_ZH = re.compile(rf"我(?!们)(?!(?:的)?(?:{_KIN_ZH}))")
+
+
+def asks_about_self(question: str) -> bool:
+    """The question asks about the asker (first person, no name): "Am I a doctor?", "What's my job?", 我住在哪里？
+    Then only what the asker said of themself answers it: "My brother works as a doctor." does not say the asker is
+    one (:func:`stated_text` with ``about_speaker``). A question about the asker's relative ("What does my brother
+    do?", 我弟弟做什么工作？) is one too; its relation words (:func:`kin_words`) keep the relative's sentences."""
+    return bool(_SELF_Q.search(question) or _SELF_Q_ZH.search(question) or _THIRD_PARTY_ZH.search(question))
+
+
+def is_kin(word: str) -> bool:
+    """``word`` is a relation word ("brother", "wife", 弟弟, 同事)."""
+    return bool(_KIN_FULL.fullmatch(word.lower()))
+
+
+_KIN_FULL = re.compile(rf"(?:{_KIN})|(?:{_KIN_ZH})", re.I)
 
 
 def kin_words(question: str) -> frozenset[str]:

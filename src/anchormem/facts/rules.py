@@ -54,7 +54,9 @@ _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are
 _EN_CUT = re.compile(
     r"\s+(?:any ?more|these days|nowadays|right now|now|at the moment|at all|last|next|this|since|yesterday|"
     r"today|tomorrow|recently|ago|because|but|so|when|after|before|though|although|a lot|very much|so much|"
-    r"as well|too|either|for (?:a|\d+|one|two|three|several|many|the past)|in \d{4}|starting|from now on)\b"
+    r"as well|too|either|for (?:a|\d+|one|two|three|several|many|the past)|in \d{4}|starting|from now on|"
+    r"in (?:early |late |mid-?)?(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|spring|summer|autumn|fall|winter|the (?:spring|summer|autumn|fall|winter)))\b"
     r"|\s*(?:(?<!\d),|,(?!\d{3}\b)|[;:(（])|\s+-\s", re.I)  # "3,000 euros" keeps its thousands comma
 _ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
 _ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
@@ -136,6 +138,13 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"(?:living|based|residing|settled)\s+in\s+" + _V), _const("home_city"), 1),
     (_c(r"\bI(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+" + _V),
      _const("home_city"), 1),
+    # "I moved from Lisbon to Berlin", "We moved to Berlin in May", "we live in Porto now" (the household's home)
+    (_c(r"\b(?:I|we)(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?from\s+(?-i:[A-Z])[\w' .-]*?\s+"
+        r"(?:to|into)\s+" + _V), _const("home_city"), 1),
+    (_c(r"\bwe(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+" + _V),
+     _const("home_city"), 1),
+    (_c(r"\bwe\s+" + _ADV + r"(?:live|reside)\s+in\s+" + _V), _const("home_city"), 1),
+    (_c(r"\bwe(?:'re| are)\s+" + _ADV + r"(?:living|based|residing|settled)\s+in\s+" + _V), _const("home_city"), 1),
     (_c(r"\bI(?:'m| am| will| 'll|'ll)\s+" + _ADV + r"(?:moving|relocating|move|relocate)\s+(?:back\s+)?to\s+"
         + _V), _const("home_city"), 1),
     (_c(r"\bI\s+" + _ADV + r"work\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
@@ -209,8 +218,11 @@ _ZH_RULES: list[Rule] = [
      _const("name"), 1),
     (re.compile(r"我(?:的|家的?|养的)(?P<a>[^，。！？是叫的]{1,8})(?:的名字)?(?:叫|名叫|叫做)\s*" + _ZV), _named, 1),
     (re.compile(r"我最喜欢的(?P<a>[^，。！？是]{1,10})是\s*" + _ZV), lambda m: "最喜欢的" + m.group("a"), 1),
-    (re.compile(r"我" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
-    (re.compile(r"我" + _ZADV + r"(?:要|会)?(?:搬到了?|搬去了?|搬家到了?|搬回了?|搬来了?)\s*" + _ZV), _const("home_city"), 1),
+    (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
+    # "我从里斯本搬到柏林了", "我们五月搬到了柏林": the move's destination
+    (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:[一二三四五六七八九十]{1,2}月(?:份)?|\d{1,2}月(?:份)?)?(?:要|会)?"
+                r"(?:从[^，。！？,.!?；;]{1,20}?)?(?:搬到了?|搬去了?|搬家到了?|搬回了?|搬来了?)\s*" + _ZV),
+     _const("home_city"), 1),
     (re.compile(r"我" + _ZADV + r"在\s*(?P<v>[^，。！？,.!?；;在]{1,30}?)\s*(?:工作|上班|任职|实习)"), _const("employer"), 1),
     (re.compile(r"(?:新工作在|入职了?|加入了|跳槽到了?)\s*" + _ZV), _const("employer"), 1),
     (re.compile(r"我" + _ZADV + r"是(?:一名|一个|一位)\s*" + _ZV), _const("occupation"), 1),
