@@ -686,3 +686,10 @@ def test_a_relatives_fact_slot_does_not_answer_for_the_asker():
         assert fact is not None and fact.attribute == "wife_birthday"
         assert m.ask("When is my birthday?", user_id="u").abstained
         assert m.ask("When is my wife's birthday?", user_id="u").citations[0].fact.attribute == "wife_birthday"
+
+
+def test_profession_is_a_paraphrase_of_work():
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": "I work as a nurse."}], user_id="u")
+        ans = m.ask("What's my profession?", user_id="u")
+        assert [c.text for c in ans.citations] == ["I work as a nurse."]

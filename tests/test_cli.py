@@ -327,3 +327,12 @@ def test_relabel_and_anchored_search_with_context(db):
     assert "context" in res.output and hits[0]["memory"]["id"][:8] in res.output
     res = run(db, "search", "bank", "--user", "alice", "--explain")  # the default recipe: no anchoring table
     assert res.exit_code == 0 and "per-signal scores" in res.output and "anchoring" not in res.output
+
+
+def test_json_errors_are_a_json_document_on_stdout(db):
+    run_json(db, "add", "I like jazz.", "--user", "bob")
+    res = run(db, "get", "nope", json_out=True)
+    assert res.exit_code == 2
+    assert json.loads(res.stdout) == {"error": {"type": "NotFoundError", "message": "no memory 'nope'"}}
+    res = run(db, "get", "nope")  # without --json: only the red line
+    assert res.exit_code == 2 and res.stdout == "" and "no memory" in res.output

@@ -34,6 +34,16 @@ def mem():
     ("If I will be late, what happens?", False),
     ("你会来吗？", False),
     ("我昨天去了超市。", False),
+    # fresh-user trial: speech acts and vows are not commitments; reported promises and 约好 are
+    ("I have to admit the movie was good.", False),
+    ("I will never buy from you again.", False),
+    ("I must say, great service.", False),
+    ("I won't forget.", False),
+    ("我要说的是这个很好。", False),
+    ("我们约好周五前退款。", True),
+    ("You promised me a refund by Friday!", True),
+    ("你们答应周五前退款。", True),
+    ("We will ship it by Friday.", True),
 ])
 def test_is_commitment(text, want):
     assert is_commitment(text) is want

@@ -67,3 +67,26 @@ def test_a_conversation_without_a_recipe_turns_anchoring_on_an_explicit_recipe_i
         plain = m.search("What did I say about the bank?", user_id="u", context=ctx, recipe="hybrid_rrf")
         assert plain and not any("anchor" in h.explain for h in plain)
         assert not any("anchor" in h.explain for h in m.search("bank", user_id="u"))  # no conversation: plain
+
+
+def test_labels_set_by_hand_survive_relabel_and_text_updates():
+    from anchormem.errors import InvalidInputError
+
+    with Memory(":memory:", cache=False) as m:
+        item = m.add("I deposited my salary at the bank.", user_id="u")[0].memory
+        assert item.labels and all(lab.set_by == "labeller" for lab in item.labels)
+        got = m.update(item.id, labels=["travel"])  # labels alone: a domain name is enough
+        assert [(lab.domain, lab.primary, lab.set_by) for lab in got.labels] == [("travel", True, "hand")]
+        assert got.text == "I deposited my salary at the bank."
+        assert [h.event for h in m.history(item.id)] == ["ADD"]  # the text did not change
+        assert m.relabel(user_id="u") == 0
+        assert [lab.domain for lab in m.get(item.id).labels] == ["travel"]
+        m.update(item.id, "I deposited my bonus at the bank.")
+        assert [(lab.domain, lab.set_by) for lab in m.get(item.id).labels] == [("travel", "hand")]
+        with pytest.raises(InvalidInputError, match="needs a new text, labels, or both"):
+            m.update(item.id)
+        with pytest.raises(InvalidInputError, match="give a domain name, a Label or a dict"):
+            m.update(item.id, labels=[42])
+        with pytest.raises(InvalidInputError, match="unknown label domain 'banking'"):
+            m.update(item.id, labels=["banking"])
+        assert m.get(item.id).text == "I deposited my bonus at the bank."

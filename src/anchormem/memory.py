@@ -26,7 +26,7 @@ from .privacy.redact import find_tokens
 from .ingest.classify import memory_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
-from .context.anchor import AnchorHook, ContextAnchor, check_labels, label_drafts, relabel_scope
+from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
@@ -257,13 +257,22 @@ class Memory:
             return vecs
         return np.vstack([by_draft[id(d.reuse if d.reuse is not None else d)] for d in drafts])
 
-    def update(self, memory_id: str, text: str, *, reason: str | None = None,
-               labels: list[Label | dict[str, Any]] | None = None) -> MemoryItem:
-        """Replace a memory's text (re-embedded and re-indexed); the old text stays in ``history``.
-        ``labels``: replace its context labels (``Label`` or dicts; domains from :mod:`anchormem.context.taxonomy`,
-        topic/intent normalised; the first is primary unless one says so).
-        Raises NotFoundError, InvalidInputError."""
+    def update(self, memory_id: str, text: str | None = None, *, reason: str | None = None,
+               labels: list[Label | dict[str, Any] | str] | None = None) -> MemoryItem:
+        """Replace a memory's text (re-embedded and re-indexed; the old text stays in ``history``) and/or its
+        context labels. ``labels``: ``Label`` objects, dicts or domain names (domains from
+        :mod:`anchormem.context.taxonomy`, topic/intent normalised; the first is primary unless one says so); they
+        are kept as hand-set (``Label.set_by == "hand"``: ``relabel`` and later text updates leave them). A new text
+        without ``labels`` is re-labelled, unless its labels were set by hand. ``labels`` alone changes only the
+        labels (no history entry: the text did not change). Raises NotFoundError, InvalidInputError (neither text
+        nor labels, bad text, bad labels)."""
+        if text is None and labels is None:
+            raise InvalidInputError("update needs a new text, labels, or both")
         new_labels = check_labels(labels) if labels is not None else None
+        if text is None:
+            old = self.store.get(self.tenant, memory_id)
+            self.store.set_labels(self.tenant, {memory_id: new_labels})
+            return old.model_copy(update={"labels": new_labels})
         text = check_text(text, what="text", max_chars=self.settings.max_message_chars)
         old = self.store.get(self.tenant, memory_id)
         text, pii = self._pii.redact_text(text, self.tenant, old.user_id)
@@ -284,7 +293,9 @@ class Memory:
                                  entities=strip_token_entities(text, extract_entities(text, dates)))
         if fact != old.fact:
             self.store.set_fact(self.tenant, memory_id, fact)
-        if new_labels is None:  # re-label the new text, its old labels standing in for the conversation
+        if new_labels is None and hand_set(old):
+            new_labels = old.labels
+        elif new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
         return item.model_copy(update={"labels": new_labels, "fact": fact})

@@ -64,13 +64,16 @@ class Scope(BaseModel):
 
 
 class Label(BaseModel):
-    """A context label: ``domain`` from the fixed taxonomy, free ``topic`` and ``intent``; ``score`` in [0, 1]."""
+    """A context label: ``domain`` from the fixed taxonomy, free ``topic`` and ``intent``; ``score`` in [0, 1].
+    ``set_by``: ``"labeller"`` (computed) or ``"hand"`` (given by a caller to ``add``/``update``); hand-set labels
+    are kept by :meth:`anchormem.Memory.relabel` and by a text ``update``."""
 
     domain: str
     topic: str | None = None
     intent: str | None = None
     score: float = 1.0
     primary: bool = False
+    set_by: Literal["labeller", "hand"] = "labeller"
 
 
 class Entity(BaseModel):

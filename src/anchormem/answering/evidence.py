@@ -146,7 +146,7 @@ _SYNONYMS: list[set[str]] = [
     {"live", "liv", "lives", "living", "reside", "resid", "home", "hom", "move", "mov", "moved", "relocat",
      "apartment", "flat", "hous", "住", "住在", "搬", "搬到", "搬家", "家", "租", "定居", "公寓"},
     {"work", "job", "employ", "employer", "career", "company", "office", "position", "role", "hir", "hired",
-     "工作", "上班", "公司", "职业", "入职", "单位"},
+     "profession", "professi", "occupation", "occupat", "工作", "上班", "公司", "职业", "入职", "单位"},
     {"cost", "price", "pric", "pay", "paid", "spend", "spent", "euro", "dollar", "buck", "money", "钱", "花",
      "元", "块", "费", "费用", "价格"},
     {"age", "ag", "old", "birthday", "born", "岁", "年龄", "年纪", "生日"},

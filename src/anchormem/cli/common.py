@@ -2,7 +2,8 @@
 
 Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
 a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
-red line on stderr and exit with code 2 (never a traceback).
+red line on stderr (with ``--json`` also ``{"error": {"type", "message"}}`` on stdout) and exit with code 2
+(never a traceback); a declined confirmation exits with code 1.
 """
 
 from __future__ import annotations
@@ -64,14 +65,19 @@ def _handled(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except AnchormemError as exc:
-            _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
-        except (OSError, UnicodeDecodeError) as exc:  # unreadable/unwritable files given on the command line
-            _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-            raise typer.Exit(2) from None
+        except (AnchormemError, OSError, UnicodeDecodeError) as exc:  # OSError etc.: files named on the line
+            _fail(exc)
 
     return wrapper
+
+
+def _fail(exc: Exception) -> None:
+    """One red line on stderr; with ``--json`` also ``{"error": {"type", "message"}}`` on stdout; exit code 2."""
+    _err().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+    if _state.json:
+        _emit_json({"error": {"type": type(exc).__name__, "message": str(exc)}})
+    raise typer.Exit(2) from None
+
 
 
 def _emit_json(data: Any) -> None:

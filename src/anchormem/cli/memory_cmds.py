@@ -316,7 +316,8 @@ def forget(
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
-    """Delete every memory of a user (optionally one agent/session). There is no unscoped forget."""
+    """Delete every memory of a user (optionally one agent/session). There is no unscoped forget. Asks for
+    confirmation unless --yes; declining exits with code 1 (errors exit with 2)."""
     from ..errors import ScopeError
 
     if user is None:

@@ -623,7 +623,8 @@ class AnchorHook:
 
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
-    """Validate user-given labels: known domains, normalised topic/intent, scores in [0, 1], one primary."""
+    """Validate user-given labels (``Label``, dicts, or a domain name alone: ``"finance"``): known domains,
+    normalised topic/intent, scores in [0, 1], one primary; marked ``set_by="hand"``. Raises InvalidInputError."""
     from ..errors import InvalidInputError
     from .taxonomy import norm_tag
 
@@ -632,16 +633,17 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     out: list[Label] = []
     for x in labels:
         try:
-            lab = x if isinstance(x, Label) else Label(**x)
+            lab = x if isinstance(x, Label) else Label(domain=x) if isinstance(x, str) else Label(**x)
         except Exception as exc:  # noqa: BLE001 - pydantic/TypeError become ours
-            raise InvalidInputError(f"bad label {x!r}: {exc}") from None
+            raise InvalidInputError(f"bad label {x!r}: give a domain name, a Label or a dict with 'domain' "
+                                    f"(and optional topic, intent, score, primary)") from exc
         dom = norm_tag(lab.domain)
         if dom not in DOMAIN_NAMES:
             raise InvalidInputError(f"unknown label domain {lab.domain!r}; domains: {', '.join(DOMAIN_NAMES)}")
         if not 0.0 <= lab.score <= 1.0:
             raise InvalidInputError("label score must be in [0, 1]")
         out.append(Label(domain=dom, topic=norm_tag(lab.topic), intent=norm_tag(lab.intent), score=lab.score,
-                         primary=lab.primary))
+                         primary=lab.primary, set_by="hand"))
     if out and not any(lab.primary for lab in out):
         out[0].primary = True
     if sum(lab.primary for lab in out) > 1:
@@ -650,9 +652,15 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     return out
 
 
+def hand_set(item: MemoryItem) -> bool:
+    """The memory's labels were given by a caller (``set_by == "hand"``), not computed."""
+    return any(lab.set_by == "hand" for lab in item.labels)
+
+
 def relabel_scope(anchor: ContextAnchor, store, scope) -> int:
     """Re-label every current memory of a user scope, session by session (oldest first), and recompute their
-    context vectors. Returns how many were labelled."""
+    context vectors. Memories with hand-set labels (``Label.set_by == "hand"``) keep them. Returns how many were
+    labelled."""
     items = store.list_memories(scope, None)
     if not items:
         return 0
@@ -667,7 +675,7 @@ def relabel_scope(anchor: ContextAnchor, store, scope) -> int:
             part = sess[i : i + 64]
             mat = np.vstack([vecs[it.id] for it in part])
             labels = anchor.label_texts([it.text for it in part], mat)
-            n += store.set_labels(scope.tenant, {it.id: labs for it, labs in zip(part, labels)})
+            n += store.set_labels(scope.tenant, {it.id: labs for it, labs in zip(part, labels) if not hand_set(it)})
             ctx = context_vectors(mat, decay=anchor.session_decay, own_weight=anchor.own_weight)
             store.set_context_vectors(scope.tenant, {it.id: c for it, c in zip(part, ctx)})
     return n

@@ -6,7 +6,11 @@ Offline rules, English and Chinese. A sentence is a commitment when it binds som
   "we will / we'll / let's <verb> ... by <date>"; 我会 / 我要 / 我得 / 我答应 / 我保证 / 我负责 / 我来;
 - agreements and decisions: "we agreed / we decided / it was agreed (that|to)", "the deadline is";
   双方同意 / 我们约定 / 说好了 / 商定 / 决定 / 截止;
-- todos and reminders: "remind me to", "don't forget to", "todo:", "I still need to"; 提醒我 / 记得 / 别忘了 / 待办.
+- todos and reminders: "remind me to", "don't forget to", "todo:", "I still need to"; 提醒我 / 记得 / 别忘了 / 待办;
+- the other party's promise as the user reports it: "You promised me a refund by Friday!"; 你答应 / 你们保证.
+
+Not: a speech act after a modal ("I have to admit…", "I must say…", 我要说…) or a vow never to act ("I will
+never buy from you again").
 
 Questions, hypotheticals ("if I will…", "如果") and past narration are not commitments. The assistant's own
 promises ("I will call you tomorrow") count too, with ``source="assistant"``: they are the agent's to keep.
@@ -33,13 +37,21 @@ from ..text.tokenize import index_text
 
 __all__ = ["is_commitment", "due_date", "split_commitments"]
 
+# what follows a modal without binding anyone to an action: a speech act ("I have to admit…", "I must say…") or a
+# vow never to act ("I will never buy from you again")
+_NOT_ACTION = r"(?!\s+(?:never|not|ever|admit|say|confess|agree|disagree|tell you|be honest|thank|apologi[sz]e|" \
+              r"point out|mention|wonder|warn you|ask you)\b)"
 _EN = re.compile(
     r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to| need to| have to| must| still need to|"
-    r" plan to| intend to)|we(?:'ll| will| shall| are going to|'re going to| need to| have to| must| plan to)|"
+    r" plan to| intend to)" + _NOT_ACTION + r"|we(?:'ll| will| shall| are going to|'re going to| need to| have to|"
+    r" must| plan to)" + _NOT_ACTION + r"|"
     r"let's|let us|we (?:have |)(?:agreed|decided)|it was agreed|agreed (?:to|that)|the deadline (?:is|for)|"
-    r"remind me to|don't forget to|do not forget to|to-?do:|action item)\b", re.I)
-_ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)|我们(?:会|要|得|约定|决定|商定)|双方同意|"
-                 r"说好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办")
+    r"remind me to|don't forget to|do not forget to|to-?do:|action item|"
+    # the other party's promise, as the user reports it: "You promised me a refund by Friday!"
+    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| would| will))\b", re.I)
+_ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)(?!说|承认)|我们(?:会|要|得|约定|约好|决定|商定)|双方同意|"
+                 r"说好了?|约好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办|"
+                 r"你们?(?:答应|保证|承诺|说好)")
 _NOT = re.compile(r"^(?:if|whether|when i was|unless)\b|\b(?:would|could|might|wish|hope)\b|如果|假如|要是|是否|"
                   r"希望|[?？]\s*$|吗\s*[。.]?$", re.I)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -70,6 +70,7 @@ _PRONOUNS = frozenset("it that this them those these one so too there here him h
 
 def _clean(v: str, *, max_words: int = 8) -> str | None:
     v = v.strip().strip("\"'“”‘’「」")
+    v = re.sub(r"^(?:now|currently|still)\s+", "", v, flags=re.I)  # "my phone number is now 555-0101"
     if not v:
         return None
     if has_cjk(v) and re.match(r"[A-Za-z<]", v):
@@ -198,6 +199,10 @@ _EN_RULES: list[Rule] = [
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
     (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT_ALONE + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?|(?:" + _HABIT
         + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)$"), _does, 1),
+    # "my shipping address changed to …", "my phone number has changed to …"
+    (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
+        r"(?: [a-z][\w'-]*){0,3}?)\s+(?:has\s+|have\s+)?(?:changed|been changed|been updated|updated|moved)\s+to\s+"
+        + _V), lambda m: m.group("a"), 1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
@@ -245,6 +250,9 @@ _ZH_RULES: list[Rule] = [
                 r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
     (re.compile(r"(?:我的|我家的?|我们的)?(?:狗|猫|宠物|小狗|小猫|鸟|兔子)?(?P<v>[A-Za-z]+|[\u4e00-\u9fff]{1,4}?)"
                 r"(?:去世了|死了|病死了|走丢了|跑丢了)"), _const("gone"), 1),
+    # "我的快递地址改成北京市…", "我的手机号换成了…": the slot's new value
+    (re.compile(r"(?:我的|我把(?:我的)?)(?P<a>[^，。！？是把]{1,12}?)(?:已经)?(?:改成了?|改为|换成了?|变成了?|更新为|更新成|现在是)\s*"
+                + _ZV), lambda m: m.group("a"), 1),
     (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), lambda m: m.group("a"), 1),
 ]
 _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": "cat", "狗": "dog", "车": "car",

@@ -92,7 +92,7 @@ def add_memories(body: AddRequest, request: Request, who: Principal = Depends(re
 
 
 @router.patch("/memories/{memory_id}", response_model=MemoryItem, responses=_AUTH_404, tags=["memories"],
-              summary="Replace a memory's text (writer)")
+              summary="Replace a memory's text and/or labels (writer)")
 def update_memory(body: UpdateRequest, request: Request, memory_id: str = MemoryId,
                   who: Principal = Depends(require("writer"))) -> Any:
     labels = None if body.labels is None else [lab.model_dump() for lab in body.labels]

@@ -104,9 +104,9 @@ class LabelIn(_Body):
 
 
 class UpdateRequest(_Body):
-    """Replace a memory's text; the old text stays in its history."""
+    """Replace a memory's text (the old text stays in its history) and/or its labels (kept as hand-set)."""
 
-    text: Annotated[str, Field(min_length=1)]
+    text: Optional[Annotated[str, Field(min_length=1)]] = None
     reason: Optional[Annotated[str, Field(max_length=1000)]] = None
     labels: Optional[Annotated[list[LabelIn], Field(max_length=20)]] = None
 
