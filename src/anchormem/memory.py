@@ -291,7 +291,8 @@ class Memory:
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
-        the delete (``purge=True`` also erases its text from history, its source turn unless another memory
+        the delete (``purge=True`` also erases its text and every reason from history (an update's or tier move's
+        reason may quote the user), its source turn unless another memory
         cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
         are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
@@ -354,7 +355,8 @@ class Memory:
                    session_id: str | None = None, purge: bool = False) -> dict[str, int]:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
-        history text and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
+        history text and reasons (for the whole user: of every history row, also of memories deleted earlier
+        without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
         of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed,
         and the hot cache's entries and session buffers of the user (a narrowed scope: of its sessions) go."""
         if user_id is None:
@@ -616,7 +618,7 @@ class Memory:
            purge: bool = False, progress: Any = None) -> dict[str, int]:
         """Delete expired memories (``expires_at`` <= ``now``, default the clock) of one user or, one user per
         transaction, of every user of the tenant: from the table, vector, keyword and entity indexes; history
-        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and drops
+        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and reasons and drops
         source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
         ``progress``: ``callable(done_users, total_users)``. Returns counts per table (``memories``, ``fts``,
         ``entities``; ``history``/``messages`` with ``purge``) and ``users`` (users with expired memories).

@@ -85,10 +85,13 @@ class Store(Protocol):
         """Change a memory's text (a new version in history). Raises NotFoundError."""
 
     def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
-        """Remove a memory from every table and index; ``purge`` also blanks its history text. Returns counts."""
+        """Remove a memory from every table and index; ``purge`` also blanks its history text and reasons
+        (``old_text``, ``new_text``, ``reason``). Returns counts."""
 
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
-        """Remove every memory (and message) of a user scope. Returns counts per table."""
+        """Remove every memory (and message) of a user scope. ``purge`` also blanks history text and reasons: of
+        every history row of the user for a whole-user scope, of the scope's memories for a narrowed one
+        (``"history"``: rows blanked). Returns counts per table."""
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Versions oldest first. Raises NotFoundError if the id never existed."""

@@ -373,7 +373,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id=? AND tenant=?",
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE memory_id=? AND "
+                    "tenant=?",
                     (memory_id, tenant)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
                 counts["messages"] = sum(c.execute(
@@ -443,14 +444,20 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     msg_sql += f" AND {col}=?"
                     mparams.append(getattr(scope, col))
             counts["messages"] = c.execute(msg_sql, mparams).rowcount
-            if purge:
+            if purge and scope.agent_id is None and scope.session_id is None:  # the whole user: every history
+                # row, also those of memories deleted earlier without purge (their DELETE row kept the text)
+                counts["history"] = c.execute(
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                    "user_id=?", (scope.tenant, scope.user_id)).rowcount
+            elif purge:
                 ids = [r[1] for r in rows]
                 counts["history"] = 0
                 for i in range(0, len(ids), 900):
                     chunk = ids[i : i + 900]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id IN "
-                        f"({','.join('?' * len(chunk))})", chunk).rowcount
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"memory_id IN ({','.join('?' * len(chunk))})", [scope.tenant, *chunk]).rowcount
+            if purge:
                 self._merge_fts(c)
             for _, mid, text in rows:
                 self._history(c, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
@@ -499,7 +506,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(rows), 900):
                     chunk = [r[1] for r in rows[i : i + 900]]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE tenant=? AND memory_id IN "
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"memory_id IN "
                         f"({','.join('?' * len(chunk))})", [tenant, *chunk]).rowcount
                 for _, _, uid, _, src_ids in rows:  # source turns no remaining memory cites
                     counts["messages"] += sum(c.execute(
