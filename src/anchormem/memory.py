@@ -356,9 +356,10 @@ class Memory:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and reasons (for the whole user: of every history row, also of memories deleted earlier
-        without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
-        of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed,
-        and the hot cache's entries and session buffers of the user (a narrowed scope: of its sessions) go."""
+        without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or
+        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``; on SQLite freed
+        bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
+        narrowed scope: of its sessions) go."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
         scope = self._scope(user_id, agent_id, session_id)
@@ -618,8 +619,8 @@ class Memory:
            purge: bool = False, progress: Any = None) -> dict[str, int]:
         """Delete expired memories (``expires_at`` <= ``now``, default the clock) of one user or, one user per
         transaction, of every user of the tenant: from the table, vector, keyword and entity indexes; history
-        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and reasons and drops
-        source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
+        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and reasons
+        and drops source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
         ``progress``: ``callable(done_users, total_users)``. Returns counts per table (``memories``, ``fts``,
         ``entities``; ``history``/``messages`` with ``purge``) and ``users`` (users with expired memories).
         Raises InvalidInputError."""
