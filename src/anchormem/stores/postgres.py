@@ -34,6 +34,7 @@ from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewIte
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
+from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
@@ -130,7 +131,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin):
+                    PostgresContextMixin, PastTextMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -641,7 +642,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         if limit is not None or offset:
             q += " LIMIT %s OFFSET %s"
             params = params + [limit, offset]
-        return self._select(q, params)
+        items = self._select(q, params)
+        return items if as_of is None else self._with_past_texts(items, scope, where, as_of)
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""

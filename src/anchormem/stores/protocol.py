@@ -78,7 +78,13 @@ class Store(Protocol):
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
-        """Memories in scope, oldest first."""
+        """Memories in scope, oldest first. With ``as_of``: those current then, each with the text it had then
+        (see :meth:`past_texts`)."""
+
+    def past_texts(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, str | None]:
+        """{memory id: text at ``as_of``} for memories visible at ``as_of`` whose text was edited (``update``)
+        after it; None when that text was blanked by a purge. Only the text is historical
+        (:mod:`.past_text`)."""
 
     def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
                content_hash: str, actor: str, reason: str | None = None) -> MemoryItem:

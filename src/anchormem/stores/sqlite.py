@@ -44,6 +44,7 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemo
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
+from .past_text import PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
@@ -67,7 +68,8 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin):
+class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
+                  PastTextMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -555,7 +557,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if limit is not None or offset:
             q += " LIMIT ? OFFSET ?"
             params = params + [-1 if limit is None else limit, offset]
-        return self._items(self._read(q, params))
+        items = self._items(self._read(q, params))
+        return items if as_of is None else self._with_past_texts(items, scope, where, as_of)
 
     def _generation(self, tenant: str, user_id: str) -> int:
         row = self._read("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id))
