@@ -302,7 +302,8 @@ class Memory:
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
-        the delete (``purge=True`` also erases its text from history, its source turn unless another memory
+        the delete (``purge=True`` also erases its text and every reason from history (an update's or tier move's
+        reason may quote the user), its source turn unless another memory
         cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
         are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
@@ -365,9 +366,11 @@ class Memory:
                    session_id: str | None = None, purge: bool = False) -> dict[str, int]:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
-        history text and the PII vault rows (all of the user's, or for a narrowed scope those no remaining text
-        of the user holds), count under ``"vault"``; on SQLite freed bytes are zeroed and the WAL checkpointed,
-        and the hot cache's entries and session buffers of the user (a narrowed scope: of its sessions) go."""
+        history text and reasons (for the whole user: of every history row, also of memories deleted earlier
+        without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or
+        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``; on SQLite freed
+        bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
+        narrowed scope: of its sessions) go."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
         scope = self._scope(user_id, agent_id, session_id)
@@ -419,8 +422,10 @@ class Memory:
         ``recipe`` given, a conversation turns anchoring on for this search (a recipe given explicitly is kept as
         it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
-        said later; every tier). Returns up to ``limit`` hits, best first; ``[]`` when
-        nothing matches. Raises InvalidInputError, FilterError, ScopeError.
+        said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
+        then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).
+        Returns up to ``limit`` hits, best first; ``[]`` when nothing matches. Raises InvalidInputError,
+        FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars)
@@ -627,8 +632,8 @@ class Memory:
            purge: bool = False, progress: Any = None) -> dict[str, int]:
         """Delete expired memories (``expires_at`` <= ``now``, default the clock) of one user or, one user per
         transaction, of every user of the tenant: from the table, vector, keyword and entity indexes; history
-        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and drops
-        source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
+        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and reasons
+        and drops source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
         ``progress``: ``callable(done_users, total_users)``. Returns counts per table (``memories``, ``fts``,
         ``entities``; ``history``/``messages`` with ``purge``) and ``users`` (users with expired memories).
         Raises InvalidInputError."""

@@ -332,15 +332,20 @@ def test_delete_and_purge(store, embed):
 def test_delete_scope_counts_and_scoping(store, embed):
     msgs = [StoredMessage(id=f"m{i}", scope=scope(session_id=s), role="user", content=f"turn {i}", ts=T0)
             for i, s in enumerate(["s1", "s1", "s2"])]
-    put(store, make(embed, "Fact one.", session="s1", msg_ids=["m0"]), make(embed, "Fact two.", session="s1"),
-        make(embed, "Fact three.", session="s2", metadata={"k": "v"}),
-        make(embed, "Bob fact.", user="bob"), make(embed, "Other tenant fact.", tenant="t2"), messages=msgs)
+    one, *_ = put(store, make(embed, "Fact one.", session="s1", msg_ids=["m0"]),
+                  make(embed, "Fact two.", session="s1"), make(embed, "Fact three.", session="s2", metadata={"k": "v"}),
+                  make(embed, "Bob fact.", user="bob"), make(embed, "Other tenant fact.", tenant="t2"),
+                  messages=msgs)
     counts = store.delete_scope(scope(session_id="s1"), actor="test")
     assert (counts["memories"], counts["messages"]) == (2, 2)
     assert texts(store.list_memories(scope(), None)) == ["Fact three."]
     assert store.metadata_keys(scope()) == {"k"}  # a narrowed delete keeps the user's key list
     counts = store.delete_scope(scope(), purge=True, actor="test")
-    assert (counts["memories"], counts["messages"], counts["history"]) == (1, 1, 1)
+    # a whole-user purge blanks every history row of the user: the ADD of "Fact three." and the ADD and DELETE
+    # rows of the two memories deleted above without purge (their DELETE rows held the text)
+    assert (counts["memories"], counts["messages"], counts["history"]) == (1, 1, 5)
+    assert [(h.event, h.old_text, h.new_text) for h in store.history("default", one)] == [
+        ("ADD", None, None), ("DELETE", None, None)]
     assert store.list_memories(scope(), None, include_superseded=True) == []
     assert store.metadata_keys(scope()) == set()
     assert store.messages(scope()) == []

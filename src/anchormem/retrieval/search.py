@@ -27,6 +27,7 @@ from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
+from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -72,14 +73,16 @@ class Searcher:
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
-        dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline)
+        past = self._past(scope, where, as_of)
+        dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
+                                          past=past)
         also: set[str] = set()  # found by an alternative phrasing
         if config.fusion == "rrf":
             lists = {"dense": dense, "bm25": lexical}
             weights = {"dense": config.dense_weight, "bm25": config.lexical_weight}
             for i, q in enumerate(extra_queries or []):
                 lists[f"dense{i}"], lists[f"bm25{i}"] = self._candidates(q, scope, where, n, config, as_of, None,
-                                                                         expand=offline)
+                                                                         expand=offline, past=past)
                 weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             fused = rrf(lists, weights, config.rrf_k)
@@ -100,6 +103,8 @@ class Searcher:
             items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused))
         else:
             items = self.store.get_many(scope.tenant, list(fused))
+        if past is not None:  # an edited memory is returned with the text it had at as_of
+            items = past.items(items)
         ref = as_of or now
         hits: list[Hit] = []
         for doc, f in fused.items():
@@ -133,18 +138,34 @@ class Searcher:
         return out
 
     def _candidates(self, query: str, scope: Scope, where: FilterNode | None, n: int, config: SearchConfig,
-                    as_of: datetime | None, query_vector: np.ndarray | None, *, expand: bool
-                    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """(dense, BM25) candidate lists for one query text, best first."""
+                    as_of: datetime | None, query_vector: np.ndarray | None, *, expand: bool,
+                    past: PastTexts | None = None) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """(dense, BM25) candidate lists for one query text, best first. ``past``: memories edited after
+        ``as_of``, matched on their text then instead of their current one (:mod:`.past`)."""
         dense: list[tuple[str, float]] = []
         if config.dense_weight > 0 or config.fusion == "weighted":
             qv = query_vector if query_vector is not None else self.embed_query(query)
             dense = self.store.dense_search(scope, qv, n, where, as_of)
+            if past is not None:
+                dense = past.dense(dense, qv, self.embedder.embed_documents, n)
         lexical: list[tuple[str, float]] = []
         if config.lexical_weight > 0 or config.fusion == "weighted":
             terms = query_terms(query)
-            lexical = self.store.keyword_search(scope, expand_terms(terms) if expand else terms, n, where, as_of)
+            terms = expand_terms(terms) if expand else terms
+            lexical = self.store.keyword_search(scope, terms, n, where, as_of)
+            if past is not None:
+                lexical = past.lexical(lexical, terms, n)
         return dense, lexical
+
+    def _past(self, scope: Scope, where: FilterNode | None, as_of: datetime | None) -> PastTexts | None:
+        """The scope's memories edited after ``as_of`` (None without ``as_of`` or when there are none)."""
+        if as_of is None:
+            return None
+        texts = self.store.past_texts(scope, where, as_of)
+        if not texts:
+            return None
+        rows = self.store.get_many(scope.tenant, list(texts))
+        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()})
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""

@@ -34,6 +34,7 @@ from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewIte
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
+from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
@@ -130,7 +131,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin):
+                    PostgresContextMixin, PastTextMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -440,7 +441,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    "user_id = %s "
                     "AND memory_id = %s", (tenant, user_id, memory_id)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
                 counts["messages"] = sum(conn.execute(
@@ -470,10 +472,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     msg_sql += f" AND {col} = %s"
                     mparams.append(getattr(scope, col))
             counts["messages"] = conn.execute(msg_sql, mparams).rowcount
-            if purge:
+            if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
+                whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
-                    "AND memory_id = ANY(%s)", (scope.tenant, scope.user_id, ids)).rowcount
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
+                    "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
+                    (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
             for mid, text in rows:
                 self._history(conn, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
                               "delete_all" + (" purge" if purge else ""))
@@ -594,7 +598,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     counts[k] += v
             if purge:
                 counts["history"] = sum(conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE tenant = %s AND user_id = %s "
+                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    "user_id = %s "
                     "AND memory_id = ANY(%s)", (tenant, uid, ids)).rowcount for uid, ids in by_user.items())
                 counts["messages"] = sum(conn.execute(  # source turns no remaining memory cites
                     "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
@@ -637,7 +642,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         if limit is not None or offset:
             q += " LIMIT %s OFFSET %s"
             params = params + [limit, offset]
-        return self._select(q, params)
+        items = self._select(q, params)
+        return items if as_of is None else self._with_past_texts(items, scope, where, as_of)
 
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""

@@ -78,17 +78,26 @@ class Store(Protocol):
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
-        """Memories in scope, oldest first."""
+        """Memories in scope, oldest first. With ``as_of``: those current then, each with the text it had then
+        (see :meth:`past_texts`)."""
+
+    def past_texts(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, str | None]:
+        """{memory id: text at ``as_of``} for memories visible at ``as_of`` whose text was edited (``update``)
+        after it; None when that text was blanked by a purge. Only the text is historical
+        (:mod:`.past_text`)."""
 
     def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
                content_hash: str, actor: str, reason: str | None = None) -> MemoryItem:
         """Change a memory's text (a new version in history). Raises NotFoundError."""
 
     def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
-        """Remove a memory from every table and index; ``purge`` also blanks its history text. Returns counts."""
+        """Remove a memory from every table and index; ``purge`` also blanks its history text and reasons
+        (``old_text``, ``new_text``, ``reason``). Returns counts."""
 
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
-        """Remove every memory (and message) of a user scope. Returns counts per table."""
+        """Remove every memory (and message) of a user scope. ``purge`` also blanks history text and reasons: of
+        every history row of the user for a whole-user scope, of the scope's memories for a narrowed one
+        (``"history"``: rows blanked). Returns counts per table."""
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Versions oldest first. Raises NotFoundError if the id never existed."""

@@ -44,6 +44,7 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemo
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
+from .past_text import PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
@@ -67,7 +68,8 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin):
+class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
+                  PastTextMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -373,7 +375,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id=? AND tenant=?",
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE memory_id=? AND "
+                    "tenant=?",
                     (memory_id, tenant)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
                 counts["messages"] = sum(c.execute(
@@ -443,14 +446,20 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     msg_sql += f" AND {col}=?"
                     mparams.append(getattr(scope, col))
             counts["messages"] = c.execute(msg_sql, mparams).rowcount
-            if purge:
+            if purge and scope.agent_id is None and scope.session_id is None:  # the whole user: every history
+                # row, also those of memories deleted earlier without purge (their DELETE row kept the text)
+                counts["history"] = c.execute(
+                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                    "user_id=?", (scope.tenant, scope.user_id)).rowcount
+            elif purge:
                 ids = [r[1] for r in rows]
                 counts["history"] = 0
                 for i in range(0, len(ids), 900):
                     chunk = ids[i : i + 900]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE memory_id IN "
-                        f"({','.join('?' * len(chunk))})", chunk).rowcount
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"memory_id IN ({','.join('?' * len(chunk))})", [scope.tenant, *chunk]).rowcount
+            if purge:
                 self._merge_fts(c)
             for _, mid, text in rows:
                 self._history(c, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
@@ -499,7 +508,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(rows), 900):
                     chunk = [r[1] for r in rows[i : i + 900]]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL WHERE tenant=? AND memory_id IN "
+                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"memory_id IN "
                         f"({','.join('?' * len(chunk))})", [tenant, *chunk]).rowcount
                 for _, _, uid, _, src_ids in rows:  # source turns no remaining memory cites
                     counts["messages"] += sum(c.execute(
@@ -547,7 +557,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if limit is not None or offset:
             q += " LIMIT ? OFFSET ?"
             params = params + [-1 if limit is None else limit, offset]
-        return self._items(self._read(q, params))
+        items = self._items(self._read(q, params))
+        return items if as_of is None else self._with_past_texts(items, scope, where, as_of)
 
     def _generation(self, tenant: str, user_id: str) -> int:
         row = self._read("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id))
