@@ -197,7 +197,10 @@ def test_zh_case_end_to_end(zh):
     assert card_turn.events[0].event == "REVIEW" and card_turn.events[0].review_id in queue
     assert card_turn.lines[1] == "审核完成前，记录中的银行卡仍为****7890。"
     phone_turn = _row(rows, "2025-06-11", "我的手机号换成了13700137000。")["reply"]
-    [held_id] = phone_turn.metadata["held"]
+    # the fact rules read 换成了 as a change of the phone slot: queued by Memory.add, not by the assistant
+    [held_id] = phone_turn.metadata["review_ids"]
+    assert phone_turn.metadata["held"] == [] and phone_turn.events[0].event == "REVIEW"
+    assert phone_turn.lines[1] == "审核完成前，记录中的手机号仍为****8000。"
     assert queue[held_id].targets == [phone.id] and queue[held_id].proposed.fact.value == "13700137000"
     assert phone_turn.lines[0] == f"为了您的账户安全，手机号的变更暂未生效，已提交人工审核（审核单号 {held_id}）。"
     texts = " ".join(_all_texts(mem, UID_ZH))
