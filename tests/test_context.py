@@ -116,8 +116,11 @@ def test_update_labels_and_relabel(mem):
     assert mem.get(item.id).labels[0].domain == "finance"
     with pytest.raises(InvalidInputError):
         mem.update(item.id, "x", labels=[{"domain": "astrology"}])
-    assert mem.relabel(user_id=u) == 1
-    assert mem.get(item.id).labels  # relabelled by the offline labeller
+    assert mem.relabel(user_id=u) == 0  # hand-set labels are kept
+    assert [(lab.domain, lab.topic, lab.set_by) for lab in mem.get(item.id).labels] == [("finance", "savings", "hand")]
+    other = mem.add("I deposited my salary at the bank.", user_id=u)[0].memory
+    assert mem.relabel(user_id=u) == 1  # only the computed labels are recomputed
+    assert [lab.set_by for lab in mem.get(other.id).labels] == ["labeller"] * len(mem.get(other.id).labels)
 
 
 # ---------------------------------------------------------------- cheap write-time labelling, bare queries, dev set

@@ -522,7 +522,8 @@ class Memory:
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each
-        session's memories labelled together as one conversation. Returns how many memories were labelled."""
+        session's memories labelled together as one conversation; labels set by hand (``Label.set_by == "hand"``)
+        are kept. Returns how many memories were labelled."""
         users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
             self.store.user_ids(self.tenant)
         return sum(relabel_scope(self.anchor, self.store, self._scope(u)) for u in users)

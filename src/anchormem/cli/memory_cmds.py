@@ -356,7 +356,8 @@ def forget_memory(
 @_handled
 def relabel(user: Optional[str] = typer.Option(None, "--user", "-u", help="One user (default: every user).")
             ) -> None:
-    """Recompute the context labels and context vectors of existing memories, session by session."""
+    """Recompute the context labels and context vectors of existing memories, session by session (labels set by
+    hand are kept)."""
     with _open(must_exist=True) as mem:
         n = mem.relabel(user)
     if _state.json:
