@@ -44,6 +44,10 @@ def mem():
     ("You promised me a refund by Friday!", True),
     ("你们答应周五前退款。", True),
     ("We will ship it by Friday.", True),
+    ("I have to go now, bye.", False),
+    ("I will think about it.", False),
+    ("我们没有约定任何事情。", False),
+    ("I have to go to the bank tomorrow.", True),
 ])
 def test_is_commitment(text, want):
     assert is_commitment(text) is want

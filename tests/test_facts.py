@@ -373,7 +373,10 @@ def test_a_move_supersedes_the_old_home(old, new, question):
 
 
 @pytest.mark.parametrize("text", ["We moved the meeting to Friday.", "My parents moved from Ohio to Texas.",
-                                  "I moved from coffee to tea."])
+                                  "I moved from coffee to tea.", "I moved to the front row.",
+                                  "We moved to Slack for team chat.", "I moved to a new team at work.",
+                                  "We moved to Plan B.", "I moved to Python 3.12 last week.", "我搬到三楼的工位了。",
+                                  "我把沙发搬到客厅了。"])
 def test_moves_that_are_not_the_users_home(text):
     assert [f.attribute for f in extract_facts_rules(text) if f.attribute == "home_city"] == []
 
@@ -389,3 +392,11 @@ def test_an_address_change_goes_to_review_and_the_old_address_stays_current_unti
 
 def test_a_third_persons_change_is_no_fact_of_the_user():
     assert extract_facts_rules("我觉得他变成了坏人。") == []
+
+
+def test_a_move_that_is_not_a_home_keeps_the_home_current():
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": "I live in Lisbon."}], user_id="u")
+        res = m.add([{"role": "user", "content": "We moved to Slack for team chat."}], user_id="u")
+        assert [r.event for r in res] == ["ADD"] and res[0].memory.fact is None
+        assert sorted(x.text for x in m.get_all(user_id="u")) == ["I live in Lisbon.", "We moved to Slack for team chat."]

@@ -40,7 +40,8 @@ __all__ = ["is_commitment", "due_date", "split_commitments"]
 # what follows a modal without binding anyone to an action: a speech act ("I have to admit…", "I must say…") or a
 # vow never to act ("I will never buy from you again")
 _NOT_ACTION = r"(?!\s+(?:never|not|ever|admit|say|confess|agree|disagree|tell you|be honest|thank|apologi[sz]e|" \
-              r"point out|mention|wonder|warn you|ask you)\b)"
+              r"point out|mention|wonder|warn you|ask you|think about it|think it over|go now|go\s*[,.!]|" \
+              r"run\s*[,.!]|leave now)\b)"
 _EN = re.compile(
     r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to| need to| have to| must| still need to|"
     r" plan to| intend to)" + _NOT_ACTION + r"|we(?:'ll| will| shall| are going to|'re going to| need to| have to|"
@@ -48,11 +49,12 @@ _EN = re.compile(
     r"let's|let us|we (?:have |)(?:agreed|decided)|it was agreed|agreed (?:to|that)|the deadline (?:is|for)|"
     r"remind me to|don't forget to|do not forget to|to-?do:|action item|"
     # the other party's promise, as the user reports it: "You promised me a refund by Friday!"
-    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| would| will))\b", re.I)
+    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| would| will| were going to))\b", re.I)
 _ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)(?!说|承认)|我们(?:会|要|得|约定|约好|决定|商定)|双方同意|"
                  r"说好了?|约好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办|"
                  r"你们?(?:答应|保证|承诺|说好)")
 _NOT = re.compile(r"^(?:if|whether|when i was|unless)\b|\b(?:would|could|might|wish|hope)\b|如果|假如|要是|是否|"
+                  r"没有?(?:约定|约好|答应|承诺|说好|决定)|"
                   r"希望|[?？]\s*$|吗\s*[。.]?$", re.I)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _BARE_WEEKDAY = re.compile(r"\b(?:by|on|before|until|till|next)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)

@@ -272,6 +272,26 @@ def hedge_confidence(text: str, base: float = 1.0) -> float:
     return min(base, HEDGED_CONFIDENCE) if (_HEDGE_EN.search(text) or _HEDGE_ZH.search(text)) else base
 
 
+_MOVE = re.compile(r"\b(?:moved|relocated|moving|relocating|move|relocate)\b|搬", re.I)
+# what one moves to that is not a home: a seat, a team, a tool, a plan, a version
+_NOT_PLACE_EN = frozenset("""plan slack teams zoom python java linux windows macos android ios version option stage
+    phase level team department row seat desk front back side office chapter page step round section room floor
+    position role project app platform system""".split())
+_NOT_PLACE_ZH = re.compile(r"工位|座位|楼|层|客厅|卧室|房间|办公室|部门|组|隔壁|对面|工作室|岗位|位置|桌|项目|团队")
+
+
+def _is_place(value: str) -> bool:
+    """A move's destination names a place: a capitalised name ("Berlin", "the Netherlands"), no digits, no purpose
+    ("Slack for team chat"), not a seat, team, tool or plan; in Chinese, not a floor, room, desk or team."""
+    if has_cjk(value):
+        return not _NOT_PLACE_ZH.search(value)
+    words = value.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    return bool(words) and words[0][:1].isupper() and not re.search(r"\d|\bfor\b", value) and \
+        not any(w.lower().strip(".,") in _NOT_PLACE_EN for w in words)
+
+
 def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
     for pat, attr_fn, pol in rules:
         m = pat.search(clause)
@@ -281,6 +301,8 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
         if not value:
             continue
         attr = attr_fn(m)
+        if attr == "home_city" and _MOVE.search(m.group(0)) and not _is_place(value):
+            continue  # "I moved to the front row", "We moved to Slack for team chat", 我搬到三楼的工位了
         if attr.startswith(("likes:", "allergy:", "does:")):
             head = attr.split(":", 1)[0]
             attr = f"{head}:{normalize_object(value)}"
