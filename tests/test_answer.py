@@ -693,3 +693,17 @@ def test_profession_is_a_paraphrase_of_work():
         m.add([{"role": "user", "content": "I work as a nurse."}], user_id="u")
         ans = m.ask("What's my profession?", user_id="u")
         assert [c.text for c in ans.citations] == ["I work as a nurse."]
+
+
+def test_an_edited_memory_is_not_quoted_as_said_on_its_first_day():
+    from datetime import datetime, timezone
+
+    with Memory(":memory:", cache=False) as m:
+        it = m.add([{"role": "user", "content": "My gym membership costs 40 euros a month."}], user_id="u",
+                   timestamp="2024-01-01T10:00:00Z")[0].memory
+        edited = m.update(it.id, "My gym membership costs 55 euros a month.")
+        day = edited.updated_at.astimezone(timezone.utc).date().isoformat()
+        assert m.ask("How much is my gym membership?", user_id="u").text == \
+            f'Recorded on 2024-01-01 and edited on {day}: "My gym membership costs 55 euros a month."'
+        before = m.ask("How much is my gym membership?", user_id="u", as_of=datetime(2024, 2, 1, tzinfo=timezone.utc))
+        assert before.text == 'On 2024-01-01, you said: "My gym membership costs 40 euros a month."'

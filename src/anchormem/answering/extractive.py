@@ -20,7 +20,13 @@ def no_record(question: str) -> str:
 
 def quote(m: MemoryItem, *, zh: bool = False) -> str:
     """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
-    ``2024-03-04，你说过：“…”``."""
+    ``2024-03-04，你说过：“…”``. A memory whose text was edited by ``update`` since (``updated_at`` set while still
+    current) was not said in those words on that day: ``Recorded on 2024-03-04 and edited on 2024-05-01: "…"``
+    (``2024-03-04记录，2024-05-01修改为：“…”``)."""
+    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date():
+        said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
+        return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
+            f'Recorded on {said} and edited on {edited}: "{m.text}"'
     if zh:
         who = m.speaker or ("助手" if m.source == "assistant" else "你")
         return f"{m.created_at.date().isoformat()}，{who}说过：“{m.text}”"

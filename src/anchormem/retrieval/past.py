@@ -65,5 +65,6 @@ class PastTexts:
 
     def items(self, items: dict[str, MemoryItem]) -> dict[str, MemoryItem]:
         """``items`` with the text each had at ``as_of``; blanked ones left out."""
-        return {mid: it if mid not in self.texts else it.model_copy(update={"text": self.texts[mid]})
+        return {mid: it if mid not in self.texts else  # the text of as_of: not the edit that came later
+                it.model_copy(update={"text": self.texts[mid], "updated_at": None})
                 for mid, it in items.items() if self.texts.get(mid, "") is not None}

@@ -42,5 +42,5 @@ class PastTextMixin:
         past = self.past_texts(scope, where, as_of)
         if not past:
             return items
-        return [it if it.id not in past else it.model_copy(update={"text": past[it.id]})
+        return [it if it.id not in past else it.model_copy(update={"text": past[it.id], "updated_at": None})
                 for it in items if past.get(it.id, "") is not None]
