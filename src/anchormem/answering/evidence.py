@@ -61,7 +61,8 @@ from pydantic import BaseModel, Field
 from ..facts.keys import LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import asked, asks_about_self, claims_other, is_kin, kin_words, name_in, stated_text, subject_role, with_speaker_names
+from .persons import (asked, asks_about_self, claims_other, is_kin, kin_words, name_in, stated_text, subject_role,
+                      with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES"]

@@ -79,7 +79,6 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2) from None
 
 
-
 def _emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 

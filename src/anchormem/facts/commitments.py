@@ -49,7 +49,7 @@ _EN = re.compile(
     r"let's|let us|we (?:have |)(?:agreed|decided)|it was agreed|agreed (?:to|that)|the deadline (?:is|for)|"
     r"remind me to|don't forget to|do not forget to|to-?do:|action item|"
     # the other party's promise, as the user reports it: "You promised me a refund by Friday!"
-    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| would| will| were going to))\b", re.I)
+    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| will| were going to))\b", re.I)
 _ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)(?!说|承认)|我们(?:会|要|得|约定|约好|决定|商定)|双方同意|"
                  r"说好了?|约好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办|"
                  r"你们?(?:答应|保证|承诺|说好)")
