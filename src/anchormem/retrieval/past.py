@@ -20,7 +20,7 @@ context vector (anchoring) and filters on ``text`` (evaluated on the current row
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +37,7 @@ class PastTexts:
 
     texts: dict[str, str | None]
     speakers: dict[str, str | None]
+    _vecs: np.ndarray | None = field(default=None, repr=False)  # the old texts' vectors, embedded once per search
 
     def dense(self, hits: list[tuple[str, float]], query_vector: np.ndarray,
               embed: Callable[[list[str]], np.ndarray], k: int) -> list[tuple[str, float]]:
@@ -45,9 +46,11 @@ class PastTexts:
         keep = [h for h in hits if h[0] not in self.texts]
         ids = [mid for mid, t in self.texts.items() if t is not None]
         if ids:
-            vecs = embed([embedding_text(self.texts[mid] or "", self.speakers.get(mid)) for mid in ids])
+            if self._vecs is None:  # several query texts (rewrites) of one search share them
+                self._vecs = np.asarray(embed([embedding_text(self.texts[mid] or "", self.speakers.get(mid))
+                                               for mid in ids]), dtype=np.float32)
             q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-            keep += [(mid, float(np.asarray(v, dtype=np.float32) @ q)) for mid, v in zip(ids, vecs)]
+            keep += [(mid, float(v @ q)) for mid, v in zip(ids, self._vecs)]
         return sorted(keep, key=lambda h: -h[1])[:k]
 
     def lexical(self, hits: list[tuple[str, float]], terms: list[str], k: int) -> list[tuple[str, float]]:
