@@ -122,3 +122,21 @@ def test_get_many_with_context_is_get_many_plus_context_vectors(store, embed):
     np.testing.assert_array_equal(ctx[ids[0]], _vec(7))
     assert store.get_many_with_context("default", []) == ({}, {})
 
+
+
+def test_recent_labels_are_those_of_recent_memories_newest_first(store, embed):
+    from anchormem.types import Label
+
+    fin, nat = [Label(domain="finance", score=1.0, primary=True)], \
+        [Label(domain="nature", score=1.0, primary=True), Label(domain="travel", score=0.4)]
+    put(store, make(embed, "The bank raised my savings rate.", session="s1", labels=fin),
+        make(embed, "We walked along the river bank.", session="s2", labels=nat, at=T0 + timedelta(minutes=5)),
+        make(embed, "Old note.", session="s0", at=T0 - timedelta(days=1)),
+        make(embed, "Another user's note.", user="bob", session="s9", labels=fin, at=T0 + timedelta(hours=1)))
+    got = store.recent_labels(scope(), 2)
+    assert [(sid, [(lab.domain, lab.score, lab.primary) for lab in labs]) for sid, labs in got] == [
+        ("s2", [("nature", 1.0, True), ("travel", 0.4, False)]), ("s1", [("finance", 1.0, True)])]
+    assert got == [(it.session_id, it.labels) for it in store.recent_memories(scope(), 2)]
+    assert [sid for sid, labs in store.recent_labels(scope(), 10)] == ["s2", "s1", "s0"]
+    assert store.recent_labels(scope(), 10)[-1][1] == []
+    assert store.recent_labels(scope(user="nobody"), 5) == []

@@ -81,15 +81,15 @@ from ..errors import LLMError
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
-from .wording import coverage, leads_rivals, lexical_leaders, top2
-from .taxonomy import DOMAIN_NAMES, slot_domain, slot_topic
+from .candidates import Candidates
+from .wording import coverage, leads_rivals
+from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
-_DOMAIN_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 
 __all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
-           "label_score", "label_drafts", "recent_session",
+           "label_score", "label_drafts", "recent_session_labels",
            "name_collision"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
@@ -231,8 +231,8 @@ class ContextAnchor:
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
         own_raw = lab.raw_scores(vectors, texts)
         for i, dom in enumerate(hints):
-            if dom in _DOMAIN_INDEX:
-                own_raw[i, _DOMAIN_INDEX[dom]] += SLOT_HINT
+            if dom in DOMAIN_INDEX:
+                own_raw[i, DOMAIN_INDEX[dom]] += SLOT_HINT
         if len(prior_texts) and prior_vectors is not None:
             prior_raw = lab.raw_scores(np.asarray(prior_vectors).reshape(len(prior_texts), -1), list(prior_texts))
         else:
@@ -294,19 +294,19 @@ class ContextAnchor:
     # ------------------------------------------------------------------ read side
     def query_context(self, query: str, qvec: np.ndarray, *, context: Sequence[str] = (),
                       embed: Callable[[str], np.ndarray] | None = None,
-                      recent: Callable[[], list[MemoryItem]] | None = None, margin: float = 0.35,
+                      recent: Callable[[], Sequence[Sequence[Label]]] | None = None, margin: float = 0.35,
                       with_labels: bool = True) -> QueryContext:
         """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare or
-        unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``) are
-        mixed in. ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
+        unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``: one
+        label list per memory) are mixed in. ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
         emb = embed or self.embedder.embed_query
-        own_raw, craw = self._raw_scores(query, qvec, ctx_texts, emb)
-        logits, source = own_raw, "query"
         qlex = lab.lexicon_hits(query)
+        own_raw, craw = self._raw_scores(query, qvec, ctx_texts, emb, qlex)
+        logits, source = own_raw, "query"
         bare = float(qlex.sum()) == 0.0  # is_bare_query
 
         if ctx_texts:
@@ -315,7 +315,7 @@ class ContextAnchor:
             logits = (1 - a) * own_raw + a * (w @ craw) / w.sum()
             source = "query+context"
         elif recent is not None and (bare or _margin(softmax(own_raw, lab.temperature)) < margin):
-            rows = [x for x in (labels_to_logits(it.labels, lab.temperature) for it in recent()) if x is not None]
+            rows = [x for x in (labels_to_logits(labs, lab.temperature) for labs in recent()) if x is not None]
             if rows:
                 logits = 0.5 * own_raw + 0.5 * np.mean(rows, axis=0)
                 source = "query+recent_session"
@@ -325,9 +325,9 @@ class ContextAnchor:
         return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
 
     def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None,
-                    query: str | None = None) -> Hit | None:
+                    query: str | None = None, cand: Candidates | None = None) -> Hit | None:
         """The candidate the query's own words single out, or None. Runner-ups come from other sessions
-        (:func:`.wording.top2`). Three ways:
+        (:meth:`.candidates.Candidates.top2`; ``cand``: the hits' arrays, when already gathered). Three ways:
 
         - by BM25 (``bm25_lead``): the best BM25 candidate (``Hit.explain["bm25"]``) when its score is at least
           ``bm25_lead`` times the runner-up's (another candidate must match the query's words too; a memory alone
@@ -345,38 +345,42 @@ class ContextAnchor:
         candidate on "pound" alone; the one that says it four times, or is shortest, leads in BM25 without saying
         which sense is meant. "我买的芒果是哪里产的？" gives a short memory holding only 产 a BM25 lead over the
         ones holding 芒果 and 买."""
-        (b1, lex_top), b2 = top2(hits, lambda h: h.explain.get("bm25"))
-        cov = coverage(query, lexical_leaders(hits)) if query is not None else None
+        c = cand if cand is not None else Candidates.of(hits)
+        (b1, li), b2 = c.top2(c.bm25)
+        lex_top = None if li is None else hits[li]
+        leaders = c.lexical_leaders() if query is not None else []
+        cov = coverage(query, leaders) if query is not None else None
         if (bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2
-                and (cov is None or leads_rivals(lex_top, hits, cov, superset=False))):
+                and (cov is None or leads_rivals(lex_top, leaders, cov, superset=False))):
             return lex_top
         if bm25_lead is not None and cov:
-            (c1, cov_top), c2 = top2(hits, lambda h: cov[h.memory.id][0] if h.memory.id in cov else None,
-                                      tie=lambda h: h.explain["bm25"])
-            if c1 > 0 and c1 >= bm25_lead * max(c2, 0.0) and leads_rivals(cov_top, hits, cov, superset=True):
+            (c1, ci), c2 = c.top2(np.array([cov[m][0] if m in cov else np.nan for m in c.ids]), tie=c.bm25)
+            cov_top = hits[ci]
+            if c1 > 0 and c1 >= bm25_lead * max(c2, 0.0) and leads_rivals(cov_top, leaders, cov, superset=True):
                 return cov_top  # c2 = 0: no other session holds a telling word ("ducks", "朋友圈")
         if len(hits) < 2 or (cov is not None and lex_top is not None
                              and cov.get(lex_top.memory.id, (0.0,))[0] <= 0):  # no telling word: no lead
             return None
-        (d1, top), d2 = top2(hits, lambda h: h.explain.get("dense"))
-        if top is None or top is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
+        (d1, di), d2 = c.top2(c.dense)
+        if di is None or hits[di] is not lex_top or d2 == float("-inf") or d1 - d2 < lead:
             return None  # no dense runner-up: no lead to speak of
         if b1 < self.match_bm25_ratio * max(b2, 0.0):  # no other candidate matches the query's words: b2 = -inf
             return None
-        return top
+        return lex_top
 
-    def _raw_scores(self, query: str, qvec: np.ndarray, ctx_texts: list[str], emb: Callable[[str], np.ndarray]
-                    ) -> tuple[np.ndarray, np.ndarray]:
+    def _raw_scores(self, query: str, qvec: np.ndarray, ctx_texts: list[str], emb: Callable[[str], np.ndarray],
+                    qlex: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the query's domain logits (D,), its conversation turns' (k, D)), one labeller pass for whatever is not
         cached: a conversation's turns come back in every search of that conversation, so their logits are kept
-        (LRU of 1024 texts, per anchor)."""
+        (LRU of 1024 texts, per anchor). ``qlex``: the query's lexicon hits (D,)."""
+        lab = self.labeller
         with self._lock:
             known = {t: self._turn_cache[t] for t in ctx_texts if t in self._turn_cache}
             for t in known:
                 self._turn_cache.move_to_end(t)
         todo = [t for t in dict.fromkeys(ctx_texts) if t not in known]
-        raw = self.labeller.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in todo)]),
-                                       [query, *todo])
+        raw = lab.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in todo)]), [query, *todo],
+                             lexicon=np.vstack([qlex, *(lab.lexicon_hits(t) for t in todo)]))
         with self._lock:
             for t, row in zip(todo, raw[1:]):
                 known[t] = self._turn_cache[t] = row
@@ -404,34 +408,36 @@ class ContextAnchor:
         return QueryContext(dist=dist, labels=qc.labels, source=qc.source + "+match", margin=_margin(dist))
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
-                      *, pick: Hit | None, weight: float, delta: float) -> ContextMatch:
+                      *, pick: Hit | None, weight: float, delta: float,
+                      cand: Candidates | None = None) -> ContextMatch:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
         embeddings of the conversation's turns, (k, dim), newest last; ``memory_vectors``: the hits' stored
         context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
         ``take(ids)``, as the stores return, is gathered in one step). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
-        candidate's."""
+        candidate's. ``cand``: the hits' arrays, when already gathered."""
+        c = cand if cand is not None else Candidates.of(hits)
         conv = np.asarray(conversation, dtype=np.float32).reshape(-1, conversation.shape[-1])
         w = (1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float32) / self.session_decay))
         cvec = self.labeller.centered((w @ conv) / w.sum())[0]
         mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
-        have, mats = _stored(memory_vectors, [h.memory.id for h in hits])
-        if have:
+        have, mats = _stored(memory_vectors, c.ids)
+        if len(have):
             # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|
             dots = mats @ np.stack([cvec, mu], axis=1)
             norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
             sims[have] = (dots[:, 0] - float(mu @ cvec)) / norms
         ref, source = 0.0, "best"  # the best eligible candidate's, set in rerank (ContextMatch.factors)
         if pick is not None:
-            j = next(i for i, h in enumerate(hits) if h is pick)
+            j = c.position(pick)
             if not np.isnan(sims[j]):  # the query's words single this memory out: its context is the reference
                 ref, source = float(sims[j]), "match"
         return ContextMatch(sims=sims, reference=ref, source=source, weight=weight, delta=delta)
 
     def rerank(self, hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float,
                full_label: float = 0.6, limit: int | None = None, context: ContextMatch | None = None,
-               pick: Hit | None = None, drop: float = 0.0) -> list[Hit]:
+               pick: Hit | None = None, drop: float = 0.0, cand: Candidates | None = None) -> list[Hit]:
         """Filter and rerank ``hits`` (all coarse candidates, any order) by label agreement (and, with
         ``context``, context-vector agreement), best first; see the module doc. ``weight``: w;
         ``min_label``/``full_label``: the ramp's ends (relative agreement). ``pick``: the memory the query's words
@@ -440,19 +446,21 @@ class ContextAnchor:
         candidates whose factor is below ``drop`` times the best candidate's are left out (both the labels and the
         context reject them; the best candidates always stay, so nothing comes back empty). With
         ``limit``, only the best max(3 · ``limit``, 30) come back (a search returns ``limit`` of them after
-        dropping repeats), each with its new score and ``explain["anchor"]``."""
-        agree, labelled = _agreements(qc.dist, hits)
+        dropping repeats), each with its new score and ``explain["anchor"]``. ``cand``: the hits' arrays, when
+        already gathered."""
+        c = cand if cand is not None else Candidates.of(hits)
+        agree, labelled = _agreements(qc.dist, c)
         top = max(float(agree.max(initial=0.0)), self.min_top_agreement)
         rel = agree / top
         if pick is not None:
-            rel[next(i for i, h in enumerate(hits) if h is pick)] = 1.0
+            rel[c.position(pick)] = 1.0
         ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
         factors = (1.0 - weight) + weight * ramp
         filtered_mask = labelled & (rel < min_label)
         cfac = context.factors(~filtered_mask) if context is not None else None
         if cfac is not None:
             factors = factors * cfac
-        scores = np.array([h.score for h in hits], dtype=np.float64) * factors
+        scores = c.score * factors
         keep = factors >= drop * float(factors.max(initial=0.0))
         order = [i for i in _order(scores, hits) if keep[i]]
         if limit is not None:
@@ -483,33 +491,22 @@ class ContextAnchor:
         return out
 
 
-def _agreements(qdist: np.ndarray, hits: Sequence[Hit]) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`label_score` of every hit (0 when unlabelled), whether the hit is labelled), in one product."""
-    width, cells = len(DOMAIN_NAMES), {}  # flat (row-major (n, D)) index → best score of that domain
-    domain, best = _DOMAIN_INDEX.get, cells.get
-    for base, h in zip(range(0, len(hits) * width, width), hits):
-        for lab in h.memory.labels:
-            j = domain(lab.domain)
-            if j is not None and lab.score > best(base + j, 0.0):
-                cells[base + j] = lab.score
-    mat = np.zeros(len(hits) * width, dtype=np.float32)
-    if cells:
-        mat[np.fromiter(cells, dtype=np.int64, count=len(cells))] = np.fromiter(cells.values(), dtype=np.float32,
-                                                                                 count=len(cells))
-    mat = mat.reshape(len(hits), width)
-    tot = mat.sum(axis=1)
-    agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(tot, 1e-12)
-    return agree.astype(np.float64), tot > 0
+def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`label_score` of every candidate (0 when unlabelled), whether it is labelled), in one product."""
+    mat = cand.labels
+    agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(mat.sum(axis=1), 1e-12)
+    return agree.astype(np.float64), cand.labelled
 
 
-def _stored(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[list[int], np.ndarray | None]:
-    """(positions in ``ids`` that have a vector in ``vectors``, their vectors stacked (k, dim)): one gather when
-    ``vectors`` can ``take`` (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores return)."""
+def _stored(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """(positions in ``ids`` that have a vector in ``vectors`` (k,) int64, their vectors stacked (k, dim)): one
+    gather when ``vectors`` can ``take`` (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores
+    return)."""
     take = getattr(vectors, "take", None)
     if take is not None:
         return take(ids)
     have = [i for i, mid in enumerate(ids) if mid in vectors]
-    return have, np.vstack([vectors[ids[i]] for i in have]) if have else None
+    return np.asarray(have, dtype=np.int64), np.vstack([vectors[ids[i]] for i in have]) if have else None
 
 
 def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
@@ -575,13 +572,15 @@ def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarra
     return ctx[m:], refresh
 
 
-def recent_session(store, scope, limit: int = 8) -> list[MemoryItem]:
-    """The memories of the user's most recent session (by the newest memory's session_id), newest first."""
-    items = store.recent_memories(scope, limit * 3)
-    if not items:
+def recent_session_labels(store, scope, limit: int = 8) -> list[list[Label]]:
+    """The labels of the memories of the user's most recent session (by the newest memory's session_id), newest
+    first: of the newest 3 · ``limit`` memories, those of that session, at most ``limit``
+    (``Store.recent_labels``: no memory is built)."""
+    rows = store.recent_labels(scope, limit * 3)
+    if not rows:
         return []
-    sid = items[0].session_id
-    return [it for it in items if it.session_id == sid][:limit]
+    sid = rows[0][0]
+    return [labs for s, labs in rows if s == sid][:limit]
 
 
 class AnchorHook:
@@ -598,27 +597,29 @@ class AnchorHook:
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
 
-    def _recent(self) -> list[MemoryItem]:  # the user's most recent session, across sessions of this agent
+    def _recent(self) -> list[list[Label]]:  # the user's most recent session, across sessions of this agent
         from ..types import Scope
 
         s = self.scope
-        return recent_session(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
+        return recent_session_labels(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=embed, recent=self._recent,
                                   margin=cfg.anchor_margin, with_labels=False)
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
-        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query)
+        cand = Candidates.of(hits)  # one pass over the hits for every stage below
+        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand)
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
         if self.wants_context_vectors and hits:
             mv = context_vectors if context_vectors is not None else \
-                self.store.get_context_vectors(self.scope.tenant, [h.memory.id for h in hits])
-            cm = anchor.context_match(hits, np.vstack([embed(t) for t in texts]), mv,
+                self.store.get_context_vectors(self.scope.tenant, cand.ids)
+            cm = anchor.context_match(hits, np.vstack([embed(t) for t in texts]), mv, cand=cand,
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
         return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                              full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
+                             cand=cand,
                              drop=cfg.anchor_drop)
 
 

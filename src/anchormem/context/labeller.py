@@ -35,7 +35,7 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..types import Label
-from .taxonomy import DOMAINS, DOMAIN_NAMES, norm_tag, taxonomy_fingerprint
+from .taxonomy import DOMAIN_INDEX, DOMAINS, DOMAIN_NAMES, norm_tag, taxonomy_fingerprint
 
 __all__ = ["OfflineLabeller", "Distribution", "infer_intent", "softmax", "labels_to_dist", "labels_to_logits"]
 
@@ -45,7 +45,6 @@ Distribution = np.ndarray  # (len(DOMAIN_NAMES),) float, sums to 1
 
 _WORD = re.compile(r"[a-z][a-z0-9\-']*")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_INDEX = {n: i for i, n in enumerate(DOMAIN_NAMES)}
 
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ask", re.compile(r"[?？]\s*$|^\s*(what|how|when|where|who|which|why|do|does|did|is|are|can|could|should)\b"
@@ -144,7 +143,7 @@ class OfflineLabeller:
                     mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
                     own = np.asarray(owner, dtype=np.int64)
                     self._groups = [np.flatnonzero(own == d) for d in range(len(DOMAIN_NAMES))]
-                    width = max(len(g) for g in self._groups)  # index len(own) = the NaN padding column
+                    width = max(len(g) for g in self._groups)  # index len(own) = the -inf padding column
                     self._padded = np.array([np.pad(g, (0, width - len(g)), constant_values=len(own))
                                              for g in self._groups])
                     self._topic_idx = [np.asarray([i for i in g if topics[i] is not None], dtype=np.int64)
@@ -213,18 +212,22 @@ class OfflineLabeller:
                     rest = rest.replace(w, " ")
         return np.minimum(hits, self.lexicon_cap)
 
-    def raw_scores(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    def raw_scores(self, vectors: np.ndarray, texts: Sequence[str], *, lexicon: np.ndarray | None = None
+                   ) -> np.ndarray:
         """(n, D) domain logits in centered-cosine units: mean of the two best prototype cosines + lexicon bonus.
-        ``vectors``: (n, dim) embeddings of ``texts`` (any scale; they are centered and normalised here)."""
+        ``vectors``: (n, dim) embeddings of ``texts`` (any scale; they are centered and normalised here).
+        ``lexicon``: the texts' :meth:`lexicon_hits` (n, D), when already counted."""
         protos, _ = self.prototypes()
         sims = self.centered(vectors) @ protos.T  # (n, P)
-        sims = np.concatenate([sims, np.full((sims.shape[0], 1), np.nan, dtype=np.float32)], axis=1)
-        grouped = sims[:, self._padded]  # (n, D, most prototypes of a domain); padding is NaN
-        top2 = -np.sort(-np.nan_to_num(grouped, nan=-np.inf), axis=2)[:, :, :2]
-        out = np.where(np.isfinite(top2[:, :, 1]), top2.mean(axis=2), top2[:, :, 0]).astype(np.float32)
+        grouped = np.concatenate([sims, np.full((sims.shape[0], 1), -np.inf, dtype=np.float32)], axis=1
+                                 )[:, self._padded]  # (n, D, most prototypes of a domain); padding is -inf
+        top2 = np.partition(grouped, grouped.shape[2] - 2, axis=2)[:, :, -2:]  # the two best, in either order
+        second = top2.min(axis=2)  # -inf: a domain with one prototype
+        out = np.where(np.isfinite(second), top2.mean(axis=2), top2.max(axis=2)).astype(np.float32)
         if self.lexicon_bonus:
-            for i, t in enumerate(texts):
-                out[i] += self.lexicon_bonus * self.lexicon_hits(t)
+            if lexicon is None:
+                lexicon = np.vstack([self.lexicon_hits(t) for t in texts]) if len(texts) else out[:0]
+            out += self.lexicon_bonus * np.asarray(lexicon, dtype=np.float32).reshape(out.shape)
         return out
 
     def distributions(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
@@ -287,7 +290,7 @@ def labels_to_dist(labels: Sequence[Label]) -> np.ndarray | None:
     """A stored label list as a domain distribution (None when unlabelled or all domains unknown)."""
     v = np.zeros(len(DOMAIN_NAMES), dtype=np.float32)
     for lab in labels:
-        i = _INDEX.get(lab.domain)
+        i = DOMAIN_INDEX.get(lab.domain)
         if i is not None:
             v[i] = max(v[i], float(lab.score))
     s = v.sum()

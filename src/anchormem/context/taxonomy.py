@@ -35,7 +35,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-__all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "taxonomy_fingerprint", "norm_tag", "describe",
+__all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "DOMAIN_INDEX", "taxonomy_fingerprint", "norm_tag", "describe",
            "slot_domain", "slot_topic"]
 
 
@@ -341,6 +341,7 @@ def _drop_shared(domains: tuple[Domain, ...]) -> tuple[Domain, ...]:
 
 DOMAINS = _drop_shared(DOMAINS)
 DOMAIN_NAMES: tuple[str, ...] = tuple(d.name for d in DOMAINS)
+DOMAIN_INDEX: dict[str, int] = {n: i for i, n in enumerate(DOMAIN_NAMES)}  # domain name → its column
 _BY_NAME = {d.name: d for d in DOMAINS}
 
 

@@ -9,29 +9,13 @@ other: the query singles out the conversation they were said in).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-import numpy as np
+import math
+from collections.abc import Sequence
 
 from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
-__all__ = ["RECALL_WORDS", "coverage", "top2", "leads_rivals", "lexical_leaders"]
-
-
-def top2(hits: Sequence[Hit], key: Callable[[Hit], float | None],
-          tie: Callable[[Hit], float] | None = None) -> tuple[tuple[float, Hit | None], float]:
-    """((best ``key``, its hit), the best ``key`` of another session) over ``hits`` (None skipped; -inf when there
-    is no such hit; equal keys ordered by ``tie``). Memories of one session are no rivals of each other: the
-    query singles out the conversation they were said in (session-less memories are each their own)."""
-    scored = [(v, h) for h in hits if (v := key(h)) is not None]
-    if not scored:
-        return (float("-inf"), None), float("-inf")
-    best, hit = max(scored, key=(lambda x: (x[0], tie(x[1]))) if tie else (lambda x: x[0]))
-    sid = hit.memory.session_id
-    second = max((v for v, h in scored if h is not hit and (sid is None or h.memory.session_id != sid)),
-                 default=float("-inf"))
-    return (best, hit), second
+__all__ = ["RECALL_WORDS", "coverage", "leads_rivals"]
 
 
 # words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
@@ -55,22 +39,17 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
         return {}
     found = term_coverage(terms, [h.memory.text for h in hits])
     n = len(hits)
-    df = np.zeros(len(terms))
+    df = [0] * len(terms)
     for f in found:
         for i in f:
             df[i] += 1
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    idf = [math.log1p((n - d + 0.5) / (d + 0.5)) for d in df]
+    telling = {i for i, d in enumerate(df) if d <= n / 2 or d == 1}
     out = {}
     for h, f in zip(hits, found):
-        tell = frozenset(terms[i] for i in f if df[i] <= n / 2 or df[i] == 1)
-        out[h.memory.id] = (float(sum(idf[terms.index(t)] for t in tell)), tell)
+        tell = f & telling
+        out[h.memory.id] = (float(sum(idf[i] for i in tell)), frozenset(terms[i] for i in tell))
     return out
-
-
-def lexical_leaders(hits: Sequence[Hit], n: int = 30) -> list[Hit]:
-    """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n): whatever the query's words single out is
-    among them, and coverage (:func:`coverage`) reads no more texts than that."""
-    return [h for h in hits if h.explain.get("bm25") is not None and (h.explain.get("bm25_rank") or 0) <= n]
 
 
 _LEADING = frozenset("我你他她它咱您")  # pronouns jieba glues to a verb: 我用, 你说

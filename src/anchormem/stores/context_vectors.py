@@ -15,12 +15,14 @@ cache does not know from the table.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..types import Label
 
 __all__ = ["SQLiteContextMixin", "PostgresContextMixin", "ContextVectors", "context_blob", "blob_vector"]
 
@@ -63,12 +65,13 @@ class ContextVectors(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self.index)
 
-    def take(self, ids: Sequence[str]) -> tuple[list[int], np.ndarray]:
-        """(positions in ``ids`` of the ids that have a vector, their vectors (k, dim) float32: one gathered
-        copy)."""
-        index = self.index
-        have = [i for i, mid in enumerate(ids) if mid in index]
-        return have, self.matrix[[index[ids[i]] for i in have]]
+    def take(self, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in ``ids`` of the ids that have a vector (k,) int64, their vectors (k, dim) float32: one
+        gathered copy)."""
+        get = self.index.get
+        pos = np.fromiter((get(mid, -1) for mid in ids), dtype=np.int64, count=len(ids))
+        have = np.flatnonzero(pos >= 0)
+        return have, self.matrix[pos[have]]
 
     def merged(self, other: "ContextVectors") -> "ContextVectors":
         """Both mappings in one (``other`` wins on a shared id)."""
@@ -95,6 +98,8 @@ class _ContextVectors:
     ``set_context_vectors`` around the dialect's transaction (``_replace_context``)."""
 
     _CTX_UPDATE: str
+    _NEWEST: str  # the column that orders rows written in one instant (insertion order)
+    _PARAM: str  # the dialect's parameter placeholder
     dim: int | None
     # each dialect's mixin writes {id: blob} inside its own transaction and returns the rows changed
     _replace_context: Callable[[str, dict[str, bytes]], int]
@@ -102,6 +107,16 @@ class _ContextVectors:
     def _context_blobs(self, vectors: dict[str, np.ndarray]) -> dict[str, bytes]:
         """{id: stored bytes}, every vector checked before anything is written (:func:`context_blob`)."""
         return {mid: context_blob(v, self.dim) for mid, v in vectors.items()}  # type: ignore[misc]
+
+    def recent_labels(self, scope: Any, limit: int) -> list[tuple[str | None, list[Label]]]:
+        """(session_id, labels) of the ``limit`` newest current memories of a scope, newest first: what
+        ``recent_memories`` would return, without building the memories (context anchoring of a query without
+        a conversation reads only these)."""
+        sql, params = self._filters.where(scope, None, None, live=True)  # type: ignore[attr-defined]
+        rows = self._read(f"SELECT m.session_id, m.labels FROM memories m WHERE {sql} "  # type: ignore[attr-defined]
+                          f"ORDER BY m.created_at DESC, {self._NEWEST} DESC LIMIT {self._PARAM}", params + [limit])
+        return [(sid, [Label(**x) for x in (json.loads(labs) if isinstance(labs, str) else labs)])
+                for sid, labs in rows]
 
     def _put_context(self, conn: Any, tenant: str, blobs: dict[str, bytes]) -> int:
         return sum(conn.execute(self._CTX_UPDATE, (b, tenant, mid)).rowcount for mid, b in blobs.items())
@@ -117,6 +132,7 @@ class SQLiteContextMixin(_ContextVectors):
     """Needs ``_read``, ``_tx``, ``_bump_ids``, ``_generation``, ``_items``, ``vectors``, ``dim``."""
 
     _CTX_UPDATE = "UPDATE memories SET context_vec=? WHERE tenant=? AND id=?"
+    _NEWEST, _PARAM = "m.rowid", "?"
     _read: Any
     _tx: Any
     _bump_ids: Any
@@ -213,6 +229,7 @@ class PostgresContextMixin(_ContextVectors):
     """Needs ``_read``, ``_run``, ``_conn``, ``_items``, ``_bump_ids``, ``dim``."""
 
     _CTX_UPDATE = "UPDATE memories SET context_vec = %s WHERE tenant = %s AND id = %s"
+    _NEWEST, _PARAM = "m.seq", "%s"
     _read: Any
     _run: Any
     _bump_ids: Any

@@ -145,6 +145,10 @@ class Store(Protocol):
     def recent_memories(self, scope: Scope, limit: int) -> list[MemoryItem]:
         """The newest current memories of a scope, newest first."""
 
+    def recent_labels(self, scope: Scope, limit: int) -> list[tuple[str | None, list[Label]]]:
+        """(session_id, labels) of what ``recent_memories(scope, limit)`` returns, newest first, without building
+        the memories."""
+
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         """Bump access_count and last_accessed_at (does not bump the scope generation)."""
 

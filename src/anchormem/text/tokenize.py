@@ -119,16 +119,15 @@ def stem(w: str) -> str:
 def term_coverage(terms: list[str], texts: list[str]) -> list[set[int]]:
     """Which of ``terms`` (query terms, :func:`query_terms`) each text contains: per text, the indexes of the terms
     found. A Chinese term is found as a substring (黄小米 holds 小米; jieba may segment either way), a Latin one as
-    a word starting with its :func:`stem` (pound ~ pounds, hike ~ hiking). One regular-expression pass per text;
-    no jieba call."""
+    a word starting with its :func:`stem` (pound ~ pounds, hike ~ hiking). Per text and term a substring test,
+    and a word-start check only where the stem occurs; no jieba call."""
     cjk = [(i, t) for i, t in enumerate(terms) if has_cjk(t)]
-    latin = [(i, stem(t)) for i, t in enumerate(terms) if not has_cjk(t)]
-    rx = re.compile(r"\b(?:" + "|".join(f"({re.escape(s)})" for _, s in latin) + r")") if latin else None
+    latin = [(i, s, re.compile(r"\b" + re.escape(s))) for i, s in ((i, stem(t)) for i, t in enumerate(terms)
+                                                              if not has_cjk(t))]
     out: list[set[int]] = []
     for text in texts:
         low = text.lower()
         found = {i for i, t in cjk if t in low}
-        if rx is not None:
-            found |= {latin[m.lastindex - 1][0] for m in rx.finditer(low)}
+        found.update(i for i, s, rx in latin if s in low and rx.search(low))
         out.append(found)
     return out

@@ -1,0 +1,104 @@
+"""The values context anchoring reads from a search's candidates, gathered in one pass over the hits.
+
+:class:`Candidates` holds, per candidate and in the hits' order, its session, score, BM25 and dense scores and
+ranks, and its labels as a (n, D) matrix; :meth:`ContextAnchor.singled_out`, ``context_match`` and ``rerank``
+(:mod:`.anchor`) read these arrays instead of walking the hits (their ``explain`` dicts and label lists) again
+each. :meth:`Candidates.top2` is the rival test on an array: the best value, and the best of a candidate of another
+session (memories of one session are no rivals of each other: the query singles out the conversation they were said
+in; session-less memories are each their own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..types import Hit
+from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES
+
+__all__ = ["Candidates"]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Per-candidate arrays of ``hits`` (n of them, same order).
+
+    - ``ids``: memory ids; ``session``: (n,) int64 session codes (equal codes: one session; each session-less
+      memory has a code of its own: it is nobody's session-mate);
+    - ``score``: (n,) float64 ``Hit.score``; ``bm25``, ``bm25_rank``, ``dense``: (n,) float64 from
+      ``Hit.explain`` (NaN where the hit was not that retriever's candidate);
+    - ``labels``: (n, D) float32, the best label score per domain (columns in ``DOMAIN_NAMES`` order; labels of
+      unknown domains are left out); ``labelled``: (n,) bool, the row has a label.
+    """
+
+    hits: Sequence[Hit]
+    ids: list[str]
+    session: np.ndarray
+    score: np.ndarray
+    bm25: np.ndarray
+    bm25_rank: np.ndarray
+    dense: np.ndarray
+    labels: np.ndarray
+    labelled: np.ndarray
+
+    @classmethod
+    def of(cls, hits: Sequence[Hit]) -> Candidates:
+        mems = [h.memory for h in hits]
+        ex = [h.explain for h in hits]
+        sids = [m.session_id for m in mems]
+        codes = {sid: k for k, sid in enumerate(dict.fromkeys(sids))}
+        session = np.array([codes[sid] if sid is not None else -1 - i for i, sid in enumerate(sids)], dtype=np.int64)
+        width, n = len(DOMAIN_NAMES), len(mems)
+        get, flat, vals = DOMAIN_INDEX.get, [], []
+        for base, m in zip(range(0, n * width, width), mems):
+            for lab in m.labels:  # an unknown domain goes to the spare cell n · width
+                flat.append(base + get(lab.domain, n * width - base))
+                vals.append(lab.score)
+        mat = np.zeros(n * width + 1, dtype=np.float32)
+        if flat:
+            np.maximum.at(mat, np.array(flat, dtype=np.int64), np.array(vals, dtype=np.float32))
+        mat = mat[:-1].reshape(n, width)
+        return cls(hits=hits, ids=[m.id for m in mems], session=session,
+                   score=np.array([h.score for h in hits], dtype=np.float64),
+                   bm25=_floats(e.get("bm25") for e in ex), bm25_rank=_floats(e.get("bm25_rank") for e in ex),
+                   dense=_floats(e.get("dense") for e in ex), labels=mat, labelled=mat.sum(axis=1) > 0)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def position(self, hit: Hit) -> int:
+        """Index of ``hit`` (by identity). Raises ValueError when it is not a candidate."""
+        for i, h in enumerate(self.hits):
+            if h is hit:
+                return i
+        raise ValueError("hit is not one of the candidates")
+
+    def top2(self, values: np.ndarray, tie: np.ndarray | None = None) -> tuple[tuple[float, int | None], float]:
+        """((best of ``values`` (n,), NaN skipped; its index), the best value of a candidate of another session),
+        -inf (and None) where there is none. Equal values: the larger ``tie`` wins, then the earlier candidate."""
+        valid = ~np.isnan(values)
+        if not valid.any():
+            return (float("-inf"), None), float("-inf")
+        v = np.where(valid, values, -np.inf)
+        best = float(v.max())
+        if tie is None:
+            i = int(np.argmax(v))
+        else:
+            cand = np.flatnonzero(v == best)
+            i = int(cand[int(np.argmax(tie[cand]))])
+        rivals = valid & (self.session != self.session[i])
+        return (best, i), float(v[rivals].max()) if rivals.any() else float("-inf")
+
+    def lexical_leaders(self, n: int = 30) -> list[Hit]:
+        """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n), in the hits' order: whatever the query's
+        words single out is among them, and :func:`.wording.coverage` reads no more texts than that."""
+        keep = ~np.isnan(self.bm25) & ~(self.bm25_rank > n)
+        return [self.hits[i] for i in np.flatnonzero(keep)]
+
+
+def _floats(values) -> np.ndarray:
+    """(n,) float64 of numbers, None as NaN."""
+    nan = float("nan")
+    return np.array([nan if v is None else v for v in values], dtype=np.float64)
