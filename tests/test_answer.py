@@ -674,6 +674,7 @@ _ASKER_CASES = [
     ("我弟弟是一名医生", "我弟弟做什么工作？", False),
     ("I am a fan of jazz.", "What's my job?", True),
     ("I am tired.", "What's my job?", True),
+    ("I'm a good cook.", "What's my job?", True),
     ("My brother is a doctor.", "What's my job?", True),
     ("My older brother is an ER doctor.", "What's my job?", True),
     ("我弟弟是一名医生", "我是做什么的？", True),

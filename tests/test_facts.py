@@ -69,6 +69,7 @@ RULE_CASES = [
     ("My sister lives in Paris.", ("user", "sister_home_city", "Paris", 1)),
     ("My mom is Italian.", ("user", "mom", "Italian", 1)),
     ("My brother is tall.", ("user", "brother", "tall", 1)),
+    ("My brother is a good cook.", ("user", "brother", "a good cook", 1)),
     ("我弟弟是一名医生。", ("user", "弟弟_occupation", "一名医生", 1)),
     ("我的弟弟是医生。", ("user", "弟弟_occupation", "医生", 1)),
     # a job said plainly
@@ -413,7 +414,8 @@ def test_an_address_change_goes_to_review_and_the_old_address_stays_current_unti
         assert [x.text for x in m.get_all(user_id="u")] == ["我的快递地址是上海市徐汇区漕溪北路88号。"]
 
 
-@pytest.mark.parametrize("text", ["I am tired.", "I am a doctor's daughter.", "我哥哥和我都是老师。", "我当妈妈了。",
+@pytest.mark.parametrize("text", ["I am tired.", "I am a doctor's daughter.", "I'm a good cook.", "I'm a terrible driver.",
+                                  "我哥哥和我都是老师。", "我当妈妈了。",
                                   "I visited my brother, who is a doctor.", "我弟弟小明在上海当医生。",
                                   "My sister moved to a new team."])
 def test_no_occupation_or_person_fact_from_these(text):

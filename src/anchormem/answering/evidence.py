@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import LIGHT_VERBS, OCCUPATION_EN, OCCUPATION_ZH
+from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, is_kin,
@@ -426,12 +426,12 @@ def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: 
 # a statement of someone's job: the speaker's ("I'm a nurse", "I'm a software engineer at Google", "My brother and I
 # are teachers", 我是一名护士, 我在医院当护士, 我哥哥和我都是老师) or a relative's ("My brother is a doctor", "my brother,
 # who is a doctor", 我弟弟是一名医生: a question about the speaker never sees these, :func:`.persons.stated_text`);
-# not "I am a fan of jazz", "I'm tired", "I'm not a doctor", "is a doctor" said of anyone else
+# not "I am a fan of jazz", "I'm a good cook", "I'm tired", "I'm not a doctor", "is a doctor" said of anyone else
 _JOB_STATED = re.compile(
     r"\b(?:I(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+became)|(?:we|and\s+I)(?:'re|\s+are|\s+were)|"
     r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+(?:is|was|has\s+been|became))"
     r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
-    r"(?:(?!(?:of|fan|friend|big|huge|wannabe|aspiring|future)\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
+    r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
     + r"(?!['’]s\b)|"
     r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
     r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH, re.I)

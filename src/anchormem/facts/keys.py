@@ -33,7 +33,7 @@ from functools import lru_cache
 from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
-           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "is_occupation", "person_slot", "PERSON_WORDS"]
+           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "person_slot", "PERSON_WORDS"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -154,7 +154,11 @@ _JOBS_ZH = """医生 医师 大夫 护士 牙医 兽医 药剂师 老师 教师 
 OCCUPATION_ZH = r"(?:" + "|".join(sorted(_JOBS_ZH.split(), key=len, reverse=True)) + r")"
 _OCC_EN = re.compile(r"^(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r"$", re.I)
 _OCC_ZH = re.compile(r"^(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + r"$")
-_NOT_JOB_LEAD = re.compile(r"\b(?:of|fan|friend|wannabe|aspiring|future|patient|client|customer)\b", re.I)
+# words before a job noun that make it no job: "a fan of doctors", "a good cook", "a bad driver", "a wannabe actor"
+NOT_JOB_WORDS = r"(?:of|fan|friend|not|no|big|huge|wannabe|aspiring|future|patient|client|customer|good|bad|great|" \
+    r"terrible|awful|horrible|lousy|poor|decent|better|worse|best|worst|excellent|amazing|careful|safe|fast|slow|" \
+    r"quick|natural|born|picky|hopeless|frustrated|amateur|hobby|weekend|self-taught)"
+_NOT_JOB_LEAD = re.compile(r"\b" + NOT_JOB_WORDS + r"\b", re.I)
 
 # people a user speaks of ("my brother is …"): their facts are typed by value (:func:`person_slot`)
 PERSON_WORDS = frozenset("""brother sister mom mum mother dad father son daughter wife husband partner boyfriend

@@ -35,7 +35,7 @@ from typing import Any
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import OCCUPATION_EN, OCCUPATION_ZH, PERSON_WORDS, person_slot
+from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_WORDS, person_slot
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -153,7 +153,8 @@ _PERSON_EN = r"(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)*(?:" + "
     sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")"
 _PERSON_ZH = r"(?:" + "|".join(sorted((w for w in PERSON_WORDS if not w.isascii()), key=len, reverse=True)) + r")"
 # "I'm a nurse", "I am an ER doctor", "I'm a software engineer at Google": a job noun after at most two modifiers
-_JOB_EN = r"(?P<v>(?:(?!(?:of|fan|friend|not|no|big|huge|wannabe|aspiring|future)\b)[\w-]+\s+){0,2}?" + \
+# (not "a good cook", "a fan of doctors": keys.NOT_JOB_WORDS)
+_JOB_EN = r"(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + \
     OCCUPATION_EN + r")(?!['’]s\b)"
 _NOT_OBJECT = r"it|that|this|there|here|you|him|her|them|so|too|not|to\s+(?:the\s+)?(?:store|bed|sleep|see)|" \
               r"think|know|mean|hope|guess|feel|a look|care|well|back|home|out|about|what|if|when|because"
