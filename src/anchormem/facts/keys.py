@@ -33,7 +33,8 @@ from functools import lru_cache
 from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
-           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "person_slot", "PERSON_WORDS"]
+           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
+           "person_slot", "PERSON_WORDS", "PERSON_MODIFIERS"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -136,13 +137,15 @@ def sibling_attribute(attribute: str) -> str | None:
 # -- jobs and people ---------------------------------------------------------------------------------------------
 # job nouns, singular; a pattern matches them with an optional plural "s"/"es" ("teachers")
 _JOBS_EN = """doctor physician surgeon nurse dentist pharmacist vet veterinarian paramedic therapist psychologist
-    psychiatrist counsel(?:l)?or teacher professor lecturer tutor principal librarian lawyer attorney solicitor barrister
+    psychiatrist counsel(?:l)?or teacher professor lecturer tutor principal librarian lawyer attorney solicitor
+    barrister
     judge paralegal accountant auditor banker bookkeeper engineer developer programmer coder architect designer
     scientist researcher analyst consultant manager director executive ceo cto founder entrepreneur freelancer
     contractor electrician plumber carpenter mechanic technician builder welder painter artist illustrator
     photographer musician singer actor actress dancer writer author novelist journalist reporter editor translator
     interpreter chef cook baker barista waiter waitress bartender cashier clerk receptionist secretary assistant
-    salesman saleswoman salesperson realtor agent marketer recruiter driver pilot farmer firefighter police(?:man|woman)?
+    salesman saleswoman salesperson realtor agent marketer recruiter driver pilot farmer firefighter
+    police(?:man|woman)?
     (?:police )?officer detective soldier sailor guard cleaner janitor housekeeper nanny caregiver carer hairdresser
     barber stylist tailor student intern apprentice economist mathematician physicist chemist biologist
     programmer administrator admin"""
@@ -167,8 +170,9 @@ PERSON_WORDS = frozenset("""brother sister mom mum mother dad father son daughte
     fiancé fiancee fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
     弟弟 哥哥 姐姐 妹妹 妈妈 母亲 爸爸 父亲 儿子 女儿 老婆 老公 妻子 丈夫 男朋友 女朋友 朋友 同事 老板 表哥 表姐 表弟 表妹
     叔叔 阿姨 爷爷 奶奶 外婆 外公 孩子 邻居 室友 老师 同学 房东 领导 经理 教练 未婚妻 未婚夫""".split())
-_MODIFIERS = re.compile(r"^(?:(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|"
-                        r"current|ex|former)\s+)+", re.I)
+PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
+    r"former)"  # words before a relation: "my older brother", "my best friend"
+_MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
 _NATIONALITY = frozenset("""american british english scottish irish welsh canadian mexican brazilian argentinian
     french german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish
     russian ukrainian greek turkish israeli egyptian nigerian kenyan indian pakistani chinese japanese korean
@@ -186,6 +190,13 @@ def is_occupation(value: str) -> bool:
     return bool(_OCC_EN.match(v)) and not _NOT_JOB_LEAD.search(v)
 
 
+def is_person(word: str) -> bool:
+    """``word`` names a relative or acquaintance (:data:`PERSON_WORDS`): "brother", "older brother",
+    "older_brother", "best friend", 弟弟."""
+    w = word.strip()
+    return (w if has_cjk(w) else _MODIFIERS.sub("", w.lower().replace("_", " "))) in PERSON_WORDS
+
+
 def person_slot(person: str, value: str) -> str:
     """The attribute of "my <person> is <value>" when ``person`` is a relative or acquaintance
     (:data:`PERSON_WORDS`, with "older", "best"... allowed before it), typed by the value so that only a change of
@@ -194,8 +205,7 @@ def person_slot(person: str, value: str) -> str:
     "tall", "married") -> ``<person>``. Any other ``person`` ("favourite tea", "phone number") is returned as it is.
     Never raises."""
     p = person.strip()
-    bare = _MODIFIERS.sub("", p.lower().replace("_", " ")) if not has_cjk(p) else p  # "older_brother" too
-    if bare not in PERSON_WORDS:
+    if not is_person(p):
         return p
     if is_occupation(value):
         return f"{p}_occupation"

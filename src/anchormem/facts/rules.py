@@ -35,7 +35,7 @@ from typing import Any
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_WORDS, person_slot
+from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_person, person_slot
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -122,8 +122,7 @@ def _person_is(m: re.Match) -> str:
 def _person_home(m: re.Match) -> str:
     """"my X moved to Y" / "my X lives in Y": ``X_home_city`` for a person X (:data:`PERSON_WORDS`), else X."""
     a = m.group("a")
-    bare = re.sub(r"^(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)+", "", a.lower())
-    return f"{a}_home_city" if bare in PERSON_WORDS else a
+    return f"{a}_home_city" if is_person(a) else a
 
 
 def _changed(m: re.Match) -> str:
@@ -149,7 +148,7 @@ _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|s
 _HABIT_ALONE = r"smoke|vape|run|jog|swim|cook|bake|drive|walk|hike|bike|cycle|ski|surf|meditate|study|volunteer|" \
                r"paint|knit|garden|fish|climb|dance|sing|skate|work out|exercise|train|box|read|write"
 _HABIT = r"drink|eat|play|ride|practi[cs]e|go|use|wear|learn|teach|collect|attend|take|do|watch|listen to|visit|lift"
-_PERSON_EN = r"(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)*(?:" + "|".join(
+_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + "|".join(
     sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")"
 _PERSON_ZH = r"(?:" + "|".join(sorted((w for w in PERSON_WORDS if not w.isascii()), key=len, reverse=True)) + r")"
 # "I'm a nurse", "I am an ER doctor", "I'm a software engineer at Google": a job noun after at most two modifiers
@@ -242,8 +241,8 @@ _EN_RULES: list[Rule] = [
     # "my sister moved to Berlin", "my brother lives in Oslo": the person's home (a place only)
     (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:has\s+|have\s+|just\s+|recently\s+)*(?:moved|relocated)\s+(?:back\s+)?"
         r"(?:to|into)\s+" + _V), _person_home, 1),
-    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+)*(?:lives|resides|is living|is based)\s+in\s+"
-        + _V), _person_home, 1),
+    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+)*(?:lives|resides|is living|"
+        r"is based)\s+in\s+" + _V), _person_home, 1),
     # "my shipping address changed to …", "my phone number has changed to …"
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:has\s+|have\s+)?(?:changed|been changed|been updated|updated|moved)\s+to\s+"
