@@ -661,6 +661,27 @@ _ASKER_CASES = [
     ("我住在上海。", "我住在哪里？", False),
     ("我妈妈住在杭州。", "我妈妈住在哪里？", False),
     ("I live in Lisbon. My sister lives in Paris.", "Where do I live?", False),
+    # a relative clause describes the relative, not the asker
+    ("I visited my brother, who is a doctor.", "Am I a doctor?", True),
+    ("I visited my brother, who is a doctor.", "What does my brother do?", False),
+    ("I met my sister (a lawyer) for lunch.", "Am I a lawyer?", True),
+    # a job said plainly answers a job question in other words; other "I am" sentences do not
+    ("I am a nurse.", "What's my job?", False),
+    ("I'm a software engineer at Google.", "What's my job?", False),
+    ("I'm a software engineer at Google.", "What do I do for a living?", False),
+    ("我在医院当护士", "我的工作是什么？", False),
+    ("我是一名护士", "我是做什么的？", False),
+    ("我弟弟是一名医生", "我弟弟做什么工作？", False),
+    ("I am a fan of jazz.", "What's my job?", True),
+    ("I am tired.", "What's my job?", True),
+    ("I'm a good cook.", "What's my job?", True),
+    ("My brother is a doctor.", "What's my job?", True),
+    ("My older brother is an ER doctor.", "What's my job?", True),
+    ("我弟弟是一名医生", "我是做什么的？", True),
+    ("我弟弟是一名医生", "我的工作是什么？", True),
+    # the asker and a relative together
+    ("我哥哥和我都是老师", "我是老师吗？", False),
+    ("My brother and I are both teachers.", "Am I a teacher?", False),
 ]
 
 
@@ -674,6 +695,18 @@ def test_a_question_about_the_asker_is_not_answered_by_what_they_said_of_a_relat
         ans = m.ask(question, user_id="u")
         assert ans.abstained is abstains
         assert [c.text for c in ans.citations] == ([] if abstains else [turn])
+
+
+@pytest.mark.parametrize("question,terms", [
+    ("What do I do?", [("occupation", 1.0)]),
+    ("What does my brother do for a living?", [("brother", 1.0), ("occupation", 1.0)]),
+    ("我是做什么的？", [("职业", 1.0)]),
+    ("我弟弟做什么工作？", [("弟弟", 1.0), ("工作", 1.0)]),
+    ("What does Caroline do to destress?", [("destress", 1.0)]),
+    ("我周末做什么？", [("周末", 1.0), ("做", 0.35)]),
+])
+def test_a_job_question_in_other_words_asks_for_an_occupation(question, terms):
+    assert analyze_question(question).terms == terms
 
 
 def test_a_relatives_fact_slot_does_not_answer_for_the_asker():

@@ -125,3 +125,67 @@ def test_a_departure_of_someone_unknown_is_no_fact_and_closes_nothing(mem):
     events = mem.add("Bella passed away.", user_id="u", timestamp=T2)
     assert [(e.event, e.memory.kind) for e in events] == [("ADD", "utterance")]
     assert sorted(m.text for m in mem.get_all(user_id="u")) == ["Bella passed away.", "I have a dog named Max."]
+
+
+# (earlier statement, later one, whether the later one supersedes the earlier): a person's slot is typed by its value
+# (name / job / home / description), so only a change of the same kind supersedes (fresh-user trial)
+TYPED = [
+    ("My brother is Tom.", "My brother is a doctor.", False),
+    ("My sister is a lawyer.", "My sister moved to Berlin.", False),
+    ("My brother is Tom.", "My brother is tall.", False),
+    ("My brother is a doctor.", "My brother is a nurse now.", True),
+    ("My sister lives in Paris.", "My sister moved to Berlin.", True),
+    ("My brother is Tom.", "My brother is Sam.", True),
+    ("我弟弟是一名医生。", "我弟弟是一名律师。", True),
+    ("我弟弟是一名医生。", "我弟弟叫小明。", False),
+    ("I am a nurse.", "I'm a doctor now.", True),
+    ("I work as a nurse.", "I'm a software engineer at Google.", True),
+    ("我是一名护士。", "我在医院当医生。", True),
+    ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", True),
+    ("I live in Lisbon.", "I left Lisbon and moved to Berlin.", True),
+    ("I live in Lisbon.", "I moved out of Lisbon.", True),
+]
+
+
+@pytest.mark.parametrize("before,after,supersedes", TYPED, ids=[f"{c[0]} / {c[1]}" for c in TYPED])
+def test_only_a_change_of_the_same_kind_supersedes(mem, before, after, supersedes):
+    first = mem.add(before, user_id="u", timestamp=T1)
+    assert [(e.event, e.memory.kind) for e in first] == [("ADD", "fact")]
+    events = mem.add(after, user_id="u", timestamp=T2)
+    new = events[0].memory
+    assert (events[0].event, new.kind, new.text) == ("ADD", "fact", after)
+    current = sorted(m.text for m in mem.get_all(user_id="u"))
+    if supersedes:
+        assert [(e.event, e.memory.id) for e in events[1:]] == [("SUPERSEDE", first[0].memory.id)]
+        assert events[1].memory.valid_to == T2 and events[1].memory.superseded_by == new.id
+        assert new.fact.attribute == first[0].memory.fact.attribute
+        assert current == [after]
+        assert [h.event for h in mem.history(first[0].memory.id)][-1] == "SUPERSEDE"
+    else:
+        assert len(events) == 1 and new.fact.attribute != first[0].memory.fact.attribute
+        assert current == sorted([before, after])
+        assert mem.get(first[0].memory.id).valid_to is None
+
+
+def test_restating_a_job_with_or_without_its_measure_word_is_a_noop(mem):
+    first = mem.add("我弟弟是一名医生。", user_id="u", timestamp=T1)
+    assert [(e.event, e.memory.id) for e in mem.add("我弟弟是医生。", user_id="u", timestamp=T2)] == [
+        ("NOOP", first[0].memory.id)]
+    first = mem.add("I am a nurse.", user_id="u", timestamp=T1)
+    assert [(e.event, e.memory.id) for e in mem.add("I work as a nurse.", user_id="u", timestamp=T2)] == [
+        ("NOOP", first[0].memory.id)]
+
+
+@pytest.mark.parametrize("before,after,question,cited", [
+    ("My brother is Tom.", "My brother is a doctor.", "What is my brother's name?", "My brother is Tom."),
+    ("My brother is Tom.", "My brother is a doctor.", "What does my brother do?", "My brother is a doctor."),
+    ("My brother is a doctor.", "My brother is a nurse now.", "What does my brother do?",
+     "My brother is a nurse now."),
+    ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", "Where do I live?",
+     "I moved out of Lisbon and now live in Berlin."),
+])
+def test_ask_quotes_the_current_statement_of_its_kind(mem_e5, before, after, question, cited):
+    mem_e5.add(before, user_id="u", timestamp=T1)
+    mem_e5.add(after, user_id="u", timestamp=T2)
+    ans = mem_e5.ask(question, user_id="u")
+    assert [c.text for c in ans.citations] == [cited], ans.text

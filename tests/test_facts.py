@@ -59,6 +59,30 @@ RULE_CASES = [
     ("我把快递地址改成公司了。", ("user", "快递地址", "公司", 1)),
     ("My shipping address changed to 5 Main St.", ("user", "shipping_address", "5 Main St", 1)),
     ("My phone number is now 555-0101.", ("user", "phone", "555-0101", 1)),
+    # what is said of a person is typed by its value: name, job, home, description (fresh-user trial)
+    ("My brother is Tom.", ("user", "brother_name", "Tom", 1)),
+    ("My brother is a doctor.", ("user", "brother_occupation", "a doctor", 1)),
+    ("My brother is a nurse now.", ("user", "brother_occupation", "a nurse", 1)),
+    ("My older brother is an ER doctor.", ("user", "older_brother_occupation", "an ER doctor", 1)),
+    ("My sister is a lawyer.", ("user", "sister_occupation", "a lawyer", 1)),
+    ("My sister moved to Berlin.", ("user", "sister_home_city", "Berlin", 1)),
+    ("My sister lives in Paris.", ("user", "sister_home_city", "Paris", 1)),
+    ("My mom is Italian.", ("user", "mom", "Italian", 1)),
+    ("My brother is tall.", ("user", "brother", "tall", 1)),
+    ("My brother is a good cook.", ("user", "brother", "a good cook", 1)),
+    ("我弟弟是一名医生。", ("user", "弟弟_occupation", "一名医生", 1)),
+    ("我的弟弟是医生。", ("user", "弟弟_occupation", "医生", 1)),
+    # a job said plainly
+    ("I am a nurse.", ("user", "occupation", "nurse", 1)),
+    ("I'm a software engineer at Google.", ("user", "occupation", "software engineer", 1)),
+    ("I'm not a nurse anymore.", ("user", "occupation", "nurse", -1)),
+    ("我在医院当护士。", ("user", "occupation", "护士", 1)),
+    ("我在杭州当老师。", ("user", "occupation", "老师", 1)),
+    ("I am a fan of jazz.", ("user", "likes:jazz", "jazz", 1)),
+    # a move out of one city into another
+    ("I moved out of Lisbon and now live in Berlin.", ("user", "home_city", "Berlin", 1)),
+    ("I left Lisbon and moved to Berlin.", ("user", "home_city", "Berlin", 1)),
+    ("I moved out of Lisbon.", ("user", "home_city", "Lisbon", -1)),
 ]
 
 
@@ -388,6 +412,14 @@ def test_an_address_change_goes_to_review_and_the_old_address_stays_current_unti
         assert [(r.event, r.memory.fact.attribute, r.memory.fact.value) for r in res] == [
             ("REVIEW", "快递地址", "北京市朝阳区建国路1号")]
         assert [x.text for x in m.get_all(user_id="u")] == ["我的快递地址是上海市徐汇区漕溪北路88号。"]
+
+
+@pytest.mark.parametrize("text", ["I am tired.", "I am a doctor's daughter.", "I'm a good cook.", "I'm a terrible driver.",
+                                  "我哥哥和我都是老师。", "我当妈妈了。",
+                                  "I visited my brother, who is a doctor.", "我弟弟小明在上海当医生。",
+                                  "My sister moved to a new team."])
+def test_no_occupation_or_person_fact_from_these(text):
+    assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == []
 
 
 def test_a_third_persons_change_is_no_fact_of_the_user():

@@ -53,6 +53,23 @@ def test_llm_facts_take_the_speakers_name_and_supersede(tmp_path):
         assert evs[0].memory.fact.entity == "Caroline"
 
 
+@pytest.mark.parametrize("first,second,supersedes", [
+    (("brother", "Tom", "My brother is Tom."), ("brother", "a doctor", "My brother is a doctor."), False),
+    (("brother", "a doctor", "My brother is a doctor."), ("brother", "a nurse", "My brother is a nurse now."), True),
+])
+def test_llm_facts_about_a_person_are_typed_by_their_value(tmp_path, first, second, supersedes):
+    replies = [_facts(("user", a, v, 1, 1.0, q)) for a, v, q in (first, second)]
+    with FakeLLMServer(replies) as srv, _mem(tmp_path, srv) as m:
+        one = m.add(first[2], user_id="A", timestamp="2024-01-01T00:00:00Z")
+        evs = m.add(second[2], user_id="A", timestamp="2024-02-01T00:00:00Z")
+        assert [e.memory.fact.attribute for e in one + evs[:1]] == [
+            "brother_name" if first[1] == "Tom" else "brother_occupation", "brother_occupation"]
+        assert [(e.event, e.memory.text) for e in evs] == [("ADD", second[2])] + (
+            [("SUPERSEDE", first[2])] if supersedes else [])
+        assert sorted(x.text for x in m.get_all(user_id="A")) == sorted([second[2]] + ([] if supersedes else
+                                                                                    [first[2]]))
+
+
 def test_c9_lone_surrogate_is_repaired_or_reported(tmp_path):
     """Case C9: a broken escape inside an otherwise valid list: facts kept, never a silent empty success."""
     text = "我下个月搬到 City C，new job at Company K 下周一开始。"

@@ -11,7 +11,9 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
 2. **Key-term coverage** ≥ ``min_coverage`` (the main threshold). Key terms are the question's content words
    after dropping question words and pronouns (English and Chinese). Each term is covered by the memory
    lexically (same stem; for Chinese a substring, or a share of its characters), through a small bilingual
-   paraphrase lexicon (live/move/住/搬, work/job/工作...), or, with a calibrated embedder, when its query
+   paraphrase lexicon (live/move/住/搬, work/job/工作...; a statement of a job, "I'm a nurse" / 我在医院当护士,
+   counts as the word "occupation": :data:`_JOB_STATED`, and a job question in other words, "What do I do?" /
+   我是做什么的？, asks for "occupation": :data:`_JOB_Q`), or, with a calibrated embedder, when its query
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
    "dog"~"cat" does not). Light terms ("name", "time", "go", "名字"...) weigh less, and at least one heavy
    term must be covered, so "What is my dog's name?" never cites "a rescue cat named Pixel".
@@ -58,11 +60,11 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import LIGHT_VERBS
+from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import (asked, asks_about_self, claims_other, is_kin, kin_words, name_in, stated_text, subject_role,
-                      with_speaker_names)
+from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, is_kin,
+                      kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES"]
@@ -310,6 +312,12 @@ def date_matches(qdate: QDate, hit: Hit, slack_days: int = 3) -> bool:
 
 
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
+# a question about a job in other words: "What do I do?", "What does my brother do for a living?", 我是做什么的？,
+# 我弟弟做什么工作？, 他是干什么的？ (its words "do", "living", 做, 干什么 then give way to the one term "occupation")
+_JOB_Q = re.compile(r"^\s*what\s+(?:do|does)\s+.{1,40}?\s+do(?:\s+for\s+(?:a\s+)?(?:living|work|job))?\s*[?？]*\s*$|"
+                    r"(?:做|干)什么(?:的|工作|职业)|从事(?:什么|哪)", re.I)
+_JOB_Q_WORDS = frozenset("do living 做 干什么 干 从事".split())
+_WORK_GROUP = _SYN_INDEX["job"]
 _JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
 
 
@@ -357,6 +365,10 @@ def analyze_question(question: str) -> QuestionInfo:
         if n in solo and n.lower() not in seen:  # ("Steady Income Fund") is not one of its own
             seen.add(n.lower())
             terms.append((n.lower(), 1.0))
+    if _JOB_Q.search(question):  # "What do I do?", 我是做什么的？: the question is about a job
+        terms = [(t, w) for t, w in terms if t not in _JOB_Q_WORDS]
+        if not any(_syn_group(t) == _WORK_GROUP for t, _ in terms):
+            terms.append(("职业" if zh else "occupation", 1.0))
     # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
     wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
     if qdate is not None:
@@ -411,12 +423,34 @@ def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: 
     return not (q.wants_number and not _NUMBER.search(stated))
 
 
+# a statement of someone's job: the speaker's ("I'm a nurse", "I'm a software engineer at Google", "My brother and I
+# are teachers", 我是一名护士, 我在医院当护士, 我哥哥和我都是老师) or a relative's ("My brother is a doctor", "my brother,
+# who is a doctor", 我弟弟是一名医生: a question about the speaker never sees these, :func:`.persons.stated_text`);
+# not "I am a fan of jazz", "I'm a good cook", "I'm tired", "I'm not a doctor", "is a doctor" said of anyone else
+_JOB_STATED = re.compile(
+    r"\b(?:I(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+became)|(?:we|and\s+I)(?:'re|\s+are|\s+were)|"
+    r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+(?:is|was|has\s+been|became))"
+    r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
+    r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
+    + r"(?!['’]s\b)|"
+    r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
+    r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH, re.I)
+
+
 def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
+    """The memory's words as the question's terms are matched against: its stated text's terms, its speaker's
+    name, its fact slot's words (:func:`_slot_words`), and "occupation" when it states someone's job
+    (:data:`_JOB_STATED`: "I'm a nurse." answers "What's my job?")."""
     m = hit.memory
     words = list(query_terms(stated))
     if m.speaker:
         words.extend(query_terms(m.speaker))
+    if _JOB_STATED.search(stated):
+        words.append("occupation")
     return words + _slot_words(hit, kin)
+
+
+_KIN_MODIFIERS = frozenset("older younger little big best elder baby twin eldest youngest oldest".split())
 
 
 def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
@@ -428,7 +462,8 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
         return []
     head, _, key = f.attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
-    if len(words) > 1 and is_kin(words[0]) and words[0].lower() not in kin:
+    person = next((w for w in words[:-1] if w.lower() not in _KIN_MODIFIERS), None)  # "older_brother_name"
+    if len(words) > 1 and person is not None and is_kin(person) and person.lower() not in kin:
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))

@@ -23,7 +23,7 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words",
+__all__ = ["KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words",
            "with_speaker_names", "asks_about_self", "is_kin"]
 
 
@@ -35,7 +35,9 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
     roadtrip was insane!" — addresses nobody in what follows), and without what belongs to the addressee ("I love
     your turtles": the turtles are not the speaker's; 你的…), nor what they say of a relative or friend as the
     subject of a sentence ("My brother Sam works as a doctor." says nothing of the speaker's job) unless ``kin`` (the
-    question's relation words, :func:`kin_words`) names that relation ("What does Tom's brother do?")."""
+    question's relation words, :func:`kin_words`) names that relation ("What does Tom's brother do?"); nor what a
+    relative clause or an apposition says of a relative ("I visited my brother, who is a doctor." is read as "I
+    visited my brother."), unless ``kin`` names the relation. "我哥哥和我都是老师" is about the speaker too."""
     keep = []
     for sent in split_sentences(text):
         if _ASKS.search(sent.strip()):
@@ -49,6 +51,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
             continue
         if about_speaker:  # "I love your turtles": the turtles are the addressee's
             sent = _YOUR_NP.sub(" ", sent)
+            sent = _KIN_CLAUSE.sub(lambda m: m.group(1) if m.group(2).lower() not in kin else m.group(0), sent)
         keep.append(sent)
     return " ".join(keep)
 
@@ -63,7 +66,13 @@ _THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:o
 _KIN_ZH = ("弟弟|哥哥|姐姐|妹妹|妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|老公|妻子|丈夫|男朋友|女朋友|朋友|同事|老板|表哥|表姐|"
            "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友|老师|同学|房东|领导|经理|教练|未婚妻|未婚夫|父母|家人")
 # the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
-_THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})")
+_THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})(?!(?:和|跟|与|同)我)")
+# what a relative clause or an apposition says of the speaker's relative: "my brother, who is a doctor,",
+# "my sister (a lawyer)", "my mom, a nurse," (group 1: the noun phrase kept; group 2: the relation word)
+_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)?({_KIN})\b"
+                         rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
+                         rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I)
+KIN_EN, KIN_ZH = _KIN, _KIN_ZH  # relation words, as regex alternations (English; Chinese)
 _KIN_WORD = re.compile(rf"\b({_KIN})\b|({_KIN_ZH})", re.I)
 
 

@@ -18,6 +18,10 @@ user's own words; only the key is normalised.
 :data:`TOPIC_HEADS` ``likes`` and ``does`` are siblings: a negative statement about one contradicts a positive one
 about the other ("I love spicy food" then "I don't eat spicy food any more"), see
 :func:`anchormem.facts.reconcile.conflicts`.
+
+:data:`OCCUPATION_EN` / :data:`OCCUPATION_ZH` are patterns over job nouns ("nurse", "software engineer", 护士,
+工程师): the facts rules read "I'm a nurse" / 我当护士 as an ``occupation`` and type "my brother is a doctor" as
+``brother_occupation`` (:func:`person_slot`); the evidence test links such a statement to job questions.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from functools import lru_cache
 from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
-           "sibling_attribute"]
+           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
+           "person_slot", "PERSON_WORDS", "PERSON_MODIFIERS"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -99,6 +104,8 @@ def value_key(attribute: str, value: str) -> str:
         return _DIET_CANON.get(v, v)
     if attribute.partition(":")[0] in ("likes", "does", "allergy"):
         return topic_key(value)
+    if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
+        return re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
     if attribute.startswith("count:"):
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
         return _NUMBERS.get(m.group(1), m.group(1)) if m else v
@@ -125,3 +132,85 @@ def sibling_attribute(attribute: str) -> str | None:
     if not sep or head not in TOPIC_HEADS:
         return None
     return f"{TOPIC_HEADS[1 - TOPIC_HEADS.index(head)]}:{key}"
+
+
+# -- jobs and people ---------------------------------------------------------------------------------------------
+# job nouns, singular; a pattern matches them with an optional plural "s"/"es" ("teachers")
+_JOBS_EN = """doctor physician surgeon nurse dentist pharmacist vet veterinarian paramedic therapist psychologist
+    psychiatrist counsel(?:l)?or teacher professor lecturer tutor principal librarian lawyer attorney solicitor
+    barrister
+    judge paralegal accountant auditor banker bookkeeper engineer developer programmer coder architect designer
+    scientist researcher analyst consultant manager director executive ceo cto founder entrepreneur freelancer
+    contractor electrician plumber carpenter mechanic technician builder welder painter artist illustrator
+    photographer musician singer actor actress dancer writer author novelist journalist reporter editor translator
+    interpreter chef cook baker barista waiter waitress bartender cashier clerk receptionist secretary assistant
+    salesman saleswoman salesperson realtor agent marketer recruiter driver pilot farmer firefighter
+    police(?:man|woman)?
+    (?:police )?officer detective soldier sailor guard cleaner janitor housekeeper nanny caregiver carer hairdresser
+    barber stylist tailor student intern apprentice economist mathematician physicist chemist biologist
+    programmer administrator admin"""
+OCCUPATION_EN = r"(?:" + "|".join(w for w in _JOBS_EN.split()) + r")(?:e?s)?(?![\w-])"
+_JOBS_ZH = """医生 医师 大夫 护士 牙医 兽医 药剂师 老师 教师 教授 讲师 校长 律师 法官 会计 会计师 审计师 工程师 程序员 码农
+    建筑师 设计师 科学家 研究员 分析师 顾问 咨询师 经理 总监 老板 创业者 厨师 司机 警察 消防员 军人 飞行员 空姐 记者 编辑
+    作家 翻译 演员 歌手 画家 摄影师 销售 店员 服务员 收银员 快递员 外卖员 保安 保姆 农民 工人 电工 公务员 学生 研究生 博士生
+    实习生 秘书 助理 前台 导游 理发师 心理咨询师 社工 教练 售货员 客服 主播 模特"""
+OCCUPATION_ZH = r"(?:" + "|".join(sorted(_JOBS_ZH.split(), key=len, reverse=True)) + r")"
+_OCC_EN = re.compile(r"^(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r"$", re.I)
+_OCC_ZH = re.compile(r"^(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + r"$")
+# words before a job noun that make it no job: "a fan of doctors", "a good cook", "a bad driver", "a wannabe actor"
+NOT_JOB_WORDS = r"(?:of|fan|friend|not|no|big|huge|wannabe|aspiring|future|patient|client|customer|good|bad|great|" \
+    r"terrible|awful|horrible|lousy|poor|decent|better|worse|best|worst|excellent|amazing|careful|safe|fast|slow|" \
+    r"quick|natural|born|picky|hopeless|frustrated|amateur|hobby|weekend|self-taught)"
+_NOT_JOB_LEAD = re.compile(r"\b" + NOT_JOB_WORDS + r"\b", re.I)
+
+# people a user speaks of ("my brother is …"): their facts are typed by value (:func:`person_slot`)
+PERSON_WORDS = frozenset("""brother sister mom mum mother dad father son daughter wife husband partner boyfriend
+    girlfriend friend boss cousin aunt uncle grandma grandmother grandpa grandfather niece nephew neighbour neighbor
+    colleague coworker roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance
+    fiancé fiancee fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
+    弟弟 哥哥 姐姐 妹妹 妈妈 母亲 爸爸 父亲 儿子 女儿 老婆 老公 妻子 丈夫 男朋友 女朋友 朋友 同事 老板 表哥 表姐 表弟 表妹
+    叔叔 阿姨 爷爷 奶奶 外婆 外公 孩子 邻居 室友 老师 同学 房东 领导 经理 教练 未婚妻 未婚夫""".split())
+PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
+    r"former)"  # words before a relation: "my older brother", "my best friend"
+_MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
+_NATIONALITY = frozenset("""american british english scottish irish welsh canadian mexican brazilian argentinian
+    french german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish
+    russian ukrainian greek turkish israeli egyptian nigerian kenyan indian pakistani chinese japanese korean
+    vietnamese thai filipino indonesian australian catholic christian muslim jewish buddhist hindu""".split())
+_NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
+
+
+def is_occupation(value: str) -> bool:
+    """``value`` names a job: "a nurse", "software engineer", "an ER doctor", 一名医生, 护士 (a job noun of
+    :data:`OCCUPATION_EN` / :data:`OCCUPATION_ZH` as its head, at most two modifiers); not "a fan of doctors",
+    "a friend of a teacher"."""
+    v = value.strip()
+    if has_cjk(v):
+        return bool(_OCC_ZH.match(v))
+    return bool(_OCC_EN.match(v)) and not _NOT_JOB_LEAD.search(v)
+
+
+def is_person(word: str) -> bool:
+    """``word`` names a relative or acquaintance (:data:`PERSON_WORDS`): "brother", "older brother",
+    "older_brother", "best friend", 弟弟."""
+    w = word.strip()
+    return (w if has_cjk(w) else _MODIFIERS.sub("", w.lower().replace("_", " "))) in PERSON_WORDS
+
+
+def person_slot(person: str, value: str) -> str:
+    """The attribute of "my <person> is <value>" when ``person`` is a relative or acquaintance
+    (:data:`PERSON_WORDS`, with "older", "best"... allowed before it), typed by the value so that only a change of
+    the same kind supersedes: a job -> ``<person>_occupation`` ("a doctor", 一名医生), a name ->
+    ``<person>_name`` ("Tom", "Dr. Lee"; not a nationality such as "Italian"); anything else (a description:
+    "tall", "married") -> ``<person>``. Any other ``person`` ("favourite tea", "phone number") is returned as it is.
+    Never raises."""
+    p = person.strip()
+    if not is_person(p):
+        return p
+    if is_occupation(value):
+        return f"{p}_occupation"
+    words = value.split()
+    if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
+            not any(w.lower() in _NATIONALITY for w in words):
+        return f"{p}_name"
+    return p

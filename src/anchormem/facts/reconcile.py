@@ -19,6 +19,9 @@ restated fact really is one NOOP, and a change held for review is not half-appli
 verbatim utterance too, and a sentence stating several facts gives each fact its own clause as text ("Please
 call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish.").
 A fact that merely mentions an entity has its own slot and never closes unrelated facts about that entity.
+What is said of a person ("my brother is …") is typed by its value whichever extractor found it
+(:func:`~anchormem.facts.keys.person_slot`: ``brother_name`` / ``brother_occupation`` / ``brother``), so "My brother
+is a doctor." does not close "My brother is Tom.".
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
 from .grounding import check_support
-from .keys import NAMED_SLOTS, related_attributes, sibling_attribute, value_key
+from .keys import NAMED_SLOTS, person_slot, related_attributes, sibling_attribute, value_key
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
@@ -101,6 +104,12 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
                  d.index_text if same_text else index_text(f"{span} {extra}"))
 
 
+def _typed(f: Fact) -> Fact:
+    """``f`` with a person's slot typed by its value (an LLM's ``brother`` = "a doctor" -> ``brother_occupation``)."""
+    attr = person_slot(f.attribute, f.value)
+    return f if attr == f.attribute else f.model_copy(update={"attribute": attr})
+
+
 def _as_user(f: Fact, speaker: str | None) -> Fact:
     """The fact as the grounding check reads it: the speaker's own facts are about "user" (their name is the
     author of the words, not part of them)."""
@@ -118,7 +127,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         facts: list[Fact] = []
         if d.item.source == "user" and d.item.kind == "utterance":
             # one grounding gate for every extractor: a fact its own turn does not support is not stored
-            facts = [f for f in extract(d.item.text, entity=d.item.speaker or "user")
+            facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     slots = sorted({key for _, fs in found for f in fs

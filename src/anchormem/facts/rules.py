@@ -4,10 +4,16 @@ Patterns (first match per clause wins; see the tests for the full list of senten
 
 - name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "叫我X";
 - "my X is Y" / "我的X是Y" / "我最喜欢的X是Y" -> attribute X; "my cat is called Y", "my cat's name is Y",
-  "I have a cat called Y", "我的猫叫Y" -> ``cat_name``;
-- home: "I live in Y", "I'm based in Y", "I moved to Y", "我住在Y", "我搬到了Y" -> ``home_city``;
-- work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y",
-  "我是一名Y" -> ``occupation``;
+  "I have a cat called Y", "我的猫叫Y" -> ``cat_name``; when X is a person ("my brother", 我弟弟) the slot is
+  typed by the value (:func:`~anchormem.facts.keys.person_slot`): "My brother is Tom." -> ``brother_name``,
+  "My brother is a doctor." -> ``brother_occupation``, "My sister moved to Berlin." / "My sister lives in
+  Berlin." -> ``sister_home_city``, "My brother is tall." -> ``brother``; so only a change of the same kind
+  supersedes;
+- home: "I live in Y", "I'm based in Y", "I moved to Y", "I moved out of X and now live in Y", "我住在Y",
+  "我搬到了Y" -> ``home_city``; "I moved out of X" -> ``home_city`` X, -1;
+- work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y", "I'm a nurse",
+  "I'm a software engineer at Google" (a job noun: :data:`~anchormem.facts.keys.OCCUPATION_EN`),
+  "我是一名Y", "我在医院当护士" -> ``occupation``;
 - preferences: "I like/love/enjoy/prefer X", "I'm a fan of X", "我喜欢X" -> ``likes:X`` (+1);
   "I don't like / hate / can't stand X", "我不喜欢X", "我讨厌X" -> ``likes:X`` (-1), the SAME slot;
 - "I no longer X", "I don't X any more", "我不再X": X is parsed as above with the polarity flipped
@@ -29,6 +35,7 @@ from typing import Any
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
+from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_person, person_slot
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -107,6 +114,22 @@ def _named(m: re.Match) -> str:
     return f"{m.group('a')}_name"
 
 
+def _person_is(m: re.Match) -> str:
+    """"my X is Y": X; typed by the (cleaned) value in :func:`_apply` when X is a person."""
+    return m.group("a")
+
+
+def _person_home(m: re.Match) -> str:
+    """"my X moved to Y" / "my X lives in Y": ``X_home_city`` for a person X (:data:`PERSON_WORDS`), else X."""
+    a = m.group("a")
+    return f"{a}_home_city" if is_person(a) else a
+
+
+def _changed(m: re.Match) -> str:
+    """"my X changed to Y": X (a person's move is :func:`_person_home`'s, not a change of a value)."""
+    return m.group("a")
+
+
 def _likes(m: re.Match) -> str:
     return f"likes:{normalize_object(m.group('v'))}"
 
@@ -125,6 +148,13 @@ _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|s
 _HABIT_ALONE = r"smoke|vape|run|jog|swim|cook|bake|drive|walk|hike|bike|cycle|ski|surf|meditate|study|volunteer|" \
                r"paint|knit|garden|fish|climb|dance|sing|skate|work out|exercise|train|box|read|write"
 _HABIT = r"drink|eat|play|ride|practi[cs]e|go|use|wear|learn|teach|collect|attend|take|do|watch|listen to|visit|lift"
+_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + "|".join(
+    sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")"
+_PERSON_ZH = r"(?:" + "|".join(sorted((w for w in PERSON_WORDS if not w.isascii()), key=len, reverse=True)) + r")"
+# "I'm a nurse", "I am an ER doctor", "I'm a software engineer at Google": a job noun after at most two modifiers
+# (not "a good cook", "a fan of doctors": keys.NOT_JOB_WORDS)
+_JOB_EN = r"(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + \
+    OCCUPATION_EN + r")(?!['’]s\b)"
 _NOT_OBJECT = r"it|that|this|there|here|you|him|her|them|so|too|not|to\s+(?:the\s+)?(?:store|bed|sleep|see)|" \
               r"think|know|mean|hope|guess|feel|a look|care|well|back|home|out|about|what|if|when|because"
 
@@ -142,6 +172,14 @@ _EN_RULES: list[Rule] = [
     # "I moved from Lisbon to Berlin", "We moved to Berlin in May", "we live in Porto now" (the household's home)
     (_c(r"\b(?:I|we)(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?from\s+(?-i:[A-Z])[\w' .-]*?\s+"
         r"(?:to|into)\s+" + _V), _const("home_city"), 1),
+    # "I moved out of Lisbon and now live in Berlin", "I left Lisbon and moved to Berlin": the new home
+    (_c(r"\b(?:I|we)(?:'ve| have)?\s+" + _ADV + r"(?:moved\s+(?:out\s+of|away\s+from)|relocated\s+from|left)\s+"
+        r"(?-i:[A-Z])[\w' .-]*?\s+and\s+(?:now\s+|then\s+|have\s+|'ve\s+)?" + _ADV +
+        r"(?:(?:live|reside)\s+in|(?:moved|relocated)\s+(?:back\s+)?(?:to|into)|settled\s+in|am\s+living\s+in)\s+"
+        + _V), _const("home_city"), 1),
+    # "I moved out of Lisbon": that home ends
+    (_c(r"\b(?:I|we)(?:'ve| have)?\s+" + _ADV + r"moved\s+(?:out\s+of|away\s+from)\s+(?P<v>(?-i:[A-Z])[\w' .-]*)$"),
+     _const("home_city"), -1),
     (_c(r"\bwe(?:'ve| have)?\s+" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+" + _V),
      _const("home_city"), 1),
     (_c(r"\bwe\s+" + _ADV + r"(?:live|reside)\s+in\s+" + _V), _const("home_city"), 1),
@@ -150,6 +188,7 @@ _EN_RULES: list[Rule] = [
         + _V), _const("home_city"), 1),
     (_c(r"\bI\s+" + _ADV + r"work\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"working\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
+    (_c(r"\bI(?:'m| am|'ve been| have been)\s+" + _ADV + r"(?:now\s+)?(?:an?\s+)?" + _JOB_EN), _const("occupation"), 1),
     (_c(r"\bI\s+" + _ADV + r"work\s+(?:at|for)\s+" + _V), _const("employer"), 1),
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"working\s+(?:at|for)\s+" + _V), _const("employer"), 1),
     (_c(r"\b(?:new job|a job|started (?:a )?(?:new )?job|started working|joined|got hired)\s+(?:at|with|by)\s+"
@@ -199,14 +238,19 @@ _EN_RULES: list[Rule] = [
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
     (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT_ALONE + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?|(?:" + _HABIT
         + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)$"), _does, 1),
+    # "my sister moved to Berlin", "my brother lives in Oslo": the person's home (a place only)
+    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:has\s+|have\s+|just\s+|recently\s+)*(?:moved|relocated)\s+(?:back\s+)?"
+        r"(?:to|into)\s+" + _V), _person_home, 1),
+    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+)*(?:lives|resides|is living|"
+        r"is based)\s+in\s+" + _V), _person_home, 1),
     # "my shipping address changed to …", "my phone number has changed to …"
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:has\s+|have\s+)?(?:changed|been changed|been updated|updated|moved)\s+to\s+"
-        + _V), lambda m: m.group("a"), 1),
+        + _V), _changed, 1),
     # "my X is Y", but not "my sister Lena is visiting…" (a progressive verb is an event, not a value)
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:is|are|was)\s+(?!\w+ing\b)" + _V),
-     lambda m: m.group("a"), 1),
+     _person_is, 1),
 ]
 
 _THIRD = re.compile(
@@ -222,6 +266,8 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"(?:我的名字(?:是|叫)|我名字叫|我叫|叫我)\s*(?P<v>(?!了|做|外卖)[^，。！？,.!?；;\s]{1,20})"),
      _const("name"), 1),
     (re.compile(r"我(?:的|家的?|养的)(?P<a>[^，。！？是叫的]{1,8})(?:的名字)?(?:叫|名叫|叫做)\s*" + _ZV), _named, 1),
+    (re.compile(r"我(?P<a>" + _PERSON_ZH + r")(?:的名字)?(?:叫|名叫|叫做)\s*(?![我你他她它])" + _ZV), _named,
+     1),  # "我弟弟叫小明" (not "我妈妈叫我回家")
     (re.compile(r"我最喜欢的(?P<a>[^，。！？是]{1,10})是\s*" + _ZV), lambda m: "最喜欢的" + m.group("a"), 1),
     (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
     # "我从里斯本搬到柏林了", "我们五月搬到了柏林": the move's destination
@@ -231,6 +277,11 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"我" + _ZADV + r"在\s*(?P<v>[^，。！？,.!?；;在]{1,30}?)\s*(?:工作|上班|任职|实习)"), _const("employer"), 1),
     (re.compile(r"(?:新工作在|入职了?|加入了|跳槽到了?)\s*" + _ZV), _const("employer"), 1),
     (re.compile(r"我" + _ZADV + r"是(?:一名|一个|一位)\s*" + _ZV), _const("occupation"), 1),
+    # "我在医院当护士", "我现在当老师": a job noun after 当 (not "我当妈妈了")
+    (re.compile(r"我" + _ZADV + r"(?:在[^，。！？,.!?；;在当]{1,15}?)?(?:当|做)了?(?:一名|一个|一位)?\s*(?P<v>[\u4e00-\u9fff]{0,4}?"
+                + OCCUPATION_ZH + r")(?![\u4e00-\u9fff]*(?:的|了吗|吗))"), _const("occupation"), 1),
+    # "我弟弟是一名医生", "我妹妹是Anna": typed by the value (keys.person_slot)
+    (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"是\s*" + _ZV), _person_is, 1),
     (re.compile(r"我" + _ZADV + r"对\s*(?P<v>[^，。！？对]{1,20}?)\s*过敏"),
      lambda m: f"allergy:{normalize_object(m.group('v'))}", 1),
     (re.compile(r"我" + _ZADV + r"(?:不喜欢|不太喜欢|不爱|讨厌|受不了|不能接受|反感|烦|不想再)\s*" + _ZV), _likes, -1),
@@ -253,7 +304,7 @@ _ZH_RULES: list[Rule] = [
     # "我的快递地址改成北京市…", "我的手机号换成了…": the slot's new value
     (re.compile(r"(?:我的|我把(?:我的)?)(?P<a>[^，。！？是把]{1,12}?)(?:已经)?(?:改成了?|改为|换成了?|变成了?|更新为|更新成|现在是)\s*"
                 + _ZV), lambda m: m.group("a"), 1),
-    (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), lambda m: m.group("a"), 1),
+    (re.compile(r"我的(?P<a>[^，。！？是]{1,12})是\s*" + _ZV), _person_is, 1),
 ]
 _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": "cat", "狗": "dog", "车": "car",
                "房": "house", "房子": "house", "鱼": "fish", "鸟": "bird", "兔子": "rabbit", "宠物": "pet",
@@ -301,7 +352,14 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
         if not value:
             continue
         attr = attr_fn(m)
-        if attr == "home_city" and _MOVE.search(m.group(0)) and not _is_place(value):
+        if attr_fn is _person_is:
+            attr = person_slot(attr, value)  # "My brother is Tom." / "… a doctor." / "… tall.": three slots
+        home = attr == "home_city" or (attr_fn is _person_home and attr.endswith("_home_city"))
+        if attr_fn is _person_home and not home:
+            continue  # "my shipping address moved to …" is the generic change rule's, below
+        if attr_fn is _changed and _person_home(m) != attr:
+            continue  # "my sister moved to a new team": no value of hers
+        if home and _MOVE.search(m.group(0)) and not _is_place(value):
             continue  # "I moved to the front row", "We moved to Slack for team chat", 我搬到三楼的工位了
         if attr.startswith(("likes:", "allergy:", "does:")):
             head = attr.split(":", 1)[0]
