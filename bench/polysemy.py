@@ -1,6 +1,7 @@
 """Polysemy dev set (baseline vs anchored, per group: en / en_heldout / zh / zh_heldout, per case and pooled) and
 anchored-vs-plain search latency, on the polysemy history alone (396 memories) and with the turns of LoCoMo
-conversations 1-2 added to the same user as distractors (when the dataset is found); the pass rates again on the
+conversations 1-2 added to the same user as distractors (when the dataset is found): with the query and
+conversation embeddings cached (the ranking's own cost), and end to end for new questions (``fresh``); the pass rates again on the
 raw CoarseWSD labels (``raw_labels``: without the audit of ``anchormem/data/coarsewsd20_audit.json``). Writes
 bench/results/polysemy.json. Run: python bench/polysemy.py [--latency-only]"""
 
@@ -69,9 +70,33 @@ def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> d
             mem.embedder.embed_query(text)
             t_embed.append(time.perf_counter() - t)
         out["query_embedding_p50_ms"] = round(1000 * statistics.median(t_embed), 2)
+        out["fresh"] = _fresh(mem, qs)
         out["memories"] = len(mem.get_all(user_id="u"))
         out["note"] = "embeddings cached (a conversation's turns repeat across searches); cold context turns " \
                       "cost one embedding each (~15-60 ms)"
+    return out
+
+
+def _fresh(mem: Memory, qs: list, rounds: int = 2) -> dict:
+    """End to end, as a user's new question costs: p50 ms of searches whose query no cache has seen (its
+    embedding included), plain / anchored without a conversation / anchored with the case's conversation (turns
+    seen before: cached) / anchored with one new turn appended to it (one more embedding, as when the assistant's
+    last reply is part of the conversation)."""
+    variants = ("plain", "anchored_no_context", "anchored_with_context", "anchored_with_new_turn")
+    times: dict[str, list[float]] = {v: [] for v in variants}
+    for r in range(rounds):
+        for i, c in enumerate(qs):
+            for j, v in enumerate(variants):
+                q = f"{c.query} ({j}.{r}.{i})"  # new text no cache holds, of one length for every variant
+                ctx = None if v in ("plain", "anchored_no_context") else list(c.context)
+                if v == "anchored_with_new_turn":
+                    ctx.append(f"{c.context[-1] if c.context else c.query} ({j}.{r}.{i})")
+                t = time.perf_counter()
+                mem.search(q, user_id="u", context=ctx, recipe="hybrid_rrf" if v == "plain" else "anchored")
+                times[v].append(time.perf_counter() - t)
+    out = {v: {"p50_ms": round(1000 * statistics.median(ts), 2)} for v, ts in times.items()}
+    for v in variants:
+        out[v]["overhead_vs_plain"] = round(out[v]["p50_ms"] / out["plain"]["p50_ms"] - 1, 3)
     return out
 
 

@@ -40,6 +40,7 @@ from .ingest.poison import quarantine
 from .session.context import build_context
 from .session.store import SessionKey, make_session_store
 from .urlcheck import check_redis_url
+from .blas import with_one_blas_thread
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
@@ -163,6 +164,7 @@ class Memory:
                      session_id=check_scope_id(session_id, "session_id", required=False))
 
     # ---------------------------------------------------------------- write
+    @with_one_blas_thread  # numpy products on one thread: the embedder keeps the cores (anchormem.blas)
     def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
         """Remember what was said.
@@ -411,6 +413,7 @@ class Memory:
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
+    @with_one_blas_thread
     def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
                context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
                as_of: datetime | str | None = None, recipe: str | SearchConfig | None = None,
@@ -462,6 +465,7 @@ class Memory:
         return self.cache.search(scope, key, run, now=now, expiry_matters=when is None and not show_expired,
                                  on_hit=touch)
 
+    @with_one_blas_thread
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
             limit: int = 10) -> Answer:

@@ -1,0 +1,69 @@
+"""numpy's BLAS on one thread while anchormem embeds and searches.
+
+OpenBLAS (numpy's BLAS) keeps its worker threads spinning for a while after a multi-threaded product, and the
+embedding engine's OpenMP threads then wait for the cores: on 2 cores a query embedding right after the dense
+search's matrix-vector product took ~100 ms instead of ~20 (``python bench/profile_search.py``,
+bench/results/search_profile_sqlite.txt), so a search with a new question cost ~4x what its parts do
+(``fresh`` in bench/results/polysemy.json). Inside :func:`one_blas_thread` products run on the calling thread, no
+BLAS worker wakes up, and the engine has the cores. The user's own thread count is restored when the last
+overlapping call leaves (calls from several threads share one count). Uses threadpoolctl; without a BLAS it can
+find (or threadpoolctl), nothing changes. Measured limit: numpy's bundled OpenBLAS (0.3.31) ignored a thread count
+set from a thread other than the main one, so a block entered first from a worker thread (a server's threadpool)
+may still run products on every core.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+__all__ = ["one_blas_thread", "with_one_blas_thread"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {"libs": None, "depth": 0, "saved": []}
+
+
+def _libs() -> list[Any]:
+    """threadpoolctl's controllers of the loaded BLAS libraries (looked up once, on first use)."""
+    if _state["libs"] is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            _state["libs"] = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+        except Exception:  # noqa: BLE001 - no threadpoolctl or an unknown BLAS: leave threads alone
+            _state["libs"] = []
+    return _state["libs"]
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS limited to one thread inside the block (re-entrant, shared by concurrent callers)."""
+    with _lock:
+        libs = _libs()
+        if _state["depth"] == 0:
+            _state["saved"] = [lib.get_num_threads() for lib in libs]
+            for lib in libs:
+                lib.set_num_threads(1)
+        _state["depth"] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _state["depth"] -= 1
+            if _state["depth"] == 0:
+                for lib, n in zip(libs, _state["saved"]):
+                    lib.set_num_threads(n)
+
+
+def with_one_blas_thread(fn: F) -> F:
+    """Decorator: ``fn`` runs inside :func:`one_blas_thread`."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with one_blas_thread():
+            return fn(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
