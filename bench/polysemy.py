@@ -1,8 +1,9 @@
 """Polysemy dev set (baseline vs anchored, per group: en / en_heldout / zh / zh_heldout, per case and pooled) and
 anchored-vs-plain search latency, on the polysemy history alone (396 memories) and with the turns of LoCoMo
 conversations 1-2 added to the same user as distractors (when the dataset is found): with the query and
-conversation embeddings cached (the ranking's own cost), and end to end for new questions (``fresh``); the pass rates again on the
-raw CoarseWSD labels (``raw_labels``: without the audit of ``anchormem/data/coarsewsd20_audit.json``). Writes
+conversation embeddings cached (the ranking's own cost), and end to end for new questions (``fresh``); the pass
+rates again on the raw CoarseWSD labels (``raw_labels``: without the audit of
+``anchormem/data/coarsewsd20_audit.json``). Writes
 bench/results/polysemy.json. Run: python bench/polysemy.py [--latency-only]"""
 
 from __future__ import annotations

@@ -300,7 +300,8 @@ class ContextAnchor:
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare or
         unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``: one
-        label list per memory) are mixed in. ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
+        label list per memory) are mixed in. ``with_labels=False``: only the distribution (search needs no
+        ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
         emb = embed or self.embedder.embed_query
