@@ -5,8 +5,9 @@ embedding engine's OpenMP threads then wait for the cores: on 2 cores a query em
 search's matrix-vector product took ~100 ms instead of ~20 (``python bench/profile_search.py``,
 bench/results/search_profile_sqlite.txt), so a search with a new question cost ~4x what its parts do
 (``fresh`` in bench/results/polysemy.json). Inside :func:`one_blas_thread` products run on the calling thread, no
-BLAS worker wakes up, and the engine has the cores. The user's own thread count is restored when the last
-overlapping call leaves (calls from several threads share one count). Uses threadpoolctl; without a BLAS it can
+BLAS worker wakes up, and the engine has the cores. The limit is process-wide while a call runs (numpy work of
+the application's other threads in that window runs on one thread too); the thread count it had is restored when
+the last overlapping call leaves (calls from several threads share one count). Uses threadpoolctl; without a BLAS it can
 find (or threadpoolctl), nothing changes. Measured limit: numpy's bundled OpenBLAS (0.3.31) ignored a thread count
 set from a thread other than the main one, so a block entered first from a worker thread (a server's threadpool)
 may still run products on every core.
