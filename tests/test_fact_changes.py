@@ -144,6 +144,12 @@ TYPED = [
     ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", True),
     ("I live in Lisbon.", "I left Lisbon and moved to Berlin.", True),
     ("I live in Lisbon.", "I moved out of Lisbon.", True),
+    ("My brother is 30.", "My brother is married.", False),  # an age and a marital status: two slots
+    ("My brother is tall.", "My brother is happy now.", False),  # descriptions never close each other
+    ("My brother is 30.", "My brother is 31 now.", True),
+    ("My brother is a doctor.", "My brother is not a doctor anymore.", True),  # the job, negated
+    ("My brother is a doctor.", "My brother is no longer a doctor.", True),
+    ("My brother is 30.", "My brother is not a doctor anymore.", False),
 ]
 
 

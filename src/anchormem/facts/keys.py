@@ -34,7 +34,7 @@ from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
-           "person_slot", "PERSON_WORDS", "PERSON_MODIFIERS"]
+           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -177,6 +177,10 @@ _NATIONALITY = frozenset("""american british english scottish irish welsh canadi
     french german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish
     russian ukrainian greek turkish israeli egyptian nigerian kenyan indian pakistani chinese japanese korean
     vietnamese thai filipino indonesian australian catholic christian muslim jewish buddhist hindu""".split())
+_AGE = re.compile(r"^(?:about |around )?\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?$|^[\d一二两三四五六七八九十百]{1,4}岁$",
+                  re.I)
+_MARITAL = frozenset("married single divorced engaged widowed separated 结婚了 已婚 单身 离婚了 离异".split())
+_NEGATED = re.compile(r"^(?:not|no longer)\s+(.+?)(?:\s+any\s?more)?$", re.I)
 _NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
 
 
@@ -200,17 +204,30 @@ def is_person(word: str) -> bool:
 def person_slot(person: str, value: str) -> str:
     """The attribute of "my <person> is <value>" when ``person`` is a relative or acquaintance
     (:data:`PERSON_WORDS`, with "older", "best"... allowed before it), typed by the value so that only a change of
-    the same kind supersedes: a job -> ``<person>_occupation`` ("a doctor", 一名医生), a name ->
+    the same kind supersedes: a job -> ``<person>_occupation`` ("a doctor", 一名医生), an age -> ``<person>_age``
+    ("30", "25 years old", 三十岁), a marital status -> ``<person>_marital`` ("married"), a name ->
     ``<person>_name`` ("Tom", "Dr. Lee"; not a nationality such as "Italian"); anything else (a description:
-    "tall", "married") -> ``<person>``. Any other ``person`` ("favourite tea", "phone number") is returned as it is.
-    Never raises."""
+    "tall") -> ``<person>:<description>``, a slot of its own, so descriptions never close each other. Any other
+    ``person`` ("favourite tea", "phone number") is returned as it is. Never raises."""
     p = person.strip()
     if not is_person(p):
         return p
     if is_occupation(value):
         return f"{p}_occupation"
+    if _AGE.match(value.strip()):
+        return f"{p}_age"
+    if value.strip().lower() in _MARITAL:
+        return f"{p}_marital"
     words = value.split()
     if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
             not any(w.lower() in _NATIONALITY for w in words):
         return f"{p}_name"
-    return p
+    return f"{p}:{value_key(p, value)}"  # a description is a slot of its own: "tall" never closes "30"
+
+
+def negated_person_value(person: str, value: str) -> str | None:
+    """The job of "my <person> is not a doctor (any more)" / "no longer a doctor": "a doctor" when ``person`` is a
+    relative (:func:`is_person`) and the rest is a job (:func:`is_occupation`); else None. The caller stores it with
+    the opposite polarity in ``<person>_occupation``, so it closes "My brother is a doctor."."""
+    m = _NEGATED.match(value.strip())
+    return m.group(1) if m and is_person(person) and is_occupation(m.group(1)) else None

@@ -20,8 +20,9 @@ verbatim utterance too, and a sentence stating several facts gives each fact its
 call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish.").
 A fact that merely mentions an entity has its own slot and never closes unrelated facts about that entity.
 What is said of a person ("my brother is …") is typed by its value whichever extractor found it
-(:func:`~anchormem.facts.keys.person_slot`: ``brother_name`` / ``brother_occupation`` / ``brother``), so "My brother
-is a doctor." does not close "My brother is Tom.".
+(:func:`~anchormem.facts.keys.person_slot`: ``brother_name`` / ``brother_occupation`` / ``brother_age`` / ...; a
+description is a slot of its own), so "My brother is a doctor." does not close "My brother is Tom." and "My brother
+is married." does not close "My brother is 30."; "My brother is not a doctor any more." closes the doctor.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
 from .grounding import check_support
-from .keys import NAMED_SLOTS, person_slot, related_attributes, sibling_attribute, value_key
+from .keys import NAMED_SLOTS, negated_person_value, person_slot, related_attributes, sibling_attribute, value_key
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
@@ -106,6 +107,9 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
 
 def _typed(f: Fact) -> Fact:
     """``f`` with a person's slot typed by its value (an LLM's ``brother`` = "a doctor" -> ``brother_occupation``)."""
+    job = negated_person_value(f.attribute, f.value)  # "not a doctor any more": the job, polarity flipped
+    if job is not None:
+        return f.model_copy(update={"attribute": f"{f.attribute}_occupation", "value": job, "polarity": -f.polarity})
     attr = person_slot(f.attribute, f.value)
     return f if attr == f.attribute else f.model_copy(update={"attribute": attr})
 

@@ -35,7 +35,8 @@ from typing import Any
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_person, person_slot
+from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_person,
+                   negated_person_value, person_slot)
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -353,6 +354,9 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
             continue
         attr = attr_fn(m)
         if attr_fn is _person_is:
+            job = negated_person_value(attr, value)  # "… is not a doctor any more": closes "… is a doctor."
+            if job is not None:
+                return f"{attr}_occupation", job, -pol
             attr = person_slot(attr, value)  # "My brother is Tom." / "… a doctor." / "… tall.": three slots
         home = attr == "home_city" or (attr_fn is _person_home and attr.endswith("_home_city"))
         if attr_fn is _person_home and not home:
