@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH
+from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, is_kin,
@@ -450,7 +450,7 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     return words + _slot_words(hit, kin)
 
 
-_KIN_MODIFIERS = frozenset("older younger little big best elder baby twin eldest youngest oldest".split())
+_KIN_MODIFIER = re.compile(PERSON_MODIFIERS, re.I)  # "older", "best"… before a relation word
 
 
 def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
@@ -462,7 +462,7 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
         return []
     head, _, key = f.attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
-    person = next((w for w in words[:-1] if w.lower() not in _KIN_MODIFIERS), None)  # "older_brother_name"
+    person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
     if len(words) > 1 and person is not None and is_kin(person) and person.lower() not in kin:
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
