@@ -213,7 +213,8 @@ class ContextAnchor:
         self.session_decay = session_decay
         self.own_weight = own_weight
         self.match_bm25_ratio = match_bm25_ratio
-        self._turn_cache: OrderedDict[str, np.ndarray] = OrderedDict()  # conversation turn → domain logits
+        # conversation turn (text) or query ((text, hash of its embedding)) → domain logits (D,)
+        self._turn_cache: OrderedDict[str | tuple[str, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ write side
@@ -373,22 +374,30 @@ class ContextAnchor:
                     qlex: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the query's domain logits (D,), its conversation turns' (k, D)), one labeller pass for whatever is not
         cached: a conversation's turns come back in every search of that conversation, so their logits are kept
-        (LRU of 1024 texts, per anchor). ``qlex``: the query's lexicon hits (D,)."""
+        (LRU of 1024 entries, per anchor), and so are the query's (keyed by its text and embedding: a repeated
+        query, like a repeated turn, costs no prototype product). ``qlex``: the query's lexicon hits (D,)."""
         lab = self.labeller
+        qvec = np.asarray(qvec, dtype=np.float32).reshape(1, -1)
+        qkey = (query, hash(qvec.tobytes()))  # the query's logits, by its text and embedding
+        cache = self._turn_cache
         with self._lock:
-            known = {t: self._turn_cache[t] for t in ctx_texts if t in self._turn_cache}
+            known = {t: cache[t] for t in (qkey, *ctx_texts) if t in cache}
             for t in known:
-                self._turn_cache.move_to_end(t)
+                cache.move_to_end(t)
         todo = [t for t in dict.fromkeys(ctx_texts) if t not in known]
-        raw = lab.raw_scores(np.vstack([np.asarray(qvec).reshape(1, -1), *(emb(t) for t in todo)]), [query, *todo],
-                             lexicon=np.vstack([qlex, *(lab.lexicon_hits(t) for t in todo)]))
-        with self._lock:
-            for t, row in zip(todo, raw[1:]):
-                known[t] = self._turn_cache[t] = row
-            while len(self._turn_cache) > 1024:
-                self._turn_cache.popitem(last=False)
-        craw = np.vstack([known[t] for t in ctx_texts]) if ctx_texts else raw[1:]
-        return raw[0], craw
+        own = qkey not in known
+        if own or todo:
+            raw = lab.raw_scores(np.vstack([*([qvec] if own else []), *(emb(t) for t in todo)]),
+                                 [*([query] if own else []), *todo],
+                                 lexicon=np.vstack([*([qlex] if own else []), *(lab.lexicon_hits(t) for t in todo)]))
+            raw.setflags(write=False)  # cached rows are shared between searches
+            with self._lock:
+                for t, row in zip([qkey] * own + todo, raw):
+                    known[t] = cache[t] = row
+                while len(cache) > 1024:
+                    cache.popitem(last=False)
+        craw = np.vstack([known[t] for t in ctx_texts]) if ctx_texts else np.zeros((0, len(DOMAIN_NAMES)), np.float32)
+        return known[qkey], craw
 
     def own_match(self, qc: QueryContext, top: Hit | None, *, weight: float) -> QueryContext:
         """``qc`` with the labels of ``top``, the memory the query singles out (:meth:`singled_out`), mixed in
