@@ -99,3 +99,28 @@ def test_a_turn_of_the_wrong_type_is_named(m):
         m.search("apple", user_id="u", context=["fine", 3])
     assert "context[1]" in str(exc.value) and "int" in str(exc.value)
 
+
+# ---------------------------------------------------------------- labels
+def test_a_bare_string_label_is_refused_with_the_fix(m):
+    item = m.get_all(user_id="u")[0]
+    with pytest.raises(InvalidInputError) as exc:
+        m.update(item.id, labels="travel")
+    msg = str(exc.value)
+    assert "labels must be a list" in msg and "not a bare str" in msg and "labels=['travel']" in msg
+    assert m.get(item.id).labels == item.labels  # nothing changed
+    with pytest.raises(InvalidInputError, match="labels must be a list.*not a bare bytes"):
+        m.update(item.id, "new text", labels=b"travel")
+    assert m.get(item.id).text == item.text
+
+
+def test_a_single_label_dict_is_refused_naming_its_type(m):
+    item = m.get_all(user_id="u")[0]
+    with pytest.raises(InvalidInputError, match=r"labels must be a list .*got dict"):
+        m.update(item.id, labels={"domain": "travel"})
+
+
+def test_a_list_with_a_domain_name_sets_the_label(m):
+    item = m.get_all(user_id="u")[0]
+    out = m.update(item.id, labels=["travel"])
+    assert [(lab.domain, lab.primary, lab.set_by) for lab in out.labels] == [("travel", True, "hand")]
+    assert [(lab.domain, lab.set_by) for lab in m.get(item.id).labels] == [("travel", "hand")]
