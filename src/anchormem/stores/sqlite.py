@@ -3,7 +3,9 @@ labels, metadata, provenance), entities, history and an FTS5 keyword index (Chin
 
 Vector search runs over a per-scope in-memory matrix kept in step with writes (see :mod:`.vectors`).
 Each thread gets its own connection; writers serialise with ``BEGIN IMMEDIATE``; exact duplicates are stopped
-by a unique index, so concurrent identical adds yield one row.
+by a unique index, so concurrent identical adds yield one row. ``":memory:"`` is a named ``memdb`` database
+(one per store, shared by its connections, at most 1 GiB) with ordinary file locks, so a busy connection waits
+(``busy_timeout``) as on a file.
 
 Forgetting (``purge=True``): every connection runs with ``PRAGMA secure_delete = ON`` (deleted rows and freed
 pages are overwritten with zeros); a purge also merges the FTS5 index into one segment (``'optimize'``; FTS5
@@ -91,8 +93,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._db_errors += sqlcipher.errors()  # ConfigError naming the extra when the binding is missing
         if not self._memory:
             sqlcipher.check_file(self.path, self._key)
-        if self._memory:
-            self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        if self._memory:  # memdb, not shared cache: its table locks fail at once (SQLITE_LOCKED, no busy wait)
+            self._uri = f"file:/anchormem-{uuid.uuid4().hex}?vfs=memdb"
         else:
             p = Path(self.path).expanduser()
             p.parent.mkdir(parents=True, exist_ok=True)
