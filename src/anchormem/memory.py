@@ -307,8 +307,10 @@ class Memory:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
         the delete (``purge=True`` also erases its text and every reason from history (an update's or tier move's
         reason may quote the user), its source turn unless another memory
-        cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
-        are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
+        cites it, its review-queue copies (items drawn from its turn or approved into it; pending changes that only
+        target it keep their proposal, without its id) and the PII vault rows of tokens no remaining text of the
+        user holds; on SQLite the freed bytes are zeroed and the WAL checkpointed). Returns counts per table
+        (``"vault"`` and ``"review"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
         came from."""
         item = self.store.get(self.tenant, memory_id)
@@ -371,7 +373,8 @@ class Memory:
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and reasons (for the whole user: of every history row, also of memories deleted earlier
         without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or
-        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``; on SQLite freed
+        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``, and the review
+        items (the whole user: all; a narrowed scope: those drawn from its turns, ``"review"``); on SQLite freed
         bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
         narrowed scope: of its sessions) go."""
         if user_id is None:

@@ -37,6 +37,7 @@ from .generation import PostgresGenerationMixin
 from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
+from .review_sql import purge_reviews
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
                        history_entries, message_dicts, review_items, review_row)
 from .sqlfilter import SQLiteFilterCompiler
@@ -449,6 +450,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
                     "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
                     (tenant, user_id, mid, tenant, user_id, mid)).rowcount for mid in (src_ids or []))
+                counts["review"] = purge_reviews(conn, "%s", tenant, user_id, [memory_id], src_ids or [], "::jsonb")
                 self._history(conn, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
             else:
                 self._history(conn, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
@@ -461,24 +463,28 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
         def run(conn: Any) -> dict[str, int]:
             self._bump(conn, scope.tenant, scope.user_id)
-            rows = conn.execute(f"SELECT m.id, m.text FROM memories m WHERE {base} ORDER BY m.seq FOR UPDATE",
-                                params).fetchall()
+            rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
+                                "m.seq FOR UPDATE", params).fetchall()
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
-            msg_sql = "DELETE FROM messages WHERE tenant = %s AND user_id = %s"
+            msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
             mparams: list[Any] = [scope.tenant, scope.user_id]
             for col in ("agent_id", "session_id"):
                 if getattr(scope, col) is not None:
                     msg_sql += f" AND {col} = %s"
                     mparams.append(getattr(scope, col))
-            counts["messages"] = conn.execute(msg_sql, mparams).rowcount
+            if purge and (scope.agent_id is not None or scope.session_id is not None):  # the scope's review items
+                turns = {r[0] for r in conn.execute("SELECT id " + msg_sql, mparams).fetchall()}
+                turns |= {m for r in rows for m in (r[2] or [])}
+                counts["review"] = purge_reviews(conn, "%s", scope.tenant, scope.user_id, ids, turns, "::jsonb")
+            counts["messages"] = conn.execute("DELETE " + msg_sql, mparams).rowcount
             if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
                 whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
                     "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
                     "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
                     (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
-            for mid, text in rows:
+            for mid, text, _ in rows:
                 self._history(conn, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
                               "delete_all" + (" purge" if purge else ""))
             if scope.agent_id is None and scope.session_id is None:
@@ -605,6 +611,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
                     "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
                     (tenant, uid, msg, tenant, uid, msg)).rowcount for uid, _, _, src in rows for msg in (src or []))
+                counts["review"] = sum(purge_reviews(conn, "%s", tenant, uid, ids, [m for u, _, _, src in rows
+                                                                                     if u == uid for m in src or []],
+                                                     "::jsonb") for uid, ids in by_user.items())
             for uid, mid, text, _ in rows:
                 self._history(conn, mid, tenant, uid, "DELETE", None if purge else text, None, actor, "expired")
             return counts
