@@ -37,9 +37,9 @@ from .generation import PostgresGenerationMixin
 from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
-from .review_sql import purge_reviews
+from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
-                       history_entries, message_dicts, review_items, review_row)
+                       history_entries, message_dicts, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
@@ -132,7 +132,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -142,6 +142,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     Raises ConfigError when the driver is not installed, StoreError when the server cannot be reached, lacks
     pgvector, or holds a newer schema.
     """
+
+    _review_order = "created_at, id"  # list_reviews (ReviewReadMixin): no rowid here
 
     def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
                  min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
@@ -508,21 +510,6 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         row[5], row[6] = Jsonb(json.loads(row[5])), Jsonb(item.targets)
         self._run(lambda conn: conn.execute(
             f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})", row))
-
-    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
-        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s", [tenant]
-        for col, val in (("user_id", user_id), ("status", status)):
-            if val is not None:
-                sql += f" AND {col} = %s"
-                params.append(val)
-        return review_items(self._read(sql + " ORDER BY created_at, id", params))
-
-    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
-        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s AND id = %s",
-                          (tenant, review_id))
-        if not rows:
-            raise NotFoundError(f"no review item {review_id!r}")
-        return review_items(rows)[0]
 
     def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
                        result_memory_id: str | None = None) -> ReviewItem:

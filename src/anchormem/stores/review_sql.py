@@ -11,32 +11,43 @@ from ..errors import ConflictError, NotFoundError
 from ..types import ReviewItem
 from .protocol import REVIEW_COLUMNS, review_items, review_row, reviews_to_forget
 
-__all__ = ["SQLiteReviewMixin", "purge_reviews"]
+__all__ = ["ReviewReadMixin", "SQLiteReviewMixin", "purge_reviews"]
 
 
-class SQLiteReviewMixin:
-    """Review-queue methods of :class:`~anchormem.stores.sqlite.SQLiteStore` (needs ``_tx`` and ``_read``)."""
+class ReviewReadMixin:
+    """``list_reviews`` and ``get_review`` for both stores (needs ``_read`` and ``_filters.param``, the dialect's
+    placeholder; ``_review_order``: the tie-break after ``created_at``)."""
+
+    _read: Any
+    _filters: Any
+    _review_order = "created_at, rowid"
+
+    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
+        ph = self._filters.param
+        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = {ph}", [tenant]
+        for col, val in (("user_id", user_id), ("status", status)):
+            if val is not None:
+                sql += f" AND {col} = {ph}"
+                params.append(val)
+        return review_items(self._read(sql + f" ORDER BY {self._review_order}", params))
+
+    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
+        ph = self._filters.param
+        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = {ph} AND id = {ph}",
+                          (tenant, review_id))
+        if not rows:
+            raise NotFoundError(f"no review item {review_id!r}")
+        return review_items(rows)[0]
+
+
+class SQLiteReviewMixin(ReviewReadMixin):
+    """The other review-queue methods of :class:`~anchormem.stores.sqlite.SQLiteStore` (needs ``_tx``)."""
 
     _tx: Any
-    _read: Any
 
     def add_review(self, item: ReviewItem) -> None:
         with self._tx() as c:
             c.execute(f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({','.join('?' * 11)})", review_row(item))
-
-    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
-        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=?", [tenant]
-        for col, val in (("user_id", user_id), ("status", status)):
-            if val is not None:
-                sql += f" AND {col}=?"
-                params.append(val)
-        return review_items(self._read(sql + " ORDER BY created_at, rowid", params))
-
-    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
-        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=? AND id=?", (tenant, review_id))
-        if not rows:
-            raise NotFoundError(f"no review item {review_id!r}")
-        return review_items(rows)[0]
 
     def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
                        result_memory_id: str | None = None) -> ReviewItem:
