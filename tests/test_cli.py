@@ -336,3 +336,29 @@ def test_json_errors_are_a_json_document_on_stdout(db):
     assert json.loads(res.stdout) == {"error": {"type": "NotFoundError", "message": "no memory 'nope'"}}
     res = run(db, "get", "nope")  # without --json: only the red line
     assert res.exit_code == 2 and res.stdout == "" and "no memory" in res.output
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["search"], "Missing argument 'query'."),
+    (["search", "jazz"], "Missing option '--user' / '-u'."),
+    (["search", "jazz", "--user", "bob", "--bogus"], "No such option: --bogus"),
+    (["search", "jazz", "--user", "bob", "--limit", "many"], "Invalid value for '--limit'"),
+    (["frobnicate"], "No such command 'frobnicate'."),
+])
+def test_json_usage_errors_are_a_json_document_on_stdout(db, argv, message):
+    run_json(db, "add", "I like jazz.", "--user", "bob")  # a --json run before: no state leaks into the next
+    res = run(db, *argv, json_out=True)
+    assert res.exit_code == 2
+    err = json.loads(res.stdout)["error"]
+    assert err["type"] == "UsageError" and err["message"].startswith(message), err
+    assert "Usage: anchormem" in res.stderr and message in res.stderr  # click's usage lines stay on stderr
+    res = run(db, *argv)  # without --json: the usage lines only, nothing on stdout
+    assert res.exit_code == 2 and res.stdout == "" and message in res.stderr
+
+
+def test_a_bad_root_option_with_json_is_a_json_error(db):
+    res = runner.invoke(app, ["--json", "--nope", "list"])
+    assert res.exit_code == 2
+    assert json.loads(res.stdout) == {"error": {"type": "UsageError", "message": "No such option: --nope"}}
+    res = runner.invoke(app, ["--db", db, "list", "--user", "bob", "--json"])  # --json after the command
+    assert res.exit_code == 2 and json.loads(res.stdout)["error"]["message"].startswith("No such option: --json")

@@ -413,7 +413,7 @@ def test_the_conversation_ranks_within_the_query_domains_it_does_not_overrule_th
     """A topic switch in Chinese: the query's own words (水果, 甜) say fruit, the conversation is about phones. The
     context reference is the best candidate the label filter keeps, so the fruit memories are not crushed by the
     phone conversation and the filtered phone memories do not come back above them. An empty conversation is no
-    conversation."""
+    conversation; a blank turn is an error, not skipped (tests/test_input_shapes.py)."""
     m = Memory(":memory:", cache=False)
     m.add(turns("我的苹果手机昨天升级系统以后一直卡顿。", "原来那台用了四年，电池已经不行了。", "新手机的拍照效果比以前好太多。"),
           user_id="u", session_id="apple_phone")
@@ -422,8 +422,11 @@ def test_the_conversation_ranks_within_the_query_domains_it_does_not_overrule_th
                     limit=3)
     assert [h.memory.session_id for h in hits] == ["apple_fruit"] * 3
     assert all(not h.explain["anchor"]["filtered"] for h in hits)
-    for empty in ([], ["", "  "], [{"role": "user", "content": ""}]):
+    for empty in ([], (), None):
         hits = m.search("苹果怎么样了？", user_id="u", recipe="anchored", context=empty, limit=1)
         assert hits and hits[0].explain["anchor"]["query_label_source"] != "query+context"
         assert "context_sim" not in hits[0].explain["anchor"]
+    for blank in (["", "  "], [{"role": "user", "content": ""}]):  # a blank turn is refused, not skipped
+        with pytest.raises(InvalidInputError, match=r"context\[0\]: blank turn"):
+            m.search("苹果怎么样了？", user_id="u", recipe="anchored", context=blank, limit=1)
     m.close()

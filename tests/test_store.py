@@ -47,6 +47,28 @@ def test_concurrent_adds_for_different_users_each_get_a_row(mem, count):
         assert [(it.user_id, it.text) for it in items] == [(u, "I drink coffee every morning.")]
 
 
+@pytest.mark.parametrize("where", [":memory:", "file"])
+def test_searches_from_four_threads_count_every_access_and_log_nothing(where, db_path, caplog):
+    """An in-memory store used from 4 threads: every search's access-count update lands (a shared-cache
+    in-memory database used to answer "database table is locked" at once, without waiting, and lose it)."""
+    mem = Memory(":memory:" if where == ":memory:" else db_path, embedder="hash", llm=None, cache=False)
+    for i in range(12):
+        mem.add(f"I keep bottle number {i} in the cellar.", user_id="u")
+    target = next(m for m in mem.get_all(user_id="u") if m.text == "I keep bottle number 7 in the cellar.")
+
+    def searches() -> list[str]:
+        return [mem.search("bottle number 7 cellar", user_id="u", limit=1)[0].memory.id for _ in range(25)]
+
+    with caplog.at_level("WARNING"):
+        found = run_concurrently([searches] * 4)
+    assert {i for ids in found for i in ids} == {target.id}
+    counts = {m.id: m.access_count for m in mem.get_all(user_id="u")}
+    assert counts[target.id] == 100 and sum(counts.values()) == 100
+    assert mem.get(target.id).last_accessed_at is not None
+    assert [r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR")] == []
+    mem.close()
+
+
 # ---------------------------------------------------------------- tenants
 def test_tenant_isolation_on_one_file(db_path):
     a = Memory(db_path, embedder="hash", tenant="acme")

@@ -10,18 +10,20 @@ the application's other threads in that window runs on one thread too); the thre
 the last overlapping call leaves (calls from several threads share one count). Uses threadpoolctl; without a BLAS it can
 find (or threadpoolctl), nothing changes. Measured limit: numpy's bundled OpenBLAS (0.3.31) ignored a thread count
 set from a thread other than the main one, so a block entered first from a worker thread (a server's threadpool)
-may still run products on every core.
+may still run products on every core. A server therefore calls :func:`server_default` at startup, on its main
+thread: OpenBLAS on one thread for the whole process and its worker processes, unless the user chose a count.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["one_blas_thread", "with_one_blas_thread"]
+__all__ = ["one_blas_thread", "with_one_blas_thread", "server_default"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,3 +70,21 @@ def with_one_blas_thread(fn: F) -> F:
         with one_blas_thread():
             return fn(*args, **kwargs)
     return wrapper  # type: ignore[return-value]
+
+
+def server_default() -> bool:
+    """The REST server's BLAS default: ``OPENBLAS_NUM_THREADS=1`` unless it is already set (the user's value wins;
+    returns False and changes nothing then). The variable reaches processes started afterwards (uvicorn's
+    ``--workers``, which load numpy after it is set); this process has loaded numpy already (``import anchormem``
+    does), so its OpenBLAS is also set to one thread through threadpoolctl, which OpenBLAS honours from the main
+    thread only (see the module docstring): call it from the main thread. ``OMP_NUM_THREADS`` is left alone: the
+    embedding engine's OpenMP threads do the server's real work. Returns True when the default was applied."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") is not None:
+        return False
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    if threading.current_thread() is threading.main_thread():
+        with _lock:
+            for lib in _libs():
+                if lib.internal_api == "openblas":
+                    lib.set_num_threads(1)
+    return True

@@ -24,7 +24,7 @@ from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .privacy.redact import find_tokens
 from .ingest.classify import memory_hash
-from .ingest.normalize import check_scope_id, check_text, normalize_messages
+from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
@@ -262,7 +262,8 @@ class Memory:
     def update(self, memory_id: str, text: str | None = None, *, reason: str | None = None,
                labels: list[Label | dict[str, Any] | str] | None = None) -> MemoryItem:
         """Replace a memory's text (re-embedded and re-indexed; the old text stays in ``history``) and/or its
-        context labels. ``labels``: ``Label`` objects, dicts or domain names (domains from
+        context labels. ``labels``: a list of ``Label`` objects, dicts or domain names (``["finance"]``; a bare
+        string is refused; domains from
         :mod:`anchormem.context.taxonomy`, topic/intent normalised; the first is primary unless one says so); they
         are kept as hand-set (``Label.set_by == "hand"``: ``relabel`` and later text updates leave them). A new text
         without ``labels`` is re-labelled, unless its labels were set by hand. ``labels`` alone changes only the
@@ -306,8 +307,10 @@ class Memory:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
         the delete (``purge=True`` also erases its text and every reason from history (an update's or tier move's
         reason may quote the user), its source turn unless another memory
-        cites it, and the PII vault rows of tokens no remaining text of the user holds; on SQLite the freed bytes
-        are zeroed and the WAL checkpointed). Returns counts per table (``"vault"`` with purge). Raises
+        cites it, its review-queue copies (items drawn from its turn or approved into it; pending changes that only
+        target it keep their proposal, without its id) and the PII vault rows of tokens no remaining text of the
+        user holds; on SQLite the freed bytes are zeroed and the WAL checkpointed). Returns counts per table
+        (``"vault"`` and ``"review"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
         came from."""
         item = self.store.get(self.tenant, memory_id)
@@ -370,7 +373,8 @@ class Memory:
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and reasons (for the whole user: of every history row, also of memories deleted earlier
         without purge; for a narrowed scope: of the memories in it) and the PII vault rows (all of the user's, or
-        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``; on SQLite freed
+        for a narrowed scope those no remaining text of the user holds), count under ``"vault"``, and the review
+        items (the whole user: all; a narrowed scope: those drawn from its turns, ``"review"``); on SQLite freed
         bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
         narrowed scope: of its sessions) go."""
         if user_id is None:
@@ -420,10 +424,13 @@ class Memory:
                show_expired: bool = False) -> list[Hit]:
         """Hybrid search in one user's memories.
 
-        query: text (Chinese, English or mixed). context: the current conversation (same shape as ``add``'s
-        messages; empty turns are skipped, an empty list is no conversation), used to anchor the query: with no
-        ``recipe`` given, a conversation turns anchoring on for this search (a recipe given explicitly is kept as
-        it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
+        query: text (Chinese, English or mixed). context: the current conversation, oldest first: any iterable
+        (list, tuple, generator: read once) of turns, each a non-blank ``str`` (a user turn) or a message dict as
+        ``add`` takes them; None or an empty list is no conversation. A bare string, a ``bytes`` turn (decode it
+        first) or a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is decoded or
+        dropped silently (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
+        query: with no ``recipe`` given, a conversation turns anchoring on for this search (a recipe given
+        explicitly is kept as it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
         then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).
@@ -435,12 +442,7 @@ class Memory:
         query = self._pii.redact_query(query, self.tenant, bare=True)  # a typed value finds its token
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")
-        if isinstance(context, (list, tuple)):  # plain strings are user turns; empty turns are no conversation
-            context = [{"role": "user", "content": c} if isinstance(c, str) else c for c in context if not _blank(c)]
-        elif _blank(context):
-            context = None
-        ctx = [] if not context else normalize_messages(context, default_time=utcnow(),
-                                                        max_chars=self.settings.max_message_chars)
+        context, ctx = normalize_context(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
         cfg = self.search_config if recipe is None else _recipe(recipe)
@@ -775,8 +777,3 @@ def _path_from_url(url: str) -> str:
     scheme = url.split(":", 1)[0]
     raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db or postgresql://...")
 
-
-def _blank(turn: Any) -> bool:
-    """An empty conversation turn: a blank string, or a message whose content is a blank string."""
-    text = turn.get("content") if isinstance(turn, dict) else turn
-    return isinstance(text, str) and not text.strip()

@@ -99,6 +99,12 @@ def test_search_and_ask(api):
         r = c.post("/v1/search", json={"query": "bicycle", "user_id": user, "recipe": "bm25",
                                        "filters": {"source": "user"}, "context": ["we talked about bikes"]})
         assert r.status_code == 200, r.text
+        bare = c.post("/v1/search", json={"query": "bicycle", "user_id": user, "context": "we talked about bikes"})
+        assert bare.status_code == 422 and bare.json()["error"]["message"] == \
+            "body.context: Input should be a valid list", bare.text
+        blank = c.post("/v1/search", json={"query": "bicycle", "user_id": user, "context": ["bikes", " "]})
+        assert blank.status_code == 400 and blank.json()["error"]["code"] == "invalid_input"
+        assert blank.json()["error"]["message"].startswith("context[1]: blank turn"), blank.text
         ans = c.post("/v1/ask", json={"query": "What did I buy for commuting?", "user_id": user})
         assert ans.status_code == 200, ans.text
         body = ans.json()

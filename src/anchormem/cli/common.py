@@ -3,16 +3,19 @@
 Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
 a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
 red line on stderr (with ``--json`` also ``{"error": {"type", "message"}}`` on stdout) and exit with code 2
-(never a traceback); a declined confirmation exits with code 1.
+(never a traceback); a declined confirmation exits with code 1. Usage errors (an unknown option or command, a
+missing argument, a bad option value) print click's usage lines on stderr and exit with code 2; with ``--json``
+anywhere on the line also ``{"error": {"type": "UsageError", "message"}}`` on stdout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Optional
 
@@ -26,7 +29,35 @@ from ..errors import AnchormemError, FilterError, InvalidInputError
 
 __all__ = ["app", "eval_app", "keys_app", "console_main"]
 
+class _JsonUsageErrors(typer.core.TyperGroup):
+    """The root command: a usage error (raised while parsing the root options or a command's) is also printed as
+    JSON on stdout when ``--json`` is on the command line, then shown and exited on (code 2) as click does."""
+
+    def make_context(self, info_name: Any, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        _state.db, _state.json, _state.argv = None, False, list(args)  # nothing left over from a previous run
+        with _usage_json():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_json():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _usage_json() -> Any:
+    try:
+        yield
+    except typer.exceptions.TyperException as exc:  # click's ClickException (typer vendors click)
+        if (_state.json or "--json" in _state.argv) and not getattr(exc, "_anchormem_json", False):
+            exc._anchormem_json = True  # type: ignore[attr-defined]
+            usage = any(k.__name__ == "UsageError" for k in type(exc).__mro__)
+            kind = "UsageError" if usage else type(exc).__name__
+            _emit_json({"error": {"type": kind, "message": exc.format_message()}})
+        raise
+
+
 app = typer.Typer(
+    cls=_JsonUsageErrors,
     name="anchormem",
     help="Long-term memory for LLM agents: grounded, context-anchored, offline by default.",
     no_args_is_help=True,
@@ -45,6 +76,7 @@ app.add_typer(keys_app, name="keys")
 class State:
     db: str | None = None
     json: bool = False
+    argv: list[str] = field(default_factory=list)
 
 
 _state = State()

@@ -54,6 +54,11 @@ def serve(
         import uvicorn
     except ImportError:
         raise ConfigError("anchormem serve needs FastAPI and uvicorn: pip install 'anchormem[server]'") from None
+    # OpenBLAS on one thread (unless OPENBLAS_NUM_THREADS is set) in this process and, through the environment,
+    # in uvicorn's worker processes, which load numpy after it is set (anchormem.blas.server_default)
+    from ..blas import server_default
+
+    server_default()
     path, url = _store_target(url)
     # The app factory reads its configuration from the environment (the same in every worker process).
     if url:

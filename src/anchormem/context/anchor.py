@@ -634,13 +634,19 @@ class AnchorHook:
 
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
-    """Validate user-given labels (``Label``, dicts, or a domain name alone: ``"finance"``): known domains,
-    normalised topic/intent, scores in [0, 1], one primary; marked ``set_by="hand"``. Raises InvalidInputError."""
+    """Validate user-given labels: a list (or tuple) whose items are ``Label`` objects, dicts or domain names
+    (``["finance"]``): known domains, normalised topic/intent, scores in [0, 1], one primary; marked
+    ``set_by="hand"``. Raises InvalidInputError, also for a bare ``str``/``bytes``, ``Label`` or dict in place of
+    the list (``labels="travel"``: write ``labels=["travel"]``)."""
     from ..errors import InvalidInputError
     from .taxonomy import norm_tag
 
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise InvalidInputError("labels must be a list of Label objects or dicts")
+    if isinstance(labels, (str, bytes, bytearray)):
+        raise InvalidInputError(f"labels must be a list of labels, not a bare {type(labels).__name__}: for one "
+                                f"domain write labels=[{labels!r}]")
+    if not isinstance(labels, Sequence):
+        raise InvalidInputError("labels must be a list of labels (domain names, Label objects or dicts), got "
+                                f"{type(labels).__name__}: for one label write labels=[label]")
     out: list[Label] = []
     for x in labels:
         try:

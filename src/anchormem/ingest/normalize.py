@@ -6,6 +6,7 @@ import logging
 import re
 import unicodedata
 import warnings
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from ..errors import InvalidInputError, ScopeError
 from ..timeutil import to_aware
 from ..types import Message
 
-__all__ = ["normalize_messages", "check_text", "check_scope_id"]
+__all__ = ["normalize_messages", "normalize_context", "check_text", "check_scope_id"]
 
 log = logging.getLogger("anchormem")
 
@@ -108,3 +109,42 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int)
 
 
 _MESSAGE_KEYS = frozenset(Message.model_fields)
+
+
+def normalize_context(context: Any, *, default_time: datetime, max_chars: int) -> tuple[list[dict], list[Message]]:
+    """Check a ``search``/``ask`` conversation and return it twice: as plain turn dicts (the hot cache's key) and
+    as validated :class:`Message` objects (oldest first).
+
+    ``context``: None or any iterable (list, tuple, generator: read once) of turns, each a non-blank ``str`` (a
+    user turn) or a message dict / :class:`Message` as ``add`` takes them. None or an empty iterable is no
+    conversation. Nothing is decoded or dropped silently; raises InvalidInputError for a bare ``str``/``bytes``
+    (it would be read as one turn per character), a dict or another non-iterable in place of the list, and, naming
+    the turn (``context[i]``), a ``bytes`` turn or content (decode it first), a blank turn, or a turn of another
+    type.
+    """
+    if context is None:
+        return [], []
+    if isinstance(context, (str, bytes, bytearray, dict, Message)) or not isinstance(context, Iterable):
+        raise InvalidInputError(
+            f"context must be a list of turns (strings or message dicts), not a bare {type(context).__name__}; "
+            "for one turn write context=[turn]")
+    turns: list[dict] = []
+    for i, turn in enumerate(list(context)):
+        if isinstance(turn, Message):
+            turn = turn.model_dump()
+        if not isinstance(turn, (str, bytes, bytearray, dict)):
+            raise InvalidInputError(f"context[{i}]: expected a str or a message dict, got {type(turn).__name__}")
+        text = turn.get("content") if isinstance(turn, dict) else turn
+        if isinstance(text, (bytes, bytearray)):
+            raise InvalidInputError(f"context[{i}]: {type(text).__name__}, not str; decode it first "
+                                    "(e.g. .decode('utf-8')): anchormem decodes nothing silently")
+        if isinstance(text, str) and not text.strip():
+            raise InvalidInputError(f"context[{i}]: blank turn; pass only turns with text (context=None or [] "
+                                    "for no conversation)")
+        turns.append(dict(turn) if isinstance(turn, dict) else {"role": "user", "content": turn})
+    if not turns:
+        return [], []
+    try:
+        return turns, normalize_messages(turns, default_time=default_time, max_chars=max_chars)
+    except InvalidInputError as exc:
+        raise InvalidInputError(re.sub(r"^message (\d+)", r"context[\1]", str(exc))) from None

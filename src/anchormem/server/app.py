@@ -27,6 +27,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ConfigError("the REST API needs FastAPI and uvicorn: pip install 'anchormem[server]'") from exc
 
 from .. import __version__ as _version
+from ..blas import server_default
 from ..config import Settings, default_path
 from ..embedders import Embedder
 from ..errors import (AnchormemError, ConfigError, ConflictError, InvalidInputError, NotFoundError, PrivacyError,
@@ -296,5 +297,9 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
 
 
 def create_app_from_env() -> FastAPI:
-    """The app as configured by ``ANCHORMEM_*`` environment variables (``anchormem serve`` uses this)."""
+    """The app as configured by ``ANCHORMEM_*`` environment variables (``anchormem serve`` uses this; uvicorn calls
+    it on each worker's main thread). Puts OpenBLAS on one thread unless ``OPENBLAS_NUM_THREADS`` is set
+    (:func:`anchormem.blas.server_default`: searches run in the threadpool, where the per-call limit does not
+    reach OpenBLAS)."""
+    server_default()
     return create_app()

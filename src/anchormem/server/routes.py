@@ -51,8 +51,8 @@ def _messages(value: Any) -> Any:
 
 
 def _context(value: Any) -> Any:
-    if value is None or isinstance(value, str):
-        return value
+    if value is None:
+        return None
     return [c if isinstance(c, str) else c.model_dump(exclude_none=True) for c in value]
 
 

@@ -52,7 +52,8 @@ class AddRequest(_Body):
     metadata: Optional[Metadata] = None
 
 
-Context = Optional[Union[str, Annotated[list[Union[str, MessageIn]], Field(max_length=200)]]]
+# the conversation: a list of turns (a bare string is refused, as Memory.search refuses it)
+Context = Optional[Annotated[list[Union[str, MessageIn]], Field(max_length=200)]]
 
 
 class _QueryBody(_Body):

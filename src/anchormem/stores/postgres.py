@@ -37,8 +37,9 @@ from .generation import PostgresGenerationMixin
 from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
+from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
-                       history_entries, message_dicts, review_items, review_row)
+                       history_entries, message_dicts, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
@@ -131,7 +132,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -141,6 +142,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     Raises ConfigError when the driver is not installed, StoreError when the server cannot be reached, lacks
     pgvector, or holds a newer schema.
     """
+
+    _review_order = "created_at, id"  # list_reviews (ReviewReadMixin): no rowid here
 
     def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
                  min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
@@ -449,6 +452,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
                     "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
                     (tenant, user_id, mid, tenant, user_id, mid)).rowcount for mid in (src_ids or []))
+                counts["review"] = purge_reviews(conn, "%s", tenant, user_id, [memory_id], src_ids or [], "::jsonb")
                 self._history(conn, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
             else:
                 self._history(conn, memory_id, tenant, user_id, "DELETE", text, None, actor, None)
@@ -461,24 +465,28 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
         def run(conn: Any) -> dict[str, int]:
             self._bump(conn, scope.tenant, scope.user_id)
-            rows = conn.execute(f"SELECT m.id, m.text FROM memories m WHERE {base} ORDER BY m.seq FOR UPDATE",
-                                params).fetchall()
+            rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
+                                "m.seq FOR UPDATE", params).fetchall()
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
-            msg_sql = "DELETE FROM messages WHERE tenant = %s AND user_id = %s"
+            msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
             mparams: list[Any] = [scope.tenant, scope.user_id]
             for col in ("agent_id", "session_id"):
                 if getattr(scope, col) is not None:
                     msg_sql += f" AND {col} = %s"
                     mparams.append(getattr(scope, col))
-            counts["messages"] = conn.execute(msg_sql, mparams).rowcount
+            if purge and (scope.agent_id is not None or scope.session_id is not None):  # the scope's review items
+                turns = {r[0] for r in conn.execute("SELECT id " + msg_sql, mparams).fetchall()}
+                turns |= {m for r in rows for m in (r[2] or [])}
+                counts["review"] = purge_reviews(conn, "%s", scope.tenant, scope.user_id, ids, turns, "::jsonb")
+            counts["messages"] = conn.execute("DELETE " + msg_sql, mparams).rowcount
             if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
                 whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
                     "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
                     "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
                     (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
-            for mid, text in rows:
+            for mid, text, _ in rows:
                 self._history(conn, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
                               "delete_all" + (" purge" if purge else ""))
             if scope.agent_id is None and scope.session_id is None:
@@ -502,21 +510,6 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         row[5], row[6] = Jsonb(json.loads(row[5])), Jsonb(item.targets)
         self._run(lambda conn: conn.execute(
             f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})", row))
-
-    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
-        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s", [tenant]
-        for col, val in (("user_id", user_id), ("status", status)):
-            if val is not None:
-                sql += f" AND {col} = %s"
-                params.append(val)
-        return review_items(self._read(sql + " ORDER BY created_at, id", params))
-
-    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
-        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant = %s AND id = %s",
-                          (tenant, review_id))
-        if not rows:
-            raise NotFoundError(f"no review item {review_id!r}")
-        return review_items(rows)[0]
 
     def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
                        result_memory_id: str | None = None) -> ReviewItem:
@@ -605,6 +598,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "DELETE FROM messages WHERE tenant = %s AND user_id = %s AND id = %s AND NOT EXISTS (SELECT 1 "
                     "FROM memories m WHERE m.tenant = %s AND m.user_id = %s AND m.source_message_ids ? %s)",
                     (tenant, uid, msg, tenant, uid, msg)).rowcount for uid, _, _, src in rows for msg in (src or []))
+                counts["review"] = sum(purge_reviews(conn, "%s", tenant, uid, ids, [m for u, _, _, src in rows
+                                                                                     if u == uid for m in src or []],
+                                                     "::jsonb") for uid, ids in by_user.items())
             for uid, mid, text, _ in rows:
                 self._history(conn, mid, tenant, uid, "DELETE", None if purge else text, None, actor, "expired")
             return counts

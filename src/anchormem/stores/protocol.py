@@ -17,7 +17,7 @@ from ..filters import FilterNode
 from ..types import HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult", "history_entries", "message_dicts",
-           "REVIEW_COLUMNS", "review_items", "review_row"]
+           "REVIEW_COLUMNS", "review_items", "review_row", "reviews_to_forget"]
 
 
 @dataclass
@@ -92,12 +92,14 @@ class Store(Protocol):
 
     def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:
         """Remove a memory from every table and index; ``purge`` also blanks its history text and reasons
-        (``old_text``, ``new_text``, ``reason``). Returns counts."""
+        (``old_text``, ``new_text``, ``reason``) and forgets its review-queue copies (:func:`reviews_to_forget`,
+        ``"review"``: items deleted). Returns counts."""
 
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
         """Remove every memory (and message) of a user scope. ``purge`` also blanks history text and reasons: of
         every history row of the user for a whole-user scope, of the scope's memories for a narrowed one
-        (``"history"``: rows blanked). Returns counts per table."""
+        (``"history"``: rows blanked). A whole-user scope deletes the user's review queue; a narrowed purge the
+        items drawn from the scope's turns (:func:`reviews_to_forget`; ``"review"``). Returns counts per table."""
 
     def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
         """Versions oldest first. Raises NotFoundError if the id never existed."""
@@ -163,7 +165,8 @@ class Store(Protocol):
                       actor: str = "gc") -> dict[str, int]:
         """Delete every memory of a tenant (or one user) whose ``expires_at`` <= ``before``, from every table and
         index as ``delete_scope`` does; history records ``DELETE`` with reason ``"expired"`` (``purge`` also blanks
-        its history text and drops source messages no other memory cites). Returns counts per table."""
+        its history text, drops source messages no other memory cites and forgets the review-queue copies, as
+        ``delete`` does). Returns counts per table."""
 
     def messages(self, scope: Scope, ids: list[str] | None = None, *,
                  session_id: str | None = None) -> list[dict[str, Any]]:
@@ -284,3 +287,17 @@ def review_items(rows: list[tuple]) -> list[ReviewItem]:
                        proposed=MemoryItem.model_validate(load(r[5])), targets=load(r[6]),
                        created_at=from_epoch(r[7]), resolved_at=from_epoch(r[8]), resolved_by=r[9],
                        result_memory_id=r[10]) for r in rows]
+
+
+def reviews_to_forget(items: list[ReviewItem], memory_ids: set[str], message_ids: set[str]
+                      ) -> tuple[list[str], dict[str, list[str]]]:
+    """What a purge of ``memory_ids`` (and of the turns ``message_ids``: theirs, or a purged scope's) does to the
+    user's review ``items``: ``(ids to delete, {id: new targets})``. Deleted: items drawn from one of those turns
+    (their proposal quotes it) and items whose result is a purged memory (an approved proposal is its text), of any
+    status. Kept: items that only target a purged memory (their proposal is another turn), with those targets
+    dropped."""
+    drop = [r.id for r in items if r.result_memory_id in memory_ids
+            or set(r.proposed.source_message_ids) & message_ids]
+    retarget = {r.id: [t for t in r.targets if t not in memory_ids] for r in items
+                if r.id not in drop and set(r.targets) & memory_ids}
+    return drop, retarget

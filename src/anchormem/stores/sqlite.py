@@ -3,7 +3,9 @@ labels, metadata, provenance), entities, history and an FTS5 keyword index (Chin
 
 Vector search runs over a per-scope in-memory matrix kept in step with writes (see :mod:`.vectors`).
 Each thread gets its own connection; writers serialise with ``BEGIN IMMEDIATE``; exact duplicates are stopped
-by a unique index, so concurrent identical adds yield one row.
+by a unique index, so concurrent identical adds yield one row. ``":memory:"`` is a named ``memdb`` database
+(one per store, shared by its connections, at most 1 GiB) with ordinary file locks, so a busy connection waits
+(``busy_timeout``) as on a file.
 
 Forgetting (``purge=True``): every connection runs with ``PRAGMA secure_delete = ON`` (deleted rows and freed
 pages are overwritten with zeros); a purge also merges the FTS5 index into one segment (``'optimize'``; FTS5
@@ -34,13 +36,14 @@ import numpy as np
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
-from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
-                       history_entries, message_dicts, review_items, review_row)
+from .review_sql import SQLiteReviewMixin
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
+                       message_dicts)
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
@@ -69,7 +72,7 @@ def fts_quote(term: str) -> str:
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin):
+                  PastTextMixin, SQLiteReviewMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -91,8 +94,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._db_errors += sqlcipher.errors()  # ConfigError naming the extra when the binding is missing
         if not self._memory:
             sqlcipher.check_file(self.path, self._key)
-        if self._memory:
-            self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        if self._memory:  # memdb, not shared cache: its table locks fail at once (SQLITE_LOCKED, no busy wait)
+            self._uri = f"file:/anchormem-{uuid.uuid4().hex}?vfs=memdb"
         else:
             p = Path(self.path).expanduser()
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -383,6 +386,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     "DELETE FROM messages WHERE id=? AND tenant=? AND user_id=? AND NOT EXISTS (SELECT 1 FROM "
                     "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND j.value=?)",
                     (mid, tenant, user_id, tenant, user_id, mid)).rowcount for mid in json.loads(src_ids or "[]"))
+                counts["review"] = self._purge_reviews(c, tenant, user_id, [memory_id], json.loads(src_ids or "[]"))
                 self._history(c, memory_id, tenant, user_id, "DELETE", None, None, actor, "purge")
                 self._merge_fts(c)
             else:
@@ -437,15 +441,20 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def delete_scope(self, scope: Scope, *, purge: bool = False, actor: str) -> dict[str, int]:
         base, params = self._filters.scope_sql(scope)
         with self._tx() as c:
-            rows = c.execute(f"SELECT rowid, id, text FROM memories m WHERE {base}", params).fetchall()
+            rows = c.execute(f"SELECT rowid, id, text, source_message_ids FROM memories m WHERE {base}",
+                             params).fetchall()
             counts = self._delete_rows(c, [r[0] for r in rows])
-            msg_sql = "DELETE FROM messages WHERE tenant=? AND user_id=?"
+            msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]
             for col in ("agent_id", "session_id"):
                 if getattr(scope, col) is not None:
                     msg_sql += f" AND {col}=?"
                     mparams.append(getattr(scope, col))
-            counts["messages"] = c.execute(msg_sql, mparams).rowcount
+            if purge and (scope.agent_id is not None or scope.session_id is not None):  # the scope's review items
+                turns = {r[0] for r in c.execute("SELECT id " + msg_sql, mparams)}
+                turns |= {m for r in rows for m in json.loads(r[3] or "[]")}
+                counts["review"] = self._purge_reviews(c, scope.tenant, scope.user_id, [r[1] for r in rows], turns)
+            counts["messages"] = c.execute("DELETE " + msg_sql, mparams).rowcount
             if purge and scope.agent_id is None and scope.session_id is None:  # the whole user: every history
                 # row, also those of memories deleted earlier without purge (their DELETE row kept the text)
                 counts["history"] = c.execute(
@@ -461,7 +470,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                         f"memory_id IN ({','.join('?' * len(chunk))})", [scope.tenant, *chunk]).rowcount
             if purge:
                 self._merge_fts(c)
-            for _, mid, text in rows:
+            for _, mid, text, _ in rows:
                 self._history(c, mid, scope.tenant, scope.user_id, "DELETE", None if purge else text, None, actor,
                               "delete_all" + (" purge" if purge else ""))
             if scope.agent_id is None and scope.session_id is None:
@@ -517,6 +526,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                         "memories m, json_each(m.source_message_ids) j WHERE m.tenant=? AND m.user_id=? AND "
                         "j.value=?)", (mid, tenant, uid, tenant, uid, mid)).rowcount
                         for mid in json.loads(src_ids or "[]"))
+                counts["review"] = 0
+                for uid in sorted({r[2] for r in rows}):
+                    mine = [r for r in rows if r[2] == uid]
+                    counts["review"] += self._purge_reviews(c, tenant, uid, [r[1] for r in mine],
+                                                            [m for r in mine for m in json.loads(r[4] or "[]")])
                 if rows:
                     self._merge_fts(c)  # as delete(purge=True): no trace in the keyword index
             for _, mid, uid, text, _ in rows:
@@ -702,43 +716,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             out.update((r[0], d) for r, d in zip(rows, message_dicts([r[1:] for r in rows])))
         return out
 
-    # ---------------------------------------------------------------- facts and the review queue
+    # ---------------------------------------------------------------- facts (the review queue: .review_sql)
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         if not slots:
             return []
         return self._items(self._read(
             f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL AND slot IN "
             f"({','.join('?' * len(slots))}) ORDER BY valid_from, rowid", [tenant, user_id, *slots]))
-
-    def add_review(self, item: ReviewItem) -> None:
-        with self._tx() as c:
-            c.execute(f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({','.join('?' * 11)})", review_row(item))
-
-    def list_reviews(self, tenant: str, user_id: str | None, status: str | None) -> list[ReviewItem]:
-        sql, params = f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=?", [tenant]
-        for col, val in (("user_id", user_id), ("status", status)):
-            if val is not None:
-                sql += f" AND {col}=?"
-                params.append(val)
-        return review_items(self._read(sql + " ORDER BY created_at, rowid", params))
-
-    def get_review(self, tenant: str, review_id: str) -> ReviewItem:
-        rows = self._read(f"SELECT {REVIEW_COLUMNS} FROM review_queue WHERE tenant=? AND id=?", (tenant, review_id))
-        if not rows:
-            raise NotFoundError(f"no review item {review_id!r}")
-        return review_items(rows)[0]
-
-    def resolve_review(self, tenant: str, review_id: str, *, status: str, actor: str, when: datetime,
-                       result_memory_id: str | None = None) -> ReviewItem:
-        with self._tx() as c:
-            row = c.execute("SELECT status FROM review_queue WHERE tenant=? AND id=?", (tenant, review_id)).fetchone()
-            if row is None:
-                raise NotFoundError(f"no review item {review_id!r}")
-            if row[0] != "pending":
-                raise ConflictError(f"review item {review_id!r} is already {row[0]}")
-            c.execute("UPDATE review_queue SET status=?, resolved_at=?, resolved_by=?, result_memory_id=? "
-                      "WHERE tenant=? AND id=?", (status, when.timestamp(), actor, result_memory_id, tenant, review_id))
-        return self.get_review(tenant, review_id)
 
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         with self._tx() as c:

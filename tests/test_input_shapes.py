@@ -1,0 +1,126 @@
+"""Shapes callers get wrong: ``search``/``ask`` ``context`` (bytes turns, generators, blank turns, a bare string) and
+``update`` ``labels`` (a bare string). Each mistake is refused with an InvalidInputError that names the problem;
+nothing is decoded or dropped silently."""
+
+from __future__ import annotations
+
+import pytest
+
+from anchormem import InvalidInputError, Memory
+
+PHONE = ["My phone has been really slow lately.", "I want to buy a new phone."]
+
+
+@pytest.fixture
+def m():
+    mem = Memory(":memory:", embedder="hash", llm=None, cache=False)
+    mem.add("I went apple picking with the kids.", user_id="u", session_id="fruit")
+    mem.add("My Apple phone froze after the update.", user_id="u", session_id="phone")
+    yield mem
+    mem.close()
+
+
+def _anchor_source(hits):
+    return hits[0].explain["anchor"]["query_label_source"]
+
+
+def test_a_generator_of_turns_is_the_same_conversation_as_a_list(m):
+    as_list = m.search("how is the apple?", user_id="u", context=list(PHONE))
+    as_gen = m.search("how is the apple?", user_id="u", context=(t for t in PHONE))
+    as_tuple = m.search("how is the apple?", user_id="u", context=tuple(PHONE))
+    assert _anchor_source(as_list) == "query+context"
+    for other in (as_gen, as_tuple):  # scores move a little: each search bumps the hits' access counts
+        assert [h.memory.id for h in other] == [h.memory.id for h in as_list]
+        for h, ref in zip(other, as_list):
+            a, b = h.explain["anchor"], ref.explain["anchor"]
+            assert (a["query_labels"], a["query_label_source"]) == (b["query_labels"], b["query_label_source"])
+            assert a["context_sim"] == pytest.approx(b["context_sim"], abs=1e-6)
+
+
+def test_the_hot_cache_keys_a_generator_conversation_by_its_turns():
+    mem = Memory(":memory:", embedder="hash", llm=None)  # cache on
+    mem.add("My Apple phone froze after the update.", user_id="u")
+    first = mem.search("apple", user_id="u", context=(t for t in PHONE))
+    again = mem.search("apple", user_id="u", context=list(PHONE))
+    assert [h.memory.id for h in again] == [h.memory.id for h in first]
+    assert mem.stats["cache_search_hits"] == 1
+    mem.close()
+
+
+@pytest.mark.parametrize("bad, index", [([b"my phone is slow"], 0), (["fine", bytearray(b"slow")], 1)])
+def test_a_bytes_turn_is_refused_by_index_and_type_not_decoded(m, bad, index):
+    kind = type(bad[index]).__name__
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("apple", user_id="u", context=bad)
+    msg = str(exc.value)
+    assert f"context[{index}]" in msg and kind in msg and "decode" in msg
+    with pytest.raises(InvalidInputError, match=rf"context\[{index}\]"):
+        m.ask("apple?", user_id="u", context=bad)
+
+
+def test_a_bytes_content_in_a_message_dict_is_refused_too(m):
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("apple", user_id="u", context=[{"role": "user", "content": "ok"},
+                                                {"role": "user", "content": b"slow"}])
+    assert "context[1]" in str(exc.value) and "bytes" in str(exc.value)
+
+
+@pytest.mark.parametrize("blank, index", [([""], 0), (["My phone is slow.", "   "], 1), (["\n\t"], 0),
+                                          ([{"role": "user", "content": " "}], 0)])
+def test_a_blank_turn_is_refused_instead_of_silently_turning_anchoring_off(m, blank, index):
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("how is the apple?", user_id="u", context=blank)
+    assert f"context[{index}]" in str(exc.value) and "blank" in str(exc.value)
+
+
+def test_no_conversation_is_none_or_an_empty_list(m):
+    for none in (None, [], (), iter([])):
+        hits = m.search("how is the apple?", user_id="u", context=none)
+        assert hits and "anchor" not in hits[0].explain  # plain hybrid search, no anchoring
+
+
+@pytest.mark.parametrize("bare", ["My phone is slow.", b"My phone is slow."])
+def test_a_bare_string_context_is_refused_with_the_fix(m, bare):
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("apple", user_id="u", context=bare)
+    msg = str(exc.value)
+    assert "context must be a list of turns" in msg and type(bare).__name__ in msg and "context=[" in msg
+
+
+@pytest.mark.parametrize("bad, what", [(42, "int"), ({"role": "user", "content": "hi"}, "dict")])
+def test_a_context_that_is_not_a_list_of_turns_is_refused(m, bad, what):
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("apple", user_id="u", context=bad)
+    assert "context must be a list of turns" in str(exc.value) and what in str(exc.value)
+
+
+def test_a_turn_of_the_wrong_type_is_named(m):
+    with pytest.raises(InvalidInputError) as exc:
+        m.search("apple", user_id="u", context=["fine", 3])
+    assert "context[1]" in str(exc.value) and "int" in str(exc.value)
+
+
+# ---------------------------------------------------------------- labels
+def test_a_bare_string_label_is_refused_with_the_fix(m):
+    item = m.get_all(user_id="u")[0]
+    with pytest.raises(InvalidInputError) as exc:
+        m.update(item.id, labels="travel")
+    msg = str(exc.value)
+    assert "labels must be a list" in msg and "not a bare str" in msg and "labels=['travel']" in msg
+    assert m.get(item.id).labels == item.labels  # nothing changed
+    with pytest.raises(InvalidInputError, match="labels must be a list.*not a bare bytes"):
+        m.update(item.id, "new text", labels=b"travel")
+    assert m.get(item.id).text == item.text
+
+
+def test_a_single_label_dict_is_refused_naming_its_type(m):
+    item = m.get_all(user_id="u")[0]
+    with pytest.raises(InvalidInputError, match=r"labels must be a list .*got dict"):
+        m.update(item.id, labels={"domain": "travel"})
+
+
+def test_a_list_with_a_domain_name_sets_the_label(m):
+    item = m.get_all(user_id="u")[0]
+    out = m.update(item.id, labels=["travel"])
+    assert [(lab.domain, lab.primary, lab.set_by) for lab in out.labels] == [("travel", True, "hand")]
+    assert [(lab.domain, lab.set_by) for lab in m.get(item.id).labels] == [("travel", "hand")]
