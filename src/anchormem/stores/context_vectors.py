@@ -15,14 +15,16 @@ cache does not know from the table.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from ..errors import InvalidInputError
 from ..types import Label
+
+_LABELS = TypeAdapter(list[Label])  # a stored label list, parsed and validated in one pydantic-core pass
 
 __all__ = ["SQLiteContextMixin", "PostgresContextMixin", "ContextVectors", "context_blob", "blob_vector"]
 
@@ -115,7 +117,8 @@ class _ContextVectors:
         sql, params = self._filters.where(scope, None, None, live=True)  # type: ignore[attr-defined]
         rows = self._read(f"SELECT m.session_id, m.labels FROM memories m WHERE {sql} "  # type: ignore[attr-defined]
                           f"ORDER BY m.created_at DESC, {self._NEWEST} DESC LIMIT {self._PARAM}", params + [limit])
-        return [(sid, [Label(**x) for x in (json.loads(labs) if isinstance(labs, str) else labs)])
+        parse = _LABELS.validate_json
+        return [(sid, parse(labs) if isinstance(labs, (str, bytes)) else _LABELS.validate_python(labs))
                 for sid, labs in rows]
 
     def _put_context(self, conn: Any, tenant: str, blobs: dict[str, bytes]) -> int:
