@@ -41,6 +41,11 @@ or said at the same instant) as a citation, at most ``max_citations``. When no s
 passes, two memories that each cover at least ``pair_min`` and together (each term counted by the better of the
 two) reach ``min_coverage`` are cited together (multi-hop: "What do Jon and Gina both have in common?").
 
+**Denied values.** A fact that denies a job, an employer or a home (polarity -1: "I'm not a doctor.", "I used to be
+a teacher.", "I moved out of Lisbon.") is no evidence for a question asking what the value is ("What's my job?",
+我的工作是什么？): it answers only whether it is ("Am I a doctor?", 我是老师吗？) or what it used to be
+(:func:`asks_what_is`).
+
 **Person swap.** A question about a named person is often about what another person did ("What did Caroline
 realize after her charity race?" when Melanie ran the race): when another named speaker's own statement — read
 without what it says to or about the person addressed — covers the question better than every candidate about the
@@ -67,7 +72,7 @@ from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks
                       kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
-           "select_pair", "swapped", "profile_for", "PROFILES"]
+           "select_pair", "swapped", "profile_for", "PROFILES", "asks_what_is"]
 
 
 class AnswerConfig(BaseModel):

@@ -2,28 +2,34 @@
 
 Patterns (first match per clause wins; see the tests for the full list of sentences):
 
-- name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "叫我X";
+- name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "大家叫我X" / "你可以叫我X" (叫我X only as what
+  people call the speaker: "我妈妈叫我回家" is no name);
 - "my X is Y" / "我的X是Y" / "我最喜欢的X是Y" -> attribute X; "my cat is called Y", "my cat's name is Y",
   "I have a cat called Y", "我的猫叫Y" -> ``cat_name``; when X is a person ("my brother", 我弟弟) the slot is
   typed by the value (:func:`~anchormem.facts.keys.person_slot`): "My brother is Tom." -> ``brother_name``,
   "My brother is a doctor." -> ``brother_occupation``, "My sister moved to Berlin." / "My sister lives in
   Berlin." -> ``sister_home_city``, "My brother is tall." -> ``brother``; so only a change of the same kind
-  supersedes;
+  supersedes; several ("My brothers are doctors.") are a person of their own: ``brothers_occupation``;
 - home: "I live in Y", "I'm based in Y", "I moved to Y", "I moved out of X and now live in Y", "我住在Y",
-  "我搬到了Y" -> ``home_city``; "I moved out of X" -> ``home_city`` X, -1;
+  "我搬到了Y", "我搬出了X，现在住在Y" (a Chinese clause without a subject that goes on about the home is the
+  speaker's) -> ``home_city``; "I moved out of X", "我搬出了X" -> ``home_city`` X, -1;
 - work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y", "I'm a nurse",
   "I'm a software engineer at Google" (a job noun: :data:`~anchormem.facts.keys.OCCUPATION_EN`),
-  "我是一名Y", "我在医院当护士" -> ``occupation``;
+  "我是一名Y", "我是老师", "我在医院当护士" -> ``occupation``; "I work at a hospital as a nurse" / "I work as a nurse
+  at a hospital" -> both; "I used to be a teacher", "I quit my job as a nurse", "我不再是老师了", "我不当老师了"
+  -> ``occupation``, -1;
 - preferences: "I like/love/enjoy/prefer X", "I'm a fan of X", "我喜欢X" -> ``likes:X`` (+1);
   "I don't like / hate / can't stand X", "我不喜欢X", "我讨厌X" -> ``likes:X`` (-1), the SAME slot;
-- "I no longer X", "I don't X any more", "我不再X": X is parsed as above with the polarity flipped
-  ("I no longer live in Y" -> ``home_city`` -1); otherwise ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
+- "I no longer X", "I don't X any more", "I used to X", "我不再X", "我已经不是X": X is parsed as above with the
+  polarity flipped ("I no longer live in Y", "I used to live in Y" -> ``home_city`` -1); otherwise (no longer, 不再)
+  ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
 - "I'm allergic to X", "我对X过敏" -> ``allergy:X`` (sensitive);
 - third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q".
 
 Only user turns are read (assistant and system turns never become user facts). Questions, hypotheticals
 ("if I lived in…", "I would love…", "如果…") and wishes are skipped. Hedges ("maybe", "I think", "probably",
-"可能", "也许", "大概") give confidence 0.6 instead of 1.0.
+"可能", "也许", "大概") give confidence 0.6 instead of 1.0. Values are stored without their article
+(:func:`~anchormem.facts.keys.clean_value`).
 """
 
 from __future__ import annotations
