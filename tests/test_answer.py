@@ -682,6 +682,19 @@ _ASKER_CASES = [
     # the asker and a relative together
     ("我哥哥和我都是老师", "我是老师吗？", False),
     ("My brother and I are both teachers.", "Am I a teacher?", False),
+    # plural relatives are relatives too (fresh-user trial)
+    ("My brothers are doctors.", "Am I a doctor?", True),
+    ("My brothers are doctors.", "What's my job?", True),
+    ("My brothers are doctors.", "What do my brothers do?", False),
+    ("My sisters live in Paris.", "Where do I live?", True),
+    ("My sisters live in Paris.", "Where do my sisters live?", False),
+    # a job the user is not (or no longer) is no answer to what their job is; it answers whether they are one
+    ("I'm not a doctor.", "What's my job?", True),
+    ("I'm not a doctor.", "What do I do?", True),
+    ("I'm not a doctor.", "Am I a doctor?", False),
+    ("I used to be a teacher.", "What's my job?", True),
+    ("我不是老师", "我的工作是什么？", True),
+    ("我不是老师", "我是老师吗？", False),
 ]
 
 

@@ -150,6 +150,17 @@ TYPED = [
     ("My brother is a doctor.", "My brother is not a doctor anymore.", True),  # the job, negated
     ("My brother is a doctor.", "My brother is no longer a doctor.", True),
     ("My brother is 30.", "My brother is not a doctor anymore.", False),
+    # a job that ended closes the job (fresh-user trial)
+    ("I am a teacher.", "I used to be a teacher.", True),
+    ("I am a nurse.", "I quit my job as a nurse.", True),
+    ("I am a teacher.", "I'm not a teacher any more.", True),
+    ("我是老师", "我不再是老师了", True),
+    ("我是老师。", "我已经不是老师了。", True),
+    ("我是一名护士。", "我不当护士了。", True),
+    # a Chinese move out of one city into another closes the old home, as the English one does
+    ("我住在上海", "我搬出了上海，现在住在北京", True),
+    ("我住在上海。", "我搬出了上海。", True),
+    ("My brother is a doctor.", "My brothers are lawyers.", False),  # the brothers are not the brother
 ]
 
 
@@ -189,9 +200,37 @@ def test_restating_a_job_with_or_without_its_measure_word_is_a_noop(mem):
      "My brother is a nurse now."),
     ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", "Where do I live?",
      "I moved out of Lisbon and now live in Berlin."),
+    ("我住在上海", "我搬出了上海，现在住在北京", "我住在哪里？", "我搬出了上海，现在住在北京"),
 ])
 def test_ask_quotes_the_current_statement_of_its_kind(mem_e5, before, after, question, cited):
     mem_e5.add(before, user_id="u", timestamp=T1)
     mem_e5.add(after, user_id="u", timestamp=T2)
     ans = mem_e5.ask(question, user_id="u")
     assert [c.text for c in ans.citations] == [cited], ans.text
+
+
+@pytest.mark.parametrize("before,after,question", [
+    ("I am a teacher.", "I used to be a teacher.", "What's my job?"),
+    ("I am a teacher.", "I'm not a teacher any more.", "What's my job?"),
+    ("I am a teacher.", "I'm not a teacher any more.", "What do I do for a living?"),
+    ("I am a nurse.", "I quit my job as a nurse.", "What's my job?"),
+    ("我是老师", "我不再是老师了", "我的工作是什么？"),
+    ("我是老师", "我不再是老师了", "我是做什么的？"),
+])
+def test_a_closed_job_is_not_quoted_as_the_current_job(mem_e5, before, after, question):
+    """After the job ended, "What's my job?" has no current job to quote: neither the stale job nor the statement
+    that it ended (which says what the user no longer is, not what they are)."""
+    mem_e5.add(before, user_id="u", timestamp=T1)
+    mem_e5.add(after, user_id="u", timestamp=T2)
+    ans = mem_e5.ask(question, user_id="u")
+    assert (ans.abstained, ans.citations) == (True, []), ans.text
+    then = mem_e5.ask(question, user_id="u", as_of=T1)  # what was true then
+    assert [c.text for c in then.citations] == [before]
+
+
+def test_a_closed_job_still_answers_whether_the_user_is_one(mem_e5):
+    mem_e5.add("I am a teacher.", user_id="u", timestamp=T1)
+    mem_e5.add("I'm not a teacher any more.", user_id="u", timestamp=T2)
+    assert [c.text for c in mem_e5.ask("Am I a teacher?", user_id="u").citations] == ["I'm not a teacher any more."]
+    mem_e5.add("I'm a nurse now.", user_id="u", timestamp=T2)
+    assert [c.text for c in mem_e5.ask("What's my job?", user_id="u").citations] == ["I'm a nurse now."]

@@ -61,16 +61,16 @@ RULE_CASES = [
     ("My phone number is now 555-0101.", ("user", "phone", "555-0101", 1)),
     # what is said of a person is typed by its value: name, job, home, description (fresh-user trial)
     ("My brother is Tom.", ("user", "brother_name", "Tom", 1)),
-    ("My brother is a doctor.", ("user", "brother_occupation", "a doctor", 1)),
-    ("My brother is a nurse now.", ("user", "brother_occupation", "a nurse", 1)),
-    ("My older brother is an ER doctor.", ("user", "older_brother_occupation", "an ER doctor", 1)),
-    ("My sister is a lawyer.", ("user", "sister_occupation", "a lawyer", 1)),
+    ("My brother is a doctor.", ("user", "brother_occupation", "doctor", 1)),
+    ("My brother is a nurse now.", ("user", "brother_occupation", "nurse", 1)),
+    ("My older brother is an ER doctor.", ("user", "older_brother_occupation", "ER doctor", 1)),
+    ("My sister is a lawyer.", ("user", "sister_occupation", "lawyer", 1)),
     ("My sister moved to Berlin.", ("user", "sister_home_city", "Berlin", 1)),
     ("My sister lives in Paris.", ("user", "sister_home_city", "Paris", 1)),
     ("My mom is Italian.", ("user", "mom:italian", "Italian", 1)),  # a description: a slot of its own
     ("My brother is tall.", ("user", "brother:tall", "tall", 1)),
-    ("My brother is a good cook.", ("user", "brother:good cook", "a good cook", 1)),
-    ("我弟弟是一名医生。", ("user", "弟弟_occupation", "一名医生", 1)),
+    ("My brother is a good cook.", ("user", "brother:good cook", "good cook", 1)),
+    ("我弟弟是一名医生。", ("user", "弟弟_occupation", "医生", 1)),
     ("我的弟弟是医生。", ("user", "弟弟_occupation", "医生", 1)),
     # a job said plainly
     ("I am a nurse.", ("user", "occupation", "nurse", 1)),
@@ -83,6 +83,29 @@ RULE_CASES = [
     ("I moved out of Lisbon and now live in Berlin.", ("user", "home_city", "Berlin", 1)),
     ("I left Lisbon and moved to Berlin.", ("user", "home_city", "Berlin", 1)),
     ("I moved out of Lisbon.", ("user", "home_city", "Lisbon", -1)),
+    # a job that ended; a bare Chinese job (fresh-user trial)
+    ("I used to be a teacher.", ("user", "occupation", "teacher", -1)),
+    ("I used to work as a nurse.", ("user", "occupation", "nurse", -1)),
+    ("I used to live in Paris.", ("user", "home_city", "Paris", -1)),
+    ("I quit my job as a nurse.", ("user", "occupation", "nurse", -1)),
+    ("I'm not a teacher any more.", ("user", "occupation", "teacher", -1)),
+    ("我是老师", ("user", "occupation", "老师", 1)),
+    ("我现在是医生。", ("user", "occupation", "医生", 1)),
+    ("我不再是老师了", ("user", "occupation", "老师", -1)),
+    ("我已经不是老师了。", ("user", "occupation", "老师", -1)),
+    ("我不当老师了。", ("user", "occupation", "老师", -1)),
+    # a move out of one Chinese city into another; a move out alone
+    ("我搬出了上海，现在住在北京", ("user", "home_city", "北京", 1)),
+    ("我搬出了上海。", ("user", "home_city", "上海", -1)),
+    # plural relatives: their own slot, typed by the value
+    ("My brothers are doctors.", ("user", "brothers_occupation", "doctors", 1)),
+    ("My sisters live in Paris.", ("user", "sisters_home_city", "Paris", 1)),
+    # names: "叫我X" only when people call the speaker so
+    ("大家叫我小王", ("user", "name", "小王", 1)),
+    ("你可以叫我小王。", ("user", "name", "小王", 1)),
+    ("我叫李明", ("user", "name", "李明", 1)),
+    # values are stored without their article
+    ("I work for a startup.", ("user", "employer", "startup", 1)),
 ]
 
 
@@ -417,7 +440,8 @@ def test_an_address_change_goes_to_review_and_the_old_address_stays_current_unti
 @pytest.mark.parametrize("text", ["I am tired.", "I am a doctor's daughter.", "I'm a good cook.", "I'm a terrible driver.",
                                   "我哥哥和我都是老师。", "我当妈妈了。",
                                   "I visited my brother, who is a doctor.", "我弟弟小明在上海当医生。",
-                                  "My sister moved to a new team."])
+                                  "My sister moved to a new team.", "我妈妈叫我回家", "我妈妈叫我回家吃饭。",
+                                  "老板叫我明天早点来。", "我是老师的学生。"])
 def test_no_occupation_or_person_fact_from_these(text):
     assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == []
 
@@ -432,3 +456,40 @@ def test_a_move_that_is_not_a_home_keeps_the_home_current():
         res = m.add([{"role": "user", "content": "We moved to Slack for team chat."}], user_id="u")
         assert [r.event for r in res] == ["ADD"] and res[0].memory.fact is None
         assert sorted(x.text for x in m.get_all(user_id="u")) == ["I live in Lisbon.", "We moved to Slack for team chat."]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I work at a hospital as a nurse.", [("employer", "hospital"), ("occupation", "nurse")]),
+    ("I work at Google as a software engineer.", [("employer", "Google"), ("occupation", "software engineer")]),
+    ("I work as a nurse at a hospital.", [("occupation", "nurse"), ("employer", "hospital")]),
+    ("I work as a nurse at St Mary's.", [("occupation", "nurse"), ("employer", "St Mary's")]),
+    ("I work at a hospital.", [("employer", "hospital")]),
+    ("I work as a tour guide in summer.", [("occupation", "tour guide")]),  # no job noun: kept as said
+])
+def test_a_job_and_an_employer_in_one_clause_are_two_facts(text, expected):
+    assert [(f.attribute, f.value) for f in extract_facts_rules(text)] == expected
+
+
+def test_job_values_are_stored_without_their_article_or_measure_word():
+    from anchormem.facts.reconcile import _typed
+
+    said = ["I am a doctor.", "I work as a doctor.", "I'm not a doctor any more.", "My brother is a doctor.",
+            "My brother is not a doctor any more."]
+    assert [f.value for t in said for f in extract_facts_rules(t)] == ["doctor"] * 5
+    assert [f.value for f in extract_facts_rules("我弟弟是一名医生。")] == ["医生"]
+    assert Fact(attribute="occupation", value="an engineer").value == "engineer"
+    assert _typed(Fact(attribute="brother", value="a doctor")).model_dump(include={"attribute", "value"}) == {
+        "attribute": "brother_occupation", "value": "doctor"}  # an LLM's value, typed then cleaned
+    # counts keep their "a" (it is the number), names and titles keep a capital "A"
+    assert [f.value for f in extract_facts_rules("I have a cat.")] == ["a cat"]
+    assert Fact(attribute="favourite_film", value="A Beautiful Mind").value == "A Beautiful Mind"
+
+
+def test_a_job_and_an_employer_said_together_answer_both_questions():
+    with Memory(":memory:", cache=False) as m:
+        m.add([{"role": "user", "content": "I work at a hospital as a nurse."}], user_id="u")
+        facts = sorted((x.fact.attribute, x.fact.value) for x in m.get_all(user_id="u") if x.fact)
+        assert facts == [("employer", "hospital"), ("occupation", "nurse")]
+        for q in ("What's my job?", "Where do I work?"):
+            ans = m.ask(q, user_id="u")
+            assert not ans.abstained and {c.text for c in ans.citations} == {"I work at a hospital as a nurse."}, q

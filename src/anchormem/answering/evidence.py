@@ -41,6 +41,11 @@ or said at the same instant) as a citation, at most ``max_citations``. When no s
 passes, two memories that each cover at least ``pair_min`` and together (each term counted by the better of the
 two) reach ``min_coverage`` are cited together (multi-hop: "What do Jon and Gina both have in common?").
 
+**Denied values.** A fact that denies a job, an employer or a home (polarity -1: "I'm not a doctor.", "I used to be
+a teacher.", "I moved out of Lisbon.") is no evidence for a question asking what the value is ("What's my job?",
+我的工作是什么？): it answers only whether it is ("Am I a doctor?", 我是老师吗？) or what it used to be
+(:func:`asks_what_is`).
+
 **Person swap.** A question about a named person is often about what another person did ("What did Caroline
 realize after her charity race?" when Melanie ran the race): when another named speaker's own statement — read
 without what it says to or about the person addressed — covers the question better than every candidate about the
@@ -63,11 +68,11 @@ from pydantic import BaseModel, Field
 from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, is_kin,
+from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, kin_base,
                       kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
-           "select_pair", "swapped", "profile_for", "PROFILES"]
+           "select_pair", "swapped", "profile_for", "PROFILES", "asks_what_is"]
 
 
 class AnswerConfig(BaseModel):
@@ -424,12 +429,14 @@ def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: 
 
 
 # a statement of someone's job: the speaker's ("I'm a nurse", "I'm a software engineer at Google", "My brother and I
-# are teachers", 我是一名护士, 我在医院当护士, 我哥哥和我都是老师) or a relative's ("My brother is a doctor", "my brother,
+# are teachers", 我是一名护士, 我在医院当护士, 我哥哥和我都是老师) or a relative's ("My brother is a doctor", "My brothers are
+# doctors", "my brother,
 # who is a doctor", 我弟弟是一名医生: a question about the speaker never sees these, :func:`.persons.stated_text`);
 # not "I am a fan of jazz", "I'm a good cook", "I'm tired", "I'm not a doctor", "is a doctor" said of anyone else
 _JOB_STATED = re.compile(
     r"\b(?:I(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+became)|(?:we|and\s+I)(?:'re|\s+are|\s+were)|"
-    r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+(?:is|was|has\s+been|became))"
+    r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:e?s)?(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+"
+    r"(?:is|was|are|were|has\s+been|have\s+been|became))"
     r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
     r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
     + r"(?!['’]s\b)|"
@@ -463,7 +470,8 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
     head, _, key = f.attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
     person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
-    if len(words) > 1 and person is not None and is_kin(person) and person.lower() not in kin:
+    base = kin_base(person) if person is not None else None  # "brothers_occupation": the relation "brother"
+    if len(words) > 1 and base is not None and base not in kin:
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))
@@ -477,6 +485,29 @@ def _slot_answers(heavy: list[str], hit: Hit, kin: frozenset[str]) -> bool:
     groups = {_syn_group(w) for w in slot} - {None}
     return any(stem(t) in stems or _syn_group(t) in groups for t in heavy)
 
+
+
+# a question whether something holds ("Am I a doctor?", "Do I still work at Google?", 我是老师吗？) or about the past
+# ("What was my job before?", 我以前做什么工作？): a denied value answers it
+_YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|could|will|would|should|isn't|aren't|"
+                     r"don't|doesn't|didn't)\b|(?:吗|(?<![什怎这那多])么)[？?。.!！\s]*$|是不是|是否|有没有|"
+                     r"\b(?:used to|before|previously|formerly|former|earlier|in the past|ever)\b|以前|之前|原来|曾经|过去",
+                     re.I)
+_VALUE_SLOT = re.compile(r"(?:^|_)(?:occupation|employer|home_city)$")  # one value at a time: job, employer, home
+
+
+def asks_what_is(question: str) -> bool:
+    """The question asks what a value is now ("What's my job?", "Where do I live?", 我的工作是什么？), not whether
+    one holds ("Am I a doctor?") or what it used to be ("What did I do before?")."""
+    return not _YES_NO.search(question)
+
+
+def _denied_value(hit: Hit) -> bool:
+    """The memory is a fact that denies a job, an employer or a home ("I'm not a doctor.", "I used to be a teacher.",
+    "I moved out of Lisbon.": polarity -1): it says what the value is not, so it does not answer what it is
+    (:func:`asks_what_is`), though it answers whether it is ("Am I a doctor?")."""
+    f = hit.memory.fact
+    return f is not None and f.polarity < 0 and bool(_VALUE_SLOT.search(f.attribute))
 
 
 def _exchange(hit: Hit) -> str:
@@ -559,10 +590,11 @@ class EvidenceScorer:
         out = []
         total = sum(w for _, w in q.terms)
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
+        open_q = asks_what_is(q.text)
         for i, (h, cov) in enumerate(zip(hits, lexical)):
             subject_ok = roles[i] is not None
             coverage = _coverage(q.terms, cov, total)
-            heavy_ok = _heavy_ok(q, heavy, cov, stated[i])
+            heavy_ok = _heavy_ok(q, heavy, cov, stated[i]) and not (open_q and _denied_value(h))
             other = None
             if i in own_cov and _heavy_ok(q, heavy, own_cov[i], own_stated[i]):
                 other = _coverage(q.terms, own_cov[i], total)

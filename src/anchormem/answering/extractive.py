@@ -45,6 +45,20 @@ def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> lis
     return out
 
 
+def _distinct(chosen: list[Scored], hits: list[Hit]) -> list[Scored]:
+    """``chosen`` without a second memory of the same words said at the same time by the same speaker (the facts
+    of one clause, "I work at a hospital as a nurse.": employer and occupation): each is quoted once."""
+    seen: set[tuple] = set()
+    out = []
+    for s in chosen:
+        m = hits[s.index].memory
+        key = (m.text, m.speaker, m.created_at)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
 def abstain(question: str, evidence: list[Hit]) -> Answer:
     return Answer(text=no_record(question), citations=[], abstained=True, evidence=evidence)
 
@@ -52,15 +66,15 @@ def abstain(question: str, evidence: list[Hit]) -> Answer:
 def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
                       scorer: EvidenceScorer | None = None, embedder: Any = None,
                       prompts: list[str | None] | None = None) -> Answer:
-    """Answer by quoting the 1-3 supporting hits verbatim (speaker, date), or abstain. Never writes words that
-    are not quoted. ``scorer`` (or ``embedder`` to build one) enables the per-embedder calibration. ``prompts``
-    (optional, one per hit, None where unknown): the other speaker's turn each hit replies to; its questions count
-    as the hit's words ("They were scared" answers "How did they handle the accident?")."""
+    """Answer by quoting the 1-3 supporting hits verbatim (speaker, date; the same words said at once are quoted
+    once), or abstain. Never writes words that are not quoted. ``scorer`` (or ``embedder`` to build one) enables
+    the per-embedder calibration. ``prompts`` (optional, one per hit, None where unknown): the other speaker's turn
+    each hit replies to; its questions count as the hit's words ("They were scared" answers "How did they handle the accident?")."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
     q = analyze_question(question)
     scored = scorer.score(q, hits, prompts)
-    chosen = select(scored, cfg, terms=q.terms)
+    chosen = _distinct(select(scored, cfg, terms=q.terms), hits)
     evidence = annotate(hits, scored, chosen)
     if not chosen:
         return abstain(question, evidence)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
 __all__ = ["KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in",
-           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin"]
+           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -62,18 +62,18 @@ _KIN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|part
         "fianc[eé]e?|parents?|siblings?|in-laws?|brother-in-law|sister-in-law")
 # a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
 _THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:older|younger|little|big|best|elder|"
-                          rf"baby|twin)\s+)?({_KIN})\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
+                          rf"baby|twin)\s+)?({_KIN})(?:e?s)?\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
 _KIN_ZH = ("弟弟|哥哥|姐姐|妹妹|妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|老公|妻子|丈夫|男朋友|女朋友|朋友|同事|老板|表哥|表姐|"
            "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友|老师|同学|房东|领导|经理|教练|未婚妻|未婚夫|父母|家人")
 # the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
 _THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})(?!(?:和|跟|与|同)我)")
 # what a relative clause or an apposition says of the speaker's relative: "my brother, who is a doctor,",
 # "my sister (a lawyer)", "my mom, a nurse," (group 1: the noun phrase kept; group 2: the relation word)
-_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)?({_KIN})\b"
+_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)?({_KIN})(?:e?s)?\b"
                          rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
                          rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I)
 KIN_EN, KIN_ZH = _KIN, _KIN_ZH  # relation words, as regex alternations (English; Chinese)
-_KIN_WORD = re.compile(rf"\b({_KIN})\b|({_KIN_ZH})", re.I)
+_KIN_WORD = re.compile(rf"\b({_KIN})(?:e?s)?\b|({_KIN_ZH})", re.I)  # "brothers": the relation "brother"
 
 
 # the asker as the question's subject: "Am I a doctor?", "What is my name?", "Where do I live?", 我是律师吗？
@@ -90,16 +90,23 @@ def asks_about_self(question: str) -> bool:
 
 
 def is_kin(word: str) -> bool:
-    """``word`` is a relation word ("brother", "wife", 弟弟, 同事)."""
-    return bool(_KIN_FULL.fullmatch(word.lower()))
+    """``word`` is a relation word ("brother", "brothers", "wife", 弟弟, 同事)."""
+    return kin_base(word) is not None
 
 
-_KIN_FULL = re.compile(rf"(?:{_KIN})|(?:{_KIN_ZH})", re.I)
+def kin_base(word: str) -> str | None:
+    """The relation a relation word names, lower-cased and singular as :func:`kin_words` gives it ("Brothers" →
+    "brother", 弟弟 → 弟弟); None for any other word."""
+    m = _KIN_FULL.fullmatch(word.lower())
+    return (m.group(1) or m.group(2)) if m else None
+
+
+_KIN_FULL = re.compile(rf"({_KIN})(?:e?s)?|({_KIN_ZH})", re.I)
 
 
 def kin_words(question: str) -> frozenset[str]:
-    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}; "林晓的弟弟…" → {"弟弟"}),
-    lower-cased."""
+    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}; "What do my brothers do?"
+    → {"brother"}; "林晓的弟弟…" → {"弟弟"}), lower-cased and singular."""
     return frozenset((m.group(1) or m.group(2)).lower() for m in _KIN_WORD.finditer(question))
 
 

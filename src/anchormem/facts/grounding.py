@@ -46,9 +46,10 @@ _NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _NOT_NAMES = frozenset("i i'm i've i'll the a an my user he she they it we you not no".split())
 _NEG_EN = re.compile(r"\b(?:not|no|never|no longer|don't|doesn't|didn't|do not|does not|did not|can't|cannot|"
                      r"can not|won't|isn't|aren't|wasn't|hate|hates|dislike|dislikes|detest|loathe|stopped|quit|gave up|given up|"
-                     r"switched from|left(?=\s+(?-i:[A-Z]))|moved out of|moved away from|"
+                     r"switched from|left(?=\s+(?-i:[A-Z]))|left my|lost my|resigned|used to|moved out of|"
+                     r"moved away from|"
                      r"any ?more|nor)\b|n't\b", re.I)
-_NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法")
+_NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法|搬出|搬离")
 # "I quit Google and joined Meta": a new verb after "and" starts a clause of its own (its own negation)
 # ("I moved out of Lisbon and now live in Berlin": the second clause is not negated)
 _CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:joined|started|"

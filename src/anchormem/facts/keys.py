@@ -34,7 +34,7 @@ from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
-           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS"]
+           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -195,10 +195,34 @@ def is_occupation(value: str) -> bool:
 
 
 def is_person(word: str) -> bool:
-    """``word`` names a relative or acquaintance (:data:`PERSON_WORDS`): "brother", "older brother",
-    "older_brother", "best friend", 弟弟."""
+    """``word`` names a relative or acquaintance (:data:`PERSON_WORDS`), one or several: "brother", "older brother",
+    "older_brother", "best friend", "brothers", "children", 弟弟."""
     w = word.strip()
-    return (w if has_cjk(w) else _MODIFIERS.sub("", w.lower().replace("_", " "))) in PERSON_WORDS
+    if has_cjk(w):
+        return w in PERSON_WORDS
+    w = _MODIFIERS.sub("", w.lower().replace("_", " "))
+    return w in PERSON_WORDS or _PLURAL_PERSON.get(w, "") in PERSON_WORDS or \
+        (w.endswith("s") and w[:-1] in PERSON_WORDS)
+
+
+_PLURAL_PERSON = {"children": "child", "wives": "wife", "grandchildren": "child"}
+
+
+def clean_value(attribute: str, value: str) -> str:
+    """A slot's value as stored: without a leading article ("a doctor" -> "doctor", "an ER doctor" -> "ER doctor",
+    "a startup" -> "startup", "the hospital" -> "hospital"; "the Netherlands" stays), and a job without its Chinese
+    measure word (一名医生 -> 医生), so that one value is stored one way whichever phrasing or extractor found it. A
+    count keeps its "a" (it is the number: "a cat"), and a capital "A" stays, as does "a" before a capitalised word
+    outside jobs ("A Beautiful Mind", "a Tale of Two Cities"). Never empty for non-empty input."""
+    v = value.strip()
+    if attribute.startswith("count:"):
+        return v
+    job = attribute == "occupation" or attribute.endswith("_occupation")
+    v = re.sub(r"^(?:a|an)\s+(?=\S)" if job else r"^(?:a|an)\s+(?=[a-z0-9]|[A-Z]{2,}\b)", "", v)
+    v = re.sub(r"^the\s+(?=[a-z])", "", v)  # "the hospital"; not "the Netherlands"
+    if job:
+        v = re.sub(r"^(?:一名|一个|一位)(?=[\u4e00-\u9fff])", "", v)
+    return v or value.strip()
 
 
 def person_slot(person: str, value: str) -> str:

@@ -16,10 +16,10 @@ import re
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..text.tokenize import has_cjk
-from .keys import topic_key
+from .keys import clean_value, topic_key
 
 __all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language", "is_sensitive"]
 
@@ -119,7 +119,8 @@ class Fact(BaseModel):
     """One entity-attribute-value fact.
 
     ``entity``: "user" or a named entity ("Person Q"). ``attribute``: normalised slot key (see module doc).
-    ``value``: in the user's own words and language. ``polarity``: +1, or -1 for "I no longer…", "I can't
+    ``value``: in the user's own words and language, without a leading "a"/"an" (or a job's 一名;
+    :func:`~anchormem.facts.keys.clean_value`). ``polarity``: +1, or -1 for "I no longer…", "I can't
     stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
     ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
     sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
@@ -151,6 +152,11 @@ class Fact(BaseModel):
         if not v:
             raise ValueError("empty")
         return v
+
+    @model_validator(mode="after")
+    def _clean_value(self) -> "Fact":
+        self.value = clean_value(self.attribute, self.value)  # "a doctor" -> "doctor" (keys.clean_value)
+        return self
 
     @property
     def slot(self) -> tuple[str, str]:

@@ -17,7 +17,8 @@ its slot (``"<entity>|<attribute>"``; entity = the speaker's name, else ``"user"
 A one-sentence turn stating one fact is represented by its fact memory only (no separate utterance, so a
 restated fact really is one NOOP, and a change held for review is not half-applied). Longer turns keep their
 verbatim utterance too, and a sentence stating several facts gives each fact its own clause as text ("Please
-call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish.").
+call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish."); a clause stating two facts ("I work at
+a hospital as a nurse.": employer and occupation) is two fact memories of that text, without a third copy.
 A fact that merely mentions an entity has its own slot and never closes unrelated facts about that entity.
 What is said of a person ("my brother is …") is typed by its value whichever extractor found it
 (:func:`~anchormem.facts.keys.person_slot`: ``brother_name`` / ``brother_occupation`` / ``brother_age`` / ...; a
@@ -39,7 +40,8 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import FactSlot, MemoryItem, ReviewItem
 from .grounding import check_support
-from .keys import NAMED_SLOTS, negated_person_value, person_slot, related_attributes, sibling_attribute, value_key
+from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes, sibling_attribute,
+                   value_key)
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
@@ -89,10 +91,15 @@ def _related(slot: FactSlot) -> list[str]:
                           for a in related_attributes(slot.attribute)]
 
 
+def _fact_span(d: Draft, f: Fact, shared: bool) -> str:
+    """The text of the fact's memory: its sentence, or its own clause when the sentence states several facts."""
+    return (f.clause if shared and f.clause else f.source_span).strip() or d.item.text
+
+
 def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
-    """The fact's memory: its sentence, or its own clause when the sentence states several facts."""
+    """The fact's memory (its text: :func:`_fact_span`)."""
     it = d.item
-    span = (f.clause if shared and f.clause else f.source_span).strip() or it.text
+    span = _fact_span(d, f, shared)
     slot = FactSlot(entity=f.entity, attribute=f.attribute, value=f.value, polarity=f.polarity,
                     extractor=f.extractor)
     item = it.model_copy(update={
@@ -106,12 +113,14 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
 
 
 def _typed(f: Fact) -> Fact:
-    """``f`` with a person's slot typed by its value (an LLM's ``brother`` = "a doctor" -> ``brother_occupation``)."""
+    """``f`` with a person's slot typed by its value (an LLM's ``brother`` = "a doctor" -> ``brother_occupation`` =
+    "doctor": the value cleaned for its new slot, :func:`~anchormem.facts.keys.clean_value`)."""
     job = negated_person_value(f.attribute, f.value)  # "not a doctor any more": the job, polarity flipped
     if job is not None:
-        return f.model_copy(update={"attribute": f"{f.attribute}_occupation", "value": job, "polarity": -f.polarity})
+        attr = f"{f.attribute}_occupation"
+        return f.model_copy(update={"attribute": attr, "value": clean_value(attr, job), "polarity": -f.polarity})
     attr = person_slot(f.attribute, f.value)
-    return f if attr == f.attribute else f.model_copy(update={"attribute": attr})
+    return f if attr == f.attribute else f.model_copy(update={"attribute": attr, "value": clean_value(attr, f.value)})
 
 
 def _as_user(f: Fact, speaker: str | None) -> Fact:
@@ -180,8 +189,11 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 for key in _related(slot):
                     current[key] = [c for c in current.get(key, []) if c not in clash]
                 current[slot.slot].append(new)
-        # else the fact memory is the turn; a turn whose only "fact" closed nothing is kept as it is
-        keep_turn = len(split_sentences(d.item.text)) > 1 or len(facts) > 1 or gone_only == len(facts)
+        # else the fact memory is the turn; a turn whose only "fact" closed nothing is kept as it is; a clause that
+        # states two facts ("I work at a hospital as a nurse.") is two fact memories of the turn's own text
+        whole = d.item.text.strip()
+        keep_turn = len(split_sentences(d.item.text)) > 1 or gone_only == len(facts) or \
+            (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts))
         if keep_turn:
             plan.drafts.append(d)
         for fd, old_ids in new_drafts:

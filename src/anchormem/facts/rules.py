@@ -2,28 +2,34 @@
 
 Patterns (first match per clause wins; see the tests for the full list of sentences):
 
-- name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "叫我X";
+- name: "my name is X", "call me X", "I'm called X", "我叫X", "我的名字是X", "大家叫我X" / "你可以叫我X" (叫我X only as what
+  people call the speaker: "我妈妈叫我回家" is no name);
 - "my X is Y" / "我的X是Y" / "我最喜欢的X是Y" -> attribute X; "my cat is called Y", "my cat's name is Y",
   "I have a cat called Y", "我的猫叫Y" -> ``cat_name``; when X is a person ("my brother", 我弟弟) the slot is
   typed by the value (:func:`~anchormem.facts.keys.person_slot`): "My brother is Tom." -> ``brother_name``,
   "My brother is a doctor." -> ``brother_occupation``, "My sister moved to Berlin." / "My sister lives in
   Berlin." -> ``sister_home_city``, "My brother is tall." -> ``brother``; so only a change of the same kind
-  supersedes;
+  supersedes; several ("My brothers are doctors.") are a person of their own: ``brothers_occupation``;
 - home: "I live in Y", "I'm based in Y", "I moved to Y", "I moved out of X and now live in Y", "我住在Y",
-  "我搬到了Y" -> ``home_city``; "I moved out of X" -> ``home_city`` X, -1;
+  "我搬到了Y", "我搬出了X，现在住在Y" (a Chinese clause without a subject that goes on about the home is the
+  speaker's) -> ``home_city``; "I moved out of X", "我搬出了X" -> ``home_city`` X, -1;
 - work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y", "I'm a nurse",
   "I'm a software engineer at Google" (a job noun: :data:`~anchormem.facts.keys.OCCUPATION_EN`),
-  "我是一名Y", "我在医院当护士" -> ``occupation``;
+  "我是一名Y", "我是老师", "我在医院当护士" -> ``occupation``; "I work at a hospital as a nurse" / "I work as a nurse
+  at a hospital" -> both; "I used to be a teacher", "I quit my job as a nurse", "我不再是老师了", "我不当老师了"
+  -> ``occupation``, -1;
 - preferences: "I like/love/enjoy/prefer X", "I'm a fan of X", "我喜欢X" -> ``likes:X`` (+1);
   "I don't like / hate / can't stand X", "我不喜欢X", "我讨厌X" -> ``likes:X`` (-1), the SAME slot;
-- "I no longer X", "I don't X any more", "我不再X": X is parsed as above with the polarity flipped
-  ("I no longer live in Y" -> ``home_city`` -1); otherwise ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
+- "I no longer X", "I don't X any more", "I used to X", "我不再X", "我已经不是X": X is parsed as above with the
+  polarity flipped ("I no longer live in Y", "I used to live in Y" -> ``home_city`` -1); otherwise (no longer, 不再)
+  ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
 - "I'm allergic to X", "我对X过敏" -> ``allergy:X`` (sensitive);
 - third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q".
 
 Only user turns are read (assistant and system turns never become user facts). Questions, hypotheticals
 ("if I lived in…", "I would love…", "如果…") and wishes are skipped. Hedges ("maybe", "I think", "probably",
-"可能", "也许", "大概") give confidence 0.6 instead of 1.0.
+"可能", "也许", "大概") give confidence 0.6 instead of 1.0. Values are stored without their article
+(:func:`~anchormem.facts.keys.clean_value`).
 """
 
 from __future__ import annotations
@@ -35,8 +41,8 @@ from typing import Any
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_person,
-                   negated_person_value, person_slot)
+from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
+                   is_person, negated_person_value, person_slot)
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -149,8 +155,8 @@ _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|s
 _HABIT_ALONE = r"smoke|vape|run|jog|swim|cook|bake|drive|walk|hike|bike|cycle|ski|surf|meditate|study|volunteer|" \
                r"paint|knit|garden|fish|climb|dance|sing|skate|work out|exercise|train|box|read|write"
 _HABIT = r"drink|eat|play|ride|practi[cs]e|go|use|wear|learn|teach|collect|attend|take|do|watch|listen to|visit|lift"
-_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + "|".join(
-    sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")"
+_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:children|" + "|".join(
+    sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")(?:e?s)?(?![\w'])"  # "my sisters"
 _PERSON_ZH = r"(?:" + "|".join(sorted((w for w in PERSON_WORDS if not w.isascii()), key=len, reverse=True)) + r")"
 # "I'm a nurse", "I am an ER doctor", "I'm a software engineer at Google": a job noun after at most two modifiers
 # (not "a good cook", "a fan of doctors": keys.NOT_JOB_WORDS)
@@ -188,6 +194,9 @@ _EN_RULES: list[Rule] = [
     (_c(r"\bI(?:'m| am| will| 'll|'ll)\s+" + _ADV + r"(?:moving|relocating|move|relocate)\s+(?:back\s+)?to\s+"
         + _V), _const("home_city"), 1),
     (_c(r"\bI\s+" + _ADV + r"work\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
+    # "I quit my job as a nurse", "I left my position as a teacher": that job ended
+    (_c(r"\bI(?:'ve| have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:quit|left|lost|gave up|given up|resigned from)\s+"
+        r"my\s+(?:job|position|work|career|post)\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), -1),
     (_c(r"\bI(?:'m| am)\s+" + _ADV + r"working\s+as\s+(?:an?\s+)?" + _V), _const("occupation"), 1),
     (_c(r"\bI(?:'m| am|'ve been| have been)\s+" + _ADV + r"(?:now\s+)?(?:an?\s+)?" + _JOB_EN), _const("occupation"), 1),
     (_c(r"\bI\s+" + _ADV + r"work\s+(?:at|for)\s+" + _V), _const("employer"), 1),
@@ -242,8 +251,8 @@ _EN_RULES: list[Rule] = [
     # "my sister moved to Berlin", "my brother lives in Oslo": the person's home (a place only)
     (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:has\s+|have\s+|just\s+|recently\s+)*(?:moved|relocated)\s+(?:back\s+)?"
         r"(?:to|into)\s+" + _V), _person_home, 1),
-    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+)*(?:lives|resides|is living|"
-        r"is based)\s+in\s+" + _V), _person_home, 1),
+    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+|both\s+|all\s+)*(?:lives|resides|"
+        r"is living|is based|live|reside|are living|are based)\s+in\s+" + _V), _person_home, 1),
     # "my shipping address changed to …", "my phone number has changed to …"
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:has\s+|have\s+)?(?:changed|been changed|been updated|updated|moved)\s+to\s+"
@@ -263,8 +272,11 @@ _THIRD_ATTR = {"likes": ("likes", 1), "loves": ("likes", 1), "enjoys": ("likes",
                "works as": ("occupation", 1), "works as a": ("occupation", 1), "works as an": ("occupation", 1)}
 
 _ZV = r"(?P<v>[^，。！？,.!?；;]+)"
+_CALL_ME = r"(?:^|(?:大家|别人|朋友们?|他们|她们|同事们?|同学们?|人们|家里人|你们?|您)(?:都|也|一般|通常|平时|经常)*|" \
+           r"(?:可以|就|请|直接)\s*)叫我(?!(?:回|去|来|做|吃|喝|帮|别|不|起|过|走|出|上|下|快|早|给|把|跟|和|在|多|少|再))"
 _ZH_RULES: list[Rule] = [
-    (re.compile(r"(?:我的名字(?:是|叫)|我名字叫|我叫|叫我)\s*(?P<v>(?!了|做|外卖)[^，。！？,.!?；;\s]{1,20})"),
+    # "叫我X" only as what people call the speaker ("大家叫我小王", "你可以叫我小王"), not "我妈妈叫我回家"
+    (re.compile(r"(?:我的名字(?:是|叫)|我名字叫|我叫|" + _CALL_ME + r")\s*(?P<v>(?!了|做|外卖)[^，。！？,.!?；;\s]{1,20})"),
      _const("name"), 1),
     (re.compile(r"我(?:的|家的?|养的)(?P<a>[^，。！？是叫的]{1,8})(?:的名字)?(?:叫|名叫|叫做)\s*" + _ZV), _named, 1),
     (re.compile(r"我(?P<a>" + _PERSON_ZH + r")(?:的名字)?(?:叫|名叫|叫做)\s*(?![我你他她它])" + _ZV), _named,
@@ -275,9 +287,14 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:[一二三四五六七八九十]{1,2}月(?:份)?|\d{1,2}月(?:份)?)?(?:要|会)?"
                 r"(?:从[^，。！？,.!?；;]{1,20}?)?(?:搬到了?|搬去了?|搬家到了?|搬回了?|搬来了?)\s*" + _ZV),
      _const("home_city"), 1),
+    # "我搬出了上海": that home ends ("我搬出了上海，现在住在北京": the next clause names the new one)
+    (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:搬出了?|搬离了?|搬离开了?)\s*" + _ZV), _const("home_city"), -1),
     (re.compile(r"我" + _ZADV + r"在\s*(?P<v>[^，。！？,.!?；;在]{1,30}?)\s*(?:工作|上班|任职|实习)"), _const("employer"), 1),
     (re.compile(r"(?:新工作在|入职了?|加入了|跳槽到了?)\s*" + _ZV), _const("employer"), 1),
     (re.compile(r"我" + _ZADV + r"是(?:一名|一个|一位)\s*" + _ZV), _const("occupation"), 1),
+    # "我是老师", "我现在是医生": a bare job noun that ends the clause (not "我是老师的学生")
+    (re.compile(r"我" + _ZADV + r"是\s*(?P<v>(?:(?![的他她你它我不是])[\u4e00-\u9fff]){0,4}?" + OCCUPATION_ZH +
+                r")(?=$|[了啊呀哦啦呢，。！!.,\s])"), _const("occupation"), 1),
     # "我在医院当护士", "我现在当老师": a job noun after 当 (not "我当妈妈了")
     (re.compile(r"我" + _ZADV + r"(?:在[^，。！？,.!?；;在当]{1,15}?)?(?:当|做)了?(?:一名|一个|一位)?\s*(?P<v>[\u4e00-\u9fff]{0,4}?"
                 + OCCUPATION_ZH + r")(?![\u4e00-\u9fff]*(?:的|了吗|吗))"), _const("occupation"), 1),
@@ -312,7 +329,11 @@ _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": 
                "兄弟": "brother", "姐妹": "sister"}
 
 _NO_LONGER_EN = re.compile(r"\bI\s+(?:" + _ADV + r")(?:no longer|don't|do not|never)\s+(?P<rest>.+)$", re.I)
-_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?:不再|已经不|不)\s*(?P<rest>[^，。！？]+?)了?$")
+# "我不再X"; "我(已经)不是X" / "我不当X" / "我不住在X了": a job, state or home denied (other "不" are the habit and like rules')
+_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?P<how>不再|不(?=是|当|住))\s*(?P<rest>[^，。！？]+)")
+_USED_TO_EN = re.compile(r"\bI\s+(?:" + _ADV + r")used\s+to\s+(?P<rest>.+)$", re.I)
+
+_USED_TO_TURN = re.compile(r",?\s+(?:but|and|whereas|while)\s+", re.I)  # "used to X but now Y"
 _NOT_STATE_EN = re.compile(r"\bI(?:'m| am)\s+(?:no longer|not|never)\s+(?:an?\s+)?(?P<rest>.+)$", re.I)
 _NOT_HABIT_ZH = re.compile(r"我" + _ZADV + r"(?:已经)?(?:不|没有?再)(?P<rest>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)"
                            r"[^，。！？,.!?；;]{0,12}?)了?[。！!.\s]*$")
@@ -387,6 +408,17 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
         value = _clean(m.group("v"))
         if value:
             return (f"likes:{normalize_object(value)}" if attr == "likes" else attr), value, pol, m.group("e")
+    used = _USED_TO_EN.search(c)
+    if used:  # "I used to be a teacher", "I used to live in Paris": the state or habit, ended
+        rest = used.group("rest")
+        turn = _USED_TO_TURN.search(rest)  # "… but now I live in Rome": the new one
+        if turn:
+            got = _parse_clause(rest[turn.end():])
+            if got:
+                return got
+            rest = rest[:turn.start()]
+        inner = _apply(_EN_RULES, ("I'm " + rest[3:]) if rest.lower().startswith("be ") else "I " + rest)
+        return (inner[0], inner[1], -inner[2], "user") if inner else None
     neg = _NO_LONGER_EN.search(c)
     if neg and not re.match(r"(?:like|enjoy|love|care for|really like)\b", neg.group("rest"), re.I):
         inner = _apply(_EN_RULES, "I " + _ANYMORE.sub("", neg.group("rest")))
@@ -406,13 +438,14 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
     if got:
         return got[0], got[1], got[2], "user"
     if cjk:
-        zneg = re.search(r"我" + _ZADV + r"不再\s*(?P<rest>[^，。！？]+)", c)
-        if zneg:
+        zneg = _NO_LONGER_ZH.search(c)
+        if zneg:  # "我不再是老师了", "我已经不是老师了", "我不当老师了": the positive statement, flipped
             inner = _apply(_ZH_RULES, "我" + zneg.group("rest"))
             if inner:
                 return inner[0], inner[1], -inner[2], "user"
-            value = _clean(zneg.group("rest"))
-            return (f"does:{normalize_object(value)}", value, -1, "user") if value else None
+            if zneg.group("how") == "不再":  # "我不再熬夜": a habit given up
+                value = _clean(zneg.group("rest"))
+                return (f"does:{normalize_object(value)}", value, -1, "user") if value else None
         zstop = _NOT_HABIT_ZH.search(c)
         if zstop:  # "我现在不吃辣了", "我不喝咖啡": the habit (or diet), flipped
             inner = _apply(_ZH_RULES, "我" + zstop.group("rest"))
@@ -436,24 +469,63 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
         if _is_question(sentence):
             continue
         conf = hedge_confidence(sentence)
+        subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
         for clause in _CLAUSE.split(sentence):
             if not clause or not clause.strip() or _HYPOTHETICAL.search(clause):
+                subject = ""
                 continue
-            got = _parse_clause(clause)
+            got = _parse_clause(_with_subject(clause, subject))
+            subject = _subject(clause) if got and got[3] == "user" else ""
             if not got:
                 continue
             attr, value, pol, ent = got
             ent = entity if ent == "user" else ent
-            try:
-                fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
-                            sensitive=is_sensitive(attr, value), source_span=sentence,
-                            clause=clause.strip().lstrip(",;，；").strip(),
-                            language=detect_language(sentence), extractor="rules")
-            except ValueError:
-                continue
-            out.pop(fact.slot, None)
-            out[fact.slot] = fact
+            for attr, value in _work_parts(attr, value):
+                try:
+                    fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
+                                sensitive=is_sensitive(attr, value), source_span=sentence,
+                                clause=clause.strip().lstrip(",;，；").strip(),
+                                language=detect_language(sentence), extractor="rules")
+                except ValueError:
+                    continue
+                out.pop(fact.slot, None)
+                out[fact.slot] = fact
     return list(out.values())
+
+
+_ZH_SUBJECT = re.compile(r"^\s*(我们家|我们|我)(?!" + _PERSON_ZH + r")")
+# a Chinese clause that goes on about the previous clause's subject without naming it: "…，现在住在北京"
+_ZH_HOME_GOES_ON = re.compile(r"^\s*(?:现在|目前|如今|然后|后来|之后|最近|也|又|已经|就|\s)*(?:住在|住|家在|定居在|搬到|搬去|搬回)")
+
+
+def _subject(clause: str) -> str:
+    """The speaker as the Chinese clause's subject (我 / 我们 / 我们家, not 我弟弟), else ""."""
+    m = _ZH_SUBJECT.match(_LEAD_ZH.sub("", clause.strip()))
+    return m.group(1) if m else ""
+
+
+def _with_subject(clause: str, subject: str) -> str:
+    """``clause`` with the previous clause's subject when it goes on about the speaker's home without one:
+    "我搬出了上海，现在住在北京" -> "我现在住在北京" (so the sentence's last word on the home is the new city)."""
+    body = _LEAD_ZH.sub("", clause.strip())
+    return subject + body if subject and _ZH_HOME_GOES_ON.match(body) else clause
+
+
+# a job and its employer said in one clause: "I work at a hospital as a nurse", "I work as a nurse at a hospital"
+_AS_JOB = re.compile(r"^(?P<e>.+?)\s+as\s+(?:an?\s+)?(?P<j>.+)$", re.I)
+_AT_EMPLOYER = re.compile(r"^(?P<j>.+?)\s+(?:at|for|with)\s+(?P<e>.+)$", re.I)
+
+
+def _work_parts(attr: str, value: str) -> list[tuple[str, str]]:
+    """``[(attr, value)]``, or the employer and the job when one work clause names both: ``employer`` "a hospital as
+    a nurse" -> employer "a hospital", occupation "nurse"; ``occupation`` "nurse at a hospital" -> occupation
+    "nurse", employer "a hospital" (only when the job part is a job noun:
+    :func:`~anchormem.facts.keys.is_occupation`)."""
+    if attr == "employer" and (m := _AS_JOB.match(value)) and is_occupation(m.group("j")):
+        return [("employer", m.group("e")), ("occupation", m.group("j"))]
+    if attr == "occupation" and (m := _AT_EMPLOYER.match(value)) and is_occupation(m.group("j")):
+        return [("occupation", m.group("j")), ("employer", m.group("e"))]
+    return [(attr, value)]
 
 
 def _turns(turns: Any) -> Iterable[tuple[str, str]]:
