@@ -186,6 +186,9 @@ class SQLiteContextMixin(_ContextVectors):
                 missing += [r[1] for r in urows]
                 continue
             found, mat, unknown = got
+            if len(found) == len(urows) and not unknown:  # every row cached (the usual case): rows in order
+                out = out.merged(ContextVectors({r[1]: i for i, r in enumerate(urows)}, mat))
+                continue
             ids = {r[0]: r[1] for r in urows}
             out = out.merged(ContextVectors({ids[rid]: i for i, rid in enumerate(found)}, mat))
             missing += [ids[rid] for rid in unknown]
