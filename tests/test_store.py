@@ -69,6 +69,22 @@ def test_searches_from_four_threads_count_every_access_and_log_nothing(where, db
     mem.close()
 
 
+def test_an_in_memory_store_on_sqlite_before_3_36_uses_a_shared_cache_database(monkeypatch):
+    """No memdb VFS before SQLite 3.36: the in-memory store falls back to a shared-cache database and still works
+    (two stores stay apart)."""
+    import anchormem.stores.sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store.sqlite3, "sqlite_version_info", (3, 35, 5))
+    a = Memory(":memory:", embedder="hash", llm=None)
+    b = Memory(":memory:", embedder="hash", llm=None)
+    assert "cache=shared" in a.store._uri and "vfs=memdb" not in a.store._uri
+    a.add("I keep my bike in the shed.", user_id="u")
+    assert [h.memory.text for h in a.search("bike shed", user_id="u")] == ["I keep my bike in the shed."]
+    assert b.get_all(user_id="u") == []
+    a.close()
+    b.close()
+
+
 # ---------------------------------------------------------------- tenants
 def test_tenant_isolation_on_one_file(db_path):
     a = Memory(db_path, embedder="hash", tenant="acme")

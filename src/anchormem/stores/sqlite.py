@@ -94,8 +94,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._db_errors += sqlcipher.errors()  # ConfigError naming the extra when the binding is missing
         if not self._memory:
             sqlcipher.check_file(self.path, self._key)
-        if self._memory:  # memdb, not shared cache: its table locks fail at once (SQLITE_LOCKED, no busy wait)
+        if self._memory and sqlite3.sqlite_version_info >= (3, 36):
+            # memdb, not shared cache: its table locks fail at once (SQLITE_LOCKED, no busy wait)
             self._uri = f"file:/anchormem-{uuid.uuid4().hex}?vfs=memdb"
+        elif self._memory:  # SQLite before 3.36 has no memdb VFS: shared cache (threads may lose access counts)
+            self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
             p = Path(self.path).expanduser()
             p.parent.mkdir(parents=True, exist_ok=True)
