@@ -73,6 +73,24 @@ def test_a_blank_turn_is_refused_instead_of_silently_turning_anchoring_off(m, bl
     assert f"context[{index}]" in str(exc.value) and "blank" in str(exc.value)
 
 
+def test_tool_steps_of_an_openai_message_list_are_left_out_of_the_conversation(m):
+    """A chat's messages passed as they are: the tool call (content None) and the tool's result are not turns; the
+    text turns anchor the query exactly as the same turns alone do."""
+    messages = [{"role": "user", "content": PHONE[0]},
+                {"role": "assistant", "content": None,
+                 "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "{\"model\": \"X12\"}"},
+                {"role": "user", "content": PHONE[1]}]
+    hits = m.search("how is the apple?", user_id="u", context=messages)
+    alone = m.search("how is the apple?", user_id="u", context=list(PHONE))
+    assert [h.memory.text for h in hits] == [h.memory.text for h in alone]
+    assert hits[0].memory.text == "My Apple phone froze after the update."
+    assert _anchor_source(hits) == _anchor_source(alone)
+    assert _anchor_source(hits).startswith("query+context")
+    with pytest.raises(InvalidInputError, match=r"context\[0\] content"):  # content None without a tool call
+        m.search("how is the apple?", user_id="u", context=[{"role": "assistant", "content": None}])
+
+
 def test_no_conversation_is_none_or_an_empty_list(m):
     for none in (None, [], (), iter([])):
         hits = m.search("how is the apple?", user_id="u", context=none)

@@ -428,7 +428,8 @@ class Memory:
         (list, tuple, generator: read once) of turns, each a non-blank ``str`` (a user turn) or a message dict as
         ``add`` takes them; None or an empty list is no conversation. A bare string, a ``bytes`` turn (decode it
         first) or a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is decoded or
-        dropped silently (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
+        dropped silently; only an OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool
+        call) are left out (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
         query: with no ``recipe`` given, a conversation turns anchoring on for this search (a recipe given
         explicitly is kept as it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing

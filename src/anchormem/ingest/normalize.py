@@ -120,7 +120,9 @@ def normalize_context(context: Any, *, default_time: datetime, max_chars: int) -
     conversation. Nothing is decoded or dropped silently; raises InvalidInputError for a bare ``str``/``bytes``
     (it would be read as one turn per character), a dict or another non-iterable in place of the list, and, naming
     the turn (``context[i]``), a ``bytes`` turn or content (decode it first), a blank turn, or a turn of another
-    type.
+    type. Tool steps of an OpenAI-style message list are not turns of the conversation and are left out, by shape
+    alone: a message with role ``tool`` or ``function``, and an assistant message whose ``content`` is None and that
+    carries ``tool_calls`` (or ``function_call``); so a chat's ``messages`` can be passed as they are.
     """
     if context is None:
         return [], []
@@ -132,6 +134,8 @@ def normalize_context(context: Any, *, default_time: datetime, max_chars: int) -
     for i, turn in enumerate(list(context)):
         if isinstance(turn, Message):
             turn = turn.model_dump()
+        if _tool_step(turn):
+            continue
         if not isinstance(turn, (str, bytes, bytearray, dict)):
             raise InvalidInputError(f"context[{i}]: expected a str or a message dict, got {type(turn).__name__}")
         text = turn.get("content") if isinstance(turn, dict) else turn
@@ -148,3 +152,13 @@ def normalize_context(context: Any, *, default_time: datetime, max_chars: int) -
         return turns, normalize_messages(turns, default_time=default_time, max_chars=max_chars)
     except InvalidInputError as exc:
         raise InvalidInputError(re.sub(r"^message (\d+)", r"context[\1]", str(exc))) from None
+
+
+def _tool_step(turn: Any) -> bool:
+    """An OpenAI-style tool step (a tool's result, or an assistant message that only calls tools): no conversation
+    text of its own."""
+    if not isinstance(turn, dict):
+        return False
+    if turn.get("role") in ("tool", "function"):
+        return True
+    return turn.get("content") is None and bool(turn.get("tool_calls") or turn.get("function_call"))
