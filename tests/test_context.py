@@ -430,3 +430,32 @@ def test_the_conversation_ranks_within_the_query_domains_it_does_not_overrule_th
         with pytest.raises(InvalidInputError, match=r"context\[0\]: blank turn"):
             m.search("苹果怎么样了？", user_id="u", recipe="anchored", context=blank, limit=1)
     m.close()
+
+
+def test_a_repeated_query_reuses_its_domain_logits_and_a_new_embedding_does_not():
+    """The query's logits are kept beside the conversation turns' (by text and embedding): the same query and
+    turns cost no labeller pass the second time and give the same distribution; the same text with another
+    embedding (a caller's own query vector) is scored again."""
+    import numpy as np
+
+    from anchormem.context.anchor import ContextAnchor
+    from anchormem.embedders import make_embedder
+
+    emb = make_embedder("hash")
+    anchor = ContextAnchor(emb)
+    calls: list[list[str]] = []
+    scores = anchor.labeller.raw_scores
+
+    def counted(vectors, texts, **kw):
+        calls.append(list(texts))
+        return scores(vectors, texts, **kw)
+
+    anchor.labeller.raw_scores = counted
+    q, turns = "what about the bank?", ["I opened a savings account.", "The interest rate is 3%."]
+    first = anchor.query_context(q, emb.embed_query(q), context=turns, with_labels=False)
+    again = anchor.query_context(q, emb.embed_query(q), context=turns, with_labels=False)
+    assert calls == [[q, *turns]]
+    assert np.array_equal(first.dist, again.dist) and first.source == again.source == "query+context"
+    other = emb.embed_query("river bank")
+    anchor.query_context(q, other, context=turns, with_labels=False)
+    assert calls == [[q, *turns], [q]]
