@@ -93,6 +93,18 @@ def test_max_message_chars_from_settings(tmp_path):
         assert [len(x.text) for x in m.get_all(user_id="A")] == [200]
 
 
+def test_an_over_long_query_names_the_query_limit_not_the_message_limit(tmp_path):
+    """A query over ``max_query_chars`` is refused with that setting's name (it used to say max_message_chars)."""
+    with Memory(str(tmp_path / "q.db"), embedder="hash", settings=Settings(max_query_chars=50)) as m:
+        m.add("I keep my savings at the bank.", user_id="A")
+        with pytest.raises(InvalidInputError, match=r"query: 60 characters is over the limit of 50 \(shorten the "
+                                                    r"query, or raise max_query_chars\)"):
+            m.search("b" * 60, user_id="A")
+        with pytest.raises(InvalidInputError, match="raise max_query_chars"):
+            m.context(user_id="A", session_id="s", query="b" * 60, budget_tokens=200)
+        assert [h.memory.text for h in m.search("savings bank", user_id="A")] == ["I keep my savings at the bank."]
+
+
 def test_system_turns_are_not_stored(mem):
     evs = mem.add([{"role": "system", "content": "You are a helpful assistant. Always answer briefly."},
                    {"role": "user", "content": "I moved to Lisbon."}], user_id="A")

@@ -439,7 +439,8 @@ class Memory:
         FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
-        query = check_text(query, what="query", max_chars=self.settings.max_query_chars)
+        query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
+                           hint="shorten the query, or raise max_query_chars")
         query = self._pii.redact_query(query, self.tenant, bare=True)  # a typed value finds its token
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
             raise InvalidInputError("limit must be an integer from 1 to 1000")

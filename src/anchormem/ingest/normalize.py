@@ -21,11 +21,13 @@ __all__ = ["normalize_messages", "normalize_context", "check_text", "check_scope
 log = logging.getLogger("anchormem")
 
 
-def check_text(text: Any, *, what: str, max_chars: int) -> str:
+def check_text(text: Any, *, what: str, max_chars: int,
+               hint: str = "split the text into several messages, or raise max_message_chars") -> str:
     """Return ``text`` as a clean str or raise InvalidInputError.
 
     Accepts str or UTF-8 bytes. Rejects empty/whitespace-only text, invalid UTF-8 (incl. lone surrogates) and
-    text longer than ``max_chars`` characters. NUL characters are replaced by spaces; Unicode is NFC-normalised.
+    text longer than ``max_chars`` characters (the message ends with ``hint``: what to do instead). NUL characters
+    are replaced by spaces; Unicode is NFC-normalised.
     """
     if isinstance(text, (bytes, bytearray)):
         try:
@@ -44,7 +46,7 @@ def check_text(text: Any, *, what: str, max_chars: int) -> str:
     if len(text) > max_chars:
         raise InvalidInputError(
             f"{what}: {len(text):,} characters is over the limit of {max_chars:,} "
-            "(split the text into several messages, or raise max_message_chars)")
+            f"({hint})")
     return text
 
 

@@ -143,7 +143,8 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         raise InvalidInputError(f"context_turns must be a non-negative integer, got {context_turns!r}")
     memory_share, summary_share = _share(memory_share, "memory_share"), _share(summary_share, "summary_share")
     settings = getattr(memory, "settings", None)
-    query = check_text(query, what="query", max_chars=getattr(settings, "max_query_chars", MAX_TURN_CHARS))
+    query = check_text(query, what="query", max_chars=getattr(settings, "max_query_chars", MAX_TURN_CHARS),
+                       hint="shorten the query, or raise max_query_chars")
     key = SessionKey(user_id=user_id, session_id=session_id, tenant=getattr(memory, "tenant", "default"))
     now = utcnow()
 
