@@ -69,7 +69,8 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     """Answer by quoting the 1-3 supporting hits verbatim (speaker, date; the same words said at once are quoted
     once), or abstain. Never writes words that are not quoted. ``scorer`` (or ``embedder`` to build one) enables
     the per-embedder calibration. ``prompts`` (optional, one per hit, None where unknown): the other speaker's turn
-    each hit replies to; its questions count as the hit's words ("They were scared" answers "How did they handle the accident?")."""
+    each hit replies to; its questions count as the hit's words ("They were scared" answers "How did they handle
+    the accident?")."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
     q = analyze_question(question)
