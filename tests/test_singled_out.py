@@ -158,3 +158,45 @@ def test_chinese_terms_lose_only_the_pronoun_or_particle_jieba_glued_on():
     # recall-framing words (之前, 说过, 关于, 提过) never tell, stripped or not
     assert all(v == (0.0, frozenset()) for v in coverage("我之前说的苹果怎么样了？", hits).values())
     assert all(v == (0.0, frozenset()) for v in coverage("关于苹果我说过什么？", hits).values())
+
+
+def test_an_answer_type_word_does_not_single_out_the_other_sense():
+    """"How much did the apple cost?" at the market must not find the iPhone that "cost 6000" (and 苹果多少钱？ about
+    phones must not find the fruit bought with 钱): words naming the kind of answer (cost, 钱, when, 哪里) tell
+    nothing about which sense is meant, so the conversation decides."""
+    m = Memory(":memory:", search="anchored", cache=False)
+    try:
+        def sess(sid, texts, ts):
+            m.add(turns(*texts), user_id="u", session_id=sid, timestamp=ts)
+
+        sess("market", ["I went to the farmers market this morning.",
+                        "I bought a bag of apples there, they were so crisp."], "2024-03-01T10:00:00Z")
+        sess("phone", ["My old phone finally died.", "I bought a new Apple iPhone, it cost 6000 yuan."],
+             "2024-03-05T10:00:00Z")
+        sess("水果", ["今天去菜市场买水果。", "我买了几斤苹果，花了二十块钱。"], "2024-03-08T10:00:00Z")
+        sess("手机", ["我的手机屏幕碎了。", "我换了一部苹果手机，是最新款。"], "2024-03-09T10:00:00Z")
+        market = ["I'm planning what fruit to buy at the market this weekend.", "Fresh produce is cheaper there."]
+        hits = m.search("How much did the apple cost?", user_id="u", context=market, limit=3)
+        assert hits[0].memory.text == "I bought a bag of apples there, they were so crisp."
+        assert all(h.memory.session_id not in ("phone", "手机") for h in hits)
+        phones = ["我想换个新手机。", "现在的手机都好贵。"]
+        hits = m.search("苹果多少钱？", user_id="u", context=phones, limit=3)
+        assert hits[0].memory.text == "我换了一部苹果手机，是最新款。"
+        assert all(h.memory.session_id not in ("market", "水果") for h in hits)
+        # no price of the phone was recorded: ask says so rather than quoting the fruit's price
+        ans = m.ask("苹果多少钱？", user_id="u", context=phones)
+        assert ans.abstained and ans.citations == []
+    finally:
+        m.close()
+
+
+def test_answer_type_words_never_tell():
+    hits = [hit(t, f"s{i}", bm25=1.0, dense=0.8) for i, t in
+            enumerate(["My phone cost 6000.", "A bag of apples.", "我买了苹果，花了二十块钱。", "苹果手机。"])]
+    assert coverage("How much did it cost?", hits) == {} and coverage("多少钱？", hits) == {}  # no telling terms left
+    cov = coverage("How much did the apple cost?", hits)
+    assert cov[hits[0].memory.id] == (0.0, frozenset())  # "cost" is no lead for the phone
+    assert cov[hits[1].memory.id][1] == frozenset({"apple"})
+    cov = coverage("苹果多少钱？", hits)
+    assert cov[hits[2].memory.id] == cov[hits[3].memory.id]  # 钱 gives the fruit memory no lead over the phone
+    assert cov[hits[2].memory.id][1] == frozenset({"苹果"})

@@ -2,8 +2,9 @@
 used by :meth:`anchormem.context.anchor.ContextAnchor.singled_out`.
 
 A *telling* query word is one at most half of the keyword candidates hold, and no recall-framing word ("what did I
-*tell* you about…", "我之前*说过*…"): "What did I say about the pound?" holds no telling word at all, since every
-candidate holds "pound". Rivals are candidates of other sessions (memories of one session are no rivals of each
+*tell* you about…", "我之前*说过*…") or answer-type word ("how much did the apple *cost*?", "苹果多少*钱*？": both
+senses can cost something): "What did I say about the pound?" holds no telling word at all, since every candidate
+holds "pound". Rivals are candidates of other sessions (memories of one session are no rivals of each
 other: the query singles out the conversation they were said in).
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
-__all__ = ["RECALL_WORDS", "coverage", "leads_rivals"]
+__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "leads_rivals"]
 
 
 # words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
@@ -24,17 +25,24 @@ RECALL_WORDS = frozenset("""say said says tell told telling remind remember reca
     talking discuss discussed anything something new again earlier before previously last time thing things stuff
     update news 之前 以前 上次 说过 提过 提到 聊过 讲过 告诉 记得 关于 事 事情 后来 怎么样 情况 什么样""".split())
 
+# words that name the kind of answer wanted (an amount, a price, a time, a place: "how much did the apple *cost*?",
+# "苹果多少*钱*？") and not which sense the question is about: both senses of a word can cost something, so a memory
+# that happens to hold "cost" or 钱 is not what the query's words single out
+ANSWER_WORDS = frozenset("""cost costs costed price prices priced pay paid spend spent much many money expensive
+    cheap worth amount total when date where 钱 多少钱 花钱 价格 价钱 价位 多少 贵 便宜 几 多久 什么时候 时候 日期 哪里
+    哪儿""".split())
+
 
 def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozenset[str]]]:
     """Which *telling* query words each hit holds, and their weight: {memory id: (Σ idf, the terms)} over the
     distinct query terms it contains (:func:`anchormem.text.tokenize.term_coverage`), with idf = ln(1 + (N - df +
     0.5) / (df + 0.5)) over the N ``hits`` (BM25's idf, over the keyword candidates), counting only terms that
     at most half of them hold, or only one (the ambiguous word itself, which every candidate holds, tells nothing;
-    a word one memory alone holds names it), and no recall-framing word (:data:`RECALL_WORDS`). {} without query
-    terms."""
+    a word one memory alone holds names it), and no recall-framing word (:data:`RECALL_WORDS`) or answer-type word
+    (:data:`ANSWER_WORDS`). {} without query terms."""
     terms = list(dict.fromkeys(t for t in (_strip_function_chars(q) for q in query_terms(query)
-                                           if q not in RECALL_WORDS)
-                               if t and t not in RECALL_WORDS and t not in STOPWORDS))
+                                           if q not in _FRAME_WORDS)
+                               if t and t not in _FRAME_WORDS and t not in STOPWORDS))
     if not terms or not hits:
         return {}
     found = term_coverage(terms, [h.memory.text for h in hits])
@@ -52,6 +60,7 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     return out
 
 
+_FRAME_WORDS = RECALL_WORDS | ANSWER_WORDS
 _LEADING = frozenset("我你他她它咱您")  # pronouns jieba glues to a verb: 我用, 你说
 _TRAILING = frozenset("的了着")  # particles it glues to a word: 买的
 
