@@ -9,7 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
 
-__all__ = ["Settings", "default_path"]
+__all__ = ["Settings", "default_path", "with_overrides"]
 
 
 def default_path() -> str:
@@ -90,3 +90,15 @@ class Settings(BaseSettings):
             problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
                                  for e in exc.errors())
             raise ConfigError(f"invalid settings: {problems}") from None
+
+
+def with_overrides(settings: Settings | None, overrides: dict[str, object]) -> Settings:
+    """``settings`` (default: a new :class:`Settings` from the environment) with the named fields replaced:
+    ``Memory(path, max_message_chars=100)``. Raises ConfigError naming an unknown field or a bad value."""
+    unknown = sorted(set(overrides) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown option(s) {', '.join(map(repr, unknown))}; settings fields are "
+                          f"{', '.join(sorted(Settings.model_fields))}")
+    if settings is None:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    return Settings(**{**settings.model_dump(), **overrides}) if overrides else settings

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
-from .config import Settings, default_path
+from .config import Settings, default_path, with_overrides
 from .embedders import Embedder, make_embedder
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
@@ -88,8 +88,10 @@ class Memory:
             ``ANCHORMEM_CACHE=false``; ``ANCHORMEM_CACHE_URL=redis://…`` shares it between workers), False = off,
             a URL, or a :class:`~anchormem.hotcache.HotCache` shared with other Memory objects. Hits and misses
             are counted in ``stats``.
+        overrides: any other :class:`Settings` field by name, over ``settings`` and the environment
+            (``Memory(path, max_message_chars=100_000, summary_every=0)``).
 
-    Raises ConfigError (bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key, a wrong or
+    Raises ConfigError (an unknown option, bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key, a wrong or
     missing encryption key, a key for a plaintext file or for PostgreSQL),
     EmbedderMismatchError (store built with another model), StoreError (file cannot be opened).
     """
@@ -99,8 +101,8 @@ class Memory:
                  answer: AnswerConfig | None = None, settings: Settings | None = None,
                  llm: LLM | None | str = "auto", expiry: ExpiryPolicy | None = None, pii: str | None = None,
                  pii_key: bytes | str | None = None, encryption_key: bytes | str | None = None,
-                 cache: Any = None) -> None:
-        self.settings = settings or Settings()
+                 cache: Any = None, **overrides: Any) -> None:
+        self.settings = with_overrides(settings, overrides)
         s = self.settings
         url = url or s.url
         if path is not None and url is not None:
@@ -545,9 +547,9 @@ class Memory:
             self._sessions = make_session_store(self.settings.session_url)
         return self._sessions
 
-    def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int,
+    def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
-        """A prompt-ready block for the current user message ``query``, within ``budget_tokens``: the session's
+        """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as the REST API): the session's
         summary, cited long-term memories (searched with the recent turns as context) and the latest turns, newest
         user message always kept. Returns :class:`anchormem.session.ContextBlock` (``.text``, ``.sections``,
         ``.used_tokens``, ``.memory_ids``). ``options``: see :func:`anchormem.session.build_context`. Raises
@@ -599,9 +601,10 @@ class Memory:
     # ---------------------------------------------------------------- review queue
     def review_queue(self, *, user_id: str | None = None, status: str | None = "pending") -> list[ReviewItem]:
         """Changes held for review (conflicting facts with a confidence gap > 0.2, sensitive attributes), oldest
-        first. ``status``: pending | approved | rejected | None (all). Raises InvalidInputError."""
-        if status not in (None, "pending", "approved", "rejected"):
-            raise InvalidInputError(f"status must be pending, approved, rejected or None, not {status!r}")
+        first. ``status``: pending | approved | rejected | all (or None). Raises InvalidInputError."""
+        if status not in (None, "all", "pending", "approved", "rejected"):
+            raise InvalidInputError(f"status must be pending, approved, rejected or all, not {status!r}")
+        status = None if status == "all" else status
         uid = check_scope_id(user_id, "user_id", required=False)
         return self.store.list_reviews(self.tenant, uid, status)
 
