@@ -225,6 +225,20 @@ def test_forget_needs_user_and_confirmation(db):
     assert counts.get("memories") == 1
 
 
+def test_json_after_the_command_and_a_declined_forget_in_json(db):
+    run_json(db, "add", "I moved to Lisbon in March.", "--user", "alice")
+    res = run(db, "list", "--user", "alice", "--json")  # --json after the command, as most CLIs accept
+    assert res.exit_code == 0, res.output
+    assert [m["text"] for m in json.loads(res.stdout)] == ["I moved to Lisbon in March."]
+    res = run(db, "add", "--user", "alice", "--", "--json")  # after --, a text like any other
+    assert res.exit_code == 0 and "--json" in res.stdout and not res.stdout.lstrip().startswith("[")
+    res = run(db, "forget", "--user", "alice", input="n\n", json_out=True)
+    assert res.exit_code == 1
+    assert json.loads(res.stdout[res.stdout.index("{"):]) == {
+        "error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}}
+    assert len(run_json(db, "list", "--user", "alice")) == 2
+
+
 @pytest.mark.parametrize("flt, msg", [
     ('{"no_such_key": 1}', "unknown filter key 'no_such_key'"),
     ('{"source": {"near": "user"}}', "unknown operator 'near'"),
@@ -360,5 +374,5 @@ def test_a_bad_root_option_with_json_is_a_json_error(db):
     res = runner.invoke(app, ["--json", "--nope", "list"])
     assert res.exit_code == 2
     assert json.loads(res.stdout) == {"error": {"type": "UsageError", "message": "No such option: --nope"}}
-    res = runner.invoke(app, ["--db", db, "list", "--user", "bob", "--json"])  # --json after the command
-    assert res.exit_code == 2 and json.loads(res.stdout)["error"]["message"].startswith("No such option: --json")
+    res = runner.invoke(app, ["--db", db, "list", "--user", "bob", "--json"])  # --json after the command counts
+    assert res.exit_code == 2 and json.loads(res.stdout)["error"]["message"].startswith("no database at ")

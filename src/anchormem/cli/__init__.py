@@ -1,8 +1,8 @@
 """The ``anchormem`` command line: a thin layer over :class:`anchormem.Memory`, one module per responsibility.
 
-Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
-a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
-red line on stderr and exit with code 2 (never a traceback).
+Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...`` (``--json`` also after
+it). Every command prints a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by
+anchormem print one red line on stderr and exit with code 2 (never a traceback).
 """
 
 from . import memory_cmds as _memory_cmds  # noqa: F401  (importing a module registers its commands)

@@ -1,7 +1,7 @@
 """The ``anchormem`` command line: a thin layer over :class:`anchormem.Memory`.
 
-Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...``. Every command prints
-a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
+Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...`` (``--json`` may also
+come after it). Every command prints a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
 red line on stderr (with ``--json`` also ``{"error": {"type", "message"}}`` on stdout) and exit with code 2
 (never a traceback); a declined confirmation exits with code 1. Usage errors (an unknown option or command, a
 missing argument, a bad option value) print click's usage lines on stderr and exit with code 2; with ``--json``
@@ -34,6 +34,7 @@ class _JsonUsageErrors(typer.core.TyperGroup):
     JSON on stdout when ``--json`` is on the command line, then shown and exited on (code 2) as click does."""
 
     def make_context(self, info_name: Any, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        args = _hoist_json(list(args))
         _state.db, _state.json, _state.argv = None, False, list(args)  # nothing left over from a previous run
         with _usage_json():
             return super().make_context(info_name, args, parent=parent, **extra)
@@ -41,6 +42,15 @@ class _JsonUsageErrors(typer.core.TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _usage_json():
             return super().invoke(ctx)
+
+
+def _hoist_json(args: list[str]) -> list[str]:
+    """``--json`` is a global option but accepted anywhere on the line (``anchormem list --user u --json``):
+    moved to the front, except after a ``--`` (there it is an argument, e.g. a text to add)."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--json" not in args[:end]:
+        return args
+    return ["--json"] + [a for a in args[:end] if a != "--json"] + args[end:]
 
 
 @contextlib.contextmanager

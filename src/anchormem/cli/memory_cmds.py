@@ -327,6 +327,8 @@ def forget(
             (f" for agent {agent!r}" if agent else "")
         if not typer.confirm(f"Delete {what}{' and purge history' if purge else ''}?", default=False, err=True):
             _err().print("aborted")
+            if _state.json:
+                _emit_json({"error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}})
             raise typer.Exit(1)
     with _open(must_exist=True) as mem:
         counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
