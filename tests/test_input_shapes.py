@@ -1,6 +1,7 @@
-"""Shapes callers get wrong: ``search``/``ask`` ``context`` (bytes turns, generators, blank turns, a bare string) and
-``update`` ``labels`` (a bare string). Each mistake is refused with an InvalidInputError that names the problem;
-nothing is decoded or dropped silently."""
+"""Shapes callers get wrong: ``search``/``ask`` ``context`` (bytes turns, generators, blank turns, a bare string,
+OpenAI-style messages) and ``update`` ``labels`` (a bare string). Each mistake is refused with an InvalidInputError
+that names the problem; bytes are read as strict UTF-8 (as ``add`` and ``search`` read them), nothing is dropped
+silently but turns without conversation text (tool steps, an image alone)."""
 
 from __future__ import annotations
 
@@ -47,22 +48,33 @@ def test_the_hot_cache_keys_a_generator_conversation_by_its_turns():
     mem.close()
 
 
-@pytest.mark.parametrize("bad, index", [([b"my phone is slow"], 0), (["fine", bytearray(b"slow")], 1)])
-def test_a_bytes_turn_is_refused_by_index_and_type_not_decoded(m, bad, index):
-    kind = type(bad[index]).__name__
-    with pytest.raises(InvalidInputError) as exc:
-        m.search("apple", user_id="u", context=bad)
-    msg = str(exc.value)
-    assert f"context[{index}]" in msg and kind in msg and "decode" in msg
-    with pytest.raises(InvalidInputError, match=rf"context\[{index}\]"):
-        m.ask("apple?", user_id="u", context=bad)
+@pytest.mark.parametrize("turns, index", [([PHONE[0].encode(), PHONE[1]], 0),
+                                          ([PHONE[0], bytearray(PHONE[1].encode())], 1),
+                                          ([PHONE[0], {"role": "user", "content": PHONE[1].encode()}], 1)])
+def test_a_bytes_turn_is_read_as_utf8_as_add_and_search_read_bytes(m, turns, index):
+    as_str = m.search("how is the apple?", user_id="u", context=list(PHONE))
+    as_bytes = m.search("how is the apple?", user_id="u", context=turns)
+    assert [h.memory.id for h in as_bytes] == [h.memory.id for h in as_str]
+    assert as_bytes[0].memory.text == "My Apple phone froze after the update."
+    assert as_bytes[0].explain["anchor"]["query_labels"] == as_str[0].explain["anchor"]["query_labels"]
+    bad = list(turns)
+    bad[index] = b"\xff\xfe slow" if not isinstance(turns[index], dict) else {"role": "user", "content": b"\xffslow"}
+    for call in (m.search, m.ask):
+        with pytest.raises(InvalidInputError, match=rf"context\[{index}\]: not valid UTF-8"):
+            call("apple?", user_id="u", context=bad)
 
 
-def test_a_bytes_content_in_a_message_dict_is_refused_too(m):
-    with pytest.raises(InvalidInputError) as exc:
-        m.search("apple", user_id="u", context=[{"role": "user", "content": "ok"},
-                                                {"role": "user", "content": b"slow"}])
-    assert "context[1]" in str(exc.value) and "bytes" in str(exc.value)
+def test_openai_content_parts_and_image_only_turns_in_the_conversation(m):
+    parts = [{"role": "user", "content": [{"type": "text", "text": PHONE[0]},
+                                          {"type": "image_url", "image_url": {"url": "data:,"}}]},
+             {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}}]},  # no text
+             {"role": "developer", "content": "Answer briefly."},
+             {"role": "user", "content": [{"type": "input_text", "text": PHONE[1]}]}]
+    hits = m.search("how is the apple?", user_id="u", context=parts)
+    alone = m.search("how is the apple?", user_id="u", context=[*PHONE[:1], {"role": "system",
+                                                                            "content": "Answer briefly."}, PHONE[1]])
+    assert [h.memory.id for h in hits] == [h.memory.id for h in alone]
+    assert hits[0].memory.text == "My Apple phone froze after the update."
 
 
 @pytest.mark.parametrize("blank, index", [([""], 0), (["My phone is slow.", "   "], 1), (["\n\t"], 0),

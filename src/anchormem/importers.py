@@ -3,6 +3,8 @@
 Every parser returns ``list[Batch]``; a batch is ``(scope_kwargs, messages)`` where ``scope_kwargs`` holds the
 keyword arguments for ``Memory.add`` (``user_id``, optional ``session_id``, ``timestamp``, ``metadata``) and
 ``messages`` is a list of ``{"role", "content", "timestamp"?, "name"?}`` dicts. One batch = one ``add`` call.
+OpenAI-style chat messages are taken as they are: tool steps and text-less turns left out, content parts joined
+(:func:`anchormem.ingest.normalize.chat_turn`). A turn without a timestamp takes the previous turn's (``add``).
 
 Formats:
 
@@ -22,6 +24,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .errors import InvalidInputError
+from .ingest.normalize import chat_turn
 
 __all__ = ["Batch", "FORMATS", "detect_format", "parse", "parse_json", "parse_jsonl", "parse_locomo",
            "parse_locomo_date"]
@@ -32,16 +35,21 @@ _MSG_KEYS = ("role", "content", "timestamp", "name")
 _ROLE_ALIASES = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant", "gpt": "assistant"}
 
 
-def _message(raw: Any, where: str) -> dict[str, Any]:
+def _message(raw: Any, where: str) -> dict[str, Any] | None:
+    """One message as ``add`` takes it, or None for an OpenAI-style turn without conversation text (a tool step,
+    an image alone: :func:`anchormem.ingest.normalize.chat_turn`)."""
     if isinstance(raw, str):
         return {"role": "user", "content": raw}
     if not isinstance(raw, dict):
         raise InvalidInputError(f"{where}: a message must be an object with 'content', got {type(raw).__name__}")
-    content = raw.get("content", raw.get("text"))
+    role = str(raw.get("role") or "user").lower()
+    turn = chat_turn({**raw, "role": _ROLE_ALIASES.get(role, role), "content": raw.get("content", raw.get("text"))},
+                     where)
+    if turn is None:
+        return None
+    content, role = turn["content"], turn["role"]
     if not isinstance(content, str) or not content.strip():
         raise InvalidInputError(f"{where}: message has no 'content' text")
-    role = str(raw.get("role") or "user").lower()
-    role = _ROLE_ALIASES.get(role, role)
     msg: dict[str, Any] = {"role": role, "content": content}
     ts = raw.get("timestamp", raw.get("created_at"))
     if ts is not None:
@@ -55,7 +63,7 @@ def _message(raw: Any, where: str) -> dict[str, Any]:
 def _messages(raw: Any, where: str) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         raise InvalidInputError(f"{where}: 'messages' must be a list")
-    return [_message(m, f"{where}, message {i}") for i, m in enumerate(raw)]
+    return [m for m in (_message(m, f"{where}, message {i}") for i, m in enumerate(raw)) if m is not None]
 
 
 def _scope(user_id: str | None, **extra: Any) -> dict[str, Any]:
@@ -72,8 +80,9 @@ def parse_json(data: Any, *, user_id: str | None) -> list[Batch]:
         if isinstance(data.get("sessions"), list):
             data = data["sessions"]
         elif "messages" in data:
+            msgs = _messages(data["messages"], "messages")
             return [(_scope(user_id, session_id=data.get("session_id"), timestamp=data.get("timestamp")),
-                     _messages(data["messages"], "messages"))] if data["messages"] else []
+                     msgs)] if msgs else []
         else:
             raise InvalidInputError("JSON object must have 'messages' or 'sessions'")
     if not isinstance(data, list):
@@ -89,7 +98,8 @@ def parse_json(data: Any, *, user_id: str | None) -> list[Batch]:
                 batches.append((_scope(user_id, session_id=str(sid) if sid is not None else None,
                                        timestamp=s.get("timestamp")), msgs))
         return batches
-    return [(_scope(user_id), [_message(m, f"message {i}") for i, m in enumerate(data)])]
+    msgs = [m for m in (_message(m, f"message {i}") for i, m in enumerate(data)) if m is not None]
+    return [(_scope(user_id), msgs)] if msgs else []
 
 
 def parse_jsonl(text: str, *, user_id: str | None) -> list[Batch]:
@@ -106,6 +116,8 @@ def parse_jsonl(text: str, *, user_id: str | None) -> list[Batch]:
         sid = raw.get("session_id") if isinstance(raw, dict) else None
         sid = str(sid) if sid is not None else None
         msg = _message(raw, f"line {n}")
+        if msg is None:
+            continue
         if sid != current:
             batches.append((_scope(user_id, session_id=sid), []))
             current = sid

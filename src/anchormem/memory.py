@@ -173,8 +173,9 @@ class Memory:
 
         messages: ``str`` (one user turn) or ``list[{"role": "user"|"assistant"|"system", "content": str,
         "timestamp"?: ISO-8601 | datetime, "name"?: str, "metadata"?: dict}]`` (a message's metadata is merged over
-        ``metadata`` for the memories drafted from that turn). ``timestamp`` is the default time of turns that carry
-        none (default: now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
+        ``metadata`` for the memories drafted from that turn); OpenAI-style chat messages as they are (tool steps
+        left out, content parts' text joined, ``developer`` = ``system``: :func:`anchormem.ingest.normalize.chat_turn`).
+        ``timestamp`` is the time of turns that carry none (default: the previous turn's time, else now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
 
         Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
         same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
@@ -188,7 +189,8 @@ class Memory:
         scope = self._scope(user_id, agent_id, session_id)
         meta = _check_metadata(metadata)
         default_time = to_aware(timestamp) if timestamp is not None else utcnow()
-        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars)
+        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars,
+                                  neighbour_times=timestamp is None)
         for i, m in enumerate(msgs):
             if m.metadata is not None:
                 try:

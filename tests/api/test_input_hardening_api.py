@@ -94,3 +94,23 @@ def test_summarize_takes_user_id_from_query_or_body(api):
         assert "user_id" in none.json()["error"]["message"]
         assert c.post("/v1/sessions/nope/summarize", json={"user_id": user}).status_code == 404
         assert c.post("/v1/sessions/s1/summarize", json={"user_id": user, "extra": 1}).status_code == 422
+
+
+def test_an_openai_chat_is_added_as_it_is(api):
+    user = _uid()
+    chat = [{"role": "developer", "content": "You are a helpful travel assistant."},
+            {"role": "user", "content": [{"type": "text", "text": "I live in Oslo now."},
+                                         {"type": "image_url", "image_url": {"url": "data:,"}}]},
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "-3C, snow"},
+            {"role": "assistant", "content": "It is -3C and snowing in Oslo."}]
+    with api.client("acme", "writer") as c:
+        r = c.post("/v1/memories", json={"messages": chat, "user_id": user, "session_id": "s"})
+        assert r.status_code == 201, r.text
+        assert sorted(e["memory"]["text"] for e in r.json()["events"]) == [
+            "I live in Oslo now.", "It is -3C and snowing in Oslo."]
+        r = c.post("/v1/memories", json={"messages": chat[3:4], "user_id": user})
+        assert r.status_code == 400 and "no message has conversation text" in r.text
+        r = c.post("/v1/memories", json={"messages": [{"role": "robot", "content": "hi"}], "user_id": user})
+        assert r.status_code == 422

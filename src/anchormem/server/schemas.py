@@ -30,14 +30,27 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class MessageIn(_Body):
-    """One conversation turn."""
+class ContentPart(BaseModel):
+    """An OpenAI-style content part: ``{"type": "text", "text": ...}`` is read, other parts (images, audio) left out."""
 
-    role: Literal["user", "assistant", "system"] = "user"
-    content: str = Field(min_length=1)
+    model_config = ConfigDict(extra="allow")
+
+    type: Annotated[str, Field(min_length=1, max_length=64)]
+    text: Optional[str] = None
+
+
+class MessageIn(_Body):
+    """One conversation turn, or an OpenAI-style chat message as it is (``developer`` = ``system``; tool steps and
+    text-less turns are left out, content parts' text joined: :func:`anchormem.ingest.normalize.chat_turn`)."""
+
+    role: Literal["user", "assistant", "system", "developer", "tool", "function"] = "user"
+    content: Union[Annotated[str, Field(min_length=1)], Annotated[list[ContentPart], Field(max_length=100)], None] = None
     timestamp: Optional[datetime] = None
     name: Optional[Annotated[str, Field(max_length=256)]] = None
     metadata: Optional[Metadata] = None
+    tool_calls: Optional[list[dict[str, Any]]] = None
+    tool_call_id: Optional[str] = None
+    function_call: Optional[dict[str, Any]] = None
 
 
 class AddRequest(_Body):
