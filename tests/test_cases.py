@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from anchormem import FilterError, InvalidInputError, Memory, ScopeError, Settings
+from anchormem import FilterError, InvalidInputError, Memory, Scope, ScopeError, Settings
 from anchormem.testing import frozen_clock
 
 UTC = timezone.utc
@@ -20,7 +20,10 @@ def test_C1_exact_repeat(mem, count):
     assert [e.event for e in a] == ["ADD"] and [e.event for e in b] == ["NOOP"]
     assert a[0].memory.id == b[0].memory.id
     assert count(mem, "A") == 1
-    assert [h.event for h in mem.history(a[0].memory.id)] == ["ADD"]  # nothing deleted
+    second_turn = mem.store.messages(Scope(tenant=mem.tenant, user_id="A"))[1]["id"]
+    assert b[0].memory.source_message_ids == [a[0].memory.source_message_ids[0], second_turn]  # cites both turns
+    assert [(h.event, h.reason) for h in mem.history(a[0].memory.id)] == [  # nothing deleted
+        ("ADD", None), ("NOOP", f"restated in message {second_turn}")]
 
 
 def test_C2_concurrent_repeat(db_path, count):

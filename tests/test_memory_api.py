@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from anchormem import FilterError, InvalidInputError, NotFoundError, ScopeError
+from anchormem import FilterError, InvalidInputError, NotFoundError, Scope, ScopeError
 from anchormem.testing import frozen_clock
 
 
@@ -52,7 +52,10 @@ def test_exact_repeat_is_noop_with_same_id(mem, count):
     assert [e.event for e in second] == ["NOOP"] and [e.event for e in third] == ["NOOP"]
     assert first[0].memory.id == second[0].memory.id == third[0].memory.id
     assert count(mem, "A") == 1
-    assert [h.event for h in mem.history(first[0].memory.id)] == ["ADD"]
+    turns = [m["id"] for m in mem.store.messages(Scope(tenant=mem.tenant, user_id="A"))]
+    assert len(turns) == 3 and third[0].memory.source_message_ids == turns  # each repeat cites its turn
+    assert [(h.event, h.reason) for h in mem.history(first[0].memory.id)] == [
+        ("ADD", None), ("NOOP", f"restated in message {turns[1]}"), ("NOOP", f"restated in message {turns[2]}")]
 
 
 # ---------------------------------------------------------------- assistant text

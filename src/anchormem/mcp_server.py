@@ -141,7 +141,8 @@ class ForgetResult(BaseModel):
 
 class HistoryEntryOut(BaseModel):
     version: int
-    event: str = Field(description="ADD, UPDATE, SUPERSEDE or DELETE.")
+    event: str = Field(description="ADD, UPDATE, SUPERSEDE, DELETE, NOOP (restated; reason names the turn now "
+                                   "cited), MERGE, ARCHIVE, RESTORE…")
     old_text: str | None = None
     new_text: str | None = None
     reason: str | None = None

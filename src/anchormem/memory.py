@@ -211,7 +211,8 @@ class Memory:
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
-        results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh)
+        results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
+                                   restated=plan.restated)
         restated = [r.item.id for r in results if r.event == "NOOP" and r.item.tier == "cold"] + \
             [m.id for m in plan.noops if m.tier == "cold"]
         if restated:  # saying an archived memory again brings it back (anchormem.consolidate)
@@ -315,19 +316,27 @@ class Memory:
         target it keep their proposal, without its id) and the PII vault rows of tokens no remaining text of the
         user holds; on SQLite the freed bytes are zeroed and the WAL checkpointed). Returns counts per table
         (``"vault"`` and ``"review"`` with purge). Raises
-        NotFoundError. A purge also clears the hot cache's entries of the user and the session buffer the memory
-        came from."""
+        NotFoundError. A purge also clears the hot cache's entries of the user and the session buffers the memory
+        and its turns (a restatement: ``add`` NOOP) came from."""
         item = self.store.get(self.tenant, memory_id)
         if not purge:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
             counts["summaries"] = self._drop_summaries_citing([item], purge=False)
             return counts
-        tokens = self._tokens_of([item])
+        tokens, sessions = self._tokens_of([item]), self._sessions_of(item.user_id, [item])
         counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
         counts["summaries"] = self._drop_summaries_citing([item], purge=True)
         counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
-        self._purge_copies(item.user_id, {item.session_id} - {None})
+        self._purge_copies(item.user_id, sessions)
         return counts
+
+    def _sessions_of(self, user_id: str, items: list[MemoryItem]) -> set[str]:
+        """The sessions of ``items`` (of one user) and of the stored turns they cite: a memory restated in another
+        session cites that session's turn, whose buffer quotes it too. Read before the turns are purged."""
+        cited = sorted({m for it in items for m in it.source_message_ids})
+        scope = Scope(tenant=self.tenant, user_id=user_id)
+        turns = [t for i in range(0, len(cited), 900) for t in self.store.messages(scope, cited[i:i + 900])]
+        return ({it.session_id for it in items} | {m["session_id"] for m in turns}) - {None}
 
     def _purge_copies(self, user_id: str, sessions: set[str] | None) -> None:
         """After a purge, the other copies of the purged text: the user's hot cache entries
@@ -662,12 +671,13 @@ class Memory:
                 counts = {"memories": n}
             else:
                 expired = self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True)
+                sessions = self._sessions_of(u, expired) if purge else set()
                 counts = self.store.purge_expired(self.tenant, when, user_id=u, purge=purge, actor="gc")
                 if expired:
                     counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
                 if purge and expired:  # PII vault rows that only the purged memories still used
                     counts["vault"] = self.store.vault_delete(self.tenant, u, self._tokens_of(expired))
-                    self._purge_copies(u, {it.session_id for it in expired} - {None})
+                    self._purge_copies(u, sessions)
             for k, v in counts.items():
                 total[k] = total.get(k, 0) + v
             total["users"] += 1 if counts.get("memories") else 0

@@ -173,7 +173,8 @@ class Answer(BaseModel):
 
 
 class HistoryEntry(BaseModel):
-    """One version of a memory: ``event`` ADD/UPDATE/SUPERSEDE/DELETE, who (``actor``), when, why."""
+    """One version of a memory: ``event`` ADD/UPDATE/SUPERSEDE/DELETE/NOOP… (NOOP: restated; ``reason`` names the
+    turn added to its ``source_message_ids``), who (``actor``), when, why."""
 
     memory_id: str
     version: int

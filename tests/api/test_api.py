@@ -76,8 +76,11 @@ def test_crud_round_trip(api):
         assert r.status_code == 200, r.text
         assert r.json()["text"] == "I moved to Porto last month."
         hist = c.get(f"/v1/memories/{mid}/history").json()["history"]
-        assert [h["event"] for h in hist][:2] == ["ADD", "UPDATE"]
-        assert hist[1]["old_text"] == "I moved to Lisbon last month." and hist[1]["reason"] == "typo"
+        restated = [e["memory"]["source_message_ids"][-1] for e in again if e["event"] == "NOOP"]
+        assert [(h["event"], h["reason"]) for h in hist][:-1] == [("ADD", None)] + [
+            ("NOOP", f"restated in message {t}") for t in restated]  # a NOOP cites the repeated turn
+        assert hist[-1]["event"] == "UPDATE"
+        assert hist[-1]["old_text"] == "I moved to Lisbon last month." and hist[-1]["reason"] == "typo"
 
         r = c.delete(f"/v1/memories/{mid}")
         assert r.status_code == 200 and r.json()["deleted"]["memories"] == 1

@@ -55,12 +55,15 @@ class FactPlan:
     """What an ``add`` writes once facts are reconciled.
 
     ``drafts``: utterances kept plus new fact memories, in turn order; ``supersedes[i]``: ids draft ``i`` closes;
-    ``noops``: current memories that a restatement matched; ``reviews``: changes held for review.
+    ``noops``: current memories that a restatement matched (each already citing the restating turn);
+    ``restated``: their ids → the ids of the turns restating them, for ``Store.write(restated=...)`` (a purge of the
+    memory then forgets those turns too); ``reviews``: changes held for review.
     """
 
     drafts: list[Draft] = field(default_factory=list)
     supersedes: dict[int, list[str]] = field(default_factory=dict)
     noops: list[MemoryItem] = field(default_factory=list)
+    restated: dict[str, list[str]] = field(default_factory=dict)
     reviews: list[ReviewItem] = field(default_factory=list)
 
 
@@ -166,6 +169,9 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
                 plan.noops.append(same)
+                turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
+                same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
+                plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
             if slot.attribute == "gone" and not clash:

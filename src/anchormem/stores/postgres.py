@@ -39,7 +39,7 @@ from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
-                       history_entries, message_dicts, review_row)
+                       cite_turn, history_entries, message_dicts, restating_turns, review_row)
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
@@ -61,6 +61,9 @@ __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 _COLS = ("id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, updated_at, "
          "event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, source_message_ids, "
          "source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, tier, archived_at")
+# cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
+_CITE = ("UPDATE memories SET source_message_ids = source_message_ids || jsonb_build_array(%s::text) WHERE "
+         "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")
 _MCOLS = ", ".join("m." + c.strip() for c in _COLS.split(","))
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _LOCK_KEY = 0x616E63686D656D  # advisory lock id for migrations and embedder DDL ("anchmem")
@@ -322,16 +325,23 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     _TSV = "to_tsvector('simple', %s) || to_tsvector('english', %s)"
 
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
+              context_updates: dict[str, np.ndarray] | None = None,
+              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
+        turns = restating_turns(messages, restated)
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
             now = utcnow().timestamp()
+
+            def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
+                return bool([m for m in message_ids if cite_turn(conn, _CITE, self._history, tenant, user_id,
+                                                                 memory_id, m, actor)])
+
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
-            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories}):
+            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
                 self._bump(conn, *key)
             for msg in messages:
                 s = msg.scope
@@ -361,6 +371,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                         (it.tenant, it.user_id, it.agent_id or "", it.kind, it.source, nm.content_hash)).fetchall()
                     if not rows:
                         raise InvalidInputError(f"memory id {it.id!r} already exists")
+                    if cite(it.tenant, it.user_id, rows[0][0], it.source_message_ids):  # the duplicate's turns
+                        rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = %s",
+                                            (it.tenant, rows[0][0])).fetchall()
                     results.append(WriteResult("NOOP", self._items(conn, rows)[0]))
                     continue
                 if it.entities:
@@ -384,6 +397,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
                                       f"superseded by {it.id}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
+            for tenant, user_id, memory_id, message_id in turns:
+                cite(tenant, user_id, memory_id, [message_id])
             if updates and memories:  # the scope's generation was bumped above
                 self._put_context(conn, memories[0].item.tenant, updates)
             return results

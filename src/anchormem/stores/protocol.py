@@ -17,7 +17,8 @@ from ..filters import FilterNode
 from ..types import HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Store", "NewMemory", "StoredMessage", "WriteResult", "history_entries", "message_dicts",
-           "REVIEW_COLUMNS", "review_items", "review_row", "reviews_to_forget"]
+           "REVIEW_COLUMNS", "review_items", "review_row", "reviews_to_forget",
+           "restating_turns", "cite_turn"]
 
 
 @dataclass
@@ -65,10 +66,15 @@ class Store(Protocol):
         """Record the embedder on first use; raise EmbedderMismatchError if the store holds another one."""
 
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
-        """Store messages and memories in one transaction; exact duplicates become NOOP with the existing id.
-        ``context_updates``: new context vectors of existing memories (id → (dim,)), set in the same
-        transaction (the previous turns of a session gain the new turns as context)."""
+              context_updates: dict[str, np.ndarray] | None = None,
+              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
+        """Store messages and memories in one transaction; exact duplicates become NOOP with the existing id,
+        which then also cites the duplicate's source turns. ``context_updates``: new context vectors of existing
+        memories (id → (dim,)), set in the same transaction (the previous turns of a session gain the new turns as
+        context). ``restated``: memories a restatement matched (id → ids of turns in ``messages`` restating it),
+        cited after the memories are written. A memory gains each turn it does not cite yet
+        (``source_message_ids``, order kept; history: a ``NOOP`` version, reason ``"restated in message <id>"``),
+        so a purge of it forgets that turn too (:func:`cite_turn`)."""
 
     def get(self, tenant: str, memory_id: str) -> MemoryItem:
         """Raises NotFoundError."""
@@ -301,3 +307,25 @@ def reviews_to_forget(items: list[ReviewItem], memory_ids: set[str], message_ids
     retarget = {r.id: [t for t in r.targets if t not in memory_ids] for r in items
                 if r.id not in drop and set(r.targets) & memory_ids}
     return drop, retarget
+
+
+def restating_turns(messages: list[StoredMessage], restated: dict[str, list[str]] | None
+                    ) -> list[tuple[str, str, str, str]]:
+    """``(tenant, user_id, memory id, message id)`` for each turn of ``messages`` that ``restated`` (memory id →
+    message ids) says restates a memory; ids of turns not in ``messages`` are left out."""
+    scopes = {m.id: m.scope for m in messages}
+    return [(scopes[t].tenant, scopes[t].user_id, mid, t) for mid, turns in (restated or {}).items()
+            for t in dict.fromkeys(turns) if t in scopes]
+
+
+def cite_turn(c: Any, sql: str, history: Any, tenant: str, user_id: str, memory_id: str, message_id: str,
+              actor: str) -> bool:
+    """Inside a write's transaction: append ``message_id`` to the user's memory's ``source_message_ids`` unless
+    it is there already, and record a ``NOOP`` history version naming the turn. ``sql``: the store's one-row
+    UPDATE, parameters (message id, tenant, user id, memory id, message id), matching no row when the id is
+    already cited; ``history``: the store's ``_history(c, ...)``. ``updated_at`` is left alone (the text did not
+    change). True when the memory changed."""
+    if not c.execute(sql, (message_id, tenant, user_id, memory_id, message_id)).rowcount:
+        return False
+    history(c, memory_id, tenant, user_id, "NOOP", None, None, actor, f"restated in message {message_id}")
+    return True

@@ -42,8 +42,8 @@ from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
 from .review_sql import SQLiteReviewMixin
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, history_entries,
-                       message_dicts)
+from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
+                       history_entries, message_dicts, restating_turns)
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
@@ -56,6 +56,9 @@ __all__ = ["SQLiteStore"]
 
 log = logging.getLogger(__name__)
 
+# cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
+_CITE = ("UPDATE memories SET source_message_ids=json_insert(source_message_ids, '$[#]', ?) WHERE tenant=? AND "
+         "user_id=? AND id=? AND NOT EXISTS (SELECT 1 FROM json_each(memories.source_message_ids) WHERE value=?)")
 _COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
          "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
          "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, "
@@ -264,7 +267,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                   (item_id, tenant, user_id, ver, event, old, new, actor, reason, utcnow().timestamp()))
 
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None) -> list[WriteResult]:
+              context_updates: dict[str, np.ndarray] | None = None,
+              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -273,6 +277,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         removed: dict[tuple[str, str], list[int]] = {}
         gens: dict[tuple[str, str], int] = {}
         with self._tx() as c:
+            def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
+                changed = [m for m in message_ids if cite_turn(c, _CITE, self._history, tenant, user_id, memory_id,
+                                                               m, actor)]
+                if changed and (tenant, user_id) not in gens:
+                    gens[(tenant, user_id)] = self._bump(c, tenant, user_id)
+                return bool(changed)
+
             now = utcnow().timestamp()
             for msg in messages:
                 s = msg.scope
@@ -299,6 +310,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                         f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
                         "kind=? AND source=? AND content_hash=? AND valid_to IS NULL",
                         (it.tenant, it.user_id, it.agent_id or "", it.kind, it.source, nm.content_hash)).fetchone()
+                    if cite(it.tenant, it.user_id, row[1], it.source_message_ids):  # the duplicate's turns
+                        row = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchone()
                     results.append(WriteResult("NOOP", self._items_conn(c, [row])[0]))
                     continue
                 rowid = cur.lastrowid
@@ -327,8 +340,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
+            for tenant, user_id, memory_id, message_id in restating_turns(messages, restated):
+                cite(tenant, user_id, memory_id, [message_id])
             refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
-            if updates and gens:  # the scope's generation moved with the rows above
+            if updates and gens and memories:  # the scope's generation moved with the rows above
                 self._put_context(c, memories[0].item.tenant, updates)
                 refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
         if self.vectors:
