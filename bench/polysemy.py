@@ -82,16 +82,21 @@ def _fresh(mem: Memory, qs: list, rounds: int = 2) -> dict:
     """End to end, as a user's new question costs: p50 ms of searches whose query no cache has seen (its
     embedding included), plain / anchored without a conversation / anchored with the case's conversation (turns
     seen before: cached) / anchored with one new turn appended to it (one more embedding, as when the assistant's
-    last reply is part of the conversation)."""
-    variants = ("plain", "anchored_no_context", "anchored_with_context", "anchored_with_new_turn")
+    last reply is part of the conversation) / anchored with one new turn that ``add`` stored just before, outside
+    the timing (an agent loop: the reply is remembered, then the next question searched; its passage embedding is
+    reused; stored for another user, so the searched history stays the same for every variant)."""
+    variants = ("plain", "anchored_no_context", "anchored_with_context", "anchored_with_new_turn",
+                "anchored_with_added_turn")
     times: dict[str, list[float]] = {v: [] for v in variants}
     for r in range(rounds):
         for i, c in enumerate(qs):
             for j, v in enumerate(variants):
                 q = f"{c.query} ({j}.{r}.{i})"  # new text no cache holds, of one length for every variant
                 ctx = None if v in ("plain", "anchored_no_context") else list(c.context)
-                if v == "anchored_with_new_turn":
+                if v in ("anchored_with_new_turn", "anchored_with_added_turn"):
                     ctx.append(f"{c.context[-1] if c.context else c.query} ({j}.{r}.{i})")
+                if v == "anchored_with_added_turn":
+                    mem.add([{"role": "assistant", "content": ctx[-1]}], user_id="loop", session_id="loop")
                 t = time.perf_counter()
                 mem.search(q, user_id="u", context=ctx, recipe="hybrid_rrf" if v == "plain" else "anchored")
                 times[v].append(time.perf_counter() - t)

@@ -259,6 +259,7 @@ class Memory:
         """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
         own = [d for d in drafts if d.reuse is None]
         vecs = self.embedder.embed_documents([d.embed_text for d in own])
+        self._searcher.remember_passages([d.embed_text for d in own], vecs)  # the next search's conversation
         by_draft = {id(d): v for d, v in zip(own, vecs)}
         if len(own) == len(drafts):
             return vecs
@@ -342,7 +343,9 @@ class Memory:
         """After a purge, the other copies of the purged text: the user's hot cache entries
         (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
         stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
-        turns only feed :meth:`context`. Raises StoreError (the Redis session store failing)."""
+        turns only feed :meth:`context`; and the passage embeddings kept for search's conversation turns. Raises
+        StoreError (the Redis session store failing)."""
+        self._searcher.forget_passages()
         if self.cache is not None:
             self.cache.forget(self.tenant, user_id)
         if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:
@@ -539,7 +542,8 @@ class Memory:
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
-        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit)
+        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit,
+                          embed_turn=self._searcher.embed_passage)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

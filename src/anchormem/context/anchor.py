@@ -78,6 +78,7 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
+from ..ingest.pipeline import embedding_text
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
@@ -595,15 +596,21 @@ def recent_session_labels(store, scope, limit: int = 8) -> list[list[Label]]:
 
 class AnchorHook:
     """The ``anchor`` callable for :meth:`Searcher.search`: labels the query (with the conversation ``ctx``,
-    normalised messages, newest last), then filters and reranks the candidates. ``wants_context_vectors``: the
-    searcher should load the candidates' context vectors with them (one query) and pass them in; when it does
-    not, they are read from the store here."""
+    normalised messages, newest last), then filters and reranks the candidates. ``embed``: the query embedding;
+    ``embed_turn``: a conversation turn's (default ``embed``; Memory passes the passage embedding, as the turns
+    of a memory's context vector are embedded, so a turn ``add`` stored is not embedded again).
+    ``wants_context_vectors``: the searcher should load the candidates' context vectors with them (one query) and
+    pass them in; when it does not, they are read from the store here."""
 
     def __init__(self, anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray], query: str, scope, cfg,
-                 ctx, limit: int) -> None:
+                 ctx, limit: int, embed_turn: Callable[[str], np.ndarray] | None = None) -> None:
         self.anchor, self.store, self.embed, self.query = anchor, store, embed, query
+        self.embed_turn = embed_turn or embed
         self.scope, self.cfg, self.limit = scope, cfg, limit
-        texts = [m.content for m in ctx if getattr(m, "role", "user") != "system"]
+        # each turn as add embeds a memory ("<name>: <text>" when the speaker is named), so a stored turn's
+        # passage embedding is the turn's own
+        texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
+                 if getattr(m, "role", "user") != "system"]
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
 
@@ -615,8 +622,8 @@ class AnchorHook:
 
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
-        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=embed, recent=self._recent,
-                                  margin=cfg.anchor_margin, with_labels=False)
+        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
+                                  recent=self._recent, margin=cfg.anchor_margin, with_labels=False)
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand)
@@ -625,7 +632,7 @@ class AnchorHook:
         if self.wants_context_vectors and hits:
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
-            cm = anchor.context_match(hits, np.vstack([embed(t) for t in texts]), mv, cand=cand,
+            cm = anchor.context_match(hits, np.vstack([self.embed_turn(t) for t in texts]), mv, cand=cand,
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
         return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                              full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,

@@ -37,30 +37,61 @@ log = logging.getLogger("anchormem")
 
 class Searcher:
     """Runs searches against one store with one embedder. Caches up to 1024 query embeddings (LRU), or uses
-    ``cache`` (:class:`anchormem.hotcache.StoreCache`: in-process, or shared through Redis) when given."""
+    ``cache`` (:class:`anchormem.hotcache.StoreCache`: in-process, or shared through Redis) when given; and, in this
+    process only, up to 1024 passage embeddings of conversation turns (:meth:`embed_passage`)."""
+
+    CACHE_SIZE = 1024
 
     def __init__(self, store: Store, embedder: Embedder, cache: Any = None) -> None:
         self.store = store
         self.embedder = embedder
         self.cache = cache
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = Lock()
 
     def embed_query(self, text: str) -> np.ndarray:
+        """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed."""
         if self.cache is not None:
             return self.cache.embedding(self.embedder.name, self.embedder.dim, text,
                                         lambda: self.embedder.embed_query(text))
+        return self._cached(self._qcache, text, self.embedder.embed_query)
+
+    def embed_passage(self, text: str) -> np.ndarray:
+        """The passage embedding (``embed_documents``) of a conversation turn ``text``: float32 (dim,). A turn
+        ``add`` stored lately is not embedded again (:meth:`remember_passages`): the conversation a search is
+        anchored in is mostly turns already added. Kept in this process only, never in a shared cache."""
+        return self._cached(self._pcache, text, lambda t: self.embedder.embed_documents([t])[0])
+
+    def remember_passages(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Keep the passage embeddings ``add`` computed (``vectors``: (n, dim) for ``texts``) for
+        :meth:`embed_passage`."""
         with self._qlock:
-            v = self._qcache.get(text)
+            for t, v in zip(texts, vectors):
+                self._put(self._pcache, t, np.asarray(v, dtype=np.float32))
+
+    def forget_passages(self) -> None:
+        """Drop every kept passage embedding (after a purge: no vector of forgotten text stays in memory)."""
+        with self._qlock:
+            self._pcache.clear()
+
+    def _cached(self, lru: OrderedDict[str, np.ndarray], text: str,
+                compute: Callable[[str], np.ndarray]) -> np.ndarray:
+        with self._qlock:
+            v = lru.get(text)
             if v is not None:
-                self._qcache.move_to_end(text)
+                lru.move_to_end(text)
                 return v
-        v = self.embedder.embed_query(text)
+        v = compute(text)
         with self._qlock:
-            self._qcache[text] = v
-            if len(self._qcache) > 1024:
-                self._qcache.popitem(last=False)
+            self._put(lru, text, v)
         return v
+
+    def _put(self, lru: OrderedDict[str, np.ndarray], text: str, v: np.ndarray) -> None:
+        lru[text] = v
+        lru.move_to_end(text)
+        if len(lru) > self.CACHE_SIZE:
+            lru.popitem(last=False)
 
     def search(self, query: str, *, scope: Scope, where: FilterNode | None, limit: int, config: SearchConfig,
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
