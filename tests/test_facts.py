@@ -67,7 +67,7 @@ RULE_CASES = [
     ("My sister is a lawyer.", ("user", "sister_occupation", "lawyer", 1)),
     ("My sister moved to Berlin.", ("user", "sister_home_city", "Berlin", 1)),
     ("My sister lives in Paris.", ("user", "sister_home_city", "Paris", 1)),
-    ("My mom is Italian.", ("user", "mom:italian", "Italian", 1)),  # a description: a slot of its own
+    ("My mom is Italian.", ("user", "mother:italian", "Italian", 1)),  # a description: a slot of its own (mom = mother)
     ("My brother is tall.", ("user", "brother:tall", "tall", 1)),
     ("My brother is a good cook.", ("user", "brother:good cook", "good cook", 1)),
     ("我弟弟是一名医生。", ("user", "弟弟_occupation", "医生", 1)),

@@ -15,8 +15,12 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    counts as the word "occupation": :data:`_JOB_STATED`, and a job question in other words, "What do I do?" /
    我是做什么的？, asks for "occupation": :data:`_JOB_Q`), or, with a calibrated embedder, when its query
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
-   "dog"~"cat" does not). Light terms ("name", "time", "go", "名字"...) weigh less, and at least one heavy
-   term must be covered, so "What is my dog's name?" never cites "a rescue cat named Pixel".
+   "dog"~"cat" does not). A relation word is covered lexically by any word of its relation ("mom", 妈妈 or a
+   ``mother_…`` slot for "mother": :data:`~anchormem.facts.keys.KIN_GROUPS`) or of a narrower one (哥哥 for
+   "brother"), not by another relation (no wife for "husband", no 表哥 for 哥哥), nor by embedding by a contrasting
+   one (:func:`contrasting`: no "brother" or 弟弟 for 哥哥). Light terms ("name", "time", "go", "名字"...) weigh
+   less, and at least one heavy term must be covered, so "What is my dog's name?" never cites "a rescue cat named
+   Pixel".
    A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
    by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
    the kind of answer ("activity", "item", "topic", "活动", "类型"). A calendar date in the question ("on 3 June,
@@ -65,11 +69,12 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS
+from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH,
+                          PERSON_MODIFIERS, kin_covers)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, kin_base,
-                      kin_words, name_in, stated_text, subject_role, with_speaker_names)
+from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
+                      kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
            "select_pair", "swapped", "profile_for", "PROFILES", "asks_what_is"]
@@ -148,8 +153,17 @@ _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did 
     Tell Please Any Some Ever User Mr Mrs Ms Dr According Based Considering Given After Before Around During Since
     Besides Between Among Regarding From To With Without Both Either Neither Other Apart Aside""".split())
 
+
+def _kin(*relations: str) -> set[str]:
+    """The words of ``relations`` (canonical, :data:`~anchormem.facts.keys.KIN_GROUPS`) and of the narrower ones
+    (:data:`~anchormem.facts.keys.KIN_NARROWER`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
+    return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
+
+
 # A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases (never
-# sibling concepts such as dog/cat): the embedding check is there for the open vocabulary.
+# sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. A relation word is
+# covered by its own relation only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the
+# relation groups here serve the search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
 _SYNONYMS: list[set[str]] = [
     {"live", "liv", "lives", "living", "reside", "resid", "home", "hom", "move", "mov", "moved", "relocat",
      "apartment", "flat", "hous", "住", "住在", "搬", "搬到", "搬家", "家", "租", "定居", "公寓"},
@@ -158,12 +172,12 @@ _SYNONYMS: list[set[str]] = [
     {"cost", "price", "pric", "pay", "paid", "spend", "spent", "euro", "dollar", "buck", "money", "钱", "花",
      "元", "块", "费", "费用", "价格"},
     {"age", "ag", "old", "birthday", "born", "岁", "年龄", "年纪", "生日"},
-    {"married", "marri", "wife", "husband", "spous", "wedding", "结婚", "老婆", "老公", "妻子", "丈夫"},
+    {"married", "marri", "spous", "wedding", "结婚"} | _kin("wife", "husband"),
     {"study", "studi", "school", "schol", "university", "universit", "college", "colleg", "major", "degree",
      "学", "学习", "大学", "专业", "读书"},
     {"allerg", "allergic", "allergy", "过敏"},
     {"name", "nam", "named", "call", "called", "叫", "名字", "名叫", "叫做"},
-    {"daughter", "女儿"}, {"son", "儿子"}, {"sister", "姐姐", "妹妹"}, {"brother", "哥哥", "弟弟"},
+    *(_kin(r) for r in KIN_GROUPS if r not in ("wife", "husband")), _kin("sister"), _kin("brother"),
     {"dog", "puppy", "狗", "小狗"}, {"cat", "kitten", "猫", "小猫"},
     {"like", "lik", "likes", "love", "lov", "enjoy", "fan", "prefer", "favourite", "favorite", "喜欢", "爱", "热爱",
      "喜爱", "偏爱"},
@@ -172,14 +186,13 @@ _SYNONYMS: list[set[str]] = [
 ]
 # words that embed close together but name different things: never a semantic match for each other
 # ("grandpa" must not be covered by "grandma"); each row: the mutually exclusive groups of one contrast
+# (and within one group, a relation never covers another it does not include: 哥哥 / 弟弟, 哥哥 / "brother")
 _CONTRASTS: list[list[set[str]]] = [
-    [{"grandma", "grandmother", "granny", "nana", "奶奶", "外婆", "姥姥"},
-     {"grandpa", "grandfather", "granddad", "爷爷", "外公", "姥爷"}],
-    [{"mom", "mother", "mum", "mommy", "妈妈", "母亲"}, {"dad", "father", "daddy", "爸爸", "父亲"}],
-    [{"sister", "sis", "姐姐", "妹妹"}, {"brother", "bro", "哥哥", "弟弟"}],
-    [{"daughter", "女儿"}, {"son", "儿子"}], [{"wife", "妻子", "老婆"}, {"husband", "丈夫", "老公"}],
+    [_kin("grandmother") | {"granny", "nana"}, _kin("grandfather") | {"granddad"}],
+    [_kin("mother"), _kin("father")], [_kin("sister") | {"sis"}, _kin("brother") | {"bro"}],
+    [_kin("daughter"), _kin("son")], [_kin("wife"), _kin("husband")],
     [{"aunt", "阿姨", "姑姑"}, {"uncle", "叔叔", "舅舅"}], [{"niece"}, {"nephew"}],
-    [{"girlfriend", "女朋友"}, {"boyfriend", "男朋友"}], [{"girl", "女孩"}, {"boy", "男孩"}],
+    [_kin("girlfriend"), _kin("boyfriend")], [{"girl", "女孩"}, {"boy", "男孩"}],
     [{"woman", "women"}, {"man", "men"}],
     [{"cat", "cats", "kitten", "猫"}, {"dog", "dogs", "puppy", "狗"}],
     [{w} for w in "monday tuesday wednesday thursday friday saturday sunday".split()],
@@ -190,9 +203,16 @@ _CONTRAST_INDEX: dict[str, tuple[int, int]] = {w: (i, j) for i, row in enumerate
 
 
 def contrasting(a: str, b: str) -> bool:
-    """``a`` and ``b`` name different members of one contrast (grandma / grandpa, Monday / Friday)."""
+    """``a`` (a question's word) and ``b`` (a memory's) name different members of one contrast (grandma / grandpa,
+    Monday / Friday), or relations of one group of it that ``b``'s does not answer for ``a``'s (哥哥 / 弟弟, 哥哥 /
+    "brother": :func:`~anchormem.facts.keys.kin_covers`; "brother" / 哥哥 is no contrast)."""
     ca, cb = _CONTRAST_INDEX.get(a.lower()), _CONTRAST_INDEX.get(b.lower())
-    return ca is not None and cb is not None and ca[0] == cb[0] and ca[1] != cb[1]
+    if ca is None or cb is None or ca[0] != cb[0]:
+        return False
+    if ca[1] != cb[1]:
+        return True
+    ka, kb = kin_base(a), kin_base(b)
+    return ka is not None and kb is not None and not kin_covers(ka, kb)
 
 
 _SYN_INDEX: dict[str, int] = {}
@@ -471,11 +491,18 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
     person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
     base = kin_base(person) if person is not None else None  # "brothers_occupation": the relation "brother"
-    if len(words) > 1 and base is not None and base not in kin:
+    if len(words) > 1 and base is not None and not in_kin(base, kin):  # "mother_home_city" for "my mom"
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))
     return words
+
+
+def _kin_covered(asked: str, said: frozenset[str] | set[str]) -> bool:
+    """A question's relation ``asked`` (canonical) is named by the memory, whose relations are ``said``: "mother" by
+    "mom", 妈妈, 母亲 or a ``mother_…`` slot; "brother" by 哥哥 too; 哥哥 by neither "brother" nor 弟弟
+    (:func:`~anchormem.facts.keys.kin_covers`)."""
+    return any(kin_covers(asked, r) for r in said)
 
 
 def _slot_answers(heavy: list[str], hit: Hit, kin: frozenset[str]) -> bool:
@@ -619,10 +646,14 @@ class EvidenceScorer:
             if any(has_cjk(s) and len(s) >= 2 and s in text for s in grp):
                 groups.add(i)
         extra_names = {n.lower() for n in q.names[1:]}
+        said_kin = kin_words(stated) | {b for w in words if (b := kin_base(w)) is not None}  # "mom", "mother" slot
         cov: dict[str, float] = {}
         for t, _w in q.terms:
             c = 0.0
-            if has_cjk(t):
+            kin = kin_base(t)  # a relation: covered by itself in any of its words, or a narrower one (_kin_covered)
+            if kin is not None and has_cjk(t):
+                c = 1.0 if _kin_covered(kin, said_kin) else 0.0  # 表哥 is no 哥哥, 姑妈 no 妈
+            elif has_cjk(t):
                 if len(t) == 1:  # one character: a word of its own or the head (last character) of a compound
                     c = 1.0 if any(w.endswith(t) for w in words) else 0.0
                 elif t in text or (len(t) >= 3 and t[0] in _ZH_LIGHT_VERBS and t[1:] in text):
@@ -635,7 +666,9 @@ class EvidenceScorer:
             if t in q.date_terms and q.date is not None:  # a date: when the memory was said or its event happened
                 cov[t] = 1.0 if date_matches(q.date, hit) else 0.0
                 continue
-            if c < 1.0 and _syn_group(t) in groups:
+            if kin is not None:
+                c = 1.0 if c >= 1.0 or _kin_covered(kin, said_kin) else c  # "mom" for "mother"; no wife for "husband"
+            elif c < 1.0 and _syn_group(t) in groups:
                 c = 1.0
             if c < 1.0 and t in extra_names and name_in(t.capitalize(), hit):
                 c = 1.0

@@ -1,6 +1,8 @@
 """Who a memory is about: its speaker, the people it names as third persons, and the people it addresses.
 
-The person rules of the evidence test (:mod:`.evidence`), English and Chinese:
+The person rules of the evidence test (:mod:`.evidence`), English and Chinese. Relation words come from the one
+list of :mod:`anchormem.facts.keys` (``RELATION_WORDS``), each read as its relation's canonical word ("mom", 妈妈,
+母亲 -> "mother": ``KIN_CANONICAL``; :func:`kin_words`, :func:`kin_base`, :func:`in_kin`):
 
 - :func:`stated_text`: the sentences that state something (questions are no evidence); read as the speaker's own
   statement (``about_speaker``), without what is said to or about the person addressed ("That charity race sounds
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ..facts.keys import PERSON_MODIFIERS, kin_canonical, kin_covers, relation_pattern
 from ..text.segment import split_sentences
 from ..types import Hit
 
@@ -24,7 +28,7 @@ if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
 __all__ = ["KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in",
-           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base"]
+           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -43,7 +47,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
         if _ASKS.search(sent.strip()):
             continue
         third = (_THIRD_PARTY.match(sent) or _THIRD_PARTY_ZH.match(sent)) if about_speaker else None
-        if third and third.group(1).lower() not in kin:
+        if third and not in_kin(kin_base(third.group(1)) or "", kin):
             continue
         body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
         to_other = _SECOND_PERSON.search(body) or _VOCATIVE.search(body)  # "you…", "That sounds great, Mel!"
@@ -51,25 +55,22 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
             continue
         if about_speaker:  # "I love your turtles": the turtles are the addressee's
             sent = _YOUR_NP.sub(" ", sent)
-            sent = _KIN_CLAUSE.sub(lambda m: m.group(1) if m.group(2).lower() not in kin else m.group(0), sent)
+            sent = _KIN_CLAUSE.sub(lambda m: m.group(0) if in_kin(kin_base(m.group(2)) or "", kin) else m.group(1),
+                                   sent)
         keep.append(sent)
     return " ".join(keep)
 
 
-_KIN = ("brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|friend|"
-        "boss|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbou?r|colleague|coworker|"
-        "roommate|kids?|child|children|teacher|doctor|dentist|landlord|landlady|manager|coach|tutor|classmate|"
-        "fianc[eé]e?|parents?|siblings?|in-laws?|brother-in-law|sister-in-law")
+# relation words as regex alternations, from the one list of :mod:`anchormem.facts.keys` (RELATION_WORDS)
+_KIN, _KIN_ZH = relation_pattern(False), relation_pattern(True)
 # a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
-_THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:(?:older|younger|little|big|best|elder|"
-                          rf"baby|twin)\s+)?({_KIN})(?:e?s)?\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
-_KIN_ZH = ("弟弟|哥哥|姐姐|妹妹|妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|老公|妻子|丈夫|男朋友|女朋友|朋友|同事|老板|表哥|表姐|"
-           "表弟|表妹|叔叔|阿姨|爷爷|奶奶|外婆|外公|孩子|邻居|室友|老师|同学|房东|领导|经理|教练|未婚妻|未婚夫|父母|家人")
+_THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:{PERSON_MODIFIERS}\s+)?({_KIN})(?:e?s)?\b"
+                          rf"(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
 # the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
 _THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})(?!(?:和|跟|与|同)我)")
 # what a relative clause or an apposition says of the speaker's relative: "my brother, who is a doctor,",
 # "my sister (a lawyer)", "my mom, a nurse," (group 1: the noun phrase kept; group 2: the relation word)
-_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:(?:older|younger|little|big|best|elder|baby|twin)\s+)?({_KIN})(?:e?s)?\b"
+_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:{PERSON_MODIFIERS}\s+)?({_KIN})(?:e?s)?\b"
                          rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
                          rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I)
 KIN_EN, KIN_ZH = _KIN, _KIN_ZH  # relation words, as regex alternations (English; Chinese)
@@ -94,20 +95,30 @@ def is_kin(word: str) -> bool:
     return kin_base(word) is not None
 
 
+@lru_cache(maxsize=8192)
 def kin_base(word: str) -> str | None:
-    """The relation a relation word names, lower-cased and singular as :func:`kin_words` gives it ("Brothers" →
-    "brother", 弟弟 → 弟弟); None for any other word."""
+    """The relation a relation word names, singular and canonical as :func:`kin_words` gives it ("Brothers" →
+    "brother", "Moms" / 妈妈 / 母亲 → "mother", 弟弟 → 弟弟: :func:`~anchormem.facts.keys.kin_canonical`); None for
+    any other word."""
     m = _KIN_FULL.fullmatch(word.lower())
-    return (m.group(1) or m.group(2)) if m else None
+    return kin_canonical(m.group(1) or m.group(2)) if m else None
 
 
 _KIN_FULL = re.compile(rf"({_KIN})(?:e?s)?|({_KIN_ZH})", re.I)
 
 
 def kin_words(question: str) -> frozenset[str]:
-    """The relation words a question uses ("What does Tom's brother do?" → {"brother"}; "What do my brothers do?"
-    → {"brother"}; "林晓的弟弟…" → {"弟弟"}), lower-cased and singular."""
-    return frozenset((m.group(1) or m.group(2)).lower() for m in _KIN_WORD.finditer(question))
+    """The relations a text names, singular and canonical ("What does Tom's brother do?" → {"brother"}; "What do my
+    brothers do?" → {"brother"}; "Where does my mom live?" / 我妈妈住在哪里？ → {"mother"}; "林晓的弟弟…" →
+    {"弟弟"})."""
+    return frozenset(kin_canonical(m.group(1) or m.group(2)) for m in _KIN_WORD.finditer(question))
+
+
+def in_kin(relation: str, kin: frozenset[str]) -> bool:
+    """What is said of ``relation`` (canonical, :func:`kin_base`) answers a question about the relations ``kin``
+    (:func:`kin_words`): one of them is that relation or a broader one (asked "brother", said 哥哥: yes; asked 哥哥,
+    said "brother" or 弟弟: no, :func:`~anchormem.facts.keys.kin_covers`)."""
+    return any(kin_covers(k, relation) for k in kin)
 
 
 # what belongs to the person addressed: "your" and the noun phrase after it (up to three words, to punctuation

@@ -34,7 +34,9 @@ from ..text.tokenize import has_cjk, words as segment
 
 __all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
-           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value"]
+           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
+           "KIN_CANONICAL", "KIN_NARROWER", "OTHER_PERSON_WORDS", "RELATION_WORDS", "relation_pattern",
+           "kin_canonical", "kin_covers", "person_key"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -163,13 +165,71 @@ NOT_JOB_WORDS = r"(?:of|fan|friend|not|no|big|huge|wannabe|aspiring|future|patie
     r"quick|natural|born|picky|hopeless|frustrated|amateur|hobby|weekend|self-taught)"
 _NOT_JOB_LEAD = re.compile(r"\b" + NOT_JOB_WORDS + r"\b", re.I)
 
+# -- relatives and acquaintances: the one source of the relation words (facts, answering) --------------------------
+# relations said several ways, English and Chinese: each word -> the one slot its facts share (:func:`person_key`),
+# so "My mom lives in Paris." and a later "My mother moved to Berlin." / 我母亲搬到北京了 are one ``mother_home_city``
+KIN_GROUPS: dict[str, tuple[str, ...]] = {
+    "mother": ("mother", "mom", "mum", "mommy", "妈妈", "母亲", "妈", "老妈"),
+    "father": ("father", "dad", "daddy", "爸爸", "父亲", "爸", "老爸"),
+    "wife": ("wife", "老婆", "妻子", "太太"),
+    "husband": ("husband", "老公", "丈夫"),
+    "grandfather": ("grandfather", "grandpa"),
+    "grandmother": ("grandmother", "grandma"),
+    "boyfriend": ("boyfriend", "男朋友", "男友"),
+    "girlfriend": ("girlfriend", "女朋友", "女友"),
+    "son": ("son", "儿子"),
+    "daughter": ("daughter", "女儿"),
+    "colleague": ("colleague", "coworker", "同事"),
+    "boss": ("boss", "老板"),
+}
+KIN_CANONICAL: dict[str, str] = {w: canon for canon, words in KIN_GROUPS.items() for w in words}
+# English words broader than Chinese ones, which stay relations (and slots) of their own: 哥哥 is an older brother,
+# 弟弟 a younger one, 奶奶 the father's mother, 外婆 / 姥姥 the mother's. "brother" never merges with either (which
+# one is meant is unknown); a question about the broader word is answered by a memory of a narrower one, never the
+# reverse (:func:`kin_covers`)
+KIN_NARROWER: dict[str, tuple[str, ...]] = {
+    "brother": ("哥哥", "弟弟"), "sister": ("姐姐", "妹妹"), "grandmother": ("奶奶", "外婆", "姥姥"),
+    "grandfather": ("爷爷", "外公", "姥爷")}
+
 # people a user speaks of ("my brother is …"): their facts are typed by value (:func:`person_slot`)
-PERSON_WORDS = frozenset("""brother sister mom mum mother dad father son daughter wife husband partner boyfriend
-    girlfriend friend boss cousin aunt uncle grandma grandmother grandpa grandfather niece nephew neighbour neighbor
-    colleague coworker roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance
-    fiancé fiancee fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
-    弟弟 哥哥 姐姐 妹妹 妈妈 母亲 爸爸 父亲 儿子 女儿 老婆 老公 妻子 丈夫 男朋友 女朋友 朋友 同事 老板 表哥 表姐 表弟 表妹
-    叔叔 阿姨 爷爷 奶奶 外婆 外公 孩子 邻居 室友 老师 同学 房东 领导 经理 教练 未婚妻 未婚夫""".split())
+PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niece nephew neighbour neighbor
+    roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance fiancé fiancee
+    fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
+    弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
+    经理 教练 未婚妻 未婚夫""".split()) | frozenset(KIN_CANONICAL)
+# people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
+OTHER_PERSON_WORDS = frozenset("doctor dentist parent in-law brother-in-law sister-in-law 父母 家人".split())
+RELATION_WORDS = PERSON_WORDS | OTHER_PERSON_WORDS
+_SINGLE_ZH_GUARD = "舅姑姨干后继岳"  # 舅妈, 姑妈, 干爸, 后妈…: aunts and step-parents, not 妈 / 爸
+
+
+def relation_pattern(zh: bool, words: frozenset[str] = RELATION_WORDS) -> str:
+    """A regex alternation (no group) of the English or the Chinese ``words``, longest first; English plurals are
+    the caller's (``(?:e?s)?``), "children" is included. A one-character Chinese word (妈, 爸) matches neither inside
+    a longer relation (舅妈, 后妈) nor the first half of a doubled one (妈妈), so backtracking never finds it there."""
+    if zh:
+        parts = [re.escape(w) if len(w) > 1 else f"(?<![{_SINGLE_ZH_GUARD}]){re.escape(w)}(?!{re.escape(w)})"
+                 for w in sorted((w for w in words if has_cjk(w)), key=lambda w: (-len(w), w))]
+    else:
+        parts = [re.escape(w) for w in sorted({*(w for w in words if not has_cjk(w)), "children"},
+                                               key=lambda w: (-len(w), w))]
+    return "|".join(parts)
+
+
+def kin_canonical(word: str) -> str:
+    """The canonical word of a relation word (:data:`KIN_CANONICAL`: "mom" -> "mother", 太太 -> "wife"), lower-cased;
+    any other word lower-cased as it is ("brother", 哥哥)."""
+    w = word.strip().lower()
+    return KIN_CANONICAL.get(w, w)
+
+
+def kin_covers(asked: str, said: str) -> bool:
+    """A question about relation ``asked`` is answered by what is said of relation ``said`` (both canonical,
+    :func:`kin_canonical`): the same relation, or a narrower one (:data:`KIN_NARROWER`: asked "brother", said
+    哥哥). Asked 哥哥, said "brother" or 弟弟: no."""
+    return asked == said or said in KIN_NARROWER.get(asked, ())
+
+
 PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
     r"former)"  # words before a relation: "my older brother", "my best friend"
 _MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
@@ -208,6 +268,22 @@ def is_person(word: str) -> bool:
 _PLURAL_PERSON = {"children": "child", "wives": "wife", "grandchildren": "child"}
 
 
+def person_key(person: str) -> str:
+    """The slot form of a person word: its relation's canonical word (:func:`kin_canonical`), modifiers and plural
+    kept: "Mom" -> "mother", 妈妈 / 母亲 / 老妈 -> "mother", "older brother" -> "older brother", "moms" -> "mothers",
+    老公 -> "husband", 哥哥 -> 哥哥. Any other word is returned as it is."""
+    p = person.strip()
+    m = _MODIFIERS.match(p)
+    lead, head = (p[:m.end()], p[m.end():]) if m else ("", p)
+    h = head.lower()
+    if h in KIN_CANONICAL:
+        return lead + KIN_CANONICAL[h]
+    if h.endswith("s") and h[:-1] in KIN_CANONICAL and h not in _PLURAL_PERSON:  # "moms", "coworkers"
+        canon = KIN_CANONICAL[h[:-1]]
+        return lead + canon + ("es" if canon.endswith("s") else "s")
+    return p
+
+
 def clean_value(attribute: str, value: str) -> str:
     """A slot's value as stored: without a leading article ("a doctor" -> "doctor", "an ER doctor" -> "ER doctor",
     "a startup" -> "startup", "the hospital" -> "hospital"; "the Netherlands" stays), and a job without its Chinese
@@ -231,11 +307,12 @@ def person_slot(person: str, value: str) -> str:
     the same kind supersedes: a job -> ``<person>_occupation`` ("a doctor", 一名医生), an age -> ``<person>_age``
     ("30", "25 years old", 三十岁), a marital status -> ``<person>_marital`` ("married"), a name ->
     ``<person>_name`` ("Tom", "Dr. Lee"; not a nationality such as "Italian"); anything else (a description:
-    "tall") -> ``<person>:<description>``, a slot of its own, so descriptions never close each other. Any other
-    ``person`` ("favourite tea", "phone number") is returned as it is. Never raises."""
-    p = person.strip()
-    if not is_person(p):
-        return p
+    "tall") -> ``<person>:<description>``, a slot of its own, so descriptions never close each other. ``<person>``
+    is the relation's slot form (:func:`person_key`: "mom" and 妈妈 are "mother"). Any other ``person`` ("favourite
+    tea", "phone number") is returned as it is. Never raises."""
+    if not is_person(person):
+        return person.strip()
+    p = person_key(person)  # "mom" / "mother" / 妈妈: one person, one set of slots
     if is_occupation(value):
         return f"{p}_occupation"
     if _AGE.match(value.strip()):

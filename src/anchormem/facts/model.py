@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..text.tokenize import has_cjk
-from .keys import clean_value, topic_key
+from .keys import KIN_CANONICAL, clean_value, topic_key
 
 __all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language", "is_sensitive"]
 
@@ -38,8 +38,7 @@ _ATTR_SYNONYMS = {
     "credit_card_number": "bank_card", "工作": "occupation", "职业": "occupation", "job": "occupation",
     "profession": "occupation", "公司": "employer", "company": "employer", "老家": "hometown",
     "家乡": "hometown", "猫": "cat", "狗": "dog", "宠物": "pet", "茶": "tea", "颜色": "colour",
-    "咖啡": "coffee", "城市": "city", "妻子": "wife", "老婆": "wife", "丈夫": "husband", "老公": "husband",
-    "女儿": "daughter", "儿子": "son", "密码": "password", "护照": "passport", "护照号": "passport",
+    "咖啡": "coffee", "城市": "city", "密码": "password", "护照": "passport", "护照号": "passport",
     "最喜欢的": "favourite_", "home_town": "hometown", "city_of_residence": "home_city",
     "current_city": "home_city", "location": "home_city", "residence": "home_city",
 }
@@ -70,7 +69,8 @@ def normalize_object(text: str) -> str:
 
 def normalize_attribute(attr: str) -> str:
     """``"My Favorite Tea"`` -> ``"favourite_tea"``; ``"手机号"`` -> ``"phone"``; ``"likes:Spicy Food"`` ->
-    ``"likes:spicy food"`` (the part after a ``prefix:`` keeps its spaces)."""
+    ``"likes:spicy food"`` (the part after a ``prefix:`` keeps its spaces); a relation word is its canonical one
+    (``"mom_home_city"`` / ``"妈妈_home_city"`` -> ``"mother_home_city"``, ``"老婆的生日"`` -> ``"wife_birthday"``)."""
     a = unicodedata.normalize("NFKC", attr).strip()
     if ":" in a:
         head, _, obj = a.partition(":")
@@ -91,14 +91,20 @@ def normalize_attribute(attr: str) -> str:
     if a.startswith("最喜欢的"):
         rest = a[len("最喜欢的"):]
         return "favourite_" + _ATTR_SYNONYMS.get(rest, rest)
-    parts = [_ATTR_SYNONYMS.get(p, p) for p in a.split("_")]
+    parts = [_word(p) for p in a.split("_")]
     out = "_".join(p for p in parts if p)
     out = _ATTR_SYNONYMS.get(out, out)
-    # "猫的名字" -> "cat_name"
+    # "猫的名字" -> "cat_name", "妈妈的生日" -> "mother_birthday"
     m = re.fullmatch(r"(.+?)的(.+)", out)
     if m:
-        out = f"{_ATTR_SYNONYMS.get(m.group(1), m.group(1))}_{_ATTR_SYNONYMS.get(m.group(2), m.group(2))}"
+        out = f"{_word(m.group(1))}_{_word(m.group(2))}"
     return out
+
+
+def _word(part: str) -> str:
+    """One word of an attribute as its slot key: a known slot's synonym ("手机号" -> "phone"), a relation's
+    canonical word (:data:`~anchormem.facts.keys.KIN_CANONICAL`: "mom", 妈妈, 母亲 -> "mother"), else as it is."""
+    return _ATTR_SYNONYMS.get(part) or KIN_CANONICAL.get(part, part)
 
 
 def detect_language(text: str) -> Language:

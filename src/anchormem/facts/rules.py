@@ -8,8 +8,10 @@ Patterns (first match per clause wins; see the tests for the full list of senten
   "I have a cat called Y", "我的猫叫Y" -> ``cat_name``; when X is a person ("my brother", 我弟弟) the slot is
   typed by the value (:func:`~anchormem.facts.keys.person_slot`): "My brother is Tom." -> ``brother_name``,
   "My brother is a doctor." -> ``brother_occupation``, "My sister moved to Berlin." / "My sister lives in
-  Berlin." -> ``sister_home_city``, "My brother is tall." -> ``brother``; so only a change of the same kind
-  supersedes; several ("My brothers are doctors.") are a person of their own: ``brothers_occupation``;
+  Berlin." -> ``sister_home_city``, "我妈妈住在上海" -> ``mother_home_city``, "My brother is tall." -> ``brother``; so
+  only a change of the same kind supersedes; several ("My brothers are doctors.") are a person of their own:
+  ``brothers_occupation``; one relation said several ways is one person ("mom", "mother", 妈妈, 母亲 -> ``mother``:
+  :data:`~anchormem.facts.keys.KIN_GROUPS`), 哥哥 / 弟弟 and "brother" are three;
 - home: "I live in Y", "I'm based in Y", "I moved to Y", "I moved out of X and now live in Y", "我住在Y",
   "我搬到了Y", "我搬出了X，现在住在Y" (a Chinese clause without a subject that goes on about the home is the
   speaker's) -> ``home_city``; "I moved out of X", "我搬出了X" -> ``home_city`` X, -1;
@@ -42,7 +44,7 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
 from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
-                   is_person, negated_person_value, person_slot)
+                   is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
@@ -118,7 +120,9 @@ def _const(attr: str) -> Callable[[re.Match], str]:
 
 
 def _named(m: re.Match) -> str:
-    return f"{m.group('a')}_name"
+    """"my X is called Y" / "我X叫Y": ``X_name`` (a person X by its relation's slot form: mom, 妈妈 -> mother)."""
+    a = m.group("a")
+    return f"{person_key(a) if is_person(a) else a}_name"
 
 
 def _person_is(m: re.Match) -> str:
@@ -127,9 +131,10 @@ def _person_is(m: re.Match) -> str:
 
 
 def _person_home(m: re.Match) -> str:
-    """"my X moved to Y" / "my X lives in Y": ``X_home_city`` for a person X (:data:`PERSON_WORDS`), else X."""
+    """"my X moved to Y" / "my X lives in Y" / "我X住在Y": ``X_home_city`` for a person X (:data:`PERSON_WORDS`, by
+    its relation's slot form: "mom", "mother", 妈妈, 母亲 -> ``mother_home_city``), else X."""
     a = m.group("a")
-    return f"{a}_home_city" if is_person(a) else a
+    return f"{person_key(a)}_home_city" if is_person(a) else a
 
 
 def _changed(m: re.Match) -> str:
@@ -155,9 +160,9 @@ _COUNTED = r"cats?|dogs?|pets?|kids?|children|child|sons?|daughters?|brothers?|s
 _HABIT_ALONE = r"smoke|vape|run|jog|swim|cook|bake|drive|walk|hike|bike|cycle|ski|surf|meditate|study|volunteer|" \
                r"paint|knit|garden|fish|climb|dance|sing|skate|work out|exercise|train|box|read|write"
 _HABIT = r"drink|eat|play|ride|practi[cs]e|go|use|wear|learn|teach|collect|attend|take|do|watch|listen to|visit|lift"
-_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:children|" + "|".join(
-    sorted((w for w in PERSON_WORDS if w.isascii()), key=len, reverse=True)) + r")(?:e?s)?(?![\w'])"  # "my sisters"
-_PERSON_ZH = r"(?:" + "|".join(sorted((w for w in PERSON_WORDS if not w.isascii()), key=len, reverse=True)) + r")"
+_PERSON_EN = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + relation_pattern(False, PERSON_WORDS) + \
+    r")(?:e?s)?(?![\w'])"  # "my sisters"
+_PERSON_ZH = r"(?:" + relation_pattern(True, PERSON_WORDS) + r")"
 # "I'm a nurse", "I am an ER doctor", "I'm a software engineer at Google": a job noun after at most two modifiers
 # (not "a good cook", "a fan of doctors": keys.NOT_JOB_WORDS)
 _JOB_EN = r"(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + \
@@ -283,6 +288,10 @@ _ZH_RULES: list[Rule] = [
      1),  # "我弟弟叫小明" (not "我妈妈叫我回家")
     (re.compile(r"我最喜欢的(?P<a>[^，。！？是]{1,10})是\s*" + _ZV), lambda m: "最喜欢的" + m.group("a"), 1),
     (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
+    # "我妈妈住在上海", "我母亲搬到北京了": the person's home (keys.person_key: 妈妈 / 母亲 / "mom" are one mother)
+    (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _person_home, 1),
+    (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"(?:从[^，。！？,.!?；;]{1,20}?)?(?:搬到了?|搬去了?|搬家到了?|"
+                r"搬回了?|搬来了?)\s*" + _ZV), _person_home, 1),
     # "我从里斯本搬到柏林了", "我们五月搬到了柏林": the move's destination
     (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:[一二三四五六七八九十]{1,2}月(?:份)?|\d{1,2}月(?:份)?)?(?:要|会)?"
                 r"(?:从[^，。！？,.!?；;]{1,20}?)?(?:搬到了?|搬去了?|搬家到了?|搬回了?|搬来了?)\s*" + _ZV),
@@ -377,7 +386,7 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
         if attr_fn is _person_is:
             job = negated_person_value(attr, value)  # "… is not a doctor any more": closes "… is a doctor."
             if job is not None:
-                return f"{attr}_occupation", job, -pol
+                return f"{person_key(attr)}_occupation", job, -pol
             attr = person_slot(attr, value)  # "My brother is Tom." / "… a doctor." / "… tall.": three slots
         home = attr == "home_city" or (attr_fn is _person_home and attr.endswith("_home_city"))
         if attr_fn is _person_home and not home:
