@@ -4,7 +4,8 @@ Every parser returns ``list[Batch]``; a batch is ``(scope_kwargs, messages)`` wh
 keyword arguments for ``Memory.add`` (``user_id``, optional ``session_id``, ``timestamp``, ``metadata``) and
 ``messages`` is a list of ``{"role", "content", "timestamp"?, "name"?}`` dicts. One batch = one ``add`` call.
 OpenAI-style chat messages are taken as they are: tool steps and text-less turns left out, content parts joined
-(:func:`anchormem.ingest.normalize.chat_turn`). A turn without a timestamp takes the previous turn's (``add``).
+(:func:`anchormem.ingest.normalize.chat_turn`). In a session without a timestamp, a turn without one takes the
+previous turn's (``add``).
 
 Formats:
 
