@@ -234,8 +234,12 @@ def test_json_after_the_command_and_a_declined_forget_in_json(db):
     assert res.exit_code == 0 and "--json" in res.stdout and not res.stdout.lstrip().startswith("[")
     res = run(db, "forget", "--user", "alice", input="n\n", json_out=True)
     assert res.exit_code == 1
-    assert json.loads(res.stdout[res.stdout.index("{"):]) == {
+    assert json.loads(res.stdout) == {
         "error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}}
+    assert len(run_json(db, "list", "--user", "alice")) == 2
+    for answer in ("", "maybe\n"):  # no answer at all (stdin closed) or anything but y/yes: declined, JSON only
+        res = run(db, "forget", "--user", "alice", input=answer, json_out=True)
+        assert res.exit_code == 1 and json.loads(res.stdout)["error"]["type"] == "Aborted"
     assert len(run_json(db, "list", "--user", "alice")) == 2
 
 

@@ -121,6 +121,17 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2) from None
 
 
+def _confirm(question: str) -> bool:
+    """Ask ``question [y/N]`` on stderr and read the answer from stdin; no answer (stdin closed) is no. Not
+    ``typer.confirm``: click's prompt writes a space to stdout, which would spoil a ``--json`` document."""
+    sys.stderr.write(f"{question} [y/N]: ")
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:  # end of input: close the prompt's line
+        sys.stderr.write("\n")
+    return line.strip().lower() in ("y", "yes")
+
+
 def _emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ..errors import InvalidInputError
 
-from .common import app, _answer_json, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
+from .common import app, _answer_json, _confirm, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
 
 # ----------------------------------------------------------------------------------------------- write
 @app.command()
@@ -325,7 +325,7 @@ def forget(
     if not yes:
         what = f"every memory of user {user!r}" + (f" in session {session!r}" if session else "") + \
             (f" for agent {agent!r}" if agent else "")
-        if not typer.confirm(f"Delete {what}{' and purge history' if purge else ''}?", default=False, err=True):
+        if not _confirm(f"Delete {what}{' and purge history' if purge else ''}?"):
             _err().print("aborted")
             if _state.json:
                 _emit_json({"error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}})
