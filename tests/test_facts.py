@@ -406,6 +406,8 @@ def test_new_or_current_prefix_keeps_the_slot():
     ("I live in Lisbon.", "I moved from Lisbon to Berlin.", "Where do I live?"),
     ("I live in Lisbon.", "We moved to Berlin in May.", "Where do I live?"),
     ("我住在里斯本。", "我从里斯本搬到柏林了。", "我住在哪里？"),
+    ("我住在里斯本。", "我上周三刚搬到柏林，月租4500元。", "我住在哪里？"),  # the README's sentence: a weekday first
+    ("我住在里斯本。", "我周五搬到了柏林。", "我住在哪里？"),
 ])
 def test_a_move_supersedes_the_old_home(old, new, question):
     with Memory(":memory:", cache=False) as m:
@@ -423,7 +425,7 @@ def test_a_move_supersedes_the_old_home(old, new, question):
                                   "I moved from coffee to tea.", "I moved to the front row.",
                                   "We moved to Slack for team chat.", "I moved to a new team at work.",
                                   "We moved to Plan B.", "I moved to Python 3.12 last week.", "我搬到三楼的工位了。",
-                                  "我把沙发搬到客厅了。"])
+                                  "我把沙发搬到客厅了。", "我上周三去了趟杭州。"])
 def test_moves_that_are_not_the_users_home(text):
     assert [f.attribute for f in extract_facts_rules(text) if f.attribute == "home_city"] == []
 

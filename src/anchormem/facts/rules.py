@@ -77,8 +77,9 @@ _EN_CUT = re.compile(
 _ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
 _ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
        r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even)\s+)*"
-_ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)|今天|昨天|明天|最近|刚刚?|已经|马上|就要?|将要?|准备|" \
-        r"打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|确实|其实|可能|也许|大概|好像|最|更|\s)*"
+_ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)[一二三四五六日天]?|(?:周|星期|礼拜)[一二三四五六日天]|" \
+        r"今天|昨天|明天|最近|刚刚?|已经|马上|就要?|将要?|准备|打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|" \
+        r"确实|其实|可能|也许|大概|好像|最|更|\s)*"
 
 
 _PRONOUNS = frozenset("it that this them those these one so too there here him her 它 这 那 这个 那个 他 她".split())
