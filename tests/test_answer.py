@@ -753,3 +753,16 @@ def test_an_edited_memory_is_not_quoted_as_said_on_its_first_day():
             f'Recorded on 2024-01-01 and edited on {day}: "My gym membership costs 55 euros a month."'
         before = m.ask("How much is my gym membership?", user_id="u", as_of=datetime(2024, 2, 1, tzinfo=timezone.utc))
         assert before.text == 'On 2024-01-01, you said: "My gym membership costs 40 euros a month."'
+
+
+def test_a_noun_naming_the_kind_of_answer_is_light(mem_e5):
+    """"What breed is my dog?" is answered by "a golden retriever", which never says "breed" (fresh-user trial);
+    the question's heavy word (dog) must still be covered: no dog, no answer."""
+    mem_e5.add("My dog Rex is a golden retriever.", user_id="c")
+    mem_e5.add("我家的猫是英短，灰色的。", user_id="c")
+    a = mem_e5.ask("What breed is my dog?", user_id="c")
+    assert not a.abstained and [c.text for c in a.citations] == ["My dog Rex is a golden retriever."]
+    a = mem_e5.ask("我家的猫是什么品种？", user_id="c")
+    assert not a.abstained and [c.text for c in a.citations] == ["我家的猫是英短，灰色的。"]
+    assert mem_e5.ask("What breed is my horse?", user_id="c").abstained
+    assert mem_e5.ask("What brand is my car?", user_id="c").abstained

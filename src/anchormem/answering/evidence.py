@@ -23,9 +23,9 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    Pixel".
    A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
    by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
-   the kind of answer ("activity", "item", "topic", "活动", "类型"). A calendar date in the question ("on 3 June,
-   2023", "in August 2023", "2023年5月") is ONE key term, covered when the memory was said or its event happened
-   then (:func:`date_matches`; such a memory found by keywords only needs no dense cosine).
+   the kind of answer ("activity", "item", "topic", "breed", "brand", "colour", "活动", "类型", "品种"). A calendar
+   date in the question ("on 3 June, 2023", "in August 2023", "2023年5月") is ONE key term, covered when the memory
+   was said or its event happened then (:func:`date_matches`; such a memory found by keywords only needs no dense cosine).
 3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
    whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
 
@@ -236,7 +236,8 @@ _ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩
 
 # nouns that name the kind of answer, not what it is about ("What activities…": the memory names the activity)
 _CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic topics field fields aspect example
-    option 活动 类型 种类 方面 话题""".split())
+    option breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
+    species 活动 类型 种类 方面 话题 品种 品牌 牌子 型号 颜色 口味""".split())  # "What breed is my dog?": "a golden retriever"
 _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
 
 
