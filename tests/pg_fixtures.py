@@ -9,6 +9,8 @@ reason, unless ``CI`` or ``ANCHORMEM_REQUIRE_POSTGRES`` is set: then they fail.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -49,15 +51,19 @@ def require_postgres() -> bool:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory) -> Iterator[PgServer]:
-    """A PostgreSQL 16 + pgvector server for the whole session (pgserver), stopped at the end."""
+def pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL 16 + pgvector server for the whole session (pgserver), stopped and removed at the end. Its data
+    directory is a fresh ``tempfile.mkdtemp``, not one of pytest's numbered temporary directories: another pytest
+    run of the same user prunes those (it keeps the newest three), which pulled the data directory out from under a
+    running server ("could not open file .../global/pg_control")."""
     t0 = time.perf_counter()
+    data = tempfile.mkdtemp(prefix="anchormem-pg-")
     try:
         import pgserver
         import psycopg  # noqa: F401
         import pgvector  # noqa: F401
 
-        srv = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+        srv = pgserver.get_server(data, cleanup_mode="stop")
         with psycopg.connect(srv.get_uri(), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # fail here, clearly, if pgvector is missing
             for setting in ("fsync", "synchronous_commit", "full_page_writes"):  # a throwaway server: no durability
@@ -70,9 +76,11 @@ def pg_server(tmp_path_factory) -> Iterator[PgServer]:
         PostgresStore(srv.get_uri(database=TEMPLATE_DB), min_size=0).close()  # migrated once, copied per test
     except Exception as exc:  # noqa: BLE001 - any failure to start is reported as a skip (or a failure in CI)
         reason = f"PostgreSQL via pgserver could not start: {type(exc).__name__}: {exc}"
+        shutil.rmtree(data, ignore_errors=True)
         if require_postgres():
             pytest.fail(reason)
         pytest.skip(reason)
     info = PgServer(srv, time.perf_counter() - t0)
     yield info
     srv.cleanup()
+    shutil.rmtree(data, ignore_errors=True)
