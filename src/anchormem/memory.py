@@ -91,8 +91,8 @@ class Memory:
         overrides: any other :class:`Settings` field by name, over ``settings`` and the environment
             (``Memory(path, max_message_chars=100_000, summary_every=0)``).
 
-    Raises ConfigError (an unknown option, bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a key, a wrong or
-    missing encryption key, a key for a plaintext file or for PostgreSQL),
+    Raises ConfigError (an unknown option, bad URL, unknown embedder, bad ``pii`` mode, ``"tokenize"`` without a
+    key, a wrong or missing encryption key, a key for a plaintext file or for PostgreSQL),
     EmbedderMismatchError (store built with another model), StoreError (file cannot be opened).
     """
 
@@ -174,8 +174,9 @@ class Memory:
         messages: ``str`` (one user turn) or ``list[{"role": "user"|"assistant"|"system", "content": str,
         "timestamp"?: ISO-8601 | datetime, "name"?: str, "metadata"?: dict}]`` (a message's metadata is merged over
         ``metadata`` for the memories drafted from that turn); OpenAI-style chat messages as they are (tool steps
-        left out, content parts' text joined, ``developer`` = ``system``: :func:`anchormem.ingest.normalize.chat_turn`).
-        ``timestamp`` is the time of turns that carry none (default: the previous turn's time, else now). Relative dates ("yesterday", "上周三") resolve against each turn's own time.
+        left out, content parts' text joined, ``developer`` = ``system``: ``ingest.normalize.chat_turn``).
+        ``timestamp``: the time of turns that carry none (default: the previous turn's, else now). Relative dates
+        ("yesterday", "上周三") resolve against each turn's own time.
 
         Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
         same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
@@ -564,11 +565,11 @@ class Memory:
 
     def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
-        """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as the REST API): the session's
-        summary, cited long-term memories (searched with the recent turns as context) and the latest turns, newest
-        user message always kept. Returns :class:`anchormem.session.ContextBlock` (``.text``, ``.sections``,
-        ``.used_tokens``, ``.memory_ids``). ``options``: see :func:`anchormem.session.build_context`. Raises
-        InvalidInputError (a budget too small for the newest user message), ScopeError."""
+        """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
+        the REST API): the session's summary, cited long-term memories (searched with the recent turns as context)
+        and the latest turns, newest user message always kept. Returns :class:`anchormem.session.ContextBlock`
+        (``.text``, ``.sections``, ``.used_tokens``, ``.memory_ids``). ``options``: see
+        :func:`anchormem.session.build_context`. Raises InvalidInputError (a budget too small), ScopeError."""
         return build_context(self, user_id=user_id, session_id=session_id, query=query, budget_tokens=budget_tokens,
                              session_store=self.sessions, agent_id=agent_id, **options)
 

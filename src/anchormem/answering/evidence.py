@@ -25,7 +25,8 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
    the kind of answer ("activity", "item", "topic", "breed", "brand", "colour", "活动", "类型", "品种"). A calendar
    date in the question ("on 3 June, 2023", "in August 2023", "2023年5月") is ONE key term, covered when the memory
-   was said or its event happened then (:func:`date_matches`; such a memory found by keywords only needs no dense cosine).
+   was said or its event happened then (:func:`date_matches`; such a memory found by keywords only needs no dense
+   cosine).
 3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
    whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
 

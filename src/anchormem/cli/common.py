@@ -1,8 +1,9 @@
 """The ``anchormem`` command line: a thin layer over :class:`anchormem.Memory`.
 
 Global options come before the command: ``anchormem [--db PATH] [--json] COMMAND ...`` (``--json`` may also
-come after it). Every command prints a readable rich layout, or with ``--json`` one JSON document on stdout. Errors raised by anchormem print one
-red line on stderr (with ``--json`` also ``{"error": {"type", "message"}}`` on stdout) and exit with code 2
+come after it). Every command prints a readable rich layout, or with ``--json`` one JSON document on stdout.
+Errors raised by anchormem print one red line on stderr (with ``--json`` also ``{"error": {"type", "message"}}``
+on stdout) and exit with code 2
 (never a traceback); a declined confirmation exits with code 1. Usage errors (an unknown option or command, a
 missing argument, a bad option value) print click's usage lines on stderr and exit with code 2; with ``--json``
 anywhere on the line also ``{"error": {"type": "UsageError", "message"}}`` on stdout.

@@ -44,7 +44,8 @@ class MessageIn(_Body):
     text-less turns are left out, content parts' text joined: :func:`anchormem.ingest.normalize.chat_turn`)."""
 
     role: Literal["user", "assistant", "system", "developer", "tool", "function"] = "user"
-    content: Union[Annotated[str, Field(min_length=1)], Annotated[list[ContentPart], Field(max_length=100)], None] = None
+    content: Union[Annotated[str, Field(min_length=1)], Annotated[list[ContentPart], Field(max_length=100)],
+                   None] = None
     timestamp: Optional[datetime] = None
     name: Optional[Annotated[str, Field(max_length=256)]] = None
     metadata: Optional[Metadata] = None
