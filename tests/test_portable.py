@@ -192,7 +192,8 @@ def test_cli_export_then_import_round_trips(tmp_path, monkeypatch):
     assert cli(a, "export", "--user", "u", "-o", str(f))["memories"] == 3
     assert detect_format(f.name, f.read_text(encoding="utf-8")) == "anchormem"
     counts = cli(b, "import", str(f))
-    assert counts["memories"] == 3 and counts["messages"] == 3 and counts["history"] == 4
+    # history: 3 ADD, Munich closing Berlin and 杭州 (a move: home_city) closing Munich
+    assert counts["memories"] == 3 and counts["messages"] == 3 and counts["history"] == 5
     original = json.loads(f.read_text(encoding="utf-8"))
     assert without(cli(b, "export", "--user", "u"), "exported_at") == without(original, "exported_at")
     res = runner.invoke(app, ["--db", b, "import", str(f)])
