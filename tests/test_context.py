@@ -459,3 +459,24 @@ def test_a_repeated_query_reuses_its_domain_logits_and_a_new_embedding_does_not(
     other = emb.embed_query("river bank")
     anchor.query_context(q, other, context=turns, with_labels=False)
     assert calls == [[q, *turns], [q]]
+
+
+def test_without_a_conversation_only_a_bare_query_borrows_the_recent_sessions_labels():
+    """"What about the bank?" (no domain words of its own) leans on the user's latest session; a question with
+    words of its own is labelled by them alone (the recent session reordered LoCoMo's top hits)."""
+    from anchormem import Memory
+
+    m = Memory(":memory:", cache=False)
+    try:
+        m.add([{"role": "user", "content": "We sat on the river bank and watched the ducks."}], user_id="u",
+              session_id="picnic", timestamp="2024-02-01T10:00:00Z")
+        m.add([{"role": "user", "content": "I opened a savings account at the bank."},
+               {"role": "user", "content": "The interest rate is 4%."}], user_id="u", session_id="money",
+              timestamp="2024-04-01T10:00:00Z")
+        hits = m.search("What about the bank?", user_id="u", recipe="anchored", limit=2)
+        assert hits[0].explain["anchor"]["query_label_source"] == "query+recent_session"
+        assert hits[0].memory.text == "I opened a savings account at the bank."
+        hits = m.search("When did I go biking with my friends?", user_id="u", recipe="anchored", limit=2)
+        assert hits[0].explain["anchor"]["query_label_source"] == "query"
+    finally:
+        m.close()

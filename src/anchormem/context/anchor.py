@@ -21,8 +21,9 @@ vector keeps whatever the embedder separates. Stored by the store (``context_vec
 "苹果怎么样了？") gives the conversation weight ``bare_context_weight`` (0.8), another query 0.3 (its own words
 outweigh a conversation about something else: the user may switch topics). The query's distribution is sharper
 than a memory's (``query_temperature_ratio``): it has to pick a sense. No
-conversation: the query alone, and when it is bare or unsure (margin < ``SearchConfig.anchor_margin``) the
-labels of the user's most recent session are mixed in.
+conversation: the query alone, and when it is bare (or less sure than ``SearchConfig.anchor_margin``, 0 by default)
+the labels of the user's most recent session are mixed in: a question with words of its own ("When did Caroline go
+biking?") is about whatever session it names, not the latest one.
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
 (:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds
