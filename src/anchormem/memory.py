@@ -22,7 +22,7 @@ from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
-from .privacy.redact import find_tokens
+from .purge_targets import pii_tokens, quoting_sessions
 from .ingest.classify import memory_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
@@ -325,20 +325,13 @@ class Memory:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
             counts["summaries"] = self._drop_summaries_citing([item], purge=False)
             return counts
-        tokens, sessions = self._tokens_of([item]), self._sessions_of(item.user_id, [item])
+        tokens, sessions = pii_tokens(self.store, self.tenant, [item]), \
+            quoting_sessions(self.store, self.tenant, item.user_id, [item])
         counts = self.store.delete(self.tenant, memory_id, purge=True, actor="delete")
         counts["summaries"] = self._drop_summaries_citing([item], purge=True)
         counts["vault"] = self.store.vault_delete(self.tenant, item.user_id, tokens)
         self._purge_copies(item.user_id, sessions)
         return counts
-
-    def _sessions_of(self, user_id: str, items: list[MemoryItem]) -> set[str]:
-        """The sessions of ``items`` (of one user) and of the stored turns they cite: a memory restated in another
-        session cites that session's turn, whose buffer quotes it too. Read before the turns are purged."""
-        cited = sorted({m for it in items for m in it.source_message_ids})
-        scope = Scope(tenant=self.tenant, user_id=user_id)
-        turns = [t for i in range(0, len(cited), 900) for t in self.store.messages(scope, cited[i:i + 900])]
-        return ({it.session_id for it in items} | {m["session_id"] for m in turns}) - {None}
 
     def _purge_copies(self, user_id: str, sessions: set[str] | None) -> None:
         """After a purge, the other copies of the purged text: the user's hot cache entries
@@ -369,13 +362,6 @@ class Memory:
                     n += 1
         return n
 
-    def _tokens_of(self, items: list[MemoryItem]) -> list[str]:
-        """PII tokens in memories' text, source turn and history (the vault rows a purge may free)."""
-        texts = [t for it in items for t in (it.text, it.source_text)]
-        for it in items:
-            texts += [t for h in self.store.history(self.tenant, it.id) for t in (h.old_text, h.new_text) if t]
-        return sorted({tok for t in texts for tok in find_tokens(t)})
-
     def reveal(self, text: str, *, key: bytes | str | None = None) -> str:
         """``text`` (a memory's text, an answer, an export string) with each PII token (``[PHONE:3f9a1c2b]``)
         of this tenant's vault replaced by the original value, decrypted with ``key`` (default: the configured
@@ -399,7 +385,8 @@ class Memory:
         scope = self._scope(user_id, agent_id, session_id)
         whole = scope.agent_id is None and scope.session_id is None
         narrowed = None if whole or not purge else self.store.list_memories(scope, None, include_superseded=True)
-        tokens = None if narrowed is None else self._tokens_of(narrowed)  # before their history is blanked
+        # before their history is blanked
+        tokens = None if narrowed is None else pii_tokens(self.store, self.tenant, narrowed)
         counts = self.store.delete_scope(scope, purge=purge, actor="delete_all")
         if purge:
             counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
@@ -676,12 +663,13 @@ class Memory:
                 counts = {"memories": n}
             else:
                 expired = self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True)
-                sessions = self._sessions_of(u, expired) if purge else set()
+                sessions = quoting_sessions(self.store, self.tenant, u, expired) if purge else set()
                 counts = self.store.purge_expired(self.tenant, when, user_id=u, purge=purge, actor="gc")
                 if expired:
                     counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
                 if purge and expired:  # PII vault rows that only the purged memories still used
-                    counts["vault"] = self.store.vault_delete(self.tenant, u, self._tokens_of(expired))
+                    tokens = pii_tokens(self.store, self.tenant, expired)
+                    counts["vault"] = self.store.vault_delete(self.tenant, u, tokens)
                     self._purge_copies(u, sessions)
             for k, v in counts.items():
                 total[k] = total.get(k, 0) + v

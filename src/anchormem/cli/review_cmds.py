@@ -26,7 +26,7 @@ def list_(
     if status not in ("pending", "approved", "rejected", "all"):
         raise InvalidInputError(f"--status must be pending, approved, rejected or all, got {status!r}")
     with _open(must_exist=True) as mem:
-        items = mem.review_queue(user_id=user, status=None if status == "all" else status)
+        items = mem.review_queue(user_id=user, status=status)
     if _state.json:
         _emit_json([_dump(i) for i in items])
         return

@@ -188,7 +188,7 @@ ReviewId = Path(..., min_length=1, max_length=128, description="A review item id
 def list_reviews(request: Request, user_id: Optional[str] = _scope_query(),
                  status: Optional[Literal["pending", "approved", "rejected", "all"]] = Query("pending"),
                  who: Principal = Depends(require("reader"))) -> Any:
-    items = _mem(request, who).review_queue(user_id=user_id, status=None if status == "all" else status)
+    items = _mem(request, who).review_queue(user_id=user_id, status=status)
     return ReviewList(items=items)
 
 
