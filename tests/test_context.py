@@ -465,6 +465,8 @@ def test_without_a_conversation_only_a_bare_query_borrows_the_recent_sessions_la
     """"What about the bank?" (no domain words of its own) leans on the user's latest session; a question with
     words of its own is labelled by them alone (the recent session reordered LoCoMo's top hits)."""
     from anchormem import Memory
+    from anchormem.context.anchor import is_bare_query
+    from anchormem.context.wording import subject_terms
 
     m = Memory(":memory:", cache=False)
     try:
@@ -478,5 +480,14 @@ def test_without_a_conversation_only_a_bare_query_borrows_the_recent_sessions_la
         assert hits[0].memory.text == "I opened a savings account at the bank."
         hits = m.search("When did I go biking with my friends?", user_id="u", recipe="anchored", limit=2)
         assert hits[0].explain["anchor"]["query_label_source"] == "query"
+        # bare (no domain words) but naming two things: about whatever session it names, not the latest one
+        q = "When did Caroline have a picnic?"
+        assert is_bare_query(q, m.anchor.labeller) and subject_terms(q) == ["caroline", "picnic"]
+        assert m.search(q, user_id="u", recipe="anchored", limit=2)[0].explain["anchor"]["query_label_source"] \
+            == "query"
+        # bare, one subject word, but only one memory holds it: the query's words single it out
+        hits = m.search("What about the ducks?", user_id="u", recipe="anchored", limit=2)
+        assert hits[0].memory.text.startswith("We sat on the river bank")
+        assert hits[0].explain["anchor"]["query_label_source"] == "query+match"
     finally:
         m.close()

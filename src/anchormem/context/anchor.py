@@ -21,9 +21,13 @@ vector keeps whatever the embedder separates. Stored by the store (``context_vec
 "苹果怎么样了？") gives the conversation weight ``bare_context_weight`` (0.8), another query 0.3 (its own words
 outweigh a conversation about something else: the user may switch topics). The query's distribution is sharper
 than a memory's (``query_temperature_ratio``): it has to pick a sense. No
-conversation: the query alone, and when it is bare (or less sure than ``SearchConfig.anchor_margin``, 0 by default)
-the labels of the user's most recent session are mixed in: a question with words of its own ("When did Caroline go
-biking?") is about whatever session it names, not the latest one.
+conversation: the query alone, and when it is ambiguous the labels of the user's most recent session are mixed in:
+ambiguous is bare with one subject word only (:func:`.wording.subject_terms`: "What about the bank?",
+"苹果怎么样了？") and no memory singled out by the query's words (:meth:`ContextAnchor.singled_out`), or less sure
+than ``SearchConfig.anchor_margin`` (0 by default). A question with words of its own ("When did Caroline go
+biking?", bare as it is: no domain vocabulary) is about whatever session it names, not the latest one: mixing the
+latest session into every bare LoCoMo question (683 of 1,982) cost R@1 32.8 → 32.7; with the rule, anchored ≥
+hybrid at every k (``bench/locomo_recall.py``).
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
 (:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds
@@ -84,7 +88,7 @@ from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
-from .wording import coverage, leads_rivals
+from .wording import coverage, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
@@ -301,9 +305,9 @@ class ContextAnchor:
                       with_labels: bool = True) -> QueryContext:
         """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
-        default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare or
-        unsure query (margin < ``margin``), the labels of the user's most recent session (``recent()``: one
-        label list per memory) are mixed in. ``with_labels=False``: only the distribution (search needs no
+        default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare query
+        of one subject word (:func:`.wording.subject_terms`) or an unsure one (margin < ``margin``), the labels of
+        the user's most recent session (``recent()``: one label list per memory; None: never) are mixed in. ``with_labels=False``: only the distribution (search needs no
         ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
@@ -318,7 +322,8 @@ class ContextAnchor:
             a = self.bare_context_weight if bare else self.context_weight
             logits = (1 - a) * own_raw + a * (w @ craw) / w.sum()
             source = "query+context"
-        elif recent is not None and (bare or _margin(softmax(own_raw, lab.temperature)) < margin):
+        elif recent is not None and ((bare and len(subject_terms(query)) <= 1)
+                                     or _margin(softmax(own_raw, lab.temperature)) < margin):
             rows = [x for x in (labels_to_logits(labs, lab.temperature) for labs in recent()) if x is not None]
             if rows:
                 logits = 0.5 * own_raw + 0.5 * np.mean(rows, axis=0)
@@ -623,11 +628,13 @@ class AnchorHook:
 
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
-        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
-                                  recent=self._recent, margin=cfg.anchor_margin, with_labels=False)
-        weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand)
+        # the recent session stands in for a missing conversation only when the query's words single nothing out
+        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
+                                  recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
+                                  with_labels=False)
+        weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
         if self.wants_context_vectors and hits:

@@ -46,24 +46,24 @@ class Candidates:
     @classmethod
     def of(cls, hits: Sequence[Hit]) -> Candidates:
         mems = [h.memory for h in hits]
-        ex = [h.explain for h in hits]
         sids = [m.session_id for m in mems]
-        codes = {sid: k for k, sid in enumerate(dict.fromkeys(sids))}
-        session = np.array([codes[sid] if sid is not None else -1 - i for i, sid in enumerate(sids)], dtype=np.int64)
+        codes: dict[str, int] = {}
+        session = np.array([-1 - i if sid is None else codes.setdefault(sid, len(codes))
+                            for i, sid in enumerate(sids)], dtype=np.int64)
         width, n = len(DOMAIN_NAMES), len(mems)
-        get, flat, vals = DOMAIN_INDEX.get, [], []
-        for base, m in zip(range(0, n * width, width), mems):
-            for lab in m.labels:  # an unknown domain goes to the spare cell n · width
-                flat.append(base + get(lab.domain, n * width - base))
-                vals.append(lab.score)
-        mat = np.zeros(n * width + 1, dtype=np.float32)
-        if flat:
-            np.maximum.at(mat, np.array(flat, dtype=np.int64), np.array(vals, dtype=np.float32))
+        spare, get = n * width, DOMAIN_INDEX.get  # an unknown domain goes to the spare cell n · width
+        cells = [(base + get(lab.domain, spare - base), lab.score)
+                 for base, m in zip(range(0, spare, width), mems) for lab in m.labels]
+        mat = np.zeros(spare + 1, dtype=np.float32)
+        if cells:
+            idx, vals = zip(*cells)
+            np.maximum.at(mat, np.array(idx, dtype=np.int64), np.array(vals, dtype=np.float32))
         mat = mat[:-1].reshape(n, width)
-        return cls(hits=hits, ids=[m.id for m in mems], session=session,
-                   score=np.array([h.score for h in hits], dtype=np.float64),
-                   bm25=_floats(e.get("bm25") for e in ex), bm25_rank=_floats(e.get("bm25_rank") for e in ex),
-                   dense=_floats(e.get("dense") for e in ex), labels=mat, labelled=mat.sum(axis=1) > 0)
+        # one (n, 4) float64 pass: None (not that retriever's candidate) becomes NaN
+        cols = np.array([(h.score, e.get("bm25"), e.get("bm25_rank"), e.get("dense"))
+                         for h in hits for e in (h.explain,)], dtype=np.float64).reshape(n, 4)
+        return cls(hits=hits, ids=[m.id for m in mems], session=session, score=cols[:, 0], bm25=cols[:, 1],
+                   bm25_rank=cols[:, 2], dense=cols[:, 3], labels=mat, labelled=mat.sum(axis=1) > 0)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -97,8 +97,3 @@ class Candidates:
         keep = ~np.isnan(self.bm25) & ~(self.bm25_rank > n)
         return [self.hits[i] for i in np.flatnonzero(keep)]
 
-
-def _floats(values) -> np.ndarray:
-    """(n,) float64 of numbers, None as NaN."""
-    nan = float("nan")
-    return np.array([nan if v is None else v for v in values], dtype=np.float64)

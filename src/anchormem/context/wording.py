@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
-__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "leads_rivals"]
+__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "leads_rivals", "subject_terms"]
 
 
 # words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
@@ -31,6 +31,13 @@ RECALL_WORDS = frozenset("""say said says tell told telling remind remember reca
 ANSWER_WORDS = frozenset("""cost costs costed price prices priced pay paid spend spent much many money expensive
     cheap worth amount total when date where 钱 多少钱 花钱 价格 价钱 价位 多少 贵 便宜 几 多久 什么时候 时候 日期 哪里
     哪儿""".split())
+
+
+def subject_terms(query: str) -> list[str]:
+    """The query's content words (:func:`anchormem.text.tokenize.query_terms`) less the recall-framing and answer-type
+    ones: what it is about. "What did I tell you about my bank?" → ["bank"]; "苹果怎么样了？" → ["苹果"]; "When did
+    Caroline have a picnic?" → ["caroline", "picnic"]."""
+    return [t for t in query_terms(query) if t not in _FRAME_WORDS]
 
 
 def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozenset[str]]]:
