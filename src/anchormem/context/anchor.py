@@ -26,8 +26,8 @@ ambiguous is bare with one subject word only (:func:`.wording.subject_terms`: "W
 "苹果怎么样了？") and no memory singled out by the query's words (:meth:`ContextAnchor.singled_out`), or less sure
 than ``SearchConfig.anchor_margin`` (0 by default). A question with words of its own ("When did Caroline go
 biking?", bare as it is: no domain vocabulary) is about whatever session it names, not the latest one: mixing the
-latest session into every bare LoCoMo question (683 of 1,982) cost R@1 32.8 → 32.7; with the rule, anchored ≥
-hybrid at every k (``bench/locomo_recall.py``).
+latest session into every bare LoCoMo question (683 of 1,982) cost R@1 32.9 → 32.8 against hybrid
+(``bench/results/locomo_recall_anchored.json``, before this rule).
 
 **Own match** (:meth:`ContextAnchor.own_match`): when the query's own words single out one memory
 (:meth:`ContextAnchor.singled_out`: its BM25 score, or how many telling query words it holds
@@ -307,8 +307,8 @@ class ContextAnchor:
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare query
         of one subject word (:func:`.wording.subject_terms`) or an unsure one (margin < ``margin``), the labels of
-        the user's most recent session (``recent()``: one label list per memory; None: never) are mixed in. ``with_labels=False``: only the distribution (search needs no
-        ``Label`` objects)."""
+        the user's most recent session (``recent()``: one label list per memory; None: never) are mixed in.
+        ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
         emb = embed or self.embedder.embed_query

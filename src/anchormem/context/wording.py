@@ -47,8 +47,7 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     at most half of them hold, or only one (the ambiguous word itself, which every candidate holds, tells nothing;
     a word one memory alone holds names it), and no recall-framing word (:data:`RECALL_WORDS`) or answer-type word
     (:data:`ANSWER_WORDS`). {} without query terms."""
-    terms = list(dict.fromkeys(t for t in (_strip_function_chars(q) for q in query_terms(query)
-                                           if q not in _FRAME_WORDS)
+    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, subject_terms(query))
                                if t and t not in _FRAME_WORDS and t not in STOPWORDS))
     if not terms or not hits:
         return {}

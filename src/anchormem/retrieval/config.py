@@ -66,7 +66,7 @@ class SearchConfig(BaseModel):
     # bank?") and whose words single no memory out mixes in the labels of the user's most recent session, and so
     # does one whose label margin is below this (0: such bare queries only; 0.35 before: the recent session then
     # reordered LoCoMo's top hits, 20 of 23 R@1 losses vs hybrid; every bare query, 683 of LoCoMo's 1,982
-    # questions ("When did Caroline have a picnic?"), before 2026-12: R@1 32.7 vs hybrid 32.8)
+    # questions ("When did Caroline have a picnic?"), before 2026-12: R@1 32.8 vs hybrid 32.9)
     anchor_margin: float = Field(0.0, ge=0, le=1)
     # the query's own words single out a memory (its BM25 score is anchor_match_bm25× the runner-up's, or its
     # dense cosine leads the runner-up's by anchor_match_lead and it is also the best BM25 candidate): that
