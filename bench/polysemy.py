@@ -107,24 +107,41 @@ def _fresh(mem: Memory, qs: list, rounds: int = 2) -> dict:
 
 
 def _stage_times(mem: Memory, qs: list) -> dict[str, float]:
-    """p50 ms per anchoring stage (ContextAnchor.query_context / singled_out / context_match / rerank, and the
-    whole AnchorHook) over the anchored searches with a conversation, by wrapping the methods for one pass."""
+    """p50 ms per anchoring stage over the anchored searches with a conversation, by wrapping each for one pass:
+    ``candidates`` (Candidates.of: the hits' arrays), ``singled_out``, ``query_context``, ``context_match``,
+    ``rerank`` (rank_candidates: factors and order), ``explain`` (explain["anchor"] of the returned hits), the
+    whole ``anchor_hook`` (AnchorHook.__call__, explain excluded), and ``context_vectors`` (the store's read of
+    the candidates' context vectors from its cache)."""
     from anchormem.context import anchor as A
+    from anchormem.context.candidates import Candidates
 
     times: dict[str, list[float]] = {}
     saved = []
-    for owner, name in ((A.ContextAnchor, "query_context"), (A.ContextAnchor, "singled_out"),
-                        (A.ContextAnchor, "context_match"), (A.ContextAnchor, "rerank"), (A.AnchorHook, "__call__")):
-        fn = getattr(owner, name)
-        saved.append((owner, name, fn))
 
-        def timed(*a, _fn=fn, _name=name, **k):
+    def wrap(owner, name, label):
+        fn = owner.__dict__[name]
+        saved.append((owner, name, fn))
+        inner = fn.__func__ if isinstance(fn, classmethod) else fn
+
+        def timed(*a, **k):
             t = time.perf_counter()
             try:
-                return _fn(*a, **k)
+                return inner(*a, **k)
             finally:
-                times.setdefault(_name, []).append(time.perf_counter() - t)
-        setattr(owner, name, timed)
+                times.setdefault(label, []).append(time.perf_counter() - t)
+        setattr(owner, name, classmethod(timed) if isinstance(fn, classmethod) else timed)
+
+    wrap(Candidates, "of", "candidates")
+    wrap(A.ContextAnchor, "singled_out", "singled_out")
+    wrap(A.ContextAnchor, "query_context", "query_context")
+    wrap(A.ContextAnchor, "context_match", "context_match")
+    wrap(A, "rank_candidates", "rerank")
+    wrap(A.AnchorHook, "explain", "explain")
+    wrap(A.AnchorHook, "__call__", "anchor_hook")
+    store_cls = type(mem.store)
+    if hasattr(store_cls, "_cached_contexts"):
+        wrap(next(c for c in store_cls.__mro__ if "_cached_contexts" in c.__dict__), "_cached_contexts",
+             "context_vectors")
     try:
         for _ in range(3):
             for c in qs:
@@ -132,7 +149,7 @@ def _stage_times(mem: Memory, qs: list) -> dict[str, float]:
     finally:
         for owner, name, fn in saved:
             setattr(owner, name, fn)
-    return {("anchor_hook" if k == "__call__" else k): round(1000 * statistics.median(v), 3) for k, v in times.items()}
+    return {k: round(1000 * statistics.median(v), 3) for k, v in times.items()}
 
 
 if __name__ == "__main__" and "--latency-only" in sys.argv:  # refresh the latency keys of the results file

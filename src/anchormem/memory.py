@@ -337,9 +337,12 @@ class Memory:
         """After a purge, the other copies of the purged text: the user's hot cache entries
         (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
         stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
-        turns only feed :meth:`context`; and the passage embeddings kept for search's conversation turns. Raises
+        turns only feed :meth:`context`; and the passage embeddings, label rows and conversation vectors kept for
+        search's conversation turns. Raises
         StoreError (the Redis session store failing)."""
         self._searcher.forget_passages()
+        if self._anchor is not None:
+            self._anchor.forget()
         if self.cache is not None:
             self.cache.forget(self.tenant, user_id)
         if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:

@@ -74,6 +74,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -88,6 +89,7 @@ from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
+from .rerank import Reranking, rank_candidates
 from .wording import coverage, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
@@ -111,7 +113,11 @@ class QueryContext:
     dist: np.ndarray
     labels: list[Label] = field(default_factory=list)
     source: str = "query"
-    margin: float = 1.0
+
+    @property
+    def margin(self) -> float:
+        """The gap between the two most probable domains of ``dist`` (1.0 with one domain)."""
+        return _margin(self.dist)
 
     def weights(self) -> dict[str, float]:
         top = float(self.dist.max()) or 1.0
@@ -205,6 +211,8 @@ class ContextAnchor:
     ``match_bm25_ratio``: how far the BM25 score of a memory the query singles out must lead (:meth:`own_match`).
     ``llm_labeller``: labels written turns with an LLM (:mod:`.llm_labeller`), the offline labels as fallback."""
 
+    RECENT_TTL_S = 60.0  # how long the recent session's labels are kept for one store generation
+
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
                  session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
@@ -221,6 +229,9 @@ class ContextAnchor:
         self.match_bm25_ratio = match_bm25_ratio
         # conversation turn (text) or query ((text, hash of its embedding)) → domain logits (D,)
         self._turn_cache: OrderedDict[str | tuple[str, int], np.ndarray] = OrderedDict()
+        # (tenant, user, agent) → (store generation, monotonic time, the recent session's mean logits or None)
+        self._recent_cache: OrderedDict[tuple, tuple[int, float, np.ndarray | None]] = OrderedDict()
+        self._conv_cache: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # turn texts → (dim,)
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ write side
@@ -301,13 +312,14 @@ class ContextAnchor:
     # ------------------------------------------------------------------ read side
     def query_context(self, query: str, qvec: np.ndarray, *, context: Sequence[str] = (),
                       embed: Callable[[str], np.ndarray] | None = None,
-                      recent: Callable[[], Sequence[Sequence[Label]]] | None = None, margin: float = 0.35,
+                      recent: Callable[[], np.ndarray | None] | None = None, margin: float = 0.35,
                       with_labels: bool = True) -> QueryContext:
         """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare query
         of one subject word (:func:`.wording.subject_terms`) or an unsure one (margin < ``margin``), the labels of
-        the user's most recent session (``recent()``: one label list per memory; None: never) are mixed in.
+        the user's most recent session are mixed in (``recent()``: their mean logits (D,), None when there are
+        none, :meth:`recent_logits`; ``recent`` None: never).
         ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
@@ -323,15 +335,41 @@ class ContextAnchor:
             logits = (1 - a) * own_raw + a * (w @ craw) / w.sum()
             source = "query+context"
         elif recent is not None and ((bare and len(subject_terms(query)) <= 1)
-                                     or _margin(softmax(own_raw, lab.temperature)) < margin):
-            rows = [x for x in (labels_to_logits(labs, lab.temperature) for labs in recent()) if x is not None]
-            if rows:
-                logits = 0.5 * own_raw + 0.5 * np.mean(rows, axis=0)
+                                     or (margin > 0 and _margin(softmax(own_raw, lab.temperature)) < margin)):
+            row = recent()
+            if row is not None:
+                logits = 0.5 * own_raw + 0.5 * row
                 source = "query+recent_session"
         dist = softmax(logits, lab.temperature * self.query_temperature_ratio)
         labels = lab.labels(dist, text=query, own=softmax(own_raw, lab.temperature), lexicon=qlex) \
             if with_labels else []
-        return QueryContext(dist=dist, labels=labels, source=source, margin=_margin(dist))
+        return QueryContext(dist=dist, labels=labels, source=source)
+
+    def recent_logits(self, store, scope) -> np.ndarray | None:
+        """The mean label logits (D,) float32 of the user's most recent session (:func:`recent_session_labels`,
+        in :func:`.labeller.labels_to_logits` units), None when it has no labelled memory. Kept per (tenant,
+        user, agent) while the store's write generation (``Store.scope_generation``) is unchanged, for at most
+        ``RECENT_TTL_S`` seconds (a memory can expire without a write): an ambiguous query without a conversation
+        costs one generation read instead of reading and parsing the session's labels."""
+        key = (scope.tenant, scope.user_id, scope.agent_id)
+        gen = store.scope_generation(scope.tenant, scope.user_id)
+        now = time.monotonic()
+        with self._lock:
+            got = self._recent_cache.get(key)
+        if got is not None and got[0] == gen and now - got[1] < self.RECENT_TTL_S:
+            return got[2]
+        t = self.labeller.temperature
+        rows = [x for x in (labels_to_logits(labs, t) for labs in recent_session_labels(store, scope))
+                if x is not None]
+        row = np.mean(rows, axis=0).astype(np.float32) if rows else None
+        if row is not None:
+            row.setflags(write=False)
+        with self._lock:
+            self._recent_cache[key] = (gen, now, row)
+            self._recent_cache.move_to_end(key)
+            while len(self._recent_cache) > 1024:
+                self._recent_cache.popitem(last=False)
+        return row
 
     def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None,
                     query: str | None = None, cand: Candidates | None = None) -> Hit | None:
@@ -422,29 +460,58 @@ class ContextAnchor:
         tq = t * self.query_temperature_ratio
         qlog = tq * np.log(np.maximum(qc.dist.astype(np.float64), 1e-12))
         dist = softmax((1 - weight) * qlog + weight * mlog, tq)
-        return QueryContext(dist=dist, labels=qc.labels, source=qc.source + "+match", margin=_margin(dist))
+        return QueryContext(dist=dist, labels=qc.labels, source=qc.source + "+match")
+
+    def conversation_vector(self, texts: Sequence[str], embed: Callable[[str], np.ndarray]) -> np.ndarray:
+        """The conversation's vector for :meth:`context_match`: the embeddings of its turns (``texts``, newest
+        last; ``embed(text)`` → (dim,)) weighted 1/(1 + age/``session_decay``) (the newest weighs 1), minus the
+        labeller's prototype mean, L2-normalised: (dim,) float32. A conversation's turns come back in each of its
+        searches, so the vector is kept per turn texts (LRU of 256, cleared by :meth:`forget`)."""
+        key = tuple(texts)
+        with self._lock:
+            got = self._conv_cache.get(key)
+            if got is not None:
+                self._conv_cache.move_to_end(key)
+                return got
+        conv = np.vstack([np.asarray(embed(t), dtype=np.float32).reshape(-1) for t in texts])
+        w = (1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float32) / self.session_decay))
+        cvec = self.labeller.centered((w @ conv) / w.sum())[0]
+        cvec.setflags(write=False)
+        with self._lock:
+            self._conv_cache[key] = cvec
+            while len(self._conv_cache) > 256:
+                self._conv_cache.popitem(last=False)
+        return cvec
+
+    def forget(self) -> None:
+        """Drop every kept conversation turn, query and session label row (the read caches: their keys are text
+        users said), e.g. after a purge."""
+        with self._lock:
+            self._turn_cache.clear()
+            self._conv_cache.clear()
+            self._recent_cache.clear()
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
                       *, pick: Hit | None, weight: float, delta: float,
                       cand: Candidates | None = None) -> ContextMatch:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
-        embeddings of the conversation's turns, (k, dim), newest last; ``memory_vectors``: the hits' stored
+        conversation's vector (dim,) (:meth:`conversation_vector`); ``memory_vectors``: the hits' stored
         context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
         ``take(ids)``, as the stores return, is gathered in one step). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
         candidate's. ``cand``: the hits' arrays, when already gathered."""
         c = cand if cand is not None else Candidates.of(hits)
-        conv = np.asarray(conversation, dtype=np.float32).reshape(-1, conversation.shape[-1])
-        w = (1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float32) / self.session_decay))
-        cvec = self.labeller.centered((w @ conv) / w.sum())[0]
+        cvec = np.asarray(conversation, dtype=np.float32).reshape(-1)
         mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
-        have, mats = _stored(memory_vectors, c.ids)
-        if len(have):
-            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|
+        pos, mats = _rows(memory_vectors, c.ids)
+        have = pos >= 0
+        if have.any():
+            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|, over the mapping's
+            # rows as they are (no gathered copy), then each candidate's row picked
             dots = mats @ np.stack([cvec, mu], axis=1)
             norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
-            sims[have] = (dots[:, 0] - float(mu @ cvec)) / norms
+            sims[have] = ((dots[:, 0] - float(mu @ cvec)) / norms)[pos[have]]
         ref, source = 0.0, "best"  # the best eligible candidate's, set in rerank (ContextMatch.factors)
         if pick is not None:
             j = c.position(pick)
@@ -465,75 +532,25 @@ class ContextAnchor:
         ``limit``, only the best max(3 · ``limit``, 30) come back (a search returns ``limit`` of them after
         dropping repeats), each with its new score and ``explain["anchor"]``. ``cand``: the hits' arrays, when
         already gathered."""
-        c = cand if cand is not None else Candidates.of(hits)
-        agree, labelled = _agreements(qc.dist, c)
-        top = max(float(agree.max(initial=0.0)), self.min_top_agreement)
-        rel = agree / top
-        if pick is not None:
-            rel[c.position(pick)] = 1.0
-        ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
-        factors = (1.0 - weight) + weight * ramp
-        filtered_mask = labelled & (rel < min_label)
-        cfac = context.factors(~filtered_mask) if context is not None else None
-        if cfac is not None:
-            factors = factors * cfac
-        scores = c.score * factors
-        keep = factors >= drop * float(factors.max(initial=0.0))
-        order = [i for i in _order(scores, hits) if keep[i]]
-        if limit is not None:
-            order = order[:max(3 * limit, 30)]
-        out = [hits[i] for i in order]
-        qw = qc.weights()
-        # Python scalars once for the returned hits (not a numpy scalar per field and hit)
-        sc, fa, ag, re_ = (scores[order].tolist(), factors[order].tolist(), agree[order].tolist(),
-                           rel[order].tolist())
-        lab_ok, filt = labelled[order].tolist(), filtered_mask[order].tolist()
-        if context is not None:
-            sims, cf, cref = context.sims[order].tolist(), cfac[order].tolist(), context.source
-        for rank, h in enumerate(out):
-            h.score = sc[rank]
-            h.explain["final"] = h.score
-            filtered = filt[rank]
-            h.explain["anchor"] = a = {
-                "query_labels": qw, "query_label_source": qc.source,
-                "memory_labels": {lab.domain: lab.score for lab in h.memory.labels},
-                "label_score": ag[rank] if lab_ok[rank] else None,
-                "label_rel": re_[rank] if lab_ok[rank] else None,
-                "factor": fa[rank], "filtered": filtered,
-                "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
-            }
-            if context is not None:
-                s = sims[rank]
-                a.update({"context_sim": None if s != s else s, "context_factor": cf[rank], "context_reference": cref})
-        return out
+        r = rank_candidates(hits, qc, weight=weight, min_label=min_label, full_label=full_label, limit=limit,
+                            context=context, pick=pick, drop=drop, cand=cand,
+                            min_top_agreement=self.min_top_agreement)
+        return r.annotate(r.hits, limit=limit)
 
 
-def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`label_score` of every candidate (0 when unlabelled), whether it is labelled), in one product."""
-    mat = cand.labels
-    agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(mat.sum(axis=1), 1e-12)
-    return agree.astype(np.float64), cand.labelled
-
-
-def _stored(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """(positions in ``ids`` that have a vector in ``vectors`` (k,) int64, their vectors stacked (k, dim)): one
-    gather when ``vectors`` can ``take`` (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores
-    return)."""
-    take = getattr(vectors, "take", None)
-    if take is not None:
-        return take(ids)
-    have = [i for i, mid in enumerate(ids) if mid in vectors]
-    return np.asarray(have, dtype=np.int64), np.vstack([vectors[ids[i]] for i in have]) if have else None
-
-
-def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
-    """Indices of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then input
-    order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
-    order = np.argsort(-scores, kind="stable")
-    ranked = scores[order]
-    if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
-        return sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
-    return order.tolist()
+def _rows(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(each of ``ids``' row in the matrix (n,) int64, -1 where ``vectors`` has none; the matrix (m, dim)): the
+    mapping's own matrix when it has one (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores
+    return: ``index`` and ``matrix``), else the vectors stacked."""
+    index, matrix = getattr(vectors, "index", None), getattr(vectors, "matrix", None)
+    if isinstance(index, dict) and isinstance(matrix, np.ndarray):
+        get = index.get
+        return np.fromiter((get(mid, -1) for mid in ids), dtype=np.int64, count=len(ids)), matrix
+    have = [mid for mid in dict.fromkeys(ids) if mid in vectors]
+    row = {mid: i for i, mid in enumerate(have)}
+    mat = np.vstack([np.asarray(vectors[mid], dtype=np.float32).reshape(-1) for mid in have]) if have else \
+        np.zeros((0, 0), dtype=np.float32)
+    return np.fromiter((row.get(mid, -1) for mid in ids), dtype=np.int64, count=len(ids)), mat
 
 
 def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | None:
@@ -619,12 +636,13 @@ class AnchorHook:
                  if getattr(m, "role", "user") != "system"]
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
+        self.reranking: Reranking | None = None  # set by __call__, read by explain
 
-    def _recent(self) -> list[list[Label]]:  # the user's most recent session, across sessions of this agent
+    def _recent(self) -> np.ndarray | None:  # the user's most recent session, across sessions of this agent
         from ..types import Scope
 
         s = self.scope
-        return recent_session_labels(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
+        return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
@@ -640,12 +658,18 @@ class AnchorHook:
         if self.wants_context_vectors and hits:
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
-            cm = anchor.context_match(hits, np.vstack([self.embed_turn(t) for t in texts]), mv, cand=cand,
+            cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
-        return anchor.rerank(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
-                             full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
-                             cand=cand,
-                             drop=cfg.anchor_drop)
+        self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
+                                         full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
+                                         drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement)
+        return self.reranking.hits
+
+    def explain(self, hits: Sequence[Hit]) -> None:
+        """Write ``explain["anchor"]`` on the hits the search returns (some of what :meth:`__call__` returned, in
+        their final order): only those pay for their explain dicts (:meth:`.rerank.Reranking.annotate`)."""
+        if self.reranking is not None:
+            self.reranking.annotate(hits, limit=len(hits))
 
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:

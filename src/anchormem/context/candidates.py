@@ -20,6 +20,8 @@ from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES
 
 __all__ = ["Candidates"]
 
+_NAN = float("nan")
+
 
 @dataclass(frozen=True)
 class Candidates:
@@ -45,25 +47,35 @@ class Candidates:
 
     @classmethod
     def of(cls, hits: Sequence[Hit]) -> Candidates:
-        mems = [h.memory for h in hits]
-        sids = [m.session_id for m in mems]
-        codes: dict[str, int] = {}
-        session = np.array([-1 - i if sid is None else codes.setdefault(sid, len(codes))
-                            for i, sid in enumerate(sids)], dtype=np.int64)
-        width, n = len(DOMAIN_NAMES), len(mems)
+        """Gather the arrays in one Python pass over ``hits`` (a search's ~100 candidates: this pass is most of
+        what anchoring costs beyond numpy)."""
+        n, width = len(hits), len(DOMAIN_NAMES)
         spare, get = n * width, DOMAIN_INDEX.get  # an unknown domain goes to the spare cell n · width
-        cells = [(base + get(lab.domain, spare - base), lab.score)
-                 for base, m in zip(range(0, spare, width), mems) for lab in m.labels]
+        ids: list[str] = []
+        session: list[int] = []
+        cols: list[float] = []  # per hit: score, bm25, bm25_rank, dense; None (not that retriever's) → NaN
+        cells: list[int] = []
+        values: list[float] = []
+        codes: dict[str, int] = {}
+        base = 0
+        for i, h in enumerate(hits):
+            m, e = h.memory, h.explain
+            ids.append(m.id)
+            sid = m.session_id
+            session.append(-1 - i if sid is None else codes.setdefault(sid, len(codes)))
+            b, r, d = e.get("bm25"), e.get("bm25_rank"), e.get("dense")
+            cols.extend((h.score, _NAN if b is None else b, _NAN if r is None else r, _NAN if d is None else d))
+            for lab in m.labels:
+                cells.append(base + get(lab.domain, spare - base))
+                values.append(lab.score)
+            base += width
         mat = np.zeros(spare + 1, dtype=np.float32)
-        if cells:
-            idx, vals = zip(*cells)
-            np.maximum.at(mat, np.array(idx, dtype=np.int64), np.array(vals, dtype=np.float32))
+        if cells:  # the best score per domain (a label list may name a domain twice)
+            np.maximum.at(mat, np.array(cells, dtype=np.int64), np.array(values, dtype=np.float32))
         mat = mat[:-1].reshape(n, width)
-        # one (n, 4) float64 pass: None (not that retriever's candidate) becomes NaN
-        cols = np.array([(h.score, e.get("bm25"), e.get("bm25_rank"), e.get("dense"))
-                         for h in hits for e in (h.explain,)], dtype=np.float64).reshape(n, 4)
-        return cls(hits=hits, ids=[m.id for m in mems], session=session, score=cols[:, 0], bm25=cols[:, 1],
-                   bm25_rank=cols[:, 2], dense=cols[:, 3], labels=mat, labelled=mat.sum(axis=1) > 0)
+        col = np.array(cols, dtype=np.float64).reshape(n, 4)
+        return cls(hits=hits, ids=ids, session=np.array(session, dtype=np.int64), score=col[:, 0], bm25=col[:, 1],
+                   bm25_rank=col[:, 2], dense=col[:, 3], labels=mat, labelled=mat.sum(axis=1) > 0)
 
     def __len__(self) -> int:
         return len(self.ids)

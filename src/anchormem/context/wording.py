@@ -62,8 +62,12 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     out = {}
     for h, f in zip(hits, found):
         tell = f & telling
-        out[h.memory.id] = (float(sum(idf[i] for i in tell)), frozenset(terms[i] for i in tell))
+        out[h.memory.id] = (float(sum(idf[i] for i in tell)), frozenset(terms[i] for i in tell)) if tell \
+            else _NOTHING
     return out
+
+
+_NOTHING = (0.0, frozenset())  # a hit holding no telling word
 
 
 _FRAME_WORDS = RECALL_WORDS | ANSWER_WORDS

@@ -100,7 +100,8 @@ class Searcher:
                extra_queries: list[str] | None = None) -> list[Hit]:
         """``anchor``: context anchoring (``anchormem.context.anchor.AnchorHook``): gets every coarse candidate
         (and, when it ``wants_context_vectors``, their context vectors, loaded with them), returns them filtered
-        and reranked, best first. ``extra_queries``: alternative phrasings (LLM rewrite), each
+        and reranked, best first; when it has ``explain(hits)``, that is called with the hits returned.
+        ``extra_queries``: alternative phrasings (LLM rewrite), each
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
@@ -161,6 +162,9 @@ class Searcher:
             hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
             out = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))[:limit]
+            explain = getattr(anchor, "explain", None)
+            if explain is not None:  # explain["anchor"] for the returned hits only
+                explain(out)
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at))
             out = collapse_repeats(hits)[:limit]

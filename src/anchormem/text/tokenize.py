@@ -124,10 +124,12 @@ def term_coverage(terms: list[str], texts: list[str]) -> list[set[int]]:
     cjk = [(i, t) for i, t in enumerate(terms) if has_cjk(t)]
     latin = [(i, s, re.compile(r"\b" + re.escape(s))) for i, s in ((i, stem(t)) for i, t in enumerate(terms)
                                                               if not has_cjk(t))]
-    out: list[set[int]] = []
-    for text in texts:
-        low = text.lower()
-        found = {i for i, t in cjk if t in low}
-        found.update(i for i, s, rx in latin if s in low and rx.search(low))
-        out.append(found)
+    lows = [text.lower() for text in texts]
+    out: list[set[int]] = [set() for _ in lows]
+    for i, t in cjk:  # term by term: one comprehension over the texts each (the texts outnumber the terms)
+        for j in [j for j, low in enumerate(lows) if t in low]:
+            out[j].add(i)
+    for i, s, rx in latin:
+        for j in [j for j, low in enumerate(lows) if s in low and rx.search(low)]:
+            out[j].add(i)
     return out

@@ -1,0 +1,129 @@
+"""The rerank step of context anchoring: label agreement (and context-vector agreement) as per-candidate factors,
+the new order, and ``Hit.explain["anchor"]`` for the hits that are returned.
+
+:func:`rank_candidates` computes everything as arrays over the candidates and sets each kept hit's score;
+:meth:`Reranking.annotate` writes the explain dicts, for the hits the caller returns only: a search keeps
+``limit`` of the max(3 · ``limit``, 30) reranked hits (after dropping repeats), so the other explain dicts would be
+built for nothing. The formulas are in :mod:`.anchor` ("Read", "Context-vector factor").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..types import Hit
+from .candidates import Candidates
+
+if TYPE_CHECKING:  # the types only: anchor imports this module
+    from .anchor import ContextMatch, QueryContext
+
+__all__ = ["Reranking", "rank_candidates"]
+
+
+@dataclass
+class Reranking:
+    """The outcome of :func:`rank_candidates`: ``hits``, the kept candidates best first (their ``score`` already
+    the reranked one), and per kept hit (same order) its ``scores``, ``factors`` (labels × context), label
+    ``agree``-ment, relative agreement ``rel``, ``labelled`` and ``filtered`` flags, and with a conversation the
+    context ``sims`` and ``context_factors`` (``context_source``: the reference's kind). ``query``: the query's
+    labels (:class:`.anchor.QueryContext`)."""
+
+    hits: list[Hit]
+    scores: list[float]
+    factors: list[float]
+    agree: list[float]
+    rel: list[float]
+    labelled: list[bool]
+    filtered: list[bool]
+    query: QueryContext
+    sims: list[float] | None = None
+    context_factors: list[float] | None = None
+    context_source: str | None = None
+
+    def annotate(self, hits: Sequence[Hit], *, limit: int | None = None) -> list[Hit]:
+        """Write ``explain["final"]`` and ``explain["anchor"]`` on ``hits`` (kept hits of this reranking, in the order
+        they are returned) and return them as a list. ``fallback``: a filtered hit (its labels disagree) that is
+        returned, i.e. among the first ``limit`` of ``hits`` (all of them when ``limit`` is None). Raises
+        ValueError for a hit this reranking did not keep."""
+        pos = {id(h): i for i, h in enumerate(self.hits)}
+        qw = self.query.weights()
+        source = self.query.source
+        out = list(hits)
+        for rank, h in enumerate(out):
+            i = pos.get(id(h))
+            if i is None:
+                raise ValueError("hit was not kept by this reranking")
+            h.explain["final"] = h.score
+            filtered = self.filtered[i]
+            labelled = self.labelled[i]
+            h.explain["anchor"] = a = {
+                "query_labels": qw, "query_label_source": source,
+                "memory_labels": {lab.domain: lab.score for lab in h.memory.labels},
+                "label_score": self.agree[i] if labelled else None,
+                "label_rel": self.rel[i] if labelled else None,
+                "factor": self.factors[i], "filtered": filtered,
+                "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
+            }
+            if self.sims is not None and self.context_factors is not None:
+                s = self.sims[i]
+                a.update({"context_sim": None if s != s else s, "context_factor": self.context_factors[i],
+                          "context_reference": self.context_source})
+        return out
+
+
+def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float, full_label: float = 0.6,
+                    limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
+                    drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5) -> Reranking:
+    """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
+    writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
+    max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered."""
+    c = cand if cand is not None else Candidates.of(hits)
+    agree, labelled = _agreements(qc.dist, c)
+    top = max(float(agree.max(initial=0.0)), min_top_agreement)
+    rel = agree / top
+    if pick is not None:
+        rel[c.position(pick)] = 1.0
+    ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
+    factors = (1.0 - weight) + weight * ramp
+    filtered_mask = labelled & (rel < min_label)
+    cfac = context.factors(~filtered_mask) if context is not None else None
+    if cfac is not None:
+        factors = factors * cfac
+    scores = c.score * factors
+    keep = factors >= drop * float(factors.max(initial=0.0))
+    order = [i for i in _order(scores, hits) if keep[i]]
+    if limit is not None:
+        order = order[:max(3 * limit, 30)]
+    out = [hits[i] for i in order]
+    sc = scores[order].tolist()  # Python scalars once for the kept hits (not a numpy scalar per field and hit)
+    for h, s in zip(out, sc):
+        h.score = s
+    r = Reranking(hits=out, scores=sc, factors=factors[order].tolist(), agree=agree[order].tolist(),
+                  rel=rel[order].tolist(), labelled=labelled[order].tolist(), filtered=filtered_mask[order].tolist(),
+                  query=qc)
+    if context is not None and cfac is not None:
+        r.sims, r.context_factors, r.context_source = (context.sims[order].tolist(), cfac[order].tolist(),
+                                                       context.source)
+    return r
+
+
+def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`.anchor.label_score` of every candidate (0 when unlabelled), whether it is labelled), in one
+    product."""
+    mat = cand.labels
+    agree = (mat @ (qdist / (float(qdist.max()) or 1.0))) / np.maximum(mat.sum(axis=1), 1e-12)
+    return agree.astype(np.float64), cand.labelled
+
+
+def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
+    """Indices of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then input
+    order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
+    order = np.argsort(-scores, kind="stable")
+    ranked = scores[order]
+    if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+        return sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
+    return order.tolist()

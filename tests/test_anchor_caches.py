@@ -1,0 +1,117 @@
+"""What context anchoring keeps between searches, and what it writes on the hits it returns: the recent session's
+labels (kept per store write generation), the conversation's vector (kept per turn texts), all dropped by a purge;
+explain["anchor"] written on the returned hits only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from anchormem import Memory
+from anchormem.context import anchor as anchor_mod
+
+
+def turns(*texts):
+    return [{"role": "user", "content": t} for t in texts]
+
+
+@pytest.fixture()
+def mem():
+    m = Memory(":memory:", cache=False)
+    yield m
+    m.close()
+
+
+def test_the_recent_session_is_read_once_per_write_and_follows_new_sessions(mem, monkeypatch):
+    calls = []
+    real = anchor_mod.recent_session_labels
+    monkeypatch.setattr(anchor_mod, "recent_session_labels", lambda *a, **k: calls.append(1) or real(*a, **k))
+    mem.add(turns("We sat on the river bank and watched the ducks."), user_id="u", session_id="picnic",
+            timestamp="2024-02-01T10:00:00Z")
+    mem.add(turns("I opened a savings account at the bank.", "The interest rate is 4%."), user_id="u",
+            session_id="money", timestamp="2024-04-01T10:00:00Z")
+    for _ in range(3):
+        hits = mem.search("What about the bank?", user_id="u", recipe="anchored", limit=2)
+        assert hits[0].explain["anchor"]["query_label_source"] == "query+recent_session"
+        assert next(iter(hits[0].explain["anchor"]["query_labels"])) == "finance"
+        assert hits[0].memory.text == "I opened a savings account at the bank."
+    assert len(calls) == 1  # the same store generation: read once
+    # a newer session about the river: the next ambiguous query leans on it, not on the kept money session
+    mem.add(turns("Another walk along the river today.", "The water was high after the rain."), user_id="u",
+            session_id="walk", timestamp="2024-05-01T10:00:00Z")
+    hits = mem.search("What about the bank?", user_id="u", recipe="anchored", limit=2)
+    assert len(calls) == 2
+    assert hits[0].explain["anchor"]["query_label_source"] == "query+recent_session"
+    assert next(iter(hits[0].explain["anchor"]["query_labels"])) == "nature"
+    # another user's scope is its own entry
+    assert mem.search("What about the bank?", user_id="nobody", recipe="anchored") == []
+
+
+def test_recent_session_labels_expire_after_the_ttl(mem, monkeypatch):
+    mem.add(turns("I opened a savings account at the bank."), user_id="u", session_id="money")
+    calls = []
+    real = anchor_mod.recent_session_labels
+    monkeypatch.setattr(anchor_mod, "recent_session_labels", lambda *a, **k: calls.append(1) or real(*a, **k))
+    clock = [1000.0]
+    monkeypatch.setattr(anchor_mod.time, "monotonic", lambda: clock[0])
+    scope = mem._scope("u", None, None)
+    first = mem.anchor.recent_logits(mem.store, scope)
+    assert first is not None and first.shape == (len(anchor_mod.DOMAIN_NAMES),)
+    assert int(np.argmax(first)) == anchor_mod.DOMAIN_INDEX["finance"]
+    clock[0] += mem.anchor.RECENT_TTL_S - 1
+    assert mem.anchor.recent_logits(mem.store, scope) is first and len(calls) == 1
+    clock[0] += 2  # past the TTL: read again (a memory may have expired without a write)
+    again = mem.anchor.recent_logits(mem.store, scope)
+    assert len(calls) == 2 and np.array_equal(again, first)
+
+
+def test_returned_hits_carry_the_anchor_explain_and_fallback_is_filtered_and_returned(mem):
+    mem.add(turns("I opened a savings account at the bank on Main Street.", "The interest rate is 3 percent."),
+            user_id="u", session_id="money")
+    mem.add(turns("We had a picnic on the bank of the river.", "We watched the ducks on the water."),
+            user_id="u", session_id="river")
+    hits = mem.search("What did I say about the bank?", user_id="u",
+                      context=["I need to sort out my savings and my budget."], limit=3)
+    assert hits[0].memory.session_id == "money"
+    for h in hits:
+        a = h.explain["anchor"]
+        assert a["fallback"] is a["filtered"]  # every returned hit is returned: fallback = its labels disagree
+        assert h.explain["final"] == h.score
+        assert a["query_label_source"].startswith("query+context")
+        assert 0.0 <= a["factor"] <= 1.0 and a["context_reference"] in ("best", "match")
+
+
+def test_the_conversation_vector_is_the_weighted_centered_mean_and_is_kept(mem):
+    anchor = mem.anchor
+    texts = ["I need to sort out my savings.", "And my budget for the year."]
+    embedded = []
+
+    def embed(t):
+        embedded.append(t)
+        return mem.embedder.embed_documents([t])[0]
+
+    v = anchor.conversation_vector(texts, embed)
+    conv = mem.embedder.embed_documents(texts)
+    w = np.array([1 / (1 + 1 / anchor.session_decay), 1.0], dtype=np.float32)  # the newest turn weighs 1
+    want = anchor.labeller.centered((w @ conv) / w.sum())[0]
+    assert v.shape == (mem.embedder.dim,) and v.dtype == np.float32
+    assert np.allclose(v, want, atol=1e-5) and abs(float(np.linalg.norm(v)) - 1.0) < 1e-5
+    assert anchor.conversation_vector(texts, embed) is v and embedded == texts  # kept: no second embedding
+    assert not v.flags.writeable
+
+
+def test_a_purge_drops_what_anchoring_kept_of_the_conversation(mem):
+    mem.add(turns("We had a picnic on the river bank."), user_id="u", session_id="river",
+            timestamp="2024-02-01T10:00:00Z")
+    [ev] = [e for e in mem.add(turns("My IBAN ends in 4411, at the bank on Main Street."), user_id="u",
+                                session_id="s", timestamp="2024-04-01T10:00:00Z") if e.event == "ADD"]
+    ctx = ["I need to sort out my savings and the 4411 account."]
+    mem.search("What about the bank?", user_id="u", context=ctx)
+    mem.search("What about the bank?", user_id="u", recipe="anchored")
+    anchor = mem.anchor
+    assert any(k == ctx[0] for k in anchor._turn_cache) and anchor._conv_cache and anchor._recent_cache
+    mem.delete(ev.memory.id, purge=True)
+    assert not anchor._turn_cache and not anchor._conv_cache and not anchor._recent_cache
+    # and anchoring still works afterwards
+    assert mem.search("What about the bank?", user_id="u", context=["a walk by the water"])[0].memory.session_id \
+        == "river"
