@@ -25,6 +25,7 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="comma-separated 1-based conversation numbers, e.g. 3,4")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "abstention.json"))
     ap.add_argument("--details", action="store_true", help="store per-question evidence features")
+    ap.add_argument("--recipe", default=None, help="search recipe ask retrieves with (default: anchored)")
     args = ap.parse_args()
     t0 = time.time()
     last = [0.0]
@@ -36,7 +37,7 @@ def main() -> None:
 
     only = [int(x) for x in args.only.split(",") if x.strip()] if args.only else None
     result = run_abstention(args.data, conversations=args.conversations, progress=progress, details=args.details,
-                            only=only)
+                            only=only, recipe=args.recipe)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")

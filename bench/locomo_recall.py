@@ -1,4 +1,5 @@
-"""LoCoMo evidence recall for the BM25-only, dense-only and default hybrid recipes.
+"""LoCoMo evidence recall for the BM25-only, dense-only and hybrid (``hybrid_rrf``) recipes; ``--recipes
+hybrid_rrf,anchored`` for the default recipe (hybrid + context anchoring) beside hybrid.
 
     python bench/locomo_recall.py [--data /path/to/locomo10.json] [--conversations N]
 

@@ -48,7 +48,7 @@ def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> d
         variants = (("plain", "hybrid_rrf", False), ("plain_with_context", "hybrid_rrf", True),
                     ("anchored_no_context", "anchored", False), ("anchored_with_context", "anchored", True))
         times: dict[str, list[float]] = {name: [] for name, _, _ in variants}
-        for _ in range(5):  # variants interleaved per query: machine drift hits all of them alike
+        for _ in range(10):  # variants interleaved per query: machine drift hits all of them alike
             for c in qs:
                 for name, recipe, use_ctx in variants:
                     t = time.perf_counter()
@@ -60,6 +60,11 @@ def latency(n_queries: int = 40, filler: list[tuple[str, list[dict]]] = ()) -> d
         base = out["plain"]["p50_ms"]
         for k in out:
             out[k]["overhead_vs_plain"] = round(out[k]["p50_ms"] / base - 1, 3)
+            # paired: the median over (query, round) of this variant's time minus plain's for the same query in the
+            # same round, less sensitive to the machine's drift than a ratio of two p50s
+            diff = statistics.median(a - b for a, b in zip(times[k], times["plain"]))
+            out[k]["paired_extra_ms"] = round(1000 * diff, 3)
+            out[k]["paired_overhead_vs_plain"] = round(1000 * diff / base, 3)
         # the same call (query + conversation) with the default recipe: what switching the recipe costs
         out["anchored_with_context"]["overhead_vs_plain_with_context"] = round(
             out["anchored_with_context"]["p50_ms"] / out["plain_with_context"]["p50_ms"] - 1, 3)

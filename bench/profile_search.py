@@ -89,7 +89,7 @@ def main() -> int:
             setattr(store, m, fn)
         ms = sorted(r["ms"])
 
-        lines = [f"Memory.search (default hybrid_rrf), backend {args.backend}, {args.n:,} memories in one scope, "
+        lines = [f"Memory.search (hybrid_rrf), backend {args.backend}, {args.n:,} memories in one scope, "
                  f"{len(ms)} queries, query vectors precomputed; load {load_s:.1f} s", "",
                  f"p50 {ms[len(ms) // 2]:.2f} ms, p95 {ms[int(0.95 * (len(ms) - 1))]:.2f} ms", "",
                  "stage                      ms per search   share"]

@@ -1,5 +1,5 @@
 """LoCoMo evidence recall@k, side by side, on the same embedder and the same vectors: anchormem's BM25-only,
-dense-only and default hybrid recipes (its full pipeline, :func:`anchormem.eval.locomo.run_locomo`) against
+dense-only and hybrid (``hybrid_rrf``) recipes (its full pipeline, :func:`anchormem.eval.locomo.run_locomo`) against
 mem0 (local, ``infer=False``), Chroma and a plain pgvector table. Also measures ``add`` throughput with the real
 embedding model on real LoCoMo turns.
 

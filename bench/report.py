@@ -119,7 +119,7 @@ def _scale_tables(res: dict) -> list[str]:
         for row in r.get("single", []):
             emb = next(iter(row.get("search_embed", {}).values()), None)
             for path, v in row["search"].items():
-                label = {"hybrid_rrf": "Memory.search (default hybrid)", "dense": "Memory.search(recipe='dense')",
+                label = {"hybrid_rrf": "Memory.search (hybrid_rrf)", "dense": "Memory.search(recipe='dense')",
                          "store_dense": "Store.dense_search (vector layer)", "vector": "its search API",
                          "nofilter": "query without the user filter"}.get(path, path)
                 e = emb["p50"] if emb and path in ("hybrid_rrf", "vector") else None
@@ -178,7 +178,7 @@ def _recall_tables(res: dict) -> list[str]:
                  + " | ".join(f"{100 * rc['reference']['DRAGON (LoCoMo paper, Table 3)'][f'recall@{k}']:.1f}"
                               for k in ks) + " | – |")
     names = {"anchormem:bm25": "BM25 alone (anchormem, recipe bm25)", "anchormem:dense": "dense alone (anchormem, "
-             "recipe dense)", "anchormem:hybrid_rrf": "**anchormem full pipeline (default)**",
+             "recipe dense)", "anchormem:hybrid_rrf": "**anchormem full pipeline (hybrid_rrf)**",
              "mem0": "mem0 (local, infer=False)", "chroma": "Chroma", "pgvector": "pgvector table (HNSW)"}
     for s, r in rc["systems"].items():
         if "error" in r:

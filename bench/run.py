@@ -132,7 +132,7 @@ def other_quality() -> list[str]:
         pooled = d.get("pooled", {})
         lines += ["Polysemy dev set (`bench/polysemy.py`, `bench/results/polysemy.json`), pooled pass rate:", "",
                   "| variant | English (dev words) | English (held-out words) | Chinese |", "|---|---:|---:|---:|"]
-        for v, label in (("dense", "dense only (baseline)"), ("hybrid", "hybrid (default)"),
+        for v, label in (("dense", "dense only (baseline)"), ("hybrid", "hybrid"),
                          ("anchored", "anchored (recipe='anchored')")):
             if v in pooled:
                 lines.append(f"| {label} | " + " | ".join(

@@ -343,7 +343,10 @@ def test_relabel_and_anchored_search_with_context(db):
               "--context", "My stock portfolio lost money.", "--explain")
     assert res.exit_code == 0 and "anchoring: query labels" in res.output and "(query+context)" in res.output
     assert "context" in res.output and hits[0]["memory"]["id"][:8] in res.output
-    res = run(db, "search", "bank", "--user", "alice", "--explain")  # the default recipe: no anchoring table
+    res = run(db, "search", "bank", "--user", "alice", "--explain")  # the default recipe anchors, without a conversation
+    assert res.exit_code == 0 and "per-signal scores" in res.output and "anchoring: query labels" in res.output
+    assert "(query+context)" not in res.output
+    res = run(db, "search", "bank", "--user", "alice", "--explain", "--recipe", "hybrid_rrf")  # plain hybrid
     assert res.exit_code == 0 and "per-signal scores" in res.output and "anchoring" not in res.output
 
 

@@ -66,6 +66,17 @@ def test_c13_company_vs_fruit(mem):
     assert mem.search("What do I eat for breakfast?", user_id=u)[0].memory.id == fruit.id
 
 
+def test_colliding_names_stay_distinct_entities(mem):
+    """Apple the company is a named entity linked to its own memories; apple the fruit is no entity of that name."""
+    u = "c13-entities"
+    shares = mem.add("I just bought some Apple shares for my portfolio.", user_id=u)[0].memory
+    fruit = mem.add("I eat an apple every morning with breakfast.", user_id=u)[0].memory
+    assert [(e.type, e.value) for e in shares.entities] == [("name", "Apple")]
+    assert not any(e.value.lower() == "apple" for e in fruit.entities)
+    linked = mem.get_all(user_id=u, filters={"entity.value": "Apple"})
+    assert [m.id for m in linked] == [shares.id]
+
+
 def test_label_comes_from_the_conversation(mem):
     u = "locked"
     evs = mem.add(turns("I moved my savings into a fixed deposit at my bank today.", "It's 20k locked for three years."),

@@ -106,7 +106,9 @@ def test_tool_steps_of_an_openai_message_list_are_left_out_of_the_conversation(m
 def test_no_conversation_is_none_or_an_empty_list(m):
     for none in (None, [], (), iter([])):
         hits = m.search("how is the apple?", user_id="u", context=none)
-        assert hits and "anchor" not in hits[0].explain  # plain hybrid search, no anchoring
+        # the default recipe anchors the query by its own words (or the recent session), with no conversation
+        assert hits and not hits[0].explain["anchor"]["query_label_source"].startswith("query+context")
+        assert "context_sim" not in hits[0].explain["anchor"]
 
 
 @pytest.mark.parametrize("bare", ["My phone is slow.", b"My phone is slow."])

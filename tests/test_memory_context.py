@@ -57,7 +57,8 @@ def test_two_memory_objects_share_a_redis_session():
 def test_a_conversation_without_a_recipe_turns_anchoring_on_an_explicit_recipe_is_kept():
     from anchormem import Memory
 
-    with Memory(":memory:", embedder="hash", cache=False) as m:  # the default recipe: hybrid_rrf, no anchoring
+    with Memory(":memory:", embedder="hash", cache=False) as m:  # the default recipe: anchored
+        assert m.search_config.name == "anchored" and m.search_config.anchor
         m.add("I opened a savings account at the bank.", user_id="u", session_id="money")
         m.add("We had a picnic on the bank of the river.", user_id="u", session_id="river")
         ctx = ["My stock portfolio lost money.", "I need a better interest rate."]
@@ -66,7 +67,15 @@ def test_a_conversation_without_a_recipe_turns_anchoring_on_an_explicit_recipe_i
         assert auto[0].explain["anchor"]["query_label_source"] == "query+context"
         plain = m.search("What did I say about the bank?", user_id="u", context=ctx, recipe="hybrid_rrf")
         assert plain and not any("anchor" in h.explain for h in plain)
-        assert not any("anchor" in h.explain for h in m.search("bank", user_id="u"))  # no conversation: plain
+        alone = m.search("bank", user_id="u")  # no conversation: the query's own labels (or the recent session's)
+        assert alone and all("anchor" in h.explain and "context_sim" not in h.explain["anchor"] for h in alone)
+        assert not any("anchor" in h.explain for h in m.search("bank", user_id="u", recipe="hybrid_rrf"))
+    # a plain default chosen by the caller: a conversation still turns anchoring on, only for that search
+    with Memory(":memory:", embedder="hash", cache=False, search="hybrid_rrf") as m:
+        m.add("I opened a savings account at the bank.", user_id="u", session_id="money")
+        assert "anchor" not in m.search("bank", user_id="u")[0].explain
+        hits = m.search("bank", user_id="u", context=["My stock portfolio lost money."])
+        assert hits[0].explain["anchor"]["query_label_source"].startswith("query+context")
 
 
 def test_labels_set_by_hand_survive_relabel_and_text_updates():

@@ -69,7 +69,8 @@ class Memory:
             ``postgresql://user:pass@host/db`` (PostgreSQL + pgvector; ``pip install 'anchormem[postgres]'``).
         embedder: an :class:`~anchormem.embedders.Embedder` instance or a name (``auto``, ``e5-small``, ``hash``).
         tenant: the tenant every call is scoped to (API customers); default ``"default"``.
-        search: default search recipe name or :class:`SearchConfig`.
+        search: default search recipe name or :class:`SearchConfig` (default ``"anchored"``: hybrid search with
+            context anchoring; ``"hybrid_rrf"`` without it).
         settings: a :class:`Settings` (default: from ``ANCHORMEM_*`` environment variables).
         llm: an :class:`~anchormem.llms.LLM` for :meth:`ask`, or None (offline, extractive answers). Default
             ``"auto"``: :func:`anchormem.llms.make_llm` (an LLM only when ``ANCHORMEM_LLM_BASE_URL`` is set).
@@ -437,8 +438,11 @@ class Memory:
         first) or a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is decoded or
         dropped silently; only an OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool
         call) are left out (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
-        query: with no ``recipe`` given, a conversation turns anchoring on for this search (a recipe given
-        explicitly is kept as it is). filters: see :mod:`anchormem.filters` (archived, cold memories are
+        query (:mod:`anchormem.context.anchor`): the default recipe (``"anchored"``) labels the query with its
+        conversation, or without one by its own words and, when it is ambiguous ("what about the bank?"), by the
+        user's most recent session; with no ``recipe`` given, a conversation turns anchoring on even when the
+        Memory's default recipe has none (a recipe given explicitly is kept as it is). ``recipe="hybrid_rrf"``:
+        plain hybrid search. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
         then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).

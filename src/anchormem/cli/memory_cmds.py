@@ -143,7 +143,8 @@ def search(
                                                 help="A turn of the current conversation (repeat, oldest first)."),
     explain: bool = typer.Option(False, "--explain", help="Show per-signal scores."),
 ) -> None:
-    """Hybrid search in a user's memories (with --recipe anchored and --context: anchored in the conversation)."""
+    """Search a user's memories: hybrid search anchored in the conversation given by --context (the default recipe,
+    anchored; --recipe hybrid_rrf for plain hybrid search)."""
     with _open(must_exist=True) as mem:
         hits = mem.search(query, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                           limit=limit, as_of=as_of, recipe=recipe, context=context or None)

@@ -94,14 +94,14 @@ class Candidates:
         if not valid.any():
             return (float("-inf"), None), float("-inf")
         v = np.where(valid, values, -np.inf)
-        best = float(v.max())
-        if tie is None:
-            i = int(np.argmax(v))
-        else:
+        i = int(np.argmax(v))
+        best = float(v[i])
+        if tie is not None:
             cand = np.flatnonzero(v == best)
-            i = int(cand[int(np.argmax(tie[cand]))])
-        rivals = valid & (self.session != self.session[i])
-        return (best, i), float(v[rivals].max()) if rivals.any() else float("-inf")
+            if len(cand) > 1:
+                i = int(cand[int(np.argmax(tie[cand]))])
+        # the best of another session's candidates (-inf where there is none; invalid ones are -inf in v)
+        return (best, i), float(np.max(v, where=self.session != self.session[i], initial=-np.inf))
 
     def lexical_leaders(self, n: int = 30) -> list[Hit]:
         """The ``n`` best BM25 candidates (``explain["bm25_rank"]`` ≤ n), in the hits' order: whatever the query's

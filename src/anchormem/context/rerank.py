@@ -95,10 +95,11 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         factors = factors * cfac
     scores = c.score * factors
     keep = factors >= drop * float(factors.max(initial=0.0))
-    order = [i for i in _order(scores, hits) if keep[i]]
+    order = _order(scores, hits)
+    order = order[keep[order]]
     if limit is not None:
         order = order[:max(3 * limit, 30)]
-    out = [hits[i] for i in order]
+    out = [hits[i] for i in order.tolist()]
     sc = scores[order].tolist()  # Python scalars once for the kept hits (not a numpy scalar per field and hit)
     for h, s in zip(out, sc):
         h.score = s
@@ -119,11 +120,12 @@ def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.nda
     return agree.astype(np.float64), cand.labelled
 
 
-def _order(scores: np.ndarray, hits: Sequence[Hit]) -> list[int]:
-    """Indices of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then input
-    order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
+def _order(scores: np.ndarray, hits: Sequence[Hit]) -> np.ndarray:
+    """Indices (n,) int64 of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then
+    input order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
     order = np.argsort(-scores, kind="stable")
     ranked = scores[order]
     if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
-        return sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at))
-    return order.tolist()
+        return np.array(sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at)),
+                        dtype=np.int64)
+    return order

@@ -92,7 +92,8 @@ def _outcome(cited: list[str], q: dict[str, Any]) -> dict[str, Any]:
 def run_abstention(data_path: str, *, conversations: int | None = None, thresholds: Sequence[float] | None = None,
                    progress: Callable[[int, int], None] | None = None, embedder: Embedder | str | None = None,
                    answer: AnswerConfig | None = None, limit: int = 10, db_path: str = ":memory:",
-                   details: bool = False, only: Sequence[int] | None = None) -> dict[str, Any]:
+                   details: bool = False, only: Sequence[int] | None = None,
+                   recipe: str | None = None) -> dict[str, Any]:
     """Ingest LoCoMo, ask every question once, and report abstention (category 5) and answered-citing-gold
     (categories 1-4) rates per category, at the configured threshold and swept over ``thresholds``
     (values of ``AnswerConfig.min_coverage``). Offline (extractive) answers: no LLM is used.
@@ -100,7 +101,8 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
     Returns a JSON-ready dict: counts, ``config``, ``at_default`` (rates at the configured threshold),
     ``curve`` (one entry per threshold: ``threshold`` and the same rates), and ``questions`` when ``details``.
     ``only``: 1-based conversation numbers to run instead of the first ``conversations`` (a held-out split, e.g.
-    ``(3, 4)``); raises InvalidInputError for a number outside the file.
+    ``(3, 4)``); raises InvalidInputError for a number outside the file. ``recipe``: the search recipe ``ask``
+    retrieves with (default: the Memory's default, ``anchored``); recorded as ``recipe`` in the result.
     """
     if only:
         samples, fixes = load_locomo(data_path, conversations=max(only))
@@ -124,7 +126,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
                               "question": qa["question"], "evidence": ev, "audited_evidence": fixes.get((si, qi), ev)})
     n_sessions = sum(len(_sessions(s["conversation"])) for s in samples)
     total = n_sessions + len(questions)
-    mem = Memory(db_path, embedder=embedder, answer=cfg, llm=None)
+    mem = Memory(db_path, embedder=embedder, answer=cfg, llm=None, search=recipe)
     try:
         t0 = time.perf_counter()
         done, turns = _ingest(mem, samples, progress, total)
@@ -143,6 +145,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
                 progress(done, total)
         ask_s = time.perf_counter() - t1
         embedder_name = mem.embedder.name
+        recipe_name = mem.search_config.name
     finally:
         mem.close()
 
@@ -157,6 +160,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
         "benchmark": "locomo-abstention",
         "data_path": str(data_path),
         "embedder": embedder_name,
+        "recipe": recipe_name,
         "conversations": len(samples),
         "conversation_numbers": [si + 1 for si, _ in picked],
         "turns": turns,

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
 
-__all__ = ["SearchConfig", "RECIPES", "recipe"]
+__all__ = ["SearchConfig", "RECIPES", "DEFAULT_RECIPE", "recipe"]
 
 
 class SearchConfig(BaseModel):
@@ -97,10 +97,17 @@ RECIPES: dict[str, SearchConfig] = {
 }
 
 
+# the default of Memory.search: hybrid retrieval with context anchoring (a query without a conversation is anchored
+# by its own words, and an ambiguous one by the user's most recent session); LoCoMo recall at least the hybrid's at
+# every k (bench/results/locomo_recall_anchored.json)
+DEFAULT_RECIPE = "anchored"
+
+
 def recipe(name_or_config: str | SearchConfig | None) -> SearchConfig:
-    """Resolve a recipe name (or pass a config through). Raises ConfigError for an unknown name."""
+    """Resolve a recipe name (or pass a config through); None is :data:`DEFAULT_RECIPE`. Raises ConfigError for an
+    unknown name."""
     if name_or_config is None:
-        return RECIPES["hybrid_rrf"]
+        return RECIPES[DEFAULT_RECIPE]
     if isinstance(name_or_config, SearchConfig):
         return name_or_config
     try:
