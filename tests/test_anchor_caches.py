@@ -115,3 +115,55 @@ def test_a_purge_drops_what_anchoring_kept_of_the_conversation(mem):
     # and anchoring still works afterwards
     assert mem.search("What about the bank?", user_id="u", context=["a walk by the water"])[0].memory.session_id \
         == "river"
+
+
+def test_the_conversation_picks_the_sense_among_the_memories_that_name_what_the_query_names(mem):
+    """Fresh-user trial: "Apple 怎么样？" inside a conversation about a portfolio returned the bond and fund memories
+    (closest to the conversation, no "Apple" in them) and pushed the Apple-shares memories down or out; the context
+    factor's reference is now the best of the memories holding the query's subject word."""
+    def add(texts, sid, ts):
+        mem.add([{"role": "user", "content": t} for t in texts], user_id="mix", session_id=sid, timestamp=ts)
+
+    add(["最近在看股票，想买点 Apple 的股份。", "科技股波动大。", "Apple 的 earnings report 下周出来。"], "apple-co",
+        "2024-08-01T10:00:00+08:00")
+    add(["周末去果园 picking apples，好开心。", "秋天正是时候。", "摘了一篮 apple，做了 apple pie。"], "apple-fruit",
+        "2024-08-10T10:00:00+08:00")
+    add(["我最近在理财，关注股票和债券。", "稳健一点好。", "我买了一只基金，年化收益大概5%。"], "invest",
+        "2024-06-01T10:00:00+08:00")
+    add(["我参加了一个慈善活动，帮助山区儿童。", "很有意义。", "我们给那个基金会捐了两千元。"], "charity",
+        "2024-06-05T10:00:00+08:00")
+    for q, ctx in (("Apple 怎么样？", ["我在看我的投资组合。"]), ("How is Apple doing?", ["I'm checking my stock portfolio."])):
+        hits = mem.search(q, user_id="mix", context=ctx, limit=5)
+        top2 = [h.memory.session_id for h in hits[:2]]
+        assert top2 == ["apple-co", "apple-co"], (q, [h.memory.text for h in hits])
+        assert all(h.memory.session_id != "apple-fruit" for h in hits)
+    hits = mem.search("那个基金呢？", user_id="mix", context=["最近股市波动很大，我的投资亏了。"], limit=5)
+    assert hits[0].memory.text == "我买了一只基金，年化收益大概5%。"
+    assert all(h.memory.session_id != "charity" for h in hits)
+
+
+def test_an_import_brings_context_vectors_as_relabel_computes_them(mem):
+    mem.add(turns("I opened a savings account at the bank.", "The interest rate is 4%."), user_id="u",
+            session_id="money", timestamp="2024-04-01T10:00:00Z")
+    mem.add(turns("We had a picnic on the river bank.", "The ducks were loud."), user_id="u", session_id="river",
+            timestamp="2024-05-01T10:00:00Z")
+    data = mem.export(user_id="u")
+    with Memory(":memory:", cache=False) as other:
+        other.import_memories(data)
+        ids = [it.id for it in other.get_all(user_id="u")]
+        imported = other.store.get_context_vectors(other.tenant, ids)
+        assert sorted(imported) == sorted(ids)  # every memory has one, right after the import
+        hits = other.search("What about the bank?", user_id="u", context=["a walk by the water"])
+        assert hits[0].memory.session_id == "river" and hits[0].explain["anchor"]["context_sim"] is not None
+        before = {i: imported[i].copy() for i in ids}
+        other.relabel(user_id="u")
+        after = other.store.get_context_vectors(other.tenant, ids)
+        assert all(np.allclose(before[i], after[i], atol=1e-6) for i in ids)
+
+
+@pytest.mark.parametrize("bad", [{"name": "x"}, 3, ["anchored"]])
+def test_a_recipe_that_is_neither_a_name_nor_a_config_is_a_config_error(mem, bad):
+    from anchormem import ConfigError
+
+    with pytest.raises(ConfigError, match="a search recipe is a name"):
+        mem.search("bank", user_id="u", recipe=bad)

@@ -54,8 +54,10 @@ about equally and keeps the conversation's labels.
 **Context-vector factor** (with a conversation; :meth:`ContextAnchor.context_match`): the conversation's vector
 (its turns' embeddings, newest weighing most, centered with the labeller's prototype mean) is compared with each
 candidate's context vector (centered cosine ``sim``); factor = (1 - w_c) + w_c · clip(1 - (reference - sim) /
-``anchor_context_delta``, 0, 1), with the reference the best candidate's sim, or the sim of the memory the query's
-own words single out (:meth:`ContextAnchor.singled_out`):
+``anchor_context_delta``, 0, 1), with the reference the best sim among the candidates that hold one of the query's
+subject words (any of them, when some do: :func:`.wording.coverage_and_holders`; "Apple 怎么样？" about a portfolio
+takes the Apple-shares memory's, not the bond memory's next to the portfolio talk), or the sim of the memory the
+query's own words single out (:meth:`ContextAnchor.singled_out`):
 a question that names its sense keeps its session even inside a conversation about the other sense. It
 multiplies the label factor. Measured on the pooled polysemy set (``bench/polysemy.py``, raw CoarseWSD labels):
 with it (and the shared singled-out rule), EN dev 73.6 → 86.1%, EN held-out 83.3 → 97.6%, ZH dev 89.1 → 92.2%, ZH
@@ -90,7 +92,7 @@ from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
-from .wording import coverage, leads_rivals, subject_terms
+from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
@@ -372,7 +374,8 @@ class ContextAnchor:
         return row
 
     def singled_out(self, hits: Sequence[Hit], lead: float, bm25_lead: float | None = None,
-                    query: str | None = None, cand: Candidates | None = None) -> Hit | None:
+                    query: str | None = None, cand: Candidates | None = None,
+                    cov: dict[str, tuple[float, frozenset[str]]] | None = None) -> Hit | None:
         """The candidate the query's own words single out, or None. Runner-ups come from other sessions
         (:meth:`.candidates.Candidates.top2`; ``cand``: the hits' arrays, when already gathered). Three ways:
 
@@ -391,12 +394,14 @@ class ContextAnchor:
         include every telling word a rival holds). "What did I say about the pound?" matches every
         candidate on "pound" alone; the one that says it four times, or is shortest, leads in BM25 without saying
         which sense is meant. "我买的芒果是哪里产的？" gives a short memory holding only 产 a BM25 lead over the
-        ones holding 芒果 and 买."""
+        ones holding 芒果 and 买. ``cov``: :func:`.wording.coverage` of the lexical leaders, when already
+        computed."""
         c = cand if cand is not None else Candidates.of(hits)
         (b1, li), b2 = c.top2(c.bm25)
         lex_top = None if li is None else hits[li]
         leaders = c.lexical_leaders() if query is not None else []
-        cov = coverage(query, leaders) if query is not None else None
+        if cov is None and query is not None:
+            cov = coverage(query, leaders)
         if (bm25_lead is not None and lex_top is not None and b2 > 0 and b1 >= bm25_lead * b2
                 and (cov is None or leads_rivals(lex_top, leaders, cov, superset=False))):
             return lex_top
@@ -647,7 +652,9 @@ class AnchorHook:
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
-        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand)
+        cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
+        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
+                                  cov=cov)
         # the recent session stands in for a missing conversation only when the query's words single nothing out
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
                                   recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
@@ -660,9 +667,11 @@ class AnchorHook:
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
             cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
+        about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
-                                         drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement)
+                                         drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
+                                         about=about)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

@@ -77,10 +77,16 @@ class Reranking:
 
 def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float, full_label: float = 0.6,
                     limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
-                    drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5) -> Reranking:
+                    drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5,
+                    about: np.ndarray | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
-    max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered."""
+    max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
+    candidates holding one of the query's subject words (:func:`.wording.coverage_and_holders`): the context
+    factor's reference is the best of these (that the label filter keeps) when there are any, so the conversation
+    picks the sense among the memories about what the query names; a memory closer to the conversation that does not
+    name it is not penalised, and it does not push those memories down either ("Apple 怎么样？" in a conversation
+    about a portfolio: the Apple-shares memory is the reference, not the bond memory next to the portfolio talk)."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -90,7 +96,10 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
     factors = (1.0 - weight) + weight * ramp
     filtered_mask = labelled & (rel < min_label)
-    cfac = context.factors(~filtered_mask) if context is not None else None
+    eligible = ~filtered_mask
+    if about is not None and (about & eligible).any():
+        eligible = about & eligible
+    cfac = context.factors(eligible) if context is not None else None
     if cfac is not None:
         factors = factors * cfac
     scores = c.score * factors

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
-__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "leads_rivals", "subject_terms"]
+__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "coverage_and_holders", "leads_rivals", "subject_terms"]
 
 
 # words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
@@ -47,11 +47,19 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     at most half of them hold, or only one (the ambiguous word itself, which every candidate holds, tells nothing;
     a word one memory alone holds names it), and no recall-framing word (:data:`RECALL_WORDS`) or answer-type word
     (:data:`ANSWER_WORDS`). {} without query terms."""
+    return coverage_and_holders(query, hits)[0]
+
+
+def coverage_and_holders(query: str, hits: Sequence[Hit]) -> tuple[dict[str, tuple[float, frozenset[str]]],
+                                                                   set[str]]:
+    """(:func:`coverage`, the ids of the ``hits`` that hold any of the query's subject words, telling or not: the
+    memories about what the query names, "apple" in "Apple 怎么样？" whichever sense), one term pass."""
     terms = list(dict.fromkeys(t for t in map(_strip_function_chars, subject_terms(query))
                                if t and t not in _FRAME_WORDS and t not in STOPWORDS))
     if not terms or not hits:
-        return {}
+        return {}, set()
     found = term_coverage(terms, [h.memory.text for h in hits])
+    holders = {h.memory.id for h, f in zip(hits, found) if f}
     n = len(hits)
     df = [0] * len(terms)
     for f in found:
@@ -64,7 +72,7 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
         tell = f & telling
         out[h.memory.id] = (float(sum(idf[i] for i in tell)), frozenset(terms[i] for i in tell)) if tell \
             else _NOTHING
-    return out
+    return out, holders
 
 
 _NOTHING = (0.0, frozenset())  # a hit holding no telling word

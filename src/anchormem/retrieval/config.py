@@ -110,6 +110,10 @@ def recipe(name_or_config: str | SearchConfig | None) -> SearchConfig:
         return RECIPES[DEFAULT_RECIPE]
     if isinstance(name_or_config, SearchConfig):
         return name_or_config
+    if not isinstance(name_or_config, str):
+        raise ConfigError(f"a search recipe is a name ({', '.join(RECIPES)}) or a SearchConfig, not "
+                          f"{type(name_or_config).__name__}: for custom settings write "
+                          f"SearchConfig(**{{...}}) or RECIPES['anchored'].model_copy(update={{...}})")
     try:
         return RECIPES[name_or_config]
     except KeyError:
