@@ -502,3 +502,25 @@ def test_without_a_conversation_only_a_bare_query_borrows_the_recent_sessions_la
         assert hits[0].explain["anchor"]["query_label_source"] == "query+match"
     finally:
         m.close()
+
+
+def test_a_lexicon_word_does_not_pin_the_sense_when_the_users_memories_disagree(mem):
+    """"python" is technology vocabulary, but this user has a snake python too: inside a conversation about the
+    zoo, the conversation decides (fresh-user trial: the zoo memory was filtered out and dropped)."""
+    u = "python"
+
+    def add(texts, sid, ts):
+        mem.add([{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(texts)],
+                user_id=u, session_id=sid, timestamp=ts)
+
+    add(["I'm learning to code and writing scripts at work.", "Which language?",
+         "I use Python every day for data analysis."], "code", "2024-07-01T10:00:00Z")
+    add(["We visited the zoo's reptile house yesterday.", "Scary?",
+         "A huge python was sleeping coiled on a branch."], "zoo", "2024-07-05T10:00:00Z")
+    zoo = mem.search("Tell me about the python.", user_id=u, context=["The snakes at the zoo were amazing."], limit=3)
+    assert zoo[0].memory.text == "A huge python was sleeping coiled on a branch."
+    assert next(iter(zoo[0].explain["anchor"]["query_labels"])) != "technology"
+    assert all(h.memory.session_id != "code" for h in zoo)
+    code = mem.search("Tell me about the python.", user_id=u, context=["My code keeps throwing exceptions."], limit=3)
+    assert code[0].memory.text == "I use Python every day for data analysis."
+    assert all(h.memory.session_id != "zoo" for h in code)

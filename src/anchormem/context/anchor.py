@@ -19,9 +19,10 @@ vector keeps whatever the embedder separates. Stored by the store (``context_vec
 **Query** (:meth:`ContextAnchor.query_context`): the query's logits are averaged with its conversation's
 (newest turns weigh most). A *bare* query (no domain vocabulary of its own: "what did I say about the bank?",
 "苹果怎么样了？") gives the conversation weight ``bare_context_weight`` (0.8), another query 0.3 (its own words
-outweigh a conversation about something else: the user may switch topics). The query's distribution is sharper
-than a memory's (``query_temperature_ratio``): it has to pick a sense. No
-conversation: the query alone, and when it is ambiguous the labels of the user's most recent session are mixed in:
+outweigh a conversation about something else: the user may switch topics); a query that names one thing only, a
+word the user's memories use in different domains, counts as bare even when the lexicon knows the word ("Tell me
+about the python." at the zoo; ``ambiguous`` of :meth:`ContextAnchor.query_context`). The query's distribution is
+sharper than a memory's (``query_temperature_ratio``): it has to pick a sense. No conversation: the query alone, and when it is ambiguous the labels of the user's most recent session are mixed in:
 ambiguous is bare with one subject word only (:func:`.wording.subject_terms`: "What about the bank?",
 "苹果怎么样了？") and no memory singled out by the query's words (:meth:`ContextAnchor.singled_out`), or less sure
 than ``SearchConfig.anchor_margin`` (0 by default). A question with words of its own ("When did Caroline go
@@ -315,14 +316,18 @@ class ContextAnchor:
     def query_context(self, query: str, qvec: np.ndarray, *, context: Sequence[str] = (),
                       embed: Callable[[str], np.ndarray] | None = None,
                       recent: Callable[[], np.ndarray | None] | None = None, margin: float = 0.35,
-                      with_labels: bool = True) -> QueryContext:
+                      with_labels: bool = True, ambiguous: bool = False) -> QueryContext:
         """Infer the query's labels from the query (``qvec``: its embedding, already computed for dense search)
         and the current conversation (``context``, newest turn last; each turn embedded with ``embed``, by
         default the embedder's ``embed_query``). See the module doc. Without a conversation and with a bare query
         of one subject word (:func:`.wording.subject_terms`) or an unsure one (margin < ``margin``), the labels of
         the user's most recent session are mixed in (``recent()``: their mean logits (D,), None when there are
         none, :meth:`recent_logits`; ``recent`` None: never).
-        ``with_labels=False``: only the distribution (search needs no ``Label`` objects)."""
+        ``with_labels=False``: only the distribution (search needs no ``Label`` objects). ``ambiguous``: the query
+        names one thing only and the user's memories holding that word have different domains
+        (:meth:`AnchorHook.__call__`): a conversation weighs as for a bare query even when the word is domain
+        vocabulary ("Tell me about the python." at the zoo: "python" is technology vocabulary, the conversation
+        is about snakes)."""
         lab = self.labeller
         ctx_texts = [c for c in context if c and c.strip()]
         emb = embed or self.embedder.embed_query
@@ -332,6 +337,7 @@ class ContextAnchor:
         bare = float(qlex.sum()) == 0.0  # is_bare_query
 
         if ctx_texts:
+            bare = bare or ambiguous
             w = 1.0 / (1.0 + np.arange(len(ctx_texts) - 1, -1, -1, dtype=np.float64))  # newest weighs 1
             a = self.bare_context_weight if bare else self.context_weight
             logits = (1 - a) * own_raw + a * (w @ craw) / w.sum()
@@ -543,6 +549,16 @@ class ContextAnchor:
         return r.annotate(r.hits, limit=limit)
 
 
+def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
+    """The query names one thing only (one subject word, :func:`.wording.subject_terms`) and the memories holding it
+    (``holders``: their ids) have primary labels of two domains or more: the word is ambiguous in this user's
+    memories, whatever domain the lexicon gives it."""
+    if not holders or len(subject_terms(query)) != 1:
+        return False
+    domains = {h.memory.labels[0].domain for h in hits if h.memory.id in holders and h.memory.labels}
+    return len(domains) >= 2
+
+
 def _rows(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(each of ``ids``' row in the matrix (n,) int64, -1 where ``vectors`` has none; the matrix (m, dim)): the
     mapping's own matrix when it has one (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores
@@ -658,7 +674,8 @@ class AnchorHook:
         # the recent session stands in for a missing conversation only when the query's words single nothing out
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
                                   recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
-                                  with_labels=False)
+                                  with_labels=False, ambiguous=bool(texts) and pick is None
+                                  and _ambiguous(self.query, hits, holders))
         weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
