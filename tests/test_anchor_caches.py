@@ -167,3 +167,15 @@ def test_a_recipe_that_is_neither_a_name_nor_a_config_is_a_config_error(mem, bad
 
     with pytest.raises(ConfigError, match="a search recipe is a name"):
         mem.search("bank", user_id="u", recipe=bad)
+
+
+def test_a_label_given_twice_is_refused_and_nothing_changes(mem):
+    from anchormem import InvalidInputError
+
+    item = mem.add("I deposited my salary at the bank.", user_id="u")[0].memory
+    with pytest.raises(InvalidInputError, match="'finance/-/-' is given twice"):
+        mem.update(item.id, labels=["finance", "finance"])
+    assert mem.get(item.id).labels == item.labels
+    # the same domain with two topics is two labels
+    got = mem.update(item.id, labels=[{"domain": "finance", "topic": "salary"}, {"domain": "finance", "topic": "bank"}])
+    assert [(lab.domain, lab.topic) for lab in got.labels] == [("finance", "salary"), ("finance", "bank")]

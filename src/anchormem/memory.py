@@ -434,10 +434,10 @@ class Memory:
 
         query: text (Chinese, English or mixed). context: the current conversation, oldest first: any iterable
         (list, tuple, generator: read once) of turns, each a non-blank ``str`` (a user turn) or a message dict as
-        ``add`` takes them; None or an empty list is no conversation. A bare string, a ``bytes`` turn (decode it
-        first) or a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is decoded or
-        dropped silently; only an OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool
-        call) are left out (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
+        ``add`` takes them; None or an empty list is no conversation. A ``bytes`` turn is decoded as UTF-8, strictly,
+        as ``add`` and the query are. A bare string or bytes in place of the list, a turn that is not valid UTF-8 or
+        a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is dropped silently; only an
+        OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool call) are left out (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
         query (:mod:`anchormem.context.anchor`): the default recipe (``"anchored"``) labels the query with its
         conversation, or without one by its own words and, when it is ambiguous ("what about the bank?"), by the
         user's most recent session; with no ``recipe`` given, a conversation turns anchoring on even when the

@@ -700,9 +700,10 @@ class AnchorHook:
 
 def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     """Validate user-given labels: a list (or tuple) whose items are ``Label`` objects, dicts or domain names
-    (``["finance"]``): known domains, normalised topic/intent, scores in [0, 1], one primary; marked
-    ``set_by="hand"``. Raises InvalidInputError, also for a bare ``str``/``bytes``, ``Label`` or dict in place of
-    the list (``labels="travel"``: write ``labels=["travel"]``)."""
+    (``["finance"]``): known domains, normalised topic/intent, scores in [0, 1], one primary, no (domain, topic,
+    intent) twice (one domain with two topics is two labels); marked ``set_by="hand"``. Raises InvalidInputError,
+    also for a bare ``str``/``bytes``, ``Label`` or dict in place of the list (``labels="travel"``: write
+    ``labels=["travel"]``)."""
     from ..errors import InvalidInputError
     from .taxonomy import norm_tag
 
@@ -726,6 +727,12 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
             raise InvalidInputError("label score must be in [0, 1]")
         out.append(Label(domain=dom, topic=norm_tag(lab.topic), intent=norm_tag(lab.intent), score=lab.score,
                          primary=lab.primary, set_by="hand"))
+    seen: set[tuple[str, str | None, str | None]] = set()
+    for lab in out:
+        key = (lab.domain, lab.topic, lab.intent)
+        if key in seen:
+            raise InvalidInputError(f"label {'/'.join(x or '-' for x in key)!r} is given twice")
+        seen.add(key)
     if out and not any(lab.primary for lab in out):
         out[0].primary = True
     if sum(lab.primary for lab in out) > 1:
