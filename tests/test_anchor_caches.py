@@ -179,3 +179,15 @@ def test_a_label_given_twice_is_refused_and_nothing_changes(mem):
     # the same domain with two topics is two labels
     got = mem.update(item.id, labels=[{"domain": "finance", "topic": "salary"}, {"domain": "finance", "topic": "bank"}])
     assert [(lab.domain, lab.topic) for lab in got.labels] == [("finance", "salary"), ("finance", "bank")]
+
+
+def test_a_config_built_without_validation_is_checked_at_search(mem):
+    from anchormem import ConfigError
+    from anchormem.retrieval.config import RECIPES
+
+    bad = RECIPES["anchored"].model_copy(update={"anchor_drop": float("nan")})  # model_copy does not validate
+    with pytest.raises(ConfigError, match="invalid search config"):
+        mem.search("bank", user_id="u", recipe=bad)
+    ok = RECIPES["anchored"].model_copy(update={"anchor_weight": 0.6})
+    mem.add("I opened a savings account at the bank.", user_id="u")
+    assert mem.search("bank", user_id="u", recipe=ok)[0].memory.text == "I opened a savings account at the bank."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
 
@@ -104,16 +104,20 @@ DEFAULT_RECIPE = "anchored"
 
 
 def recipe(name_or_config: str | SearchConfig | None) -> SearchConfig:
-    """Resolve a recipe name (or pass a config through); None is :data:`DEFAULT_RECIPE`. Raises ConfigError for an
-    unknown name."""
+    """Resolve a recipe name (or validate a config again and pass it through); None is :data:`DEFAULT_RECIPE`.
+    Raises ConfigError for an unknown name, another type, or a config with invalid values."""
     if name_or_config is None:
         return RECIPES[DEFAULT_RECIPE]
     if isinstance(name_or_config, SearchConfig):
-        return name_or_config
+        # validated again: model_copy(update=...) builds a config without validation (anchor_drop=nan, weights > 1)
+        try:
+            return SearchConfig.model_validate(name_or_config.model_dump())
+        except ValidationError as exc:
+            raise ConfigError(f"invalid search config: {exc}") from None
     if not isinstance(name_or_config, str):
         raise ConfigError(f"a search recipe is a name ({', '.join(RECIPES)}) or a SearchConfig, not "
                           f"{type(name_or_config).__name__}: for custom settings write "
-                          f"SearchConfig(**{{...}}) or RECIPES['anchored'].model_copy(update={{...}})")
+                          f"SearchConfig(**{{**RECIPES['anchored'].model_dump(), 'anchor_weight': 0.6}})")
     try:
         return RECIPES[name_or_config]
     except KeyError:
