@@ -22,8 +22,9 @@ vector keeps whatever the embedder separates. Stored by the store (``context_vec
 outweigh a conversation about something else: the user may switch topics); a query that names one thing only, a
 word the user's memories use in different domains, counts as bare even when the lexicon knows the word ("Tell me
 about the python." at the zoo; ``ambiguous`` of :meth:`ContextAnchor.query_context`). The query's distribution is
-sharper than a memory's (``query_temperature_ratio``): it has to pick a sense. No conversation: the query alone, and when it is ambiguous the labels of the user's most recent session are mixed in:
-ambiguous is bare with one subject word only (:func:`.wording.subject_terms`: "What about the bank?",
+sharper than a memory's (``query_temperature_ratio``): it has to pick a sense. No conversation: the query alone,
+and when it is ambiguous the labels of the user's most recent session are mixed in: ambiguous is bare with one
+subject word only (:func:`.wording.subject_terms`: "What about the bank?",
 "苹果怎么样了？") and no memory singled out by the query's words (:meth:`ContextAnchor.singled_out`), or less sure
 than ``SearchConfig.anchor_margin`` (0 by default). A question with words of its own ("When did Caroline go
 biking?", bare as it is: no domain vocabulary) is about whatever session it names, not the latest one: mixing the
