@@ -191,3 +191,25 @@ def test_a_config_built_without_validation_is_checked_at_search(mem):
     ok = RECIPES["anchored"].model_copy(update={"anchor_weight": 0.6})
     mem.add("I opened a savings account at the bank.", user_id="u")
     assert mem.search("bank", user_id="u", recipe=ok)[0].memory.text == "I opened a savings account at the bank."
+
+
+def test_a_purge_relabels_what_the_purged_turn_coloured(mem):
+    """The other memories of a session were labelled, and got context vectors, with the purged turn among their
+    neighbours: after the purge they are recomputed without it (a later relabel changes nothing)."""
+    secret = "I secretly owe the loan shark Vlastimir 40,000 kroner for gambling debts."
+    mem.add(turns("I went to the casino in Prague last night.", secret, "Anyway the hotel breakfast was great."),
+            user_id="p", session_id="sx", timestamp="2024-05-01T10:00:00Z")
+    mem.add(turns("My cat Pixel likes sleeping on my laptop."), user_id="p", session_id="sy",
+            timestamp="2024-05-02T10:00:00Z")
+    for it in [it for it in mem.get_all(user_id="p") if "Vlastimir" in it.text]:
+        mem.delete(it.id, purge=True)
+    left = mem.get_all(user_id="p")
+    assert left and not any("Vlastimir" in it.text for it in left)
+    ids = [it.id for it in left]
+    labels = {it.id: [(lab.domain, lab.topic) for lab in it.labels] for it in left}
+    vecs = mem.store.get_context_vectors(mem.tenant, ids)
+    mem.relabel(user_id="p")
+    again = mem.store.get_context_vectors(mem.tenant, ids)
+    assert {it.id: [(lab.domain, lab.topic) for lab in it.labels] for it in mem.get_all(user_id="p")} == labels
+    assert all(np.allclose(vecs[i], again[i], atol=1e-6) for i in ids)
+    assert not mem.get_all(user_id="p", filters={"label.topic": "loans"})

@@ -22,7 +22,7 @@ from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
-from .purge_targets import pii_tokens, quoting_sessions
+from .purge_targets import pii_tokens, quoting_sessions, relabel_sessions
 from .ingest.classify import memory_hash
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
@@ -338,12 +338,12 @@ class Memory:
         """After a purge, the other copies of the purged text: the user's hot cache entries
         (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
         stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
-        turns only feed :meth:`context`; and the passage embeddings, label rows and conversation vectors kept for
-        search's conversation turns. Raises
-        StoreError (the Redis session store failing)."""
+        turns only feed :meth:`context`; the passage embeddings, label rows and conversation vectors kept for
+        search's conversation turns; and the labels and context vectors the remaining memories of ``sessions``
+        took from the purged turns (recomputed). Raises StoreError (the Redis session store failing)."""
         self._searcher.forget_passages()
-        if self._anchor is not None:
-            self._anchor.forget()
+        relabel_sessions(self.anchor, self.store, self.tenant, user_id, sessions)  # no label derived from a purged turn
+        self.anchor.forget()
         if self.cache is not None:
             self.cache.forget(self.tenant, user_id)
         if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:

@@ -1,6 +1,7 @@
 """What else a purge of memories must clear, read from the store before the purge: the PII vault tokens their texts
-hold and the sessions whose buffers quote their turns. Used by :meth:`anchormem.Memory.delete`, ``delete_all`` and
-``gc``."""
+hold and the sessions whose buffers quote their turns; and, after it, what the remaining memories of those sessions
+derived from the purged turns: their context labels and context vectors (:func:`relabel_sessions`). Used by
+:meth:`anchormem.Memory.delete`, ``delete_all`` and ``gc``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from .privacy.redact import find_tokens
 from .types import MemoryItem, Scope
 
-__all__ = ["pii_tokens", "quoting_sessions"]
+__all__ = ["pii_tokens", "quoting_sessions", "relabel_sessions"]
 
 
 def pii_tokens(store: Any, tenant: str, items: list[MemoryItem]) -> list[str]:
@@ -27,3 +28,14 @@ def quoting_sessions(store: Any, tenant: str, user_id: str, items: list[MemoryIt
     scope = Scope(tenant=tenant, user_id=user_id)
     turns = [t for i in range(0, len(cited), 900) for t in store.messages(scope, cited[i:i + 900])]
     return ({it.session_id for it in items} | {m["session_id"] for m in turns}) - {None}
+
+
+def relabel_sessions(anchor: Any, store: Any, tenant: str, user_id: str, sessions: set[str] | None) -> int:
+    """Recompute the context labels and context vectors of the memories left in ``sessions`` of one user after a
+    purge (:func:`anchormem.context.anchor.relabel_scope`; hand-set labels are kept): both were smoothed over the
+    session's turns, the purged ones included, so they still carried what was forgotten. None or an empty set:
+    nothing (a whole user's purge leaves no session). Returns how many memories were relabelled."""
+    from .context.anchor import relabel_scope
+
+    return sum(relabel_scope(anchor, store, Scope(tenant=tenant, user_id=user_id, session_id=sid))
+               for sid in sorted(sessions or ()))
