@@ -213,3 +213,22 @@ def test_a_purge_relabels_what_the_purged_turn_coloured(mem):
     assert {it.id: [(lab.domain, lab.topic) for lab in it.labels] for it in mem.get_all(user_id="p")} == labels
     assert all(np.allclose(vecs[i], again[i], atol=1e-6) for i in ids)
     assert not mem.get_all(user_id="p", filters={"label.topic": "loans"})
+
+
+def test_filler_turns_are_no_conversation(mem):
+    """"ok", "thanks!", 好的 say nothing of the topic: a conversation of filler only anchors like no conversation
+    (second fresh-user trial: filler flipped the sense of bare queries in 13 of 26 searches)."""
+    mem.add(turns("We sat on the river bank and watched the ducks."), user_id="u", session_id="picnic",
+            timestamp="2024-02-01T10:00:00Z")
+    mem.add(turns("I opened a savings account at the bank.", "The interest rate is 4%."), user_id="u",
+            session_id="money", timestamp="2024-04-01T10:00:00Z")
+    alone = mem.search("What about the bank?", user_id="u", limit=3)
+    for filler in (["ok", "thanks!"], ["好的", "嗯嗯", "谢谢"]):
+        hits = mem.search("What about the bank?", user_id="u", context=filler, limit=3)
+        assert [h.memory.id for h in hits] == [h.memory.id for h in alone]
+        assert hits[0].explain["anchor"]["query_label_source"] == alone[0].explain["anchor"]["query_label_source"] \
+            == "query+recent_session"
+        assert "context_sim" not in hits[0].explain["anchor"]
+    # a real turn among the filler still counts
+    mixed = mem.search("What about the bank?", user_id="u", context=["ok", "Let's walk along the river."], limit=3)
+    assert mixed[0].explain["anchor"]["query_label_source"].startswith("query+context")

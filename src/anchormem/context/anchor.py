@@ -88,6 +88,7 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
+from ..ingest.classify import is_chitchat
 from ..ingest.pipeline import embedding_text
 from ..types import Hit, Label, MemoryItem
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
@@ -654,8 +655,10 @@ class AnchorHook:
         self.scope, self.cfg, self.limit = scope, cfg, limit
         # each turn as add embeds a memory ("<name>: <text>" when the speaker is named), so a stored turn's
         # passage embedding is the turn's own
+        # social filler ("ok", "thanks!", 好的) says nothing of what the conversation is about: left out, as add
+        # leaves it out of memory (a conversation of filler only is no conversation)
         texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
-                 if getattr(m, "role", "user") != "system"]
+                 if getattr(m, "role", "user") != "system" and not is_chitchat(m.content)]
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
         self.reranking: Reranking | None = None  # set by __call__, read by explain
