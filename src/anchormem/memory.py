@@ -437,10 +437,11 @@ class Memory:
         ``add`` takes them; None or an empty list is no conversation. A ``bytes`` turn is decoded as UTF-8, strictly,
         as ``add`` and the query are. A bare string or bytes in place of the list, a turn that is not valid UTF-8 or
         a blank turn raises InvalidInputError naming the turn (``context[i]``): nothing is dropped silently; only an
-        OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool call) are left out (:func:`anchormem.ingest.normalize.normalize_context`). The conversation anchors the
-        query (:mod:`anchormem.context.anchor`): the default recipe (``"anchored"``) labels the query with its
-        conversation, or without one by its own words and, when it is ambiguous ("what about the bank?"), by the
-        user's most recent session; with no ``recipe`` given, a conversation turns anchoring on even when the
+        OpenAI-style list's tool steps (role ``tool``, or a content-less assistant tool call) are left out
+        (:func:`anchormem.ingest.normalize.normalize_context`), and filler turns ("ok", "thanks!") do not anchor.
+        The conversation anchors the query (:mod:`anchormem.context.anchor`): the default recipe (``"anchored"``)
+        labels the query with its conversation, or without one by its own words and, when it is ambiguous ("what
+        about the bank?"), by the user's most recent session; with no ``recipe`` given, a conversation turns anchoring on even when the
         Memory's default recipe has none (a recipe given explicitly is kept as it is). ``recipe="hybrid_rrf"``:
         plain hybrid search. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing

@@ -286,23 +286,16 @@ def _new_memories(memory: "Memory", items: list[MemoryItem]) -> list[NewMemory]:
 
 
 def _context_vectors(memory: "Memory", items: list[MemoryItem], vecs: np.ndarray) -> list[np.ndarray | None]:
-    """Context vectors of imported memories (an export carries none): per session, oldest first, in windows of 64
-    turns, as ``relabel`` computes them (:func:`anchormem.context.anchor.relabel_scope`), from the re-embedded
-    vectors, so anchored search compares them with the conversation right after an import."""
-    from .context.anchor import context_vectors
+    """Context vectors of imported memories (an export carries none), over the windows ``relabel`` uses
+    (:func:`anchormem.context.anchor.session_windows`), from the re-embedded vectors, so anchored search compares
+    them with the conversation right after an import."""
+    from .context.anchor import context_vectors, session_windows
 
     anchor = memory.anchor
     out: list[np.ndarray | None] = [None] * len(items)
-    sessions: dict[object, list[int]] = {}
-    for i, it in enumerate(items):
-        sessions.setdefault(it.session_id, []).append(i)
-    for idx in sessions.values():
-        idx.sort(key=lambda i: items[i].created_at)
-        for k in range(0, len(idx), 64):
-            part = idx[k : k + 64]
-            for i, c in zip(part, context_vectors(vecs[part], decay=anchor.session_decay,
-                                                  own_weight=anchor.own_weight)):
-                out[i] = c
+    for part in session_windows(items):
+        for i, c in zip(part, context_vectors(vecs[part], decay=anchor.session_decay, own_weight=anchor.own_weight)):
+            out[i] = c
     return out
 
 

@@ -102,7 +102,7 @@ log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 
 __all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
-           "label_score", "label_drafts", "recent_session_labels",
+           "label_score", "label_drafts", "recent_session_labels", "session_windows",
            "name_collision"]
 
 _SEG = re.compile(r"[,;.!?，。；！？、]|\s+(?:and|but|then|to|while|so)\s+|然后|还有|并且|但是|顺便")
@@ -510,7 +510,7 @@ class ContextAnchor:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
         conversation's vector (dim,) (:meth:`conversation_vector`); ``memory_vectors``: the hits' stored
         context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
-        ``take(ids)``, as the stores return, is gathered in one step). The reference is ``pick``'s
+        ``index`` and ``matrix``, as the stores return, is read without a copy). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
         candidate's. ``cand``: the hits' arrays, when already gathered."""
         c = cand if cand is not None else Candidates.of(hits)
@@ -758,17 +758,27 @@ def relabel_scope(anchor: ContextAnchor, store, scope) -> int:
     if not items:
         return 0
     vecs = store.get_vectors(scope.tenant, [it.id for it in items])
-    sessions: dict[object, list[MemoryItem]] = {}
-    for it in items:
-        sessions.setdefault(it.session_id, []).append(it)
+    items = [it for it in items if it.id in vecs]
     n = 0
-    for sess in sessions.values():
-        sess = sorted((it for it in sess if it.id in vecs), key=lambda it: it.created_at)
-        for i in range(0, len(sess), 64):  # long sessions in windows of 64 turns
-            part = sess[i : i + 64]
-            mat = np.vstack([vecs[it.id] for it in part])
-            labels = anchor.label_texts([it.text for it in part], mat)
-            n += store.set_labels(scope.tenant, {it.id: labs for it, labs in zip(part, labels) if not hand_set(it)})
-            ctx = context_vectors(mat, decay=anchor.session_decay, own_weight=anchor.own_weight)
-            store.set_context_vectors(scope.tenant, {it.id: c for it, c in zip(part, ctx)})
+    for window in session_windows(items):
+        part = [items[i] for i in window]
+        mat = np.vstack([vecs[it.id] for it in part])
+        labels = anchor.label_texts([it.text for it in part], mat)
+        n += store.set_labels(scope.tenant, {it.id: labs for it, labs in zip(part, labels) if not hand_set(it)})
+        ctx = context_vectors(mat, decay=anchor.session_decay, own_weight=anchor.own_weight)
+        store.set_context_vectors(scope.tenant, {it.id: c for it, c in zip(part, ctx)})
     return n
+
+
+def session_windows(items: Sequence[MemoryItem], size: int = 64) -> list[list[int]]:
+    """Indexes of ``items`` grouped by session (session-less memories together), each session oldest first, cut
+    into windows of at most ``size`` turns: the units :func:`relabel_scope` labels together and computes context
+    vectors over (an import computes its context vectors over the same windows)."""
+    sessions: dict[object, list[int]] = {}
+    for i, it in enumerate(items):
+        sessions.setdefault(it.session_id, []).append(i)
+    out: list[list[int]] = []
+    for idx in sessions.values():
+        idx.sort(key=lambda i: items[i].created_at)
+        out += [idx[k : k + size] for k in range(0, len(idx), size)]
+    return out

@@ -27,13 +27,12 @@ __all__ = ["Reranking", "rank_candidates"]
 @dataclass
 class Reranking:
     """The outcome of :func:`rank_candidates`: ``hits``, the kept candidates best first (their ``score`` already
-    the reranked one), and per kept hit (same order) its ``scores``, ``factors`` (labels × context), label
+    the reranked one), and per kept hit (same order) its ``factors`` (labels × context), label
     ``agree``-ment, relative agreement ``rel``, ``labelled`` and ``filtered`` flags, and with a conversation the
     context ``sims`` and ``context_factors`` (``context_source``: the reference's kind). ``query``: the query's
     labels (:class:`.anchor.QueryContext`)."""
 
     hits: list[Hit]
-    scores: list[float]
     factors: list[float]
     agree: list[float]
     rel: list[float]
@@ -112,7 +111,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     sc = scores[order].tolist()  # Python scalars once for the kept hits (not a numpy scalar per field and hit)
     for h, s in zip(out, sc):
         h.score = s
-    r = Reranking(hits=out, scores=sc, factors=factors[order].tolist(), agree=agree[order].tolist(),
+    r = Reranking(hits=out, factors=factors[order].tolist(), agree=agree[order].tolist(),
                   rel=rel[order].tolist(), labelled=labelled[order].tolist(), filtered=filtered_mask[order].tolist(),
                   query=qc)
     if context is not None and cfac is not None:

@@ -15,7 +15,7 @@ cache does not know from the table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -66,14 +66,6 @@ class ContextVectors(Mapping[str, np.ndarray]):
 
     def __len__(self) -> int:
         return len(self.index)
-
-    def take(self, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(positions in ``ids`` of the ids that have a vector (k,) int64, their vectors (k, dim) float32: one
-        gathered copy)."""
-        get = self.index.get
-        pos = np.fromiter((get(mid, -1) for mid in ids), dtype=np.int64, count=len(ids))
-        have = np.flatnonzero(pos >= 0)
-        return have, self.matrix[pos[have]]
 
     def merged(self, other: "ContextVectors") -> "ContextVectors":
         """Both mappings in one (``other`` wins on a shared id)."""
