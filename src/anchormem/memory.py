@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +39,7 @@ from .ingest.poison import quarantine
 from .session.context import build_context
 from .session.store import SessionKey, make_session_store
 from .urlcheck import check_redis_url
+from .validate import check_id, check_metadata
 from .blas import with_one_blas_thread
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
@@ -57,7 +57,6 @@ from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, Memo
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
-_META_KEY = re.compile(r"^[\w\-]{1,64}$", re.UNICODE)
 
 
 class Memory:
@@ -189,14 +188,14 @@ class Memory:
         Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
-        meta = _check_metadata(metadata)
+        meta = check_metadata(metadata)
         default_time = to_aware(timestamp) if timestamp is not None else utcnow()
         msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars,
                                   neighbour_times=timestamp is None)
         for i, m in enumerate(msgs):
             if m.metadata is not None:
                 try:
-                    m.metadata = _check_metadata(m.metadata)
+                    m.metadata = check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
@@ -279,6 +278,7 @@ class Memory:
         nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")
+        check_id(memory_id, "memory_id")
         new_labels = check_labels(labels) if labels is not None else None
         if text is None:
             old = self.store.get(self.tenant, memory_id)
@@ -321,7 +321,7 @@ class Memory:
         (``"vault"`` and ``"review"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffers the memory
         and its turns (a restatement: ``add`` NOOP) came from."""
-        item = self.store.get(self.tenant, memory_id)
+        item = self.store.get(self.tenant, check_id(memory_id, "memory_id"))
         if not purge:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
             counts["summaries"] = self._drop_summaries_citing([item], purge=False)
@@ -401,8 +401,7 @@ class Memory:
     # ---------------------------------------------------------------- read
     def get(self, memory_id: str) -> MemoryItem:
         """One memory by id. Raises NotFoundError."""
-        if not isinstance(memory_id, str) or not memory_id:
-            raise InvalidInputError("memory_id must be a non-empty string")
+        check_id(memory_id, "memory_id")
         if self.cache is not None:
             return self.cache.get(self.tenant, memory_id, lambda: self.store.get(self.tenant, memory_id))
         return self.store.get(self.tenant, memory_id)
@@ -756,24 +755,6 @@ class Memory:
 
 def _recipe(value: str | SearchConfig) -> SearchConfig:
     return recipe(value)
-
-
-def _check_metadata(metadata: Any) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
-    for k, v in metadata.items():
-        if not isinstance(k, str) or not _META_KEY.match(k):
-            raise InvalidInputError(f"metadata key {k!r}: use 1-64 letters, digits, '_' or '-'")
-        if v is not None and not isinstance(v, (str, int, float, bool)):
-            raise InvalidInputError(f"metadata value for {k!r} must be a string, number, boolean or null")
-    try:
-        json.dumps(metadata, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata is not JSON-serialisable: {exc}") from exc
-    check_expiry_metadata(metadata)
-    return dict(metadata)
 
 
 def _is_postgres_url(url: str) -> bool:

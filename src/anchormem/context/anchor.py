@@ -709,6 +709,7 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     also for a bare ``str``/``bytes``, ``Label`` or dict in place of the list (``labels="travel"``: write
     ``labels=["travel"]``)."""
     from ..errors import InvalidInputError
+    from ..validate import check_str
     from .taxonomy import norm_tag
 
     if isinstance(labels, (str, bytes, bytearray)):
@@ -724,6 +725,9 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
         except Exception as exc:  # noqa: BLE001 - pydantic/TypeError become ours
             raise InvalidInputError(f"bad label {x!r}: give a domain name, a Label or a dict with 'domain' "
                                     f"(and optional topic, intent, score, primary)") from exc
+        for part in ("domain", "topic", "intent"):  # stored as given: Unicode text without NUL
+            if isinstance(getattr(lab, part), str):
+                check_str(getattr(lab, part), f"label {part}")
         dom = norm_tag(lab.domain)
         if dom not in DOMAIN_NAMES:
             raise InvalidInputError(f"unknown label domain {lab.domain!r}; domains: {', '.join(DOMAIN_NAMES)}")
