@@ -23,6 +23,7 @@ from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .purge_targets import pii_tokens, quoting_sessions, relabel_sessions
 from .ingest.classify import memory_hash
+from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
@@ -185,13 +186,21 @@ class Memory:
         :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
         are logged at DEBUG. One transaction per call.
 
-        Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
+        Bounds (:mod:`anchormem.ingest.limits`): at most ``max_add_messages`` messages and ``max_add_chars``
+        characters in all per call, ``max_message_chars`` per message; timestamps in the supported range
+        (:mod:`anchormem.timeutil`); metadata as :func:`anchormem.validate.check_metadata` says. All checked
+        before anything is stored.
+
+        Raises InvalidInputError (empty/oversized/invalid text, too many messages or characters, bad timestamp or
+        metadata), ScopeError.
         """
-        scope = self._scope(user_id, agent_id, session_id)
+        scope, s = self._scope(user_id, agent_id, session_id), self.settings
+        check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
         meta = check_metadata(metadata)
         default_time = to_aware(timestamp) if timestamp is not None else utcnow()
-        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars,
+        msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
+        check_total_chars([m.content for m in msgs], s.max_add_chars)
         for i, m in enumerate(msgs):
             if m.metadata is not None:
                 try:
@@ -211,6 +220,7 @@ class Memory:
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
+        turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
                                    restated=plan.restated)
@@ -223,10 +233,8 @@ class Memory:
             self.store.set_expiry(scope.tenant, renewed)
         for review in plan.reviews:
             self.store.add_review(review)
-        if scope.session_id is not None and prepared.messages:  # the session layer sees every stored turn
-            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), [
-                {"role": m.role, "content": m.content, "timestamp": m.ts.isoformat(),
-                 **({"name": m.name} if m.name else {})} for m in prepared.messages])
+        if turns:  # the session layer sees every stored turn (checked above, before the write)
+            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
         if every and scope.session_id is not None and prepared.messages:
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
@@ -554,7 +562,8 @@ class Memory:
         """The session store (:mod:`anchormem.session`): in-process, or Redis when ``session_url`` is set. Every
         ``add`` with a ``session_id`` appends its stored turns here. Opened on first use."""
         if self._sessions is None:
-            self._sessions = make_session_store(self.settings.session_url)
+            self._sessions = make_session_store(self.settings.session_url,
+                                                max_turn_chars=self.settings.max_message_chars)
         return self._sessions
 
     def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,

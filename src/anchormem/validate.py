@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import date, datetime
 from typing import Any
 
 from .errors import InvalidInputError
@@ -74,7 +75,8 @@ def check_scalar(value: Any, field: str, *, error: type[InvalidInputError] = Inv
 def check_json(value: Any, field: str, *, error: type[InvalidInputError] = InvalidInputError,
                depth: int = 0) -> Any:
     """Every scalar inside a JSON value (lists and string-keyed objects, nested up to
-    :data:`MAX_METADATA_DEPTH`) passes :func:`check_scalar`, every key :func:`check_str`. Raises ``error``
+    :data:`MAX_METADATA_DEPTH`) passes :func:`check_scalar`, every key :func:`check_str`; date/datetime
+    objects pass (their range is checked where they are parsed). Raises ``error``
     naming the path (``metadata.k[2].x``). Returns ``value``."""
     if depth > MAX_METADATA_DEPTH:
         raise error(f"{field}: nested more than {MAX_METADATA_DEPTH} levels deep")
@@ -89,6 +91,8 @@ def check_json(value: Any, field: str, *, error: type[InvalidInputError] = Inval
             check_json(v, f"{field}[{i}]", error=error, depth=depth + 1)
     elif isinstance(value, (str, int, float, bool)) or value is None:
         check_scalar(value, field, error=error)
+    elif isinstance(value, (datetime, date)):
+        return value  # a timestamp object: its range is checked where it is parsed (anchormem.timeutil)
     else:
         raise error(f"{field}: {type(value).__name__} is not a JSON value")
     return value

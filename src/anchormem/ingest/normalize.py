@@ -106,6 +106,8 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int,
         raw["content"] = check_text(raw.get("content"), what=f"message {i} content", max_chars=max_chars)
         if isinstance(raw.get("name"), str):
             check_str(raw["name"], f"message {i} name")
+            if len(raw["name"]) > 256:
+                raise InvalidInputError(f"message {i} name: {len(raw['name']):,} characters is over the limit of 256")
         ts = raw.get("timestamp")
         if ts is None:
             untimed.append(len(out))
