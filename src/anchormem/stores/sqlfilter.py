@@ -141,7 +141,7 @@ class SQLiteFilterCompiler:
             return f"(NOT {sql})" if negate else sql
         if c.field.startswith("metadata.") and not (op == "exists" or (op == "eq" and c.value is None)):
             sql = self._meta_typed_cond(c.field[len("metadata."):], op, c.value, params)
-            return f"(NOT COALESCE({sql}, FALSE))" if negate else sql
+            return f"(NOT {sql})" if negate else sql
         start = len(params)
         if c.field.startswith("metadata."):
             expr = self.meta_expr(c.field[len("metadata."):], params)
@@ -158,7 +158,8 @@ class SQLiteFilterCompiler:
 
     def _meta_typed_cond(self, key: str, op: str, value: Any, params: list[Any]) -> str:
         """A metadata comparison that only sees values of the filter value's JSON type (anchormem.filters,
-        "Typed comparison"): ``guard AND comparison`` per type, ORed for an ``in`` list of several types."""
+        "Typed comparison"): ``guard AND comparison`` per type, ORed for an ``in`` list of several types; false,
+        never NULL, when the key is missing."""
         values = list(value) if op == "in" else [value]
         parts = []
         for kind in ("boolean", "number", "string"):  # a fixed order: the same SQL for the same filter
@@ -171,4 +172,5 @@ class SQLiteFilterCompiler:
             cond, p = self._scalar_cond(expr, op, same if op == "in" else same[0])
             params.extend(p)
             parts.append(f"({guard} AND {cond})")
-        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+        # two-valued: false (never NULL) for a memory without the key, so NOT/ne/nin match it
+        return f"COALESCE({parts[0] if len(parts) == 1 else '(' + ' OR '.join(parts) + ')'}, FALSE)"
