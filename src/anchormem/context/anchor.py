@@ -198,15 +198,17 @@ def _smooth(own: np.ndarray, prior: np.ndarray, own_weight: float, decay: float,
             window: int = SMOOTH_WINDOW) -> np.ndarray:
     """Session smoothing in logit space: row i of ``own`` (n, D) averaged with the other rows and the ``prior``
     rows (m, D; oldest first, just before row 0) with weights 1/(1 + distance/decay), rows more than ``window``
-    turns away left out; row i itself weighs ``own_weight``. Up to ``window + 1`` rows in all every pair is in
-    the window (the dense product); longer inputs (a call with thousands of turns) are computed in blocks of
-    ``window`` rows, so time and memory grow linearly with n instead of quadratically."""
+    turns away left out (up to ``window + 1`` rows in all, every pair is within it); row i itself weighs
+    ``own_weight``. Up to ``4 * window`` rows: one dense product; longer inputs (a call with thousands of turns)
+    are computed in blocks of ``window`` rows, so time and memory grow linearly with n, not quadratically."""
     n, m = own.shape[0], prior.shape[0]
-    if n + m > window + 1:
+    if n + m > 4 * window:
         return _smooth_banded(own, prior, own_weight, decay, window)
     pos = np.arange(-m, n, dtype=np.float64)  # positions of prior rows then own rows
     dist = np.abs(np.arange(n, dtype=np.float64)[:, None] - pos[None, :])
     w = 1.0 / (1.0 + dist / decay)
+    if n + m > window + 1:
+        w[dist > window] = 0.0
     w[np.arange(n), m + np.arange(n)] = own_weight
     allrows = np.vstack([prior, own]) if m else own
     return (w @ allrows) / w.sum(axis=1, keepdims=True)
