@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from anchormem import Memory
-from anchormem.context.anchor import SMOOTH_WINDOW, _smooth
+from anchormem.context.smoothing import SMOOTH_WINDOW, _smooth
 
 WORDS = ("tea coffee Lisbon moved sister meeting project budget report Tuesday friend dog walk park garden "
          "train ticket doctor dentist birthday").split()

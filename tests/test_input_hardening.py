@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from anchormem import FilterError, InvalidInputError, Memory, ScopeError
-from anchormem.context.anchor import SMOOTH_WINDOW, _smooth
+from anchormem.context.smoothing import SMOOTH_WINDOW, _smooth
 from anchormem.ingest.limits import session_turns
 from anchormem.text.dates import resolve_dates
 from anchormem.timeutil import MAX_TIME, MIN_TIME, in_range, shift, to_utc
