@@ -630,7 +630,7 @@ class Memory:
     def approve(self, review_id: str, *, actor: str = "review") -> list[MemoryEvent]:
         """Apply a held change: the proposed memory is stored and supersedes the facts it conflicts with now.
         Returns the events (ADD, SUPERSEDE…). Raises NotFoundError, ConflictError (already resolved)."""
-        item = self.store.get_review(self.tenant, review_id)
+        item = self.store.get_review(self.tenant, check_id(review_id, "review_id"))
         if item.status != "pending":
             raise ConflictError(f"review item {review_id!r} is already {item.status}")
         new = item.proposed.model_copy(update={"labels": []})
@@ -647,7 +647,8 @@ class Memory:
 
     def reject(self, review_id: str, *, actor: str = "review") -> ReviewItem:
         """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
-        return self.store.resolve_review(self.tenant, review_id, status="rejected", actor=actor, when=utcnow())
+        return self.store.resolve_review(self.tenant, check_id(review_id, "review_id"), status="rejected",
+                                         actor=actor, when=utcnow())
 
     # ---------------------------------------------------------------- expiry (anchormem.lifecycle)
     def expired(self, *, user_id: str | None = None, now: datetime | str | None = None) -> list[MemoryItem]:
@@ -725,7 +726,7 @@ class Memory:
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""
-        return self.store.history(self.tenant, memory_id)
+        return self.store.history(self.tenant, check_id(memory_id, "memory_id"))
 
     def export(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
