@@ -39,7 +39,8 @@ def _sentence(rng: random.Random, i: int) -> str:
 def run_add(embedder: str, messages: int | None = None, chars: int | None = None) -> dict:
     rng = random.Random(1)
     m = Memory(":memory:", embedder=embedder, llm=None, cache=False, max_message_chars=max(chars or 0, 32_000),
-               max_add_chars=max(chars or 0, 100 * (messages or 0), 100_000), max_add_messages=max(messages or 0, 1_000))
+               max_add_chars=max(chars or 0, 100 * (messages or 0), 100_000),
+               max_add_messages=max(messages or 0, 1_000))
     m.add("Warm-up: I like tea.", user_id="warm", session_id="w")  # models, tokenizer dictionaries loaded
     if messages is not None:
         body = [{"role": "user" if i % 2 == 0 else "assistant", "content": _sentence(rng, i)}

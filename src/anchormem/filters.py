@@ -25,11 +25,12 @@ numbers: ``{"a": 1}`` does not match ``true`` and ``{"a": true}`` does not match
 value of the same type that is equal (``1`` matches ``1.0``); ``gt``/``gte``/``lt``/``lte`` take a number or a
 string and match only numbers (numerically) or only strings (by Unicode code point, never by a locale's
 collation): ``{"a": {"gt": 10}}`` never matches the text ``"string"``. ``contains`` takes a string and matches
-string values only (ASCII letters case-insensitively; PostgreSQL also folds other letters). ``ne``/``nin`` are the negation of ``eq``/``in``: they match
-values of another type, JSON null and memories without the key; so does ``NOT`` around any of these conditions
-(a comparison with a missing key is false, never unknown). Filter values are checked like stored ones
-(:mod:`anchormem.validate`): no lone surrogates or NUL characters in strings, integers within the signed 64-bit
-range, no NaN or infinity; a violation is a FilterError naming the key and the limit.
+string values only (ASCII letters case-insensitively; PostgreSQL also folds other letters). ``ne``/``nin`` are
+the negation of ``eq``/``in``: they match values of another type, JSON null and memories without the key; so
+does ``NOT`` around any of these conditions (a comparison with a missing key is false, never unknown). Filter
+values are checked like stored ones (:mod:`anchormem.validate`): no lone surrogates or NUL characters in strings,
+integers within the signed 64-bit range, no NaN or infinity; a violation is a FilterError naming the key and the
+limit.
 
 Limits (checked before anything is parsed or sent to the database; over them is a FilterError, HTTP 400
 ``invalid_filter``): ``AND``/``OR``/``NOT`` nest at most :data:`MAX_FILTER_DEPTH` (16) deep; a filter has at most
