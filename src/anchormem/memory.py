@@ -126,7 +126,7 @@ class Memory:
         if enc is not None and pg_url:
             raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
         self.store = _open_postgres(pg_url, s) if pg_url else \
-            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc)
+            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc, durability=s.durability)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
             key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
@@ -538,7 +538,7 @@ class Memory:
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
-        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit,
+        return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
                           embed_turn=self._searcher.embed_passage)
 
     def relabel(self, user_id: str | None = None) -> int:
@@ -783,7 +783,7 @@ def _is_postgres_url(url: str) -> bool:
 def _open_postgres(url: str, s: Settings) -> Any:
     """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
     from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
-    return PostgresStore(url, ann_threshold=s.ann_threshold)
+    return PostgresStore(url, ann_threshold=s.ann_threshold, durability=s.durability)
 
 
 def _path_from_url(url: str) -> str:

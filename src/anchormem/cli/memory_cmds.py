@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import InvalidInputError
+from ..private_files import write_private
 
 from .common import app, _answer_json, _confirm, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
 
@@ -300,7 +301,7 @@ def export(
     if output is None:
         typer.echo(text)
         return
-    output.write_text(text + "\n", encoding="utf-8")
+    write_private(output, text + "\n")  # 0600: an export holds everything stored for the user
     if _state.json:
         _emit_json({"path": str(output), "memories": len(data["memories"])})
     else:
