@@ -316,6 +316,8 @@ def forget(
     session: Optional[str] = typer.Option(None, "--session"),
     agent: Optional[str] = typer.Option(None, "--agent"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Delete every memory of a user (optionally one agent/session). There is no unscoped forget. Asks for
@@ -333,7 +335,7 @@ def forget(
                 _emit_json({"error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}})
             raise typer.Exit(1)
     with _open(must_exist=True) as mem:
-        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
+        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge, physical=physical)
     if _state.json:
         _emit_json(counts)
     else:

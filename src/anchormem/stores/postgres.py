@@ -45,6 +45,7 @@ from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
 from .durability import pg_options
 from .store_secret import PostgresSecretMixin
+from .pg_physical import PostgresPhysicalMixin
 
 try:  # the driver is an optional extra
     import psycopg
@@ -137,7 +138,7 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
