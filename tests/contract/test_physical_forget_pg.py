@@ -86,6 +86,9 @@ def test_delete_all_physical_leaves_no_byte_in_any_relation_file(pg_mem):
     assert files_holding(pg_mem.store, NEEDLE) == []
     assert database_files_holding(pg_mem.store, NEEDLE) == []  # superuser here: pg_statistic rewritten too
     assert {"memories", "messages", "ix_mem_tsv"} <= set(files_holding(pg_mem.store, OTHER))
+    # what the rewrite does not reach (docs/privacy.md): the WAL still holds the inserts, until recycled
+    wal = Path(pg_mem.store._read("SHOW data_directory")[0][0]) / "pg_wal"
+    assert any(NEEDLE.encode() in p.read_bytes() for p in wal.iterdir() if p.is_file())
     assert [m.text for m in pg_mem.get_all(user_id="v")] == [f"I keep bees in {OTHER} valley."]
     assert [h.memory.text for h in pg_mem.search(OTHER, user_id="v")] == [f"I keep bees in {OTHER} valley."]
 
