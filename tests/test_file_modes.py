@@ -52,6 +52,18 @@ def test_a_new_store_its_wal_shm_and_index_files_are_private(tmp_path):
     assert set(folders.values()) == {0o700}, folders
 
 
+def test_the_label_prototype_cache_is_private(tmp_path, monkeypatch):
+    from anchormem.context.labeller import OfflineLabeller
+
+    monkeypatch.setenv("ANCHORMEM_CACHE_DIR", str(tmp_path / "cache" / "anchormem"))
+    embedder = DeterministicEmbedder(64)
+    embedder.name = "model-x"  # a hash-embedder's prototypes are not cached; a model's are
+    OfflineLabeller(embedder, cache=True).prototypes()  # embeds the prototypes and saves them
+    files, folders = modes_under(tmp_path / "cache")
+    assert files and set(files.values()) == {0o600}, files
+    assert set(folders.values()) == {0o700}, folders
+
+
 def test_an_existing_folder_keeps_its_mode(tmp_path):
     os.chmod(tmp_path, 0o755)
     with Memory(str(tmp_path / "m.db"), embedder=DeterministicEmbedder(64), llm=None) as mem:
