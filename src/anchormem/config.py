@@ -55,7 +55,7 @@ class Settings(BaseSettings):
       embedding stays in Redis.
     - ``durability``: ``full`` (default: an acknowledged write survives a power cut; SQLite ``synchronous=FULL``,
       PostgreSQL's ``synchronous_commit`` as the server sets it) or ``normal`` (faster; survives a killed process,
-      a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/postgres.md.
+      a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/operations.md.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")

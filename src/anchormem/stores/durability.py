@@ -10,7 +10,7 @@
   is synced at checkpoints only). PostgreSQL: ``SET synchronous_commit = off`` on anchormem's connections (the
   server may lose up to about three ``wal_writer_delay`` of commits in a crash).
 
-The cost is measured by ``bench/durability.py`` (docs/postgres.md, "Durability").
+The cost is measured by ``bench/durability.py`` (docs/operations.md, "Durability").
 """
 
 from __future__ import annotations
