@@ -45,14 +45,15 @@ Backends: :class:`LocalBackend` (default; an LRU of ``max_entries`` in this proc
 
 A Redis failure never fails a call: it is logged (once, then again after a success) and the call runs
 uncached. Purges (``delete(..., purge=True)``, ``delete_all(purge=True)``, ``gc(purge=True)``) also delete the
-user's query embeddings and search entries and the store's memory-by-id entries from the cache (the cache of this process, or Redis;
-other processes' in-process LRUs keep unreachable copies until TTL or eviction), so purged text does not outlive
-the purge in Redis; entries of plain deletes are unreachable and expire with their TTL. A purge failing in Redis
-is logged every time (its entries then live until their TTL).
+user's query embeddings and search entries and the store's memory-by-id entries from the cache (the cache of
+this process, or Redis; other processes' in-process LRUs keep unreachable copies until TTL or eviction), so
+purged text does not outlive the purge in Redis; entries of plain deletes are unreachable and expire with their
+TTL. A purge failing in Redis is logged every time (its entries then live until their TTL).
 
 **A fill racing a purge** (a search or get that read the rows before the purge and writes its entry after the
 purge cleared the cache, e.g. in another worker) would put the purged text back. So a purge first sets the
-store's *purge mark* to a new random value, then deletes; every search/get entry is written only if the mark
+store's *purge mark* to a new random value, then deletes; every search/get entry (and query embedding) is
+written only if the mark
 still holds the value read before the rows were read (one atomic check-and-set: a Lua script in Redis, the lock
 in :class:`LocalBackend`). An entry computed from pre-purge rows is thus either refused or already in Redis when
 the purge's ``SCAN`` starts, which deletes it. (A mark evicted by a Redis ``maxmemory`` policy between a purge
@@ -64,8 +65,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import secrets
 import logging
+import secrets
 import threading
 import time
 import uuid
