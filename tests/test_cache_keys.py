@@ -90,3 +90,31 @@ def test_redis_holds_no_query_embedding_of_a_forgotten_user(tmp_path, redis_clie
         assert mem.stats["cache_embed_misses"] == before + 1
         assert np.allclose(v, DeterministicEmbedder(64).embed_query(QUERY))
     hot.close()
+
+
+@pytest.mark.parametrize("kind", ["local", "redis"])
+def test_an_embedding_computed_across_a_purge_is_not_written_back(tmp_path, kind, request):
+    """The query embedding is computed while a purge of the user runs (another worker): it is returned, but not
+    cached, since the purge mark changed after it was read."""
+    if kind == "redis":
+        prefix = request.getfixturevalue("redis_prefix")
+        client = request.getfixturevalue("redis_client")
+        hot = HotCache(RedisBackend(REDIS_URL), prefix=prefix)
+    else:
+        hot = HotCache(LocalBackend(256))
+    with _mem(tmp_path / "m.db", hot) as mem:
+        scope = mem._scope("u")
+        vec = DeterministicEmbedder(64).embed_query(QUERY)
+
+        def compute_while_purging():
+            mem.delete_all(user_id="u", purge=True)
+            return vec
+
+        out = mem.cache.embedding("hash-64", 64, QUERY, compute_while_purging, scope=scope)
+        assert np.allclose(out, vec)
+        assert not any(v == _embedding_bytes(QUERY) for _, v in hot._emb._d.values())
+        if kind == "redis":
+            assert list(client.scan_iter(f"{prefix}:e:*")) == []
+        mem.cache.embedding("hash-64", 64, QUERY, lambda: vec, scope=scope)  # no purge now: cached
+        assert any(v == _embedding_bytes(QUERY) for _, v in hot._emb._d.values())
+    hot.close()
