@@ -123,3 +123,32 @@ def test_physical_on_sqlite_is_the_purge_itself(tmp_path):
         assert mem.delete_all(user_id="u", purge=True, physical=True)["rewritten"] == 0
         data = (tmp_path / "m.db").read_bytes() + (tmp_path / "m.db-wal").read_bytes()
         assert NEEDLE.encode() not in data and NEEDLE.lower().encode() not in data
+
+
+def test_the_cli_forget_purge_physical(pg_server, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from anchormem.cli import app
+
+    url = pg_server.new_database()
+    monkeypatch.setenv("ANCHORMEM_URL", url)
+    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")
+    runner = CliRunner()
+    for user, text in (("u", f"My {NEEDLE} locker is number 12."), ("v", f"I keep bees in {OTHER} valley.")):
+        assert runner.invoke(app, ["add", text, "--user", user]).exit_code == 0
+    res = runner.invoke(app, ["--json", "forget", "--user", "u", "--physical", "--yes"])
+    assert res.exit_code == 2 and "purge" in res.output  # --physical alone: refused, nothing deleted
+    res = runner.invoke(app, ["--json", "forget", "--user", "u", "--purge", "--physical", "--yes"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["rewritten"] == len(USER_TABLES)
+    with Memory(url=url, embedder="hash", llm=None, cache=False) as mem:
+        assert files_holding(mem.store, NEEDLE) == []
+        assert "memories" in files_holding(mem.store, OTHER)
+        mid = mem.add(f"Another {NEEDLE} note.", user_id="v")[0].memory.id
+    res = runner.invoke(app, ["--json", "forget-memory", mid, "--purge", "--physical"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["rewritten"] == len(USER_TABLES)
+    with Memory(url=url, embedder="hash", llm=None, cache=False) as mem:
+        assert files_holding(mem.store, NEEDLE) == []

@@ -347,10 +347,18 @@ def forget(
 def forget_memory(
     memory_id: str = typer.Argument(..., metavar="ID"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
 ) -> None:
     """Delete one memory."""
+    from ..purge_targets import physical_erase
+
+    if physical and not purge:
+        raise InvalidInputError("--physical needs --purge (only purged text is erased from the files)")
     with _open(must_exist=True) as mem:
         counts = mem.delete(memory_id, purge=purge)
+        if physical:
+            counts["rewritten"] = physical_erase(mem.store)
     if _state.json:
         _emit_json(counts)
     else:
