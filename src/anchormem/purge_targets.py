@@ -70,6 +70,7 @@ def physical_erase(store: Any) -> int:
     """After a purge, erase the purged bytes from the store's files; returns how many tables were rewritten.
     PostgreSQL: :meth:`~anchormem.stores.pg_physical.PostgresPhysicalMixin.rewrite_tables` (``VACUUM FULL`` of
     every table holding user data). SQLite: 0, nothing more to do (a purge already zeroes the freed bytes,
-    merges the FTS index, deletes the saved vector index and checkpoints the WAL). Raises StoreError."""
+    merges the FTS index, deletes the saved vector index and checkpoints the WAL). Raises StoreError (the purge
+    itself is already done then: run ``store.rewrite_tables()`` again)."""
     rewrite = getattr(store, "rewrite_tables", None)
     return len(rewrite()) if rewrite is not None else 0
