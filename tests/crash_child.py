@@ -17,10 +17,16 @@ WORDS = ("tea", "bicycle", "Lisbon", "garden", "piano", "Tuesday", "dentist", "t
          "上海", "周末")
 
 
+def open_memory(path: str) -> Memory:
+    where = {"url": path} if path.startswith("postgresql://") else {"path": path}
+    return Memory(**where, embedder=DeterministicEmbedder(64), llm=None, cache=False)
+
+
 def writer(path: str, ack_path: str, round_no: int) -> None:
-    """Add memories forever, appending ``{"id", "text"}`` to ``ack_path`` after each acknowledged add."""
+    """Add memories forever to the store at ``path`` (a file, or a ``postgresql://`` URL), appending ``{"id",
+    "text"}`` to ``ack_path`` after each acknowledged add."""
     rnd = random.Random(round_no)
-    mem = Memory(path, embedder=DeterministicEmbedder(64), llm=None, cache=False)
+    mem = open_memory(path)
     fd = os.open(ack_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     i = 0
     while True:

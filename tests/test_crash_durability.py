@@ -1,7 +1,8 @@
 """Crash test: a child process adds memories and writes each acknowledged memory id to an ack file after ``add``
 returns; the parent kills it with SIGKILL at a random moment (seeded), reopens the store, and checks that every
-id ever acknowledged is there with its text, and that the database passes ``PRAGMA integrity_check``. 24 kills,
-bounded by a deadline (about 15 s here).
+id ever acknowledged is there with its text, and (SQLite) that the database passes ``PRAGMA integrity_check``.
+24 kills on SQLite, 20 on PostgreSQL (the client killed mid-transaction), each run bounded by a deadline (about
+20 s here).
 
 Children are forked by a zygote process (tests/crash_child.py) that imported anchormem and warmed it up once, so
 a kill costs no interpreter start. A kill -9 shows that an acknowledged commit is in the WAL; a power cut also
@@ -20,10 +21,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+import crash_child
 from anchormem import Memory
-from anchormem.testing import DeterministicEmbedder
+from pg_fixtures import pg_server  # noqa: F401
 
 KILLS = 24
+PG_KILLS = 20
 SEED = 20251206
 DEADLINE_S = 120.0
 
@@ -35,8 +40,12 @@ def acknowledged(ack_path: Path) -> list[dict]:
     return [json.loads(line) for line in ack_path.read_text(encoding="utf-8").split("\n")[:-1]]
 
 
-def test_every_acknowledged_add_survives_kill_9(tmp_path):
-    path, ack = str(tmp_path / "crash.db"), tmp_path / "acks.jsonl"
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_every_acknowledged_add_survives_kill_9(tmp_path, backend, request):
+    sqlite = backend == "sqlite"
+    path = str(tmp_path / "crash.db") if sqlite else request.getfixturevalue("pg_server").new_database()
+    ack = tmp_path / "acks.jsonl"
+    kills = KILLS if sqlite else PG_KILLS
     zygote = subprocess.Popen([sys.executable, str(Path(__file__).with_name("crash_child.py"))], text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
@@ -44,7 +53,7 @@ def test_every_acknowledged_add_survives_kill_9(tmp_path):
         rnd = random.Random(SEED)
         t0 = time.monotonic()
         mid_write = 0
-        for kill in range(KILLS):
+        for kill in range(kills):
             assert time.monotonic() - t0 < DEADLINE_S, f"only {kill} kills in {DEADLINE_S} s"
             before = len(acknowledged(ack))
             zygote.stdin.write(json.dumps([path, str(ack), kill]) + "\n")
@@ -59,20 +68,21 @@ def test_every_acknowledged_add_survives_kill_9(tmp_path):
             assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
             acks = acknowledged(ack)
             mid_write += len(acks) > before
-            with Memory(path, embedder=DeterministicEmbedder(64), llm=None, cache=False) as mem:
+            with crash_child.open_memory(path) as mem:
                 missing = [a for a in acks if _text(mem, a["id"]) != a["text"]]
             assert missing == [], f"after kill {kill + 1}: {len(missing)} of {len(acks)} acknowledged adds lost"
     finally:
         zygote.stdin.close()
         zygote.wait(30)
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    finally:
-        conn.close()
-    assert mid_write == KILLS  # every kill landed while the child was writing
-    assert len(acknowledged(ack)) > 3 * KILLS
+    if sqlite:
+        conn = sqlite3.connect(path)
+        try:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        finally:
+            conn.close()
+    assert mid_write == kills  # every kill landed while the child was writing
+    assert len(acknowledged(ack)) > 3 * kills
 
 
 def _text(mem: Memory, memory_id: str) -> str | None:
