@@ -373,8 +373,9 @@ class Memory:
         count under ``"rewritten"``). Raises InvalidInputError (``physical`` without ``purge``)."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
-        if physical and not purge:
-            raise InvalidInputError("physical=True needs purge=True (only purged text is erased from the files)")
+        if not isinstance(physical, bool) or (physical and purge is not True):
+            raise InvalidInputError(f"physical must be a bool and needs purge=True, got physical={physical!r}, "
+                                    f"purge={purge!r} (only purged text is erased from the files)")
         scope = self._scope(user_id, agent_id, session_id)
         whole = scope.agent_id is None and scope.session_id is None
         narrowed = None if whole or not purge else self.store.list_memories(scope, None, include_superseded=True)

@@ -110,8 +110,9 @@ def test_a_purge_alone_leaves_bytes_that_rewrite_tables_removes(pg_mem):
 
 def test_physical_needs_purge_and_tables_must_be_anchormems(pg_mem):
     pg_mem.add("I like tea.", user_id="u")
-    with pytest.raises(InvalidInputError, match="purge"):
-        pg_mem.delete_all(user_id="u", physical=True)
+    for physical, purge in ((True, False), ("yes", True), (1, True)):
+        with pytest.raises(InvalidInputError, match="physical must be a bool and needs purge=True"):
+            pg_mem.delete_all(user_id="u", physical=physical, purge=purge)
     assert len(pg_mem.get_all(user_id="u")) == 1  # nothing deleted
     with pytest.raises(InvalidInputError, match="pg_class"):
         pg_mem.store.rewrite_tables(["pg_class"])
