@@ -56,6 +56,9 @@ class Settings(BaseSettings):
       (shared by API workers). ``cache_ttl``: seconds a cached search or memory may be served (writes invalidate
       at once; the TTL bounds drift of recency and access counts). ``cache_embedding_ttl``: seconds a query
       embedding stays in Redis.
+    - ``durability``: ``full`` (default: an acknowledged write survives a power cut; SQLite ``synchronous=FULL``,
+      PostgreSQL's ``synchronous_commit`` as the server sets it) or ``normal`` (faster; survives a killed process,
+      a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/operations.md.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -86,6 +89,7 @@ class Settings(BaseSettings):
     cache_ttl: float = Field(30.0, gt=0)
     cache_size: int = Field(2048, ge=1)
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
+    durability: Literal["full", "normal"] = "full"
 
     def __init__(self, **values: object) -> None:
         """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""

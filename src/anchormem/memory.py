@@ -21,7 +21,7 @@ from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
-from .purge_targets import pii_tokens, quoting_sessions, relabel_sessions
+from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_sessions
 from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
@@ -126,7 +126,7 @@ class Memory:
         if enc is not None and pg_url:
             raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
         self.store = _open_postgres(pg_url, s) if pg_url else \
-            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc)
+            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc, durability=s.durability)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
             key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
@@ -343,23 +343,8 @@ class Memory:
         return counts
 
     def _purge_copies(self, user_id: str, sessions: set[str] | None) -> None:
-        """After a purge, the other copies of the purged text: the user's hot cache entries
-        (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
-        stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
-        turns only feed :meth:`context`; the passage embeddings, label rows and conversation vectors kept for
-        search's conversation turns; and the labels and context vectors the remaining memories of ``sessions``
-        took from the purged turns (recomputed). Raises StoreError (the Redis session store failing)."""
-        self._searcher.forget_passages()
-        relabel_sessions(self.anchor, self.store, self.tenant, user_id, sessions)  # no label derived from a purged turn
-        self.anchor.forget()
-        if self.cache is not None:
-            self.cache.forget(self.tenant, user_id)
-        if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:
-            return  # this Memory's in-process session store, never opened: it holds nothing
-        if sessions is None:
-            self.sessions.clear_user(self.tenant, user_id)
-        for session_id in sorted(sessions or ()):
-            self.sessions.clear(SessionKey(user_id, session_id, self.tenant))
+        """After a purge, the other copies of the purged text: :func:`anchormem.purge_targets.purge_copies`."""
+        purge_copies(self, user_id, sessions)
 
     def _drop_summaries_citing(self, gone: list[MemoryItem], *, purge: bool) -> int:
         """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
@@ -383,7 +368,7 @@ class Memory:
         return self._pii.reveal(text, self.tenant, key)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
-                   session_id: str | None = None, purge: bool = False) -> dict[str, int]:
+                   session_id: str | None = None, purge: bool = False, physical: bool = False) -> dict[str, int]:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and reasons (for the whole user: of every history row, also of memories deleted earlier
@@ -391,9 +376,14 @@ class Memory:
         for a narrowed scope those no remaining text of the user holds), count under ``"vault"``, and the review
         items (the whole user: all; a narrowed scope: those drawn from its turns, ``"review"``); on SQLite freed
         bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
-        narrowed scope: of its sessions) go."""
+        narrowed scope: of its sessions) go. ``physical=True`` (with ``purge``) then erases the purged bytes from
+        the data files on PostgreSQL too (:func:`anchormem.purge_targets.physical_erase`, docs/privacy.md;
+        count under ``"rewritten"``). Raises InvalidInputError (``physical`` without ``purge``)."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
+        if not isinstance(physical, bool) or (physical and purge is not True):
+            raise InvalidInputError(f"physical must be a bool and needs purge=True, got physical={physical!r}, "
+                                    f"purge={purge!r} (only purged text is erased from the files)")
         scope = self._scope(user_id, agent_id, session_id)
         whole = scope.agent_id is None and scope.session_id is None
         narrowed = None if whole or not purge else self.store.list_memories(scope, None, include_superseded=True)
@@ -404,6 +394,8 @@ class Memory:
             counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
             self._purge_copies(scope.user_id, None if narrowed is None else
                                ({it.session_id for it in narrowed} | {scope.session_id}) - {None})
+        if physical:
+            counts["rewritten"] = physical_erase(self.store)
         return counts
 
     # ---------------------------------------------------------------- read
@@ -545,7 +537,7 @@ class Memory:
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
-        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit,
+        return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
                           embed_turn=self._searcher.embed_passage)
 
     def relabel(self, user_id: str | None = None) -> int:
@@ -774,7 +766,7 @@ def _is_postgres_url(url: str) -> bool:
 def _open_postgres(url: str, s: Settings) -> Any:
     """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
     from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
-    return PostgresStore(url, ann_threshold=s.ann_threshold)
+    return PostgresStore(url, ann_threshold=s.ann_threshold, durability=s.durability)
 
 
 def _path_from_url(url: str) -> str:

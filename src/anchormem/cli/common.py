@@ -148,7 +148,7 @@ def _open(db: str | None = None, *, must_exist: bool = False, **kwargs: Any):
     from ..memory import Memory
 
     path = db or _state.db
-    if must_exist:
+    if must_exist and not (path is None and os.environ.get("ANCHORMEM_URL")):  # a URL's store is checked on open
         target = path or default_path()
         if target != ":memory:" and not target.startswith(("sqlite:", "postgresql:", "postgres:")) \
                 and not os.path.exists(os.path.expanduser(target)):

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import InvalidInputError
+from ..private_files import write_private
 
 from .common import app, _answer_json, _confirm, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
 
@@ -300,7 +301,7 @@ def export(
     if output is None:
         typer.echo(text)
         return
-    output.write_text(text + "\n", encoding="utf-8")
+    write_private(output, text + "\n")  # 0600: an export holds everything stored for the user
     if _state.json:
         _emit_json({"path": str(output), "memories": len(data["memories"])})
     else:
@@ -315,6 +316,8 @@ def forget(
     session: Optional[str] = typer.Option(None, "--session"),
     agent: Optional[str] = typer.Option(None, "--agent"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Delete every memory of a user (optionally one agent/session). There is no unscoped forget. Asks for
@@ -332,7 +335,7 @@ def forget(
                 _emit_json({"error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}})
             raise typer.Exit(1)
     with _open(must_exist=True) as mem:
-        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
+        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge, physical=physical)
     if _state.json:
         _emit_json(counts)
     else:
@@ -344,10 +347,18 @@ def forget(
 def forget_memory(
     memory_id: str = typer.Argument(..., metavar="ID"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
 ) -> None:
     """Delete one memory."""
+    from ..purge_targets import physical_erase
+
+    if physical and not purge:
+        raise InvalidInputError("--physical needs --purge (only purged text is erased from the files)")
     with _open(must_exist=True) as mem:
         counts = mem.delete(memory_id, purge=purge)
+        if physical:
+            counts["rewritten"] = physical_erase(mem.store)
     if _state.json:
         _emit_json(counts)
     else:

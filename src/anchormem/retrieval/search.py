@@ -50,12 +50,18 @@ class Searcher:
         self._pcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = Lock()
 
-    def embed_query(self, text: str) -> np.ndarray:
-        """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed."""
+    def embed_query(self, text: str, scope: Scope | None = None) -> np.ndarray:
+        """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed. With the
+        hot cache it is kept under the user of ``scope`` (so a purge of the user deletes it; without a scope, in
+        this process only)."""
         if self.cache is not None:
             return self.cache.embedding(self.embedder.name, self.embedder.dim, text,
-                                        lambda: self.embedder.embed_query(text))
+                                        lambda: self.embedder.embed_query(text), scope=scope)
         return self._cached(self._qcache, text, self.embedder.embed_query)
+
+    def query_embedder(self, scope: Scope) -> Callable[[str], np.ndarray]:
+        """:meth:`embed_query` for the user of ``scope``: ``text`` → float32 (dim,)."""
+        return lambda text: self.embed_query(text, scope)
 
     def embed_passage(self, text: str) -> np.ndarray:
         """The passage embedding (``embed_documents``) of a conversation turn ``text``: float32 (dim,). A turn
@@ -71,9 +77,11 @@ class Searcher:
                 self._put(self._pcache, t, np.asarray(v, dtype=np.float32))
 
     def forget_passages(self) -> None:
-        """Drop every kept passage embedding (after a purge: no vector of forgotten text stays in memory)."""
+        """Drop every kept passage embedding and this process's uncached-mode query embeddings (after a purge: no
+        vector of forgotten text or of the user's queries stays in memory)."""
         with self._qlock:
             self._pcache.clear()
+            self._qcache.clear()
 
     def _cached(self, lru: OrderedDict[str, np.ndarray], text: str,
                 compute: Callable[[str], np.ndarray]) -> np.ndarray:
@@ -179,7 +187,7 @@ class Searcher:
         ``as_of``, matched on their text then instead of their current one (:mod:`.past`)."""
         dense: list[tuple[str, float]] = []
         if config.dense_weight > 0 or config.fusion == "weighted":
-            qv = query_vector if query_vector is not None else self.embed_query(query)
+            qv = query_vector if query_vector is not None else self.embed_query(query, scope)
             dense = self.store.dense_search(scope, qv, n, where, as_of)
             if past is not None:
                 dense = past.dense(dense, qv, self.embedder.embed_documents, n)

@@ -44,6 +44,9 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemo
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
+from .durability import pg_options
+from .store_secret import PostgresSecretMixin
+from .pg_physical import PostgresPhysicalMixin
 
 try:  # the driver is an optional extra
     import psycopg
@@ -140,12 +143,13 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin, ReviewReadMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
     path, usually ``public``). ``min_size``/``max_size``: connection pool bounds. ``ann_threshold``: current
-    memories per user above which dense search uses the HNSW index instead of an exact scan.
+    memories per user above which dense search uses the HNSW index instead of an exact scan. ``durability``:
+    ``"full"`` or ``"normal"`` (``synchronous_commit = off`` on these connections; :mod:`.durability`).
 
     Raises ConfigError when the driver is not installed, StoreError when the server cannot be reached, lacks
     pgvector, or holds a newer schema.
@@ -154,7 +158,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     _review_order = "created_at, id"  # list_reviews (ReviewReadMixin): no rowid here
 
     def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
-                 min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+                 min_size: int = 1, max_size: int = 10, timeout: float = 30.0, durability: str = "full") -> None:
         if _IMPORT_ERROR is not None:
             raise ConfigError("the PostgreSQL store needs its driver: pip install 'anchormem[postgres]' "
                               f"({_IMPORT_ERROR})")
@@ -169,8 +173,10 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._filters = PostgresFilterCompiler()
         self._closed = False
         kwargs: dict[str, Any] = {"autocommit": True}
-        if schema is not None:
-            kwargs["options"] = f"-c search_path={schema},public"
+        options = " ".join(o for o in (f"-c search_path={schema},public" if schema else "", pg_options(durability))
+                           if o)  # stores/durability.py
+        if options:
+            kwargs["options"] = options
         self._kwargs = kwargs
         self._migrate()
         try:

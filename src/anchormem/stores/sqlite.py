@@ -52,6 +52,9 @@ from .past_text import PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
+from .durability import sqlite_synchronous
+from .store_secret import SQLiteSecretMixin
+from ..private_files import private_file
 
 __all__ = ["SQLiteStore"]
 
@@ -76,19 +79,19 @@ def fts_quote(term: str) -> str:
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
-    not written for an encrypted store.
+    not written for an encrypted store. ``durability``: ``"full"`` or ``"normal"`` (:mod:`.durability`).
 
     Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
     key or a wrong key on an encrypted one, or a missing SQLCipher binding.
     """
 
     def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
-                 encryption_key: EncryptionKey | str | bytes | None = None) -> None:
-        self.path = str(path)
+                 encryption_key: EncryptionKey | str | bytes | None = None, durability: str = "full") -> None:
+        self.path, self._sync = str(path), sqlite_synchronous(durability)
         self._memory = self.path == ":memory:"
         self._key = None if encryption_key is None else EncryptionKey(encryption_key)
         self._db_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
@@ -105,7 +108,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
             p = Path(self.path).expanduser()
-            p.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                private_file(p)  # 0600 (its -wal/-shm get the same mode), new folders 0700
+            except OSError as exc:
+                raise StoreError(f"cannot create SQLite database {self.path!r}: {exc}") from exc
             self._uri = p.resolve().as_uri() + "?mode=rwc"
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
@@ -133,7 +139,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
                 if not self._memory:
                     conn.execute("PRAGMA journal_mode = WAL")
-                    conn.execute("PRAGMA synchronous = NORMAL")
+                    conn.execute(f"PRAGMA synchronous = {self._sync}")  # stores/durability.py
             except self._db_errors as exc:
                 raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
             self._local.conn = conn
