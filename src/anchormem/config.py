@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     - ``embedder``: ``auto`` (multilingual-e5-small, bundled), ``e5-small``, ``hash`` or ``openai``.
     - ``max_message_chars``: longest accepted message (characters); longer input is an error, not truncated.
     - ``max_query_chars``: longest accepted search query.
+    - ``max_add_messages`` / ``max_add_chars``: most messages, and most characters of message text in all, one
+      ``add`` call takes (default 1,000 / 100,000); over them is an error before anything is stored
+      (:mod:`anchormem.ingest.limits`). Raise them, or split the input into several calls.
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
@@ -70,6 +73,8 @@ class Settings(BaseSettings):
     tenant: str = "default"
     max_message_chars: int = Field(32_000, ge=1)
     max_query_chars: int = Field(4_000, ge=1)
+    max_add_messages: int = Field(1_000, ge=1)
+    max_add_chars: int = Field(100_000, ge=1)
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"

@@ -59,6 +59,7 @@ from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summ
     summary_metadata
 from .text.tokenize import content_words, index_text
 from .timeutil import to_utc, utcnow
+from .validate import check_id
 from .types import MemoryItem, Scope
 
 if TYPE_CHECKING:
@@ -340,7 +341,7 @@ def _targets(mem: "Memory", ids: list[str] | None, user_id: str | None, filters:
             raise InvalidInputError("ids must be a non-empty list of memory ids")
         if filters is not None:
             raise InvalidInputError("filters apply to user_id, not to ids")
-        return list(dict.fromkeys(ids))
+        return list(dict.fromkeys(check_id(i, f"ids[{n}]") for n, i in enumerate(ids)))
     scope = mem._scope(user_id)
     where = parse_filters(filters, metadata_keys=lambda: mem.store.metadata_keys(scope))
     tier = Cond("tier", "eq", tier_from)

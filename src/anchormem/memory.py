@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +23,7 @@ from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_sessions
 from .ingest.classify import memory_hash
+from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
@@ -40,6 +40,7 @@ from .ingest.poison import quarantine
 from .session.context import build_context
 from .session.store import SessionKey, make_session_store
 from .urlcheck import check_redis_url
+from .validate import check_id, check_metadata
 from .blas import with_one_blas_thread
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
@@ -57,7 +58,6 @@ from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, Memo
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
-_META_KEY = re.compile(r"^[\w\-]{1,64}$", re.UNICODE)
 
 
 class Memory:
@@ -186,17 +186,25 @@ class Memory:
         :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
         are logged at DEBUG. One transaction per call.
 
-        Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
+        Bounds (:mod:`anchormem.ingest.limits`): at most ``max_add_messages`` messages and ``max_add_chars``
+        characters in all per call, ``max_message_chars`` per message; timestamps in the supported range
+        (:mod:`anchormem.timeutil`); metadata as :func:`anchormem.validate.check_metadata` says. All checked
+        before anything is stored.
+
+        Raises InvalidInputError (empty/oversized/invalid text, too many messages or characters, bad timestamp or
+        metadata), ScopeError.
         """
-        scope = self._scope(user_id, agent_id, session_id)
-        meta = _check_metadata(metadata)
+        scope, s = self._scope(user_id, agent_id, session_id), self.settings
+        check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
+        meta = check_metadata(metadata)
         default_time = to_aware(timestamp) if timestamp is not None else utcnow()
-        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars,
+        msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
+        check_total_chars([m.content for m in msgs], s.max_add_chars)
         for i, m in enumerate(msgs):
             if m.metadata is not None:
                 try:
-                    m.metadata = _check_metadata(m.metadata)
+                    m.metadata = check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
@@ -212,6 +220,7 @@ class Memory:
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
+        turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
                                    restated=plan.restated)
@@ -224,10 +233,8 @@ class Memory:
             self.store.set_expiry(scope.tenant, renewed)
         for review in plan.reviews:
             self.store.add_review(review)
-        if scope.session_id is not None and prepared.messages:  # the session layer sees every stored turn
-            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), [
-                {"role": m.role, "content": m.content, "timestamp": m.ts.isoformat(),
-                 **({"name": m.name} if m.name else {})} for m in prepared.messages])
+        if turns:  # the session layer sees every stored turn (checked above, before the write)
+            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
         if every and scope.session_id is not None and prepared.messages:
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
@@ -279,6 +286,7 @@ class Memory:
         nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")
+        check_id(memory_id, "memory_id")
         new_labels = check_labels(labels) if labels is not None else None
         if text is None:
             old = self.store.get(self.tenant, memory_id)
@@ -321,7 +329,7 @@ class Memory:
         (``"vault"`` and ``"review"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffers the memory
         and its turns (a restatement: ``add`` NOOP) came from."""
-        item = self.store.get(self.tenant, memory_id)
+        item = self.store.get(self.tenant, check_id(memory_id, "memory_id"))
         if not purge:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
             counts["summaries"] = self._drop_summaries_citing([item], purge=False)
@@ -393,8 +401,7 @@ class Memory:
     # ---------------------------------------------------------------- read
     def get(self, memory_id: str) -> MemoryItem:
         """One memory by id. Raises NotFoundError."""
-        if not isinstance(memory_id, str) or not memory_id:
-            raise InvalidInputError("memory_id must be a non-empty string")
+        check_id(memory_id, "memory_id")
         if self.cache is not None:
             return self.cache.get(self.tenant, memory_id, lambda: self.store.get(self.tenant, memory_id))
         return self.store.get(self.tenant, memory_id)
@@ -547,7 +554,8 @@ class Memory:
         """The session store (:mod:`anchormem.session`): in-process, or Redis when ``session_url`` is set. Every
         ``add`` with a ``session_id`` appends its stored turns here. Opened on first use."""
         if self._sessions is None:
-            self._sessions = make_session_store(self.settings.session_url)
+            self._sessions = make_session_store(self.settings.session_url,
+                                                max_turn_chars=self.settings.max_message_chars)
         return self._sessions
 
     def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
@@ -614,7 +622,7 @@ class Memory:
     def approve(self, review_id: str, *, actor: str = "review") -> list[MemoryEvent]:
         """Apply a held change: the proposed memory is stored and supersedes the facts it conflicts with now.
         Returns the events (ADD, SUPERSEDE…). Raises NotFoundError, ConflictError (already resolved)."""
-        item = self.store.get_review(self.tenant, review_id)
+        item = self.store.get_review(self.tenant, check_id(review_id, "review_id"))
         if item.status != "pending":
             raise ConflictError(f"review item {review_id!r} is already {item.status}")
         new = item.proposed.model_copy(update={"labels": []})
@@ -631,7 +639,8 @@ class Memory:
 
     def reject(self, review_id: str, *, actor: str = "review") -> ReviewItem:
         """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
-        return self.store.resolve_review(self.tenant, review_id, status="rejected", actor=actor, when=utcnow())
+        return self.store.resolve_review(self.tenant, check_id(review_id, "review_id"), status="rejected",
+                                         actor=actor, when=utcnow())
 
     # ---------------------------------------------------------------- expiry (anchormem.lifecycle)
     def expired(self, *, user_id: str | None = None, now: datetime | str | None = None) -> list[MemoryItem]:
@@ -709,7 +718,7 @@ class Memory:
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""
-        return self.store.history(self.tenant, memory_id)
+        return self.store.history(self.tenant, check_id(memory_id, "memory_id"))
 
     def export(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
@@ -748,24 +757,6 @@ class Memory:
 
 def _recipe(value: str | SearchConfig) -> SearchConfig:
     return recipe(value)
-
-
-def _check_metadata(metadata: Any) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
-    for k, v in metadata.items():
-        if not isinstance(k, str) or not _META_KEY.match(k):
-            raise InvalidInputError(f"metadata key {k!r}: use 1-64 letters, digits, '_' or '-'")
-        if v is not None and not isinstance(v, (str, int, float, bool)):
-            raise InvalidInputError(f"metadata value for {k!r} must be a string, number, boolean or null")
-    try:
-        json.dumps(metadata, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata is not JSON-serialisable: {exc}") from exc
-    check_expiry_metadata(metadata)
-    return dict(metadata)
 
 
 def _is_postgres_url(url: str) -> bool:

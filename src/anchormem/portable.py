@@ -34,6 +34,7 @@ from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
 from .types import HistoryEntry, MemoryItem, Role, Scope
+from .validate import check_json
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -209,12 +210,15 @@ def import_memories(memory: "Memory", data: Any, *, user_id: str | None = None, 
     :func:`detect_format`), ``"anchormem"`` or ``"mem0"``. ``user_id`` imports into that user instead of the
     export's. ``on_conflict``: ``"error"`` (an id the target holds, or a duplicate of a current memory, raises
     and nothing is written) or ``"skip"`` (such rows are left out). One transaction. Returns counts per table
-    (see :meth:`anchormem.stores.protocol.Store.import_rows`). Raises InvalidInputError, ScopeError, StoreError."""
+    (see :meth:`anchormem.stores.protocol.Store.import_rows`). Every value in ``data`` must be storable
+    (:func:`anchormem.validate.check_json`: no lone surrogates or NUL, integers within 64 bits, no NaN/inf).
+    Raises InvalidInputError, ScopeError, StoreError."""
     if format not in ("auto", "anchormem", "mem0"):
         raise InvalidInputError(f"format must be 'auto', 'anchormem' or 'mem0', not {format!r}")
     if on_conflict not in ("error", "skip"):
         raise InvalidInputError(f"on_conflict must be 'error' or 'skip', not {on_conflict!r}")
     uid = check_scope_id(user_id, "user_id", required=False)
+    check_json(data, "import data")  # every string, number and key storable (anchormem.validate)
     fmt = detect_format(data) if format == "auto" else format
     if fmt == "mem0":
         return import_mem0(memory, data, user_id=uid, on_conflict=on_conflict)

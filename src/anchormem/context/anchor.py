@@ -95,6 +95,7 @@ from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
+from .smoothing import _smooth
 from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
@@ -189,19 +190,6 @@ def label_score(qdist: np.ndarray, labels: Sequence[Label]) -> float | None:
     if m is None:
         return None
     return float(m @ (qdist / (float(qdist.max()) or 1.0)))
-
-
-def _smooth(own: np.ndarray, prior: np.ndarray, own_weight: float, decay: float) -> np.ndarray:
-    """Session smoothing in logit space: row i of ``own`` (n, D) averaged with the other rows and the ``prior``
-    rows (m, D; oldest first, just before row 0) with weights 1/(1 + distance/decay); row i itself weighs
-    ``own_weight``."""
-    n, m = own.shape[0], prior.shape[0]
-    pos = np.arange(-m, n, dtype=np.float64)  # positions of prior rows then own rows
-    dist = np.abs(np.arange(n, dtype=np.float64)[:, None] - pos[None, :])
-    w = 1.0 / (1.0 + dist / decay)
-    w[np.arange(n), m + np.arange(n)] = own_weight
-    allrows = np.vstack([prior, own]) if m else own
-    return (w @ allrows) / w.sum(axis=1, keepdims=True)
 
 
 class ContextAnchor:
@@ -709,6 +697,7 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     also for a bare ``str``/``bytes``, ``Label`` or dict in place of the list (``labels="travel"``: write
     ``labels=["travel"]``)."""
     from ..errors import InvalidInputError
+    from ..validate import check_str
     from .taxonomy import norm_tag
 
     if isinstance(labels, (str, bytes, bytearray)):
@@ -724,6 +713,9 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
         except Exception as exc:  # noqa: BLE001 - pydantic/TypeError become ours
             raise InvalidInputError(f"bad label {x!r}: give a domain name, a Label or a dict with 'domain' "
                                     f"(and optional topic, intent, score, primary)") from exc
+        for part in ("domain", "topic", "intent"):  # stored as given: Unicode text without NUL
+            if isinstance(getattr(lab, part), str):
+                check_str(getattr(lab, part), f"label {part}")
         dom = norm_tag(lab.domain)
         if dom not in DOMAIN_NAMES:
             raise InvalidInputError(f"unknown label domain {lab.domain!r}; domains: {', '.join(DOMAIN_NAMES)}")

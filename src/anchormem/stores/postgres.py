@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
+from ..validate import unstorable
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
@@ -120,20 +121,24 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
         return ("EXISTS (SELECT 1 FROM memory_entities e WHERE e.tenant = m.tenant AND e.user_id = m.user_id "
                 f"AND e.memory_id = m.id AND {cond})")
 
+    def meta_typed(self, key: str, kind: str, params: list[Any]) -> tuple[str, str]:
+        # numbers and booleans compare as jsonb (numerically, never failing a cast), strings as text
+        super().meta_expr(key, params)  # validates the key
+        params[-1] = key.split(".")
+        params.append(key.split("."))
+        guard = f"jsonb_typeof(m.metadata #> %s::text[]) = '{kind}'"
+        return guard, "(m.metadata #>> %s::text[])" if kind == "string" else "(m.metadata #> %s::text[])"
+
+    def meta_param(self, kind: str, value: Any) -> Any:
+        return value if kind == "string" else _json(value)
+
+    def text_order(self, expr: str) -> str:
+        return f'({expr} COLLATE "C")'  # code point order, as SQLite's BINARY; not the database's locale
+
     def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
-        if not expr.startswith("NULLIF(m.metadata"):
-            if op == "contains":
-                return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
-            return super()._scalar_cond(expr, op, value)
-        # metadata values are jsonb: compare with jsonb so numbers compare as numbers and strings as strings
         if op == "contains":
-            text_expr = expr.replace("NULLIF(m.metadata #>", "(m.metadata #>>").replace(", 'null'::jsonb)", ")")
-            return f"strpos(lower({text_expr}), lower(%s)) > 0", [str(value)]
-        if op in ("exists",) or (op == "eq" and value is None):
-            return super()._scalar_cond(expr, op, value)
-        if op == "in":
-            return super()._scalar_cond(expr, op, [_json(v) for v in value])
-        return super()._scalar_cond(expr, op, _json(value))
+            return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
+        return super()._scalar_cond(expr, op, value)
 
 
 # ---------------------------------------------------------------- the store
@@ -228,6 +233,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             raise StoreError(f"no PostgreSQL connection available: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the driver cannot bind: the caller's input
+            raise unstorable(exc) from exc
 
     def _run(self, fn: Callable[[Any], T], *, write: bool = True) -> T:
         """Run ``fn(conn)`` in one transaction, retrying deadlocks and serialization failures."""

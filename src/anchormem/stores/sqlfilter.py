@@ -18,6 +18,14 @@ __all__ = ["SQLiteFilterCompiler"]
 
 _META_KEY = re.compile(r"^[\w\-]+(\.[\w\-]+)*$", re.UNICODE)
 _CMP = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+_SQLITE_TYPES = {"number": "'integer', 'real'", "string": "'text'", "boolean": "'true', 'false'"}
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type a filter value compares with (anchormem.filters, "Typed comparison")."""
+    if isinstance(value, bool):
+        return "boolean"
+    return "string" if isinstance(value, str) else "number"
 
 
 class SQLiteFilterCompiler:
@@ -35,6 +43,22 @@ class SQLiteFilterCompiler:
             raise FilterError(f"metadata key {key!r} has characters that cannot be filtered on")
         params.append("$." + ".".join(f'"{p}"' for p in key.split(".")))
         return f"json_extract(m.metadata, {self.param})"
+
+    def meta_typed(self, key: str, kind: str, params: list[Any]) -> tuple[str, str]:
+        """``(guard, value)`` SQL for a metadata value of JSON ``kind`` (``number``, ``string``, ``boolean``):
+        ``guard`` is true only for a value of that kind (false or NULL otherwise), ``value`` reads it for a
+        comparison with :meth:`meta_param`. Appends the parameters of both, in that order."""
+        self.meta_expr(key, params)
+        guard = f"json_type(m.metadata, {self.param}) IN ({_SQLITE_TYPES[kind]})"
+        return guard, self.meta_expr(key, params)
+
+    def meta_param(self, kind: str, value: Any) -> Any:
+        """The bound form of a filter value compared with :meth:`meta_typed`'s value expression."""
+        return value
+
+    def text_order(self, expr: str) -> str:
+        """``expr`` compared by Unicode code point (SQLite's BINARY collation already is)."""
+        return expr
 
     def label_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
         cond, p = self._scalar_cond(f"json_extract(j.value, '$.{attr}')", op, value)
@@ -115,6 +139,9 @@ class SQLiteFilterCompiler:
             fn = self.label_exists if kind == "label" else self.entity_exists
             sql = fn(attr, op, c.value, params)
             return f"(NOT {sql})" if negate else sql
+        if c.field.startswith("metadata.") and not (op == "exists" or (op == "eq" and c.value is None)):
+            sql = self._meta_typed_cond(c.field[len("metadata."):], op, c.value, params)
+            return f"(NOT {sql})" if negate else sql
         start = len(params)
         if c.field.startswith("metadata."):
             expr = self.meta_expr(c.field[len("metadata."):], params)
@@ -128,3 +155,22 @@ class SQLiteFilterCompiler:
             return f"({expr} IS NULL OR NOT ({cond}))"
         params.extend(expr_params + p)
         return f"(NOT ({cond}))" if negate else cond
+
+    def _meta_typed_cond(self, key: str, op: str, value: Any, params: list[Any]) -> str:
+        """A metadata comparison that only sees values of the filter value's JSON type (anchormem.filters,
+        "Typed comparison"): ``guard AND comparison`` per type, ORed for an ``in`` list of several types; false,
+        never NULL, when the key is missing."""
+        values = list(value) if op == "in" else [value]
+        parts = []
+        for kind in ("boolean", "number", "string"):  # a fixed order: the same SQL for the same filter
+            same = [self.meta_param(kind, v) for v in values if json_kind(v) == kind]
+            if not same:
+                continue
+            guard, expr = self.meta_typed(key, kind, params)
+            if op in _CMP and kind == "string":
+                expr = self.text_order(expr)
+            cond, p = self._scalar_cond(expr, op, same if op == "in" else same[0])
+            params.extend(p)
+            parts.append(f"({guard} AND {cond})")
+        # two-valued: false (never NULL) for a memory without the key, so NOT/ne/nin match it
+        return f"COALESCE({parts[0] if len(parts) == 1 else '(' + ' OR '.join(parts) + ')'}, FALSE)"

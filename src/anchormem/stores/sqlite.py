@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
+from ..validate import unstorable
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .migrations import LATEST, MIGRATIONS
@@ -159,12 +160,16 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             conn.execute("COMMIT")
         except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the driver cannot bind: the caller's input
+            raise unstorable(exc) from exc
 
     def _read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         try:
             return self._conn().execute(sql, params).fetchall()
         except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:
+            raise unstorable(exc) from exc
 
     def _migrate(self) -> None:
         with self._tx() as c:
