@@ -177,3 +177,12 @@ def test_export_then_import_carries_the_review_queue(db, tmp_path):
     assert len(ok(other, "review", "list", "--user", "al", "--status", "all")) == 1
     applied = ok(other, "review", "approve", held[:MIN_PREFIX])
     assert [e["memory"]["text"] for e in applied] == ["My phone number is 555-0199.", "My phone number is 555-0100."]
+
+
+def test_version_option():
+    import anchormem
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.strip() == f"anchormem {anchormem.__version__}"
+    res = runner.invoke(app, ["--json", "--version"])
+    assert res.exit_code == 0 and json.loads(res.stdout) == {"version": anchormem.__version__}

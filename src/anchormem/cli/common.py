@@ -219,11 +219,26 @@ def _memories_table(items: list[Any], title: str | None = None, shown: dict[str,
 
 
 # ----------------------------------------------------------------------------------------------- root
+def _print_version(value: bool) -> None:
+    """``anchormem --version``: ``anchormem X.Y.Z`` (with ``--json``: ``{"version": ...}``), exit code 0."""
+    if not value:
+        return
+    from .. import __version__
+
+    if "--json" in _state.argv:
+        _emit_json({"version": __version__})
+    else:
+        typer.echo(f"anchormem {__version__}")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     db: Optional[str] = typer.Option(None, "--db", envvar="ANCHORMEM_PATH", metavar="PATH",
                                      help="Database file (default: ~/.local/share/anchormem/memories.db)."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable JSON output."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=lambda v: _print_version(v),
+                                 help="Print the version and exit."),
 ) -> None:
     """anchormem: long-term memory for LLM agents."""
     _state.db = db
