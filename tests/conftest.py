@@ -37,11 +37,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
+# Files whose every test is ``slow`` besides those marked in place: long explorations rather than checks of one
+# behaviour. The default run leaves ``slow`` out (pyproject's addopts); ``pytest -m slow`` runs them, as CI does.
+SLOW_FILES = frozenset({"api/test_fuzz.py"})  # schemathesis fuzzing of every route (~1 min of CPU)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the mark plugin deselects by -m
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))
         if path.parent == _TESTS and path.name in SMOKE_FILES:
             item.add_marker(pytest.mark.smoke)
+        if path.is_relative_to(_TESTS) and path.relative_to(_TESTS).as_posix() in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
