@@ -26,7 +26,13 @@ from .memory import Memory
 from .retrieval.config import SearchConfig
 from .types import Answer, Entity, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Message, Scope
 
-__version__ = "0.1.0"
+try:  # the one source of the version is pyproject.toml, read from the installed distribution's metadata
+    from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+    from importlib.metadata import version as _dist_version
+
+    __version__: str = _dist_version("anchormem")
+except _PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Memory",

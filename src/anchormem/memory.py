@@ -53,6 +53,7 @@ from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
+from .review_dedupe import queue_reviews
 from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
@@ -231,8 +232,7 @@ class Memory:
         renewed = renewals([n.item for n in news], results, plan.noops, self.expiry, default_time)
         if renewed:
             self.store.set_expiry(scope.tenant, renewed)
-        for review in plan.reviews:
-            self.store.add_review(review)
+        plan.reviews = queue_reviews(self.store, plan.reviews)  # a statement already queued is not queued twice
         if turns:  # the session layer sees every stored turn (checked above, before the write)
             self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
@@ -722,20 +722,11 @@ class Memory:
 
     def export(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
-        with provenance and validity (superseded ones included), each memory's history, and source messages."""
-        scope = self._scope(user_id)
-        items = self.store.list_memories(scope, None, include_superseded=True)
-        return {
-            "format": EXPORT_FORMAT,
-            "exported_at": utcnow().isoformat(),
-            "tenant": self.tenant,
-            "user_id": scope.user_id,
-            "embedder": {"name": self.embedder.name, "dim": self.embedder.dim},
-            "memories": [json.loads(it.model_dump_json()) for it in items],
-            "history": {it.id: [json.loads(h.model_dump_json()) for h in self.store.history(self.tenant, it.id)]
-                        for it in items},
-            "messages": self.store.messages(scope),
-        }
+        with provenance and validity (superseded ones included), each memory's history, source messages and the
+        review queue (``anchormem.portable.export_document``)."""
+        from .portable import export_document
+
+        return export_document(self, self._scope(user_id))
 
     def import_memories(self, data: dict[str, Any] | list[Any], *, user_id: str | None = None,
                         on_conflict: str = "error", format: str = "auto") -> dict[str, int]:

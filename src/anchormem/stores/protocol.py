@@ -217,13 +217,14 @@ class Store(Protocol):
         deleted."""
 
     def import_rows(self, tenant: str, messages: list[StoredMessage], memories: list[NewMemory],
-                    history: list[HistoryEntry], *, on_conflict: str = "error") -> dict[str, int]:
+                    history: list[HistoryEntry], *, on_conflict: str = "error",
+                    reviews: list[ReviewItem] | None = None) -> dict[str, int]:
         """Insert rows exactly as given (ids, timestamps, validity, access counts, the given history rows: no
-        ``ADD`` row is added) in one transaction, updating the keyword index, entities, metadata keys and the
+        ``ADD`` row is added; review items with their status) in one transaction, updating the keyword index, entities, metadata keys and the
         scope generation. An id the tenant already holds, or a duplicate of a current memory, is a conflict:
         ``on_conflict="error"`` raises InvalidInputError and writes nothing, ``"skip"`` leaves it out. Returns
-        counts (``messages``, ``memories``, ``history``, ``entities``, ``skipped_messages``,
-        ``skipped_memories``). See :mod:`anchormem.stores.portable_sql`."""
+        counts (``messages``, ``memories``, ``history``, ``entities``, ``reviews``, ``skipped_messages``,
+        ``skipped_memories``, ``skipped_reviews``). See :mod:`anchormem.stores.portable_sql`."""
 
     def set_tier(self, tenant: str, ids: list[str], tier: str, *, when: datetime, actor: str,
                  reason: str | None = None) -> list[MemoryItem]:
