@@ -4,6 +4,7 @@ works offline.
 The public surface is exactly ``__all__``; everything else is private and may change.
 """
 
+from .aio import AsyncMemory
 from .answer import AnswerConfig
 from .config import Settings
 from .errors import (
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Memory",
+    "AsyncMemory",
     "Settings",
     "SearchConfig",
     "AnswerConfig",

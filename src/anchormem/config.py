@@ -53,6 +53,8 @@ class Settings(BaseSettings):
       (shared by API workers). ``cache_ttl``: seconds a cached search or memory may be served (writes invalidate
       at once; the TTL bounds drift of recency and access counts). ``cache_embedding_ttl``: seconds a query
       embedding stays in Redis.
+    - ``tracing``: OpenTelemetry spans per call and stage (:mod:`anchormem.tracing`; ``pip install
+      'anchormem[otel]'``), off by default; spans go only to the tracer provider the application configured.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -81,6 +83,7 @@ class Settings(BaseSettings):
     cache_ttl: float = Field(30.0, gt=0)
     cache_size: int = Field(2048, ge=1)
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
+    tracing: bool = False
 
     def __init__(self, **values: object) -> None:
         """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""

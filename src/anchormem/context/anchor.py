@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
 from ..ingest.classify import is_chitchat
@@ -592,6 +593,7 @@ def context_vectors(vectors: np.ndarray, *, decay: float = 3.0, own_weight: floa
     return _smooth(v, v[:0], own_weight, decay).astype(np.float32)
 
 
+@staged("label")
 def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarray, *, window_s: float = 1800.0,
                  prior_turns: int = 6, refresh_turns: int = 3) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Set ``labels`` on the drafts of one ``add`` call (in place), using the other turns of the call and the
@@ -669,6 +671,7 @@ class AnchorHook:
         s = self.scope
         return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
+    @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
