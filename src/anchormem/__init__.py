@@ -4,6 +4,7 @@ works offline.
 The public surface is exactly ``__all__``; everything else is private and may change.
 """
 
+from .aio import AsyncMemory
 from .answer import AnswerConfig
 from .config import Settings
 from .errors import (
@@ -36,6 +37,7 @@ except _PackageNotFoundError:  # running from a source tree that was never insta
 
 __all__ = [
     "Memory",
+    "AsyncMemory",
     "Settings",
     "SearchConfig",
     "AnswerConfig",

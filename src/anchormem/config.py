@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     - ``durability``: ``full`` (default: an acknowledged write survives a power cut; SQLite ``synchronous=FULL``,
       PostgreSQL's ``synchronous_commit`` as the server sets it) or ``normal`` (faster; survives a killed process,
       a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/operations.md.
+    - ``tracing``: OpenTelemetry spans per call and stage (:mod:`anchormem.tracing`; ``pip install
+      'anchormem[otel]'``), off by default; spans go only to the tracer provider the application configured.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -90,6 +92,7 @@ class Settings(BaseSettings):
     cache_size: int = Field(2048, ge=1)
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
     durability: Literal["full", "normal"] = "full"
+    tracing: bool = False
 
     def __init__(self, **values: object) -> None:
         """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""

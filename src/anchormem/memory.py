@@ -42,6 +42,7 @@ from .session.store import SessionKey, make_session_store
 from .urlcheck import check_redis_url
 from .validate import check_id, check_metadata
 from .blas import with_one_blas_thread
+from .tracing import check_available as _check_tracing, describe_add, describe_query, staged, traced
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
@@ -106,6 +107,8 @@ class Memory:
                  cache: Any = None, **overrides: Any) -> None:
         self.settings = with_overrides(settings, overrides)
         s = self.settings
+        if s.tracing:
+            _check_tracing()
         url = url or s.url
         if path is not None and url is not None:
             raise ConfigError("give either path or url, not both")
@@ -168,6 +171,7 @@ class Memory:
                      session_id=check_scope_id(session_id, "session_id", required=False))
 
     # ---------------------------------------------------------------- write
+    @traced("add", describe_add)
     @with_one_blas_thread  # numpy products on one thread: the embedder keeps the cores (anchormem.blas)
     def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
@@ -264,6 +268,7 @@ class Memory:
 
         return llm_facts
 
+    @staged("embed")
     def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
         """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
         own = [d for d in drafts if d.reuse is None]
@@ -424,6 +429,7 @@ class Memory:
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
+    @traced("search", describe_query)
     @with_one_blas_thread
     def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
                context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
@@ -480,6 +486,7 @@ class Memory:
         return self.cache.search(scope, key, run, now=now, expiry_matters=when is None and not show_expired,
                                  on_hit=touch)
 
+    @traced("ask", describe_query)
     @with_one_blas_thread
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
@@ -558,6 +565,7 @@ class Memory:
                                                 max_turn_chars=self.settings.max_message_chars)
         return self._sessions
 
+    @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
     def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
@@ -569,6 +577,7 @@ class Memory:
                              session_store=self.sessions, agent_id=agent_id, **options)
 
     # ---------------------------------------------------------------- summaries
+    @traced("summarize")
     def summarize(self, *, user_id: str, session_id: str | None = None,
                   agent_id: str | None = None) -> MemoryItem | None:
         """Write a structured summary of a session now (call it at session end; ``add`` also does every

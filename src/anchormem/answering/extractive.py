@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tracing import staged
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
@@ -63,6 +64,7 @@ def abstain(question: str, evidence: list[Hit]) -> Answer:
     return Answer(text=no_record(question), citations=[], abstained=True, evidence=evidence)
 
 
+@staged("evidence")
 def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
                       scorer: EvidenceScorer | None = None, embedder: Any = None,
                       prompts: list[str | None] | None = None) -> Answer:

@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
 from ..ingest.classify import is_chitchat
@@ -580,6 +581,7 @@ def context_vectors(vectors: np.ndarray, *, decay: float = 3.0, own_weight: floa
     return _smooth(v, v[:0], own_weight, decay).astype(np.float32)
 
 
+@staged("label")
 def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarray, *, window_s: float = 1800.0,
                  prior_turns: int = 6, refresh_turns: int = 3) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Set ``labels`` on the drafts of one ``add`` call (in place), using the other turns of the call and the
@@ -648,6 +650,10 @@ class AnchorHook:
         texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
                  if getattr(m, "role", "user") != "system" and not is_chitchat(m.content)]
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
+        # the conversation's own turns (and the query), when add stored them as memories (the agent loop: add the
+        # turn, then search with it): such a memory is the conversation itself, not a sense of it, so it is
+        # neither the context factor's reference nor "singled out" by the query's words
+        self.own = {m.content.strip() for m in ctx} | {query.strip()}
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
         self.reranking: Reranking | None = None  # set by __call__, read by explain
 
@@ -657,12 +663,16 @@ class AnchorHook:
         s = self.scope
         return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
+    @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
                                   cov=cov)
+        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
+        if pick is not None and pick.memory.text.strip() in self.own:
+            pick = None
         # the recent session stands in for a missing conversation only when the query's words single nothing out
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
                                   recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
@@ -680,7 +690,7 @@ class AnchorHook:
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
-                                         about=about)
+                                         about=about, own=own if own.any() else None)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

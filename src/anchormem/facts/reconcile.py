@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
+from ..tracing import staged
 from ..ingest.classify import memory_hash
 from ..ingest.pipeline import Draft, time_terms
 from ..text.segment import split_sentences
@@ -132,6 +133,7 @@ def _as_user(f: Fact, speaker: str | None) -> Fact:
     return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
 
 
+@staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
     """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..filters import FilterNode
 from ..lifecycle import importance
@@ -50,6 +51,7 @@ class Searcher:
         self._pcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = Lock()
 
+    @staged("embed")
     def embed_query(self, text: str, scope: Scope | None = None) -> np.ndarray:
         """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed. With the
         hot cache it is kept under the user of ``scope`` (so a purge of the user deletes it; without a scope, in
@@ -180,6 +182,7 @@ class Searcher:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
 
+    @staged("candidates")
     def _candidates(self, query: str, scope: Scope, where: FilterNode | None, n: int, config: SearchConfig,
                     as_of: datetime | None, query_vector: np.ndarray | None, *, expand: bool,
                     past: PastTexts | None = None) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
@@ -337,6 +338,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     _TSV = "to_tsvector('simple', %s) || to_tsvector('english', %s)"
 
+    @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
               restated: dict[str, list[str]] | None = None) -> list[WriteResult]:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
@@ -277,6 +278,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                   "actor, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                   (item_id, tenant, user_id, ver, event, old, new, actor, reason, utcnow().timestamp()))
 
+    @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
               restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
