@@ -31,6 +31,7 @@ from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidI
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from .claims_sql import ClaimsSQL
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
@@ -162,6 +163,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self.dim: int | None = None
         self.store_id: str | None = None
         self._filters = PostgresFilterCompiler()
+        self._claims = ClaimsSQL("%s")
         self._closed = False
         kwargs: dict[str, Any] = {"autocommit": True}
         if schema is not None:
@@ -282,6 +284,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
                     "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
+        claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
         return [MemoryItem(
             id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
             speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
@@ -290,6 +293,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
             last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
             fact=FactSlot.model_validate(r[26]) if r[26] else None, tier=r[27], archived_at=from_epoch(r[28]),
+            claims=claims.get((r[1], r[0]), []),
         ) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
@@ -386,14 +390,19 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     with conn.cursor() as cur:
                         cur.executemany("INSERT INTO metadata_keys VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
                                         [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._claims.insert(conn, it)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
-                results.append(WriteResult("ADD", it))
-                for old_id in nm.supersedes:
+                results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
+                queue = list(nm.supersedes)
+                while queue:  # the superseded memories, then the carriers left with no current claim
+                    old_id = queue.pop(0)
                     closed = conn.execute(
                         f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
                         f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
                         (it.valid_from.timestamp(), it.id, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
+                        queue += self._claims.close(conn, it.tenant, it.user_id, old_id, it.valid_from.timestamp(),
+                                                    it.id)
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
                                       f"superseded by {it.id}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
@@ -545,9 +554,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         def run(conn: Any) -> int:
             self._bump_ids(conn, tenant, [memory_id])
-            return conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
-                                (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
-                                 memory_id)).rowcount
+            n = conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
+                             (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
+                              memory_id)).rowcount
+            self._claims.set_fact(conn, tenant, memory_id, fact.slot if fact else None,
+                                  fact.value if fact else None, fact.polarity if fact else None)
+            return n
 
         if self._run(run) == 0:
             raise NotFoundError(f"no memory {memory_id!r}")

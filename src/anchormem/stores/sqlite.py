@@ -38,6 +38,7 @@ from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
+from .claims_sql import ClaimsSQL
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -114,6 +115,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.vectors: VectorCache | None = None
         self.dim: int | None = None
         self._filters = SQLiteFilterCompiler()
+        self._claims = ClaimsSQL("?")
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
 
@@ -231,6 +233,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 f"({','.join('?' * len(chunk))}) ORDER BY rowid"
             for rid, t, v, n in self._read(q, chunk):
                 ents.setdefault(rid, []).append(Entity(type=t, value=v, normalized=n))
+        claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
         out = []
         for r in rows:
             out.append(MemoryItem(
@@ -242,7 +245,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
                 expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
                 fact=FactSlot.model_validate_json(r[27]) if r[27] else None, tier=r[28],
-                archived_at=from_epoch(r[29]),
+                archived_at=from_epoch(r[29]), claims=claims.get((r[2], r[1]), []),
             ))
         return out
 
@@ -321,18 +324,22 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                               [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
                 c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
                               [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._claims.insert(c, it)
                 self._history(c, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 key = (it.tenant, it.user_id)
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
                 if it.valid_to is None and it.tier == "warm":
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
-                results.append(WriteResult("ADD", it))
-                for old_id in nm.supersedes:
+                results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
+                queue = list(nm.supersedes)
+                while queue:  # the superseded memories, then the carriers left with no current claim
+                    old_id = queue.pop(0)
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
                                     "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
                     if row is None:
                         continue
+                    queue += self._claims.close(c, it.tenant, it.user_id, old_id, it.valid_from.timestamp(), it.id)
                     c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
                               (it.valid_from.timestamp(), it.id, now, row[0]))
                     self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
@@ -749,6 +756,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                          (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
                           tenant)).rowcount == 0:
                 raise NotFoundError(f"no memory {memory_id!r}")
+            self._claims.set_fact(c, tenant, memory_id, fact.slot if fact else None, fact.value if fact else None,
+                                  fact.polarity if fact else None)
         self._advance(gens)
 
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,
