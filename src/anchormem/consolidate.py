@@ -55,6 +55,7 @@ from .filters import And, Cond, parse_filters
 from .ingest.classify import content_hash
 from .lifecycle import importance, not_expired
 from .stores.protocol import NewMemory
+from .summary_currency import closed_facts, current_lines
 from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summary_memory, summarize_messages, \
     summary_metadata
 from .text.tokenize import content_words, index_text
@@ -270,7 +271,7 @@ def user_summary_memory(store: Any, scope: Scope, *, embedder: Any, now: datetim
     chosen.sort(key=lambda r: (-r[1], r[2]))  # oldest summary first, then line order
     used = list(dict.fromkeys(r[4].id for r in chosen))
     by_id = {p.id: p for p in parts}
-    summary = Summary(session_id=None, lines=[r[3] for r in chosen],
+    summary = Summary(session_id=None, lines=current_lines([r[3] for r in chosen], items, closed_facts(store, scope)),
                       messages=sum(int((by_id[u].metadata or {}).get("summary_messages") or 0) for u in used))
     words: Counter[str] = Counter(w for ln in summary.lines for w in content_words(ln.text) if len(w) > 1)
     summary.topic = [w for w, _ in words.most_common(5)]

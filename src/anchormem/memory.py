@@ -33,6 +33,7 @@ from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expi
                         warm_only)
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
+from .retrieval.currency import evidence_hits
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -44,7 +45,7 @@ from .blas import with_one_blas_thread
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
-from .facts.reconcile import conflicts, plan_facts
+from .facts.reconcile import approval_targets, conflicts, plan_facts
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -210,7 +211,7 @@ class Memory:
         vectors = self._embed_drafts(plan.drafts)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
@@ -498,7 +499,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
-        hits = [h for h in hits if h.memory.kind != "summary"]  # answers quote turns; a summary only repeats them
+        query, hits = evidence_hits(query, hits, as_of)  # turns as they hold now (retrieval.currency); no summaries
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
@@ -626,8 +627,7 @@ class Memory:
         if item.status != "pending":
             raise ConflictError(f"review item {review_id!r} is already {item.status}")
         new = item.proposed.model_copy(update={"labels": []})
-        old = [c for c in self.store.current_facts(self.tenant, item.user_id, [new.fact.slot] if new.fact else [])
-               if new.fact and c.fact and conflicts(c.fact, new.fact)]
+        old = approval_targets(self.store, self.tenant, item.user_id, new)
         vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
         new.labels = self.anchor.label_texts([new.text], vec)[0]
         results = self.store.write([], [NewMemory(

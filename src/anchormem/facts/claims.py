@@ -23,7 +23,8 @@ from importlib import resources
 from ..stores.claims_sql import own_claims
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "own_claims", "closed_claims", "current_view", "past_note", "asks_past", "month"]
+__all__ = ["carry", "own_claims", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+           "without_past_words"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
@@ -55,22 +56,28 @@ def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem 
     closed = closed_claims(item, as_of)
     if not closed or item.valid_to is not None:
         return item
-    text = item.text
-    for c in sorted(closed, key=lambda c: -len(c.span)):
-        span = c.span.strip()
+    held = {c.span for c in item.claims if c not in closed}  # words that also state a claim still holding stay
+    text = strip_spans(item.text, [c.span for c in closed if c.span not in held])
+    if text is None:
+        return None
+    return item.model_copy(update={"text": text})
+
+
+def strip_spans(text: str, spans: list[str]) -> str | None:
+    """``text`` without each of ``spans`` (the words of closed claims), tidied (no dangling "and", doubled
+    punctuation); None when nothing but punctuation and joining words is left."""
+    for span in sorted((x.strip() for x in spans), key=len, reverse=True):
         if span and span in text:
             text = text.replace(span, " ")
         elif span and span.rstrip(".。!！?？") in text:
             text = text.replace(span.rstrip(".。!！?？"), " ")
     text = re.sub(r"\s+", " ", text)
-    text = re.sub(r"(^|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # "…. and I work" -> "…. I work"
+    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # "…. and I work" -> "…. I work"
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
     text = _TIDY.sub("", text).strip()
-    if not re.search(r"\w", text):
-        return None
-    return item.model_copy(update={"text": text})
+    return text if re.search(r"\w", text) else None
 
 
 def month(dt: datetime) -> str:
@@ -102,3 +109,12 @@ def asks_past(query: str) -> bool:
     """The question asks about the past ("Did I ever live in Lisbon?", "Where did I live before?", "我以前住哪里？";
     words: ``data/past_questions.json``)."""
     return bool(_past_pattern().search(query))
+
+
+def without_past_words(query: str) -> str:
+    """``query`` without its past words ("我以前住哪里？" -> "我住哪里？"): once search has read the past, they are
+    not words a memory must contain to answer (a superseded memory says "I live in Lisbon", not "before")."""
+    out = _past_pattern().sub(" ", query)
+    out = re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", "", out)
+    out = " ".join(out.split())
+    return out if re.search(r"\w", out) else query

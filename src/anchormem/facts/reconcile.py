@@ -49,7 +49,7 @@ from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, 
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
-__all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP"]
+__all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
 REVIEW_GAP = 0.2  # confidences further apart than this send a conflicting change to the review queue
 
@@ -85,6 +85,13 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     if same_value:
         return old.polarity != new.polarity
     return old.polarity > 0 and new.polarity > 0
+
+
+def approval_targets(store: Any, tenant: str, user_id: str, new: MemoryItem) -> list[MemoryItem]:
+    """The current facts an approved review item (``new``) supersedes now: those of its slot it conflicts with."""
+    if new.fact is None:
+        return []
+    return [c for c in store.current_facts(tenant, user_id, [new.fact.slot]) if c.fact and conflicts(c.fact, new.fact)]
 
 
 def _same(old: FactSlot, new: FactSlot) -> bool:

@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import json
+
 from ..timeutil import from_epoch
-from ..types import Claim, MemoryItem
+from ..types import Claim, FactSlot, MemoryItem
 
 __all__ = ["claims_ddl", "claims_backfill", "ClaimsSQL", "own_claims", "CLAIM_COLUMNS"]
 
@@ -129,6 +131,30 @@ class ClaimsSQL:
             "c.memory_id = m.id AND c.valid_to IS NULL) ORDER BY m.id",
             (tenant, user_id, fact_id, tenant, user_id, fact_id)).fetchall()
         return [r[0] for r in rows]
+
+    def recheck(self, conn: Any, item: MemoryItem, supersedes: list[str],
+                conflicts: Callable[[FactSlot, FactSlot], bool]) -> tuple[list[str], tuple[Any, str] | None]:
+        """Reconcile a new current fact memory again inside the write transaction (its slot serialised by the
+        caller): the current memories of its slot written since it was planned that ``conflicts`` with it.
+        Returns (ids to supersede as well, None) or, when one of them was said after it, ([], (that one's
+        ``valid_from``, its id)): the new one is to be stored already closed by it."""
+        f = item.fact
+        if f is None or item.valid_to is not None:
+            return [], None
+        p = self.ph
+        rows = conn.execute(f"SELECT id, valid_from, fact FROM memories WHERE tenant = {p} AND user_id = {p} AND "
+                            f"slot = {p} AND valid_to IS NULL AND id <> {p} ORDER BY valid_from, id",
+                            (item.tenant, item.user_id, f.slot, item.id)).fetchall()
+        clash = []
+        for mid, vf, raw in rows:
+            old = FactSlot.model_validate(raw if isinstance(raw, dict) else json.loads(raw)) if raw else None
+            if mid not in supersedes and old is not None and conflicts(old, f):
+                clash.append((mid, vf))
+        later = [(vf, mid) for mid, vf in clash if vf > item.valid_from.timestamp()]
+        if later:
+            vf, mid = min(later)
+            return [], (from_epoch(vf), mid)
+        return [mid for mid, _ in clash], None
 
     def set_fact(self, conn: Any, tenant: str, memory_id: str, slot: str | None, value: str | None,
                  polarity: int | None) -> None:

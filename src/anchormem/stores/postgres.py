@@ -335,10 +335,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
         turns = restating_turns(messages, restated)
+        base = [(nm.item.valid_to, nm.item.superseded_by, list(nm.supersedes), list(nm.item.claims))
+                for nm in memories]  # as planned: a retried transaction reconciles again from them
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
             now = utcnow().timestamp()
+            for nm, (vt, sb, sup, cl) in zip(memories, base):
+                nm.item.valid_to, nm.item.superseded_by, nm.supersedes, nm.item.claims = vt, sb, list(sup), list(cl)
 
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 return bool([m for m in message_ids if cite_turn(conn, _CITE, self._history, tenant, user_id,
@@ -347,6 +351,10 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
             for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
                 self._bump(conn, *key)
+            # read-decide-write per (tenant, user, slot) is one serialised step across connections and workers
+            for slot in sorted({f"{m.item.tenant}|{m.item.user_id}|{m.item.fact.slot}" for m in memories
+                                if m.conflicts is not None and m.item.fact is not None}):
+                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (slot,))
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -356,6 +364,13 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                      to_epoch(msg.ts), now, _json(msg.metadata)))
             for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
+                late = None
+                if nm.conflicts is not None:  # reconciled again under the slot's lock
+                    extra, closed_by = self._claims.recheck(conn, it, nm.supersedes, nm.conflicts)
+                    nm.supersedes += extra
+                    if closed_by is not None:
+                        it.valid_to, it.superseded_by = closed_by
+                        late = (closed_by[0].timestamp(), closed_by[1])
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
@@ -393,18 +408,20 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._claims.insert(conn, it)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
-                queue = list(nm.supersedes)
+                queue = [(x, it.valid_from.timestamp(), it.id) for x in nm.supersedes]
+                if late is not None:  # stored closed: the carriers of its claim left with none current close too
+                    queue += [(x, *late) for x in self._claims.close(conn, it.tenant, it.user_id, it.id, *late)]
                 while queue:  # the superseded memories, then the carriers left with no current claim
-                    old_id = queue.pop(0)
+                    old_id, when, by = queue.pop(0)
                     closed = conn.execute(
                         f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
                         f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
-                        (it.valid_from.timestamp(), it.id, now, it.tenant, it.user_id, old_id)).fetchall()
+                        (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
-                        queue += self._claims.close(conn, it.tenant, it.user_id, old_id, it.valid_from.timestamp(),
-                                                    it.id)
+                        queue += [(x, when, by) for x in self._claims.close(conn, it.tenant, it.user_id, old_id, when,
+                                                                            by)]
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                      f"superseded by {it.id}")
+                                      f"superseded by {by}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])

@@ -41,6 +41,10 @@ class NewMemory:
     ``supersedes``: ids of current memories this one replaces; in the same transaction each gets
     ``valid_to = item.valid_from`` and ``superseded_by = item.id`` (skipped if no longer current).
     ``context_vector``: its context vector (dim,) (:mod:`anchormem.stores.context_vectors`), or None.
+    ``conflicts``: ``(old FactSlot, new FactSlot) -> bool`` (:func:`anchormem.facts.reconcile.conflicts`): given,
+    a current fact memory is reconciled again inside the write's serialised step (one per tenant, user and slot:
+    SQLite's write lock, PostgreSQL's advisory lock): a conflicting current fact of its slot written meanwhile is
+    superseded too, or, when said later than it, the new one is stored already closed (:mod:`.claims_sql`).
     """
 
     item: MemoryItem
@@ -49,6 +53,7 @@ class NewMemory:
     index_text: str
     supersedes: list[str] = field(default_factory=list)
     context_vector: np.ndarray | None = None
+    conflicts: Any = None
 
 
 @dataclass

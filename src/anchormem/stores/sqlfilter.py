@@ -75,7 +75,7 @@ class SQLiteFilterCompiler:
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
               include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:
         """Scope + validity + filter. With ``as_of``: what was current then (said by then, not yet superseded);
-        otherwise only current memories unless ``include_superseded``. ``live`` (the search paths): without
+        otherwise only current memories unless ``include_superseded`` or ``node`` names ``valid_to``. ``live`` (the search paths): without
         ``as_of`` and without a condition on ``tier`` in ``node``, warm memories only (cold ones are archived)."""
         ph = self.param
         base, params = self.scope_sql(scope)
@@ -83,7 +83,7 @@ class SQLiteFilterCompiler:
             t = as_of.timestamp()
             base += f" AND m.valid_from <= {ph} AND m.created_at <= {ph} AND (m.valid_to IS NULL OR m.valid_to > {ph})"
             params += [t, t, t]
-        elif not include_superseded:
+        elif not include_superseded and not names_field(node, "valid_to"):  # a filter on valid_to asks for the past
             base += " AND m.valid_to IS NULL"
         if live and as_of is None and not names_field(node, "tier"):
             base += " AND m.tier = 'warm'"

@@ -296,6 +296,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                            to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
             for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
+                late = self._recheck(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one step for every writer
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
                     f"context_vec) VALUES ({','.join('?' * 32)})",
@@ -332,18 +333,20 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 if it.valid_to is None and it.tier == "warm":
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
-                queue = list(nm.supersedes)
+                queue = [(x, it.valid_from.timestamp(), it.id) for x in nm.supersedes]
+                if late is not None:  # stored closed: the carriers of its claim left with none current close too
+                    queue += [(x, *late) for x in self._claims.close(c, it.tenant, it.user_id, it.id, *late)]
                 while queue:  # the superseded memories, then the carriers left with no current claim
-                    old_id = queue.pop(0)
+                    old_id, when, by = queue.pop(0)
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
                                     "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
                     if row is None:
                         continue
-                    queue += self._claims.close(c, it.tenant, it.user_id, old_id, it.valid_from.timestamp(), it.id)
+                    queue += [(x, when, by) for x in self._claims.close(c, it.tenant, it.user_id, old_id, when, by)]
                     c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
-                              (it.valid_from.timestamp(), it.id, now, row[0]))
+                              (when, by, now, row[0]))
                     self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                  f"superseded by {it.id}")
+                                  f"superseded by {by}")
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
@@ -363,6 +366,19 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                                    added_contexts=[blob_vector(b) for _, _, b in rows],
                                    contexts=refreshed.get(key))
         return results
+
+    def _recheck(self, c: Any, nm: NewMemory) -> tuple[float, str] | None:
+        """Reconcile ``nm`` again inside the write (:meth:`.claims_sql.ClaimsSQL.recheck`): conflicting current facts
+        of its slot join ``nm.supersedes``; when one was said later, the item is closed by it (returned as
+        ``(valid_to epoch, superseded_by)``)."""
+        if nm.conflicts is None:
+            return None
+        extra, late = self._claims.recheck(c, nm.item, nm.supersedes, nm.conflicts)
+        nm.supersedes = list(nm.supersedes) + extra
+        if late is None:
+            return None
+        nm.item.valid_to, nm.item.superseded_by = late
+        return late[0].timestamp(), late[1]
 
     def _items_conn(self, c: sqlite3.Connection, rows: list[tuple]) -> list[MemoryItem]:
         return self._items(rows)
@@ -621,7 +637,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        if as_of is not None or names_field(where, "tier"):  # past states include superseded rows, and a filter
+        if as_of is not None or names_field(where, "tier") or names_field(where, "valid_to"):  # past states include superseded rows, and a filter
             # on tier may want cold rows: both are outside the cached (current, warm) vectors; score from the table
             sql, params = self._filters.where(scope, where, as_of, live=True)
             rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
