@@ -32,6 +32,7 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .claims_sql import ClaimsSQL
+from .sessions_sql import shared_with_other_sessions
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
@@ -97,6 +98,10 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
     labels, entity EXISTS over ``memory_entities`` joined on the memory's key. Semantics are inherited."""
 
     param = "%s"
+
+    def cites_session(self) -> str:
+        return ("EXISTS (SELECT 1 FROM messages g WHERE g.tenant = m.tenant AND g.user_id = m.user_id AND "
+                "g.session_id = %s AND m.source_message_ids @> jsonb_build_array(g.id))")
 
     def meta_expr(self, key: str, params: list[Any]) -> str:
         super().meta_expr(key, params)  # validates the key, appends a JSON path we replace
@@ -508,6 +513,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             self._bump(conn, scope.tenant, scope.user_id)
             rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
                                 "m.seq FOR UPDATE", params).fetchall()
+            shared = {} if scope.session_id is None else shared_with_other_sessions(
+                conn, "%s", scope.tenant, scope.user_id, scope.session_id, [(r[0], list(r[2] or [])) for r in rows])
+            for mid, (keep, sid) in shared.items():  # restated in another session: it stays there
+                conn.execute("UPDATE memories SET source_message_ids = %s, session_id = %s WHERE tenant = %s AND "
+                             "user_id = %s AND id = %s", (_json(keep), sid, scope.tenant, scope.user_id, mid))
+                self._history(conn, mid, scope.tenant, scope.user_id, "UNCITE", None, None, actor,
+                              f"session {scope.session_id} deleted")
+            rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
             msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"

@@ -62,15 +62,22 @@ class SQLiteFilterCompiler:
         raise FilterError(f"operator {op!r} not supported here")  # pragma: no cover
 
     def scope_sql(self, scope: Scope) -> tuple[str, list[Any]]:
-        """The scope condition every read carries: tenant and user always, agent/session when given."""
+        """The scope condition every read carries: tenant and user always, agent/session when given (a session
+        also matches the memories its turns restated: :mod:`.sessions_sql`)."""
         ph = self.param
         sql, params = f"m.tenant = {ph} AND m.user_id = {ph}", [scope.tenant, scope.user_id]
-        for col in ("agent_id", "session_id"):
-            value = getattr(scope, col)
-            if value is not None:
-                sql += f" AND m.{col} = {ph}"
-                params.append(value)
+        if scope.agent_id is not None:
+            sql += f" AND m.agent_id = {ph}"
+            params.append(scope.agent_id)
+        if scope.session_id is not None:  # its own session, or a turn of the session restated it (.sessions_sql)
+            sql += f" AND (m.session_id = {ph} OR {self.cites_session()})"
+            params += [scope.session_id, scope.session_id]
         return sql, params
+
+    def cites_session(self) -> str:
+        """SQL: memory ``m`` cites a turn of the session given as the next parameter."""
+        return (f"EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value "
+                f"WHERE g.tenant = m.tenant AND g.user_id = m.user_id AND g.session_id = {self.param})")
 
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
               include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:

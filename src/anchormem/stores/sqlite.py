@@ -39,6 +39,7 @@ from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .claims_sql import ClaimsSQL
+from .sessions_sql import shared_with_other_sessions
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -484,6 +485,14 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx() as c:
             rows = c.execute(f"SELECT rowid, id, text, source_message_ids FROM memories m WHERE {base}",
                              params).fetchall()
+            shared = {} if scope.session_id is None else shared_with_other_sessions(
+                c, "?", scope.tenant, scope.user_id, scope.session_id, [(r[1], json.loads(r[3] or "[]")) for r in rows])
+            for mid, (keep, sid) in shared.items():  # restated in another session: it stays there
+                c.execute("UPDATE memories SET source_message_ids=?, session_id=? WHERE tenant=? AND id=?",
+                          (json.dumps(keep), sid, scope.tenant, mid))
+                self._history(c, mid, scope.tenant, scope.user_id, "UNCITE", None, None, actor,
+                              f"session {scope.session_id} deleted")
+            rows = [r for r in rows if r[1] not in shared]
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]

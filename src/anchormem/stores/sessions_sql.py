@@ -1,0 +1,38 @@
+"""A memory restated in several sessions belongs to each of them (both SQL stores).
+
+Saying the same thing again in another session is one memory (``add`` returns NOOP) that cites the new turn too
+(``source_message_ids``). Its own ``session_id`` is the session that first said it; the session scope of reads
+(:meth:`.sqlfilter.SQLiteFilterCompiler.scope_sql`) also matches a memory citing a turn of the session, so
+``get_all(session_id="s2")`` finds it. Deleting one session (``delete_all(session_id="s1")``) keeps a memory that
+turns of other sessions still cite: it stops citing the deleted session's turns (an ``UNCITE`` history version)
+and, when it was s1's own, moves to the session of its first remaining turn (:func:`shared_with_other_sessions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["shared_with_other_sessions"]
+
+
+def shared_with_other_sessions(conn: Any, ph: str, tenant: str, user_id: str, session_id: str,
+                               rows: list[tuple[str, list[str]]]) -> dict[str, tuple[list[str], str | None]]:
+    """Of ``rows`` ((memory id, its source message ids)) in session ``session_id`` being deleted, those that cite a
+    turn of another session: {memory id: (the source ids it keeps, the session it now belongs to)}."""
+    cited = sorted({m for _, ids in rows for m in ids})
+    sessions: dict[str, str | None] = {}
+    for i in range(0, len(cited), 900):
+        chunk = cited[i:i + 900]
+        if ph == "?":
+            sql, params = f"id IN ({','.join('?' * len(chunk))})", [tenant, user_id, *chunk]
+        else:
+            sql, params = "id = ANY(%s)", [tenant, user_id, chunk]
+        for mid, sid in conn.execute(f"SELECT id, session_id FROM messages WHERE tenant = {ph} AND user_id = {ph} "
+                                     f"AND {sql}", params).fetchall():
+            sessions[mid] = sid
+    out: dict[str, tuple[list[str], str | None]] = {}
+    for memory_id, ids in rows:
+        keep = [m for m in ids if m in sessions and sessions[m] != session_id]
+        if keep:
+            out[memory_id] = (keep, sessions[keep[0]])
+    return out
