@@ -197,8 +197,9 @@ def test_summarize_without_a_session_rolls_up_the_session_summaries(mem):
         assert us is not None and us.metadata["summary_level"] == "user" and us.session_id is None
         assert us.text.startswith("User summary: 2 sessions, 2025-01-06..2025-01-13\n")
         lines = json.loads(us.metadata["summary_lines"])
-        assert [ln["text"] for ln in lines] == ["I pay 900 euros rent every month.", "I moved to Munich last week.",
-                                               "I don't eat meat any more."]  # Berlin was superseded: left out
+        assert [ln["text"] for ln in lines] == ["I pay 900 euros rent every month.",
+                                               "I moved to Munich last week. [Berlin → Munich, 2025-01]",
+                                               "I don't eat meat any more."]  # Berlin was superseded: a change
         # every line quotes a stored message of a current memory
         alive = {m for it in mem.get_all(user_id="u") for m in it.source_message_ids}
         assert {ln["message_id"] for ln in lines} <= alive

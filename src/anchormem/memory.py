@@ -499,7 +499,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
-        query, hits = evidence_hits(query, hits, as_of)  # turns as they hold now (retrieval.currency); no summaries
+        query, hits = evidence_hits(query, hits, as_of, self.store, self.tenant)  # turns as they hold now
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)

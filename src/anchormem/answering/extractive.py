@@ -24,7 +24,8 @@ def quote(m: MemoryItem, *, zh: bool = False) -> str:
     current) was not said in those words on that day: ``Recorded on 2024-03-04 and edited on 2024-05-01: "…"``
     (``2024-03-04记录，2024-05-01修改为：“…”``). A memory that no longer holds (``valid_to`` set: superseded, read
     by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``."""
-    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date():
+    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date() and \
+            m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
         said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'

@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
-from ..filters import And, Cond, FilterNode, Or, names_field
+from ..filters import And, Cond, FilterNode, Or, names_field, parse_filters
 from ..types import Hit, Scope
 
-__all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits"]
+__all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits",
+           "rolled_up"]
 
 PAST_BOOST = 1.5  # a past question: superseded memories' scores times this
 
@@ -76,15 +77,42 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
     return out[:limit]
 
 
-def evidence_hits(query: str, hits: list[Hit], as_of: Any = None) -> tuple[str, list[Hit]]:
+def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:
+    """``hits`` with each summary hit followed by the archived (cold) memories it rolled up (those citing a turn it
+    quotes), scored as the summary was (``explain["via_summary"]``): an archived memory stays citable when it is
+    the answer (:mod:`anchormem.consolidate`)."""
+    if store is None or not any(h.memory.kind == "summary" for h in hits):
+        return hits
+    have = {h.memory.id for h in hits}
+    cold: dict[str, list[Any]] = {}
+    out: list[Hit] = []
+    for h in hits:
+        out.append(h)
+        if h.memory.kind != "summary" or not h.memory.source_message_ids:
+            continue
+        uid = h.memory.user_id
+        if uid not in cold:
+            cold[uid] = store.list_memories(Scope(tenant=tenant, user_id=uid), parse_filters({"tier": "cold"}))
+        turns = set(h.memory.source_message_ids)
+        for m in cold[uid]:
+            if m.id not in have and m.kind != "summary" and turns & set(m.source_message_ids):
+                have.add(m.id)
+                out.append(Hit(memory=m, score=h.score, explain={**h.explain, "via_summary": h.memory.id}))
+    return out
+
+
+def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = None,
+                  tenant: str = "default") -> tuple[str, list[Hit]]:
     """The question as the evidence test reads it (a past question without its past words:
-    :func:`~anchormem.facts.claims.without_past_words`) and the hits ``ask`` may cite: no summaries (an answer quotes turns; a summary only repeats them) and, unless
-    the question is about the past, each memory as it holds (at ``as_of``): a partly superseded one without the
-    words of its closed claims (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left.
-    A superseded memory reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
+    :func:`~anchormem.facts.claims.without_past_words`) and the hits ``ask`` may cite: archived memories reached
+    through the summary that rolled them up (:func:`rolled_up`, with ``store``), no summaries (an answer quotes
+    turns; a summary only repeats them) and, unless the question is about the past, each memory as it holds (at
+    ``as_of``): a partly superseded one without the words of its closed claims
+    (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left. A superseded memory
+    reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
     out: list[Hit] = []
     past = as_of is None and asks_past(query)
-    for h in hits:
+    for h in rolled_up(hits, store, tenant):
         if h.memory.kind == "summary":
             continue
         view = h.memory if past else current_view(h.memory, as_of)
