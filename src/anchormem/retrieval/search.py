@@ -207,7 +207,8 @@ class Searcher:
         if not texts:
             return None
         rows = self.store.get_many(scope.tenant, list(texts))
-        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()})
+        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
+                         self.store.past_states(scope, where, as_of))
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""

@@ -114,8 +114,10 @@ _V5 = ["ALTER TABLE memories ADD COLUMN context_vec bytea"]
 
 # v6: claims (:mod:`.claims_sql`): which memory carries which slot fact, each with its own validity; existing
 # fact memories and the utterances they were drawn from are backfilled, and an utterance whose facts were all
-# superseded is closed with them
-_V6 = claims_ddl("postgres") + claims_backfill("postgres")
+# superseded is closed with them; memory_history.old_state keeps an edited memory's structured fields
+_V6 = claims_ddl("postgres") + claims_backfill("postgres") + [
+    # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
+    "ALTER TABLE memory_history ADD COLUMN old_state jsonb"]
 
 MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
 LATEST = MIGRATIONS[-1][0]

@@ -36,7 +36,7 @@ from .sessions_sql import shared_with_other_sessions
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import PastTextMixin, memory_state
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -447,6 +447,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             user_id, old = row
+            before = self._items(conn, conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s "
+                                                    "AND id = %s", (tenant, user_id, memory_id)).fetchall())[0]
             self._bump(conn, tenant, user_id)
             conn.execute(f"UPDATE memories SET text = %s, content_hash = %s, embedding = %s, updated_at = %s, "
                          f"tsv = {self._TSV} WHERE tenant = %s AND user_id = %s AND id = %s",
@@ -462,6 +464,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "VALUES (%s,%s,%s,%s,%s,%s)",
                             [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
             self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            conn.execute("UPDATE memory_history SET old_state = %s::jsonb WHERE tenant = %s AND user_id = %s AND "
+                         "memory_id = %s AND version = (SELECT max(version) FROM memory_history WHERE tenant = %s AND "
+                         "user_id = %s AND memory_id = %s)",
+                         (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in
+                                                                                  before.labels], before.entities),
+                          tenant, user_id, memory_id, tenant, user_id, memory_id))
             rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
                                 (tenant, user_id, memory_id)).fetchall()
             return self._items(conn, rows)[0]

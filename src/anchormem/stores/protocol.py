@@ -94,8 +94,11 @@ class Store(Protocol):
 
     def past_texts(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, str | None]:
         """{memory id: text at ``as_of``} for memories visible at ``as_of`` whose text was edited (``update``)
-        after it; None when that text was blanked by a purge. Only the text is historical
-        (:mod:`.past_text`)."""
+        after it; None when that text was blanked by a purge (:mod:`.past_text`)."""
+
+    def past_states(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, dict[str, Any]]:
+        """{memory id: the fact slot, entities and labels it had at ``as_of``} (MemoryItem fields) for the memories
+        of ``scope`` edited after ``as_of``; see :mod:`.past_text`."""
 
     def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
                content_hash: str, actor: str, reason: str | None = None) -> MemoryItem:

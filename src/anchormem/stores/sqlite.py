@@ -49,7 +49,7 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessag
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import PastTextMixin, memory_state
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
@@ -394,6 +394,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             rowid, user_id, old = row
+            before = self._items(c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (rowid,)).fetchall())[0]
             c.execute("UPDATE memories SET text=?, content_hash=?, embedding=?, updated_at=? WHERE rowid=?",
                       (text, content_hash, blob, utcnow().timestamp(), rowid))
             c.execute("DELETE FROM memories_fts WHERE rowid=?", (rowid,))
@@ -404,6 +405,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
                               [(rowid, tenant, user_id, e.type, e.value, e.normalized) for e in entities])
             self._history(c, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            c.execute("UPDATE memory_history SET old_state=? WHERE memory_id=? AND version=(SELECT max(version) FROM "
+                      "memory_history WHERE memory_id=?)",
+                      (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in before.labels],
+                                    before.entities), memory_id, memory_id))
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
