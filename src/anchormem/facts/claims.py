@@ -72,7 +72,7 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
         elif span and span.rstrip(".。!！?？") in text:
             text = text.replace(span.rstrip(".。!！?？"), " ")
     text = re.sub(r"\s+", " ", text)
-    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # "…. and I work" -> "…. I work"
+    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # ". and I" -> ". I"
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)

@@ -156,6 +156,40 @@ class ClaimsSQL:
             return [], (from_epoch(vf), mid)
         return [mid for mid, _ in clash], None
 
+    def recheck_into(self, conn: Any, nm: Any) -> tuple[float, str] | None:
+        """:meth:`recheck` for a :class:`~.protocol.NewMemory` with ``conflicts``, applied to it: conflicting current
+        facts join ``nm.supersedes``; when one was said later, ``nm.item`` is closed by it, returned as
+        ``(valid_to epoch, superseded_by)`` (its carriers are to be closed with it). None otherwise."""
+        if nm.conflicts is None:
+            return None
+        extra, late = self.recheck(conn, nm.item, nm.supersedes, nm.conflicts)
+        nm.supersedes = list(nm.supersedes) + extra
+        if late is None:
+            return None
+        nm.item.valid_to, nm.item.superseded_by = late
+        return late[0].timestamp(), late[1]
+
+    def supersede(self, conn: Any, item: MemoryItem, supersedes: list[str], late: tuple[float, str] | None,
+                  close_one: Callable[[str, float, str], bool]) -> None:
+        """Close what a new memory ``item`` ends: each id of ``supersedes`` (at its ``valid_from``, by it), then
+        every carrier left with no current claim; with ``late`` (``item`` stored already closed), the carriers of
+        its own claim. ``close_one(id, valid_to epoch, superseded_by)`` closes one memory in the store (True when
+        it was current)."""
+        queue = [(x, item.valid_from.timestamp(), item.id) for x in supersedes]
+        if late is not None:
+            queue += [(x, *late) for x in self.close(conn, item.tenant, item.user_id, item.id, *late)]
+        while queue:
+            old_id, when, by = queue.pop(0)
+            if close_one(old_id, when, by):
+                queue += [(x, when, by) for x in self.close(conn, item.tenant, item.user_id, old_id, when, by)]
+
+    def lock_slots(self, conn: Any, memories: list[Any]) -> None:
+        """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories
+        reconcile (sorted: writers queue, never deadlock), so read-decide-write is one step across workers."""
+        for key in sorted({f"{m.item.tenant}|{m.item.user_id}|{m.item.fact.slot}" for m in memories
+                           if m.conflicts is not None and m.item.fact is not None}):
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
     def set_fact(self, conn: Any, tenant: str, memory_id: str, slot: str | None, value: str | None,
                  polarity: int | None) -> None:
         """A fact memory's fact changed (``update``): its claim follows (or goes, when it states none now)."""

@@ -2,9 +2,10 @@
 
 ``update`` rewrites a memory's row in place (text, embedding, keyword index) and records an ``UPDATE`` history
 version with ``old_text``/``new_text`` and the instant of the edit (``created_at``). The text valid at ``as_of`` is
-therefore the ``old_text`` of the first ``UPDATE`` after ``as_of``, or the current text when there is none. The version also keeps the structured fields the memory had before the
-edit (``old_state``: fact slot, entities, labels), so an ``as_of`` read shows that time's fields with that time's
-text (:meth:`PastTextMixin.past_states`); metadata and the context vector are the current ones.
+therefore the ``old_text`` of the first ``UPDATE`` after ``as_of``, or the current text when there is none. The
+version also keeps the structured fields the memory had before the edit (``old_state``: fact slot, entities,
+labels), so an ``as_of`` read shows that time's fields with that time's text (:meth:`PastTextMixin.past_states`);
+metadata and the context vector are the current ones.
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ class PastTextMixin:
             if raw:
                 out[mid] = state_fields(raw if isinstance(raw, dict) else json.loads(raw))
         return out
+
+    def _keep_state(self, conn: Any, tenant: str, user_id: str, memory_id: str, before: MemoryItem) -> None:
+        """Record on the memory's latest history version (the ``UPDATE`` just written) the structured fields it had
+        before the edit (``before``)."""
+        ph = self._filters.param  # type: ignore[attr-defined]
+        conn.execute(f"UPDATE memory_history SET old_state = {ph}{'::jsonb' if ph == '%s' else ''} WHERE tenant = "
+                     f"{ph} AND user_id = {ph} AND memory_id = {ph} AND version = (SELECT max(version) FROM "
+                     f"memory_history WHERE tenant = {ph} AND user_id = {ph} AND memory_id = {ph})",
+                     (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in before.labels],
+                                   before.entities), tenant, user_id, memory_id, tenant, user_id, memory_id))
 
     def _with_past_texts(self, items: list[MemoryItem], scope: Scope, where: FilterNode | None,
                          as_of: datetime) -> list[MemoryItem]:

@@ -32,11 +32,11 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
 from .claims_sql import ClaimsSQL
-from .sessions_sql import shared_with_other_sessions
+from .sessions_sql import keep_restated
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
-from .past_text import PastTextMixin, memory_state
+from .past_text import PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -356,10 +356,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
             for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
                 self._bump(conn, *key)
-            # read-decide-write per (tenant, user, slot) is one serialised step across connections and workers
-            for slot in sorted({f"{m.item.tenant}|{m.item.user_id}|{m.item.fact.slot}" for m in memories
-                                if m.conflicts is not None and m.item.fact is not None}):
-                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (slot,))
+            self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -369,13 +366,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                      to_epoch(msg.ts), now, _json(msg.metadata)))
             for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
-                late = None
-                if nm.conflicts is not None:  # reconciled again under the slot's lock
-                    extra, closed_by = self._claims.recheck(conn, it, nm.supersedes, nm.conflicts)
-                    nm.supersedes += extra
-                    if closed_by is not None:
-                        it.valid_to, it.superseded_by = closed_by
-                        late = (closed_by[0].timestamp(), closed_by[1])
+                late = self._claims.recheck_into(conn, nm)  # reconciled again under the slot's lock
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
@@ -413,21 +404,17 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._claims.insert(conn, it)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
-                queue = [(x, it.valid_from.timestamp(), it.id) for x in nm.supersedes]
-                if late is not None:  # stored closed: the carriers of its claim left with none current close too
-                    queue += [(x, *late) for x in self._claims.close(conn, it.tenant, it.user_id, it.id, *late)]
-                while queue:  # the superseded memories, then the carriers left with no current claim
-                    old_id, when, by = queue.pop(0)
+                def close_one(old_id: str, when: float, by: str, it: MemoryItem = it) -> bool:
                     closed = conn.execute(
                         f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
                         f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
                         (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
-                        queue += [(x, when, by) for x in self._claims.close(conn, it.tenant, it.user_id, old_id, when,
-                                                                            by)]
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
                                       f"superseded by {by}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
+                    return bool(closed)
+                self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
             if updates and memories:  # the scope's generation was bumped above
@@ -464,12 +451,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "VALUES (%s,%s,%s,%s,%s,%s)",
                             [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
             self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
-            conn.execute("UPDATE memory_history SET old_state = %s::jsonb WHERE tenant = %s AND user_id = %s AND "
-                         "memory_id = %s AND version = (SELECT max(version) FROM memory_history WHERE tenant = %s AND "
-                         "user_id = %s AND memory_id = %s)",
-                         (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in
-                                                                                  before.labels], before.entities),
-                          tenant, user_id, memory_id, tenant, user_id, memory_id))
+            self._keep_state(conn, tenant, user_id, memory_id, before)
             rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
                                 (tenant, user_id, memory_id)).fetchall()
             return self._items(conn, rows)[0]
@@ -521,13 +503,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             self._bump(conn, scope.tenant, scope.user_id)
             rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
                                 "m.seq FOR UPDATE", params).fetchall()
-            shared = {} if scope.session_id is None else shared_with_other_sessions(
-                conn, "%s", scope.tenant, scope.user_id, scope.session_id, [(r[0], list(r[2] or [])) for r in rows])
-            for mid, (keep, sid) in shared.items():  # restated in another session: it stays there
-                conn.execute("UPDATE memories SET source_message_ids = %s, session_id = %s WHERE tenant = %s AND "
-                             "user_id = %s AND id = %s", (_json(keep), sid, scope.tenant, scope.user_id, mid))
-                self._history(conn, mid, scope.tenant, scope.user_id, "UNCITE", None, None, actor,
-                              f"session {scope.session_id} deleted")
+            shared = keep_restated(conn, "%s", scope, [(r[0], list(r[2] or [])) for r in rows], self._history, actor,
+                                   _json)  # restated in another session: it stays there
             rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)

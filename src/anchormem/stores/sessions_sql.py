@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["shared_with_other_sessions"]
+__all__ = ["shared_with_other_sessions", "keep_restated"]
 
 
 def shared_with_other_sessions(conn: Any, ph: str, tenant: str, user_id: str, session_id: str,
@@ -36,3 +36,20 @@ def shared_with_other_sessions(conn: Any, ph: str, tenant: str, user_id: str, se
         if keep:
             out[memory_id] = (keep, sessions[keep[0]])
     return out
+
+
+def keep_restated(conn: Any, ph: str, scope: Any, rows: list[tuple[str, list[str]]], history: Any, actor: str,
+                  as_json: Any) -> set[str]:
+    """Before deleting session ``scope.session_id``: the memories of ``rows`` ((id, source message ids)) that other
+    sessions' turns cite stay, citing only those turns, in the session of the first (an ``UNCITE`` history version
+    by ``history(conn, id, tenant, user_id, event, old, new, actor, reason)``). Returns their ids (not to delete).
+    ``as_json``: how the driver takes a JSON list."""
+    if scope.session_id is None:
+        return set()
+    shared = shared_with_other_sessions(conn, ph, scope.tenant, scope.user_id, scope.session_id, rows)
+    for mid, (keep, sid) in shared.items():
+        conn.execute(f"UPDATE memories SET source_message_ids = {ph}, session_id = {ph} WHERE tenant = {ph} AND "
+                     f"user_id = {ph} AND id = {ph}", (as_json(keep), sid, scope.tenant, scope.user_id, mid))
+        history(conn, mid, scope.tenant, scope.user_id, "UNCITE", None, None, actor,
+                f"session {scope.session_id} deleted")
+    return set(shared)

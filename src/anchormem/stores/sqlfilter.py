@@ -82,8 +82,9 @@ class SQLiteFilterCompiler:
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
               include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:
         """Scope + validity + filter. With ``as_of``: what was current then (said by then, not yet superseded);
-        otherwise only current memories unless ``include_superseded`` or ``node`` names ``valid_to``. ``live`` (the search paths): without
-        ``as_of`` and without a condition on ``tier`` in ``node``, warm memories only (cold ones are archived)."""
+        otherwise only current memories unless ``include_superseded`` or ``node`` names ``valid_to`` (a filter asking
+        for the past). ``live`` (the search paths): without ``as_of`` and without a condition on ``tier`` in
+        ``node``, warm memories only (cold ones are archived)."""
         ph = self.param
         base, params = self.scope_sql(scope)
         if as_of is not None:

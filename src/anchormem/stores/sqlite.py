@@ -39,7 +39,7 @@ from ..timeutil import from_epoch, to_epoch, utcnow
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .claims_sql import ClaimsSQL
-from .sessions_sql import shared_with_other_sessions
+from .sessions_sql import keep_restated
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -49,7 +49,7 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessag
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
-from .past_text import PastTextMixin, memory_state
+from .past_text import PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
@@ -297,7 +297,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                            to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
             for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
-                late = self._recheck(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one step for every writer
+                late = self._claims.recheck_into(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one serialised step
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
                     f"context_vec) VALUES ({','.join('?' * 32)})",
@@ -334,16 +334,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 if it.valid_to is None and it.tier == "warm":
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
-                queue = [(x, it.valid_from.timestamp(), it.id) for x in nm.supersedes]
-                if late is not None:  # stored closed: the carriers of its claim left with none current close too
-                    queue += [(x, *late) for x in self._claims.close(c, it.tenant, it.user_id, it.id, *late)]
-                while queue:  # the superseded memories, then the carriers left with no current claim
-                    old_id, when, by = queue.pop(0)
+                def close_one(old_id: str, when: float, by: str, it: MemoryItem = it, key: Any = key) -> bool:
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
                                     "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
                     if row is None:
-                        continue
-                    queue += [(x, when, by) for x in self._claims.close(c, it.tenant, it.user_id, old_id, when, by)]
+                        return False
                     c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
                               (when, by, now, row[0]))
                     self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
@@ -351,6 +346,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
+                    return True
+                self._claims.supersede(c, it, nm.supersedes, late, close_one)  # then carriers with no current claim
             for tenant, user_id, memory_id, message_id in restating_turns(messages, restated):
                 cite(tenant, user_id, memory_id, [message_id])
             refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
@@ -367,19 +364,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                                    added_contexts=[blob_vector(b) for _, _, b in rows],
                                    contexts=refreshed.get(key))
         return results
-
-    def _recheck(self, c: Any, nm: NewMemory) -> tuple[float, str] | None:
-        """Reconcile ``nm`` again inside the write (:meth:`.claims_sql.ClaimsSQL.recheck`): conflicting current facts
-        of its slot join ``nm.supersedes``; when one was said later, the item is closed by it (returned as
-        ``(valid_to epoch, superseded_by)``)."""
-        if nm.conflicts is None:
-            return None
-        extra, late = self._claims.recheck(c, nm.item, nm.supersedes, nm.conflicts)
-        nm.supersedes = list(nm.supersedes) + extra
-        if late is None:
-            return None
-        nm.item.valid_to, nm.item.superseded_by = late
-        return late[0].timestamp(), late[1]
 
     def _items_conn(self, c: sqlite3.Connection, rows: list[tuple]) -> list[MemoryItem]:
         return self._items(rows)
@@ -405,10 +389,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
                               [(rowid, tenant, user_id, e.type, e.value, e.normalized) for e in entities])
             self._history(c, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
-            c.execute("UPDATE memory_history SET old_state=? WHERE memory_id=? AND version=(SELECT max(version) FROM "
-                      "memory_history WHERE memory_id=?)",
-                      (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in before.labels],
-                                    before.entities), memory_id, memory_id))
+            self._keep_state(c, tenant, user_id, memory_id, before)
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
@@ -490,13 +471,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx() as c:
             rows = c.execute(f"SELECT rowid, id, text, source_message_ids FROM memories m WHERE {base}",
                              params).fetchall()
-            shared = {} if scope.session_id is None else shared_with_other_sessions(
-                c, "?", scope.tenant, scope.user_id, scope.session_id, [(r[1], json.loads(r[3] or "[]")) for r in rows])
-            for mid, (keep, sid) in shared.items():  # restated in another session: it stays there
-                c.execute("UPDATE memories SET source_message_ids=?, session_id=? WHERE tenant=? AND id=?",
-                          (json.dumps(keep), sid, scope.tenant, mid))
-                self._history(c, mid, scope.tenant, scope.user_id, "UNCITE", None, None, actor,
-                              f"session {scope.session_id} deleted")
+            shared = keep_restated(c, "?", scope, [(r[1], json.loads(r[3] or "[]")) for r in rows], self._history,
+                                   actor, json.dumps)  # restated in another session: it stays there
             rows = [r for r in rows if r[1] not in shared]
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
@@ -651,7 +627,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        if as_of is not None or names_field(where, "tier") or names_field(where, "valid_to"):  # past states include superseded rows, and a filter
+        if as_of is not None or names_field(where, "tier") or names_field(where, "valid_to"):  # past states (and a
+            # filter on valid_to) include superseded rows, and a filter
             # on tier may want cold rows: both are outside the cached (current, warm) vectors; score from the table
             sql, params = self._filters.where(scope, where, as_of, live=True)
             rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
