@@ -447,9 +447,9 @@ class Memory:
         plain hybrid search. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
-        then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).
-        Returns up to ``limit`` hits, best first; ``[]`` when nothing matches. Raises InvalidInputError,
-        FilterError, ScopeError.
+        then, with its labels, entities and fact slot of then (:mod:`anchormem.retrieval.past`). Current first: a
+        superseded value only with as_of, a past question or a valid_to filter (:mod:`.retrieval.currency`). Returns
+        up to ``limit`` hits, best first; ``[]`` if nothing matches. Raises InvalidInputError, FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
