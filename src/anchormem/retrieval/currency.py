@@ -50,13 +50,15 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
         return sorted(hits, key=lambda h: -h.score)[:limit]
     if as_of is not None or names_field(where, "valid_to"):
         return hits[:limit]
-    wanted = {c.superseded_by for h in hits for c in closed_claims(h.memory) if c.superseded_by}
+    wanted = {c.superseded_by for h in hits[:limit] for c in closed_claims(h.memory) if c.superseded_by}
     if not wanted:
         return hits[:limit]
     found = store.get_many(scope.tenant, sorted(wanted))
     out: list[Hit] = []
     shown: set[str] = set()
     for h in hits:
+        if len(out) >= limit:
+            break
         for c in closed_claims(h.memory):
             nxt = found.get(c.superseded_by or "")
             if nxt is None or not nxt.current or nxt.user_id != scope.user_id or nxt.id in shown or \

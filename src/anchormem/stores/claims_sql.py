@@ -216,7 +216,7 @@ class ClaimsSQL:
                     sql, params = "memory_id = ANY(%s)", [tenant, chunk]
                 for r in read(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE tenant = {p} AND {sql} "
                               "ORDER BY said_at, fact_id", params):
-                    out.setdefault((tenant, r[0]), []).append(Claim(
+                    out.setdefault((tenant, r[0]), []).append(Claim.model_construct(  # rows as written: no validation
                         fact_id=r[1], slot=r[2], value=r[3], polarity=1 if r[4] >= 0 else -1,
                         said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
                         superseded_by=r[8], span=r[9]))
