@@ -109,7 +109,9 @@ class MemoryOut(BaseModel):
 
 
 class EventOut(BaseModel):
-    event: str = Field(description="ADD (new memory) or NOOP (an identical memory already existed).")
+    event: str = Field(description="ADD (new memory), ADD_SUPERSEDED (new, but said before a newer value: stored "
+                                   "as past), NOOP (an identical memory already existed), SUPERSEDE (a memory no "
+                                   "longer current) or REVIEW (held for review).")
     memory: MemoryOut
 
 

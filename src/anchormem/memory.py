@@ -180,12 +180,12 @@ class Memory:
         ``timestamp``: the time of turns that carry none (default: the previous turn's, else now). Relative dates
         ("yesterday", "上周三") resolve against each turn's own time.
 
-        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
-        same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
-        closed memory, ``valid_to`` set) or ``REVIEW`` (a conflicting change held in the review queue:
-        ``review_id`` and the proposed memory, not stored). Facts ("I live in…", "我住在…") are reconciled by
-        :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
-        are logged at DEBUG. One transaction per call.
+        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``ADD_SUPERSEDED`` (new, said before a newer
+        value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id), ``SUPERSEDE``
+        (a memory closed by a new value, or left with no current claim: ``valid_to`` set) or ``REVIEW`` (a change
+        held in the review queue: ``review_id``, the proposed memory, not stored). Facts are reconciled by
+        :mod:`anchormem.facts.reconcile` (docs/currency.md). Chit-chat, system turns and empty results return
+        ``[]``; the reasons are logged at DEBUG. One transaction per call.
 
         Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
         """
