@@ -25,3 +25,24 @@ def test_an_edited_memory_read_as_of_before_the_edit_has_its_old_fields(mem):
     assert (got.text, got.fact.value) == ("I live in Lisbon.", "Lisbon")
     now = next(h.memory for h in mem.search("where do I live", user_id="u") if h.memory.id == fact.id)
     assert (now.text, now.fact.value) == ("I live in Porto.", "Porto")
+
+
+def test_entity_filters_as_of_then_match_then_values(mem):
+    from anchormem.filters import parse_filters
+
+    item = mem.add("The invoice total was 4,200 euros.", user_id="u", timestamp=T1)[0].memory
+    old_values = {e.value for e in mem.get(item.id).entities}
+    mark = datetime.now(timezone.utc)
+    mem.update(item.id, "The invoice total was 5,300 euros.")
+    new_values = {e.value for e in mem.get(item.id).entities} - old_values
+    old_value = next(iter(old_values - {e.value for e in mem.get(item.id).entities}))
+    new_value = next(iter(new_values))
+    scope = Scope(tenant=mem.tenant, user_id="u")
+
+    def ids(value, as_of=None):
+        return [m.id for m in mem.store.list_memories(scope, parse_filters({"entity.value": value}), as_of=as_of)]
+
+    assert ids(old_value) == [] and ids(new_value) == [item.id]  # now: today's values
+    assert ids(old_value, mark) == [item.id] and ids(new_value, mark) == []  # then: then's values
+    hits = mem.search("invoice total", user_id="u", as_of=mark, filters={"entity.value": old_value})
+    assert [h.memory.text for h in hits] == ["The invoice total was 4,200 euros."]

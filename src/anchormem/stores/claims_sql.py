@@ -21,7 +21,7 @@ import json
 from ..timeutil import from_epoch
 from ..types import Claim, FactSlot, MemoryItem
 
-__all__ = ["claims_ddl", "claims_backfill", "ClaimsSQL", "own_claims", "CLAIM_COLUMNS"]
+__all__ = ["claims_ddl", "claims_backfill", "past_entities_ddl", "ClaimsSQL", "own_claims", "CLAIM_COLUMNS"]
 
 CLAIM_COLUMNS = ("memory_id, fact_id, slot, value, polarity, said_at, valid_from, valid_to, superseded_by, span")
 
@@ -50,6 +50,20 @@ def claims_ddl(dialect: str) -> list[str]:
         "CREATE INDEX ix_claim_fact ON claims (tenant, user_id, fact_id)",
         "CREATE INDEX ix_claim_slot ON claims (tenant, user_id, slot) WHERE valid_to IS NULL",
     ]
+
+
+def past_entities_ddl(dialect: str) -> list[str]:
+    """``memory_entities_past``: the entities an edited memory had before each edit, valid from the previous edit
+    (NULL: since it was written) to the edit (:mod:`.past_text`), so that an entity filter ``as_of`` an earlier
+    instant matches that instant's values. Rows go with their memory."""
+    t = _TYPES[dialect]
+    fk = ("FOREIGN KEY (memory_id) REFERENCES memories(id) ON DELETE CASCADE" if dialect == "sqlite" else
+          "FOREIGN KEY (tenant, user_id, memory_id) REFERENCES memories (tenant, user_id, id) ON DELETE CASCADE")
+    return [f"""CREATE TABLE memory_entities_past (
+            tenant {t['text']} NOT NULL, user_id {t['text']} NOT NULL, memory_id {t['text']} NOT NULL,
+            type {t['text']} NOT NULL, value {t['text']} NOT NULL, normalized {t['text']},
+            valid_from {t['time']}, valid_to {t['time']} NOT NULL, {fk})""",
+            "CREATE INDEX ix_ent_past_mem ON memory_entities_past (tenant, memory_id)"]
 
 
 def claims_backfill(dialect: str) -> list[str]:

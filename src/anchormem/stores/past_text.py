@@ -74,13 +74,22 @@ class PastTextMixin:
 
     def _keep_state(self, conn: Any, tenant: str, user_id: str, memory_id: str, before: MemoryItem) -> None:
         """Record on the memory's latest history version (the ``UPDATE`` just written) the structured fields it had
-        before the edit (``before``)."""
+        before the edit (``before``), and its entities with their validity (``memory_entities_past``: entity
+        filters ``as_of`` an earlier instant match them, :meth:`.sqlfilter.SQLiteFilterCompiler.entity_as_of`)."""
         ph = self._filters.param  # type: ignore[attr-defined]
         conn.execute(f"UPDATE memory_history SET old_state = {ph}{'::jsonb' if ph == '%s' else ''} WHERE tenant = "
                      f"{ph} AND user_id = {ph} AND memory_id = {ph} AND version = (SELECT max(version) FROM "
                      f"memory_history WHERE tenant = {ph} AND user_id = {ph} AND memory_id = {ph})",
                      (memory_state(before.fact and before.fact.model_dump(), [lb.model_dump() for lb in before.labels],
                                    before.entities), tenant, user_id, memory_id, tenant, user_id, memory_id))
+        edits = [r[0] for r in conn.execute(
+            f"SELECT created_at FROM memory_history WHERE tenant = {ph} AND user_id = {ph} AND memory_id = {ph} AND "
+            "event = 'UPDATE' ORDER BY version DESC LIMIT 2", (tenant, user_id, memory_id)).fetchall()]
+        for e in before.entities:  # valid from the previous edit (None: since written) to this one
+            conn.execute(f"INSERT INTO memory_entities_past (tenant, user_id, memory_id, type, value, normalized, "
+                         f"valid_from, valid_to) VALUES ({', '.join([ph] * 8)})",
+                         (tenant, user_id, memory_id, e.type, e.value, e.normalized,
+                          edits[1] if len(edits) > 1 else None, edits[0]))
 
     def _with_past_texts(self, items: list[MemoryItem], scope: Scope, where: FilterNode | None,
                          as_of: datetime) -> list[MemoryItem]:

@@ -95,29 +95,47 @@ class SQLiteFilterCompiler:
             base += " AND m.valid_to IS NULL"
         if live and as_of is None and not names_field(node, "tier"):
             base += " AND m.tier = 'warm'"
-        fsql, fparams = self.compile(node)
+        fsql, fparams = self.compile(node, as_of)
         return f"{base} AND {fsql}", params + fparams
 
-    def compile(self, node: FilterNode | None) -> tuple[str, list[Any]]:
-        """Return ``(sql, params)``; ``("1=1", [])`` for no filter."""
+    def compile(self, node: FilterNode | None, as_of: datetime | None = None) -> tuple[str, list[Any]]:
+        """Return ``(sql, params)``; ``("1=1", [])`` for no filter. ``as_of``: entity conditions match the
+        entities memories had then (:meth:`entity_as_of`)."""
         if node is None:
             return "1=1", []
         params: list[Any] = []
-        return self._node(node, params), params
+        return self._node(node, params, as_of), params
 
-    def _node(self, node: FilterNode, params: list[Any]) -> str:
+    def _node(self, node: FilterNode, params: list[Any], as_of: datetime | None = None) -> str:
         if isinstance(node, And):
-            return "(" + " AND ".join(self._node(n, params) for n in node.items) + ")"
+            return "(" + " AND ".join(self._node(n, params, as_of) for n in node.items) + ")"
         if isinstance(node, Or):
-            return "(" + " OR ".join(self._node(n, params) for n in node.items) + ")"
+            return "(" + " OR ".join(self._node(n, params, as_of) for n in node.items) + ")"
         if isinstance(node, Not):
-            return f"(NOT {self._node(node.item, params)})"
+            return f"(NOT {self._node(node.item, params, as_of)})"
         assert isinstance(node, Cond)
-        return self._cond(node, params)
+        return self._cond(node, params, as_of)
 
-    def _cond(self, c: Cond, params: list[Any]) -> str:
+    def entity_as_of(self, attr: str, op: str, value: Any, params: list[Any], as_of: datetime) -> str:
+        """An entity condition as of an earlier instant: the current entity rows, if the memory was not edited
+        since, or the rows it had then (``memory_entities_past``, kept by each edit)."""
+        ph, t = self.param, as_of.timestamp()
+        cur = self.entity_exists(attr, op, value, params)
+        params.append(t)
+        edited = (f"EXISTS (SELECT 1 FROM memory_history h WHERE h.tenant = m.tenant AND h.memory_id = m.id AND "
+                  f"h.event = 'UPDATE' AND h.created_at > {ph})")
+        cond, p = self._scalar_cond({"type": "p.type", "value": "p.value"}[attr], op, value)
+        params.extend([*p, t, t])
+        past = (f"EXISTS (SELECT 1 FROM memory_entities_past p WHERE p.tenant = m.tenant AND p.memory_id = m.id AND "
+                f"{cond} AND (p.valid_from IS NULL OR p.valid_from <= {ph}) AND p.valid_to > {ph})")
+        return f"(({cur} AND NOT {edited}) OR {past})"
+
+    def _cond(self, c: Cond, params: list[Any], as_of: datetime | None = None) -> str:
         negate = c.op in ("ne", "nin")
         op = {"ne": "eq", "nin": "in"}.get(c.op, c.op)
+        if c.field.startswith("entity.") and as_of is not None:
+            sql = self.entity_as_of(c.field.split(".", 1)[1], op, c.value, params, as_of)
+            return f"(NOT {sql})" if negate else sql
         if c.field.startswith(("label.", "entity.")):
             kind, attr = c.field.split(".", 1)
             fn = self.label_exists if kind == "label" else self.entity_exists
