@@ -80,6 +80,7 @@ def _downgrade(backend, store):
         c = sqlite3.connect(backend.url[len("sqlite:///"):], isolation_level=None)
         c.execute("DROP TABLE claims")
         c.execute("DROP TABLE memory_entities_past")
+        c.execute("DROP TABLE memory_sessions")
         c.execute("ALTER TABLE memory_history DROP COLUMN old_state")
         c.execute("UPDATE memories SET valid_to = NULL, superseded_by = NULL WHERE kind = 'utterance'")
         c.execute("PRAGMA user_version = 5")
@@ -91,6 +92,7 @@ def _downgrade(backend, store):
         with psycopg.connect(backend.url, autocommit=True) as c:
             c.execute("DROP TABLE claims")
             c.execute("DROP TABLE memory_entities_past")
+            c.execute("DROP TABLE memory_sessions")
             c.execute("ALTER TABLE memory_history DROP COLUMN old_state")
             c.execute("UPDATE memories SET valid_to = NULL, superseded_by = NULL WHERE kind = 'utterance'")
             c.execute("DELETE FROM anchormem_schema WHERE version = 6")

@@ -100,6 +100,7 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
     con.execute("ALTER TABLE memories DROP COLUMN context_vec")
     con.execute("DROP TABLE claims")  # and what v6 added (claims, past entities, history old_state)
     con.execute("DROP TABLE memory_entities_past")
+    con.execute("DROP TABLE memory_sessions")
     con.execute("ALTER TABLE memory_history DROP COLUMN old_state")
     con.execute("PRAGMA user_version = 4")
     con.commit()

@@ -4,6 +4,7 @@ transaction. Add a new step at the end; never edit a released one."""
 from __future__ import annotations
 
 from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
+from .sessions_sql import sessions_ddl
 
 __all__ = ["MIGRATIONS", "LATEST"]
 
@@ -95,7 +96,7 @@ _V5 = ["ALTER TABLE memories ADD COLUMN context_vec BLOB"]
 # v6: claims (:mod:`.claims_sql`): which memory carries which slot fact, each with its own validity; existing
 # fact memories and the utterances they were drawn from are backfilled, and an utterance whose facts were all
 # superseded is closed with them; memory_history.old_state keeps an edited memory's structured fields
-_V6 = claims_ddl("sqlite") + claims_backfill("sqlite") + past_entities_ddl("sqlite") + [
+_V6 = claims_ddl("sqlite") + claims_backfill("sqlite") + past_entities_ddl("sqlite") + sessions_ddl("sqlite") + [
     # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
     "ALTER TABLE memory_history ADD COLUMN old_state TEXT"]
 

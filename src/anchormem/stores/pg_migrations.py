@@ -14,6 +14,7 @@ to the same comparisons. The ``embedding vector(dim)`` column and its HNSW index
 from __future__ import annotations
 
 from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
+from .sessions_sql import sessions_ddl
 
 __all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM"]
 
@@ -115,7 +116,7 @@ _V5 = ["ALTER TABLE memories ADD COLUMN context_vec bytea"]
 # v6: claims (:mod:`.claims_sql`): which memory carries which slot fact, each with its own validity; existing
 # fact memories and the utterances they were drawn from are backfilled, and an utterance whose facts were all
 # superseded is closed with them; memory_history.old_state keeps an edited memory's structured fields
-_V6 = claims_ddl("postgres") + claims_backfill("postgres") + past_entities_ddl("postgres") + [
+_V6 = claims_ddl("postgres") + claims_backfill("postgres") + past_entities_ddl("postgres") + sessions_ddl("postgres") + [
     # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
     "ALTER TABLE memory_history ADD COLUMN old_state jsonb"]
 

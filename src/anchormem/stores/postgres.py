@@ -99,10 +99,6 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
 
     param = "%s"
 
-    def cites_session(self) -> str:
-        return ("EXISTS (SELECT 1 FROM messages g WHERE g.tenant = m.tenant AND g.user_id = m.user_id AND "
-                "g.session_id = %s AND m.source_message_ids @> jsonb_build_array(g.id))")
-
     def meta_expr(self, key: str, params: list[Any]) -> str:
         super().meta_expr(key, params)  # validates the key, appends a JSON path we replace
         params[-1] = key.split(".")

@@ -336,4 +336,7 @@ def cite_turn(c: Any, sql: str, history: Any, tenant: str, user_id: str, memory_
     if not c.execute(sql, (message_id, tenant, user_id, memory_id, message_id)).rowcount:
         return False
     history(c, memory_id, tenant, user_id, "NOOP", None, None, actor, f"restated in message {message_id}")
+    from .sessions_sql import link_session  # the turn's session: the memory belongs to it too
+
+    link_session(c, "%s" if "%s" in sql else "?", tenant, user_id, memory_id, message_id)
     return True

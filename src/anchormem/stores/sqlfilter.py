@@ -75,9 +75,9 @@ class SQLiteFilterCompiler:
         return sql, params
 
     def cites_session(self) -> str:
-        """SQL: memory ``m`` cites a turn of the session given as the next parameter."""
-        return (f"EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value "
-                f"WHERE g.tenant = m.tenant AND g.user_id = m.user_id AND g.session_id = {self.param})")
+        """SQL: memory ``m`` cites a turn of the session given as the next parameter (``memory_sessions``)."""
+        return (f"EXISTS (SELECT 1 FROM memory_sessions ms WHERE ms.tenant = m.tenant AND ms.user_id = m.user_id "
+                f"AND ms.session_id = {self.param} AND ms.memory_id = m.id)")
 
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
               include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:
