@@ -17,7 +17,9 @@ from typing import Any
 from ..filters import FilterNode
 from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 
-__all__ = ["PastTextMixin", "memory_state", "state_fields"]
+__all__ = ["PastTextMixin", "memory_state", "state_fields", "BLANK_HISTORY"]
+
+BLANK_HISTORY = "old_text = NULL, new_text = NULL, reason = NULL, old_state = NULL"  # what a purge blanks
 
 
 def memory_state(fact: Any, labels: Any, entities: list[Entity]) -> str:

@@ -36,7 +36,7 @@ from .sessions_sql import keep_restated
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import BLANK_HISTORY, PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -476,7 +476,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = %s", (tenant, user_id, memory_id)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
@@ -518,7 +518,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
                 whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s "
                     "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
                     (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
             for mid, text, _ in rows:
@@ -629,7 +629,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     counts[k] += v
             if purge:
                 counts["history"] = sum(conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = ANY(%s)", (tenant, uid, ids)).rowcount for uid, ids in by_user.items())
                 counts["messages"] = sum(conn.execute(  # source turns no remaining memory cites

@@ -49,7 +49,7 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessag
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import BLANK_HISTORY, PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
@@ -406,7 +406,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE memory_id=? AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE memory_id=? AND "
                     "tenant=?",
                     (memory_id, tenant)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
@@ -489,7 +489,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if purge and scope.agent_id is None and scope.session_id is None:  # the whole user: every history
                 # row, also those of memories deleted earlier without purge (their DELETE row kept the text)
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                     "user_id=?", (scope.tenant, scope.user_id)).rowcount
             elif purge:
                 ids = [r[1] for r in rows]
@@ -497,7 +497,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(ids), 900):
                     chunk = ids[i : i + 900]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                         f"memory_id IN ({','.join('?' * len(chunk))})", [scope.tenant, *chunk]).rowcount
             if purge:
                 self._merge_fts(c)
@@ -548,7 +548,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(rows), 900):
                     chunk = [r[1] for r in rows[i : i + 900]]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                         f"memory_id IN "
                         f"({','.join('?' * len(chunk))})", [tenant, *chunk]).rowcount
                 for _, _, uid, _, src_ids in rows:  # source turns no remaining memory cites
