@@ -33,6 +33,7 @@ from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expi
                         warm_only)
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
+from .retrieval.currency import evidence_hits
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -46,7 +47,7 @@ from .tracing import check_available as _check_tracing, describe_add, describe_q
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
-from .facts.reconcile import conflicts, plan_facts
+from .facts.reconcile import approval_targets, conflicts, plan_facts
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -184,12 +185,12 @@ class Memory:
         ``timestamp``: the time of turns that carry none (default: the previous turn's, else now). Relative dates
         ("yesterday", "上周三") resolve against each turn's own time.
 
-        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
-        same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
-        closed memory, ``valid_to`` set) or ``REVIEW`` (a conflicting change held in the review queue:
-        ``review_id`` and the proposed memory, not stored). Facts ("I live in…", "我住在…") are reconciled by
-        :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
-        are logged at DEBUG. One transaction per call.
+        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``ADD_SUPERSEDED`` (new, said before a newer
+        value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id), ``SUPERSEDE``
+        (a memory closed by a new value, or left with no current claim: ``valid_to`` set) or ``REVIEW`` (a change
+        held in the review queue: ``review_id``, the proposed memory, not stored). Facts are reconciled by
+        :mod:`anchormem.facts.reconcile` (docs/currency.md). Chit-chat, system turns and empty results return
+        ``[]``; the reasons are logged at DEBUG. One transaction per call.
 
         Bounds (:mod:`anchormem.ingest.limits`): at most ``max_add_messages`` messages and ``max_add_chars``
         characters in all per call, ``max_message_chars`` per message; timestamps in the supported range
@@ -223,7 +224,7 @@ class Memory:
         vectors = self._embed_drafts(plan.drafts)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
         turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
@@ -451,9 +452,9 @@ class Memory:
         plain hybrid search. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
-        then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).
-        Returns up to ``limit`` hits, best first; ``[]`` when nothing matches. Raises InvalidInputError,
-        FilterError, ScopeError.
+        then, with its labels, entities and fact slot of then (:mod:`anchormem.retrieval.past`). Current first: a
+        superseded value only with as_of, a past question or a valid_to filter (:mod:`.retrieval.currency`). Returns
+        up to ``limit`` hits, best first; ``[]`` if nothing matches. Raises InvalidInputError, FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
@@ -504,7 +505,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
-        hits = [h for h in hits if h.memory.kind != "summary"]  # answers quote turns; a summary only repeats them
+        query, hits = evidence_hits(query, hits, as_of, self.store, self.tenant)  # turns as they hold now
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
@@ -635,8 +636,7 @@ class Memory:
         if item.status != "pending":
             raise ConflictError(f"review item {review_id!r} is already {item.status}")
         new = item.proposed.model_copy(update={"labels": []})
-        old = [c for c in self.store.current_facts(self.tenant, item.user_id, [new.fact.slot] if new.fact else [])
-               if new.fact and c.fact and conflicts(c.fact, new.fact)]
+        old = approval_targets(self.store, self.tenant, item.user_id, new)
         vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
         new.labels = self.anchor.label_texts([new.text], vec)[0]
         results = self.store.write([], [NewMemory(

@@ -92,6 +92,11 @@ class ExportMemory(MemoryItem):
 
     model_config = ConfigDict(extra="forbid")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, v: Any) -> Any:  # ``current`` is computed from validity and claims, not read back
+        return {k: x for k, x in v.items() if k != "current"} if isinstance(v, dict) else v
+
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:

@@ -28,6 +28,7 @@ from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
+from .currency import order_by_currency, past_where, wants_past
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
 
@@ -115,6 +116,9 @@ class Searcher:
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
+        past_q = wants_past(query, where, as_of)  # a question about the past also reads superseded memories
+        if past_q:
+            where = past_where(where)
         past = self._past(scope, where, as_of)
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
@@ -171,13 +175,16 @@ class Searcher:
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
-            out = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))[:limit]
+            out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
+                                    store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
+                                    where=where)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
-                explain(out)
+                explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at))
-            out = collapse_repeats(hits)[:limit]
+            out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
+                                    limit=limit, where=where)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
@@ -211,7 +218,8 @@ class Searcher:
         if not texts:
             return None
         rows = self.store.get_many(scope.tenant, list(texts))
-        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()})
+        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
+                         self.store.past_states(scope, where, as_of))
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""

@@ -201,6 +201,7 @@ class SQLitePortableMixin:
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
                               [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
                 counts["entities"] += len(it.entities)
+                self._claims.insert(c, it)
                 c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
                               [(it.tenant, it.user_id, k) for k in it.metadata])
                 rows = sorted(hist.get(it.id, []), key=lambda h: h.version)
@@ -300,6 +301,7 @@ class PostgresPortableMixin:
                     counts["skipped_memories"] += 1
                     continue
                 counts["memories"] += 1
+                self._claims.insert(conn, it)
                 with conn.cursor() as cur:
                     if it.entities:
                         cur.executemany(

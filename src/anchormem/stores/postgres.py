@@ -33,10 +33,12 @@ from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
 from ..validate import unstorable
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from .claims_sql import ClaimsSQL
+from .sessions_sql import keep_restated
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import BLANK_HISTORY, PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -172,6 +174,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self.dim: int | None = None
         self.store_id: str | None = None
         self._filters = PostgresFilterCompiler()
+        self._claims = ClaimsSQL("%s")
         self._closed = False
         kwargs: dict[str, Any] = {"autocommit": True}
         options = " ".join(o for o in (f"-c search_path={schema},public" if schema else "", pg_options(durability))
@@ -296,6 +299,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
                     "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
+        claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
         return [MemoryItem(
             id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
             speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
@@ -304,6 +308,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
             last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
             fact=FactSlot.model_validate(r[26]) if r[26] else None, tier=r[27], archived_at=from_epoch(r[28]),
+            claims=claims.get((r[1], r[0]), []),
         ) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
@@ -346,10 +351,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
         turns = restating_turns(messages, restated)
+        base = [(nm.item.valid_to, nm.item.superseded_by, list(nm.supersedes), list(nm.item.claims))
+                for nm in memories]  # as planned: a retried transaction reconciles again from them
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
             now = utcnow().timestamp()
+            for nm, (vt, sb, sup, cl) in zip(memories, base):
+                nm.item.valid_to, nm.item.superseded_by, nm.supersedes, nm.item.claims = vt, sb, list(sup), list(cl)
 
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 return bool([m for m in message_ids if cite_turn(conn, _CITE, self._history, tenant, user_id,
@@ -358,6 +367,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
             for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
                 self._bump(conn, *key)
+            self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -367,6 +377,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                      to_epoch(msg.ts), now, _json(msg.metadata)))
             for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
+                late = self._claims.recheck_into(conn, nm)  # reconciled again under the slot's lock
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
@@ -401,17 +412,20 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     with conn.cursor() as cur:
                         cur.executemany("INSERT INTO metadata_keys VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
                                         [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._claims.insert(conn, it)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
-                results.append(WriteResult("ADD", it))
-                for old_id in nm.supersedes:
+                results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
+                def close_one(old_id: str, when: float, by: str, it: MemoryItem = it) -> bool:
                     closed = conn.execute(
                         f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
                         f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
-                        (it.valid_from.timestamp(), it.id, now, it.tenant, it.user_id, old_id)).fetchall()
+                        (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                      f"superseded by {it.id}")
+                                      f"superseded by {by}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
+                    return bool(closed)
+                self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
             if updates and memories:  # the scope's generation was bumped above
@@ -431,6 +445,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             user_id, old = row
+            before = self._items(conn, conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s "
+                                                    "AND id = %s", (tenant, user_id, memory_id)).fetchall())[0]
             self._bump(conn, tenant, user_id)
             conn.execute(f"UPDATE memories SET text = %s, content_hash = %s, embedding = %s, updated_at = %s, "
                          f"tsv = {self._TSV} WHERE tenant = %s AND user_id = %s AND id = %s",
@@ -446,6 +462,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "VALUES (%s,%s,%s,%s,%s,%s)",
                             [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
             self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            self._keep_state(conn, tenant, user_id, memory_id, before)
             rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
                                 (tenant, user_id, memory_id)).fetchall()
             return self._items(conn, rows)[0]
@@ -474,7 +491,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = %s", (tenant, user_id, memory_id)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
@@ -497,6 +514,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             self._bump(conn, scope.tenant, scope.user_id)
             rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
                                 "m.seq FOR UPDATE", params).fetchall()
+            shared = keep_restated(conn, "%s", scope, [(r[0], list(r[2] or [])) for r in rows], self._history, actor,
+                                   _json)  # restated in another session: it stays there
+            rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
             msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
@@ -513,7 +533,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
                 whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s "
                     "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
                     (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
             for mid, text, _ in rows:
@@ -560,9 +580,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         def run(conn: Any) -> int:
             self._bump_ids(conn, tenant, [memory_id])
-            return conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
-                                (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
-                                 memory_id)).rowcount
+            n = conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
+                             (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
+                              memory_id)).rowcount
+            self._claims.set_fact(conn, tenant, memory_id, fact.slot if fact else None,
+                                  fact.value if fact else None, fact.polarity if fact else None)
+            return n
 
         if self._run(run) == 0:
             raise NotFoundError(f"no memory {memory_id!r}")
@@ -621,7 +644,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     counts[k] += v
             if purge:
                 counts["history"] = sum(conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = ANY(%s)", (tenant, uid, ids)).rowcount for uid, ids in by_user.items())
                 counts["messages"] = sum(conn.execute(  # source turns no remaining memory cites

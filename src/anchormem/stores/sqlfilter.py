@@ -86,54 +86,80 @@ class SQLiteFilterCompiler:
         raise FilterError(f"operator {op!r} not supported here")  # pragma: no cover
 
     def scope_sql(self, scope: Scope) -> tuple[str, list[Any]]:
-        """The scope condition every read carries: tenant and user always, agent/session when given."""
+        """The scope condition every read carries: tenant and user always, agent/session when given (a session
+        also matches the memories its turns restated: :mod:`.sessions_sql`)."""
         ph = self.param
         sql, params = f"m.tenant = {ph} AND m.user_id = {ph}", [scope.tenant, scope.user_id]
-        for col in ("agent_id", "session_id"):
-            value = getattr(scope, col)
-            if value is not None:
-                sql += f" AND m.{col} = {ph}"
-                params.append(value)
+        if scope.agent_id is not None:
+            sql += f" AND m.agent_id = {ph}"
+            params.append(scope.agent_id)
+        if scope.session_id is not None:  # its own session, or a turn of the session restated it (.sessions_sql)
+            sql += f" AND (m.session_id = {ph} OR {self.cites_session()})"
+            params += [scope.session_id, scope.session_id]
         return sql, params
+
+    def cites_session(self) -> str:
+        """SQL: memory ``m`` cites a turn of the session given as the next parameter (``memory_sessions``)."""
+        return (f"EXISTS (SELECT 1 FROM memory_sessions ms WHERE ms.tenant = m.tenant AND ms.user_id = m.user_id "
+                f"AND ms.session_id = {self.param} AND ms.memory_id = m.id)")
 
     def where(self, scope: Scope, node: FilterNode | None, as_of: datetime | None,
               include_superseded: bool = False, live: bool = False) -> tuple[str, list[Any]]:
         """Scope + validity + filter. With ``as_of``: what was current then (said by then, not yet superseded);
-        otherwise only current memories unless ``include_superseded``. ``live`` (the search paths): without
-        ``as_of`` and without a condition on ``tier`` in ``node``, warm memories only (cold ones are archived)."""
+        otherwise only current memories unless ``include_superseded`` or ``node`` names ``valid_to`` (a filter asking
+        for the past). ``live`` (the search paths): without ``as_of`` and without a condition on ``tier`` in
+        ``node``, warm memories only (cold ones are archived)."""
         ph = self.param
         base, params = self.scope_sql(scope)
         if as_of is not None:
             t = as_of.timestamp()
             base += f" AND m.valid_from <= {ph} AND m.created_at <= {ph} AND (m.valid_to IS NULL OR m.valid_to > {ph})"
             params += [t, t, t]
-        elif not include_superseded:
+        elif not include_superseded and not names_field(node, "valid_to"):  # a filter on valid_to asks for the past
             base += " AND m.valid_to IS NULL"
         if live and as_of is None and not names_field(node, "tier"):
             base += " AND m.tier = 'warm'"
-        fsql, fparams = self.compile(node)
+        fsql, fparams = self.compile(node, as_of)
         return f"{base} AND {fsql}", params + fparams
 
-    def compile(self, node: FilterNode | None) -> tuple[str, list[Any]]:
-        """Return ``(sql, params)``; ``("1=1", [])`` for no filter."""
+    def compile(self, node: FilterNode | None, as_of: datetime | None = None) -> tuple[str, list[Any]]:
+        """Return ``(sql, params)``; ``("1=1", [])`` for no filter. ``as_of``: entity conditions match the
+        entities memories had then (:meth:`entity_as_of`)."""
         if node is None:
             return "1=1", []
         params: list[Any] = []
-        return self._node(node, params), params
+        return self._node(node, params, as_of), params
 
-    def _node(self, node: FilterNode, params: list[Any]) -> str:
+    def _node(self, node: FilterNode, params: list[Any], as_of: datetime | None = None) -> str:
         if isinstance(node, And):
-            return "(" + " AND ".join(self._node(n, params) for n in node.items) + ")"
+            return "(" + " AND ".join(self._node(n, params, as_of) for n in node.items) + ")"
         if isinstance(node, Or):
-            return "(" + " OR ".join(self._node(n, params) for n in node.items) + ")"
+            return "(" + " OR ".join(self._node(n, params, as_of) for n in node.items) + ")"
         if isinstance(node, Not):
-            return f"(NOT {self._node(node.item, params)})"
+            return f"(NOT {self._node(node.item, params, as_of)})"
         assert isinstance(node, Cond)
-        return self._cond(node, params)
+        return self._cond(node, params, as_of)
 
-    def _cond(self, c: Cond, params: list[Any]) -> str:
+    def entity_as_of(self, attr: str, op: str, value: Any, params: list[Any], as_of: datetime) -> str:
+        """An entity condition as of an earlier instant: the current entity rows, if the memory was not edited
+        since, or the rows it had then (``memory_entities_past``, kept by each edit)."""
+        ph, t = self.param, as_of.timestamp()
+        cur = self.entity_exists(attr, op, value, params)
+        params.append(t)
+        edited = (f"EXISTS (SELECT 1 FROM memory_history h WHERE h.tenant = m.tenant AND h.memory_id = m.id AND "
+                  f"h.event = 'UPDATE' AND h.created_at > {ph})")
+        cond, p = self._scalar_cond({"type": "p.type", "value": "p.value"}[attr], op, value)
+        params.extend([*p, t, t])
+        past = (f"EXISTS (SELECT 1 FROM memory_entities_past p WHERE p.tenant = m.tenant AND p.memory_id = m.id AND "
+                f"{cond} AND (p.valid_from IS NULL OR p.valid_from <= {ph}) AND p.valid_to > {ph})")
+        return f"(({cur} AND NOT {edited}) OR {past})"
+
+    def _cond(self, c: Cond, params: list[Any], as_of: datetime | None = None) -> str:
         negate = c.op in ("ne", "nin")
         op = {"ne": "eq", "nin": "in"}.get(c.op, c.op)
+        if c.field.startswith("entity.") and as_of is not None:
+            sql = self.entity_as_of(c.field.split(".", 1)[1], op, c.value, params, as_of)
+            return f"(NOT {sql})" if negate else sql
         if c.field.startswith(("label.", "entity.")):
             kind, attr = c.field.split(".", 1)
             fn = self.label_exists if kind == "label" else self.entity_exists
