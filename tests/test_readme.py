@@ -16,7 +16,7 @@ def python_blocks() -> list[str]:
 
 def test_the_core_api_example_prints_what_its_comments_say(monkeypatch):
     monkeypatch.delenv("ANCHORMEM_EMBEDDER", raising=False)
-    blocks = python_blocks()
+    blocks = [b for b in python_blocks() if "await " not in b]  # the core example (the async one is below)
     assert len(blocks) == 1
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -29,3 +29,15 @@ def test_the_core_api_example_prints_what_its_comments_say(monkeypatch):
                  if re.search(r"\)\s+# ", src)]
     assert commented == expected
     assert printed[3] == "False ['我上周三刚搬到杭州，月租4500元。']"
+
+
+def test_the_async_example_runs(tmp_path, monkeypatch):
+    import asyncio
+
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b for b in python_blocks() if "await " in b]
+    body = "\n".join("    " + ln for ln in block.splitlines() if not ln.startswith("from "))
+    ns: dict = {}
+    exec("from anchormem import AsyncMemory\nasync def main():\n" + body + "\n    return hits", ns)
+    hits = asyncio.run(ns["main"]())
+    assert hits[0].memory.text == "I moved to Lisbon last month."
