@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from .. import langdata
 from ..text.tokenize import content_words, has_cjk
 from .model import Fact
 
@@ -101,8 +103,16 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _ending_cues() -> re.Pattern:
+    """Ending and negation cues of data/lang/*/cues.json ("resigned", 辞职, 离职...) beside the ones above."""
+    en = langdata.alternation(langdata.words("cues", "ending", ("en",)))
+    zh = langdata.alternation(langdata.words("cues", "ending", ("zh",)))
+    return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
+
+
 def _negated(text: str) -> bool:
-    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text))
+    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text) or _ending_cues().search(text))
 
 
 def _cjk_chars(text: str) -> set[str]:

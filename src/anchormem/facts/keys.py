@@ -85,6 +85,8 @@ def topic_key(text: str) -> str:
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
         z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
         z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        if "的" in z.strip("的"):  # "公司的咖啡", "这家店的咖啡": one particular thing, not the habit ("咖啡")
+            return z
         # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
@@ -106,8 +108,15 @@ def value_key(attribute: str, value: str) -> str:
         return _DIET_CANON.get(v, v)
     if attribute.partition(":")[0] in ("likes", "does", "allergy"):
         return topic_key(value)
+    from .changes import ENDS_ANY, ends_any, is_numeric_slot, job_of_activity, number_of
+
+    if ends_any(value):  # "我辞职了", "I resigned": ends whatever the slot holds
+        return ENDS_ANY
     if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
-        return re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        v = re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        return job_of_activity(v) or v  # "nursing" = "nurse"
+    if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
+        return number_of(value) or v
     if attribute.startswith("count:"):
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
         return _NUMBERS.get(m.group(1), m.group(1)) if m else v

@@ -38,31 +38,46 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
+from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
 from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
+from .changes import blocked, clause_changes, sentence_changes
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
 
 HEDGED_CONFIDENCE = 0.6
 
-_HEDGE_EN = re.compile(r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i believe|i suppose|not sure|"
-                       r"might|i feel like|kind of|sort of|i reckon)\b", re.I)
-_HEDGE_ZH = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|我觉得|不确定|应该是")
-_HYPOTHETICAL = re.compile(r"\b(?:if|whether|wonder|would|wish|hope|unless|suppose|imagine|pretend)\b|"
-                           r"\b(?:i'd|you)\b|如果|假如|要是|是否|希望|假设|想象", re.I)
+
+
+@lru_cache(maxsize=1)
+def _cue_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(hedge, hypothetical) cue patterns from data/lang/*/cues.json (English as whole words, Chinese as substrings)."""
+    def build(key: str) -> re.Pattern:
+        en = langdata.alternation(langdata.words("cues", key, ("en",)))
+        zh = langdata.alternation(langdata.words("cues", key, ("zh",)))
+        return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
+    return build("hedge"), build("hypothetical")
+
+
 _LEAD = re.compile(
     r"^(?:(?:actually|well|so|oh|also|btw|by the way|honestly|anyway|now|but|and|ok|okay|yeah|yes|no|hmm+|um+|"
     r"fun fact|just so you know|fyi|i think|i guess|i believe|i suppose|maybe|perhaps|probably|"
     r"i'm pretty sure|i am pretty sure)\b[\s,:;!-]*)+", re.I)
 _LEAD_ZH = re.compile(r"^(?:其实|不过|但是|而且|另外|对了|嗯+|哦+|我觉得|可能|也许|大概|或许|好像|估计|顺便说一下)[，,\s]*")
-_CLAUSE = re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
-                     r"\s+(?:and|but)\s+(?=(?:I|I'm|I've|my)\b)")
+@lru_cache(maxsize=1)
+def _clause_split() -> re.Pattern:
+    """Clause boundaries: Chinese commas and semicolons; ", I…" / " and I…"; and " and <verb>" for a verb that starts
+    a clause of its own ("I left Google and joined Stripe"; the verbs: ``clause_verbs`` of data/lang/en/changes.json)."""
+    verbs = langdata.alternation(langdata.words("changes", "clause_verbs", ("en",)))
+    return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
+                      r"\s+(?:and|but)\s+(?=(?:I|I'm|I've|my)\b)|\s+and\s+(?=(?:" + verbs + r")\b)")
 _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
                              r"shall|will)\b", re.I)
 
@@ -76,10 +91,10 @@ _EN_CUT = re.compile(
     r"|\s*(?:(?<!\d),|,(?!\d{3}\b)|[;:(（])|\s+-\s", re.I)  # "3,000 euros" keeps its thousands comma
 _ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
 _ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
-       r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even)\s+)*"
+       r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even|only|finally|recently)\s+)*"
 _ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)[一二三四五六日天]?|(?:周|星期|礼拜)[一二三四五六日天]|" \
         r"今天|昨天|明天|最近|刚刚?|已经|马上|就要?|将要?|准备|打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|" \
-        r"确实|其实|可能|也许|大概|好像|最|更|\s)*"
+        r"确实|其实|可能|也许|大概|好像|最|更|全家|终于|只|\s)*"
 
 
 _PRONOUNS = frozenset("it that this them those these one so too there here him her 它 这 那 这个 那个 他 她".split())
@@ -340,7 +355,7 @@ _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": 
 
 _NO_LONGER_EN = re.compile(r"\bI\s+(?:" + _ADV + r")(?:no longer|don't|do not|never)\s+(?P<rest>.+)$", re.I)
 # "我不再X"; "我(已经)不是X" / "我不当X" / "我不住在X了": a job, state or home denied (other "不" are the habit and like rules')
-_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?P<how>不再|不(?=是|当|住))\s*(?P<rest>[^，。！？]+)")
+_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?P<how>不再|不(?=是|当|住|做|对))\s*(?P<rest>[^，。！？]+)")
 _USED_TO_EN = re.compile(r"\bI\s+(?:" + _ADV + r")used\s+to\s+(?P<rest>.+)$", re.I)
 
 _USED_TO_TURN = re.compile(r",?\s+(?:but|and|whereas|while)\s+", re.I)  # "used to X but now Y"
@@ -352,7 +367,7 @@ _ANYMORE = re.compile(r"\s+(?:any ?more|anymore)\b", re.I)
 
 def hedge_confidence(text: str, base: float = 1.0) -> float:
     """``base`` lowered to :data:`HEDGED_CONFIDENCE` when ``text`` hedges ("maybe", "I think", "可能"...)."""
-    return min(base, HEDGED_CONFIDENCE) if (_HEDGE_EN.search(text) or _HEDGE_ZH.search(text)) else base
+    return min(base, HEDGED_CONFIDENCE) if _cue_patterns()[0].search(text) else base
 
 
 _MOVE = re.compile(r"\b(?:moved|relocated|moving|relocating|move|relocate)\b|搬", re.I)
@@ -473,39 +488,97 @@ def _is_question(sentence: str) -> bool:
 
 
 def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
-    """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins)."""
+    """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins).
+
+    Per sentence (questions skipped): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
+    then per clause the change patterns (:func:`~anchormem.facts.changes.clause_changes`: numeric changes, job and
+    employer changes, counts and names...) or else the rules above. A clause with a hypothetical, modal or reported-speech
+    cue (:func:`~anchormem.facts.changes.blocked`) states nothing; a clause whose subject is someone else ("my brother
+    left Google and joined Stripe", 他说…, 我弟弟跳槽到了…) gives only facts typed to that person."""
     out: dict[tuple[str, str], Fact] = {}
+
+    def keep(attr: str, value: str, pol: int, ent: str, sentence: str, clause: str, conf: float) -> None:
+        for attr, value in _work_parts(attr, value):
+            try:
+                fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
+                            sensitive=is_sensitive(attr, value), source_span=sentence,
+                            clause=clause.strip().lstrip(",;，；").strip(),
+                            language=detect_language(sentence), extractor="rules")
+            except ValueError:
+                continue
+            out.pop(fact.slot, None)
+            out[fact.slot] = fact
+
+    hypothetical = _cue_patterns()[1]
     for sentence in split_sentences(text):
         if _is_question(sentence):
             continue
         conf = hedge_confidence(sentence)
+        if not blocked(sentence) and _speaker_subject(sentence) != "other":
+            for attr, value, pol in sentence_changes(sentence):
+                keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
-        for clause in _CLAUSE.split(sentence):
-            if not clause or not clause.strip() or _HYPOTHETICAL.search(clause):
-                subject = ""
+        who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
+        for clause in _clause_split().split(sentence):
+            if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
+                subject, who = "", ""
+                continue
+            who = _speaker_subject(clause) or who
+            changes = [c for c in clause_changes(_with_subject(clause, subject))
+                       if who != "other" or _typed_to_person(c[0])]
+            if changes:
+                for attr, value, pol in changes:
+                    keep(attr, value, pol, entity, sentence, clause, conf)
+                subject = _subject(clause)
                 continue
             got = _parse_clause(_with_subject(clause, subject))
-            subject = _subject(clause) if got and got[3] == "user" else ""
+            subject = _subject(clause) if (got and got[3] == "user") or who == "user" else ""
             if not got:
                 continue
             attr, value, pol, ent = got
-            ent = entity if ent == "user" else ent
-            for attr, value in _work_parts(attr, value):
-                try:
-                    fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
-                                sensitive=is_sensitive(attr, value), source_span=sentence,
-                                clause=clause.strip().lstrip(",;，；").strip(),
-                                language=detect_language(sentence), extractor="rules")
-                except ValueError:
-                    continue
-                out.pop(fact.slot, None)
-                out[fact.slot] = fact
+            if ent == "user" and who == "other" and not _typed_to_person(attr):
+                continue  # "My brother left Google and joined Stripe": not the speaker's employer
+            keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
     return list(out.values())
+
+
+@lru_cache(maxsize=1)
+def _subject_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(someone else, the speaker) as a clause's subject: "my brother", "he", 我弟弟, 他 / "I", "we", 我, 我们."""
+    third = langdata.alternation(langdata.words("cues", "third_person_subjects", ("en",)))
+    third_zh = langdata.alternation(langdata.words("cues", "third_person_subjects", ("zh",)))
+    other = re.compile(r"^\s*(?:(?:my|our)\s+" + _PERSON_EN + r"|(?:" + third + r")\b)|^\s*(?:我的?|我们的?)(?:" + _PERSON_ZH + r")|^\s*(?:"
+                       + third_zh + r")", re.I)
+    user = re.compile(r"^\s*(?:I|I'm|I've|I'd|I'll|we|we're|we've)\b|^\s*我(?:们家?)?", re.I)
+    return other, user
+
+
+def _speaker_subject(clause: str) -> str:
+    """"other" when the clause's subject is someone else, "user" when it is the speaker, "" when it has none."""
+    c = clause.strip()
+    c = _LEAD.sub("", c) if not has_cjk(c[:2]) else _LEAD_ZH.sub("", c)
+    other, user = _subject_patterns()
+    if user.match(c) and not other.match(c):
+        return "user"
+    if other.match(c):
+        return "other"
+    return ""
+
+
+def _typed_to_person(attr: str) -> bool:
+    """The attribute names a person's slot ("brother_home_city", "sister_occupation"), not the speaker's own."""
+    head = attr.split(":", 1)[0].split("_", 1)[0]
+    return is_person(head)
 
 
 _ZH_SUBJECT = re.compile(r"^\s*(我们家|我们|我)(?!" + _PERSON_ZH + r")")
 # a Chinese clause that goes on about the previous clause's subject without naming it: "…，现在住在北京"
-_ZH_HOME_GOES_ON = re.compile(r"^\s*(?:现在|目前|如今|然后|后来|之后|最近|也|又|已经|就|\s)*(?:住在|住|家在|定居在|搬到|搬去|搬回)")
+@lru_cache(maxsize=1)
+def _zh_goes_on() -> re.Pattern:
+    """A Chinese clause that goes on about the speaker without naming them (``continuation`` verbs of
+    data/lang/zh/changes.json: "…，现在住在北京", "…，现在在美团上班")."""
+    verbs = langdata.alternation(langdata.words("changes", "continuation", ("zh",)))
+    return re.compile(r"^\s*(?:现在|目前|如今|然后|后来|之后|最近|也|又|已经|就|\s)*(?:" + verbs + ")")
 
 
 def _subject(clause: str) -> str:
@@ -518,7 +591,7 @@ def _with_subject(clause: str, subject: str) -> str:
     """``clause`` with the previous clause's subject when it goes on about the speaker's home without one:
     "我搬出了上海，现在住在北京" -> "我现在住在北京" (so the sentence's last word on the home is the new city)."""
     body = _LEAD_ZH.sub("", clause.strip())
-    return subject + body if subject and _ZH_HOME_GOES_ON.match(body) else clause
+    return subject + body if subject and _zh_goes_on().match(body) else clause
 
 
 # a job and its employer said in one clause: "I work at a hospital as a nurse", "I work as a nurse at a hospital"
