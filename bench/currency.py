@@ -198,6 +198,8 @@ def main() -> None:
     for n, s in enumerate(stories):
         r = run_story(m, s, user=f"u{n}")
         results.append(r)
+        if (n + 1) % 20 == 0:
+            print(f"  {n + 1}/{len(stories)} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
         if args.verbose and r["failures"]:
             print(json.dumps({k: r[k] for k in ("id", "failures", "notes")}, ensure_ascii=False), file=sys.stderr)
     m.close() if hasattr(m, "close") else None

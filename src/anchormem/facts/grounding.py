@@ -111,8 +111,10 @@ def _ending_cues() -> re.Pattern:
     return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
 
 
-def _negated(text: str) -> bool:
-    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text) or _ending_cues().search(text))
+def _negated(text: str, *, endings: bool = True) -> bool:
+    """A negation cue in ``text``; with ``endings``, an ending cue of the language data too (a source clause "我辞职了"
+    is negated; a fact's own value "辞职" is not a negation of it)."""
+    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text) or (endings and _ending_cues().search(text)))
 
 
 def _cjk_chars(text: str) -> set[str]:
@@ -202,7 +204,7 @@ def check_support(fact_text_or_fact: Fact | str, source_text: str, *, embedder: 
             reasons.append("negation differs from the source" if claim_neg else
                            f"the source is negated: {clause.strip()!r}")
     else:
-        value_neg = _negated(claim)
+        value_neg = _negated(claim, endings=False)
         effective_neg = (polarity < 0) != value_neg
         if effective_neg and not src_neg:
             reasons.append(f"negative fact but no negation in the source clause {clause.strip()!r}")

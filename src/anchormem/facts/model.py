@@ -131,6 +131,8 @@ class Fact(BaseModel):
     stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
     ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
     sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
+    ``previous_value``: for a change the LLM proposed ("I moved from Lisbon to Berlin": "Lisbon"), kept only when
+    the turn itself says it (:func:`~anchormem.facts.llm_extract.extract_facts_llm`); else None.
     """
 
     entity: str = "user"
@@ -143,6 +145,7 @@ class Fact(BaseModel):
     clause: str = ""
     language: Language = "en"
     extractor: str = "rules"
+    previous_value: str | None = None
 
     @field_validator("attribute")
     @classmethod

@@ -50,7 +50,7 @@ from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS
 from .changes import blocked, clause_changes, sentence_changes
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
-__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
+__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
 
 HEDGED_CONFIDENCE = 0.6
 
@@ -563,6 +563,28 @@ def _speaker_subject(clause: str) -> str:
     if other.match(c):
         return "other"
     return ""
+
+
+def not_the_speakers(sentence: str, value: str) -> str | None:
+    """Why the clause of ``sentence`` that holds ``value`` states no present fact of the speaker's, or None: a
+    question ("Should I move to Berlin?"), a hypothetical, plan or modal ("I might move to Berlin", "如果我搬到北京"),
+    reported speech ("My boss said she moved to Berlin") or someone else as its subject ("My friend moved to
+    Berlin", 我弟弟跳槽到了腾讯). The LLM extractor's proposed changes are checked with it."""
+    if _is_question(sentence):
+        return "a question states no fact"
+    clauses = [c for c in _clause_split().split(sentence) if c and c.strip()] or [sentence]
+    v = value.casefold()
+    who = ""
+    for clause in clauses:
+        who = _speaker_subject(clause) or who
+        if v and v not in clause.casefold():
+            continue
+        if _cue_patterns()[1].search(clause) or blocked(clause):
+            return "a hypothetical, plan or reported clause states no fact of the speaker's"
+        if who == "other":
+            return "the clause is about someone else"
+        return None
+    return None
 
 
 def _typed_to_person(attr: str) -> bool:
