@@ -16,7 +16,8 @@ public API is used. Checks, per story:
 - (d) ``kept``: a non-change retires nothing (no SUPERSEDE, the fact is still cited first); a story's ``keep`` fact
   (another fact of a multi-fact first turn, the pets' names of a count change) is still cited.
 
-A failed check is classified ``detection`` when the change turn's ``add`` events show the change was not detected
+A failed check is classified ``review_policy`` when the change was held for review (a sensitive slot: an allergy, an
+identifier), ``detection`` when the change turn's ``add`` events show the change was not detected
 (no SUPERSEDE of the old value; a SUPERSEDE on a non-change; an older import not stored as already closed; two
 concurrent changes not in one slot), else ``data_model`` (detection right, a read path still shows or cites the
 wrong memory: the data-model work of issue #22).
@@ -93,6 +94,9 @@ def _detected(story: dict, events: list[list]) -> tuple[bool, str]:
         ok = bool(slots[0] & slots[1] & first)
         return ok, "" if ok else f"slots {first} / {slots}"
     hit = [e for e in sup if _has(e.memory.text, old) or (e.memory.fact and _has(e.memory.fact.value, old))]
+    review = [e for e in later if e.event == "REVIEW"]
+    if not hit and review:  # detected, and held for review by policy (a sensitive slot: health, identifiers)
+        return True, "held for review"
     return (bool(hit), "" if hit else "no SUPERSEDE of the old value; events " +
             repr([(e.event, e.memory.text, e.memory.fact.attribute if e.memory.fact else None) for e in later]))
 
@@ -139,8 +143,8 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
         ka = m.ask(story["keep"]["question"], user_id=user)
         res["checks"]["kept"] = not ka.abstained and any(_has(c.text, story["keep"]["value"]) for c in ka.citations)
         res["notes"]["kept"] = [c.text for c in ka.citations[:3]]
-    res["failures"] = {c: ("detection" if not detected else "data_model")
-                       for c, ok in res["checks"].items() if not ok}
+    res["failures"] = {c: ("detection" if not detected else "review_policy" if why == "held for review"
+                           else "data_model") for c, ok in res["checks"].items() if not ok}
     if not detected:
         res["notes"]["detection"] = why
     return res
@@ -189,10 +193,21 @@ def main() -> None:
     ap.add_argument("--kind", default=None, help="only stories of this kind (move, job, numeric, ...)")
     ap.add_argument("--out", default=str(ROOT / "results" / "currency.json"))
     ap.add_argument("--verbose", action="store_true", help="print each failed story")
+    ap.add_argument("--detection-only", action="store_true",
+                    help="tuning aid: only the add events (hash embedder, offline labeller); no read-path checks")
     args = ap.parse_args()
     stories = json.loads(Path(args.stories).read_text(encoding="utf-8"))["stories"]
     stories = [s for s in stories if args.split in ("all", s["split"]) and args.kind in (None, s["kind"])]
     t0, c0 = time.time(), time.process_time()
+    if args.detection_only:
+        from anchormem import Settings
+
+        m = Memory(":memory:", embedder="hash", settings=Settings(labeller="offline"))
+        for n, s in enumerate(stories):
+            ok, why = _detected(s, _add_all(m, s, f"u{n}"))
+            if not ok:
+                print(s["id"], "|", " / ".join(t["text"] for t in s["turns"]), "|", why[:300])
+        return
     m = Memory(":memory:")
     results = []
     for n, s in enumerate(stories):
@@ -215,7 +230,7 @@ def main() -> None:
                                               lambda r: f"{r['kind']}/{r['lang']}")
                                    for sp in sorted({r["split"] for r in results})},
         "failures_by_class": {cls: sum(1 for r in results for v in r["failures"].values() if v == cls)
-                              for cls in ("detection", "data_model")},
+                              for cls in ("detection", "data_model", "review_policy")},
         "results": results,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

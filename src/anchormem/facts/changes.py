@@ -138,7 +138,7 @@ def _pieces(lang: str) -> dict[str, str]:
             "CHANGE": r"(?:" + alt(tuple(changes)) + r")",
             "NUM": rf"(?P<v>{num}\s*(?:{units})?)", "WEIGHT": rf"(?P<v>{num}\s*(?:公斤|千克|斤|kg))",
             "AGE": rf"(?P<v>{num}\s*(?:周)?岁)", "PERSON": r"(?P<person>" + relation_pattern(True, PERSON_WORDS) + ")",
-            "JOB": r"(?P<v>" + OCCUPATION_ZH + ")", "JOBACT": r"(?P<v>(?!))",
+            "JOB": r"(?P<v>" + OCCUPATION_ZH + ")", "JOBN": r"(?:" + OCCUPATION_ZH + ")", "JOBACT": r"(?P<v>(?!))",
             "ORG": r"(?P<v>[^，。！？,.!?；;了]{1,20}?)(?=了|$|[，。！？,.!?；;])", "PLACE": r"(?P<v>[^，。！？,.!?；;]+)",
             "COUNT": r"(?P<v>(?:\d+|[" + _ZH_NUM + r"])\s*(?:" + alt(tuple(langdata.load("slots", "zh").get(
                 "measure_words", []))) + r")\s*(?P<counted>" + alt(tuple(_counted("zh"))) + "))",
@@ -155,6 +155,7 @@ def _pieces(lang: str) -> dict[str, str]:
         "AGE": rf"(?P<v>{num}(?:\s*(?:years?|yrs?)(?:\s+old)?)?)(?![\w,.]*\d)",
         "PERSON": r"(?P<person>" + person + ")",
         "JOB": r"(?P<v>(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
+        "JOBN": r"(?:(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
         "JOBACT": r"(?P<v>" + alt(tuple(JOB_ACTIVITY())) + r")\b",
         "ORG": r"(?P<v>(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|&))*)",
         "PLACE": r"(?P<v>(?-i:[A-Z])[\w' .-]*?)(?=\s+(?:last|this|next|in|on|for|with|because|to|and|since|after|"

@@ -54,7 +54,7 @@ _NEG_EN = re.compile(r"\b(?:not|no|never|no longer|don't|doesn't|didn't|do not|d
 _NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法|搬出|搬离")
 # "I quit Google and joined Meta": a new verb after "and" starts a clause of its own (its own negation)
 # ("I moved out of Lisbon and now live in Berlin": the second clause is not negated)
-_CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:joined|started|"
+_CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?(?:joined|started|"
                      r"moved|became|got|went|switched|took|began|signed|accepted|live|reside|settled|am living)\b)",
                      re.I)
 

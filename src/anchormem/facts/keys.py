@@ -74,6 +74,15 @@ def _lemma(word: str) -> str:
     return got[0] if got else word
 
 
+@lru_cache(maxsize=4)
+def _value_synonyms(key: str) -> dict[str, str]:
+    """A value-synonym table of data/lang/*/slots.json (Chinese word -> the English key): ``topic_synonyms``
+    (咖啡 -> "coffee", 烟 -> "smoke") or ``job_synonyms`` (护士 -> "nurse")."""
+    from .. import langdata
+
+    return langdata.mapping("slots", key)
+
+
 def topic_key(text: str) -> str:
     """Key of a thing or activity (see module doc). ``"Jogging in the park!"`` -> ``"jog"``;
     ``"drinking coffee every morning"`` -> ``"coffee"``; ``"吃辣"`` -> ``"辣"``. Never empty for non-empty
@@ -114,7 +123,8 @@ def value_key(attribute: str, value: str) -> str:
         return ENDS_ANY
     if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
         v = re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
-        return job_of_activity(v) or v  # "nursing" = "nurse"
+        v = job_of_activity(v) or v  # "nursing" = "nurse"
+        return _value_synonyms("job_synonyms").get(v, v)  # 护士 = "nurse"
     if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
         return number_of(value) or v
     if attribute.startswith("count:"):
@@ -130,11 +140,27 @@ NAMED_SLOTS = tuple(f"{a}_name" for a in ("dog", "cat", "pet", "bird", "fish", "
 
 def related_attributes(attribute: str) -> list[str]:
     """Attributes whose current facts a new fact is compared with besides its own: the ``likes``/``does``
-    sibling, and for ``gone`` (a pet that died or ran away) every pet-name slot, matched by value."""
+    sibling, the same topic in the other language (``topic_synonyms`` of data/lang/zh/slots.json: ``does:咖啡`` and
+    ``does:coffee`` / ``likes:coffee``), and for ``gone`` (a pet that died or ran away) every pet-name slot, matched
+    by value."""
     if attribute == "gone":
         return list(NAMED_SLOTS)
     sib = sibling_attribute(attribute)
-    return [sib] if sib else []
+    out = [sib] if sib else []
+    head, sep, key = attribute.partition(":")
+    if sep and head in TOPIC_HEADS:
+        for other in translated_topics(key):
+            out += [f"{h}:{other}" for h in TOPIC_HEADS]
+    return out
+
+
+def translated_topics(key: str) -> list[str]:
+    """The same topic key in the other language: 咖啡 -> ["coffee"], "coffee" -> ["咖啡"], "smoke" -> ["烟", "抽烟",
+    "香烟"] (``topic_synonyms``); [] for a topic without one."""
+    table = _value_synonyms("topic_synonyms")
+    if key in table:
+        return [table[key]]
+    return sorted(zh for zh, en in table.items() if en == key)
 
 
 def sibling_attribute(attribute: str) -> str | None:

@@ -77,7 +77,7 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
-        return sibling_attribute(old.attribute) == new.attribute and old.polarity != new.polarity
+        return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
         return old.polarity > 0

@@ -45,7 +45,7 @@ from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
+from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
 from .model import Fact, detect_language, is_sensitive, normalize_object
@@ -77,7 +77,7 @@ def _clause_split() -> re.Pattern:
     a clause of its own ("I left Google and joined Stripe"; the verbs: ``clause_verbs`` of data/lang/en/changes.json)."""
     verbs = langdata.alternation(langdata.words("changes", "clause_verbs", ("en",)))
     return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
-                      r"\s+(?:and|but)\s+(?=(?:I|I'm|I've|my)\b)|\s+and\s+(?=(?:" + verbs + r")\b)")
+                      r"\s+(?:and|but)\s+(?=(?:now\s+|then\s+)?(?:I|I'm|I've|my|we|we're|we've)\b)|\s+and\s+(?=(?:" + verbs + r")\b)")
 _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
                              r"shall|will)\b", re.I)
 
@@ -268,7 +268,7 @@ _EN_RULES: list[Rule] = [
                 r"was put down|was put to sleep)\b"), _const("gone"), 1),
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
     (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT_ALONE + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?|(?:" + _HABIT
-        + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)$"), _does, 1),
+        + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)[.!?]*$"), _does, 1),
     # "my sister moved to Berlin", "my brother lives in Oslo": the person's home (a place only)
     (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:has\s+|have\s+|just\s+|recently\s+)*(?:moved|relocated)\s+(?:back\s+)?"
         r"(?:to|into)\s+" + _V), _person_home, 1),
@@ -341,7 +341,7 @@ _ZH_RULES: list[Rule] = [
     # habits: "我每天早上喝咖啡", "我周末打网球" (not "我吃了一个苹果": a verb with 了 is an event)
     (re.compile(r"我" + _ZADV + r"(?:每天|每周|每晚|每个?周末|周末|经常|常常|平时|一般|通常|天天|早上|晚上|每天早上|每天晚上|都|要|"
                 r"总是|习惯|\s)*"
-                r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
+                r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去|熬)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
     (re.compile(r"(?:我的|我家的?|我们的)?(?:狗|猫|宠物|小狗|小猫|鸟|兔子)?(?P<v>[A-Za-z]+|[\u4e00-\u9fff]{1,4}?)"
                 r"(?:去世了|死了|病死了|走丢了|跑丢了)"), _const("gone"), 1),
     # "我的快递地址改成北京市…", "我的手机号换成了…": the slot's new value
@@ -411,6 +411,8 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
             continue  # "my sister moved to a new team": no value of hers
         if home and _MOVE.search(m.group(0)) and not _is_place(value):
             continue  # "I moved to the front row", "We moved to Slack for team chat", 我搬到三楼的工位了
+        if attr.startswith("does:") and value_key("diet", value) == "eats meat":
+            return "diet", value, pol  # "I stopped eating meat": the diet, as "I eat meat" said it
         if attr.startswith(("likes:", "allergy:", "does:")):
             head = attr.split(":", 1)[0]
             attr = f"{head}:{normalize_object(value)}"
@@ -526,12 +528,16 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             who = _speaker_subject(clause) or who
             changes = [c for c in clause_changes(_with_subject(clause, subject))
                        if who != "other" or _typed_to_person(c[0])]
+            got = _parse_clause(_with_subject(clause, subject))
             if changes:
+                said = " ".join(c[1].casefold() for c in changes)
+                if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \
+                        got[1].casefold() not in said and not any(c[1].casefold() in got[1].casefold() for c in changes):
+                    keep(got[0], got[1], got[2], entity, sentence, clause, conf)  # "I'm a nurse at X": both
                 for attr, value, pol in changes:
                     keep(attr, value, pol, entity, sentence, clause, conf)
                 subject = _subject(clause)
                 continue
-            got = _parse_clause(_with_subject(clause, subject))
             subject = _subject(clause) if (got and got[3] == "user") or who == "user" else ""
             if not got:
                 continue
