@@ -193,12 +193,22 @@ def main() -> None:
     ap.add_argument("--kind", default=None, help="only stories of this kind (move, job, numeric, ...)")
     ap.add_argument("--out", default=str(ROOT / "results" / "currency.json"))
     ap.add_argument("--verbose", action="store_true", help="print each failed story")
+    ap.add_argument("--shard", default=None, help="k/n: run every n-th story from the k-th (0-based), for parallel runs")
+    ap.add_argument("--merge", nargs="+", default=None, help="merge the results files of shards into --out")
     ap.add_argument("--detection-only", action="store_true",
                     help="tuning aid: only the add events (hash embedder, offline labeller); no read-path checks")
     args = ap.parse_args()
     stories = json.loads(Path(args.stories).read_text(encoding="utf-8"))["stories"]
     stories = [s for s in stories if args.split in ("all", s["split"]) and args.kind in (None, s["kind"])]
+    if args.shard:
+        k, n = (int(x) for x in args.shard.split("/"))
+        stories = stories[k::n]
     t0, c0 = time.time(), time.process_time()
+    if args.merge:
+        parts = [json.loads(Path(f).read_text(encoding="utf-8")) for f in args.merge]
+        _write(args, [r for p in parts for r in p["results"]], max(p["wall_s"] for p in parts),
+               sum(p["cpu_s"] for p in parts), " ".join(p["command"] for p in parts))
+        return
     if args.detection_only:
         from anchormem import Settings
 
@@ -218,9 +228,13 @@ def main() -> None:
         if args.verbose and r["failures"]:
             print(json.dumps({k: r[k] for k in ("id", "failures", "notes")}, ensure_ascii=False), file=sys.stderr)
     m.close() if hasattr(m, "close") else None
-    wall, cpu = time.time() - t0, time.process_time() - c0
+    _write(args, results, time.time() - t0, time.process_time() - c0,
+           "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:]))
+
+
+def _write(args, results: list[dict], wall: float, cpu: float, command: str) -> None:
     report = {
-        "command": "python bench/" + Path(__file__).name + " " + " ".join(sys.argv[1:]),
+        "command": command,
         "stories_file": str(Path(args.stories).name), "stories": len(results),
         "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

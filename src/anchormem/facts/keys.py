@@ -51,18 +51,19 @@ _ZH_LEAD = re.compile(r"^(?:吃|喝|玩|打|去|做|抽|看)(?=.)")
 _ZH_MEASURE = re.compile(r"^(?:[一两二三几半]?(?:杯|个|碗|瓶|份|点|块|片|根|包|盒|罐|口))+")
 _ZH_TRAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|东西)+$")
 
-_DIET = {
-    "vegetarian": ("vegetarian", "veggie", "素食", "吃素", "素食者", "素食主义者", "素食主义", "素"),
-    "vegan": ("vegan", "纯素", "纯素食", "纯素食者", "纯素食主义者"),
-    "pescatarian": ("pescatarian", "pescetarian"),
-    "eats meat": ("eat meat", "eating meat", "eats meat", "meat eater", "carnivore", "omnivore", "吃肉", "开始吃肉",
-                  "meat", "steak", "steaks", "beef", "pork", "chicken", "bacon", "ham", "lamb", "burger", "burgers",
-                  "sausage", "sausages", "turkey"),
-}
 _NUMBERS = {w: str(i) for i, ws in enumerate(
     ["zero no", "a an one 一", "two 二 两", "three 三", "four 四", "five 五", "six 六", "seven 七", "eight 八",
      "nine 九", "ten 十"]) for w in ws.split()}
-_DIET_CANON = {w: canon for canon, words in _DIET.items() for w in words}
+
+
+@lru_cache(maxsize=1)
+def _diet_canon() -> dict[str, str]:
+    """Diet words (all languages) -> canonical diet: "veggie" / 素食 / 吃素 -> "vegetarian" (``diet`` of
+    data/lang/*/slots.json)."""
+    from .. import langdata
+
+    return {w: canon for lang in langdata.LANGUAGES
+            for canon, ws in langdata.load("slots", lang).get("diet", {}).items() for w in ws}
 
 
 @lru_cache(maxsize=4096)
@@ -114,7 +115,7 @@ def value_key(attribute: str, value: str) -> str:
     v = normalize_object(value)
     if attribute == "diet":
         v = re.sub(r"^(?:a|an|now|strict|full|fully)\s+|\s+diet$", "", v)
-        return _DIET_CANON.get(v, v)
+        return _diet_canon().get(v, v)
     if attribute.partition(":")[0] in ("likes", "does", "allergy"):
         return topic_key(value)
     from .changes import ENDS_ANY, ends_any, is_numeric_slot, job_of_activity, number_of
@@ -268,13 +269,18 @@ def kin_covers(asked: str, said: str) -> bool:
 PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
     r"former)"  # words before a relation: "my older brother", "my best friend"
 _MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
-_NATIONALITY = frozenset("""american british english scottish irish welsh canadian mexican brazilian argentinian
-    french german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish
-    russian ukrainian greek turkish israeli egyptian nigerian kenyan indian pakistani chinese japanese korean
-    vietnamese thai filipino indonesian australian catholic christian muslim jewish buddhist hindu""".split())
+
+
+@lru_cache(maxsize=2)
+def _slot_words(key: str) -> frozenset[str]:
+    """A word set of data/lang/*/slots.json (``nationalities``, ``marital``), all languages, lower-cased."""
+    from .. import langdata
+
+    return frozenset(w.lower() for w in langdata.words("slots", key))
+
+
 _AGE = re.compile(r"^(?:about |around )?\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?$|^[\d一二两三四五六七八九十百]{1,4}岁$",
                   re.I)
-_MARITAL = frozenset("married single divorced engaged widowed separated 结婚了 已婚 单身 离婚了 离异".split())
 _NEGATED = re.compile(r"^(?:not|no longer)\s+(.+?)(?:\s+any\s?more)?$", re.I)
 _NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
 
@@ -352,11 +358,11 @@ def person_slot(person: str, value: str) -> str:
         return f"{p}_occupation"
     if _AGE.match(value.strip()):
         return f"{p}_age"
-    if value.strip().lower() in _MARITAL:
+    if value.strip().lower() in _slot_words("marital"):
         return f"{p}_marital"
     words = value.split()
     if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
-            not any(w.lower() in _NATIONALITY for w in words):
+            not any(w.lower() in _slot_words("nationalities") for w in words):
         return f"{p}_name"
     return f"{p}:{value_key(p, value)}"  # a description is a slot of its own: "tall" never closes "30"
 

@@ -372,22 +372,26 @@ def hedge_confidence(text: str, base: float = 1.0) -> float:
 
 _MOVE = re.compile(r"\b(?:moved|relocated|moving|relocating|move|relocate)\b|搬", re.I)
 # what one moves to that is not a home: a seat, a team, a tool, a plan, a version
-_NOT_PLACE_EN = frozenset("""plan slack teams zoom python java linux windows macos android ios version option stage
-    phase level team department row seat desk front back side office chapter page step round section room floor
-    position role project app platform system""".split())
-_NOT_PLACE_ZH = re.compile(r"工位|座位|楼|层|客厅|卧室|房间|办公室|部门|组|隔壁|对面|工作室|岗位|位置|桌|项目|团队")
+
+
+@lru_cache(maxsize=1)
+def _not_places() -> tuple[frozenset[str], re.Pattern]:
+    """What one moves to that is not a home (``not_places`` of data/lang/*/slots.json): a seat, a team, a tool, a
+    plan, a version ("Slack", "front row"); in Chinese a floor, room, desk or team (楼, 工位, 部门)."""
+    return (frozenset(w.lower() for w in langdata.words("slots", "not_places", ("en",))),
+            re.compile(langdata.alternation(langdata.words("slots", "not_places", ("zh",)))))
 
 
 def _is_place(value: str) -> bool:
     """A move's destination names a place: a capitalised name ("Berlin", "the Netherlands"), no digits, no purpose
     ("Slack for team chat"), not a seat, team, tool or plan; in Chinese, not a floor, room, desk or team."""
     if has_cjk(value):
-        return not _NOT_PLACE_ZH.search(value)
+        return not _not_places()[1].search(value)
     words = value.split()
     if words and words[0].lower() == "the":
         words = words[1:]
     return bool(words) and words[0][:1].isupper() and not re.search(r"\d|\bfor\b", value) and \
-        not any(w.lower().strip(".,") in _NOT_PLACE_EN for w in words)
+        not any(w.lower().strip(".,") in _not_places()[0] for w in words)
 
 
 def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
