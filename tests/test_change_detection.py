@@ -37,6 +37,7 @@ def _facts(text: str) -> list[tuple[str, str, int]]:
     ("我的月薪涨到了两万五。", [("salary", "两万五", 1)]),
     ("我涨工资了，现在每月11000。", [("salary", "11000", 1)]),
     ("I'm down to 75 kg now.", [("weight", "75 kg", 1)]),
+    ("Our mortgage payment dropped to 1390.", [("mortgage_payment", "1390", 1)]),
     ("我瘦到了65公斤。", [("weight", "65公斤", 1)]),
     ("My son just turned 5.", [("son_age", "5", 1)]),
     ("我女儿现在6岁了。", [("daughter_age", "6岁", 1)]),

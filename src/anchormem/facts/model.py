@@ -89,6 +89,8 @@ def normalize_attribute(attr: str) -> str:
     a = re.sub(r"'s_", "_", a)
     if a in _synonyms():
         return _synonyms()[a]
+    if a in _known_slots():  # already a slot key ("mortgage_payment"): not re-read word by word
+        return a
     if a.startswith("最喜欢的"):
         rest = a[len("最喜欢的"):]
         return "favourite_" + _synonyms().get(rest, rest)
