@@ -43,6 +43,7 @@ from ..text.segment import split_sentences
 from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
+from .changes import ENDS_ANY
 from .claims import carry, own_claims
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes, sibling_attribute,
@@ -81,8 +82,11 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
-        return sibling_attribute(old.attribute) == new.attribute and old.polarity != new.polarity
-    same_value = value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
+        return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
+    new_key = value_key(new.attribute, new.value)
+    if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
+        return old.polarity > 0
+    same_value = value_key(old.attribute, old.value) == new_key
     if same_value:
         return old.polarity != new.polarity
     return old.polarity > 0 and new.polarity > 0
