@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from anchormem import Memory  # noqa: E402
+from anchormem.config import Settings  # noqa: E402
 from anchormem.errors import LLMError  # noqa: E402
 from anchormem.facts.grounding import check_support  # noqa: E402
 from anchormem.llms import make_llm  # noqa: E402
@@ -69,7 +70,8 @@ def english_sample(quick: bool) -> tuple[list[dict], list[dict]]:
         conv = sample["conversation"]
         when = _session_time(conv["session_1_date_time"])
         # quick: conversation 0's third turn only ("I went to a LGBTQ support group yesterday...")
-        turns = list(enumerate(conv["session_1"][:n_turns]))[2:3] if quick else list(enumerate(conv["session_1"][:n_turns]))
+        turns = list(enumerate(conv["session_1"][:n_turns]))
+        turns = turns[2:3] if quick else turns
         if quick and ci > 0:
             break
         ids = set()
@@ -150,6 +152,8 @@ def run_language(mem: Memory, plain: Memory, llm: RecordingLLM, adds: list[dict]
             out["add_errors"] += 1
             out["half_stored_adds"] += int(len(mem.get_all(user_id=a["user_id"])) != before)
             out.setdefault("add_error_examples", []).append(str(exc)[:200])
+            # what a user does next: store the turn with the offline extractor, so the other paths have it
+            plain.add(a["messages"], user_id=a["user_id"], session_id=a["session_id"], timestamp=a["timestamp"])
             continue
         kept = mem.stats["facts_extracted"] - s0["facts_extracted"]
         rejected = mem.stats["facts_rejected"] - s0["facts_rejected"]
@@ -239,7 +243,7 @@ def run_language(mem: Memory, plain: Memory, llm: RecordingLLM, adds: list[dict]
 def run_model(name: str, args: argparse.Namespace, tmp: Path) -> dict:
     t0 = time.perf_counter()
     path = model_path(name)
-    srv = GGUFServer(path, ctx=args.ctx, threads=args.threads, log=tmp / f"{name}.server.log")
+    srv = GGUFServer(path, ctx=args.ctx, threads=args.threads, slots=args.slots, log=tmp / f"{name}.server.log")
     load_s = time.perf_counter() - t0
     try:
         os.environ.update({"ANCHORMEM_LLM_BASE_URL": srv.base_url, "ANCHORMEM_LLM_MODEL": srv.model,
@@ -249,7 +253,8 @@ def run_model(name: str, args: argparse.Namespace, tmp: Path) -> dict:
         db = tmp / f"{name}.db"
         result: dict = {"model": MODELS[name], "gguf": path.name, "server": "xllamacpp (llama.cpp server), "
                         "127.0.0.1:<random port>", "load_seconds": round(load_s, 1)}
-        with Memory(str(db), llm=llm) as mem, Memory(str(db), llm=None) as plain:
+        nocache = Settings(cache=False)  # two handles on one file: no stale cached search between them
+        with Memory(str(db), llm=llm, settings=nocache) as mem, Memory(str(db), llm=None, settings=nocache) as plain:
             langs: list[str] = []
             for lang, (adds, questions) in (("en", english_sample(args.quick)), ("zh", chinese_sample(args.quick))):
                 t = time.perf_counter()
@@ -314,15 +319,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="smollm2,gemma3")
     ap.add_argument("--quick", action="store_true", help="2 adds and 1 question per language")
     ap.add_argument("--max-tokens", type=int, default=256, help="ANCHORMEM_LLM_MAX_TOKENS (ceiling per reply)")
-    ap.add_argument("--timeout", type=float, default=240.0, help="ANCHORMEM_LLM_TIMEOUT (seconds per request)")
-    ap.add_argument("--ctx", type=int, default=4096)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=300.0, help="ANCHORMEM_LLM_TIMEOUT (seconds per request)")
+    ap.add_argument("--ctx", type=int, default=2048, help="context tokens per slot")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--slots", type=int, default=4)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     results: dict = {"command": "nice -n 10 python bench/llm_real.py " + " ".join(argv or sys.argv[1:]),
                      "settings": {"max_tokens": args.max_tokens, "timeout": args.timeout, "ctx": args.ctx,
-                                  "threads": args.threads, "quick": args.quick},
+                                  "threads": args.threads, "slots": args.slots, "quick": args.quick},
                      "when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "models": {}}
     wall0, cpu0 = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory() as td:
@@ -335,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: starting", flush=True)
             r = run_model(name, args, Path(td))
             results["models"][name] = r
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # so far, in case a later model is stopped
+            Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1, default=str) + "\n",
+                                      encoding="utf-8")
     results["wall_seconds"] = round(time.perf_counter() - wall0, 1)
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     results["cpu_seconds"] = {"bench": round(time.process_time() - cpu0, 1),

@@ -47,7 +47,7 @@ from .text.segment import split_sentences
 from .text.tokenize import content_words
 
 __all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "session_summary_memory",
-           "merge_summaries", "SECTIONS"]
+           "merge_summaries", "SECTIONS", "SUMMARY_SCHEMA"]
 
 SECTIONS = ("facts", "agreements", "todos", "details")
 _AGREED = ("agree", "decided", "deal", "同意", "约定", "说好", "商定", "决定")
@@ -168,6 +168,17 @@ facts: what the user states about themself; agreements: decisions both sides mad
 reminders with their dates; details: other numbers, amounts and dates. Keep every number, date, name and
 negation exactly as written. Never add anything that is not in the cited message. No prose, no code fence."""
 
+SUMMARY_SCHEMA: dict = {
+    "title": "summary", "type": "object", "required": ["lines"],
+    "properties": {
+        "topic": {"type": "array", "maxItems": 5, "items": {"type": "string"}},
+        "lines": {"type": "array", "items": {
+            "type": "object", "required": ["section", "text", "message"],
+            "properties": {"section": {"type": "string", "enum": list(SECTIONS)}, "text": {"type": "string"},
+                           "message": {"type": "integer", "minimum": 1}}}},
+    },
+}
+
 
 def summarize_with_llm(llm: Any, messages: list[dict[str, Any]], *, session_id: str | None = None,
                        embedder: Any = None, window: int = 40) -> Summary:
@@ -191,7 +202,7 @@ def _llm_window(llm: Any, shown: list[dict[str, Any]], *, session_id: str | None
     convo = "\n".join(f"[{i}] {m['role']}{(' ' + m['name']) if m.get('name') else ''}: {m['content']}"
                       for i, m in enumerate(shown, 1))
     reply = llm.complete([{"role": "system", "content": _PROMPT}, {"role": "user", "content": convo}],
-                         temperature=0.0, max_tokens=1024)
+                         json_schema=SUMMARY_SCHEMA, temperature=0.0, max_tokens=1024)
     parsed = parse_json_reply(reply, expect="object")
     data = parsed.value
     s = Summary(session_id=session_id, messages=len(shown))

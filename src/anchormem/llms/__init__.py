@@ -37,14 +37,16 @@ def make_llm(base_url: str | None = None, model: str | None = None, api_key: str
     if not model:
         raise ConfigError("an LLM base URL is set but no model: pass model= or set ANCHORMEM_LLM_MODEL")
     api_key = api_key or os.environ.get("ANCHORMEM_LLM_API_KEY") or None
-    for key, env, kind in (("timeout", "ANCHORMEM_LLM_TIMEOUT", float), ("max_tokens", "ANCHORMEM_LLM_MAX_TOKENS", int)):
+    for key, env, kind in (("timeout", "ANCHORMEM_LLM_TIMEOUT", float),
+                           ("max_tokens", "ANCHORMEM_LLM_MAX_TOKENS", int)):
         raw = os.environ.get(env)
         if key in options or not raw:
             continue
         try:
             options[key] = kind(raw)
         except ValueError:
-            raise ConfigError(f"{env} must be a {'number' if kind is float else 'whole number'}, got {raw!r}") from None
+            what = "number" if kind is float else "whole number"
+            raise ConfigError(f"{env} must be a {what}, got {raw!r}") from None
         if options[key] <= 0:
             raise ConfigError(f"{env} must be positive, got {raw!r}")
     return OpenAICompatLLM(base_url, model, api_key=api_key, **options)

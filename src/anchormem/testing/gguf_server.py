@@ -78,8 +78,11 @@ class GGUFServer:
 
     Args:
         path: the GGUF file.
-        ctx: context size in tokens (prompt + reply).
-        threads: CPU threads for generation and prompt processing.
+        ctx: context size in tokens (prompt + reply) of each slot.
+        threads: CPU threads for generation and prompt processing (1 wastes least CPU on a busy shared machine).
+        slots: parallel slots; llama.cpp gives a request the slot whose cached prompt shares the longest prefix
+            with it, so with one slot per anchormem path (facts, labels, summary, answer) each path's long system
+            prompt stays cached and only the new turns are processed.
         log: a file for the server's own log (default: discarded).
         timeout: seconds to wait for the model to load.
 
@@ -88,13 +91,14 @@ class GGUFServer:
     would). Raises RuntimeError when the server exits or does not come up in time.
     """
 
-    def __init__(self, path: str | Path, *, ctx: int = 4096, threads: int = 2, log: str | Path | None = None,
-                 timeout: float = 120.0) -> None:
+    def __init__(self, path: str | Path, *, ctx: int = 2048, threads: int = 1, slots: int = 4,
+                 log: str | Path | None = None, timeout: float = 120.0) -> None:
         self.path = Path(path)
         self.model = self.path.stem
         self._log = open(log, "wb") if log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "anchormem.testing.gguf_server", str(self.path), str(ctx), str(threads)],
+            [sys.executable, "-m", "anchormem.testing.gguf_server", str(self.path), str(ctx), str(threads),
+             str(slots)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True)
         deadline = time.monotonic() + timeout
         line = ""
@@ -136,13 +140,13 @@ class GGUFServer:
             self._log.close()  # type: ignore[union-attr]
 
 
-def _serve(path: str, ctx: int, threads: int) -> None:  # pragma: no cover - runs in the child process
+def _serve(path: str, ctx: int, threads: int, slots: int) -> None:  # pragma: no cover - in the child process
     import xllamacpp
 
     p = xllamacpp.CommonParams()
     p.model.path = path
-    p.n_ctx = ctx
-    p.n_parallel = 1
+    p.n_ctx = ctx * slots
+    p.n_parallel = slots
     p.cpuparams.n_threads = threads
     p.cpuparams_batch.n_threads = threads
     p.hostnames = ["127.0.0.1"]
@@ -156,4 +160,4 @@ def _serve(path: str, ctx: int, threads: int) -> None:  # pragma: no cover - run
 
 if __name__ == "__main__":  # pragma: no cover
     os.environ.setdefault("LLAMA_LOG_VERBOSITY", "1")
-    _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
