@@ -324,7 +324,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--slots", type=int, default=4)
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="no run: merge the models of earlier result files (run in parallel) into --out")
     args = ap.parse_args(argv)
+    if args.merge:
+        parts = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.merge]
+        merged = dict(parts[0], models={k: v for p in parts for k, v in p["models"].items()},
+                      command=" ; ".join(p["command"] for p in parts),
+                      wall_seconds=max(p["wall_seconds"] for p in parts),
+                      cpu_seconds={k: round(sum(p["cpu_seconds"][k] for p in parts), 1)
+                                   for k in ("bench", "servers")})
+        merged["table"] = table(merged)
+        Path(args.out).write_text(json.dumps(merged, ensure_ascii=False, indent=1, default=str) + "\n",
+                                  encoding="utf-8")
+        print(merged["table"])
+        return 0
     logging.basicConfig(level=logging.ERROR)
     results: dict = {"command": "nice -n 10 python bench/llm_real.py " + " ".join(argv or sys.argv[1:]),
                      "settings": {"max_tokens": args.max_tokens, "timeout": args.timeout, "ctx": args.ctx,

@@ -91,3 +91,20 @@ def test_summarize_with_a_never_closing_reply_is_offline(tmp_path):
         m.add("我上周三刚搬到杭州，月租4500元。", user_id="u", session_id="s")
         item = m.summarize(user_id="u", session_id="s")
         assert item is not None and "月租4500元" in item.text  # offline lines are verbatim sentences
+
+
+def test_labeller_reply_for_turns_not_given_is_an_echo_retried_then_offline():
+    from anchormem.context.llm_labeller import LLMLabeller
+    from anchormem.errors import LLMParseError
+
+    echo = ('{"labels": [{"turn": 1, "domain": "finance", "topic": "finance", "intent": "report"}, '
+            '{"turn": 2, "domain": "work", "topic": "work", "intent": "report"}]}')
+    good = '{"labels": [{"turn": 1, "domain": "health", "topic": "support group", "intent": "report"}]}'
+    turn = ["I went to a support group yesterday."]
+    with FakeLLMServer([echo, echo]) as srv:
+        with pytest.raises(LLMParseError, match=r"turn\(s\) \[2\] but only 1 turn"):
+            LLMLabeller(OpenAICompatLLM(srv.base_url, "fake")).label(turn)
+        assert len(srv.requests) == 2
+    with FakeLLMServer([echo, good]) as srv:
+        got = LLMLabeller(OpenAICompatLLM(srv.base_url, "fake")).label(turn)
+    assert [(lb.domain, lb.topic) for lb in got[0]] == [("health", "support group")]
