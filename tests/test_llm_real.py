@@ -31,6 +31,7 @@ from anchormem.context.llm_labeller import LLMLabeller
 from anchormem.context.taxonomy import DOMAIN_NAMES
 from anchormem.errors import LLMError, LLMParseError
 from anchormem.facts.grounding import check_support
+from anchormem.facts.model import Fact
 from anchormem.llms import make_llm
 from anchormem.retrieval.rewrite import llm_queries
 from anchormem.testing.gguf_server import GGUFServer, missing, model_path
@@ -76,16 +77,18 @@ def _add_checked(mem: Memory, text: str, **kw) -> list:
     """``add`` one user turn; returns the stored facts. A failed extraction must be a clear LLMError with nothing
     stored; every stored fact must be supported by the turn."""
     before = len(mem.get_all(user_id=kw["user_id"]))
+    name = kw.pop("name", None)
     try:
-        events = mem.add([{"role": "user", "content": text, **({"name": kw.pop("name")} if "name" in kw else {})}],
-                         **kw)
+        events = mem.add([{"role": "user", "content": text, **({"name": name} if name else {})}], **kw)
     except LLMError as exc:
         assert str(exc)
         assert len(mem.get_all(user_id=kw["user_id"])) == before  # never a half-stored add
         return []
     facts = [e.memory.fact for e in events if e.event == "ADD" and e.memory.kind == "fact"]
     for f in facts:
-        assert check_support(f, text).ok, f
+        own = _norm(f.entity) in ("user", "我", _norm(name or ""), _norm(kw["user_id"]))  # the speaker's fact
+        fact = Fact(entity="user" if own else f.entity, attribute=f.attribute, value=f.value, polarity=f.polarity)
+        assert check_support(fact, text).ok, f
         assert _literal(f.value, text), f
     return facts
 
@@ -137,7 +140,7 @@ def test_smoke_add_ask_summary(smollm2, monkeypatch, tmp_path, lang):
 
 
 def test_extraction_guard_holds_with_both_models(smollm2, monkeypatch, tmp_path, tmp_path_factory):
-    turns = ["My sister Ana lives in Porto and I work as a nurse at Santa Maria hospital.",
+    turns = ["My brother Tomás lives in Seville and I work as a nurse at Santa Maria hospital.",
              "I can't stand loud music, but I love jazz.",
              "我对花生过敏，帮我推荐外卖的时候一定要注意。"]
     servers = [smollm2]
@@ -194,9 +197,7 @@ def test_reply_cut_off_mid_json_gives_a_clear_error_or_the_offline_path(smollm2,
             offline.add(ZH_TURN, user_id="u", session_id="s")
         item = mem.summarize(user_id="u", session_id="s")  # offline summary: verbatim lines
         assert item is not None and "月租4500元" in item.text
-        ans = mem.ask("我的月租是多少？", user_id="u")
-        with Memory(path, llm=None) as plain:
-            assert ans.text == plain.ask("我的月租是多少？", user_id="u").text  # the extractive answer
+        _check_answer(mem, path, "我的月租是多少？", "u")  # a cut-off reply: the extractive answer
 
 
 def test_timeout_and_killed_server_are_bounded_errors_with_nothing_stored(monkeypatch, tmp_path, tmp_path_factory):
