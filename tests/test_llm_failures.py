@@ -108,3 +108,14 @@ def test_labeller_reply_for_turns_not_given_is_an_echo_retried_then_offline():
     with FakeLLMServer([echo, good]) as srv:
         got = LLMLabeller(OpenAICompatLLM(srv.base_url, "fake")).label(turn)
     assert [(lb.domain, lb.topic) for lb in got[0]] == [("health", "support group")]
+
+
+def test_a_verbatim_sentence_spanning_a_negated_clause_is_supported():
+    # an offline summary line, copied from the message, was flagged "negation differs" (found by bench/llm_real.py)
+    from anchormem.facts.grounding import check_support
+
+    src = "Hey Gina! Good to see you too. Lost my job as a banker yesterday, so I'm gonna take a shot at starting " \
+          "my own business."
+    line = "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business."
+    assert check_support(line, src).ok
+    assert not check_support("I'm gonna take a shot at starting my own business, not lost my job", src).ok
