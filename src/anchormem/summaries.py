@@ -23,15 +23,21 @@ per call, :func:`summarize_with_llm`). Topic words are counted across the whole 
 first, then facts, agreements and todos, the oldest of a section first: the summary of a long session keeps
 its latest state instead of its first 40 sentences. With no current summary (the first one, or after a
 delete dropped it), the whole session is read.
+
+**LLM failure.** When the LLM cannot be used for a summary stored by :func:`session_summary_memory` (the endpoint
+fails or times out, or its reply holds no usable JSON after repair), that part of the summary is made offline
+instead (logged at WARNING): a summary written by ``add`` after its memories are stored never fails the add.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import LLMError, LLMParseError
 from .facts.commitments import is_commitment
 from .facts.grounding import _negated, check_support
 from .facts.rules import extract_from_text
@@ -41,7 +47,7 @@ from .text.segment import split_sentences
 from .text.tokenize import content_words
 
 __all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "session_summary_memory",
-           "merge_summaries", "SECTIONS"]
+           "merge_summaries", "SECTIONS", "SUMMARY_SCHEMA"]
 
 SECTIONS = ("facts", "agreements", "todos", "details")
 _AGREED = ("agree", "decided", "deal", "同意", "约定", "说好", "商定", "决定")
@@ -162,12 +168,25 @@ facts: what the user states about themself; agreements: decisions both sides mad
 reminders with their dates; details: other numbers, amounts and dates. Keep every number, date, name and
 negation exactly as written. Never add anything that is not in the cited message. No prose, no code fence."""
 
+SUMMARY_SCHEMA: dict = {
+    "title": "summary", "type": "object", "required": ["lines"],
+    "properties": {
+        "topic": {"type": "array", "maxItems": 5, "items": {"type": "string"}},
+        "lines": {"type": "array", "items": {
+            "type": "object", "required": ["section", "text", "message"],
+            "properties": {"section": {"type": "string", "enum": list(SECTIONS)}, "text": {"type": "string"},
+                           "message": {"type": "integer", "minimum": 1}}}},
+    },
+}
+
 
 def summarize_with_llm(llm: Any, messages: list[dict[str, Any]], *, session_id: str | None = None,
                        embedder: Any = None, window: int = 40) -> Summary:
     """LLM summary, one call per ``window`` messages (the prompt stays bounded however long the session), merged
     with :func:`merge_summaries`; every line is checked against the message it cites and dropped when
-    unsupported (or when it cites no message). Raises LLMParseError / LLMError like the fact extractor."""
+    unsupported (or when it cites no message). Raises LLMParseError / LLMError like the fact extractor, and
+    LLMParseError when a window's reply yields no line while it was cut off or had only unsupported lines (a model
+    that never closes its JSON or makes everything up gives no summary, not an empty one)."""
     shown = [m for m in messages if m.get("role") in ("user", "assistant") and (m.get("content") or "").strip()]
     out = Summary(session_id=session_id)
     step = max(window, 1)
@@ -183,8 +202,9 @@ def _llm_window(llm: Any, shown: list[dict[str, Any]], *, session_id: str | None
     convo = "\n".join(f"[{i}] {m['role']}{(' ' + m['name']) if m.get('name') else ''}: {m['content']}"
                       for i, m in enumerate(shown, 1))
     reply = llm.complete([{"role": "system", "content": _PROMPT}, {"role": "user", "content": convo}],
-                         temperature=0.0, max_tokens=1024)
-    data = parse_json_reply(reply, expect="object").value
+                         json_schema=SUMMARY_SCHEMA, temperature=0.0, max_tokens=1024)
+    parsed = parse_json_reply(reply, expect="object")
+    data = parsed.value
     s = Summary(session_id=session_id, messages=len(shown))
     s.topic = [str(t) for t in (data.get("topic") or [])][:5] if isinstance(data, dict) else []
     s.counts = Counter(s.topic)
@@ -201,6 +221,11 @@ def _llm_window(llm: Any, shown: list[dict[str, Any]], *, session_id: str | None
         m = shown[idx]
         s.lines.append(SummaryLine(sec, text, m["id"], m.get("name") or (
             "assistant" if m["role"] == "assistant" else None)))
+    if not s.lines and (parsed.truncated or s.dropped):
+        # a reply cut off before its first line, or whose every line was unsupported, is no summary
+        raise LLMParseError(f"no usable summary line in the LLM reply ({'cut off' if parsed.truncated else ''}"
+                            f"{'; ' if parsed.truncated and s.dropped else ''}"
+                            f"{f'{s.dropped} unsupported' if s.dropped else ''})")
     return s
 
 
@@ -274,8 +299,14 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     current = [m for m in session_items if m.kind == "summary"]
     prev, start = _rolling_start(max(current, key=lambda m: m.created_at) if current else None, msgs, alive)
     window = msgs[start:]
-    part = summarize_with_llm(llm, window, session_id=scope.session_id, embedder=embedder) if llm is not None \
-        else summarize_messages(window, session_id=scope.session_id)
+    part = None
+    if llm is not None:
+        try:
+            part = summarize_with_llm(llm, window, session_id=scope.session_id, embedder=embedder)
+        except LLMError as exc:  # the endpoint or its reply failed: the offline summary instead, never a failed add
+            logging.getLogger("anchormem").warning("LLM summary failed (%s); summarising offline", exc)
+    if part is None:
+        part = summarize_messages(window, session_id=scope.session_id)
     summary = merge_summaries(prev, part)
     summary.lines = current_lines(summary.lines, session_items, closed_facts(store, scope))  # the current state
     if not summary.lines:

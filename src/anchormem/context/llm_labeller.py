@@ -12,7 +12,9 @@ asked for ``{"labels": [{"turn", "domain", "topic", "intent", "score", "secondar
 json_schema where the server supports it). Every reply goes through
 :func:`anchormem.llms.jsonparse.parse_json_reply`; a reply with no usable JSON (or the wrong shape) is retried ONCE
 with a correction message, then LLMParseError is raised (the caller falls back to the offline labels and counts it:
-a broken reply never becomes silently missing labels). What is kept, per turn:
+a broken reply never becomes silently missing labels). A reply that labels turns that were not given (a small
+model echoing the prompt labelled "turns" 1, 2, 3... for one turn) is unusable in the same way. What is kept,
+per turn:
 
 - ``domain`` and ``secondary`` domains only from the fixed taxonomy (:data:`.taxonomy.DOMAIN_NAMES`, after
   :func:`.taxonomy.norm_tag`); an unknown domain is rejected (counted in ``rejected``), and a turn with no valid
@@ -85,6 +87,20 @@ fence.""")
 
 _RETRY_PROMPT = ("Your previous reply could not be used ({why}). Reply again with only one JSON object of the "
                  'form {{"labels": [...]}} as specified, with valid JSON and nothing else.')
+
+
+def _stray_turns(items: list, n: int) -> list[int]:
+    """Turn numbers in a reply's labels outside 1..n (a small model copying the example or the domain list labels
+    "turns" 1, 2, 3... whatever it was given)."""
+    out = []
+    for item in items:
+        try:
+            t = int(item.get("turn", 0)) if isinstance(item, dict) else 0
+        except (TypeError, ValueError):
+            continue
+        if t > n:
+            out.append(t)
+    return out
 
 
 @dataclass
@@ -174,10 +190,14 @@ class LLMLabeller:
                 why = str(exc)
             else:
                 items = parsed.value.get("labels") if isinstance(parsed.value, dict) else None
-                if isinstance(items, list):
+                stray = _stray_turns(items, len(todo)) if isinstance(items, list) else []
+                if stray:  # turns nobody asked for: the model is echoing a pattern, not labelling these turns
+                    why = f"labels for turn(s) {stray[:5]} but only {len(todo)} turn(s) were given"
+                elif isinstance(items, list):
                     self.stats.notes = (self.stats.notes + parsed.notes)[-20:]
                     return self._validate(items, todo, [*context, *batch])
-                why = "no JSON object with a labels list"
+                else:
+                    why = "no JSON object with a labels list"
             messages.append({"role": "assistant", "content": reply})
         raise LLMParseError(f"labeller: unusable reply after one retry: {why}")
 

@@ -7,7 +7,8 @@
 - a month or weekday in it is not in the source;
 - a capitalised name in it (or its non-"user" entity) is not in the source (case-insensitive);
 - its negation disagrees with the source clause it comes from (a -1 fact needs a negation cue in that clause;
-  a +1 fact must not come from a negated clause);
+  a +1 fact must not come from a negated clause); a free-text claim copied verbatim from the source is never
+  flagged (it spans several clauses: "Lost my job yesterday, so I'm starting a business");
 - too few of its content words are in the source (``min_overlap``; Chinese is compared by characters);
 - with an ``embedder``: the cosine of fact and source is under ``min_cosine``.
 
@@ -198,7 +199,9 @@ def check_support(fact_text_or_fact: Fact | str, source_text: str, *, embedder: 
     # negation
     clause = _best_clause(claim, src)
     src_neg = _negated(clause)
-    if polarity is None:
+    if polarity is None and _norm(claim).strip() in nsrc:
+        pass  # the claim is the source's own words (a verbatim summary line): its negation is the source's
+    elif polarity is None:
         claim_neg = _negated(claim)
         if claim_neg != src_neg:
             reasons.append("negation differs from the source" if claim_neg else

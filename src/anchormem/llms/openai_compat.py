@@ -30,7 +30,11 @@ class OpenAICompatLLM:
         api_key: sent as ``Authorization: Bearer ...`` when given.
         timeout: seconds per request.
         transport: an httpx transport (tests: ``httpx.MockTransport``).
-        max_retries: extra attempts after a connection error, HTTP 429 or 5xx (short backoff).
+        max_retries: extra attempts after a connection error, HTTP 429 or 5xx (short backoff). A request that
+            timed out is not sent again (the server may still be busy with it; a retry would double the wait).
+        max_tokens: a ceiling on every reply's length in tokens (None: only what each caller asks for). A slow
+            local model stays bounded: a reply cut at the ceiling is salvaged by the JSON parser (complete items
+            only) or falls back like any unusable reply.
 
     With ``json_schema`` the request carries ``response_format={"type": "json_schema", ...}``. If the server
     rejects that with HTTP 400/422 the same request is sent with ``{"type": "json_object"}``, then with no
@@ -40,7 +44,7 @@ class OpenAICompatLLM:
     """
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60,
-                 transport: Any = None, *, max_retries: int = 1) -> None:
+                 transport: Any = None, *, max_retries: int = 1, max_tokens: int | None = None) -> None:
         if not base_url or not model:
             raise ConfigError("OpenAICompatLLM needs base_url and model")
         import httpx
@@ -52,6 +56,10 @@ class OpenAICompatLLM:
         self.model = model
         self.name = f"openai-compat:{model}"
         self.max_retries = max(0, int(max_retries))
+        self.timeout = timeout
+        if max_tokens is not None and int(max_tokens) < 1:
+            raise ConfigError(f"max_tokens must be at least 1, got {max_tokens}")
+        self.max_tokens = int(max_tokens) if max_tokens is not None else None
         self.last_finish_reason: str | None = None
         self._format_level = 0
 
@@ -83,6 +91,11 @@ class OpenAICompatLLM:
         while True:
             try:
                 resp = self._client.post("/chat/completions", json=body)
+            except httpx.TimeoutException as exc:
+                err = LLMError(f"LLM endpoint {self.base_url} timed out after {self.timeout} s "
+                               f"({type(exc).__name__}); raise the timeout (ANCHORMEM_LLM_TIMEOUT) for a slow model")
+                err.status_code = None  # type: ignore[attr-defined]
+                raise err from exc
             except httpx.HTTPError as exc:
                 if attempt < self.max_retries:
                     attempt += 1
@@ -104,6 +117,8 @@ class OpenAICompatLLM:
         if not messages:
             raise LLMError("complete() needs at least one message")
         base: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
+        if self.max_tokens is not None:
+            max_tokens = min(max_tokens, self.max_tokens) if max_tokens is not None else self.max_tokens
         if max_tokens is not None:
             base["max_tokens"] = max_tokens
         level = self._format_level if json_schema is not None else len(_FORMATS) - 1

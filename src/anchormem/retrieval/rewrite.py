@@ -28,7 +28,7 @@ from ..llms.jsonparse import parse_json_reply
 from ..text.dates import resolve_dates
 from ..text.tokenize import has_cjk, stem
 
-__all__ = ["time_window", "expand_terms", "llm_queries", "in_window"]
+__all__ = ["time_window", "expand_terms", "llm_queries", "in_window", "REWRITE_SCHEMA"]
 
 log = logging.getLogger("anchormem")
 
@@ -77,13 +77,17 @@ _PROMPT = ("Rewrite the user's question into up to 3 short alternative search qu
            "paraphrases, the key entity alone, the question as a statement. Same language as the question. Reply "
            'with ONE JSON object {"queries": ["...", "..."]} and nothing else.')
 
+REWRITE_SCHEMA: dict = {"title": "queries", "type": "object", "required": ["queries"],
+                        "properties": {"queries": {"type": "array", "maxItems": 3, "items": {"type": "string"}}}}
+
 
 def llm_queries(llm: Any, query: str, *, max_queries: int = 3) -> list[str]:
     """Alternative phrasings from the LLM, deduplicated, without the original; [] when the reply is unusable or
-    the endpoint fails (logged at WARNING)."""
+    the endpoint fails (logged at WARNING). The request carries :data:`REWRITE_SCHEMA` as ``response_format`` (a
+    small local model asked without it answered the question instead, inventing the answer)."""
     try:
         reply = llm.complete([{"role": "system", "content": _PROMPT}, {"role": "user", "content": query}],
-                             temperature=0.0, max_tokens=200)
+                             json_schema=REWRITE_SCHEMA, temperature=0.0, max_tokens=200)
         value = parse_json_reply(reply, expect="object").value
     except Exception as exc:  # noqa: BLE001 - any failure: search with the original query only
         log.warning("anchormem: query rewrite failed, searching the original query only: %s", exc)
