@@ -57,7 +57,7 @@ from .lifecycle import importance, not_expired
 from .stores.protocol import NewMemory
 from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summary_memory, summarize_messages, \
     summary_metadata
-from .text.tokenize import content_words, index_text
+from .text.tokenize import index_text, query_terms
 from .timeutil import to_utc, utcnow
 from .types import MemoryItem, Scope
 
@@ -272,7 +272,7 @@ def user_summary_memory(store: Any, scope: Scope, *, embedder: Any, now: datetim
     by_id = {p.id: p for p in parts}
     summary = Summary(session_id=None, lines=[r[3] for r in chosen],
                       messages=sum(int((by_id[u].metadata or {}).get("summary_messages") or 0) for u in used))
-    words: Counter[str] = Counter(w for ln in summary.lines for w in content_words(ln.text) if len(w) > 1)
+    words: Counter[str] = Counter(w for ln in summary.lines for w in query_terms(ln.text) if len(w) > 1)
     summary.topic = [w for w, _ in words.most_common(5)]
     first, last = min(by_id[u].created_at for u in used), max(by_id[u].created_at for u in used)
     sessions = {by_id[u].session_id or (by_id[u].metadata or {}).get("summary_cluster") for u in used}

@@ -520,11 +520,16 @@ class ContextAnchor:
         pos, mats = _rows(memory_vectors, c.ids)
         have = pos >= 0
         if have.any():
-            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|, over the mapping's
-            # rows as they are (no gathered copy), then each candidate's row picked
-            dots = mats @ np.stack([cvec, mu], axis=1)
-            norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
-            sims[have] = ((dots[:, 0] - float(mu @ cvec)) / norms)[pos[have]]
+            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|, on the candidates'
+            # rows gathered in candidate order and in float64, rounded to float32: a float32 product over the
+            # mapping's rows as they are rounds a row by where it lies in the matrix, and that order (the store's
+            # ids) differs from one process to the next
+            rows = mats[pos[have]].astype(np.float64)
+            c64, mu64 = cvec.astype(np.float64), mu.astype(np.float64)
+            dots = rows @ np.stack([c64, mu64], axis=1)
+            norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", rows, rows) - 2 * dots[:, 1] + float(mu64 @ mu64),
+                                       1e-18))
+            sims[have] = ((dots[:, 0] - float(mu64 @ c64)) / norms).astype(np.float32)
         ref, source = 0.0, "best"  # the best eligible candidate's, set in rerank (ContextMatch.factors)
         if pick is not None:
             j = c.position(pick)
