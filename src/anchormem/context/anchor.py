@@ -96,10 +96,11 @@ from .llm_labeller import LLMLabeller
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
 from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
-from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
+from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN, identity_slot, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
+ABSTAIN_RATIO = 0.95  # runner-up / best probability from which a turn is left unlabelled (short_turn_labels.py)
 
 __all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
            "label_score", "label_drafts", "recent_session_labels", "session_windows",
@@ -221,8 +222,10 @@ class ContextAnchor:
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
                  session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
-                 match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None) -> None:
+                 match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None,
+                 abstain_ratio: float = ABSTAIN_RATIO) -> None:
         self.embedder = embedder
+        self.abstain_ratio = abstain_ratio
         self.labeller = labeller or OfflineLabeller(embedder)
         self.llm_labeller = llm_labeller
         self.bare_context_weight = bare_context_weight
@@ -247,7 +250,9 @@ class ContextAnchor:
         is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
         ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first).
         ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`slot_domain`), which adds
-        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as)."""
+        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
+        :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
+        guessed, when its hint is NO_DOMAIN or its runner-up domain has ``abstain_ratio`` of the best's probability."""
         lab = self.labeller
         if not texts:
             return []
@@ -263,10 +268,14 @@ class ContextAnchor:
             prior_raw = np.vstack(rows) if rows else np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
         dists = softmax(_smooth(own_raw, prior_raw, self.own_weight, self.session_decay), lab.temperature)
         own = softmax(own_raw, lab.temperature)
-        out = [lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
+        top2 = np.sort(dists, axis=1)[:, -2:]  # abstain: a runner-up within abstain_ratio of the best, or no domain
+        unsure = (top2[:, 0] >= self.abstain_ratio * top2[:, 1]) | np.array([h == NO_DOMAIN for h in hints] +
+                                                                           [False] * (len(texts) - len(hints)))
+        out = [[] if unsure[i] else
+               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
                for i in range(len(texts))]
         by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
-        self._add_clause_senses(texts, out, skip=by_llm)
+        self._add_clause_senses(texts, out, skip=by_llm | {i for i, labs in enumerate(out) if not labs})
         return out
 
     def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> set[int]:
@@ -617,7 +626,8 @@ def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarra
     vecs = store.get_vectors(scope.tenant, [it.id for it in prior_items]) if prior_items else {}
     prior_items = [it for it in prior_items if it.id in vecs]
     texts = [d.item.text for d in drafts]
-    hints = [slot_domain(d.item.fact.attribute) if d.item.fact else None for d in drafts]
+    hints = [(NO_DOMAIN if identity_slot(d.item.fact.attribute) else slot_domain(d.item.fact.attribute))
+             if d.item.fact else None for d in drafts]
     m = len(prior_items)
     prior_vecs = np.vstack([vecs[it.id] for it in prior_items]) if m else None
     own = np.asarray(vectors, dtype=np.float32).reshape(len(drafts), dim)
