@@ -100,7 +100,7 @@ from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN, identity_slot, slot
 
 log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
-ABSTAIN_RATIO = 0.95  # runner-up / best probability from which a turn is left unlabelled (short_turn_labels.py)
+ABSTAIN_RATIO: float | None = None  # off: a stored sense-bearing turn left unlabelled cost polysemy EN 1.7 points
 
 __all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
            "label_score", "label_drafts", "recent_session_labels", "session_windows",
@@ -223,7 +223,7 @@ class ContextAnchor:
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
                  session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
                  match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None,
-                 abstain_ratio: float = ABSTAIN_RATIO) -> None:
+                 abstain_ratio: float | None = ABSTAIN_RATIO) -> None:
         self.embedder = embedder
         self.abstain_ratio = abstain_ratio
         self.labeller = labeller or OfflineLabeller(embedder)
@@ -252,7 +252,7 @@ class ContextAnchor:
         ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`slot_domain`), which adds
         :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
         :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
-        guessed, when its hint is NO_DOMAIN or its runner-up domain has ``abstain_ratio`` of the best's probability."""
+        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's."""
         lab = self.labeller
         if not texts:
             return []
@@ -269,7 +269,8 @@ class ContextAnchor:
         dists = softmax(_smooth(own_raw, prior_raw, self.own_weight, self.session_decay), lab.temperature)
         own = softmax(own_raw, lab.temperature)
         top2 = np.sort(dists, axis=1)[:, -2:]  # abstain: a runner-up within abstain_ratio of the best, or no domain
-        unsure = (top2[:, 0] >= self.abstain_ratio * top2[:, 1]) | np.array([h == NO_DOMAIN for h in hints] +
+        unsure = (top2[:, 0] >= self.abstain_ratio * top2[:, 1] if self.abstain_ratio is not None else
+                  np.zeros(len(texts), dtype=bool)) | np.array([h == NO_DOMAIN for h in hints] +
                                                                            [False] * (len(texts) - len(hints)))
         out = [[] if unsure[i] else
                lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
