@@ -7,7 +7,16 @@ Writes bench/results/pii_recall.json and prints a table. Run: python bench/pii_r
 
 Splits: ``dev`` lines were written with the detectors; ``heldout`` and ``heldout2`` were written afterwards, each
 scored once before anything was tuned on it (numbers in FIRST_RUN); the detectors were then fixed for the
-general causes of those misses, so today's scores on them are optimistic too.
+general causes of those misses, so today's scores on them are optimistic too. ``dev2`` (37 lines: Luhn-valid
+order / tracking / invoice numbers, cards led by a card cue, labelled names) was written for the cue files
+(``anchormem/data/pii_cues_*.json``) and used while writing them; ``heldout3`` (82 lines: 24 Luhn-valid reference
+numbers after order/tracking/订单号/快递单号… cues, 10 cards, 16 labelled names, 32 hard negatives: versions, ISBNs,
+dates, prices, place names, flight and room numbers) was written at the same time, before the change, scored once
+(FIRST_RUN) and never used for tuning.
+
+Besides per-span recall and precision: ``negatives``: of the lines with no PII, how many had any span detected
+(the false-positive rate per snippet), and ``reference_numbers``: of the Luhn-valid card-shaped numbers in lines
+labelled without a card, how many were masked as a card.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from stdnum import luhn
+
 from anchormem.privacy import PII_TYPES, detect
 
 FIRST_RUN = {
@@ -29,11 +40,16 @@ FIRST_RUN = {
                  "errors": "missed 6 names (2 cue-less: 'Michael Scott', lowercase 'jessica pearson') and 3 addresses "
                            "cut at the wrong place; false positives: those 3 addresses, '马丽一', and a 13-digit "
                            "Luhn-valid fragment of a card number"},
+    "heldout3": {"gold": 36, "recall": 0.833, "precision": 0.882,
+                 "errors": "missed 6 labelled English names ('Name: Emily Carter', 'First name: Hannah', "
+                           "'Passenger name: …'); 4 of 24 Luhn-valid reference numbers masked as cards "
+                           "(tracking number, PO number, 发票号, 预订号)"},
 }
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "pii_labelled.jsonl"
 OUT = Path(__file__).parent / "results" / "pii_recall.json"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
+_CARDLIKE = re.compile(r"(?<![0-9A-Za-z])\d[\d -]{11,22}\d(?![0-9A-Za-z])")
 
 
 def load(path: Path = DATA) -> list[dict]:
@@ -81,6 +97,17 @@ def evaluate(rows: list[dict]) -> dict:
                 lenient_tp[g["type"]] += 1
                 lenient_tp["ALL"] += 1
     elapsed = time.perf_counter() - t0
+    negatives = [r for r in rows if not r["pii"]]
+    flagged = [r["text"] for r in negatives if detect(r["text"])]
+    refs = masked = 0
+    for r in rows:
+        if any(g["type"] == "BANK_CARD" for g in r["pii"]):
+            continue
+        for m in _CARDLIKE.finditer(r["text"]):
+            num = re.sub(r"\D", "", m.group())
+            if 13 <= len(num) <= 19 and luhn.is_valid(num):
+                refs += 1
+                masked += any(s.type == "BANK_CARD" for s in detect(r["text"]) if s.start <= m.start() < s.end)
 
     def score(b: str) -> dict:
         return {"gold": tp[b] + fn[b], "predicted": tp[b] + fp[b], "tp": tp[b],
@@ -97,6 +124,9 @@ def evaluate(rows: list[dict]) -> dict:
         "per_type": {t: score(t) for t in PII_TYPES if tp[t] + fn[t] + fp[t]},
         "per_language": {k: score(f"lang:{k}") for k in ("zh", "en", "mixed")},
         "per_split": {k: score(f"split:{k}") for k in sorted({r.get("split", "dev") for r in rows})},
+        "negatives": {"lines": len(negatives), "flagged": len(flagged),
+                      "rate": _ratio(len(flagged), len(negatives)), "texts": flagged},
+        "reference_numbers": {"luhn_valid": refs, "masked_as_card": masked},
         "ms_per_line": round(1000 * elapsed / max(len(rows), 1), 3),
         "first_run_on_later_splits": FIRST_RUN,
         "errors": errors,
@@ -113,6 +143,9 @@ def format_table(res: dict) -> str:
     for name, s in rows:
         lines.append(f"{name:12} {s['gold']:>5} {s['predicted']:>5} {fmt(s['recall']):>7} {fmt(s['precision']):>7} "
                      f"{fmt(s['recall_lenient']):>8}")
+    neg, ref = res["negatives"], res["reference_numbers"]
+    lines.append(f"lines without PII with a detection: {neg['flagged']}/{neg['lines']} ({neg['rate']:.3f}); "
+                 f"Luhn-valid reference numbers masked as cards: {ref['masked_as_card']}/{ref['luhn_valid']}")
     lines.append(f"{res['lines']} lines ({res['lines_by_language']}), {res['lines_without_pii']} without PII, "
                  f"{res['ms_per_line']} ms/line")
     return "\n".join(lines)

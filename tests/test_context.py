@@ -238,6 +238,38 @@ def test_taxonomy_never_uses_benchmark_words():
             assert not [w for w in zh if w in text], (d.name, text)
         for entry in d.lexicon:
             assert not is_en(entry) and entry not in zh and not any(w in entry for w in zh_heldout), (d.name, entry)
+    from anchormem.context.taxonomy import everyday_lexicon  # the data file's everyday words too
+
+    extra = everyday_lexicon()
+    assert sum(map(len, extra.values())) >= 150
+    for name, entries in extra.items():
+        for entry in entries:
+            assert not is_en(entry) and entry not in zh and not any(w in entry for w in zh) and " " not in entry, \
+                (name, entry)
+
+
+def test_short_turns_without_a_domain_or_a_clear_one_are_left_unlabelled(mem):
+    """Issue #26: "My phone number is …" identifies the speaker and is no domain's; a turn whose runner-up domain
+    is nearly as likely as the best is left unlabelled rather than guessed (bench/short_turn_labels.py)."""
+    import numpy as np
+
+    from anchormem.context.anchor import ABSTAIN_RATIO
+    from anchormem.context.taxonomy import NO_DOMAIN, identity_slot
+
+    assert identity_slot("phone") and identity_slot("name") and not identity_slot("home_city")
+    for text in ("My phone number is 555-0142", "我的手机号是13812345678", "我叫李明"):
+        ev = mem.add([{"role": "user", "content": text}], user_id="abst", session_id=text)
+        assert ev and all(e.memory.labels == [] for e in ev), [(e.memory.text, e.memory.labels) for e in ev]
+    anchor = mem.anchor
+    vec = np.asarray(mem.embedder.embed_documents(["I moved to Berlin"]), dtype=np.float32)
+    assert anchor.label_texts(["I moved to Berlin"], vec, hints=[NO_DOMAIN]) == [[]]
+    labelled = anchor.label_texts(["I moved to Berlin"], vec, hints=["home"])[0]
+    assert labelled and labelled[0].domain == "home"
+    anchor.abstain_ratio = 0.0  # every runner-up is "close": nothing is labelled
+    try:
+        assert anchor.label_texts(["I moved to Berlin"], vec) == [[]]
+    finally:
+        anchor.abstain_ratio = ABSTAIN_RATIO
 
 
 def test_bare_query_follows_the_conversation(mem):

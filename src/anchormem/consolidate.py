@@ -59,7 +59,7 @@ from .stores.protocol import NewMemory
 from .summary_currency import closed_facts, current_lines
 from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summary_memory, summarize_messages, \
     summary_metadata
-from .text.tokenize import content_words, index_text
+from .text.tokenize import index_text, query_terms
 from .timeutil import to_utc, utcnow
 from .validate import check_id
 from .types import MemoryItem, Scope
@@ -275,7 +275,7 @@ def user_summary_memory(store: Any, scope: Scope, *, embedder: Any, now: datetim
     by_id = {p.id: p for p in parts}
     summary = Summary(session_id=None, lines=current_lines([r[3] for r in chosen], items, closed_facts(store, scope)),
                       messages=sum(int((by_id[u].metadata or {}).get("summary_messages") or 0) for u in used))
-    words: Counter[str] = Counter(w for ln in summary.lines for w in content_words(ln.text) if len(w) > 1)
+    words: Counter[str] = Counter(w for ln in summary.lines for w in query_terms(ln.text) if len(w) > 1)
     summary.topic = [w for w, _ in words.most_common(5)]
     first, last = min(by_id[u].created_at for u in used), max(by_id[u].created_at for u in used)
     sessions = {by_id[u].session_id or (by_id[u].metadata or {}).get("summary_cluster") for u in used}

@@ -521,7 +521,7 @@ class Memory:
         first = {h.memory.id: h.memory.source_message_ids[0] for h in hits if h.memory.source_message_ids}
         if not first:
             return [None] * len(hits)
-        prev = self.store.previous_messages(Scope(tenant=self.tenant, user_id=user_id), list(set(first.values())))
+        prev = self.store.previous_messages(Scope(tenant=self.tenant, user_id=user_id), sorted(set(first.values())))
         out: list[str | None] = []
         for h in hits:
             p = prev.get(first.get(h.memory.id, ""))

@@ -44,7 +44,7 @@ from .facts.rules import extract_from_text
 from .llms.jsonparse import parse_json_reply
 from .text.entities import extract_entities
 from .text.segment import split_sentences
-from .text.tokenize import content_words
+from .text.tokenize import query_terms
 
 __all__ = ["SummaryLine", "Summary", "summarize_messages", "summarize_with_llm", "session_summary_memory",
            "merge_summaries", "SECTIONS", "SUMMARY_SCHEMA"]
@@ -118,7 +118,7 @@ def summarize_messages(messages: list[dict[str, Any]], *, session_id: str | None
         if m.get("role") not in ("user", "assistant"):
             continue
         for sent in split_sentences(m.get("content") or ""):
-            s.counts.update(w for w in content_words(sent) if len(w) > 1)
+            s.counts.update(w for w in query_terms(sent) if len(w) > 1)  # in order: ties of most_common
             sec = _section(sent, m["role"])
             if sec:
                 s.lines.append(SummaryLine(sec, sent, m["id"], m.get("name") or (

@@ -98,10 +98,11 @@ from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
 from .smoothing import _smooth
 from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
-from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
+from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN, identity_slot, slot_domain, slot_topic
 
 log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
+ABSTAIN_RATIO: float | None = None  # off: a stored sense-bearing turn left unlabelled cost polysemy EN 1.7 points
 
 __all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
            "label_score", "label_drafts", "recent_session_labels", "session_windows",
@@ -210,8 +211,10 @@ class ContextAnchor:
     def __init__(self, embedder: Embedder, labeller: OfflineLabeller | None = None, *,
                  bare_context_weight: float = 0.8, context_weight: float = 0.3, query_temperature_ratio: float = 0.5,
                  session_decay: float = 3.0, own_weight: float = 1.0, min_top_agreement: float = 0.5,
-                 match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None) -> None:
+                 match_bm25_ratio: float = 1.2, llm_labeller: LLMLabeller | None = None,
+                 abstain_ratio: float | None = ABSTAIN_RATIO) -> None:
         self.embedder = embedder
+        self.abstain_ratio = abstain_ratio
         self.labeller = labeller or OfflineLabeller(embedder)
         self.llm_labeller = llm_labeller
         self.bare_context_weight = bare_context_weight
@@ -236,7 +239,9 @@ class ContextAnchor:
         is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
         ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first).
         ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`slot_domain`), which adds
-        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as)."""
+        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
+        :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
+        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's."""
         lab = self.labeller
         if not texts:
             return []
@@ -252,10 +257,15 @@ class ContextAnchor:
             prior_raw = np.vstack(rows) if rows else np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
         dists = softmax(_smooth(own_raw, prior_raw, self.own_weight, self.session_decay), lab.temperature)
         own = softmax(own_raw, lab.temperature)
-        out = [lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
+        top2 = np.sort(dists, axis=1)[:, -2:]  # abstain: a runner-up within abstain_ratio of the best, or no domain
+        unsure = (top2[:, 0] >= self.abstain_ratio * top2[:, 1] if self.abstain_ratio is not None else
+                  np.zeros(len(texts), dtype=bool)) | np.array([h == NO_DOMAIN for h in hints] +
+                                                                           [False] * (len(texts) - len(hints)))
+        out = [[] if unsure[i] else
+               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
                for i in range(len(texts))]
         by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
-        self._add_clause_senses(texts, out, skip=by_llm)
+        self._add_clause_senses(texts, out, skip=by_llm | {i for i, labs in enumerate(out) if not labs})
         return out
 
     def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> set[int]:
@@ -509,11 +519,16 @@ class ContextAnchor:
         pos, mats = _rows(memory_vectors, c.ids)
         have = pos >= 0
         if have.any():
-            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|, over the mapping's
-            # rows as they are (no gathered copy), then each candidate's row picked
-            dots = mats @ np.stack([cvec, mu], axis=1)
-            norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", mats, mats) - 2 * dots[:, 1] + float(mu @ mu), 1e-18))
-            sims[have] = ((dots[:, 0] - float(mu @ cvec)) / norms)[pos[have]]
+            # cos(m - mu, c) for unit c without centering copies: ((m·c) - (mu·c)) / |m - mu|, on the candidates'
+            # rows gathered in candidate order and in float64, rounded to float32: a float32 product over the
+            # mapping's rows as they are rounds a row by where it lies in the matrix, and that order (the store's
+            # ids) differs from one process to the next
+            rows = mats[pos[have]].astype(np.float64)
+            c64, mu64 = cvec.astype(np.float64), mu.astype(np.float64)
+            dots = rows @ np.stack([c64, mu64], axis=1)
+            norms = np.sqrt(np.maximum(np.einsum("ij,ij->i", rows, rows) - 2 * dots[:, 1] + float(mu64 @ mu64),
+                                       1e-18))
+            sims[have] = ((dots[:, 0] - float(mu64 @ c64)) / norms).astype(np.float32)
         ref, source = 0.0, "best"  # the best eligible candidate's, set in rerank (ContextMatch.factors)
         if pick is not None:
             j = c.position(pick)
@@ -602,7 +617,8 @@ def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarra
     vecs = store.get_vectors(scope.tenant, [it.id for it in prior_items]) if prior_items else {}
     prior_items = [it for it in prior_items if it.id in vecs]
     texts = [d.item.text for d in drafts]
-    hints = [slot_domain(d.item.fact.attribute) if d.item.fact else None for d in drafts]
+    hints = [(NO_DOMAIN if identity_slot(d.item.fact.attribute) else slot_domain(d.item.fact.attribute))
+             if d.item.fact else None for d in drafts]
     m = len(prior_items)
     prior_vecs = np.vstack([vecs[it.id] for it in prior_items]) if m else None
     own = np.asarray(vectors, dtype=np.float32).reshape(len(drafts), dim)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..embedders.protocol import Embedder
 from ..types import Label
-from .taxonomy import DOMAIN_INDEX, DOMAINS, DOMAIN_NAMES, norm_tag, taxonomy_fingerprint
+from .taxonomy import DOMAIN_INDEX, DOMAINS, DOMAIN_NAMES, everyday_lexicon, norm_tag, taxonomy_fingerprint
 
 __all__ = ["OfflineLabeller", "Distribution", "infer_intent", "softmax", "labels_to_dist", "labels_to_logits"]
 
@@ -110,8 +110,9 @@ class OfflineLabeller:
         self._topic_idx: list[np.ndarray] = []  # indices of topic phrases per domain
         self._topics: list[str | None] = []
         en, zh = {}, {}
+        extra = everyday_lexicon()
         for i, d in enumerate(DOMAINS):
-            for w in d.lexicon:
+            for w in (*d.lexicon, *extra.get(d.name, ())):
                 (zh if _CJK.search(w) else en).setdefault(w, set()).add(i)
         self._lex_en = en
         self._lex_zh = sorted(zh.items(), key=lambda kv: -len(kv[0]))

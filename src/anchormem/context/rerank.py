@@ -132,10 +132,11 @@ def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.nda
 
 def _order(scores: np.ndarray, hits: Sequence[Hit]) -> np.ndarray:
     """Indices (n,) int64 of ``hits`` by descending ``scores`` (n,), ties broken by the older memory first (then
-    input order): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
+    memory id): one stable numpy sort, and the per-hit Python sort only when two scores tie exactly."""
     order = np.argsort(-scores, kind="stable")
     ranked = scores[order]
     if len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
-        return np.array(sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at)),
+        return np.array(sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].memory.created_at,
+                                                                   hits[i].memory.id)),
                         dtype=np.int64)
     return order

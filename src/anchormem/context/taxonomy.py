@@ -34,9 +34,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["AMBIGUOUS", "Domain", "DOMAINS", "DOMAIN_NAMES", "DOMAIN_INDEX", "taxonomy_fingerprint", "norm_tag", "describe",
-           "slot_domain", "slot_topic"]
+           "everyday_lexicon", "slot_domain", "slot_topic", "NO_DOMAIN", "identity_slot"]
 
 
 @dataclass(frozen=True)
@@ -345,6 +346,29 @@ DOMAIN_INDEX: dict[str, int] = {n: i for i, n in enumerate(DOMAIN_NAMES)}  # dom
 _BY_NAME = {d.name: d for d in DOMAINS}
 
 
+@lru_cache(maxsize=1)
+def everyday_lexicon() -> dict[str, tuple[str, ...]]:
+    """Extra lexicon words per domain (name -> words, English and Chinese) from
+    ``anchormem/data/lexicon_everyday.json``: the vocabulary of short personal turns ("pay the deposit", 房租,
+    跑步) that the domain lexicons above lack. Read on the first call (no I/O at import). A word already in any
+    domain's lexicon keeps that domain; a word the file lists under two domains is left out."""
+    from importlib import resources
+
+    raw = json.loads(resources.files("anchormem").joinpath("data", "lexicon_everyday.json").read_text("utf-8"))
+    known = {w for d in DOMAINS for w in d.lexicon}
+    pairs = [(dom, w.strip().lower()) for lang in ("en", "zh") for dom, words in raw[lang].items() for w in words]
+    count: dict[str, int] = {}
+    for _, w in dict.fromkeys(pairs):
+        count[w] = count.get(w, 0) + 1
+    out: dict[str, list[str]] = {}
+    for dom, w in dict.fromkeys(pairs):
+        if dom not in DOMAIN_INDEX:
+            raise ValueError(f"lexicon_everyday.json: unknown domain {dom!r}")
+        if w and w not in known and count[w] == 1:
+            out.setdefault(dom, []).append(w)
+    return {dom: tuple(ws) for dom, ws in out.items()}
+
+
 def describe(name: str) -> Domain:
     """The :class:`Domain` called ``name``. Raises KeyError."""
     return _BY_NAME[name]
@@ -386,6 +410,17 @@ def slot_topic(attribute: str | None) -> str | None:
     if head == "count" and slot_domain(attribute) != "nature":
         return {"car": "vehicles", "bike": "vehicles", "house": "property"}.get(key, "children")
     return _SLOT_TOPICS.get(head)
+
+
+#: the hint for a turn that belongs to no domain (:func:`identity_slot`): its labels are left empty
+NO_DOMAIN = "-"
+_IDENTITY_SLOTS = frozenset({"name", "phone", "email", "age", "nickname"})
+
+
+def identity_slot(attribute: str | None) -> bool:
+    """A fact slot that identifies the speaker and says nothing of a domain (``name``, ``phone``, ``email``,
+    ``age``): "My phone number is …" is neither technology nor anything else."""
+    return bool(attribute) and attribute.partition(":")[0] in _IDENTITY_SLOTS
 
 
 def slot_domain(attribute: str | None) -> str | None:

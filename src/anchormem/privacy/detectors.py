@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from collections.abc import Callable, Iterator
 
 from ..errors import ConfigError
+from .cues import cue_pattern, cue_words
 
 __all__ = ["Candidate", "DETECTORS", "PII_TYPES", "SPECIFICITY", "fold_width"]
 
@@ -172,9 +174,21 @@ def _cn_ids(text: str) -> Iterator[Candidate]:
 _CARD = re.compile(  # plain, 4-4-4-4(-3), Amex 4-6-5, 6-13
     _D + r"(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,4})?|\d{4}[ -]\d{6}[ -]\d{4,5}|\d{6}[ -]\d{10,13})" + _E
 )
-_CARD_NEG = re.compile(r"(?i)(?:订单|单号|编号|流水|批次|会员|工单|order|invoice|tracking|ref(?:erence)?|ticket|batch|"
-                       r"serial|build|timestamp)")
-_CARD_POS = re.compile(r"(?i)(?:卡|银联|账号|账户|card|visa|master|amex|discover|jcb|unionpay|account)")
+_CLAUSE_END = re.compile(r"[。！？!?；;\n]")
+
+
+def _card_context(text: str, start: int, size: int = 32) -> str | None:
+    """What the clause before a card-shaped number says it is: ``"card"``, ``"reference"`` (an order, tracking,
+    invoice… number: the cue lists of :mod:`.cues`) or None. The nearest cue wins; the window is the ``size``
+    characters before the number, cut at the last sentence or clause end."""
+    before = _window(text, start, size)
+    ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+    before = before[ends[-1]:] if ends else before
+    ref = [m.end() for m in cue_pattern("card_reference").finditer(before)]
+    card = [m.end() for m in cue_pattern("card").finditer(before)]
+    if not ref and not card:
+        return None
+    return "reference" if ref and (not card or max(card) < max(ref)) else "card"
 
 
 def _cards(text: str) -> Iterator[Candidate]:
@@ -183,10 +197,7 @@ def _cards(text: str) -> Iterator[Candidate]:
         num = _digits(m.group())
         if not 13 <= len(num) <= 19 or num[0] not in "234569" or len(set(num)) < 2 or not luhn.is_valid(num):
             continue
-        before = _window(text, m.start(), 14)
-        neg = [x.end() for x in _CARD_NEG.finditer(before)]
-        pos = [x.end() for x in _CARD_POS.finditer(before)]
-        if neg and (not pos or max(pos) < max(neg)):
+        if _card_context(text, m.start()) == "reference":
             continue
         yield Candidate("BANK_CARD", m.start(), m.end(), num)
 
@@ -389,14 +400,39 @@ def _zh_name_at(text: str, pos: int, weak: bool = False) -> tuple[int, int] | No
 
 
 _TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+")
+_LOWER_NAME = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})?(?: [a-z]{2,}(?:-[a-z]{2,})?){0,2}(?![A-Za-z0-9@'’.-])")
 
 
-def _en_name_at(text: str, pos: int) -> tuple[int, int] | None:
+def _lower_name_at(text: str, pos: int) -> tuple[int, int] | None:
+    """A lower-case name (1-3 words) right after a labelled cue ("name: john smith", "my name is anna"); it ends
+    before the first word of the ``name_stop`` list."""
+    m = _LOWER_NAME.match(text, pos)
+    if not m:
+        return None
+    stop = set(cue_words("name_stop"))
+    words = []
+    for w in m.group().split(" "):
+        if w in stop or w.capitalize() in _NOT_NAMES:
+            break
+        words.append(w)
+    return (pos, pos + len(" ".join(words))) if words else None
+
+
+@lru_cache(maxsize=1)
+def _labelled_cues() -> re.Pattern[str]:
+    """A form field ("Name:", "姓名：", "Passenger name -") or a self-introduction ("my name is", "我叫") from the
+    cue files; the name follows."""
+    fields = cue_pattern("name_fields").pattern
+    intro = cue_pattern("name_intro").pattern
+    return re.compile(rf"(?:(?:{fields})\s*(?:[:：]|是|为)|(?:{intro})(?![A-Za-z]))[ \t]*")
+
+
+def _en_name_at(text: str, pos: int, lower_ok: bool = False) -> tuple[int, int] | None:
     title = _TITLE.match(text, pos)
     pos = title.end() if title else pos
     m = _EN_NAME.match(text, pos)
     if not m:
-        return None
+        return _lower_name_at(text, pos) if lower_ok and not title else None
     words = m.group().split(" ")
     while words and words[-1] in _NOT_NAMES:
         words.pop()
@@ -406,6 +442,11 @@ def _en_name_at(text: str, pos: int) -> tuple[int, int] | None:
 
 
 def _names(text: str) -> Iterator[Candidate]:
+    for m in _labelled_cues().finditer(text):
+        pos = m.end()
+        span = _zh_name_at(text, pos) or _en_name_at(text, pos, lower_ok=True)
+        if span:
+            yield Candidate("NAME", span[0], span[1], " ".join(text[span[0]:span[1]].split()))
     for cues, weak in ((_EN_CUES, False), (_ZH_STRONG_CUES, False), (_ZH_WEAK_CUES, True)):
         for m in cues.finditer(text):
             pos = m.end()

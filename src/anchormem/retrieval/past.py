@@ -53,7 +53,7 @@ class PastTexts:
                                                for mid in ids]), dtype=np.float32)
             q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
             keep += [(mid, float(v @ q)) for mid, v in zip(ids, self._vecs)]
-        return sorted(keep, key=lambda h: -h[1])[:k]
+        return sorted(keep, key=lambda h: (-h[1], h[0]))[:k]
 
     def lexical(self, hits: list[tuple[str, float]], terms: list[str], k: int) -> list[tuple[str, float]]:
         """``hits`` (id, BM25) without the edited memories, plus each edited one whose old text holds a query
@@ -66,7 +66,7 @@ class PastTexts:
         for mid, found in zip(ids, term_coverage(terms, [self.texts[mid] or "" for mid in ids])):
             if found:
                 keep.append((mid, top * len(found) / len(terms)))
-        return sorted(keep, key=lambda h: -h[1])[:k]
+        return sorted(keep, key=lambda h: (-h[1], h[0]))[:k]
 
     def items(self, items: dict[str, MemoryItem]) -> dict[str, MemoryItem]:
         """``items`` with the text each had at ``as_of``; blanked ones left out."""

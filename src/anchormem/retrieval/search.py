@@ -143,7 +143,7 @@ class Searcher:
             # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
             # candidate dominated search time at scale)
-            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:max(5 * limit, 100)])
+            fused = dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:max(5 * limit, 100)])
         ctx_vectors = None
         if anchor is not None and getattr(anchor, "wants_context_vectors", False):
             items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused))
@@ -182,7 +182,7 @@ class Searcher:
             if explain is not None:  # explain["anchor"] for the returned hits only
                 explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
-            hits.sort(key=lambda h: (-h.score, h.memory.created_at))
+            hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
             out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
                                     limit=limit, where=where)
         if config.track_access and out:

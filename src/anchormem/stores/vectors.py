@@ -163,7 +163,7 @@ class ScopeVectors:
     def exact(self, q: np.ndarray, k: int, allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (rowids, cosine scores) by exact inner product, optionally restricted to ``allowed`` rowids."""
         if allowed is not None:
-            idx = np.fromiter((self.pos[r] for r in allowed if r in self.pos), dtype=np.int64)
+            idx = np.sort(np.fromiter((self.pos[r] for r in allowed if r in self.pos), dtype=np.int64))  # not set order
             if idx.size == 0:
                 return np.zeros(0, np.int64), np.zeros(0, np.float32)
             scores = self._m[idx] @ q
@@ -176,7 +176,7 @@ class ScopeVectors:
             top = np.argpartition(-scores, k - 1)[:k]
         else:
             top = np.arange(idx.size)
-        order = top[np.argsort(-scores[top], kind="stable")]
+        order = top[np.lexsort((idx[top], -scores[top]))]  # best first, ties by row (a stable key)
         return self._ids[idx[order]], scores[order]
 
     def ann_search(self, q: np.ndarray, k: int, allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
