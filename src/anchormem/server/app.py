@@ -42,6 +42,7 @@ from .ratelimit import RateLimitError, parse_rate_limit
 from .ratelimit_redis import make_rate_limiter
 from .constraints import PATTERN_HELP, openapi_components
 from .routes import router
+from .ui_routes import ASSETS as UI_ASSETS
 from .ui_routes import router as ui_router
 from .weblog import SecurityHeaders, docs_csp, flag, install_access_filter
 
@@ -326,7 +327,7 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     app.add_middleware(_BodyLimit, limit=max_body_bytes)
     app.add_middleware(SecurityHeaders)
     if not debug_logs:
-        install_access_filter(app)
+        install_access_filter(app, extra=UI_ASSETS)
     return app
 
 

@@ -141,19 +141,25 @@ def _finite_int64(value: Any) -> Any:
         return value
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("numbers must be finite")
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError(f"numbers must be in [{INT64_MIN}, {INT64_MAX}]")
+    if not NUMBER_MIN <= value <= NUMBER_MAX:
+        raise ValueError(f"numbers must be in [{NUMBER_MIN}, {NUMBER_MAX}] (-2^63 to 2^63-1024)")
     return value
 
 
-_NUMBER_SCHEMA = {"type": "number", "minimum": INT64_MIN, "maximum": INT64_MAX}
+# JSON numbers are read as doubles by many clients (and by the schema tooling): the bounds are the 64-bit integer
+# range shrunk to doubles that are exact, so the schema and the server draw the same line.
+NUMBER_MIN, NUMBER_MAX = INT64_MIN, 2 ** 63 - 1024
+_NUMBER_SCHEMA = {"type": "number", "minimum": NUMBER_MIN, "maximum": NUMBER_MAX}
 _META_STR_SCHEMA = {"type": "string", "pattern": NO_NUL_PATTERN}
 _META_VALUE_SCHEMA = {"anyOf": [_META_STR_SCHEMA, _NUMBER_SCHEMA, {"type": "boolean"}, {"type": "null"}]}
 #: a metadata value: a string without NUL, a number in the 64-bit integer range (finite), a boolean or null
 MetaValue = Annotated[Union[bool, int, float, Annotated[str, Field(pattern=NO_NUL_PATTERN)], None],
                       Field(union_mode="left_to_right"), AfterValidator(_finite_int64),
                       WithJsonSchema(_META_VALUE_SCHEMA)]
-Metadata = Annotated[dict[Annotated[str, Field(pattern=META_KEY_PATTERN)], MetaValue], Field(max_length=256)]
+#: metadata: at most 256 keys of META_KEY_PATTERN, each a MetaValue
+Metadata = Annotated[dict[Annotated[str, Field(pattern=META_KEY_PATTERN)], MetaValue], Field(max_length=256),
+                     WithJsonSchema({"type": "object", "maxProperties": 256, "propertyNames": {"pattern": META_KEY_PATTERN},
+                                     "additionalProperties": _META_VALUE_SCHEMA})]
 
 
 def strict_query_bool(value: Any) -> Any:

@@ -116,7 +116,7 @@ def update_memory(body: UpdateRequest, request: Request, memory_id: str = Memory
 @router.delete("/memories/{memory_id}", response_model=CountsResponse, responses=_AUTH_404, tags=["memories"],
                summary="Delete one memory (writer)")
 def delete_memory(request: Request, memory_id: str = MemoryId,
-                  purge: Flag = Query(False, description="Also erase its text from history."),
+                  purge: Annotated[Flag, Query(description="Also erase its text from history.")] = False,
                   who: Principal = Depends(require("writer"))) -> Any:
     return CountsResponse(deleted=_mem(request, who).delete(memory_id, purge=purge))
 
@@ -232,7 +232,7 @@ def reject_review(request: Request, review_id: str = ReviewId,
             summary="Open commitments, decisions and todos of a user, soonest due first (reader)")
 def list_due(request: Request, user_id: str = _scope_query(...),
              agent_id: Optional[str] = _scope_query(),
-             before: Optional[DateTime] = Query(None, description="Only those due before this RFC 3339 time."),
+             before: Annotated[Optional[DateTime], Query(description="Only those due before this RFC 3339 time.")] = None,
              include_undated: Flag = True, who: Principal = Depends(require("reader"))) -> Any:
     return MemoryList(memories=_mem(request, who).due(user_id=user_id, agent_id=agent_id, before=before,
                                                       include_undated=include_undated))

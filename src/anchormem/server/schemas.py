@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ..context.taxonomy import DOMAIN_NAMES
 from ..retrieval.config import RECIPES
@@ -122,7 +122,7 @@ def _turns(max_items: int, *, strings: bool) -> Any:
 
 def _one_text_turn(messages: Any) -> None:
     if isinstance(messages, list) and not any(isinstance(m, TextTurn) for m in messages):
-        raise ValueError("messages: at least one message must have text (every one is a tool step)")
+        raise ValueError("at least one message must have text (every one is a tool step)")
 
 
 class AddRequest(_Body):
@@ -135,10 +135,11 @@ class AddRequest(_Body):
     timestamp: Optional[DateTime] = None
     metadata: Optional[Metadata] = None
 
-    @model_validator(mode="after")
-    def _text(self) -> "AddRequest":
-        _one_text_turn(self.messages)
-        return self
+    @field_validator("messages")
+    @classmethod
+    def _text(cls, messages: Any) -> Any:
+        _one_text_turn(messages)
+        return messages
 
 
 # the conversation: a list of turns (a bare string is refused, as Memory.search refuses it)

@@ -59,11 +59,17 @@ class AccessLogFilter(logging.Filter):
         return True
 
 
-def install_access_filter(app: Any) -> AccessLogFilter:
-    """Put one :class:`AccessLogFilter` for ``app``'s routes on the ``uvicorn.access`` logger (replacing an
-    earlier one)."""
-    static = {seg for route in app.routes for seg in getattr(route, "path", "").split("/")
-              if seg and not seg.startswith("{")}
+def install_access_filter(app: Any, extra: Any = ()) -> AccessLogFilter:
+    """Put one :class:`AccessLogFilter` for ``app``'s routes (and the ``extra`` literal segments, e.g. file names)
+    on the ``uvicorn.access`` logger (replacing an earlier one)."""
+    static: set[str] = set(extra)
+    stack = list(app.routes)
+    while stack:  # included routers (FastAPI keeps them nested) hold their own routes
+        route = stack.pop()
+        inner = getattr(route, "original_router", None) or getattr(route, "app", None)
+        if hasattr(inner, "routes") and not hasattr(route, "path"):
+            stack.extend(inner.routes)
+        static.update(seg for seg in getattr(route, "path", "").split("/") if seg and not seg.startswith("{"))
     logger = logging.getLogger("uvicorn.access")
     for f in list(logger.filters):
         if isinstance(f, AccessLogFilter):

@@ -207,8 +207,14 @@
   /** The score's signals as a small two-row table (names, values); nested values as "key value" pairs. */
   function explainTable(explain) {
     const entries = Object.entries(explain || {});
-    const shown = (v) => (typeof v === "object" && v !== null
-      ? Object.entries(v).map(([k, x]) => `${k} ${signal(x)}`).join(", ") || "—" : signal(v));
+    const shown = (v) => {
+      if (Array.isArray(v)) return v.map(shown).join(", ") || "—";
+      if (v && typeof v === "object") {
+        if (typeof v.domain === "string") return labelText(v);  // a label
+        return Object.entries(v).map(([k, x]) => `${k} ${shown(x)}`).join("; ") || "—";
+      }
+      return signal(v);
+    };
     return el("table", { class: "explain" },
       el("thead", {}, el("tr", {}, entries.map(([k]) => el("th", { scope: "col" }, k)))),
       el("tbody", {}, el("tr", {}, entries.map(([k, v]) => el("td", { dataset: { signal: k } }, shown(v))))));
