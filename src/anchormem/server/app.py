@@ -180,8 +180,11 @@ def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
                           f"(bad byte at offset {cause.start})")
         if exc.status_code == 400 and isinstance(cause, RecursionError):
             return _error(400, InvalidInputError.code, "request body JSON nests too deeply")
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:  # Starlette's Allow names the first matching route's methods only
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed_methods(request))}
         return _error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc.detail),
-                      headers=getattr(exc, "headers", None))
+                      headers=headers)
 
     @app.exception_handler(UnicodeError)
     async def _unicode_error(request: Request, exc: UnicodeError) -> JSONResponse:
@@ -199,6 +202,24 @@ def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
             at = f"{tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}" if tb else "?"
             log.error("%s failed: %s at %s", where(request), type(exc).__name__, at)
         return _error(500, "internal_error", "internal server error")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this request's path (for a 405's ``Allow``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    stack = list(request.app.routes)
+    while stack:
+        route = stack.pop()
+        inner = getattr(route, "original_router", None)
+        if inner is not None and not hasattr(route, "path"):
+            stack.extend(inner.routes)
+            continue
+        if getattr(route, "methods", None) and hasattr(route, "path_regex") \
+                and route.path_regex.match(request.url.path):
+            methods.update(route.methods)
+    return sorted(methods)
 
 
 class _BodyLimit:

@@ -118,8 +118,20 @@ _DATETIME_SCHEMA = {"type": "string", "format": "date-time", "pattern": DATETIME
 
 # ------------------------------------------------------------------------------------------ field types
 ScopeId = Annotated[str, Field(min_length=1, max_length=MAX_SCOPE_CHARS, pattern=SCOPE_ID_PATTERN)]
-Text = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=NON_BLANK_PATTERN)]
-QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NON_BLANK_PATTERN)]
+BLANK_PATTERN = f"^[{_SPACE}]*$"
+
+
+def _text_schema(max_chars: int) -> dict[str, Any]:
+    # "not blank" as `not: {pattern: blank}`: the same set as NON_BLANK_PATTERN, and generators can build a long
+    # sample without searching a regex for it
+    return {"type": "string", "minLength": 1, "maxLength": max_chars, "not": {"pattern": BLANK_PATTERN},
+            "description": f"Holds a non-blank character; at most {max_chars:,} characters."}
+
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=NON_BLANK_PATTERN),
+                 WithJsonSchema(_text_schema(MAX_MESSAGE_CHARS))]
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NON_BLANK_PATTERN),
+                      WithJsonSchema(_text_schema(MAX_QUERY_CHARS))]
 Name = Annotated[str, Field(max_length=256, pattern=NO_NUL_PATTERN)]
 
 

@@ -105,7 +105,8 @@ def add_memories(body: AddRequest, request: Request, who: Principal = Depends(re
     return AddResponse(events=events)
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, responses=_AUTH_404, tags=["memories"],
+@router.patch("/memories/{memory_id}", response_model=MemoryItem, responses={**_AUTH_404, 409: _ERR},
+              tags=["memories"],
               summary="Replace a memory's text and/or labels (writer)")
 def update_memory(body: UpdateRequest, request: Request, memory_id: str = MemoryId,
                   who: Principal = Depends(require("writer"))) -> Any:

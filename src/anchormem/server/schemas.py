@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 _TEXT_PARTS = ("text", "input_text", "output_text")  # the content part types whose text is read (chat_turn)
+_OTHER_PARTS = ("image_url", "input_image", "input_audio", "audio", "file", "input_file", "refusal")
 RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]
 
 
@@ -40,18 +41,12 @@ class TextPart(BaseModel):
 
 
 class OtherPart(BaseModel):
-    """Another content part (image, audio, file...): left out; a turn of such parts only is not stored."""
+    """Another OpenAI content part (image, audio, file, refusal): left out; a turn of such parts only is not
+    stored."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={
-        "properties": {"type": {"not": {"enum": list(_TEXT_PARTS)}}}})
+    model_config = ConfigDict(extra="allow")
 
-    type: Annotated[str, Field(min_length=1, max_length=64)]
-
-    @model_validator(mode="after")
-    def _not_text(self) -> "OtherPart":
-        if self.type in _TEXT_PARTS:
-            raise ValueError(f"a {self.type!r} part needs a non-blank 'text'")
-        return self
+    type: Literal[_OTHER_PARTS]  # type: ignore[valid-type]
 
 
 def _contains(schema: dict, ref: str) -> None:
@@ -181,15 +176,18 @@ class ContextRequest(_Body):
     user_id: ScopeId
     session_id: ScopeId
     agent_id: Optional[ScopeId] = None
-    budget_tokens: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
+    budget_tokens: Annotated[int, Field(ge=1, le=1_000_000, description=(
+        "Token budget of the whole block. It must hold at least the newest user message (the query) and its "
+        "section title: a smaller budget is a 400 invalid_input giving both sizes (a rule between two fields "
+        "that JSON Schema cannot state)."))] = 2000
     memory_limit: Annotated[int, Field(ge=0, le=100)] = 10
     filters: Optional[Filters] = None
 
 
 class LabelIn(_Body):
     """A hand-set label: a domain of the fixed taxonomy, an optional free topic and intent (stored lower-case,
-    whitespace collapsed), a score in [0, 1]. In a list, at most one is ``primary`` (none: the first) and no
-    (domain, topic, intent) appears twice (compared after that normalisation)."""
+    whitespace collapsed), a score in [0, 1]. In a list, at most one is ``primary`` (none: the first) and a
+    (domain, topic, intent) twice is merged into one (compared after that normalisation)."""
 
     domain: Literal[tuple(DOMAIN_NAMES)]  # type: ignore[valid-type]
     topic: Optional[Annotated[str, Field(max_length=128, pattern=NO_NUL)]] = None
@@ -198,25 +196,39 @@ class LabelIn(_Body):
     primary: StrictBool = False
 
 
-def _check_labels(labels: Optional[list[LabelIn]]) -> None:
+def _merge_labels(labels: Optional[list[LabelIn]]) -> Optional[list[LabelIn]]:
+    """Labels naming the same (domain, topic, intent), compared as the library normalises topic and intent, are
+    one label: the highest score is kept, primary if either was. Raises ValueError for two primary labels."""
     if not labels:
-        return
+        return labels
     if sum(lab.primary for lab in labels) > 1:
-        raise ValueError("labels: at most one label can be primary")
-    seen = set()
+        raise ValueError("at most one label can be primary")
+    merged: dict[tuple, LabelIn] = {}
     for lab in labels:
         key = (lab.domain, norm_tag(lab.topic), norm_tag(lab.intent))
-        if key in seen:
-            raise ValueError(f"labels: {'/'.join(x or '-' for x in key)!r} is given twice")
-        seen.add(key)
+        if key in merged:
+            old = merged[key]
+            merged[key] = old.model_copy(update={"score": max(old.score, lab.score),
+                                                 "primary": old.primary or lab.primary})
+        else:
+            merged[key] = lab
+    return list(merged.values())
+
+
+_ONE_PRIMARY = {"contains": {"properties": {"primary": {"const": True}}, "required": ["primary"]},
+                "minContains": 0, "maxContains": 1}
 
 
 class UpdateRequest(_Body):
     """Replace a memory's text (the old text stays in its history) and/or its labels (kept as hand-set)."""
 
-    text: Optional[Text] = None
+    # text and labels are not nullable: the schema's "one of them is present" would be met by a null
+    text: Text = None  # type: ignore[assignment]
     reason: Optional[Annotated[str, Field(max_length=1000, pattern=NO_NUL)]] = None
-    labels: Optional[Annotated[list[LabelIn], Field(max_length=20)]] = None
+    labels: Annotated[list[LabelIn], Field(max_length=20, json_schema_extra=_ONE_PRIMARY,
+                                           description="At most one primary (none: the first). Labels naming the "
+                                                       "same (domain, topic, intent) are merged: the highest "
+                                                       "score is kept.")] = None  # type: ignore[assignment]
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [{"required": ["text"]},
                                                                            {"required": ["labels"]}]})
@@ -225,7 +237,7 @@ class UpdateRequest(_Body):
     def _something(self) -> "UpdateRequest":
         if self.text is None and self.labels is None:
             raise ValueError("give a new text, labels, or both")
-        _check_labels(self.labels)
+        self.labels = _merge_labels(self.labels)
         return self
 
 
@@ -320,19 +332,21 @@ class TierRequest(_Body):
     """Archive (to cold) or restore (to warm) memories: by ``ids``, or every matching memory of ``user_id`` with
     optional ``filters``. ``reason`` goes to each memory's history."""
 
-    ids: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
-                            Field(min_length=1, max_length=1000)]] = None
-    user_id: Optional[ScopeId] = None
+    # ids and user_id are not nullable: which one is present decides (the schema's oneOf)
+    ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
+                   Field(min_length=1, max_length=1000)] = None  # type: ignore[assignment]
+    user_id: ScopeId = None  # type: ignore[assignment]
     filters: Optional[Filters] = None
     reason: Optional[Annotated[str, Field(max_length=1000, pattern=NO_NUL)]] = None
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
-        {"required": ["ids"], "not": {"anyOf": [{"required": ["user_id"]}, {"required": ["filters"]}]}},
-        {"required": ["user_id"], "not": {"required": ["ids"]}}]})
+    # exactly one of ids / user_id (oneOf: both would match both); filters only with user_id
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "oneOf": [{"required": ["ids"]}, {"required": ["user_id"]}], "dependentRequired": {"filters": ["user_id"]}})
 
     @model_validator(mode="after")
     def _one_target(self) -> "TierRequest":
-        if (self.ids is None) == (self.user_id is None) or (self.ids is not None and self.filters is not None):
+        given = self.model_fields_set
+        if ("ids" in given) == ("user_id" in given) or ("filters" in given and "user_id" not in given):
             raise ValueError("give either ids or user_id (with optional filters), not both or neither")
         return self
 
