@@ -243,3 +243,12 @@ def test_error_logs_name_the_route_and_type_not_the_message(caplog):
     text = caplog.text
     assert "GET /v1/boom/{user_id} failed: RuntimeError at" in text, text
     assert "X1234567" not in text and "alice-secret" not in text
+
+
+def test_unknown_query_parameters_are_refused(local):
+    """A misspelt filter must not widen a read: ?user=alice on GET /v1/review would list every user's items."""
+    r = local.get("/v1/review", params={"user": "alice"})
+    assert r.status_code == 422 and r.json()["error"]["details"][0]["loc"] == ["query", "user"], r.text
+    assert local.get("/v1/review", params={"user_id": "alice"}).status_code == 200
+    r = local.delete("/v1/memories/nope", params={"purge": "true", "force": "1"})
+    assert r.status_code == 422 and "force" in r.text

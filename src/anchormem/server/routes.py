@@ -32,7 +32,30 @@ _ERR = {"model": ErrorResponse}
 _AUTH = {400: _ERR, 401: _ERR, 403: _ERR, 422: _ERR, 429: _ERR, 503: _ERR}
 _AUTH_404 = {**_AUTH, 404: _ERR}
 
-router = APIRouter(prefix="/v1")
+def _known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a typo like ``?user=alice`` on ``GET /v1/review``
+    would otherwise list every user's items): a 422 naming them."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    known = {p.alias for p in _all_query_params(dependant)}
+    unknown = sorted({k for k in request.query_params.keys() if k not in known})
+    if unknown:
+        raise RequestValidationError([{"loc": ("query", name), "type": "extra_forbidden",
+                                       "msg": "unknown query parameter"} for name in unknown])
+
+
+def _all_query_params(dependant: Any) -> list[Any]:
+    out, stack = [], [dependant]
+    while stack:
+        d = stack.pop()
+        out.extend(d.query_params)
+        stack.extend(d.dependencies)
+    return out
+
+
+router = APIRouter(prefix="/v1", dependencies=[Depends(_known_query_only)])
 
 def _scope_query(default: Any = None) -> Any:
     """A fresh scope-id query parameter. (One shared ``Query`` object would be bound to the first
@@ -83,12 +106,13 @@ def _query_filters(raw: Optional[str]) -> Optional[dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------------------------- probes
-@router.get("/health", response_model=HealthResponse, tags=["probes"], summary="Liveness (no auth)")
+@router.get("/health", response_model=HealthResponse, responses={422: _ERR}, tags=["probes"],
+            summary="Liveness (no auth)")
 def health() -> HealthResponse:
     return HealthResponse()
 
 
-@router.get("/ready", response_model=ReadyResponse, responses={503: _ERR}, tags=["probes"],
+@router.get("/ready", response_model=ReadyResponse, responses={422: _ERR, 503: _ERR}, tags=["probes"],
             summary="Readiness: the store, the keys database and a shared session store answer (no auth)")
 def ready(request: Request) -> Any:
     request.app.state.memories.ping()
