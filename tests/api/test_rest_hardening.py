@@ -252,3 +252,11 @@ def test_unknown_query_parameters_are_refused(local):
     assert local.get("/v1/review", params={"user_id": "alice"}).status_code == 200
     r = local.delete("/v1/memories/nope", params={"purge": "true", "force": "1"})
     assert r.status_code == 422 and "force" in r.text
+
+
+def test_metadata_values_keep_their_json_type(local):
+    """A string that reads as a number stays a string ("02139", "12e45678" is not infinity), a bool a bool."""
+    meta = {"zip": "02139", "run": "12e45678", "n": 3, "x": 2.5, "ok": True, "none": None}
+    r = local.post("/v1/memories", json={"messages": "I live near the river.", "user_id": _uid(), "metadata": meta})
+    assert r.status_code == 201, r.text
+    assert r.json()["events"][0]["memory"]["metadata"] == meta

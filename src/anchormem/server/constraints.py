@@ -20,7 +20,8 @@ import re
 from datetime import datetime, timezone
 from typing import Annotated, Any, Union
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import (AfterValidator, BeforeValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
+                      WithJsonSchema)
 
 from .. import filters as _filters
 from ..config import Settings
@@ -165,9 +166,9 @@ _NUMBER_SCHEMA = {"type": "number", "minimum": NUMBER_MIN, "maximum": NUMBER_MAX
 _META_STR_SCHEMA = {"type": "string", "pattern": NO_NUL_PATTERN}
 _META_VALUE_SCHEMA = {"anyOf": [_META_STR_SCHEMA, _NUMBER_SCHEMA, {"type": "boolean"}, {"type": "null"}]}
 #: a metadata value: a string without NUL, a number in the 64-bit integer range (finite), a boolean or null
-MetaValue = Annotated[Union[bool, int, float, Annotated[str, Field(pattern=NO_NUL_PATTERN)], None],
-                      Field(union_mode="left_to_right"), AfterValidator(_finite_int64),
-                      WithJsonSchema(_META_VALUE_SCHEMA)]
+MetaValue = Annotated[Union[StrictBool, StrictInt, StrictFloat, Annotated[StrictStr, Field(pattern=NO_NUL_PATTERN)],
+                            None],
+                      AfterValidator(_finite_int64), WithJsonSchema(_META_VALUE_SCHEMA)]
 #: metadata: at most 256 keys of META_KEY_PATTERN, each a MetaValue
 Metadata = Annotated[dict[Annotated[str, Field(pattern=META_KEY_PATTERN)], MetaValue], Field(max_length=256),
                      WithJsonSchema({"type": "object", "maxProperties": 256, "propertyNames": {"pattern": META_KEY_PATTERN},
