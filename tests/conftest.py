@@ -1,12 +1,55 @@
-"""Shared fixtures: a fast store on the deterministic hash embedder, and one real embedder per session."""
+"""Shared fixtures: a fast store on the deterministic hash embedder, and one real embedder per session; the smoke
+subset (``pytest -q -m smoke``)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from anchormem import Memory
 from anchormem.embedders import make_embedder
 from anchormem.timeutil import set_clock
+
+
+# ``pytest -q -m smoke``: about a minute on a quiet 2-core machine. The public API, the core Memory calls, filters,
+# the store, the CLI and the README's example; every test in these files carries the ``smoke`` marker, and with
+# ``-m smoke`` alone no other file is even collected (collecting the whole suite takes longer than the subset).
+SMOKE_FILES = frozenset({"test_public_api.py", "test_memory_api.py", "test_filters.py", "test_store.py",
+                         "test_cli.py", "test_readme.py"})
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.getoption("markexpr", "") != "smoke" or collection_path.is_dir():
+        return None
+    if collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return not (collection_path.parent == _TESTS and collection_path.name in SMOKE_FILES)
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``pytest -n auto``: one worker per core, at most 4 (each worker loads the embedding model and starts its own
+    PostgreSQL for the contract tests)."""
+    import os
+
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+# Files whose every test is ``slow`` besides those marked in place: long explorations rather than checks of one
+# behaviour. The default run leaves ``slow`` out (pyproject's addopts); ``pytest -m slow`` runs them, as CI does.
+SLOW_FILES = frozenset({"api/test_fuzz.py"})  # schemathesis fuzzing of every route (~1 min of CPU)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the mark plugin deselects by -m
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent == _TESTS and path.name in SMOKE_FILES:
+            item.add_marker(pytest.mark.smoke)
+        if path.is_relative_to(_TESTS) and path.relative_to(_TESTS).as_posix() in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -114,9 +114,9 @@ def test_old_session_episodes_roll_up_into_the_session_summary_and_go_cold(mem):
                        {"role": "assistant", "content": "Noted, no coffee after 3pm."},
                        {"role": "user", "content": "We agreed to pay 4500 yuan rent by the 5th."}],
                       user_id="u", session_id="jan")
-        clock.advance(days=20)
+        clock.advance(days=40)
         feb = mem.add("Can you book a table for 4 on Friday?", user_id="u", session_id="feb")
-        clock.advance(days=20)  # jan is 40 days old, feb 20
+        clock.advance(days=20)  # on the user's timeline (their latest turn: feb) jan is 40 days old, feb 0
         report = mem.consolidate(user_id="u")
         assert [c.key for c in report.clusters] == ["session:jan"]
         episodes = {e.memory.id for e in jan if e.memory.kind in ("utterance", "question", "assistant")}
@@ -140,11 +140,22 @@ def test_sessionless_episodes_cluster_by_week(mem):
         clock.advance(days=2)
         mem.add("Is the gym open until 10pm on Wednesdays?", user_id="u")
         clock.advance(days=60)
+        mem.add("I started a new job at the library today.", user_id="u")  # ages count on the user's timeline
         report = mem.consolidate(user_id="u")
         assert [c.key for c in report.clusters] == ["week:2025-W02"]
         summary = mem.get(report.clusters[0].summary_id)
         assert summary.metadata["summary_level"] == "cluster"
         assert summary.text.startswith("Week 2025-W02\n") and "turns 30 on the 14th" in summary.text
+
+
+def test_ages_count_on_the_users_timeline_not_the_wall_clock(mem):
+    """Issue 22: a user who has been away (or whose past conversations were imported) keeps them warm: ages are
+    measured from the user's latest turn."""
+    with frozen_clock(T0) as clock:
+        mem.add("My sister Ana turns 30 on the 14th.", user_id="u", session_id="s")
+        clock.advance(days=400)
+        report = mem.consolidate(user_id="u")
+        assert report.clusters == [] and report.demoted == [] and report.archived == []
 
 
 def test_idle_unimportant_memories_are_demoted_and_promoted_when_used_again(mem):
@@ -157,6 +168,7 @@ def test_idle_unimportant_memories_are_demoted_and_promoted_when_used_again(mem)
         clock.advance(days=50)
         assert used.id in [h.memory.id for h in mem.search("red kayak garage uncle", user_id="u", limit=1)]
         clock.advance(days=50)  # 100 days after writing; `used` was last accessed 50 days ago
+        mem.add("The green umbrella by the door is mine.", user_id="u")  # the user's latest activity: now
         report = mem.consolidate(user_id="u", episode_age_days=10_000)
         assert report.demoted == [chat.id] and report.clusters == []
         assert mem.get(chat.id).tier == "cold" and mem.get(fact.id).tier == "warm" and mem.get(used.id).tier == "warm"
@@ -197,8 +209,9 @@ def test_summarize_without_a_session_rolls_up_the_session_summaries(mem):
         assert us is not None and us.metadata["summary_level"] == "user" and us.session_id is None
         assert us.text.startswith("User summary: 2 sessions, 2025-01-06..2025-01-13\n")
         lines = json.loads(us.metadata["summary_lines"])
-        assert [ln["text"] for ln in lines] == ["I pay 900 euros rent every month.", "I moved to Munich last week.",
-                                               "I don't eat meat any more."]  # Berlin was superseded: left out
+        assert [ln["text"] for ln in lines] == ["I pay 900 euros rent every month.",
+                                               "I moved to Munich last week. [Berlin → Munich, 2025-01]",
+                                               "I don't eat meat any more."]  # Berlin was superseded: a change
         # every line quotes a stored message of a current memory
         alive = {m for it in mem.get_all(user_id="u") for m in it.source_message_ids}
         assert {ln["message_id"] for ln in lines} <= alive

@@ -524,3 +524,23 @@ def test_a_lexicon_word_does_not_pin_the_sense_when_the_users_memories_disagree(
     code = mem.search("Tell me about the python.", user_id=u, context=["My code keeps throwing exceptions."], limit=3)
     assert code[0].memory.text == "I use Python every day for data analysis."
     assert all(h.memory.session_id != "zoo" for h in code)
+
+
+def test_the_conversations_own_stored_turns_never_push_the_other_memories_out(mem):
+    """The agent loop stores the user's turn with add, then searches with that turn in the conversation (the
+    OpenAI Agents session does exactly this). The stored turn is the conversation itself: before, it was the
+    context factor's reference and the query's singled-out memory, so every other memory got factor ~0.03 and
+    was dropped ("Can you suggest a restaurant near me?" found only itself, never "I'm vegetarian")."""
+    u = "agent-loop"
+    mem.add([{"role": "user", "content": "I moved to Berlin last month and I'm vegetarian."},
+             {"role": "assistant", "content": "Noted, welcome to Berlin!"}], user_id=u, session_id="monday",
+            timestamp="2024-07-01T10:00:00Z")
+    turn = "Can you suggest a restaurant near me?"
+    mem.add(turn, user_id=u, session_id="friday", timestamp="2024-07-05T10:00:00Z")
+    hits = mem.search(turn, user_id=u, context=turns(turn), limit=5)
+    texts = [h.memory.text for h in hits]
+    assert "I'm vegetarian." in texts or "I moved to Berlin last month and I'm vegetarian." in texts
+    assert any("Berlin" in t for t in texts if t != turn)
+    assert all(h.explain["anchor"]["factor"] > 0.1 for h in hits)
+    other = mem.search("What do I eat?", user_id=u, context=turns(turn), limit=5)
+    assert any("vegetarian" in h.memory.text and h.memory.text != turn for h in other[:2])

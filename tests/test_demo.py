@@ -73,6 +73,7 @@ def test_demo_question(demo_run, lang, q):
     assert r["ok"] is (not q.get("known_weakness"))
 
 
+@pytest.mark.slow  # a second full demo run (~30 s of CPU), for its printed layout; demo_run checks every answer
 def test_demo_human_output(tmp_path, monkeypatch):
     monkeypatch.delenv("ANCHORMEM_EMBEDDER", raising=False)
     res = CliRunner().invoke(app, ["demo", "--db", str(tmp_path / "d.db")])

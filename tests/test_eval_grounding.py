@@ -12,7 +12,9 @@ from anchormem.cli import app
 from anchormem.eval.hallucination import run_hallucination
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo10.json"
-pytestmark = pytest.mark.skipif(not DATA.is_file(), reason=f"LoCoMo data not found at {DATA}")
+# evaluations on a real LoCoMo conversation: `pytest -m slow` (CI runs them in a step of their own)
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not DATA.is_file(), reason=f"LoCoMo data not found at {DATA}")]
 
 
 def test_no_unsupported_fact_is_stored_even_when_the_llm_invents():

@@ -231,7 +231,7 @@ MEM0 = [  # mem0 get_all() items (OSS and platform fields), oldest first by crea
 def test_mem0_mapping(fresh):
     counts = fresh.import_memories({"results": MEM0})
     assert counts == {"messages": 0, "memories": 3, "history": 3, "entities": counts["entities"],
-                      "skipped_messages": 0, "skipped_memories": 0}
+                      "reviews": 0, "skipped_messages": 0, "skipped_memories": 0, "skipped_reviews": 0}
     seats, paris, peanuts = fresh.get_all(user_id="alex", include_superseded=True, show_expired=True)
     assert seats.text == "Prefers window seats on long flights"
     assert (seats.agent_id, seats.session_id, seats.speaker, seats.role) == ("travel-bot", "trip-42", "Alex", "user")
@@ -273,9 +273,9 @@ def test_docs_list_every_field_of_the_format():
     """docs/portable.md names every field the schema has, so the documented format cannot drift from the code."""
     from pathlib import Path
 
-    from anchormem.portable import ExportHistory, ExportMemory, ExportMessage
+    from anchormem.portable import ExportHistory, ExportMemory, ExportMessage, ExportReview
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "portable.md").read_text(encoding="utf-8")
-    for model in (ExportDocument, ExportMemory, ExportHistory, ExportMessage):
+    for model in (ExportDocument, ExportMemory, ExportHistory, ExportMessage, ExportReview):
         missing = [f for f in model.model_fields if f"`{f}`" not in text]
         assert missing == [], f"{model.__name__}: {missing}"

@@ -5,7 +5,7 @@ import importlib
 import anchormem
 
 DOCUMENTED = [
-    "Memory", "Settings", "SearchConfig", "AnswerConfig", "Message", "MemoryItem", "MemoryEvent", "Hit",
+    "Memory", "AsyncMemory", "Settings", "SearchConfig", "AnswerConfig", "Message", "MemoryItem", "MemoryEvent", "Hit",
     "Answer", "HistoryEntry", "Label", "Entity", "Scope", "AnchormemError", "ConfigError",
     "EmbedderMismatchError", "NotFoundError", "InvalidInputError", "FilterError", "ScopeError", "ProviderError",
     "EmbeddingError", "LLMError", "StoreError", "ConflictError", "PrivacyError", "LLMParseError",

@@ -4,6 +4,7 @@ works offline.
 The public surface is exactly ``__all__``; everything else is private and may change.
 """
 
+from .aio import AsyncMemory
 from .answer import AnswerConfig
 from .config import Settings
 from .errors import (
@@ -26,10 +27,17 @@ from .memory import Memory
 from .retrieval.config import SearchConfig
 from .types import Answer, Entity, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Message, Scope
 
-__version__ = "0.1.0"
+try:  # the one source of the version is pyproject.toml, read from the installed distribution's metadata
+    from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+    from importlib.metadata import version as _dist_version
+
+    __version__: str = _dist_version("anchormem")
+except _PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Memory",
+    "AsyncMemory",
     "Settings",
     "SearchConfig",
     "AnswerConfig",

@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     - ``embedder``: ``auto`` (multilingual-e5-small, bundled), ``e5-small``, ``hash`` or ``openai``.
     - ``max_message_chars``: longest accepted message (characters); longer input is an error, not truncated.
     - ``max_query_chars``: longest accepted search query.
+    - ``max_add_messages`` / ``max_add_chars``: most messages, and most characters of message text in all, one
+      ``add`` call takes (default 1,000 / 100,000); over them is an error before anything is stored
+      (:mod:`anchormem.ingest.limits`). Raise them, or split the input into several calls.
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
@@ -53,6 +56,11 @@ class Settings(BaseSettings):
       (shared by API workers). ``cache_ttl``: seconds a cached search or memory may be served (writes invalidate
       at once; the TTL bounds drift of recency and access counts). ``cache_embedding_ttl``: seconds a query
       embedding stays in Redis.
+    - ``durability``: ``full`` (default: an acknowledged write survives a power cut; SQLite ``synchronous=FULL``,
+      PostgreSQL's ``synchronous_commit`` as the server sets it) or ``normal`` (faster; survives a killed process,
+      a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/operations.md.
+    - ``tracing``: OpenTelemetry spans per call and stage (:mod:`anchormem.tracing`; ``pip install
+      'anchormem[otel]'``), off by default; spans go only to the tracer provider the application configured.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -67,6 +75,8 @@ class Settings(BaseSettings):
     tenant: str = "default"
     max_message_chars: int = Field(32_000, ge=1)
     max_query_chars: int = Field(4_000, ge=1)
+    max_add_messages: int = Field(1_000, ge=1)
+    max_add_chars: int = Field(100_000, ge=1)
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"
@@ -81,6 +91,8 @@ class Settings(BaseSettings):
     cache_ttl: float = Field(30.0, gt=0)
     cache_size: int = Field(2048, ge=1)
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
+    durability: Literal["full", "normal"] = "full"
+    tracing: bool = False
 
     def __init__(self, **values: object) -> None:
         """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""

@@ -21,7 +21,8 @@ scheduled by you or on demand), in this order:
    (``valid_to`` = now, ``superseded_by`` = the kept id, ``MERGE`` history rows) and their source message ids
    and access counts go to the kept one. Summaries are never merged.
 3. *Roll up old episodes*: current warm episodes (kinds :data:`EPISODE_KINDS`) said more than
-   ``episode_age_days`` (:data:`EPISODE_AGE_DAYS`, 30) ago are clustered by session (episodes without a session:
+   ``episode_age_days`` (:data:`EPISODE_AGE_DAYS`, 30) before the user's latest activity (:func:`user_clock`, not the
+   wall clock) are clustered by session (episodes without a session:
    by ISO week of when they were said). Each cluster gets a summary (the session's summary, rebuilt so it covers
    every turn; for a week, a new one; verbatim lines from :mod:`anchormem.summaries`, so numbers and negations
    are kept) and its episodes are archived. A cluster with nothing worth a summary line stays warm.
@@ -55,10 +56,12 @@ from .filters import And, Cond, parse_filters
 from .ingest.classify import content_hash
 from .lifecycle import importance, not_expired
 from .stores.protocol import NewMemory
+from .summary_currency import closed_facts, current_lines
 from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summary_memory, summarize_messages, \
     summary_metadata
 from .text.tokenize import content_words, index_text
 from .timeutil import to_utc, utcnow
+from .validate import check_id
 from .types import MemoryItem, Scope
 
 if TYPE_CHECKING:
@@ -270,7 +273,7 @@ def user_summary_memory(store: Any, scope: Scope, *, embedder: Any, now: datetim
     chosen.sort(key=lambda r: (-r[1], r[2]))  # oldest summary first, then line order
     used = list(dict.fromkeys(r[4].id for r in chosen))
     by_id = {p.id: p for p in parts}
-    summary = Summary(session_id=None, lines=[r[3] for r in chosen],
+    summary = Summary(session_id=None, lines=current_lines([r[3] for r in chosen], items, closed_facts(store, scope)),
                       messages=sum(int((by_id[u].metadata or {}).get("summary_messages") or 0) for u in used))
     words: Counter[str] = Counter(w for ln in summary.lines for w in content_words(ln.text) if len(w) > 1)
     summary.topic = [w for w, _ in words.most_common(5)]
@@ -340,7 +343,7 @@ def _targets(mem: "Memory", ids: list[str] | None, user_id: str | None, filters:
             raise InvalidInputError("ids must be a non-empty list of memory ids")
         if filters is not None:
             raise InvalidInputError("filters apply to user_id, not to ids")
-        return list(dict.fromkeys(ids))
+        return list(dict.fromkeys(check_id(i, f"ids[{n}]") for n, i in enumerate(ids)))
     scope = mem._scope(user_id)
     where = parse_filters(filters, metadata_keys=lambda: mem.store.metadata_keys(scope))
     tier = Cond("tier", "eq", tier_from)
@@ -369,6 +372,14 @@ def restore(mem: "Memory", ids: list[str] | None = None, *, user_id: str | None 
 
 
 # ------------------------------------------------------------------------------------------------ consolidate
+def user_clock(items: list[MemoryItem], now: datetime) -> datetime:
+    """The instant ages are measured from for archiving: the user's latest activity (the newest time a memory of
+    theirs was said, ``created_at``), or ``now`` if earlier. A user whose conversations were imported from the past,
+    or who has been away, does not see everything they said archived at once for being old on the wall clock."""
+    said = [m.created_at for m in items if m.kind != "summary"]
+    return min(now, max(said)) if said else now
+
+
 def _week(dt: datetime) -> str:
     y, w, _ = dt.isocalendar()
     return f"week:{y}-W{w:02d}"
@@ -413,10 +424,11 @@ def consolidate(mem: "Memory", *, user_id: str, agent_id: str | None = None, now
                                      reason="near-duplicate")
     step(2, 5, "merge")
 
-    # 3. roll up old episodes into summaries, archive them
+    # 3. roll up old episodes into summaries, archive them; ages on the user's own timeline (user_clock)
     closed = {d for g in report.merged for d in g.merged}
-    cutoff = when - timedelta(days=episode_age_days)
     items = [m for m in current() if m.id not in closed]
+    clock = user_clock(items, when)
+    cutoff = clock - timedelta(days=episode_age_days)
     clusters: dict[str, list[MemoryItem]] = {}
     for m in items:
         if m.tier == "warm" and m.kind in EPISODE_KINDS and m.created_at < cutoff:
@@ -447,7 +459,7 @@ def consolidate(mem: "Memory", *, user_id: str, agent_id: str | None = None, now
 
     # 4. demote idle, unimportant memories
     rolled = set(report.archived)
-    idle_cut = when - timedelta(days=idle_days)
+    idle_cut = clock - timedelta(days=idle_days)
     idle = [m.id for m in current() if m.tier == "warm" and m.kind != "summary" and m.id not in closed
             and m.id not in rolled and importance(m) <= DEMOTE_MAX_IMPORTANCE + 1e-9
             and (m.last_accessed_at or m.created_at) < idle_cut]

@@ -19,6 +19,19 @@ caller's scope; otherwise it is an error, so typos never silently match nothing.
 Operators: ``eq, ne, gt, gte, lt, lte, in, nin, exists`` (``contains`` for text). Anything else raises
 :class:`~anchormem.errors.FilterError`.
 
+Typed comparison (``metadata.<key>``; the same on every store): a stored value and a filter value compare only
+when they are of the same JSON type: number (integers and floats together), string or boolean. Booleans are not
+numbers: ``{"a": 1}`` does not match ``true`` and ``{"a": true}`` does not match ``1``. ``eq``/``in`` match a
+value of the same type that is equal (``1`` matches ``1.0``); ``gt``/``gte``/``lt``/``lte`` take a number or a
+string and match only numbers (numerically) or only strings (by Unicode code point, never by a locale's
+collation): ``{"a": {"gt": 10}}`` never matches the text ``"string"``. ``contains`` takes a string and matches
+string values only (ASCII letters case-insensitively; PostgreSQL also folds other letters). ``ne``/``nin`` are
+the negation of ``eq``/``in``: they match values of another type, JSON null and memories without the key; so
+does ``NOT`` around any of these conditions (a comparison with a missing key is false, never unknown). Filter
+values are checked like stored ones (:mod:`anchormem.validate`): no lone surrogates or NUL characters in strings,
+integers within the signed 64-bit range, no NaN or infinity; a violation is a FilterError naming the key and the
+limit.
+
 Limits (checked before anything is parsed or sent to the database; over them is a FilterError, HTTP 400
 ``invalid_filter``): ``AND``/``OR``/``NOT`` nest at most :data:`MAX_FILTER_DEPTH` (16) deep; a filter has at most
 :data:`MAX_FILTER_CONDITIONS` (256) conditions (each field/operator pair counts one, so
@@ -31,12 +44,12 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Union
 
 from .context.taxonomy import DOMAIN_NAMES
 from .errors import FilterError, InvalidInputError
 from .timeutil import to_epoch
+from .validate import check_scalar
 
 __all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS", "names_field",
            "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS", "MAX_FILTER_VALUES"]
@@ -182,13 +195,22 @@ def parse_filters(
                 return to_epoch(v, field=field)
             except InvalidInputError as exc:
                 raise FilterError(str(exc)) from exc
+        if isinstance(v, (str, int, float)):  # one check for every store: see anchormem.validate
+            check_scalar(v, f"filter {field!r} {op}", error=FilterError)
         if field in NUMBER_FIELDS:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise FilterError(f"{field!r} compares with numbers, got {_show.repr(v)}")
             return float(v)
         if field.startswith("metadata."):
-            if isinstance(v, (dict, list, datetime)):
+            if v is not None and not isinstance(v, (str, int, float, bool)):
                 raise FilterError(f"metadata values compare as scalars, got {type(v).__name__} for {field!r}")
+            if op in _RANGE_OPS and (v is None or isinstance(v, bool)):
+                raise FilterError(f"range operator {op!r} on {field!r} takes a number or a string, got "
+                                  f"{_show.repr(v)}")
+            if op == "contains" and not isinstance(v, str):
+                raise FilterError(f"'contains' on {field!r} takes a string, got {_show.repr(v)}")
+            if v is None and op in ("in", "nin"):
+                raise FilterError(f"{op!r} on {field!r} takes scalars, not null; use 'exists' or eq null")
             return v
         if v is None and op in ("eq", "ne"):
             return None

@@ -2,8 +2,9 @@
 
 What is cached, and why a cached answer is never stale:
 
-- **Query embeddings**, keyed by (embedder name, dimension, text). Pure: the same text always embeds the same.
-  Kept in this process (an LRU) and, with Redis, shared by every worker for ``embedding_ttl`` seconds.
+- **Query embeddings**, keyed by (store, tenant, user, embedder name, dimension, text). Pure: the same text
+  always embeds the same. Kept in this process (an LRU) and, with Redis, shared by every worker for
+  ``embedding_ttl`` seconds. Scoped by user, so a purge of the user deletes them (they say what the user asked).
 - **Search results** (:meth:`Memory.search`), keyed by everything that changes the result: tenant, user, agent
   and session scope, the (PII-redacted) query, limit, filters, the search config (recipe), ``as_of``,
   ``context``, ``show_expired``, the embedder, the LLM used for query rewriting, the UTC day (relative dates such
@@ -26,27 +27,33 @@ What can drift, bounded by ``ttl`` (default 30 s, on the library clock: :func:`a
 
 A cached hit is the uncached result, decoded: same ids, scores and ``explain`` (no ``"cache"`` marker is added,
 so cached and uncached hits compare equal; ``Memory.stats`` counts hits and misses). Values are JSON (the
-vectors float32 bytes); keys are SHA-256 digests, so no query text or id appears in a key.
+vectors float32 bytes); keys are HMAC-SHA256 digests under the store's secret
+(:mod:`anchormem.stores.store_secret`), so no query text, tenant, user or id appears in a key, and none can be
+confirmed by hashing a guess without the store.
 
 Backends: :class:`LocalBackend` (default; an LRU of ``max_entries`` in this process) or :class:`RedisBackend`
 (``redis://``; ``pip install 'anchormem[redis]'``). Redis layout under ``prefix`` (default
 ``anchormem:cache``)::
 
-    {prefix}:e:{sha256}                              query embedding (float32 bytes), embedding_ttl
-    {prefix}:s:{store_id}:{scope_sha}:{gen}:{sha256}  search result, ttl
-    {prefix}:g:{store_id}:{sha256}                    memory by id, ttl
-    {prefix}:p:{store_id}                             purge mark (random; no TTL)
+    {prefix}:e:{store}:{scope}:{hmac}         query embedding (float32 bytes), embedding_ttl
+    {prefix}:s:{store}:{scope}:{gen}:{hmac}   search result, ttl
+    {prefix}:g:{store}:{hmac}                 memory by id, ttl
+    {prefix}:p:{store}                        purge mark (random; no TTL)
+
+    {store}: SHA-256 of the store id (16 hex); {scope}: HMAC of (tenant, user) (32 hex); {hmac}: HMAC-SHA256
+    of what the entry stands for (embedder and query text; search arguments; tenant and memory id)
 
 A Redis failure never fails a call: it is logged (once, then again after a success) and the call runs
 uncached. Purges (``delete(..., purge=True)``, ``delete_all(purge=True)``, ``gc(purge=True)``) also delete the
-user's search entries and the store's memory-by-id entries from the cache (the cache of this process, or Redis;
-other processes' in-process LRUs keep unreachable copies until TTL or eviction), so purged text does not outlive
-the purge in Redis; entries of plain deletes are unreachable and expire with their TTL. A purge failing in Redis
-is logged every time (its entries then live until their TTL).
+user's query embeddings and search entries and the store's memory-by-id entries from the cache (the cache of
+this process, or Redis; other processes' in-process LRUs keep unreachable copies until TTL or eviction), so
+purged text does not outlive the purge in Redis; entries of plain deletes are unreachable and expire with their
+TTL. A purge failing in Redis is logged every time (its entries then live until their TTL).
 
 **A fill racing a purge** (a search or get that read the rows before the purge and writes its entry after the
 purge cleared the cache, e.g. in another worker) would put the purged text back. So a purge first sets the
-store's *purge mark* to a new random value, then deletes; every search/get entry is written only if the mark
+store's *purge mark* to a new random value, then deletes; every search/get entry (and query embedding) is
+written only if the mark
 still holds the value read before the rows were read (one atomic check-and-set: a Lua script in Redis, the lock
 in :class:`LocalBackend`). An entry computed from pre-purge rows is thus either refused or already in Redis when
 the purge's ``SCAN`` starts, which deletes it. (A mark evicted by a Redis ``maxmemory`` policy between a purge
@@ -56,8 +63,10 @@ and the racing write would let that write through; marks have no TTL.)
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
+import secrets
 import threading
 import time
 import uuid
@@ -297,27 +306,31 @@ class HotCache:
         return StoreCache(self, store, stats if stats is not None else {})
 
     # ---------------------------------------------------------------- embeddings (pure)
-    def embedding(self, name: str, dim: int, text: str, compute: Callable[[], np.ndarray],
-                  stats: dict[str, int] | None = None) -> np.ndarray:
-        """The query embedding of ``text`` by embedder ``name``: from this process, then the backend, else
-        ``compute()`` (stored in both)."""
-        key = f"{self.prefix}:e:{_digest(name, str(dim), text)}"
+    def embedding(self, key: str, dim: int, compute: Callable[[], np.ndarray], stats: dict[str, int] | None = None,
+                  *, shared: bool = True, guard: str | None = None) -> np.ndarray:
+        """The query embedding (``dim`` float32) under ``key`` (built by :meth:`StoreCache.embedding`): from this
+        process, then the backend (``shared``), else ``compute()`` (stored in both, unless the purge mark ``guard``
+        changed meanwhile: see "a fill racing a purge")."""
+        shared = shared and self._shared
         raw = self._emb.get(key)
-        if raw is None and self._shared:
-            raw = self.backend.get(key)
-            if raw is not None and len(raw) == 4 * dim:
-                self._emb.put(key, raw, self.embedding_ttl)
-            else:
-                raw = None
         if raw is not None:
             _count(stats, "embed", True)
             return np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        # the purge marks, read before the value: a fill racing a purge is refused (module docstring)
+        local = (guard, self._emb.marked(guard)) if guard else None
+        remote = (guard, self.backend.marked(guard)) if guard and shared else None
+        if shared:
+            raw = self.backend.get(key)
+            if raw is not None and len(raw) == 4 * dim:
+                self._emb.put(key, raw, self.embedding_ttl, guard=local)
+                _count(stats, "embed", True)
+                return np.frombuffer(raw, dtype="<f4").astype(np.float32)
         _count(stats, "embed", False)
         v = np.asarray(compute(), dtype=np.float32).reshape(-1)
         blob = v.astype("<f4").tobytes()
-        self._emb.put(key, blob, self.embedding_ttl)
-        if self._shared:
-            self.backend.put(key, blob, self.embedding_ttl)
+        self._emb.put(key, blob, self.embedding_ttl, guard=local)
+        if shared:
+            self.backend.put(key, blob, self.embedding_ttl, guard=remote)
         return v
 
     def close(self) -> None:
@@ -334,12 +347,25 @@ class StoreCache:
         for k in STAT_KEYS:
             stats.setdefault(k, 0)
         self._ns = _digest(str(getattr(store, "store_id", "") or ""))[:16]
+        get_secret = getattr(store, "cache_secret", None)  # a store without one: keys good in this process only
+        self._secret: bytes = get_secret() if get_secret is not None else secrets.token_bytes(32)
+
+    def _mac(self, *parts: str) -> str:
+        """HMAC-SHA256 (hex) of ``parts`` under the store's cache secret."""
+        msg = "\x00".join(parts).encode("utf-8", "surrogatepass")
+        return hmac.new(self._secret, msg, hashlib.sha256).hexdigest()
+
+    def _scope(self, tenant: str, user_id: str | None) -> str:
+        return "-" if user_id is None else self._mac("scope", tenant, user_id)[:32]
 
     def _scope_prefix(self, tenant: str, user_id: str) -> str:
-        return f"{self.cache.prefix}:s:{self._ns}:{_digest(tenant, user_id)[:32]}:"
+        return f"{self.cache.prefix}:s:{self._ns}:{self._scope(tenant, user_id)}:"
+
+    def _embedding_prefix(self, tenant: str, user_id: str | None) -> str:
+        return f"{self.cache.prefix}:e:{self._ns}:{self._scope(tenant, user_id)}:"
 
     def _get_key(self, tenant: str, memory_id: str) -> str:
-        return f"{self.cache.prefix}:g:{self._ns}:{_digest(tenant, memory_id)}"
+        return f"{self.cache.prefix}:g:{self._ns}:{self._mac('get', tenant, memory_id)}"
 
     def _mark_key(self) -> str:
         return f"{self.cache.prefix}:p:{self._ns}"
@@ -348,8 +374,13 @@ class StoreCache:
         """Write an entry computed after the purge mark held ``seen``, unless a purge has changed it since."""
         self.cache.backend.put(key, value, self.cache.ttl, guard=(self._mark_key(), seen))
 
-    def embedding(self, name: str, dim: int, text: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
-        return self.cache.embedding(name, dim, text, compute, self.stats)
+    def embedding(self, name: str, dim: int, text: str, compute: Callable[[], np.ndarray],
+                  scope: Scope | None = None) -> np.ndarray:
+        """The query embedding of ``text`` by embedder ``name`` (``dim`` float32) for the user of ``scope``, cached
+        under the user's key (deleted by :meth:`forget`); without a scope, in this process only."""
+        key = self._embedding_prefix(scope.tenant if scope else "", scope.user_id if scope else None) + \
+            self._mac("embedding", name, str(dim), text)
+        return self.cache.embedding(key, dim, compute, self.stats, shared=scope is not None, guard=self._mark_key())
 
     def search(self, scope: Scope, key: dict[str, Any], compute: Callable[[], list[Hit]], *, now: datetime,
                expiry_matters: bool, on_hit: Callable[[list[Hit]], None] | None = None) -> list[Hit]:
@@ -358,7 +389,7 @@ class StoreCache:
         ``expires_at``. ``on_hit(hits)`` runs on a cache hit (the access-count bump)."""
         gen = self.store.scope_generation(scope.tenant, scope.user_id)  # before computing: see module docstring
         body = json.dumps(key, sort_keys=True, ensure_ascii=False, default=str)
-        k = f"{self._scope_prefix(scope.tenant, scope.user_id)}{gen}:{_digest(body)}"
+        k = f"{self._scope_prefix(scope.tenant, scope.user_id)}{gen}:{self._mac('search', body)}"
         raw = self.cache.backend.get(k)
         if raw is not None:
             head, _, payload = raw.partition(b"\n")
@@ -404,9 +435,15 @@ class StoreCache:
 
     def forget(self, tenant: str, user_id: str) -> None:
         """After a purge: set the store's purge mark (fills computed before it are refused), then delete the
-        user's search entries (every generation) and every memory-by-id entry of this store (their keys do not
-        name the user; they are refilled on the next reads)."""
-        self.cache.backend.mark(self._mark_key())
+        user's query embeddings and search entries (every generation), every memory-by-id entry of this store
+        (their keys do not name the user; they are refilled on the next reads) and this process's unscoped query
+        embeddings of the store."""
+        emb, mark = self.cache._emb, self._mark_key()
+        self.cache.backend.mark(mark)
+        emb.mark(mark)
+        for prefix in (self._embedding_prefix(tenant, user_id), self._embedding_prefix(tenant, None)):
+            emb.delete_prefix(prefix)
+        self.cache.backend.delete_prefix(self._embedding_prefix(tenant, user_id))
         self.cache.backend.delete_prefix(self._scope_prefix(tenant, user_id))
         self.cache.backend.delete_prefix(f"{self.cache.prefix}:g:{self._ns}:")
 

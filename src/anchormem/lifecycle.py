@@ -61,7 +61,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from .errors import ConfigError, InvalidInputError
 from .filters import And, Cond, FilterNode, Or, names_field
-from .timeutil import to_utc
+from .timeutil import shift, to_utc
 from .types import MemoryItem
 
 __all__ = ["ExpiryPolicy", "parse_duration", "parse_strategy", "resolve_expiry", "explain_expiry",
@@ -203,9 +203,9 @@ def dynamic_expiry(item: MemoryItem, policy: ExpiryPolicy, base: datetime) -> tu
     start = item.event_time
     if start is not None and start > item.created_at and item.kind != "commitment":
         end = item.event_time_end or start
-        return end + parse_duration(policy.event_grace), "dynamic:event"
+        return shift(end, parse_duration(policy.event_grace)), "dynamic:event"
     if is_transient(item.text, policy.transient_max_chars):
-        return base + parse_duration(policy.transient), "dynamic:transient"
+        return shift(base, parse_duration(policy.transient)), "dynamic:transient"
     return None, "dynamic:permanent"
 
 
@@ -248,7 +248,7 @@ def explain_expiry(item: MemoryItem, policy: ExpiryPolicy | None = None, now: da
     if strategy == "dynamic":
         when, how = dynamic_expiry(item, policy, base)
         return when, f"{rule}→{how}"
-    return base + strategy, rule  # type: ignore[operator]
+    return shift(base, strategy), rule  # beyond the supported time range (anchormem.timeutil): never
 
 
 def resolve_expiry(item: MemoryItem, policy: ExpiryPolicy | None = None, now: datetime | None = None

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from .errors import AnchormemError, ConfigError, InvalidInputError, NotFoundError, ScopeError
 from .ingest.normalize import check_scope_id
 from .memory import Memory
-from .types import Label, MemoryItem
+from .types import Claim, Label, MemoryItem
 
 try:
     from mcp.server.mcpserver import MCPServer
@@ -94,16 +94,24 @@ class MemoryOut(BaseModel):
     event_time: datetime | None = Field(None, description="When the content happened, if a date was resolved.")
     labels: list[Label] = Field(default_factory=list, description="Context labels (domain, topic, intent).")
     metadata: dict[str, Any] = Field(default_factory=dict)
+    current: bool = Field(True, description="False when it no longer holds (superseded: valid_to set, or all its "
+                                             "claims superseded).")
+    valid_to: datetime | None = Field(None, description="When it stopped holding (UTC), if it did.")
+    claims: list[Claim] = Field(default_factory=list, description="The slot facts it carries, each with its own "
+                                                                  "validity (valid_to set: superseded).")
 
     @classmethod
     def of(cls, m: MemoryItem) -> "MemoryOut":
         return cls(id=m.id, text=m.text, user_id=m.user_id, session_id=m.session_id, agent_id=m.agent_id,
                    kind=m.kind, source=m.source, speaker=m.speaker, created_at=m.created_at,
-                   event_time=m.event_time, labels=m.labels, metadata=m.metadata)
+                   event_time=m.event_time, labels=m.labels, metadata=m.metadata, current=m.current,
+                   valid_to=m.valid_to, claims=m.claims)
 
 
 class EventOut(BaseModel):
-    event: str = Field(description="ADD (new memory) or NOOP (an identical memory already existed).")
+    event: str = Field(description="ADD (new memory), ADD_SUPERSEDED (new, but said before a newer value: stored "
+                                   "as past), NOOP (an identical memory already existed), SUPERSEDE (a memory no "
+                                   "longer current) or REVIEW (held for review).")
     memory: MemoryOut
 
 

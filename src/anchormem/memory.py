@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
@@ -22,8 +21,9 @@ from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
-from .purge_targets import pii_tokens, quoting_sessions, relabel_sessions
+from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_sessions
 from .ingest.classify import memory_hash
+from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
@@ -33,6 +33,7 @@ from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expi
                         warm_only)
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
+from .retrieval.currency import evidence_hits
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -40,11 +41,13 @@ from .ingest.poison import quarantine
 from .session.context import build_context
 from .session.store import SessionKey, make_session_store
 from .urlcheck import check_redis_url
+from .validate import check_id, check_metadata
 from .blas import with_one_blas_thread
+from .tracing import check_available as _check_tracing, describe_add, describe_query, staged, traced
 from .summaries import session_summary_memory
 from .facts.llm_extract import extract_facts_llm
 from .hotcache import resolve_cache, search_key
-from .facts.reconcile import conflicts, plan_facts
+from .facts.reconcile import approval_targets, conflicts, plan_facts
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -52,12 +55,12 @@ from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
+from .review_dedupe import queue_reviews
 from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
-_META_KEY = re.compile(r"^[\w\-]{1,64}$", re.UNICODE)
 
 
 class Memory:
@@ -105,6 +108,8 @@ class Memory:
                  cache: Any = None, **overrides: Any) -> None:
         self.settings = with_overrides(settings, overrides)
         s = self.settings
+        if s.tracing:
+            _check_tracing()
         url = url or s.url
         if path is not None and url is not None:
             raise ConfigError("give either path or url, not both")
@@ -126,7 +131,7 @@ class Memory:
         if enc is not None and pg_url:
             raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
         self.store = _open_postgres(pg_url, s) if pg_url else \
-            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc)
+            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc, durability=s.durability)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
             key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
@@ -167,6 +172,7 @@ class Memory:
                      session_id=check_scope_id(session_id, "session_id", required=False))
 
     # ---------------------------------------------------------------- write
+    @traced("add", describe_add)
     @with_one_blas_thread  # numpy products on one thread: the embedder keeps the cores (anchormem.blas)
     def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
@@ -179,24 +185,32 @@ class Memory:
         ``timestamp``: the time of turns that carry none (default: the previous turn's, else now). Relative dates
         ("yesterday", "上周三") resolve against each turn's own time.
 
-        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``NOOP`` (an identical current memory or the
-        same fact already exists; its id is returned), ``SUPERSEDE`` (a current fact closed by a new value: the
-        closed memory, ``valid_to`` set) or ``REVIEW`` (a conflicting change held in the review queue:
-        ``review_id`` and the proposed memory, not stored). Facts ("I live in…", "我住在…") are reconciled by
-        :mod:`anchormem.facts.reconcile`. Chit-chat, system turns and empty results return ``[]``; the reasons
-        are logged at DEBUG. One transaction per call.
+        Returns one MemoryEvent per memory touched: ``ADD`` (new), ``ADD_SUPERSEDED`` (new, said before a newer
+        value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id), ``SUPERSEDE``
+        (a memory closed by a new value, or left with no current claim: ``valid_to`` set) or ``REVIEW`` (a change
+        held in the review queue: ``review_id``, the proposed memory, not stored). Facts are reconciled by
+        :mod:`anchormem.facts.reconcile` (docs/currency.md). Chit-chat, system turns and empty results return
+        ``[]``; the reasons are logged at DEBUG. One transaction per call.
 
-        Raises InvalidInputError (empty/oversized/invalid text, bad timestamp or metadata), ScopeError.
+        Bounds (:mod:`anchormem.ingest.limits`): at most ``max_add_messages`` messages and ``max_add_chars``
+        characters in all per call, ``max_message_chars`` per message; timestamps in the supported range
+        (:mod:`anchormem.timeutil`); metadata as :func:`anchormem.validate.check_metadata` says. All checked
+        before anything is stored.
+
+        Raises InvalidInputError (empty/oversized/invalid text, too many messages or characters, bad timestamp or
+        metadata), ScopeError.
         """
-        scope = self._scope(user_id, agent_id, session_id)
-        meta = _check_metadata(metadata)
+        scope, s = self._scope(user_id, agent_id, session_id), self.settings
+        check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
+        meta = check_metadata(metadata)
         default_time = to_aware(timestamp) if timestamp is not None else utcnow()
-        msgs = normalize_messages(messages, default_time=default_time, max_chars=self.settings.max_message_chars,
+        msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
+        check_total_chars([m.content for m in msgs], s.max_add_chars)
         for i, m in enumerate(msgs):
             if m.metadata is not None:
                 try:
-                    m.metadata = _check_metadata(m.metadata)
+                    m.metadata = check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
@@ -210,8 +224,9 @@ class Memory:
         vectors = self._embed_drafts(plan.drafts)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), context_vector=c)
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts)
                 for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
+        turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
                                    restated=plan.restated)
@@ -222,12 +237,9 @@ class Memory:
         renewed = renewals([n.item for n in news], results, plan.noops, self.expiry, default_time)
         if renewed:
             self.store.set_expiry(scope.tenant, renewed)
-        for review in plan.reviews:
-            self.store.add_review(review)
-        if scope.session_id is not None and prepared.messages:  # the session layer sees every stored turn
-            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), [
-                {"role": m.role, "content": m.content, "timestamp": m.ts.isoformat(),
-                 **({"name": m.name} if m.name else {})} for m in prepared.messages])
+        plan.reviews = queue_reviews(self.store, plan.reviews)  # a statement already queued is not queued twice
+        if turns:  # the session layer sees every stored turn (checked above, before the write)
+            self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
         if every and scope.session_id is not None and prepared.messages:
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
@@ -257,6 +269,7 @@ class Memory:
 
         return llm_facts
 
+    @staged("embed")
     def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
         """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
         own = [d for d in drafts if d.reuse is None]
@@ -279,6 +292,7 @@ class Memory:
         nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")
+        check_id(memory_id, "memory_id")
         new_labels = check_labels(labels) if labels is not None else None
         if text is None:
             old = self.store.get(self.tenant, memory_id)
@@ -321,7 +335,7 @@ class Memory:
         (``"vault"`` and ``"review"`` with purge). Raises
         NotFoundError. A purge also clears the hot cache's entries of the user and the session buffers the memory
         and its turns (a restatement: ``add`` NOOP) came from."""
-        item = self.store.get(self.tenant, memory_id)
+        item = self.store.get(self.tenant, check_id(memory_id, "memory_id"))
         if not purge:
             counts = self.store.delete(self.tenant, memory_id, purge=False, actor="delete")
             counts["summaries"] = self._drop_summaries_citing([item], purge=False)
@@ -335,23 +349,8 @@ class Memory:
         return counts
 
     def _purge_copies(self, user_id: str, sessions: set[str] | None) -> None:
-        """After a purge, the other copies of the purged text: the user's hot cache entries
-        (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers (turns and summary, which quote the
-        stored turns) of ``sessions``, or of every session of the user (None). The whole buffer goes: its other
-        turns only feed :meth:`context`; the passage embeddings, label rows and conversation vectors kept for
-        search's conversation turns; and the labels and context vectors the remaining memories of ``sessions``
-        took from the purged turns (recomputed). Raises StoreError (the Redis session store failing)."""
-        self._searcher.forget_passages()
-        relabel_sessions(self.anchor, self.store, self.tenant, user_id, sessions)  # no label derived from a purged turn
-        self.anchor.forget()
-        if self.cache is not None:
-            self.cache.forget(self.tenant, user_id)
-        if self._sessions is None and check_redis_url(self.settings.session_url, "ANCHORMEM_SESSION_URL") is None:
-            return  # this Memory's in-process session store, never opened: it holds nothing
-        if sessions is None:
-            self.sessions.clear_user(self.tenant, user_id)
-        for session_id in sorted(sessions or ()):
-            self.sessions.clear(SessionKey(user_id, session_id, self.tenant))
+        """After a purge, the other copies of the purged text: :func:`anchormem.purge_targets.purge_copies`."""
+        purge_copies(self, user_id, sessions)
 
     def _drop_summaries_citing(self, gone: list[MemoryItem], *, purge: bool) -> int:
         """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
@@ -375,7 +374,7 @@ class Memory:
         return self._pii.reveal(text, self.tenant, key)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None,
-                   session_id: str | None = None, purge: bool = False) -> dict[str, int]:
+                   session_id: str | None = None, purge: bool = False, physical: bool = False) -> dict[str, int]:
         """Delete every memory of a user (optionally narrowed to an agent/session). An unscoped call raises
         ScopeError: there is no "delete everything". Returns counts per table. ``purge=True`` also erases the
         history text and reasons (for the whole user: of every history row, also of memories deleted earlier
@@ -383,9 +382,14 @@ class Memory:
         for a narrowed scope those no remaining text of the user holds), count under ``"vault"``, and the review
         items (the whole user: all; a narrowed scope: those drawn from its turns, ``"review"``); on SQLite freed
         bytes are zeroed and the WAL checkpointed, and the hot cache's entries and session buffers of the user (a
-        narrowed scope: of its sessions) go."""
+        narrowed scope: of its sessions) go. ``physical=True`` (with ``purge``) then erases the purged bytes from
+        the data files on PostgreSQL too (:func:`anchormem.purge_targets.physical_erase`, docs/privacy.md;
+        count under ``"rewritten"``). Raises InvalidInputError (``physical`` without ``purge``)."""
         if user_id is None:
             raise ScopeError("delete_all needs user_id; an unscoped wipe is refused")
+        if not isinstance(physical, bool) or (physical and purge is not True):
+            raise InvalidInputError(f"physical must be a bool and needs purge=True, got physical={physical!r}, "
+                                    f"purge={purge!r} (only purged text is erased from the files)")
         scope = self._scope(user_id, agent_id, session_id)
         whole = scope.agent_id is None and scope.session_id is None
         narrowed = None if whole or not purge else self.store.list_memories(scope, None, include_superseded=True)
@@ -396,13 +400,14 @@ class Memory:
             counts["vault"] = self.store.vault_delete(self.tenant, scope.user_id, tokens)
             self._purge_copies(scope.user_id, None if narrowed is None else
                                ({it.session_id for it in narrowed} | {scope.session_id}) - {None})
+        if physical:
+            counts["rewritten"] = physical_erase(self.store)
         return counts
 
     # ---------------------------------------------------------------- read
     def get(self, memory_id: str) -> MemoryItem:
         """One memory by id. Raises NotFoundError."""
-        if not isinstance(memory_id, str) or not memory_id:
-            raise InvalidInputError("memory_id must be a non-empty string")
+        check_id(memory_id, "memory_id")
         if self.cache is not None:
             return self.cache.get(self.tenant, memory_id, lambda: self.store.get(self.tenant, memory_id))
         return self.store.get(self.tenant, memory_id)
@@ -425,6 +430,7 @@ class Memory:
         return self.store.list_memories(scope, where, limit=limit, offset=offset,
                                         include_superseded=include_superseded)
 
+    @traced("search", describe_query)
     @with_one_blas_thread
     def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
                context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
@@ -446,9 +452,9 @@ class Memory:
         plain hybrid search. filters: see :mod:`anchormem.filters` (archived, cold memories are
         searched only when the filter names ``tier``). as_of: return what was current at that instant (nothing
         said later; every tier); a memory edited (``update``) since is matched and returned with the text it had
-        then (its labels, entities, fact slot and metadata stay current; see :mod:`anchormem.retrieval.past`).
-        Returns up to ``limit`` hits, best first; ``[]`` when nothing matches. Raises InvalidInputError,
-        FilterError, ScopeError.
+        then, with its labels, entities and fact slot of then (:mod:`anchormem.retrieval.past`). Current first: a
+        superseded value only with as_of, a past question or a valid_to filter (:mod:`.retrieval.currency`). Returns
+        up to ``limit`` hits, best first; ``[]`` if nothing matches. Raises InvalidInputError, FilterError, ScopeError.
         """
         scope = self._scope(user_id, agent_id, session_id)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
@@ -481,6 +487,7 @@ class Memory:
         return self.cache.search(scope, key, run, now=now, expiry_matters=when is None and not show_expired,
                                  on_hit=touch)
 
+    @traced("ask", describe_query)
     @with_one_blas_thread
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,
@@ -498,7 +505,7 @@ class Memory:
         """
         hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                            filters=filters, limit=limit, as_of=as_of)
-        hits = [h for h in hits if h.memory.kind != "summary"]  # answers quote turns; a summary only repeats them
+        query, hits = evidence_hits(query, hits, as_of, self.store, self.tenant)  # turns as they hold now
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
@@ -538,7 +545,7 @@ class Memory:
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
-        return AnchorHook(self.anchor, self.store, self._searcher.embed_query, query, scope, cfg, ctx, limit,
+        return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
                           embed_turn=self._searcher.embed_passage)
 
     def relabel(self, user_id: str | None = None) -> int:
@@ -555,9 +562,11 @@ class Memory:
         """The session store (:mod:`anchormem.session`): in-process, or Redis when ``session_url`` is set. Every
         ``add`` with a ``session_id`` appends its stored turns here. Opened on first use."""
         if self._sessions is None:
-            self._sessions = make_session_store(self.settings.session_url)
+            self._sessions = make_session_store(self.settings.session_url,
+                                                max_turn_chars=self.settings.max_message_chars)
         return self._sessions
 
+    @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
     def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
@@ -569,6 +578,7 @@ class Memory:
                              session_store=self.sessions, agent_id=agent_id, **options)
 
     # ---------------------------------------------------------------- summaries
+    @traced("summarize")
     def summarize(self, *, user_id: str, session_id: str | None = None,
                   agent_id: str | None = None) -> MemoryItem | None:
         """Write a structured summary of a session now (call it at session end; ``add`` also does every
@@ -622,12 +632,11 @@ class Memory:
     def approve(self, review_id: str, *, actor: str = "review") -> list[MemoryEvent]:
         """Apply a held change: the proposed memory is stored and supersedes the facts it conflicts with now.
         Returns the events (ADD, SUPERSEDE…). Raises NotFoundError, ConflictError (already resolved)."""
-        item = self.store.get_review(self.tenant, review_id)
+        item = self.store.get_review(self.tenant, check_id(review_id, "review_id"))
         if item.status != "pending":
             raise ConflictError(f"review item {review_id!r} is already {item.status}")
         new = item.proposed.model_copy(update={"labels": []})
-        old = [c for c in self.store.current_facts(self.tenant, item.user_id, [new.fact.slot] if new.fact else [])
-               if new.fact and c.fact and conflicts(c.fact, new.fact)]
+        old = approval_targets(self.store, self.tenant, item.user_id, new)
         vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
         new.labels = self.anchor.label_texts([new.text], vec)[0]
         results = self.store.write([], [NewMemory(
@@ -639,7 +648,8 @@ class Memory:
 
     def reject(self, review_id: str, *, actor: str = "review") -> ReviewItem:
         """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
-        return self.store.resolve_review(self.tenant, review_id, status="rejected", actor=actor, when=utcnow())
+        return self.store.resolve_review(self.tenant, check_id(review_id, "review_id"), status="rejected",
+                                         actor=actor, when=utcnow())
 
     # ---------------------------------------------------------------- expiry (anchormem.lifecycle)
     def expired(self, *, user_id: str | None = None, now: datetime | str | None = None) -> list[MemoryItem]:
@@ -717,24 +727,15 @@ class Memory:
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""
-        return self.store.history(self.tenant, memory_id)
+        return self.store.history(self.tenant, check_id(memory_id, "memory_id"))
 
     def export(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
-        with provenance and validity (superseded ones included), each memory's history, and source messages."""
-        scope = self._scope(user_id)
-        items = self.store.list_memories(scope, None, include_superseded=True)
-        return {
-            "format": EXPORT_FORMAT,
-            "exported_at": utcnow().isoformat(),
-            "tenant": self.tenant,
-            "user_id": scope.user_id,
-            "embedder": {"name": self.embedder.name, "dim": self.embedder.dim},
-            "memories": [json.loads(it.model_dump_json()) for it in items],
-            "history": {it.id: [json.loads(h.model_dump_json()) for h in self.store.history(self.tenant, it.id)]
-                        for it in items},
-            "messages": self.store.messages(scope),
-        }
+        with provenance and validity (superseded ones included), each memory's history, source messages and the
+        review queue (``anchormem.portable.export_document``)."""
+        from .portable import export_document
+
+        return export_document(self, self._scope(user_id))
 
     def import_memories(self, data: dict[str, Any] | list[Any], *, user_id: str | None = None,
                         on_conflict: str = "error", format: str = "auto") -> dict[str, int]:
@@ -758,24 +759,6 @@ def _recipe(value: str | SearchConfig) -> SearchConfig:
     return recipe(value)
 
 
-def _check_metadata(metadata: Any) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
-    for k, v in metadata.items():
-        if not isinstance(k, str) or not _META_KEY.match(k):
-            raise InvalidInputError(f"metadata key {k!r}: use 1-64 letters, digits, '_' or '-'")
-        if v is not None and not isinstance(v, (str, int, float, bool)):
-            raise InvalidInputError(f"metadata value for {k!r} must be a string, number, boolean or null")
-    try:
-        json.dumps(metadata, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata is not JSON-serialisable: {exc}") from exc
-    check_expiry_metadata(metadata)
-    return dict(metadata)
-
-
 def _is_postgres_url(url: str) -> bool:
     return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
 
@@ -783,7 +766,7 @@ def _is_postgres_url(url: str) -> bool:
 def _open_postgres(url: str, s: Settings) -> Any:
     """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
     from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
-    return PostgresStore(url, ann_threshold=s.ann_threshold)
+    return PostgresStore(url, ann_threshold=s.ann_threshold, durability=s.durability)
 
 
 def _path_from_url(url: str) -> str:

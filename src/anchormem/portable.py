@@ -33,13 +33,14 @@ from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text
 from .timeutil import to_aware, to_utc, utcnow
-from .types import HistoryEntry, MemoryItem, Role, Scope
+from .types import HistoryEntry, MemoryItem, ReviewItem, Role, Scope
+from .validate import check_json
 
 if TYPE_CHECKING:
     from .memory import Memory
 
 __all__ = ["EXPORT_FORMAT", "ExportDocument", "ExportMessage", "ExportEmbedder", "ExportMemory", "ExportHistory",
-           "Mem0Item", "import_memories", "import_export", "import_mem0", "parse_export", "detect_format",
+           "ExportReview", "Mem0Item", "export_document", "import_memories", "import_export", "import_mem0", "parse_export", "detect_format",
            "EMBED_BATCH", "MEM0_CONFIDENCE"]
 
 EMBED_BATCH = 256  # texts per embed_documents call
@@ -91,6 +92,11 @@ class ExportMemory(MemoryItem):
 
     model_config = ConfigDict(extra="forbid")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, v: Any) -> Any:  # ``current`` is computed from validity and claims, not read back
+        return {k: x for k, x in v.items() if k != "current"} if isinstance(v, dict) else v
+
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:
@@ -115,9 +121,21 @@ class ExportHistory(HistoryEntry):
         return _utc_fields(self)  # type: ignore[return-value]
 
 
+class ExportReview(ReviewItem):
+    """One review-queue item (a held change), exactly as :meth:`Memory.review_queue` returns it, whatever its
+    status (pending, approved, rejected)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _utc(self) -> "ExportReview":
+        return _utc_fields(self)  # type: ignore[return-value]
+
+
 class ExportDocument(BaseModel):
-    """An ``anchormem.export/1`` document: one user's messages, memories (superseded ones included) and each
-    memory's history, keyed by memory id. ``tenant``/``user_id``: where it was exported from."""
+    """An ``anchormem.export/1`` document: one user's messages, memories (superseded ones included), each
+    memory's history keyed by memory id, and the user's review queue (``reviews``: every status; absent in
+    older exports). ``tenant``/``user_id``: where it was exported from."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -129,6 +147,7 @@ class ExportDocument(BaseModel):
     memories: list[ExportMemory]
     history: dict[str, list[ExportHistory]] = Field(default_factory=dict)
     messages: list[ExportMessage] = Field(default_factory=list)
+    reviews: list[ExportReview] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> "ExportDocument":
@@ -150,6 +169,13 @@ class ExportDocument(BaseModel):
         msg_ids = [m.id for m in self.messages]
         if len(set(msg_ids)) != len(msg_ids):
             raise ValueError("a message id is listed twice")
+        review_ids = [r.id for r in self.reviews]
+        if len(set(review_ids)) != len(review_ids):
+            raise ValueError("a review item id is listed twice")
+        for r in self.reviews:
+            if r.user_id != self.user_id:
+                raise ValueError(f"review item {r.id!r} belongs to user {r.user_id!r}, the export is of "
+                                 f"{self.user_id!r}")
         return _utc_fields(self)  # type: ignore[return-value]
 
 
@@ -209,12 +235,15 @@ def import_memories(memory: "Memory", data: Any, *, user_id: str | None = None, 
     :func:`detect_format`), ``"anchormem"`` or ``"mem0"``. ``user_id`` imports into that user instead of the
     export's. ``on_conflict``: ``"error"`` (an id the target holds, or a duplicate of a current memory, raises
     and nothing is written) or ``"skip"`` (such rows are left out). One transaction. Returns counts per table
-    (see :meth:`anchormem.stores.protocol.Store.import_rows`). Raises InvalidInputError, ScopeError, StoreError."""
+    (see :meth:`anchormem.stores.protocol.Store.import_rows`). Every value in ``data`` must be storable
+    (:func:`anchormem.validate.check_json`: no lone surrogates or NUL, integers within 64 bits, no NaN/inf).
+    Raises InvalidInputError, ScopeError, StoreError."""
     if format not in ("auto", "anchormem", "mem0"):
         raise InvalidInputError(f"format must be 'auto', 'anchormem' or 'mem0', not {format!r}")
     if on_conflict not in ("error", "skip"):
         raise InvalidInputError(f"on_conflict must be 'error' or 'skip', not {on_conflict!r}")
     uid = check_scope_id(user_id, "user_id", required=False)
+    check_json(data, "import data")  # every string, number and key storable (anchormem.validate)
     fmt = detect_format(data) if format == "auto" else format
     if fmt == "mem0":
         return import_mem0(memory, data, user_id=uid, on_conflict=on_conflict)
@@ -222,6 +251,25 @@ def import_memories(memory: "Memory", data: Any, *, user_id: str | None = None, 
 
 
 # ------------------------------------------------------------------------------------------------ anchormem
+def export_document(memory: "Memory", scope: Scope) -> dict[str, Any]:
+    """``Memory.export``: everything stored for ``scope``'s user as an ``anchormem.export/1`` dict (JSON-ready):
+    memories with provenance and validity (superseded ones included), each memory's history, the source
+    messages and the review queue (every status)."""
+    store, tenant = memory.store, memory.tenant
+    items = store.list_memories(scope, None, include_superseded=True)
+    return {
+        "format": EXPORT_FORMAT,
+        "exported_at": utcnow().isoformat(),
+        "tenant": tenant,
+        "user_id": scope.user_id,
+        "embedder": {"name": memory.embedder.name, "dim": memory.embedder.dim},
+        "memories": [json.loads(it.model_dump_json()) for it in items],
+        "history": {it.id: [json.loads(h.model_dump_json()) for h in store.history(tenant, it.id)] for it in items},
+        "messages": store.messages(scope),
+        "reviews": [json.loads(r.model_dump_json()) for r in store.list_reviews(tenant, scope.user_id, None)],
+    }
+
+
 def parse_export(data: Any) -> ExportDocument:
     """Validate an ``anchormem.export/1`` document. Raises InvalidInputError naming the bad fields."""
     if not isinstance(data, dict):
@@ -248,8 +296,11 @@ def import_export(memory: "Memory", data: Any, *, user_id: str | None = None,
                               role=m.role, content=m.content, ts=m.timestamp, name=m.name, metadata=m.metadata)
                 for m in doc.messages]
     history = [HistoryEntry.model_validate(h.model_dump()) for rows in doc.history.values() for h in rows]
+    reviews = [ReviewItem.model_validate({**r.model_dump(), "tenant": tenant, "user_id": uid,
+                                          "proposed": {**r.proposed.model_dump(), "tenant": tenant, "user_id": uid}})
+               for r in doc.reviews]
     news = _new_memories(memory, items)
-    return memory.store.import_rows(tenant, messages, news, history, on_conflict=on_conflict)
+    return memory.store.import_rows(tenant, messages, news, history, on_conflict=on_conflict, reviews=reviews)
 
 
 def _index_text(it: MemoryItem) -> str:

@@ -1,7 +1,8 @@
 """What else a purge of memories must clear, read from the store before the purge: the PII vault tokens their texts
 hold and the sessions whose buffers quote their turns; and, after it, what the remaining memories of those sessions
-derived from the purged turns: their context labels and context vectors (:func:`relabel_sessions`). Used by
-:meth:`anchormem.Memory.delete`, ``delete_all`` and ``gc``."""
+derived from the purged turns: their context labels and context vectors (:func:`relabel_sessions`); the copies
+outside the store (:func:`purge_copies`); and the bytes left in PostgreSQL's data files (:func:`physical_erase`).
+Used by :meth:`anchormem.Memory.delete`, ``delete_all`` and ``gc``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from .privacy.redact import find_tokens
 from .types import MemoryItem, Scope
 
-__all__ = ["pii_tokens", "quoting_sessions", "relabel_sessions"]
+__all__ = ["physical_erase", "pii_tokens", "purge_copies", "quoting_sessions", "relabel_sessions"]
 
 
 def pii_tokens(store: Any, tenant: str, items: list[MemoryItem]) -> list[str]:
@@ -39,3 +40,37 @@ def relabel_sessions(anchor: Any, store: Any, tenant: str, user_id: str, session
 
     return sum(relabel_scope(anchor, store, Scope(tenant=tenant, user_id=user_id, session_id=sid))
                for sid in sorted(sessions or ()))
+
+
+def purge_copies(mem: Any, user_id: str, sessions: set[str] | None) -> None:
+    """After a purge by ``mem`` (a :class:`anchormem.Memory`), the other copies of the purged text: the user's hot
+    cache entries and query embeddings (:meth:`anchormem.hotcache.StoreCache.forget`) and the session buffers
+    (turns and summary, which quote the stored turns) of ``sessions``, or of every session of the user (None).
+    The whole buffer goes: its other turns only feed ``context``; the passage embeddings, label rows and
+    conversation vectors kept for search's conversation turns; and the labels and context vectors the remaining
+    memories of ``sessions`` took from the purged turns (recomputed). Raises StoreError (the Redis session store
+    failing)."""
+    from .session.store import SessionKey
+    from .urlcheck import check_redis_url
+
+    mem._searcher.forget_passages()
+    relabel_sessions(mem.anchor, mem.store, mem.tenant, user_id, sessions)  # no label derived from a purged turn
+    mem.anchor.forget()
+    if mem.cache is not None:
+        mem.cache.forget(mem.tenant, user_id)
+    if mem._sessions is None and check_redis_url(mem.settings.session_url, "ANCHORMEM_SESSION_URL") is None:
+        return  # this Memory's in-process session store, never opened: it holds nothing
+    if sessions is None:
+        mem.sessions.clear_user(mem.tenant, user_id)
+    for session_id in sorted(sessions or ()):
+        mem.sessions.clear(SessionKey(user_id, session_id, mem.tenant))
+
+
+def physical_erase(store: Any) -> int:
+    """After a purge, erase the purged bytes from the store's files; returns how many tables were rewritten.
+    PostgreSQL: :meth:`~anchormem.stores.pg_physical.PostgresPhysicalMixin.rewrite_tables` (``VACUUM FULL`` of
+    every table holding user data). SQLite: 0, nothing more to do (a purge already zeroes the freed bytes,
+    merges the FTS index, deletes the saved vector index and checkpoints the WAL). Raises StoreError (the purge
+    itself is already done then: run ``store.rewrite_tables()`` again)."""
+    rewrite = getattr(store, "rewrite_tables", None)
+    return len(rewrite()) if rewrite is not None else 0

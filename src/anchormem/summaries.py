@@ -253,6 +253,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     import numpy as np
 
     from .ingest.classify import content_hash
+    from .summary_currency import closed_facts, current_lines
     from .stores.protocol import NewMemory
     from .text.tokenize import index_text
     from .types import MemoryItem, Scope
@@ -276,6 +277,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     part = summarize_with_llm(llm, window, session_id=scope.session_id, embedder=embedder) if llm is not None \
         else summarize_messages(window, session_id=scope.session_id)
     summary = merge_summaries(prev, part)
+    summary.lines = current_lines(summary.lines, session_items, closed_facts(store, scope))  # the current state
     if not summary.lines:
         return None
     old = [m.id for m in current]

@@ -1,4 +1,17 @@
-"""Time helpers: one clock for the whole library (patchable in tests) and strict UTC conversion."""
+"""Time helpers: one clock for the whole library (patchable in tests), strict UTC conversion and the supported
+time range.
+
+Supported range: every timestamp a caller passes (``add`` ``timestamp`` and message timestamps, ``as_of``,
+``before``, ``now``, time values in filters, ``expires_at``, imported timestamps) must lie in
+[:data:`MIN_TIME`, :data:`MAX_TIME`), i.e. 1000-01-01T00:00:00Z up to (not including) 9000-01-01T00:00:00Z;
+outside it is an InvalidInputError naming the field and the range. Why these years: they print as plain
+four-digit ISO-8601 years (what JSON exports, PostgreSQL and every client parse the same way), and they leave
+999 years of headroom to Python's own datetime limits (years 1-9999) for the arithmetic done on a valid time:
+day boundaries in the caller's UTC offset, relative dates ("yesterday", "next week"), due dates, expiry
+durations. A date computed from a valid time that still falls outside the range (the text says "in 9000
+years", or "on 9999-12-31") is not resolved (see :func:`in_range` and :mod:`anchormem.text.dates`), and an
+expiry beyond it means "never"; neither raises.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +20,12 @@ from typing import Any
 
 from .errors import InvalidInputError
 
-__all__ = ["utcnow", "to_utc", "to_aware", "to_epoch", "from_epoch", "set_clock"]
+__all__ = ["utcnow", "to_utc", "to_aware", "to_epoch", "from_epoch", "set_clock", "MIN_TIME", "MAX_TIME",
+           "in_range", "check_time_range", "shift"]
+
+MIN_TIME = datetime(1000, 1, 1, tzinfo=timezone.utc)  # earliest supported instant (inclusive)
+MAX_TIME = datetime(9000, 1, 1, tzinfo=timezone.utc)  # end of the supported range (exclusive)
+_RANGE_TEXT = "1000-01-01T00:00:00Z to 8999-12-31T23:59:59Z"
 
 _clock = None
 
@@ -32,9 +50,11 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
         dt = value
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+            dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
         except (OverflowError, OSError, ValueError) as exc:
-            raise InvalidInputError(f"{field}: epoch value out of range: {value!r}") from exc
+            raise InvalidInputError(f"{field}: epoch value {value!r} is outside the supported time range "
+                                    f"({_RANGE_TEXT})") from exc
+        return check_time_range(dt, field=field)
     elif isinstance(value, str):
         s = value.strip()
         if s.endswith(("Z", "z")):
@@ -47,7 +67,37 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
         raise InvalidInputError(f"{field}: expected ISO-8601 string or datetime, got {type(value).__name__}")
     if dt.tzinfo is None or dt.utcoffset() is None:
         dt = dt.replace(tzinfo=timezone.utc)
+    return check_time_range(dt, field=field)
+
+
+def in_range(dt: datetime) -> bool:
+    """True when the aware (or naive = UTC) datetime ``dt`` is in [:data:`MIN_TIME`, :data:`MAX_TIME`).
+    Never raises, also for a datetime at Python's limits whose UTC offset would overflow."""
+    if MIN_TIME.year < dt.year < MAX_TIME.year - 1:
+        return True
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        return MIN_TIME <= dt < MAX_TIME
+    except OverflowError:
+        return False
+
+
+def check_time_range(dt: datetime, *, field: str = "timestamp") -> datetime:
+    """``dt`` unchanged when :func:`in_range`, else InvalidInputError naming ``field`` and the supported range."""
+    if not in_range(dt):
+        raise InvalidInputError(f"{field}: {dt.isoformat()} is outside the supported time range "
+                                f"({_RANGE_TEXT})")
     return dt
+
+
+def shift(dt: datetime, delta: Any) -> datetime | None:
+    """``dt + delta`` (a timedelta), or None when the result leaves the supported range (or Python's)."""
+    try:
+        out = dt + delta
+    except OverflowError:
+        return None
+    return out if in_range(out) else None
 
 
 def to_utc(value: Any, *, field: str = "timestamp") -> datetime:

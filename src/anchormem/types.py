@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 __all__ = [
     "Role",
@@ -24,12 +24,13 @@ __all__ = [
     "Answer",
     "HistoryEntry",
     "FactSlot",
+    "Claim",
     "ReviewItem",
 ]
 
 Role = Literal["user", "assistant", "system"]
 Source = Literal["user", "assistant", "inferred", "external"]
-EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE", "REVIEW"]
+EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE", "REVIEW", "ADD_SUPERSEDED"]
 
 DEFAULT_TENANT = "default"
 
@@ -100,6 +101,27 @@ class FactSlot(BaseModel):
         return f"{self.entity.casefold()}|{self.attribute}"
 
 
+class Claim(BaseModel):
+    """One slot fact a memory carries (:mod:`anchormem.facts.claims`). ``fact_id``: the ``kind="fact"`` memory that
+    states it (the claim's identity: an utterance carries the claims of the fact memories drawn from it).
+    ``said_at``: when it was said; ``valid_from``/``valid_to``: while it held (``valid_to`` None: it holds now);
+    ``superseded_by``: the memory that closed it. ``span``: the words of the memory that state it."""
+
+    fact_id: str
+    slot: str
+    value: str
+    polarity: Literal[1, -1] = 1
+    said_at: datetime
+    valid_from: datetime
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
+    span: str = ""
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+
 class MemoryItem(BaseModel):
     """One stored memory.
 
@@ -108,6 +130,8 @@ class MemoryItem(BaseModel):
     ``event_time``/``event_time_end``: when the content happened (a day or range resolved from "last week",
     "上周三", "8 May 2023" against the turn's own timestamp), or None.
     ``valid_from``/``valid_to``: validity interval; ``valid_to`` is None while the memory is current.
+    ``claims``: the slot facts it carries, each with its own validity (:class:`Claim`); ``current``: whether it
+    holds now (see :attr:`current`).
     ``tier``: ``"warm"`` (searched by default) or ``"cold"`` (archived at ``archived_at``: left out of default
     search/ask/context/get_all, still returned by ``get``, ``as_of`` reads, ``filters={"tier": "cold"}``, history
     and export; see :mod:`anchormem.consolidate`).
@@ -142,6 +166,14 @@ class MemoryItem(BaseModel):
     fact: FactSlot | None = None
     tier: Literal["warm", "cold"] = "warm"
     archived_at: datetime | None = None
+    claims: list[Claim] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def current(self) -> bool:
+        """True while the memory holds now: not closed (``valid_to`` None) and, when it carries claims, at least
+        one of them still current. A partly superseded memory is current for its other claims only."""
+        return self.valid_to is None and (not self.claims or any(c.valid_to is None for c in self.claims))
 
 
 class MemoryEvent(BaseModel):

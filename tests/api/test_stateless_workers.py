@@ -338,3 +338,36 @@ def test_keys_created_and_revoked_with_the_cli_apply_to_both_workers(cluster):
     for w in (cluster.a, cluster.b):
         r = cluster.client(w, key=made["key"]).get("/v1/memories", params={"user_id": "nobody"})
         assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized"
+
+
+def test_two_workers_changing_one_fact_at_once_leave_one_current_value(cluster):
+    """Issue 22: "I moved to Paris." through A and "I moved to Rome." through B at the same moment end with one current
+    home and the other in history (PostgreSQL serialises read-decide-write per tenant/user/slot); the REST memory
+    shows the superseded claim as such."""
+    import threading
+
+    a, b = cluster.client(cluster.a), cluster.client(cluster.b)
+    for round_ in range(3):
+        user = _uid()
+        _ok(a.post("/v1/memories", json={"messages": "I live in Lisbon.", "user_id": user,
+                                         "timestamp": "2024-01-10T10:00:00Z"}), 201)
+        go = threading.Barrier(2)
+
+        def send(client: Any, text: str) -> None:
+            go.wait(timeout=30)
+            _ok(client.post("/v1/memories", json={"messages": text, "user_id": user,
+                                                  "timestamp": "2024-03-10T10:00:00Z"}), 201)
+
+        threads = [threading.Thread(target=send, args=(a, "I moved to Paris.")),
+                   threading.Thread(target=send, args=(b, "I moved to Rome."))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        every = _ok(b.get("/v1/memories", params={"user_id": user, "include_superseded": "true"}))["memories"]
+        homes = {m["text"]: m for m in every}
+        assert set(homes) == {"I live in Lisbon.", "I moved to Paris.", "I moved to Rome."}, round_
+        current = [t for t, m in homes.items() if m["current"]]
+        assert len(current) == 1 and current[0] in ("I moved to Paris.", "I moved to Rome."), round_
+        assert homes["I live in Lisbon."]["current"] is False
+        assert [c["valid_to"] is not None for c in homes["I live in Lisbon."]["claims"]] == [True]

@@ -29,12 +29,16 @@ def test_archive_restore_and_consolidate_over_http(api):
         assert c.post("/v1/archive", json={"ids": ["no-such-memory"]}).status_code == 404
         assert c.post("/v1/archive", json={}).status_code == 422  # neither ids nor user_id (the schema says so)
         assert c.post("/v1/consolidate", json={"user_id": user}).status_code == 403  # admin only
+        r = c.post("/v1/memories", json={"messages": "The bakery on Rua Augusta opens at 7am.", "user_id": user,
+                                         "timestamp": "2025-03-10T09:00:00Z"})  # the user's latest activity
+        assert r.status_code == 201, r.text
     with api.client("acme", "reader") as c:
         assert c.post("/v1/archive", json={"ids": [mid]}).status_code == 403
     with api.client("acme", "admin") as c:
         r = c.post("/v1/consolidate", json={"user_id": user, "dry_run": True})
         assert r.status_code == 200, r.text
-        body = r.json()  # said in January 2025, no session: an old episode of ISO week 2025-W02
+        body = r.json()  # said in January 2025, no session: an old episode of ISO week 2025-W02 (on the user's
+        # timeline: 63 days before their latest turn)
         assert body["dry_run"] is True and body["clusters"] == [{"key": "week:2025-W02", "summary_id": None,
                                                                  "episodes": [mid]}]
         assert body["archived"] == [mid] and body["counts"]["archived"] == 1

@@ -98,12 +98,16 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
         mem.add([{"role": "user", "content": "The lighthouse keeper logs the ships."}], user_id="u")
     con = sqlite3.connect(path)  # back to a v4 file: no context_vec column
     con.execute("ALTER TABLE memories DROP COLUMN context_vec")
+    con.execute("DROP TABLE claims")  # and what v6 added (claims, past entities, history old_state)
+    con.execute("DROP TABLE memory_entities_past")
+    con.execute("DROP TABLE memory_sessions")
+    con.execute("ALTER TABLE memory_history DROP COLUMN old_state")
     con.execute("PRAGMA user_version = 4")
     con.commit()
     con.close()
-    assert MIGRATIONS[-1][0] == 5
+    assert MIGRATIONS[-1][0] == 6
     with Memory(str(path), embedder=DeterministicEmbedder(DIM)) as mem:
-        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 6
         mid = mem.get_all(user_id="u")[0].id
         assert mem.store.get_context_vectors(mem.tenant, [mid]) == {}
         hits = mem.search("lighthouse ships", user_id="u", context=["Boats at sea."], recipe="anchored")

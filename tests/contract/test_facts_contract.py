@@ -72,7 +72,7 @@ def test_negation_of_the_current_value_keeps_the_topic_non_empty(mem):
 def test_a_late_arriving_older_statement_is_stored_already_closed(mem):
     newer = mem.add("I live in Oslo.", user_id="A", timestamp=T3)[0].memory
     evs = mem.add("I live in Bergen.", user_id="A", timestamp=T1)  # an import of an older conversation
-    assert [e.event for e in evs] == ["ADD"]
+    assert [e.event for e in evs] == ["ADD_SUPERSEDED"]  # issue 22: not a plain ADD
     older = evs[0].memory
     assert (older.valid_from, older.valid_to, older.superseded_by) == (T1, T3, newer.id)
     assert [m.text for m in mem.get_all(user_id="A")] == ["I live in Oslo."]

@@ -87,7 +87,8 @@ def test_round_trip_restores_every_row(source, target):
     assert counts == {"messages": len(doc["messages"]), "memories": len(doc["memories"]),
                       "history": sum(len(v) for v in doc["history"].values()),
                       "entities": sum(len(m["entities"]) for m in doc["memories"]),
-                      "skipped_messages": 0, "skipped_memories": 0}
+                      "reviews": len(doc["reviews"]), "skipped_messages": 0, "skipped_memories": 0,
+                      "skipped_reviews": 0}
     again = dst.export(user_id="maya")
     assert without(again, "exported_at") == without(doc, "exported_at")
     # the parts the document is made of, read back through the API
@@ -173,8 +174,9 @@ def test_conflict_skip_imports_only_new_rows(source, target):
     src.add("We adopted a cat named Pixel.", user_id="maya", timestamp="2024-07-01T12:00:00Z")
     bigger = src.export(user_id="maya")
     counts = dst.import_memories(bigger, on_conflict="skip")
-    assert counts == {"messages": 1, "memories": 1, "history": 1, "entities": 1,
-                      "skipped_messages": len(doc["messages"]), "skipped_memories": len(doc["memories"])}
+    assert counts == {"messages": 1, "memories": 1, "history": 1, "entities": 1, "reviews": 0,
+                      "skipped_messages": len(doc["messages"]), "skipped_memories": len(doc["memories"]),
+                      "skipped_reviews": len(doc["reviews"])}
     assert without(dst.export(user_id="maya"), "exported_at") == without(bigger, "exported_at")
 
 
@@ -256,8 +258,8 @@ def test_import_rows_inserts_exactly_and_adds_no_history(store, embed):
                          new_text="green tea from Kyoto", actor="update", reason="r",
                          created_at=datetime(2024, 2, 2, tzinfo=timezone.utc))]
     counts = store.import_rows("default", [msg], [a, b], hist)
-    assert counts == {"messages": 1, "memories": 2, "history": 2, "entities": 2, "skipped_messages": 0,
-                      "skipped_memories": 0}
+    assert counts == {"messages": 1, "memories": 2, "history": 2, "entities": 2, "reviews": 0,
+                      "skipped_messages": 0, "skipped_memories": 0, "skipped_reviews": 0}
     assert store.get("default", a.item.id) == a.item
     assert store.get("default", b.item.id) == b.item
     assert store.history("default", a.item.id) == hist
@@ -288,4 +290,31 @@ def test_import_rows_rejects_a_bad_batch_before_writing(store, embed):
         store.import_rows("other", [], [a], [])
     assert store.get_many("default", [a.item.id]) == {}
     assert store.import_rows("default", [], [], []) == dict.fromkeys(
-        ("messages", "memories", "history", "entities", "skipped_messages", "skipped_memories"), 0)
+        ("messages", "memories", "history", "entities", "reviews", "skipped_messages", "skipped_memories",
+         "skipped_reviews"), 0)
+
+
+def test_review_queue_travels_with_the_export(mem, target):
+    """Export → import carries the review queue (every status, exactly), and importing the same export again with
+    on_conflict='skip' queues nothing twice."""
+    mem.add("My phone number is 555-0100.", user_id="maya", timestamp="2024-01-01T10:00:00Z")
+    held = mem.add("My phone number is 555-0199.", user_id="maya", timestamp="2024-02-01T10:00:00Z")
+    mem.add("My card number is 4111 1111 1111 1111.", user_id="maya", timestamp="2024-02-02T10:00:00Z")
+    mem.add("My card number is 5500 0000 0000 0004.", user_id="maya", timestamp="2024-02-03T10:00:00Z")
+    pending = mem.review_queue(user_id="maya")
+    assert [r.proposed.text for r in pending] == ["My phone number is 555-0199.",
+                                                  "My card number is 5500 0000 0000 0004."]
+    mem.reject(held[0].review_id)
+    doc = mem.export(user_id="maya")
+    assert [(r["id"], r["status"]) for r in doc["reviews"]] == [(pending[0].id, "rejected"), (pending[1].id, "pending")]
+    dst = target.memory()
+    counts = dst.import_memories(doc)
+    assert (counts["reviews"], counts["skipped_reviews"]) == (2, 0)
+    assert dst.review_queue(user_id="maya", status="all") == mem.review_queue(user_id="maya", status="all")
+    again = dst.import_memories(doc, on_conflict="skip")
+    assert (again["reviews"], again["skipped_reviews"]) == (0, 2)
+    assert len(dst.review_queue(user_id="maya", status="all")) == 2
+    # the held change can be approved where it was imported
+    events = dst.approve(pending[1].id)
+    assert [(e.event, e.memory.text) for e in events] == [
+        ("ADD", "My card number is 5500 0000 0000 0004."), ("SUPERSEDE", "My card number is 4111 1111 1111 1111.")]

@@ -42,11 +42,14 @@ def needle_columns(store, needle: str = NEEDLE) -> list[str]:
 
 
 def raw_file_hits(backend, needle: str = NEEDLE) -> list[str]:
-    """SQLite files (database and WAL) whose bytes hold the needle; [] on PostgreSQL or an encrypted file."""
+    """SQLite files (database, WAL and every file of the ``<db>.vec`` index folder) whose bytes hold the needle;
+    [] on PostgreSQL (tests/contract/test_physical_forget_pg.py scans its data files) or an encrypted file."""
     if backend.name != "sqlite" or os.environ.get("ANCHORMEM_TEST_ENCRYPT"):
         return []
     path = Path(backend.url[len("sqlite:///"):])
-    return [p.name for p in (path, Path(str(path) + "-wal")) if p.exists()
+    index_dir = Path(str(path) + ".vec")
+    files = [path, Path(str(path) + "-wal"), *(sorted(index_dir.iterdir()) if index_dir.is_dir() else [])]
+    return [p.name for p in files if p.is_file()
             and (needle.encode() in p.read_bytes() or needle.lower().encode() in p.read_bytes())]
 
 

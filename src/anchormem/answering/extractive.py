@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tracing import staged
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
@@ -22,16 +23,21 @@ def quote(m: MemoryItem, *, zh: bool = False) -> str:
     """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
     ``2024-03-04，你说过：“…”``. A memory whose text was edited by ``update`` since (``updated_at`` set while still
     current) was not said in those words on that day: ``Recorded on 2024-03-04 and edited on 2024-05-01: "…"``
-    (``2024-03-04记录，2024-05-01修改为：“…”``)."""
-    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date():
+    (``2024-03-04记录，2024-05-01修改为：“…”``). A memory that no longer holds (``valid_to`` set: superseded, read
+    by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``."""
+    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date() and \
+            m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
         said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'
+    until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None else None  # no longer holds: said so
     if zh:
         who = m.speaker or ("助手" if m.source == "assistant" else "你")
-        return f"{m.created_at.date().isoformat()}，{who}说过：“{m.text}”"
+        return f"{m.created_at.date().isoformat()}，{who}说过（{until}以前如此）：“{m.text}”" if until else \
+            f"{m.created_at.date().isoformat()}，{who}说过：“{m.text}”"
     who = m.speaker or ("the assistant" if m.source == "assistant" else "you")
-    return f'On {m.created_at.date().isoformat()}, {who} said: "{m.text}"'
+    return f'On {m.created_at.date().isoformat()}, {who} said (true until {until}): "{m.text}"' if until else \
+        f'On {m.created_at.date().isoformat()}, {who} said: "{m.text}"'
 
 
 def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> list[Hit]:
@@ -63,6 +69,7 @@ def abstain(question: str, evidence: list[Hit]) -> Answer:
     return Answer(text=no_record(question), citations=[], abstained=True, evidence=evidence)
 
 
+@staged("evidence")
 def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
                       scorer: EvidenceScorer | None = None, embedder: Any = None,
                       prompts: list[str | None] | None = None) -> Answer:

@@ -18,6 +18,7 @@ import logging
 import re
 from typing import Any
 
+from ..tracing import staged
 from ..errors import LLMError, LLMParseError
 from ..facts.grounding import check_support
 from ..llms.jsonparse import parse_json_reply
@@ -82,6 +83,7 @@ def _leaks_prompt(answer: str) -> bool:
     return any(s in a for s in _PROMPT_SENTENCES) or "cited_ids" in a or '"abstain"' in a
 
 
+@staged("answer")
 def llm_answer(question: str, candidates: list[Hit], fallback: Answer, llm: Any) -> Answer:
     """Ask ``llm`` for a grounded answer from ``candidates`` (the compressed evidence). Returns the checked LLM
     answer, an abstention the LLM chose, or ``fallback`` (the extractive answer) when the reply fails a

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .ids import resolve_id, short_ids
 from .common import _dump, _emit_json, _fmt_time, _handled, _open, _out, _state, _who, app
 
 
@@ -22,6 +23,7 @@ def due(
     """List a user's open commitments, decisions and todos, soonest due first."""
     with _open(must_exist=True) as mem:
         items = mem.due(user_id=user, before=before, include_undated=undated)
+        shown = {} if _state.json else short_ids(mem, [i.id for i in items])
     if _state.json:
         _emit_json([_dump(i) for i in items])
         return
@@ -29,8 +31,9 @@ def due(
         _out().print("no open commitments")
         return
     table = Table("due", "who", "commitment", "id")
+    table.columns[3].no_wrap = True
     for i in items:
-        table.add_row(_fmt_time(i.event_time) or "-", escape(_who(i)), escape(i.text), i.id)
+        table.add_row(_fmt_time(i.event_time) or "-", escape(_who(i)), escape(i.text), shown[i.id])
     _out().print(table)
 
 
@@ -42,7 +45,7 @@ def done(
 ) -> None:
     """Mark a commitment done (it stays in history and as_of reads)."""
     with _open(must_exist=True) as mem:
-        item = mem.complete(memory_id, reason=reason)
+        item = mem.complete(resolve_id(mem, memory_id), reason=reason)
     if _state.json:
         _emit_json(_dump(item))
     else:

@@ -148,7 +148,7 @@ def _open(db: str | None = None, *, must_exist: bool = False, **kwargs: Any):
     from ..memory import Memory
 
     path = db or _state.db
-    if must_exist:
+    if must_exist and not (path is None and os.environ.get("ANCHORMEM_URL")):  # a URL's store is checked on open
         target = path or default_path()
         if target != ":memory:" and not target.startswith(("sqlite:", "postgresql:", "postgres:")) \
                 and not os.path.exists(os.path.expanduser(target)):
@@ -203,25 +203,42 @@ def _short(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _memories_table(items: list[Any], title: str | None = None) -> Table:
-    # the text keeps at least 30 columns on an 80-column terminal: the id folds instead (it stays complete)
+def _memories_table(items: list[Any], title: str | None = None, shown: dict[str, str] | None = None) -> Table:
+    """``shown``: the id to print for each memory id (``cli.ids.short_ids``: a unique prefix the CLI takes back);
+    default the full id."""
+    shown = shown or {}
     t = Table(title=title, show_lines=False, width=_out().width)
-    t.add_column("id", style="dim", overflow="fold", min_width=8, max_width=16)
+    t.add_column("id", style="dim", no_wrap=True)
     t.add_column("said", no_wrap=True)
     t.add_column("who", overflow="fold", max_width=12)
     t.add_column("kind", overflow="fold", max_width=10)
     t.add_column("text", min_width=24, ratio=1, overflow="fold")
     for m in items:
-        t.add_row(m.id, m.created_at.strftime("%Y-%m-%d"), _who(m), m.kind, _short(m.text, 120))
+        t.add_row(shown.get(m.id, m.id), m.created_at.strftime("%Y-%m-%d"), _who(m), m.kind, _short(m.text, 120))
     return t
 
 
 # ----------------------------------------------------------------------------------------------- root
+def _print_version(value: bool) -> None:
+    """``anchormem --version``: ``anchormem X.Y.Z`` (with ``--json``: ``{"version": ...}``), exit code 0."""
+    if not value:
+        return
+    from .. import __version__
+
+    if "--json" in _state.argv:
+        _emit_json({"version": __version__})
+    else:
+        typer.echo(f"anchormem {__version__}")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     db: Optional[str] = typer.Option(None, "--db", envvar="ANCHORMEM_PATH", metavar="PATH",
                                      help="Database file (default: ~/.local/share/anchormem/memories.db)."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable JSON output."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=lambda v: _print_version(v),
+                                 help="Print the version and exit."),
 ) -> None:
     """anchormem: long-term memory for LLM agents."""
     _state.db = db

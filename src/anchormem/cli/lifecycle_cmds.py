@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..timeutil import utcnow
+from .ids import resolve_ids, short_ids
 from .common import _emit_json, _err, _fmt_time, _handled, _open, _out, _parse_filter, _short, _state, app
 
 
@@ -36,9 +37,10 @@ def gc(
                 return
             t = Table(title=f"{len(items)} expired memories (dry run: nothing deleted)")
             for c in ("id", "user", "expired at", "text"):
-                t.add_column(c, overflow="fold")
+                t.add_column(c, overflow="fold", no_wrap=c == "id")
+            shown = short_ids(mem, [m.id for m in items])
             for m in items:
-                t.add_row(m.id, escape(m.user_id), _fmt_time(m.expires_at), escape(_short(m.text, 100)))
+                t.add_row(shown[m.id], escape(m.user_id), _fmt_time(m.expires_at), escape(_short(m.text, 100)))
             _out().print(t)
             return
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -94,7 +96,7 @@ def _tier_cmd(verb: str, ids: list[str] | None, user: str | None, filter_json: s
               reason: str | None) -> None:
     with _open(must_exist=True) as mem:
         fn = mem.archive if verb == "archive" else mem.restore
-        moved = fn(ids or None, user_id=user, filters=_parse_filter(filter_json), reason=reason)
+        moved = fn(resolve_ids(mem, ids or None), user_id=user, filters=_parse_filter(filter_json), reason=reason)
     if _state.json:
         _emit_json({verb + "d": [m.id for m in moved], "count": len(moved)})
     else:

@@ -14,14 +14,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import InvalidInputError
+from ..private_files import write_private
 
+from .ids import resolve_id, short_ids
 from .common import app, _answer_json, _confirm, _answer_renderable, _dump, _emit_json, _err, _handled, _memories_table, _open, _out, _parse_filter, _parse_meta, _short, _state, _fmt_time
 
 # ----------------------------------------------------------------------------------------------- write
 @app.command()
 @_handled
 def add(
-    text: str = typer.Argument(..., help="What was said."),
+    text: str = typer.Argument(..., help="What was said; - reads it from standard input."),
     user: str = typer.Option(..., "--user", "-u", help="User id."),
     session: Optional[str] = typer.Option(None, "--session", help="Session id."),
     agent: Optional[str] = typer.Option(None, "--agent", help="Agent id."),
@@ -29,12 +31,18 @@ def add(
     timestamp: Optional[str] = typer.Option(None, "--timestamp", help="When it was said (ISO-8601)."),
     meta: Optional[list[str]] = typer.Option(None, "--meta", help="Metadata key=value (repeatable)."),
 ) -> None:
-    """Remember TEXT for a user; prints what was written."""
+    """Remember TEXT for a user (TEXT -: read from standard input, e.g. ``echo "..." | anchormem add - --user
+    maya``); prints what was written."""
     if role not in ("user", "assistant"):
         raise InvalidInputError(f"--role must be user or assistant, got {role!r}")
+    if text == "-":
+        text = _read_stdin()
     with _open() as mem:
         events = mem.add([{"role": role, "content": text}], user_id=user, session_id=session, agent_id=agent,
                          timestamp=timestamp, metadata=_parse_meta(meta))
+        shown = {} if _state.json else {
+            **short_ids(mem, [e.memory.id for e in events if e.review_id is None]),
+            **short_ids(mem, [e.review_id for e in events if e.review_id is not None], "review")}
     if _state.json:
         _emit_json([_dump(e) for e in events])
         return
@@ -43,11 +51,30 @@ def add(
         con.print("[yellow]nothing stored[/] (chit-chat or system text)")
         return
     t = Table()
-    for c in ("event", "id", "kind", "text"):
-        t.add_column(c)
+    t.add_column("event")
+    t.add_column("id", no_wrap=True)  # a REVIEW event's id is its review item's (anchormem review approve ID)
+    t.add_column("kind")
+    t.add_column("text", overflow="fold")
     for e in events:
-        t.add_row(e.event, e.memory.id, e.memory.kind, _short(e.memory.text, 120))
+        eid = e.review_id if e.review_id is not None else e.memory.id
+        t.add_row(e.event, shown.get(eid, eid), e.memory.kind, _short(e.memory.text, 120))
     con.print(t)
+
+
+def _read_stdin() -> str:
+    """The text of ``add -``: all of standard input, decoded as UTF-8, one trailing newline dropped."""
+    import sys
+
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"standard input is not UTF-8 text (byte {exc.start})") from None
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    if not text.strip():
+        raise InvalidInputError("add -: standard input is empty")
+    return text
 
 
 @app.command()
@@ -59,7 +86,7 @@ def update(
 ) -> None:
     """Replace a memory's text (the old text stays in its history)."""
     with _open(must_exist=True) as mem:
-        item = mem.update(memory_id, text, reason=reason)
+        item = mem.update(resolve_id(mem, memory_id), text, reason=reason)
     if _state.json:
         _emit_json(_dump(item))
     else:
@@ -148,6 +175,7 @@ def search(
     with _open(must_exist=True) as mem:
         hits = mem.search(query, user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                           limit=limit, as_of=as_of, recipe=recipe, context=context or None)
+        shown = {} if _state.json else short_ids(mem, [h.memory.id for h in hits])
     if _state.json:
         _emit_json([{"score": h.score, "memory": _dump(h.memory), "explain": h.explain} for h in hits])
         return
@@ -163,7 +191,7 @@ def search(
     t.add_column("created_at", no_wrap=True)
     for h in hits:
         m = h.memory
-        t.add_row(f"{h.score:.4f}", m.id, _short(m.text, 160), m.source, _fmt_time(m.created_at))
+        t.add_row(f"{h.score:.4f}", shown[m.id], _short(m.text, 160), m.source, _fmt_time(m.created_at))
     con.print(t)
     if explain:
         x = Table(title="per-signal scores")
@@ -175,16 +203,16 @@ def search(
 
         for h in hits:
             e = h.explain
-            x.add_row(h.memory.id[:8], f(e.get("dense")), f(e.get("bm25")), f(e.get("dense_rank")),
+            x.add_row(shown[h.memory.id], f(e.get("dense")), f(e.get("bm25")), f(e.get("dense_rank")),
                       f(e.get("bm25_rank")), f(e.get("fused"), 4), f(e.get("recency")), f(e.get("source_weight")),
                       f(e.get("final"), 4))
         con.print(x)
         anchored = [h for h in hits if "anchor" in h.explain]
         if anchored:
-            con.print(_anchor_table(anchored, f))
+            con.print(_anchor_table(anchored, f, shown))
 
 
-def _anchor_table(hits: list[Any], f: Any) -> Table:
+def _anchor_table(hits: list[Any], f: Any, shown: dict[str, str]) -> Table:
     """The anchoring columns of ``--explain`` (``Hit.explain["anchor"]``): the query's labels and where they came
     from, each memory's two main labels, its label agreement and factor, its context-vector similarity and factor,
     and whether its labels were filtered (``fallback``: filtered, returned all the same)."""
@@ -197,7 +225,7 @@ def _anchor_table(hits: list[Any], f: Any) -> Table:
         a = h.explain["anchor"]
         mlabels = ", ".join(f"{d} {w:.2f}" for d, w in list(a["memory_labels"].items())[:2]) or "-"
         label_factor = a["factor"] / a["context_factor"] if a.get("context_factor") else a["factor"]
-        x.add_row(h.memory.id[:8], mlabels, f(a["label_rel"]), f(label_factor), f(a.get("context_sim")),
+        x.add_row(shown[h.memory.id], mlabels, f(a["label_rel"]), f(label_factor), f(a.get("context_sim")),
                   f(a.get("context_factor")), "fallback" if a["fallback"] else ("yes" if a["filtered"] else "no"))
     return x
 
@@ -230,9 +258,9 @@ def ask(
 @app.command()
 @_handled
 def get(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
-    """Show one memory."""
+    """Show one memory (ID: a full id or a unique prefix of at least 6 characters)."""
     with _open(must_exist=True) as mem:
-        item = mem.get(memory_id)
+        item = mem.get(resolve_id(mem, memory_id))
     if _state.json:
         _emit_json(_dump(item))
         return
@@ -260,21 +288,22 @@ def list_(
     with _open(must_exist=True) as mem:
         items = mem.get_all(user_id=user, session_id=session, agent_id=agent, filters=_parse_filter(filter_),
                             limit=limit, include_superseded=all_)
+        shown = {} if _state.json else short_ids(mem, [m.id for m in items])
     if _state.json:
         _emit_json([_dump(m) for m in items])
         return
     if not items:
         _out().print("[yellow]no memories[/]")
         return
-    _out().print(_memories_table(items, title=f"{len(items)} memories of {user}"))
+    _out().print(_memories_table(items, title=f"{len(items)} memories of {user}", shown=shown))
 
 
 @app.command()
 @_handled
 def history(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
-    """Every version of a memory."""
+    """Every version of a memory (ID: a full id or a unique prefix of at least 6 characters)."""
     with _open(must_exist=True) as mem:
-        entries = mem.history(memory_id)
+        entries = mem.history(resolve_id(mem, memory_id))
     if _state.json:
         _emit_json([_dump(h) for h in entries])
         return
@@ -300,7 +329,7 @@ def export(
     if output is None:
         typer.echo(text)
         return
-    output.write_text(text + "\n", encoding="utf-8")
+    write_private(output, text + "\n")  # 0600: an export holds everything stored for the user
     if _state.json:
         _emit_json({"path": str(output), "memories": len(data["memories"])})
     else:
@@ -315,6 +344,8 @@ def forget(
     session: Optional[str] = typer.Option(None, "--session"),
     agent: Optional[str] = typer.Option(None, "--agent"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Delete every memory of a user (optionally one agent/session). There is no unscoped forget. Asks for
@@ -332,7 +363,7 @@ def forget(
                 _emit_json({"error": {"type": "Aborted", "message": "not confirmed, nothing deleted (pass --yes)"}})
             raise typer.Exit(1)
     with _open(must_exist=True) as mem:
-        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge)
+        counts = mem.delete_all(user_id=user, session_id=session, agent_id=agent, purge=purge, physical=physical)
     if _state.json:
         _emit_json(counts)
     else:
@@ -344,10 +375,19 @@ def forget(
 def forget_memory(
     memory_id: str = typer.Argument(..., metavar="ID"),
     purge: bool = typer.Option(False, "--purge", help="Also erase the text from history."),
+    physical: bool = typer.Option(False, "--physical", help="With --purge: also erase the purged bytes from "
+                                  "PostgreSQL's data files (rewrites the tables; see docs/privacy.md)."),
 ) -> None:
-    """Delete one memory."""
+    """Delete one memory (ID: a full id or a unique prefix of at least 6 characters)."""
+    from ..purge_targets import physical_erase
+
+    if physical and not purge:
+        raise InvalidInputError("--physical needs --purge (only purged text is erased from the files)")
     with _open(must_exist=True) as mem:
+        memory_id = resolve_id(mem, memory_id)
         counts = mem.delete(memory_id, purge=purge)
+        if physical:
+            counts["rewritten"] = physical_erase(mem.store)
     if _state.json:
         _emit_json(counts)
     else:

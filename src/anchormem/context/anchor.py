@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
 from ..ingest.classify import is_chitchat
@@ -95,6 +96,7 @@ from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
+from .smoothing import _smooth
 from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, slot_domain, slot_topic
 
@@ -189,19 +191,6 @@ def label_score(qdist: np.ndarray, labels: Sequence[Label]) -> float | None:
     if m is None:
         return None
     return float(m @ (qdist / (float(qdist.max()) or 1.0)))
-
-
-def _smooth(own: np.ndarray, prior: np.ndarray, own_weight: float, decay: float) -> np.ndarray:
-    """Session smoothing in logit space: row i of ``own`` (n, D) averaged with the other rows and the ``prior``
-    rows (m, D; oldest first, just before row 0) with weights 1/(1 + distance/decay); row i itself weighs
-    ``own_weight``."""
-    n, m = own.shape[0], prior.shape[0]
-    pos = np.arange(-m, n, dtype=np.float64)  # positions of prior rows then own rows
-    dist = np.abs(np.arange(n, dtype=np.float64)[:, None] - pos[None, :])
-    w = 1.0 / (1.0 + dist / decay)
-    w[np.arange(n), m + np.arange(n)] = own_weight
-    allrows = np.vstack([prior, own]) if m else own
-    return (w @ allrows) / w.sum(axis=1, keepdims=True)
 
 
 class ContextAnchor:
@@ -592,6 +581,7 @@ def context_vectors(vectors: np.ndarray, *, decay: float = 3.0, own_weight: floa
     return _smooth(v, v[:0], own_weight, decay).astype(np.float32)
 
 
+@staged("label")
 def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarray, *, window_s: float = 1800.0,
                  prior_turns: int = 6, refresh_turns: int = 3) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Set ``labels`` on the drafts of one ``add`` call (in place), using the other turns of the call and the
@@ -660,6 +650,10 @@ class AnchorHook:
         texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
                  if getattr(m, "role", "user") != "system" and not is_chitchat(m.content)]
         self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
+        # the conversation's own turns (and the query), when add stored them as memories (the agent loop: add the
+        # turn, then search with it): such a memory is the conversation itself, not a sense of it, so it is
+        # neither the context factor's reference nor "singled out" by the query's words
+        self.own = {m.content.strip() for m in ctx} | {query.strip()}
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
         self.reranking: Reranking | None = None  # set by __call__, read by explain
 
@@ -669,12 +663,16 @@ class AnchorHook:
         s = self.scope
         return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
+    @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
                                   cov=cov)
+        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
+        if pick is not None and pick.memory.text.strip() in self.own:
+            pick = None
         # the recent session stands in for a missing conversation only when the query's words single nothing out
         qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
                                   recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
@@ -692,7 +690,7 @@ class AnchorHook:
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
-                                         about=about)
+                                         about=about, own=own if own.any() else None)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:
@@ -709,6 +707,7 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
     also for a bare ``str``/``bytes``, ``Label`` or dict in place of the list (``labels="travel"``: write
     ``labels=["travel"]``)."""
     from ..errors import InvalidInputError
+    from ..validate import check_str
     from .taxonomy import norm_tag
 
     if isinstance(labels, (str, bytes, bytearray)):
@@ -724,6 +723,9 @@ def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
         except Exception as exc:  # noqa: BLE001 - pydantic/TypeError become ours
             raise InvalidInputError(f"bad label {x!r}: give a domain name, a Label or a dict with 'domain' "
                                     f"(and optional topic, intent, score, primary)") from exc
+        for part in ("domain", "topic", "intent"):  # stored as given: Unicode text without NUL
+            if isinstance(getattr(lab, part), str):
+                check_str(getattr(lab, part), f"label {part}")
         dom = norm_tag(lab.domain)
         if dom not in DOMAIN_NAMES:
             raise InvalidInputError(f"unknown label domain {lab.domain!r}; domains: {', '.join(DOMAIN_NAMES)}")

@@ -24,6 +24,7 @@ How it works (measured in ``bench/polysemy.py`` and ``anchormem.eval.polysemy``)
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -171,10 +172,11 @@ class OfflineLabeller:
         mat = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
         if path is not None:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-                np.save(tmp, mat)
-                os.replace(tmp, path)
+                from ..private_files import write_private
+
+                buf = io.BytesIO()
+                np.save(buf, mat)
+                write_private(path, buf.getvalue())  # 0600 in a 0700 folder, renamed into place
             except OSError as exc:  # a read-only home is fine: we just embed again next time
                 log.debug("anchormem: cannot cache label prototypes: %s", exc)
         return mat

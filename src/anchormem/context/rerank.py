@@ -77,7 +77,7 @@ class Reranking:
 def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float, full_label: float = 0.6,
                     limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
                     drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5,
-                    about: np.ndarray | None = None) -> Reranking:
+                    about: np.ndarray | None = None, own: np.ndarray | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -96,6 +96,8 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     factors = (1.0 - weight) + weight * ramp
     filtered_mask = labelled & (rel < min_label)
     eligible = ~filtered_mask
+    if own is not None and (eligible & ~own).any():
+        eligible = eligible & ~own
     if about is not None and (about & eligible).any():
         eligible = about & eligible
     cfac = context.factors(eligible) if context is not None else None

@@ -34,6 +34,7 @@ from ..ingest.pipeline import Draft, time_terms
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import index_text
+from ..timeutil import in_range
 
 __all__ = ["is_commitment", "due_date", "split_commitments"]
 
@@ -76,7 +77,8 @@ def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
 
 
 def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | None:
-    """(start, end) of the due day(s), aware UTC, resolved against ``said_at``; None when no date is stated."""
+    """(start, end) of the due day(s), aware UTC, resolved against ``said_at``; None when no date is stated or
+    the date falls outside the supported time range (:mod:`anchormem.timeutil`)."""
     dates = resolve_dates(sentence, said_at)
     if dates:
         return dates[0].start, dates[0].end
@@ -85,8 +87,12 @@ def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | No
         return None
     local = said_at if said_at.tzinfo else said_at.replace(tzinfo=timezone.utc)
     ahead = (_WEEKDAYS.index(m.group(1).lower()) - local.weekday()) % 7 or 7
-    day = datetime.combine(local.date() + timedelta(days=ahead), datetime.min.time(), tzinfo=local.tzinfo)
-    return day.astimezone(timezone.utc), (day + timedelta(days=1, microseconds=-1)).astimezone(timezone.utc)
+    try:
+        day = datetime.combine(local.date() + timedelta(days=ahead), datetime.min.time(), tzinfo=local.tzinfo)
+        start, end = day.astimezone(timezone.utc), (day + timedelta(days=1, microseconds=-1)).astimezone(timezone.utc)
+    except OverflowError:
+        return None
+    return (start, end) if in_range(start) and in_range(end) else None  # beyond the supported range: undated
 
 
 def split_commitments(drafts: list[Draft]) -> list[Draft]:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from .. import langdata
 from ..text.tokenize import content_words, has_cjk
 from .model import Fact
 
@@ -52,7 +54,7 @@ _NEG_EN = re.compile(r"\b(?:not|no|never|no longer|don't|doesn't|didn't|do not|d
 _NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法|搬出|搬离")
 # "I quit Google and joined Meta": a new verb after "and" starts a clause of its own (its own negation)
 # ("I moved out of Lisbon and now live in Berlin": the second clause is not negated)
-_CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:joined|started|"
+_CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?(?:joined|started|"
                      r"moved|became|got|went|switched|took|began|signed|accepted|live|reside|settled|am living)\b)",
                      re.I)
 
@@ -101,8 +103,18 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
-def _negated(text: str) -> bool:
-    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text))
+@lru_cache(maxsize=1)
+def _ending_cues() -> re.Pattern:
+    """Ending and negation cues of data/lang/*/cues.json ("resigned", 辞职, 离职...) beside the ones above."""
+    en = langdata.alternation(langdata.words("cues", "ending", ("en",)))
+    zh = langdata.alternation(langdata.words("cues", "ending", ("zh",)))
+    return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
+
+
+def _negated(text: str, *, endings: bool = True) -> bool:
+    """A negation cue in ``text``; with ``endings``, an ending cue of the language data too (a source clause "我辞职了"
+    is negated; a fact's own value "辞职" is not a negation of it)."""
+    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text) or (endings and _ending_cues().search(text)))
 
 
 def _cjk_chars(text: str) -> set[str]:
@@ -192,7 +204,7 @@ def check_support(fact_text_or_fact: Fact | str, source_text: str, *, embedder: 
             reasons.append("negation differs from the source" if claim_neg else
                            f"the source is negated: {clause.strip()!r}")
     else:
-        value_neg = _negated(claim)
+        value_neg = _negated(claim, endings=False)
         effective_neg = (polarity < 0) != value_neg
         if effective_neg and not src_neg:
             reasons.append(f"negative fact but no negation in the source clause {clause.strip()!r}")

@@ -51,18 +51,19 @@ _ZH_LEAD = re.compile(r"^(?:吃|喝|玩|打|去|做|抽|看)(?=.)")
 _ZH_MEASURE = re.compile(r"^(?:[一两二三几半]?(?:杯|个|碗|瓶|份|点|块|片|根|包|盒|罐|口))+")
 _ZH_TRAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|东西)+$")
 
-_DIET = {
-    "vegetarian": ("vegetarian", "veggie", "素食", "吃素", "素食者", "素食主义者", "素食主义", "素"),
-    "vegan": ("vegan", "纯素", "纯素食", "纯素食者", "纯素食主义者"),
-    "pescatarian": ("pescatarian", "pescetarian"),
-    "eats meat": ("eat meat", "eating meat", "eats meat", "meat eater", "carnivore", "omnivore", "吃肉", "开始吃肉",
-                  "meat", "steak", "steaks", "beef", "pork", "chicken", "bacon", "ham", "lamb", "burger", "burgers",
-                  "sausage", "sausages", "turkey"),
-}
 _NUMBERS = {w: str(i) for i, ws in enumerate(
     ["zero no", "a an one 一", "two 二 两", "three 三", "four 四", "five 五", "six 六", "seven 七", "eight 八",
      "nine 九", "ten 十"]) for w in ws.split()}
-_DIET_CANON = {w: canon for canon, words in _DIET.items() for w in words}
+
+
+@lru_cache(maxsize=1)
+def _diet_canon() -> dict[str, str]:
+    """Diet words (all languages) -> canonical diet: "veggie" / 素食 / 吃素 -> "vegetarian" (``diet`` of
+    data/lang/*/slots.json)."""
+    from .. import langdata
+
+    return {w: canon for lang in langdata.LANGUAGES
+            for canon, ws in langdata.load("slots", lang).get("diet", {}).items() for w in ws}
 
 
 @lru_cache(maxsize=4096)
@@ -72,6 +73,15 @@ def _lemma(word: str) -> str:
     upos = "VERB" if word.endswith("ing") and len(word) > 5 else "NOUN"
     got = getLemma(word, upos=upos)
     return got[0] if got else word
+
+
+@lru_cache(maxsize=4)
+def _value_synonyms(key: str) -> dict[str, str]:
+    """A value-synonym table of data/lang/*/slots.json (Chinese word -> the English key): ``topic_synonyms``
+    (咖啡 -> "coffee", 烟 -> "smoke") or ``job_synonyms`` (护士 -> "nurse")."""
+    from .. import langdata
+
+    return langdata.mapping("slots", key)
 
 
 def topic_key(text: str) -> str:
@@ -85,6 +95,8 @@ def topic_key(text: str) -> str:
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
         z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
         z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        if "的" in z.strip("的"):  # "公司的咖啡", "这家店的咖啡": one particular thing, not the habit ("咖啡")
+            return z
         # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
@@ -103,11 +115,19 @@ def value_key(attribute: str, value: str) -> str:
     v = normalize_object(value)
     if attribute == "diet":
         v = re.sub(r"^(?:a|an|now|strict|full|fully)\s+|\s+diet$", "", v)
-        return _DIET_CANON.get(v, v)
+        return _diet_canon().get(v, v)
     if attribute.partition(":")[0] in ("likes", "does", "allergy"):
         return topic_key(value)
+    from .changes import ENDS_ANY, ends_any, is_numeric_slot, job_of_activity, number_of
+
+    if ends_any(value):  # "我辞职了", "I resigned": ends whatever the slot holds
+        return ENDS_ANY
     if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
-        return re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        v = re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        v = job_of_activity(v) or v  # "nursing" = "nurse"
+        return _value_synonyms("job_synonyms").get(v, v)  # 护士 = "nurse"
+    if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
+        return number_of(value) or v
     if attribute.startswith("count:"):
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
         return _NUMBERS.get(m.group(1), m.group(1)) if m else v
@@ -121,11 +141,27 @@ NAMED_SLOTS = tuple(f"{a}_name" for a in ("dog", "cat", "pet", "bird", "fish", "
 
 def related_attributes(attribute: str) -> list[str]:
     """Attributes whose current facts a new fact is compared with besides its own: the ``likes``/``does``
-    sibling, and for ``gone`` (a pet that died or ran away) every pet-name slot, matched by value."""
+    sibling, the same topic in the other language (``topic_synonyms`` of data/lang/zh/slots.json: ``does:咖啡`` and
+    ``does:coffee`` / ``likes:coffee``), and for ``gone`` (a pet that died or ran away) every pet-name slot, matched
+    by value."""
     if attribute == "gone":
         return list(NAMED_SLOTS)
     sib = sibling_attribute(attribute)
-    return [sib] if sib else []
+    out = [sib] if sib else []
+    head, sep, key = attribute.partition(":")
+    if sep and head in TOPIC_HEADS:
+        for other in translated_topics(key):
+            out += [f"{h}:{other}" for h in TOPIC_HEADS]
+    return out
+
+
+def translated_topics(key: str) -> list[str]:
+    """The same topic key in the other language: 咖啡 -> ["coffee"], "coffee" -> ["咖啡"], "smoke" -> ["烟", "抽烟",
+    "香烟"] (``topic_synonyms``); [] for a topic without one."""
+    table = _value_synonyms("topic_synonyms")
+    if key in table:
+        return [table[key]]
+    return sorted(zh for zh, en in table.items() if en == key)
 
 
 def sibling_attribute(attribute: str) -> str | None:
@@ -233,13 +269,18 @@ def kin_covers(asked: str, said: str) -> bool:
 PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
     r"former)"  # words before a relation: "my older brother", "my best friend"
 _MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
-_NATIONALITY = frozenset("""american british english scottish irish welsh canadian mexican brazilian argentinian
-    french german italian spanish portuguese dutch belgian swiss austrian swedish norwegian danish finnish polish
-    russian ukrainian greek turkish israeli egyptian nigerian kenyan indian pakistani chinese japanese korean
-    vietnamese thai filipino indonesian australian catholic christian muslim jewish buddhist hindu""".split())
+
+
+@lru_cache(maxsize=2)
+def _slot_words(key: str) -> frozenset[str]:
+    """A word set of data/lang/*/slots.json (``nationalities``, ``marital``), all languages, lower-cased."""
+    from .. import langdata
+
+    return frozenset(w.lower() for w in langdata.words("slots", key))
+
+
 _AGE = re.compile(r"^(?:about |around )?\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?$|^[\d一二两三四五六七八九十百]{1,4}岁$",
                   re.I)
-_MARITAL = frozenset("married single divorced engaged widowed separated 结婚了 已婚 单身 离婚了 离异".split())
 _NEGATED = re.compile(r"^(?:not|no longer)\s+(.+?)(?:\s+any\s?more)?$", re.I)
 _NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
 
@@ -317,11 +358,11 @@ def person_slot(person: str, value: str) -> str:
         return f"{p}_occupation"
     if _AGE.match(value.strip()):
         return f"{p}_age"
-    if value.strip().lower() in _MARITAL:
+    if value.strip().lower() in _slot_words("marital"):
         return f"{p}_marital"
     words = value.split()
     if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
-            not any(w.lower() in _NATIONALITY for w in words):
+            not any(w.lower() in _slot_words("nationalities") for w in words):
         return f"{p}_name"
     return f"{p}:{value_key(p, value)}"  # a description is a slot of its own: "tall" never closes "30"
 

@@ -29,7 +29,7 @@ from ..text.tokenize import content_words
 from ..types import Message
 from .grounding import Support, check_support
 from .model import Fact, detect_language, is_sensitive
-from .rules import _turns, hedge_confidence
+from .rules import _turns, _typed_to_person, hedge_confidence, not_the_speakers
 
 __all__ = ["ExtractionResult", "Rejected", "extract_facts_llm", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
 
@@ -48,6 +48,7 @@ FACTS_SCHEMA: dict = {
                     "polarity": {"type": "integer", "enum": [1, -1]},
                     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                     "source_quote": {"type": "string"},
+                    "previous_value": {"type": ["string", "null"]},
                 },
                 "required": ["entity", "attribute", "value", "polarity", "confidence", "source_quote"],
             },
@@ -70,6 +71,12 @@ Rules:
 - polarity: 1, or -1 when the user negates it ("I no longer...", "I can't stand...", "我不再...", "我不喜欢...").
 - confidence: 1.0 for plain statements; about 0.6 when the user hedges ("maybe", "I think", "可能", "也许", "大概").
 - source_quote: the exact sentence of the user's text the fact comes from, copied verbatim.
+- A change ("I moved to Berlin", "my rent went up to 1350", "I left X and joined Y", "房租涨到4800", "跳槽到…"):
+  give the NEW value with polarity 1, and previous_value = the old value only when the user's words name it
+  ("I moved from Lisbon to Berlin" -> "Lisbon"), else null. An ending without a new value ("I quit smoking",
+  "not vegetarian anymore", "我辞职了", "我戒烟了") is polarity -1 with the ended thing as value.
+- Someone else's change, a plan, a wish, a question or a hypothetical ("my friend moved to X", "I might move",
+  "Should I move?", "if I moved…") is no fact of the user's: leave it out.
 - Never invent values. Never copy anything from these instructions or the example.
 
 Example (illustration only, not part of the conversation):
@@ -175,6 +182,17 @@ def _build(item: Any, source: str, prompt_text: str, embedder: Any) -> tuple[Fac
         return None, [f"invalid fact: {exc}"]
     if span:
         fact.confidence = hedge_confidence(span, fact.confidence)
+        if entity.casefold() == "user" and not _typed_to_person(fact.attribute):
+            # a proposed change must be the speaker's own statement (a relative's slot is the user's to tell)
+            why = not_the_speakers(span, value)
+            if why:
+                reasons.append(why)
+    prev = item.get("previous_value")
+    if isinstance(prev, (str, int, float)) and not isinstance(prev, bool) and str(prev).strip():
+        old = fact.model_copy(update={"value": str(prev).strip(), "polarity": 1})
+        # the old value must be in the turn itself; a value the model remembers from elsewhere is not kept
+        if str(prev).strip().casefold() in source.casefold() and check_support(old, source).overlap > 0:
+            fact.previous_value = str(prev).strip()
     else:
         fact.source_span = max(split_sentences(source) or [source],
                                key=lambda s: len(content_words(value) & content_words(s)))

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .. import langdata
 from ..text.tokenize import has_cjk
 from .keys import KIN_CANONICAL, clean_value, topic_key
 
@@ -25,29 +27,28 @@ __all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language",
 
 Language = Literal["en", "zh", "mixed"]
 
-# Chinese and English variants of well-known slots -> one key, so a zh and an en statement share a slot
-_ATTR_SYNONYMS = {
-    "favorite": "favourite", "color": "colour", "名字": "name", "姓名": "name", "全名": "full_name",
-    "生日": "birthday", "出生日期": "birthday", "date_of_birth": "birthday", "电话": "phone",
-    "电话号码": "phone", "手机": "phone", "手机号": "phone", "手机号码": "phone", "phone_number": "phone",
-    "mobile": "phone", "mobile_number": "phone", "cell": "phone", "邮箱": "email", "电子邮箱": "email",
-    "邮件": "email", "email_address": "email", "e_mail": "email", "地址": "address", "住址": "address",
-    "家庭住址": "address", "home_address": "address", "身份证": "id_number", "身份证号": "id_number",
-    "身份证号码": "id_number", "银行卡": "bank_card", "银行卡号": "bank_card", "卡号": "bank_card",
-    "bank_card_number": "bank_card", "card_number": "bank_card", "credit_card": "bank_card",
-    "credit_card_number": "bank_card", "工作": "occupation", "职业": "occupation", "job": "occupation",
-    "profession": "occupation", "公司": "employer", "company": "employer", "老家": "hometown",
-    "家乡": "hometown", "猫": "cat", "狗": "dog", "宠物": "pet", "茶": "tea", "颜色": "colour",
-    "咖啡": "coffee", "城市": "city", "密码": "password", "护照": "passport", "护照号": "passport",
-    "最喜欢的": "favourite_", "home_town": "hometown", "city_of_residence": "home_city",
-    "current_city": "home_city", "location": "home_city", "residence": "home_city",
-}
-_KNOWN_SLOTS = frozenset(_ATTR_SYNONYMS.values()) | {"job", "car", "home", "home_city", "city", "employer", "phone",
-                                                     "email", "address", "name", "bank_card", "id_number"}
+# Chinese and English variants of well-known slots -> one key, so a zh and an en statement share a slot: the
+# ``attribute_synonyms`` of data/lang/<lang>/slots.json (anchormem.langdata), read on first use
+_BASE_SLOTS = frozenset({"job", "car", "home", "home_city", "city", "employer", "phone", "email", "address", "name",
+                         "bank_card", "id_number"})
+
+
+@lru_cache(maxsize=1)
+def _synonyms() -> dict[str, str]:
+    out = dict(langdata.mapping("slots", "attribute_synonyms"))
+    out.setdefault("最喜欢的", "favourite_")
+    return out
+
+
+@lru_cache(maxsize=1)
+def _known_slots() -> frozenset[str]:
+    return frozenset(_synonyms().values()) | _BASE_SLOTS
+
+
 _SENSITIVE_ATTR = re.compile(
     r"bank|card|account|iban|routing|id_number|passport|ssn|social_security|national_id|driver|licen[cs]e|"
-    r"address|phone|mobile|email|password|passcode|pin\b|salary|income|tax|medical|diagnos|allergy|health|"
-    r"身份证|银行|卡号|账号|地址|住址|电话|手机|邮箱|密码|护照|工资|收入|病", re.I)
+    r"address|phone|mobile|email|password|passcode|pin\b|tax|medical|diagnos|allergy|health|"
+    r"身份证|银行|卡号|账号|地址|住址|电话|手机|邮箱|密码|护照|病", re.I)
 _SENSITIVE_VALUE = re.compile(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"            # email
     r"|(?<!\d)(?:\d[ -]?){8,19}\d?(?!\d)"       # long digit runs: card, ID, account, phone
@@ -82,18 +83,20 @@ def normalize_attribute(attr: str) -> str:
     a = re.sub(r"^(?:my|the|user'?s?|我的|我)\s*", "", a)
     # "my new phone number" and "my phone number" are one slot (only for slots we know: "New York" stays)
     bare = re.sub(r"^(?:(?:new|current|latest|updated|present)[\s_]+|新的?|现在的?|最新的?)(?=\S)", "", a)
-    if bare != a and normalize_attribute(bare) in _KNOWN_SLOTS:
+    if bare != a and normalize_attribute(bare) in _known_slots():
         return normalize_attribute(bare)
     a = re.sub(r"[\s\-/.]+", "_", a).strip("_'’\"")
     a = re.sub(r"'s_", "_", a)
-    if a in _ATTR_SYNONYMS:
-        return _ATTR_SYNONYMS[a]
+    if a in _synonyms():
+        return _synonyms()[a]
+    if a in _known_slots():  # already a slot key ("mortgage_payment"): not re-read word by word
+        return a
     if a.startswith("最喜欢的"):
         rest = a[len("最喜欢的"):]
-        return "favourite_" + _ATTR_SYNONYMS.get(rest, rest)
+        return "favourite_" + _synonyms().get(rest, rest)
     parts = [_word(p) for p in a.split("_")]
     out = "_".join(p for p in parts if p)
-    out = _ATTR_SYNONYMS.get(out, out)
+    out = _synonyms().get(out, out)
     # "猫的名字" -> "cat_name", "妈妈的生日" -> "mother_birthday"
     m = re.fullmatch(r"(.+?)的(.+)", out)
     if m:
@@ -104,7 +107,7 @@ def normalize_attribute(attr: str) -> str:
 def _word(part: str) -> str:
     """One word of an attribute as its slot key: a known slot's synonym ("手机号" -> "phone"), a relation's
     canonical word (:data:`~anchormem.facts.keys.KIN_CANONICAL`: "mom", 妈妈, 母亲 -> "mother"), else as it is."""
-    return _ATTR_SYNONYMS.get(part) or KIN_CANONICAL.get(part, part)
+    return _synonyms().get(part) or KIN_CANONICAL.get(part, part)
 
 
 def detect_language(text: str) -> Language:
@@ -117,7 +120,8 @@ def detect_language(text: str) -> Language:
 
 def is_sensitive(attribute: str, value: str) -> bool:
     """True for personal data that should be redacted or handled with care: bank cards, ID numbers, addresses,
-    phone numbers, emails, passwords, health data."""
+    phone numbers, emails, passwords, health data (a change of one is held for review). An amount that changes in
+    the ordinary course of life (salary, rent) is not: "I got a raise to 45000" supersedes."""
     return bool(_SENSITIVE_ATTR.search(attribute) or _SENSITIVE_VALUE.search(value))
 
 
@@ -130,6 +134,8 @@ class Fact(BaseModel):
     stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
     ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
     sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
+    ``previous_value``: for a change the LLM proposed ("I moved from Lisbon to Berlin": "Lisbon"), kept only when
+    the turn itself says it (:func:`~anchormem.facts.llm_extract.extract_facts_llm`); else None.
     """
 
     entity: str = "user"
@@ -142,6 +148,7 @@ class Fact(BaseModel):
     clause: str = ""
     language: Language = "en"
     extractor: str = "rules"
+    previous_value: str | None = None
 
     @field_validator("attribute")
     @classmethod

@@ -14,6 +14,9 @@ its slot (``"<entity>|<attribute>"``; entity = the speaker's name, else ``"user"
   ``as_of`` and in ``history``). A statement older than the current one (an import of past conversations) is
   stored already closed (``valid_to`` = the current one's ``valid_from``), so history is right in either order.
 
+A kept utterance carries the claims of the facts drawn from it (:mod:`anchormem.facts.claims`): when they are all
+superseded it is closed with them; a late statement's utterance is stored already closed when all its facts are.
+
 A one-sentence turn stating one fact is represented by its fact memory only (no separate utterance, so a
 restated fact really is one NOOP, and a change held for review is not half-applied). Longer turns keep their
 verbatim utterance too, and a sentence stating several facts gives each fact its own clause as text ("Please
@@ -33,19 +36,22 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
+from ..tracing import staged
 from ..ingest.classify import memory_hash
 from ..ingest.pipeline import Draft, time_terms
 from ..text.segment import split_sentences
 from ..text.tokenize import index_text
 from ..timeutil import utcnow
-from ..types import FactSlot, MemoryItem, ReviewItem
+from ..types import Claim, FactSlot, MemoryItem, ReviewItem
+from .changes import ENDS_ANY
+from .claims import carry, own_claims
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes, sibling_attribute,
                    value_key)
 from .model import Fact, normalize_object
 from .rules import extract_from_text
 
-__all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP"]
+__all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
 REVIEW_GAP = 0.2  # confidences further apart than this send a conflicting change to the review queue
 
@@ -76,11 +82,21 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
-        return sibling_attribute(old.attribute) == new.attribute and old.polarity != new.polarity
-    same_value = value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
+        return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
+    new_key = value_key(new.attribute, new.value)
+    if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
+        return old.polarity > 0
+    same_value = value_key(old.attribute, old.value) == new_key
     if same_value:
         return old.polarity != new.polarity
     return old.polarity > 0 and new.polarity > 0
+
+
+def approval_targets(store: Any, tenant: str, user_id: str, new: MemoryItem) -> list[MemoryItem]:
+    """The current facts an approved review item (``new``) supersedes now: those of its slot it conflicts with."""
+    if new.fact is None:
+        return []
+    return [c for c in store.current_facts(tenant, user_id, [new.fact.slot]) if c.fact and conflicts(c.fact, new.fact)]
 
 
 def _same(old: FactSlot, new: FactSlot) -> bool:
@@ -132,6 +148,7 @@ def _as_user(f: Fact, speaker: str | None) -> Fact:
     return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
 
 
+@staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
     """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts
@@ -157,6 +174,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             plan.drafts.append(d)
             continue
         new_drafts: list[tuple[Draft, list[str]]] = []
+        carried: list[Claim] = []
         gone_only = 0
         per_sentence: dict[str, int] = {}
         for f in facts:
@@ -168,6 +186,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             cur = [c for key in _related(slot) for c in current.get(key, [])]
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
+                carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
@@ -201,6 +220,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         keep_turn = len(split_sentences(d.item.text)) > 1 or gone_only == len(facts) or \
             (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts))
         if keep_turn:
+            carry(d.item, [c for fd, _ in new_drafts for c in own_claims(fd.item)] + carried)
             plan.drafts.append(d)
         for fd, old_ids in new_drafts:
             if keep_turn:  # a sentence of a kept turn shares its vector: found by keyword, slot and its turn

@@ -38,31 +38,46 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
+from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
-from .keys import (NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
+from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
+from .changes import blocked, clause_changes, sentence_changes
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
-__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence"]
+__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
 
 HEDGED_CONFIDENCE = 0.6
 
-_HEDGE_EN = re.compile(r"\b(?:maybe|perhaps|probably|possibly|i think|i guess|i believe|i suppose|not sure|"
-                       r"might|i feel like|kind of|sort of|i reckon)\b", re.I)
-_HEDGE_ZH = re.compile(r"可能|也许|大概|或许|好像|似乎|估计|我觉得|不确定|应该是")
-_HYPOTHETICAL = re.compile(r"\b(?:if|whether|wonder|would|wish|hope|unless|suppose|imagine|pretend)\b|"
-                           r"\b(?:i'd|you)\b|如果|假如|要是|是否|希望|假设|想象", re.I)
+
+
+@lru_cache(maxsize=1)
+def _cue_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(hedge, hypothetical) cue patterns from data/lang/*/cues.json (English as whole words, Chinese as substrings)."""
+    def build(key: str) -> re.Pattern:
+        en = langdata.alternation(langdata.words("cues", key, ("en",)))
+        zh = langdata.alternation(langdata.words("cues", key, ("zh",)))
+        return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
+    return build("hedge"), build("hypothetical")
+
+
 _LEAD = re.compile(
     r"^(?:(?:actually|well|so|oh|also|btw|by the way|honestly|anyway|now|but|and|ok|okay|yeah|yes|no|hmm+|um+|"
     r"fun fact|just so you know|fyi|i think|i guess|i believe|i suppose|maybe|perhaps|probably|"
     r"i'm pretty sure|i am pretty sure)\b[\s,:;!-]*)+", re.I)
 _LEAD_ZH = re.compile(r"^(?:其实|不过|但是|而且|另外|对了|嗯+|哦+|我觉得|可能|也许|大概|或许|好像|估计|顺便说一下)[，,\s]*")
-_CLAUSE = re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
-                     r"\s+(?:and|but)\s+(?=(?:I|I'm|I've|my)\b)")
+@lru_cache(maxsize=1)
+def _clause_split() -> re.Pattern:
+    """Clause boundaries: Chinese commas and semicolons; ", I…" / " and I…"; and " and <verb>" for a verb that starts
+    a clause of its own ("I left Google and joined Stripe"; the verbs: ``clause_verbs`` of data/lang/en/changes.json)."""
+    verbs = langdata.alternation(langdata.words("changes", "clause_verbs", ("en",)))
+    return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
+                      r"\s+(?:and|but)\s+(?=(?:now\s+|then\s+)?(?:I|I'm|I've|my|we|we're|we've)\b)|\s+and\s+(?=(?:" + verbs + r")\b)")
 _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
                              r"shall|will)\b", re.I)
 
@@ -76,10 +91,10 @@ _EN_CUT = re.compile(
     r"|\s*(?:(?<!\d),|,(?!\d{3}\b)|[;:(（])|\s+-\s", re.I)  # "3,000 euros" keeps its thousands comma
 _ZH_TAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|工作|上班|任职)+$")
 _ADV = r"(?:(?:really|actually|now|currently|still|also|just|truly|absolutely|definitely|totally|genuinely|" \
-       r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even)\s+)*"
+       r"kind of|sort of|honestly|do|really do|always|usually|mostly|probably|even|only|finally|recently)\s+)*"
 _ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)[一二三四五六日天]?|(?:周|星期|礼拜)[一二三四五六日天]|" \
         r"今天|昨天|明天|最近|刚刚?|已经|马上|就要?|将要?|准备|打算|现在|目前|也|还|一直|真的|非常|很|特别|超级|挺|比较|" \
-        r"确实|其实|可能|也许|大概|好像|最|更|\s)*"
+        r"确实|其实|可能|也许|大概|好像|最|更|全家|终于|只|\s)*"
 
 
 _PRONOUNS = frozenset("it that this them those these one so too there here him her 它 这 那 这个 那个 他 她".split())
@@ -253,7 +268,7 @@ _EN_RULES: list[Rule] = [
                 r"was put down|was put to sleep)\b"), _const("gone"), 1),
     # habits: "I drink coffee every morning", "I play tennis", "I run" (present tense of an everyday verb)
     (_c(r"\bI\s+" + _ADV + r"(?P<v>(?:" + _HABIT_ALONE + r")(?:\s+(?!(?:" + _NOT_OBJECT + r")\b).+)?|(?:" + _HABIT
-        + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)$"), _does, 1),
+        + r")\s+(?!(?:" + _NOT_OBJECT + r")\b)\S.*)[.!?]*$"), _does, 1),
     # "my sister moved to Berlin", "my brother lives in Oslo": the person's home (a place only)
     (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:has\s+|have\s+|just\s+|recently\s+)*(?:moved|relocated)\s+(?:back\s+)?"
         r"(?:to|into)\s+" + _V), _person_home, 1),
@@ -326,7 +341,7 @@ _ZH_RULES: list[Rule] = [
     # habits: "我每天早上喝咖啡", "我周末打网球" (not "我吃了一个苹果": a verb with 了 is an event)
     (re.compile(r"我" + _ZADV + r"(?:每天|每周|每晚|每个?周末|周末|经常|常常|平时|一般|通常|天天|早上|晚上|每天早上|每天晚上|都|要|"
                 r"总是|习惯|\s)*"
-                r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
+                r"(?P<v>(?:吃|喝|抽|玩|打|跑|游|练|骑|弹|看|学|做|去|熬)(?!了|过)[^，。！？,.!?；;]{1,12})"), _does, 1),
     (re.compile(r"(?:我的|我家的?|我们的)?(?:狗|猫|宠物|小狗|小猫|鸟|兔子)?(?P<v>[A-Za-z]+|[\u4e00-\u9fff]{1,4}?)"
                 r"(?:去世了|死了|病死了|走丢了|跑丢了)"), _const("gone"), 1),
     # "我的快递地址改成北京市…", "我的手机号换成了…": the slot's new value
@@ -340,7 +355,7 @@ _ZH_COUNTED = {"孩子": "child", "儿子": "son", "女儿": "daughter", "猫": 
 
 _NO_LONGER_EN = re.compile(r"\bI\s+(?:" + _ADV + r")(?:no longer|don't|do not|never)\s+(?P<rest>.+)$", re.I)
 # "我不再X"; "我(已经)不是X" / "我不当X" / "我不住在X了": a job, state or home denied (other "不" are the habit and like rules')
-_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?P<how>不再|不(?=是|当|住))\s*(?P<rest>[^，。！？]+)")
+_NO_LONGER_ZH = re.compile(r"我" + _ZADV + r"(?P<how>不再|不(?=是|当|住|做|对))\s*(?P<rest>[^，。！？]+)")
 _USED_TO_EN = re.compile(r"\bI\s+(?:" + _ADV + r")used\s+to\s+(?P<rest>.+)$", re.I)
 
 _USED_TO_TURN = re.compile(r",?\s+(?:but|and|whereas|while)\s+", re.I)  # "used to X but now Y"
@@ -352,27 +367,31 @@ _ANYMORE = re.compile(r"\s+(?:any ?more|anymore)\b", re.I)
 
 def hedge_confidence(text: str, base: float = 1.0) -> float:
     """``base`` lowered to :data:`HEDGED_CONFIDENCE` when ``text`` hedges ("maybe", "I think", "可能"...)."""
-    return min(base, HEDGED_CONFIDENCE) if (_HEDGE_EN.search(text) or _HEDGE_ZH.search(text)) else base
+    return min(base, HEDGED_CONFIDENCE) if _cue_patterns()[0].search(text) else base
 
 
 _MOVE = re.compile(r"\b(?:moved|relocated|moving|relocating|move|relocate)\b|搬", re.I)
 # what one moves to that is not a home: a seat, a team, a tool, a plan, a version
-_NOT_PLACE_EN = frozenset("""plan slack teams zoom python java linux windows macos android ios version option stage
-    phase level team department row seat desk front back side office chapter page step round section room floor
-    position role project app platform system""".split())
-_NOT_PLACE_ZH = re.compile(r"工位|座位|楼|层|客厅|卧室|房间|办公室|部门|组|隔壁|对面|工作室|岗位|位置|桌|项目|团队")
+
+
+@lru_cache(maxsize=1)
+def _not_places() -> tuple[frozenset[str], re.Pattern]:
+    """What one moves to that is not a home (``not_places`` of data/lang/*/slots.json): a seat, a team, a tool, a
+    plan, a version ("Slack", "front row"); in Chinese a floor, room, desk or team (楼, 工位, 部门)."""
+    return (frozenset(w.lower() for w in langdata.words("slots", "not_places", ("en",))),
+            re.compile(langdata.alternation(langdata.words("slots", "not_places", ("zh",)))))
 
 
 def _is_place(value: str) -> bool:
     """A move's destination names a place: a capitalised name ("Berlin", "the Netherlands"), no digits, no purpose
     ("Slack for team chat"), not a seat, team, tool or plan; in Chinese, not a floor, room, desk or team."""
     if has_cjk(value):
-        return not _NOT_PLACE_ZH.search(value)
+        return not _not_places()[1].search(value)
     words = value.split()
     if words and words[0].lower() == "the":
         words = words[1:]
     return bool(words) and words[0][:1].isupper() and not re.search(r"\d|\bfor\b", value) and \
-        not any(w.lower().strip(".,") in _NOT_PLACE_EN for w in words)
+        not any(w.lower().strip(".,") in _not_places()[0] for w in words)
 
 
 def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
@@ -396,6 +415,8 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
             continue  # "my sister moved to a new team": no value of hers
         if home and _MOVE.search(m.group(0)) and not _is_place(value):
             continue  # "I moved to the front row", "We moved to Slack for team chat", 我搬到三楼的工位了
+        if attr.startswith("does:") and value_key("diet", value) == "eats meat":
+            return "diet", value, pol  # "I stopped eating meat": the diet, as "I eat meat" said it
         if attr.startswith(("likes:", "allergy:", "does:")):
             head = attr.split(":", 1)[0]
             attr = f"{head}:{normalize_object(value)}"
@@ -473,39 +494,123 @@ def _is_question(sentence: str) -> bool:
 
 
 def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
-    """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins)."""
+    """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins).
+
+    Per sentence (questions skipped): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
+    then per clause the change patterns (:func:`~anchormem.facts.changes.clause_changes`: numeric changes, job and
+    employer changes, counts and names...) or else the rules above. A clause with a hypothetical, modal or reported-speech
+    cue (:func:`~anchormem.facts.changes.blocked`) states nothing; a clause whose subject is someone else ("my brother
+    left Google and joined Stripe", 他说…, 我弟弟跳槽到了…) gives only facts typed to that person."""
     out: dict[tuple[str, str], Fact] = {}
+
+    def keep(attr: str, value: str, pol: int, ent: str, sentence: str, clause: str, conf: float) -> None:
+        for attr, value in _work_parts(attr, value):
+            try:
+                fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
+                            sensitive=is_sensitive(attr, value), source_span=sentence,
+                            clause=clause.strip().lstrip(",;，；").strip(),
+                            language=detect_language(sentence), extractor="rules")
+            except ValueError:
+                continue
+            out.pop(fact.slot, None)
+            out[fact.slot] = fact
+
+    hypothetical = _cue_patterns()[1]
     for sentence in split_sentences(text):
         if _is_question(sentence):
             continue
         conf = hedge_confidence(sentence)
+        if not blocked(sentence) and _speaker_subject(sentence) != "other":
+            for attr, value, pol in sentence_changes(sentence):
+                keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
-        for clause in _CLAUSE.split(sentence):
-            if not clause or not clause.strip() or _HYPOTHETICAL.search(clause):
-                subject = ""
+        who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
+        for clause in _clause_split().split(sentence):
+            if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
+                subject, who = "", ""
                 continue
+            who = _speaker_subject(clause) or who
+            changes = [c for c in clause_changes(_with_subject(clause, subject))
+                       if who != "other" or _typed_to_person(c[0])]
             got = _parse_clause(_with_subject(clause, subject))
-            subject = _subject(clause) if got and got[3] == "user" else ""
+            if changes:
+                said = " ".join(c[1].casefold() for c in changes)
+                if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \
+                        got[1].casefold() not in said and not any(c[1].casefold() in got[1].casefold() for c in changes):
+                    keep(got[0], got[1], got[2], entity, sentence, clause, conf)  # "I'm a nurse at X": both
+                for attr, value, pol in changes:
+                    keep(attr, value, pol, entity, sentence, clause, conf)
+                subject = _subject(clause)
+                continue
+            subject = _subject(clause) if (got and got[3] == "user") or who == "user" else ""
             if not got:
                 continue
             attr, value, pol, ent = got
-            ent = entity if ent == "user" else ent
-            for attr, value in _work_parts(attr, value):
-                try:
-                    fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,
-                                sensitive=is_sensitive(attr, value), source_span=sentence,
-                                clause=clause.strip().lstrip(",;，；").strip(),
-                                language=detect_language(sentence), extractor="rules")
-                except ValueError:
-                    continue
-                out.pop(fact.slot, None)
-                out[fact.slot] = fact
+            if ent == "user" and who == "other" and not _typed_to_person(attr):
+                continue  # "My brother left Google and joined Stripe": not the speaker's employer
+            keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
     return list(out.values())
+
+
+@lru_cache(maxsize=1)
+def _subject_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(someone else, the speaker) as a clause's subject: "my brother", "he", 我弟弟, 他 / "I", "we", 我, 我们."""
+    third = langdata.alternation(langdata.words("cues", "third_person_subjects", ("en",)))
+    third_zh = langdata.alternation(langdata.words("cues", "third_person_subjects", ("zh",)))
+    other = re.compile(r"^\s*(?:(?:my|our)\s+" + _PERSON_EN + r"|(?:" + third + r")\b)|^\s*(?:我的?|我们的?)(?:" + _PERSON_ZH + r")|^\s*(?:"
+                       + third_zh + r")", re.I)
+    user = re.compile(r"^\s*(?:I|I'm|I've|I'd|I'll|we|we're|we've)\b|^\s*我(?:们家?)?", re.I)
+    return other, user
+
+
+def _speaker_subject(clause: str) -> str:
+    """"other" when the clause's subject is someone else, "user" when it is the speaker, "" when it has none."""
+    c = clause.strip()
+    c = _LEAD.sub("", c) if not has_cjk(c[:2]) else _LEAD_ZH.sub("", c)
+    other, user = _subject_patterns()
+    if user.match(c) and not other.match(c):
+        return "user"
+    if other.match(c):
+        return "other"
+    return ""
+
+
+def not_the_speakers(sentence: str, value: str) -> str | None:
+    """Why the clause of ``sentence`` that holds ``value`` states no present fact of the speaker's, or None: a
+    question ("Should I move to Berlin?"), a hypothetical, plan or modal ("I might move to Berlin", "如果我搬到北京"),
+    reported speech ("My boss said she moved to Berlin") or someone else as its subject ("My friend moved to
+    Berlin", 我弟弟跳槽到了腾讯). The LLM extractor's proposed changes are checked with it."""
+    if _is_question(sentence):
+        return "a question states no fact"
+    clauses = [c for c in _clause_split().split(sentence) if c and c.strip()] or [sentence]
+    v = value.casefold()
+    who = ""
+    for clause in clauses:
+        who = _speaker_subject(clause) or who
+        if v and v not in clause.casefold():
+            continue
+        if _cue_patterns()[1].search(clause) or blocked(clause):
+            return "a hypothetical, plan or reported clause states no fact of the speaker's"
+        if who == "other":
+            return "the clause is about someone else"
+        return None
+    return None
+
+
+def _typed_to_person(attr: str) -> bool:
+    """The attribute names a person's slot ("brother_home_city", "sister_occupation"), not the speaker's own."""
+    head = attr.split(":", 1)[0].split("_", 1)[0]
+    return is_person(head)
 
 
 _ZH_SUBJECT = re.compile(r"^\s*(我们家|我们|我)(?!" + _PERSON_ZH + r")")
 # a Chinese clause that goes on about the previous clause's subject without naming it: "…，现在住在北京"
-_ZH_HOME_GOES_ON = re.compile(r"^\s*(?:现在|目前|如今|然后|后来|之后|最近|也|又|已经|就|\s)*(?:住在|住|家在|定居在|搬到|搬去|搬回)")
+@lru_cache(maxsize=1)
+def _zh_goes_on() -> re.Pattern:
+    """A Chinese clause that goes on about the speaker without naming them (``continuation`` verbs of
+    data/lang/zh/changes.json: "…，现在住在北京", "…，现在在美团上班")."""
+    verbs = langdata.alternation(langdata.words("changes", "continuation", ("zh",)))
+    return re.compile(r"^\s*(?:现在|目前|如今|然后|后来|之后|最近|也|又|已经|就|\s)*(?:" + verbs + ")")
 
 
 def _subject(clause: str) -> str:
@@ -518,7 +623,7 @@ def _with_subject(clause: str, subject: str) -> str:
     """``clause`` with the previous clause's subject when it goes on about the speaker's home without one:
     "我搬出了上海，现在住在北京" -> "我现在住在北京" (so the sentence's last word on the home is the new city)."""
     body = _LEAD_ZH.sub("", clause.strip())
-    return subject + body if subject and _ZH_HOME_GOES_ON.match(body) else clause
+    return subject + body if subject and _zh_goes_on().match(body) else clause
 
 
 # a job and its employer said in one clause: "I work at a hospital as a nurse", "I work as a nurse at a hospital"

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from ..errors import InvalidInputError, ScopeError
 from ..timeutil import to_aware
 from ..types import Message
+from ..validate import check_str
 
 __all__ = ["normalize_messages", "normalize_context", "check_text", "check_scope_id", "chat_turn"]
 
@@ -103,6 +104,10 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int,
             warnings.warn(f"anchormem: message {i}: ignoring unknown keys {', '.join(unknown)}", UserWarning,
                           stacklevel=4)
         raw["content"] = check_text(raw.get("content"), what=f"message {i} content", max_chars=max_chars)
+        if isinstance(raw.get("name"), str):
+            check_str(raw["name"], f"message {i} name")
+            if len(raw["name"]) > 256:
+                raise InvalidInputError(f"message {i} name: {len(raw['name']):,} characters is over the limit of 256")
         ts = raw.get("timestamp")
         if ts is None:
             untimed.append(len(out))

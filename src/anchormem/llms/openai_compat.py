@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from ..errors import ConfigError, LLMError
+from ..tracing import record_llm_usage, staged
 
 __all__ = ["OpenAICompatLLM"]
 
@@ -96,6 +97,7 @@ class OpenAICompatLLM:
                 continue
             return resp
 
+    @staged("llm")
     def complete(self, messages: list[dict], *, json_schema: dict | None = None, temperature: float = 0.0,
                  max_tokens: int | None = None) -> str:
         """One chat completion; returns the reply text. Raises LLMError (HTTP failure, no content)."""
@@ -123,6 +125,7 @@ class OpenAICompatLLM:
             raise err
         try:
             data = resp.json()
+            record_llm_usage(self.model, data)
             choice = data["choices"][0]
             content = choice["message"].get("content")
             self.last_finish_reason = choice.get("finish_reason")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from ..tracing import staged
+
 __all__ = ["rrf", "weighted", "recency_weight"]
 
 
+@staged("fuse")
 def rrf(lists: dict[str, list[tuple[str, float]]], weights: dict[str, float], k: float = 60.0
         ) -> dict[str, float]:
     """Reciprocal rank fusion: score(d) = Σ_lists w_l / (k + rank_l(d)), ranks from 1. Lists are best-first."""
@@ -21,6 +24,7 @@ def rrf(lists: dict[str, list[tuple[str, float]]], weights: dict[str, float], k:
     return out
 
 
+@staged("fuse")
 def weighted(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], dense_weight: float
              ) -> dict[str, float]:
     """dense_weight · cosine + (1 - dense_weight) · bm25 / max(bm25). Missing signals count 0."""

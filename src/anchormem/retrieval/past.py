@@ -12,8 +12,9 @@ again on the text they had at ``as_of``:
   search (1.0 when there is none). The stores' BM25 weighs terms by IDF; this estimate does not, so its place
   among current texts is approximate (with RRF fusion only that place counts).
 
-Returned hits carry the text of ``as_of``. What stays current: labels, entities, the fact slot, metadata, the
-context vector (anchoring) and filters on ``text`` (evaluated on the current row). A memory whose text at
+Returned hits carry the text of ``as_of`` and the fact slot, entities and labels they had then (kept by the edit,
+:meth:`Store.past_states`). What stays current: metadata, the context vector (anchoring) and filters (evaluated on
+the current row). A memory whose text at
 ``as_of`` was blanked by a purge is not returned.
 """
 
@@ -37,6 +38,7 @@ class PastTexts:
 
     texts: dict[str, str | None]
     speakers: dict[str, str | None]
+    states: dict[str, dict] = field(default_factory=dict)  # the structured fields at as_of (fact, entities, labels)
     _vecs: np.ndarray | None = field(default=None, repr=False)  # the old texts' vectors, embedded once per search
 
     def dense(self, hits: list[tuple[str, float]], query_vector: np.ndarray,
@@ -69,5 +71,5 @@ class PastTexts:
     def items(self, items: dict[str, MemoryItem]) -> dict[str, MemoryItem]:
         """``items`` with the text each had at ``as_of``; blanked ones left out."""
         return {mid: it if mid not in self.texts else  # the text of as_of: not the edit that came later
-                it.model_copy(update={"text": self.texts[mid], "updated_at": None})
+                it.model_copy(update={"text": self.texts[mid], "updated_at": None, **self.states.get(mid, {})})
                 for mid, it in items.items() if self.texts.get(mid, "") is not None}

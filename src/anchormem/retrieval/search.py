@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..filters import FilterNode
 from ..lifecycle import importance
@@ -27,6 +28,7 @@ from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
+from .currency import order_by_currency, past_where, wants_past
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
 
@@ -50,12 +52,19 @@ class Searcher:
         self._pcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qlock = Lock()
 
-    def embed_query(self, text: str) -> np.ndarray:
-        """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed."""
+    @staged("embed")
+    def embed_query(self, text: str, scope: Scope | None = None) -> np.ndarray:
+        """The query embedding of ``text`` (``embed_query``): float32 (dim,), from the cache or computed. With the
+        hot cache it is kept under the user of ``scope`` (so a purge of the user deletes it; without a scope, in
+        this process only)."""
         if self.cache is not None:
             return self.cache.embedding(self.embedder.name, self.embedder.dim, text,
-                                        lambda: self.embedder.embed_query(text))
+                                        lambda: self.embedder.embed_query(text), scope=scope)
         return self._cached(self._qcache, text, self.embedder.embed_query)
+
+    def query_embedder(self, scope: Scope) -> Callable[[str], np.ndarray]:
+        """:meth:`embed_query` for the user of ``scope``: ``text`` → float32 (dim,)."""
+        return lambda text: self.embed_query(text, scope)
 
     def embed_passage(self, text: str) -> np.ndarray:
         """The passage embedding (``embed_documents``) of a conversation turn ``text``: float32 (dim,). A turn
@@ -71,9 +80,11 @@ class Searcher:
                 self._put(self._pcache, t, np.asarray(v, dtype=np.float32))
 
     def forget_passages(self) -> None:
-        """Drop every kept passage embedding (after a purge: no vector of forgotten text stays in memory)."""
+        """Drop every kept passage embedding and this process's uncached-mode query embeddings (after a purge: no
+        vector of forgotten text or of the user's queries stays in memory)."""
         with self._qlock:
             self._pcache.clear()
+            self._qcache.clear()
 
     def _cached(self, lru: OrderedDict[str, np.ndarray], text: str,
                 compute: Callable[[str], np.ndarray]) -> np.ndarray:
@@ -105,6 +116,9 @@ class Searcher:
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
+        past_q = wants_past(query, where, as_of)  # a question about the past also reads superseded memories
+        if past_q:
+            where = past_where(where)
         past = self._past(scope, where, as_of)
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
@@ -161,17 +175,21 @@ class Searcher:
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
-            out = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))[:limit]
+            out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
+                                    store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
+                                    where=where)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
-                explain(out)
+                explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at))
-            out = collapse_repeats(hits)[:limit]
+            out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
+                                    limit=limit, where=where)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
 
+    @staged("candidates")
     def _candidates(self, query: str, scope: Scope, where: FilterNode | None, n: int, config: SearchConfig,
                     as_of: datetime | None, query_vector: np.ndarray | None, *, expand: bool,
                     past: PastTexts | None = None) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
@@ -179,7 +197,7 @@ class Searcher:
         ``as_of``, matched on their text then instead of their current one (:mod:`.past`)."""
         dense: list[tuple[str, float]] = []
         if config.dense_weight > 0 or config.fusion == "weighted":
-            qv = query_vector if query_vector is not None else self.embed_query(query)
+            qv = query_vector if query_vector is not None else self.embed_query(query, scope)
             dense = self.store.dense_search(scope, qv, n, where, as_of)
             if past is not None:
                 dense = past.dense(dense, qv, self.embedder.embed_documents, n)
@@ -200,7 +218,8 @@ class Searcher:
         if not texts:
             return None
         rows = self.store.get_many(scope.tenant, list(texts))
-        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()})
+        return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
+                         self.store.past_states(scope, where, as_of))
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import ConfigError, InvalidInputError, NotFoundError, StoreError
 from ..ingest.normalize import check_scope_id
+from ..private_files import private_file
 
 __all__ = ["ROLES", "ApiKey", "KeyStore", "keys_path_for", "open_key_store", "role_allows"]
 
@@ -115,7 +116,7 @@ class KeyStore:
         self.path = str(path)
         try:
             if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                private_file(Path(self.path).expanduser())  # 0600 before SQLite opens it, new folders 0700
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
             self._conn.execute("PRAGMA busy_timeout = 30000")
             self._conn.execute(_SCHEMA)

@@ -8,6 +8,8 @@ The block has up to three sections, in this order (a section with nothing in it 
 
     ## Relevant memories
     - [2024-05-06, about 2024-05-01] user (林晓): 我上周三刚搬到杭州，月租4500元。 (id 45998b7c…)
+    (a memory shown from the past, read by a past question, ends "(until 2024-03)"; a memory partly superseded is
+     shown without the superseded words: :func:`anchormem.retrieval.currency.shown_hits`)
 
     ## Recent conversation
     assistant: …
@@ -32,6 +34,7 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
+from ..retrieval.currency import shown_hits
 from ..types import Hit
 from .buffer import MAX_TURN_CHARS, Turn, WorkingBuffer, decay_weight, make_turn
 from .store import SessionKey, SessionStore
@@ -101,9 +104,31 @@ def _memory_line(hit: Hit, show_ids: bool) -> tuple[str, dict[str, Any]]:
     said, event = _date(m.created_at), _event_date(m.event_time, m.event_time_end)
     when = f"{said}, about {event}" if event and event != said else said
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
-    line = f"- [{when}] {who}: {m.text}" + (f" (id {m.id})" if show_ids else "")
+    until = f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else ""  # shown from the past
+    line = f"- [{when}] {who}: {m.text}{until}" + (f" (id {m.id})" if show_ids else "")
     return line, {"id": m.id, "text": m.text, "speaker": m.speaker, "role": m.role, "date": said,
                   "event_date": event, "score": hit.score}
+
+
+def summary_lines(hit: Hit, said: set[str]) -> Hit | None:
+    """A summary hit with only its ``- `` lines not in ``said`` (the lines already in the block, which it then
+    holds too), under their section heads; None when it has none left: no line is repeated within one block."""
+    keep: list[str] = []
+    head: str | None = None
+    for line in hit.memory.text.splitlines():
+        if not line.startswith("- "):
+            head = line
+            continue
+        if line in said:
+            continue
+        said.add(line)
+        if head is not None:
+            keep.append(head)
+            head = None
+        keep.append(line)
+    if not keep:
+        return None
+    return hit.model_copy(update={"memory": hit.memory.model_copy(update={"text": "\n".join(keep)})})
 
 
 def _share(value: Any, name: str) -> float:
@@ -206,9 +231,12 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
                              filters=filters)
         shown = [t["content"] for t in first.turns]
         title_cost = count(TITLES["memories"])
-        for hit in hits:
-            text = hit.memory.text.strip()
-            if any(text in c for c in shown):
+        said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
+        for hit in shown_hits(hits):  # as they hold now: no superseded words shown as current
+            if hit.memory.kind == "summary":  # a summary's lines once in the block (summary_lines)
+                hit = summary_lines(hit, said)
+            text = hit.memory.text.strip() if hit is not None else ""
+            if not text or any(text in c for c in shown):
                 dropped["memories"] += 1
                 continue
             line, item = _memory_line(hit, show_ids)

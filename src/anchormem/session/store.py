@@ -122,12 +122,12 @@ def _check_key(key: Any) -> SessionKey:
     return key
 
 
-def _validate_turns(turns: Any, now: datetime) -> list[Turn]:
+def _validate_turns(turns: Any, now: datetime, max_chars: int = MAX_TURN_CHARS) -> list[Turn]:
     if isinstance(turns, (Mapping, Message)):
         turns = [turns]
     if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence) or not turns:
         raise InvalidInputError("turns must be a turn dict or a non-empty list of turn dicts")
-    return [make_turn(t, now=now, index=i) for i, t in enumerate(turns)]
+    return [make_turn(t, now=now, index=i, max_chars=max_chars) for i, t in enumerate(turns)]
 
 
 def _check_limit(limit: Any) -> int | None:
@@ -165,8 +165,9 @@ class InProcessSessionStore:
     """
 
     def __init__(self, *, max_turns: int = DEFAULT_MAX_TURNS, ttl_seconds: float = DEFAULT_TTL_SECONDS,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, max_turn_chars: int = MAX_TURN_CHARS) -> None:
         self.max_turns, self.ttl_seconds = _check_options(max_turns, ttl_seconds)
+        self.max_turn_chars = max_turn_chars  # longest turn accepted (Memory passes its max_message_chars)
         self._clock = clock
         self._lock = threading.Lock()
         self._sessions: dict[SessionKey, _Session] = {}
@@ -197,7 +198,7 @@ class InProcessSessionStore:
         """See :meth:`SessionStore.append`. Raises InvalidInputError (bad turn; nothing is stored)."""
         key = _check_key(key)
         now = self._now()
-        valid = _validate_turns(turns, now)
+        valid = _validate_turns(turns, now, self.max_turn_chars)
         with self._lock:
             s = self._touch(key, now)
             s.turns.extend(valid)
@@ -285,8 +286,9 @@ class RedisSessionStore:
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, max_turns: int = DEFAULT_MAX_TURNS,
                  ttl_seconds: float = DEFAULT_TTL_SECONDS, prefix: str = "anchormem",
-                 socket_timeout: float = 5.0, client: Any = None) -> None:
+                 socket_timeout: float = 5.0, client: Any = None, max_turn_chars: int = MAX_TURN_CHARS) -> None:
         self.max_turns, self.ttl_seconds = _check_options(max_turns, ttl_seconds)
+        self.max_turn_chars = max_turn_chars
         if not isinstance(prefix, str) or not prefix or any(c.isspace() for c in prefix):
             raise InvalidInputError(f"prefix must be a non-empty string without spaces, got {prefix!r}")
         self.prefix = prefix
@@ -324,7 +326,7 @@ class RedisSessionStore:
     def append(self, key: SessionKey, turns: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> int:
         """See :meth:`SessionStore.append` (one MULTI/EXEC: RPUSH, LTRIM, PEXPIRE on both keys)."""
         tkey, skey = self._keys(_check_key(key))
-        valid = _validate_turns(turns, utcnow())
+        valid = _validate_turns(turns, utcnow(), self.max_turn_chars)
         payload = [json.dumps(t, ensure_ascii=False, separators=(",", ":")) for t in valid]
         try:
             pipe = self._r.pipeline(transaction=True)
@@ -403,8 +405,8 @@ def make_session_store(url: str | None = None, *, check: bool = True, **options:
     """The session store for a URL: None, ``""``, ``"memory"`` or ``"memory://"`` → :class:`InProcessSessionStore`;
     ``redis://``, ``rediss://`` or ``unix://`` → :class:`RedisSessionStore` (pinged first when ``check``).
 
-    ``options`` go to the store's constructor (``max_turns``, ``ttl_seconds``, and for Redis ``prefix``,
-    ``socket_timeout``). Raises ConfigError (unknown scheme, missing ``redis`` package), StoreError (Redis
+    ``options`` go to the store's constructor (``max_turns``, ``ttl_seconds``, ``max_turn_chars``, and for Redis
+    ``prefix``, ``socket_timeout``). Raises ConfigError (unknown scheme, missing ``redis`` package), StoreError (Redis
     unreachable; the message names the URL without its password), InvalidInputError (bad options).
     """
     if url is None or url in ("", "memory", "memory://"):

@@ -3,6 +3,9 @@ transaction. Add a new step at the end; never edit a released one."""
 
 from __future__ import annotations
 
+from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
+from .sessions_sql import sessions_ddl
+
 __all__ = ["MIGRATIONS", "LATEST"]
 
 _V1 = [
@@ -90,5 +93,12 @@ _V4 = [
 # fills them in)
 _V5 = ["ALTER TABLE memories ADD COLUMN context_vec BLOB"]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
+# v6: claims (:mod:`.claims_sql`): which memory carries which slot fact, each with its own validity; existing
+# fact memories and the utterances they were drawn from are backfilled, and an utterance whose facts were all
+# superseded is closed with them; memory_history.old_state keeps an edited memory's structured fields
+_V6 = claims_ddl("sqlite") + claims_backfill("sqlite") + past_entities_ddl("sqlite") + sessions_ddl("sqlite") + [
+    # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
+    "ALTER TABLE memory_history ADD COLUMN old_state TEXT"]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
 LATEST = MIGRATIONS[-1][0]

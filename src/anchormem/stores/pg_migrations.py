@@ -13,6 +13,9 @@ to the same comparisons. The ``embedding vector(dim)`` column and its HNSW index
 
 from __future__ import annotations
 
+from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
+from .sessions_sql import sessions_ddl
+
 __all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM"]
 
 VERSION_TABLE = "anchormem_schema"
@@ -110,7 +113,14 @@ _V4 = [
 # fills them in)
 _V5 = ["ALTER TABLE memories ADD COLUMN context_vec bytea"]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5)]
+# v6: claims (:mod:`.claims_sql`): which memory carries which slot fact, each with its own validity; existing
+# fact memories and the utterances they were drawn from are backfilled, and an utterance whose facts were all
+# superseded is closed with them; memory_history.old_state keeps an edited memory's structured fields
+_V6 = claims_ddl("postgres") + claims_backfill("postgres") + past_entities_ddl("postgres") + sessions_ddl("postgres") + [
+    # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
+    "ALTER TABLE memory_history ADD COLUMN old_state jsonb"]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -24,9 +24,9 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..timeutil import to_epoch, utcnow
-from ..types import HistoryEntry, MemoryItem
+from ..types import HistoryEntry, MemoryItem, ReviewItem
 from .context_vectors import context_blob
-from .protocol import NewMemory, StoredMessage
+from .protocol import REVIEW_COLUMNS, NewMemory, StoredMessage, review_row
 
 __all__ = ["SQLitePortableMixin", "PostgresPortableMixin", "ON_CONFLICT"]
 
@@ -87,6 +87,31 @@ def _duplicate(item: MemoryItem, existing: str | None) -> InvalidInputError:
                              "source and speaker); nothing was imported (on_conflict='skip' leaves it out)")
 
 
+def _import_reviews(c: Any, ph: str, tenant: str, reviews: list[ReviewItem], on_conflict: str,
+                    counts: dict[str, int]) -> None:
+    """Inside the import's transaction (``c``: a sqlite3 or psycopg connection, ``ph`` its placeholder): insert
+    the review items as given (status, resolution and targets kept). An id the tenant already holds is a conflict
+    (``"error"``: InvalidInputError, nothing written; ``"skip"``: left out and counted in ``skipped_reviews``),
+    so importing the same export twice never queues a change twice."""
+    counts["reviews"] = counts["skipped_reviews"] = 0
+    seen: set[str] = set()
+    for r in reviews:
+        if r.tenant != tenant:
+            raise InvalidInputError(f"review item {r.id!r} is of tenant {r.tenant!r}, not {tenant!r}")
+        if r.id in seen:
+            raise InvalidInputError(f"review item id {r.id!r} is listed twice")
+        seen.add(r.id)
+    for r in reviews:
+        if c.execute(f"SELECT 1 FROM review_queue WHERE tenant={ph} AND id={ph}", (tenant, r.id)).fetchone():
+            if on_conflict == "error":
+                raise InvalidInputError(f"review item {r.id!r} already exists in the target store (nothing was "
+                                        "imported; use on_conflict='skip' to leave existing ids as they are)")
+            counts["skipped_reviews"] += 1
+            continue
+        c.execute(f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({','.join([ph] * 11)})", review_row(r))
+        counts["reviews"] += 1
+
+
 def _chunks(ids: list[str], n: int = 900) -> list[list[str]]:
     return [ids[i : i + n] for i in range(0, len(ids), n)]
 
@@ -100,10 +125,12 @@ class SQLitePortableMixin:
     vectors: Any
 
     def import_rows(self, tenant: str, messages: list[StoredMessage], memories: list[NewMemory],
-                    history: list[HistoryEntry], *, on_conflict: str = "error") -> dict[str, int]:
+                    history: list[HistoryEntry], *, on_conflict: str = "error",
+                    reviews: list[ReviewItem] | None = None) -> dict[str, int]:
         """Insert messages, memories (with vectors, keyword index, entities, metadata keys) and history rows
-        exactly as given, in one transaction. Returns counts: ``messages``, ``memories``, ``history``,
-        ``entities`` inserted; ``skipped_messages``, ``skipped_memories``. Raises InvalidInputError (a conflict
+        exactly as given, and the review items ``reviews``, in one transaction. Returns counts: ``messages``,
+        ``memories``, ``history``, ``entities``, ``reviews`` inserted; ``skipped_messages``, ``skipped_memories``,
+        ``skipped_reviews``. Raises InvalidInputError (a conflict
         with ``on_conflict="error"``, a malformed batch), StoreError."""
         from .sqlite import _COLS, scope_token
 
@@ -128,6 +155,7 @@ class SQLitePortableMixin:
                     f"SELECT id FROM messages WHERE id IN ({','.join('?' * len(ch))})", ch)}
             if on_conflict == "error":
                 _first_clash(messages, memories, taken_msgs, taken_mems)
+            _import_reviews(c, "?", tenant, list(reviews or []), on_conflict, counts)
             now = utcnow().timestamp()
             for msg in messages:
                 if msg.id in taken_msgs:
@@ -173,6 +201,7 @@ class SQLitePortableMixin:
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
                               [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
                 counts["entities"] += len(it.entities)
+                self._claims.insert(c, it)
                 c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
                               [(it.tenant, it.user_id, k) for k in it.metadata])
                 rows = sorted(hist.get(it.id, []), key=lambda h: h.version)
@@ -204,10 +233,12 @@ class PostgresPortableMixin:
     _TSV: str
 
     def import_rows(self, tenant: str, messages: list[StoredMessage], memories: list[NewMemory],
-                    history: list[HistoryEntry], *, on_conflict: str = "error") -> dict[str, int]:
+                    history: list[HistoryEntry], *, on_conflict: str = "error",
+                    reviews: list[ReviewItem] | None = None) -> dict[str, int]:
         """Insert messages, memories (with vectors, ``tsv``, entities, metadata keys) and history rows exactly as
-        given, in one transaction. Returns counts: ``messages``, ``memories``, ``history``, ``entities``
-        inserted; ``skipped_messages``, ``skipped_memories``. Raises InvalidInputError (a conflict with
+        given, and the review items ``reviews``, in one transaction. Returns counts: ``messages``, ``memories``,
+        ``history``, ``entities``, ``reviews`` inserted; ``skipped_messages``, ``skipped_memories``,
+        ``skipped_reviews``. Raises InvalidInputError (a conflict with
         ``on_conflict="error"``, a malformed batch), StoreError."""
         from .postgres import _COLS, _json
 
@@ -230,6 +261,7 @@ class PostgresPortableMixin:
                                                      (tenant, msg_ids)).fetchall()} if msg_ids else set()
             if on_conflict == "error":
                 _first_clash(messages, memories, taken_msgs, taken_mems)
+            _import_reviews(conn, "%s", tenant, list(reviews or []), on_conflict, counts)
             now = utcnow().timestamp()
             for msg in messages:
                 if msg.id in taken_msgs:
@@ -269,6 +301,7 @@ class PostgresPortableMixin:
                     counts["skipped_memories"] += 1
                     continue
                 counts["memories"] += 1
+                self._claims.insert(conn, it)
                 with conn.cursor() as cur:
                     if it.entities:
                         cur.executemany(

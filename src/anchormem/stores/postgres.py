@@ -27,14 +27,18 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import from_epoch, to_epoch, utcnow
+from ..validate import unstorable
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from .claims_sql import ClaimsSQL
+from .sessions_sql import keep_restated
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import BLANK_HISTORY, PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -43,6 +47,9 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemo
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
+from .durability import pg_options
+from .store_secret import PostgresSecretMixin
+from .pg_physical import PostgresPhysicalMixin
 
 try:  # the driver is an optional extra
     import psycopg
@@ -117,30 +124,35 @@ class PostgresFilterCompiler(SQLiteFilterCompiler):
         return ("EXISTS (SELECT 1 FROM memory_entities e WHERE e.tenant = m.tenant AND e.user_id = m.user_id "
                 f"AND e.memory_id = m.id AND {cond})")
 
+    def meta_typed(self, key: str, kind: str, params: list[Any]) -> tuple[str, str]:
+        # numbers and booleans compare as jsonb (numerically, never failing a cast), strings as text
+        super().meta_expr(key, params)  # validates the key
+        params[-1] = key.split(".")
+        params.append(key.split("."))
+        guard = f"jsonb_typeof(m.metadata #> %s::text[]) = '{kind}'"
+        return guard, "(m.metadata #>> %s::text[])" if kind == "string" else "(m.metadata #> %s::text[])"
+
+    def meta_param(self, kind: str, value: Any) -> Any:
+        return value if kind == "string" else _json(value)
+
+    def text_order(self, expr: str) -> str:
+        return f'({expr} COLLATE "C")'  # code point order, as SQLite's BINARY; not the database's locale
+
     def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
-        if not expr.startswith("NULLIF(m.metadata"):
-            if op == "contains":
-                return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
-            return super()._scalar_cond(expr, op, value)
-        # metadata values are jsonb: compare with jsonb so numbers compare as numbers and strings as strings
         if op == "contains":
-            text_expr = expr.replace("NULLIF(m.metadata #>", "(m.metadata #>>").replace(", 'null'::jsonb)", ")")
-            return f"strpos(lower({text_expr}), lower(%s)) > 0", [str(value)]
-        if op in ("exists",) or (op == "eq" and value is None):
-            return super()._scalar_cond(expr, op, value)
-        if op == "in":
-            return super()._scalar_cond(expr, op, [_json(v) for v in value])
-        return super()._scalar_cond(expr, op, _json(value))
+            return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
+        return super()._scalar_cond(expr, op, value)
 
 
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin, ReviewReadMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
     path, usually ``public``). ``min_size``/``max_size``: connection pool bounds. ``ann_threshold``: current
-    memories per user above which dense search uses the HNSW index instead of an exact scan.
+    memories per user above which dense search uses the HNSW index instead of an exact scan. ``durability``:
+    ``"full"`` or ``"normal"`` (``synchronous_commit = off`` on these connections; :mod:`.durability`).
 
     Raises ConfigError when the driver is not installed, StoreError when the server cannot be reached, lacks
     pgvector, or holds a newer schema.
@@ -149,7 +161,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     _review_order = "created_at, id"  # list_reviews (ReviewReadMixin): no rowid here
 
     def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
-                 min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
+                 min_size: int = 1, max_size: int = 10, timeout: float = 30.0, durability: str = "full") -> None:
         if _IMPORT_ERROR is not None:
             raise ConfigError("the PostgreSQL store needs its driver: pip install 'anchormem[postgres]' "
                               f"({_IMPORT_ERROR})")
@@ -162,10 +174,13 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self.dim: int | None = None
         self.store_id: str | None = None
         self._filters = PostgresFilterCompiler()
+        self._claims = ClaimsSQL("%s")
         self._closed = False
         kwargs: dict[str, Any] = {"autocommit": True}
-        if schema is not None:
-            kwargs["options"] = f"-c search_path={schema},public"
+        options = " ".join(o for o in (f"-c search_path={schema},public" if schema else "", pg_options(durability))
+                           if o)  # stores/durability.py
+        if options:
+            kwargs["options"] = options
         self._kwargs = kwargs
         self._migrate()
         try:
@@ -222,6 +237,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             raise StoreError(f"no PostgreSQL connection available: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the driver cannot bind: the caller's input
+            raise unstorable(exc) from exc
 
     def _run(self, fn: Callable[[Any], T], *, write: bool = True) -> T:
         """Run ``fn(conn)`` in one transaction, retrying deadlocks and serialization failures."""
@@ -282,6 +299,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
                     "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
+        claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
         return [MemoryItem(
             id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
             speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
@@ -290,6 +308,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
             last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
             fact=FactSlot.model_validate(r[26]) if r[26] else None, tier=r[27], archived_at=from_epoch(r[28]),
+            claims=claims.get((r[1], r[0]), []),
         ) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
@@ -324,6 +343,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     _TSV = "to_tsvector('simple', %s) || to_tsvector('english', %s)"
 
+    @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
               restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
@@ -331,10 +351,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
         turns = restating_turns(messages, restated)
+        base = [(nm.item.valid_to, nm.item.superseded_by, list(nm.supersedes), list(nm.item.claims))
+                for nm in memories]  # as planned: a retried transaction reconciles again from them
 
         def run(conn: Any) -> list[WriteResult]:
             results: list[WriteResult] = []
             now = utcnow().timestamp()
+            for nm, (vt, sb, sup, cl) in zip(memories, base):
+                nm.item.valid_to, nm.item.superseded_by, nm.supersedes, nm.item.claims = vt, sb, list(sup), list(cl)
 
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 return bool([m for m in message_ids if cite_turn(conn, _CITE, self._history, tenant, user_id,
@@ -343,6 +367,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
             for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
                 self._bump(conn, *key)
+            self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -352,6 +377,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                      to_epoch(msg.ts), now, _json(msg.metadata)))
             for nm, vec, cblob in zip(memories, vecs, ctx):
                 it = nm.item
+                late = self._claims.recheck_into(conn, nm)  # reconciled again under the slot's lock
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
@@ -386,17 +412,20 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     with conn.cursor() as cur:
                         cur.executemany("INSERT INTO metadata_keys VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
                                         [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._claims.insert(conn, it)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
-                results.append(WriteResult("ADD", it))
-                for old_id in nm.supersedes:
+                results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
+                def close_one(old_id: str, when: float, by: str, it: MemoryItem = it) -> bool:
                     closed = conn.execute(
                         f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
                         f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
-                        (it.valid_from.timestamp(), it.id, now, it.tenant, it.user_id, old_id)).fetchall()
+                        (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                      f"superseded by {it.id}")
+                                      f"superseded by {by}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
+                    return bool(closed)
+                self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
             if updates and memories:  # the scope's generation was bumped above
@@ -424,6 +453,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if dup is not None:
                 raise ConflictError(f"memory {memory_id!r} would duplicate current memory {dup[0]!r} of the same "
                                     f"user (same text, kind and source): update or delete that one instead")
+            before = self._items(conn, conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s "
+                                                    "AND id = %s", (tenant, user_id, memory_id)).fetchall())[0]
             self._bump(conn, tenant, user_id)
             conn.execute(f"UPDATE memories SET text = %s, content_hash = %s, embedding = %s, updated_at = %s, "
                          f"tsv = {self._TSV} WHERE tenant = %s AND user_id = %s AND id = %s",
@@ -439,6 +470,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "VALUES (%s,%s,%s,%s,%s,%s)",
                             [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
             self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            self._keep_state(conn, tenant, user_id, memory_id, before)
             rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
                                 (tenant, user_id, memory_id)).fetchall()
             return self._items(conn, rows)[0]
@@ -467,7 +499,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = %s", (tenant, user_id, memory_id)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
@@ -490,6 +522,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             self._bump(conn, scope.tenant, scope.user_id)
             rows = conn.execute(f"SELECT m.id, m.text, m.source_message_ids FROM memories m WHERE {base} ORDER BY "
                                 "m.seq FOR UPDATE", params).fetchall()
+            shared = keep_restated(conn, "%s", scope, [(r[0], list(r[2] or [])) for r in rows], self._history, actor,
+                                   _json)  # restated in another session: it stays there
+            rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
             msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
@@ -506,7 +541,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if purge:  # the whole user: every history row, also those of memories deleted earlier without purge
                 whole = scope.agent_id is None and scope.session_id is None
                 counts["history"] = conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s "
                     "AND user_id = %s" + ("" if whole else " AND memory_id = ANY(%s)"),
                     (scope.tenant, scope.user_id) + (() if whole else (ids,))).rowcount
             for mid, text, _ in rows:
@@ -553,9 +588,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         def run(conn: Any) -> int:
             self._bump_ids(conn, tenant, [memory_id])
-            return conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
-                                (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
-                                 memory_id)).rowcount
+            n = conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
+                             (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
+                              memory_id)).rowcount
+            self._claims.set_fact(conn, tenant, memory_id, fact.slot if fact else None,
+                                  fact.value if fact else None, fact.polarity if fact else None)
+            return n
 
         if self._run(run) == 0:
             raise NotFoundError(f"no memory {memory_id!r}")
@@ -614,7 +652,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     counts[k] += v
             if purge:
                 counts["history"] = sum(conn.execute(
-                    "UPDATE memory_history SET old_text = NULL, new_text = NULL, reason = NULL WHERE tenant = %s AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant = %s AND "
                     "user_id = %s "
                     "AND memory_id = ANY(%s)", (tenant, uid, ids)).rowcount for uid, ids in by_user.items())
                 counts["messages"] = sum(conn.execute(  # source turns no remaining memory cites

@@ -41,6 +41,10 @@ class NewMemory:
     ``supersedes``: ids of current memories this one replaces; in the same transaction each gets
     ``valid_to = item.valid_from`` and ``superseded_by = item.id`` (skipped if no longer current).
     ``context_vector``: its context vector (dim,) (:mod:`anchormem.stores.context_vectors`), or None.
+    ``conflicts``: ``(old FactSlot, new FactSlot) -> bool`` (:func:`anchormem.facts.reconcile.conflicts`): given,
+    a current fact memory is reconciled again inside the write's serialised step (one per tenant, user and slot:
+    SQLite's write lock, PostgreSQL's advisory lock): a conflicting current fact of its slot written meanwhile is
+    superseded too, or, when said later than it, the new one is stored already closed (:mod:`.claims_sql`).
     """
 
     item: MemoryItem
@@ -49,6 +53,7 @@ class NewMemory:
     index_text: str
     supersedes: list[str] = field(default_factory=list)
     context_vector: np.ndarray | None = None
+    conflicts: Any = None
 
 
 @dataclass
@@ -89,8 +94,11 @@ class Store(Protocol):
 
     def past_texts(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, str | None]:
         """{memory id: text at ``as_of``} for memories visible at ``as_of`` whose text was edited (``update``)
-        after it; None when that text was blanked by a purge. Only the text is historical
-        (:mod:`.past_text`)."""
+        after it; None when that text was blanked by a purge (:mod:`.past_text`)."""
+
+    def past_states(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, dict[str, Any]]:
+        """{memory id: the fact slot, entities and labels it had at ``as_of``} (MemoryItem fields) for the memories
+        of ``scope`` edited after ``as_of``; see :mod:`.past_text`."""
 
     def update(self, tenant: str, memory_id: str, *, text: str, vector: np.ndarray, index_text: str,
                content_hash: str, actor: str, reason: str | None = None) -> MemoryItem:
@@ -217,13 +225,14 @@ class Store(Protocol):
         deleted."""
 
     def import_rows(self, tenant: str, messages: list[StoredMessage], memories: list[NewMemory],
-                    history: list[HistoryEntry], *, on_conflict: str = "error") -> dict[str, int]:
+                    history: list[HistoryEntry], *, on_conflict: str = "error",
+                    reviews: list[ReviewItem] | None = None) -> dict[str, int]:
         """Insert rows exactly as given (ids, timestamps, validity, access counts, the given history rows: no
-        ``ADD`` row is added) in one transaction, updating the keyword index, entities, metadata keys and the
+        ``ADD`` row is added; review items with their status) in one transaction, updating the keyword index, entities, metadata keys and the
         scope generation. An id the tenant already holds, or a duplicate of a current memory, is a conflict:
         ``on_conflict="error"`` raises InvalidInputError and writes nothing, ``"skip"`` leaves it out. Returns
-        counts (``messages``, ``memories``, ``history``, ``entities``, ``skipped_messages``,
-        ``skipped_memories``). See :mod:`anchormem.stores.portable_sql`."""
+        counts (``messages``, ``memories``, ``history``, ``entities``, ``reviews``, ``skipped_messages``,
+        ``skipped_memories``, ``skipped_reviews``). See :mod:`anchormem.stores.portable_sql`."""
 
     def set_tier(self, tenant: str, ids: list[str], tier: str, *, when: datetime, actor: str,
                  reason: str | None = None) -> list[MemoryItem]:
@@ -328,4 +337,7 @@ def cite_turn(c: Any, sql: str, history: Any, tenant: str, user_id: str, memory_
     if not c.execute(sql, (message_id, tenant, user_id, memory_id, message_id)).rowcount:
         return False
     history(c, memory_id, tenant, user_id, "NOOP", None, None, actor, f"restated in message {message_id}")
+    from .sessions_sql import link_session  # the turn's session: the memory belongs to it too
+
+    link_session(c, "%s" if "%s" in sql else "?", tenant, user_id, memory_id, message_id)
     return True

@@ -33,11 +33,15 @@ from typing import Any
 
 import numpy as np
 
+from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode, names_field
 from ..timeutil import from_epoch, to_epoch, utcnow
+from ..validate import unstorable
 from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
+from .claims_sql import ClaimsSQL
+from .sessions_sql import keep_restated
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -47,10 +51,13 @@ from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessag
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
-from .past_text import PastTextMixin
+from .past_text import BLANK_HISTORY, PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
+from .durability import sqlite_synchronous
+from .store_secret import SQLiteSecretMixin
+from ..private_files import private_file
 
 __all__ = ["SQLiteStore"]
 
@@ -75,19 +82,19 @@ def fts_quote(term: str) -> str:
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
-    not written for an encrypted store.
+    not written for an encrypted store. ``durability``: ``"full"`` or ``"normal"`` (:mod:`.durability`).
 
     Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
     key or a wrong key on an encrypted one, or a missing SQLCipher binding.
     """
 
     def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
-                 encryption_key: EncryptionKey | str | bytes | None = None) -> None:
-        self.path = str(path)
+                 encryption_key: EncryptionKey | str | bytes | None = None, durability: str = "full") -> None:
+        self.path, self._sync = str(path), sqlite_synchronous(durability)
         self._memory = self.path == ":memory:"
         self._key = None if encryption_key is None else EncryptionKey(encryption_key)
         self._db_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
@@ -104,7 +111,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
             p = Path(self.path).expanduser()
-            p.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                private_file(p)  # 0600 (its -wal/-shm get the same mode), new folders 0700
+            except OSError as exc:
+                raise StoreError(f"cannot create SQLite database {self.path!r}: {exc}") from exc
             self._uri = p.resolve().as_uri() + "?mode=rwc"
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
@@ -114,6 +124,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.vectors: VectorCache | None = None
         self.dim: int | None = None
         self._filters = SQLiteFilterCompiler()
+        self._claims = ClaimsSQL("?")
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
 
@@ -132,7 +143,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
                 if not self._memory:
                     conn.execute("PRAGMA journal_mode = WAL")
-                    conn.execute("PRAGMA synchronous = NORMAL")
+                    conn.execute(f"PRAGMA synchronous = {self._sync}")  # stores/durability.py
             except self._db_errors as exc:
                 raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
             self._local.conn = conn
@@ -153,12 +164,16 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             conn.execute("COMMIT")
         except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:  # a value the driver cannot bind: the caller's input
+            raise unstorable(exc) from exc
 
     def _read(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         try:
             return self._conn().execute(sql, params).fetchall()
         except self._db_errors as exc:
             raise StoreError(f"SQLite error: {exc}") from exc
+        except (UnicodeEncodeError, OverflowError) as exc:
+            raise unstorable(exc) from exc
 
     def _migrate(self) -> None:
         with self._tx() as c:
@@ -231,6 +246,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 f"({','.join('?' * len(chunk))}) ORDER BY rowid"
             for rid, t, v, n in self._read(q, chunk):
                 ents.setdefault(rid, []).append(Entity(type=t, value=v, normalized=n))
+        claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
         out = []
         for r in rows:
             out.append(MemoryItem(
@@ -242,7 +258,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
                 expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
                 fact=FactSlot.model_validate_json(r[27]) if r[27] else None, tier=r[28],
-                archived_at=from_epoch(r[29]),
+                archived_at=from_epoch(r[29]), claims=claims.get((r[2], r[1]), []),
             ))
         return out
 
@@ -266,6 +282,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                   "actor, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                   (item_id, tenant, user_id, ver, event, old, new, actor, reason, utcnow().timestamp()))
 
+    @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
               restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
@@ -293,6 +310,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                            to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
             for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
+                late = self._claims.recheck_into(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one serialised step
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
                     f"context_vec) VALUES ({','.join('?' * 32)})",
@@ -321,25 +339,28 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                               [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
                 c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
                               [(it.tenant, it.user_id, k) for k in it.metadata])
+                self._claims.insert(c, it)
                 self._history(c, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 key = (it.tenant, it.user_id)
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
                 if it.valid_to is None and it.tier == "warm":
                     added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
-                results.append(WriteResult("ADD", it))
-                for old_id in nm.supersedes:
+                results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
+                def close_one(old_id: str, when: float, by: str, it: MemoryItem = it, key: Any = key) -> bool:
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
                                     "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
                     if row is None:
-                        continue
+                        return False
                     c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
-                              (it.valid_from.timestamp(), it.id, now, row[0]))
+                              (when, by, now, row[0]))
                     self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                  f"superseded by {it.id}")
+                                  f"superseded by {by}")
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
+                    return True
+                self._claims.supersede(c, it, nm.supersedes, late, close_one)  # then carriers with no current claim
             for tenant, user_id, memory_id, message_id in restating_turns(messages, restated):
                 cite(tenant, user_id, memory_id, [message_id])
             refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
@@ -378,6 +399,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if dup is not None:
                 raise ConflictError(f"memory {memory_id!r} would duplicate current memory {dup[0]!r} of the same "
                                     f"user (same text, kind and source): update or delete that one instead")
+            before = self._items(c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (rowid,)).fetchall())[0]
             c.execute("UPDATE memories SET text=?, content_hash=?, embedding=?, updated_at=? WHERE rowid=?",
                       (text, content_hash, blob, utcnow().timestamp(), rowid))
             c.execute("DELETE FROM memories_fts WHERE rowid=?", (rowid,))
@@ -388,6 +410,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
                               [(rowid, tenant, user_id, e.type, e.value, e.normalized) for e in entities])
             self._history(c, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
+            self._keep_state(c, tenant, user_id, memory_id, before)
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
@@ -404,7 +427,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE memory_id=? AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE memory_id=? AND "
                     "tenant=?",
                     (memory_id, tenant)).rowcount
                 # the verbatim source turn holds the same text: drop it unless another memory still cites it
@@ -469,6 +492,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx() as c:
             rows = c.execute(f"SELECT rowid, id, text, source_message_ids FROM memories m WHERE {base}",
                              params).fetchall()
+            shared = keep_restated(c, "?", scope, [(r[1], json.loads(r[3] or "[]")) for r in rows], self._history,
+                                   actor, json.dumps)  # restated in another session: it stays there
+            rows = [r for r in rows if r[1] not in shared]
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]
@@ -484,7 +510,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if purge and scope.agent_id is None and scope.session_id is None:  # the whole user: every history
                 # row, also those of memories deleted earlier without purge (their DELETE row kept the text)
                 counts["history"] = c.execute(
-                    "UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                    f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                     "user_id=?", (scope.tenant, scope.user_id)).rowcount
             elif purge:
                 ids = [r[1] for r in rows]
@@ -492,7 +518,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(ids), 900):
                     chunk = ids[i : i + 900]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                         f"memory_id IN ({','.join('?' * len(chunk))})", [scope.tenant, *chunk]).rowcount
             if purge:
                 self._merge_fts(c)
@@ -543,7 +569,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 for i in range(0, len(rows), 900):
                     chunk = [r[1] for r in rows[i : i + 900]]
                     counts["history"] += c.execute(
-                        f"UPDATE memory_history SET old_text=NULL, new_text=NULL, reason=NULL WHERE tenant=? AND "
+                        f"UPDATE memory_history SET {BLANK_HISTORY} WHERE tenant=? AND "
                         f"memory_id IN "
                         f"({','.join('?' * len(chunk))})", [tenant, *chunk]).rowcount
                 for _, _, uid, _, src_ids in rows:  # source turns no remaining memory cites
@@ -622,7 +648,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
-        if as_of is not None or names_field(where, "tier"):  # past states include superseded rows, and a filter
+        if as_of is not None or names_field(where, "tier") or names_field(where, "valid_to"):  # past states (and a
+            # filter on valid_to) include superseded rows, and a filter
             # on tier may want cold rows: both are outside the cached (current, warm) vectors; score from the table
             sql, params = self._filters.where(scope, where, as_of, live=True)
             rows = self._read(f"SELECT m.id, m.embedding FROM memories m WHERE {sql}", params)
@@ -757,6 +784,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                          (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
                           tenant)).rowcount == 0:
                 raise NotFoundError(f"no memory {memory_id!r}")
+            self._claims.set_fact(c, tenant, memory_id, fact.slot if fact else None, fact.value if fact else None,
+                                  fact.polarity if fact else None)
         self._advance(gens)
 
     def close_memory(self, tenant: str, memory_id: str, *, when: datetime, actor: str, event: str,

@@ -14,12 +14,15 @@ not know (a text edit re-adds the row without it) are reported missing and read 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from ..private_files import FILE_MODE, private_dir, write_private
 
 __all__ = ["ScopeVectors", "VectorCache", "DEFAULT_ANN_THRESHOLD"]
 
@@ -287,10 +290,11 @@ class VectorCache:
         sv.ann = idx
         if path:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(path.parent)  # 0700: the index holds the vectors of memories
                 idx.save(str(path))
-                meta.write_text(json.dumps({"generation": sv.generation, "size": sv.size, "store_id": self.store_id,
-                                            "dim": self.dim, "build": _INDEX_BUILD}))
+                os.chmod(path, FILE_MODE)
+                write_private(meta, json.dumps({"generation": sv.generation, "size": sv.size,
+                                                "store_id": self.store_id, "dim": self.dim, "build": _INDEX_BUILD}))
             except OSError:
                 pass  # the index is derived data; failing to persist it only costs a rebuild later
 

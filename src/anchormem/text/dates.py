@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 
+from ..timeutil import in_range
+
 __all__ = ["DateSpan", "resolve_dates"]
 
 
@@ -255,7 +257,10 @@ def _parse_en_abs(text: str, today: date) -> tuple[date, date, bool] | None:
 def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
     """Every date mention in ``text`` resolved against ``anchor`` (an aware datetime: the turn's timestamp).
 
-    Returns spans in order of appearance; overlapping matches keep the first, longest pattern.
+    Returns spans in order of appearance; overlapping matches keep the first, longest pattern. A mention that
+    resolves outside the supported time range (:data:`anchormem.timeutil.MIN_TIME` ..
+    :data:`~anchormem.timeutil.MAX_TIME`, e.g. "in 9000 years" or "9999-12-31") is left out: it stays in the
+    text, unresolved. Never raises for a date's size.
     """
     if anchor.tzinfo is None:
         anchor = anchor.replace(tzinfo=timezone.utc)
@@ -270,11 +275,14 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
                 continue
             if kind == "en_abs" and m.group().lower().startswith("may ") and not re.search(r"\d{4}|\d", m.group()):
                 continue
-            res = _resolve_one(kind, m, today, tz)
-            if res is None:
+            try:
+                res = _resolve_one(kind, m, today, tz)
+                span = None if res is None else _span(m.group(), res[0], res[1], tz, res[2])
+            except (OverflowError, ValueError):  # beyond Python's years 1-9999 ("in 99999 days")
                 continue
-            a, b, rel = res
+            if span is None or not (in_range(span.start) and in_range(span.end)):
+                continue  # outside the supported time range (anchormem.timeutil): left unresolved, as text
             taken.append((s, e))
-            found.append((s, _span(m.group(), a, b, tz, rel)))
+            found.append((s, span))
     found.sort(key=lambda x: x[0])
     return [sp for _, sp in found]

@@ -174,9 +174,12 @@
 
   function memoryRow(m) {
     const valid = `${dash(m.valid_from)} → ${m.valid_to ? m.valid_to : "now"}`;
-    return el("tr", { class: m.superseded_by ? "superseded" : null, dataset: { id: m.id } },
+    const old = (m.claims || []).filter((c) => c.valid_to);
+    return el("tr", { class: m.superseded_by || m.current === false ? "superseded" : null, dataset: { id: m.id } },
       el("td", { class: "memtext" }, openButton(m),
-        m.superseded_by ? el("span", { class: "tag" }, `superseded by ${m.superseded_by}`) : null),
+        m.superseded_by ? el("span", { class: "tag" }, `superseded by ${m.superseded_by}`) : null,
+        !m.superseded_by && old.length ? el("span", { class: "tag" },
+          `superseded: ${old.map((c) => `${c.slot.split("|").pop()} = ${c.value}`).join(", ")}`) : null),
       el("td", { class: "kind" }, dash(m.kind)),
       el("td", { class: "source" }, dash(m.source)),
       el("td", { class: "speaker" }, dash(m.speaker)),
@@ -255,7 +258,10 @@
       ["entities", (m.entities || []).map((e) => `${e.type}: ${e.value}`).join(", ") || "—"],
       ["fact", m.fact ? `${m.fact.entity}.${m.fact.attribute} = ${m.fact.value}${m.fact.polarity < 0 ? " (not)" : ""}`
         : "—"],
-      ["superseded_by", dash(m.superseded_by)], ["expires_at", dash(m.expires_at)],
+      ["superseded_by", dash(m.superseded_by)], ["current", m.current === false ? "no" : "yes"],
+      ["claims", (m.claims || []).map((c) => `${c.slot} = ${c.value}${c.polarity < 0 ? " (not)" : ""} `
+        + `(${c.valid_to ? `superseded ${c.valid_to}` : "current"})`).join("; ") || "—"],
+      ["expires_at", dash(m.expires_at)],
       ["metadata", Object.keys(m.metadata || {}).length ? JSON.stringify(m.metadata) : "—"],
     ]).flat());
     $("detail-provenance").replaceChildren(...fieldList([

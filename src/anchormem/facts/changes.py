@@ -1,0 +1,254 @@
+"""Change detection from language data: a statement that a slot's value changed, ended or was counted anew.
+
+The patterns live in ``data/lang/<lang>/changes.json`` (:mod:`anchormem.langdata`), as regex templates over
+placeholders this module fills from the other data files: ``{SLOT}`` a numeric slot noun ("rent", 房租, "salary",
+工资, "weight"; ``slots.numeric_slots``), ``{CHANGE}`` a change verb ("went up to", 涨到; ``changes.numeric_change``),
+``{NUM}`` an amount ("1350", "1,350 euros", "两万五"), ``{WEIGHT}`` / ``{AGE}``, ``{PERSON}`` a relative
+(:data:`~anchormem.facts.keys.PERSON_WORDS`), ``{JOB}`` a job noun, ``{JOBACT}`` a job as an activity ("nursing";
+``slots.job_activities``), ``{ORG}`` an organisation, ``{PLACE}`` a place, ``{COUNT}`` a number and a counted noun
+("three cats", 三只猫), ``{NAMES}`` a list of names ("Tom and Jerry", 咪咪和花花), ``{I}`` the speaker (I / we, 我 / 我们)
+and ``{ADV}`` adverbs ("just", "now", 已经, 现在; ``cues.adverbs``).
+
+:func:`clause_changes(clause)` and :func:`sentence_changes(sentence)` return ``[(attribute, value, polarity)]``;
+:func:`blocked(clause)` says a clause states no fact of the speaker's: a modal or plan ("I might move", "我可能会搬到"),
+reported speech ("My boss said she moved", "他说他搬到了"). Nothing is read or compiled before first use.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+
+__all__ = ["clause_changes", "sentence_changes", "blocked", "numeric_slots", "number_of", "is_numeric_slot",
+           "JOB_ACTIVITY", "job_of_activity", "ENDS_ANY", "ends_any"]
+
+ENDS_ANY = "*"  # value_key of a value that ends whatever the slot holds ("我辞职了": the employer, whichever it was)
+_ZH_NUM = "零〇一二两三四五六七八九十百千万"
+
+
+@lru_cache(maxsize=1)
+def numeric_slots() -> dict[str, str]:
+    """Every numeric slot noun (all languages) -> its slot key: "rent" / 房租 / 租金 -> "rent"."""
+    out: dict[str, str] = {}
+    for lang in langdata.LANGUAGES:
+        for slot, nouns in langdata.load("slots", lang).get("numeric_slots", {}).items():
+            out.update({n: slot for n in nouns})
+    return out
+
+
+def is_numeric_slot(attribute: str) -> bool:
+    """``attribute`` holds an amount or an age: compare its values by number (:func:`number_of`)."""
+    return attribute in set(numeric_slots().values()) or attribute.endswith("_age")
+
+
+def number_of(value: str) -> str | None:
+    """The first amount in ``value`` as a plain number string: "1,350 euros" -> "1350", "90k" -> "90000",
+    "两万五" -> "25000", "一万二" -> "12000", "6岁" -> "6", "seven" -> "7"; None without one."""
+    v = value.strip().casefold()
+    m = re.search(r"\d+(?:[.,]\d{3})*(?:\.\d+)?\s*k?\b|\d+(?:\.\d+)?", v)
+    if m:
+        s = m.group(0).replace(",", "").strip()
+        mult = 1000 if s.endswith("k") else 1
+        s = s.rstrip("k").strip()
+        try:
+            n = float(s) * mult
+        except ValueError:
+            return None
+        return str(int(n)) if n == int(n) else str(n)
+    m = re.search(f"[{_ZH_NUM}]+", v)
+    if m:
+        return _zh_number(m.group(0))
+    en = langdata.mapping("slots", "number_words", ("en",))
+    for w in re.findall(r"[a-z]+", v):
+        if w in en and w not in ("a", "an", "no"):
+            return str(en[w])
+    return None
+
+
+def _zh_number(s: str) -> str | None:
+    digits = langdata.mapping("slots", "number_words", ("zh",))
+    units = langdata.mapping("slots", "number_units", ("zh",))
+    if all(c in digits for c in s):
+        return "".join(str(digits[c]) for c in s)
+    total, section, cur, last_unit = 0, 0, 0, 1
+    for c in s:
+        if c in digits:
+            cur = digits[c]
+        elif c in units:
+            u = units[c]
+            if u == 10000:
+                total += (section + (cur or 0)) * u
+                section, cur, last_unit = 0, 0, u
+            else:
+                section += (cur or 1) * u
+                cur, last_unit = 0, u
+        else:
+            return None
+    # a trailing digit after a unit is the next unit down: 两万五 = 25000, 一千二 = 1200
+    if cur and last_unit >= 100:
+        section += cur * last_unit // 10
+        cur = 0
+    return str(total + section + cur)
+
+
+@lru_cache(maxsize=1)
+def JOB_ACTIVITY() -> dict[str, str]:  # noqa: N802 (a lazily built table)
+    """Job activities -> job nouns ("nursing" -> "nurse"), all languages."""
+    return langdata.mapping("slots", "job_activities")
+
+
+def job_of_activity(value: str) -> str | None:
+    """The job noun of a job activity ("nursing" -> "nurse"), else None."""
+    return JOB_ACTIVITY().get(" ".join(value.casefold().split()))
+
+
+@lru_cache(maxsize=1)
+def _ending_values() -> frozenset[str]:
+    return frozenset(w.casefold() for w in langdata.words("changes", "ends_any"))
+
+
+def ends_any(value: str) -> bool:
+    """``value`` is an ending without a value of its own ("辞职", "离职", "resigned": ``ends_any`` of
+    data/lang/*/changes.json): its -1 fact ends whatever the slot holds."""
+    return " ".join(value.casefold().split()) in _ending_values()
+
+
+def _counted(lang: str) -> dict[str, str]:
+    return {w: key for key, ws in langdata.load("slots", lang).get("counted", {}).items() for w in ws}
+
+
+@lru_cache(maxsize=2)
+def _pieces(lang: str) -> dict[str, str]:
+    from .keys import OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+
+    alt = langdata.alternation
+    units = alt(tuple(langdata.load("slots", lang).get("units", [])))
+    adv = langdata.load("cues", lang).get("adverbs", [])
+    changes = langdata.load("changes", lang).get("numeric_change", [])
+    if lang == "zh":
+        num = rf"(?:\d[\d,.]*|[{_ZH_NUM}]+)"
+        return {
+            "I": "我(?:们家?)?", "ADV": r"(?:" + alt(tuple(adv), raw=True) + r"|\s)*",
+            "SLOT": r"(?P<slot>" + alt(tuple(langdata.load("slots", "zh").get("numeric_slots", {}) and
+                                           [w for ws in langdata.load("slots", "zh")["numeric_slots"].values()
+                                            for w in ws])) + r")",
+            "CHANGE": r"(?:" + alt(tuple(changes)) + r")",
+            "NUM": rf"(?P<v>{num}\s*(?:{units})?)", "WEIGHT": rf"(?P<v>{num}\s*(?:公斤|千克|斤|kg))",
+            "AGE": rf"(?P<v>{num}\s*(?:周)?岁)", "PERSON": r"(?P<person>" + relation_pattern(True, PERSON_WORDS) + ")",
+            "JOB": r"(?P<v>" + OCCUPATION_ZH + ")", "JOBN": r"(?:" + OCCUPATION_ZH + ")", "JOBACT": r"(?P<v>(?!))",
+            "ORG": r"(?P<v>[^，。！？,.!?；;了]{1,20}?)(?=了|$|[，。！？,.!?；;])", "PLACE": r"(?P<v>[^，。！？,.!?；;]+)",
+            "COUNT": r"(?P<v>(?:\d+|[" + _ZH_NUM + r"])\s*(?:" + alt(tuple(langdata.load("slots", "zh").get(
+                "measure_words", []))) + r")\s*(?P<counted>" + alt(tuple(_counted("zh"))) + "))",
+            "NAMES": r"(?P<names>[^，。！？,.!?；;]{1,30})"}
+    num = r"(?:\d[\d,.]*\s*k?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))"
+    person = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + relation_pattern(False, PERSON_WORDS) + r")"
+    return {
+        "I": r"(?:I|we)", "ADV": r"(?:(?:" + alt(tuple(adv)) + r")\s+)*",
+        "SLOT": r"(?P<slot>" + alt(tuple(w for ws in langdata.load("slots", "en").get("numeric_slots", {}).values()
+                                          for w in ws)) + ")",
+        "CHANGE": r"(?:" + alt(tuple(changes)) + r")",
+        "NUM": rf"(?P<v>[$£€¥]?\s*{num}(?:\s*(?:{units})\b)*)",
+        "WEIGHT": rf"(?P<v>{num}\s*(?:kg|kgs|kilos|kilograms|pounds|lbs|lb|stone)\b)",
+        "AGE": rf"(?P<v>{num}(?:\s*(?:years?|yrs?)(?:\s+old)?)?)(?![\w,.]*\d)",
+        "PERSON": r"(?P<person>" + person + ")",
+        "JOB": r"(?P<v>(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
+        "JOBN": r"(?:(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
+        "JOBACT": r"(?P<v>" + alt(tuple(JOB_ACTIVITY())) + r")\b",
+        "ORG": r"(?P<v>(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|&))*)",
+        "PLACE": r"(?P<v>(?-i:[A-Z])[\w' .-]*?)(?=\s+(?:last|this|next|in|on|for|with|because|to|and|since|after|"
+                 r"before|a\s|two|three|about)\b|[,.;!?]|$)",
+        "COUNT": r"(?P<v>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:more\s+)?"
+                 r"(?P<counted>" + alt(tuple(_counted("en"))) + r"))\b",
+        "NAMES": r"(?P<names>(?-i:[A-Z])[\w'-]+(?:\s*,\s*(?-i:[A-Z])[\w'-]+)*\s+and\s+(?-i:[A-Z])[\w'-]+)"}
+
+
+@lru_cache(maxsize=2)
+def _patterns(lang: str) -> list[tuple[re.Pattern, str, int, str]]:
+    """The compiled change patterns of ``lang``: (regex, attribute template, polarity, scope)."""
+    pieces = _pieces(lang)
+    out = []
+    for p in langdata.load("changes", lang).get("patterns", []):
+        rx = p["pattern"]
+        for name, piece in pieces.items():
+            rx = rx.replace("{" + name + "}", piece)
+        out.append((re.compile(rx, 0 if lang == "zh" else re.I), p["attribute"], int(p.get("polarity", 1)),
+                    p.get("scope", "clause")))
+    return out
+
+
+def _attribute(template: str, m: re.Match, lang: str) -> str | None:
+    from .keys import person_key
+
+    groups = m.groupdict()
+    attr = template
+    if "{slot}" in attr:
+        slot = numeric_slots().get(" ".join((groups.get("slot") or "").casefold().split()))
+        if not slot:
+            return None
+        attr = attr.replace("{slot}", slot)
+    if "{person}" in attr:
+        attr = attr.replace("{person}", person_key(groups.get("person") or "").casefold().replace(" ", "_"))
+    if "{counted}" in attr:
+        c = _counted(lang).get((groups.get("counted") or "").casefold())
+        if not c:
+            return None
+        attr = attr.replace("{counted}", c)
+    return attr
+
+
+def _value(attr: str, m: re.Match) -> str | None:
+    groups = m.groupdict()
+    if attr.endswith("_names"):
+        v = groups.get("names") or ""
+    else:
+        v = groups.get("v") or ""
+    v = re.sub(r"[\s.!?。！？~…,，]+$", "", v.strip())
+    v = re.sub(r"(?:了|啦|的|呢|吧|啊)+$", "", v) if has_cjk(v) else v
+    return v or None
+
+
+def _run(text: str, scope: str) -> list[tuple[str, str, int]]:
+    lang = "zh" if has_cjk(text) else "en"
+    langs = ("zh", "en") if lang == "zh" else ("en",)  # a Chinese clause may carry English phrases ("我搬到了Berlin")
+    out: dict[str, tuple[str, str, int]] = {}
+    for lg in langs:
+        for rx, template, pol, sc in _patterns(lg):
+            if sc != scope:
+                continue
+            m = rx.search(text)
+            if not m:
+                continue
+            attr = _attribute(template, m, lg)
+            value = _value(attr or "", m) if attr else None
+            if attr and value and attr not in out:
+                out[attr] = (attr, value, pol)
+    return list(out.values())
+
+
+def clause_changes(clause: str) -> list[tuple[str, str, int]]:
+    """``[(attribute, value, polarity)]`` stated by one clause through the change patterns (first pattern per slot
+    wins); [] when none matches. "my rent went up to 1350" -> ``[("rent", "1350", 1)]``; "I quit nursing" ->
+    ``[("occupation", "nursing", -1)]``; "房租涨到4800了" -> ``[("rent", "4800", 1)]``."""
+    return _run(clause.strip(), "clause")
+
+
+def sentence_changes(sentence: str) -> list[tuple[str, str, int]]:
+    """The changes of the patterns whose scope is the whole sentence ("我涨工资了，现在每月11000")."""
+    return _run(sentence.strip(), "sentence")
+
+
+@lru_cache(maxsize=2)
+def _blockers(lang: str) -> re.Pattern:
+    cues = langdata.load("cues", lang)
+    entries = tuple(cues.get("modal", [])) + tuple(cues.get("reported_speech", []))
+    alt = langdata.alternation(entries)
+    return re.compile(alt if lang == "zh" else r"\b(?:" + alt + r")\b", re.I)
+
+
+def blocked(clause: str) -> bool:
+    """The clause states no present fact of the speaker's: a modal or plan ("I might move to Berlin", "We're
+    considering relocating", "我可能会搬到北京") or reported speech ("My boss said she moved", "他说他搬到了深圳")."""
+    return bool(_blockers("en").search(clause) or (has_cjk(clause) and _blockers("zh").search(clause)))

@@ -1,0 +1,120 @@
+"""Claims: the slot facts a memory carries, and what a memory says *now* (currency on every read path).
+
+A memory carries claims (:class:`~anchormem.types.Claim`): a fact memory its own fact, a kept utterance the facts
+drawn from it (:func:`anchormem.facts.reconcile.plan_facts` links them; the stores keep them in a ``claims`` table,
+:mod:`anchormem.stores.claims_sql`). Superseding a fact closes its claim on every memory that carries it; a memory
+whose claims are all closed is closed too. A memory with some claims closed stays current for the rest:
+
+- :func:`current_view` is the memory as evidence now: its text without the words of its closed claims (None when
+  nothing else is left), so that ``ask``, ``context()`` and summaries never show a superseded value as current;
+- :func:`past_note` marks a memory shown from the past ("until 2024-03");
+- :func:`asks_past` tells a question about the past ("Where did I live before?", "我以前住哪里？"), whose words
+  live in ``data/past_questions.json``: such a question also reads superseded memories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+
+from ..stores.claims_sql import own_claims
+from ..types import Claim, MemoryItem
+
+__all__ = ["carry", "own_claims", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+           "without_past_words"]
+
+
+def carry(item: MemoryItem, claims: list[Claim]) -> None:
+    """Make ``item`` (an utterance being written) carry ``claims`` (each claim once). When every one of them is
+    already closed (a late import of an older turn), the item is stored closed with them: ``valid_to`` = the last
+    ``valid_to``, ``superseded_by`` its claim's successor."""
+    seen: dict[str, Claim] = {}
+    for c in claims:
+        seen.setdefault(c.fact_id, c)
+    item.claims = list(seen.values())
+    if item.claims and all(c.valid_to is not None for c in item.claims) and item.valid_to is None:
+        last = max(item.claims, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
+        item.valid_to, item.superseded_by = last.valid_to, last.superseded_by
+
+
+def closed_claims(item: MemoryItem, as_of: datetime | None = None) -> list[Claim]:
+    """The claims of ``item`` no longer holding (at ``as_of``, default now)."""
+    return [c for c in item.claims if c.valid_to is not None and (as_of is None or c.valid_to <= as_of)]
+
+
+_TIDY = re.compile(r"^[\s,，;；、.。!！?？:：\-–—]+|[\s,，;；、:：\-–—]+$")
+
+
+def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem | None:
+    """``item`` as evidence of what holds (at ``as_of``, default now): unchanged when none of its claims is closed
+    (or when it is itself closed: a past memory, shown as such by the caller); else a copy whose ``text`` leaves out
+    the words of each closed claim (its span), or None when nothing is left but punctuation and joining words
+    ("Hi, I'm Sam. I live in Lisbon." with the home closed -> "Hi, I'm Sam.")."""
+    closed = closed_claims(item, as_of)
+    if not closed or item.valid_to is not None:
+        return item
+    held = {c.span for c in item.claims if c not in closed}  # words that also state a claim still holding stay
+    text = strip_spans(item.text, [c.span for c in closed if c.span not in held])
+    if text is None:
+        return None
+    return item.model_copy(update={"text": text})
+
+
+def strip_spans(text: str, spans: list[str]) -> str | None:
+    """``text`` without each of ``spans`` (the words of closed claims), tidied (no dangling "and", doubled
+    punctuation); None when nothing but punctuation and joining words is left."""
+    for span in sorted((x.strip() for x in spans), key=len, reverse=True):
+        if span and span in text:
+            text = text.replace(span, " ")
+        elif span and span.rstrip(".。!！?？") in text:
+            text = text.replace(span.rstrip(".。!！?？"), " ")
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # ". and I" -> ". I"
+    text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
+    text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
+    text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
+    text = _TIDY.sub("", text).strip()
+    return text if re.search(r"\w", text) else None
+
+
+def month(dt: datetime) -> str:
+    """``"2024-03"``."""
+    return dt.strftime("%Y-%m")
+
+
+def past_note(item: MemoryItem, as_of: datetime | None = None) -> str | None:
+    """How a memory that no longer holds (at ``as_of``) is marked when shown: ``"until 2024-03"``; None when it holds
+    (``valid_to`` unset or later than ``as_of``)."""
+    if item.valid_to is None or (as_of is not None and item.valid_to > as_of):
+        return None
+    return f"until {month(item.valid_to)}"
+
+
+@lru_cache(maxsize=1)
+def _past_pattern() -> re.Pattern[str]:
+    data = json.loads(resources.files("anchormem.data").joinpath("past_questions.json").read_text("utf-8"))
+    parts: list[str] = []
+    for lang, words in data.items():
+        if lang.startswith("_"):
+            continue
+        for w in sorted(words, key=len, reverse=True):
+            parts.append(re.escape(w) if re.search(r"[^\x00-\x7f]", w) else rf"\b{re.escape(w)}\b")
+    return re.compile("|".join(parts), re.I)
+
+
+def asks_past(query: str) -> bool:
+    """The question asks about the past ("Did I ever live in Lisbon?", "Where did I live before?", "我以前住哪里？";
+    words: ``data/past_questions.json``)."""
+    return bool(_past_pattern().search(query))
+
+
+def without_past_words(query: str) -> str:
+    """``query`` without its past words ("我以前住哪里？" -> "我住哪里？"): once search has read the past, they are
+    not words a memory must contain to answer (a superseded memory says "I live in Lisbon", not "before")."""
+    out = _past_pattern().sub(" ", query)
+    out = re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", "", out)
+    out = " ".join(out.split())
+    return out if re.search(r"\w", out) else query

@@ -1,0 +1,81 @@
+"""Files and folders anchormem creates are private to their owner: 0600 for files, 0700 for folders, whatever the
+process umask (a umask only removes bits, and every mode here is also set with ``chmod`` after creation).
+
+Used for the SQLite database (its ``-wal`` and ``-shm`` files: SQLite gives them the database file's mode), the
+saved vector index files and their folder, the API keys file and the files the CLI writes (exports). Files and
+folders that already exist keep their mode: anchormem tightens only what it creates (an administrator's choice to
+share a file stays theirs), except for files it rewrites whole (:func:`write_private`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["FILE_MODE", "DIR_MODE", "private_dir", "private_file", "write_private"]
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def private_dir(path: str | os.PathLike[str]) -> Path:
+    """Create the folder ``path`` and its missing parents, each 0700 (existing ones are left as they are).
+    Returns the path. Raises OSError."""
+    p = Path(path).expanduser()
+    missing = []
+    q = p
+    while not q.exists():
+        missing.append(q)
+        if q.parent == q:
+            break
+        q = q.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=DIR_MODE)
+        except FileExistsError:  # created meanwhile by another process: its mode is that process's business
+            continue
+        os.chmod(d, DIR_MODE)
+    return p
+
+
+def private_file(path: str | os.PathLike[str]) -> bool:
+    """Create the empty file ``path`` 0600 (its folder 0700, :func:`private_dir`) unless it exists. Returns True
+    when this call created it. Raises OSError."""
+    p = Path(path).expanduser()
+    private_dir(p.parent)
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return False
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return True
+
+
+def write_private(path: str | os.PathLike[str], data: bytes | str) -> None:
+    """Write ``data`` (str as UTF-8) to ``path`` as a 0600 file: written to a 0600 temporary file in the same
+    folder, flushed, then renamed over ``path`` (readers see the old or the new file, never a partial one); a
+    device or pipe is written in place. Raises OSError."""
+    p = Path(path).expanduser()
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if p.exists() and not p.is_file():  # a device or pipe (``-o /dev/stdout``): written in place
+        with open(p, "wb") as fh:
+            fh.write(raw)
+        return
+    private_dir(p.parent)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, p)

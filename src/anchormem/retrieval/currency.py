@@ -1,0 +1,138 @@
+"""Current first: how search orders memories whose claims were superseded (:mod:`anchormem.facts.claims`).
+
+- A plain search reads current memories only. A memory still current for some claims but carrying a superseded
+  one ("Hi, I'm Sam. I live in Lisbon and I work as a nurse…" after "I moved to Berlin.") can match on its
+  superseded words; the memory that superseded them (its claim's ``superseded_by``), when current and in scope,
+  is placed right before it, so the current value always comes first (``explain["successor_of"]``).
+- A question about the past ("Where did I live before?", "Did I ever live in Lisbon?", "我以前住哪里？":
+  :func:`~anchormem.facts.claims.asks_past`), or a filter naming ``valid_to``, also reads superseded memories;
+  for a past question they are weighted up by :data:`PAST_BOOST` and every hit that no longer holds is marked
+  ``explain["past"] = "until 2024-03"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
+from ..filters import And, Cond, FilterNode, Or, names_field, parse_filters
+from ..types import Hit, Scope
+
+__all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits",
+           "rolled_up"]
+
+PAST_BOOST = 1.5  # a past question: superseded memories' scores times this
+
+
+def wants_past(query: str, where: FilterNode | None, as_of: Any) -> bool:
+    """The search is about the past: an explicit past question, without ``as_of`` (which already reads a past
+    instant) and without a filter of its own on ``valid_to``."""
+    return as_of is None and not names_field(where, "valid_to") and asks_past(query)
+
+
+def past_where(where: FilterNode | None) -> FilterNode:
+    """``where`` widened to superseded memories as well (a condition on ``valid_to`` that every row meets)."""
+    every = Or((Cond("valid_to", "exists", True), Cond("valid_to", "exists", False)))
+    return every if where is None else And((where, every))
+
+
+def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, as_of: Any, limit: int,
+                      where: FilterNode | None = None) -> list[Hit]:
+    """``hits`` (best first) reordered as the module doc says; at most ``limit``. No successor is placed for an
+    ``as_of`` read or a filter on ``valid_to`` (``where``): those ask for the past as it is."""
+    if past:
+        for h in hits:
+            note = past_note(h.memory)
+            if note is not None:
+                h.explain["past"] = note
+                h.score *= PAST_BOOST
+                h.explain["final"] = h.score
+        return sorted(hits, key=lambda h: -h.score)[:limit]
+    if as_of is not None or names_field(where, "valid_to"):
+        return hits[:limit]
+    wanted = {c.superseded_by for h in hits[:limit] for c in closed_claims(h.memory) if c.superseded_by}
+    if not wanted:
+        return hits[:limit]
+    found = store.get_many(scope.tenant, sorted(wanted))
+    out: list[Hit] = []
+    shown: set[str] = set()
+    for h in hits:
+        if len(out) >= limit:
+            break
+        for c in closed_claims(h.memory):
+            nxt = found.get(c.superseded_by or "")
+            if nxt is None or not nxt.current or nxt.user_id != scope.user_id or nxt.id in shown or \
+                    nxt.tier != "warm" or any(getattr(scope, k) not in (None, getattr(nxt, k))
+                                              for k in ("agent_id", "session_id")):
+                continue
+            own = next((x for x in hits if x.memory.id == nxt.id), None)
+            if own is not None and own.memory.id in shown:
+                continue
+            succ = own or Hit(memory=nxt, score=h.score, explain={"successor_of": h.memory.id, "final": h.score,
+                                                                  "inserted": True})
+            succ.explain.setdefault("successor_of", h.memory.id)
+            out.append(succ)
+            shown.add(nxt.id)
+        if h.memory.id not in shown:
+            out.append(h)
+            shown.add(h.memory.id)
+    return out[:limit]
+
+
+def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:
+    """``hits`` with each summary hit followed by the archived (cold) memories it rolled up (those citing a turn it
+    quotes), scored as the summary was (``explain["via_summary"]``): an archived memory stays citable when it is
+    the answer (:mod:`anchormem.consolidate`)."""
+    if store is None or not any(h.memory.kind == "summary" for h in hits):
+        return hits
+    have = {h.memory.id for h in hits}
+    cold: dict[str, list[Any]] = {}
+    out: list[Hit] = []
+    for h in hits:
+        out.append(h)
+        if h.memory.kind != "summary" or not h.memory.source_message_ids:
+            continue
+        uid = h.memory.user_id
+        if uid not in cold:
+            cold[uid] = store.list_memories(Scope(tenant=tenant, user_id=uid), parse_filters({"tier": "cold"}))
+        turns = set(h.memory.source_message_ids)
+        for m in cold[uid]:
+            if m.id not in have and m.kind != "summary" and turns & set(m.source_message_ids):
+                have.add(m.id)
+                out.append(Hit(memory=m, score=h.score, explain={**h.explain, "via_summary": h.memory.id}))
+    return out
+
+
+def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = None,
+                  tenant: str = "default") -> tuple[str, list[Hit]]:
+    """The question as the evidence test reads it (a past question without its past words:
+    :func:`~anchormem.facts.claims.without_past_words`) and the hits ``ask`` may cite: archived memories reached
+    through the summary that rolled them up (:func:`rolled_up`, with ``store``), no summaries (an answer quotes
+    turns; a summary only repeats them) and, unless the question is about the past, each memory as it holds (at
+    ``as_of``): a partly superseded one without the words of its closed claims
+    (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left. A superseded memory
+    reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
+    out: list[Hit] = []
+    past = as_of is None and asks_past(query)
+    for h in rolled_up(hits, store, tenant):
+        if h.memory.kind == "summary":
+            continue
+        view = h.memory if past else current_view(h.memory, as_of)
+        if view is None:
+            continue
+        if view is not h.memory:  # its cosine was to the words left out: judged by its remaining words only
+            h = h.model_copy(update={"memory": view, "explain": {**h.explain, "dense": None, "view": "current"}})
+        out.append(h)
+    return (without_past_words(query) if past else query), out
+
+
+def shown_hits(hits: list[Hit]) -> list[Hit]:
+    """The hits as ``context()`` shows them: a current memory as it holds now (without the words of its superseded
+    claims; left out when nothing else is left); a memory that no longer holds (read by a past question) as it
+    is, for the caller to mark with its end ("until 2024-03")."""
+    out = []
+    for h in hits:
+        view = current_view(h.memory)
+        if view is not None:
+            out.append(h if view is h.memory else h.model_copy(update={"memory": view}))
+    return out

@@ -1,0 +1,237 @@
+"""The ``claims`` table: which memory carries which slot fact, and while each fact held (both SQL stores).
+
+A claim is one slot fact (``"<entity>|<attribute>"`` = value, polarity) carried by one memory. Its identity is the
+``kind="fact"`` memory that states it (``fact_id``): that memory carries it, and so does the utterance the fact was
+drawn from (a turn of several sentences is kept verbatim beside its fact memories). When a fact memory is
+superseded, every claim with its ``fact_id`` is closed (``valid_to``, ``superseded_by``), and a carrier whose
+claims are then all closed is closed too (it is no longer current); a carrier with other current claims stays
+current, and the read paths know from its claims which of its words no longer hold (:mod:`anchormem.facts.claims`).
+
+One schema description for SQLite and PostgreSQL (:func:`claims_ddl`, :func:`claims_backfill`), one set of
+statements parametrised by the driver's placeholder (:class:`ClaimsSQL`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import json
+
+from ..timeutil import from_epoch
+from ..types import Claim, FactSlot, MemoryItem
+
+__all__ = ["claims_ddl", "claims_backfill", "past_entities_ddl", "ClaimsSQL", "own_claims", "CLAIM_COLUMNS"]
+
+CLAIM_COLUMNS = ("memory_id, fact_id, slot, value, polarity, said_at, valid_from, valid_to, superseded_by, span")
+
+_TYPES = {
+    "sqlite": {"text": "TEXT", "int": "INTEGER", "time": "REAL"},
+    "postgres": {"text": "text", "int": "integer", "time": "double precision"},
+}
+
+
+def claims_ddl(dialect: str) -> list[str]:
+    """The ``claims`` table and its indexes for ``dialect`` (``"sqlite"`` or ``"postgres"``). Rows go with their
+    memory (``ON DELETE CASCADE``)."""
+    t = _TYPES[dialect]
+    fk = ("FOREIGN KEY (memory_id) REFERENCES memories(id) ON DELETE CASCADE" if dialect == "sqlite" else
+          "FOREIGN KEY (tenant, user_id, memory_id) REFERENCES memories (tenant, user_id, id) ON DELETE CASCADE")
+    return [
+        f"""CREATE TABLE claims (
+            tenant {t['text']} NOT NULL, user_id {t['text']} NOT NULL, memory_id {t['text']} NOT NULL,
+            fact_id {t['text']} NOT NULL, slot {t['text']} NOT NULL, value {t['text']} NOT NULL,
+            polarity {t['int']} NOT NULL DEFAULT 1, said_at {t['time']} NOT NULL,
+            valid_from {t['time']} NOT NULL, valid_to {t['time']}, superseded_by {t['text']},
+            span {t['text']} NOT NULL DEFAULT '',
+            PRIMARY KEY (tenant, user_id, memory_id, fact_id),
+            {fk})""",
+        "CREATE INDEX ix_claim_mem ON claims (tenant, memory_id)",
+        "CREATE INDEX ix_claim_fact ON claims (tenant, user_id, fact_id)",
+        "CREATE INDEX ix_claim_slot ON claims (tenant, user_id, slot) WHERE valid_to IS NULL",
+    ]
+
+
+def past_entities_ddl(dialect: str) -> list[str]:
+    """``memory_entities_past``: the entities an edited memory had before each edit, valid from the previous edit
+    (NULL: since it was written) to the edit (:mod:`.past_text`), so that an entity filter ``as_of`` an earlier
+    instant matches that instant's values. Rows go with their memory."""
+    t = _TYPES[dialect]
+    fk = ("FOREIGN KEY (memory_id) REFERENCES memories(id) ON DELETE CASCADE" if dialect == "sqlite" else
+          "FOREIGN KEY (tenant, user_id, memory_id) REFERENCES memories (tenant, user_id, id) ON DELETE CASCADE")
+    return [f"""CREATE TABLE memory_entities_past (
+            tenant {t['text']} NOT NULL, user_id {t['text']} NOT NULL, memory_id {t['text']} NOT NULL,
+            type {t['text']} NOT NULL, value {t['text']} NOT NULL, normalized {t['text']},
+            valid_from {t['time']}, valid_to {t['time']} NOT NULL, {fk})""",
+            "CREATE INDEX ix_ent_past_mem ON memory_entities_past (tenant, memory_id)"]
+
+
+def claims_backfill(dialect: str) -> list[str]:
+    """Statements that fill ``claims`` for memories written before the table existed: each fact memory carries its
+    own claim; an utterance carries the claims of the fact memories drawn from its turn (same first source turn,
+    the fact's text within the utterance's); an utterance whose claims are all closed is closed with them."""
+    if dialect == "sqlite":
+        val, pol, first_f, first_u = ("json_extract(f.fact, '$.value')", "coalesce(json_extract(f.fact, "
+                                      "'$.polarity'), 1)", "json_extract(f.source_message_ids, '$[0]')",
+                                      "json_extract(u.source_message_ids, '$[0]')")
+        inside, ins = "instr(u.text, f.text) > 0", "INSERT OR IGNORE INTO"
+        tail = ""
+    else:
+        val, pol, first_f, first_u = ("f.fact->>'value'", "coalesce((f.fact->>'polarity')::integer, 1)",
+                                      "f.source_message_ids->>0", "u.source_message_ids->>0")
+        inside, ins = "strpos(u.text, f.text) > 0", "INSERT INTO"
+        tail = " ON CONFLICT DO NOTHING"
+    cols = f"tenant, user_id, {CLAIM_COLUMNS}"
+    facts = "f.fact IS NOT NULL AND f.slot IS NOT NULL"
+    return [
+        f"{ins} claims ({cols}) SELECT f.tenant, f.user_id, f.id, f.id, f.slot, {val}, {pol}, f.created_at, "
+        f"f.valid_from, f.valid_to, f.superseded_by, f.text FROM memories f WHERE {facts}{tail}",
+        f"{ins} claims ({cols}) SELECT u.tenant, u.user_id, u.id, f.id, f.slot, {val}, {pol}, f.created_at, "
+        f"f.valid_from, f.valid_to, f.superseded_by, f.text FROM memories f JOIN memories u ON u.tenant = f.tenant "
+        f"AND u.user_id = f.user_id AND u.kind = 'utterance' AND {first_u} = {first_f} AND {inside} "
+        f"WHERE {facts}{tail}",
+        "UPDATE memories SET valid_to = (SELECT max(c.valid_to) FROM claims c WHERE c.tenant = memories.tenant AND "
+        "c.memory_id = memories.id), superseded_by = (SELECT c.superseded_by FROM claims c WHERE c.tenant = "
+        "memories.tenant AND c.memory_id = memories.id ORDER BY c.valid_to DESC LIMIT 1) "
+        "WHERE kind = 'utterance' AND valid_to IS NULL AND EXISTS (SELECT 1 FROM claims c WHERE c.tenant = "
+        "memories.tenant AND c.memory_id = memories.id) AND NOT EXISTS (SELECT 1 FROM claims c WHERE "
+        "c.tenant = memories.tenant AND c.memory_id = memories.id AND c.valid_to IS NULL)",
+        "UPDATE scope_state SET generation = generation + 1",  # cached vector sets of every scope reload
+    ]
+
+
+def own_claims(item: MemoryItem) -> list[Claim]:
+    """The claims ``item`` carries: those it names, else, for a fact memory, its own fact."""
+    if item.claims or item.fact is None:
+        return list(item.claims)
+    f = item.fact
+    return [Claim(fact_id=item.id, slot=f.slot, value=f.value, polarity=f.polarity, said_at=item.created_at,
+                  valid_from=item.valid_from, valid_to=item.valid_to, superseded_by=item.superseded_by,
+                  span=item.text)]
+
+
+def _ep(dt: Any) -> float | None:
+    return None if dt is None else dt.timestamp()
+
+
+class ClaimsSQL:
+    """The claims statements for a driver whose placeholder is ``ph`` (``"?"`` sqlite3, ``"%s"`` psycopg). Each
+    method takes an open connection (``conn.execute(sql, params)``) inside the caller's transaction."""
+
+    def __init__(self, ph: str) -> None:
+        self.ph = ph
+
+    def insert(self, conn: Any, item: MemoryItem) -> None:
+        """Store the claims ``item`` carries (:func:`own_claims`; set on ``item``, which the write returns)."""
+        p = self.ph
+        item.claims = own_claims(item)
+        for cl in item.claims:
+            conn.execute(
+                f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) VALUES ({', '.join([p] * 12)}) "
+                "ON CONFLICT DO NOTHING",
+                (item.tenant, item.user_id, item.id, cl.fact_id, cl.slot, cl.value, int(cl.polarity),
+                 cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span))
+
+    def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
+        """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
+        of the other current memories that carried it and now carry no current claim (to close with it)."""
+        p = self.ph
+        conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = {p} "
+                     f"AND fact_id = {p} AND valid_to IS NULL", (when, by, tenant, user_id, fact_id))
+        rows = conn.execute(
+            f"SELECT m.id FROM memories m WHERE m.tenant = {p} AND m.user_id = {p} AND m.valid_to IS NULL AND "
+            f"m.id <> {p} AND m.id IN (SELECT memory_id FROM claims WHERE tenant = {p} AND user_id = {p} AND "
+            f"fact_id = {p}) AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.tenant = m.tenant AND "
+            "c.memory_id = m.id AND c.valid_to IS NULL) ORDER BY m.id",
+            (tenant, user_id, fact_id, tenant, user_id, fact_id)).fetchall()
+        return [r[0] for r in rows]
+
+    def recheck(self, conn: Any, item: MemoryItem, supersedes: list[str],
+                conflicts: Callable[[FactSlot, FactSlot], bool]) -> tuple[list[str], tuple[Any, str] | None]:
+        """Reconcile a new current fact memory again inside the write transaction (its slot serialised by the
+        caller): the current memories of its slot written since it was planned that ``conflicts`` with it.
+        Returns (ids to supersede as well, None) or, when one of them was said after it, ([], (that one's
+        ``valid_from``, its id)): the new one is to be stored already closed by it."""
+        f = item.fact
+        if f is None or item.valid_to is not None:
+            return [], None
+        p = self.ph
+        rows = conn.execute(f"SELECT id, valid_from, fact FROM memories WHERE tenant = {p} AND user_id = {p} AND "
+                            f"slot = {p} AND valid_to IS NULL AND id <> {p} ORDER BY valid_from, id",
+                            (item.tenant, item.user_id, f.slot, item.id)).fetchall()
+        clash = []
+        for mid, vf, raw in rows:
+            old = FactSlot.model_validate(raw if isinstance(raw, dict) else json.loads(raw)) if raw else None
+            if mid not in supersedes and old is not None and conflicts(old, f):
+                clash.append((mid, vf))
+        later = [(vf, mid) for mid, vf in clash if vf > item.valid_from.timestamp()]
+        if later:
+            vf, mid = min(later)
+            return [], (from_epoch(vf), mid)
+        return [mid for mid, _ in clash], None
+
+    def recheck_into(self, conn: Any, nm: Any) -> tuple[float, str] | None:
+        """:meth:`recheck` for a :class:`~.protocol.NewMemory` with ``conflicts``, applied to it: conflicting current
+        facts join ``nm.supersedes``; when one was said later, ``nm.item`` is closed by it, returned as
+        ``(valid_to epoch, superseded_by)`` (its carriers are to be closed with it). None otherwise."""
+        if nm.conflicts is None:
+            return None
+        extra, late = self.recheck(conn, nm.item, nm.supersedes, nm.conflicts)
+        nm.supersedes = list(nm.supersedes) + extra
+        if late is None:
+            return None
+        nm.item.valid_to, nm.item.superseded_by = late
+        return late[0].timestamp(), late[1]
+
+    def supersede(self, conn: Any, item: MemoryItem, supersedes: list[str], late: tuple[float, str] | None,
+                  close_one: Callable[[str, float, str], bool]) -> None:
+        """Close what a new memory ``item`` ends: each id of ``supersedes`` (at its ``valid_from``, by it), then
+        every carrier left with no current claim; with ``late`` (``item`` stored already closed), the carriers of
+        its own claim. ``close_one(id, valid_to epoch, superseded_by)`` closes one memory in the store (True when
+        it was current)."""
+        queue = [(x, item.valid_from.timestamp(), item.id) for x in supersedes]
+        if late is not None:
+            queue += [(x, *late) for x in self.close(conn, item.tenant, item.user_id, item.id, *late)]
+        while queue:
+            old_id, when, by = queue.pop(0)
+            if close_one(old_id, when, by):
+                queue += [(x, when, by) for x in self.close(conn, item.tenant, item.user_id, old_id, when, by)]
+
+    def lock_slots(self, conn: Any, memories: list[Any]) -> None:
+        """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories
+        reconcile (sorted: writers queue, never deadlock), so read-decide-write is one step across workers."""
+        for key in sorted({f"{m.item.tenant}|{m.item.user_id}|{m.item.fact.slot}" for m in memories
+                           if m.conflicts is not None and m.item.fact is not None}):
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
+    def set_fact(self, conn: Any, tenant: str, memory_id: str, slot: str | None, value: str | None,
+                 polarity: int | None) -> None:
+        """A fact memory's fact changed (``update``): its claim follows (or goes, when it states none now)."""
+        p = self.ph
+        if slot is None:
+            conn.execute(f"DELETE FROM claims WHERE tenant = {p} AND fact_id = {p}", (tenant, memory_id))
+            return
+        conn.execute(f"UPDATE claims SET slot = {p}, value = {p}, polarity = {p} WHERE tenant = {p} AND "
+                     f"fact_id = {p}", (slot, value, polarity, tenant, memory_id))
+
+    def load(self, read: Callable[[str, Any], Iterable[tuple]], tenant_ids: dict[str, list[str]]
+             ) -> dict[tuple[str, str], list[Claim]]:
+        """{(tenant, memory id): its claims, oldest said first} for ``tenant_ids`` ({tenant: memory ids}).
+        ``read(sql, params)``: rows."""
+        p = self.ph
+        out: dict[tuple[str, str], list[Claim]] = {}
+        for tenant, ids in tenant_ids.items():
+            for i in range(0, len(ids), 900):
+                chunk = ids[i:i + 900]
+                if p == "?":
+                    sql = f"memory_id IN ({','.join('?' * len(chunk))})"
+                    params: list[Any] = [tenant, *chunk]
+                else:
+                    sql, params = "memory_id = ANY(%s)", [tenant, chunk]
+                for r in read(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE tenant = {p} AND {sql} "
+                              "ORDER BY said_at, fact_id", params):
+                    out.setdefault((tenant, r[0]), []).append(Claim.model_construct(  # rows as written: no validation
+                        fact_id=r[1], slot=r[2], value=r[3], polarity=1 if r[4] >= 0 else -1,
+                        said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
+                        superseded_by=r[8], span=r[9]))
+        return out

@@ -1,0 +1,62 @@
+"""Summaries hold the current state: summary lines checked against the claims of the memories they quote.
+
+Summary lines are verbatim sentences of stored turns (:mod:`anchormem.summaries`). A turn can be partly superseded
+("I live in Lisbon and I work as a nurse…" after "I moved to Berlin."): its line keeps only the words that still
+hold (:func:`anchormem.facts.claims.strip_spans`; a line with nothing left goes). The line of the turn that made
+the change reads as a change: ``"I moved to Berlin last month. [Lisbon → Berlin, 2024-03]"`` (old value, new value,
+the month it changed). Used by session summaries and the user's rolled-up summary (:mod:`anchormem.consolidate`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .facts.claims import closed_claims, month, strip_spans
+from .filters import parse_filters
+from .types import MemoryItem, Scope
+
+__all__ = ["current_lines", "closed_facts"]
+
+
+def closed_facts(store: Any, scope: Scope) -> list[MemoryItem]:
+    """The user's superseded fact memories (``kind="fact"`` with ``superseded_by`` set), oldest first."""
+    user = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
+    rows = store.list_memories(user, parse_filters({"kind": "fact", "valid_to": {"exists": True}}),
+                               include_superseded=True)
+    return [m for m in rows if m.superseded_by]
+
+
+def current_lines(lines: list[Any], items: list[MemoryItem], closed: list[MemoryItem]) -> list[Any]:
+    """``lines`` (:class:`~anchormem.summaries.SummaryLine`) as the current state: each without the words of the
+    closed claims of the current ``items`` quoting its message (dropped when nothing is left); the line quoting the
+    memory that superseded a fact of ``closed`` marked with the change (``[old → new, YYYY-MM]``)."""
+    cut: dict[str, list[str]] = {}
+    for it in items:
+        held = {c.span for c in it.claims if c.valid_to is None}
+        for c in closed_claims(it):
+            if c.span not in held:
+                for mid in it.source_message_ids:
+                    cut.setdefault(mid, []).append(c.span)
+    by_id = {it.id: it for it in items}
+    change: dict[str, list[str]] = {}  # message id -> change notes
+    for old in closed:
+        new = by_id.get(old.superseded_by or "")
+        if new is None or new.fact is None or old.fact is None or not new.source_message_ids:
+            continue
+        before = old.fact.value if old.fact.polarity > 0 else f"not {old.fact.value}"
+        after = new.fact.value if new.fact.polarity > 0 else f"not {new.fact.value}"
+        if before != after:
+            note = f"[{before} → {after}, {month(new.valid_from)}]"
+            notes = change.setdefault(new.source_message_ids[0], [])
+            if note not in notes:
+                notes.append(note)
+    out = []
+    for ln in lines:
+        text = strip_spans(ln.text, cut[ln.message_id]) if cut.get(ln.message_id) else ln.text
+        if text is None:
+            continue
+        notes = [n for n in change.pop(ln.message_id, []) if n not in text]
+        if notes:
+            text = f"{text} {' '.join(notes)}"
+        out.append(ln if text == ln.text else type(ln)(ln.section, text, ln.message_id, ln.speaker))
+    return out
