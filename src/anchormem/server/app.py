@@ -166,7 +166,9 @@ def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
                 msg = PATTERN_HELP.get(str((e.get("ctx") or {}).get("pattern")), msg)
             loc = [str(p) for p in e.get("loc", ()) if not str(p).startswith(("function-", "constrained-"))]
             details.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
-        first = details[0] if details else {"loc": [], "msg": "invalid request"}
+        # a union's failure lists one type mismatch per branch first: name the specific error instead
+        specific = [d for d in details if not d["type"].endswith("_type")]
+        first = (specific or details or [{"loc": [], "msg": "invalid request"}])[0]
         message = f"{'.'.join(first['loc']) or 'request'}: {first['msg']}"
         if len(details) > 1:
             message += f" (and {len(details) - 1} more)"
