@@ -232,7 +232,11 @@ def _filter_schemas() -> dict[str, dict]:
     meta_key = "^metadata\\." + _sql_meta_key()[1:]
     scalar = _META_VALUE_SCHEMA
     meta = _clause(scalar, scalar, nullable=False, ranges=False, contains=True)
-    meta["anyOf"][1]["properties"].update({op: {"anyOf": [text, _NUMBER_SCHEMA]} for op in ("gt", "gte", "lt", "lte")})
+    meta_ops = meta["anyOf"][1]["properties"]
+    meta_ops.update({op: {"anyOf": [text, _NUMBER_SCHEMA]} for op in ("gt", "gte", "lt", "lte")})
+    not_null = {"anyOf": [text, _NUMBER_SCHEMA, {"type": "boolean"}]}  # in/nin take scalars, not null (use exists)
+    meta_ops["in"] = {"type": "array", "items": not_null, "minItems": 1}
+    meta_ops["nin"] = {"type": "array", "items": not_null, "minItems": 1}
     return {
         "Filter": {
             "title": "Filter", "type": "object", "minProperties": 1, "properties": props,
