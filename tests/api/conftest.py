@@ -25,7 +25,7 @@ class LiveServer:
     """``uvicorn anchormem.server.app:create_app_from_env`` in a subprocess, on a loopback socket bound here
     (passed by file descriptor, so there is no race for the port), until ``stop()``."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], *, access_log: bool = False) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -37,9 +37,10 @@ class LiveServer:
         fd = self.sock.fileno()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "anchormem.server.app:create_app_from_env", "--factory",
-             "--fd", str(fd), "--log-level", "warning", "--no-access-log",
-             "--h11-max-incomplete-event-size", "65536"],
-            env=full_env, pass_fds=(fd,), stderr=subprocess.PIPE)
+             "--fd", str(fd), "--log-level", "info" if access_log else "warning",
+             "--access-log" if access_log else "--no-access-log", "--h11-max-incomplete-event-size", "65536"],
+            env=full_env, pass_fds=(fd,), stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE if access_log else None)  # uvicorn writes its access log to stdout
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -199,7 +199,7 @@ def test_tenant_isolation(api, writes, reader, query_words):
     with api.client(reader, "admin") as c:
         for user in {u for _, u, _ in writes}:
             for r in (c.get("/v1/memories", params={"user_id": user, "include_superseded": True, "limit": 1000}),
-                      c.get("/v1/memories", params={"user_id": user, "filters": json.dumps({"run": run})}),
+                      c.get("/v1/memories", params={"user_id": user, "filters": json.dumps({"metadata.run": run})}),
                       c.post("/v1/search", json={"query": q, "user_id": user, "limit": 50}),
                       c.post("/v1/search", json={"query": markers[writes[0][0]][0], "user_id": user,
                                                  "recipe": "bm25"}),

@@ -96,10 +96,10 @@ def test_expired_listing_gc_and_summarize(api):
         assert all("yielded" not in m["text"] for m in shown)
         every = c.get("/v1/memories", params={"user_id": user, "show_expired": "true"}).json()["memories"]
         assert any("yielded 3.2%" in m["text"] for m in every)
-        s = c.post("/v1/sessions/s1/summarize", params={"user_id": user})
+        s = c.post("/v1/sessions/s1/summarize", json={"user_id": user})
         assert s.status_code == 200, s.text
         assert s.json()["kind"] == "summary" and "5,000 euros" in s.json()["text"]
-        assert c.post("/v1/sessions/nope/summarize", params={"user_id": user}).status_code == 404
+        assert c.post("/v1/sessions/nope/summarize", json={"user_id": user}).status_code == 404
         assert c.post("/v1/gc", json={"user_id": user}).status_code == 403  # admin only
     with api.client("acme", "admin") as a:
         dry = a.post("/v1/gc", json={"user_id": user, "dry_run": True}).json()["deleted"]

@@ -27,7 +27,7 @@ def test_archive_restore_and_consolidate_over_http(api):
         r = c.post("/v1/restore", json={"user_id": user})
         assert [(m["id"], m["tier"]) for m in r.json()["memories"]] == [(mid, "warm")]
         assert c.post("/v1/archive", json={"ids": ["no-such-memory"]}).status_code == 404
-        assert c.post("/v1/archive", json={}).status_code == 400  # neither ids nor user_id
+        assert c.post("/v1/archive", json={}).status_code == 422  # neither ids nor user_id (the schema says so)
         assert c.post("/v1/consolidate", json={"user_id": user}).status_code == 403  # admin only
         r = c.post("/v1/memories", json={"messages": "The bakery on Rua Augusta opens at 7am.", "user_id": user,
                                          "timestamp": "2025-03-10T09:00:00Z"})  # the user's latest activity

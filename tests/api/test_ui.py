@@ -201,7 +201,7 @@ def test_list_search_history_edit_delete(ui, api):
             for signal in ("dense", "bm25", "final"):
                 v = got[0]["explain"][signal]  # integers (ranks, or an exact 0) show as integers; null as a dash
                 shown = "—" if v is None else str(int(v)) if float(v).is_integer() else f"{v:.4f}"
-                expect(first.locator(f"dd[data-signal={signal}]")).to_have_text(shown)
+                expect(first.locator(f"table.explain td[data-signal={signal}]")).to_have_text(shown)
     assert "龙井" in hits[0]["memory"]["text"]
     ui.shot("search")
 
@@ -271,7 +271,9 @@ def test_review_queue_approve_and_reject(ui, api):
     ui.tab("review")
     items = p.locator("#review-list li.review")
     expect(items).to_have_count(2)
-    expect(p.locator(f"li.review[data-id='{tea_id}'] .memtext")).to_have_text(tea[0]["memory"]["text"])
+    tea_item = p.locator(f"li.review[data-id='{tea_id}']")
+    expect(tea_item.locator(".new-text")).to_have_text(tea[0]["memory"]["text"])
+    expect(tea_item.locator(".old-text")).to_have_text("My favourite tea is oolong.")  # the text, not its id
     expect(p.locator(f"li.review[data-id='{tea_id}']")).to_contain_text("confidence 0.60")
     ui.shot("review")
 
@@ -408,3 +410,93 @@ def test_reader_key_cannot_edit_and_errors_are_shown(ui, api):
     p.click("#user-load")
     expect(p.locator("#memories-count")).to_have_text(f"0 memories of {user}")
     expect(error).to_be_hidden()
+
+
+# ----------------------------------------------------------------------------------------------- CJK and docs
+DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "ui"
+
+_GLYPHS_JS = """([sel, chars]) => {
+  // draw each character alone in the element's computed font; return one bitmap signature per character
+  const font = getComputedStyle(document.querySelector(sel)).font;
+  const c = document.createElement("canvas");
+  c.width = 64; c.height = 64;
+  const ctx = c.getContext("2d", { willReadFrequently: true });
+  return chars.map((ch) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font.replace(/\\d+(\\.\\d+)?px/, "40px");
+    ctx.fillStyle = "#000";
+    ctx.fillText(ch, 4, 48);
+    const d = ctx.getImageData(0, 0, 64, 64).data;
+    let ink = 0, sig = 0;
+    for (let i = 3; i < d.length; i += 4) { if (d[i] > 128) { ink += 1; sig = (sig * 31 + i) % 1000000007; } }
+    return [ink, sig];
+  });
+}"""
+
+
+def test_chinese_renders_as_glyphs_not_boxes(ui, api):
+    """Each Chinese character of a memory draws its own glyph in the page's font: distinct bitmaps with ink, none
+    equal to the missing-glyph box (what a private-use code point draws)."""
+    user = _uid()
+    text = "我最喜欢的茶是龙井。"
+    mems = _seed(api, user, [text])
+    ui.open(api.key[("acme", "writer")], user)
+    p = ui.page
+    cell = f"#memories-body tr[data-id='{mems[0]['id']}'] button.open"
+    expect(p.locator(cell)).to_have_text(text)
+    chars = list("我喜欢茶龙井")
+    sigs = p.evaluate(_GLYPHS_JS, [cell, chars + ["\ue000", "\ue001"]])
+    glyphs, boxes = sigs[:-2], sigs[-2:]
+    assert all(ink > 40 for ink, _ in glyphs), sigs
+    assert len({tuple(s) for s in glyphs}) == len(chars), sigs  # tofu draws one box for every character
+    assert not {tuple(s) for s in glyphs} & {tuple(s) for s in boxes}, sigs
+    family = p.evaluate("getComputedStyle(document.documentElement).fontFamily")
+    assert "WenQuanYi Zen Hei" in family and "Noto Sans CJK SC" in family
+
+
+def test_screens_for_the_docs(ui, api):
+    """One screenshot per screen for docs/ui.md (viewport only, to keep the PNGs small): the first screen, the
+    memory list, search with its explain table, a memory's detail, the review queue, export/forget."""
+    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+    p = ui.page
+    p.set_viewport_size({"width": 1100, "height": 640})
+
+    def shot(name: str) -> None:
+        path = DOCS_SHOTS / f"{name}.png"
+        p.screenshot(path=str(path))
+        assert 1000 < path.stat().st_size < 400_000, (name, path.stat().st_size)
+
+    p.goto(api.url + "/ui")
+    expect(p.locator("#empty-state")).to_be_visible()
+    expect(p.locator("#empty-state")).to_contain_text("paste an API key")
+    shot("start")
+    user = _uid()
+    with api.client("acme", "writer") as c:
+        for t, ts in (("My favourite tea is oolong.", "2024-03-01T09:00:00Z"),
+                      ("Maybe my favourite tea is green tea.", "2024-03-31T09:00:00Z")):
+            c.post("/v1/memories", json={"messages": t, "user_id": user, "timestamp": ts}).raise_for_status()
+    _seed(api, user, ["I moved to Lisbon last month.", "我最喜欢的茶是龙井。", "我女儿叫朵朵，今年五岁。"])
+    ui.open(api.key[("acme", "admin")], user)
+    expect(p.locator("#empty-state")).to_be_hidden()
+    shot("memories")
+    ui.tab("search")
+    p.fill("#search-query", "龙井")
+    p.click("#search-go")
+    expect(p.locator("#status")).to_contain_text("hits")
+    expect(p.locator("#search-results table.explain").first).to_be_visible()
+    shot("search")
+    ui.tab("review")
+    expect(p.locator("#status")).to_have_text("")  # the search tab's status does not follow
+    expect(p.locator("li.review .old-text").first).to_have_text("My favourite tea is oolong.")
+    shot("review")
+    ui.tab("data")
+    shot("export-forget")
+    ui.tab("memories")
+    p.click("#memories-body tr button.open >> nth=0")
+    expect(p.locator("#detail")).to_be_visible()
+    p.locator("#detail").scroll_into_view_if_needed()
+    shot("detail")
+    # a user without memories: the list says what to do
+    p.fill("#user-id", _uid())
+    p.click("#user-load")
+    expect(p.locator("#memories-empty")).to_be_visible()

@@ -5,7 +5,8 @@
 
 ``create_app_from_env`` is the factory ``anchormem serve`` gives uvicorn: it reads ``ANCHORMEM_URL`` /
 ``ANCHORMEM_PATH``, ``ANCHORMEM_EMBEDDER``, ``ANCHORMEM_KEYS_PATH``, ``ANCHORMEM_RATE_LIMIT``,
-``ANCHORMEM_RATE_BURST``, ``ANCHORMEM_RATE_LIMIT_URL`` and ``ANCHORMEM_MAX_BODY_BYTES``.
+``ANCHORMEM_RATE_BURST``, ``ANCHORMEM_RATE_LIMIT_URL``, ``ANCHORMEM_MAX_BODY_BYTES``, ``ANCHORMEM_DOCS`` and
+``ANCHORMEM_DEBUG_LOGS`` (:mod:`.weblog`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 try:
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse, JSONResponse
     from starlette.exceptions import HTTPException as StarletteHTTPException
 except ImportError as exc:  # pragma: no cover - depends on the environment
     from ..errors import ConfigError
@@ -38,8 +40,11 @@ from .auth import AuthenticationError, PermissionDeniedError
 from .keys import KeyStore, keys_path_for, open_key_store
 from .ratelimit import RateLimitError, parse_rate_limit
 from .ratelimit_redis import make_rate_limiter
+from .constraints import PATTERN_HELP, openapi_components
 from .routes import router
+from .ui_routes import ASSETS as UI_ASSETS
 from .ui_routes import router as ui_router
+from .weblog import SecurityHeaders, docs_csp, flag, install_access_filter
 
 __all__ = ["create_app", "create_app_from_env", "MemoryRegistry", "DEFAULT_MAX_BODY_BYTES"]
 
@@ -128,7 +133,14 @@ def _error(status: int, code: str, message: str, *, headers: dict[str, str] | No
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large", 400: "invalid_input"}
 
 
-def _install_handlers(app: FastAPI) -> None:
+def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
+    def where(request: Request) -> str:
+        """The request for a log line: its route template unless debug logging is on (a path can hold ids)."""
+        if debug_logs:
+            return f"{request.method} {request.url.path}"
+        route = request.scope.get("route")
+        return f"{request.method} {getattr(route, 'path', '(no route)')}"
+
     @app.exception_handler(AnchormemError)
     async def _anchormem_error(request: Request, exc: AnchormemError) -> JSONResponse:
         status = _status(exc)
@@ -138,7 +150,10 @@ def _install_handlers(app: FastAPI) -> None:
         elif status == 429:
             headers = {"Retry-After": str(getattr(exc, "retry_after", 1))}
         if status >= 500:
-            log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+            if debug_logs:
+                log.error("%s failed: %s: %s", where(request), type(exc).__name__, exc)
+            else:  # the message may quote what was stored
+                log.error("%s failed: %s", where(request), type(exc).__name__)
         message = str(exc) if status < 500 or isinstance(exc, ProviderError) else "server configuration error"
         return _error(status, exc.code, message, headers=headers)
 
@@ -146,9 +161,14 @@ def _install_handlers(app: FastAPI) -> None:
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         details = []
         for e in exc.errors():
-            details.append({"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
-                            "type": str(e.get("type", ""))})
-        first = details[0] if details else {"loc": [], "msg": "invalid request"}
+            msg = str(e.get("msg", ""))
+            if e.get("type") == "string_pattern_mismatch":
+                msg = PATTERN_HELP.get(str((e.get("ctx") or {}).get("pattern")), msg)
+            loc = [str(p) for p in e.get("loc", ()) if not str(p).startswith(("function-", "constrained-"))]
+            details.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
+        # a union's failure lists one type mismatch per branch first: name the specific error instead
+        specific = [d for d in details if not d["type"].endswith("_type")]
+        first = (specific or details or [{"loc": [], "msg": "invalid request"}])[0]
         message = f"{'.'.join(first['loc']) or 'request'}: {first['msg']}"
         if len(details) > 1:
             message += f" (and {len(details) - 1} more)"
@@ -162,8 +182,11 @@ def _install_handlers(app: FastAPI) -> None:
                           f"(bad byte at offset {cause.start})")
         if exc.status_code == 400 and isinstance(cause, RecursionError):
             return _error(400, InvalidInputError.code, "request body JSON nests too deeply")
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:  # Starlette's Allow names the first matching route's methods only
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed_methods(request))}
         return _error(exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc.detail),
-                      headers=getattr(exc, "headers", None))
+                      headers=headers)
 
     @app.exception_handler(UnicodeError)
     async def _unicode_error(request: Request, exc: UnicodeError) -> JSONResponse:
@@ -172,8 +195,33 @@ def _install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("%s %s failed", request.method, request.url.path)
+        if debug_logs:
+            log.exception("%s failed", where(request))
+        else:  # the type and the place, not the message or the traceback's values
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            at = f"{tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}" if tb else "?"
+            log.error("%s failed: %s at %s", where(request), type(exc).__name__, at)
         return _error(500, "internal_error", "internal server error")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this request's path (for a 405's ``Allow``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    stack = list(request.app.routes)
+    while stack:
+        route = stack.pop()
+        inner = getattr(route, "original_router", None)
+        if inner is not None and not hasattr(route, "path"):
+            stack.extend(inner.routes)
+            continue
+        if getattr(route, "methods", None) and hasattr(route, "path_regex") \
+                and route.path_regex.match(request.url.path):
+            methods.update(route.methods)
+    return sorted(methods)
 
 
 class _BodyLimit:
@@ -229,7 +277,7 @@ class _BodyLimit:
 def create_app(path: str | None = None, *, url: str | None = None, embedder: Embedder | str | None = None,
                keys: KeyStore | str | None = None, rate_limit: Any = _ENV, rate_burst: Any = _ENV,
                max_body_bytes: int | None = None, settings: Settings | None = None,
-               rate_limit_url: Any = _ENV) -> FastAPI:
+               rate_limit_url: Any = _ENV, docs: bool | None = None, debug_logs: bool | None = None) -> FastAPI:
     """Build the REST API app.
 
     path/url: the store (default: ``ANCHORMEM_URL`` / ``ANCHORMEM_PATH`` / the default file).
@@ -242,6 +290,8 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
     every worker and host); default ``ANCHORMEM_RATE_LIMIT_URL``, else the session store's Redis
     (``ANCHORMEM_SESSION_URL``) when that is Redis, else per process (:mod:`.ratelimit_redis`).
     max_body_bytes: largest request body (default ``ANCHORMEM_MAX_BODY_BYTES`` or 4 MiB).
+    docs: serve Swagger UI at ``/docs`` (default ``ANCHORMEM_DOCS`` or off: it loads from a public CDN).
+    debug_logs: log query strings, path ids and error messages (default ``ANCHORMEM_DEBUG_LOGS`` or off).
     """
     s = settings or Settings()
     if path is not None and url is not None:
@@ -274,6 +324,8 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
         except ValueError:
             raise ConfigError("ANCHORMEM_MAX_BODY_BYTES must be an integer") from None
     registry = MemoryRegistry(path=None, url=None, embedder=embedder, settings=s)
+    docs = flag(os.environ.get("ANCHORMEM_DOCS")) if docs is None else docs
+    debug_logs = flag(os.environ.get("ANCHORMEM_DEBUG_LOGS")) if debug_logs is None else debug_logs
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -282,18 +334,59 @@ def create_app(path: str | None = None, *, url: str | None = None, embedder: Emb
         if hasattr(limiter, "close"):
             limiter.close()
 
-    app = FastAPI(title="anchormem", version=_version, lifespan=lifespan,
+    app = FastAPI(title="anchormem", version=_version, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term memory for LLM agents. Every /v1 route except /v1/health and /v1/ready "
                               "needs `Authorization: Bearer <API key>`; a key is bound to one tenant and a role "
                               "(reader < writer < admin). Errors: `{\"error\": {\"code\", \"message\"}}`.")
     app.state.keys = key_store
     app.state.limiter = limiter
     app.state.memories = registry
-    _install_handlers(app)
+    _install_handlers(app, debug_logs)
     app.include_router(router)
     app.include_router(ui_router)  # the web inspector at /ui (static files; data calls use /v1)
+    if docs:
+        _add_docs(app)
+    _add_components(app)
     app.add_middleware(_BodyLimit, limit=max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    if not debug_logs:
+        install_access_filter(app, extra=UI_ASSETS)
     return app
+
+
+def _add_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs, with a CSP that admits its CDN assets and its inline script (by hash) only."""
+    page = get_swagger_ui_html(openapi_url="openapi.json", title="anchormem API")
+    html = page.body.decode()
+    csp = docs_csp(html)
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger() -> HTMLResponse:
+        return HTMLResponse(html, headers={"Content-Security-Policy": csp})
+
+
+def _add_components(app: FastAPI) -> None:
+    """The OpenAPI document with the filter language's schemas, and the ``filters`` query parameter declared as
+    JSON content (so clients and fuzzers send a JSON object in it)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        doc = build()
+        doc.setdefault("components", {}).setdefault("schemas", {}).update(openapi_components())
+        for item in doc.get("paths", {}).values():
+            for op in item.values():
+                for param in op.get("parameters", []) if isinstance(op, dict) else []:
+                    if param.get("in") == "query" and param.get("name") == "filters":
+                        desc = param.get("description") or param.get("schema", {}).get("description", "")
+                        param.pop("schema", None)
+                        param["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/Filter"}}}
+                        param["description"] = desc
+        app.openapi_schema = doc
+        return doc
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app_from_env() -> FastAPI:

@@ -7,17 +7,19 @@ the key's tenant, so the store layer filters every query by that tenant.
 from __future__ import annotations
 
 import json
-from datetime import datetime
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BeforeValidator
 
-from ..errors import FilterError, InvalidInputError, NotFoundError
+from ..errors import ConflictError, NotFoundError
 from ..memory import Memory
 from ..session.context import ContextBlock
 from .auth import Principal, require
-from .schemas import (AddRequest, AddResponse, Answer, AskRequest, ContextRequest, CountsResponse, ErrorResponse,
+from .constraints import SCOPE_ID_PATTERN, DateTime, check_filters, strict_query_bool
+from .schemas import (AddRequest, AddResponse, AskRequest, AskResponse, ContextRequest, CountsResponse, ErrorResponse,
                       ForgetRequest,
                       EventsResponse, GcRequest, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
                       ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
@@ -30,13 +32,39 @@ _ERR = {"model": ErrorResponse}
 _AUTH = {400: _ERR, 401: _ERR, 403: _ERR, 422: _ERR, 429: _ERR, 503: _ERR}
 _AUTH_404 = {**_AUTH, 404: _ERR}
 
-router = APIRouter(prefix="/v1")
+def _known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a typo like ``?user=alice`` on ``GET /v1/review``
+    would otherwise list every user's items): a 422 naming them."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None or not request.query_params:
+        return
+    known = {p.alias for p in _all_query_params(dependant)}
+    unknown = sorted({k for k in request.query_params.keys() if k not in known})
+    if unknown:
+        raise RequestValidationError([{"loc": ("query", name), "type": "extra_forbidden",
+                                       "msg": "unknown query parameter"} for name in unknown])
 
-def _scope_query() -> Any:
-    """A fresh optional scope-id query parameter. (One shared ``Query`` object would be bound to the first
+
+def _all_query_params(dependant: Any) -> list[Any]:
+    out, stack = [], [dependant]
+    while stack:
+        d = stack.pop()
+        out.extend(d.query_params)
+        stack.extend(d.dependencies)
+    return out
+
+
+router = APIRouter(prefix="/v1", dependencies=[Depends(_known_query_only)])
+
+def _scope_query(default: Any = None) -> Any:
+    """A fresh scope-id query parameter. (One shared ``Query`` object would be bound to the first
     parameter's name and make later parameters alias it: ``session_id`` was silently read as ``agent_id``.)"""
-    return Query(None, min_length=1, max_length=256)
+    return Query(default, min_length=1, max_length=256, pattern=SCOPE_ID_PATTERN)
 
+
+#: a boolean query parameter: exactly ``true`` or ``false`` (``1``, ``yes``, ``on`` are a 422, never coerced)
+Flag = Annotated[bool, BeforeValidator(strict_query_bool)]
 MemoryId = Path(..., min_length=1, max_length=128, description="A memory id.")
 
 
@@ -56,25 +84,35 @@ def _context(value: Any) -> Any:
     return [c if isinstance(c, str) else c.model_dump(exclude_none=True) for c in value]
 
 
-def _filters(raw: Optional[str]) -> Optional[dict[str, Any]]:
+def _json_filters(raw: Any) -> Any:
+    """The ``filters`` query parameter: a JSON object in the filter language (the schema's ``content``)."""
     if raw is None or raw == "":
         return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"not valid JSON: {getattr(exc, 'msg', exc)}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"must be a JSON object, got {type(raw).__name__}")
+    return check_filters(raw)
+
+
+def _query_filters(raw: Optional[str]) -> Optional[dict[str, Any]]:
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise FilterError(f"filters is not valid JSON: {getattr(exc, 'msg', exc)}") from None
-    if not isinstance(data, dict):
-        raise FilterError(f"filters must be a JSON object, got {type(data).__name__}")
-    return data
+        return _json_filters(raw)
+    except ValueError as exc:
+        raise RequestValidationError([{"loc": ("query", "filters"), "msg": str(exc), "type": "value_error"}]) from None
 
 
 # ----------------------------------------------------------------------------------------------- probes
-@router.get("/health", response_model=HealthResponse, tags=["probes"], summary="Liveness (no auth)")
+@router.get("/health", response_model=HealthResponse, responses={422: _ERR}, tags=["probes"],
+            summary="Liveness (no auth)")
 def health() -> HealthResponse:
     return HealthResponse()
 
 
-@router.get("/ready", response_model=ReadyResponse, responses={503: _ERR}, tags=["probes"],
+@router.get("/ready", response_model=ReadyResponse, responses={422: _ERR, 503: _ERR}, tags=["probes"],
             summary="Readiness: the store, the keys database and a shared session store answer (no auth)")
 def ready(request: Request) -> Any:
     request.app.state.memories.ping()
@@ -91,7 +129,8 @@ def add_memories(body: AddRequest, request: Request, who: Principal = Depends(re
     return AddResponse(events=events)
 
 
-@router.patch("/memories/{memory_id}", response_model=MemoryItem, responses=_AUTH_404, tags=["memories"],
+@router.patch("/memories/{memory_id}", response_model=MemoryItem, responses={**_AUTH_404, 409: _ERR},
+              tags=["memories"],
               summary="Replace a memory's text and/or labels (writer)")
 def update_memory(body: UpdateRequest, request: Request, memory_id: str = MemoryId,
                   who: Principal = Depends(require("writer"))) -> Any:
@@ -102,7 +141,7 @@ def update_memory(body: UpdateRequest, request: Request, memory_id: str = Memory
 @router.delete("/memories/{memory_id}", response_model=CountsResponse, responses=_AUTH_404, tags=["memories"],
                summary="Delete one memory (writer)")
 def delete_memory(request: Request, memory_id: str = MemoryId,
-                  purge: bool = Query(False, description="Also erase its text from history."),
+                  purge: Annotated[Flag, Query(description="Also erase its text from history.")] = False,
                   who: Principal = Depends(require("writer"))) -> Any:
     return CountsResponse(deleted=_mem(request, who).delete(memory_id, purge=purge))
 
@@ -119,16 +158,15 @@ def forget(body: ForgetRequest, request: Request, who: Principal = Depends(requi
 @router.get("/memories", response_model=MemoryList, responses=_AUTH, tags=["memories"],
             summary="List a user's memories, oldest first (reader)")
 def list_memories(request: Request,
-                  user_id: str = Query(..., min_length=1, max_length=256),
+                  user_id: str = _scope_query(...),
                   agent_id: Optional[str] = _scope_query(), session_id: Optional[str] = _scope_query(),
-                  filters: Optional[str] = Query(None, max_length=1000,
-                                                 description='A JSON filter object, e.g. {"source": "user"} '
-                                                             '(longer filters: POST /v1/search).'),
+                  filters: Optional[str] = Query(None, description='A JSON filter object, e.g. {"source": "user"} '
+                                                            '(longer filters: POST /v1/search).'),
                   limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
-                  include_superseded: bool = False, show_expired: bool = False,
+                  include_superseded: Flag = False, show_expired: Flag = False,
                   who: Principal = Depends(require("reader"))) -> Any:
     items = _mem(request, who).get_all(user_id=user_id, agent_id=agent_id, session_id=session_id,
-                                       filters=_filters(filters), limit=limit, offset=offset,
+                                       filters=_query_filters(filters), limit=limit, offset=offset,
                                        include_superseded=include_superseded, show_expired=show_expired)
     return MemoryList(memories=items)
 
@@ -156,12 +194,20 @@ def search(body: SearchRequest, request: Request, who: Principal = Depends(requi
     return SearchResponse(hits=hits)
 
 
-@router.post("/ask", response_model=Answer, responses=_AUTH, tags=["search"],
+@router.post("/ask", response_model=AskResponse, responses=_AUTH, tags=["search"],
              summary="Answer from memory with citations, or abstain (reader)")
-def ask(body: AskRequest, request: Request, who: Principal = Depends(require("reader"))) -> Any:
-    return _mem(request, who).ask(body.query, user_id=body.user_id, agent_id=body.agent_id,
-                                  session_id=body.session_id, context=_context(body.context), filters=body.filters,
-                                  limit=body.limit, as_of=body.as_of)
+def ask(body: AskRequest, request: Request,
+        include: Optional[Literal["candidates"]] = Query(
+            None, description="`candidates`: also return the scored memories the answer was chosen from."),
+        who: Principal = Depends(require("reader"))) -> Any:
+    answer = _mem(request, who).ask(body.query, user_id=body.user_id, agent_id=body.agent_id,
+                                    session_id=body.session_id, context=_context(body.context),
+                                    filters=body.filters, limit=body.limit, as_of=body.as_of)
+    out = {"text": answer.text, "abstained": answer.abstained,
+           "citations": [c.model_dump(mode="json") for c in answer.citations]}
+    if include == "candidates":
+        out["candidates"] = [h.model_dump(mode="json") for h in answer.evidence]
+    return JSONResponse(out)
 
 
 @router.post("/context", response_model=ContextBlock, responses=_AUTH, tags=["search"],
@@ -174,7 +220,7 @@ def context(body: ContextRequest, request: Request, who: Principal = Depends(req
 
 @router.get("/export", response_model=dict[str, Any], responses=_AUTH, tags=["memories"],
             summary="Everything stored for a user, as anchormem.export/1 JSON (reader)")
-def export(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
+def export(request: Request, user_id: str = _scope_query(...),
            who: Principal = Depends(require("reader"))) -> dict[str, Any]:
     return _mem(request, who).export(user_id=user_id)
 
@@ -209,10 +255,10 @@ def reject_review(request: Request, review_id: str = ReviewId,
 # ----------------------------------------------------------------------------------------------- commitments
 @router.get("/due", response_model=MemoryList, responses=_AUTH, tags=["commitments"],
             summary="Open commitments, decisions and todos of a user, soonest due first (reader)")
-def list_due(request: Request, user_id: str = Query(..., min_length=1, max_length=256),
+def list_due(request: Request, user_id: str = _scope_query(...),
              agent_id: Optional[str] = _scope_query(),
-             before: Optional[datetime] = Query(None, description="Only those due before this ISO-8601 time."),
-             include_undated: bool = True, who: Principal = Depends(require("reader"))) -> Any:
+             before: Annotated[Optional[DateTime], Query(description="Only those due before this RFC 3339 time.")] = None,
+             include_undated: Flag = True, who: Principal = Depends(require("reader"))) -> Any:
     return MemoryList(memories=_mem(request, who).due(user_id=user_id, agent_id=agent_id, before=before,
                                                       include_undated=include_undated))
 
@@ -221,34 +267,20 @@ def list_due(request: Request, user_id: str = Query(..., min_length=1, max_lengt
              tags=["commitments"], summary="Mark a commitment done (writer)")
 def complete_commitment(request: Request, memory_id: str = MemoryId,
                         who: Principal = Depends(require("writer"))) -> Any:
-    return _mem(request, who).complete(memory_id)
+    mem = _mem(request, who)
+    item = mem.get(memory_id)
+    if item.kind != "commitment":  # the memory's state, not the request's shape: a conflict
+        raise ConflictError(f"memory {memory_id!r} is a {item.kind}, not a commitment")
+    return mem.complete(memory_id)
 
 
 # ----------------------------------------------------------------------------------------------- lifecycle
-def _query_or_body(body: Any, **query: Optional[str]) -> list[Optional[str]]:
-    """Each field from the query string or the JSON body (the same value if both); the first (``user_id``) is
-    required: without it a 422 like any missing field."""
-    out = []
-    for name, q in query.items():
-        b = getattr(body, name, None) if body is not None else None
-        if q is not None and b is not None and q != b:
-            raise InvalidInputError(f"{name} differs between the query string ({q!r}) and the JSON body ({b!r})")
-        out.append(q if q is not None else b)
-    if out[0] is None:
-        raise RequestValidationError([{"loc": ("query", "user_id"), "type": "missing",
-                                       "msg": "Field required (as a query parameter or in the JSON body)"}])
-    return out
-
-
 @router.post("/sessions/{session_id}/summarize", response_model=MemoryItem, responses=_AUTH_404,
              tags=["memories"], summary="Write the session's structured summary now, e.g. at session end (writer)")
-def summarize_session(request: Request, session_id: str = Path(..., min_length=1, max_length=256),
-                      body: Optional[SummarizeRequest] = None,
-                      user_id: Optional[str] = Query(None, min_length=1, max_length=256,
-                                                     description="Required here or in the JSON body."),
-                      agent_id: Optional[str] = _scope_query(),
+def summarize_session(body: SummarizeRequest, request: Request,
+                      session_id: str = Path(..., min_length=1, max_length=256, pattern=SCOPE_ID_PATTERN),
                       who: Principal = Depends(require("writer"))) -> Any:
-    user_id, agent_id = _query_or_body(body, user_id=user_id, agent_id=agent_id)
+    user_id, agent_id = body.user_id, body.agent_id
     item = _mem(request, who).summarize(user_id=user_id, session_id=session_id, agent_id=agent_id)
     if item is None:
         raise NotFoundError(f"session {session_id!r} of user {user_id!r} has nothing to summarise")

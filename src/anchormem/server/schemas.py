@@ -5,24 +5,25 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
+from ..context.taxonomy import DOMAIN_NAMES
 from ..retrieval.config import RECIPES
 from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, ReviewItem
+from ..context.taxonomy import norm_tag
+from .constraints import NO_NUL_PATTERN as NO_NUL
+from .constraints import DateTime, Filters, Metadata, Name, QueryText, ScopeId, Text
 
 __all__ = [
     "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
     "ForgetRequest", "AddResponse", "MemoryList", "SearchResponse", "HistoryResponse", "CountsResponse",
     "HealthResponse", "ReadyResponse", "ErrorBody", "ErrorResponse", "Answer", "MemoryItem", "ReviewList",
     "ReviewItem", "EventsResponse", "GcRequest", "ContextRequest", "ConsolidateRequest", "TierRequest",
-    "SummarizeRequest",
+    "SummarizeRequest", "AskResponse",
 ]
 
-ScopeId = Annotated[str, Field(min_length=1, max_length=256)]
-# JSON numbers that SQLite and strict JSON can both hold: finite floats, 64-bit integers.
-MetaValue = Union[Annotated[int, Field(ge=-(2 ** 63), le=2 ** 63 - 1, strict=True)],
-                  Annotated[float, Field(allow_inf_nan=False)], bool, str, None]
-Metadata = dict[Annotated[str, Field(min_length=1, max_length=64)], MetaValue]
+_TEXT_PARTS = ("text", "input_text", "output_text")  # the content part types whose text is read (chat_turn)
+_OTHER_PARTS = ("image_url", "input_image", "input_audio", "audio", "file", "input_file", "refusal")
 RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]
 
 
@@ -30,56 +31,126 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ContentPart(BaseModel):
-    """An OpenAI-style content part: ``{"type": "text", "text": ...}`` is read, other parts (images, audio) left out."""
+class TextPart(BaseModel):
+    """An OpenAI-style text content part: ``{"type": "text", "text": ...}`` (also ``input_text``/``output_text``)."""
 
     model_config = ConfigDict(extra="allow")
 
-    type: Annotated[str, Field(min_length=1, max_length=64)]
-    text: Optional[str] = None
+    type: Literal[_TEXT_PARTS]  # type: ignore[valid-type]
+    text: Text
 
 
-class MessageIn(_Body):
-    """One conversation turn, or an OpenAI-style chat message as it is (``developer`` = ``system``; tool steps and
-    text-less turns are left out, content parts' text joined: :func:`anchormem.ingest.normalize.chat_turn`)."""
+class OtherPart(BaseModel):
+    """Another OpenAI content part (image, audio, file, refusal): left out; a turn of such parts only is not
+    stored."""
 
-    role: Literal["user", "assistant", "system", "developer", "tool", "function"] = "user"
-    content: Union[Annotated[str, Field(min_length=1)], Annotated[list[ContentPart], Field(max_length=100)],
-                   None] = None
-    timestamp: Optional[datetime] = None
-    name: Optional[Annotated[str, Field(max_length=256)]] = None
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal[_OTHER_PARTS]  # type: ignore[valid-type]
+
+
+def _contains(schema: dict, ref: str) -> None:
+    schema["contains"] = {"$ref": f"#/components/schemas/{ref}"}
+
+
+Parts = Annotated[list[Union[TextPart, OtherPart]], Field(min_length=1, max_length=100,
+                                                           json_schema_extra=lambda s: _contains(s, "TextPart"))]
+
+
+class TextTurn(_Body):
+    """One conversation turn with text: ``content`` is a non-blank string, or content parts of which at least one
+    is a text part (their texts joined by newlines; at most the message limit in all)."""
+
+    role: Literal["user", "assistant", "system", "developer"] = "user"
+    content: Union[Text, Parts]
+    timestamp: Optional[DateTime] = None
+    name: Optional[Name] = None
     metadata: Optional[Metadata] = None
     tool_calls: Optional[list[dict[str, Any]]] = None
+    function_call: Optional[dict[str, Any]] = None
+
+    @model_validator(mode="after")
+    def _has_text(self) -> "TextTurn":
+        if isinstance(self.content, list) and not any(isinstance(p, TextPart) for p in self.content):
+            raise ValueError("content parts need at least one text part")
+        return self
+
+
+class ToolStep(_Body):
+    """An OpenAI-style tool step, left out (no conversation text): a ``tool``/``function`` result, or an
+    assistant message with ``content`` null that only calls tools."""
+
+    role: Literal["tool", "function", "assistant"]
+    content: Optional[Union[str, list[dict[str, Any]]]] = None
+    name: Optional[Name] = None
+    tool_calls: Optional[Annotated[list[dict[str, Any]], Field(min_length=1)]] = None
     tool_call_id: Optional[str] = None
     function_call: Optional[dict[str, Any]] = None
+    timestamp: Optional[DateTime] = None
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
+        {"properties": {"role": {"enum": ["tool", "function"]}}},
+        {"properties": {"role": {"const": "assistant"}, "content": {"type": "null"}}, "anyOf": [
+            {"required": ["tool_calls"], "properties": {"tool_calls": {"type": "array"}}},
+            {"required": ["function_call"], "properties": {"function_call": {"type": "object"}}}]}]})
+
+    @model_validator(mode="after")
+    def _is_tool_step(self) -> "ToolStep":
+        if self.role == "assistant" and (self.content is not None or not (self.tool_calls or self.function_call)):
+            raise ValueError("an assistant message needs non-blank content, or content null with tool_calls")
+        return self
+
+
+MessageIn = Annotated[Union[TextTurn, ToolStep], Field(union_mode="left_to_right")]
+
+
+def _turns(max_items: int, *, strings: bool) -> Any:
+    item = Union[Text, TextTurn, ToolStep] if strings else MessageIn
+
+    def extra(s: dict) -> None:
+        if not strings:
+            _contains(s, "TextTurn")
+
+    return Annotated[list[item], Field(min_length=1 if not strings else 0, max_length=max_items,  # type: ignore[valid-type]
+                                      json_schema_extra=extra)]
+
+
+def _one_text_turn(messages: Any) -> None:
+    if isinstance(messages, list) and not any(isinstance(m, TextTurn) for m in messages):
+        raise ValueError("at least one message must have text (every one is a tool step)")
 
 
 class AddRequest(_Body):
     """``messages``: one user turn as a string, or a list of turns."""
 
-    messages: Union[Annotated[str, Field(min_length=1)], Annotated[list[MessageIn], Field(min_length=1,
-                                                                                           max_length=1000)]]
+    messages: Union[Text, _turns(1000, strings=False)]
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
-    timestamp: Optional[datetime] = None
+    timestamp: Optional[DateTime] = None
     metadata: Optional[Metadata] = None
+
+    @field_validator("messages")
+    @classmethod
+    def _text(cls, messages: Any) -> Any:
+        _one_text_turn(messages)
+        return messages
 
 
 # the conversation: a list of turns (a bare string is refused, as Memory.search refuses it)
-Context = Optional[Annotated[list[Union[str, MessageIn]], Field(max_length=200)]]
+Context = Optional[_turns(200, strings=True)]
 
 
 class _QueryBody(_Body):
     """Fields shared by search and ask: the query, its scope, the current conversation, filters, as_of."""
 
-    query: Annotated[str, Field(min_length=1)]
+    query: QueryText
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
     context: Context = None
-    filters: Optional[dict[str, Any]] = None
-    as_of: Optional[datetime] = None
+    filters: Optional[Filters] = None
+    as_of: Optional[DateTime] = None
 
 
 class SearchRequest(_QueryBody):
@@ -87,7 +158,7 @@ class SearchRequest(_QueryBody):
 
     limit: Annotated[int, Field(ge=1, le=1000)] = 5
     recipe: Optional[RecipeName] = None
-    show_expired: bool = False
+    show_expired: StrictBool = False
 
 
 class AskRequest(_QueryBody):
@@ -101,29 +172,73 @@ class ContextRequest(_Body):
     (from the session store: Redis when ``ANCHORMEM_SESSION_URL`` is set, shared by every worker) and cited
     long-term memories, within ``budget_tokens``. ``memory_limit=0`` skips long-term search."""
 
-    query: Annotated[str, Field(min_length=1)]
+    query: QueryText
     user_id: ScopeId
     session_id: ScopeId
     agent_id: Optional[ScopeId] = None
-    budget_tokens: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
+    budget_tokens: Annotated[int, Field(ge=1, le=1_000_000, description=(
+        "Token budget of the whole block. It must hold at least the newest user message (the query) and its "
+        "section title: a smaller budget is a 400 invalid_input giving both sizes (a rule between two fields "
+        "that JSON Schema cannot state)."))] = 2000
     memory_limit: Annotated[int, Field(ge=0, le=100)] = 10
-    filters: Optional[dict[str, Any]] = None
+    filters: Optional[Filters] = None
 
 
 class LabelIn(_Body):
-    domain: Annotated[str, Field(min_length=1, max_length=64)]
-    topic: Optional[Annotated[str, Field(max_length=128)]] = None
-    intent: Optional[Annotated[str, Field(max_length=128)]] = None
+    """A hand-set label: a domain of the fixed taxonomy, an optional free topic and intent (stored lower-case,
+    whitespace collapsed), a score in [0, 1]. In a list, at most one is ``primary`` (none: the first) and a
+    (domain, topic, intent) twice is merged into one (compared after that normalisation)."""
+
+    domain: Literal[tuple(DOMAIN_NAMES)]  # type: ignore[valid-type]
+    topic: Optional[Annotated[str, Field(max_length=128, pattern=NO_NUL)]] = None
+    intent: Optional[Annotated[str, Field(max_length=128, pattern=NO_NUL)]] = None
     score: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
-    primary: bool = False
+    primary: StrictBool = False
+
+
+def _merge_labels(labels: Optional[list[LabelIn]]) -> Optional[list[LabelIn]]:
+    """Labels naming the same (domain, topic, intent), compared as the library normalises topic and intent, are
+    one label: the highest score is kept, primary if either was. Raises ValueError for two primary labels."""
+    if not labels:
+        return labels
+    if sum(lab.primary for lab in labels) > 1:
+        raise ValueError("at most one label can be primary")
+    merged: dict[tuple, LabelIn] = {}
+    for lab in labels:
+        key = (lab.domain, norm_tag(lab.topic), norm_tag(lab.intent))
+        if key in merged:
+            old = merged[key]
+            merged[key] = old.model_copy(update={"score": max(old.score, lab.score),
+                                                 "primary": old.primary or lab.primary})
+        else:
+            merged[key] = lab
+    return list(merged.values())
+
+
+_ONE_PRIMARY = {"contains": {"properties": {"primary": {"const": True}}, "required": ["primary"]},
+                "minContains": 0, "maxContains": 1}
 
 
 class UpdateRequest(_Body):
     """Replace a memory's text (the old text stays in its history) and/or its labels (kept as hand-set)."""
 
-    text: Optional[Annotated[str, Field(min_length=1)]] = None
-    reason: Optional[Annotated[str, Field(max_length=1000)]] = None
-    labels: Optional[Annotated[list[LabelIn], Field(max_length=20)]] = None
+    # text and labels are not nullable: the schema's "one of them is present" would be met by a null
+    text: Text = None  # type: ignore[assignment]
+    reason: Optional[Annotated[str, Field(max_length=1000, pattern=NO_NUL)]] = None
+    labels: Annotated[list[LabelIn], Field(max_length=20, json_schema_extra=_ONE_PRIMARY,
+                                           description="At most one primary (none: the first). Labels naming the "
+                                                       "same (domain, topic, intent) are merged: the highest "
+                                                       "score is kept.")] = None  # type: ignore[assignment]
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [{"required": ["text"]},
+                                                                           {"required": ["labels"]}]})
+
+    @model_validator(mode="after")
+    def _something(self) -> "UpdateRequest":
+        if self.text is None and self.labels is None:
+            raise ValueError("give a new text, labels, or both")
+        self.labels = _merge_labels(self.labels)
+        return self
 
 
 class ForgetRequest(_Body):
@@ -132,7 +247,7 @@ class ForgetRequest(_Body):
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
-    purge: bool = False
+    purge: StrictBool = False
 
 
 class GcRequest(_Body):
@@ -140,8 +255,8 @@ class GcRequest(_Body):
     ``dry_run`` only counts; ``purge`` also erases their history text and PII vault rows."""
 
     user_id: Optional[ScopeId] = None
-    dry_run: bool = False
-    purge: bool = False
+    dry_run: StrictBool = False
+    purge: StrictBool = False
 
 
 class AddResponse(BaseModel):
@@ -200,15 +315,14 @@ class ConsolidateRequest(_Body):
 
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
-    dry_run: bool = False
+    dry_run: StrictBool = False
     episode_age_days: Annotated[float, Field(ge=0, le=36500)] = 30
     idle_days: Annotated[float, Field(ge=0, le=36500)] = 90
-    merge: bool = True
+    merge: StrictBool = True
 
 
 class SummarizeRequest(_Body):
-    """Optional JSON body of ``POST /v1/sessions/{session_id}/summarize`` (the same fields can be query
-    parameters instead)."""
+    """JSON body of ``POST /v1/sessions/{session_id}/summarize``."""
 
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
@@ -218,8 +332,30 @@ class TierRequest(_Body):
     """Archive (to cold) or restore (to warm) memories: by ``ids``, or every matching memory of ``user_id`` with
     optional ``filters``. ``reason`` goes to each memory's history."""
 
-    ids: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
-                            Field(min_length=1, max_length=1000)]] = None
-    user_id: Optional[ScopeId] = None
-    filters: Optional[dict[str, Any]] = None
-    reason: Optional[Annotated[str, Field(max_length=1000)]] = None
+    # ids and user_id are not nullable: which one is present decides (the schema's oneOf)
+    ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
+                   Field(min_length=1, max_length=1000)] = None  # type: ignore[assignment]
+    user_id: ScopeId = None  # type: ignore[assignment]
+    filters: Optional[Filters] = None
+    reason: Optional[Annotated[str, Field(max_length=1000, pattern=NO_NUL)]] = None
+
+    # exactly one of ids / user_id (oneOf: both would match both); filters only with user_id
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "oneOf": [{"required": ["ids"]}, {"required": ["user_id"]}], "dependentRequired": {"filters": ["user_id"]}})
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "TierRequest":
+        given = self.model_fields_set
+        if ("ids" in given) == ("user_id" in given) or ("filters" in given and "user_id" not in given):
+            raise ValueError("give either ids or user_id (with optional filters), not both or neither")
+        return self
+
+
+class AskResponse(BaseModel):
+    """The answer of ``POST /v1/ask``: its text, the cited memories and whether it abstained; ``candidates`` (the
+    scored memories the answer was chosen from, as search hits) only with ``?include=candidates``."""
+
+    text: str
+    citations: list[MemoryItem]
+    abstained: bool
+    candidates: Optional[list[Hit]] = Field(None, description="Only with ?include=candidates.")

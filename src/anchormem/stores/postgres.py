@@ -445,6 +445,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             user_id, old = row
+            dup = conn.execute(  # the same key as ux_mem_dedupe: a conflict to report, not an integrity error
+                "SELECT o.id FROM memories m JOIN memories o ON o.tenant = m.tenant AND o.user_id = m.user_id AND "
+                "coalesce(o.agent_id, '') = coalesce(m.agent_id, '') AND o.kind = m.kind AND o.source = m.source "
+                "AND o.valid_to IS NULL AND o.id <> m.id WHERE m.tenant = %s AND m.id = %s AND m.valid_to IS NULL "
+                "AND o.content_hash = %s", (tenant, memory_id, content_hash)).fetchone()
+            if dup is not None:
+                raise ConflictError(f"memory {memory_id!r} would duplicate current memory {dup[0]!r} of the same "
+                                    f"user (same text, kind and source): update or delete that one instead")
             before = self._items(conn, conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s "
                                                     "AND id = %s", (tenant, user_id, memory_id)).fetchall())[0]
             self._bump(conn, tenant, user_id)

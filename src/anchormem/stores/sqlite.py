@@ -391,6 +391,14 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             rowid, user_id, old = row
+            dup = c.execute(  # the same key as ux_mem_dedupe: a conflict to report, not an integrity error
+                "SELECT o.id FROM memories m JOIN memories o ON o.tenant=m.tenant AND o.user_id=m.user_id AND "
+                "ifnull(o.agent_id, '')=ifnull(m.agent_id, '') AND o.kind=m.kind AND o.source=m.source AND "
+                "o.valid_to IS NULL AND o.rowid<>m.rowid WHERE m.rowid=? AND m.valid_to IS NULL AND o.content_hash=?",
+                (rowid, content_hash)).fetchone()
+            if dup is not None:
+                raise ConflictError(f"memory {memory_id!r} would duplicate current memory {dup[0]!r} of the same "
+                                    f"user (same text, kind and source): update or delete that one instead")
             before = self._items(c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (rowid,)).fetchall())[0]
             c.execute("UPDATE memories SET text=?, content_hash=?, embedding=?, updated_at=? WHERE rowid=?",
                       (text, content_hash, blob, utcnow().timestamp(), rowid))

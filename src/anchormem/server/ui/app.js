@@ -142,6 +142,7 @@
     const user = $("user-id").value.trim();
     if (!user) throw new ApiError(0, "no_user", "enter a user id");
     state.user = user;
+    $("empty-state").hidden = true;
     $("data-user").textContent = user;
     closeDetail();
     $("search-results").replaceChildren();
@@ -157,6 +158,8 @@
 
   // ------------------------------------------------------------------------------------------- tabs
   function showTab(name) {
+    say("");  // a status belongs to the tab it was said on
+    clearError();
     for (const b of document.querySelectorAll("#tabs [data-tab]")) {
       b.setAttribute("aria-selected", String(b.dataset.tab === name));
     }
@@ -198,15 +201,26 @@
     state.offset += data.memories.length;
     $("memories-more").hidden = data.memories.length < PAGE;
     $("memories-count").textContent = `${$("memories-body").children.length} memories of ${user}`;
+    $("memories-empty").hidden = $("memories-body").children.length > 0;
   }
 
   // ------------------------------------------------------------------------------------------- search
-  function explainList(explain) {
-    return el("dl", { class: "explain" }, Object.entries(explain || {}).map(([k, v]) => [
-      el("dt", {}, k),
-      el("dd", { dataset: { signal: k } }, typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(4))
-        : typeof v === "object" && v !== null ? JSON.stringify(v) : dash(v)),
-    ]));
+  const signal = (v) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(4)) : dash(v));
+
+  /** The score's signals as a small two-row table (names, values); nested values as "key value" pairs. */
+  function explainTable(explain) {
+    const entries = Object.entries(explain || {});
+    const shown = (v) => {
+      if (Array.isArray(v)) return v.map(shown).join(", ") || "—";
+      if (v && typeof v === "object") {
+        if (typeof v.domain === "string") return labelText(v);  // a label
+        return Object.entries(v).map(([k, x]) => `${k} ${shown(x)}`).join("; ") || "—";
+      }
+      return signal(v);
+    };
+    return el("table", { class: "explain" },
+      el("thead", {}, el("tr", {}, entries.map(([k]) => el("th", { scope: "col" }, k)))),
+      el("tbody", {}, el("tr", {}, entries.map(([k, v]) => el("td", { dataset: { signal: k } }, shown(v))))));
   }
 
   async function runSearch() {
@@ -219,7 +233,7 @@
       el("div", { class: "hit-head" }, el("span", { class: "score" }, `score ${h.score.toFixed(4)}`), " ",
         openButton(h.memory)),
       el("div", { class: "muted" }, `${dash(h.memory.kind)} · ${dash(h.memory.source)} · ${dash(h.memory.created_at)}`),
-      explainList(h.explain))));
+      explainTable(h.explain))));
     say(`${data.hits.length} hits`);
   }
 
@@ -298,7 +312,16 @@
   }
 
   // ------------------------------------------------------------------------------------------- review queue
-  function reviewItem(r) {
+  /** Old text (the memories it replaces) beside the proposed new text. */
+  function compare(r, olds) {
+    return el("div", { class: "compare" },
+      el("div", { class: "old" }, el("h4", {}, "now stored"),
+        olds.length ? olds.map((t) => el("div", { class: "memtext old-text" }, t))
+          : el("div", { class: "muted" }, "nothing (a new fact)")),
+      el("div", { class: "new" }, el("h4", {}, "proposed"), el("div", { class: "memtext new-text" }, r.proposed.text)));
+  }
+
+  function reviewItem(r, texts) {
     const pending = r.status === "pending";
     const decide = (verb) => action(async () => {
       await api("POST", `review/${encodeURIComponent(r.id)}/${verb}`);
@@ -306,10 +329,9 @@
       await Promise.all([loadReview(), loadMemories()]);
     });
     return el("li", { class: `review ${r.status}`, dataset: { id: r.id, status: r.status } },
-      el("div", { class: "memtext" }, r.proposed.text),
+      compare(r, (r.targets || []).map((id) => texts.get(id) || `(memory ${id} no longer stored)`)),
       el("div", { class: "muted" }, `${r.status} · ${r.reason} · confidence ${num(r.proposed.confidence, 2)} · ` +
         `proposed ${dash(r.created_at)}`),
-      r.targets && r.targets.length ? el("div", { class: "muted" }, `replaces ${r.targets.join(", ")}`) : null,
       pending ? el("div", { class: "toolbar" },
         el("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"),
         el("button", { type: "button", class: "reject", onclick: decide("reject") }, "Reject"))
@@ -320,7 +342,16 @@
     const user = needUser();
     const status = $("review-status").value;
     const data = await api("GET", "review", { query: { user_id: user, status } });
-    $("review-list").replaceChildren(...data.items.map(reviewItem));
+    const ids = [...new Set(data.items.flatMap((r) => r.targets || []))];
+    const texts = new Map();
+    await Promise.all(ids.map(async (id) => {
+      try {
+        texts.set(id, (await api("GET", `memories/${encodeURIComponent(id)}`)).text);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 404) throw err;
+      }
+    }));
+    $("review-list").replaceChildren(...data.items.map((r) => reviewItem(r, texts)));
     $("review-count").textContent = `${data.items.length} ${status === "all" ? "" : `${status} `}items`;
   }
 
