@@ -91,8 +91,8 @@ class ToolStep(_Body):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
         {"properties": {"role": {"enum": ["tool", "function"]}}},
         {"properties": {"role": {"const": "assistant"}, "content": {"type": "null"}}, "anyOf": [
-            {"required": ["tool_calls"], "properties": {"tool_calls": {"type": "array"}}},
-            {"required": ["function_call"], "properties": {"function_call": {"type": "object"}}}]}]})
+            {"required": ["tool_calls"], "properties": {"tool_calls": {"type": "array", "minItems": 1}}},
+            {"required": ["function_call"], "properties": {"function_call": {"type": "object", "minProperties": 1}}}]}]})
 
     @model_validator(mode="after")
     def _is_tool_step(self) -> "ToolStep":
