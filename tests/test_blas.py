@@ -59,9 +59,9 @@ def test_memory_calls_run_their_products_on_one_thread(two_threads):
     seen = []
     real = mem._searcher.embed_query
 
-    def spy(text):
+    def spy(text, *args, **kwargs):
         seen.append(_threads())
-        return real(text)
+        return real(text, *args, **kwargs)
 
     mem._searcher.embed_query = spy
     mem.add([{"role": "user", "content": "I opened a savings account at the bank."}], user_id="u")

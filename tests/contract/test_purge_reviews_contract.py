@@ -55,7 +55,7 @@ def test_delete_purge_drops_the_approved_item_that_wrote_the_memory(backend):
 
 def test_a_pending_change_targeting_a_purged_memory_keeps_its_proposal_without_the_purged_id(backend):
     mem = backend.memory()
-    old = mem.add(f"My phone number is 555-0100, says {NEEDLE}.", user_id="u")[0].memory
+    old = mem.add(f"My phone number is 555-0100, ask {NEEDLE}.", user_id="u")[0].memory
     (held,) = mem.add("My phone number is 555-0199.", user_id="u")
     assert _pending(mem) == [("My phone number is 555-0199.", [old.id])]
     counts = mem.delete(old.id, purge=True)

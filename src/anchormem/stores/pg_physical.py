@@ -34,7 +34,8 @@ __all__ = ["USER_TABLES", "PostgresPhysicalMixin"]
 
 # every table that holds a tenant's or user's data (all but ``meta`` and the migrations table)
 USER_TABLES: tuple[str, ...] = ("memories", "messages", "memory_history", "memory_entities", "metadata_keys",
-                                "review_queue", "pii_vault", "scope_state")
+                                "review_queue", "pii_vault", "scope_state", "claims", "memory_sessions",
+                                "memory_entities_past")
 
 
 class PostgresPhysicalMixin:
@@ -56,12 +57,15 @@ class PostgresPhysicalMixin:
                                     f"({', '.join(USER_TABLES)})")
         done: list[str] = []
         with self._conn() as conn:  # type: ignore[attr-defined]  # autocommit: VACUUM runs outside a transaction
+            superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
             for t in names:
                 if conn.execute("SELECT to_regclass(%s)", (t,)).fetchone()[0] is None:
                     continue
+                if superuser:  # ANALYZE of a table left empty keeps its old statistics rows: drop them first
+                    conn.execute("DELETE FROM pg_catalog.pg_statistic WHERE starelid = %s::regclass", (t,))
                 conn.execute(f"VACUUM (FULL, ANALYZE) {t}")
                 done.append(t)
-            if done and conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]:
+            if done and superuser:
                 conn.execute("VACUUM FULL pg_catalog.pg_statistic")  # the replaced statistics rows (see above)
             if checkpoint:
                 _try_checkpoint(conn)
