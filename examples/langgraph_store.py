@@ -41,4 +41,4 @@ with Memory(":memory:") as mem:
     graph = builder.compile(store=AnchormemStore(mem))
     for text in ("I live in Lisbon and I work as a nurse.", "I moved to Berlin last month."):
         out = graph.invoke({"user": "sam", "message": text, "recalled": []})
-    print("\n".join(out["recalled"]))  # Berlin first: the Lisbon fact is superseded
+    print("\n".join(out["recalled"]))  # Berlin first: the Lisbon home is superseded (the nurse job stays)

@@ -24,8 +24,9 @@ Mapping:
 - **Memories written outside LangGraph** (``Memory.add`` of a chat) appear in ``search`` and ``get`` of a
   namespace mapped to their user, with their memory id as key and ``{"content": text, "kind", "source",
   "memory_id"}`` as value.
-- ``search`` with a query is anchormem's search (default recipe), one hit per key, ``score`` = anchormem's score;
-  without a query, items newest first. ``filter`` applies to values (equality, nested dicts, ``$eq $ne $gt
+- ``search`` with a query is anchormem's search (default recipe), one hit per key, in anchormem's order (a current
+  value before a memory that still shows an old one; several scopes merged by score), ``score`` = anchormem's
+  score; without a query, items newest first. ``filter`` applies to values (equality, nested dicts, ``$eq $ne $gt
   $gte $lt $lte``). ``abatch`` runs ``batch`` in a worker thread.
 
 Limits: anchormem deduplicates, so a value whose text is already stored (current) in the same user scope under
@@ -190,7 +191,8 @@ class AnchormemStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         want = op.offset + op.limit
         scored: dict[tuple[tuple[str, ...], str], tuple[float | None, Any]] = {}
-        for user in self._users(prefix):
+        users = self._users(prefix)
+        for user in users:
             if op.query:
                 hits = self.memory.search(op.query, user_id=user, limit=min(1000, max(4 * want, 10)),
                                           recipe=self._recipe)
@@ -204,11 +206,13 @@ class AnchormemStore(BaseStore):
                 if op.filter and not _matches(item.value, op.filter):
                     continue
                 k = (tuple(item.namespace), item.key)
-                if k not in scored or (score or 0) > (scored[k][0] or 0):
+                if k not in scored:  # a key's best-ranked memory stands for it
                     scored[k] = (score, item)
         ranked = [it for _, it in scored.values()]
-        if op.query:
-            ranked.sort(key=lambda it: (-(it.score or 0.0), it.namespace, it.key))
+        if op.query and len(users) > 1:  # several scopes: merged by score (each scope's own order kept on ties)
+            ranked.sort(key=lambda it: -(it.score or 0.0))
+        elif op.query:
+            pass  # one scope: anchormem's order as it is (a current value ahead of a memory that still shows an old one)
         else:
             ranked.sort(key=lambda it: it.updated_at, reverse=True)
         return ranked[op.offset:op.offset + op.limit]

@@ -13,7 +13,8 @@ overflow it (``aput``, when ``chat_history_token_ratio`` of ``token_limit`` is p
 their user and assistant text to ``Memory.add`` (facts extracted, changes superseding older values; tool and
 system messages left out). On every ``aget`` it searches anchormem with the latest user message as the query and
 the earlier messages as the conversation, and returns the memories found, one per line with their date
-(``"[2024-05-06] I moved to Lisbon last month."``), or an empty string. Messages LlamaIndex never flushes are not
+(``"[2024-05-06] I moved to Lisbon last month."``), each as it holds now (the words of a superseded fact left out),
+or an empty string. Messages LlamaIndex never flushes are not
 remembered long term: call ``await block.aput(messages)`` yourself to remember a turn at once.
 
 Needs ``pip install 'anchormem[llamaindex]'``.
@@ -25,6 +26,7 @@ from typing import Any
 
 from ..aio import AsyncMemory
 from ..memory import Memory
+from ..retrieval.currency import shown_hits
 from . import require
 
 _mem = require("llama_index.core.memory", "llamaindex")
@@ -79,7 +81,7 @@ class AnchormemMemoryBlock(_mem.BaseMemoryBlock[str]):
         query = turns[last]["content"]
         context = turns[:last][-self.context_turns:] or None
         hits = await self.memory.search(query, user_id=self.user_id, context=context, limit=self.limit + 1)
-        lines = [f"[{h.memory.created_at.date().isoformat()}] {h.memory.text}" for h in hits
+        lines = [f"[{h.memory.created_at.date().isoformat()}] {h.memory.text}" for h in shown_hits(hits)
                  if h.memory.text.strip() != query.strip()][:self.limit]
         return "\n".join(lines)
 

@@ -35,6 +35,7 @@ from typing import Any
 from ..aio import AsyncMemory
 from ..ingest.normalize import check_scope_id
 from ..memory import Memory
+from ..retrieval.currency import shown_hits
 from ..types import Hit
 from . import require
 
@@ -127,14 +128,15 @@ class AnchormemSession(SessionABC):
 
     def instructions(self, base: str) -> Callable[..., Any]:
         """A dynamic ``Agent(instructions=...)`` callable: ``base`` plus the memories :meth:`recall` finds for the
-        latest user message, each quoted with its date (none: ``base`` alone)."""
+        latest user message, each quoted with its date as it holds now (the words of a superseded fact left out, as
+        ``Memory.context`` shows them; none: ``base`` alone)."""
         async def dynamic(run_context: Any, agent: Any) -> str:
             items = await self.history.get_items(20)
             last = next((t["content"] for t in reversed([item_message(i) for i in items])
                          if t is not None and t["role"] == "user"), None)
             if last is None:
                 return base
-            hits = await self.recall(last)
+            hits = shown_hits(await self.recall(last))  # as each holds now: superseded words left out
             if not hits:
                 return base
             lines = [f"- [{h.memory.created_at.date().isoformat()}] {h.memory.text}" for h in hits]
