@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
-from .answering.successors import successor_answer
+from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, with_overrides
 from .embedders import Embedder, make_embedder
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
@@ -505,9 +505,9 @@ class Memory:
         question in its session is read with that question ("They were scared" answers "How did the kids take
         the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`).
         """
-        hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
-                           filters=filters, limit=limit, as_of=as_of)
-        asked, (query, hits) = query, evidence_hits(query, hits, as_of, self.store, self.tenant)  # as they hold now
+        found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                            filters=filters, limit=limit, as_of=as_of)
+        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
@@ -519,6 +519,8 @@ class Memory:
                               filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
             now = successor_answer(query, old, store=self.store, scope=self._scope(user_id, agent_id, session_id),
                                    scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
+            now = now or held_answer(query, found, scorer=self._evidence,
+                                     prompts=lambda hs: self._reply_prompts(user_id, hs))
             ans, hits = now if now is not None else (ans, hits)
         if self.llm is None or ans.abstained:
             return ans

@@ -487,9 +487,15 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
     relative's slot ("wife_birthday", "sister_name") names nothing unless the question names the relation
     (``kin``, :func:`.persons.kin_words`): "When is my birthday?" is not answered by the wife's."""
     f = hit.memory.fact
-    if f is None:
-        return []
-    head, _, key = f.attribute.partition(":")
+    if f is None:  # an utterance: the slots of the claims it still carries ("Tom and Jerry." -> cat_names)
+        return [w for c in hit.memory.claims if c.valid_to is None
+                for w in _attribute_words(c.slot.partition("|")[2], kin)]
+    return _attribute_words(f.attribute, kin)
+
+
+def _attribute_words(attribute: str, kin: frozenset[str]) -> list[str]:
+    """The words of a fact attribute, as :func:`_slot_words` reads them."""
+    head, _, key = attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
     person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
     base = kin_base(person) if person is not None else None  # "brothers_occupation": the relation "brother"
