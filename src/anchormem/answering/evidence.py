@@ -229,6 +229,8 @@ _BACKGROUND = {
     "zh": "桌子 窗户 蓝色 昨天 快乐 音乐 河流 电脑 纸 绿色 山 杯子 朋友 周末 想法 早上 街道 手机 包 花园 信 星期 椅子 电影 灯 故事 晚饭 书".split(),
 }
 
+_HOW_MANY_ZH = re.compile(r"^(?:几|多少)(.+)$")  # "how many" glued to its measure word and noun: 几辆车, 几只
+_ZH_NUMERAL = r"(?:\d+|[零一二两三四五六七八九十百千万]+)"
 _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen)\b", re.I)
 
@@ -666,6 +668,8 @@ class EvidenceScorer:
                     c = 1.0 if any(w.endswith(t) for w in words) else 0.0
                 elif t in text or (len(t) >= 3 and t[0] in _ZH_LIGHT_VERBS and t[1:] in text):
                     c = 1.0  # 喝咖啡 is covered by 我戒咖啡了: the light verb adds nothing (facts.keys.LIGHT_VERBS)
+                elif (hm := _HOW_MANY_ZH.match(t)) and re.search(_ZH_NUMERAL + re.escape(hm.group(1)), text):
+                    c = 1.0  # 几辆车 is covered by 一辆车 / 3辆车: the question word stands for a number
                 else:
                     chars = [ch for ch in t if has_cjk(ch)]
                     c = 0.8 * sum(ch in text for ch in chars) / len(chars) if len(chars) > 1 else 0.0

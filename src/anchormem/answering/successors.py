@@ -127,5 +127,5 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
     cites = [h.memory for h in out]
     zh = has_cjk(question)
     text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
-    return Answer(text=text, citations=cites, abstained=False, evidence=annotate(out, [by_whole[s.index] for s in chosen],
-                                                                                   chosen)), out
+    ann = annotate(out, [by_whole[s.index] for s in chosen], chosen)
+    return Answer(text=text, citations=cites, abstained=False, evidence=ann), out
