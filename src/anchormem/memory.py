@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
+from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, with_overrides
 from .embedders import Embedder, make_embedder
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
@@ -34,6 +35,7 @@ from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expi
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
 from .retrieval.currency import evidence_hits
+from .facts.claims import asks_past
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -503,14 +505,23 @@ class Memory:
         question in its session is read with that question ("They were scared" answers "How did the kids take
         the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`).
         """
-        hits = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
-                           filters=filters, limit=limit, as_of=as_of)
-        query, hits = evidence_hits(query, hits, as_of, self.store, self.tenant)  # turns as they hold now
+        found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                            filters=filters, limit=limit, as_of=as_of)
+        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits))
+        if ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
+            # the current state of a slot whose earlier value the question names (answering.successors)
+            old = self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                              filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
+            now = successor_answer(query, old, store=self.store, scope=self._scope(user_id, agent_id, session_id),
+                                   scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
+            now = now or held_answer(query, found, scorer=self._evidence,
+                                     prompts=lambda hs: self._reply_prompts(user_id, hs))
+            ans, hits = now if now is not None else (ans, hits)
         if self.llm is None or ans.abstained:
             return ans
         cited = {c.id for c in ans.citations}

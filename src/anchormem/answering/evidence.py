@@ -229,6 +229,8 @@ _BACKGROUND = {
     "zh": "桌子 窗户 蓝色 昨天 快乐 音乐 河流 电脑 纸 绿色 山 杯子 朋友 周末 想法 早上 街道 手机 包 花园 信 星期 椅子 电影 灯 故事 晚饭 书".split(),
 }
 
+_HOW_MANY_ZH = re.compile(r"^(?:几|多少)(.+)$")  # "how many" glued to its measure word and noun: 几辆车, 几只
+_ZH_NUMERAL = r"(?:\d+|[零一二两三四五六七八九十百千万]+)"
 _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen)\b", re.I)
 
@@ -487,9 +489,15 @@ def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
     relative's slot ("wife_birthday", "sister_name") names nothing unless the question names the relation
     (``kin``, :func:`.persons.kin_words`): "When is my birthday?" is not answered by the wife's."""
     f = hit.memory.fact
-    if f is None:
-        return []
-    head, _, key = f.attribute.partition(":")
+    if f is None:  # an utterance: the slots of the claims it still carries ("Tom and Jerry." -> cat_names)
+        return [w for c in hit.memory.claims if c.valid_to is None
+                for w in _attribute_words(c.slot.partition("|")[2], kin)]
+    return _attribute_words(f.attribute, kin)
+
+
+def _attribute_words(attribute: str, kin: frozenset[str]) -> list[str]:
+    """The words of a fact attribute, as :func:`_slot_words` reads them."""
+    head, _, key = attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
     person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
     base = kin_base(person) if person is not None else None  # "brothers_occupation": the relation "brother"
@@ -660,6 +668,8 @@ class EvidenceScorer:
                     c = 1.0 if any(w.endswith(t) for w in words) else 0.0
                 elif t in text or (len(t) >= 3 and t[0] in _ZH_LIGHT_VERBS and t[1:] in text):
                     c = 1.0  # 喝咖啡 is covered by 我戒咖啡了: the light verb adds nothing (facts.keys.LIGHT_VERBS)
+                elif (hm := _HOW_MANY_ZH.match(t)) and re.search(_ZH_NUMERAL + re.escape(hm.group(1)), text):
+                    c = 1.0  # 几辆车 is covered by 一辆车 / 3辆车: the question word stands for a number
                 else:
                     chars = [ch for ch in t if has_cjk(ch)]
                     c = 0.8 * sum(ch in text for ch in chars) / len(chars) if len(chars) > 1 else 0.0

@@ -76,6 +76,8 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
+    text = re.sub(r"([,，;；])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;" else ""),
+                  text)  # "我叫李娜，，是一名老师" -> "我叫李娜，是一名老师"
     text = _TIDY.sub("", text).strip()
     return text if re.search(r"\w", text) else None
 

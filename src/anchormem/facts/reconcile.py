@@ -115,6 +115,27 @@ def _fact_span(d: Draft, f: Fact, shared: bool) -> str:
     return (f.clause if shared and f.clause else f.source_span).strip() or d.item.text
 
 
+_APPOSITION = (",", "，", ";", "；", "—", "–", "(", "（")
+
+
+def _narrowed(facts: list[Fact]) -> list[Fact]:
+    """``facts`` with the clause of a fact that one clause states beside another narrowed to its own words: "I have
+    two cats, Tom and Jerry." states the count ("I have two cats": its value, then a comma, then the other fact's
+    value) and the names (the whole clause). A change of the count then retires its own words only, never the names
+    (:func:`~anchormem.facts.claims.current_view`)."""
+    out = []
+    for f in facts:
+        c = (f.clause or "").strip()
+        i = c.casefold().find(f.value.casefold()) if c and f.value else -1
+        end = i + len(f.value)
+        if i >= 0 and c[end:].lstrip().startswith(_APPOSITION) and any(
+                g is not f and (g.clause or "").strip() == c and g.value and
+                c.casefold().find(g.value.casefold(), end) >= 0 for g in facts):
+            f = f.model_copy(update={"clause": c[:end].rstrip()})
+        out.append(f)
+    return out
+
+
 def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
     """The fact's memory (its text: :func:`_fact_span`)."""
     it = d.item
@@ -173,6 +194,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         if not facts:
             plan.drafts.append(d)
             continue
+        facts = _narrowed(facts)
         new_drafts: list[tuple[Draft, list[str]]] = []
         carried: list[Claim] = []
         gone_only = 0
@@ -222,6 +244,12 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         if keep_turn:
             carry(d.item, [c for fd, _ in new_drafts for c in own_claims(fd.item)] + carried)
             plan.drafts.append(d)
+        inner = [c for fd, _ in new_drafts for c in own_claims(fd.item)]
+        for fd, _ in new_drafts:  # a fact memory whose words hold another new fact's words carries that claim too
+            others = [c for c in inner if c.fact_id != fd.item.id and c.span and c.span != fd.item.text and
+                      c.span in fd.item.text]
+            if others:
+                carry(fd.item, own_claims(fd.item) + others)
         for fd, old_ids in new_drafts:
             if keep_turn:  # a sentence of a kept turn shares its vector: found by keyword, slot and its turn
                 fd.reuse = d

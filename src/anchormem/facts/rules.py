@@ -540,9 +540,10 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                     keep(got[0], got[1], got[2], entity, sentence, clause, conf)  # "I'm a nurse at X": both
                 for attr, value, pol in changes:
                     keep(attr, value, pol, entity, sentence, clause, conf)
-                subject = _subject(clause)
+                subject = _subject(_with_subject(clause, subject))
                 continue
-            subject = _subject(clause) if (got and got[3] == "user") or who == "user" else ""
+            said_by_user = (got and got[3] == "user") or who == "user"
+            subject = _subject(_with_subject(clause, subject)) if said_by_user else ""
             if not got:
                 continue
             attr, value, pol, ent = got
