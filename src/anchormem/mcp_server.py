@@ -9,7 +9,7 @@ Tools (each tool's input and output JSON schemas are generated from the signatur
 - ``search_memories(query, user_id, limit?, filters?, context?, session_id?, agent_id?)`` -> ``{"hits": [...]}``
 - ``ask_memory(question, user_id, filters?, context?, session_id?, agent_id?)`` -> ``{"answer", "abstained",
   "citations"}`` (citations quote stored memories verbatim, with their ids)
-- ``forget_memories(user_id, memory_id?, session_id?, agent_id?, purge?)`` -> ``{"memories_deleted", "deleted"}``
+- ``forget_memories(user_id, memory_id?, session_id?, agent_id?, purge?, physical?)`` -> ``{"memories_deleted", "deleted"}``
 - ``get_memory(memory_id, user_id)``, ``memory_history(memory_id, user_id)``
 
 Every :class:`~anchormem.errors.AnchormemError` a tool raises reaches the client as an MCP tool error
@@ -296,15 +296,21 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
         session_id: SessionId = None,
         agent_id: AgentId = None,
         purge: Annotated[bool, Field(description="Also erase the text from the edit history.")] = False,
+        physical: Annotated[bool, Field(description=(
+            "With purge, for all of a user's memories: also rewrite PostgreSQL's tables so no purged byte stays in "
+            "their data files."))] = False,
     ) -> ForgetResult:
         """Delete one memory, or every memory of the user (or of one session/agent). Returns counts."""
         if memory_id is not None:
             if session_id is not None or agent_id is not None:
                     raise InvalidInputError("give memory_id or session_id/agent_id, not both")
             owned(memory_id, user_id)
+            if physical:
+                raise InvalidInputError("physical applies to forgetting all of a user's (or a session's) memories")
             counts = mem.delete(memory_id, purge=purge)
         else:
-            counts = mem.delete_all(user_id=user(user_id), session_id=session_id, agent_id=agent_id, purge=purge)
+            counts = mem.delete_all(user_id=user(user_id), session_id=session_id, agent_id=agent_id, purge=purge,
+                                    physical=physical)
         return ForgetResult(memories_deleted=counts.get("memories", 0), deleted=counts)
 
     @tool(title="Get memory", annotations=ToolAnnotations(read_only_hint=True))

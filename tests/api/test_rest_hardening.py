@@ -52,6 +52,21 @@ def test_purge_and_other_body_flags_are_strict_booleans(local, value):
     assert ok.status_code == 200 and ok.json()["deleted"]["memories"] == 1
 
 
+def test_forget_physical_needs_purge_and_the_schema_says_so(local):
+    user = _uid()
+    local.post("/v1/memories", json={"messages": "I keep bees.", "user_id": user}).raise_for_status()
+    schema = local.get("/openapi.json").json()["components"]["schemas"]["ForgetRequest"]
+    assert schema["properties"]["physical"]["type"] == "boolean"
+    assert {"required": ["purge"], "properties": {"purge": {"const": True}}} in schema["anyOf"]
+    for body in ({"user_id": user, "physical": True}, {"user_id": user, "physical": True, "purge": False},
+                 {"user_id": user, "physical": "yes", "purge": True}):
+        r = local.post("/v1/forget", json=body)
+        assert r.status_code == 422 and r.json()["error"]["code"] == "validation_error", r.text
+    assert len(local.get("/v1/memories", params={"user_id": user}).json()["memories"]) == 1  # nothing forgotten
+    ok = local.post("/v1/forget", json={"user_id": user, "purge": True, "physical": True})
+    assert ok.status_code == 200 and ok.json()["deleted"]["memories"] == 1  # SQLite: the purge is physical already
+
+
 @pytest.mark.parametrize("value", ["yes", "1", "0", "on", "True", "FALSE", ""])
 def test_query_flags_are_exactly_true_or_false(local, value):
     user = _uid()

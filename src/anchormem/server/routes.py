@@ -150,7 +150,7 @@ def delete_memory(request: Request, memory_id: str = MemoryId,
              summary="Delete every memory of a user (admin)")
 def forget(body: ForgetRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
     counts = _mem(request, who).delete_all(user_id=body.user_id, agent_id=body.agent_id,
-                                           session_id=body.session_id, purge=body.purge)
+                                           session_id=body.session_id, purge=body.purge, physical=body.physical)
     return CountsResponse(deleted=counts)
 
 

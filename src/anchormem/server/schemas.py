@@ -242,12 +242,26 @@ class UpdateRequest(_Body):
 
 
 class ForgetRequest(_Body):
-    """Delete every memory of a user (optionally one agent/session). ``purge`` also erases history text."""
+    """Delete every memory of a user (optionally one agent/session). ``purge`` also erases history text;
+    ``physical`` (with ``purge``) also rewrites PostgreSQL's tables so no purged byte stays in their data files
+    (docs/privacy.md; nothing more to do on SQLite)."""
 
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
     purge: StrictBool = False
+    physical: StrictBool = False
+
+    # physical needs purge: stated in the schema (a schema-valid request is never refused for a hidden rule)
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
+        {"properties": {"physical": {"const": False}}},
+        {"required": ["purge"], "properties": {"purge": {"const": True}}}]})
+
+    @model_validator(mode="after")
+    def _physical_needs_purge(self) -> "ForgetRequest":
+        if self.physical and not self.purge:
+            raise ValueError("physical needs purge (only purged text is erased from the data files)")
+        return self
 
 
 class GcRequest(_Body):
