@@ -46,7 +46,7 @@ from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
 from .claims import carry, own_claims
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes, sibling_attribute,
+from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    value_key)
 from .model import Fact, normalize_object
 from .rules import extract_from_text

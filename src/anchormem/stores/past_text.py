@@ -39,17 +39,22 @@ def state_fields(state: dict[str, Any]) -> dict[str, Any]:
 class PastTextMixin:
     """For a store with ``self._filters`` (a :class:`.sqlfilter.SQLiteFilterCompiler`) and ``self._read``."""
 
+    def _edits_after(self, scope: Scope, where: FilterNode | None, as_of: datetime, column: str) -> list[Any]:
+        """(memory id, ``memory_history.<column>``) of every UPDATE after ``as_of`` to a memory of ``scope`` visible
+        at ``as_of``, by memory then version (oldest edit first)."""
+        sql, params = self._filters.where(scope, where, as_of)  # type: ignore[attr-defined]
+        ph = self._filters.param  # type: ignore[attr-defined]
+        return self._read(  # type: ignore[attr-defined]
+            f"SELECT m.id, h.{column} FROM memories m JOIN memory_history h ON h.tenant = m.tenant AND "
+            f"h.memory_id = m.id WHERE {sql} AND h.event = 'UPDATE' AND h.created_at > {ph} "
+            "ORDER BY m.id, h.version", [*params, as_of.timestamp()])
+
     def past_texts(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, str | None]:
         """{memory id: its text at ``as_of``} for the memories of ``scope`` visible at ``as_of`` (the rows
         ``list_memories(scope, where, as_of=as_of)`` returns) whose text was edited after ``as_of``; memories not
         edited since are left out. The value is None when that text was blanked by a purge or an import without
         history text. One query; cost grows with the scope's memories visible at ``as_of``. Raises StoreError."""
-        sql, params = self._filters.where(scope, where, as_of)  # type: ignore[attr-defined]
-        ph = self._filters.param  # type: ignore[attr-defined]
-        rows = self._read(  # type: ignore[attr-defined]
-            f"SELECT m.id, h.old_text FROM memories m JOIN memory_history h ON h.tenant = m.tenant AND "
-            f"h.memory_id = m.id WHERE {sql} AND h.event = 'UPDATE' AND h.created_at > {ph} "
-            "ORDER BY m.id, h.version", [*params, as_of.timestamp()])
+        rows = self._edits_after(scope, where, as_of, "old_text")
         out: dict[str, str | None] = {}
         for mid, old in rows:
             out.setdefault(mid, old)  # the first edit after as_of holds the text valid at as_of
@@ -58,12 +63,7 @@ class PastTextMixin:
     def past_states(self, scope: Scope, where: FilterNode | None, as_of: datetime) -> dict[str, dict[str, Any]]:
         """{memory id: the structured fields it had at ``as_of``} (``fact``, ``entities``, ``labels``, as
         :meth:`MemoryItem` fields) for the memories of ``scope`` edited after ``as_of`` whose edit kept them."""
-        sql, params = self._filters.where(scope, where, as_of)  # type: ignore[attr-defined]
-        ph = self._filters.param  # type: ignore[attr-defined]
-        rows = self._read(  # type: ignore[attr-defined]
-            f"SELECT m.id, h.old_state FROM memories m JOIN memory_history h ON h.tenant = m.tenant AND "
-            f"h.memory_id = m.id WHERE {sql} AND h.event = 'UPDATE' AND h.created_at > {ph} "
-            "ORDER BY m.id, h.version", [*params, as_of.timestamp()])
+        rows = self._edits_after(scope, where, as_of, "old_state")
         out: dict[str, dict[str, Any]] = {}
         first: set[str] = set()
         for mid, raw in rows:
