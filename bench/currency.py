@@ -36,6 +36,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
 
 ROOT = Path(__file__).parent
 STORIES = ROOT / "data" / "currency_stories.json"
@@ -218,7 +219,7 @@ def main() -> None:
             if not ok:
                 print(s["id"], "|", " / ".join(t["text"] for t in s["turns"]), "|", why[:300])
         return
-    m = Memory(":memory:")
+    m = Memory(":memory:", embedder=eval_embedder())
     results = []
     for n, s in enumerate(stories):
         r = run_story(m, s, user=f"u{n}")

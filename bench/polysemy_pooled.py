@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.polysemy import _recipes, load_cases
 
 
@@ -26,7 +27,7 @@ def main(argv: list[str]) -> dict:
     cfg = _recipes()["anchored"]
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
     owner: dict[str, str] = {}
-    with Memory(":memory:") as mem:
+    with Memory(":memory:", embedder=eval_embedder()) as mem:
         for day, key, turns in ((d, k, t) for d, (k, t) in enumerate(
                 dict((k, t) for c in cases for k, t in c.sessions.items()).items(), start=1)):
             for e in mem.add([{"role": "user", "content": t} for t in turns], user_id="pooled", session_id=key,

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
 
 DATA = Path(__file__).parent / "data" / "short_turns_labelled.jsonl"
 OUT = Path(__file__).parent / "results" / "short_turn_labels.json"
@@ -39,7 +40,7 @@ def _score(rows: list[dict]) -> dict:
 
 def run(rows: list[dict], abstain_ratio: float | None = None) -> list[dict]:
     out = []
-    with Memory(":memory:", cache=False, llm=None) as mem:
+    with Memory(":memory:", cache=False, llm=None, embedder=eval_embedder()) as mem:
         if abstain_ratio is not None:
             mem.anchor.abstain_ratio = abstain_ratio
         for i, r in enumerate(rows):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
 
 EN_SESSIONS = [
     ("s1", "2024-02-01T09:00:00Z", ["I live in Porto, in a small flat near the river.",
@@ -84,7 +85,7 @@ ZH_CONVERSATIONS = {
 def run_language(sessions, questions, conversations) -> dict:
     """Per conversation (and ``none``): counts over the questions (see the module doc), and the questions whose
     hybrid top hit is missing from anchored's top 3."""
-    with Memory(":memory:", cache=False) as mem:
+    with Memory(":memory:", cache=False, embedder=eval_embedder()) as mem:
         for sid, ts, turns in sessions:
             mem.add([{"role": "user", "content": t} for t in turns], user_id="u", session_id=sid, timestamp=ts)
         out = {}

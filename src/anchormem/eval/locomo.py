@@ -31,6 +31,7 @@ from ..importers import locomo_turn_text
 from ..memory import Memory
 from ..retrieval.config import SearchConfig
 from ..retrieval.config import recipe as resolve_recipe
+from .embed_cache import eval_embedder
 
 __all__ = ["run_locomo", "format_table", "load_locomo", "normalize_evidence", "CATEGORY_NAMES"]
 
@@ -176,7 +177,7 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
     total = n_sessions + len(questions) * len(recipes)
     done = 0
 
-    mem = Memory(db_path, embedder=embedder)
+    mem = Memory(db_path, embedder=eval_embedder(embedder))
     try:
         turns = memories = 0
         t0 = time.perf_counter()

@@ -226,10 +226,11 @@ def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = Tru
     word, since a template query cannot tell two same-sense sessions apart) and no memory of a session of the
     same word in another sense is in the top 3."""
     from ..memory import Memory
+    from .embed_cache import eval_embedder
 
     cases = load_cases(audit=audit)
     say = progress or (lambda _m: None)
-    mem = Memory(":memory:", embedder=embedder)
+    mem = Memory(":memory:", embedder=eval_embedder(embedder))
     recipes = _recipes()
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
     result: dict[str, Any] = {"cases": {}, "per_case": {}, "pooled": {}, "kinds": {}, "failures": {},
