@@ -23,6 +23,7 @@ from pydantic import TypeAdapter
 
 from ..errors import InvalidInputError
 from ..types import Label
+from .schema import MEMORY_COLS
 
 _LABELS = TypeAdapter(list[Label])  # a stored label list, parsed and validated in one pydantic-core pass
 
@@ -148,13 +149,11 @@ class SQLiteContextMixin(_ContextVectors):
         """``get_many`` and ``get_context_vectors`` (the anchored search path): the rows once per 900 ids, their
         context vectors from the vector cache (:meth:`VectorCache.contexts`), only those it does not know from the
         table."""
-        from .sqlite import _COLS
-
         items: dict[str, Any] = {}
         ctx = ContextVectors()
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
-            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
+            rows = self._read(f"SELECT rowid, {MEMORY_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
             items.update((it.id, it) for it in self._items(rows))
             cached, missing = self._cached_contexts(tenant, rows)
@@ -164,7 +163,7 @@ class SQLiteContextMixin(_ContextVectors):
         return items, ctx
 
     def _cached_contexts(self, tenant: str, rows: list[Any]) -> tuple[ContextVectors, list[str]]:
-        """(context vectors of memory ``rows`` (``_COLS``: rowid, id, tenant, user_id, ...) the vector cache holds,
+        """(context vectors of memory ``rows`` (rowid, then ``schema.MEMORY_COLUMNS``: id, tenant, user_id, ...) the vector cache holds,
         ids of the rows it does not know)."""
         by_user: dict[str, list[Any]] = {}
         for r in rows:
@@ -241,12 +240,10 @@ class PostgresContextMixin(_ContextVectors):
 
     def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], ContextVectors]:
         """``get_many`` and ``get_context_vectors`` in one read (the anchored search path)."""
-        from .postgres import _COLS
-
         if not ids:
             return {}, ContextVectors()
         with self._conn() as conn:
-            rows = conn.execute(f"SELECT {_COLS}, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
+            rows = conn.execute(f"SELECT {MEMORY_COLS}, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                 (tenant, list(ids))).fetchall()
             items = self._items(conn, [r[:-1] for r in rows])
         return {it.id: it for it in items}, _decode((r[0], r[-1]) for r in rows)

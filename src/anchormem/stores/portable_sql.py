@@ -16,7 +16,6 @@ are unique across the whole file, so an id held by another tenant of the same fi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -27,14 +26,11 @@ from ..timeutil import to_epoch, utcnow
 from ..types import HistoryEntry, MemoryItem, ReviewItem
 from .context_vectors import context_blob
 from .protocol import REVIEW_COLUMNS, NewMemory, StoredMessage, review_row
+from .schema import MEMORY_COLS, PG_JSON, SQLITE_JSON, json_text, memory_values, scope_token
 
 __all__ = ["SQLitePortableMixin", "PostgresPortableMixin", "ON_CONFLICT"]
 
 ON_CONFLICT = ("error", "skip")
-
-
-def _ep(dt: Any) -> float | None:
-    return None if dt is None else dt.timestamp()
 
 
 def _check(tenant: str, messages: list[StoredMessage], memories: list[NewMemory], history: list[HistoryEntry],
@@ -132,8 +128,6 @@ class SQLitePortableMixin:
         ``memories``, ``history``, ``entities``, ``reviews`` inserted; ``skipped_messages``, ``skipped_memories``,
         ``skipped_reviews``. Raises InvalidInputError (a conflict
         with ``on_conflict="error"``, a malformed batch), StoreError."""
-        from .sqlite import _COLS, scope_token
-
         hist = _check(tenant, messages, memories, history, on_conflict)
         blobs = [self._vec_blob(nm.vector) for nm in memories]
         ctx = [context_blob(nm.context_vector, getattr(self, "dim", None)) for nm in memories]
@@ -141,7 +135,7 @@ class SQLitePortableMixin:
                                 "skipped_memories"), 0)
         added: dict[tuple[str, str], list[tuple[int, np.ndarray]]] = {}
         gens: dict[tuple[str, str], int] = {}
-        cols = _COLS.replace("rowid, ", "")
+        cols = MEMORY_COLS
         with self._tx() as c:
             taken_mems: set[str] = set()
             for ch in _chunks([nm.item.id for nm in memories]):
@@ -165,7 +159,7 @@ class SQLitePortableMixin:
                 c.execute("INSERT INTO messages (id, tenant, user_id, agent_id, session_id, role, name, content, ts, "
                           "created_at, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                           (msg.id, s.tenant, s.user_id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
-                           to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
+                           to_epoch(msg.ts), now, json_text(msg.metadata)))
                 counts["messages"] += 1
             for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
@@ -175,15 +169,7 @@ class SQLitePortableMixin:
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({cols}, content_hash, embedding, context_vec) "
                     f"VALUES ({','.join('?' * 32)})",
-                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
-                     it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
-                     _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
-                     json.dumps([lb.model_dump() for lb in it.labels], ensure_ascii=False),
-                     json.dumps(it.metadata, ensure_ascii=False, default=str), json.dumps(it.source_message_ids),
-                     it.source_text, it.superseded_by, it.access_count, _ep(it.last_accessed_at),
-                     _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     blob, cblob))
+                    memory_values(it, SQLITE_JSON, imported=True) + (nm.content_hash, blob, cblob))
                 if cur.rowcount == 0:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         row = c.execute("SELECT id FROM memories WHERE tenant=? AND user_id=? AND "
@@ -240,8 +226,7 @@ class PostgresPortableMixin:
         ``history``, ``entities``, ``reviews`` inserted; ``skipped_messages``, ``skipped_memories``,
         ``skipped_reviews``. Raises InvalidInputError (a conflict with
         ``on_conflict="error"``, a malformed batch), StoreError."""
-        from .postgres import _COLS, _json
-
+        _json = PG_JSON.dump
         hist = _check(tenant, messages, memories, history, on_conflict)
         vecs = [self._vec(nm.vector) for nm in memories]
         ctx = [context_blob(nm.context_vector, getattr(self, "dim", None)) for nm in memories]
@@ -280,16 +265,10 @@ class PostgresPortableMixin:
                     counts["skipped_memories"] += 1
                     continue
                 row = conn.execute(
-                    f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
+                    f"INSERT INTO memories ({MEMORY_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
-                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
-                     it.source, it.created_at.timestamp(), _ep(it.updated_at), _ep(it.event_time),
-                     _ep(it.event_time_end), it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
-                     _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
-                     _json(list(it.source_message_ids)), it.source_text, it.superseded_by, it.access_count,
-                     _ep(it.last_accessed_at), _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at),
-                     nm.content_hash, nm.index_text, nm.index_text, vec, cblob)).fetchone()
+                    memory_values(it, PG_JSON, imported=True) + (nm.content_hash, nm.index_text, nm.index_text, vec,
+                                                                 cblob)).fetchone()
                 if row is None:  # the dedupe index: an identical current memory exists
                     if on_conflict == "error":
                         other = conn.execute(

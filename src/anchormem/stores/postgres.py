@@ -15,14 +15,12 @@ Needs the optional extra: ``pip install 'anchormem[postgres]'``.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -30,9 +28,9 @@ import numpy as np
 from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
-from ..timeutil import from_epoch, to_epoch, utcnow
+from ..timeutil import to_epoch, utcnow
 from ..validate import unstorable
-from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, ReviewItem, Scope
+from ..types import Entity, FactSlot, Label, MemoryItem, ReviewItem, Scope
 from .claims_sql import ClaimsSQL
 from .sessions_sql import keep_restated
 from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
@@ -42,9 +40,11 @@ from .past_text import BLANK_HISTORY, PastTextMixin
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult,
-                       cite_turn, history_entries, message_dicts, restating_turns, review_row)
-from .sqlfilter import SQLiteFilterCompiler
+from .protocol import (MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
+                       message_dicts, restating_turns, review_row)
+from .schema import MEMORY_COLS as _COLS, PG_JSON, epoch as _ep, memory_cols, memory_item, memory_values
+from .sql_common import SQLCommonMixin
+from .sqlfilter import PostgresFilterCompiler
 from .tiers_sql import PostgresTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD
 from .durability import pg_options
@@ -54,7 +54,6 @@ from .pg_physical import PostgresPhysicalMixin
 try:  # the driver is an optional extra
     import psycopg
     from psycopg import errors as pg_errors
-    from psycopg.types.json import Jsonb
     from psycopg_pool import ConnectionPool, PoolTimeout
     from pgvector.psycopg import register_vector
 except ImportError as _exc:  # pragma: no cover - exercised only without the extra
@@ -65,13 +64,11 @@ else:
 
 __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 
-_COLS = ("id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, updated_at, "
-         "event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, source_message_ids, "
-         "source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, tier, archived_at")
 # cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
 _CITE = ("UPDATE memories SET source_message_ids = source_message_ids || jsonb_build_array(%s::text) WHERE "
          "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")
-_MCOLS = ", ".join("m." + c.strip() for c in _COLS.split(","))
+_MCOLS = memory_cols("m")
+_json = PG_JSON.dump
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _LOCK_KEY = 0x616E63686D656D  # advisory lock id for migrations and embedder DDL ("anchmem")
 _RETRYABLE: tuple[type[BaseException], ...] = ()
@@ -89,64 +86,10 @@ def _redact(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
-def _json(obj: Any) -> Any:
-    return Jsonb(obj, dumps=partial(json.dumps, ensure_ascii=False, default=str))
-
-
-def _ep(dt: datetime | None) -> float | None:
-    return None if dt is None else dt.timestamp()
-
-
-# ---------------------------------------------------------------- filters
-class PostgresFilterCompiler(SQLiteFilterCompiler):
-    """The shared filter compiler with PostgreSQL dialect pieces: ``%s`` parameters, jsonb access for metadata and
-    labels, entity EXISTS over ``memory_entities`` joined on the memory's key. Semantics are inherited."""
-
-    param = "%s"
-
-    def meta_expr(self, key: str, params: list[Any]) -> str:
-        super().meta_expr(key, params)  # validates the key, appends a JSON path we replace
-        params[-1] = key.split(".")
-        # JSON null reads as SQL NULL, as json_extract does in SQLite
-        return "NULLIF(m.metadata #> %s::text[], 'null'::jsonb)"
-
-    def label_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
-        if attr not in ("domain", "topic", "intent"):  # pragma: no cover - parse_filters guards this
-            raise InvalidInputError(f"no label attribute {attr!r}")
-        cond, p = self._scalar_cond(f"(j.value ->> '{attr}')", op, value)
-        params.extend(p)
-        return f"EXISTS (SELECT 1 FROM jsonb_array_elements(m.labels) AS j(value) WHERE {cond})"
-
-    def entity_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
-        col = {"type": "e.type", "value": "e.value"}[attr]
-        cond, p = self._scalar_cond(col, op, value)
-        params.extend(p)
-        return ("EXISTS (SELECT 1 FROM memory_entities e WHERE e.tenant = m.tenant AND e.user_id = m.user_id "
-                f"AND e.memory_id = m.id AND {cond})")
-
-    def meta_typed(self, key: str, kind: str, params: list[Any]) -> tuple[str, str]:
-        # numbers and booleans compare as jsonb (numerically, never failing a cast), strings as text
-        super().meta_expr(key, params)  # validates the key
-        params[-1] = key.split(".")
-        params.append(key.split("."))
-        guard = f"jsonb_typeof(m.metadata #> %s::text[]) = '{kind}'"
-        return guard, "(m.metadata #>> %s::text[])" if kind == "string" else "(m.metadata #> %s::text[])"
-
-    def meta_param(self, kind: str, value: Any) -> Any:
-        return value if kind == "string" else _json(value)
-
-    def text_order(self, expr: str) -> str:
-        return f'({expr} COLLATE "C")'  # code point order, as SQLite's BINARY; not the database's locale
-
-    def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
-        if op == "contains":
-            return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
-        return super()._scalar_cond(expr, op, value)
-
-
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
-                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin):
+                    PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin,
+                    SQLCommonMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -159,6 +102,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     """
 
     _review_order = "created_at, id"  # list_reviews (ReviewReadMixin): no rowid here
+    _P, _SEQ, _SAME = "%s", "seq", "IS NOT DISTINCT FROM"  # the dialect of .sql_common
 
     def __init__(self, url: str, *, schema: str | None = None, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
                  min_size: int = 1, max_size: int = 10, timeout: float = 30.0, durability: str = "full") -> None:
@@ -281,11 +225,6 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._run(run)
         self.dim = dim
 
-    def embedder_info(self) -> tuple[str | None, int | None]:
-        rows = dict(self._read("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"))
-        dim = rows.get("embedder_dim")
-        return rows.get("embedder"), int(dim) if dim else None
-
     # ---------------------------------------------------------------- row conversion
     def _items(self, conn: Any, rows: list[tuple]) -> list[MemoryItem]:
         if not rows:
@@ -300,16 +239,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
         claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
-        return [MemoryItem(
-            id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
-            speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
-            event_time=from_epoch(r[12]), event_time_end=from_epoch(r[13]), valid_from=from_epoch(r[14]),
-            valid_to=from_epoch(r[15]), confidence=r[16], labels=[Label(**x) for x in r[17]], metadata=r[18],
-            source_message_ids=r[19], source_text=r[20], superseded_by=r[21], access_count=r[22],
-            last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=ents.get((r[1], r[0]), []),
-            fact=FactSlot.model_validate(r[26]) if r[26] else None, tier=r[27], archived_at=from_epoch(r[28]),
-            claims=claims.get((r[1], r[0]), []),
-        ) for r in rows]
+        return [memory_item(r, PG_JSON, ents.get((r[1], r[0]), []), claims.get((r[1], r[0]), [])) for r in rows]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
         with self._conn() as conn:
@@ -381,14 +311,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 row = conn.execute(
                     f"INSERT INTO memories ({_COLS}, content_hash, tsv, embedding, context_vec) VALUES "
                     f"({', '.join(['%s'] * 30)}, {self._TSV}, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
-                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
-                     it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
-                     it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
-                     _json([lb.model_dump() for lb in it.labels]), _json(it.metadata),
-                     _json(list(it.source_message_ids)), it.source_text, it.superseded_by, 0, None,
-                     _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     _json(it.fact.model_dump()) if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     nm.index_text, nm.index_text, vec, cblob)).fetchone()
+                    memory_values(it, PG_JSON) + (nm.content_hash, nm.index_text, nm.index_text, vec, cblob)
+                ).fetchone()
                 if row is None:
                     rows = conn.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND "
@@ -565,7 +489,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     def add_review(self, item: ReviewItem) -> None:
         row = list(review_row(item))
-        row[5], row[6] = Jsonb(json.loads(row[5])), Jsonb(item.targets)
+        row[5], row[6] = _json(item.proposed.model_dump(mode="json")), _json(item.targets)
         self._run(lambda conn: conn.execute(
             f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})", row))
 
@@ -690,8 +614,6 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         items = self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
         return {it.id: it for it in items}
 
-
-
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         sql, params = self._filters.where(scope, where, as_of, include_superseded)
@@ -756,50 +678,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         rows = self._read(q, [terms, *params, *params, k])
         return [(r[0], float(r[1])) for r in rows]
 
-    def metadata_keys(self, scope: Scope) -> set[str]:
-        return {r[0] for r in self._read("SELECT key FROM metadata_keys WHERE tenant = %s AND user_id = %s",
-                                         (scope.tenant, scope.user_id))}
-
-    def user_ids(self, tenant: str) -> list[str]:
-        """Every user of a tenant that has memories."""
-        return [r[0] for r in self._read("SELECT DISTINCT user_id FROM memories WHERE tenant = %s ORDER BY user_id",
-                                         (tenant,))]
-
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
         if not ids:
             return {}
         rows = self._read("SELECT id, embedding FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
         return {mid: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32) for mid, v in rows}
-
-    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
-        rows = self._read(f"SELECT {HISTORY_COLUMNS} FROM "
-                          "memory_history WHERE tenant = %s AND memory_id = %s ORDER BY version", (tenant, memory_id))
-        if not rows:
-            raise NotFoundError(f"no memory {memory_id!r}")
-        return history_entries(rows)
-
-    def messages(self, scope: Scope, ids: list[str] | None = None, *,
-                 session_id: str | None = None) -> list[dict[str, Any]]:
-        sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages "
-               "WHERE tenant = %s AND user_id = %s")
-        params: list[Any] = [scope.tenant, scope.user_id]
-        if session_id is not None:
-            sql += " AND session_id = %s"
-            params.append(session_id)
-        if ids is not None:
-            if not ids:
-                return []
-            sql += " AND id = ANY(%s)"
-            params.append(list(ids))
-        rows = self._read(sql + " ORDER BY ts, seq", params)
-        return message_dicts(rows)
-
-    def count_messages(self, scope: Scope) -> int:
-        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
-        return int(self._read("SELECT count(*) FROM messages WHERE tenant = %s AND user_id = %s AND "
-                              "session_id IS NOT DISTINCT FROM %s",
-                              (scope.tenant, scope.user_id, scope.session_id))[0][0])
 
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:

@@ -10,11 +10,12 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ..errors import FilterError
+from ..errors import FilterError, InvalidInputError
 from ..filters import TEXT_FIELDS, TIME_FIELDS, And, Cond, FilterNode, Not, Or, names_field
 from ..types import Scope
+from .schema import PG_JSON
 
-__all__ = ["SQLiteFilterCompiler"]
+__all__ = ["SQLiteFilterCompiler", "PostgresFilterCompiler"]
 
 _META_KEY = re.compile(r"^[\w\-]+(\.[\w\-]+)*$", re.UNICODE)
 _CMP = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
@@ -200,3 +201,49 @@ class SQLiteFilterCompiler:
             parts.append(f"({guard} AND {cond})")
         # two-valued: false (never NULL) for a memory without the key, so NOT/ne/nin match it
         return f"COALESCE({parts[0] if len(parts) == 1 else '(' + ' OR '.join(parts) + ')'}, FALSE)"
+
+
+class PostgresFilterCompiler(SQLiteFilterCompiler):
+    """The shared filter compiler with PostgreSQL dialect pieces: ``%s`` parameters, jsonb access for metadata and
+    labels, entity EXISTS over ``memory_entities`` joined on the memory's key. Semantics are inherited."""
+
+    param = "%s"
+
+    def meta_expr(self, key: str, params: list[Any]) -> str:
+        super().meta_expr(key, params)  # validates the key, appends a JSON path we replace
+        params[-1] = key.split(".")
+        # JSON null reads as SQL NULL, as json_extract does in SQLite
+        return "NULLIF(m.metadata #> %s::text[], 'null'::jsonb)"
+
+    def label_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        if attr not in ("domain", "topic", "intent"):  # pragma: no cover - parse_filters guards this
+            raise InvalidInputError(f"no label attribute {attr!r}")
+        cond, p = self._scalar_cond(f"(j.value ->> '{attr}')", op, value)
+        params.extend(p)
+        return f"EXISTS (SELECT 1 FROM jsonb_array_elements(m.labels) AS j(value) WHERE {cond})"
+
+    def entity_exists(self, attr: str, op: str, value: Any, params: list[Any]) -> str:
+        col = {"type": "e.type", "value": "e.value"}[attr]
+        cond, p = self._scalar_cond(col, op, value)
+        params.extend(p)
+        return ("EXISTS (SELECT 1 FROM memory_entities e WHERE e.tenant = m.tenant AND e.user_id = m.user_id "
+                f"AND e.memory_id = m.id AND {cond})")
+
+    def meta_typed(self, key: str, kind: str, params: list[Any]) -> tuple[str, str]:
+        # numbers and booleans compare as jsonb (numerically, never failing a cast), strings as text
+        super().meta_expr(key, params)  # validates the key
+        params[-1] = key.split(".")
+        params.append(key.split("."))
+        guard = f"jsonb_typeof(m.metadata #> %s::text[]) = '{kind}'"
+        return guard, "(m.metadata #>> %s::text[])" if kind == "string" else "(m.metadata #> %s::text[])"
+
+    def meta_param(self, kind: str, value: Any) -> Any:
+        return value if kind == "string" else PG_JSON.dump(value)
+
+    def text_order(self, expr: str) -> str:
+        return f'({expr} COLLATE "C")'  # code point order, as SQLite's BINARY; not the database's locale
+
+    def _scalar_cond(self, expr: str, op: str, value: Any) -> tuple[str, list[Any]]:
+        if op == "contains":
+            return f"strpos(lower({expr}), lower(%s)) > 0", [str(value)]
+        return super()._scalar_cond(expr, op, value)

@@ -19,7 +19,6 @@ finish; a warning is logged and the old pages stay in the WAL until the next che
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sqlite3
@@ -36,9 +35,9 @@ import numpy as np
 from ..tracing import staged
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode, names_field
-from ..timeutil import from_epoch, to_epoch, utcnow
+from ..timeutil import to_epoch, utcnow
 from ..validate import unstorable
-from ..types import Entity, FactSlot, HistoryEntry, Label, MemoryItem, Scope
+from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .claims_sql import ClaimsSQL
 from .sessions_sql import keep_restated
@@ -46,8 +45,11 @@ from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
 from .review_sql import SQLiteReviewMixin
-from .protocol import (HISTORY_COLUMNS, MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
-                       history_entries, message_dicts, restating_turns)
+from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
+                       restating_turns)
+from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, fts_quote, json_text, memory_item, memory_values,
+                     scope_token)
+from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
@@ -66,23 +68,11 @@ log = logging.getLogger(__name__)
 # cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
 _CITE = ("UPDATE memories SET source_message_ids=json_insert(source_message_ids, '$[#]', ?) WHERE tenant=? AND "
          "user_id=? AND id=? AND NOT EXISTS (SELECT 1 FROM json_each(memories.source_message_ids) WHERE value=?)")
-_COLS = ("rowid, id, tenant, user_id, agent_id, session_id, kind, text, role, speaker, source, created_at, "
-         "updated_at, event_time, event_time_end, valid_from, valid_to, confidence, labels, metadata, "
-         "source_message_ids, source_text, superseded_by, access_count, last_accessed_at, expires_at, slot, fact, "
-         "tier, archived_at")
-
-
-def scope_token(tenant: str, user_id: str) -> str:
-    """The FTS token that tags a user's rows, so keyword search touches only that user's postings."""
-    return "s" + hashlib.sha1(f"{tenant}\x00{user_id}".encode("utf-8")).hexdigest()[:24]
-
-
-def fts_quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
+_COLS = "rowid, " + MEMORY_COLS  # a memory row (schema.MEMORY_COLUMNS) led by its rowid
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLCommonMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -91,6 +81,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
     key or a wrong key on an encrypted one, or a missing SQLCipher binding.
     """
+
+    _P, _SEQ, _SAME = "?", "rowid", "IS"  # the dialect of .sql_common
 
     def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
                  encryption_key: EncryptionKey | str | bytes | None = None, durability: str = "full") -> None:
@@ -229,11 +221,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             c.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?), ('embedder_dim', ?)", (name, str(dim)))
         self._set_dim(dim)
 
-    def embedder_info(self) -> tuple[str | None, int | None]:
-        rows = dict(self._read("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"))
-        dim = rows.get("embedder_dim")
-        return rows.get("embedder"), int(dim) if dim else None
-
     # ---------------------------------------------------------------- row conversion
     def _items(self, rows: list[tuple]) -> list[MemoryItem]:
         if not rows:
@@ -247,20 +234,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             for rid, t, v, n in self._read(q, chunk):
                 ents.setdefault(rid, []).append(Entity(type=t, value=v, normalized=n))
         claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
-        out = []
-        for r in rows:
-            out.append(MemoryItem(
-                id=r[1], tenant=r[2], user_id=r[3], agent_id=r[4], session_id=r[5], kind=r[6], text=r[7],
-                role=r[8], speaker=r[9], source=r[10], created_at=from_epoch(r[11]), updated_at=from_epoch(r[12]),
-                event_time=from_epoch(r[13]), event_time_end=from_epoch(r[14]), valid_from=from_epoch(r[15]),
-                valid_to=from_epoch(r[16]), confidence=r[17], labels=[Label(**x) for x in json.loads(r[18])],
-                metadata=json.loads(r[19]), source_message_ids=json.loads(r[20]), source_text=r[21],
-                superseded_by=r[22], access_count=r[23], last_accessed_at=from_epoch(r[24]),
-                expires_at=from_epoch(r[25]), entities=ents.get(r[0], []),
-                fact=FactSlot.model_validate_json(r[27]) if r[27] else None, tier=r[28],
-                archived_at=from_epoch(r[29]), claims=claims.get((r[2], r[1]), []),
-            ))
-        return out
+        return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
 
     # ---------------------------------------------------------------- writes
     def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> int:
@@ -307,22 +281,14 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 c.execute("INSERT OR IGNORE INTO messages (id, tenant, user_id, agent_id, session_id, role, name, "
                           "content, ts, created_at, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                           (msg.id, s.tenant, s.user_id, s.agent_id, s.session_id, msg.role, msg.name, msg.content,
-                           to_epoch(msg.ts), now, json.dumps(msg.metadata, ensure_ascii=False, default=str)))
+                           to_epoch(msg.ts), now, json_text(msg.metadata)))
             for nm, blob, cblob in zip(memories, blobs, ctx):
                 it = nm.item
                 late = self._claims.recheck_into(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one serialised step
                 cur = c.execute(
                     f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
                     f"context_vec) VALUES ({','.join('?' * 32)})",
-                    (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
-                     it.source, it.created_at.timestamp(), None, _ep(it.event_time), _ep(it.event_time_end),
-                     it.valid_from.timestamp(), _ep(it.valid_to), it.confidence,
-                     json.dumps([lb.model_dump() for lb in it.labels], ensure_ascii=False),
-                     json.dumps(it.metadata, ensure_ascii=False, default=str),
-                     json.dumps(it.source_message_ids), it.source_text, it.superseded_by, 0, None,
-                     _ep(it.expires_at), it.fact.slot if it.fact else None,
-                     it.fact.model_dump_json() if it.fact else None, it.tier, _ep(it.archived_at), nm.content_hash,
-                     blob, cblob))
+                    memory_values(it, SQLITE_JSON) + (nm.content_hash, blob, cblob))
                 if cur.rowcount == 0:
                     row = c.execute(
                         f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND ifnull(agent_id,'')=? AND "
@@ -614,8 +580,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             out.update((it.id, it) for it in self._items(rows))
         return out
 
-
-
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         sql, params = self._filters.where(scope, where, as_of, include_superseded)
@@ -687,24 +651,15 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
              f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?")
         return [(r[0], float(r[1])) for r in self._read(q, [match, *params, k])]
 
-    def metadata_keys(self, scope: Scope) -> set[str]:
-        return {r[0] for r in self._read("SELECT key FROM metadata_keys WHERE tenant=? AND user_id=?",
-                                         (scope.tenant, scope.user_id))}
-
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
         with self._tx() as c:
             gens = self._bump_ids(c, tenant, list(labels))
             n = sum(c.execute("UPDATE memories SET labels=? WHERE id=? AND tenant=?",
-                              (json.dumps([lb.model_dump() for lb in labs], ensure_ascii=False), mid, tenant)
+                              (json_text([lb.model_dump() for lb in labs]), mid, tenant)
                               ).rowcount for mid, labs in labels.items())
         self._advance(gens)
         return n
-
-    def user_ids(self, tenant: str) -> list[str]:
-        """Every user of a tenant that has memories."""
-        return [r[0] for r in self._read("SELECT DISTINCT user_id FROM memories WHERE tenant=? ORDER BY user_id",
-                                         (tenant,))]
 
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
@@ -721,34 +676,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         sql, params = self._filters.where(scope, None, None, live=True)
         return self._items(self._read(f"SELECT {_COLS} FROM memories m WHERE {sql} "
                                       "ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?", params + [limit]))
-
-    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
-        rows = self._read(f"SELECT {HISTORY_COLUMNS} FROM "
-                          "memory_history WHERE memory_id=? AND tenant=? ORDER BY version", (memory_id, tenant))
-        if not rows:
-            raise NotFoundError(f"no memory {memory_id!r}")
-        return history_entries(rows)
-
-    def messages(self, scope: Scope, ids: list[str] | None = None, *,
-                 session_id: str | None = None) -> list[dict[str, Any]]:
-        sql = (f"SELECT {MESSAGE_COLUMNS} FROM messages "
-               "WHERE tenant=? AND user_id=?")
-        params: list[Any] = [scope.tenant, scope.user_id]
-        if session_id is not None:
-            sql += " AND session_id = ?"
-            params.append(session_id)
-        if ids is not None:
-            if not ids:
-                return []
-            sql += f" AND id IN ({','.join('?' * len(ids))})"
-            params += ids
-        rows = self._read(sql + " ORDER BY ts, rowid", params)
-        return message_dicts(rows)
-
-    def count_messages(self, scope: Scope) -> int:
-        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
-        return self._read("SELECT count(*) FROM messages WHERE tenant=? AND user_id=? AND session_id IS ?",
-                          (scope.tenant, scope.user_id, scope.session_id))[0][0]
 
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:
@@ -825,7 +752,3 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             c.execute("UPDATE scope_state SET generation = generation + 1")  # saved ANN files are now stale
         if self.vectors:
             self.vectors.clear()
-
-
-def _ep(dt: datetime | None) -> float | None:
-    return None if dt is None else dt.timestamp()

@@ -24,6 +24,7 @@ from ..errors import ConflictError, InvalidInputError, NotFoundError
 from ..filters import TIERS
 from ..timeutil import utcnow
 from ..types import MemoryItem
+from .schema import PG_JSON
 
 __all__ = ["SQLiteTierMixin", "PostgresTierMixin", "TIER_EVENTS"]
 
@@ -201,8 +202,7 @@ class PostgresTierMixin:
     def merge_memories(self, tenant: str, keep_id: str, dup_ids: list[str], *, when: datetime, actor: str,
                        reason: str | None = None) -> MemoryItem:
         """See :meth:`SQLiteTierMixin.merge_memories`."""
-        from .postgres import _json
-
+        _json = PG_JSON.dump
         dup_ids = _ids(dup_ids)
         if not dup_ids or keep_id in dup_ids:
             raise InvalidInputError("merge needs duplicate ids other than the kept one")

@@ -1,0 +1,121 @@
+"""The stores' schema in one place: the tables, the columns of a memory row, how a row maps to a
+:class:`~anchormem.types.MemoryItem` and back, and how JSON columns are encoded on each engine. Both SQL stores
+(:mod:`.sqlite`, :mod:`.postgres`) and their mixins read these names from here; nothing here imports a store.
+
+Tables (DDL: :mod:`.migrations` for SQLite, :mod:`.pg_migrations` for PostgreSQL; same columns, same meaning):
+
+- ``memories``: one row per memory version: :data:`MEMORY_COLUMNS` plus ``content_hash`` (the dedupe key, with
+  tenant, user, agent, kind and source: a unique index over the *current* rows), ``embedding`` (float32 vector:
+  a little-endian blob in SQLite, ``vector(dim)`` in PostgreSQL) and ``context_vec`` (the conversation's context
+  vector, :mod:`.context_vectors`). Row identity: SQLite ``rowid`` (also the FTS5 row and the vector cache's
+  key), PostgreSQL ``seq`` (storage order) with the primary key ``(tenant, user_id, id)``.
+- the keyword index: SQLite ``memories_fts`` (FTS5: ``scope`` = :func:`scope_token`, ``body`` = the jieba-segmented
+  ``index_text``), PostgreSQL the ``tsv`` column of ``memories`` (``simple`` + ``english`` configs, GIN index).
+- ``messages`` (verbatim turns, :data:`~.protocol.MESSAGE_COLUMNS`), ``memory_history`` (one row per event,
+  :data:`~.protocol.HISTORY_COLUMNS`), ``memory_entities`` (typed entities per memory), ``metadata_keys``
+  (the metadata keys a user's memories use), ``scope_state`` (generation per user, :mod:`.generation`),
+  ``review_queue`` (:mod:`.review_sql`), ``claims`` and ``memory_entities_past`` (:mod:`.claims_sql`),
+  ``memory_sessions`` (:mod:`.sessions_sql`), ``pii_vault`` (:mod:`.pii_vault`), ``meta`` (store id, embedder).
+
+Timestamps are epoch seconds (float, UTC) on both engines. JSON columns (``labels``, ``metadata``,
+``source_message_ids``, ``fact``; ``messages.metadata``) are TEXT in SQLite and ``jsonb`` in PostgreSQL: a
+:class:`JsonCodec` says how one engine writes and reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..timeutil import from_epoch
+from ..types import Claim, Entity, FactSlot, Label, MemoryItem
+
+__all__ = ["MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",
+           "memory_item", "memory_cols", "scope_token", "fts_quote", "json_text"]
+
+# the columns of a memory row that make a MemoryItem, in this order (entities and claims live in their tables)
+MEMORY_COLUMNS: tuple[str, ...] = (
+    "id", "tenant", "user_id", "agent_id", "session_id", "kind", "text", "role", "speaker", "source", "created_at",
+    "updated_at", "event_time", "event_time_end", "valid_from", "valid_to", "confidence", "labels", "metadata",
+    "source_message_ids", "source_text", "superseded_by", "access_count", "last_accessed_at", "expires_at", "slot",
+    "fact", "tier", "archived_at")
+MEMORY_COLS = ", ".join(MEMORY_COLUMNS)
+
+
+def memory_cols(alias: str) -> str:
+    """:data:`MEMORY_COLS` qualified with a table alias (``"m"`` → ``"m.id, m.tenant, ..."``)."""
+    return ", ".join(f"{alias}.{c}" for c in MEMORY_COLUMNS)
+
+
+def epoch(dt: datetime | None) -> float | None:
+    """A datetime as epoch seconds (None stays None): how every timestamp column is stored."""
+    return None if dt is None else dt.timestamp()
+
+
+def json_text(obj: Any) -> str:
+    """JSON text as the SQLite store writes it (UTF-8 kept, unknown objects as ``str``)."""
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True)
+class JsonCodec:
+    """How an engine writes (``dump``) and reads (``load``) a JSON column, and the ``fact`` column."""
+
+    dump: Callable[[Any], Any]
+    load: Callable[[Any], Any]
+    dump_fact: Callable[[FactSlot], Any]
+    load_fact: Callable[[Any], FactSlot]
+
+
+def _pg_dump(obj: Any) -> Any:
+    from psycopg.types.json import Jsonb  # the optional driver; only a PostgreSQL store reaches this
+
+    return Jsonb(obj, dumps=json_text)
+
+
+SQLITE_JSON = JsonCodec(dump=json_text, load=json.loads, dump_fact=lambda f: f.model_dump_json(),
+                        load_fact=FactSlot.model_validate_json)
+# psycopg decodes jsonb to Python objects on read
+PG_JSON = JsonCodec(dump=_pg_dump, load=lambda v: v, dump_fact=lambda f: _pg_dump(f.model_dump()),
+                    load_fact=FactSlot.model_validate)
+
+
+def memory_values(it: MemoryItem, codec: JsonCodec, *, imported: bool = False) -> tuple[Any, ...]:
+    """The :data:`MEMORY_COLUMNS` values of a memory to insert. A new memory (``imported`` False) starts with no
+    ``updated_at``, no accesses; an imported one keeps them as exported."""
+    return (it.id, it.tenant, it.user_id, it.agent_id, it.session_id, it.kind, it.text, it.role, it.speaker,
+            it.source, it.created_at.timestamp(), epoch(it.updated_at) if imported else None, epoch(it.event_time),
+            epoch(it.event_time_end), it.valid_from.timestamp(), epoch(it.valid_to), it.confidence,
+            codec.dump([lb.model_dump() for lb in it.labels]), codec.dump(it.metadata),
+            codec.dump(list(it.source_message_ids)), it.source_text, it.superseded_by,
+            it.access_count if imported else 0, epoch(it.last_accessed_at) if imported else None,
+            epoch(it.expires_at), it.fact.slot if it.fact else None, codec.dump_fact(it.fact) if it.fact else None,
+            it.tier, epoch(it.archived_at))
+
+
+def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], claims: list[Claim]) -> MemoryItem:
+    """A row of :data:`MEMORY_COLUMNS` (in order) as a MemoryItem, with its entities and claims."""
+    fact = r[26]
+    return MemoryItem(
+        id=r[0], tenant=r[1], user_id=r[2], agent_id=r[3], session_id=r[4], kind=r[5], text=r[6], role=r[7],
+        speaker=r[8], source=r[9], created_at=from_epoch(r[10]), updated_at=from_epoch(r[11]),
+        event_time=from_epoch(r[12]), event_time_end=from_epoch(r[13]), valid_from=from_epoch(r[14]),
+        valid_to=from_epoch(r[15]), confidence=r[16], labels=[Label(**x) for x in codec.load(r[17])],
+        metadata=codec.load(r[18]), source_message_ids=codec.load(r[19]), source_text=r[20], superseded_by=r[21],
+        access_count=r[22], last_accessed_at=from_epoch(r[23]), expires_at=from_epoch(r[24]), entities=entities,
+        fact=codec.load_fact(fact) if fact else None, tier=r[27], archived_at=from_epoch(r[28]), claims=claims)
+
+
+# ---------------------------------------------------------------- SQLite's keyword index (memories_fts)
+def scope_token(tenant: str, user_id: str) -> str:
+    """The FTS token that tags a user's rows, so keyword search touches only that user's postings."""
+    return "s" + hashlib.sha1(f"{tenant}\x00{user_id}".encode("utf-8")).hexdigest()[:24]
+
+
+def fts_quote(term: str) -> str:
+    """A term as an FTS5 string (double quotes doubled)."""
+    return '"' + term.replace('"', '""') + '"'

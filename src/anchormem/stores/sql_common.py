@@ -1,0 +1,82 @@
+"""What the SQLite and PostgreSQL stores share beyond the schema (:mod:`.schema`): the reads that are the same
+SQL on both engines up to the dialect. A store class sets three dialect names and ``_read``:
+
+- ``_P``: the parameter marker (``"?"`` / ``"%s"``);
+- ``_SEQ``: the column giving storage order (``rowid`` / ``seq``);
+- ``_SAME``: null-safe equality (``IS`` / ``IS NOT DISTINCT FROM``).
+
+Everything that differs (connections and transactions, the vector layer, the keyword index, writes) lives in the
+engine's own module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import NotFoundError
+from ..types import HistoryEntry, Scope
+from .protocol import HISTORY_COLUMNS, MESSAGE_COLUMNS, history_entries, message_dicts
+
+__all__ = ["SQLCommonMixin"]
+
+
+class SQLCommonMixin:
+    """Reads shared by :class:`~.sqlite.SQLiteStore` and :class:`~.postgres.PostgresStore` (see the module
+    docstring for the dialect names they set)."""
+
+    _P: str
+    _SEQ: str
+    _SAME: str
+    _read: Any
+
+    def _in(self, col: str, values: list[Any]) -> tuple[str, list[Any]]:
+        """``col`` is one of ``values``: (SQL, parameters) in this dialect."""
+        if self._P == "%s":
+            return f"{col} = ANY(%s)", [list(values)]
+        return f"{col} IN ({','.join('?' * len(values))})", list(values)
+
+    def embedder_info(self) -> tuple[str | None, int | None]:
+        """(embedder name, dimension) recorded for this store, (None, None) before the first write."""
+        rows = dict(self._read("SELECT key, value FROM meta WHERE key IN ('embedder','embedder_dim')"))
+        dim = rows.get("embedder_dim")
+        return rows.get("embedder"), int(dim) if dim else None
+
+    def metadata_keys(self, scope: Scope) -> set[str]:
+        p = self._P
+        return {r[0] for r in self._read(f"SELECT key FROM metadata_keys WHERE tenant = {p} AND user_id = {p}",
+                                         (scope.tenant, scope.user_id))}
+
+    def user_ids(self, tenant: str) -> list[str]:
+        """Every user of a tenant that has memories."""
+        return [r[0] for r in self._read(f"SELECT DISTINCT user_id FROM memories WHERE tenant = {self._P} "
+                                         "ORDER BY user_id", (tenant,))]
+
+    def history(self, tenant: str, memory_id: str) -> list[HistoryEntry]:
+        p = self._P
+        rows = self._read(f"SELECT {HISTORY_COLUMNS} FROM memory_history WHERE tenant = {p} AND memory_id = {p} "
+                          "ORDER BY version", (tenant, memory_id))
+        if not rows:
+            raise NotFoundError(f"no memory {memory_id!r}")
+        return history_entries(rows)
+
+    def messages(self, scope: Scope, ids: list[str] | None = None, *,
+                 session_id: str | None = None) -> list[dict[str, Any]]:
+        p = self._P
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = {p} AND user_id = {p}"
+        params: list[Any] = [scope.tenant, scope.user_id]
+        if session_id is not None:
+            sql += f" AND session_id = {p}"
+            params.append(session_id)
+        if ids is not None:
+            if not ids:
+                return []
+            cond, more = self._in("id", ids)
+            sql += " AND " + cond
+            params += more
+        return message_dicts(self._read(sql + f" ORDER BY ts, {self._SEQ}", params))
+
+    def count_messages(self, scope: Scope) -> int:
+        """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
+        p = self._P
+        return int(self._read(f"SELECT count(*) FROM messages WHERE tenant = {p} AND user_id = {p} AND "
+                              f"session_id {self._SAME} {p}", (scope.tenant, scope.user_id, scope.session_id))[0][0])
