@@ -155,6 +155,10 @@ def _matches(mem: Any, scope: Any, term_lists: list[list[str]]) -> list[int]:
     """Rows of the scope matching at least one term (unbounded: what the keyword stage must not score)."""
     out = []
     for terms in term_lists:
+        terms = [t for t in terms if t.strip()]
+        if not terms:
+            out.append(0)
+            continue
         if hasattr(mem.store, "_pool"):  # PostgreSQL: the same tsqueries as the store's keyword stage
             q = ("SELECT count(*) FROM memories m WHERE tenant = %s AND user_id = %s AND valid_to IS NULL AND "
                  "m.tsv @@ ANY (ARRAY(SELECT plainto_tsquery('simple', w) || plainto_tsquery('english', w) "

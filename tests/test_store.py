@@ -265,3 +265,42 @@ def test_ann_index_is_persisted_and_rebuilt_when_deleted_or_stale(tmp_path):
         hit = m.search(other[120], user_id="A", recipe="dense")[0]
         assert hit.memory.text == other[120]
         assert hit.explain["dense"] == pytest.approx(1.0, abs=1e-4)
+
+
+@pytest.mark.skipif(bool(os.environ.get("ANCHORMEM_TEST_ENCRYPT")),
+                    reason="an encrypted store keeps its HNSW index in memory only (no plaintext index file)")
+def test_ann_index_is_caught_up_on_reopen_not_rebuilt_and_saved_on_close(tmp_path, monkeypatch):
+    from anchormem.stores.vectors import VectorCache
+
+    db = tmp_path / "ann.db"
+    s = Settings(ann_threshold=50)
+    texts = _texts(200)
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        m.add([{"role": "user", "content": t} for t in texts], user_id="A")
+        m.search(texts[0], user_id="A", recipe="dense")  # builds and saves the index
+        ids = {it.text: it.id for it in m.get_all(user_id="A")}
+    # another process writes without the index: one add, one text edit (same rowid, new vector), one delete
+    new = "Memory 999: on trip 999 I visited town999 and ate dumplings with friend7."
+    edited = "Memory 120 was rewritten: a trip to the mountains with a borrowed tent."
+    with Memory(str(db), embedder="hash") as plain:
+        plain.add(new, user_id="A")
+        plain.update(ids[texts[120]], edited)
+        plain.delete(ids[texts[7]])
+    seen: list[int] = []
+    real = VectorCache._reconcile
+    monkeypatch.setattr(VectorCache, "_reconcile", staticmethod(lambda idx, sv: seen.append(real(idx, sv)) or seen[-1]))
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        assert m.search(new, user_id="A", recipe="dense")[0].memory.text == new
+        assert m.search(edited, user_id="A", recipe="dense")[0].memory.text == edited
+        got = [h.memory.text for h in m.search(texts[7], user_id="A", recipe="dense", limit=50)]
+        assert texts[7] not in got
+        sv = m.store.vectors._items[("default", "A")]
+        # restored and caught up: removed the deleted row and the edited row's old vector, added 2 rows
+        assert seen == [4] and len(sv.ann) == 200 and sv.ann_dirty
+        m.add("Memory 1000: a new note written while the index is loaded.", user_id="A")  # maintained on write
+        assert len(sv.ann) == 201
+    # closed: the index was saved at the current generation, so the next open has nothing to catch up
+    with Memory(str(db), embedder="hash", settings=s) as m:
+        hit = m.search("Memory 1000: a new note written while the index is loaded.", user_id="A", recipe="dense")
+        assert hit[0].memory.text.startswith("Memory 1000")
+        assert seen[-1] == 0 and len(m.store.vectors._items[("default", "A")].ann) == 201

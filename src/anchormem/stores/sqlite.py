@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 _CITE = ("UPDATE memories SET source_message_ids=json_insert(source_message_ids, '$[#]', ?) WHERE tenant=? AND "
          "user_id=? AND id=? AND NOT EXISTS (SELECT 1 FROM json_each(memories.source_message_ids) WHERE value=?)")
 _COLS = "rowid, " + MEMORY_COLS  # a memory row (schema.MEMORY_COLUMNS) led by its rowid
+# keyword_search: FTS5 ranks at least this many matches (2k if more) before the filter; widened x4 up to the max
+KEYWORD_CAP_MIN, KEYWORD_CAP_MAX = 64, 4096
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
@@ -190,6 +192,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                                    store_id=self.store_id)
 
     def close(self) -> None:
+        if self.vectors and not self._closed:  # HNSW indexes changed by writes: saved, so a reopen restores them
+            self.vectors.persist(lambda key: self._generation(*key))
         with self._conns_lock:
             conns, self._conns = self._conns, []
         for c in conns:
@@ -639,16 +643,31 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
 
     def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
                        as_of: datetime | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` (memory id, BM25 score) of the scope's rows matching any of ``terms``, best first (ties: older
+        row first). Bounded: FTS5 ranks the user's matching postings on its own (BM25 in C, a sort that keeps
+        only the best ``cap``), and only those ``cap`` rows are looked up in ``memories`` and filtered (current,
+        warm, ``where``, ``as_of``). When the filter leaves fewer than ``k`` of them, ``cap`` widens (x4, up to
+        :data:`KEYWORD_CAP_MAX`), then the stage falls back to filtering every match (a very selective filter)."""
         terms = [t for t in terms if t.strip()]
         if not terms or k <= 0:
             return []
         match = f"scope:{fts_quote(scope_token(scope.tenant, scope.user_id))} AND body:(" + \
             " OR ".join(fts_quote(t) for t in terms) + ")"
         sql, params = self._filters.where(scope, where, as_of, live=True)
+        cap = max(2 * k, KEYWORD_CAP_MIN)
+        while cap <= KEYWORD_CAP_MAX:
+            top = self._read("SELECT rowid, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts WHERE memories_fts "
+                             "MATCH ? ORDER BY s DESC, rowid LIMIT ?", (match, cap))
+            keep = dict(self._read(f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN (SELECT value FROM "
+                                   f"json_each(?)) AND {sql}", [json.dumps([r[0] for r in top]), *params]))
+            out = [(keep[r], float(s)) for r, s in top if r in keep]
+            if len(out) >= k or len(top) < cap:  # k survivors, or every match was ranked
+                return out[:k]
+            cap *= 4
         # CROSS JOIN keeps the FTS5 match as the outer loop: newer SQLite (3.51, the SQLCipher build) otherwise
         # walks the user's rows and runs one FTS lookup per row (about 60x slower at 300 memories)
         q = (f"SELECT m.id, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts CROSS JOIN memories m "
-             f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?")
+             f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {sql} ORDER BY s DESC, m.rowid LIMIT ?")
         return [(r[0], float(r[1])) for r in self._read(q, [match, *params, k])]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:

@@ -2,8 +2,13 @@
 
 The vectors live in the database; everything here is derived data. A scope's matrix is loaded on first
 search and then kept in step with writes (appends and tombstones) so a write never forces a full reload.
-The ANN index is built once a scope passes ``ann_threshold`` vectors, saved next to the database with the
-scope's generation number, and rebuilt from the database when that file is missing or stale.
+The ANN index is built once a scope passes ``ann_threshold`` vectors and saved next to the database. It is then
+maintained on every write (inserts and removals in step with the matrix) and saved again when the store closes
+(:meth:`VectorCache.persist`) or when a reopen had to catch up on many writes. A saved file from an older
+generation is not rebuilt: on load it is reconciled with the database (:meth:`VectorCache._reconcile`: rows
+missing from it are added, rows no longer current removed, and rows whose vector changed re-added), so a reopen
+after writes costs the restore plus the delta, never a full build. Only a missing or foreign file (another store,
+dimension or index format) is rebuilt from the database.
 
 The scope's *context vectors* (:mod:`.context_vectors`) join the matrix on the first anchored search that asks for
 them (:meth:`VectorCache.contexts`), loaded in one read, and are then kept in step with writes too: an anchored
@@ -57,6 +62,7 @@ class ScopeVectors:
         self.n = n
         self.generation = generation
         self.ann = None  # usearch Index, keyed by rowid
+        self.ann_dirty = False  # the index changed since it was last saved
         self.pos = {int(r): i for i, r in enumerate(rowids)}
         self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
@@ -103,6 +109,7 @@ class ScopeVectors:
         self.n += k
         if self.ann is not None:
             self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs, threads=1)  # see _ADD_THREADS
+            self.ann_dirty = True
 
     def remove(self, rowids) -> None:
         for r in rowids:
@@ -111,6 +118,7 @@ class ScopeVectors:
                 self._alive[i] = False
                 if self.ann is not None:
                     self.ann.remove(int(r))
+                    self.ann_dirty = True
         dead = self.n - len(self.pos)
         if dead > 64 and dead > self.n // 4:
             keep = np.flatnonzero(self._alive[: self.n])
@@ -266,6 +274,8 @@ class VectorCache:
             return sv.contexts(rowids)
 
     def _attach_ann(self, key: tuple[str, str], sv: ScopeVectors) -> None:
+        """Give ``sv`` its HNSW index: the saved file reconciled with ``sv`` when it is this store's (any
+        generation), else a build from ``sv``'s rows (saved)."""
         from usearch.index import Index
 
         path = self._path(key)
@@ -273,30 +283,87 @@ class VectorCache:
         if path and path.exists() and meta.exists():
             try:
                 info = json.loads(meta.read_text())
-                if (info.get("generation") == sv.generation and info.get("size") == sv.size
-                        and info.get("store_id") == self.store_id and info.get("dim") == self.dim
+                if (info.get("store_id") == self.store_id and info.get("dim") == self.dim
                         and info.get("build") == _INDEX_BUILD):
                     idx = Index.restore(str(path))
-                    if idx is not None and len(idx) == sv.size:
+                    if idx is not None:
+                        changed = self._reconcile(idx, sv)
                         sv.ann = idx
+                        if info.get("generation") != sv.generation or changed:
+                            # saved again once the catch-up is large; small deltas wait for persist()
+                            sv.ann_dirty = True
+                            if changed > max(1000, sv.size // 20):
+                                self._save(key, sv)
                         return
             except (OSError, ValueError, RuntimeError):
-                pass  # stale or unreadable: rebuild below
+                pass  # unreadable: rebuild below
         idx = Index(ndim=self.dim, metric="ip", dtype="f32", connectivity=16, expansion_add=128,
                     expansion_search=64)
         alive = np.flatnonzero(sv._alive[: sv.n])
         if alive.size:
             idx.add(sv._ids[alive].astype(np.uint64), sv._m[alive], threads=1)  # see _ADD_THREADS
         sv.ann = idx
-        if path:
+        self._save(key, sv)
+
+    @staticmethod
+    def _reconcile(idx: object, sv: ScopeVectors) -> int:
+        """Bring a restored index in line with ``sv`` (the database's current rows): remove keys that are no
+        longer current, add rows it lacks, re-add rows whose stored vector differs (a text edit re-embeds under the
+        same rowid). Cost: one pass over the keys and vectors (vectorised), plus one insert per changed row.
+        Returns the number of rows removed or added."""
+        alive = np.flatnonzero(sv._alive[: sv.n])
+        live = sv._ids[alive]
+        keys = np.asarray(idx.keys, dtype=np.int64)  # type: ignore[attr-defined]
+        gone = keys[~np.isin(keys, live)]
+        have = np.isin(live, keys)
+        if have.any():  # rows in both: compare the vectors (f32 stored as given, so equal means unchanged)
+            both = live[have]
+            saved = np.vstack(idx.get(both.astype(np.uint64)))  # type: ignore[attr-defined]
+            stale = both[np.any(saved != sv._m[alive[have]], axis=1)]
+            gone = np.concatenate([gone, stale])
+            have[np.isin(live, stale)] = False
+        if gone.size:
+            idx.remove(gone.astype(np.uint64))  # type: ignore[attr-defined]
+        add = alive[~have]
+        if add.size:
+            idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
+        return int(gone.size + add.size)
+
+    def _save(self, key: tuple[str, str], sv: ScopeVectors) -> None:
+        path = self._path(key)
+        if not path or sv.ann is None:
+            return
+        try:
+            private_dir(path.parent)  # 0700: the index holds the vectors of memories
+            tmp = path.with_suffix(".tmp")
+            sv.ann.save(str(tmp))
+            os.chmod(tmp, FILE_MODE)
+            os.replace(tmp, path)
+            write_private(path.with_suffix(".json"), json.dumps(
+                {"generation": sv.generation, "size": sv.size, "store_id": self.store_id, "dim": self.dim,
+                 "build": _INDEX_BUILD}))
+            sv.ann_dirty = False
+        except OSError:
+            pass  # the index is derived data; failing to persist it only costs a catch-up later
+
+    def persist(self, generation: Callable[[tuple[str, str]], int]) -> int:
+        """Save every cached HNSW index that changed since it was saved (a store calls this on close), so the
+        next open restores it with no catch-up. ``generation(key)``: the scope's generation in the database now;
+        a cached scope behind it (another process wrote, or purged: its file was deleted) is not saved. Returns
+        the number of files written."""
+        with self._lock:
+            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and sv.ann_dirty]
+        written = 0
+        for key, sv in dirty:
             try:
-                private_dir(path.parent)  # 0700: the index holds the vectors of memories
-                idx.save(str(path))
-                os.chmod(path, FILE_MODE)
-                write_private(meta, json.dumps({"generation": sv.generation, "size": sv.size,
-                                                "store_id": self.store_id, "dim": self.dim, "build": _INDEX_BUILD}))
-            except OSError:
-                pass  # the index is derived data; failing to persist it only costs a rebuild later
+                current = generation(key)
+            except Exception:  # noqa: BLE001 - closing must not fail over derived data
+                continue
+            with self._lock:
+                if self._items.get(key) is sv and sv.generation == current:
+                    self._save(key, sv)
+                    written += 1
+        return written
 
     def apply(self, key: tuple[str, str], old_generation: int, new_generation: int,
               added: tuple[np.ndarray, np.ndarray] | None = None, removed: list[int] | None = None, *,
