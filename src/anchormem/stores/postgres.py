@@ -16,6 +16,7 @@ Needs the optional extra: ``pip install 'anchormem[postgres]'``.
 from __future__ import annotations
 
 import re
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -120,6 +121,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._filters = PostgresFilterCompiler()
         self._claims = ClaimsSQL("%s")
         self._closed = False
+        self._counts: dict[tuple[str, str, int], int] = {}  # _scope_count
+        self._counts_lock = threading.Lock()
         kwargs: dict[str, Any] = {"autocommit": True}
         options = " ".join(o for o in (f"-c search_path={schema},public" if schema else "", pg_options(durability))
                            if o)  # stores/durability.py
@@ -641,9 +644,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False
-            if as_of is None:
-                n = conn.execute("SELECT count(*) FROM memories WHERE tenant = %s AND user_id = %s AND valid_to IS "
-                                 "NULL", (scope.tenant, scope.user_id)).fetchone()[0]
+            if as_of is None:  # the scope's current rows (counted once per generation)
+                n = self._scope_count(conn, scope, "m.tenant = %s AND m.user_id = %s AND m.valid_to IS NULL",
+                                      [scope.tenant, scope.user_id], None)
                 use_ann = n > self._ann_threshold
             if use_ann:  # HNSW: widen the candidate list, since the scope filter is applied to its output
                 conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(100, 4 * k))}")
@@ -660,23 +663,50 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
                        as_of: datetime | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` (memory id, score) of the filtered scope's rows matching any of ``terms``, best first (ties:
+        older row first). BM25-like: Σ over matched terms of idf(term, within the filtered scope) × (0.5 +
+        ``ts_rank`` term weight). One pass over the matching rows through the GIN index (``ts_rank`` once per
+        matched (row, term)); the scope's row count for the idf comes from :meth:`_scope_count` (counted once
+        per scope generation, not per search)."""
         terms = list(dict.fromkeys(t for t in terms if t.strip()))
         if not terms or k <= 0:
             return []
         sql, params = self._filters.where(scope, where, as_of, live=True)
-        # BM25-like: Σ over matched terms of idf(term, within the filtered scope) × (0.5 + ts_rank term weight)
         q = (
             "WITH t AS (SELECT i, plainto_tsquery('simple', w) || plainto_tsquery('english', w) AS tq "
             "  FROM unnest(%s::text[]) WITH ORDINALITY AS u(w, i)), "
             f"c AS MATERIALIZED (SELECT m.id, m.seq, m.tsv FROM memories m WHERE {sql} "
             "  AND m.tsv @@ ANY (ARRAY(SELECT tq FROM t))), "
-            f"n AS (SELECT count(*)::float8 AS n FROM memories m WHERE {sql}), "
-            "df AS (SELECT t.i, t.tq, count(*)::float8 AS df FROM t JOIN c ON c.tsv @@ t.tq GROUP BY t.i, t.tq) "
-            "SELECT c.id, sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5)) * (0.5 + ts_rank(c.tsv, df.tq, 1))) AS s "
-            "FROM c JOIN df ON c.tsv @@ df.tq CROSS JOIN n GROUP BY c.id, c.seq ORDER BY s DESC, c.seq LIMIT %s"
+            "h AS MATERIALIZED (SELECT c.id, c.seq, t.i, ts_rank(c.tsv, t.tq, 1) AS r FROM c JOIN t ON c.tsv @@ t.tq), "
+            "df AS (SELECT i, count(*)::float8 AS df FROM h GROUP BY i), "
+            "s AS (SELECT h.id, h.seq, sum(ln(1 + (%s - df.df + 0.5) / (df.df + 0.5)) * (0.5 + h.r)) AS s "
+            "  FROM h JOIN df USING (i) GROUP BY h.id, h.seq) "
+            "SELECT id, s FROM s ORDER BY round(s::numeric, 9) DESC, seq LIMIT %s"  # equal sums: older first
         )
-        rows = self._read(q, [terms, *params, *params, k])
-        return [(r[0], float(r[1])) for r in rows]
+
+        def run(conn: Any) -> list[tuple[str, float]]:
+            n = self._scope_count(conn, scope, sql, params, as_of)
+            return [(r[0], float(r[1])) for r in conn.execute(q, [terms, *params, float(n), k]).fetchall()]
+
+        return self._run(run, write=False)
+
+    def _scope_count(self, conn: Any, scope: Scope, sql: str, params: list[Any], as_of: datetime | None) -> int:
+        """Rows matching the compiled filter ``sql``: counted once per (filter, scope generation) and kept (a few
+        hundred entries), since the count is O(scope) and the generation moves with every write to the scope.
+        An ``as_of`` filter reads past rows, so it is counted each time."""
+        if as_of is not None:
+            return int(conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0])
+        gen = conn.execute("SELECT generation FROM scope_state WHERE tenant = %s AND user_id = %s",
+                           (scope.tenant, scope.user_id)).fetchone()
+        key = (sql, repr(params), gen[0] if gen else 0)
+        n = self._counts.get(key)
+        if n is None:
+            n = int(conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0])
+            with self._counts_lock:
+                if len(self._counts) >= 512:
+                    self._counts.pop(next(iter(self._counts)))
+                self._counts[key] = n
+        return n
 
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
