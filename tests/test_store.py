@@ -303,4 +303,39 @@ def test_ann_index_is_caught_up_on_reopen_not_rebuilt_and_saved_on_close(tmp_pat
     with Memory(str(db), embedder="hash", settings=s) as m:
         hit = m.search("Memory 1000: a new note written while the index is loaded.", user_id="A", recipe="dense")
         assert hit[0].memory.text.startswith("Memory 1000")
-        assert seen[-1] == 0 and len(m.store.vectors._items[("default", "A")].ann) == 201
+        assert seen == [4] and len(m.store.vectors._items[("default", "A")].ann) == 201  # restored as saved
+
+
+@pytest.mark.parametrize("cap", [(2, 8), (2, 1024), (64, 4096)])
+def test_bounded_keyword_stage_returns_what_filtering_every_match_returns(monkeypatch, cap):
+    """The SQLite keyword stage ranks a capped number of FTS5 matches before filtering; when the filter (here:
+    closed memories, and an agent scope) removes most of them, the cap widens, and past its maximum the stage
+    filters every match. Each way, the answer is the unbounded query's."""
+    import anchormem.stores.sqlite as sqlite_store
+    from datetime import datetime, timezone
+
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        texts = [f"note {i}: " + "apple " * (1 + i % 5) + ("orchard " if i % 3 == 0 else "") + f"tree{i}"
+                 for i in range(40)]
+        m.add([{"role": "user", "content": f"weather report {j}: sunny and warm, day{j}"} for j in range(80)],
+              user_id="A")  # rows without the terms: the IDF of "apple" is positive
+        m.add([{"role": "user", "content": t} for t in texts[:30]], user_id="A")
+        m.add([{"role": "user", "content": t} for t in texts[30:]], user_id="A", agent_id="bot")
+        by_text = {it.text: it.id for it in m.get_all(user_id="A")}
+        for t in texts[:24]:  # the best-scored (most "apple") rows are mostly closed now
+            if texts.index(t) % 5:
+                m.store.close_memory("default", by_text[t], when=datetime.now(timezone.utc), actor="test",
+                                     event="COMPLETE")
+
+        def run(scope: Scope, k: int) -> list[tuple[str, float]]:
+            return m.store.keyword_search(scope, ["apple", "orchard"], k, None)
+
+        monkeypatch.setattr(sqlite_store, "KEYWORD_CAP_MIN", cap[0])
+        monkeypatch.setattr(sqlite_store, "KEYWORD_CAP_MAX", cap[1])
+        got = {k: (run(Scope(user_id="A"), k), run(Scope(user_id="A", agent_id="bot"), k)) for k in (1, 3, 10, 50)}
+        monkeypatch.setattr(sqlite_store, "KEYWORD_CAP_MAX", 0)  # the unbounded join
+        want = {k: (run(Scope(user_id="A"), k), run(Scope(user_id="A", agent_id="bot"), k)) for k in (1, 3, 10, 50)}
+    assert got == want
+    assert len(want[50][0]) == 40 - (24 - 5) and len(want[50][1]) == 10 and len(want[3][1]) == 3
+    scores = [s for _, s in want[50][0]]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 2 * scores[-1] > 0

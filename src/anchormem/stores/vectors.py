@@ -286,6 +286,9 @@ class VectorCache:
                 if (info.get("store_id") == self.store_id and info.get("dim") == self.dim
                         and info.get("build") == _INDEX_BUILD):
                     idx = Index.restore(str(path))
+                    if idx is not None and info.get("generation") == sv.generation and len(idx) == sv.size:
+                        sv.ann = idx  # saved at this very state: nothing to catch up
+                        return
                     if idx is not None:
                         changed = self._reconcile(idx, sv)
                         sv.ann = idx
