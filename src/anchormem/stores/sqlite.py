@@ -290,7 +290,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 it = nm.item
                 late = self._claims.recheck_into(c, nm)  # BEGIN IMMEDIATE: read-decide-write is one serialised step
                 cur = c.execute(
-                    f"INSERT OR IGNORE INTO memories ({_COLS.replace('rowid, ', '')}, content_hash, embedding, "
+                    f"INSERT OR IGNORE INTO memories ({MEMORY_COLS}, content_hash, embedding, "
                     f"context_vec) VALUES ({','.join('?' * 32)})",
                     memory_values(it, SQLITE_JSON) + (nm.content_hash, blob, cblob))
                 if cur.rowcount == 0:
