@@ -339,3 +339,19 @@ def test_bounded_keyword_stage_returns_what_filtering_every_match_returns(monkey
     assert len(want[50][0]) == 40 - (24 - 5) and len(want[50][1]) == 10 and len(want[3][1]) == 3
     scores = [s for _, s in want[50][0]]
     assert scores == sorted(scores, reverse=True) and scores[0] > 2 * scores[-1] > 0
+
+
+@pytest.mark.skipif(bool(os.environ.get("ANCHORMEM_TEST_ENCRYPT")),
+                    reason="an encrypted store keeps its HNSW index in memory only (no plaintext index file)")
+def test_a_purge_leaves_no_saved_index_even_when_its_file_was_gone(tmp_path):
+    """The loaded index of a purged scope is dropped with its file: closing the store must not save it again."""
+    db = tmp_path / "ann.db"
+    with Memory(str(db), embedder="hash", settings=Settings(ann_threshold=50)) as m:
+        m.add([{"role": "user", "content": t} for t in _texts(120)], user_id="A")
+        m.search(_texts(120)[0], user_id="A", recipe="dense")  # builds and saves the index
+        for f in _index_files(db):
+            f.unlink()  # e.g. removed by hand: the index lives on in memory
+        m.add("Memory 500: one more note after the file went away.", user_id="A")  # the loaded index changes
+        victim = m.get_all(user_id="A")[3]
+        m.delete(victim.id, purge=True)
+    assert _index_files(db) == []

@@ -425,11 +425,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
 
     def _after_purge(self, tenant: str, user_id: str) -> None:
         """A purge also reaches derived files: the scope's saved HNSW index (it still holds the purged vectors) is
-        deleted, to be rebuilt from the database on the next search; then the WAL is checkpointed."""
+        deleted, and so is its loaded copy (removed entries may keep their bytes; it would be saved on close), to be
+        rebuilt from the database on the next search; then the WAL is checkpointed."""
         if self.vectors is not None:
-            path = self.vectors._path((tenant, user_id))
-            if path is not None and path.exists():
-                self.vectors.drop((tenant, user_id))
+            key = (tenant, user_id)
+            path = self.vectors._path(key)
+            if (path is not None and path.exists()) or self.vectors.has_ann(key):
+                self.vectors.drop(key)
         self.checkpoint()
 
     def checkpoint(self) -> bool:

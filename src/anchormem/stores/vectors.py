@@ -399,6 +399,12 @@ class VectorCache:
                 return sv.ann_search(q, k, allowed)
             return sv.exact(q, k, allowed)
 
+    def has_ann(self, key: tuple[str, str]) -> bool:
+        """Whether the scope is cached with an HNSW index."""
+        with self._lock:
+            sv = self._items.get(key)
+            return sv is not None and sv.ann is not None
+
     def drop(self, key: tuple[str, str]) -> None:
         with self._lock:
             self._items.pop(key, None)
