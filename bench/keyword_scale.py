@@ -7,7 +7,8 @@ Data: the synthetic chat turns and vectors of bench/peers/synth.py (80% English,
 so a 3-word query matches a large share of the scope: the unbounded case). One store grows through the sizes;
 each size is kept as a snapshot under ``--work`` (SQLite: a copy of the file and its saved HNSW index; PostgreSQL:
 a database per size in a pgserver data folder), so a second run (after a code change) measures the same rows
-without loading them again. Loading goes through the store layer as an import does (``draft_memories`` +
+without loading them again (the vectors are ``vectors_<largest size>.npy`` there: synth.make_vectors depends on
+the count, so keep ``--sizes`` of a store's runs the same). Loading goes through the store layer as an import does (``draft_memories`` +
 ``Store.write``, precomputed vectors): no embedding anywhere.
 
 Per size, ``--queries`` queries (3 words of a stored memory, its vector + noise), after ``--warmup`` untimed ones:
