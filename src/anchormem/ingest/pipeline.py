@@ -20,6 +20,7 @@ from ..text.dates import resolve_dates
 from ..text.entities import extract_entities
 from ..text.segment import chunk_text
 from ..text.tokenize import index_text
+from .keys import KEY_KINDS, KeyTurn, retrieval_keys
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
 
@@ -77,13 +78,16 @@ class Prepared:
 
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
-                   chunk_chars: int = 600) -> Prepared:
+                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(KEY_KINDS)) -> Prepared:
     """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
 
     Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
+    ``keys``: the kinds of retrieval keys added to each draft's keyword-index text (:mod:`.keys`; empty: none).
     """
     out = Prepared()
     meta = dict(metadata or {})
+    turns: list[KeyTurn] = []  # the call's non-system messages, for the retrieval keys
+    pending: list[tuple[Draft, int, int, str]] = []  # (draft, turn, chunk, text to index before the keys)
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex
         local_ts = msg.timestamp or now
@@ -94,6 +98,8 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             continue
         out.messages.append(StoredMessage(id=msg_id, scope=scope, role=msg.role, content=msg.content, ts=ts,
                                           name=msg.name, metadata=msg_meta))
+        turn = KeyTurn(msg.content, msg.name)
+        turns.append(turn)
         if is_chitchat(msg.content):
             out.skipped.append((i, "chit-chat"))
             continue
@@ -114,6 +120,12 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
                 metadata=dict(msg_meta), source_message_ids=[msg_id], source_text=msg.content,
             )
             extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
-            out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
-                                    index_text(f"{chunk} {extra}"), said_at=local_ts))
+            draft = Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name), "",
+                          said_at=local_ts)
+            pending.append((draft, len(turns) - 1, len(turn.chunk_dates), f"{chunk} {extra}"))
+            turn.chunk_dates.append(dates)
+            out.drafts.append(draft)
+    per_turn = retrieval_keys(turns, keys) if keys else None
+    for draft, t, c, text in pending:
+        draft.index_text = index_text(f"{text} {per_turn[t][c]}" if per_turn else text)
     return out
