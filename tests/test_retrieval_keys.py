@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from anchormem import ConfigError, Memory
-from anchormem.ingest.keys import KEY_KINDS, KeyTurn, date_keys, parse_key_kinds, retrieval_keys
+from anchormem.ingest.keys import DEFAULT_KEY_KINDS, KEY_KINDS, KeyTurn, date_keys, parse_key_kinds, retrieval_keys
 from anchormem.retrieval.config import RECIPES, SearchConfig
 from anchormem.retrieval.hops import hop_terms
 from anchormem.text.dates import resolve_dates
@@ -21,6 +21,7 @@ def _turns(*pairs: tuple[str, str]) -> list[KeyTurn]:
 
 def test_parse_key_kinds():
     assert parse_key_kinds("all") == frozenset(KEY_KINDS)
+    assert parse_key_kinds("default") == frozenset(DEFAULT_KEY_KINDS) == {"reply", "names", "dates"}
     assert parse_key_kinds("off") == frozenset() == parse_key_kinds("")
     assert parse_key_kinds("reply, dates") == {"reply", "dates"}
     with pytest.raises(ConfigError, match="unknown index key kind"):
@@ -38,9 +39,10 @@ def test_reply_names_dates():
 
 
 def test_reply_keys_exact_words():
-    keys = retrieval_keys(_turns(("A", "Where did you buy the ceramic bowl?"), ("B", "At the market downtown.")),
-                          frozenset({"reply"}))
-    assert keys == [[""], ["buy ceramic bowl"]]
+    turns = _turns(("A", "Where did you buy the ceramic bowl?"), ("B", "At the market downtown."),
+                   ("A", "Nice market."))
+    assert retrieval_keys(turns, frozenset({"reply"})) == [[""], ["buy ceramic bowl"], [""]]  # B asked nothing
+    assert retrieval_keys(turns, frozenset({"context"}))[2] == ["downtown"]  # any previous turn's new words
 
 
 def test_chinese_addressee_and_topic():

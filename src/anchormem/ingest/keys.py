@@ -7,13 +7,15 @@ The keys put that back into the memory's keyword index (the FTS5 column / ``tsve
 embedding are unchanged):
 
 - ``reply``: the content words of the turn it answers (the previous turn of the same ``add`` call, by another
-  speaker): the question it answers;
+  speaker, when that turn asks something): the question it answers; ``context``: the previous turn's words
+  whatever it says (off by default: it also copies a statement's words onto the reaction to it);
 - ``names``: who the turn is about: the speaker's name once more when they speak of themselves ("I", "my", "我":
   a turn by Caroline saying "I" is indexed under Caroline above turns that only address her), and the person
   addressed ("you" → the other speaker's name);
 - ``dates``: each resolved date as day, month and weekday words ("last Saturday" said on 8 May 2023 →
   "6 May 2023 Saturday");
-- ``topic``: the session's topic: the few content words most turns of the call share, on every turn.
+- ``topic``: the session's topic: the few content words most turns of the call share, on every turn (off by
+  default: on every turn of a session, they blur which turn says what).
 
 Keys come only from the call's own messages (no store read, no model): cheap, deterministic, offline.
 Pronoun lists are language data (``data/lang/<lang>/keys.json``, :mod:`anchormem.langdata`).
@@ -31,11 +33,15 @@ from ..errors import ConfigError
 from ..langdata import words as lang_words
 from ..text.dates import DateSpan
 from ..text.tokenize import has_cjk, query_terms
+from .classify import is_question
 
-__all__ = ["KEY_KINDS", "KeyTurn", "parse_key_kinds", "retrieval_keys", "date_keys"]
+__all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "retrieval_keys", "date_keys"]
 
-#: every kind of key, in the order they are written
-KEY_KINDS = ("reply", "names", "dates", "topic")
+#: every kind of key
+KEY_KINDS = ("reply", "context", "names", "dates", "topic")
+#: the kinds ``Settings.index_keys`` turns on by default: ``topic`` and ``context`` cost LoCoMo recall@10 on the
+#: tuning conversations (bench/results/locomo_keys_ablation.json)
+DEFAULT_KEY_KINDS = ("reply", "names", "dates")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -54,7 +60,7 @@ class KeyTurn:
 
 
 def parse_key_kinds(spec: str | Sequence[str] | None) -> frozenset[str]:
-    """``"reply,names"`` / ``["reply"]`` / ``"all"`` / ``"off"`` or ``""`` → the set of key kinds.
+    """``"reply,names"`` / ``["reply"]`` / ``"default"`` / ``"all"`` / ``"off"`` or ``""`` → the set of key kinds.
     Raises ConfigError naming an unknown kind."""
     if spec is None:
         return frozenset()
@@ -63,6 +69,8 @@ def parse_key_kinds(spec: str | Sequence[str] | None) -> frozenset[str]:
         return frozenset(KEY_KINDS)
     if parts in ([], ["off"], ["none"], ["false"]):
         return frozenset()
+    if parts == ["default"]:
+        return frozenset(DEFAULT_KEY_KINDS)
     bad = sorted(set(parts) - set(KEY_KINDS))
     if bad:
         raise ConfigError(f"unknown index key kind(s) {', '.join(bad)}; kinds are {', '.join(KEY_KINDS)}")
@@ -76,6 +84,11 @@ def _pronoun_pattern(key: str) -> re.Pattern[str]:
     cjk = [re.escape(w) for w in ws if has_cjk(w)]
     alts = ([r"\b(?:" + "|".join(latin) + r")\b"] if latin else []) + (["(?:" + "|".join(cjk) + ")"] if cjk else [])
     return re.compile("|".join(alts) or r"(?!x)x", re.I)
+
+
+def _asks(text: str) -> bool:
+    """True when a turn asks something: a question mark anywhere, or a question by its form."""
+    return "?" in text or "？" in text or is_question(text)
 
 
 def date_keys(dates: Sequence[DateSpan]) -> list[str]:
@@ -113,7 +126,7 @@ def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list
         shared: list[str] = []
         prev = turns[i - 1] if i > 0 else None
         other = prev if prev is not None and (prev.speaker != t.speaker or t.speaker is None) else None
-        if "reply" in kinds and other is not None:
+        if other is not None and ("context" in kinds or ("reply" in kinds and _asks(other.text))):
             own = set(query_terms(t.text))
             shared += [w for w in query_terms(other.text) if w not in own and w not in names][:REPLY_TERMS]
         if "names" in kinds and t.speaker:

@@ -20,7 +20,7 @@ from ..text.dates import resolve_dates
 from ..text.entities import extract_entities
 from ..text.segment import chunk_text
 from ..text.tokenize import index_text
-from .keys import KEY_KINDS, KeyTurn, retrieval_keys
+from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
 
@@ -78,7 +78,7 @@ class Prepared:
 
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
-                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(KEY_KINDS)) -> Prepared:
+                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(DEFAULT_KEY_KINDS)) -> Prepared:
     """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
 
     Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
