@@ -133,7 +133,9 @@ class Searcher:
                 weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             fused = rrf(lists, weights, config.rrf_k)
-            if config.hops and fused and past is None:  # multi-hop: a second round from the first round's best (.hops)
+            # multi-hop: a second round from the first round's best (.hops); not for a question about the past
+            # (it reads one slot's history, ordered by currency) nor with as_of's past texts
+            if config.hops and fused and past is None and not past_q:
                 more, more_w = second_round(fused, query=query, store=self.store, scope=scope, where=where,
                                             as_of=as_of, n=n, config=config, terms=self._terms(query, offline),
                                             query_vector=lambda: query_vector if query_vector is not None
