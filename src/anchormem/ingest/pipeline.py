@@ -5,7 +5,9 @@
 - assistant turns → ``assistant`` memories with ``source="assistant"``: context, never user facts;
 - system turns and chit-chat → nothing;
 - every memory keeps its provenance (source message id and verbatim turn), the turn's timestamp, the first
-  date it mentions resolved against that timestamp (``event_time``/``event_time_end``), and its entities.
+  date it mentions resolved against that timestamp (``event_time``/``event_time_end``), and its entities;
+- every memory's keyword-index text also carries its retrieval keys (:mod:`.keys`: the question it answers, who
+  it is about, its dates as day words), taken from the other messages of the call.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from ..text.dates import resolve_dates
 from ..text.entities import extract_entities
 from ..text.segment import chunk_text
 from ..text.tokenize import index_text
-from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
+from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 
 __all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms"]
 
