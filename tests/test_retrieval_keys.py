@@ -96,3 +96,14 @@ def test_second_round_reaches_evidence_without_query_words():
                                                                                     "hops": 1}))]
     assert two == ["Melanie loves painting sunsets by the lake.", "The painting class meets every Tuesday evening."]
     mem.close()
+
+
+def test_no_second_round_for_a_question_about_the_past():
+    mem = Memory(":memory:", embedder="hash", llm=None)
+    mem.add("Hi, I'm Sam. I live in Lisbon and I work as a nurse at Santa Maria hospital.", user_id="u",
+            timestamp="2024-01-10T10:00:00Z")
+    mem.add("I moved to Berlin last month.", user_id="u", timestamp="2024-03-10T10:00:00Z")
+    hops = SearchConfig(**{**RECIPES["anchored"].model_dump(), "hops": 1})
+    hits = mem.search("Did I ever live in Lisbon?", user_id="u", recipe=hops)
+    assert hits[0].memory.text == "I live in Lisbon" and hits[0].explain["past"] == "until 2024-03"
+    mem.close()
