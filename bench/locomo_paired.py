@@ -60,7 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              "raw": q["raw"]} for q in run["questions"]]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    # compact: a record per question and recipe (about 1 MB for all of LoCoMo)
+    out.write_text(json.dumps(result, separators=(",", ":"), ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     print(format_table(result))
     print(f"\nwrote {out}")
     return 0
