@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     - ``chunk_chars``: long turns are split on sentence boundaries into memories of at most this size.
     - ``ann_threshold``: vectors per user scope above which search uses the HNSW index.
     - ``fact_extractor``: ``auto`` (the LLM when one is configured, else the offline rules), ``rules`` or ``llm``.
+    - ``index_keys``: the retrieval keys each memory gets in its keyword index at write time
+      (:mod:`anchormem.ingest.keys`): ``default`` (``reply,names,dates``), ``all``, ``off``, or a comma list of
+      ``reply`` (the words of the question it answers), ``context`` (the previous turn's words), ``names`` (who it
+      is about), ``dates`` (resolved dates as day words), ``topic`` (the session's topic words).
     - ``labeller``: context labels on write (:mod:`anchormem.context`): ``auto`` (the LLM when one is configured,
       else the offline labeller), ``offline`` or ``llm``. Queries are always labelled offline (no LLM call per
       search).
@@ -80,6 +84,7 @@ class Settings(BaseSettings):
     chunk_chars: int = Field(600, ge=50)
     ann_threshold: int = Field(20_000, ge=1)
     fact_extractor: Literal["auto", "rules", "llm"] = "auto"
+    index_keys: str = "default"
     labeller: Literal["auto", "offline", "llm"] = "auto"
     summary_every: int = Field(20, ge=0)
     session_url: str | None = None

@@ -5,7 +5,9 @@
 - assistant turns → ``assistant`` memories with ``source="assistant"``: context, never user facts;
 - system turns and chit-chat → nothing;
 - every memory keeps its provenance (source message id and verbatim turn), the turn's timestamp, the first
-  date it mentions resolved against that timestamp (``event_time``/``event_time_end``), and its entities.
+  date it mentions resolved against that timestamp (``event_time``/``event_time_end``), and its entities;
+- every memory's keyword-index text also carries its retrieval keys (:mod:`.keys`: the question it answers, who
+  it is about, its dates as day words), taken from the other messages of the call.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..text.segment import chunk_text
 from ..text.tokenize import index_text
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
+from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 
 __all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms"]
 
@@ -77,13 +80,16 @@ class Prepared:
 
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
-                   chunk_chars: int = 600) -> Prepared:
+                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(DEFAULT_KEY_KINDS)) -> Prepared:
     """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
 
     Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
+    ``keys``: the kinds of retrieval keys added to each draft's keyword-index text (:mod:`.keys`; empty: none).
     """
     out = Prepared()
     meta = dict(metadata or {})
+    turns: list[KeyTurn] = []  # the call's non-system messages, for the retrieval keys
+    pending: list[tuple[Draft, int, int, str]] = []  # (draft, turn, chunk, text to index before the keys)
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex
         local_ts = msg.timestamp or now
@@ -94,6 +100,8 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             continue
         out.messages.append(StoredMessage(id=msg_id, scope=scope, role=msg.role, content=msg.content, ts=ts,
                                           name=msg.name, metadata=msg_meta))
+        turn = KeyTurn(msg.content, msg.name)
+        turns.append(turn)
         if is_chitchat(msg.content):
             out.skipped.append((i, "chit-chat"))
             continue
@@ -114,6 +122,12 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
                 metadata=dict(msg_meta), source_message_ids=[msg_id], source_text=msg.content,
             )
             extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
-            out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
-                                    index_text(f"{chunk} {extra}"), said_at=local_ts))
+            draft = Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name), "",
+                          said_at=local_ts)
+            pending.append((draft, len(turns) - 1, len(turn.chunk_dates), f"{chunk} {extra}"))
+            turn.chunk_dates.append(dates)
+            out.drafts.append(draft)
+    per_turn = retrieval_keys(turns, keys) if keys else None
+    for draft, t, c, text in pending:
+        draft.index_text = index_text(f"{text} {per_turn[t][c]}" if per_turn else text)
     return out

@@ -29,6 +29,7 @@ from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
+from .hops import second_round
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
 
@@ -132,6 +133,16 @@ class Searcher:
                 weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             fused = rrf(lists, weights, config.rrf_k)
+            # multi-hop: a second round from the first round's best (.hops); not for a question about the past
+            # (it reads one slot's history, ordered by currency) nor with as_of's past texts
+            if config.hops and fused and past is None and not past_q:
+                more, more_w = second_round(fused, query=query, store=self.store, scope=scope, where=where,
+                                            as_of=as_of, n=n, config=config, terms=self._terms(query, offline),
+                                            query_vector=lambda: query_vector if query_vector is not None
+                                            else self.embed_query(query, scope))
+                if more:
+                    also |= {d for d, _ in more.get("bm25_hop", [])}
+                    fused = rrf({**lists, **more}, {**weights, **more_w}, config.rrf_k)
         else:
             fused = weighted(dense, lexical, config.dense_weight)
         window = time_window(query, as_of or now) if offline else None
@@ -203,12 +214,17 @@ class Searcher:
                 dense = past.dense(dense, qv, self.embedder.embed_documents, n)
         lexical: list[tuple[str, float]] = []
         if config.lexical_weight > 0 or config.fusion == "weighted":
-            terms = query_terms(query)
-            terms = expand_terms(terms) if expand else terms
+            terms = self._terms(query, expand)
             lexical = self.store.keyword_search(scope, terms, n, where, as_of)
             if past is not None:
                 lexical = past.lexical(lexical, terms, n)
         return dense, lexical
+
+    @staticmethod
+    def _terms(query: str, expand: bool) -> list[str]:
+        """The keyword terms of ``query``, with the offline cross-language expansion when ``expand``."""
+        terms = query_terms(query)
+        return expand_terms(terms) if expand else terms
 
     def _past(self, scope: Scope, where: FilterNode | None, as_of: datetime | None) -> PastTexts | None:
         """The scope's memories edited after ``as_of`` (None without ``as_of`` or when there are none)."""

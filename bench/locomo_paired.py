@@ -1,0 +1,151 @@
+"""LoCoMo evidence recall with per-question records, and paired comparisons with a dev / held-out split.
+
+    # one ingest (store settings from the environment, e.g. ANCHORMEM_INDEX_KEYS=off), several recipes
+    python bench/locomo_paired.py run --recipes bm25,hybrid_rrf,anchored --out bench/results/locomo_keys_off.json
+    # paired differences NEW - BASE per recipe, overall and per category, dev (conversations 0-5) and held-out
+    # (6-9) apart, with a 95% bootstrap interval over questions
+    python bench/locomo_paired.py compare bench/results/locomo_keys_off.json bench/results/locomo_keys_on.json \\
+        --pairs hybrid_rrf:hybrid_rrf,anchored:anchored --out bench/results/locomo_keys_paired.json
+
+``run`` writes what :func:`anchormem.eval.locomo.run_locomo` returns, each run's per-question records cut to
+(sample, question, category, recall@k). ``compare`` pairs questions by (sample_id, qa_index).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+from anchormem.config import Settings
+from anchormem.eval.locomo import CATEGORY_NAMES, format_table, run_locomo
+from anchormem.retrieval.config import RECIPES, SearchConfig
+
+DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
+
+
+def _recipe_spec(spec: str) -> str | SearchConfig:
+    """"anchored" → the named recipe; "anchored+hops=0+..." → it with those fields changed."""
+    name, *changes = spec.strip().split("+")
+    if not changes:
+        return name
+    base = RECIPES[name].model_dump()
+    for change in changes:
+        key, value = change.split("=", 1)
+        base[key] = type(base[key])(value) if base[key] is not None else float(value)
+    return SearchConfig(**{**base, "name": spec.strip()})
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    recipes = [_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] > 10 or done == total:
+            last[0] = time.monotonic()
+            print(f"  {done}/{total}", file=sys.stderr, flush=True)
+
+    result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress,
+                        details=True)
+    result["wall_seconds"] = time.perf_counter() - t0
+    result["cpu_seconds"] = time.process_time() - cpu0
+    result["index_keys"] = Settings().index_keys  # the write-time retrieval keys of this ingest
+    for run in result["runs"].values():
+        run["questions"] = [{"sample_id": q["sample_id"], "qa_index": q["qa_index"], "category": q["category"],
+                             "raw": q["raw"]} for q in run["questions"]]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # compact: a record per question and recipe (about 1 MB for all of LoCoMo)
+    out.write_text(json.dumps(result, separators=(",", ":"), ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    print(format_table(result))
+    print(f"\nwrote {out}")
+    return 0
+
+
+def bootstrap(diffs: list[float], *, n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Mean of paired differences and its 95% percentile bootstrap interval (resampling questions)."""
+    if not diffs:
+        return 0.0, 0.0, 0.0
+    rng = random.Random(seed)
+    m = len(diffs)
+    means = sorted(sum(diffs[rng.randrange(m)] for _ in range(m)) / m for _ in range(n))
+    return sum(diffs) / m, means[int(0.025 * n)], means[int(0.975 * n) - 1]
+
+
+def _split(sample_ids: list[str]) -> dict[str, str]:
+    order = list(dict.fromkeys(sample_ids))
+    return {s: ("dev" if i < DEV_CONVERSATIONS else "heldout") for i, s in enumerate(order)}
+
+
+def compare(base: dict, new: dict, base_run: str, new_run: str, ks: tuple[int, ...]) -> dict:
+    """Paired NEW - BASE recall@k (percentage points) per split and category, with 95% bootstrap intervals."""
+    bq = {(q["sample_id"], q["qa_index"]): q for q in base["runs"][base_run]["questions"]}
+    nq = {(q["sample_id"], q["qa_index"]): q for q in new["runs"][new_run]["questions"]}
+    keys = [k for k in bq if k in nq]
+    split = _split([k[0] for k in keys])
+    out: dict = {}
+    for part in ("dev", "heldout", "all"):
+        for cat in ["overall"] + [CATEGORY_NAMES[c] for c in (4, 1, 2, 3, 5)]:
+            sel = [k for k in keys if (part == "all" or split[k[0]] == part)
+                   and (cat == "overall" or CATEGORY_NAMES[bq[k]["category"]] == cat)]
+            if not sel:
+                continue
+            row: dict = {"n": len(sel)}
+            for k in ks:
+                d = [100 * (nq[q]["raw"][str(k)] - bq[q]["raw"][str(k)]) for q in sel]
+                mean, lo, hi = bootstrap(d)
+                row[f"R@{k}"] = {"base": round(100 * sum(bq[q]["raw"][str(k)] for q in sel) / len(sel), 2),
+                                 "new": round(100 * sum(nq[q]["raw"][str(k)] for q in sel) / len(sel), 2),
+                                 "diff": round(mean, 2), "ci95": [round(lo, 2), round(hi, 2)]}
+            out.setdefault(part, {})[cat] = row
+    return out
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    base = json.loads(Path(args.base).read_text(encoding="utf-8"))
+    new = json.loads(Path(args.new).read_text(encoding="utf-8"))
+    ks = tuple(int(k) for k in args.ks.split(","))
+    result = {"base": args.base, "new": args.new, "dev_conversations": DEV_CONVERSATIONS, "pairs": {}}
+    for pair in args.pairs.split(","):
+        b, n = pair.split(":") if ":" in pair else (pair, pair)
+        table = compare(base, new, b, n, ks)
+        result["pairs"][f"{b} -> {n}"] = table
+        print(f"\n## {b} ({args.base}) -> {n} ({args.new})\n")
+        print("| split | category | n | " + " | ".join(f"R@{k} base→new (diff [95% CI])" for k in ks) + " |")
+        print("|---|---|---:|" + "---|" * len(ks))
+        for part, cats in table.items():
+            for cat, row in cats.items():
+                cells = [f"{row[f'R@{k}']['base']:.1f}→{row[f'R@{k}']['new']:.1f} ({row[f'R@{k}']['diff']:+.1f} "
+                         f"[{row[f'R@{k}']['ci95'][0]:+.1f}, {row[f'R@{k}']['ci95'][1]:+.1f}])" for k in ks]
+                print(f"| {part} | {cat} | {row['n']} | " + " | ".join(cells) + " |")
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.out}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--data", default=DEFAULT_DATA)
+    r.add_argument("--conversations", type=int, default=None)
+    r.add_argument("--recipes", default="bm25,hybrid_rrf,anchored")
+    r.add_argument("--out", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("base")
+    c.add_argument("new")
+    c.add_argument("--pairs", default="hybrid_rrf,anchored")
+    c.add_argument("--ks", default="1,5,10,25")
+    c.add_argument("--out", default=None)
+    args = ap.parse_args()
+    return cmd_run(args) if args.cmd == "run" else cmd_compare(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

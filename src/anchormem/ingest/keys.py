@@ -1,0 +1,149 @@
+"""Retrieval keys: extra keyword-index terms a memory gets at write time, so it is found by what it means and not
+only by its own words.
+
+A turn in a conversation often says little by itself: "Yes, last Saturday, it was so powerful!" answers a
+question the other speaker asked, names neither person, and dates the event only relative to when it was said.
+The keys put that back into the memory's keyword index (the FTS5 column / ``tsvector``; the text and its
+embedding are unchanged):
+
+- ``reply``: the content words of the turn it answers (the previous turn of the same ``add`` call, by another
+  speaker, when that turn asks something): the question it answers; ``context``: the previous turn's words
+  whatever it says (off by default: it also copies a statement's words onto the reaction to it);
+- ``names``: who the turn is about: the speaker's name once more when they speak of themselves ("I", "my", "我":
+  a turn by Caroline saying "I" is indexed under Caroline above turns that only address her), and the person
+  addressed ("you" → the other speaker's name);
+- ``dates``: each resolved date as day, month and weekday words ("last Saturday" said on 8 May 2023 →
+  "6 May 2023 Saturday");
+- ``topic``: the session's topic: the few content words most turns of the call share, on every turn (off by
+  default: on every turn of a session, they blur which turn says what).
+
+Keys come only from the call's own messages (no store read, no model): cheap, deterministic, offline.
+Pronoun lists are language data (``data/lang/<lang>/keys.json``, :mod:`anchormem.langdata`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..errors import ConfigError
+from ..langdata import words as lang_words
+from ..text.dates import DateSpan
+from ..text.tokenize import has_cjk, query_terms
+from .classify import is_question
+
+__all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "retrieval_keys", "date_keys"]
+
+#: every kind of key
+KEY_KINDS = ("reply", "context", "names", "dates", "topic")
+#: the kinds ``Settings.index_keys`` turns on by default: ``topic`` and ``context`` cost LoCoMo recall@10 on the
+#: tuning conversations (bench/results/locomo_keys_ablation.json)
+DEFAULT_KEY_KINDS = ("reply", "names", "dates")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+REPLY_TERMS = 16  # at most this many words of the turn answered
+TOPIC_TERMS = 5  # the session topic's size, in words
+
+
+@dataclass
+class KeyTurn:
+    """One message of an ``add`` call, as the keys see it: ``text``, ``speaker`` (None when unknown) and the
+    dates resolved in each of its chunks (``chunk_dates[i]`` for chunk i)."""
+
+    text: str
+    speaker: str | None
+    chunk_dates: list[list[DateSpan]] = field(default_factory=list)
+
+
+def parse_key_kinds(spec: str | Sequence[str] | None) -> frozenset[str]:
+    """``"reply,names"`` / ``["reply"]`` / ``"default"`` / ``"all"`` / ``"off"`` or ``""`` → the set of key kinds.
+    Raises ConfigError naming an unknown kind."""
+    if spec is None:
+        return frozenset()
+    parts = [p.strip().lower() for p in (spec.split(",") if isinstance(spec, str) else spec) if p.strip()]
+    if parts in (["all"], ["on"], ["true"]):
+        return frozenset(KEY_KINDS)
+    if parts in ([], ["off"], ["none"], ["false"]):
+        return frozenset()
+    if parts == ["default"]:
+        return frozenset(DEFAULT_KEY_KINDS)
+    bad = sorted(set(parts) - set(KEY_KINDS))
+    if bad:
+        raise ConfigError(f"unknown index key kind(s) {', '.join(bad)}; kinds are {', '.join(KEY_KINDS)}")
+    return frozenset(parts)
+
+
+@lru_cache(maxsize=4)
+def _pronoun_pattern(key: str) -> re.Pattern[str]:
+    ws = lang_words("keys", key)
+    latin = [re.escape(w) for w in ws if not has_cjk(w)]
+    cjk = [re.escape(w) for w in ws if has_cjk(w)]
+    alts = ([r"\b(?:" + "|".join(latin) + r")\b"] if latin else []) + (["(?:" + "|".join(cjk) + ")"] if cjk else [])
+    return re.compile("|".join(alts) or r"(?!x)x", re.I)
+
+
+def _asks(text: str) -> bool:
+    """True when a turn asks something: a question mark anywhere, or a question by its form."""
+    return "?" in text or "？" in text or is_question(text)
+
+
+def date_keys(dates: Sequence[DateSpan]) -> list[str]:
+    """Day-level words of resolved one-day dates: ``"6 May 2023 Saturday 2023年5月6日"``, one string per date.
+    Ranges longer than a day get nothing here (their month and year are indexed with the memory already)."""
+    out: list[str] = []
+    for d in dates[:3]:
+        s = d.start
+        if d.end.date() != s.date():
+            continue
+        out.append(f"{s.day} {_MONTHS[s.month - 1]} {s.year} {_WEEKDAYS[s.weekday()]} {s.year}年{s.month}月{s.day}日")
+    return out
+
+
+def _topic(turns: Sequence[KeyTurn], names: set[str]) -> list[str]:
+    """The words most turns share: in at least two turns and at least a fifth of them, most turns first."""
+    if len(turns) < 3:
+        return []
+    df: Counter[str] = Counter()
+    for t in turns:
+        df.update({w for w in query_terms(t.text) if w not in names and not w.isdigit()})
+    least = max(2, len(turns) // 5)
+    return [w for w, n in sorted(df.items(), key=lambda kv: (-kv[1], kv[0])) if n >= least][:TOPIC_TERMS]
+
+
+def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list[str]]:
+    """Keys per turn and chunk: ``out[i][j]`` the space-joined key text of chunk j of turn i ("" when none).
+
+    ``turns``: the call's messages in order (system turns left out); ``kinds``: from :func:`parse_key_kinds`.
+    """
+    names = {t.speaker.casefold() for t in turns if t.speaker}
+    topic = _topic(turns, names) if "topic" in kinds else []
+    out: list[list[str]] = []
+    for i, t in enumerate(turns):
+        shared: list[str] = []
+        prev = turns[i - 1] if i > 0 else None
+        other = prev if prev is not None and (prev.speaker != t.speaker or t.speaker is None) else None
+        if other is not None and ("context" in kinds or ("reply" in kinds and _asks(other.text))):
+            own = set(query_terms(t.text))
+            shared += [w for w in query_terms(other.text) if w not in own and w not in names][:REPLY_TERMS]
+        if "names" in kinds and t.speaker:
+            addressee = next((u.speaker for u in reversed(turns[:i]) if u.speaker and u.speaker != t.speaker),
+                             None) or next((u.speaker for u in turns[i + 1:] if u.speaker and u.speaker != t.speaker),
+                                           None)
+            if _pronoun_pattern("first_person").search(t.text):
+                shared.append(t.speaker)
+            if addressee and _pronoun_pattern("second_person").search(t.text):
+                shared.append(addressee)
+        shared += topic
+        n_chunks = max(1, len(t.chunk_dates))
+        per_chunk = []
+        for j in range(n_chunks):
+            ks = list(shared)
+            if "dates" in kinds and j < len(t.chunk_dates):
+                ks += date_keys(t.chunk_dates[j])
+            per_chunk.append(" ".join(ks))
+        out.append(per_chunk)
+    return out

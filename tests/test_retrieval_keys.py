@@ -1,0 +1,109 @@
+"""Write-time retrieval keys (anchormem.ingest.keys) and the multi-hop second round (anchormem.retrieval.hops)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from anchormem import ConfigError, Memory
+from anchormem.ingest.keys import DEFAULT_KEY_KINDS, KEY_KINDS, KeyTurn, date_keys, parse_key_kinds, retrieval_keys
+from anchormem.retrieval.config import RECIPES, SearchConfig
+from anchormem.retrieval.hops import hop_terms
+from anchormem.text.dates import resolve_dates
+
+SAID = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)  # a Monday
+
+
+def _turns(*pairs: tuple[str, str]) -> list[KeyTurn]:
+    return [KeyTurn(text, who, [resolve_dates(text, SAID)]) for who, text in pairs]
+
+
+def test_parse_key_kinds():
+    assert parse_key_kinds("all") == frozenset(KEY_KINDS)
+    assert parse_key_kinds("default") == frozenset(DEFAULT_KEY_KINDS) == {"reply", "names", "dates"}
+    assert parse_key_kinds("off") == frozenset() == parse_key_kinds("")
+    assert parse_key_kinds("reply, dates") == {"reply", "dates"}
+    with pytest.raises(ConfigError, match="unknown index key kind"):
+        parse_key_kinds("reply,meaning")
+
+
+def test_reply_names_dates():
+    turns = _turns(("Melanie", "Hey Caroline! Did you go to the LGBTQ support group?"),
+                   ("Caroline", "Yes, last Saturday, I went and it was so powerful!"))
+    keys = retrieval_keys(turns, frozenset({"reply", "names", "dates"}))
+    # the question it answers (speakers' names left out of the reply words), herself ("I"), the resolved date
+    assert keys[1][0] == "hey go lgbtq support group Caroline 6 May 2023 Saturday 2023年5月6日"
+    # Melanie's turn addresses Caroline ("you"); it answers nothing (first turn)
+    assert keys[0][0] == "Caroline"
+
+
+def test_reply_keys_exact_words():
+    turns = _turns(("A", "Where did you buy the ceramic bowl?"), ("B", "At the market downtown."),
+                   ("A", "Nice market."))
+    assert retrieval_keys(turns, frozenset({"reply"})) == [[""], ["buy ceramic bowl"], [""]]  # B asked nothing
+    assert retrieval_keys(turns, frozenset({"context"}))[2] == ["downtown"]  # any previous turn's new words
+
+
+def test_chinese_addressee_and_topic():
+    turns = _turns(("小王", "你周末去爬山了吗？"), ("小李", "去了，我们爬了香山，香山的红叶很美。"),
+                   ("小王", "香山的红叶我也想去看"), ("小李", "下次一起去香山"))
+    keys = retrieval_keys(turns, frozenset({"names", "topic"}))
+    assert keys[0][0].split()[0] == "小李"  # 你 → the other speaker
+    assert "小李" in keys[1][0].split()  # 我 → the speaker
+    assert "香山" in keys[3][0].split()  # shared by three turns: the session's topic
+
+
+def test_date_keys_skip_ranges():
+    assert date_keys(resolve_dates("last week", SAID)) == []
+    assert date_keys(resolve_dates("yesterday", SAID)) == ["7 May 2023 Sunday 2023年5月7日"]
+
+
+def _mem(keys: str) -> Memory:
+    mem = Memory(":memory:", embedder="hash", index_keys=keys)
+    mem.add([{"role": "user", "name": "Melanie", "content": "Did you end up going to the pottery workshop?"},
+             {"role": "user", "name": "Caroline", "content": "Yes! It was so relaxing, I made a bowl."},
+             {"role": "user", "name": "Melanie", "content": "Nice, my kids love dinosaurs lately."}],
+            user_id="u", timestamp=SAID)
+    return mem
+
+
+def test_reply_found_by_the_question_it_answers():
+    answer = "Yes! It was so relaxing, I made a bowl."
+    with _mem("all") as mem:
+        assert answer in [h.memory.text for h in mem.search("How was the pottery workshop?", user_id="u",
+                                                             recipe="bm25")]
+    with _mem("off") as mem:  # without keys only the question's own turn names the workshop
+        texts = [h.memory.text for h in mem.search("How was the pottery workshop?", user_id="u", recipe="bm25")]
+        assert texts == ["Did you end up going to the pottery workshop?"]
+
+
+def test_hop_terms_order():
+    texts = ["Melanie loves pottery and painting", "painting class on Tuesday", "pottery kiln"]
+    assert hop_terms(texts, {"melanie"}, 3) == ["pottery", "painting", "loves"]
+
+
+def test_second_round_reaches_evidence_without_query_words():
+    mem = Memory(":memory:", embedder="hash", index_keys="off")
+    for text in ("Melanie loves painting sunsets by the lake.", "The painting class meets every Tuesday evening.",
+                 "The car needs new tyres."):
+        mem.add(text, user_id="u", timestamp=SAID)
+    q = "What does Melanie love?"
+    base = RECIPES["bm25"]
+    one = [h.memory.text for h in mem.search(q, user_id="u", recipe=base)]
+    assert one == ["Melanie loves painting sunsets by the lake."]
+    two = [h.memory.text for h in mem.search(q, user_id="u", recipe=SearchConfig(**{**base.model_dump(),
+                                                                                    "hops": 1}))]
+    assert two == ["Melanie loves painting sunsets by the lake.", "The painting class meets every Tuesday evening."]
+    mem.close()
+
+
+def test_no_second_round_for_a_question_about_the_past():
+    mem = Memory(":memory:", embedder="hash", llm=None)
+    mem.add("Hi, I'm Sam. I live in Lisbon and I work as a nurse at Santa Maria hospital.", user_id="u",
+            timestamp="2024-01-10T10:00:00Z")
+    mem.add("I moved to Berlin last month.", user_id="u", timestamp="2024-03-10T10:00:00Z")
+    hops = SearchConfig(**{**RECIPES["anchored"].model_dump(), "hops": 1})
+    hits = mem.search("Did I ever live in Lisbon?", user_id="u", recipe=hops)
+    assert hits[0].memory.text == "I live in Lisbon" and hits[0].explain["past"] == "until 2024-03"
+    mem.close()
