@@ -57,7 +57,7 @@ from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
-from .text.tokenize import index_text
+from .text.tokenize import index_text, segment_once
 from .timeutil import to_aware, to_utc, utcnow
 from .review_dedupe import queue_reviews
 from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
@@ -217,7 +217,8 @@ class Memory:
                     m.metadata = check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
-        return self._add_checked(msgs, scope, meta, default_time)
+        with segment_once():  # each text segmented once for the keyword index, chit-chat, facts and dates
+            return self._add_checked(msgs, scope, meta, default_time)
 
     @traced("add_many")
     @with_one_blas_thread

@@ -229,19 +229,23 @@ class ContextAnchor:
         # (tenant, user, agent) → (store generation, monotonic time, the recent session's mean logits or None)
         self._recent_cache: OrderedDict[tuple, tuple[int, float, np.ndarray | None]] = OrderedDict()
         self._conv_cache: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # turn texts → (dim,)
+        # a stored memory (id, hash of its text) → its raw domain logits (D,): the turns before a new one are
+        # scored once, not again on every add of the session (the text's hash: an update re-scores it)
+        self._stored_raw: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ write side
     def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *, prior: Sequence[np.ndarray | None] = (),
                     prior_texts: Sequence[str] = (), prior_vectors: np.ndarray | None = None,
-                    hints: Sequence[str | None] = ()) -> list[list[Label]]:
+                    hints: Sequence[str | None] = (), prior_raw: np.ndarray | None = None) -> list[list[Label]]:
         """Labels for consecutive turns of one conversation (``vectors``: their embeddings, (n, dim)). Each turn
         is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
         ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first).
         ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`slot_domain`), which adds
         :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
         :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
-        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's."""
+        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's.
+        ``prior_raw``: the prior turns' raw logits ((m, D), :meth:`stored_logits`) when already known."""
         lab = self.labeller
         if not texts:
             return []
@@ -250,7 +254,9 @@ class ContextAnchor:
         for i, dom in enumerate(hints):
             if dom in DOMAIN_INDEX:
                 own_raw[i, DOMAIN_INDEX[dom]] += SLOT_HINT
-        if len(prior_texts) and prior_vectors is not None:
+        if prior_raw is not None:
+            prior_raw = np.asarray(prior_raw, dtype=np.float32).reshape(-1, len(DOMAIN_NAMES))
+        elif len(prior_texts) and prior_vectors is not None:
             prior_raw = lab.raw_scores(np.asarray(prior_vectors).reshape(len(prior_texts), -1), list(prior_texts))
         else:
             rows = [p for p in (_dist_logits(p, lab.temperature) for p in prior) if p is not None]
@@ -267,6 +273,24 @@ class ContextAnchor:
         by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
         self._add_clause_senses(texts, out, skip=by_llm | {i for i, labs in enumerate(out) if not labs})
         return out
+
+    def stored_logits(self, ids: Sequence[str], texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+        """(n, D) raw domain logits (:meth:`OfflineLabeller.raw_scores`) of stored memories (``vectors``: their
+        embeddings, (n, dim)), each computed once and kept (the last 2,048) under (id, hash of its text)."""
+        keys = [(i, hash(t)) for i, t in zip(ids, texts)]
+        with self._lock:
+            got = [self._stored_raw.get(k) for k in keys]
+        miss = [j for j, g in enumerate(got) if g is None]
+        if miss:
+            vecs = np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1)
+            fresh = self.labeller.raw_scores(vecs[miss], [texts[j] for j in miss])
+            with self._lock:
+                for j, row in zip(miss, fresh):
+                    got[j] = row
+                    self._stored_raw[keys[j]] = row
+                while len(self._stored_raw) > 2048:
+                    self._stored_raw.popitem(last=False)
+        return np.vstack(got) if got else np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
 
     def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> set[int]:
         """Replace the offline labels in ``out`` by the LLM labeller's (:mod:`.llm_labeller`) where it gives
@@ -501,6 +525,7 @@ class ContextAnchor:
         with self._lock:
             self._turn_cache.clear()
             self._conv_cache.clear()
+            self._stored_raw.clear()
             self._recent_cache.clear()
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
@@ -625,8 +650,10 @@ def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarra
     ctx = context_vectors(np.vstack([prior_vecs, own]) if m else own, decay=anchor.session_decay,
                           own_weight=anchor.own_weight)
     refresh = {it.id: ctx[i] for i, it in enumerate(prior_items) if i >= m - refresh_turns}
-    labels = anchor.label_texts(texts, vectors, prior_texts=[it.text for it in prior_items],
-                                prior_vectors=prior_vecs, hints=hints)
+    prior_texts = [it.text for it in prior_items]
+    labels = anchor.label_texts(texts, vectors, prior_texts=prior_texts, prior_vectors=prior_vecs, hints=hints,
+                                prior_raw=anchor.stored_logits([it.id for it in prior_items], prior_texts, prior_vecs)
+                                if m else None)
     for d, labs, hint in zip(drafts, labels, hints):
         topic = slot_topic(d.item.fact.attribute) if hint and d.item.fact else None
         if topic and labs and labs[0].domain == hint:  # the slot names the topic too ("residence", "diet")

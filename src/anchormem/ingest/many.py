@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import AnchormemError, InvalidInputError
+from ..text.tokenize import segment_once
 from ..timeutil import to_aware, utcnow
 from ..types import Message
 from ..validate import check_metadata
@@ -182,8 +183,9 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
         msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)
         try:
             check_total_chars([m.content for m in msgs], s.max_add_chars)
-            got = mem._add_checked(msgs, scope, meta, default_time,
-                                   None if given is None else given[start:end])
+            with segment_once():
+                got = mem._add_checked(msgs, scope, meta, default_time,
+                                       None if given is None else given[start:end])
         except AnchormemError as exc:
             exc.add_note(f"add_many: the {counts['batches']} batch(es) before this one stay written "
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "

@@ -115,5 +115,5 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             )
             extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
             out.drafts.append(Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name),
-                                    index_text(f"{chunk} {extra}"), said_at=local_ts))
+                                    index_text(chunk, extra), said_at=local_ts))
     return out
