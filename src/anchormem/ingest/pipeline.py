@@ -102,7 +102,7 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
         else:
             kind, source = ("question" if is_question(msg.content) else "utterance"), "user"
         for chunk in chunk_text(msg.content, chunk_chars):
-            if is_chitchat(chunk):
+            if chunk != msg.content and is_chitchat(chunk):  # the whole turn was tested above
                 continue
             dates = resolve_dates(chunk, local_ts)
             item = MemoryItem(

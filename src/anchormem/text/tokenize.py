@@ -104,7 +104,7 @@ def _tokens(text: str, *, for_index: bool) -> list[str]:
     3-character sub-words in the dictionary), derived from the precise cut as jieba derives it, so a text is
     segmented once for both."""
     seg = _segments(text)
-    if not for_index:
+    if not for_index or not any(cjk for _, cjk in seg):
         return [w.replace("’", "'") for w, _ in seg]
     out: list[str] = []
     freq = None
