@@ -8,8 +8,8 @@ once, on the same synthetic texts and vectors. At each scale step:
 
 - ``load``: each system grows to n rows in ``rounds`` chunks, systems taking turns chunk by chunk (order rotated):
   anchormem through ``Memory.add_many(vectors=...)`` (its public bulk path: the full ``add`` pipeline), Chroma
-  ``collection.add``, pgvector ``INSERT``, mem0 its vector store (mem0 has no bulk call; its ``add`` is measured
-  below);
+  ``collection.add``, pgvector ``COPY`` with the HNSW index dropped and rebuilt (its advice for loads; once per
+  chunk here), mem0 its vector store (mem0 has no bulk call; its ``add`` is measured below);
 - ``search``: ``rounds`` rounds; in each, every system (order rotated by one each round) answers the round's
   ``per_round`` queries, query vector precomputed (embedding excluded): anchormem's ``Memory.search`` with the
   default recipe, and ``hybrid_rrf`` and ``dense`` as extra rows; the peers' per-user search. Wall time per
@@ -18,9 +18,9 @@ once, on the same synthetic texts and vectors. At each scale step:
 - ``add``: the public add path, ``add_batch`` messages per call, vectors precomputed (wall and CPU per message);
 - ``stats``: RSS and disk bytes per memory.
 
-Calibration: the first step (``calib``, 1,000 rows) measures each system's load cost per row and search cost per
-query; the next step is taken only if its estimate (costs scaled by the rows to add, searches by (n'/n)^0.5) fits
-the time left, and a system whose share would not fit is left out of the larger steps (reported, not guessed).
+Calibration: the first step (1,000 rows) measures each system's load cost per row and search cost per query; each
+next step is taken only if its estimate (load: cost per row × rows to add × (n'/n)^0.5; searches: × (n'/n)^0.5)
+fits the time left, and a system whose share would not fit is left out of the larger steps (reported, not guessed).
 A peer that is not installed (``bench/.peers-venv`` missing and not creatable) is skipped with a note.
 """
 
@@ -155,7 +155,9 @@ def run_rounds(plan_name: str, *, systems: tuple[str, ...], work: Path, pg: PgSe
             if not active:
                 break
             if step_i > 0:  # the estimate from the last step's measured costs
-                est = {s: cost[s]["load_per_row"] * (n - loaded) +
+                # a row costs more as the store grows (measured: anchormem's add_many 1,388 → 539 rows per CPU-s
+                # from 10k to 30k), hence (n'/n)^0.5 on the load too
+                est = {s: cost[s]["load_per_row"] * (n - loaded) * (n / loaded) ** 0.5 +
                        cost[s]["search_per_query"] * rounds * per_round * (n / loaded) ** 0.5 + cost[s]["add"]
                        for s in active}
                 left = deadline - time.monotonic()
