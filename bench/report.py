@@ -87,10 +87,15 @@ def _round_targets(res: dict) -> list[dict[str, Any]]:
     p = Path(__file__).resolve().parent / "results" / "add_rate.json"
     if p.exists():
         rows = json.loads(p.read_text(encoding="utf-8"))["results"]
-        b = min(r["msg_per_cpu_s"] for r in rows if r["mode"] == "add_many_vectors")
-        o = min(r["msg_per_cpu_s"] for r in rows if r["mode"] == "add_each_vectors")
+
+        def med(r: dict) -> float:  # the median of the repeated runs (best-of-n flatters a noisy machine)
+            runs = sorted(r.get("runs_msg_per_cpu_s") or [r["msg_per_cpu_s"]])
+            return runs[len(runs) // 2]
+
+        b = min(med(r) for r in rows if r["mode"] == "add_many_vectors")
+        o = min(med(r) for r in rows if r["mode"] == "add_each_vectors")
         add("add without embedding ≥ 1,000 msg/CPU-s batched, ≥ 300 one call per message (bench/add_rate.py, "
-            "worst corpus)", f"{b:.0f} batched, {o:.0f} one per call", b >= 1000 and o >= 300,
+            "worst corpus, median of its runs)", f"{b:.0f} batched, {o:.0f} one per call", b >= 1000 and o >= 300,
             "from bench/results/add_rate.json (not re-run here)")
     for peer, factor in (("chroma", 1.0), ("mem0", 3.0)):
         for n in sorted(steps):
