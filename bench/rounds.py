@@ -208,7 +208,8 @@ def run_rounds(plan_name: str, *, systems: tuple[str, ...], work: Path, pg: PgSe
                                               recipe=None if rec in ("default", "vector") else rec, warmup=0)
                         pgc = pg_cpu() - c0 if s in NEEDS_PG else 0.0
                         wall_ms.setdefault((s, rec), []).extend(res["ms"])
-                        cpu.setdefault((s, rec), []).append((res.get("cpu_s", 0.0) + pgc) * 1000 / max(1, len(res["ms"])))
+                        per_query = (res.get("cpu_s", 0.0) + pgc) * 1000 / max(1, len(res["ms"]))
+                        cpu.setdefault((s, rec), []).append(per_query)
                         h = hits.setdefault((s, rec), [0, 0])
                         a, b = _hits(qrows, res.get("keys", []))
                         h[0] += a
@@ -268,7 +269,8 @@ def markdown_rounds(rr: dict[str, Any]) -> list[str]:
              "PostgreSQL server's processes during the call. anchormem through `Memory.search` / `add_many` / "
              "`add` only.", "",
              "| n | system | search | wall p50 ms | wall p95 ms | CPU ms/query | hit@k | load rows/s (wall / CPU) "
-             "| add ms/msg (wall / CPU) | RSS MB | disk B/memory |", "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| add ms/msg (wall / CPU) | RSS MB | disk B/memory |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for st in rr["steps"]:
         for s, v in st["systems"].items():
             for rec, q in v["search"].items():

@@ -284,7 +284,8 @@ class Memory:
                 + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
 
     def _fact_extractor(self) -> Any:
-        """The offline rules, or with an LLM the grounded LLM extractor (:func:`anchormem.facts.llm_extract.pick_extractor`)."""
+        """The offline rules, or with an LLM the grounded LLM extractor
+        (:func:`anchormem.facts.llm_extract.pick_extractor`)."""
         return pick_extractor(self.settings.fact_extractor, self.llm, self.embedder, self.stats)
 
     @staged("embed")

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 
-__all__ = ["index_text", "segment_once", "query_terms", "content_words", "has_cjk", "words", "stem", "term_coverage", "STOPWORDS",
-           "ZH_STOPWORDS"]
+__all__ = ["index_text", "segment_once", "query_terms", "content_words", "has_cjk", "words", "stem", "term_coverage",
+           "STOPWORDS", "ZH_STOPWORDS"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
