@@ -250,7 +250,8 @@ class ContextAnchor:
         if not texts:
             return []
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-        own_raw = lab.raw_scores(vectors, texts)
+        lex = [lab.lexicon_hits(t) for t in texts]  # counted once: the logits and the labels both use them
+        own_raw = lab.raw_scores(vectors, texts, lexicon=np.vstack(lex))
         for i, dom in enumerate(hints):
             if dom in DOMAIN_INDEX:
                 own_raw[i, DOMAIN_INDEX[dom]] += SLOT_HINT
@@ -268,7 +269,7 @@ class ContextAnchor:
                   np.zeros(len(texts), dtype=bool)) | np.array([h == NO_DOMAIN for h in hints] +
                                                                            [False] * (len(texts) - len(hints)))
         out = [[] if unsure[i] else
-               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
+               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lex[i])
                for i in range(len(texts))]
         by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
         self._add_clause_senses(texts, out, skip=by_llm | {i for i, labs in enumerate(out) if not labs})
