@@ -207,7 +207,8 @@ def main() -> int:
     if peers:
         t = time.monotonic()
         try:
-            peer_py = str(ensure_peer_venv())
+            # creating it takes ~1-10 min (a loaded machine); quick gives it a third of the budget at most
+            peer_py = str(ensure_peer_venv(timeout=budget / 3 if plan == "quick" else None))
             res["peer_venv_seconds"] = time.monotonic() - t
             _log(f"peer venv ready ({res['peer_venv_seconds']:.0f} s)")
         except (RuntimeError, OSError) as exc:  # offline, or pip failed: anchormem's figures all the same
