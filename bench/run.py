@@ -228,8 +228,10 @@ def main() -> int:
         if not args.skip_scale:
             from rounds import run_rounds
 
-            # the rest: LoCoMo recall (when enough is left), the report and plots
-            left = (deadline - time.monotonic()) * 0.65 if plan == "quick" else deadline - time.monotonic() - 3600.0
+            # the rest: LoCoMo recall (quick: only with its embedding cache, else it cannot fit), the report, plots
+            recall_next = not args.skip_recall and (plan != "quick" or (CACHE / "e5_vectors.npz").exists())
+            left = deadline - time.monotonic() - (45.0 if not recall_next else 3600.0 if plan == "full" else 0.0)
+            left = left * 0.65 if recall_next and plan == "quick" else left
             _log(f"rounds: {left:.0f} s")
             res["rounds"] = run_rounds(plan, systems=systems, work=CACHE / "rounds", pg=pg,
                                        pg_dir=pgdir if pg is not None else None, budget_s=left, log=_log,
