@@ -243,8 +243,9 @@ class ContextAnchor:
         """Labels for consecutive turns of one conversation (``vectors``: their embeddings, (n, dim)). Each turn
         is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
         ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first).
-        ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`.taxonomy.slot_domain`), which adds
-        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
+        ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`.taxonomy.slot_domain`),
+        which adds :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words
+        embed as);
         :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
         guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's.
         ``prior_raw``: the prior turns' raw logits ((m, D), :meth:`stored_logits`) when already known."""
