@@ -20,7 +20,7 @@ FULL, VECTOR = "hybrid_rrf", "store_dense"
 
 
 def _rows(res: dict, system: str) -> dict[int, dict]:
-    return {r["n"]: r for r in res["scale"]["systems"].get(system, {}).get("single", [])}
+    return {r["n"]: r for r in (res.get("scale") or {}).get("systems", {}).get(system, {}).get("single", [])}
 
 
 def _p50(row: dict, which: str) -> float | None:
@@ -68,8 +68,50 @@ def ratios(res: dict) -> list[dict[str, Any]]:
     return out
 
 
+def _round_targets(res: dict) -> list[dict[str, Any]]:
+    """Issue #24's targets from the interleaved rounds (and bench/results/add_rate.json for the write rate)."""
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, value: Any, ok: bool | None, note: str = "") -> None:
+        out.append({"target": name, "measured": value, "status": "not measured" if ok is None else
+                    ("met" if ok else "NOT met"), "note": note})
+
+    steps = {st["n"]: st["systems"] for st in res["rounds"].get("steps", [])}
+    mine = {n: s.get("anchormem-sqlite", {}).get("search", {}) for n, s in steps.items()}
+    for n, lim, dlim in ((100_000, 5.0, 2.0), (1_000_000, 15.0, 5.0)):
+        d, e = mine.get(n, {}).get("default"), mine.get(n, {}).get("dense")
+        add(f"default search p50 ≤ {lim:g} ms at {n:,} (dense ≤ {dlim:g} ms)",
+            None if not d else f"{d['p50']:.2f} ms (dense {e['p50']:.2f} ms)" if e else f"{d['p50']:.2f} ms",
+            None if not d else d["p50"] <= lim and (e is None or e["p50"] <= dlim),
+            "" if d else f"largest step measured: {max(mine) if mine else 0:,}")
+    p = Path(__file__).resolve().parent / "results" / "add_rate.json"
+    if p.exists():
+        rows = json.loads(p.read_text(encoding="utf-8"))["results"]
+
+        def med(r: dict) -> float:  # the median of the repeated runs (best-of-n flatters a noisy machine)
+            runs = sorted(r.get("runs_msg_per_cpu_s") or [r["msg_per_cpu_s"]])
+            return runs[len(runs) // 2]
+
+        b = min(med(r) for r in rows if r["mode"] == "add_many_vectors")
+        o = min(med(r) for r in rows if r["mode"] == "add_each_vectors")
+        add("add without embedding ≥ 1,000 msg/CPU-s batched, ≥ 300 one call per message (bench/add_rate.py, "
+            "worst corpus, median of its runs)", f"{b:.0f} batched, {o:.0f} one per call", b >= 1000 and o >= 300,
+            "from bench/results/add_rate.json (not re-run here)")
+    for peer, factor in (("chroma", 1.0), ("mem0", 3.0)):
+        for n in sorted(steps):
+            a = mine[n].get("default")
+            q = next(iter(steps[n].get(peer, {}).get("search", {}).values()), None)
+            if a and q:
+                r = q["cpu_ms_per_query"] / a["cpu_ms_per_query"]
+                add(f"default search ≥ {factor:g}× {peer} (CPU per query) at {n:,}", f"{r:.2f}×", r >= factor,
+                    f"wall p50 {q['p50'] / a['p50']:.2f}×")
+    return out
+
+
 def targets(res: dict) -> list[dict[str, Any]]:
     """The issue's targets, each with the measured value and met / not met / not measured."""
+    if res.get("rounds"):
+        return _round_targets(res)
     out: list[dict[str, Any]] = []
     rows = _rows(res, "anchormem-sqlite") if "scale" in res else {}
 
@@ -233,6 +275,13 @@ def markdown(res: dict) -> str:
                          f"| {_f(r['search_speedup_vector_layer'], g)}× | {_f(r['search_with_embedding_speedup'], g)}× "
                          f"| {_f(r['add_speedup'], g)}× | {_f(r['bulk_load_speedup'], g)}× | {_f(r['rss_ratio'], g)} | "
                          f"{_f(r['disk_ratio'], g)} |")
+    if res.get("rounds"):
+        from rounds import markdown_rounds
+
+        lines += [""] + markdown_rounds(res["rounds"])
+    for key in ("peers_skipped", "recall_skipped"):
+        if res.get(key):
+            lines += ["", f"Note: {res[key]}"]
     if "scale" in res:
         lines += [""] + _scale_tables(res)
     if "recall" in res:

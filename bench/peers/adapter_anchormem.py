@@ -3,8 +3,9 @@
 - ``bulk_load``: the store layer, as an import would do it: each batch goes through anchormem's own drafting
   (:func:`anchormem.ingest.pipeline.draft_memories`: validation, dates, entities, keyword-index text, hashes) and
   one :meth:`Store.write` per user and batch, with the precomputed vectors. No context labels, no fact planning.
+- ``bulk_load(api=True)``: the public bulk path, :meth:`Memory.add_many` with the precomputed vectors.
 - ``add``: the public API, :meth:`Memory.add` with a list of messages per call (everything ``add`` does).
-- ``search``: ``Memory.search`` with a recipe (``hybrid_rrf`` = the default full pipeline, ``dense``), or
+- ``search``: ``Memory.search`` with a recipe (None = the Memory's default recipe, ``hybrid_rrf``, ``dense``), or
   ``store_dense``: the store's vector search alone (:meth:`Store.dense_search`), the layer the peers compare to.
 
 The embedder is a lookup of the precomputed vectors under the real model's name (``mode="vector"``: query
@@ -86,7 +87,11 @@ class Adapter:
         return self.datasets[key]
 
     # ------------------------------------------------------------------ writes
-    def bulk_load(self, data: dict, start: int, end: int, batch: int = 2000) -> dict:
+    def bulk_load(self, data: dict, start: int, end: int, batch: int = 2000, api: bool = False) -> dict:
+        """``api``: through the public bulk path, ``Memory.add_many(vectors=...)`` (the whole ``add`` pipeline:
+        labels, facts, dedupe), batches of 500; else the store layer as described in the module docstring."""
+        if api:
+            return self._bulk_api(data, start, end)
         from anchormem.ingest.normalize import normalize_messages
         from anchormem.ingest.pipeline import draft_memories
         from anchormem.stores.protocol import NewMemory
@@ -113,6 +118,21 @@ class Adapter:
                         for dr in prep.drafts]
                 mem.store.write(prep.messages, news, actor="bench")
                 rows += len(news)
+        return {"seconds": time.perf_counter() - t0, "rows": rows}
+
+    def _bulk_api(self, data: dict, start: int, end: int) -> dict:
+        ds = self._data(data)
+        t0 = time.perf_counter()
+        rows = 0
+        docs = ds.docs(start, end)
+        by_user: dict[str, list] = {}
+        for d in docs:
+            by_user.setdefault(d.user, []).append(d)
+        for user, group in by_user.items():
+            got = self.mem.add_many(
+                [{"role": "user", "content": d.text, "timestamp": _T0 + timedelta(seconds=int(d.key) if
+                  d.key.isdigit() else 0)} for d in group], user_id=user, vectors=np.vstack([d.vector for d in group]))
+            rows += got["messages"]
         return {"seconds": time.perf_counter() - t0, "rows": rows}
 
     def add(self, data: dict, start: int, end: int, batch: int = 100, real: bool = False) -> dict:
@@ -142,7 +162,7 @@ class Adapter:
         return {"seconds": time.perf_counter() - t0, "rows": rows, "messages": len(docs)}
 
     # ------------------------------------------------------------------ reads
-    def search(self, queries: dict, k: int = 10, mode: str = "vector", recipe: str = "hybrid_rrf",
+    def search(self, queries: dict, k: int = 10, mode: str = "vector", recipe: str | None = "hybrid_rrf",
                warmup: int = 3, limit_queries: int | None = None) -> dict:
         from anchormem.types import Scope
 

@@ -31,8 +31,9 @@ def peer_python() -> Path:
     return VENV_DIR / "bin" / "python"
 
 
-def ensure_peer_venv(*, quiet: bool = True) -> Path:
-    """Create the venv if missing or stale and return its python. Raises RuntimeError when pip fails."""
+def ensure_peer_venv(*, quiet: bool = True, timeout: float | None = None) -> Path:
+    """Create the venv if missing or stale and return its python. Raises RuntimeError when pip fails or (with
+    ``timeout``, seconds) takes longer: an offline machine's pip retries for minutes."""
     stamp = VENV_DIR / ".bench-requirements"
     wanted = "\n".join(REQUIREMENTS) + "\n"
     py = peer_python()
@@ -42,7 +43,10 @@ def ensure_peer_venv(*, quiet: bool = True) -> Path:
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV_DIR)
     cmd = [str(py), "-m", "pip", "install", "--disable-pip-version-check", *(["-q"] if quiet else []),
            *REQUIREMENTS]
-    proc = subprocess.run(cmd, capture_output=quiet, text=True)
+    try:
+        proc = subprocess.run(cmd, capture_output=quiet, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"pip install into {VENV_DIR} took over {timeout:.0f} s (offline?)") from None
     if proc.returncode != 0:
         raise RuntimeError(f"pip install into {VENV_DIR} failed:\n{(proc.stderr or '')[-3000:]}")
     stamp.write_text(wanted)

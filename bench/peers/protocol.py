@@ -10,7 +10,7 @@ right interpreter (anchormem: the project venv; peers: ``bench/.peers-venv``) an
     {"op": "stats"}                                                               -> {"rss_mb", "peak_rss_mb", "disk_bytes"}
     {"op": "close"}
 
-Every reply is one line ``{"ok": true, ...}`` or ``{"ok": false, "error": "...", "traceback": "..."}``. Anything
+Every reply is one line ``{"ok": true, ..., "cpu_s": <CPU seconds of this process during the op, all threads>}`` or ``{"ok": false, "error": "...", "traceback": "..."}``. Anything
 the systems print goes to stderr. Standard library + numpy only (this runs in both venvs).
 
 Data sets (``data``) are either synthetic (``{"kind": "synth", "vectors": "x.npy", "users": 1}``: text and user
@@ -25,6 +25,7 @@ import json
 import os
 import resource
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -178,8 +179,9 @@ def serve(adapter: Any) -> int:
                 out.flush()
                 return 0
             else:
-                res = getattr(adapter, op)(**req)
-            out.write(json.dumps({"ok": True, **(res or {})}, default=_jsonable) + "\n")
+                c0 = time.process_time()
+                res = {**(getattr(adapter, op)(**req) or {}), "cpu_s": time.process_time() - c0}
+            out.write(json.dumps({"ok": True, **res}, default=_jsonable) + "\n")
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which records it
             out.write(json.dumps({"ok": False, "error": f"{type(exc).__name__}: {exc}",
                                   "traceback": traceback.format_exc()[-4000:]}) + "\n")

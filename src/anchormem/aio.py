@@ -30,7 +30,7 @@ __all__ = ["AsyncMemory", "ASYNC_METHODS"]
 
 # every public Memory method that does I/O or model work; tests check this covers Memory's public methods
 ASYNC_METHODS = (
-    "add", "search", "ask", "context", "get", "get_all", "update", "delete", "delete_all", "history", "export",
+    "add", "add_many", "search", "ask", "context", "get", "get_all", "update", "delete", "delete_all", "history", "export",
     "import_memories", "summarize", "user_summary", "due", "complete", "review_queue", "approve", "reject",
     "expired", "gc", "archive", "restore", "consolidate", "relabel", "reveal",
 )

@@ -3,8 +3,9 @@
     from anchormem.bulk import import_batches
     counts = import_batches(batches, path="memories.db", workers=2)
 
-``batches`` come from :func:`anchormem.importers.parse`: ``(scope_kwargs, messages)``, one ``add`` each. Batches
-are grouped by user and each user's batches run in order in one worker, so facts supersede in the order they
+``batches`` come from :func:`anchormem.importers.parse`: ``(scope_kwargs, messages)``, one ``add_many`` each. Batches
+are grouped by user and each user's batches run in order in one worker (each through
+:meth:`~anchormem.Memory.add_many`: one transaction per 500 messages), so facts supersede in the order they
 were said; different users are independent and run side by side.
 
 Why processes: embedding dominates import time and the default engine runs OpenMP threads. A process per core
@@ -46,18 +47,23 @@ def plan_workers(batches: Sequence[Batch], workers: int) -> list[list[Batch]]:
     return [lane for lane in lanes if lane]
 
 
-def _count(counts: dict[str, Any], events: list[Any], n_messages: int) -> None:
+def _count(counts: dict[str, Any], got: dict[str, Any], n_messages: int) -> None:
     counts["messages"] += n_messages
-    for e in events:
-        counts[e.event] = counts.get(e.event, 0) + 1
+    for k, v in got.items():
+        if k not in ("messages", "batches", "skipped"):
+            counts[k] = counts.get(k, 0) + v
 
 
 def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None]) -> dict[str, Any]:
+    """Each batch through :meth:`Memory.add_many` (its own transactions of at most 500 messages); ``tick`` after
+    each of them, and for the turns it left out (tool steps) at the end of the batch."""
     counts: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
     for scope, msgs in lane:
-        _count(counts, mem.add(msgs, **scope), len(msgs))
+        got = mem.add_many(msgs, **scope, on_progress=tick)
+        _count(counts, got, len(msgs))
         counts["batches"] += 1
-        tick(len(msgs))
+        if got.get("skipped"):
+            tick(got["skipped"])
     return counts
 
 

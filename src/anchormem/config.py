@@ -9,7 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
 
-__all__ = ["Settings", "default_path", "with_overrides"]
+__all__ = ["Settings", "default_path", "with_overrides", "is_postgres_url", "path_from_url"]
 
 
 def default_path() -> str:
@@ -119,3 +119,19 @@ def with_overrides(settings: Settings | None, overrides: dict[str, object]) -> S
     if settings is None:
         return Settings(**overrides)  # type: ignore[arg-type]
     return Settings(**{**settings.model_dump(), **overrides}) if overrides else settings
+
+
+def is_postgres_url(url: str) -> bool:
+    """True for a ``postgresql://`` or ``postgres://`` store URL."""
+    return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def path_from_url(url: str) -> str:
+    """The SQLite path of a ``sqlite:///`` URL (``:memory:`` for an empty one). Raises ConfigError (another scheme)."""
+    if url.startswith("sqlite:///"):
+        rest = url[len("sqlite:///"):]
+        return rest or ":memory:"
+    if url in ("sqlite://", "sqlite:///:memory:"):
+        return ":memory:"
+    scheme = url.split(":", 1)[0]
+    raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db or postgresql://...")

@@ -16,7 +16,8 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
 from .answering.successors import held_answer, successor_answer
-from .config import Settings, default_path, with_overrides
+from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
+    path_from_url as _path_from_url, with_overrides
 from .embedders import Embedder, make_embedder
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
@@ -28,6 +29,7 @@ from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.keys import parse_key_kinds
 from .ingest.pipeline import draft_memories, embedding_text
+from .ingest.many import add_many as _add_many, message_vectors
 from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
@@ -48,7 +50,7 @@ from .validate import check_id, check_metadata
 from .blas import with_one_blas_thread
 from .tracing import check_available as _check_tracing, describe_add, describe_query, staged, traced
 from .summaries import session_summary_memory
-from .facts.llm_extract import extract_facts_llm
+from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
 from .facts.reconcile import approval_targets, conflicts, plan_facts
 from .facts.rules import extract_from_text
@@ -56,7 +58,7 @@ from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
-from .text.tokenize import index_text
+from .text.tokenize import index_text, segment_once
 from .timeutil import to_aware, to_utc, utcnow
 from .review_dedupe import queue_reviews
 from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
@@ -216,6 +218,35 @@ class Memory:
                     m.metadata = check_metadata(m.metadata)
                 except InvalidInputError as exc:
                     raise InvalidInputError(f"message {i}: {exc}") from None
+        with segment_once():  # each text segmented once for the keyword index, chit-chat, facts and dates
+            return self._add_checked(msgs, scope, meta, default_time)
+
+    @traced("add_many")
+    @with_one_blas_thread
+    def add_many(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+                 timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
+                 vectors: Any = None, batch_size: int = 500, on_progress: Any = None,
+                 return_events: bool = False) -> dict[str, Any]:
+        """Remember many messages of one scope (a chat log, a backfill): :meth:`add`'s pipeline per message, in
+        batches of at most ``batch_size`` messages (default 500, at most ``max_add_messages``) and ``max_add_chars``
+        characters, each batch one store transaction. ``messages``: a list of any length (``str`` = a user turn, or
+        message dicts as :meth:`add` takes them). ``vectors``: optional precomputed embeddings by this store's
+        embedder, array-like (len(messages), dim), any real dtype (made float32), finite, L2-normalised here; every
+        memory of a message takes its row (:mod:`anchormem.ingest.many` says how this differs from embedding).
+        ``on_progress(n)`` after each batch. Everything is checked before the first batch; a failure inside a batch
+        rolls that batch back, earlier batches stay (the exception's note counts them). Returns counts
+        (``messages``, ``batches``, ``skipped`` tool steps, one key per event: ``ADD``, ``NOOP``, ``SUPERSEDE``...),
+        with ``return_events`` also ``events`` (as :meth:`add` returns them). Raises InvalidInputError (a bad
+        message, batch_size or vectors: shape, dtype, NaN/inf, a zero row), ScopeError, what :meth:`add` raises."""
+        return _add_many(self, messages, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                         timestamp=timestamp, metadata=metadata, vectors=vectors, batch_size=batch_size,
+                         on_progress=on_progress, return_events=return_events)
+
+    def _add_checked(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
+                     given: np.ndarray | None = None) -> list[MemoryEvent]:
+        """``add`` after its checks: ``msgs`` normalised and validated. ``given``: precomputed, normalised vectors,
+        one row per message of ``msgs`` (``add_many``), used instead of embedding. One store transaction."""
+        s = self.settings
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
@@ -224,7 +255,8 @@ class Memory:
         plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
                           user_id=scope.user_id, extract=self._fact_extractor())
         plan.reviews += quarantined
-        vectors = self._embed_drafts(plan.drafts)
+        vectors = self._embed_drafts(plan.drafts) if given is None else \
+            message_vectors(plan.drafts, msgs, prepared.messages, given)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts)
@@ -253,24 +285,9 @@ class Memory:
                 + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
 
     def _fact_extractor(self) -> Any:
-        """The offline rules, or with an LLM (``fact_extractor`` auto/llm) the grounded LLM extractor: every fact
-        it returns is checked against the user's own words; rejected ones are counted in ``self.stats``."""
-        mode = self.settings.fact_extractor
-        if mode == "rules" or (mode == "auto" and self.llm is None):
-            return extract_from_text
-        if self.llm is None:
-            raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
-        llm, stats = self.llm, self.stats
-        embedder = self.embedder if getattr(self.embedder, "semantic", True) else None  # cosine check needs meaning
-
-        def llm_facts(text: str, *, entity: str) -> list[Any]:
-            res = extract_facts_llm(llm, text, embedder=embedder)
-            stats["facts_extracted"] += len(res.facts)
-            stats["facts_rejected"] += len(res.rejected)
-            return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
-                    for f in res.facts]
-
-        return llm_facts
+        """The offline rules, or with an LLM the grounded LLM extractor
+        (:func:`anchormem.facts.llm_extract.pick_extractor`)."""
+        return pick_extractor(self.settings.fact_extractor, self.llm, self.embedder, self.stats)
 
     @staged("embed")
     def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
@@ -771,22 +788,7 @@ def _recipe(value: str | SearchConfig) -> SearchConfig:
     return recipe(value)
 
 
-def _is_postgres_url(url: str) -> bool:
-    return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
-
-
 def _open_postgres(url: str, s: Settings) -> Any:
     """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
     from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
     return PostgresStore(url, ann_threshold=s.ann_threshold, durability=s.durability)
-
-
-def _path_from_url(url: str) -> str:
-    if url.startswith("sqlite:///"):
-        rest = url[len("sqlite:///"):]
-        return rest or ":memory:"
-    if url in ("sqlite://", "sqlite:///:memory:"):
-        return ":memory:"
-    scheme = url.split(":", 1)[0]
-    raise ConfigError(f"unsupported store URL scheme {scheme!r}: use sqlite:///path.db or postgresql://...")
-

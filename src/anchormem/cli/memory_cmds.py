@@ -105,7 +105,8 @@ def import_(
     on_conflict: str = typer.Option("error", "--on-conflict",
                                     help="anchormem/mem0 exports: error (default) or skip ids already stored."),
 ) -> None:
-    """Import a chat log (JSON, JSONL or LoCoMo) with one add per session; users in parallel. An anchormem
+    """Import a chat log (JSON, JSONL or LoCoMo) through add_many, one call per session (a transaction per 500
+    messages), with a progress bar; users in parallel. An anchormem
     export (``anchormem export``) or a mem0 export is read back as stored, in one transaction."""
     import os
 

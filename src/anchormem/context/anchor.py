@@ -91,14 +91,16 @@ from ..embedders.protocol import Embedder
 from ..errors import LLMError
 from ..ingest.classify import is_chitchat
 from ..ingest.pipeline import embedding_text
-from ..types import Hit, Label, MemoryItem
+from ..types import Hit, Label
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
 from .smoothing import _smooth
 from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
-from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN, identity_slot, slot_domain, slot_topic
+from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN
+from .write_labels import (check_labels, context_vectors, hand_set, label_drafts, relabel_scope,  # noqa: F401
+                           session_windows)
 
 log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
@@ -229,28 +231,36 @@ class ContextAnchor:
         # (tenant, user, agent) → (store generation, monotonic time, the recent session's mean logits or None)
         self._recent_cache: OrderedDict[tuple, tuple[int, float, np.ndarray | None]] = OrderedDict()
         self._conv_cache: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # turn texts → (dim,)
+        # a stored memory (id, hash of its text) → its raw domain logits (D,): the turns before a new one are
+        # scored once, not again on every add of the session (the text's hash: an update re-scores it)
+        self._stored_raw: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ write side
     def label_texts(self, texts: Sequence[str], vectors: np.ndarray, *, prior: Sequence[np.ndarray | None] = (),
                     prior_texts: Sequence[str] = (), prior_vectors: np.ndarray | None = None,
-                    hints: Sequence[str | None] = ()) -> list[list[Label]]:
+                    hints: Sequence[str | None] = (), prior_raw: np.ndarray | None = None) -> list[list[Label]]:
         """Labels for consecutive turns of one conversation (``vectors``: their embeddings, (n, dim)). Each turn
         is smoothed with the other turns and the session's earlier turns: ``prior_texts`` with their
         ``prior_vectors`` (oldest first), or else ``prior``, their stored label distributions (oldest first).
-        ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`slot_domain`), which adds
-        :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words embed as);
+        ``hints``: per text, a domain it is known to belong to (a fact's slot: :func:`.taxonomy.slot_domain`),
+        which adds :data:`SLOT_HINT` to that domain's logit ("I live in Lisbon." is home, whatever its few words
+        embed as);
         :data:`~.taxonomy.NO_DOMAIN` for none ("My phone number is …"). A turn is left unlabelled (``[]``), not
-        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's."""
+        guessed, when its hint is NO_DOMAIN or (``abstain_ratio`` given) its runner-up has that share of the best's.
+        ``prior_raw``: the prior turns' raw logits ((m, D), :meth:`stored_logits`) when already known."""
         lab = self.labeller
         if not texts:
             return []
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-        own_raw = lab.raw_scores(vectors, texts)
+        lex = [lab.lexicon_hits(t) for t in texts]  # counted once: the logits and the labels both use them
+        own_raw = lab.raw_scores(vectors, texts, lexicon=np.vstack(lex))
         for i, dom in enumerate(hints):
             if dom in DOMAIN_INDEX:
                 own_raw[i, DOMAIN_INDEX[dom]] += SLOT_HINT
-        if len(prior_texts) and prior_vectors is not None:
+        if prior_raw is not None:
+            prior_raw = np.asarray(prior_raw, dtype=np.float32).reshape(-1, len(DOMAIN_NAMES))
+        elif len(prior_texts) and prior_vectors is not None:
             prior_raw = lab.raw_scores(np.asarray(prior_vectors).reshape(len(prior_texts), -1), list(prior_texts))
         else:
             rows = [p for p in (_dist_logits(p, lab.temperature) for p in prior) if p is not None]
@@ -262,11 +272,29 @@ class ContextAnchor:
                   np.zeros(len(texts), dtype=bool)) | np.array([h == NO_DOMAIN for h in hints] +
                                                                            [False] * (len(texts) - len(hints)))
         out = [[] if unsure[i] else
-               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lab.lexicon_hits(texts[i]))
+               lab.labels(dists[i], text=texts[i], vector=vectors[i], own=own[i], lexicon=lex[i])
                for i in range(len(texts))]
         by_llm = self._llm_labels(texts, prior_texts, out) if self.llm_labeller is not None else set()
         self._add_clause_senses(texts, out, skip=by_llm | {i for i, labs in enumerate(out) if not labs})
         return out
+
+    def stored_logits(self, ids: Sequence[str], texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+        """(n, D) raw domain logits (:meth:`OfflineLabeller.raw_scores`) of stored memories (``vectors``: their
+        embeddings, (n, dim)), each computed once and kept (the last 2,048) under (id, hash of its text)."""
+        keys = [(i, hash(t)) for i, t in zip(ids, texts)]
+        with self._lock:
+            got = [self._stored_raw.get(k) for k in keys]
+        miss = [j for j, g in enumerate(got) if g is None]
+        if miss:
+            vecs = np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1)
+            fresh = self.labeller.raw_scores(vecs[miss], [texts[j] for j in miss])
+            with self._lock:
+                for j, row in zip(miss, fresh):
+                    got[j] = row
+                    self._stored_raw[keys[j]] = row
+                while len(self._stored_raw) > 2048:
+                    self._stored_raw.popitem(last=False)
+        return np.vstack(got) if got else np.zeros((0, len(DOMAIN_NAMES)), dtype=np.float32)
 
     def _llm_labels(self, texts: Sequence[str], prior_texts: Sequence[str], out: list[list[Label]]) -> set[int]:
         """Replace the offline labels in ``out`` by the LLM labeller's (:mod:`.llm_labeller`) where it gives
@@ -501,6 +529,7 @@ class ContextAnchor:
         with self._lock:
             self._turn_cache.clear()
             self._conv_cache.clear()
+            self._stored_raw.clear()
             self._recent_cache.clear()
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
@@ -586,55 +615,6 @@ def _dist_logits(dist: np.ndarray | None, temperature: float) -> np.ndarray | No
     return (temperature * np.log(np.maximum(dist / dist.max(), 0.02))).astype(np.float32)
 
 
-def context_vectors(vectors: np.ndarray, *, decay: float = 3.0, own_weight: float = 1.0) -> np.ndarray:
-    """Context vectors of consecutive turns (``vectors``: their embeddings, (n, dim), oldest first): row i is the
-    weighted mean of all rows with weights 1/(1 + |i - j|/``decay``), its own row ``own_weight`` (the label
-    smoothing's weights). (n, dim) float32, not normalised (compared by cosine after centering)."""
-    v = np.asarray(vectors, dtype=np.float64)
-    if v.shape[0] == 0:
-        return v.astype(np.float32)
-    return _smooth(v, v[:0], own_weight, decay).astype(np.float32)
-
-
-@staged("label")
-def label_drafts(anchor: ContextAnchor, store, scope, drafts, vectors: np.ndarray, *, window_s: float = 1800.0,
-                 prior_turns: int = 6, refresh_turns: int = 3) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Set ``labels`` on the drafts of one ``add`` call (in place), using the other turns of the call and the
-    same session's recent stored turns (their text and vectors; no session_id: the user's memories of the last
-    ``window_s`` seconds before the first turn).
-
-    Returns the drafts' context vectors ((n, dim) float32, :func:`context_vectors` over the recent stored turns
-    and the call's turns) and new context vectors for the last ``refresh_turns`` stored turns ({id: (dim,)}),
-    which now have these turns after them."""
-    dim = np.asarray(vectors).reshape(len(drafts), -1).shape[1] if drafts else 0
-    if not drafts:
-        return np.zeros((0, dim), dtype=np.float32), {}
-    prior_items = store.recent_memories(scope, prior_turns) if prior_turns else []
-    if scope.session_id is None and prior_items:
-        t0 = drafts[0].item.created_at.timestamp()
-        prior_items = [it for it in prior_items if 0 <= t0 - it.created_at.timestamp() <= window_s]
-    prior_items = list(reversed(prior_items))  # oldest first
-    vecs = store.get_vectors(scope.tenant, [it.id for it in prior_items]) if prior_items else {}
-    prior_items = [it for it in prior_items if it.id in vecs]
-    texts = [d.item.text for d in drafts]
-    hints = [(NO_DOMAIN if identity_slot(d.item.fact.attribute) else slot_domain(d.item.fact.attribute))
-             if d.item.fact else None for d in drafts]
-    m = len(prior_items)
-    prior_vecs = np.vstack([vecs[it.id] for it in prior_items]) if m else None
-    own = np.asarray(vectors, dtype=np.float32).reshape(len(drafts), dim)
-    ctx = context_vectors(np.vstack([prior_vecs, own]) if m else own, decay=anchor.session_decay,
-                          own_weight=anchor.own_weight)
-    refresh = {it.id: ctx[i] for i, it in enumerate(prior_items) if i >= m - refresh_turns}
-    labels = anchor.label_texts(texts, vectors, prior_texts=[it.text for it in prior_items],
-                                prior_vectors=prior_vecs, hints=hints)
-    for d, labs, hint in zip(drafts, labels, hints):
-        topic = slot_topic(d.item.fact.attribute) if hint and d.item.fact else None
-        if topic and labs and labs[0].domain == hint:  # the slot names the topic too ("residence", "diet")
-            labs[0] = labs[0].model_copy(update={"topic": topic})
-        d.item.labels = labs
-    return ctx[m:], refresh
-
-
 def recent_session_labels(store, scope, limit: int = 8) -> list[list[Label]]:
     """The labels of the memories of the user's most recent session (by the newest memory's session_id), newest
     first: of the newest 3 · ``limit`` memories, those of that session, at most ``limit``
@@ -714,89 +694,3 @@ class AnchorHook:
         their final order): only those pay for their explain dicts (:meth:`.rerank.Reranking.annotate`)."""
         if self.reranking is not None:
             self.reranking.annotate(hits, limit=len(hits))
-
-
-def check_labels(labels: Sequence[Label | dict]) -> list[Label]:
-    """Validate user-given labels: a list (or tuple) whose items are ``Label`` objects, dicts or domain names
-    (``["finance"]``): known domains, normalised topic/intent, scores in [0, 1], one primary, no (domain, topic,
-    intent) twice (one domain with two topics is two labels); marked ``set_by="hand"``. Raises InvalidInputError,
-    also for a bare ``str``/``bytes``, ``Label`` or dict in place of the list (``labels="travel"``: write
-    ``labels=["travel"]``)."""
-    from ..errors import InvalidInputError
-    from ..validate import check_str
-    from .taxonomy import norm_tag
-
-    if isinstance(labels, (str, bytes, bytearray)):
-        raise InvalidInputError(f"labels must be a list of labels, not a bare {type(labels).__name__}: for one "
-                                f"domain write labels=[{labels!r}]")
-    if not isinstance(labels, Sequence):
-        raise InvalidInputError("labels must be a list of labels (domain names, Label objects or dicts), got "
-                                f"{type(labels).__name__}: for one label write labels=[label]")
-    out: list[Label] = []
-    for x in labels:
-        try:
-            lab = x if isinstance(x, Label) else Label(domain=x) if isinstance(x, str) else Label(**x)
-        except Exception as exc:  # noqa: BLE001 - pydantic/TypeError become ours
-            raise InvalidInputError(f"bad label {x!r}: give a domain name, a Label or a dict with 'domain' "
-                                    f"(and optional topic, intent, score, primary)") from exc
-        for part in ("domain", "topic", "intent"):  # stored as given: Unicode text without NUL
-            if isinstance(getattr(lab, part), str):
-                check_str(getattr(lab, part), f"label {part}")
-        dom = norm_tag(lab.domain)
-        if dom not in DOMAIN_NAMES:
-            raise InvalidInputError(f"unknown label domain {lab.domain!r}; domains: {', '.join(DOMAIN_NAMES)}")
-        if not 0.0 <= lab.score <= 1.0:
-            raise InvalidInputError("label score must be in [0, 1]")
-        out.append(Label(domain=dom, topic=norm_tag(lab.topic), intent=norm_tag(lab.intent), score=lab.score,
-                         primary=lab.primary, set_by="hand"))
-    seen: set[tuple[str, str | None, str | None]] = set()
-    for lab in out:
-        key = (lab.domain, lab.topic, lab.intent)
-        if key in seen:
-            raise InvalidInputError(f"label {'/'.join(x or '-' for x in key)!r} is given twice")
-        seen.add(key)
-    if out and not any(lab.primary for lab in out):
-        out[0].primary = True
-    if sum(lab.primary for lab in out) > 1:
-        raise InvalidInputError("at most one label can be primary")
-    out.sort(key=lambda lab: not lab.primary)
-    return out
-
-
-def hand_set(item: MemoryItem) -> bool:
-    """The memory's labels were given by a caller (``set_by == "hand"``), not computed."""
-    return any(lab.set_by == "hand" for lab in item.labels)
-
-
-def relabel_scope(anchor: ContextAnchor, store, scope) -> int:
-    """Re-label every current memory of a user scope, session by session (oldest first), and recompute their
-    context vectors. Memories with hand-set labels (``Label.set_by == "hand"``) keep them. Returns how many were
-    labelled."""
-    items = store.list_memories(scope, None)
-    if not items:
-        return 0
-    vecs = store.get_vectors(scope.tenant, [it.id for it in items])
-    items = [it for it in items if it.id in vecs]
-    n = 0
-    for window in session_windows(items):
-        part = [items[i] for i in window]
-        mat = np.vstack([vecs[it.id] for it in part])
-        labels = anchor.label_texts([it.text for it in part], mat)
-        n += store.set_labels(scope.tenant, {it.id: labs for it, labs in zip(part, labels) if not hand_set(it)})
-        ctx = context_vectors(mat, decay=anchor.session_decay, own_weight=anchor.own_weight)
-        store.set_context_vectors(scope.tenant, {it.id: c for it, c in zip(part, ctx)})
-    return n
-
-
-def session_windows(items: Sequence[MemoryItem], size: int = 64) -> list[list[int]]:
-    """Indexes of ``items`` grouped by session (session-less memories together), each session oldest first, cut
-    into windows of at most ``size`` turns: the units :func:`relabel_scope` labels together and computes context
-    vectors over (an import computes its context vectors over the same windows)."""
-    sessions: dict[object, list[int]] = {}
-    for i, it in enumerate(items):
-        sessions.setdefault(it.session_id, []).append(i)
-    out: list[list[int]] = []
-    for idx in sessions.values():
-        idx.sort(key=lambda i: items[i].created_at)
-        out += [idx[k : k + size] for k in range(0, len(idx), size)]
-    return out

@@ -241,11 +241,15 @@ class OfflineLabeller:
 
     def best_topic(self, vector: np.ndarray, domain: int) -> str | None:
         """The topic (of ``domain``'s prototypes) nearest to ``vector``; None when the domain has no topics."""
+        return self._nearest_topic(self.centered(vector)[0], domain)
+
+    def _nearest_topic(self, centered: np.ndarray, domain: int) -> str | None:
+        """:meth:`best_topic` for a vector already :meth:`centered` ((dim,))."""
         protos, _ = self.prototypes()
         idx = self._topic_idx[domain]
         if len(idx) == 0:
             return None
-        sims = protos[idx] @ self.centered(vector)[0]
+        sims = protos[idx] @ centered
         return self._topics[int(idx[int(np.argmax(sims))])]
 
     # ------------------------------------------------------------------ labels
@@ -274,9 +278,10 @@ class OfflineLabeller:
             if p >= self.secondary_ratio * best or (named and p >= 0.05 * best):
                 chosen.append(int(d))
         intent = infer_intent(text) if text else None
+        cv = self.centered(vector)[0] if vector is not None else None  # once per text, not per label
         out = []
         for j, d in enumerate(chosen):
-            topic = self.best_topic(vector, d) if vector is not None else None
+            topic = self._nearest_topic(cv, d) if cv is not None else None
             out.append(Label(domain=DOMAIN_NAMES[d], topic=norm_tag(topic), intent=intent,
                              score=round(float(dist[d]) / best, 4), primary=j == 0))
         return out

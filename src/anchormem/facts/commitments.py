@@ -123,5 +123,5 @@ def split_commitments(drafts: list[Draft]) -> list[Draft]:
             same = len(sentences) == 1
             extra = " ".join(x for x in (it.speaker, time_terms(it.created_at)) if x)
             out.append(Draft(item, content_hash(s, kind="commitment", source=it.source, speaker=it.speaker),
-                             d.index_text if same else index_text(f"{s} {extra}"), reuse=None if same else d))
+                             d.index_text if same else index_text(s, extra), reuse=None if same else d))
     return out

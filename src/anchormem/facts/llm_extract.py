@@ -22,16 +22,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import LLMParseError
+from ..errors import ConfigError, LLMParseError
 from ..llms.jsonparse import parse_json_reply
 from ..text.segment import split_sentences
 from ..text.tokenize import content_words
 from ..types import Message
 from .grounding import Support, check_support
 from .model import Fact, detect_language, is_sensitive
-from .rules import _turns, _typed_to_person, hedge_confidence, not_the_speakers
+from .rules import _turns, _typed_to_person, extract_from_text, hedge_confidence, not_the_speakers
 
-__all__ = ["ExtractionResult", "Rejected", "extract_facts_llm", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
+__all__ = ["ExtractionResult", "Rejected", "extract_facts_llm", "pick_extractor", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
 
 FACTS_SCHEMA: dict = {
     "title": "facts",
@@ -264,3 +264,24 @@ def extract_facts_llm(llm: Any, turns: str | Message | dict | list[str | Message
             seen[fact.slot] = len(result.facts)
             result.facts.append(fact)
     return result
+
+
+def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) -> Any:
+    """``add``'s fact extractor for the ``fact_extractor`` setting ``mode``: the offline rules
+    (:func:`~.rules.extract_from_text`) for ``rules``, or ``auto`` without an LLM; else the grounded LLM extractor,
+    every fact it returns checked against the user's own words, kept/rejected facts counted in ``stats``
+    (``facts_extracted``, ``facts_rejected``). Raises ConfigError (``llm`` mode without an LLM)."""
+    if mode == "rules" or (mode == "auto" and llm is None):
+        return extract_from_text
+    if llm is None:
+        raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
+    check = embedder if getattr(embedder, "semantic", True) else None  # the cosine check needs meaning
+
+    def llm_facts(text: str, *, entity: str) -> list[Any]:
+        res = extract_facts_llm(llm, text, embedder=check)
+        stats["facts_extracted"] += len(res.facts)
+        stats["facts_rejected"] += len(res.rejected)
+        return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
+                for f in res.facts]
+
+    return llm_facts

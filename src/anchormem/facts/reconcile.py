@@ -149,7 +149,7 @@ def _fact_draft(d: Draft, f: Fact, shared: bool) -> Draft:
     same_text = span == it.text.strip()
     extra = " ".join(x for x in (it.speaker, time_terms(it.created_at)) if x)
     return Draft(item, memory_hash(item),
-                 d.index_text if same_text else index_text(f"{span} {extra}"))
+                 d.index_text if same_text else index_text(span, extra))
 
 
 def _typed(f: Fact) -> Fact:

@@ -110,7 +110,7 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
         else:
             kind, source = ("question" if is_question(msg.content) else "utterance"), "user"
         for chunk in chunk_text(msg.content, chunk_chars):
-            if is_chitchat(chunk):
+            if chunk != msg.content and is_chitchat(chunk):  # the whole turn was tested above
                 continue
             dates = resolve_dates(chunk, local_ts)
             item = MemoryItem(
@@ -124,10 +124,10 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             extra = " ".join(x for x in (msg.name, time_terms(ts, dates)) if x)
             draft = Draft(item, content_hash(chunk, kind=kind, source=source, speaker=msg.name), "",
                           said_at=local_ts)
-            pending.append((draft, len(turns) - 1, len(turn.chunk_dates), f"{chunk} {extra}"))
+            pending.append((draft, len(turns) - 1, len(turn.chunk_dates), chunk, extra))
             turn.chunk_dates.append(dates)
             out.drafts.append(draft)
     per_turn = retrieval_keys(turns, keys) if keys else None
-    for draft, t, c, text in pending:
-        draft.index_text = index_text(f"{text} {per_turn[t][c]}" if per_turn else text)
+    for draft, t, c, chunk, extra in pending:
+        draft.index_text = index_text(chunk, extra, per_turn[t][c]) if per_turn else index_text(chunk, extra)
     return out

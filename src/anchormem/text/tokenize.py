@@ -10,10 +10,13 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
-__all__ = ["index_text", "query_terms", "content_words", "has_cjk", "words", "stem", "term_coverage", "STOPWORDS",
-           "ZH_STOPWORDS"]
+__all__ = ["index_text", "segment_once", "query_terms", "content_words", "has_cjk", "words", "stem", "term_coverage",
+           "STOPWORDS", "ZH_STOPWORDS"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -58,18 +61,62 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
-def _tokens(text: str, *, for_index: bool) -> list[str]:
-    out: list[str] = []
+_SEGMENTS: ContextVar[dict[str, tuple[tuple[str, bool], ...]] | None] = ContextVar("anchormem_segments",
+                                                                                   default=None)
+
+
+@contextmanager
+def segment_once() -> Iterator[None]:
+    """Within this block (one ``add``: its keyword index, chit-chat test, facts and dates), each distinct text is
+    segmented once and the words reused; the segmentations are dropped when the block ends (no text outlives the
+    call). Nested blocks share the outer one's."""
+    token = _SEGMENTS.set({}) if _SEGMENTS.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _SEGMENTS.reset(token)
+
+
+def _segments(text: str) -> tuple[tuple[str, bool], ...]:
+    """The text's words in order (jieba's precise ``cut`` for Chinese runs, Latin words lower-cased), each with
+    whether jieba made it; from the :func:`segment_once` cache when one is open."""
+    cache = _SEGMENTS.get()
+    if cache is not None:
+        got = cache.get(text)
+        if got is not None:
+            return got
+    out: list[tuple[str, bool]] = []
     pos = 0
     for m in _CJK.finditer(text):
-        out.extend(w.lower() for w in _WORD.findall(text[pos : m.start()]))
-        jb = _get_jieba()
-        run = m.group()
-        words = jb.cut_for_search(run) if for_index else jb.cut(run)
-        out.extend(w for w in words if w.strip())
+        out.extend((w.lower(), False) for w in _WORD.findall(text[pos : m.start()]))
+        out.extend((w, True) for w in _get_jieba().cut(m.group()) if w.strip())
         pos = m.end()
-    out.extend(w.lower() for w in _WORD.findall(text[pos:]))
-    return [t.replace("’", "'") for t in out]
+    out.extend((w.lower(), False) for w in _WORD.findall(text[pos:]))
+    res = tuple(out)
+    if cache is not None:
+        cache[text] = res
+    return res
+
+
+def _tokens(text: str, *, for_index: bool) -> list[str]:
+    """Words of ``text``; ``for_index``: jieba's ``cut_for_search`` for Chinese words (the word plus its 2- and
+    3-character sub-words in the dictionary), derived from the precise cut as jieba derives it, so a text is
+    segmented once for both."""
+    seg = _segments(text)
+    if not for_index or not any(cjk for _, cjk in seg):
+        return [w.replace("’", "'") for w, _ in seg]
+    out: list[str] = []
+    freq = None
+    for w, cjk in seg:
+        n = len(w)
+        if cjk and n > 2:
+            freq = freq if freq is not None else _get_jieba().dt.FREQ
+            out.extend(g for g in (w[i:i + 2] for i in range(n - 1)) if freq.get(g))
+            if n > 3:
+                out.extend(g for g in (w[i:i + 3] for i in range(n - 2)) if freq.get(g))
+        out.append(w.replace("’", "'"))
+    return out
 
 
 def words(text: str) -> list[str]:
@@ -77,9 +124,11 @@ def words(text: str) -> list[str]:
     return _tokens(text, for_index=False)
 
 
-def index_text(text: str) -> str:
-    """Space-joined tokens to store in the FTS5 column (Chinese segmented for search, English lower-cased)."""
-    return " ".join(_tokens(text, for_index=True))
+def index_text(text: str, *more: str) -> str:
+    """Space-joined tokens to store in the FTS5 column (Chinese segmented for search, English lower-cased).
+    ``index_text(a, b)`` == ``index_text(f"{a} {b}")``, each part segmented on its own (and cached, in a
+    :func:`segment_once` block)."""
+    return " ".join(t for part in (text, *more) for t in _tokens(part, for_index=True))
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,205 @@
+"""``Memory.add_many``: many messages of one scope in batches, optionally with precomputed vectors.
+
+Every message is checked before the first batch is written (text, role, name, timestamp, metadata, the vectors'
+shape and values), so a bad message or vector fails the call with nothing stored. The messages are then written
+in batches of at most ``batch_size`` messages and ``max_add_chars`` characters; each batch is one ``add`` (the
+same pipeline: chit-chat skipped, facts extracted and reconciled, labels, dedupe, supersede) and one store
+transaction. A failure inside a batch rolls that batch back whole; the batches before it stay written (the
+exception says how many messages they held).
+
+Untimed messages take their neighbours' times across the whole input as one ``add`` call would (the previous
+timed message's, the first timed one's before it), ``timestamp`` when given, else now.
+
+With ``vectors``, every memory drawn from a message (its chunks when longer than ``chunk_chars``, the sentences
+split out as commitments, its fact memories) takes that message's vector; ``add`` embeds a chunk or a split
+sentence on its own. For the vectors ``add`` would compute, embed ``embedding_text(content, name)``
+(:func:`anchormem.ingest.pipeline.embedding_text`) with the store's embedder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ..errors import AnchormemError, InvalidInputError
+from ..text.tokenize import segment_once
+from ..timeutil import to_aware, utcnow
+from ..types import Message
+from ..validate import check_metadata
+from .normalize import chat_turn, normalize_messages
+
+__all__ = ["add_many", "check_vectors", "message_vectors", "DEFAULT_BATCH"]
+
+DEFAULT_BATCH = 500  # messages per batch: one transaction each; ~0.5 s of CPU at the measured write rate
+
+
+def check_vectors(vectors: Any, n: int, dim: int) -> np.ndarray:
+    """``vectors`` as an (n, dim) float32 array of unit rows. Accepts any real array-like of that shape (float64,
+    float16, ints...). Raises InvalidInputError naming the problem: not an array of numbers, wrong shape, a value
+    that is NaN or infinite, a row of zeros (no direction to normalise)."""
+    try:
+        arr = np.asarray(vectors)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"vectors: not an array of numbers ({exc})") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise InvalidInputError(f"vectors: dtype {arr.dtype} is not a real number type (float32 expected)")
+    if arr.ndim != 2 or arr.shape != (n, dim):
+        raise InvalidInputError(f"vectors: shape {arr.shape} does not match ({n}, {dim}): one row per message, "
+                                f"of the store's embedder dimension {dim}")
+    arr = arr.astype(np.float32, copy=True)
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        raise InvalidInputError(f"vectors: row {int(np.argmax(bad))} holds NaN or infinite values")
+    norms = np.linalg.norm(arr, axis=1)
+    if (norms == 0).any():
+        raise InvalidInputError(f"vectors: row {int(np.argmax(norms == 0))} is all zeros")
+    arr /= norms[:, None]
+    return arr
+
+
+def message_vectors(drafts: Sequence[Any], msgs: Sequence[Message], stored: Sequence[Any],
+                    given: np.ndarray) -> np.ndarray:
+    """(len(drafts), dim) rows of ``given`` (one per message of ``msgs``): each draft takes its source message's.
+    ``stored``: the StoredMessages :func:`~.pipeline.draft_memories` made, in order, for the non-system ones."""
+    ids = iter(stored)
+    row = {next(ids).id: i for i, m in enumerate(msgs) if m.role != "system"}
+    if not drafts:
+        return given[:0]
+    return given[[row[d.item.source_message_ids[0]] for d in drafts]]
+
+
+_WHERE = re.compile(r"message (\d+)")
+
+
+def _renumber(exc: InvalidInputError, index: Sequence[int]) -> InvalidInputError:
+    """The error of a slice, its ``message j`` named by the caller's own index."""
+    text = _WHERE.sub(lambda m: f"message {index[int(m.group(1))]}" if int(m.group(1)) < len(index) else m.group(0),
+                      str(exc), count=1)
+    return InvalidInputError(text)
+
+
+def _turns(messages: Any) -> tuple[list[dict[str, Any]], list[int]]:
+    """The conversation turns of ``messages`` (a str is one user turn; tool steps left out, as ``add`` does) and
+    each one's index in ``messages``."""
+    if isinstance(messages, (str, bytes, bytearray, dict)) or not isinstance(messages, Sequence) or not messages:
+        raise InvalidInputError("messages must be a non-empty list of messages (str or dict each)")
+    turns, index = [], []
+    for i, raw in enumerate(messages):
+        if isinstance(raw, str):
+            raw = {"role": "user", "content": raw}
+        elif isinstance(raw, Message):
+            raw = raw.model_dump()
+        if not isinstance(raw, dict):
+            raise InvalidInputError(f"message {i}: expected a str or a dict with role and content, got "
+                                    f"{type(raw).__name__}")
+        turn = chat_turn(raw, f"message {i}")
+        if turn is not None:
+            turns.append(turn)
+            index.append(i)
+    if not turns:
+        raise InvalidInputError("no message has conversation text: every one is a tool step or has no text part")
+    return turns, index
+
+
+def _check_all(turns: list[dict[str, Any]], index: list[int], *, default_time: datetime, max_chars: int,
+               step: int) -> tuple[list[datetime | None], list[int]]:
+    """Validate every turn (as ``add`` does) in slices of ``step``; returns each one's timestamp (None: untimed)
+    and length in characters."""
+    times: list[datetime | None] = []
+    sizes: list[int] = []
+    for start in range(0, len(turns), step):
+        part = turns[start:start + step]
+        try:
+            msgs = normalize_messages(part, default_time=default_time, max_chars=max_chars)
+            for j, m in enumerate(msgs):
+                if m.metadata is not None:
+                    try:
+                        check_metadata(m.metadata)
+                    except InvalidInputError as exc:
+                        raise InvalidInputError(f"message {j}: {exc}") from None
+        except InvalidInputError as exc:
+            raise _renumber(exc, index[start:start + step]) from None
+        times += [m.timestamp if t.get("timestamp") is not None else None for t, m in zip(part, msgs)]
+        sizes += [len(m.content) for m in msgs]
+    return times, sizes
+
+
+def _fill(times: list[datetime | None], default: datetime, given: bool) -> list[datetime]:
+    """Untimed turns: ``default`` when the call gave a timestamp or no turn has one; else the previous timed
+    turn's time, the first timed one's before it (``normalize_messages``'s ``neighbour_times``)."""
+    first = next((t for t in times if t is not None), None)
+    if given or first is None:
+        return [t if t is not None else default for t in times]
+    out, last = [], first
+    for t in times:
+        last = t if t is not None else last
+        out.append(last)
+    return out
+
+
+def _batches(sizes: list[int], batch_size: int, max_chars: int) -> list[tuple[int, int]]:
+    """[start, end) ranges of at most ``batch_size`` turns and ``max_chars`` characters each (a turn over
+    ``max_chars`` alone is its own batch; ``add``'s check then names the setting)."""
+    out, start, chars = [], 0, 0
+    for i, n in enumerate(sizes):
+        if i > start and (i - start >= batch_size or chars + n > max_chars):
+            out.append((start, i))
+            start, chars = i, 0
+        chars += n
+    out.append((start, len(sizes)))
+    return out
+
+
+def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
+             vectors: Any = None, batch_size: int = DEFAULT_BATCH,
+             on_progress: Callable[[int], None] | None = None, return_events: bool = False) -> dict[str, Any]:
+    """:meth:`anchormem.Memory.add_many` (its docstring is the contract)."""
+    from .limits import check_total_chars
+
+    s = mem.settings
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= s.max_add_messages:
+        raise InvalidInputError(f"batch_size must be an integer from 1 to max_add_messages "
+                                f"({s.max_add_messages:,}), got {batch_size!r}")
+    scope = mem._scope(user_id, agent_id, session_id)
+    meta = check_metadata(metadata)
+    default_time = to_aware(timestamp) if timestamp is not None else utcnow()
+    turns, index = _turns(messages)
+    given = None
+    if vectors is not None:
+        dim = mem.embedder.dim
+        given = check_vectors(vectors, len(messages), dim)[index]
+    times, sizes = _check_all(turns, index, default_time=default_time, max_chars=s.max_message_chars,
+                              step=batch_size)
+    times = _fill(times, default_time, timestamp is not None)
+    counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0}
+    events: list[Any] = []
+    for start, end in _batches(sizes, batch_size, s.max_add_chars):
+        part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
+        msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)
+        try:
+            check_total_chars([m.content for m in msgs], s.max_add_chars)
+            with segment_once():
+                got = mem._add_checked(msgs, scope, meta, default_time,
+                                       None if given is None else given[start:end])
+        except AnchormemError as exc:
+            exc.add_note(f"add_many: the {counts['batches']} batch(es) before this one stay written "
+                         f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "
+                         f"{index[start]}-{index[end - 1]} (its write is one transaction: rolled back whole)")
+            raise
+        for e in got:
+            counts[e.event] = counts.get(e.event, 0) + 1
+        if return_events:
+            events += got
+        counts["messages"] += end - start
+        counts["batches"] += 1
+        if on_progress is not None:
+            on_progress(end - start)
+    counts["skipped"] = len(messages) - len(turns)  # tool steps and text-less turns
+    if return_events:
+        counts["events"] = events
+    return counts
