@@ -27,7 +27,9 @@ from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
-from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
+from .context.hook import AnchorHook, conversation_texts
+from .retrieval.conversation import conversation_query, resolve_query
+from .context.anchor import ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
@@ -473,11 +475,12 @@ class Memory:
         now = utcnow()
 
         def run() -> list[Hit]:
-            extra = llm_queries(self.llm, query) if cfg.query_rewrite == "llm" and self.llm is not None else None
-            return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=now,
+            q, conv = self._conversation_query(query, ctx, cfg, scope, when or now)
+            extra = llm_queries(self.llm, q) if cfg.query_rewrite == "llm" and self.llm is not None else None
+            return self._searcher.search(q, scope=scope, where=where, limit=limit, config=cfg, now=now,
                                          as_of=when, show_expired=show_expired, extra_queries=extra,
-                                         anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor
-                                         else None)
+                                         anchor=self._anchor_hook(q, scope, cfg, ctx, limit) if cfg.anchor
+                                         else None, conversation=conv)
         if self.cache is None:
             return run()
         key = search_key(query=query, agent_id=scope.agent_id, session_id=scope.session_id, context=context,
@@ -557,7 +560,24 @@ class Memory:
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
         return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
-                          embed_turn=self._searcher.embed_passage)
+                          embed_turn=self._searcher.embed_passage, embed_turns=self._searcher.embed_passages)
+
+    def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
+        """(the query resolved against the conversation ``ctx``, the conversation query or None): see
+        :mod:`anchormem.retrieval.conversation`. The turns are those anchoring reads (the last
+        ``anchor_context_turns``, filler left out), embedded in one batched call. No conversation, or
+        ``conversation_query_weight`` 0: (``query``, None)."""
+        if not ctx or cfg.conversation_query_weight <= 0:
+            return query, None
+        turns = conversation_texts(ctx, cfg.anchor_context_turns or 6)
+        if not turns:
+            return query, None
+        q = resolve_query(query, turns, now)
+        conv = conversation_query(q, turns, weight=cfg.conversation_query_weight if cfg.fusion == "rrf" else 0.0,
+                                  query_vector=lambda: self._searcher.embed_query(q, scope),
+                                  turn_vectors=self._searcher.embed_passages) \
+            if cfg.dense_weight > 0 else conversation_query(q, turns, weight=cfg.conversation_query_weight)
+        return q, conv
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

@@ -83,6 +83,15 @@ class SearchConfig(BaseModel):
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
     # not returned as a fallback: both signals reject it (the best candidates always stay; 0: keep every one)
     anchor_drop: float = Field(0.05, ge=0, le=1)
+    # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
+    # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
+    # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid
+    # order is kept (issue #23: an ordinary question inside a conversation about something else)
+    anchor_gate_top: int = Field(10, ge=1, le=1000)
+    anchor_gate_near: float = Field(0.8, ge=0, le=1)
+    # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
+    # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
+    conversation_query_weight: float = Field(0.25, ge=0, le=1)
 
 
 RECIPES: dict[str, SearchConfig] = {
