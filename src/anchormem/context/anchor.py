@@ -42,7 +42,8 @@ domain read off the conversation would filter out the very memory the query quot
 :mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
 about equally and keeps the conversation's labels.
 
-**Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
+**Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`; the search's hook and its gate, which
+keeps the hybrid order where nothing is ambiguous, are in :mod:`.hook`):
 
     coarse candidates (dense + BM25, ``candidates`` each) → label agreement a = Σ_d m_d · q_d / max(q)
     (m: the memory's label distribution; a memory with several senses matches through any of them) → relative
