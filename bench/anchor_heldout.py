@@ -2,9 +2,9 @@
 sessions in one user's history, the same pass test) of several recipes, on the dev cases (``--sets dev``: groups en,
 en_heldout, zh, zh_heldout) or on the second held-out set (``--sets heldout2``: en_heldout2, zh_heldout2, written for
 issue #23 before tuning and never tuned on; pooled on its own). Per group, per kind (neutral / sense) and per language
-(the groups of one language pooled). ``--no-conv-query``: search with the query as given only (no conversation
-query, :mod:`anchormem.retrieval.conversation`), to compare.
-Run: nice -n 10 python bench/anchor_heldout.py --sets heldout2 [--recipes hybrid_rrf,anchored] [--no-conv-query]
+(the groups of one language pooled). ``anchored:conversation_query_weight=0.0``: the query as given only (no
+conversation query, :mod:`anchormem.retrieval.conversation`), to compare.
+Run: nice -n 10 python bench/anchor_heldout.py --sets heldout2 [--recipes hybrid_rrf,anchored]
 [--out bench/results/FILE.json]; a recipe may carry settings: ``anchored:anchor_gate_near=0.5``."""
 
 from __future__ import annotations
@@ -29,15 +29,11 @@ def main(argv: list[str]) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     sets = _arg(argv, "--sets", "heldout2")
     names = _arg(argv, "--recipes", "hybrid_rrf,anchored").split(",")
-    conv_query = "--no-conv-query" not in argv
     cases = load_cases(sets=sets)
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
     owner: dict[str, str] = {}
-    out: dict = {"sets": sets, "conv_query": conv_query, "cases": len(cases), "recipes": {}}
-    kw = {} if conv_query else {"conversation_query": False}
+    out: dict = {"sets": sets, "cases": len(cases), "recipes": {}}
     with Memory(":memory:", embedder=eval_embedder()) as mem:
-        if not conv_query and not hasattr(mem, "conversation_query"):
-            kw = {}
         for day, key, turns in ((d, k, t) for d, (k, t) in enumerate(
                 dict((k, t) for c in cases for k, t in c.sessions.items()).items(), start=1)):
             for e in mem.add([{"role": "user", "content": t} for t in turns], user_id="pooled", session_id=key,
@@ -58,7 +54,7 @@ def main(argv: list[str]) -> dict:
             groups: dict[str, dict[str, int]] = {}
             fails = []
             for c in cases:
-                hits = mem.search(c.query, user_id="pooled", context=c.context, limit=3, recipe=cfg, **kw)
+                hits = mem.search(c.query, user_id="pooled", context=c.context, limit=3, recipe=cfg)
                 keys = [owner.get(h.memory.id) for h in hits]
                 top_ok = bool(keys) and (keys[0] == c.target if c.kind == "sense"
                                          else sense(keys[0]) == sense(c.target))
