@@ -42,7 +42,7 @@ def conversation_texts(ctx: Sequence, turns: int) -> list[str]:
 
 
 def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str, tuple[float, frozenset[str]]],
-                holders: AbstractSet[str], *, top: int = 10, near: float = 0.8) -> str | None:
+                holders: AbstractSet[str], *, top: int = 10, near: float = 0.5) -> str | None:
     """Why the candidates' order is in doubt (the gate of the module doc): ``"template"``, ``"one_word"`` or
     ``"spread"``; None when it is not (anchoring then keeps the hybrid order). ``cand``: the arrays of ``hits``;
     ``cov``/``holders``: :func:`.wording.coverage_and_holders` of the lexical leaders; ``top``: how many of the best
