@@ -117,7 +117,8 @@ class AnchorHook:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
-        gate = informative(self.query, hits, cand, cov, holders, top=cfg.anchor_gate_top, near=cfg.anchor_gate_near)
+        gate = informative(self.query, hits, cand, cov, holders, top=cfg.anchor_gate_top,
+                           near=cfg.anchor_gate_near) if cfg.anchor_gate else "always"
         about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
         if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
             qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")

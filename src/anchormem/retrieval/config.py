@@ -87,6 +87,7 @@ class SearchConfig(BaseModel):
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
     # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid
     # order is kept (issue #23: an ordinary question inside a conversation about something else)
+    anchor_gate: bool = True  # False: every anchored search reorders (the behaviour before issue #23)
     anchor_gate_top: int = Field(10, ge=1, le=1000)
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the

@@ -54,9 +54,25 @@ def _reference_pattern() -> tuple[re.Pattern[str], tuple[str, ...]]:
 
 
 def points_back(query: str) -> bool:
-    """Whether ``query`` holds a word that refers to something said before ("it", "that one", 那个, 它)."""
+    """Whether ``query`` holds a word that refers to something said before ("it", "that one", 那个, 它) on its own,
+    not as the determiner of a word the query names ("that fund", 那个基金: the query names what it means)."""
+    from ..context.wording import subject_terms
+
     pat, cjk = _reference_pattern()
-    return bool(pat.search(query)) or any(w in query for w in cjk)
+    dets = set(words("conversation", "determiners"))
+    terms = [t for t in subject_terms(query) if t]
+    for m in pat.finditer(query):
+        nxt = re.match(r"\s*([A-Za-z]+)", query[m.end():])
+        if not (m.group(0).lower() in dets and nxt and nxt.group(1).lower() in terms):
+            return True
+    for w in cjk:
+        start = query.find(w)
+        while start >= 0:
+            rest = query[start + len(w):]
+            if not (w in dets and any(rest.startswith(t) for t in terms if has_cjk(t))):
+                return True
+            start = query.find(w, start + 1)
+    return False
 
 
 def resolve_query(query: str, turns: Sequence[str], now: datetime) -> str:
