@@ -81,7 +81,10 @@ def main(argv: list[str]) -> dict:
                                   "conv": conv})
         recs: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
         cpu: dict[str, float] = {v: 0.0 for v in variants}
-        for q in questions:
+        for qn, q in enumerate(questions):
+            if qn and qn % 250 == 0:
+                print(f"{qn}/{len(questions)}", {v: round(100 * sum(r["5"] for r in recs[v]) / qn, 2) for v in variants},
+                      flush=True)
             for v in variants:
                 ctx = q["conv"] if "+conv" in v else None
                 c1 = time.process_time()

@@ -18,13 +18,14 @@ NOW = datetime(2024, 5, 10, tzinfo=timezone.utc)
 
 def test_resolve_query_takes_the_referent_and_the_date_from_earlier_turns():
     assert resolve_query("When can it start again?", ["The crane on the site broke down."], NOW) == \
-        "When can it start again? (crane site broke)"
-    assert resolve_query("那个后来怎么样了？", ["我上周去医院做了体检。"], NOW) == "那个后来怎么样了？(上周 医院 体检)"
-    assert resolve_query("Who was I with?", ["I went hiking last weekend."], NOW) == "Who was I with? (last weekend)"
+        ("When can it start again? (crane site broke)", None)
+    assert resolve_query("那个后来怎么样了？", ["我上周去医院做了体检。"], NOW) == ("那个后来怎么样了？(上周 医院 体检)", "上周")
+    # the date phrase sets the time window only, it is not added to the query's words
+    assert resolve_query("Who was I with?", ["I went hiking last weekend."], NOW) == ("Who was I with?", "last weekend")
     # nothing to resolve: the query as given
     assert resolve_query("Where did Anna move to yesterday?", ["I went hiking last weekend."], NOW) == \
-        "Where did Anna move to yesterday?"
-    assert resolve_query("When can it start again?", [], NOW) == "When can it start again?"
+        ("Where did Anna move to yesterday?", None)
+    assert resolve_query("When can it start again?", [], NOW) == ("When can it start again?", None)
     assert points_back("Is that one still for sale?") and points_back("它多少钱？") and not points_back("Italy?")
     # a determiner of a word the query names is no reference: the query says what it means
     assert not points_back("那个基金呢？") and not points_back("How is that fund doing?")

@@ -475,12 +475,12 @@ class Memory:
         now = utcnow()
 
         def run() -> list[Hit]:
-            q, conv = self._conversation_query(query, ctx, cfg, scope, when or now)
+            q, conv, time_text = self._conversation_query(query, ctx, cfg, scope, when or now)
             extra = llm_queries(self.llm, q) if cfg.query_rewrite == "llm" and self.llm is not None else None
             return self._searcher.search(q, scope=scope, where=where, limit=limit, config=cfg, now=now,
                                          as_of=when, show_expired=show_expired, extra_queries=extra,
                                          anchor=self._anchor_hook(q, scope, cfg, ctx, limit) if cfg.anchor
-                                         else None, conversation=conv)
+                                         else None, conversation=conv, time_text=time_text)
         if self.cache is None:
             return run()
         key = search_key(query=query, agent_id=scope.agent_id, session_id=scope.session_id, context=context,
@@ -563,21 +563,23 @@ class Memory:
                           embed_turn=self._searcher.embed_passage, embed_turns=self._searcher.embed_passages)
 
     def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
-        """(the query resolved against the conversation ``ctx``, the conversation query or None): see
-        :mod:`anchormem.retrieval.conversation`. The turns are those anchoring reads (the last
-        ``anchor_context_turns``, filler left out), embedded in one batched call. No conversation, or
-        ``conversation_query_weight`` 0: (``query``, None)."""
-        if not ctx or cfg.conversation_query_weight <= 0:
-            return query, None
+        """(the query resolved against the conversation ``ctx``, the conversation query or None, the conversation's
+        date phrase for the time window or None): see :mod:`anchormem.retrieval.conversation`. The turns are those
+        anchoring reads (the last ``anchor_context_turns``, filler left out), embedded in one batched call (only
+        with ``conversation_query_weight`` > 0). No conversation: (``query``, None, None)."""
+        if not ctx:
+            return query, None, None
         turns = conversation_texts(ctx, cfg.anchor_context_turns or 6)
         if not turns:
-            return query, None
-        q = resolve_query(query, turns, now)
+            return query, None, None
+        q, time_text = resolve_query(query, turns, now)
+        if cfg.conversation_query_weight <= 0:
+            return q, None, time_text
         conv = conversation_query(q, turns, weight=cfg.conversation_query_weight if cfg.fusion == "rrf" else 0.0,
                                   query_vector=lambda: self._searcher.embed_query(q, scope),
                                   turn_vectors=self._searcher.embed_passages) \
             if cfg.dense_weight > 0 else conversation_query(q, turns, weight=cfg.conversation_query_weight)
-        return q, conv
+        return q, conv, time_text
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

@@ -5,9 +5,9 @@ Offline, from the conversation's turns (``context`` of ``search``/``ask``/``cont
 - **the query, resolved** (:func:`resolve_query`): a query that points back ("When does *it* start again?",
   "那个后来怎么样了？": a reference word of ``data/lang/{en,zh}/conversation.json``) gets the subject words
   (:func:`anchormem.context.wording.subject_terms`) of the newest earlier turn that has some appended, in
-  brackets; a query that names no date gets the first date phrase of the newest turn that names one
-  (:func:`anchormem.text.dates.resolve_dates`), so the time window of :mod:`.rewrite` applies ("I went hiking last
-  weekend." … "Who was I with?").
+  brackets; a query that names no date takes the first date phrase of the newest turn that names one
+  (:func:`anchormem.text.dates.resolve_dates`) as its time window (:mod:`.rewrite`; "I went hiking last weekend." …
+  "Who was I with?"), without adding it to the query's words.
 - **the conversation query** (:func:`conversation_query`): the last ``turns`` turns and the query as one text for
   BM25, and for the dense side the query's embedding mixed with the turns' passage embeddings (newest weighs most;
   the turns are embedded in one batched call and cached, :meth:`.search.Searcher.embed_passages`, so it costs no
@@ -75,15 +75,16 @@ def points_back(query: str) -> bool:
     return False
 
 
-def resolve_query(query: str, turns: Sequence[str], now: datetime) -> str:
-    """``query`` with what the conversation ``turns`` (oldest first) supply: the subject words of the newest earlier
-    turn holding some when the query points back (:func:`points_back`), and the newest turn's date phrase when the
-    query names no date (module doc). ``now``: the instant relative dates are resolved against. Returns ``query``
-    unchanged when nothing applies."""
+def resolve_query(query: str, turns: Sequence[str], now: datetime) -> tuple[str, str | None]:
+    """(``query`` with the subject words of the newest earlier turn holding some appended when it points back
+    (:func:`points_back`), the newest turn's date phrase when the query names no date, else None), from the
+    conversation ``turns`` (oldest first); ``now``: the instant relative dates are resolved against. The date phrase
+    sets the search's time window only (:meth:`.search.Searcher.search` ``time_text``): added to the query's words it
+    would match every memory that says "today" or "1937"."""
     from ..context.wording import subject_terms
 
     if not turns:
-        return query
+        return query, None
     add: list[str] = []
     if points_back(query):
         mine = set(subject_terms(query))
@@ -93,16 +94,17 @@ def resolve_query(query: str, turns: Sequence[str], now: datetime) -> str:
             if got:
                 add.extend(got[:4])
                 break
+    when = None
     if not resolve_dates(query, now):
         for t in reversed(turns):
             spans = resolve_dates(t, now)
-            if spans and spans[0].text.lower() not in " ".join(add).lower():
-                add.append(spans[0].text)
+            if spans:
+                when = spans[0].text
                 break
     if not add:
-        return query
+        return query, when
     sep = "" if has_cjk(query) else " "
-    return f"{query}{sep}({' '.join(add)})"
+    return f"{query}{sep}({' '.join(add)})", when
 
 
 def conversation_query(query: str, turns: Sequence[str], *, weight: float,

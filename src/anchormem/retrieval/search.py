@@ -128,14 +128,16 @@ class Searcher:
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
                query_vector: np.ndarray | None = None,
                anchor: Callable[..., list[Hit]] | None = None,
-               extra_queries: list[str] | None = None, conversation: Any = None) -> list[Hit]:
+               extra_queries: list[str] | None = None, conversation: Any = None,
+               time_text: str | None = None) -> list[Hit]:
         """``anchor``: context anchoring (``anchormem.context.anchor.AnchorHook``): gets every coarse candidate
         (and, when it ``wants_context_vectors``, their context vectors, loaded with them), returns them filtered
         and reranked, best first; when it has ``explain(hits)``, that is called with the hits returned.
         ``extra_queries``: alternative phrasings (LLM rewrite), each
         searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting.
         ``conversation``: a :class:`.conversation.ConversationQuery` (the conversation's turns and the query), searched
-        and fused by RRF with its ``weight`` times the query's weights (rrf fusion only)."""
+        and fused by RRF with its ``weight`` times the query's weights (rrf fusion only). ``time_text``: a date phrase
+        the time window is read from when the query names none (the conversation's, :mod:`.conversation`)."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
         past_q = wants_past(query, where, as_of)  # a question about the past also reads superseded memories
@@ -162,6 +164,8 @@ class Searcher:
         else:
             fused = weighted(dense, lexical, config.dense_weight)
         window = time_window(query, as_of or now) if offline else None
+        if window is None and offline and time_text:
+            window = time_window(time_text, as_of or now)
         if not fused:
             return []
         dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}
