@@ -108,3 +108,14 @@ def test_heldout2_set_shape_and_words_apart():
     dev_zh = {c.word for c in load_cases() if c.lang == "zh"}
     assert not words & (set(EN_WORDS) | set(EN_HELDOUT) | dev_zh)
     assert all(len(c.sessions) == 2 and c.target in c.sessions and c.wrong for c in cases)
+
+
+def test_the_conversations_date_sets_the_time_window(mem):
+    mem.add("Hiking with Tom on the ridge trail.", user_id="u", timestamp="2024-05-09T10:00:00Z")
+    mem.add("Hiking with Sara by the lake.", user_id="u", timestamp="2024-03-01T10:00:00Z")
+    hits = mem.search("Who was I hiking with?", user_id="u", context=["I went out yesterday, it was great."],
+                      as_of="2024-05-10T12:00:00Z", recipe="hybrid_rrf")
+    assert hits[0].memory.text.startswith("Hiking with Tom")
+    assert hits[0].explain["time_match"] is True and hits[1].explain["time_match"] is False
+    bare = mem.search("Who was I hiking with?", user_id="u", as_of="2024-05-10T12:00:00Z", recipe="hybrid_rrf")
+    assert "time_match" not in bare[0].explain  # no date anywhere: no window
