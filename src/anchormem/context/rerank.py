@@ -80,7 +80,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
                     limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
                     drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5,
                     about: np.ndarray | None = None, own: np.ndarray | None = None,
-                    gate: str | None = "always") -> Reranking:
+                    gate: str | None = "always", touch: np.ndarray | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -92,7 +92,9 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     A memory that names what the query names is never dropped by its labels alone: the holders' relative agreement
     is taken against the best holder's (the labels pick a sense among them, they do not rank memories that do not
     name it above all of them: "When can the crane start again?" in a conversation about a project schedule), so the
-    best holder is never filtered nor dropped. ``gate``: recorded in ``explain["anchor"]["gate"]``."""
+    best holder is never filtered nor dropped. ``gate``: recorded in ``explain["anchor"]["gate"]``. ``touch``: (n,)
+    bool, the only candidates whose score may change (the holders of a split word, :func:`.hook.informative`); the
+    others keep factor 1."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -114,6 +116,10 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     cfac = context.factors(eligible) if context is not None else None
     if cfac is not None:
         factors = factors * cfac
+    if touch is not None:
+        factors = np.where(touch, factors, 1.0)
+        if cfac is not None:
+            cfac = np.where(touch, cfac, 1.0)
     scores = c.score * factors
     keep = factors >= drop * float(factors.max(initial=0.0))
     order = _order(scores, hits)

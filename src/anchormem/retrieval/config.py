@@ -89,6 +89,11 @@ class SearchConfig(BaseModel):
     # order is kept (issue #23: an ordinary question inside a conversation about something else)
     anchor_gate: bool = True  # False: every anchored search reorders (the behaviour before issue #23)
     anchor_gate_top: int = Field(10, ge=1, le=1000)
+    # gate "spread" (a split word): "full" = labels from the query and its conversation and the context-vector
+    # factor; "labels" = no context-vector factor; "query" = labels from the query (and the memory its words single
+    # out) only, the conversation left out
+    anchor_spread: Literal["full", "labels", "query"] = "query"
+    anchor_spread_weight: float = Field(0.8, ge=0, le=1)  # w of a "spread" reorder with a conversation (not "full")
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
     # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
