@@ -25,6 +25,15 @@ def _arg(argv: list[str], name: str, default: str) -> str:
     return argv[argv.index(name) + 1] if name in argv else default
 
 
+def _value(v: str):
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(v.lower(), v)
+
+
 def main(argv: list[str]) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     sets = _arg(argv, "--sets", "heldout2")
@@ -49,8 +58,7 @@ def main(argv: list[str]) -> dict:
             base, *upd = name.split(":")
             cfg = recipe(base)
             if upd:
-                cfg = recipe(cfg.model_copy(update={k: float(v) if "." in v else int(v)
-                                                    for k, v in (u.split("=") for u in upd)}))
+                cfg = recipe(cfg.model_copy(update={k: _value(v) for k, v in (u.split("=") for u in upd)}))
             groups: dict[str, dict[str, int]] = {}
             fails = []
             for c in cases:

@@ -55,8 +55,8 @@ def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str
     A *split word* is a subject word of the query that few lexical leaders hold (at most half of them: a word, not a
     name every turn of a conversation holds) and that the ``top`` best candidates holding it carry in two label
     domains or more, the second domain's best within ``near`` of the best holder's score ("bat" in "When is the
-    rescue coming for the bat in the attic?", held by the animal and the cricket memories). Only its holders are
-    reordered: a memory that does not hold it keeps its place."""
+    rescue coming for the bat in the attic?", held by the animal and the cricket memories). Only its holders and their
+    session-mates (the conversations it was said in) are reordered: any other memory keeps its place."""
     if not hits:
         return None, None
     if not subject_terms(query) or (cov and not any(w > 0 for w, _ in cov.values())):
@@ -89,7 +89,10 @@ def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str
         s1 = max(best.values())
         if sum(v >= near * s1 for v in best.values()) >= 2:
             mask[held] = True
-    return ("spread", mask) if mask.any() else (None, None)
+    if mask.any():  # and the rest of the conversations the word was said in (session-less memories: their own)
+        mask |= np.isin(cand.session, cand.session[mask])
+        return "spread", mask
+    return None, None
 
 
 def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
