@@ -11,7 +11,8 @@ importance):
 - ``hybrid``, ``anchored``: the question alone (no conversation);
 - ``hybrid+conv``, ``anchored+conv``: the question with its conversation (``conversation_query_weight`` as the recipe
   sets it: the conversation also forms a query, :mod:`anchormem.retrieval.conversation`);
-- ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0).
+- ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0);
+  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off.
 
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
@@ -34,8 +35,8 @@ from anchormem.retrieval.config import RECIPES
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
-PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv", "anchored+conv-noq"),
-         ("anchored+conv-noq", "hybrid"), ("hybrid+conv", "hybrid"), ("anchored+conv", "anchored")]
+PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv-q", "anchored+conv"),
+         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored")]
 
 
 def _arg(argv: list[str], name: str, default: str) -> str:
@@ -47,6 +48,10 @@ def _config(name: str):
     upd = {"track_access": False}
     if name.endswith("-noq"):
         upd["conversation_query_weight"] = 0.0
+    if name.endswith("-q"):  # the conversation query on (off by default)
+        upd["conversation_query_weight"] = 0.25
+    if name.endswith("-nogate"):  # every anchored search reorders (before issue #23)
+        upd["anchor_gate"] = False
     return base.model_copy(update=upd)
 
 

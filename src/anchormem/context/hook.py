@@ -46,7 +46,7 @@ def conversation_texts(ctx: Sequence, turns: int) -> list[str]:
 
 def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str, tuple[float, frozenset[str]]],
                 holders: AbstractSet[str], *, top: int = 10, near: float = 0.5,
-                leaders: Sequence[Hit] | None = None) -> tuple[str | None, np.ndarray | None]:
+                leaders: Sequence[Hit] | None = None, split: bool = True) -> tuple[str | None, np.ndarray | None]:
     """Why the candidates' order is in doubt (the gate of the module doc), and which candidates the reorder may
     touch: (``"template"`` or ``"one_word"``, None: all of them; ``"spread"``, (n,) bool mask: the holders of a split
     word; (None, None): nothing is in doubt, the hybrid order stays). ``cand``: the arrays of ``hits``;
@@ -76,7 +76,7 @@ def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str
     found = term_coverage(terms, [cand.hits[i].memory.text for i in order])
     mask = np.zeros(len(cand), dtype=bool)
     for k in range(len(terms)):
-        if not 0 < df[k] <= n_lead / 2:
+        if split and not 0 < df[k] <= n_lead / 2:
             continue
         best: dict[int, float] = {}
         held = [i for i, f in zip(order, found) if k in f]
@@ -90,6 +90,8 @@ def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str
         if sum(v >= near * s1 for v in best.values()) >= 2:
             mask[held] = True
     if mask.any():  # and the rest of the conversations the word was said in (session-less memories: their own)
+        if not split:
+            return "spread", None
         mask |= np.isin(cand.session, cand.session[mask])
         return "spread", mask
     return None, None
@@ -144,7 +146,8 @@ class AnchorHook:
         cand = Candidates.of(hits)  # one pass over the hits for every stage below
         cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
         gate, touch = informative(self.query, hits, cand, cov, holders, top=cfg.anchor_gate_top,
-                                  near=cfg.anchor_gate_near) if cfg.anchor_gate else ("always", None)
+                                  near=cfg.anchor_gate_near, split=cfg.anchor_gate_split) if cfg.anchor_gate \
+            else ("always", None)
         about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
         if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
             qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")

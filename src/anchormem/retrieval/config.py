@@ -89,6 +89,9 @@ class SearchConfig(BaseModel):
     # order is kept (issue #23: an ordinary question inside a conversation about something else)
     anchor_gate: bool = True  # False: every anchored search reorders (the behaviour before issue #23)
     anchor_gate_top: int = Field(10, ge=1, le=1000)
+    # True: "spread" needs a split word (few candidates hold it) and reorders its holders only; cost the polysemy dev
+    # sense cases (EN 98/114, ZH 92/112 pooled): off
+    anchor_gate_split: bool = False
     # gate "spread" (a split word): "full" = labels from the query and its conversation and the context-vector
     # factor; "labels" = no context-vector factor; "query" = labels from the query (and the memory its words single
     # out) only, the conversation left out
@@ -97,7 +100,9 @@ class SearchConfig(BaseModel):
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
     # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
-    conversation_query_weight: float = Field(0.25, ge=0, le=1)
+    # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
+    # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev_conv_query.json)
+    conversation_query_weight: float = Field(0.0, ge=0, le=1)
 
 
 RECIPES: dict[str, SearchConfig] = {
