@@ -64,18 +64,25 @@ class _Counting:
 def test_unstored_turns_cost_one_batched_embedding(db_path):
     from anchormem.embedders import make_embedder
 
+    from anchormem.retrieval.config import RECIPES
+
+    always = RECIPES["anchored"].model_copy(update={"anchor_gate": False})  # the conversation is always read
     emb = _Counting(make_embedder("hash"))
     with Memory(db_path, embedder=emb, cache=False) as m:
         m.add("I opened a savings account at the bank.", user_id="u")
         emb.calls.clear()
         ctx = ["My budget is tight.", "Rent went up again.", "I want to save more.", "Interest rates are up.",
                "What about the bank?"]
-        m.search("What did I say about the bank?", user_id="u", context=ctx)
+        m.search("What did I say about the bank?", user_id="u", context=ctx, recipe=always)
         assert emb.calls == [5]  # the five turns together, once
-        m.search("Anything new about the bank?", user_id="u", context=ctx)
+        m.search("Anything new about the bank?", user_id="u", context=ctx, recipe=always)
         assert emb.calls == [5]  # cached: no new embedding
-        m.search("Anything new about the bank?", user_id="u", context=[*ctx[1:], "Savings matter."])
+        m.search("Anything new about the bank?", user_id="u", context=[*ctx[1:], "Savings matter."], recipe=always)
         assert emb.calls == [5, 1]  # only the new turn
+        # the default: nothing is ambiguous (one memory holds "bank"), the gate keeps the hybrid order and no turn
+        # is embedded at all
+        m.search("Anything new about the bank?", user_id="u", context=["A brand new turn."])
+        assert emb.calls == [5, 1]
 
 
 def test_gate_keeps_the_hybrid_order_for_an_ordinary_question(mem):
