@@ -3,14 +3,16 @@ candidates, and :func:`informative`, which decides whether the query's sense is 
 
 **Gate** (issue #23): the conversation's sense (and the query's own labels) only reorder the candidates where they
 are informative: the query names nothing its memories differ in (no *telling* word, :func:`.wording.coverage`: a
-template such as "what did I say about the bank?"; ``template``), it names one thing whose memories lie in several
-domains (``one_word``), or a *split word* of the query (few candidates hold it, and the ``anchor_gate_top`` best
-candidates holding it lie in two label domains or more with near scores: :func:`informative`) is held by memories of
-different senses (``spread``), and then only its holders are reordered. Elsewhere the hybrid order is returned as it
-is: an ordinary question inside a conversation about something else keeps its memories (``explain["anchor"]["gate"]``
-is None). A first version without split words (any two domains among the best candidates) opened the gate for 96 of
-117 LoCoMo questions asked inside the preceding session's last turns and cost R@5 18.8 points against hybrid
-(``bench/results/conv_locomo_before_gatefix.json``). Measured in ``bench/conv_locomo.py`` and ``bench/anchor_heldout.py``.
+template such as "what did I say about the bank?"; ``template``) or names one word whose memories lie in several
+domains (``one_word``): then the conversation decides, as before. Or a subject word of the query is held by the
+``anchor_gate_top`` best candidates in two label domains or more with near scores (``spread``): then the senses are
+told apart by the query's own words and the memory they single out, not by the conversation, which may be about
+something else (``SearchConfig.anchor_spread`` "query", weight ``anchor_spread_weight``, no context-vector factor).
+Elsewhere the hybrid order is returned as it is (``explain["anchor"]["gate"]`` is None). With the conversation
+deciding ``spread`` too, LoCoMo questions asked after the preceding session's last turns lost R@5 18.8 points
+against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
+the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
+word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
 """
 
 from __future__ import annotations

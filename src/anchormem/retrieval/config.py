@@ -101,7 +101,7 @@ class SearchConfig(BaseModel):
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
     # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
     # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
-    # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev_conv_query.json)
+    # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev.json)
     conversation_query_weight: float = Field(0.0, ge=0, le=1)
 
 
