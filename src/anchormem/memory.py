@@ -28,7 +28,7 @@ from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.pipeline import draft_memories, embedding_text
 from .context.hook import AnchorHook, conversation_texts
-from .retrieval.conversation import conversation_query, resolve_query
+from .retrieval.conversation import plan
 from .context.anchor import ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
@@ -563,23 +563,9 @@ class Memory:
                           embed_turn=self._searcher.embed_passage, embed_turns=self._searcher.embed_passages)
 
     def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
-        """(the query resolved against the conversation ``ctx``, the conversation query or None, the conversation's
-        date phrase for the time window or None): see :mod:`anchormem.retrieval.conversation`. The turns are those
-        anchoring reads (the last ``anchor_context_turns``, filler left out), embedded in one batched call (only
-        with ``conversation_query_weight`` > 0). No conversation: (``query``, None, None)."""
-        if not ctx:
-            return query, None, None
-        turns = conversation_texts(ctx, cfg.anchor_context_turns or 6)
-        if not turns:
-            return query, None, None
-        q, time_text = resolve_query(query, turns, now)
-        if cfg.conversation_query_weight <= 0:
-            return q, None, time_text
-        conv = conversation_query(q, turns, weight=cfg.conversation_query_weight if cfg.fusion == "rrf" else 0.0,
-                                  query_vector=lambda: self._searcher.embed_query(q, scope),
-                                  turn_vectors=self._searcher.embed_passages) \
-            if cfg.dense_weight > 0 else conversation_query(q, turns, weight=cfg.conversation_query_weight)
-        return q, conv, time_text
+        """:func:`anchormem.retrieval.conversation.plan` for this search (the turns anchoring reads)."""
+        return plan(query, conversation_texts(ctx, cfg.anchor_context_turns or 6) if ctx else [], cfg,
+                    lambda q: self._searcher.embed_query(q, scope), self._searcher.embed_passages, now)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

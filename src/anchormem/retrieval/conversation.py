@@ -30,7 +30,7 @@ from ..langdata import words
 from ..text.dates import resolve_dates
 from ..text.tokenize import STOPWORDS, has_cjk
 
-__all__ = ["ConversationQuery", "resolve_query", "conversation_query", "points_back"]
+__all__ = ["ConversationQuery", "resolve_query", "conversation_query", "points_back", "plan"]
 
 
 @dataclass(frozen=True)
@@ -128,3 +128,23 @@ def conversation_query(query: str, turns: Sequence[str], *, weight: float,
         mix = q / max(float(np.linalg.norm(q)), 1e-12) + c / max(float(np.linalg.norm(c)), 1e-12)
         vec = (mix / max(float(np.linalg.norm(mix)), 1e-12)).astype(np.float32)
     return ConversationQuery(text=text, vector=vec, weight=float(weight))
+
+
+def plan(query: str, turns: Sequence[str], cfg, embed_query: Callable[[str], np.ndarray],
+         embed_turns: Callable[[list[str]], np.ndarray], now: datetime
+         ) -> tuple[str, ConversationQuery | None, str | None]:
+    """What a search with a conversation runs: (the query resolved against ``turns`` (:func:`resolve_query`), the
+    conversation query or None (:func:`conversation_query`, with ``cfg.conversation_query_weight``; rrf fusion
+    only), the conversation's date phrase for the time window or None). ``turns``: the conversation's texts, oldest
+    first (none: (``query``, None, None)); ``embed_query``/``embed_turns``: the searcher's cached embedders; the turns
+    are embedded only when the conversation query is on."""
+    if not turns:
+        return query, None, None
+    q, time_text = resolve_query(query, turns, now)
+    w = cfg.conversation_query_weight if cfg.fusion == "rrf" else 0.0
+    if w <= 0:
+        return q, None, time_text
+    conv = conversation_query(q, turns, weight=w, query_vector=lambda: embed_query(q),
+                              turn_vectors=embed_turns) if cfg.dense_weight > 0 else \
+        conversation_query(q, turns, weight=w)
+    return q, conv, time_text
