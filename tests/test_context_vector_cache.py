@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from anchormem import Memory
+from anchormem.retrieval.config import RECIPES
 from anchormem.testing import DeterministicEmbedder
 
 DIM = 32
@@ -75,5 +76,7 @@ def test_cached_context_vectors_follow_every_write(tmp_path):
         with Memory(path, embedder=DeterministicEmbedder(DIM), cache=False) as other:
             other.store.set_context_vectors(other.tenant, {ids[2]: np.ones(DIM, np.float32)})
         np.testing.assert_array_equal(_same_as_table(mem, ids)[ids[2]], np.ones(DIM, np.float32))
-        hits = mem.search("cider press", user_id="u", context=["Apples in autumn."], recipe="anchored", limit=3)
+        # the gate off (every anchored search reorders), so the context vectors are read
+        always = RECIPES["anchored"].model_copy(update={"anchor_gate": False})
+        hits = mem.search("cider press", user_id="u", context=["Apples in autumn."], recipe=always, limit=3)
         assert hits and all("context_sim" in h.explain["anchor"] for h in hits)

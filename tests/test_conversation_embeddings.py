@@ -8,6 +8,11 @@ import numpy as np
 import pytest
 
 from anchormem import Memory
+from anchormem.retrieval.config import RECIPES
+
+# the gate off: every anchored search reads its conversation (the gate keeps the hybrid order, and embeds no turn,
+# when nothing is ambiguous); these tests are about how the turns are embedded
+ALWAYS = RECIPES["anchored"].model_copy(update={"anchor_gate": False})
 
 
 class Counting:
@@ -45,7 +50,7 @@ def test_turns_add_stored_are_not_embedded_again(mem):
     mem.add(CHAT, user_id="u", session_id="money")
     e = mem.embedder
     e.documents.clear()
-    hits = mem.search("What about the bank?", user_id="u", context=CHAT)
+    hits = mem.search("What about the bank?", user_id="u", context=CHAT, recipe=ALWAYS)
     assert hits and hits[0].explain["anchor"]["query_label_source"].startswith("query+context")
     assert e.documents == []  # every turn of the conversation was stored: its passage vector is reused
     assert e.queries == ["What about the bank?"]
@@ -54,9 +59,9 @@ def test_turns_add_stored_are_not_embedded_again(mem):
     np.testing.assert_allclose(kept, e.inner.embed_documents(["Ann: Four percent, locked for three years."])[0])
     assert e.documents == []
     new = "Is that a good deposit rate?"  # not filler ("Is that good?" is left out of the conversation)
-    mem.search("And the rate?", user_id="u", context=[*CHAT, {"role": "user", "content": new}])
+    mem.search("And the rate?", user_id="u", context=[*CHAT, {"role": "user", "content": new}], recipe=ALWAYS)
     assert e.documents == [new]  # only the turn no add has seen, once
-    mem.search("And the rate again?", user_id="u", context=[*CHAT, {"role": "user", "content": new}])
+    mem.search("And the rate again?", user_id="u", context=[*CHAT, {"role": "user", "content": new}], recipe=ALWAYS)
     assert e.documents == [new]
 
 
@@ -66,7 +71,7 @@ def test_a_purge_drops_the_kept_passage_embeddings(mem):
     mem.delete(events[0].memory.id, purge=True)
     assert len(mem._searcher._pcache) == 0
     mem.embedder.documents.clear()
-    mem.search("What about the bank?", user_id="u", context=CHAT[:1])
+    mem.search("What about the bank?", user_id="u", context=CHAT[:1], recipe=ALWAYS)
     assert mem.embedder.documents == ["I opened a savings account at the bank."]
 
 

@@ -30,13 +30,16 @@ from .ingest.normalize import check_scope_id, check_text, normalize_context, nor
 from .ingest.keys import parse_key_kinds
 from .ingest.pipeline import draft_memories, embedding_text
 from .ingest.many import add_many as _add_many, message_vectors
-from .context.anchor import AnchorHook, ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
+from .context.hook import AnchorHook, conversation_texts
+from .retrieval.conversation import plan
+from .context.anchor import ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
                         warm_only)
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe
+from .retrieval.config import recipe as resolve_recipe  # search()'s argument "recipe" shadows the name
 from .retrieval.currency import evidence_hits
 from .facts.claims import asks_past
 from .retrieval.rewrite import llm_queries
@@ -485,17 +488,18 @@ class Memory:
         context, ctx = normalize_context(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
-        cfg = self.search_config if recipe is None else _recipe(recipe)
+        cfg = self.search_config if recipe is None else resolve_recipe(recipe)
         if ctx and recipe is None and not cfg.anchor:  # a conversation given without a recipe: use it
             cfg = cfg.model_copy(update={"anchor": True, "name": f"{cfg.name}+anchor"})
         now = utcnow()
 
         def run() -> list[Hit]:
-            extra = llm_queries(self.llm, query) if cfg.query_rewrite == "llm" and self.llm is not None else None
-            return self._searcher.search(query, scope=scope, where=where, limit=limit, config=cfg, now=now,
+            q, conv, time_text = self._conversation_query(query, ctx, cfg, scope, when or now)
+            extra = llm_queries(self.llm, q) if cfg.query_rewrite == "llm" and self.llm is not None else None
+            return self._searcher.search(q, scope=scope, where=where, limit=limit, config=cfg, now=now,
                                          as_of=when, show_expired=show_expired, extra_queries=extra,
-                                         anchor=self._anchor_hook(query, scope, cfg, ctx, limit) if cfg.anchor
-                                         else None)
+                                         anchor=self._anchor_hook(q, scope, cfg, ctx, limit) if cfg.anchor
+                                         else None, conversation=conv, time_text=time_text)
         if self.cache is None:
             return run()
         key = search_key(query=query, agent_id=scope.agent_id, session_id=scope.session_id, context=context,
@@ -575,7 +579,12 @@ class Memory:
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
         return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
-                          embed_turn=self._searcher.embed_passage)
+                          embed_turn=self._searcher.embed_passage, embed_turns=self._searcher.embed_passages)
+
+    def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
+        """:func:`anchormem.retrieval.conversation.plan` for this search (the turns anchoring reads)."""
+        return plan(query, conversation_texts(ctx, cfg.anchor_context_turns or 6) if ctx else [], cfg,
+                    lambda q: self._searcher.embed_query(q, scope), self._searcher.embed_passages, now)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each
@@ -782,10 +791,6 @@ class Memory:
         from .portable import import_memories
 
         return import_memories(self, data, user_id=user_id, on_conflict=on_conflict, format=format)
-
-
-def _recipe(value: str | SearchConfig) -> SearchConfig:
-    return recipe(value)
 
 
 def _open_postgres(url: str, s: Settings) -> Any:

@@ -109,11 +109,14 @@ def eval_polysemy(
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
     raw_labels: bool = typer.Option(False, "--raw-labels",
                                     help="Keep the CoarseWSD sentences the audit found mislabelled."),
+    sets: str = typer.Option("dev", "--sets", help="dev, heldout2 (the second held-out set, issue #23) or all."),
 ) -> None:
     """Context anchoring on the polysemy dev set (dense vs hybrid vs anchored, per language group)."""
     from ..eval.polysemy import format_table, run_polysemy
 
     kwargs: dict[str, Any] = {"pooled": pooled, "audit": not raw_labels}
+    if sets != "dev":
+        kwargs["sets"] = sets
     if embedder is not None:
         kwargs["embedder"] = embedder
     say = (lambda _m: None) if _state.json else (lambda m: _err().print(f"[dim]{m}[/]"))

@@ -42,7 +42,8 @@ domain read off the conversation would filter out the very memory the query quot
 :mod:`anchormem.eval.polysemy`). A template-like query ("what did I say about the bank?") matches many memories
 about equally and keeps the conversation's labels.
 
-**Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`):
+**Read** when ``SearchConfig.anchor`` is on (:meth:`ContextAnchor.rerank`; the search's hook and its gate, which
+keeps the hybrid order where nothing is ambiguous, are in :mod:`.hook`):
 
     coarse candidates (dense + BM25, ``candidates`` each) → label agreement a = Σ_d m_d · q_d / max(q)
     (m: the memory's label distribution; a memory with several senses matches through any of them) → relative
@@ -86,18 +87,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..errors import LLMError
-from ..ingest.classify import is_chitchat
-from ..ingest.pipeline import embedding_text
 from ..types import Hit, Label
 from .labeller import OfflineLabeller, labels_to_dist, labels_to_logits, softmax
 from .llm_labeller import LLMLabeller
 from .candidates import Candidates
-from .rerank import Reranking, rank_candidates
+from .rerank import rank_candidates
 from .smoothing import _smooth
-from .wording import coverage, coverage_and_holders, leads_rivals, subject_terms
+from .wording import coverage, leads_rivals, subject_terms
 from .taxonomy import DOMAIN_INDEX, DOMAIN_NAMES, NO_DOMAIN
 from .write_labels import (check_labels, context_vectors, hand_set, label_drafts, relabel_scope,  # noqa: F401
                            session_windows)
@@ -106,7 +104,7 @@ log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
 ABSTAIN_RATIO: float | None = None  # off: a stored sense-bearing turn left unlabelled cost polysemy EN 1.7 points
 
-__all__ = ["ContextAnchor", "AnchorHook", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
+__all__ = ["ContextAnchor", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
            "label_score", "label_drafts", "recent_session_labels", "session_windows",
            "name_collision"]
 
@@ -584,16 +582,6 @@ class ContextAnchor:
         return r.annotate(r.hits, limit=limit)
 
 
-def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
-    """The query names one thing only (one subject word, :func:`.wording.subject_terms`) and the memories holding it
-    (``holders``: their ids) have primary labels of two domains or more: the word is ambiguous in this user's
-    memories, whatever domain the lexicon gives it."""
-    if not holders or len(subject_terms(query)) != 1:
-        return False
-    domains = {h.memory.labels[0].domain for h in hits if h.memory.id in holders and h.memory.labels}
-    return len(domains) >= 2
-
-
 def _rows(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(each of ``ids``' row in the matrix (n,) int64, -1 where ``vectors`` has none; the matrix (m, dim)): the
     mapping's own matrix when it has one (:class:`anchormem.stores.context_vectors.ContextVectors`, what the stores
@@ -626,71 +614,9 @@ def recent_session_labels(store, scope, limit: int = 8) -> list[list[Label]]:
     return [labs for s, labs in rows if s == sid][:limit]
 
 
-class AnchorHook:
-    """The ``anchor`` callable for :meth:`Searcher.search`: labels the query (with the conversation ``ctx``,
-    normalised messages, newest last), then filters and reranks the candidates. ``embed``: the query embedding;
-    ``embed_turn``: a conversation turn's (default ``embed``; Memory passes the passage embedding, as the turns
-    of a memory's context vector are embedded, so a turn ``add`` stored is not embedded again).
-    ``wants_context_vectors``: the searcher should load the candidates' context vectors with them (one query) and
-    pass them in; when it does not, they are read from the store here."""
+def __getattr__(name: str):  # AnchorHook lives in .hook (the read side), which imports this module
+    if name == "AnchorHook":
+        from .hook import AnchorHook
 
-    def __init__(self, anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray], query: str, scope, cfg,
-                 ctx, limit: int, embed_turn: Callable[[str], np.ndarray] | None = None) -> None:
-        self.anchor, self.store, self.embed, self.query = anchor, store, embed, query
-        self.embed_turn = embed_turn or embed
-        self.scope, self.cfg, self.limit = scope, cfg, limit
-        # each turn as add embeds a memory ("<name>: <text>" when the speaker is named), so a stored turn's
-        # passage embedding is the turn's own
-        # social filler ("ok", "thanks!", 好的) says nothing of what the conversation is about: left out, as add
-        # leaves it out of memory (a conversation of filler only is no conversation)
-        texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
-                 if getattr(m, "role", "user") != "system" and not is_chitchat(m.content)]
-        self.texts = texts[-cfg.anchor_context_turns:] if cfg.anchor_context_turns else []
-        # the conversation's own turns (and the query), when add stored them as memories (the agent loop: add the
-        # turn, then search with it): such a memory is the conversation itself, not a sense of it, so it is
-        # neither the context factor's reference nor "singled out" by the query's words
-        self.own = {m.content.strip() for m in ctx} | {query.strip()}
-        self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
-        self.reranking: Reranking | None = None  # set by __call__, read by explain
-
-    def _recent(self) -> np.ndarray | None:  # the user's most recent session, across sessions of this agent
-        from ..types import Scope
-
-        s = self.scope
-        return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
-
-    @staged("anchor")
-    def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
-        anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
-        cand = Candidates.of(hits)  # one pass over the hits for every stage below
-        cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
-        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
-                                  cov=cov)
-        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
-        if pick is not None and pick.memory.text.strip() in self.own:
-            pick = None
-        # the recent session stands in for a missing conversation only when the query's words single nothing out
-        qc = anchor.query_context(self.query, embed(self.query), context=texts, embed=self.embed_turn,
-                                  recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
-                                  with_labels=False, ambiguous=bool(texts) and pick is None
-                                  and _ambiguous(self.query, hits, holders))
-        weight = cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
-        qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
-        cm = None
-        if self.wants_context_vectors and hits:
-            mv = context_vectors if context_vectors is not None else \
-                self.store.get_context_vectors(self.scope.tenant, cand.ids)
-            cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
-                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
-        about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
-        self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
-                                         full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
-                                         drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
-                                         about=about, own=own if own.any() else None)
-        return self.reranking.hits
-
-    def explain(self, hits: Sequence[Hit]) -> None:
-        """Write ``explain["anchor"]`` on the hits the search returns (some of what :meth:`__call__` returned, in
-        their final order): only those pay for their explain dicts (:meth:`.rerank.Reranking.annotate`)."""
-        if self.reranking is not None:
-            self.reranking.annotate(hits, limit=len(hits))
+        return AnchorHook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -42,6 +42,7 @@ class Reranking:
     sims: list[float] | None = None
     context_factors: list[float] | None = None
     context_source: str | None = None
+    gate: str | None = "always"  # why the order was in doubt (.hook.informative); None: the hybrid order was kept
 
     def annotate(self, hits: Sequence[Hit], *, limit: int | None = None) -> list[Hit]:
         """Write ``explain["final"]`` and ``explain["anchor"]`` on ``hits`` (kept hits of this reranking, in the order
@@ -66,6 +67,7 @@ class Reranking:
                 "label_rel": self.rel[i] if labelled else None,
                 "factor": self.factors[i], "filtered": filtered,
                 "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
+                "gate": self.gate,
             }
             if self.sims is not None and self.context_factors is not None:
                 s = self.sims[i]
@@ -77,7 +79,8 @@ class Reranking:
 def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float, full_label: float = 0.6,
                     limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
                     drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5,
-                    about: np.ndarray | None = None, own: np.ndarray | None = None) -> Reranking:
+                    about: np.ndarray | None = None, own: np.ndarray | None = None,
+                    gate: str | None = "always", touch: np.ndarray | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -85,11 +88,21 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     factor's reference is the best of these (that the label filter keeps) when there are any, so the conversation
     picks the sense among the memories about what the query names; a memory closer to the conversation that does not
     name it is not penalised, and it does not push those memories down either ("Apple 怎么样？" in a conversation
-    about a portfolio: the Apple-shares memory is the reference, not the bond memory next to the portfolio talk)."""
+    about a portfolio: the Apple-shares memory is the reference, not the bond memory next to the portfolio talk).
+    A memory that names what the query names is never dropped by its labels alone: the holders' relative agreement
+    is taken against the best holder's (the labels pick a sense among them, they do not rank memories that do not
+    name it above all of them: "When can the crane start again?" in a conversation about a project schedule), so the
+    best holder is never filtered nor dropped. ``gate``: recorded in ``explain["anchor"]["gate"]``. ``touch``: (n,)
+    bool, the only candidates whose score may change (the holders of a split word, :func:`.hook.informative`); the
+    others keep factor 1."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
     rel = agree / top
+    held = about is not None and bool(about.any())
+    if held:
+        top_held = max(float(agree[about].max(initial=0.0)), min_top_agreement)
+        rel = np.where(about, agree / top_held, rel)
     if pick is not None:
         rel[c.position(pick)] = 1.0
     ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
@@ -103,6 +116,10 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     cfac = context.factors(eligible) if context is not None else None
     if cfac is not None:
         factors = factors * cfac
+    if touch is not None:
+        factors = np.where(touch, factors, 1.0)
+        if cfac is not None:
+            cfac = np.where(touch, cfac, 1.0)
     scores = c.score * factors
     keep = factors >= drop * float(factors.max(initial=0.0))
     order = _order(scores, hits)
@@ -115,7 +132,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         h.score = s
     r = Reranking(hits=out, factors=factors[order].tolist(), agree=agree[order].tolist(),
                   rel=rel[order].tolist(), labelled=labelled[order].tolist(), filtered=filtered_mask[order].tolist(),
-                  query=qc)
+                  query=qc, gate=gate)
     if context is not None and cfac is not None:
         r.sims, r.context_factors, r.context_source = (context.sims[order].tolist(), cfac[order].tolist(),
                                                        context.source)

@@ -92,6 +92,26 @@ class SearchConfig(BaseModel):
     hop_terms: int = Field(8, ge=0, le=50)
     hop_mix: float = Field(0.5, ge=0, le=1)
     hop_weight: float = Field(0.5, ge=0, le=2)
+    # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
+    # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
+    # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid
+    # order is kept (issue #23: an ordinary question inside a conversation about something else)
+    anchor_gate: bool = True  # False: every anchored search reorders (the behaviour before issue #23)
+    anchor_gate_top: int = Field(10, ge=1, le=1000)
+    # True: "spread" needs a split word (few candidates hold it) and reorders its holders only; cost the polysemy dev
+    # sense cases (EN 98/114, ZH 92/112 pooled): off
+    anchor_gate_split: bool = False
+    # gate "spread" (a split word): "full" = labels from the query and its conversation and the context-vector
+    # factor; "labels" = no context-vector factor; "query" = labels from the query (and the memory its words single
+    # out) only, the conversation left out
+    anchor_spread: Literal["full", "labels", "query"] = "query"
+    anchor_spread_weight: float = Field(0.8, ge=0, le=1)  # w of a "spread" reorder with a conversation (not "full")
+    anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
+    # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
+    # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
+    # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
+    # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev.json)
+    conversation_query_weight: float = Field(0.0, ge=0, le=1)
 
 
 RECIPES: dict[str, SearchConfig] = {

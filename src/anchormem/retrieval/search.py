@@ -73,6 +73,26 @@ class Searcher:
         anchored in is mostly turns already added. Kept in this process only, never in a shared cache."""
         return self._cached(self._pcache, text, lambda t: self.embedder.embed_documents([t])[0])
 
+    @staged("embed_turns")
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """The passage embeddings of conversation turns ``texts``: (n, dim) float32, in order. The turns not kept yet
+        (:meth:`embed_passage`'s cache) are embedded together in one ``embed_documents`` call, so a conversation of
+        unstored turns costs one batched embedding, and a turn seen in an earlier search costs none."""
+        with self._qlock:
+            got = {t: self._pcache[t] for t in texts if t in self._pcache}
+            for t in got:
+                self._pcache.move_to_end(t)
+        todo = [t for t in dict.fromkeys(texts) if t not in got]
+        if todo:
+            vecs = np.asarray(self.embedder.embed_documents(todo), dtype=np.float32).reshape(len(todo), -1)
+            with self._qlock:
+                for t, v in zip(todo, vecs):
+                    got[t] = v
+                    self._put(self._pcache, t, v)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.vstack([got[t] for t in texts])
+
     def remember_passages(self, texts: list[str], vectors: np.ndarray) -> None:
         """Keep the passage embeddings ``add`` computed (``vectors``: (n, dim) for ``texts``) for
         :meth:`embed_passage`."""
@@ -109,12 +129,16 @@ class Searcher:
                now: datetime, as_of: datetime | None = None, show_expired: bool = False,
                query_vector: np.ndarray | None = None,
                anchor: Callable[..., list[Hit]] | None = None,
-               extra_queries: list[str] | None = None) -> list[Hit]:
+               extra_queries: list[str] | None = None, conversation: Any = None,
+               time_text: str | None = None) -> list[Hit]:
         """``anchor``: context anchoring (``anchormem.context.anchor.AnchorHook``): gets every coarse candidate
         (and, when it ``wants_context_vectors``, their context vectors, loaded with them), returns them filtered
         and reranked, best first; when it has ``explain(hits)``, that is called with the hits returned.
         ``extra_queries``: alternative phrasings (LLM rewrite), each
-        searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting."""
+        searched and fused with half the original's weight. See :mod:`.rewrite` for the offline rewriting.
+        ``conversation``: a :class:`.conversation.ConversationQuery` (the conversation's turns and the query), searched
+        and fused by RRF with its ``weight`` times the query's weights (rrf fusion only). ``time_text``: a date phrase
+        the time window is read from when the query names none (the conversation's, :mod:`.conversation`)."""
         n = max(config.candidates, limit)
         offline = config.query_rewrite != "off"
         past_q = wants_past(query, where, as_of)  # a question about the past also reads superseded memories
@@ -132,6 +156,11 @@ class Searcher:
                                                                          expand=offline, past=past)
                 weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
+            if conversation is not None and conversation.weight > 0:
+                lists["dense_conv"], lists["bm25_conv"] = self._candidates(
+                    conversation.text, scope, where, n, config, as_of, conversation.vector, expand=offline, past=past)
+                weights["dense_conv"] = config.dense_weight * conversation.weight
+                weights["bm25_conv"] = config.lexical_weight * conversation.weight
             fused = rrf(lists, weights, config.rrf_k)
             # multi-hop: a second round from the first round's best (.hops); not for a question about the past
             # (it reads one slot's history, ordered by currency) nor with as_of's past texts
@@ -146,6 +175,8 @@ class Searcher:
         else:
             fused = weighted(dense, lexical, config.dense_weight)
         window = time_window(query, as_of or now) if offline else None
+        if window is None and offline and time_text:
+            window = time_window(time_text, as_of or now)
         if not fused:
             return []
         dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}

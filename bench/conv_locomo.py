@@ -1,0 +1,137 @@
+"""LoCoMo evidence recall of search variants, paired, with and without a conversation (issue #23).
+
+LoCoMo's questions carry no conversation. One is built for each question from the session *preceding* the session of
+its first evidence turn: that session's last 4 turns (speaker-named), the talk a user would have had just before
+asking; a question whose evidence is in session 1 gets none (it is asked bare in every variant). Such a conversation is
+related to the question only by the people and the time: it measures that a conversation does not cost recall (the
+issue's MemoryBank finding), not that it helps.
+
+Variants (``--variants``, comma separated; each with ``track_access`` off so the variants do not move each other's
+importance):
+- ``hybrid``, ``anchored``: the question alone (no conversation);
+- ``hybrid+conv``, ``anchored+conv``: the question with its conversation (``conversation_query_weight`` as the recipe
+  sets it: the conversation also forms a query, :mod:`anchormem.retrieval.conversation`);
+- ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0);
+  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off.
+
+The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
+:func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
+of conversations 4-10 (held out: the anchoring gate's ``anchor_spread_weight`` was chosen on a sample of 1-3).
+Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--db /tmp/locomo.db] [--variants ...]
+[--out bench/results/conv_locomo.json]"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
+from anchormem.eval.locomo import _recalls, _sessions, _turn_text, load_locomo, normalize_evidence
+from anchormem.eval.paired import paired_bootstrap
+from anchormem.retrieval.config import RECIPES
+
+LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
+KS = (1, 5, 10)
+PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv-q", "anchored+conv"),
+         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored")]
+
+
+def _arg(argv: list[str], name: str, default: str) -> str:
+    return argv[argv.index(name) + 1] if name in argv else default
+
+
+def _config(name: str):
+    base = RECIPES["anchored" if name.startswith("anchored") else "hybrid_rrf"]
+    upd = {"track_access": False}
+    if name.endswith("-noq"):
+        upd["conversation_query_weight"] = 0.0
+    if name.endswith("-q"):  # the conversation query on (off by default)
+        upd["conversation_query_weight"] = 0.25
+    if name.endswith("-nogate"):  # every anchored search reorders (before issue #23)
+        upd["anchor_gate"] = False
+    return base.model_copy(update=upd)
+
+
+def main(argv: list[str]) -> dict:
+    t0, c0 = time.perf_counter(), time.process_time()
+    n_conv = int(_arg(argv, "--conversations", "10"))
+    db = _arg(argv, "--db", f"/tmp/locomo_conv{n_conv}.db")
+    variants = _arg(argv, "--variants", "hybrid,anchored,hybrid+conv,anchored+conv,anchored+conv-noq").split(",")
+    samples, _fixes = load_locomo(LOCOMO, conversations=n_conv, use_audit=False)
+    fresh = not Path(db).exists()
+    mem = Memory(db, embedder=eval_embedder(), cache=False)
+    try:
+        if fresh:
+            for s in samples:
+                for _n, when, turns in _sessions(s["conversation"]):
+                    msgs = [{"role": "user", "content": _turn_text(t), "name": t.get("speaker"), "timestamp": when,
+                             "metadata": {"dia_id": t["dia_id"]}} for t in turns if _turn_text(t)]
+                    if msgs:
+                        mem.add(msgs, user_id=s["sample_id"], timestamp=when)
+        ingest_s = time.perf_counter() - t0
+        questions = []
+        for s in samples:
+            sess = {n: turns for n, _w, turns in _sessions(s["conversation"])}
+            for qa in s["qa"]:
+                ev = normalize_evidence(qa.get("evidence"))
+                if not ev:
+                    continue
+                first = int(ev[0][1:].split(":")[0])
+                prev = sess.get(first - 1, [])
+                conv = [{"role": "user", "name": t.get("speaker"), "content": _turn_text(t)}
+                        for t in prev if _turn_text(t)][-4:]
+                questions.append({"user": s["sample_id"], "q": qa["question"], "ev": ev, "cat": int(qa["category"]),
+                                  "conv": conv})
+        recs: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
+        cpu: dict[str, float] = {v: 0.0 for v in variants}
+        for qn, q in enumerate(questions):
+            if qn and qn % 250 == 0:
+                print(f"{qn}/{len(questions)}", {v: round(100 * sum(r["5"] for r in recs[v]) / qn, 2) for v in variants},
+                      flush=True)
+            for v in variants:
+                ctx = q["conv"] if "+conv" in v else None
+                c1 = time.process_time()
+                hits = mem.search(q["q"], user_id=q["user"], context=ctx or None, limit=max(KS), recipe=_config(v))
+                cpu[v] += time.process_time() - c1
+                ranked: list[str] = []
+                for h in hits:
+                    d = h.memory.metadata.get("dia_id")
+                    if d is not None and d not in ranked:
+                        ranked.append(d)
+                recs[v].append(_recalls(ranked, q["ev"], KS))
+    finally:
+        mem.close()
+    out: dict = {"conversations": n_conv, "questions": len(questions),
+                 "with_conversation": sum(1 for q in questions if q["conv"]), "ingest_s": round(ingest_s, 1),
+                 "recall": {}, "paired": {}, "cpu_ms_per_search": {}}
+    for v in variants:
+        out["recall"][v] = {f"R@{k}": round(100 * sum(r[str(k)] for r in recs[v]) / len(recs[v]), 2) for k in KS}
+        out["cpu_ms_per_search"][v] = round(1000 * cpu[v] / max(len(questions), 1), 2)
+    # the anchoring gate's settings were tuned on a sample of conversations 1-3: 4-10 are held out
+    users = [q["user"] for q in questions]
+    tuned = {s["sample_id"] for s in samples[:3]}
+    splits = {"all": [True] * len(questions), "heldout_conv4-10": [u not in tuned for u in users]}
+    for split, keep in splits.items():
+        for a, b in PAIRS:
+            if a in recs and b in recs and any(keep):
+                out["paired"][f"{a} vs {b} [{split}]"] = {
+                    f"R@{k}": {key: (round(100 * val, 2) if key not in ("n", "wins", "losses") else val)
+                               for key, val in paired_bootstrap(
+                                   [r[str(k)] for r, f in zip(recs[a], keep) if f],
+                                   [r[str(k)] for r, f in zip(recs[b], keep) if f]).items()}
+                    for k in KS}
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
+    out["cpu_s"] = round(time.process_time() - c0, 1)
+    return out
+
+
+if __name__ == "__main__":
+    res = main(sys.argv[1:])
+    print(json.dumps({k: v for k, v in res.items() if k != "paired"}, indent=1))
+    for pair, ks in res["paired"].items():
+        print(pair, {k: f"{d['diff']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}]" for k, d in ks.items()})
+    if "--out" in sys.argv:
+        Path(sys.argv[sys.argv.index("--out") + 1]).write_text(json.dumps(res, indent=1) + "\n")

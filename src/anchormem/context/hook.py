@@ -1,0 +1,195 @@
+"""The read side of context anchoring: :class:`AnchorHook`, the ``anchor`` callable a search runs on its coarse
+candidates, and :func:`informative`, which decides whether the query's sense is in doubt at all.
+
+**Gate** (issue #23): the conversation's sense (and the query's own labels) only reorder the candidates where they
+are informative: the query names nothing its memories differ in (no *telling* word, :func:`.wording.coverage`: a
+template such as "what did I say about the bank?"; ``template``) or names one word whose memories lie in several
+domains (``one_word``): then the conversation decides, as before. Or a subject word of the query is held by the
+``anchor_gate_top`` best candidates in two label domains or more with near scores (``spread``): then the senses are
+told apart by the query's own words and the memory they single out, not by the conversation, which may be about
+something else (``SearchConfig.anchor_spread`` "query", weight ``anchor_spread_weight``, no context-vector factor).
+Elsewhere the hybrid order is returned as it is (``explain["anchor"]["gate"]`` is None). With the conversation
+deciding ``spread`` too, LoCoMo questions asked after the preceding session's last turns lost R@5 18.8 points
+against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
+the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
+word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from ..ingest.classify import is_chitchat
+from ..ingest.pipeline import embedding_text
+from ..tracing import staged
+from ..types import Hit
+from .anchor import ContextAnchor, QueryContext
+from .candidates import Candidates
+from .rerank import Reranking, rank_candidates
+from .taxonomy import DOMAIN_NAMES
+from ..text.tokenize import term_coverage
+from .wording import coverage_and_holders, subject_terms
+
+__all__ = ["AnchorHook", "informative", "conversation_texts"]
+
+
+def conversation_texts(ctx: Sequence, turns: int) -> list[str]:
+    """The texts of the last ``turns`` turns of a normalised conversation ``ctx`` that say what it is about: each as
+    ``add`` embeds a memory ("<name>: <text>" when the speaker is named, so a stored turn's passage embedding is the
+    turn's own), system turns and social filler ("ok", "thanks!", 好的) left out, as ``add`` leaves filler out of
+    memory (a conversation of filler only is no conversation)."""
+    texts = [embedding_text(m.content, getattr(m, "name", None)) for m in ctx
+             if getattr(m, "role", "user") != "system" and not is_chitchat(m.content)]
+    return texts[-turns:] if turns else []
+
+
+def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str, tuple[float, frozenset[str]]],
+                holders: AbstractSet[str], *, top: int = 10, near: float = 0.5,
+                leaders: Sequence[Hit] | None = None, split: bool = True) -> tuple[str | None, np.ndarray | None]:
+    """Why the candidates' order is in doubt (the gate of the module doc), and which candidates the reorder may
+    touch: (``"template"`` or ``"one_word"``, None: all of them; ``"spread"``, (n,) bool mask: the holders of a split
+    word; (None, None): nothing is in doubt, the hybrid order stays). ``cand``: the arrays of ``hits``;
+    ``cov``/``holders``: :func:`.wording.coverage_and_holders` of the lexical ``leaders``.
+
+    A *split word* is a subject word of the query that few lexical leaders hold (at most half of them: a word, not a
+    name every turn of a conversation holds) and that the ``top`` best candidates holding it carry in two label
+    domains or more, the second domain's best within ``near`` of the best holder's score ("bat" in "When is the
+    rescue coming for the bat in the attic?", held by the animal and the cricket memories). Only its holders and their
+    session-mates (the conversations it was said in) are reordered: any other memory keeps its place."""
+    if not hits:
+        return None, None
+    if not subject_terms(query) or (cov and not any(w > 0 for w, _ in cov.values())):
+        return "template", None  # no word of its own, or none that tells its memories apart
+    if _ambiguous(query, hits, holders):
+        return "one_word", None
+    terms = [t for t in dict.fromkeys(subject_terms(query)) if t]
+    lead = list(leaders) if leaders is not None else cand.lexical_leaders()
+    if not terms or not lead:
+        return None, None
+    n_lead = len(lead)
+    df = [0] * len(terms)
+    for f in term_coverage(terms, [h.memory.text for h in lead]):
+        for i in f:
+            df[i] += 1
+    order = np.argsort(-cand.score, kind="stable")[:max(top, 1)].tolist()
+    found = term_coverage(terms, [cand.hits[i].memory.text for i in order])
+    mask = np.zeros(len(cand), dtype=bool)
+    for k in range(len(terms)):
+        if split and not 0 < df[k] <= n_lead / 2:
+            continue
+        best: dict[int, float] = {}
+        held = [i for i, f in zip(order, found) if k in f]
+        for i in held:
+            if cand.labelled[i]:
+                d = int(np.argmax(cand.labels[i]))
+                best[d] = max(best.get(d, 0.0), float(cand.score[i]))
+        if len(best) < 2:
+            continue
+        s1 = max(best.values())
+        if sum(v >= near * s1 for v in best.values()) >= 2:
+            mask[held] = True
+    if mask.any():  # and the rest of the conversations the word was said in (session-less memories: their own)
+        if not split:
+            return "spread", None
+        mask |= np.isin(cand.session, cand.session[mask])
+        return "spread", mask
+    return None, None
+
+
+def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
+    """The query names one thing only (one subject word, :func:`.wording.subject_terms`) and the memories holding it
+    (``holders``: their ids) have primary labels of two domains or more: the word is ambiguous in this user's
+    memories, whatever domain the lexicon gives it."""
+    if not holders or len(subject_terms(query)) != 1:
+        return False
+    domains = {h.memory.labels[0].domain for h in hits if h.memory.id in holders and h.memory.labels}
+    return len(domains) >= 2
+
+
+class AnchorHook:
+    """The ``anchor`` callable for :meth:`Searcher.search`: labels the query (with the conversation ``ctx``,
+    normalised messages, newest last), then filters and reranks the candidates. ``embed``: the query embedding;
+    ``embed_turn``: a conversation turn's (default ``embed``; Memory passes the passage embedding, as the turns
+    of a memory's context vector are embedded, so a turn ``add`` stored is not embedded again); ``embed_turns``:
+    called once with every turn the hook reads before any ``embed_turn`` (Memory: one batched ``embed_documents``
+    call for the turns not embedded yet, :meth:`anchormem.retrieval.search.Searcher.embed_passages`).
+    The conversation reorders the candidates only where it is informative (:func:`informative`); elsewhere the
+    hybrid order is kept (``explain["anchor"]["gate"]``).
+    ``wants_context_vectors``: the searcher should load the candidates' context vectors with them (one query) and
+    pass them in; when it does not, they are read from the store here."""
+
+    def __init__(self, anchor: ContextAnchor, store, embed: Callable[[str], np.ndarray], query: str, scope, cfg,
+                 ctx, limit: int, embed_turn: Callable[[str], np.ndarray] | None = None,
+                 embed_turns: Callable[[list[str]], object] | None = None) -> None:
+        self.anchor, self.store, self.embed, self.query = anchor, store, embed, query
+        self.embed_turn = embed_turn or embed
+        self.embed_turns = embed_turns
+        self.scope, self.cfg, self.limit = scope, cfg, limit
+        self.texts = conversation_texts(ctx, cfg.anchor_context_turns)
+        # the conversation's own turns (and the query), when add stored them as memories (the agent loop: add the
+        # turn, then search with it): such a memory is the conversation itself, not a sense of it, so it is
+        # neither the context factor's reference nor "singled out" by the query's words
+        self.own = {m.content.strip() for m in ctx} | {query.strip()}
+        self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
+        self.reranking: Reranking | None = None  # set by __call__, read by explain
+
+    def _recent(self) -> np.ndarray | None:  # the user's most recent session, across sessions of this agent
+        from ..types import Scope
+
+        s = self.scope
+        return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
+
+    @staged("anchor")
+    def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
+        anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
+        cand = Candidates.of(hits)  # one pass over the hits for every stage below
+        cov, holders = coverage_and_holders(self.query, cand.lexical_leaders())
+        gate, touch = informative(self.query, hits, cand, cov, holders, top=cfg.anchor_gate_top,
+                                  near=cfg.anchor_gate_near, split=cfg.anchor_gate_split) if cfg.anchor_gate \
+            else ("always", None)
+        about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
+        if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
+            qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")
+            self.reranking = rank_candidates(hits, qc, weight=0.0, min_label=cfg.anchor_min_label,
+                                             full_label=cfg.anchor_full_label, limit=self.limit, cand=cand,
+                                             min_top_agreement=anchor.min_top_agreement, gate=None)
+            return self.reranking.hits
+        if self.embed_turns is not None and texts:
+            self.embed_turns(list(texts))  # one batched call for the turns not embedded yet
+        pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
+                                  cov=cov)
+        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
+        if pick is not None and pick.memory.text.strip() in self.own:
+            pick = None
+        # a split word (gate "spread"): its senses are told apart by the query's own words and the memory they
+        # single out, not by a conversation that may be about something else (anchor_spread)
+        spread = gate == "spread" and cfg.anchor_spread != "full"
+        ctx_texts = () if spread and cfg.anchor_spread == "query" else texts
+        # the recent session stands in for a missing conversation only when the query's words single nothing out
+        qc = anchor.query_context(self.query, embed(self.query), context=ctx_texts, embed=self.embed_turn,
+                                  recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
+                                  with_labels=False, ambiguous=bool(ctx_texts) and pick is None
+                                  and _ambiguous(self.query, hits, holders))
+        weight = cfg.anchor_spread_weight if spread and texts else \
+            cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
+        qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
+        cm = None
+        if self.wants_context_vectors and hits and not spread:
+            mv = context_vectors if context_vectors is not None else \
+                self.store.get_context_vectors(self.scope.tenant, cand.ids)
+            cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
+                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
+        self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
+                                         full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
+                                         drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
+                                         about=about, own=own if own.any() else None, gate=gate, touch=touch)
+        return self.reranking.hits
+
+    def explain(self, hits: Sequence[Hit]) -> None:
+        """Write ``explain["anchor"]`` on the hits the search returns (some of what :meth:`__call__` returned, in
+        their final order): only those pay for their explain dicts (:meth:`.rerank.Reranking.annotate`)."""
+        if self.reranking is not None:
+            self.reranking.annotate(hits, limit=len(hits))

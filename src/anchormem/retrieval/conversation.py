@@ -1,0 +1,150 @@
+"""Conversation-aware queries: a search given a conversation also searches with the conversation (issue #23).
+
+Offline, from the conversation's turns (``context`` of ``search``/``ask``/``context``, oldest first):
+
+- **the query, resolved** (:func:`resolve_query`): a query that points back ("When does *it* start again?",
+  "那个后来怎么样了？": a reference word of ``data/lang/{en,zh}/conversation.json``) gets the subject words
+  (:func:`anchormem.context.wording.subject_terms`) of the newest earlier turn that has some appended, in
+  brackets; a query that names no date takes the first date phrase of the newest turn that names one
+  (:func:`anchormem.text.dates.resolve_dates`) as its time window (:mod:`.rewrite`; "I went hiking last weekend." …
+  "Who was I with?"), without adding it to the query's words.
+- **the conversation query** (:func:`conversation_query`): the last ``turns`` turns and the query as one text for
+  BM25, and for the dense side the query's embedding mixed with the turns' passage embeddings (newest weighs most;
+  the turns are embedded in one batched call and cached, :meth:`.search.Searcher.embed_passages`, so it costs no
+  embedding of its own). It is searched beside the query and fused by RRF with ``SearchConfig.conversation_query_
+  weight`` of the query's weights: it adds candidates the conversation is about without outranking what the query
+  names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+import numpy as np
+
+from ..langdata import words
+from ..text.dates import resolve_dates
+from ..text.tokenize import STOPWORDS, has_cjk
+
+__all__ = ["ConversationQuery", "resolve_query", "conversation_query", "points_back", "plan"]
+
+
+@dataclass(frozen=True)
+class ConversationQuery:
+    """A conversation query for :meth:`.search.Searcher.search`: ``text`` (the recent turns and the query, for BM25),
+    ``vector`` ((dim,) float32 unit vector for dense search, or None: ``text`` is embedded as a query) and
+    ``weight`` (its share of the query's RRF weights, in (0, 1])."""
+
+    text: str
+    vector: np.ndarray | None
+    weight: float
+
+
+@lru_cache(maxsize=1)
+def _reference_pattern() -> tuple[re.Pattern[str], tuple[str, ...]]:
+    latin = [w for w in words("conversation", "references") if not has_cjk(w)]
+    cjk = tuple(w for w in words("conversation", "references") if has_cjk(w))
+    pat = re.compile(r"\b(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in latin) + r")\b", re.I) \
+        if latin else re.compile(r"(?!)")
+    return pat, cjk
+
+
+def points_back(query: str) -> bool:
+    """Whether ``query`` holds a word that refers to something said before ("it", "that one", 那个, 它) on its own,
+    not as the determiner of a word the query names ("that fund", 那个基金: the query names what it means)."""
+    from ..context.wording import subject_terms
+
+    pat, cjk = _reference_pattern()
+    dets = set(words("conversation", "determiners"))
+    terms = [t for t in subject_terms(query) if t]
+    for m in pat.finditer(query):
+        nxt = re.match(r"\s*([A-Za-z]+)", query[m.end():])
+        if not (m.group(0).lower() in dets and nxt and nxt.group(1).lower() in terms):
+            return True
+    for w in cjk:
+        start = query.find(w)
+        while start >= 0:
+            rest = query[start + len(w):]
+            if not (w in dets and any(rest.startswith(t) for t in terms if has_cjk(t))):
+                return True
+            start = query.find(w, start + 1)
+    return False
+
+
+def resolve_query(query: str, turns: Sequence[str], now: datetime) -> tuple[str, str | None]:
+    """(``query`` with the subject words of the newest earlier turn holding some appended when it points back
+    (:func:`points_back`), the newest turn's date phrase when the query names no date, else None), from the
+    conversation ``turns`` (oldest first); ``now``: the instant relative dates are resolved against. The date phrase
+    sets the search's time window only (:meth:`.search.Searcher.search` ``time_text``): added to the query's words it
+    would match every memory that says "today" or "1937"."""
+    from ..context.wording import subject_terms
+
+    if not turns:
+        return query, None
+    add: list[str] = []
+    if points_back(query):
+        mine = set(subject_terms(query))
+        for t in reversed(turns):
+            got = [w for w in dict.fromkeys(subject_terms(t))
+                   if w not in mine and w not in STOPWORDS and not (has_cjk(w) and len(w) < 2)]
+            if got:
+                add.extend(got[:4])
+                break
+    when = None
+    if not resolve_dates(query, now):
+        for t in reversed(turns):
+            spans = resolve_dates(t, now)
+            if spans:
+                when = spans[0].text
+                break
+    if not add:
+        return query, when
+    sep = "" if has_cjk(query) else " "
+    return f"{query}{sep}({' '.join(add)})", when
+
+
+def conversation_query(query: str, turns: Sequence[str], *, weight: float,
+                       query_vector: Callable[[], np.ndarray] | None = None,
+                       turn_vectors: Callable[[list[str]], np.ndarray] | None = None,
+                       decay: float = 3.0) -> ConversationQuery | None:
+    """The conversation query of ``query`` and ``turns`` (the recent turns, oldest first; already cut to the last N),
+    or None without turns or with ``weight`` 0. With ``query_vector`` (→ the query's (dim,) embedding) and
+    ``turn_vectors`` (→ (n, dim) passage embeddings of the turns, one batched call), the dense side is the unit
+    mean of the normalised query vector and the turns' weighted mean (weights 1/(1 + age/``decay``), the newest 1);
+    without them the text is embedded as a query by the searcher."""
+    if weight <= 0 or not turns:
+        return None
+    text = " ".join([*turns, query])
+    vec = None
+    if query_vector is not None and turn_vectors is not None:
+        q = np.asarray(query_vector(), dtype=np.float64).reshape(-1)
+        tv = np.asarray(turn_vectors(list(turns)), dtype=np.float64).reshape(len(turns), -1)
+        w = 1.0 / (1.0 + np.arange(len(turns) - 1, -1, -1, dtype=np.float64) / decay)
+        c = (w @ tv) / w.sum()
+        mix = q / max(float(np.linalg.norm(q)), 1e-12) + c / max(float(np.linalg.norm(c)), 1e-12)
+        vec = (mix / max(float(np.linalg.norm(mix)), 1e-12)).astype(np.float32)
+    return ConversationQuery(text=text, vector=vec, weight=float(weight))
+
+
+def plan(query: str, turns: Sequence[str], cfg, embed_query: Callable[[str], np.ndarray],
+         embed_turns: Callable[[list[str]], np.ndarray], now: datetime
+         ) -> tuple[str, ConversationQuery | None, str | None]:
+    """What a search with a conversation runs: (the query resolved against ``turns`` (:func:`resolve_query`), the
+    conversation query or None (:func:`conversation_query`, with ``cfg.conversation_query_weight``; rrf fusion
+    only), the conversation's date phrase for the time window or None). ``turns``: the conversation's texts, oldest
+    first (none: (``query``, None, None)); ``embed_query``/``embed_turns``: the searcher's cached embedders; the turns
+    are embedded only when the conversation query is on."""
+    if not turns:
+        return query, None, None
+    q, time_text = resolve_query(query, turns, now)
+    w = cfg.conversation_query_weight if cfg.fusion == "rrf" else 0.0
+    if w <= 0:
+        return q, None, time_text
+    conv = conversation_query(q, turns, weight=w, query_vector=lambda: embed_query(q),
+                              turn_vectors=embed_turns) if cfg.dense_weight > 0 else \
+        conversation_query(q, turns, weight=w)
+    return q, conv, time_text
