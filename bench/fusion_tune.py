@@ -1,0 +1,162 @@
+"""Fusion tuning on the dev sets with a held-out split: dumps each question's dense and BM25 candidate lists once
+(from stores ingested through the public API), then replays fusion rules offline (RRF over the two lists, ranked by
+distinct evidence unit) and reports recall@5/@10 per rule on the tune and held-out parts.
+
+    python bench/fusion_tune.py dump-locomo --db /tmp/locomo.db --out /tmp/locomo_lists.json
+    python bench/fusion_tune.py dump-memora --db /tmp/memora.db --out /tmp/memora_lists.json   # db from bench/memora.py --db
+    python bench/fusion_tune.py replay /tmp/locomo_lists.json /tmp/memora_lists.json [--out bench/results/fusion_tune.json]
+
+Splits: LoCoMo conversations 0-6 tune / 7-9 held out; Memora personas 0-6 tune / 7-9 held out (sorted by name).
+The replay leaves out what the full pipeline adds after fusion (recency, importance, source weights, time boost,
+anchoring), so its figures are a guide; the chosen rule is then measured with the real pipeline
+(bench/locomo_recall.py, bench/memora.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anchormem import Memory
+from anchormem.eval.embed_cache import eval_embedder
+from anchormem.retrieval.config import RECIPES
+from anchormem.types import Scope
+
+LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
+MEMORA = "/work/shared/datasets/memora/weekly"
+
+
+def _lists(mem: Memory, user: str, query: str) -> tuple[list, list]:
+    cfg = RECIPES["hybrid_rrf"]
+    scope = Scope(tenant=mem.tenant, user_id=user)
+    dense, lex = mem._searcher._candidates(query, scope, None, cfg.candidates, cfg, None, None, expand=True)
+    return dense, lex
+
+
+def _units(mem: Memory, ids: list[str], key) -> dict[str, Any]:
+    items = mem.store.get_many(mem.tenant, ids)
+    return {i: key(it) for i, it in items.items()}
+
+
+def dump_locomo(db: str, out: str) -> None:
+    from anchormem.eval.locomo import load_locomo, normalize_evidence, run_locomo
+
+    if not Path(db).exists():
+        run_locomo(LOCOMO, db_path=db, recipe="bm25", ks=(1,))
+    samples, _ = load_locomo(LOCOMO)
+    mem = Memory(db, embedder=eval_embedder(None), cache=False)
+    rows = []
+    for si, s in enumerate(samples):
+        for qa in s["qa"]:
+            ev = normalize_evidence(qa.get("evidence"))
+            if not ev:
+                continue
+            dense, lex = _lists(mem, s["sample_id"], qa["question"])
+            units = _units(mem, list({d for d, _ in dense + lex}), lambda it: it.metadata.get("dia_id"))
+            rows.append({"set": "locomo", "split": "tune" if si < 7 else "heldout", "type": str(qa["category"]),
+                         "query": qa["question"], "gold": ev,
+                         "dense": [[units.get(d), s_] for d, s_ in dense],
+                         "bm25": [[units.get(d), s_] for d, s_ in lex]})
+    mem.close()
+    Path(out).write_text(json.dumps(rows))
+
+
+def dump_memora(db: str, out: str) -> None:
+    from anchormem.eval.memora import TUNE_PERSONAS, load_memora
+
+    data = load_memora(MEMORA)
+    mem = Memory(db, embedder=eval_embedder(None), cache=False)
+    rows = []
+    for p in data:
+        for q in p["questions"]:
+            dense, lex = _lists(mem, p["persona"], q["question"])
+            units = _units(mem, list({d for d, _ in dense + lex}), lambda it: it.metadata.get("memora_session"))
+            rows.append({"set": "memora", "split": "tune" if p["index"] < TUNE_PERSONAS else "heldout",
+                         "type": q["task"], "query": q["question"], "gold": q["gold"],
+                         "dense": [[units.get(d), s_] for d, s_ in dense],
+                         "bm25": [[units.get(d), s_] for d, s_ in lex]})
+    mem.close()
+    Path(out).write_text(json.dumps(rows))
+
+
+# --------------------------------------------------------------------------------------------------- replay
+def _recall(ranked: list, gold: list, k: int) -> float:
+    seen: list = []
+    for u in ranked:
+        if u is not None and u not in seen:
+            seen.append(u)
+            if len(seen) == k:
+                break
+    return len(set(gold) & set(seen)) / len(gold)
+
+
+def _rank(row: dict, wd: float, wl: float, k: float) -> list:
+    # fused per evidence unit, each list counting a unit at its best rank
+    best: dict = {}
+    for name, w in (("dense", wd), ("bm25", wl)):
+        if w == 0:
+            continue
+        seen = set()
+        for r, (u, _s) in enumerate(row[name], start=1):
+            if u is None or u in seen:
+                continue
+            seen.add(u)
+            best[u] = best.get(u, 0.0) + w / (k + r)
+    return sorted(best, key=lambda u: -best[u])
+
+
+def replay(paths: list[str], out: str | None) -> None:
+    rows = [r for p in paths for r in json.loads(Path(p).read_text())]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from anchormem.retrieval.fusion import adaptive_weights
+
+    rules: dict[str, Any] = {}
+    for wl in (0.0, 0.25, 0.5, 0.6, 0.75, 1.0):
+        rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl if wl < 1 else 0.0, wl, 10.0)
+    rules["adaptive"] = lambda row: (*adaptive_weights([s for _, s in row["dense"]], [s for _, s in row["bm25"]],
+                                                       [u for u, _ in row["dense"]], [u for u, _ in row["bm25"]],
+                                                       0.4, 0.6), 10.0)
+    res: dict = {}
+    for name, rule in rules.items():
+        for (dset, split), grp in itertools.groupby(sorted(rows, key=lambda r: (r["set"], r["split"])),
+                                                    key=lambda r: (r["set"], r["split"])):
+            grp = list(grp)
+            r5, r10 = [], []
+            for row in grp:
+                wd, wl, k = rule(row)
+                row2 = dict(row, bm25=[x for x in row["bm25"] if x[1] > 1e-6])
+                ranked = _rank(row2, wd, wl, k)
+                r5.append(_recall(ranked, row["gold"], 5))
+                r10.append(_recall(ranked, row["gold"], 10))
+            res.setdefault(name, {})[f"{dset}/{split}"] = {"R@5": float(np.mean(r5)), "R@10": float(np.mean(r10)),
+                                                           "n": len(grp)}
+    for name, parts in res.items():
+        print(f"{name:22s}", "  ".join(f"{p}: {100*v['R@5']:.1f}/{100*v['R@10']:.1f}" for p, v in sorted(parts.items())))
+    if out:
+        Path(out).write_text(json.dumps(res, indent=2) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cmd", choices=["dump-locomo", "dump-memora", "replay"])
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("--db")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    if a.cmd == "dump-locomo":
+        dump_locomo(a.db, a.out)
+    elif a.cmd == "dump-memora":
+        dump_memora(a.db, a.out)
+    else:
+        replay(a.paths, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
