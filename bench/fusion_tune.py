@@ -114,14 +114,17 @@ def _rank(row: dict, wd: float, wl: float, k: float) -> list:
 def replay(paths: list[str], out: str | None) -> None:
     rows = [r for p in paths for r in json.loads(Path(p).read_text())]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from anchormem.retrieval.fusion import adaptive_weights
+    from anchormem.retrieval.fusion import adaptive_weights, drop_zero
 
-    rules: dict[str, Any] = {}
-    for wl in (0.0, 0.25, 0.5, 0.6, 0.75, 1.0):
-        rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl if wl < 1 else 0.0, wl, 10.0)
-    rules["adaptive"] = lambda row: (*adaptive_weights([s for _, s in row["dense"]], [s for _, s in row["bm25"]],
-                                                       [u for u, _ in row["dense"]], [u for u, _ in row["bm25"]],
-                                                       0.4, 0.6), 10.0)
+    rules: dict[str, Any] = {"dense_only": lambda row: (1.0, 0.0, 10.0), "bm25_only": lambda row: (0.0, 1.0, 10.0)}
+    for wl in (0.25, 0.5, 0.6, 0.75):
+        rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl, wl, 10.0)
+    rules["fixed_lex0.6_keep0"] = lambda row: (0.4, 0.6, 10.0)
+    for strength, agree, window in itertools.product((0.5, 1.0, 2.0, 3.0), (0.0, 0.5, 1.0), (10, 20, 50)):
+        rules[f"adaptive_s{strength}_a{agree}_w{window}"] = (
+            lambda row, st=strength, ag=agree, w=window: (*adaptive_weights(
+                [tuple(x) for x in row["dense"]], drop_zero([tuple(x) for x in row["bm25"]]), 0.4, 0.6,
+                strength=st, agree=ag, window=w)[:2], 10.0))
     res: dict = {}
     for name, rule in rules.items():
         for (dset, split), grp in itertools.groupby(sorted(rows, key=lambda r: (r["set"], r["split"])),
@@ -130,7 +133,8 @@ def replay(paths: list[str], out: str | None) -> None:
             r5, r10 = [], []
             for row in grp:
                 wd, wl, k = rule(row)
-                row2 = dict(row, bm25=[x for x in row["bm25"] if x[1] > 1e-6])
+                keep0 = name.endswith("_keep0")
+                row2 = row if keep0 else dict(row, bm25=[list(x) for x in drop_zero([tuple(x) for x in row["bm25"]])])
                 ranked = _rank(row2, wd, wl, k)
                 r5.append(_recall(ranked, row["gold"], 5))
                 r10.append(_recall(ranked, row["gold"], 10))

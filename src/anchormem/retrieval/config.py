@@ -33,6 +33,12 @@ class SearchConfig(BaseModel):
       (rrf_k 20, 0.5/0.5) → 66.3; a smaller k lets each signal's top ranks dominate, and BM25 is the stronger
       signal on conversational turns with this embedder.
     - ``min_dense``: a candidate with cosine below this and no keyword match is dropped (model-specific).
+    - ``bm25_min_score``: BM25 hits scoring at most this are not fused (words found in most memories score ~0; RRF
+      would credit them by rank alone).
+    - ``fusion_adapt``: per-query weights (:func:`anchormem.retrieval.fusion.adaptive_weights`): the configured
+      dense/lexical weights are shifted toward the list whose best hit stands out more (``adapt_strength``: the
+      exponent of the shift; ``adapt_window``: how many scores the stand-out is measured over; ``adapt_agree``:
+      how much agreement of the two top-10 lists damps the shift). Scale-free, so it follows the embedding model.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -51,6 +57,11 @@ class SearchConfig(BaseModel):
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
+    bm25_min_score: float = Field(1e-6, ge=0)
+    fusion_adapt: bool = False
+    adapt_strength: float = Field(1.0, ge=0, le=10)
+    adapt_window: int = Field(20, ge=3, le=1000)
+    adapt_agree: float = Field(0.0, ge=0, le=1)
     # query rewriting (anchormem.retrieval.rewrite): "offline" = time window boost + cross-language keywords;
     # "llm" = also alternative phrasings from the configured LLM; "off" = the query as written
     query_rewrite: Literal["off", "offline", "llm"] = "offline"

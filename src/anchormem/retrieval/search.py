@@ -1,5 +1,8 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
+Fusion (RRF): BM25 hits scoring ≤ ``bm25_min_score`` are left out; with ``fusion_adapt`` the two lists' weights are
+set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the features and weights used).
+
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
@@ -27,7 +30,7 @@ from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
-from .fusion import recency_weight, rrf, weighted
+from .fusion import adaptive_weights, drop_zero, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
@@ -123,13 +126,20 @@ class Searcher:
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
+        adapt: dict[str, float] | None = None
         if config.fusion == "rrf":
+            lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
+            wd, wl = config.dense_weight, config.lexical_weight
+            if config.fusion_adapt and wd > 0 and wl > 0:
+                wd, wl, adapt = adaptive_weights(dense, lexical, wd, wl, strength=config.adapt_strength,
+                                                 window=config.adapt_window, agree=config.adapt_agree)
+                adapt = {**adapt, "dense_weight": wd, "lexical_weight": wl}
             lists = {"dense": dense, "bm25": lexical}
-            weights = {"dense": config.dense_weight, "bm25": config.lexical_weight}
+            weights = {"dense": wd, "bm25": wl}
             for i, q in enumerate(extra_queries or []):
-                lists[f"dense{i}"], lists[f"bm25{i}"] = self._candidates(q, scope, where, n, config, as_of, None,
-                                                                         expand=offline, past=past)
-                weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
+                d_i, l_i = self._candidates(q, scope, where, n, config, as_of, None, expand=offline, past=past)
+                lists[f"dense{i}"], lists[f"bm25{i}"] = d_i, drop_zero(l_i, config.bm25_min_score)
+                weights[f"dense{i}"], weights[f"bm25{i}"] = wd / 2, wl / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             fused = rrf(lists, weights, config.rrf_k)
         else:
@@ -169,6 +179,8 @@ class Searcher:
                      * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": config.fusion, "recency": rec, "importance": imp, "source_weight": sw}
+            if adapt is not None:
+                explain["fusion_adapt"] = adapt
             if window is not None:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
