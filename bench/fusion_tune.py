@@ -5,6 +5,8 @@ distinct evidence unit) and reports recall@5/@10 per rule on the tune and held-o
     python bench/fusion_tune.py dump-locomo --db /tmp/locomo.db --out /tmp/locomo_lists.json
     python bench/fusion_tune.py dump-memora --db /tmp/memora.db --out /tmp/memora_lists.json   # db from bench/memora.py --db
     python bench/fusion_tune.py replay /tmp/locomo_lists.json /tmp/memora_lists.json [--out bench/results/fusion_tune.json]
+    python bench/fusion_tune.py real-locomo --db /tmp/locomo.db --recipes bm25,dense,hybrid_rrf,anchored --out F.json
+    python bench/fusion_tune.py real-memora --db /tmp/memora.db --recipes ... --out F.json   # the full pipeline
 
 Splits: LoCoMo conversations 0-6 tune / 7-9 held out; Memora personas 0-6 tune / 7-9 held out (sorted by name).
 The replay leaves out what the full pipeline adds after fusion (recency, importance, source weights, time boost,
@@ -70,7 +72,9 @@ def dump_locomo(db: str, out: str) -> None:
 def dump_memora(db: str, out: str) -> None:
     from anchormem.eval.memora import TUNE_PERSONAS, load_memora
 
-    data = load_memora(MEMORA)
+    marker = Path(f"{db}.memora.json")
+    done = set(json.loads(marker.read_text())["done"]) if marker.exists() else None
+    data = [p for p in load_memora(MEMORA) if done is None or p["persona"] in done]  # complete personas only
     mem = Memory(db, embedder=eval_embedder(None), cache=False)
     rows = []
     for p in data:
@@ -120,11 +124,11 @@ def replay(paths: list[str], out: str | None) -> None:
     for wl in (0.25, 0.5, 0.6, 0.75):
         rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl, wl, 10.0)
     rules["fixed_lex0.6_keep0"] = lambda row: (0.4, 0.6, 10.0)
-    for strength, agree, window in itertools.product((0.5, 1.0, 2.0, 3.0), (0.0, 0.5, 1.0), (10, 20, 50)):
-        rules[f"adaptive_s{strength}_a{agree}_w{window}"] = (
-            lambda row, st=strength, ag=agree, w=window: (*adaptive_weights(
+    for strength, agree, breadth in itertools.product((0.0, 0.5, 1.0), (0.0, 1.0), (0.0, 0.5, 1.0, 1.5, 2.0)):
+        rules[f"adaptive_s{strength}_a{agree}_b{breadth}"] = (
+            lambda row, st=strength, ag=agree, br=breadth: (*adaptive_weights(
                 [tuple(x) for x in row["dense"]], drop_zero([tuple(x) for x in row["bm25"]]), 0.4, 0.6,
-                strength=st, agree=ag, window=w)[:2], 10.0))
+                strength=st, agree=ag, breadth=br)[:2], 10.0))
     res: dict = {}
     for name, rule in rules.items():
         for (dset, split), grp in itertools.groupby(sorted(rows, key=lambda r: (r["set"], r["split"])),
@@ -146,9 +150,78 @@ def replay(paths: list[str], out: str | None) -> None:
         Path(out).write_text(json.dumps(res, indent=2) + "\n")
 
 
+def real(dset: str, db: str, recipes: list[str], out: str, ks=(1, 5, 10)) -> None:
+    """The full pipeline (Memory.search, every recipe) on a store ingested earlier (``dump-locomo``'s db, or
+    bench/memora.py's ``--db``), per question recall@k by distinct evidence unit, and paired differences
+    (95% bootstrap) of each recipe against the best single signal and best fusion, per split."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from locomo_recall import _recipe_spec
+
+    from anchormem.eval.paired import paired_bootstrap
+    from anchormem.retrieval.config import recipe as resolve
+
+    mem = Memory(db, embedder=eval_embedder(None), cache=False)
+    cfgs = [resolve(_recipe_spec(r)).model_copy(update={"track_access": False}) for r in recipes]
+    qs: list[dict] = []
+    if dset == "locomo":
+        from anchormem.eval.locomo import load_locomo, normalize_evidence
+
+        samples, _ = load_locomo(LOCOMO)
+        for si, s_ in enumerate(samples):
+            for qa in s_["qa"]:
+                ev = normalize_evidence(qa.get("evidence"))
+                if ev:
+                    qs.append({"user": s_["sample_id"], "q": qa["question"], "gold": ev, "type": str(qa["category"]),
+                               "split": "tune" if si < 7 else "heldout"})
+        unit = lambda h: h.memory.metadata.get("dia_id")  # noqa: E731
+        limit = 50
+    else:
+        from anchormem.eval.memora import TUNE_PERSONAS, load_memora
+
+        done = set(json.loads(Path(f"{db}.memora.json").read_text())["done"])
+        for p in load_memora(MEMORA):
+            if p["persona"] in done:
+                qs += [{"user": p["persona"], "q": q["question"], "gold": q["gold"], "type": q["task"],
+                        "split": "tune" if p["index"] < TUNE_PERSONAS else "heldout"} for q in p["questions"]]
+        unit = lambda h: h.memory.metadata.get("memora_session")  # noqa: E731
+        limit = 100
+    per: dict[str, list[dict]] = {c.name: [] for c in cfgs}
+    for i, q in enumerate(qs):
+        for c in cfgs:
+            hits = mem.search(q["q"], user_id=q["user"], limit=limit, recipe=c)
+            ranked = [unit(h) for h in hits]
+            per[c.name].append({str(k): _recall(ranked, q["gold"], k) for k in ks})
+        if i % 200 == 0:
+            print(f"  {i}/{len(qs)}", file=sys.stderr, flush=True)
+    mem.close()
+    res: dict[str, Any] = {"set": dset, "db": db, "questions": len(qs), "recipes": recipes, "tables": {},
+                           "paired": {}}
+    for part in ("all", "tune", "heldout"):
+        idx = [i for i, q in enumerate(qs) if part == "all" or q["split"] == part]
+        if not idx:
+            continue
+        res["tables"][part] = {n: {f"R@{k}": float(np.mean([v[i][str(k)] for i in idx])) for k in ks}
+                               for n, v in per.items()}
+        for k in (5, 10):
+            best = max(per, key=lambda n: res["tables"][part][n][f"R@{k}"])
+            for n in per:
+                if n != best:
+                    res["paired"].setdefault(part, {}).setdefault(f"R@{k}", {})[f"{n} - {best}"] = paired_bootstrap(
+                        [per[n][i][str(k)] for i in idx], [per[best][i][str(k)] for i in idx])
+    for part, t in res["tables"].items():
+        for n, v in t.items():
+            print(f"{dset:7s} {part:8s} {n:32s}", "  ".join(f"{m} {100*x:.1f}" for m, x in v.items()))
+    for part, ks_ in res["paired"].items():
+        for m, d in ks_.items():
+            for pair, v in d.items():
+                print(f"  {part} {m} {pair}: {100*v['diff']:+.1f} [{100*v['lo']:+.1f}, {100*v['hi']:+.1f}]")
+    Path(out).write_text(json.dumps(res, indent=2) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cmd", choices=["dump-locomo", "dump-memora", "replay"])
+    ap.add_argument("cmd", choices=["dump-locomo", "dump-memora", "replay", "real-locomo", "real-memora"])
+    ap.add_argument("--recipes", default="bm25,dense,hybrid_rrf,hybrid_minmax,anchored")
     ap.add_argument("paths", nargs="*")
     ap.add_argument("--db")
     ap.add_argument("--out")
@@ -157,6 +230,8 @@ def main() -> int:
         dump_locomo(a.db, a.out)
     elif a.cmd == "dump-memora":
         dump_memora(a.db, a.out)
+    elif a.cmd.startswith("real-"):
+        real(a.cmd[5:], a.db, [r for r in a.recipes.split(",") if r], a.out)
     else:
         replay(a.paths, a.out)
     return 0

@@ -33,6 +33,9 @@ class SearchConfig(BaseModel):
       (rrf_k 20, 0.5/0.5) → 66.3; a smaller k lets each signal's top ranks dominate, and BM25 is the stronger
       signal on conversational turns with this embedder.
     - ``min_dense``: a candidate with cosine below this and no keyword match is dropped (model-specific).
+    - ``fusion="minmax"``: each list's scores min-max normalised per query over its first ``norm_window``
+      (:func:`anchormem.retrieval.fusion.minmax`), then mixed with dense_weight / lexical_weight: the lists' own
+      score shapes set how much each contributes to every query (a rank-only RRF cannot see them), scale-free.
     - ``bm25_min_score``: BM25 hits scoring at most this are not fused (words found in most memories score ~0; RRF
       would credit them by rank alone).
     - ``fusion_adapt``: per-query weights (:func:`anchormem.retrieval.fusion.adaptive_weights`): the configured
@@ -45,7 +48,7 @@ class SearchConfig(BaseModel):
 
     name: str = "hybrid_rrf"
     candidates: int = Field(200, ge=1, le=10_000)
-    fusion: Literal["rrf", "weighted"] = "rrf"
+    fusion: Literal["rrf", "minmax", "weighted"] = "rrf"
     rrf_k: float = Field(10.0, gt=0)
     dense_weight: float = Field(0.4, ge=0, le=1)
     lexical_weight: float = Field(0.6, ge=0, le=1)
@@ -58,6 +61,7 @@ class SearchConfig(BaseModel):
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
     bm25_min_score: float = Field(1e-6, ge=0)
+    norm_window: int = Field(50, ge=1, le=10_000)
     fusion_adapt: bool = False
     adapt_strength: float = Field(1.0, ge=0, le=10)
     adapt_window: int = Field(20, ge=3, le=1000)
@@ -104,6 +108,7 @@ RECIPES: dict[str, SearchConfig] = {
     "bm25": SearchConfig(name="bm25", dense_weight=0.0, lexical_weight=1.0, recency_weight=0.0,
                          importance_weight=0.0, query_rewrite="off"),
     "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
+    "hybrid_minmax": SearchConfig(name="hybrid_minmax", fusion="minmax"),
     "anchored": SearchConfig(name="anchored", anchor=True),
 }
 

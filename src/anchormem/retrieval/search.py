@@ -1,6 +1,6 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
-Fusion (RRF): BM25 hits scoring ≤ ``bm25_min_score`` are left out; with ``fusion_adapt`` the two lists' weights are
+Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score`` are left out; with ``fusion_adapt`` the two lists' weights are
 set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the features and weights used).
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
@@ -30,7 +30,7 @@ from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
-from .fusion import adaptive_weights, drop_zero, recency_weight, rrf, weighted
+from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
@@ -127,7 +127,7 @@ class Searcher:
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
         adapt: dict[str, float] | None = None
-        if config.fusion == "rrf":
+        if config.fusion in ("rrf", "minmax"):
             lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
             wd, wl = config.dense_weight, config.lexical_weight
             if config.fusion_adapt and wd > 0 and wl > 0:
@@ -141,7 +141,8 @@ class Searcher:
                 lists[f"dense{i}"], lists[f"bm25{i}"] = d_i, drop_zero(l_i, config.bm25_min_score)
                 weights[f"dense{i}"], weights[f"bm25{i}"] = wd / 2, wl / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
-            fused = rrf(lists, weights, config.rrf_k)
+            fused = rrf(lists, weights, config.rrf_k) if config.fusion == "rrf" else \
+                minmax(lists, weights, config.norm_window, config.rrf_k)
         else:
             fused = weighted(dense, lexical, config.dense_weight)
         window = time_window(query, as_of or now) if offline else None
