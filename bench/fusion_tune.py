@@ -115,15 +115,27 @@ def _rank(row: dict, wd: float, wl: float, k: float) -> list:
     return sorted(best, key=lambda u: -best[u])
 
 
+def _first_per_unit(items: list) -> list[tuple]:
+    seen: set = set()
+    out = []
+    for u, s in items:
+        if u is not None and u not in seen:
+            seen.add(u)
+            out.append((u, s))
+    return out
+
+
 def replay(paths: list[str], out: str | None) -> None:
     rows = [r for p in paths for r in json.loads(Path(p).read_text())]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from anchormem.retrieval.fusion import adaptive_weights, drop_zero
+    from anchormem.retrieval.fusion import adaptive_weights, drop_zero, minmax
 
     rules: dict[str, Any] = {"dense_only": lambda row: (1.0, 0.0, 10.0), "bm25_only": lambda row: (0.0, 1.0, 10.0)}
     for wl in (0.25, 0.5, 0.6, 0.75):
         rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl, wl, 10.0)
     rules["fixed_lex0.6_keep0"] = lambda row: (0.4, 0.6, 10.0)
+    for wl, window in itertools.product((0.4, 0.5, 0.6), (20, 50, 200)):
+        rules[f"minmax_lex{wl}_w{window}"] = ("minmax", 1 - wl, wl, window)
     for strength, agree, breadth in itertools.product((0.0, 0.5, 1.0), (0.0, 1.0), (0.0, 0.5, 1.0, 1.5, 2.0)):
         rules[f"adaptive_s{strength}_a{agree}_b{breadth}"] = (
             lambda row, st=strength, ag=agree, br=breadth: (*adaptive_weights(
@@ -136,10 +148,16 @@ def replay(paths: list[str], out: str | None) -> None:
             grp = list(grp)
             r5, r10 = [], []
             for row in grp:
-                wd, wl, k = rule(row)
                 keep0 = name.endswith("_keep0")
                 row2 = row if keep0 else dict(row, bm25=[list(x) for x in drop_zero([tuple(x) for x in row["bm25"]])])
-                ranked = _rank(row2, wd, wl, k)
+                if isinstance(rule, tuple):  # min-max score fusion over each list's first hit per unit
+                    _, wd, wl, window = rule
+                    lists = {n: _first_per_unit(row2[n]) for n in ("dense", "bm25")}
+                    f = minmax(lists, {"dense": wd, "bm25": wl}, window)
+                    ranked = sorted(f, key=lambda u: -f[u])
+                else:
+                    wd, wl, k = rule(row)
+                    ranked = _rank(row2, wd, wl, k)
                 r5.append(_recall(ranked, row["gold"], 5))
                 r10.append(_recall(ranked, row["gold"], 10))
             res.setdefault(name, {})[f"{dset}/{split}"] = {"R@5": float(np.mean(r5)), "R@10": float(np.mean(r10)),

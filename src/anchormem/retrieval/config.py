@@ -109,11 +109,14 @@ RECIPES: dict[str, SearchConfig] = {
                          importance_weight=0.0, query_rewrite="off"),
     "recent_first": SearchConfig(name="recent_first", recency_weight=0.6),
     "hybrid_minmax": SearchConfig(name="hybrid_minmax", fusion="minmax"),
-    "anchored": SearchConfig(name="anchored", anchor=True),
+    # min-max score fusion (per query, scale-free) over RRF: Memora session R@10 66.7 vs 62.5 (held-out personas
+    # 68.1 vs 63.8, paired +4.3 [0.7, 8.2]), LoCoMo R@5 / R@10 59.6 / 67.6 vs 60.1 / 67.6 (paired R@5 -0.5
+    # [-1.4, +0.4]); bench/results/fusion_real_{memora,locomo}.json (python bench/fusion_tune.py real-...)
+    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax"),
 }
 
 
-# the default of Memory.search: hybrid retrieval with context anchoring (a query without a conversation is anchored
+# the default of Memory.search: hybrid retrieval (min-max score fusion) with context anchoring (a query without a conversation is anchored
 # by its own words, and an ambiguous one by the user's most recent session); LoCoMo recall at least the hybrid's at
 # every k (bench/results/locomo_recall_anchored.json)
 DEFAULT_RECIPE = "anchored"
