@@ -60,7 +60,7 @@ class SearchConfig(BaseModel):
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
     min_dense: float = Field(0.0, ge=-1, le=1)
-    bm25_min_score: float = Field(1e-6, ge=0)
+    bm25_min_score: float = Field(1e-4, ge=0)
     norm_window: int = Field(50, ge=1, le=10_000)
     fusion_adapt: bool = False
     adapt_strength: float = Field(1.0, ge=0, le=10)

@@ -63,9 +63,10 @@ def weighted(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], d
     return out
 
 
-def drop_zero(items: list[tuple[str, float]], floor: float = 1e-6) -> list[tuple[str, float]]:
+def drop_zero(items: list[tuple[str, float]], floor: float = 1e-4) -> list[tuple[str, float]]:
     """BM25 hits whose score is above ``floor``: a hit that matched only words found in most memories scores ~0
-    (FTS5 clamps a negative IDF to ~1e-6) and carries no evidence, yet RRF would credit it by its rank. When no
+    (FTS5 clamps a negative IDF to 1e-6, times a term-frequency factor of up to ~2) and carries no evidence, yet
+    RRF would credit it by its rank. When no
     hit scores above ``floor`` (a store of a handful of memories, where every word is in most of them) the list is
     kept as it is: there the ~0 scores say nothing about the words."""
     kept = [(d, s) for d, s in items if s > floor]
