@@ -20,8 +20,8 @@ def settings_options(name: str, settings: object) -> dict:
     prefixes = {"query_prefix": getattr(s, "embedder_query_prefix", ""),
                 "passage_prefix": getattr(s, "embedder_passage_prefix", "")}
     if name == "openai":
-        return {"base_url": s.embedder_base_url, "model": s.embedder_model, "dim": s.embedder_dim or 0,  # type: ignore[attr-defined]
-                "api_key": s.embedder_api_key, **prefixes}  # type: ignore[attr-defined]
+        return {"base_url": s.embedder_base_url, "model": s.embedder_model,  # type: ignore[attr-defined]
+                "dim": s.embedder_dim or 0, "api_key": s.embedder_api_key, **prefixes}  # type: ignore[attr-defined]
     if name == "local":
         return {"path": getattr(s, "embedder_path", None), **prefixes}
     if name.startswith("local:"):

@@ -5,7 +5,8 @@ back as current.
 Every persona's week is ingested through the public API: one user per persona, one :meth:`Memory.add` call per
 session (``session_id`` = ``<persona>-<NNNN>``), user turns as ``user`` messages (and, with
 ``assistant_turns=True``, assistant turns as ``assistant`` messages: off by default, since every gold turn is a user
-turn and they double the embedding cost), each carrying ``{"memora_session": n, "memora_turn": t}`` in its metadata; a session's time
+turn and they double the embedding cost), each carrying ``{"memora_session": n, "memora_turn": t}`` in its
+metadata; a session's time
 is its ``date`` plus ``session_id`` minutes (the data has no time of day; this keeps the order within a day). The
 answer key (``operation_details``, ``session_type``, ``share_memory``) is never indexed. Every question is then
 searched as written (``limit`` hits), with each recipe.

@@ -1,7 +1,8 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
-Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score`` are left out; with ``fusion_adapt`` the two lists' weights are
-set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the features and weights used).
+Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score``
+are left out; with ``fusion_adapt`` the two lists' weights are set per query (:func:`.fusion.adaptive_weights`;
+``explain["fusion_adapt"]``: the features and weights used).
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
