@@ -48,6 +48,9 @@ def test_minmax_recipe_searches_and_explains(tmp_path):
                   "My sister moved to Porto.", "Miso likes to sleep on the piano."):
             m.add(t, user_id="u")
         hits = m.search("What is my cat called?", user_id="u", recipe="hybrid_minmax")
+        assert "Miso" in hits[0].memory.text and hits[0].explain["fusion"] == "rrf"  # 4 memories < norm_window
+        small = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "norm_window": 3})
+        hits = m.search("What is my cat called?", user_id="u", recipe=small)
         assert "Miso" in hits[0].memory.text and hits[0].explain["fusion"] == "minmax"
         cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "fusion_adapt": True})
         h = m.search("Miso piano", user_id="u", recipe=cfg)[0]

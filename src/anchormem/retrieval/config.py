@@ -36,6 +36,8 @@ class SearchConfig(BaseModel):
     - ``fusion="minmax"``: each list's scores min-max normalised per query over its first ``norm_window``
       (:func:`anchormem.retrieval.fusion.minmax`), then mixed with dense_weight / lexical_weight: the lists' own
       score shapes set how much each contributes to every query (a rank-only RRF cannot see them), scale-free.
+      With fewer candidates than ``norm_window`` (a store of a few dozen memories) the range is one memory's
+      lead, so RRF is used there (polysemy per-case histories of 6 memories: 65/72 EN with min-max, as RRF after).
     - ``bm25_min_score``: BM25 hits scoring at most this are not fused (words found in most memories score ~0; RRF
       would credit them by rank alone).
     - ``fusion_adapt``: per-query weights (:func:`anchormem.retrieval.fusion.adaptive_weights`): the configured

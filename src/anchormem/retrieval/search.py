@@ -1,8 +1,9 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
 Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score``
-are left out; with ``fusion_adapt`` the two lists' weights are set per query (:func:`.fusion.adaptive_weights`;
-``explain["fusion_adapt"]``: the features and weights used).
+are left out (min-max needs ``norm_window`` candidates: a smaller store is fused by RRF); with ``fusion_adapt``
+the two lists' weights are set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the
+features and weights used).
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
@@ -128,6 +129,7 @@ class Searcher:
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
         adapt: dict[str, float] | None = None
+        fusion = config.fusion
         if config.fusion in ("rrf", "minmax"):
             lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
             wd, wl = config.dense_weight, config.lexical_weight
@@ -142,7 +144,10 @@ class Searcher:
                 lists[f"dense{i}"], lists[f"bm25{i}"] = d_i, drop_zero(l_i, config.bm25_min_score)
                 weights[f"dense{i}"], weights[f"bm25{i}"] = wd / 2, wl / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
-            fused = rrf(lists, weights, config.rrf_k) if config.fusion == "rrf" else \
+            # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
+            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF)
+            fusion = "minmax" if config.fusion == "minmax" and len(dense or lexical) >= config.norm_window else "rrf"
+            fused = rrf(lists, weights, config.rrf_k) if fusion == "rrf" else \
                 minmax(lists, weights, config.norm_window, config.rrf_k)
         else:
             fused = weighted(dense, lexical, config.dense_weight)
@@ -180,7 +185,7 @@ class Searcher:
             final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
                      * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
-                       "fusion": config.fusion, "recency": rec, "importance": imp, "source_weight": sw}
+                       "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
             if adapt is not None:
                 explain["fusion_adapt"] = adapt
             if window is not None:
