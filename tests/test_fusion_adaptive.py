@@ -52,6 +52,10 @@ def test_minmax_recipe_searches_and_explains(tmp_path):
         small = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "norm_window": 3})
         hits = m.search("What is my cat called?", user_id="u", recipe=small)
         assert "Miso" in hits[0].memory.text and hits[0].explain["fusion"] == "minmax"
+        anchored = SearchConfig(**{**RECIPES["anchored"].model_dump(), "norm_window": 3})
+        assert m.search("Miso", user_id="u", recipe=anchored)[0].explain["fusion"] == "minmax"
+        talk = m.search("Miso", user_id="u", recipe=anchored, context=["My cat is sleeping.", "She loves music."])
+        assert talk[0].explain["fusion"] == "rrf"  # anchored in a conversation: the anchor's factors want RRF
         cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "fusion_adapt": True})
         h = m.search("Miso piano", user_id="u", recipe=cfg)[0]
         assert set(h.explain["fusion_adapt"]) >= {"dense_weight", "lexical_weight", "peak_bm25", "overlap"}

@@ -37,7 +37,9 @@ class SearchConfig(BaseModel):
       (:func:`anchormem.retrieval.fusion.minmax`), then mixed with dense_weight / lexical_weight: the lists' own
       score shapes set how much each contributes to every query (a rank-only RRF cannot see them), scale-free.
       With fewer candidates than ``norm_window`` (a store of a few dozen memories) the range is one memory's
-      lead, so RRF is used there (polysemy per-case histories of 6 memories: 65/72 EN with min-max, as RRF after).
+      lead, so RRF is used there (polysemy per-case histories of 6 memories: 65/72 EN with min-max, as RRF after);
+      and a search anchored in a conversation is fused by RRF (the anchor's bounded factors were set on RRF's
+      scores: polysemy pooled EN 68/72 with min-max, 70/72 with RRF).
     - ``bm25_min_score``: BM25 hits scoring at most this are not fused (words found in most memories score ~0; RRF
       would credit them by rank alone).
     - ``fusion_adapt``: per-query weights (:func:`anchormem.retrieval.fusion.adaptive_weights`): the configured

@@ -1,7 +1,8 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
 Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score``
-are left out (min-max needs ``norm_window`` candidates: a smaller store is fused by RRF); with ``fusion_adapt``
+are left out (min-max needs ``norm_window`` candidates, and is not used when a conversation anchors the search:
+both fall back to RRF, ``explain["fusion"]`` says which); with ``fusion_adapt``
 the two lists' weights are set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the
 features and weights used).
 
@@ -145,8 +146,13 @@ class Searcher:
                 weights[f"dense{i}"], weights[f"bm25{i}"] = wd / 2, wl / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
-            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF)
-            fusion = "minmax" if config.fusion == "minmax" and len(dense or lexical) >= config.norm_window else "rrf"
+            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
+            # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
+            # (in [1 - anchor_weight, 1]) and were set on RRF's compressed scores; on min-max's spread they cannot
+            # lift the memory of the conversation's sense (polysemy pooled EN 68/72 with min-max, 70/72 with RRF)
+            in_conversation = bool(getattr(anchor, "texts", None))
+            fusion = "minmax" if (config.fusion == "minmax" and not in_conversation
+                                  and len(dense or lexical) >= config.norm_window) else "rrf"
             fused = rrf(lists, weights, config.rrf_k) if fusion == "rrf" else \
                 minmax(lists, weights, config.norm_window, config.rrf_k)
         else:
