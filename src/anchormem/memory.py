@@ -18,7 +18,7 @@ from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answ
 from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
-from .embedders import Embedder, make_embedder
+from .embedders import Embedder, make_embedder, settings_options
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .llms import LLM, make_llm
@@ -128,11 +128,8 @@ class Memory:
         self.tenant = check_scope_id(tenant or s.tenant, "tenant", required=True)
         check_redis_url(s.session_url, "ANCHORMEM_SESSION_URL")  # its form now; Redis itself on first use
         if embedder is None or isinstance(embedder, str):
-            opts = {}
-            if (embedder or s.embedder) == "openai":
-                opts = {"base_url": s.embedder_base_url, "model": s.embedder_model, "dim": s.embedder_dim or 0,
-                        "api_key": s.embedder_api_key}
-            embedder = make_embedder(embedder or s.embedder, **opts)
+            name = embedder or s.embedder
+            embedder = make_embedder(name, **settings_options(name, s))
         self.embedder: Embedder = embedder
         enc = encryption_key if encryption_key is not None else \
             (s.encryption_key.get_secret_value() if s.encryption_key else None)

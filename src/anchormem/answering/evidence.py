@@ -125,11 +125,19 @@ PROFILES: dict[str, tuple[float | None, float | None]] = {
 }
 
 
-def profile_for(embedder_name: str | None) -> tuple[float | None, float | None]:
+def profile_for(embedder_name: str | None, embedder: Any = None) -> tuple[float | None, float | None]:
+    """(dense floor, word-similarity threshold) for a model: the hand-set :data:`PROFILES` entry its name starts
+    with; else, given the ``embedder``, thresholds calibrated from its own background cosines
+    (:func:`anchormem.retrieval.profile.calibrated_thresholds`: the same positions on its background as the
+    default model's); else (None, None)."""
     name = (embedder_name or "").lower()
     for key, prof in PROFILES.items():
         if name.startswith(key):
             return prof
+    if embedder is not None:
+        from ..retrieval.profile import calibrated_thresholds
+
+        return calibrated_thresholds(embedder)
     return (None, None)
 
 
@@ -559,7 +567,7 @@ class EvidenceScorer:
     def __init__(self, embedder: Any = None, config: AnswerConfig | None = None) -> None:
         self.embedder = embedder
         self.config = config or AnswerConfig()
-        floor, wsim = profile_for(getattr(embedder, "name", None))
+        floor, wsim = profile_for(getattr(embedder, "name", None), embedder)
         self.dense_floor = self.config.dense_floor if self.config.dense_floor is not None else floor
         self.word_sim = self.config.word_sim if self.config.word_sim is not None else wsim
         self._bg: dict[str, np.ndarray] = {}

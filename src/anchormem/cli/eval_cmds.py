@@ -102,6 +102,34 @@ def eval_grounding(
                    conversations=conversations, invent_every=invent_every)
 
 
+@eval_app.command("memora")
+@_handled
+def eval_memora(
+    data: Optional[Path] = typer.Option(None, "--data", help="Memora's weekly folder (default: $ANCHORMEM_MEMORA "
+                                        "or shared/datasets/memora/weekly above the working directory)."),
+    k: str = typer.Option("1,5,10,20", "--k", help="Comma-separated cut-offs (distinct sessions / turns)."),
+    recipes: str = typer.Option("bm25,dense,hybrid_rrf,anchored", "--recipes", help="Comma-separated recipes."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+    personas: Optional[str] = typer.Option(None, "--personas", help="Comma-separated persona names (default all)."),
+    db: str = typer.Option(":memory:", "--store", help="Store file to ingest into (reused when complete)."),
+    ask: bool = typer.Option(True, "--ask/--no-ask", help="Also check Memory.ask's citations for retired values."),
+) -> None:
+    """Memora: session and turn recall@k per question type, and retired values returned as current."""
+    from ..eval.memora import default_root, format_table, run_memora
+
+    try:
+        ks = tuple(sorted({int(x) for x in k.split(",") if x.strip()}))
+    except ValueError:
+        raise InvalidInputError(f"--k must be comma-separated integers, got {k!r}") from None
+    root = str(data) if data is not None else default_root()
+    if root is None or not Path(root).is_dir():
+        raise InvalidInputError(f"--data {root!r} is not a folder (Memora's weekly split)")
+    names = [r.strip() for r in recipes.split(",") if r.strip()]
+    who = [p.strip() for p in personas.split(",") if p.strip()] if personas else None
+    _run_and_print("memora", run_memora, format_table, embedder, data_root=root, ks=ks, recipe=names,
+                   personas=who, db_path=db, ask=ask)
+
+
 @eval_app.command("polysemy")
 @_handled
 def eval_polysemy(

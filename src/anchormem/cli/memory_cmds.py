@@ -417,16 +417,12 @@ def reindex(
 ) -> None:
     """Re-embed every memory with EMBEDDER and record it as the store's embedder."""
     from ..config import Settings, default_path
-    from ..embedders import make_embedder
+    from ..embedders import make_embedder, settings_options
     from ..stores.sqlite import SQLiteStore
 
     s = Settings()
     path = _state.db or s.path or default_path()
-    opts: dict[str, Any] = {}
-    if embedder == "openai":
-        opts = {"base_url": s.embedder_base_url, "model": s.embedder_model, "dim": s.embedder_dim or 0,
-                "api_key": s.embedder_api_key}
-    emb = make_embedder(embedder, **opts)
+    emb = make_embedder(embedder, **settings_options(embedder, s))
     store = SQLiteStore(path, ann_threshold=s.ann_threshold)
     try:
         old = store.embedder_info()

@@ -19,9 +19,10 @@ __all__ = ["paired_bootstrap"]
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_resamples: int = 2000, confidence: float = 0.95,
                      seed: int = 0) -> dict[str, float | int]:
     """Compare system A's per-question scores ``a`` with system B's ``b`` (same questions, same order; e.g. recall@5
-    in [0, 1]). Returns ``{"n", "a", "b", "diff", "low", "high", "wins", "losses"}``: the means of A and B, the
-    mean difference A - B, its percentile bootstrap interval at ``confidence`` (``n_resamples`` resamples of the
-    questions with replacement, seeded), and how many questions A scores above / below B. Raises
+    in [0, 1]). Returns ``{"n", "a", "b", "diff", "low", "high", "wins", "losses", "p_le_0"}``: the means of A and B,
+    the mean difference A - B, its percentile bootstrap interval at ``confidence`` (``n_resamples`` resamples of the
+    questions with replacement, seeded), how many questions A scores above / below B, and the share of resampled
+    differences ≤ 0. Raises
     InvalidInputError for lists of different lengths, an empty list, or a confidence outside (0, 1)."""
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1 or len(x) == 0:
@@ -37,4 +38,5 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_resamples: int
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [tail, 1.0 - tail])
     return {"n": int(len(d)), "a": float(x.mean()), "b": float(y.mean()), "diff": float(d.mean()),
-            "low": float(low), "high": float(high), "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
+            "low": float(low), "high": float(high), "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
+            "p_le_0": float((means <= 0).mean())}

@@ -1,5 +1,11 @@
 """The search pipeline: dense + BM25 candidates → fusion → recency/source weighting → threshold → top-k.
 
+Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25 hits scoring ≤ ``bm25_min_score``
+are left out (min-max needs ``norm_window`` candidates, and is not used when a conversation anchors the search:
+both fall back to RRF, ``explain["fusion"]`` says which); with ``fusion_adapt``
+the two lists' weights are set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the
+features and weights used).
+
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
@@ -27,7 +33,7 @@ from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
-from .fusion import recency_weight, rrf, weighted
+from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
 from .hops import second_round
 from .past import PastTexts
@@ -148,20 +154,42 @@ class Searcher:
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
-        if config.fusion == "rrf":
+        adapt: dict[str, float] | None = None
+        fusion = config.fusion
+        if config.fusion in ("rrf", "minmax"):
+            lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
+            wd, wl = config.dense_weight, config.lexical_weight
+            if config.fusion_adapt and wd > 0 and wl > 0:
+                wd, wl, adapt = adaptive_weights(dense, lexical, wd, wl, strength=config.adapt_strength,
+                                                 window=config.adapt_window, agree=config.adapt_agree)
+                adapt = {**adapt, "dense_weight": wd, "lexical_weight": wl}
             lists = {"dense": dense, "bm25": lexical}
-            weights = {"dense": config.dense_weight, "bm25": config.lexical_weight}
+            weights = {"dense": wd, "bm25": wl}
             for i, q in enumerate(extra_queries or []):
-                lists[f"dense{i}"], lists[f"bm25{i}"] = self._candidates(q, scope, where, n, config, as_of, None,
-                                                                         expand=offline, past=past)
-                weights[f"dense{i}"], weights[f"bm25{i}"] = config.dense_weight / 2, config.lexical_weight / 2
+                d_i, l_i = self._candidates(q, scope, where, n, config, as_of, None, expand=offline, past=past)
+                lists[f"dense{i}"], lists[f"bm25{i}"] = d_i, drop_zero(l_i, config.bm25_min_score)
+                weights[f"dense{i}"], weights[f"bm25{i}"] = wd / 2, wl / 2
                 also |= {d for d, _ in lists[f"bm25{i}"]}
             if conversation is not None and conversation.weight > 0:
                 lists["dense_conv"], lists["bm25_conv"] = self._candidates(
                     conversation.text, scope, where, n, config, as_of, conversation.vector, expand=offline, past=past)
-                weights["dense_conv"] = config.dense_weight * conversation.weight
-                weights["bm25_conv"] = config.lexical_weight * conversation.weight
-            fused = rrf(lists, weights, config.rrf_k)
+                lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
+                weights["dense_conv"] = wd * conversation.weight
+                weights["bm25_conv"] = wl * conversation.weight
+            # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
+            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
+            # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
+            # (in [1 - anchor_weight, 1]) and were set on RRF's compressed scores; on min-max's spread they cannot
+            # lift the memory of the conversation's sense (polysemy pooled EN 68/72 with min-max, 70/72 with RRF)
+            in_conversation = bool(getattr(anchor, "texts", None))
+            fusion = "minmax" if (config.fusion == "minmax" and not in_conversation
+                                  and len(dense or lexical) >= config.norm_window) else "rrf"
+
+            def fuse(ls: dict[str, list[tuple[str, float]]], ws: dict[str, float]) -> dict[str, float]:
+                return rrf(ls, ws, config.rrf_k) if fusion == "rrf" else minmax(ls, ws, config.norm_window,
+                                                                                 config.rrf_k)
+
+            fused = fuse(lists, weights)
             # multi-hop: a second round from the first round's best (.hops); not for a question about the past
             # (it reads one slot's history, ordered by currency) nor with as_of's past texts
             if config.hops and fused and past is None and not past_q:
@@ -171,7 +199,7 @@ class Searcher:
                                             else self.embed_query(query, scope))
                 if more:
                     also |= {d for d, _ in more.get("bm25_hop", [])}
-                    fused = rrf({**lists, **more}, {**weights, **more_w}, config.rrf_k)
+                    fused = fuse({**lists, **more}, {**weights, **more_w})
         else:
             fused = weighted(dense, lexical, config.dense_weight)
         window = time_window(query, as_of or now) if offline else None
@@ -210,7 +238,9 @@ class Searcher:
             final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
                      * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
-                       "fusion": config.fusion, "recency": rec, "importance": imp, "source_weight": sw}
+                       "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
+            if adapt is not None:
+                explain["fusion_adapt"] = adapt
             if window is not None:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
