@@ -107,3 +107,31 @@ def test_no_second_round_for_a_question_about_the_past():
     hits = mem.search("Did I ever live in Lisbon?", user_id="u", recipe=hops)
     assert hits[0].memory.text == "I live in Lisbon" and hits[0].explain["past"] == "until 2024-03"
     mem.close()
+
+
+def test_reply_keys_when_an_agent_adds_one_turn_per_call():
+    """The question a reply answers was stored by the call before: the reply still gets its words."""
+    answer = "Yes! It was so relaxing, I made a bowl."
+    turns = [("Melanie", "Did you end up going to the pottery workshop?"), ("Caroline", answer)]
+    for session in ("s1", None):
+        with Memory(":memory:", embedder="hash", index_keys="default") as mem:
+            for name, text in turns:
+                mem.add([{"role": "user", "name": name, "content": text}], user_id="u", session_id=session,
+                        timestamp=SAID)
+            texts = [h.memory.text for h in mem.search("How was the pottery workshop?", user_id="u",
+                                                       recipe="bm25")]
+            # in a session the stored question precedes the reply; without one there is no order to rely on
+            assert (answer in texts) is (session is not None), (session, texts)
+
+
+def test_no_reply_keys_from_a_later_stored_turn():
+    """An older turn imported after a newer one is not keyed by it."""
+    from datetime import timedelta
+
+    with Memory(":memory:", embedder="hash", index_keys="default") as mem:
+        mem.add([{"role": "user", "name": "Melanie", "content": "Did you go to the pottery workshop?"}],
+                user_id="u", session_id="s1", timestamp=SAID)
+        mem.add([{"role": "user", "name": "Caroline", "content": "Yes! I made a bowl."}], user_id="u",
+                session_id="s1", timestamp=SAID - timedelta(hours=1))
+        texts = [h.memory.text for h in mem.search("pottery workshop", user_id="u", recipe="bm25")]
+        assert texts == ["Did you go to the pottery workshop?"]

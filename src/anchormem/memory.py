@@ -27,7 +27,7 @@ from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_ses
 from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
-from .ingest.keys import parse_key_kinds
+from .ingest.keys import parse_key_kinds, previous_turn
 from .ingest.pipeline import draft_memories, embedding_text
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
@@ -249,8 +249,9 @@ class Memory:
         s = self.settings
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
-        prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time,
-                                  chunk_chars=self.settings.chunk_chars, keys=parse_key_kinds(s.index_keys))
+        kinds = parse_key_kinds(s.index_keys)
+        prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
+                                  keys=kinds, before=previous_turn(self.store, scope, msgs, kinds))
         drafts, quarantined = quarantine(prepared.drafts, scope)
         plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
                           user_id=scope.user_id, extract=self._fact_extractor())

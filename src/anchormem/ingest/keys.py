@@ -17,7 +17,9 @@ embedding are unchanged):
 - ``topic``: the session's topic: the few content words most turns of the call share, on every turn (off by
   default: on every turn of a session, they blur which turn says what).
 
-Keys come only from the call's own messages (no store read, no model): cheap, deterministic, offline.
+Keys come from the call's own messages and, for the first of them, the session's stored turn just before it
+(:func:`previous_turn`: one indexed read of the newest message; an agent adds one turn per call, so the question a
+reply answers was stored by the call before). No model: cheap, deterministic, offline.
 Pronoun lists are language data (``data/lang/<lang>/keys.json``, :mod:`anchormem.langdata`).
 """
 
@@ -27,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 
 from ..errors import ConfigError
@@ -35,7 +38,8 @@ from ..text.dates import DateSpan
 from ..text.tokenize import has_cjk, query_terms
 from .classify import is_question
 
-__all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "retrieval_keys", "date_keys"]
+__all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "previous_turn", "retrieval_keys",
+           "date_keys"]
 
 #: every kind of key
 KEY_KINDS = ("reply", "context", "names", "dates", "topic")
@@ -75,6 +79,23 @@ def parse_key_kinds(spec: str | Sequence[str] | None) -> frozenset[str]:
     if bad:
         raise ConfigError(f"unknown index key kind(s) {', '.join(bad)}; kinds are {', '.join(KEY_KINDS)}")
     return frozenset(parts)
+
+
+def previous_turn(store, scope, messages: Sequence, kinds: frozenset[str]) -> KeyTurn | None:
+    """The session's newest stored message as a :class:`KeyTurn`, when it comes before ``messages`` (normalised
+    messages; the first one's timestamp, when it has one, is not earlier than the stored turn's) and the ``reply``
+    or ``context`` keys are on; else None. ``scope`` without a session: None (session-less turns have no order)."""
+    if not scope.session_id or not messages or not ({"reply", "context"} & kinds):
+        return None
+    last = store.messages(scope, session_id=scope.session_id, last=1)
+    if not last:
+        return None
+    prev, first = last[-1], messages[0].timestamp
+    if first is not None and prev.get("timestamp") and first < datetime.fromisoformat(prev["timestamp"]):
+        return None  # an older turn imported late: the stored one does not precede it
+    if prev.get("role") == "system" or not prev.get("content"):
+        return None
+    return KeyTurn(str(prev["content"]), prev.get("name"))
 
 
 @lru_cache(maxsize=4)

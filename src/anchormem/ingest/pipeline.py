@@ -80,15 +80,18 @@ class Prepared:
 
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
-                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(DEFAULT_KEY_KINDS)) -> Prepared:
+                   chunk_chars: int = 600, keys: frozenset[str] = frozenset(DEFAULT_KEY_KINDS),
+                   before: KeyTurn | None = None) -> Prepared:
     """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
 
     Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
     ``keys``: the kinds of retrieval keys added to each draft's keyword-index text (:mod:`.keys`; empty: none).
+    ``before``: the session's stored turn just before ``messages`` (an agent adds one turn per call: the question
+    a reply answers was stored by the call before); it only feeds the keys, nothing is drafted from it.
     """
     out = Prepared()
     meta = dict(metadata or {})
-    turns: list[KeyTurn] = []  # the call's non-system messages, for the retrieval keys
+    turns: list[KeyTurn] = [before] if before is not None else []  # non-system messages, for the retrieval keys
     pending: list[tuple[Draft, int, int, str]] = []  # (draft, turn, chunk, text to index before the keys)
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex

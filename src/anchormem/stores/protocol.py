@@ -183,9 +183,9 @@ class Store(Protocol):
         ``delete`` does). Returns counts per table."""
 
     def messages(self, scope: Scope, ids: list[str] | None = None, *,
-                 session_id: str | None = None) -> list[dict[str, Any]]:
+                 session_id: str | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """Stored source messages of a user scope (all, or the given ids; with ``session_id``, of that session
-        only), oldest first."""
+        only), oldest first; with ``last``, only the newest ``last`` of them (still oldest first)."""
 
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
         """Current (``valid_to`` unset) fact memories of a user with one of ``slots``, oldest first."""

@@ -60,7 +60,7 @@ class SQLCommonMixin:
         return history_entries(rows)
 
     def messages(self, scope: Scope, ids: list[str] | None = None, *,
-                 session_id: str | None = None) -> list[dict[str, Any]]:
+                 session_id: str | None = None, last: int | None = None) -> list[dict[str, Any]]:
         p = self._P
         sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = {p} AND user_id = {p}"
         params: list[Any] = [scope.tenant, scope.user_id]
@@ -73,6 +73,9 @@ class SQLCommonMixin:
             cond, more = self._in("id", ids)
             sql += " AND " + cond
             params += more
+        if last is not None:  # the newest ``last`` only (an index range scan), returned oldest first
+            rows = self._read(sql + f" ORDER BY ts DESC, {self._SEQ} DESC LIMIT {int(last)}", params)
+            return message_dicts(rows[::-1])
         return message_dicts(self._read(sql + f" ORDER BY ts, {self._SEQ}", params))
 
     def count_messages(self, scope: Scope) -> int:
