@@ -36,7 +36,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["frame_facts", "Frame"]
+__all__ = ["frame_facts", "Frame", "pronoun_slots"]
 
 Frame = tuple[str, str, int]  # (attribute, value, polarity)
 _ZH_NUM = "零〇一二两三四五六七八九十百千万"
@@ -288,6 +288,39 @@ def _age_frames(clause: str, lang: str) -> list[Frame]:
     return [(f"{person_key(p.group('p')).casefold().replace(' ', '_')}_age", v, 1)]
 
 
+def _pronoun_age_frames(clause: str, lang: str) -> list[Frame]:
+    """An age said of a pronoun ("She's now 7", 她现在7岁了): ``<pronoun>_age``, resolved by the reconcile step to
+    the one current ``<person>_age`` the pronoun can stand for (``pronoun_persons``; :func:`pronoun_slots`)."""
+    c = _compiled(lang)
+    for pron in _data(lang).get("pronoun_persons", {}):
+        if lang == "zh":
+            if not clause.lstrip().startswith(pron):
+                continue
+            m = re.search(rf"(?P<v>{_NUM_ZH})\s*(?:周)?岁", clause)
+            v = m.group("v") + "岁" if m else None
+        else:
+            if not re.match(rf"\s*{pron}(?:['’]s|\s+is|\s+just|\s+turned|\s+turns)\b", clause, re.I):
+                continue
+            m = c["age"].search(clause)
+            v = (m.group("v") or m.group("w")) if m else None
+        if v:
+            return [(f"{pron}_age", v, 1)]
+    return []
+
+
+def pronoun_slots(attribute: str) -> list[str] | None:
+    """The person age slots an anaphoric ``<pronoun>_age`` can stand for ("she_age" -> ["daughter_age", ...]);
+    None when ``attribute`` is no such slot."""
+    head, sep, rest = attribute.partition("_")
+    if rest != "age":
+        return None
+    for lang in langdata.LANGUAGES:
+        persons = _data(lang).get("pronoun_persons", {}).get(head)
+        if persons:
+            return [f"{p}_age" for p in persons]
+    return None
+
+
 def _unit_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
     """A number whose unit names its slot, said by the speaker: "I've dropped to 74 kg", 我现在只有65公斤了."""
     c = _compiled(lang)
@@ -405,8 +438,8 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "") -> tuple
             v = _pending_value(pending, text, lang)
             if v and _who(text[: max(text.find(v), 0)], lang, inherited or "speaker") == "speaker":
                 return [(pending, v, 1)], ""
-        for fn in (_noun_frames, _age_frames, _unit_frames):
-            got = fn(text, lang, inherited) if fn is not _age_frames else fn(text, lang)
+        for fn in (_noun_frames, _age_frames, _pronoun_age_frames, _unit_frames):
+            got = fn(text, lang, inherited) if fn in (_noun_frames, _unit_frames) else fn(text, lang)
             if got:
                 return got, ""
         got, left = _verb_frames(text, lang, inherited)

@@ -79,6 +79,19 @@ def _quantity() -> re.Pattern:
                       r"(?:day|week|month|year)|(?:" + f + r"))(?=\s|$)", re.I)
 
 
+@lru_cache(maxsize=1)
+def _particular() -> re.Pattern:
+    """A noun (not an activity: no "-ing", no light verb) followed by "at" / "from" and a determiner ("the coffee at
+    my office", "coffee from the canteen"): one particular thing (``particular_*`` of data/lang/en/slots.json)."""
+    from .. import langdata
+
+    preps = langdata.alternation(langdata.words("slots", "particular_prepositions", ("en",)))
+    dets = langdata.alternation(langdata.words("slots", "particular_determiners", ("en",)))
+    light = "|".join(w for w in LIGHT_VERBS if w.isascii())
+    return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?!(?:" + light + r")\b)(?:[a-z][\w'-]*(?<!ing)\s+){0,1}"
+                      r"[a-z][\w'-]*(?<!ing)\s+(?:" + preps + r")\s+(?:" + dets + r")\s+\w+", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _lemma(word: str) -> str:
     from lemminflect import getLemma  # lazy: its tables load on first use (no import-time I/O)
@@ -116,6 +129,8 @@ def topic_key(text: str) -> str:
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
     t = _quantity().sub(" ", " " + t).strip() or t  # "two cups of tea", "a lot of soda", "a few cigarettes"
+    if _particular().match(t):  # "the coffee at my office": one particular coffee, not the habit "coffee"
+        return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]

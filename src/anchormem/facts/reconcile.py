@@ -45,6 +45,7 @@ from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
 from .claims import carry, own_claims
+from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    value_key)
@@ -169,6 +170,22 @@ def _as_user(f: Fact, speaker: str | None) -> Fact:
     return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
 
 
+def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
+    """``facts`` with an age said of a pronoun ("She's now 7": ``she_age``) put in the one current person's age slot
+    it can stand for (``daughter_age``); dropped when there is none or more than one (who "she" is stays unknown)."""
+    out = []
+    for f in facts:
+        cands = pronoun_slots(f.attribute)
+        if cands is None:
+            out.append(f)
+            continue
+        keys = [FactSlot(entity=f.entity, attribute=a, value=f.value).slot for a in cands]
+        have = {c.fact.attribute for c in store.current_facts(tenant, user_id, keys) if c.fact}
+        if len(have) == 1:
+            out.append(f.model_copy(update={"attribute": have.pop()}))
+    return out
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -184,6 +201,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
+    found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
