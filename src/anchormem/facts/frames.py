@@ -232,12 +232,6 @@ def _after(rest: str, preps: tuple[str, ...], lang: str) -> str:
     return r
 
 
-def _topic_attr(head: str, value: str) -> str:
-    from .model import normalize_object
-
-    return f"{head}:{normalize_object(value)}"
-
-
 # -- frames ------------------------------------------------------------------------------------------------------
 def _noun_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
     """Frames from a slot noun of the speaker's with its value: "our rent ... to 2200", 我的房租涨到3500."""
