@@ -271,6 +271,9 @@ def _age_frames(clause: str, lang: str) -> list[Frame]:
     if not p or (lang == "zh" and not clause.lstrip().startswith(("我", p.group("p")))):
         return []
     rest = clause[p.end():]
+    future = _data(lang).get("future_markers", [])
+    if any((f in rest) if lang == "zh" else re.search(r"(?<![\w'])" + re.escape(f) + r"\b", rest, re.I) for f in future):
+        return []  # a birthday to come ("turns 30 on the 14th", 下个月满六岁): not the age now
     if lang == "zh":
         m = re.search(rf"(?P<v>{_NUM_ZH})\s*(?:周)?岁", rest)
         v = m.group("v") + "岁" if m else None
