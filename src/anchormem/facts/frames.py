@@ -125,10 +125,9 @@ def _owner(pre: str, lang: str, inherited: str) -> str:
             x = m.group("x")
             return "speaker" if re.search(r"(?:我们家|我们|我家|我)$", x) and not _compiled("zh")["person"].search(x) \
                 else "other" if x else "speaker"
-        body = re.split(r"[把将]", p)[-1] if re.search(r"[把将]", p) else p
-        if re.search(r"[把将]", p):
+        if re.search(r"[把将]\s*$", p):
             return "speaker"  # 房东把房租提高到…: the speaker's rent (no one else's is said)
-        return _who(body, lang, inherited or "speaker")
+        return _who(p, lang, inherited or "speaker")
     m = re.search(r"(?:(?P<poss>\w+)['’]s|(?P<pron>my|our|his|her|their|your|the|a))\s*$", p, re.I)
     if m and m.group("poss"):
         return "other" if m.group("poss").casefold() not in ("i", "it") else "speaker"
