@@ -412,20 +412,12 @@ def test_a_move_supersedes_the_old_home(old, new, question):
     with Memory(":memory:", cache=False) as m:
         first = m.add([{"role": "user", "content": old}], user_id="u")[0].memory
         res = m.add([{"role": "user", "content": new}], user_id="u")
-        homes = [(r.event, r.memory.fact.value) for r in res if r.memory.fact and r.memory.fact.attribute == "home_city"]
-        assert homes == [
+        assert [(r.event, r.memory.fact.value) for r in res] == [
             ("ADD", "Berlin" if new.isascii() else "柏林"), ("SUPERSEDE", "Lisbon" if old.isascii() else "里斯本")]
-        # the README's sentence also says the rent (月租4500元): its own fact, beside the home
-        assert [(r.memory.fact.attribute, r.memory.fact.value) for r in res if r.memory.fact and
-                r.memory.fact.attribute != "home_city"] == ([("rent", "4500元")] if "月租" in new else [])
-        now = m.get_all(user_id="u")
-        assert [x.fact.value for x in now if x.fact and x.fact.attribute == "home_city"] == \
-            ["Berlin" if new.isascii() else "柏林"]
-        assert all(x.text in new for x in now)  # the turn, or its clauses when it says two facts
+        assert [x.text for x in m.get_all(user_id="u")] == [new]
         assert m.get(first.id).valid_to is not None
         ans = m.ask(question, user_id="u")
-        assert ("Berlin" if new.isascii() else "柏林") in ans.citations[0].text
-        assert old not in [c.text for c in ans.citations]  # the old home is not cited
+        assert [c.text for c in ans.citations] == [new]
 
 
 @pytest.mark.parametrize("text", ["We moved the meeting to Friday.", "My parents moved from Ohio to Texas.",

@@ -232,13 +232,17 @@ def _after(rest: str, preps: tuple[str, ...], lang: str) -> str:
 
 
 # -- frames ------------------------------------------------------------------------------------------------------
-def _noun_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
-    """Frames from a slot noun of the speaker's with its value: "our rent ... to 2200", 我的房租涨到3500."""
+def _noun_frames(clause: str, lang: str, inherited: str, bare: bool = True) -> list[Frame]:
+    """Frames from a slot noun of the speaker's with its value: "our rent ... to 2200", 我的房租涨到3500. Without
+    ``bare`` a slot noun nobody owns in words ("…，月租4500元") is not read (a later clause of a sentence)."""
     c = _compiled(lang)
     out: list[Frame] = []
     for m in c["noun_rx"].finditer(clause):
         slot = c["nouns"][m.group(0).casefold() if lang == "en" else m.group(0)]
-        if _owner(clause[: m.start()], lang, inherited) != "speaker":
+        pre = clause[: m.start()]
+        if _owner(pre, lang, inherited) != "speaker":
+            continue
+        if not bare and not re.search(r"\b(?:my|our)\s*$|我们?(?:家)?的?\s*$|[把将]\s*$", pre, re.I):
             continue
         rest = clause[m.end():]
         if slot in c["numeric"] or slot == "phone":
@@ -417,11 +421,12 @@ def _pending_value(slot: str, text: str, lang: str) -> str | None:
     return _value(kind, t2, lang) if kind else None
 
 
-def frame_facts(clause: str, *, inherited: str = "", pending: str = "") -> tuple[list[Frame], str]:
+def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: bool = True) -> tuple[list[Frame], str]:
     """``([(attribute, value, polarity)], pending_slot)`` read from one clause (see the module doc).
 
     ``inherited``: the subject of the previous clause ("speaker" / "other" / ""), for a clause without one;
-    ``pending``: the slot a previous clause's switch verb left open ("employer" after "I switched jobs").
+    ``pending``: the slot a previous clause's switch verb left open ("employer" after "I switched jobs");
+    ``first``: the clause starts its sentence (a later one reads a slot noun only when its owner is said).
     The returned ``pending_slot`` is the slot this clause leaves open ("" for none). Never raises on any text."""
     text = clause.strip()
     if not text:
@@ -435,7 +440,8 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "") -> tuple
             if v and _who(text[: max(text.find(v), 0)], lang, inherited or "speaker") == "speaker":
                 return [(pending, v, 1)], ""
         for fn in (_noun_frames, _age_frames, _pronoun_age_frames, _unit_frames):
-            got = fn(text, lang, inherited) if fn in (_noun_frames, _unit_frames) else fn(text, lang)
+            got = _noun_frames(text, lang, inherited, first) if fn is _noun_frames else \
+                fn(text, lang, inherited) if fn is _unit_frames else fn(text, lang)
             if got:
                 return got, ""
         got, left = _verb_frames(text, lang, inherited)

@@ -530,7 +530,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
         who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
         pending = ""  # the slot a switch verb left open ("I switched jobs, now at Cisco")
-        for clause in _clause_split().split(sentence):
+        for n, clause in enumerate(_clause_split().split(sentence)):
             if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
                 subject, who, pending = "", "", ""
                 continue
@@ -538,7 +538,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             changes = [c for c in clause_changes(_with_subject(clause, subject))
                        if who != "other" or _typed_to_person(c[0])]
             got = _parse_clause(_with_subject(clause, subject))
-            frames, pending = frame_facts(_with_subject(clause, subject), pending=pending,
+            frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
                                           inherited={"user": "speaker", "other": "other"}.get(who, ""))
             changes, got = _merge_frames(changes, got, frames, clause)
             if changes:
