@@ -79,7 +79,7 @@ def test_restating_the_current_statement_in_other_words_is_a_noop(mem):
 
 @pytest.mark.parametrize("text", [
     "I think so.", "I use it every day.", "I read that article yesterday.", "I take care of it.",
-    "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.", "I stopped by the store.", "I quit my job.",
+    "I go there sometimes.", "我吃了一个苹果。", "I joined a gym.", "I stopped by the store.",
     "Yes I do", "I do too",
 ])
 def test_no_habit_fact_from_ordinary_sentences(text):
@@ -139,7 +139,7 @@ TYPED = [
     ("我弟弟是一名医生。", "我弟弟是一名律师。", True),
     ("我弟弟是一名医生。", "我弟弟叫小明。", False),
     ("I am a nurse.", "I'm a doctor now.", True),
-    ("I work as a nurse.", "I'm a software engineer at Google.", True),
+    ("I work as a nurse.", "I'm a software engineer now.", True),
     ("我是一名护士。", "我在医院当医生。", True),
     ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", True),
     ("I live in Lisbon.", "I left Lisbon and moved to Berlin.", True),
@@ -235,3 +235,42 @@ def test_a_closed_job_still_answers_whether_the_user_is_one(mem_e5):
     assert [c.text for c in mem_e5.ask("Am I a teacher?", user_id="u").citations] == ["I'm not a teacher any more."]
     mem_e5.add("I'm a nurse now.", user_id="u", timestamp=T2)
     assert [c.text for c in mem_e5.ask("What's my job?", user_id="u").citations] == ["I'm a nurse now."]
+
+
+@pytest.mark.parametrize("before,after,want", [
+    # a job and its employer in one clause: both slots (issue #22: "I'm a software engineer at Meta")
+    ("I'm a software engineer at Meta.", "I'm a product manager at OpenAI now.",
+     {("occupation", "product manager"), ("employer", "OpenAI")}),
+    # quitting a job ends the employer, whichever it was
+    ("I work at Google.", "I quit my job.", {("employer", "job")}),
+    # a switch verb names the slot, the next clause its value
+    ("I work at Oracle.", "I switched jobs, now I'm at Cisco.", {("employer", "Cisco")}),
+    ("我在京东工作。", "我换工作了，现在在美团。", {("employer", "美团")}),
+    # a topicalised object: 奶茶我戒了
+    ("我每天喝奶茶。", "奶茶我戒了。", {("does:奶茶", "奶茶")}),
+    # the speaker's rent, raised by someone else
+    ("My rent is 1200 euros.", "The landlord put my rent up to 1350.", {("rent", "1350")}),
+    ("我每个月房租3000。", "房东把房租提高到3500了。", {("rent", "3500")}),
+])
+def test_clause_frames_supersede(mem, before, after, want):
+    mem.add(before, user_id="u", timestamp=T1)
+    events = mem.add(after, user_id="u", timestamp=T2)
+    added = {(e.memory.fact.attribute, e.memory.fact.value) for e in events if e.event == "ADD" and e.memory.fact}
+    assert added == want
+    assert [e.event for e in events].count("SUPERSEDE") >= 1
+    old = {e.memory.fact.attribute for e in events if e.event == "SUPERSEDE" and e.memory.fact}
+    assert old <= {a for a, _ in want} | {"does:奶茶"}
+
+
+@pytest.mark.parametrize("before,after", [
+    ("I live in Lisbon.", "My friend moved to Berlin."),
+    ("I live in Lisbon.", "I might move to Berlin."),
+    ("I live in Lisbon.", "Should I move to Berlin?"),
+    ("My rent is 1100 dollars.", "My neighbour's rent went up to 1300."),
+    ("我的房租是2500。", "我朋友的房租涨到3000了。"),
+    ("I work at Siemens.", "I'm thinking about applying to Bosch."),
+    ("我住在厦门。", "我要不要搬到深圳？"),
+])
+def test_clause_frames_leave_non_changes_alone(mem, before, after):
+    mem.add(before, user_id="u", timestamp=T1)
+    assert [e.event for e in mem.add(after, user_id="u", timestamp=T2) if e.event == "SUPERSEDE"] == []

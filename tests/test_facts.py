@@ -74,7 +74,6 @@ RULE_CASES = [
     ("我的弟弟是医生。", ("user", "弟弟_occupation", "医生", 1)),
     # a job said plainly
     ("I am a nurse.", ("user", "occupation", "nurse", 1)),
-    ("I'm a software engineer at Google.", ("user", "occupation", "software engineer", 1)),
     ("I'm not a nurse anymore.", ("user", "occupation", "nurse", -1)),
     ("我在医院当护士。", ("user", "occupation", "护士", 1)),
     ("我在杭州当老师。", ("user", "occupation", "老师", 1)),

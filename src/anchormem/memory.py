@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
+from .answering.extractive import abstain
 from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
@@ -523,8 +524,11 @@ class Memory:
         ``abstained=True`` and the text says there is no record. Never invents. Each evidence hit's
         ``explain["evidence"]`` holds its evidence features. A memory that replies to the other speaker's
         question in its session is read with that question ("They were scared" answers "How did the kids take
-        the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`).
+        the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`). A question without a word
+        ("???", "...", "？？") asks nothing: it abstains without searching.
         """
+        if not any(ch.isalnum() for ch in query or ""):
+            return abstain(query or "", [])
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now

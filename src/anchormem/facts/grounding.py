@@ -55,9 +55,18 @@ _NEG_EN = re.compile(r"\b(?:not|no|never|no longer|don't|doesn't|didn't|do not|d
 _NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法|搬出|搬离")
 # "I quit Google and joined Meta": a new verb after "and" starts a clause of its own (its own negation)
 # ("I moved out of Lisbon and now live in Berlin": the second clause is not negated)
-_CLAUSE = re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?(?:joined|started|"
-                     r"moved|became|got|went|switched|took|began|signed|accepted|live|reside|settled|am living)\b)",
-                     re.I)
+_CLAUSE_VERBS = r"joined|started|moved|became|got|went|switched|took|began|signed|accepted|live|reside|settled|am living"
+
+
+@lru_cache(maxsize=1)
+def _clause_rx() -> re.Pattern:
+    """Clause boundaries; a verb of a frame class (data/lang/en/frames.json) after "and" starts a clause too
+    ("I left Tencent and now work at Shopee")."""
+    frame_verbs = tuple(v for spec in langdata.load("frames", "en").get("classes", {}).values()
+                        for v in spec["verbs"] if v[:1].isalpha() and v not in ("am", "is", "are"))
+    verbs = _CLAUSE_VERBS + "|" + langdata.alternation(frame_verbs)
+    return re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?"
+                      r"(?:" + verbs + r")\b)", re.I)
 
 
 @dataclass
@@ -153,7 +162,7 @@ def _overlap(claim: str, source: str) -> float:
 
 
 def _best_clause(value: str, source: str) -> str:
-    clauses = [c for c in _CLAUSE.split(source) if c.strip()] or [source]
+    clauses = [c for c in _clause_rx().split(source) if c.strip()] or [source]
     return max(clauses, key=lambda cl: _overlap(value, cl))
 
 

@@ -66,11 +66,39 @@ def _diet_canon() -> dict[str, str]:
             for canon, ws in langdata.load("slots", lang).get("diet", {}).items() for w in ws}
 
 
+@lru_cache(maxsize=1)
+def _quantity() -> re.Pattern:
+    """An amount or a frequency before or after a thing ("two cups of", "a lot of", "a few", "five days a week",
+    "a day"): not part of the thing's key (``quantity`` / ``frequency`` of data/lang/en/slots.json)."""
+    from .. import langdata
+
+    q = langdata.alternation(langdata.words("slots", "quantity", ("en",)))
+    f = langdata.alternation(langdata.words("slots", "frequency", ("en",)))
+    n = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|many)"
+    return re.compile(r"\s(?:" + n + r"\s+(?:" + q + r")(?:\s+of)?|" + n + r"\s+(?:times?|days?|nights?)\s+(?:a|per)\s+"
+                      r"(?:day|week|month|year)|(?:" + f + r"))(?=\s|$)", re.I)
+
+
+@lru_cache(maxsize=1)
+def _particular() -> re.Pattern:
+    """A noun (not an activity: no "-ing", no light verb) followed by "at" / "from" and a determiner ("the coffee at
+    my office", "coffee from the canteen"): one particular thing (``particular_*`` of data/lang/en/slots.json)."""
+    from .. import langdata
+
+    preps = langdata.alternation(langdata.words("slots", "particular_prepositions", ("en",)))
+    dets = langdata.alternation(langdata.words("slots", "particular_determiners", ("en",)))
+    light = "|".join(w for w in LIGHT_VERBS if w.isascii())
+    return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?!(?:" + light + r")\b)(?:[a-z][\w'-]*(?<!ing)\s+){0,1}"
+                      r"[a-z][\w'-]*(?<!ing)\s+(?:" + preps + r")\s+(?:" + dets + r")\s+\w+", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _lemma(word: str) -> str:
     from lemminflect import getLemma  # lazy: its tables load on first use (no import-time I/O)
 
     upos = "VERB" if word.endswith("ing") and len(word) > 5 else "NOUN"
+    if upos == "NOUN" and not word.endswith(("s", "i", "a" * 2)) and word not in ("children", "people", "men", "women"):
+        return word  # only a plural has a lemma of its own ("cola" is no plural of "colon")
     got = getLemma(word, upos=upos)
     return got[0] if got else word
 
@@ -100,6 +128,9 @@ def topic_key(text: str) -> str:
         # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
+    t = _quantity().sub(" ", " " + t).strip() or t  # "two cups of tea", "a lot of soda", "a few cigarettes"
+    if _particular().match(t):  # "the coffee at my office": one particular coffee, not the habit "coffee"
+        return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]

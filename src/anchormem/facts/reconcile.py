@@ -31,11 +31,14 @@ is married." does not close "My brother is 30."; "My brother is not a doctor any
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
+from .. import langdata
 from ..tracing import staged
 from ..ingest.classify import memory_hash
 from ..ingest.pipeline import Draft, time_terms
@@ -45,6 +48,7 @@ from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
 from .claims import carry, own_claims
+from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    value_key)
@@ -118,8 +122,17 @@ def _fact_span(d: Draft, f: Fact, shared: bool) -> str:
 _APPOSITION = (",", "，", ";", "；", "—", "–", "(", "（")
 
 
+@lru_cache(maxsize=1)
+def _links() -> re.Pattern:
+    """The words that join a job to its employer in one clause ("I'm a nurse at St Mary's", "我是老师，在…"):
+    ``companion_links`` of data/lang/*/frames.json."""
+    words = langdata.words("frames", "companion_links")
+    return re.compile(r"\s*(?:" + langdata.alternation(words) + r")(?:\s|(?=[\u4e00-\u9fff]))", re.I)
+
+
 def _narrowed(facts: list[Fact]) -> list[Fact]:
-    """``facts`` with the clause of a fact that one clause states beside another narrowed to its own words: "I have
+    """``facts`` with the clause of a fact that one clause states beside another narrowed to its own words ("I'm a
+    nurse at St Mary's.": the job's words are "I'm a nurse", the employer's the whole clause); "I have
     two cats, Tom and Jerry." states the count ("I have two cats": its value, then a comma, then the other fact's
     value) and the names (the whole clause). A change of the count then retires its own words only, never the names
     (:func:`~anchormem.facts.claims.current_view`)."""
@@ -128,7 +141,7 @@ def _narrowed(facts: list[Fact]) -> list[Fact]:
         c = (f.clause or "").strip()
         i = c.casefold().find(f.value.casefold()) if c and f.value else -1
         end = i + len(f.value)
-        if i >= 0 and c[end:].lstrip().startswith(_APPOSITION) and any(
+        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:])) and any(
                 g is not f and (g.clause or "").strip() == c and g.value and
                 c.casefold().find(g.value.casefold(), end) >= 0 for g in facts):
             f = f.model_copy(update={"clause": c[:end].rstrip()})
@@ -169,6 +182,33 @@ def _as_user(f: Fact, speaker: str | None) -> Fact:
     return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
 
 
+def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem]) -> list[MemoryItem]:
+    """Quitting a job ends the employer said with it: for a -1 ``occupation`` that closes "I'm a nurse", the current
+    ``employer`` facts whose words hold that job's words ("I'm a nurse at St Mary's.")."""
+    if slot.attribute != "occupation" or slot.polarity >= 0 or not clash:
+        return []
+    spans = [c.text.strip().rstrip(".。!！") for c in clash if c.text.strip()]
+    key = FactSlot(entity=slot.entity, attribute="employer", value=slot.value).slot
+    return [e for e in store.current_facts(tenant, user_id, [key])
+            if e not in clash and any(sp and sp in e.text for sp in spans)]
+
+
+def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
+    """``facts`` with an age said of a pronoun ("She's now 7": ``she_age``) put in the one current person's age slot
+    it can stand for (``daughter_age``); dropped when there is none or more than one (who "she" is stays unknown)."""
+    out = []
+    for f in facts:
+        cands = pronoun_slots(f.attribute)
+        if cands is None:
+            out.append(f)
+            continue
+        keys = [FactSlot(entity=f.entity, attribute=a, value=f.value).slot for a in cands]
+        have = {c.fact.attribute for c in store.current_facts(tenant, user_id, keys) if c.fact}
+        if len(have) == 1:
+            out.append(f.model_copy(update={"attribute": have.pop()}))
+    return out
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -184,6 +224,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
+    found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
@@ -215,6 +256,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            clash += _companions(store, tenant, user_id, slot, clash)
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue

@@ -48,6 +48,7 @@ from ..types import Message
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
+from .frames import frame_facts
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
@@ -75,16 +76,19 @@ _LEAD_ZH = re.compile(r"^(?:其实|不过|但是|而且|另外|对了|嗯+|哦+|
 def _clause_split() -> re.Pattern:
     """Clause boundaries: Chinese commas and semicolons; ", I…" / " and I…"; and " and <verb>" for a verb that starts
     a clause of its own ("I left Google and joined Stripe"; the verbs: ``clause_verbs`` of data/lang/en/changes.json)."""
-    verbs = langdata.alternation(langdata.words("changes", "clause_verbs", ("en",)))
+    frame_verbs = [v for name, spec in langdata.load("frames", "en").get("classes", {}).items() for v in spec["verbs"]
+                   if v[:1].isalpha() and v not in ("am", "is", "are") and name != "move"]  # "… and now work at X"
+    # (not a move: "I left Lisbon and moved to Berlin" is one statement about the home)
+    verbs = langdata.alternation(tuple(langdata.words("changes", "clause_verbs", ("en",))) + tuple(frame_verbs))
     return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
-                      r"\s+(?:and|but)\s+(?=(?:now\s+|then\s+)?(?:I|I'm|I've|my|we|we're|we've)\b)|\s+and\s+(?=(?:" + verbs + r")\b)")
+                      r"\s+(?:and|but)\s+(?=(?:now\s+|then\s+)?(?:I|I'm|I've|my|we|we're|we've)\b)|\s+and\s+(?=(?:now\s+|then\s+)?(?:" + verbs + r")\b)")
 _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
                              r"shall|will)\b", re.I)
 
 # -- value cleanup ---------------------------------------------------------------------------------------------
 _EN_CUT = re.compile(
     r"\s+(?:any ?more|these days|nowadays|right now|now|at the moment|at all|last|next|this|since|yesterday|"
-    r"today|tomorrow|recently|ago|because|but|so|when|after|before|though|although|a lot|very much|so much|"
+    r"today|tomorrow|recently|ago|because|but|so|when|after|before|though|although|a lot(?! of)|very much|so much|"
     r"as well|too|either|for (?:a|\d+|one|two|three|several|many|the past)|in \d{4}|starting|from now on|"
     r"in (?:early |late |mid-?)?(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|spring|summer|autumn|fall|winter|the (?:spring|summer|autumn|fall|winter)))\b"
@@ -525,14 +529,18 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                 keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
         who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
-        for clause in _clause_split().split(sentence):
+        pending = ""  # the slot a switch verb left open ("I switched jobs, now at Cisco")
+        for n, clause in enumerate(_clause_split().split(sentence)):
             if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
-                subject, who = "", ""
+                subject, who, pending = "", "", ""
                 continue
             who = _speaker_subject(clause) or who
             changes = [c for c in clause_changes(_with_subject(clause, subject))
                        if who != "other" or _typed_to_person(c[0])]
             got = _parse_clause(_with_subject(clause, subject))
+            frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
+                                          inherited={"user": "speaker", "other": "other"}.get(who, ""))
+            changes, got = _merge_frames(changes, got, frames, clause)
             if changes:
                 said = " ".join(c[1].casefold() for c in changes)
                 if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \
@@ -551,6 +559,36 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                 continue  # "My brother left Google and joined Stripe": not the speaker's employer
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
     return list(out.values())
+
+
+def _merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None,
+                  frames: list[tuple[str, str, int]], clause: str) -> tuple[list[tuple[str, str, int]],
+                                                                         tuple[str, str, int, str] | None]:
+    """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
+    and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
+    agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
+    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
+    if not frames:
+        return changes, got
+    if not changes and not got:
+        return list(frames), None
+    if got and got[3] != "user":
+        return changes, got  # a third person's fact ("Person Q lives in Y")
+    have = {c[0] for c in changes} | ({got[0]} if got else set())
+    head = frames[0]
+    if got and not changes and got[0].startswith(("does:", "likes:")) and head[0].startswith("does:") and \
+            head[0] != got[0] and head[2] == got[2] and has_cjk(clause) and \
+            0 <= clause.find(head[1]) < clause.find("我"):
+        return [head], None  # the topicalised object
+    if head[0] not in have:
+        return changes, got
+    said = {c[1].casefold() for c in changes} | ({got[1].casefold()} if got else set())
+    extra = [f for f in frames[1:] if f[0] not in have and f[1].casefold() not in said]
+    if not extra:
+        return changes, got
+    if got and not changes:  # the rules' fact, then the frame's companion slot
+        return [(got[0], got[1], got[2])] + extra, None
+    return changes + extra, got
 
 
 @lru_cache(maxsize=1)
