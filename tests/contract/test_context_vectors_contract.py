@@ -11,6 +11,7 @@ import pytest
 
 from anchormem import InvalidInputError, Memory
 from anchormem.context.anchor import context_vectors
+from anchormem.retrieval.config import RECIPES, SearchConfig
 from anchormem.testing import DeterministicEmbedder
 
 from .conftest import DIM
@@ -83,8 +84,10 @@ def test_add_stores_context_vectors_and_refreshes_the_previous_turns(backend):
     got = mem.store.get_context_vectors(mem.tenant, ids4)
     for i, mid in enumerate(ids4):
         np.testing.assert_allclose(got[mid], want[i], atol=1e-6)
-    # an anchored search with a conversation explains the context match; without one, no context factor
-    hits = mem.search("apple trees", user_id="u", context=["We grow fruit."], recipe="anchored", limit=2)
+    # an anchored search with a conversation explains the context match (the gate off: nothing here is ambiguous,
+    # so the default would keep the hybrid order); without one, no context factor
+    ungated = SearchConfig(**{**RECIPES["anchored"].model_dump(), "anchor_gate": False})
+    hits = mem.search("apple trees", user_id="u", context=["We grow fruit."], recipe=ungated, limit=2)
     assert all(isinstance(h.explain["anchor"]["context_sim"], float) for h in hits)
     hits = mem.search("apple trees", user_id="u", recipe="anchored", limit=2)
     assert "context_sim" not in hits[0].explain["anchor"]
@@ -110,7 +113,8 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
         assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 6
         mid = mem.get_all(user_id="u")[0].id
         assert mem.store.get_context_vectors(mem.tenant, [mid]) == {}
-        hits = mem.search("lighthouse ships", user_id="u", context=["Boats at sea."], recipe="anchored")
+        ungated = SearchConfig(**{**RECIPES["anchored"].model_dump(), "anchor_gate": False})
+        hits = mem.search("lighthouse ships", user_id="u", context=["Boats at sea."], recipe=ungated)
         assert hits[0].memory.id == mid and hits[0].explain["anchor"]["context_sim"] is None
         assert hits[0].explain["anchor"]["context_factor"] == pytest.approx(1 - 0.97 * 0.5)
         assert mem.relabel("u") == 1 and list(mem.store.get_context_vectors(mem.tenant, [mid])) == [mid]
