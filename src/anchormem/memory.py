@@ -39,8 +39,7 @@ from .context.llm_labeller import LLMLabeller
 from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
                         warm_only)
 from . import consolidate as _tiers
-from .retrieval.config import SearchConfig, recipe
-from .retrieval.config import recipe as resolve_recipe  # search()'s argument "recipe" shadows the name
+from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.currency import evidence_hits
 from .facts.claims import asks_past
 from .retrieval.rewrite import llm_queries
@@ -250,9 +249,9 @@ class Memory:
         s = self.settings
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
-        kinds = parse_key_kinds(s.index_keys)
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
-                                  keys=kinds, before=previous_turn(self.store, scope, msgs, kinds))
+                                  keys=(kinds := parse_key_kinds(s.index_keys)),
+                                  before=previous_turn(self.store, scope, msgs, kinds))
         drafts, quarantined = quarantine(prepared.drafts, scope)
         plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
                           user_id=scope.user_id, extract=self._fact_extractor())

@@ -120,7 +120,10 @@ class SupportAgent:
         keep: list[str] = []
         for sentence in split_sentences(text) or [text]:
             attr = signals.sensitive_change(sentence)
-            if attr and not any(f.attribute == attr for f in extract_from_text(sentence, entity=self.name or "user")):
+            # the library holds a change of a value on record itself (review policy); the assistant holds the rest:
+            # a wording the fact rules do not read, or a first value said as a change request
+            if attr and (not any(f.attribute == attr for f in extract_from_text(sentence, entity=self.name or "user"))
+                         or not self._current(attr)):
                 held.append((sentence, attr))
             else:
                 keep.append(sentence)
@@ -201,14 +204,19 @@ class SupportAgent:
                 if a.casefold() in low]
         return min(hits)[1] if hits else None
 
+    def _current(self, attr: str) -> list[MemoryItem]:
+        """The customer's current fact memories of ``attr``."""
+        entity = (self.name or "user").casefold()
+        return [m for m in self.memory.get_all(user_id=self.customer_id, filters={"kind": "fact"})
+                if m.fact is not None and m.fact.attribute == attr and m.fact.entity.casefold() == entity]
+
     def _hold(self, sentence: str, attr: str, turn: str, now: datetime, session_id: str) -> MemoryEvent:
         """Queue a change the fact rules did not read as one. ``Memory`` has no public call for this: the
         :class:`~anchormem.stores.protocol.Store` protocol's ``add_review`` is used (see docs/agents.md)."""
         said = to_utc(now)
         digits = _LONG_NUMBER.findall(sentence)
         entity = self.name or "user"
-        current = [m for m in self.memory.get_all(user_id=self.customer_id, filters={"kind": "fact"})
-                   if m.fact is not None and m.fact.attribute == attr and m.fact.entity.casefold() == entity.casefold()]
+        current = self._current(attr)
         proposed = MemoryItem(
             id=uuid.uuid4().hex, text=sentence, tenant=self.memory.tenant, user_id=self.customer_id,
             session_id=session_id, kind="fact", role="user", speaker=self.name, source="user", created_at=said,

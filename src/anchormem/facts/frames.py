@@ -171,6 +171,10 @@ def _not_place(v: str) -> bool:
 
 def _value(kind: str, rest: str, lang: str) -> str | None:
     """The value of type ``kind`` at the start of ``rest`` (the words after the verb)."""
+    if kind == "phone":  # digit groups with spaces, dashes, dots or parentheses: "07700 900123", "+44 (0)20 7946"
+        m = re.search(r"\+?\(?\d[\d\s().-]{4,}\d", rest)
+        return m.group(0).strip() if m and sum(ch.isdigit() for ch in m.group(0)) >= 6 else \
+            _value("number", rest, lang)
     c = _compiled(lang)
     r = rest.strip()
     if kind in ("none", "before"):
@@ -194,6 +198,10 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
         if not m:
             return None
         v = _cut(m.group("v"), lang)
+        if kind == "org" and v == m.group("v"):  # "Santa Maria hospital": a lowercase head ends the name
+            heads = langdata.alternation(tuple(langdata.load("frames", "en").get("org_heads", [])))
+            h = re.match(r"\s+(?:" + heads + r")\b", r[m.end():], re.I) if heads else None
+            v = v + h.group(0) if h else v
         if not v or v.casefold() in c["skip"] or (kind == "place" and _not_place(v)):
             return None
         return v
@@ -247,7 +255,7 @@ def _noun_frames(clause: str, lang: str, inherited: str, bare: bool = True) -> l
         rest = clause[m.end():]
         if slot in c["numeric"] or slot == "phone":
             to = re.search(r"\bto\b|到|至|成" if lang == "en" else r"到|至|成", rest)
-            v = _value("number", rest[to.end():] if to else rest, lang)
+            v = _value("phone" if slot == "phone" else "number", rest[to.end():] if to else rest, lang)
             if v and not re.match(r"\s*(?:years?|months?|weeks?|days?|年|个月|天)\b", rest[rest.find(v) + len(v):]):
                 out.append((slot, v.strip(), 1))
         elif slot == "home_city":
@@ -417,7 +425,7 @@ def _pending_value(slot: str, text: str, lang: str) -> str | None:
         if lang != "zh" and re.match(re.escape(mk) + r"\s+", t, re.I):
             t2 = t[len(mk):]
             break
-    kind = {"employer": "org", "home_city": "place", "phone": "number"}.get(slot, "")
+    kind = {"employer": "org", "home_city": "place", "phone": "phone"}.get(slot, "")
     return _value(kind, t2, lang) if kind else None
 
 
