@@ -146,3 +146,11 @@ def test_batches_also_respect_max_add_chars_and_tool_steps_are_skipped():
     with Memory(":memory:", embedder="hash", llm=None, cache=False, max_add_chars=140) as m:
         got = m.add_many(log, user_id="ann", vectors=np.ones((7, m.embedder.dim)))
         assert got["batches"] == 3 and got["messages"] == 6 and got["skipped"] == 1 and got["ADD"] == 6
+
+
+def test_chitchat_turns_are_counted_not_silently_dropped():
+    with Memory(":memory:", embedder="hash", llm=None, cache=False) as m:
+        got = m.add_many(["ok thanks", "你好", "hi", "I moved to Berlin last month."], user_id="ann", batch_size=2)
+        assert (got["messages"], got["chitchat"], got["ADD"] >= 1, got["batches"]) == (4, 3, True, 2)
+        texts = {x.text for x in m.get_all(user_id="ann")}
+        assert "I moved to Berlin last month." in texts and not texts & {"ok thanks", "你好", "hi"}

@@ -168,7 +168,7 @@ def test_import_locomo(db, tmp_path):
     f = tmp_path / "locomo.json"
     f.write_text(json.dumps(LOCOMO), encoding="utf-8")
     out = run_json(db, "import", str(f), "--format", "locomo")
-    assert out == {"batches": 2, "messages": 3, "ADD": 3, "NOOP": 0, "users": ["conv-x"]}
+    assert out == {"batches": 2, "messages": 3, "ADD": 3, "NOOP": 0, "chitchat": 0, "users": ["conv-x"]}
     items = run_json(db, "list", "--user", "conv-x")
     assert [(m["speaker"], m["session_id"], m["created_at"][:19]) for m in items] == [
         ("Caroline", "session_1", "2023-05-08T13:56:00"),

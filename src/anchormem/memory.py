@@ -235,7 +235,7 @@ class Memory:
         memory of a message takes its row (:mod:`anchormem.ingest.many` says how this differs from embedding).
         ``on_progress(n)`` after each batch. Everything is checked before the first batch; a failure inside a batch
         rolls that batch back, earlier batches stay (the exception's note counts them). Returns counts
-        (``messages``, ``batches``, ``skipped`` tool steps, one key per event: ``ADD``, ``NOOP``, ``SUPERSEDE``...),
+        (``messages``, ``batches``, ``skipped`` tool steps, ``chitchat`` turns kept out, one key per event: ``ADD``...),
         with ``return_events`` also ``events`` (as :meth:`add` returns them). Raises InvalidInputError (a bad
         message, batch_size or vectors: shape, dtype, NaN/inf, a zero row), ScopeError, what :meth:`add` raises."""
         return _add_many(self, messages, user_id=user_id, agent_id=agent_id, session_id=session_id,

@@ -134,7 +134,8 @@ def import_(
         _out().print(f"[green]imported[/] {counts['messages']} messages in {counts['batches']} sessions for "
                      f"{len(counts['users'])} user(s) with {counts['workers']} worker(s): {counts['ADD']} new "
                      f"memories, {counts['NOOP']} duplicates, {counts.get('SUPERSEDE', 0)} superseded, "
-                     f"{counts.get('REVIEW', 0)} held for review")
+                     f"{counts.get('REVIEW', 0)} held for review, {counts.get('chitchat', 0)} small-talk turns "
+                     "kept out")
 
 
 def _import_export(file: Path, text: str, fmt: str, user: Optional[str], on_conflict: str) -> None:

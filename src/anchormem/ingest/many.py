@@ -30,6 +30,7 @@ from ..text.tokenize import segment_once
 from ..timeutil import to_aware, utcnow
 from ..types import Message
 from ..validate import check_metadata
+from .classify import is_chitchat
 from .normalize import chat_turn, normalize_messages
 
 __all__ = ["add_many", "check_vectors", "message_vectors", "DEFAULT_BATCH"]
@@ -176,7 +177,7 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     times, sizes = _check_all(turns, index, default_time=default_time, max_chars=s.max_message_chars,
                               step=batch_size)
     times = _fill(times, default_time, timestamp is not None)
-    counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0}
+    counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
     events: list[Any] = []
     for start, end in _batches(sizes, batch_size, s.max_add_chars):
         part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
@@ -184,6 +185,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
         try:
             check_total_chars([m.content for m in msgs], s.max_add_chars)
             with segment_once():
+                # turns that say nothing to remember ("ok thanks", 你好) are counted, not silently dropped
+                counts["chitchat"] += sum(m.role != "system" and is_chitchat(m.content) for m in msgs)
                 got = mem._add_checked(msgs, scope, meta, default_time,
                                        None if given is None else given[start:end])
         except AnchormemError as exc:
