@@ -74,6 +74,7 @@ from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, 
                           PERSON_MODIFIERS, kin_covers)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
+from .answer_types import asks_name, states_name
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
@@ -275,6 +276,7 @@ class QuestionInfo:
     subjects: list[str] = field(default_factory=list)
     date: tuple[int | None, int, int | None] | None = None
     date_terms: frozenset[str] = frozenset()
+    wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
 
 
 _MONTHS = {m: i + 1 for i, ms in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
@@ -411,7 +413,7 @@ def analyze_question(question: str) -> QuestionInfo:
     if qdate is not None:
         terms.append((DATE_TERM, 1.0))
     return QuestionInfo(original, zh, names, terms, wants, subjects, qdate,
-                        frozenset({DATE_TERM}) if qdate is not None else frozenset())
+                        frozenset({DATE_TERM}) if qdate is not None else frozenset(), asks_name(question))
 
 
 # ------------------------------------------------------------------------------------------- scoring
@@ -454,8 +456,11 @@ def _coverage(terms: list[tuple[str, float]], cov: dict[str, float], total: floa
 
 
 def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: str) -> bool:
-    """At least one heavy term is covered, and an amount question ("how much / 多少") finds a number."""
+    """At least one heavy term is covered, an amount question ("how much / 多少") finds a number, and a question for
+    a name finds one (:func:`states_name`)."""
     if heavy and not any(cov.get(t, 0.0) >= 0.5 for t in heavy):
+        return False
+    if q.wants_name and not states_name(stated, {w.lower() for w in re.findall(r"[A-Za-z']+", q.text)}):
         return False
     return not (q.wants_number and not _NUMBER.search(stated))
 

@@ -25,6 +25,7 @@ from ..embedders import Embedder
 from ..errors import InvalidInputError
 from ..memory import Memory
 from .locomo import CATEGORY_NAMES, _sessions, _turn_text, load_locomo, normalize_evidence
+from .embed_cache import eval_embedder
 
 __all__ = ["run_abstention", "format_table", "DEFAULT_THRESHOLDS"]
 
@@ -126,7 +127,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
                               "question": qa["question"], "evidence": ev, "audited_evidence": fixes.get((si, qi), ev)})
     n_sessions = sum(len(_sessions(s["conversation"])) for s in samples)
     total = n_sessions + len(questions)
-    mem = Memory(db_path, embedder=embedder, answer=cfg, llm=None, search=recipe)
+    mem = Memory(db_path, embedder=eval_embedder(embedder), answer=cfg, llm=None, search=recipe)
     try:
         t0 = time.perf_counter()
         done, turns = _ingest(mem, samples, progress, total)

@@ -1,0 +1,30 @@
+"""Answer types: a question for a name is answered only by a memory that states one."""
+
+import pytest
+
+from anchormem import Memory
+from anchormem.answering.answer_types import asks_name, states_name
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What is my sister's name?", True), ("What's my dog called?", True), ("我女儿叫什么？", True),
+    ("What was the name of the book Melanie read?", True), ("Where do I live?", False), ("我住在哪里？", False)])
+def test_asks_name(question, asks):
+    assert asks_name(question) is asks
+
+
+@pytest.mark.parametrize("text, names", [
+    ("My sister visits on 12 May.", False), ("My sister Anna visits on 12 May.", True),
+    ("I have a dog named Rex.", True), ("On Monday I walked my dog.", False), ("我女儿朵朵六一要演出。", True)])
+def test_states_name(text, names):
+    assert states_name(text, {"what", "is", "my", "sister's", "name"}) is names
+
+
+def test_ask_abstains_when_no_memory_states_the_name():
+    with Memory(":memory:", embedder="hash", llm=None, cache=False) as m:
+        m.add("My sister visits on 12 May.", user_id="u")
+        m.add("I have a dog named Rex.", user_id="u")
+        sister = m.ask("What is my sister's name?", user_id="u")
+        assert sister.abstained and sister.citations == []
+        dog = m.ask("What is my dog's name?", user_id="u")
+        assert not dog.abstained and [c.text for c in dog.citations][:1] == ["I have a dog named Rex."]
