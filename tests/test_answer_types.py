@@ -28,3 +28,18 @@ def test_ask_abstains_when_no_memory_states_the_name():
         assert sister.abstained and sister.citations == []
         dog = m.ask("What is my dog's name?", user_id="u")
         assert not dog.abstained and [c.text for c in dog.citations][:1] == ["I have a dog named Rex."]
+
+
+def test_a_supposition_is_no_evidence():
+    """"If I got the job in London I would move there" states no home: ask never quotes it as one."""
+    from anchormem.answering.persons import stated_text
+
+    assert stated_text("If I got the job in London I would move there, but that's just an idea.") == ""
+    assert stated_text("如果我去了北京，我会住在朝阳区。") == ""
+    assert stated_text("I wonder if it rains. I live in Paris.") == "I live in Paris."
+    with Memory(":memory:", embedder="hash", llm=None, cache=False) as m:
+        m.add("I live in Leeds.", user_id="u")
+        m.add("If I got the job in London I would move there, but that's just an idea.", user_id="u")
+        london = m.ask("Do I live in London?", user_id="u")
+        assert london.abstained and london.citations == []
+        assert [c.text for c in m.ask("Where do I live?", user_id="u").citations][:1] == ["I live in Leeds."]

@@ -44,7 +44,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
     visited my brother."), unless ``kin`` names the relation. "我哥哥和我都是老师" is about the speaker too."""
     keep = []
     for sent in split_sentences(text):
-        if _ASKS.search(sent.strip()):
+        if _ASKS.search(sent.strip()) or _conditional().search(sent):  # a supposition states no fact either
             continue
         third = (_THIRD_PARTY.match(sent) or _THIRD_PARTY_ZH.match(sent)) if about_speaker else None
         if third and not in_kin(kin_base(third.group(1)) or "", kin):
@@ -59,6 +59,15 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
                                    sent)
         keep.append(sent)
     return " ".join(keep)
+
+
+@lru_cache(maxsize=1)
+def _conditional() -> re.Pattern[str]:
+    """A condition or supposition ("If I got the job in London I would move there", 如果…; ``cues.json``)."""
+    from ..langdata import alternation, load
+
+    en, zh = load("cues", "en").get("conditional", []), load("cues", "zh").get("conditional", [])
+    return re.compile(rf"\b(?:{alternation(en)})\b|{alternation(zh)}", re.I)
 
 
 # relation words as regex alternations, from the one list of :mod:`anchormem.facts.keys` (RELATION_WORDS)
