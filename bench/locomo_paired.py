@@ -22,22 +22,14 @@ from pathlib import Path
 
 from anchormem.config import Settings
 from anchormem.eval.locomo import CATEGORY_NAMES, format_table, run_locomo
-from anchormem.retrieval.config import RECIPES, SearchConfig
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from locomo_recall import _recipe_spec  # noqa: E402  "anchored+hops=1": one spelling for every LoCoMo bench
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
 DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
 
 
-def _recipe_spec(spec: str) -> str | SearchConfig:
-    """"anchored" → the named recipe; "anchored+hops=0+..." → it with those fields changed."""
-    name, *changes = spec.strip().split("+")
-    if not changes:
-        return name
-    base = RECIPES[name].model_dump()
-    for change in changes:
-        key, value = change.split("=", 1)
-        base[key] = type(base[key])(value) if base[key] is not None else float(value)
-    return SearchConfig(**{**base, "name": spec.strip()})
 
 
 def cmd_run(args: argparse.Namespace) -> int:
