@@ -5,7 +5,10 @@ issue #23 before tuning and never tuned on; pooled on its own). Per group, per k
 (the groups of one language pooled). ``anchored:conversation_query_weight=0.0``: the query as given only (no
 conversation query, :mod:`anchormem.retrieval.conversation`), to compare.
 Run: nice -n 10 python bench/anchor_heldout.py --sets heldout2 [--recipes hybrid_rrf,anchored]
-[--out bench/results/FILE.json]; a recipe may carry settings: ``anchored:anchor_gate_near=0.5``."""
+[--out bench/results/FILE.json]; a recipe may carry settings: ``anchored:anchor_gate_near=0.5``.
+``--files polysemy_en_heldout3.json,polysemy_zh_heldout3.json``: instead of ``--sets``, the cases of the given files
+of ``anchormem/data`` (same shape as polysemy_zh.json), pooled on their own; group = the file name without
+``polysemy_`` and ``.json``, language = the file's ``lang``. ``--help``: this text."""
 
 from __future__ import annotations
 
@@ -13,11 +16,12 @@ import json
 import sys
 import time
 from datetime import datetime, timedelta, timezone
+from importlib import resources
 from pathlib import Path
 
 from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
-from anchormem.eval.polysemy import load_cases
+from anchormem.eval.polysemy import _zh_cases, load_cases
 from anchormem.retrieval.config import recipe
 
 
@@ -38,7 +42,14 @@ def main(argv: list[str]) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     sets = _arg(argv, "--sets", "heldout2")
     names = _arg(argv, "--recipes", "hybrid_rrf,anchored").split(",")
-    cases = load_cases(sets=sets)
+    files = [f for f in _arg(argv, "--files", "").split(",") if f]
+    if files:  # hand-written set files of anchormem/data, pooled on their own
+        sets = ",".join(files)
+        cases = [c for f in files for c in _zh_cases(
+            f, f.removeprefix("polysemy_").removesuffix(".json"),
+            json.loads(resources.files("anchormem.data").joinpath(f).read_text("utf-8"))["lang"])]
+    else:
+        cases = load_cases(sets=sets)
     base = datetime(2024, 1, 1, tzinfo=timezone.utc)
     owner: dict[str, str] = {}
     out: dict = {"sets": sets, "cases": len(cases), "recipes": {}}
@@ -84,6 +95,9 @@ def main(argv: list[str]) -> dict:
 
 
 if __name__ == "__main__":
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(__doc__)
+        sys.exit(0)
     res = main(sys.argv[1:])
     print(json.dumps({n: {g: f"{s['pass']}/{s['total']}" for g, s in r["groups"].items()}
                       for n, r in res["recipes"].items()}, ensure_ascii=False, indent=1))
