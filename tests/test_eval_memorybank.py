@@ -28,6 +28,7 @@ def test_gold_file_shape():
     # one question is unanswerable in English only (no en chat on 2023-05-05 for user 6)
     assert [q["id"] for q in qs if q["unanswerable"]["en"]] == ["mb06-4"]
     assert not any(q["unanswerable"]["cn"] for q in qs)
+    assert sum("dated" in q["tags"] for q in qs) == 35 and sum("yes_no" in q["tags"] for q in qs) == 7
     assert sum(len(q["evidence"]["en"]) for q in qs) == 107 and sum(len(q["evidence"]["cn"]) for q in qs) == 108
     assert default_gold() == str(GOLD)
 
@@ -70,6 +71,9 @@ def test_one_user_slice_finds_the_library_novel_on_top():
         if q["id"] == "mb00-1":  # "When I was studying in the library, I read a novel. What was its name?"
             assert q["ranked"][0] == ["2023-05-01", 0] and q["first_rank"] == 1 and q["recall"]["1"] == 1.0
     assert "| bm25 | cn | dev | 7 |" in format_table(r)
+    # question kinds from the gold: Emily's "On May 4th, ..." and "I mentioned on May 2nd ..." are dated
+    assert r["runs"]["bm25"]["by_tag"]["en"]["dated"]["n"] == 2
+    assert r["runs"]["bm25"]["by_tag"]["cn"]["answer_by_assistant"]["n"] == 1  # the painters it recommended
 
 
 @needs_data

@@ -83,7 +83,7 @@ def load_memorybank(root: str | Path, gold: str | Path, *, langs: Sequence[str] 
     """Read the chats and the gold: ``{lang: [user]}``, each user a dict with ``index`` (dataset position),
     ``name`` (trimmed), ``split`` (``dev`` / ``heldout``), ``history`` ({date: [{query, response}]}) and
     ``questions`` (``id``, ``question``, ``evidence`` and ``also`` as [(date, turn)], ``answer``,
-    ``unanswerable``). ``users``: only these positions. Raises InvalidInputError for a missing file, an unknown
+    ``unanswerable``, ``tags``: the gold's question kinds, e.g. ``dated``). ``users``: only these positions. Raises InvalidInputError for a missing file, an unknown
     language, or a gold file that does not match the questions."""
     root, gold = Path(root), Path(gold)
     bad = [lang for lang in langs if lang not in _FILES]
@@ -116,7 +116,8 @@ def load_memorybank(root: str | Path, gold: str | Path, *, langs: Sequence[str] 
                 "questions": [{"id": q["id"], "question": texts[int(q["q"])], "answer": q["answer"],
                                "evidence": [(d, int(t)) for d, t in q["evidence"][lang]],
                                "also": [(d, int(t)) for d, t in q["also"][lang]],
-                               "unanswerable": bool(q["unanswerable"][lang])} for q in qs]})
+                               "unanswerable": bool(q["unanswerable"][lang]),
+                               "tags": list(q.get("tags", []))} for q in qs]})
         if users is not None:
             people.sort(key=lambda p: list(users).index(p["index"]))
         out[lang] = people
@@ -196,7 +197,7 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
     Returns a JSON-ready dict: counts per language, ``split`` (user names per part), ``unanswerable`` (question ids
     per language, left out), and ``runs``: per recipe name ``recipe`` (its settings), ``search_ms`` per language
     (mean / p50 / p95) and ``tables`` = {lang: {``all`` / ``dev`` / ``heldout``: {``n``, ``recall@k``,
-    ``hit@k``}}}, fractions in [0, 1]. Raises InvalidInputError (bad folder, gold, language or ks).
+    ``hit@k``}}} and ``by_tag`` = {lang: {tag: the same over all users}}, fractions in [0, 1]. Raises InvalidInputError (bad folder, gold, language or ks).
     """
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
@@ -254,7 +255,7 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
                         hits = mem.search(q["question"], user_id=p["name"], limit=max(limit, ks[-1]), recipe=cfg)
                         lat.append((time.perf_counter() - t1) * 1000.0)
                         recs.append({"lang": lang, "id": q["id"], "user": p["index"], "split": p["split"],
-                                     "question": q["question"], "evidence": [list(e) for e in q["evidence"]],
+                                     "tags": q["tags"], "question": q["question"], "evidence": [list(e) for e in q["evidence"]],
                                      **_score(q, _ranked(hits), ks)})
                         tick()
                 lat.sort()
@@ -263,6 +264,9 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
                                           "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))] if lat else None}
                 run["tables"][lang] = {part: _table([r for r in recs if part == "all" or r["split"] == part], ks)
                                        for part in ("all", "dev", "heldout")}
+                tags = sorted({t for r in recs for t in r["tags"]})
+                run.setdefault("by_tag", {})[lang] = {t: _table([r for r in recs if t in r["tags"]], ks)
+                                                      for t in tags}
                 if details:
                     run.setdefault("questions", []).extend(recs)
         finally:
@@ -308,4 +312,12 @@ def format_table(result: dict[str, Any]) -> str:
                 vals = [pct(row[f"recall@{k}"]) for k in ks] + [pct(row[f"hit@{k}"]) for k in ks]
                 ms = f"{p50:.1f}" if part == "all" and p50 is not None else ""
                 lines.append(f"| {name} | {lang} | {part} | {row['n']} | " + " | ".join(vals) + f" | {ms} |")
+    lines += ["", "By question kind (all users; tags from the gold file):", "",
+              "| recipe | lang | kind | n | " + " | ".join(f"R@{k}" for k in ks) + " |",
+              "|---|---|---|---:|" + "---:|" * len(ks)]
+    for name, run in result["runs"].items():
+        for lang, tags in run.get("by_tag", {}).items():
+            for tag, row in tags.items():
+                lines.append(f"| {name} | {lang} | {tag} | {row['n']} | "
+                             + " | ".join(pct(row[f"recall@{k}"]) for k in ks) + " |")
     return "\n".join(lines)
