@@ -83,8 +83,9 @@ def load_memorybank(root: str | Path, gold: str | Path, *, langs: Sequence[str] 
     """Read the chats and the gold: ``{lang: [user]}``, each user a dict with ``index`` (dataset position),
     ``name`` (trimmed), ``split`` (``dev`` / ``heldout``), ``history`` ({date: [{query, response}]}) and
     ``questions`` (``id``, ``question``, ``evidence`` and ``also`` as [(date, turn)], ``answer``,
-    ``unanswerable``, ``tags``: the gold's question kinds, e.g. ``dated``). ``users``: only these positions. Raises InvalidInputError for a missing file, an unknown
-    language, or a gold file that does not match the questions."""
+    ``unanswerable``, ``tags``: the gold's question kinds, e.g. ``dated``). ``users``: only these positions.
+    Raises InvalidInputError for a missing file, an unknown language, or a gold file that does not match the
+    questions."""
     root, gold = Path(root), Path(gold)
     bad = [lang for lang in langs if lang not in _FILES]
     if bad:
@@ -197,7 +198,8 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
     Returns a JSON-ready dict: counts per language, ``split`` (user names per part), ``unanswerable`` (question ids
     per language, left out), and ``runs``: per recipe name ``recipe`` (its settings), ``search_ms`` per language
     (mean / p50 / p95) and ``tables`` = {lang: {``all`` / ``dev`` / ``heldout``: {``n``, ``recall@k``,
-    ``hit@k``}}} and ``by_tag`` = {lang: {tag: the same over all users}}, fractions in [0, 1]. Raises InvalidInputError (bad folder, gold, language or ks).
+    ``hit@k``}}} and ``by_tag`` = {lang: {tag: the same over all users}}, fractions in [0, 1]. Raises
+    InvalidInputError (bad folder, gold, language or ks).
     """
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
@@ -255,7 +257,8 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
                         hits = mem.search(q["question"], user_id=p["name"], limit=max(limit, ks[-1]), recipe=cfg)
                         lat.append((time.perf_counter() - t1) * 1000.0)
                         recs.append({"lang": lang, "id": q["id"], "user": p["index"], "split": p["split"],
-                                     "tags": q["tags"], "question": q["question"], "evidence": [list(e) for e in q["evidence"]],
+                                     "tags": q["tags"], "question": q["question"],
+                                     "evidence": [list(e) for e in q["evidence"]],
                                      **_score(q, _ranked(hits), ks)})
                         tick()
                 lat.sort()
