@@ -130,6 +130,39 @@ def eval_memora(
                    personas=who, db_path=db, ask=ask)
 
 
+@eval_app.command("memorybank")
+@_handled
+def eval_memorybank(
+    data: Optional[Path] = typer.Option(None, "--data", help="MemoryBank's eval_data folder (cn/, en/; default: "
+                                        "$ANCHORMEM_MEMORYBANK or shared/datasets/memorybank above the working "
+                                        "directory)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="Gold evidence file (default: "
+                                        "bench/data/memorybank_gold.json of this checkout)."),
+    k: str = typer.Option("1,5,10", "--k", help="Comma-separated cut-offs (distinct chat turns)."),
+    recipes: str = typer.Option("default,bm25,dense,hybrid_rrf", "--recipes",
+                                help="Comma-separated recipes; 'default' = the Memory's default recipe."),
+    embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder name (default: settings)."),
+    langs: str = typer.Option("en,cn", "--langs", help="en, cn or both."),
+    users: Optional[str] = typer.Option(None, "--users", help="Comma-separated user positions 0-14 (default all; "
+                                        "0-9 dev, 10-14 held out)."),
+) -> None:
+    """MemoryBank (cn + en): evidence-turn recall@k and hit@k of the probing questions, dev and held-out users."""
+    from ..eval.memorybank import default_root, format_table, run_memorybank
+
+    try:
+        ks = tuple(sorted({int(x) for x in k.split(",") if x.strip()}))
+        who = [int(x) for x in users.split(",") if x.strip()] if users else None
+    except ValueError:
+        raise InvalidInputError(f"--k and --users must be comma-separated integers, got {k!r}, {users!r}") from None
+    root = str(data) if data is not None else default_root()
+    if root is None or not Path(root).is_dir():
+        raise InvalidInputError(f"--data {root!r} is not a folder (MemoryBank's eval_data)")
+    names = [None if r.strip() == "default" else r.strip() for r in recipes.split(",") if r.strip()]
+    _run_and_print("memorybank", run_memorybank, format_table, embedder, data_root=root,
+                   gold=str(gold) if gold is not None else None, ks=ks, recipe=names,
+                   langs=[x.strip() for x in langs.split(",") if x.strip()], users=who)
+
+
 @eval_app.command("polysemy")
 @_handled
 def eval_polysemy(
