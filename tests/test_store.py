@@ -390,3 +390,24 @@ def test_a_past_question_scores_current_rows_from_the_cache_and_superseded_rows_
     assert np.allclose([s for _, s in got], [s for s, _ in want], atol=1e-6)
     assert {mid for mid, _ in got} & {it.id for it in items[::4]}  # superseded rows are among them
     assert not any("m.embedding" in sql and "valid_to IS NOT NULL" not in sql for sql in reads)  # no full scan
+
+
+def test_rows_decode_to_the_items_validation_builds():
+    """Stored rows are decoded without validating the MemoryItem again: the items equal the validated ones, field
+    for field (types, set fields, JSON), for memories with labels, entities, metadata, facts and claims."""
+    from anchormem.types import MemoryItem
+
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add("Hi, I'm Sam. I live in Lisbon and my email is sam@example.com.", user_id="A", session_id="s1",
+              metadata={"app": "x", "n": 2}, timestamp="2024-01-10T10:00:00Z")
+        m.add("I moved to Berlin on 3 March 2024, it cost 500 euros.", user_id="A", session_id="s2",
+              timestamp="2024-03-10T10:00:00Z")
+        m.add("ok", user_id="A")
+        items = m.store.list_memories(Scope(user_id="A"), None, include_superseded=True)
+    assert any(it.labels for it in items) and any(it.entities for it in items) and any(it.fact for it in items)
+    assert any(it.claims for it in items) and any(it.metadata for it in items) and any(it.valid_to for it in items)
+    for it in items:
+        again = MemoryItem.model_validate(dict(it.__dict__))
+        assert it == again and it.model_fields_set == again.model_fields_set
+        assert it.model_dump_json() == again.model_dump_json() and list(it.__dict__) == list(again.__dict__)
+        assert type(it.confidence) is float and all(type(lb.score) is float for lb in it.labels)

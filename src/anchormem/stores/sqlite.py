@@ -47,7 +47,7 @@ from .portable_sql import SQLitePortableMixin
 from .review_sql import SQLiteReviewMixin
 from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
                        restating_turns)
-from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, json_text, memory_item, memory_values,
+from .schema import (MEMORY_COLS, SQLITE_JSON, entity, epoch as _ep, json_text, memory_item, memory_values,
                      scope_token)
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
@@ -235,7 +235,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
                 f"({','.join('?' * len(chunk))}) ORDER BY rowid"
             for rid, t, v, n in self._read(q, chunk):
-                ents.setdefault(rid, []).append(Entity(type=t, value=v, normalized=n))
+                ents.setdefault(rid, []).append(entity(t, v, n))
         claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
         return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
 
