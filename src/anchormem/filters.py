@@ -52,7 +52,8 @@ from .timeutil import to_epoch
 from .validate import check_scalar
 
 __all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS", "names_field",
-           "ANY_VALIDITY", "without_any_validity", "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS", "MAX_FILTER_VALUES"]
+           "ANY_VALIDITY", "without_any_validity", "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS",
+           "MAX_FILTER_VALUES"]
 
 MAX_FILTER_DEPTH = 16  # AND/OR/NOT nesting levels
 MAX_FILTER_CONDITIONS = 256  # field/operator conditions in one filter
