@@ -15,6 +15,12 @@ that checkpoint completes, the purged text (and the vault rows deleted with ``va
 database file nor its ``-wal`` file. If another connection holds a read transaction the checkpoint cannot
 finish; a warning is logged and the old pages stay in the WAL until the next checkpoint. Copies outside the file
 (backups, file-system snapshots, a disk's remapped sectors) are out of reach.
+
+Reads of a plaintext file go through a memory map (``PRAGMA mmap_size``, :data:`MMAP_BYTES`): a search looks up a
+few hundred scattered rows (candidates, their entities, the keyword stage's ranked rows), each a page the small
+page cache rarely holds; mapped, a page costs no ``read()`` call and copy. The mapped pages are the operating
+system's file cache (shared, evictable), not memory of this process's own. Not for an encrypted file (SQLCipher
+decrypts each page through its page cache).
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ log = logging.getLogger(__name__)
 _CITE = ("UPDATE memories SET source_message_ids=json_insert(source_message_ids, '$[#]', ?) WHERE tenant=? AND "
          "user_id=? AND id=? AND NOT EXISTS (SELECT 1 FROM json_each(memories.source_message_ids) WHERE value=?)")
 _COLS = "rowid, " + MEMORY_COLS  # a memory row (schema.MEMORY_COLUMNS) led by its rowid
+MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at 50k memories: ~15% less CPU)
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
@@ -135,6 +142,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
                 if not self._memory:
+                    if self._key is None:  # reads map the file: no read() call and copy per page (module doc)
+                        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
                     conn.execute("PRAGMA journal_mode = WAL")
                     conn.execute(f"PRAGMA synchronous = {self._sync}")  # stores/durability.py
             except self._db_errors as exc:
