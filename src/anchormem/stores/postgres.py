@@ -234,12 +234,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             return []
         ents: dict[tuple[str, str], list[Entity]] = {}
         by_tenant: dict[str, list[str]] = {}
+        by_user: dict[tuple[str, str], list[str]] = {}
         for r in rows:
             by_tenant.setdefault(r[1], []).append(r[0])
-        for tenant, ids in by_tenant.items():
+            by_user.setdefault((r[1], r[2]), []).append(r[0])
+        for (tenant, user), ids in by_user.items():  # by user: ix_ent_mem (tenant, user_id, memory_id) finds them
             for mid, t, v, n in conn.execute(
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
-                    "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
+                    "user_id = %s AND memory_id = ANY(%s) ORDER BY seq", (tenant, user, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(entity(t, v, n))
         claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
         return [memory_item(r, PG_JSON, ents.get((r[1], r[0]), []), claims.get((r[1], r[0]), [])) for r in rows]
