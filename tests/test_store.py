@@ -306,15 +306,19 @@ def test_ann_index_is_caught_up_on_reopen_not_rebuilt_and_saved_on_close(tmp_pat
         assert seen == [4] and len(m.store.vectors._items[("default", "A")].ann) == 201  # restored as saved
 
 
+@pytest.mark.parametrize("unscoped", [0.0, 2.0])
 @pytest.mark.parametrize("cap", [(2, 8), (2, 1024), (64, 4096)])
-def test_bounded_keyword_stage_returns_what_filtering_every_match_returns(monkeypatch, cap):
+def test_bounded_keyword_stage_returns_what_filtering_every_match_returns(monkeypatch, cap, unscoped):
     """The SQLite keyword stage ranks a capped number of FTS5 matches before filtering; when the filter (here:
     closed memories, and an agent scope) removes most of them, the cap widens, and past its maximum the stage
-    filters every match. Each way, the answer is the unbounded query's."""
-    import anchormem.stores.sqlite as sqlite_store
+    filters every match. Each way, the answer is the unbounded query's; with the scope token left out of the FTS
+    query (``unscoped`` 0: whatever the user's share of the index) too, another user's matching rows in the index."""
+    import anchormem.stores.keyword_sqlite as sqlite_store
     from datetime import datetime, timezone
 
+    monkeypatch.setattr(sqlite_store, "UNSCOPED_SHARE", unscoped)
     with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"apple orchard apple {j} of user B"} for j in range(25)], user_id="B")
         texts = [f"note {i}: " + "apple " * (1 + i % 5) + ("orchard " if i % 3 == 0 else "") + f"tree{i}"
                  for i in range(40)]
         m.add([{"role": "user", "content": f"weather report {j}: sunny and warm, day{j}"} for j in range(80)],
@@ -328,6 +332,7 @@ def test_bounded_keyword_stage_returns_what_filtering_every_match_returns(monkey
                                      event="COMPLETE")
 
         def run(scope: Scope, k: int) -> list[tuple[str, float]]:
+            m.search("apple", user_id=scope.user_id, recipe="dense")  # the user's vectors cached: their share known
             return m.store.keyword_search(scope, ["apple", "orchard"], k, None)
 
         monkeypatch.setattr(sqlite_store, "KEYWORD_CAP_MIN", cap[0])
@@ -355,3 +360,54 @@ def test_a_purge_leaves_no_saved_index_even_when_its_file_was_gone(tmp_path):
         victim = m.get_all(user_id="A")[3]
         m.delete(victim.id, purge=True)
     assert _index_files(db) == []
+
+
+def test_a_past_question_scores_current_rows_from_the_cache_and_superseded_rows_from_the_table():
+    """A past question reads current and superseded memories: the current ones come from the cached vectors (no scan
+    of every stored vector), the superseded ones from the table, merged into the exact ranking over both."""
+    from datetime import datetime, timezone
+
+    from anchormem.retrieval.currency import past_where
+
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": t} for t in _texts(60)], user_id="A")
+        items = m.get_all(user_id="A")
+        for it in items[::4]:
+            m.store.close_memory("default", it.id, when=datetime.now(timezone.utc), actor="test", event="COMPLETE")
+        q = m.embedder.embed_query(_texts(60)[8])
+        vecs = m.store.get_vectors("default", [it.id for it in items])
+        want = sorted(((float(vecs[it.id] @ q), it.id) for it in items), key=lambda x: -x[0])[:10]
+        reads: list[str] = []
+        real = m.store._read
+
+        def spy(sql, params=()):
+            reads.append(sql)
+            return real(sql, params)
+
+        m.store._read = spy
+        got = m.store.dense_search(Scope(user_id="A"), q, 10, past_where(None))
+    assert [mid for mid, _ in got] == [mid for _, mid in want]
+    assert np.allclose([s for _, s in got], [s for s, _ in want], atol=1e-6)
+    assert {mid for mid, _ in got} & {it.id for it in items[::4]}  # superseded rows are among them
+    assert not any("m.embedding" in sql and "valid_to IS NOT NULL" not in sql for sql in reads)  # no full scan
+
+
+def test_rows_decode_to_the_items_validation_builds():
+    """Stored rows are decoded without validating the MemoryItem again: the items equal the validated ones, field
+    for field (types, set fields, JSON), for memories with labels, entities, metadata, facts and claims."""
+    from anchormem.types import MemoryItem
+
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add("Hi, I'm Sam. I live in Lisbon and my email is sam@example.com.", user_id="A", session_id="s1",
+              metadata={"app": "x", "n": 2}, timestamp="2024-01-10T10:00:00Z")
+        m.add("I moved to Berlin on 3 March 2024, it cost 500 euros.", user_id="A", session_id="s2",
+              timestamp="2024-03-10T10:00:00Z")
+        m.add("ok", user_id="A")
+        items = m.store.list_memories(Scope(user_id="A"), None, include_superseded=True)
+    assert any(it.labels for it in items) and any(it.entities for it in items) and any(it.fact for it in items)
+    assert any(it.claims for it in items) and any(it.metadata for it in items) and any(it.valid_to for it in items)
+    for it in items:
+        again = MemoryItem.model_validate(dict(it.__dict__))
+        assert it == again and it.model_fields_set == again.model_fields_set
+        assert it.model_dump_json() == again.model_dump_json() and list(it.__dict__) == list(again.__dict__)
+        assert type(it.confidence) is float and all(type(lb.score) is float for lb in it.labels)

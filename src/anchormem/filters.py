@@ -52,7 +52,8 @@ from .timeutil import to_epoch
 from .validate import check_scalar
 
 __all__ = ["Cond", "And", "Or", "Not", "FilterNode", "parse_filters", "TEXT_FIELDS", "TIME_FIELDS", "names_field",
-           "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS", "MAX_FILTER_VALUES"]
+           "ANY_VALIDITY", "without_any_validity", "TIERS", "MAX_FILTER_DEPTH", "MAX_FILTER_CONDITIONS",
+           "MAX_FILTER_VALUES"]
 
 MAX_FILTER_DEPTH = 16  # AND/OR/NOT nesting levels
 MAX_FILTER_CONDITIONS = 256  # field/operator conditions in one filter
@@ -95,6 +96,10 @@ class Not:
 
 
 FilterNode = Union[Cond, And, Or, Not]
+
+# a condition on valid_to that every row meets: added to a search's filter to read superseded memories as well
+# (anchormem.retrieval.currency.past_where)
+ANY_VALIDITY = Or((Cond("valid_to", "exists", True), Cond("valid_to", "exists", False)))
 
 
 def parse_filters(
@@ -269,3 +274,14 @@ def names_field(node: FilterNode | None, field: str) -> bool:
     if isinstance(node, Not):
         return names_field(node.item, field)
     return any(names_field(n, field) for n in node.items)
+
+
+def without_any_validity(node: FilterNode | None) -> tuple[FilterNode | None, bool]:
+    """``node`` without :data:`ANY_VALIDITY` at its top (``node`` itself, or one of the items of a top-level AND):
+    (the rest, None when nothing is left; whether it was there)."""
+    if node == ANY_VALIDITY:
+        return None, True
+    if isinstance(node, And) and ANY_VALIDITY in node.items:
+        rest = tuple(n for n in node.items if n != ANY_VALIDITY)
+        return (None if not rest else rest[0] if len(rest) == 1 else And(rest)), True
+    return node, False

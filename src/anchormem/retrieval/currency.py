@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
-from ..filters import And, Cond, FilterNode, Or, names_field, parse_filters
+from ..filters import ANY_VALIDITY, And, FilterNode, names_field, parse_filters
 from ..types import Hit, Scope
 
 __all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits",
@@ -32,8 +32,7 @@ def wants_past(query: str, where: FilterNode | None, as_of: Any) -> bool:
 
 def past_where(where: FilterNode | None) -> FilterNode:
     """``where`` widened to superseded memories as well (a condition on ``valid_to`` that every row meets)."""
-    every = Or((Cond("valid_to", "exists", True), Cond("valid_to", "exists", False)))
-    return every if where is None else And((where, every))
+    return ANY_VALIDITY if where is None else And((where, ANY_VALIDITY))
 
 
 def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, as_of: Any, limit: int,

@@ -43,7 +43,7 @@ from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
                        message_dicts, restating_turns, review_row)
-from .schema import MEMORY_COLS as _COLS, PG_JSON, epoch as _ep, memory_cols, memory_item, memory_values
+from .schema import MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values
 from .sql_common import SQLCommonMixin
 from .sqlfilter import PostgresFilterCompiler
 from .tiers_sql import PostgresTierMixin
@@ -234,13 +234,15 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             return []
         ents: dict[tuple[str, str], list[Entity]] = {}
         by_tenant: dict[str, list[str]] = {}
+        by_user: dict[tuple[str, str], list[str]] = {}
         for r in rows:
             by_tenant.setdefault(r[1], []).append(r[0])
-        for tenant, ids in by_tenant.items():
+            by_user.setdefault((r[1], r[2]), []).append(r[0])
+        for (tenant, user), ids in by_user.items():  # by user: ix_ent_mem (tenant, user_id, memory_id) finds them
             for mid, t, v, n in conn.execute(
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
-                    "memory_id = ANY(%s) ORDER BY seq", (tenant, ids)).fetchall():
-                ents.setdefault((tenant, mid), []).append(Entity(type=t, value=v, normalized=n))
+                    "user_id = %s AND memory_id = ANY(%s) ORDER BY seq", (tenant, user, ids)).fetchall():
+                ents.setdefault((tenant, mid), []).append(entity(t, v, n))
         claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
         return [memory_item(r, PG_JSON, ents.get((r[1], r[0]), []), claims.get((r[1], r[0]), [])) for r in rows]
 

@@ -245,6 +245,13 @@ class VectorCache:
             self._evict()
         return sv
 
+    def cached_size(self, key: tuple[str, str]) -> int | None:
+        """Rows of the scope's cached vectors (current, warm), whatever their generation; None when the scope is not
+        cached. Nothing is loaded: a cost estimate for a caller that must not pay for a load (the keyword stage)."""
+        with self._lock:
+            sv = self._items.get(key)
+            return None if sv is None else sv.size
+
     def _evict(self) -> None:
         total = sum(s.nbytes for s in self._items.values())
         while total > self.max_bytes and len(self._items) > 1:
