@@ -95,7 +95,7 @@ def _downgrade(backend, store):
             c.execute("DROP TABLE memory_sessions")
             c.execute("ALTER TABLE memory_history DROP COLUMN old_state")
             c.execute("UPDATE memories SET valid_to = NULL, superseded_by = NULL WHERE kind = 'utterance'")
-            c.execute("DELETE FROM anchormem_schema WHERE version = 6")
+            c.execute("DELETE FROM anchormem_schema WHERE version >= 6")
 
 
 def test_files_written_before_claims_are_backfilled(backend):

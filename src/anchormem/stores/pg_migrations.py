@@ -16,7 +16,7 @@ from __future__ import annotations
 from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
 from .sessions_sql import sessions_ddl
 
-__all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM"]
+__all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM", "MEMORIES_FILLFACTOR"]
 
 VERSION_TABLE = "anchormem_schema"
 
@@ -120,7 +120,16 @@ _V6 = claims_ddl("postgres") + claims_backfill("postgres") + past_entities_ddl("
     # an UPDATE version also keeps the structured fields the text had (fact, entities, labels: .past_text)
     "ALTER TABLE memory_history ADD COLUMN old_state jsonb"]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6)]
+# v7: ``memories`` keeps 30% of each heap page free (fillfactor 70), so a search's access-count write
+# (``touch``: ``access_count``, ``last_accessed_at``, columns no index covers) fits on the row's own page and is a
+# HOT update: no new entry in any index, the HNSW graph included. At fillfactor 100 about half of these updates
+# moved the row to another page and inserted it into every index (bench/results/pg_access_30k.json). A new store
+# gets the setting on an empty table (every page); an existing one on the pages written from now on: rewrite it
+# once (``PostgresStore.rewrite_tables(["memories"])``, ``VACUUM FULL``: a table lock) to apply it to old pages.
+MEMORIES_FILLFACTOR = 70
+_V7 = [f"ALTER TABLE memories SET (fillfactor = {MEMORIES_FILLFACTOR})"]
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7)]
 LATEST = MIGRATIONS[-1][0]
 
 
