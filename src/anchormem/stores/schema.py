@@ -8,7 +8,11 @@ Tables (DDL: :mod:`.migrations` for SQLite, :mod:`.pg_migrations` for PostgreSQL
   tenant, user, agent, kind and source: a unique index over the *current* rows), ``embedding`` (float32 vector:
   a little-endian blob in SQLite, ``vector(dim)`` in PostgreSQL) and ``context_vec`` (the conversation's context
   vector, :mod:`.context_vectors`). Row identity: SQLite ``rowid`` (also the FTS5 row and the vector cache's
-  key), PostgreSQL ``seq`` (storage order) with the primary key ``(tenant, user_id, id)``.
+  key), PostgreSQL ``seq`` (storage order) with the primary key ``(tenant, user_id, id)``. A search writes
+  ``access_count`` and ``last_accessed_at`` of its hits (``Store.touch``): no index may cover these two columns
+  (nor use them in an expression or a predicate), and PostgreSQL keeps 30% of each ``memories`` page free
+  (fillfactor 70, :data:`.pg_migrations.MEMORIES_FILLFACTOR`), so that write is a HOT update that adds no entry to
+  any index (the HNSW graph included). SQLite updates only the indexes whose columns change: none for this write.
 - the keyword index: SQLite ``memories_fts`` (FTS5: ``scope`` = :func:`scope_token`, ``body`` = the jieba-segmented
   ``index_text``), PostgreSQL the ``tsv`` column of ``memories`` (``simple`` + ``english`` configs, GIN index).
 - ``messages`` (verbatim turns, :data:`~.protocol.MESSAGE_COLUMNS`), ``memory_history`` (one row per event,
