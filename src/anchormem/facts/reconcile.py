@@ -209,6 +209,27 @@ def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[
     return out
 
 
+def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
+                ) -> list[tuple[Draft, list[Fact]]]:
+    """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty
+    (:class:`~anchormem.facts.meaning.MeaningFallback`; only with the offline extractor and a semantic embedder)."""
+    turns = [k for k, (d, _) in enumerate(found) if d.item.source == "user" and d.item.kind == "utterance"]
+    if meaning is None or not turns:
+        return found
+    from ..filters import Cond
+    from ..types import Scope
+
+    extra = meaning.facts([(found[k][0].item.text, found[k][1], found[k][0].item.speaker or "user") for k in turns],
+                          current=lambda keys: store.current_facts(tenant, user_id, keys),
+                          listing=lambda: store.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                              Cond(field="kind", op="eq", value="fact")))
+    out = list(found)
+    for k, fs in zip(turns, extra):
+        if fs:
+            out[k] = (out[k][0], out[k][1] + fs)
+    return out
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -225,6 +246,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
+    found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}

@@ -1,0 +1,371 @@
+"""Change detection by meaning: the fallback for a first-person clause the rules and frames read nothing from.
+
+The rules (:mod:`.rules`) and clause frames (:mod:`.frames`) read facts from the wordings their data lists; a change
+said another way ("We just got the keys to a flat in Leeds", "They pay me 4100 now", 酒我已经不喝了 without a frame
+for it) gives them nothing. This module reads such a clause by meaning instead:
+
+1. **Gates first**, as the rules apply them: questions, hypotheticals, plans and modals, reported speech and someone
+   else as the subject state nothing (``cues.json``; a person of the speaker's, "my daughter", only for an age).
+2. **Value by type**, anywhere in the clause: a name (capitalised span in English, ``ns`` / ``nt`` / ``nz`` / ``nr``
+   / a Latin word in Chinese: a place or an organisation), a number (rent, salary, weight), a job noun
+   (:data:`~anchormem.facts.keys.OCCUPATION_EN`), an age ("9th birthday", 四岁). A clause without a typed value and
+   without an ending the user can have said is not embedded at all.
+3. **Slot by similarity**: the clauses of one ``add`` are embedded together (one batched ``embed_documents`` call)
+   and compared with the exemplar bank of their language (``data/lang/<lang>/slot_exemplars.json``: 10-25 short
+   sentences per slot and a ``none`` class of near-misses: trips, friends' moves, opinions, plans). A class scores
+   the mean cosine of its ``k``-nearest exemplars (``k`` of the data, capped at the class size // 2); only the
+   classes whose value type the clause holds compete with ``none``; the best must lead the runner-up by ``margin``
+   and ``none`` by ``none_margin``. The bank is embedded once per embedder (``name``, ``dim``) on first use.
+4. **What it may change** (:meth:`MeaningFallback.facts`): a typed fact only when the user has a current claim in
+   that slot whose value differs and is of the same type (a fallback never adds a first fact); an ending (type
+   ``end``) closes the user's current ``does:`` / ``diet`` claim that the clause names (a word of the claim's object
+   in the clause, or the claim's own words nearest the clause by cosine); a diet ending ("I started eating fish again")
+   closes a current diet that excludes meat.
+
+With an LLM configured none of this runs (:func:`~anchormem.facts.llm_extract.pick_extractor`: the LLM proposes, the
+grounding check verifies). Without a semantic embedder (``hash``) it is off.
+
+    fb = MeaningFallback(embedder)
+    fb.facts([("I've been in Sydney since the move in April.", [], "user")], current=lookup, listing=everything)
+    # -> [[Fact(home_city = "Sydney", +1)]]  when the user's current home_city is "Melbourne"
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .. import langdata
+from ..text.segment import split_sentences
+from ..text.tokenize import has_cjk
+from .keys import OCCUPATION_EN, is_occupation, value_key
+from .model import Fact, detect_language
+
+__all__ = ["MeaningFallback", "clause_units", "typed_values", "classify"]
+
+_BANKS: dict[tuple[str, int, str], tuple[np.ndarray, list[str]]] = {}
+_LOCK = threading.Lock()
+_NUM_EN = re.compile(r"(?<![\w.])(?:[$£€¥]\s*)?(\d[\d,]*(?:\.\d+)?)\s*(k\b)?(?:\s*(kg|kilos?|kilograms?|lbs?|pounds|"
+                     r"dollars|euros|bucks|quid|usd|eur|gbp|rmb|yuan|an hour|a month|a year|per month|per year))?",
+                     re.I)
+_ZH_DIGITS = "零〇一二两三四五六七八九十百千万"
+_NUM_ZH = re.compile(rf"(\d[\d,]*(?:\.\d+)?|[{_ZH_DIGITS}]{{1,6}})\s*(万|千|k)?\s*(公斤|斤|元|块钱?|千克)?")
+_AGE_EN = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\s+birthday|\bturn(?:ed|s|ing)\s+(\d{1,2})\b|"
+                     r"\b(\d{1,2})\s+(?:years?\s+old|now)\b|\bis\s+(\d{1,2})\b", re.I)
+_AGE_ZH = re.compile(rf"(\d{{1,2}}|[{_ZH_DIGITS}]{{1,3}})\s*(?:岁|周岁)")
+_CAPS = re.compile(r"(?<![\w'’])(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|de|la|am|&)(?!\w))*")
+_FIRST_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I'll|we|we're|we’re|we've|we’ve|my|our|myself)\b", re.I)
+_FIRST_ZH = re.compile(r"我|咱")
+_NAME_TAGS = frozenset({"ns", "nt", "nz", "nr", "nrt", "nrfg", "eng"})
+
+
+def _bank_data(lang: str) -> dict[str, Any]:
+    return langdata.load("slot_exemplars", lang)
+
+
+@lru_cache(maxsize=2)
+def _not_names(lang: str) -> frozenset[str]:
+    """Capitalised words that are no place or organisation (``not_names``: months, weekdays, pronouns, openers)."""
+    return frozenset(w.casefold() for w in _bank_data(lang).get("not_names", []))
+
+
+@lru_cache(maxsize=2)
+def _end_cues(lang: str) -> re.Pattern:
+    """Words that can say an ending: ``ending`` cues (cues.json), ``end_cues`` of the bank, the diet words."""
+    words = list(langdata.words("cues", "ending", (lang,))) + list(_bank_data(lang).get("end_cues", [])) + \
+        [w for ws in langdata.load("slots", lang).get("diet", {}).values() for w in ws]
+    alt = langdata.alternation(tuple(words))
+    return re.compile(alt if lang == "zh" else r"\b(?:" + alt + r")\b", re.I)
+
+
+# -- 1. units: the ungated, unread clauses of a turn ---------------------------------------------------------------
+@dataclass
+class Unit:
+    """A run of clauses of one sentence that passed the gates and from which no fact was read: ``text`` (the clauses
+    joined), ``sentence``, ``lang`` ("en" / "zh" for the bank), ``person`` (a relation of the speaker's named as the
+    subject, "daughter", or ""), ``values`` (type -> candidate values in order)."""
+
+    text: str
+    sentence: str
+    lang: str
+    person: str
+    values: dict[str, list[str]]
+
+
+def clause_units(text: str, found: list[Fact]) -> list[Unit]:
+    """The units of ``text`` that may state a fact by meaning: the clauses no fact of ``found`` was read from, after
+    the gates (a question, a hypothetical / modal / reported clause, someone else as the subject -- except a person
+    of the speaker's, kept as ``person`` for an age), holding the speaker ("I", "my", 我) or their person."""
+    from .changes import blocked
+    from .rules import _clause_split, _cue_patterns, _is_question, _speaker_subject
+
+    out: list[Unit] = []
+    for sentence in split_sentences(text):
+        if _is_question(sentence):
+            continue
+        read = [(f.clause or f.source_span or "").strip() for f in found if f.source_span == sentence]
+        if any(r == sentence.strip() for r in read):
+            continue
+        run: list[str] = []
+        for clause in [c for c in _clause_split().split(sentence) if c and c.strip()] + [""]:
+            c = clause.strip()
+            gated = not c or _cue_patterns()[1].search(c) or blocked(c) or \
+                any(r and (r in c or c in r) for r in read)
+            if not gated:
+                run.append(c)
+                continue
+            if run:
+                out.extend(_unit(" ".join(run) if not has_cjk("".join(run)) else "，".join(run), sentence))
+            run = []
+            if c and _speaker_subject(c) == "other" and not _person_of_speaker(c) and \
+                    not _acts_for_speaker(c, "zh" if has_cjk(c) else "en"):
+                break  # "My sister moved to Nice, she loves it": nothing after is the speaker's
+    return out
+
+
+def _person_of_speaker(clause: str) -> str:
+    """The relation the clause's subject names when it is the speaker's ("my daughter" -> "daughter", 我女儿 -> 女儿)."""
+    from .frames import _compiled
+    from .keys import person_key
+
+    lang = "zh" if has_cjk(clause) else "en"
+    m = _compiled(lang)["person"].search(clause)
+    if not m or (lang == "zh" and not m.group(0).startswith("我")):
+        return ""
+    return "" if _acts_for_speaker(clause, lang) else person_key(m.group("p"))
+
+
+def _acts_for_speaker(text: str, lang: str) -> bool:
+    """The subject is someone who changes the speaker's own facts ("Our landlord raised the rent", 老板给我涨了工资:
+    ``acting_subjects`` of the bank), so the clause is the speaker's."""
+    words = _bank_data(lang).get("acting_subjects", [])
+    if not words:
+        return False
+    alt = langdata.alternation(tuple(words))
+    rx = rf"^\s*(?:(?:my|our|the)\s+)?(?:{alt})\b" if lang == "en" else rf"^\s*(?:我的?|我们的?)?(?:{alt})"
+    return bool(re.search(rx, text, re.I))
+
+
+def _unit(text: str, sentence: str) -> list[Unit]:
+    from .rules import _speaker_subject
+
+    lang = "zh" if has_cjk(text) and len(re.findall(r"[\u4e00-\u9fff]", text)) >= 2 else "en"
+    first = _FIRST_ZH if lang == "zh" else _FIRST_EN
+    acting = _acts_for_speaker(text, lang)
+    person = _person_of_speaker(text) if _speaker_subject(text) == "other" or lang == "zh" else ""
+    if not person and not first.search(text):
+        return []
+    if _speaker_subject(text) == "other" and not person and not acting:
+        return []
+    values = typed_values(text, lang)
+    return [Unit(text, sentence, lang, person, values)]
+
+
+# -- 2. values by type ---------------------------------------------------------------------------------------------
+def typed_values(text: str, lang: str) -> dict[str, list[str]]:
+    """Candidate values of ``text`` by type, in order: ``name`` (a place or an organisation), ``number``, ``job``,
+    ``age``. ``typed_values("I'm starting at Puma after leaving Adidas", "en")["name"] == ["Puma", "Adidas"]``."""
+    out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
+    skip = _not_names(lang) | _not_names("en")
+    for m in _CAPS.finditer(text):
+        words = m.group(0).rstrip(".'’").split()
+        while words and words[0].casefold().strip(".,") in skip:
+            words = words[1:]
+        if words and not any(w.casefold() in skip for w in words[-1:]):
+            out["name"].append(" ".join(words))
+    if has_cjk(text):
+        import jieba.posseg
+
+        for w in jieba.posseg.cut(text):
+            word = w.word.strip()
+            if w.flag in _NAME_TAGS and (len(word) >= 2) and word not in out["name"] and \
+                    (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip:
+                out["name"].append(word)
+        for m in _NUM_ZH.finditer(text):
+            if re.search(r"\d", m.group(1)) or m.group(2) or m.group(3):
+                out["number"].append(m.group(0).strip())
+        out["age"] = [m.group(1) for m in _AGE_ZH.finditer(text)]
+        from .keys import OCCUPATION_ZH
+        out["job"] = [m.group(0) for m in re.finditer(OCCUPATION_ZH, text)]
+    else:
+        for m in _NUM_EN.finditer(text):
+            if m.group(1) and not re.fullmatch(r"(?:19|20)\d\d", m.group(1)) or m.group(3):
+                out["number"].append(m.group(0).strip())
+        out["age"] = [next(g for g in m.groups() if g) for m in _AGE_EN.finditer(text)]
+        for m in re.finditer(r"\b((?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r")", text, re.I):
+            words = m.group(1).split()
+            while words and not is_occupation(" ".join(words)):
+                words = words[1:]
+            if words:
+                out["job"].append(" ".join(words))
+    return {k: v for k, v in out.items() if v}
+
+
+_TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "job": "job", "age": "age"}
+
+
+def _same_type(kind: str, value: str) -> bool:
+    """An existing claim's value is of the type ``kind`` (so a typed fallback may replace it)."""
+    if kind in ("place", "org"):
+        return bool(has_cjk(value) or value[:1].isupper() or re.search(r"[A-Z]", value))
+    if kind in ("number", "age"):
+        return bool(re.search(rf"\d|[{_ZH_DIGITS}]", value))
+    if kind == "job":
+        return is_occupation(value)
+    return False
+
+
+# -- 3. slot by similarity -----------------------------------------------------------------------------------------
+def _bank(embedder: Any, lang: str) -> tuple[np.ndarray, list[str]]:
+    """(vectors (n, dim) float32, class of each row) of the exemplar bank of ``lang``, embedded once per embedder."""
+    key = (str(getattr(embedder, "name", type(embedder).__name__)), int(getattr(embedder, "dim", 0)), lang)
+    with _LOCK:
+        if key not in _BANKS:
+            d = _bank_data(lang)
+            texts, labels = [], []
+            for slot, spec in d.get("slots", {}).items():
+                texts += spec["examples"]
+                labels += [slot] * len(spec["examples"])
+            texts += d.get("none", [])
+            labels += ["none"] * len(d.get("none", []))
+            vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+            _BANKS[key] = (vecs, labels)
+        return _BANKS[key]
+
+
+def classify(vec: np.ndarray, bank: tuple[np.ndarray, list[str]], allowed: set[str], lang: str
+             ) -> tuple[str, dict[str, float]]:
+    """The slot class of one clause vector (``dim``,) among ``allowed`` classes (and ``none``), or "none"; with each
+    class's score (mean cosine of its k nearest exemplars)."""
+    d = _bank_data(lang)
+    vecs, labels = bank
+    sims = vecs @ vec
+    by: dict[str, list[float]] = {}
+    for s, lab in zip(sims.tolist(), labels):
+        if lab == "none" or lab in allowed:
+            by.setdefault(lab, []).append(s)
+    k = int(d.get("k", 5))
+    scores = {lab: float(np.mean(sorted(v, reverse=True)[:max(1, min(k, len(v) // 2))])) for lab, v in by.items()}
+    ranked = sorted(((s, lab) for lab, s in scores.items() if lab != "none"), reverse=True)
+    if not ranked:
+        return "none", scores
+    best, lab = ranked[0]
+    second = ranked[1][0] if len(ranked) > 1 else -1.0
+    if best - second < float(d.get("margin", 0.0)) or best - scores.get("none", -1.0) < float(d.get("none_margin", 0.0)):
+        return "none", scores
+    return lab, scores
+
+
+# -- 4. the facts it may state -------------------------------------------------------------------------------------
+Current = Callable[[list[str]], list[Any]]  # slot keys -> current fact memories (MemoryItem with .fact)
+Listing = Callable[[], list[Any]]  # the user's current fact memories (for an ending)
+
+
+class MeaningFallback:
+    """The fallback reader for one embedder (see the module doc). ``facts(found, current=..., listing=...)``."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+
+    def facts(self, found: list[tuple[str, list[Fact], str]], *, current: Current, listing: Listing
+              ) -> list[list[Fact]]:
+        """For each (turn text, facts read from it by the rules, entity): the extra facts read by meaning (often none).
+        ``current(slot keys)``: the user's current fact memories in those slots; ``listing()``: all their current
+        fact memories (only called when a clause can state an ending). One embedding call for all units."""
+        units = [(i, u) for i, (text, fs, _) in enumerate(found) for u in clause_units(text, fs)]
+        if not units:
+            return [[] for _ in found]
+        ends: list[Any] = []
+        if any(self._may_end(u) for _, u in units):
+            ends = [m for m in listing() if m.fact is not None and m.fact.polarity > 0 and
+                    (m.fact.attribute.startswith("does:") or m.fact.attribute == "diet")]
+        todo = [(i, u) for i, u in units if u.values or (ends and self._may_end(u))]
+        if not todo:
+            return [[] for _ in found]
+        end_texts = [m.fact.value for m in ends if m.fact.attribute.startswith("does:")]
+        vecs = np.asarray(self.embedder.embed_documents([u.text for _, u in todo] + end_texts), dtype=np.float32)
+        end_vecs = vecs[len(todo):]
+        out: list[list[Fact]] = [[] for _ in found]
+        for (i, u), vec in zip(todo, vecs):
+            spec = _bank_data(u.lang).get("slots", {})
+            allowed = {s for s, sp in spec.items() if _TYPE_VALUES.get(sp["type"]) in u.values}
+            if u.person:
+                allowed &= {s for s, sp in spec.items() if sp["type"] == "age"}
+            elif ends:
+                allowed |= {s for s, sp in spec.items() if sp["type"] == "end"}
+            allowed -= {s for s, sp in spec.items() if sp["type"] == "age" and not u.person}
+            if not allowed:
+                continue
+            lab, scores = classify(vec, _bank(self.embedder, u.lang), allowed, u.lang)
+            if lab == "none":
+                continue
+            lead = scores[lab] - max([x for k, x in scores.items() if k != lab] or [-1.0])
+            sp = spec[lab]
+            f = self._ending(u, sp, ends, end_vecs, vec, found[i][2]) if sp["type"] == "end" else \
+                self._typed(u, lab, sp["type"], found[i][2], current, lead)
+            if f is not None and all(g.attribute != f.attribute for g in found[i][1] + out[i]):
+                out[i].append(f)
+        return out
+
+    @staticmethod
+    def _may_end(u: Unit) -> bool:
+        """The unit can state an ending: no person of the speaker's as its subject, and an ending cue (``ending`` of
+        cues.json, ``end_cues`` of the bank: "over", "sober", "again") or a diet word in it."""
+        return not u.person and bool(_end_cues(u.lang).search(u.text))
+
+    def _typed(self, u: Unit, slot: str, kind: str, entity: str, current: Current, lead: float) -> Fact | None:
+        attr = f"{u.person}_age" if kind == "age" else slot
+        key = f"{entity.casefold()}|{attr}"
+        have = [m for m in current([key]) if m.fact is not None and m.fact.polarity > 0]
+        if have and not all(_same_type(kind, m.fact.value) for m in have):
+            return None  # a fallback changes a claim of the same type only
+        if not have and lead < float(_bank_data(u.lang).get("add_margin", 1.0)):
+            return None  # a first fact of the slot needs a clearer lead
+        old = {value_key(attr, m.fact.value) for m in have} | {m.fact.value.casefold() for m in have}
+        cands = [v for v in u.values[_TYPE_VALUES[kind]] if value_key(attr, v) not in old and v.casefold() not in old
+                 and not any(v.casefold() in o or o in v.casefold() for o in old if len(o) > 1)]
+        if not cands:
+            return None
+        value = cands[-1] if kind in ("number", "age") else cands[0]
+        return _fact(entity, attr, value, 1, u)
+
+    def _ending(self, u: Unit, sp: dict, ends: list[Any], end_vecs: np.ndarray, vec: np.ndarray,
+                entity: str) -> Fact | None:
+        if sp.get("end_of") == "diet":
+            diet = [m for m in ends if m.fact.attribute == "diet" and value_key("diet", m.fact.value) != "eats meat"]
+            return _fact(entity, "diet", diet[-1].fact.value, -1, u) if diet else None
+        habits = [(m, v) for m, v in zip([m for m in ends if m.fact.attribute.startswith("does:")], end_vecs)]
+        named = [m for m, _ in habits if _names(u.text, m.fact.attribute.split(":", 1)[1])]
+        if not named and habits:
+            thr = float(_bank_data(u.lang).get("end_cosine", 0.9))
+            best = max(habits, key=lambda mv: float(mv[1] @ vec))
+            named = [best[0]] if float(best[1] @ vec) >= thr else []
+        if len(named) != 1:
+            return None
+        m = named[0]
+        return _fact(entity, m.fact.attribute, m.fact.value, -1, u)
+
+
+def _names(text: str, obj: str) -> bool:
+    """A word of a habit's object is in ``text`` ("wine" of "wine most evening"; 酒; "run" ~ "running")."""
+    t = text.casefold()
+    if has_cjk(obj):
+        return any(ch in t for ch in re.findall(r"[\u4e00-\u9fff]{2}|[\u4e00-\u9fff]", obj)
+                   if len(ch) == 2 or len(obj) == 1)
+    stop = {"most", "every", "evening", "morning", "day", "night", "week", "a", "the", "of", "each"}
+    words = [w for w in re.findall(r"[a-z]+", obj.casefold()) if w not in stop and len(w) >= 3]
+    return any(re.search(rf"\b{re.escape(w[:max(3, len(w) - 1)])}", t) for w in words)
+
+
+def _fact(entity: str, attr: str, value: str, pol: int, u: Unit) -> Fact | None:
+    try:
+        return Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
+                    clause=u.text, language=detect_language(u.sentence), extractor="meaning")
+    except ValueError:
+        return None
