@@ -89,13 +89,15 @@ def _end_cues(lang: str) -> re.Pattern:
 class Unit:
     """A run of clauses of one sentence that passed the gates and from which no fact was read: ``text`` (the clauses
     joined), ``sentence``, ``lang`` ("en" / "zh" for the bank), ``person`` (a relation of the speaker's named as the
-    subject, "daughter", or ""), ``values`` (type -> candidate values in order)."""
+    subject or possessor, "daughter", or ""), ``other`` (the subject is that person: only an age is read),
+    ``values`` (type -> candidate values in order)."""
 
     text: str
     sentence: str
     lang: str
     person: str
     values: dict[str, list[str]]
+    other: bool = False
 
 
 def clause_units(text: str, found: list[Fact]) -> list[Unit]:
@@ -158,13 +160,14 @@ def _unit(text: str, sentence: str) -> list[Unit]:
     lang = "zh" if has_cjk(text) and len(re.findall(r"[\u4e00-\u9fff]", text)) >= 2 else "en"
     first = _FIRST_ZH if lang == "zh" else _FIRST_EN
     acting = _acts_for_speaker(text, lang)
-    person = _person_of_speaker(text) if _speaker_subject(text) == "other" or lang == "zh" else ""
+    other = _speaker_subject(text) == "other" and not acting
+    person = _person_of_speaker(text)  # "my daughter's 9th birthday": whose age
     if not person and not first.search(text):
         return []
-    if _speaker_subject(text) == "other" and not person and not acting:
+    if other and not person:
         return []
     values = typed_values(text, lang)
-    return [Unit(text, sentence, lang, person, values)]
+    return [Unit(text, sentence, lang, person, values, other)]
 
 
 # -- 2. values by type ---------------------------------------------------------------------------------------------
@@ -295,7 +298,7 @@ class MeaningFallback:
         for (i, u), vec in zip(todo, vecs):
             spec = _bank_data(u.lang).get("slots", {})
             allowed = {s for s, sp in spec.items() if _TYPE_VALUES.get(sp["type"]) in u.values}
-            if u.person:
+            if u.other:
                 allowed &= {s for s, sp in spec.items() if sp["type"] == "age"}
             elif ends:
                 allowed |= {s for s, sp in spec.items() if sp["type"] == "end"}
@@ -317,7 +320,7 @@ class MeaningFallback:
     def _may_end(u: Unit) -> bool:
         """The unit can state an ending: no person of the speaker's as its subject, and an ending cue (``ending`` of
         cues.json, ``end_cues`` of the bank: "over", "sober", "again") or a diet word in it."""
-        return not u.person and bool(_end_cues(u.lang).search(u.text))
+        return not u.other and bool(_end_cues(u.lang).search(u.text))
 
     def _typed(self, u: Unit, slot: str, kind: str, entity: str, current: Current, lead: float) -> Fact | None:
         attr = f"{u.person}_age" if kind == "age" else slot
@@ -364,8 +367,10 @@ def _names(text: str, obj: str) -> bool:
 
 
 def _fact(entity: str, attr: str, value: str, pol: int, u: Unit) -> Fact | None:
+    """The fact, in exactly the slot ``attr`` (an ending names an existing claim's slot: it is not re-normalised)."""
     try:
-        return Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
-                    clause=u.text, language=detect_language(u.sentence), extractor="meaning")
+        f = Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
+                 clause=u.text, language=detect_language(u.sentence), extractor="meaning")
     except ValueError:
         return None
+    return f if f.attribute == attr else f.model_copy(update={"attribute": attr})
