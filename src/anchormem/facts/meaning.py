@@ -60,7 +60,7 @@ _AGE_EN = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\s+birthday|\bturn(?:ed|s|ing)\
                      r"\b(\d{1,2})\s+(?:years?\s+old|now)\b|\bis\s+(\d{1,2})\b", re.I)
 _AGE_ZH = re.compile(rf"(\d{{1,2}}|[{_ZH_DIGITS}]{{1,3}})\s*(?:岁|周岁)")
 _CAPS = re.compile(r"(?<![\w'’])(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|de|la|am|&)(?!\w))*")
-_FIRST_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I'll|we|we're|we’re|we've|we’ve|my|our|myself)\b", re.I)
+_FIRST_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I'll|we|we're|we’re|we've|we’ve|my|our|myself|me|us)\b", re.I)
 _FIRST_ZH = re.compile(r"我|咱")
 _NAME_TAGS = frozenset({"ns", "nt", "nz", "nr", "nrt", "nrfg", "eng"})
 
@@ -89,7 +89,8 @@ def _end_cues(lang: str) -> re.Pattern:
 class Unit:
     """A run of clauses of one sentence that passed the gates and from which no fact was read: ``text`` (the clauses
     joined), ``sentence``, ``lang`` ("en" / "zh" for the bank), ``person`` (a relation of the speaker's named as the
-    subject or possessor, "daughter", or ""), ``other`` (the subject is that person: only an age is read),
+    subject or possessor, "daughter", or ""), ``other`` (the subject is that person: only an age is read), ``impersonal`` (no speaker
+    said, the subject acts for them, "The gym put the price up": only an amount is read),
     ``values`` (type -> candidate values in order)."""
 
     text: str
@@ -98,6 +99,7 @@ class Unit:
     person: str
     values: dict[str, list[str]]
     other: bool = False
+    impersonal: bool = False
 
 
 def clause_units(text: str, found: list[Fact]) -> list[Unit]:
@@ -140,7 +142,13 @@ def _person_of_speaker(clause: str) -> str:
     m = _compiled(lang)["person"].search(clause)
     if not m or (lang == "zh" and not m.group(0).startswith("我")):
         return ""
-    return "" if _acts_for_speaker(clause, lang) else person_key(m.group("p"))
+    if _acts_for_speaker(clause, lang):
+        return ""
+    after = clause[m.end():]
+    if _compiled(lang)["person"].match(re.sub(r"^(?:['’]s\s+|的)", "my " if lang == "en" else "我", after, count=1)) \
+            and re.match(r"['’]s\s|的", after):
+        return ""  # "my daughter's friend", 我女儿的同学: someone else's
+    return person_key(m.group("p"))
 
 
 def _acts_for_speaker(text: str, lang: str) -> bool:
@@ -162,12 +170,13 @@ def _unit(text: str, sentence: str) -> list[Unit]:
     acting = _acts_for_speaker(text, lang)
     other = _speaker_subject(text) == "other" and not acting
     person = _person_of_speaker(text)  # "my daughter's 9th birthday": whose age
-    if not person and not first.search(text):
-        return []
     if other and not person:
         return []
+    impersonal = not person and not first.search(text)  # "The gym put the price up to 30": only an amount
+    if impersonal and (_speaker_subject(text) == "other" and not acting or not _acts_for_speaker(text, lang)):
+        return []
     values = typed_values(text, lang)
-    return [Unit(text, sentence, lang, person, values, other)]
+    return [Unit(text, sentence, lang, person, values, other, impersonal)]
 
 
 # -- 2. values by type ---------------------------------------------------------------------------------------------
@@ -210,7 +219,7 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
     return {k: v for k, v in out.items() if v}
 
 
-_TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "job": "job", "age": "age"}
+_TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "amount": "number", "job": "job", "age": "age"}
 
 
 def _same_type(kind: str, value: str) -> bool:
@@ -260,7 +269,8 @@ def classify(vec: np.ndarray, bank: tuple[np.ndarray, list[str]], allowed: set[s
         return "none", scores
     best, lab = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else -1.0
-    if best - second < float(d.get("margin", 0.0)) or best - scores.get("none", -1.0) < float(d.get("none_margin", 0.0)):
+    none_margin = float(d["slots"].get(lab, {}).get("none_margin", d.get("none_margin", 0.0)))  # a class may set its own
+    if best - second < float(d.get("margin", 0.0)) or best - scores.get("none", -1.0) < none_margin:
         return "none", scores
     return lab, scores
 
@@ -300,6 +310,8 @@ class MeaningFallback:
             allowed = {s for s, sp in spec.items() if _TYPE_VALUES.get(sp["type"]) in u.values}
             if u.other:
                 allowed &= {s for s, sp in spec.items() if sp["type"] == "age"}
+            if u.impersonal:
+                allowed &= {s for s, sp in spec.items() if sp["type"] == "amount"}
             elif ends:
                 allowed |= {s for s, sp in spec.items() if sp["type"] == "end"}
             allowed -= {s for s, sp in spec.items() if sp["type"] == "age" and not u.person}
@@ -310,6 +322,12 @@ class MeaningFallback:
                 continue
             lead = scores[lab] - max([x for k, x in scores.items() if k != lab] or [-1.0])
             sp = spec[lab]
+            if sp["type"] == "amount":
+                f = self._amount(u, [m for m in listing() if m.fact is not None and m.fact.polarity > 0],
+                                 found[i][2])
+                if f is not None and all(g.attribute != f.attribute for g in found[i][1] + out[i]):
+                    out[i].append(f)
+                continue
             f = self._ending(u, sp, ends, end_vecs, vec, found[i][2]) if sp["type"] == "end" else \
                 self._typed(u, lab, sp["type"], found[i][2], current, lead)
             if f is not None and all(g.attribute != f.attribute for g in found[i][1] + out[i]):
@@ -320,7 +338,7 @@ class MeaningFallback:
     def _may_end(u: Unit) -> bool:
         """The unit can state an ending: no person of the speaker's as its subject, and an ending cue (``ending`` of
         cues.json, ``end_cues`` of the bank: "over", "sober", "again") or a diet word in it."""
-        return not u.other and bool(_end_cues(u.lang).search(u.text))
+        return not u.other and not u.impersonal and bool(_end_cues(u.lang).search(u.text))
 
     def _typed(self, u: Unit, slot: str, kind: str, entity: str, current: Current, lead: float) -> Fact | None:
         attr = f"{u.person}_age" if kind == "age" else slot
@@ -337,6 +355,22 @@ class MeaningFallback:
             return None
         value = cands[-1] if kind in ("number", "age") else cands[0]
         return _fact(entity, attr, value, 1, u)
+
+    def _amount(self, u: Unit, have: list[Any], entity: str) -> Fact | None:
+        """A number that changes the one current numeric claim of the user's whose slot the unit names ("The gym put
+        the price up to 30" -> ``gym_membership``: "gym" in the words; never a first fact)."""
+        words = set(re.findall(r"[a-z]+|[\u4e00-\u9fff]+", u.text.casefold()))
+        cands = [m for m in have if m.fact.entity.casefold() == entity.casefold() and _same_type("number", m.fact.value)
+                 and not m.fact.attribute.startswith(("count:", "does:", "likes:")) and not m.fact.attribute.endswith("_age")
+                 and any(w in words or (has_cjk(w) and w in u.text) for w in m.fact.attribute.split("_") if len(w) > 2
+                         or has_cjk(w))]
+        slots = {m.fact.attribute for m in cands}
+        if len(slots) != 1:
+            return None
+        attr = slots.pop()
+        old = {m.fact.value.casefold() for m in cands} | {value_key(attr, m.fact.value) for m in cands}
+        nums = [v for v in u.values.get("number", []) if v.casefold() not in old and value_key(attr, v) not in old]
+        return _fact(entity, attr, nums[-1], 1, u) if nums else None
 
     def _ending(self, u: Unit, sp: dict, ends: list[Any], end_vecs: np.ndarray, vec: np.ndarray,
                 entity: str) -> Fact | None:
