@@ -288,23 +288,27 @@ class MeaningFallback:
 
     def facts(self, found: list[tuple[str, list[Fact], str]], *, current: Current, listing: Listing
               ) -> list[list[Fact]]:
-        """For each (turn text, facts read from it by the rules, entity): the extra facts read by meaning (often none).
+        """For each (turn text, facts read from it by the rules, entity): its facts, with those read by meaning added
+        (often none) and an employer that names a place dropped (:func:`_mistyped`: "年初我去了哈尔滨生活": its clause
+        is read by meaning instead).
         ``current(slot keys)``: the user's current fact memories in those slots; ``listing()``: all their current
         fact memories (only called when a clause can state an ending). One embedding call for all units."""
+        found = [(text, [f for f in fs if not _mistyped(f)], ent) for text, fs, ent in found]
+        kept = [list(fs) for _, fs, _ in found]
         units = [(i, u) for i, (text, fs, _) in enumerate(found) for u in clause_units(text, fs)]
         if not units:
-            return [[] for _ in found]
+            return kept
         ends: list[Any] = []
         if any(self._may_end(u) for _, u in units):
             ends = [m for m in listing() if m.fact is not None and m.fact.polarity > 0 and
                     (m.fact.attribute.startswith("does:") or m.fact.attribute == "diet")]
         todo = [(i, u) for i, u in units if u.values or (ends and self._may_end(u))]
         if not todo:
-            return [[] for _ in found]
+            return kept
         end_texts = [m.fact.value for m in ends if m.fact.attribute.startswith("does:")]
         vecs = np.asarray(self.embedder.embed_documents([u.text for _, u in todo] + end_texts), dtype=np.float32)
         end_vecs = vecs[len(todo):]
-        out: list[list[Fact]] = [[] for _ in found]
+        out = kept
         for (i, u), vec in zip(todo, vecs):
             spec = _bank_data(u.lang).get("slots", {})
             allowed = {s for s, sp in spec.items() if _TYPE_VALUES.get(sp["type"]) in u.values}
@@ -325,12 +329,12 @@ class MeaningFallback:
             if sp["type"] == "amount":
                 f = self._amount(u, [m for m in listing() if m.fact is not None and m.fact.polarity > 0],
                                  found[i][2])
-                if f is not None and all(g.attribute != f.attribute for g in found[i][1] + out[i]):
+                if f is not None and all(g.attribute != f.attribute for g in out[i]):
                     out[i].append(f)
                 continue
             f = self._ending(u, sp, ends, end_vecs, vec, found[i][2]) if sp["type"] == "end" else \
                 self._typed(u, lab, sp["type"], found[i][2], current, lead)
-            if f is not None and all(g.attribute != f.attribute for g in found[i][1] + out[i]):
+            if f is not None and all(g.attribute != f.attribute for g in out[i]):
                 out[i].append(f)
         return out
 
@@ -398,6 +402,19 @@ def _names(text: str, obj: str) -> bool:
     stop = {"most", "every", "evening", "morning", "day", "night", "week", "a", "the", "of", "each"}
     words = [w for w in re.findall(r"[a-z]+", obj.casefold()) if w not in stop and len(w) >= 3]
     return any(re.search(rf"\b{re.escape(w[:max(3, len(w) - 1)])}", t) for w in words)
+
+
+def _mistyped(f: Fact) -> bool:
+    """A Chinese employer read by a frame whose value is a place name (jieba ``ns``: 去了哈尔滨生活, 到芜湖定居): not an
+    organisation; the clause is left to the fallback, which reads it by meaning."""
+    if f.attribute != "employer" or f.polarity < 0 or not has_cjk(f.value) or f.extractor != "rules":
+        return False
+    import jieba.posseg
+
+    toks = [w for w in jieba.posseg.cut(f.value) if w.word.strip()]
+    while toks and toks[0].flag in ("p", "v") and len(toks) > 1:
+        toks = toks[1:]  # 到芜湖, 去了
+    return len(toks) == 1 and toks[0].flag == "ns"
 
 
 def _fact(entity: str, attr: str, value: str, pol: int, u: Unit) -> Fact | None:

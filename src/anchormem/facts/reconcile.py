@@ -211,7 +211,8 @@ def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[
 
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
                 ) -> list[tuple[Draft, list[Fact]]]:
-    """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty
+    """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
+    Chinese employer that names a place left to it)
     (:class:`~anchormem.facts.meaning.MeaningFallback`; only with the offline extractor and a semantic embedder)."""
     turns = [k for k, (d, _) in enumerate(found) if d.item.source == "user" and d.item.kind == "utterance"]
     if meaning is None or not turns:
@@ -225,8 +226,7 @@ def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any,
                                                               Cond(field="kind", op="eq", value="fact")))
     out = list(found)
     for k, fs in zip(turns, extra):
-        if fs:
-            out[k] = (out[k][0], out[k][1] + fs)
+        out[k] = (out[k][0], fs)
     return out
 
 
