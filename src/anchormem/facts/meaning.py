@@ -182,7 +182,7 @@ def _unit(text: str, sentence: str) -> list[Unit]:
 # -- 2. values by type ---------------------------------------------------------------------------------------------
 def typed_values(text: str, lang: str) -> dict[str, list[str]]:
     """Candidate values of ``text`` by type, in order: ``name`` (a place or an organisation), ``number``, ``job``,
-    ``age``. ``typed_values("I'm starting at Puma after leaving Adidas", "en")["name"] == ["Puma", "Adidas"]``."""
+    ``age``, ``count`` (a number and a counted noun, "three cats"). ``typed_values("I'm starting at Puma after leaving Adidas", "en")["name"] == ["Puma", "Adidas"]``."""
     out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
     skip = _not_names(lang) | _not_names("en")
     for m in _CAPS.finditer(text):
@@ -216,16 +216,46 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
                 words = words[1:]
             if words:
                 out["job"].append(" ".join(words))
+    out["count"] = _counts(text, lang)
     return {k: v for k, v in out.items() if v}
 
 
-_TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "amount": "number", "job": "job", "age": "age"}
+@lru_cache(maxsize=2)
+def _count_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
+    """A number and a counted noun ("three cats", 两只猫: ``counted`` and ``number_words`` of slots.json), and each
+    noun's count key ("cats" -> "cat")."""
+    d = langdata.load("slots", lang)
+    nouns = {w: k for k, ws in d.get("counted", {}).items() for w in ws}
+    alt = langdata.alternation(tuple(nouns))
+    if lang == "zh":
+        rx = re.compile(rf"(?:\d+|[{_ZH_DIGITS}]{{1,3}})\s*(?:只|个|条|辆|套|匹|位|名)?(?:{alt})")
+    else:
+        nums = langdata.alternation(tuple(w for w in d.get("number_words", {}) if w not in ("a", "an", "no")))
+        rx = re.compile(rf"\b(?:\d+|{nums})\s+(?:{alt})\b", re.I)
+    return rx, nouns
+
+
+def _counts(text: str, lang: str) -> list[str]:
+    return [m.group(0) for m in _count_rx("zh" if has_cjk(text) else lang)[0].finditer(text)]
+
+
+def _count_key(value: str) -> str:
+    lang = "zh" if has_cjk(value) else "en"
+    _, nouns = _count_rx(lang)
+    hit = [k for w, k in nouns.items() if (w in value if lang == "zh" else re.search(rf"\b{re.escape(w)}\b", value, re.I))]
+    return max(hit, key=len) if hit else ""
+
+
+_TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "amount": "number", "job": "job", "age": "age",
+                "count": "count"}
 
 
 def _same_type(kind: str, value: str) -> bool:
     """An existing claim's value is of the type ``kind`` (so a typed fallback may replace it)."""
     if kind in ("place", "org"):
         return bool(has_cjk(value) or value[:1].isupper() or re.search(r"[A-Z]", value))
+    if kind == "count":
+        return bool(_count_key(value))
     if kind in ("number", "age"):
         return bool(re.search(rf"\d|[{_ZH_DIGITS}]", value))
     if kind == "job":
@@ -345,6 +375,14 @@ class MeaningFallback:
         return not u.other and not u.impersonal and bool(_end_cues(u.lang).search(u.text))
 
     def _typed(self, u: Unit, slot: str, kind: str, entity: str, current: Current, lead: float) -> Fact | None:
+        if kind == "count":  # the slot is the counted thing's: count:cat
+            for v in reversed(u.values["count"]):
+                f = self._typed(Unit(u.text, u.sentence, u.lang, u.person, {"count": [v]}), f"count:{_count_key(v)}",
+                                "count_of", entity, current, lead)
+                if f is not None:
+                    return f
+            return None
+        kind = "count" if kind == "count_of" else kind
         attr = f"{u.person}_age" if kind == "age" else slot
         key = f"{entity.casefold()}|{attr}"
         have = [m for m in current([key]) if m.fact is not None and m.fact.polarity > 0]
@@ -405,8 +443,12 @@ def _names(text: str, obj: str) -> bool:
 
 
 def _mistyped(f: Fact) -> bool:
-    """A Chinese employer read by a frame whose value is a place name (jieba ``ns``: 去了哈尔滨生活, 到芜湖定居): not an
-    organisation; the clause is left to the fallback, which reads it by meaning."""
+    """A fact the rules misread by type, left to the fallback to read by meaning: a Chinese employer whose value is a
+    place name (jieba ``ns``: 去了哈尔滨生活, 到芜湖定居); a generic "my X is Y" whose value is an ending word
+    (``end_words`` of the bank: "My running days are over")."""
+    if f.extractor == "rules" and f.polarity > 0 and ":" not in f.attribute and \
+            f.value.casefold().strip(" .!") in {w.casefold() for w in _bank_data("en").get("end_words", [])}:
+        return True  # "My running days are over": the generic "my X is Y" read an ending as a value
     if f.attribute != "employer" or f.polarity < 0 or not has_cjk(f.value) or f.extractor != "rules":
         return False
     import jieba.posseg
