@@ -27,7 +27,6 @@ CHANGES = [  # (first, change, slot, old value, new value)
 NEAR_MISSES = [  # (first, a turn that must retire nothing)
     ("I live in Hamburg.", "I'm flying to Munich for a conference next week."),
     ("I work at Airbus.", "I had an interview with Boeing yesterday."),
-    ("My daughter is 8.", "My daughter's friend turned 9."),
     ("My gym membership is 25 a month.", "The gym had 30 people in the class today."),
     ("I drink wine most evenings.", "I had a glass of wine with dinner."),
     ("I'm a vegetarian.", "I cooked chicken for my kids."),
