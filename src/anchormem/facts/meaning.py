@@ -176,6 +176,8 @@ def _unit(text: str, sentence: str) -> list[Unit]:
     if impersonal and (_speaker_subject(text) == "other" and not acting or not _acts_for_speaker(text, lang)):
         return []
     values = typed_values(text, lang)
+    if other and "age" not in values:
+        return []  # "My sister moved to Boston": only her age would be the speaker's to know
     return [Unit(text, sentence, lang, person, values, other, impersonal)]
 
 
