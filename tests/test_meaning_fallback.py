@@ -66,7 +66,8 @@ def test_an_ending_closes_the_habit_it_names(mem_e5):
     evs = _events(mem_e5, "I drink wine most evenings.", "I've been sober for three months now, no wine at all.")
     assert [e.memory.fact.value for e in evs if e.event == "SUPERSEDE"] == ["drink wine most evenings"]
     ended = [e.memory.fact for e in evs if e.event == "ADD" and e.memory.fact is not None]
-    assert [(f.attribute, f.polarity) for f in ended] == [("does:wine most evening", -1)]
+    assert [(f.attribute, f.value, f.polarity) for f in ended] == \
+        [("does:wine most evening", "wine", -1)]  # the turn's word for it
 
 
 def test_a_diet_ending_by_meaning(mem_e5):

@@ -16,11 +16,13 @@ for it) gives them nothing. This module reads such a clause by meaning instead:
    the mean cosine of its ``k``-nearest exemplars (``k`` of the data, capped at the class size // 2); only the
    classes whose value type the clause holds compete with ``none``; the best must lead the runner-up by ``margin``
    and ``none`` by ``none_margin``. The bank is embedded once per embedder (``name``, ``dim``) on first use.
-4. **What it may change** (:meth:`MeaningFallback.facts`): a typed fact only when the user has a current claim in
-   that slot whose value differs and is of the same type (a fallback never adds a first fact); an ending (type
-   ``end``) closes the user's current ``does:`` / ``diet`` claim that the clause names (a word of the claim's object
-   in the clause, or the claim's own words nearest the clause by cosine); a diet ending ("I started eating fish again")
-   closes a current diet that excludes meat.
+4. **What it may change** (:meth:`MeaningFallback.facts`): a typed fact replaces a current claim of its slot
+   whose value differs and is of the same type; it adds a first fact of the slot only with a clear lead
+   (``add_margin``); an ending (type ``end``) closes the user's current ``does:`` claim that the clause names (a word
+   of the claim's object in the clause, or the claim's own words nearest the clause by cosine): a -1 fact of that
+   slot in the turn's words, :attr:`~anchormem.facts.model.Fact.ends` naming the claim; a diet ending ("I started
+   eating fish again") is the new diet in the turn's words, replacing a current diet that excludes meat. Every fact
+   read here passes the same grounding check as the rules' (:func:`~anchormem.facts.grounding.check_support`).
 
 With an LLM configured none of this runs (:func:`~anchormem.facts.llm_extract.pick_extractor`: the LLM proposes, the
 grounding check verifies). Without a semantic embedder (``hash``) it is off.
@@ -418,30 +420,44 @@ class MeaningFallback:
 
     def _ending(self, u: Unit, sp: dict, ends: list[Any], end_vecs: np.ndarray, vec: np.ndarray,
                 entity: str) -> Fact | None:
-        if sp.get("end_of") == "diet":
+        if sp.get("end_of") == "diet":  # "I started eating fish again": the diet is now what the turn says
             diet = [m for m in ends if m.fact.attribute == "diet" and value_key("diet", m.fact.value) != "eats meat"]
-            return _fact(entity, "diet", diet[-1].fact.value, -1, u) if diet else None
+            return _fact(entity, "diet", _words(u.text), 1, u) if diet else None
         habits = [(m, v) for m, v in zip([m for m in ends if m.fact.attribute.startswith("does:")], end_vecs)]
-        named = [m for m, _ in habits if _names(u.text, m.fact.attribute.split(":", 1)[1])]
-        if not named and habits:
+        named = [(m, w) for m, _ in habits if (w := _names(u.text, m.fact.attribute.split(":", 1)[1]))]
+        if not named and habits:  # no word of it said: the nearest claim by meaning, named by the turn's object
             thr = float(_bank_data(u.lang).get("end_cosine", 0.9))
             best = max(habits, key=lambda mv: float(mv[1] @ vec))
-            named = [best[0]] if float(best[1] @ vec) >= thr else []
+            w = _names(u.text, best[0].fact.value)
+            named = [(best[0], w)] if float(best[1] @ vec) >= thr and w else []
         if len(named) != 1:
             return None
-        m = named[0]
-        return _fact(entity, m.fact.attribute, m.fact.value, -1, u)
+        m, word = named[0]  # the turn's word for it, -1, ending that claim (Fact.ends)
+        f = _fact(entity, m.fact.attribute, word, -1, u)
+        return f.model_copy(update={"ends": value_key(m.fact.attribute, m.fact.value)}) if f is not None else None
 
 
-def _names(text: str, obj: str) -> bool:
-    """A word of a habit's object is in ``text`` ("wine" of "wine most evening"; 酒; "run" ~ "running")."""
-    t = text.casefold()
+def _names(text: str, obj: str) -> str:
+    """The word of ``text`` that names a habit's object ("wine" of "wine most evening"; 酒; "running" for "run"),
+    or ""."""
     if has_cjk(obj):
-        return any(ch in t for ch in re.findall(r"[\u4e00-\u9fff]{2}|[\u4e00-\u9fff]", obj)
-                   if len(ch) == 2 or len(obj) == 1)
+        for part in re.findall(r"[\u4e00-\u9fff]{2}", obj) + ([obj] if len(obj) == 1 else []):
+            if part in text:
+                return part
+        return ""
     stop = {"most", "every", "evening", "morning", "day", "night", "week", "a", "the", "of", "each"}
     words = [w for w in re.findall(r"[a-z]+", obj.casefold()) if w not in stop and len(w) >= 3]
-    return any(re.search(rf"\b{re.escape(w[:max(3, len(w) - 1)])}", t) for w in words)
+    for w in words:
+        m = re.search(rf"\b{re.escape(w[:max(3, len(w) - 1)])}\w*", text, re.I)
+        if m:
+            return m.group(0)
+    return ""
+
+
+def _words(text: str) -> str:
+    """The value of a fact read by meaning from its clause: the clause without its leading subject and end mark."""
+    t = re.sub(r"^\s*(?:I|I'm|I’m|I've|I’ve|we|we're|we've|我们|我)\s*", "", text.strip(), flags=re.I)
+    return t.rstrip(" .!。！") or text.strip()
 
 
 def _mistyped(f: Fact) -> bool:

@@ -226,7 +226,9 @@ def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any,
                                                               Cond(field="kind", op="eq", value="fact")))
     out = list(found)
     for k, fs in zip(turns, extra):
-        out[k] = (out[k][0], fs)
+        d = out[k][0]  # the one grounding gate holds for these facts too
+        out[k] = (d, [f for f in fs if f.extractor != "meaning" or check_support(_as_user(f, d.item.speaker),
+                                                                                 d.item.text).ok])
     return out
 
 
@@ -278,6 +280,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
+                      value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash)
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
