@@ -216,8 +216,8 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
         out["age"] = [next(g for g in m.groups() if g) for m in _AGE_EN.finditer(text)]
         for m in re.finditer(r"\b((?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r")", text, re.I):
             words = m.group(1).split()
-            while words and not is_occupation(" ".join(words)):
-                words = words[1:]
+            while words and (not is_occupation(" ".join(words)) or words[0].casefold() in skip):
+                words = words[1:]  # "promoted to data scientist": the job, not "to data scientist"
             if words:
                 out["job"].append(" ".join(words))
     out["count"] = _counts(text, lang)
