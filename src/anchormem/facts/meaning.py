@@ -190,6 +190,10 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
     skip = _not_names(lang) | _not_names("en")
     for m in _CAPS.finditer(text):
+        if not text[:m.start()].strip(" \"'“‘(*-"):
+            continue  # the clause's first word is capitalised whatever it is ("Seven years now", "Gotta focus")
+        if re.search(r"\w['’](?:s|ve|re|ll|d|m|t)\b", m.group(0)):
+            continue  # "It's", "They've", "Art's": a contraction or a possessive, no place or organisation
         words = m.group(0).rstrip(".'’").split()
         while words and words[0].casefold().strip(".,") in skip:
             words = words[1:]
@@ -252,6 +256,12 @@ def _count_key(value: str) -> str:
 
 _TYPE_VALUES = {"place": "name", "org": "name", "number": "number", "amount": "number", "job": "job", "age": "age",
                 "count": "count"}
+
+
+def _speaker_first(text: str) -> bool:
+    """The clause opens with the speaker as its subject ("I …", "We've …", 我…), after leading adverbs."""
+    return bool(re.match(r"^\W*(?:(?:so|and|but|now|just|also|actually|well|oh)\W+)*(?:I|I['’](?:m|ve|d)|we|we['’](?:re|ve)"
+                         r")\b|^\W*(?:[\u4e00-\u9fff]{0,4}?)(?:我们|我)(?![的])", text, re.I))
 
 
 def _same_type(kind: str, value: str) -> bool:
@@ -374,9 +384,9 @@ class MeaningFallback:
 
     @staticmethod
     def _may_end(u: Unit) -> bool:
-        """The unit can state an ending: no person of the speaker's as its subject, and an ending cue (``ending`` of
+        """The unit can state an ending: the speaker its subject (:func:`_speaker_first`), and an ending cue (``ending`` of
         cues.json, ``end_cues`` of the bank: "over", "sober", "again") or a diet word in it."""
-        return not u.other and not u.impersonal and bool(_end_cues(u.lang).search(u.text))
+        return not u.other and not u.impersonal and _speaker_first(u.text) and bool(_end_cues(u.lang).search(u.text))
 
     def _typed(self, u: Unit, slot: str, kind: str, entity: str, current: Current, lead: float) -> Fact | None:
         if kind == "count":  # the slot is the counted thing's: count:cat
@@ -392,11 +402,19 @@ class MeaningFallback:
         have = [m for m in current([key]) if m.fact is not None and m.fact.polarity > 0]
         if have and not all(_same_type(kind, m.fact.value) for m in have):
             return None  # a fallback changes a claim of the same type only
-        if not have and lead < float(_bank_data(u.lang).get("add_margin", 1.0)):
-            return None  # a first fact of the slot needs a clearer lead
+        if not have and (kind not in ("place", "org", "job", "number") or not _speaker_first(u.text) or
+                         lead < float(_bank_data(u.lang).get("add_margin", 1.0))):
+            return None  # a first fact of the slot: the speaker its subject, a clearer lead, never a count or age
         old = {value_key(attr, m.fact.value) for m in have} | {m.fact.value.casefold() for m in have}
         cands = [v for v in u.values[_TYPE_VALUES[kind]] if value_key(attr, v) not in old and v.casefold() not in old
                  and not any(v.casefold() in o or o in v.casefold() for o in old if len(o) > 1)]
+        if not cands:
+            return None
+        if kind == "place":
+            cands = [v for v in cands if has_cjk(v) or not v.replace(" ", "").isupper()]  # "LGBTQ" is no city
+        if kind == "job":
+            cands = [v for v in cands if has_cjk(v) or not is_occupation(re.sub(r"e?s$", "", v)) or
+                     not v.casefold().endswith("s")]  # "my students", "the dancers": not the speaker's job
         if not cands:
             return None
         value = cands[-1] if kind in ("number", "age") else cands[0]
