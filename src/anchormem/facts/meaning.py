@@ -480,7 +480,7 @@ def _words(text: str) -> str:
 
 def _mistyped(f: Fact) -> bool:
     """A fact the rules misread by type, left to the fallback to read by meaning: a Chinese employer whose value is a
-    place name (jieba ``ns``: 去了哈尔滨生活, 到芜湖定居); a generic "my X is Y" whose value is an ending word
+    place name (jieba ``ns``) in a clause about living (``live_at`` verbs of frames.json: 去了哈尔滨生活, 到芜湖定居); a generic "my X is Y" whose value is an ending word
     (``end_words`` of the bank: "My running days are over")."""
     if f.extractor == "rules" and f.polarity > 0 and ":" not in f.attribute and \
             f.value.casefold().strip(" .!") in {w.casefold() for w in _bank_data("en").get("end_words", [])}:
@@ -489,6 +489,9 @@ def _mistyped(f: Fact) -> bool:
         return False
     import jieba.posseg
 
+    live = langdata.load("frames", "zh").get("classes", {}).get("live_at", {}).get("verbs", [])
+    if not any(v in (f.clause or f.source_span) for v in live):
+        return False  # 我在京东上班: jieba may tag an organisation ns; only a clause about living is re-read
     toks = [w for w in jieba.posseg.cut(f.value) if w.word.strip()]
     while toks and toks[0].flag in ("p", "v") and len(toks) > 1:
         toks = toks[1:]  # 到芜湖, 去了
