@@ -337,6 +337,13 @@ class MeaningFallback:
         is read by meaning instead).
         ``current(slot keys)``: the user's current fact memories in those slots; ``listing()``: all their current
         fact memories (only called when a clause can state an ending). One embedding call for all units."""
+        memo: list[list[Any]] = []
+
+        def listed() -> list[Any]:  # the user's current facts, read once per add at most
+            if not memo:
+                memo.append(list(listing()))
+            return memo[0]
+
         found = [(text, [f for f in fs if not _mistyped(f)], ent) for text, fs, ent in found]
         kept = [list(fs) for _, fs, _ in found]
         units = [(i, u) for i, (text, fs, _) in enumerate(found) for u in clause_units(text, fs)]
@@ -344,7 +351,7 @@ class MeaningFallback:
             return kept
         ends: list[Any] = []
         if any(self._may_end(u) for _, u in units):
-            ends = [m for m in listing() if m.fact is not None and m.fact.polarity > 0 and
+            ends = [m for m in listed() if m.fact is not None and m.fact.polarity > 0 and
                     (m.fact.attribute.startswith("does:") or m.fact.attribute == "diet")]
         todo = [(i, u) for i, u in units if u.values or (ends and self._may_end(u))]
         if not todo:
@@ -371,7 +378,7 @@ class MeaningFallback:
             lead = scores[lab] - max([x for k, x in scores.items() if k != lab] or [-1.0])
             sp = spec[lab]
             if sp["type"] == "amount":
-                f = self._amount(u, [m for m in listing() if m.fact is not None and m.fact.polarity > 0],
+                f = self._amount(u, [m for m in listed() if m.fact is not None and m.fact.polarity > 0],
                                  found[i][2])
                 if f is not None and all(g.attribute != f.attribute for g in out[i]):
                     out[i].append(f)
