@@ -198,6 +198,9 @@ def main() -> None:
     ap.add_argument("--merge", nargs="+", default=None, help="merge the results files of shards into --out")
     ap.add_argument("--detection-only", action="store_true",
                     help="tuning aid: only the add events (hash embedder, offline labeller); no read-path checks")
+    ap.add_argument("--detection-embedder", default="hash", choices=["hash", "eval"],
+                    help="the embedder of --detection-only: hash (the change-by-meaning fallback off) or the cached eval "
+                         "embedder (fallback on)")
     args = ap.parse_args()
     stories = json.loads(Path(args.stories).read_text(encoding="utf-8"))["stories"]
     stories = [s for s in stories if args.split in ("all", s["split"]) and args.kind in (None, s["kind"])]
@@ -213,7 +216,8 @@ def main() -> None:
     if args.detection_only:
         from anchormem import Settings
 
-        m = Memory(":memory:", embedder="hash", settings=Settings(labeller="offline"))
+        m = Memory(":memory:", embedder="hash" if args.detection_embedder == "hash" else eval_embedder(),
+                   settings=Settings(labeller="offline"))
         for n, s in enumerate(stories):
             ok, why = _detected(s, _add_all(m, s, f"u{n}"))
             if not ok:

@@ -137,7 +137,8 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
         for q in questions:
             ans = mem.ask(q["question"], user_id=q["sample_id"], limit=limit)
             dia = [h.memory.metadata.get("dia_id") for h in ans.evidence]
-            scored = [_scored(h.explain, i) for i, h in enumerate(ans.evidence)]
+            # (a current successor ask cites instead of a superseded hit is appended unscored: no "evidence" features)
+            scored = [_scored(h.explain, i) for i, h in enumerate(ans.evidence) if "evidence" in h.explain]
             rec = {**q, "dia": dia, "scored": scored, "terms": analyze_question(q["question"]).terms,
                    "default": _outcome([c.metadata.get("dia_id") for c in ans.citations], q)}
             records.append(rec)

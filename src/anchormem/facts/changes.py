@@ -129,7 +129,9 @@ def _pieces(lang: str) -> dict[str, str]:
     adv = langdata.load("cues", lang).get("adverbs", [])
     changes = langdata.load("changes", lang).get("numeric_change", [])
     if lang == "zh":
-        num = rf"(?:\d[\d,.]*|[{_ZH_NUM}]+)"
+        periods = alt(tuple(langdata.load("slots", "zh").get("periods", ["个月"])))
+        # a numeral before a period ("一个月2000": per month) is not the value
+        num = rf"(?:\d[\d,.]*|[{_ZH_NUM}]+(?![{_ZH_NUM}])(?!\s*(?:{periods})))"
         return {
             "I": "我(?:们家?)?", "ADV": r"(?:" + alt(tuple(adv), raw=True) + r"|\s)*",
             "SLOT": r"(?P<slot>" + alt(tuple(langdata.load("slots", "zh").get("numeric_slots", {}) and

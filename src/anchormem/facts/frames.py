@@ -185,7 +185,9 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
             return m.group("v") if m else None
         if kind == "number":
             units = langdata.alternation(tuple(langdata.load("slots", "zh").get("units", [])))
-            m = re.search(_NUM_ZH + r"\s*(?:" + units + ")?", r)
+            periods = langdata.alternation(tuple(langdata.load("slots", "zh").get("periods", ["个月"])))
+            m = re.search(rf"(?:\d[\d,.]*|[{_ZH_NUM}]+(?![{_ZH_NUM}])(?!\s*(?:{periods})))" + r"\s*(?:" + units + ")?", r)
+            # (a numeral before a period, "一个月2000", is not the value)
             return m.group(0) if m else None
         v = _cut(r, lang)
         if not v or v in c["stop"]:

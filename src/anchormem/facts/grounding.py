@@ -61,12 +61,13 @@ _CLAUSE_VERBS = r"joined|started|moved|became|got|went|switched|took|began|signe
 @lru_cache(maxsize=1)
 def _clause_rx() -> re.Pattern:
     """Clause boundaries; a verb of a frame class (data/lang/en/frames.json) after "and" starts a clause too
-    ("I left Tencent and now work at Shopee")."""
+    ("I left Tencent and now work at Shopee"), and so does a new "I'm" / "we've" ("… and I'm now with EY")."""
     frame_verbs = tuple(v for spec in langdata.load("frames", "en").get("classes", {}).values()
                         for v in spec["verbs"] if v[:1].isalpha() and v not in ("am", "is", "are"))
     verbs = _CLAUSE_VERBS + "|" + langdata.alternation(frame_verbs)
     return re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?"
-                      r"(?:" + verbs + r")\b)", re.I)
+                      r"(?:" + verbs + r")\b)|\s+and\s+(?=(?:then\s+|now\s+)?(?:I['’]m|I['’]ve|we['’]re|we['’]ve)\s)",
+                      re.I)  # "I resigned from X and I'm now with Y": the second clause is not negated
 
 
 @dataclass

@@ -268,11 +268,21 @@ def extract_facts_llm(llm: Any, turns: str | Message | dict | list[str | Message
 
 def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) -> Any:
     """``add``'s fact extractor for the ``fact_extractor`` setting ``mode``: the offline rules
-    (:func:`~.rules.extract_from_text`) for ``rules``, or ``auto`` without an LLM; else the grounded LLM extractor,
+    (:func:`~.rules.extract_from_text`) for ``rules``, or ``auto`` without an LLM (with a semantic embedder, carrying
+    the change-by-meaning fallback as its ``meaning`` attribute: :class:`~.meaning.MeaningFallback`); else the grounded LLM extractor,
     every fact it returns checked against the user's own words, kept/rejected facts counted in ``stats``
     (``facts_extracted``, ``facts_rejected``). Raises ConfigError (``llm`` mode without an LLM)."""
     if mode == "rules" or (mode == "auto" and llm is None):
-        return extract_from_text
+        if not getattr(embedder, "semantic", True):
+            return extract_from_text
+
+        def rules_facts(text: str, *, entity: str = "user") -> list[Any]:
+            return extract_from_text(text, entity=entity)
+
+        from .meaning import MeaningFallback
+
+        rules_facts.meaning = MeaningFallback(embedder)  # type: ignore[attr-defined]  (read by plan_facts)
+        return rules_facts
     if llm is None:
         raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
     check = embedder if getattr(embedder, "semantic", True) else None  # the cosine check needs meaning

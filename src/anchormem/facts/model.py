@@ -133,9 +133,12 @@ class Fact(BaseModel):
     :func:`~anchormem.facts.keys.clean_value`). ``polarity``: +1, or -1 for "I no longer…", "I can't
     stand…", "我不再…". ``confidence`` in [0, 1]: hedges ("maybe", "I think", "可能", "大概") lower it to 0.6.
     ``sensitive``: personal data (bank card, ID, address, phone, email, health). ``source_span``: the verbatim
-    sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules" or "llm".
+    sentence it came from; ``clause``: the verbatim part of it that states this fact (rules only). ``language``: "en", "zh" or "mixed". ``extractor``: "rules", "meaning" or "llm".
     ``previous_value``: for a change the LLM proposed ("I moved from Lisbon to Berlin": "Lisbon"), kept only when
     the turn itself says it (:func:`~anchormem.facts.llm_extract.extract_facts_llm`); else None.
+    ``ends``: for an ending read by meaning (:mod:`~anchormem.facts.meaning`: "no wine at all" against "I drink
+    wine most evenings"), the value key (:func:`~anchormem.facts.keys.value_key`) of the current claim of the same
+    slot it closes; its own ``value`` stays the turn's words. "" otherwise.
     """
 
     entity: str = "user"
@@ -149,6 +152,7 @@ class Fact(BaseModel):
     language: Language = "en"
     extractor: str = "rules"
     previous_value: str | None = None
+    ends: str = ""
 
     @field_validator("attribute")
     @classmethod

@@ -209,6 +209,29 @@ def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[
     return out
 
 
+def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
+                ) -> list[tuple[Draft, list[Fact]]]:
+    """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
+    Chinese employer that names a place left to it)
+    (:class:`~anchormem.facts.meaning.MeaningFallback`; only with the offline extractor and a semantic embedder)."""
+    turns = [k for k, (d, _) in enumerate(found) if d.item.source == "user" and d.item.kind == "utterance"]
+    if meaning is None or not turns:
+        return found
+    from ..filters import Cond
+    from ..types import Scope
+
+    extra = meaning.facts([(found[k][0].item.text, found[k][1], found[k][0].item.speaker or "user") for k in turns],
+                          current=lambda keys: store.current_facts(tenant, user_id, keys),
+                          listing=lambda: store.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                              Cond(field="kind", op="eq", value="fact")))
+    out = list(found)
+    for k, fs in zip(turns, extra):
+        d = out[k][0]  # the one grounding gate holds for these facts too
+        out[k] = (d, [f for f in fs if f.extractor != "meaning" or check_support(_as_user(f, d.item.speaker),
+                                                                                 d.item.text).ok])
+    return out
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -225,6 +248,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
+    found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
@@ -256,6 +280,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
+                      value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash)
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
