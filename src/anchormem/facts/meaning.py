@@ -46,6 +46,7 @@ import numpy as np
 from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
+from .bank_vectors import load as load_bank_vectors
 from .keys import OCCUPATION_EN, is_occupation, value_key
 from .model import Fact, detect_language
 
@@ -283,16 +284,24 @@ def _bank(embedder: Any, lang: str) -> tuple[np.ndarray, list[str]]:
     key = (str(getattr(embedder, "name", type(embedder).__name__)), int(getattr(embedder, "dim", 0)), lang)
     with _LOCK:
         if key not in _BANKS:
-            d = _bank_data(lang)
-            texts, labels = [], []
-            for slot, spec in d.get("slots", {}).items():
-                texts += spec["examples"]
-                labels += [slot] * len(spec["examples"])
-            texts += d.get("none", [])
-            labels += ["none"] * len(d.get("none", []))
-            vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+            texts, labels = bank_texts(lang)
+            vecs = load_bank_vectors(key[0], key[1], lang, texts)  # shipped for the bundled model
+            if vecs is None:
+                vecs = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
             _BANKS[key] = (vecs, labels)
         return _BANKS[key]
+
+
+def bank_texts(lang: str) -> tuple[list[str], list[str]]:
+    """(texts, class of each text) of the exemplar bank of ``lang``, slots in file order, then ``none``."""
+    d = _bank_data(lang)
+    texts, labels = [], []
+    for slot, spec in d.get("slots", {}).items():
+        texts += spec["examples"]
+        labels += [slot] * len(spec["examples"])
+    texts += d.get("none", [])
+    labels += ["none"] * len(d.get("none", []))
+    return texts, labels
 
 
 def classify(vec: np.ndarray, bank: tuple[np.ndarray, list[str]], allowed: set[str], lang: str
