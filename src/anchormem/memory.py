@@ -233,8 +233,8 @@ class Memory:
         message dicts as :meth:`add` takes them). ``vectors``: optional precomputed embeddings by this store's
         embedder, array-like (len(messages), dim), any real dtype (made float32), finite, L2-normalised here; every
         memory of a message takes its row (:mod:`anchormem.ingest.many` says how this differs from embedding).
-        ``on_progress(n)`` after each batch. Everything is checked before the first batch; a failure inside a batch
-        rolls that batch back, earlier batches stay (the exception's note counts them). Returns counts
+        ``on_progress(done, total)`` after each batch: input messages handled so far, cumulative, of len(messages).
+        All is checked first; a failure in a batch rolls it back, earlier ones stay (a note counts them). Returns counts
         (``messages``, ``batches``, ``skipped`` tool steps, ``chitchat`` turns kept out, one key per event: ``ADD``...),
         with ``return_events`` also ``events`` (as :meth:`add` returns them). Raises InvalidInputError (a bad
         message, batch_size or vectors: shape, dtype, NaN/inf, a zero row), ScopeError, what :meth:`add` raises."""

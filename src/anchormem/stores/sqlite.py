@@ -59,7 +59,7 @@ from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 from .durability import sqlite_synchronous
 from .store_secret import SQLiteSecretMixin
-from ..private_files import private_file
+from ..private_files import check_folder, private_file
 
 __all__ = ["SQLiteStore"]
 
@@ -81,7 +81,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     not written for an encrypted store. ``durability``: ``"full"`` or ``"normal"`` (:mod:`.durability`).
 
     Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
-    key or a wrong key on an encrypted one, or a missing SQLCipher binding.
+    key or a wrong key on an encrypted one, a missing SQLCipher binding, or a folder that does not exist
+    (:func:`~anchormem.private_files.check_folder`: only the default database's folder is created).
     """
 
     _P, _SEQ, _SAME = "?", "rowid", "IS"  # the dialect of .sql_common
@@ -105,6 +106,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
             p = Path(self.path).expanduser()
+            check_folder(p)
             try:
                 private_file(p)  # 0600 (its -wal/-shm get the same mode), new folders 0700
             except OSError as exc:
