@@ -134,7 +134,11 @@ class ClaimsSQL:
 
     def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
-        of the other current memories that carried it and now carry no current claim (to close with it)."""
+        of the other current memories that carried it and now carry no current claim (to close with it), except
+        those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
+        银行做柜员。" stays current for its job once the home moved; "The light there is lovely." refers back)."""
+        from ..facts.claims import remainder
+
         p = self.ph
         conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = {p} "
                      f"AND fact_id = {p} AND valid_to IS NULL", (when, by, tenant, user_id, fact_id))
@@ -144,7 +148,15 @@ class ClaimsSQL:
             f"fact_id = {p}) AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.tenant = m.tenant AND "
             "c.memory_id = m.id AND c.valid_to IS NULL) ORDER BY m.id",
             (tenant, user_id, fact_id, tenant, user_id, fact_id)).fetchall()
-        return [r[0] for r in rows]
+        out = []
+        for (mid,) in rows:
+            text = conn.execute(f"SELECT text FROM memories WHERE tenant = {p} AND id = {p}",
+                                (tenant, mid)).fetchone()
+            rows = conn.execute(f"SELECT span, value FROM claims WHERE tenant = {p} AND memory_id = {p}",
+                                (tenant, mid)).fetchall()
+            if text is None or remainder(text[0], [r[0] for r in rows], values=[r[1] for r in rows]) is None:
+                out.append(mid)
+        return out
 
     def recheck(self, conn: Any, item: MemoryItem, supersedes: list[str],
                 conflicts: Callable[[FactSlot, FactSlot], bool]) -> tuple[list[str], tuple[Any, str] | None]:
