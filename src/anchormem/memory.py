@@ -16,6 +16,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
 from .answering.extractive import abstain
+from .answering.pending import with_pending
 from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
@@ -545,10 +546,9 @@ class Memory:
             now = now or held_answer(query, found, scorer=self._evidence,
                                      prompts=lambda hs: self._reply_prompts(user_id, hs))
             ans, hits = now if now is not None else (ans, hits)
-        if self.llm is None or ans.abstained:
-            return ans
-        cited = {c.id for c in ans.citations}
-        return llm_answer(query, [h for h in hits if h.memory.id in cited], ans, self.llm)
+        if self.llm is not None and not ans.abstained:
+            ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
+        return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""
