@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
+from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
-from .answering.pending import with_pending
 from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
@@ -543,8 +542,8 @@ class Memory:
                               filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
             now = successor_answer(query, old, store=self.store, scope=self._scope(user_id, agent_id, session_id),
                                    scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
-            now = now or held_answer(query, found, scorer=self._evidence,
-                                     prompts=lambda hs: self._reply_prompts(user_id, hs))
+            now = now or held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
+                user_id, hs)) or slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = now if now is not None else (ans, hits)
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
