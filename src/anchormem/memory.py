@@ -22,6 +22,7 @@ from .config import Settings, default_path, is_postgres_url as _is_postgres_url,
 from .embedders import Embedder, make_embedder, settings_options
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
+from .listing import list_by_turn
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_sessions
@@ -435,10 +436,11 @@ class Memory:
 
     def get_all(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 filters: dict[str, Any] | None = None, limit: int | None = None, offset: int = 0,
-                include_superseded: bool = False, show_expired: bool = False) -> list[MemoryItem]:
+                include_superseded: bool = False, show_expired: bool = False, by_turn: bool = False) -> list[Any]:
         """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`. Expired memories
         (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``; archived
-        (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`)."""
+        (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`).
+        ``by_turn``: one row per utterance, the fact memories it carries left to its ``claims`` (:mod:`.listing`)."""
         scope = self._scope(user_id, agent_id, session_id)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
@@ -448,8 +450,7 @@ class Memory:
         if not show_expired:
             where = not_expired(where, utcnow())
         where = warm_only(where)  # archived (cold) memories only when the filter names tier
-        return self.store.list_memories(scope, where, limit=limit, offset=offset,
-                                        include_superseded=include_superseded)
+        return list_by_turn(self.store, scope, where, limit, offset, include_superseded, by_turn)
 
     @traced("search", describe_query)
     @with_one_blas_thread

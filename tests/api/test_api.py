@@ -251,3 +251,14 @@ def test_rest_delete_of_the_superseding_memory_reopens_the_old_value(api):
         assert ans["citations"][0]["id"] == lisbon
         hist = c.get(f"/v1/memories/{lisbon}/history").json()["history"]
         assert [h["event"] for h in hist] == ["ADD", "SUPERSEDE", "REOPEN"]
+
+
+def test_rest_list_by_turn_folds_the_facts_of_an_utterance(api):
+    user = _uid()
+    with api.client("acme", "writer") as c:
+        c.post("/v1/memories", json={"messages": "I have a dog named Rex. I like to walk him in the park.",
+                                     "user_id": user}).raise_for_status()
+        plain = c.get("/v1/memories", params={"user_id": user}).json()["memories"]
+        rows = c.get("/v1/memories", params={"user_id": user, "by_turn": "true"}).json()["memories"]
+        assert len(plain) == 3 and [m["kind"] for m in rows] == ["utterance"]
+        assert {cl["fact_id"] for cl in rows[0]["claims"]} == {m["id"] for m in plain if m["kind"] == "fact"}
