@@ -52,3 +52,12 @@ def test_after_approval_the_new_value_is_cited_without_a_note(mem):
     mem.approve(rid)
     ans = mem.ask("What is my phone number?", user_id="p")
     assert "555-0199" in ans.citations[0].text and "pending" not in ans.text
+
+
+def test_a_pending_ending_is_quoted_not_named_by_its_old_value(mem):
+    mem.add("I'm allergic to peanuts.", user_id="p", timestamp=T)
+    ev = mem.add("I'm not allergic to peanuts anymore.", user_id="p", timestamp=T + timedelta(days=3))
+    if [e.event for e in ev] != ["REVIEW"]:
+        pytest.skip("the ending is not held for review here")
+    ans = mem.ask("Am I allergic to peanuts?", user_id="p")
+    assert ans.text.endswith('''(a change to "I'm not allergic to peanuts anymore." is pending review)'''), ans.text

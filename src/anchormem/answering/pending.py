@@ -33,8 +33,9 @@ def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool) -> str |
     hit = [r for r in pending if ids & set(r.targets)]
     if not hit:
         return None
-    p = hit[-1].proposed
-    value = p.fact.value if p.fact is not None and p.fact.value else p.text
+    p = hit[-1].proposed  # a value, or for an ending ("I'm not allergic to peanuts any more") the words saying it
+    value = p.fact.value if p.fact is not None and p.fact.value and p.fact.polarity > 0 else \
+        (f"“{p.text}”" if zh else f'"{p.text}"')
     tpl = langdata.load("answers", "zh" if zh else "en").get("pending_change") or "{value}?"
     return tpl.format(value=value)
 
