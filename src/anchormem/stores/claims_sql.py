@@ -262,14 +262,34 @@ class ClaimsSQL:
                 if dup is not None:
                     continue
                 conn.execute(  # updated_at: its last edit of the text (closing it was none)
-                    f"UPDATE memories SET valid_to = NULL, superseded_by = NULL, updated_at = (SELECT max(h.created_at) "
-                    f"FROM memory_history h WHERE h.tenant = {p} AND h.memory_id = {p} AND h.event = 'UPDATE') "
+                    f"UPDATE memories SET valid_to = NULL, superseded_by = NULL, updated_at = (SELECT "
+                    f"max(h.created_at) FROM memory_history h WHERE h.tenant = {p} AND h.memory_id = {p} AND "
+                    "h.event = 'UPDATE') "
                     f"WHERE tenant = {p} AND id = {p}", (tenant, mid, tenant, mid))
                 history(mid, "REOPEN", f"its successor {d} was deleted")
                 n += 1
             conn.execute(f"UPDATE claims SET valid_to = NULL, superseded_by = NULL WHERE tenant = {p} AND "
                          f"user_id = {p} AND superseded_by = {p}", (tenant, user_id, d))
         return n
+
+    def reopen_for(self, store: Any, conn: Any, tenant: str, user_id: str, gone: list[str], actor: str) -> int:
+        """:meth:`reopen` writing ``store``'s history rows (by ``actor``); when anything reopened, the scope's
+        generation moves once more (its cached vectors reload: reopened rows are current again)."""
+        n = self.reopen(conn, tenant, user_id, gone, lambda m, e, r: store._history(
+            conn, m, tenant, user_id, e, None, None, actor, r))
+        if n:
+            store._bump(conn, tenant, user_id)
+        return n
+
+    def reopen_unstated(self, store: Any, conn: Any, tenant: str, memory_id: str, fact: FactSlot | None) -> int:
+        """``update`` gave fact memory ``memory_id`` the fact ``fact``: when it no longer states its slot, what it
+        superseded holds again (:meth:`reopen_for`). Call before the memory's slot is rewritten."""
+        p = self.ph
+        was = conn.execute(f"SELECT user_id, slot FROM memories WHERE tenant = {p} AND id = {p}",
+                           (tenant, memory_id)).fetchone()
+        if not was or not was[1] or (fact is not None and fact.slot == was[1]):
+            return 0
+        return self.reopen_for(store, conn, tenant, was[0], [memory_id], "update")
 
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
         """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories

@@ -396,9 +396,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             rowid, user_id, text, src_ids = row
-            if self._claims.reopen(c, tenant, user_id, [memory_id], lambda m, e, r: self._history(
-                    c, m, tenant, user_id, e, None, None, actor, r)):  # what it superseded holds again
-                self._bump(c, tenant, user_id)  # (the cached vectors of the scope reload)
+            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor)  # what it superseded holds again
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
@@ -472,9 +470,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             shared = keep_restated(c, "?", scope, [(r[1], json.loads(r[3] or "[]")) for r in rows], self._history,
                                    actor, json.dumps)  # restated in another session: it stays there
             rows = [r for r in rows if r[1] not in shared]
-            if self._claims.reopen(c, scope.tenant, scope.user_id, [r[1] for r in rows], lambda m, e, r: self._history(
-                    c, m, scope.tenant, scope.user_id, e, None, None, actor, r)):  # what they superseded holds again
-                self._bump(c, scope.tenant, scope.user_id)  # (the cached vectors of the scope reload)
+            self._claims.reopen_for(self, c, scope.tenant, scope.user_id, [r[1] for r in rows], actor)  # (see delete)
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]
@@ -736,12 +732,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         with self._tx() as c:
             gens = self._bump_ids(c, tenant, [memory_id])
-            was = c.execute("SELECT user_id, slot FROM memories WHERE id=? AND tenant=?",
-                            (memory_id, tenant)).fetchone()
-            if was and was[1] and (fact is None or fact.slot != was[1]) and self._claims.reopen(  # what it superseded
-                    c, tenant, was[0], [memory_id], lambda m, e, r: self._history(c, m, tenant, was[0], e, None, None,
-                                                                                 "update", r)):  # holds again
-                self._bump(c, tenant, was[0])
+            self._claims.reopen_unstated(self, c, tenant, memory_id, fact)  # what it superseded may hold again
             if c.execute("UPDATE memories SET slot=?, fact=? WHERE id=? AND tenant=?",
                          (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
                           tenant)).rowcount == 0:
