@@ -113,11 +113,11 @@ def test_a_failure_inside_a_batch_rolls_that_batch_back_and_keeps_the_earlier_on
         m.store._conn().execute(  # a failure inside the store's transaction, whatever code path writes the row
             "CREATE TRIGGER boom BEFORE INSERT ON memories WHEN NEW.text LIKE 'BOOM%' "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
-        ticks: list[int] = []
+        ticks: list[tuple[int, int]] = []
         with pytest.raises(StoreError, match="injected failure") as err:
-            m.add_many(log, user_id="ann", batch_size=3, on_progress=ticks.append)
+            m.add_many(log, user_id="ann", batch_size=3, on_progress=lambda *a: ticks.append(a))
         assert "2 batch(es) before this one stay written (6 of 9 messages)" in " ".join(err.value.__notes__)
-        assert ticks == [3, 3]
+        assert ticks == [(3, 9), (6, 9)]  # cumulative (done, total)
         kept = sorted(x.text for x in m.get_all(user_id="ann"))
         assert kept == sorted(x["content"] for x in log[:6])  # nothing of messages 6-8, not even message 6
         assert m.store.count_messages(m._scope("ann")) == 6  # their source turns rolled back with them

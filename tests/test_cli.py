@@ -323,6 +323,9 @@ def test_read_commands_refuse_a_missing_database(tmp_path):
         assert res.exit_code == 2, (args, res.output)
         assert "no database at" in res.output
     assert not missing.parent.exists()
+    res = run(str(missing), "add", "I moved to Lisbon.", "--user", "maya")  # nor does add create the folder
+    assert res.exit_code == 2 and "does not exist" in res.output and not missing.parent.exists()
+    missing.parent.mkdir()
     res = run(str(missing), "add", "I moved to Lisbon.", "--user", "maya")
     assert res.exit_code == 0 and missing.exists()
 

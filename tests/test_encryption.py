@@ -57,6 +57,7 @@ def n_filled() -> int:
 def test_no_plaintext_reaches_the_files(tmp_path):
     enc, plain = tmp_path / "enc" / "m.db", tmp_path / "plain" / "m.db"
     for path, key in ((enc, KEY), (plain, None)):
+        path.parent.mkdir()  # anchormem creates no folder but the default database's
         with Memory(str(path), embedder=DeterministicEmbedder(64), encryption_key=key,
                     settings=Settings(ann_threshold=2)) as mem:
             fill(mem)

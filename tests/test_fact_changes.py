@@ -23,7 +23,7 @@ CHANGES = [
     ("I drink coffee every morning.", "I stopped drinking coffee.", "does:coffee", "Does the user drink coffee?"),
     ("I'm a vegetarian.", "I started eating meat again last month.", "diet", "Is the user vegetarian?"),
     ("I'm vegan.", "I'm not vegan anymore.", "diet", "Is the user vegan?"),
-    ("I love jogging in the park.", "I hate jogging now, my knees hurt.", "likes:jog", "Does the user like jogging?"),
+    ("I love jogging in the park.", "I hate jogging now, it hurts my knees.", "likes:jog", "Does the user like jogging?"),
     ("I work at Google.", "I quit Google and joined Meta.", "employer", "Where does the user work?"),
     ("I have two cats.", "I have three cats now.", "count:cat", "How many cats does the user have?"),
     ("I enjoy playing tennis on weekends.", "I no longer play tennis.", "does:tennis", "Does the user play tennis?"),

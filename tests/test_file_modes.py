@@ -37,8 +37,9 @@ def modes_under(root: Path) -> tuple[dict[str, int], dict[str, int]]:
     return files, folders
 
 
-def test_a_new_store_its_wal_shm_and_index_files_are_private(tmp_path):
-    root = tmp_path / "a" / "b"  # two folders anchormem creates
+def test_a_new_store_its_wal_shm_and_index_files_are_private(tmp_path, monkeypatch):
+    root = tmp_path / "a" / "b"  # two folders anchormem creates (for the default database only)
+    monkeypatch.setattr("anchormem.config.platform_path", lambda: str(root / "m.db"))
     with Memory(str(root / "m.db"), embedder=DeterministicEmbedder(64), llm=None,
                 settings=Settings(ann_threshold=3)) as mem:
         for i in range(6):

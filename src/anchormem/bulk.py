@@ -55,15 +55,21 @@ def _count(counts: dict[str, Any], got: dict[str, Any], n_messages: int) -> None
 
 
 def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None]) -> dict[str, Any]:
-    """Each batch through :meth:`Memory.add_many` (its own transactions of at most 500 messages); ``tick`` after
-    each of them, and for the turns it left out (tool steps) at the end of the batch."""
+    """Each batch through :meth:`Memory.add_many` (its own transactions of at most 500 messages); ``tick(n)`` with
+    the messages of each transaction (tool steps it left out included)."""
     counts: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
     for scope, msgs in lane:
-        got = mem.add_many(msgs, **scope, on_progress=tick)
+        seen = [0]
+
+        def step(done: int, total: int, seen: list[int] = seen) -> None:  # add_many reports cumulative counts
+            tick(done - seen[0])
+            seen[0] = done
+
+        got = mem.add_many(msgs, **scope, on_progress=step)
         _count(counts, got, len(msgs))
         counts["batches"] += 1
-        if got.get("skipped"):
-            tick(got["skipped"])
+        if seen[0] < len(msgs):
+            tick(len(msgs) - seen[0])
     return counts
 
 

@@ -9,18 +9,24 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
 
-__all__ = ["Settings", "default_path", "with_overrides", "is_postgres_url", "path_from_url"]
+__all__ = ["Settings", "default_path", "platform_path", "with_overrides", "is_postgres_url", "path_from_url"]
 
 
 def default_path() -> str:
-    """The default database file: ``$ANCHORMEM_PATH`` or ``<user data dir>/anchormem/memories.db``
-    (``~/.local/share/anchormem/memories.db`` on Linux)."""
+    """The default database file: ``$ANCHORMEM_PATH`` or :func:`platform_path`."""
+    import os
+
+    return os.environ.get("ANCHORMEM_PATH") or platform_path()
+
+
+def platform_path() -> str:
+    """``<user data dir>/anchormem/memories.db`` (``~/.local/share/anchormem/memories.db`` on Linux): the one
+    database whose missing folders anchormem creates (:func:`anchormem.private_files.check_folder`)."""
     import os
 
     from platformdirs import user_data_dir
 
-    return os.environ.get("ANCHORMEM_PATH") or os.path.join(user_data_dir("anchormem", appauthor=False),
-                                                             "memories.db")
+    return os.path.join(user_data_dir("anchormem", appauthor=False), "memories.db")
 
 
 class Settings(BaseSettings):

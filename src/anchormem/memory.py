@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer
+from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
 from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
@@ -22,6 +22,7 @@ from .config import Settings, default_path, is_postgres_url as _is_postgres_url,
 from .embedders import Embedder, make_embedder, settings_options
 from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
 from .filters import parse_filters
+from .listing import list_by_turn
 from .llms import LLM, make_llm
 from .privacy.guard import PiiGuard, strip_token_entities
 from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_sessions
@@ -233,8 +234,8 @@ class Memory:
         message dicts as :meth:`add` takes them). ``vectors``: optional precomputed embeddings by this store's
         embedder, array-like (len(messages), dim), any real dtype (made float32), finite, L2-normalised here; every
         memory of a message takes its row (:mod:`anchormem.ingest.many` says how this differs from embedding).
-        ``on_progress(n)`` after each batch. Everything is checked before the first batch; a failure inside a batch
-        rolls that batch back, earlier batches stay (the exception's note counts them). Returns counts
+        ``on_progress(done, total)`` after each batch: input messages handled so far, cumulative, of len(messages).
+        All is checked first; a failure in a batch rolls it back, earlier ones stay (a note counts them). Returns counts
         (``messages``, ``batches``, ``skipped`` tool steps, ``chitchat`` turns kept out, one key per event: ``ADD``...),
         with ``return_events`` also ``events`` (as :meth:`add` returns them). Raises InvalidInputError (a bad
         message, batch_size or vectors: shape, dtype, NaN/inf, a zero row), ScopeError, what :meth:`add` raises."""
@@ -435,10 +436,11 @@ class Memory:
 
     def get_all(self, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                 filters: dict[str, Any] | None = None, limit: int | None = None, offset: int = 0,
-                include_superseded: bool = False, show_expired: bool = False) -> list[MemoryItem]:
+                include_superseded: bool = False, show_expired: bool = False, by_turn: bool = False) -> list[Any]:
         """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`. Expired memories
         (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``; archived
-        (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`)."""
+        (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`).
+        ``by_turn``: one row per utterance, the fact memories it carries left to its ``claims`` (:mod:`.listing`)."""
         scope = self._scope(user_id, agent_id, session_id)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
@@ -448,8 +450,7 @@ class Memory:
         if not show_expired:
             where = not_expired(where, utcnow())
         where = warm_only(where)  # archived (cold) memories only when the filter names tier
-        return self.store.list_memories(scope, where, limit=limit, offset=offset,
-                                        include_superseded=include_superseded)
+        return list_by_turn(self.store, scope, where, limit, offset, include_superseded, by_turn)
 
     @traced("search", describe_query)
     @with_one_blas_thread
@@ -542,13 +543,12 @@ class Memory:
                               filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
             now = successor_answer(query, old, store=self.store, scope=self._scope(user_id, agent_id, session_id),
                                    scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
-            now = now or held_answer(query, found, scorer=self._evidence,
-                                     prompts=lambda hs: self._reply_prompts(user_id, hs))
+            now = now or held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
+                user_id, hs)) or slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = now if now is not None else (ans, hits)
-        if self.llm is None or ans.abstained:
-            return ans
-        cited = {c.id for c in ans.citations}
-        return llm_answer(query, [h for h in hits if h.memory.id in cited], ans, self.llm)
+        if self.llm is not None and not ans.abstained:
+            ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
+        return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""

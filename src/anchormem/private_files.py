@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["FILE_MODE", "DIR_MODE", "private_dir", "private_file", "write_private"]
+__all__ = ["FILE_MODE", "DIR_MODE", "private_dir", "private_file", "write_private", "check_folder"]
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -36,6 +36,20 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
             continue
         os.chmod(d, DIR_MODE)
     return p
+
+
+def check_folder(path: str | os.PathLike[str]) -> None:
+    """Raise ConfigError when the folder of the database file ``path`` does not exist, unless ``path`` is the
+    default database in the user data dir (:func:`anchormem.config.platform_path`, whose folders are created): a
+    mistyped ``Memory("/no/such/dir/x.db")``, ``--db`` or ``ANCHORMEM_PATH`` never creates folders silently."""
+    from . import config
+    from .errors import ConfigError
+
+    p = Path(path).expanduser()
+    if p.parent.is_dir() or p == Path(config.platform_path()).expanduser():
+        return
+    raise ConfigError(f"the folder of the database {str(path)!r} does not exist ({str(p.parent)!r}): create it "
+                      "first (anchormem creates a folder only for the default database)")
 
 
 def private_file(path: str | os.PathLike[str]) -> bool:

@@ -11,21 +11,27 @@ day boundaries in the caller's UTC offset, relative dates ("yesterday", "next we
 durations. A date computed from a valid time that still falls outside the range (the text says "in 9000
 years", or "on 9999-12-31") is not resolved (see :func:`in_range` and :mod:`anchormem.text.dates`), and an
 expiry beyond it means "never"; neither raises.
+
+Epoch numbers: an ``int`` or ``float`` is seconds since 1970-01-01T00:00:00Z, accepted only from
+:data:`EPOCH_MIN` (1990-01-01) up to one day after now (the library clock); anything else (``timestamp=12345``: a
+count of seconds, a milliseconds value, a typo) is an InvalidInputError naming the field. An older or later instant
+is passed as a datetime or an ISO-8601 string.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .errors import InvalidInputError
 
 __all__ = ["utcnow", "to_utc", "to_aware", "to_epoch", "from_epoch", "set_clock", "MIN_TIME", "MAX_TIME",
-           "in_range", "check_time_range", "shift"]
+           "in_range", "check_time_range", "shift", "EPOCH_MIN"]
 
 MIN_TIME = datetime(1000, 1, 1, tzinfo=timezone.utc)  # earliest supported instant (inclusive)
 MAX_TIME = datetime(9000, 1, 1, tzinfo=timezone.utc)  # end of the supported range (exclusive)
 _RANGE_TEXT = "1000-01-01T00:00:00Z to 8999-12-31T23:59:59Z"
+EPOCH_MIN = datetime(1990, 1, 1, tzinfo=timezone.utc)  # earliest instant an epoch number may stand for
 
 _clock = None
 
@@ -54,7 +60,7 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
         except (OverflowError, OSError, ValueError) as exc:
             raise InvalidInputError(f"{field}: epoch value {value!r} is outside the supported time range "
                                     f"({_RANGE_TEXT})") from exc
-        return check_time_range(dt, field=field)
+        return _plausible_epoch(check_time_range(dt, field=field), value, field)
     elif isinstance(value, str):
         s = value.strip()
         if s.endswith(("Z", "z")):
@@ -68,6 +74,16 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
     if dt.tzinfo is None or dt.utcoffset() is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return check_time_range(dt, field=field)
+
+
+def _plausible_epoch(dt: datetime, value: Any, field: str) -> datetime:
+    """``dt`` (read from the epoch number ``value``) when it lies in [:data:`EPOCH_MIN`, now + 1 day], else
+    InvalidInputError naming ``field``."""
+    if dt < EPOCH_MIN or dt > utcnow() + timedelta(days=1):
+        raise InvalidInputError(
+            f"{field}: epoch number {value!r} reads as {dt.isoformat()}; an epoch number (seconds since 1970) must "
+            "lie between 1990-01-01 and one day from now: pass a datetime or an ISO-8601 string for other instants")
+    return dt
 
 
 def in_range(dt: datetime) -> bool:

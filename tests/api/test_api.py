@@ -233,3 +233,32 @@ def test_cli_keys_and_serve(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_rest_delete_of_the_superseding_memory_reopens_the_old_value(api):
+    user = _uid()
+    with api.client("acme", "writer") as c:
+        first = c.post("/v1/memories", json={"messages": "I live in Lisbon.", "user_id": user,
+                                             "timestamp": "2024-01-01T09:00:00Z"}).json()["events"]
+        lisbon = first[0]["memory"]["id"]
+        moved = c.post("/v1/memories", json={"messages": "I moved to Berlin.", "user_id": user,
+                                             "timestamp": "2024-02-01T09:00:00Z"}).json()["events"]
+        assert sorted(e["event"] for e in moved) == ["ADD", "SUPERSEDE"]
+        berlin = next(e["memory"]["id"] for e in moved if e["event"] == "ADD")
+        assert c.delete(f"/v1/memories/{berlin}").status_code == 200
+        assert c.get(f"/v1/memories/{lisbon}").json()["valid_to"] is None
+        ans = c.post("/v1/ask", json={"query": "Where do I live?", "user_id": user}).json()
+        assert ans["citations"][0]["id"] == lisbon
+        hist = c.get(f"/v1/memories/{lisbon}/history").json()["history"]
+        assert [h["event"] for h in hist] == ["ADD", "SUPERSEDE", "REOPEN"]
+
+
+def test_rest_list_by_turn_folds_the_facts_of_an_utterance(api):
+    user = _uid()
+    with api.client("acme", "writer") as c:
+        c.post("/v1/memories", json={"messages": "I have a dog named Rex. I like to walk him in the park.",
+                                     "user_id": user}).raise_for_status()
+        plain = c.get("/v1/memories", params={"user_id": user}).json()["memories"]
+        rows = c.get("/v1/memories", params={"user_id": user, "by_turn": "true"}).json()["memories"]
+        assert len(plain) == 3 and [m["kind"] for m in rows] == ["utterance"]
+        assert {cl["fact_id"] for cl in rows[0]["claims"]} == {m["id"] for m in plain if m["kind"] == "fact"}

@@ -20,7 +20,8 @@ def test_tokenize_round_trip(backend):
     ta, tb = find_tokens(a.text), find_tokens(b.text)
     assert len(ta) == 2 and tb == ta[:1]
     assert PHONE not in a.text + b.text + a.source_text and EMAIL not in a.text
-    assert {h.memory.id for h in mem.search(PHONE, user_id="maya", recipe="bm25")} == {a.id, b.id}
+    turns = {h.memory.source_message_ids[0] for h in mem.search(PHONE, user_id="maya", recipe="bm25")}
+    assert turns == {a.source_message_ids[0], b.source_message_ids[0]}  # a's turn: it or its phone fact's clause
     assert other.id not in {h.memory.id for h in mem.search(EMAIL, user_id="maya", recipe="bm25")}
     assert mem.reveal(a.text) == f"我的手机是{PHONE}，email me at {EMAIL}"
     with pytest.raises(PrivacyError):

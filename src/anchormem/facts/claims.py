@@ -20,22 +20,26 @@ from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 
+from .. import langdata
 from ..stores.claims_sql import own_claims
+from ..text.tokenize import query_terms
 from ..types import Claim, MemoryItem
 
 __all__ = ["carry", "own_claims", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
-           "without_past_words"]
+           "without_past_words", "remainder", "has_content"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
     """Make ``item`` (an utterance being written) carry ``claims`` (each claim once). When every one of them is
-    already closed (a late import of an older turn), the item is stored closed with them: ``valid_to`` = the last
-    ``valid_to``, ``superseded_by`` its claim's successor."""
+    already closed (a late import of an older turn) and nothing else is left of its text (:func:`remainder`), the
+    item is stored closed with them: ``valid_to`` = the last ``valid_to``, ``superseded_by`` its claim's
+    successor."""
     seen: dict[str, Claim] = {}
     for c in claims:
         seen.setdefault(c.fact_id, c)
     item.claims = list(seen.values())
-    if item.claims and all(c.valid_to is not None for c in item.claims) and item.valid_to is None:
+    if item.claims and all(c.valid_to is not None for c in item.claims) and item.valid_to is None and \
+            remainder(item.text, [c.span for c in item.claims], values=[c.value for c in item.claims]) is None:
         last = max(item.claims, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
         item.valid_to, item.superseded_by = last.valid_to, last.superseded_by
 
@@ -50,17 +54,56 @@ _TIDY = re.compile(r"^[\s,，;；、.。!！?？:：\-–—]+|[\s,，;；、:�
 
 def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem | None:
     """``item`` as evidence of what holds (at ``as_of``, default now): unchanged when none of its claims is closed
-    (or when it is itself closed: a past memory, shown as such by the caller); else a copy whose ``text`` leaves out
-    the words of each closed claim (its span), or None when nothing is left but punctuation and joining words
-    ("Hi, I'm Sam. I live in Lisbon." with the home closed -> "Hi, I'm Sam.")."""
+    (or when it is itself closed: a past memory, shown as such by the caller); else a copy whose ``text`` is
+    :func:`remainder` (without the words of each closed claim and the clauses referring back to them), or None
+    when nothing is left ("Hi, I'm Sam. I live in Lisbon." with the home closed -> "Hi, I'm Sam.")."""
     closed = closed_claims(item, as_of)
     if not closed or item.valid_to is not None:
         return item
-    held = {c.span for c in item.claims if c not in closed}  # words that also state a claim still holding stay
-    text = strip_spans(item.text, [c.span for c in closed if c.span not in held])
+    held = [c.span for c in item.claims if c not in closed]  # words that also state a claim still holding stay
+    text = remainder(item.text, [c.span for c in closed], held, [c.value for c in closed])
     if text is None:
         return None
     return item.model_copy(update={"text": text})
+
+
+@lru_cache(maxsize=1)
+def _claim_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(back references, filler) of ``data/lang/*/claims.json``: whole words for Latin entries, substrings for CJK."""
+    def pattern(key: str) -> re.Pattern[str]:
+        parts = [re.escape(w).replace(r"\ ", r"\s+") if re.search(r"[^\x00-\x7f]", w) else
+                 r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in langdata.words("claims", key)]
+        return re.compile("|".join(parts) or "(?!)", re.I)
+    return pattern("back_references"), pattern("filler")
+
+
+_CLAUSE = re.compile(r"[^.。!！?？;；,，]+[.。!！?？;；,，]*")
+
+
+def has_content(text: str) -> bool:
+    """``text`` says something of its own: a content word once filler ("now", "last month", 现在, 了; data:
+    ``claims.json``) and stopwords are left out ("Hi, I'm Sam." yes; "now." no)."""
+    return bool(query_terms(_claim_words()[1].sub(" ", text)))
+
+
+def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = (),
+              values: list[str] | tuple[str, ...] = ()) -> str | None:
+    """What ``text`` still says once the claims whose words are ``closed`` no longer hold: the text without those
+    words (:func:`strip_spans`; words that are also a claim still holding, ``held``, stay) and without the clauses
+    that refer back to them ("I live in Lisbon. The light there is lovely.": "there"; 那里, 那儿; data:
+    ``claims.json`` ``back_references``) or name one of their ``values`` ("I quit Google and joined Meta.": "I quit
+    Google"), unless they hold a held claim's words. None when nothing with content (:func:`has_content`) is left:
+    such a memory is wholly superseded."""
+    keep = [h.strip() for h in held if h and h.strip()]
+    out = strip_spans(text, [c for c in closed if c.strip() and c.strip() not in keep])
+    if out is None:
+        return None
+    back = _claim_words()[0]
+    named = [v.casefold() for v in values if v and len(v.strip()) > 1]
+    parts = [p for p in _CLAUSE.findall(out) if not (back.search(p) or any(v in p.casefold() for v in named)) or
+             any(h in p or p.strip(" ,，;；.。") in h for h in keep)]
+    out = strip_spans("".join(parts), []) if parts else None
+    return out if out is not None and has_content(out) else None
 
 
 def strip_spans(text: str, spans: list[str]) -> str | None:

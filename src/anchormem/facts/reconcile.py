@@ -17,8 +17,11 @@ its slot (``"<entity>|<attribute>"``; entity = the speaker's name, else ``"user"
 A kept utterance carries the claims of the facts drawn from it (:mod:`anchormem.facts.claims`): when they are all
 superseded it is closed with them; a late statement's utterance is stored already closed when all its facts are.
 
-A one-sentence turn stating one fact is represented by its fact memory only (no separate utterance, so a
-restated fact really is one NOOP, and a change held for review is not half-applied). Longer turns keep their
+A one-sentence turn stating one fact and nothing else is represented by its fact memory only (no separate utterance,
+so a restated fact really is one NOOP, and a change held for review is not half-applied); one that says more than
+its facts (:func:`~anchormem.facts.claims.remainder`: "我住在成都武侯区，在一家银行做柜员。" with the home the only
+fact found) keeps its utterance too, its facts taking their own clauses, so that a change of the home leaves the
+rest current. Longer turns keep their
 verbatim utterance too, and a sentence stating several facts gives each fact its own clause as text ("Please
 call me Ann; I prefer Spanish." -> "Please call me Ann", "I prefer Spanish."); a clause stating two facts ("I work at
 a hospital as a nurse.": employer and occupation) is two fact memories of that text, without a third copy.
@@ -47,7 +50,7 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
-from .claims import carry, own_claims
+from .claims import carry, own_claims, remainder
 from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
@@ -260,6 +263,14 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             plan.drafts.append(d)
             continue
         facts = _narrowed(facts)
+        # a one-sentence turn saying more than its facts ("我住在成都武侯区，在一家银行做柜员。" with only the home
+        # extracted) keeps its words: the facts take their own clauses, the kept turn stays current for the rest
+        slots_said = [FactSlot(entity=f.entity, attribute=f.attribute, value=f.value) for f in facts]
+        residual = len(split_sentences(d.item.text)) <= 1 and remainder(
+            d.item.text.strip(), [(f.clause or f.source_span) for f in facts], values=[  # "I quit Google and …"
+                c.fact.value for sl in slots_said for key in _related(sl) for c in current.get(key, []) if c.fact]
+        ) is not None
+        held = len(plan.reviews)
         new_drafts: list[tuple[Draft, list[str]]] = []
         carried: list[Claim] = []
         gone_only = 0
@@ -267,7 +278,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         for f in facts:
             per_sentence[f.source_span] = per_sentence.get(f.source_span, 0) + 1
         for f in facts:
-            fd = _fact_draft(d, f, per_sentence[f.source_span] > 1)
+            fd = _fact_draft(d, f, per_sentence[f.source_span] > 1 or residual)
             new, slot = fd.item, fd.item.fact
             assert slot is not None
             cur = [c for key in _related(slot) for c in current.get(key, [])]
@@ -308,7 +319,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         # states two facts ("I work at a hospital as a nurse.") is two fact memories of the turn's own text
         whole = d.item.text.strip()
         keep_turn = len(split_sentences(d.item.text)) > 1 or gone_only == len(facts) or \
-            (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts))
+            (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts)) or \
+            (residual and len(plan.reviews) == held)  # (a change held for review is not half-applied)
         if keep_turn:
             carry(d.item, [c for fd, _ in new_drafts for c in own_claims(fd.item)] + carried)
             plan.drafts.append(d)

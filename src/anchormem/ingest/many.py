@@ -158,7 +158,7 @@ def _batches(sizes: list[int], batch_size: int, max_chars: int) -> list[tuple[in
 def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
              timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
              vectors: Any = None, batch_size: int = DEFAULT_BATCH,
-             on_progress: Callable[[int], None] | None = None, return_events: bool = False) -> dict[str, Any]:
+             on_progress: Callable[[int, int], None] | None = None, return_events: bool = False) -> dict[str, Any]:
     """:meth:`anchormem.Memory.add_many` (its docstring is the contract)."""
     from .limits import check_total_chars
 
@@ -200,8 +200,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
             events += got
         counts["messages"] += end - start
         counts["batches"] += 1
-        if on_progress is not None:
-            on_progress(end - start)
+        if on_progress is not None:  # cumulative: input messages handled so far (skipped ones included), of all
+            on_progress(index[end - 1] + 1 if end < len(turns) else len(messages), len(messages))
     counts["skipped"] = len(messages) - len(turns)  # tool steps and text-less turns
     if return_events:
         counts["events"] = events

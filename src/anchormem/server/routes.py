@@ -163,11 +163,12 @@ def list_memories(request: Request,
                   filters: Optional[str] = Query(None, description='A JSON filter object, e.g. {"source": "user"} '
                                                             '(longer filters: POST /v1/search).'),
                   limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=1_000_000_000),
-                  include_superseded: Flag = False, show_expired: Flag = False,
+                  include_superseded: Flag = False, show_expired: Flag = False, by_turn: Flag = False,
                   who: Principal = Depends(require("reader"))) -> Any:
     items = _mem(request, who).get_all(user_id=user_id, agent_id=agent_id, session_id=session_id,
                                        filters=_query_filters(filters), limit=limit, offset=offset,
-                                       include_superseded=include_superseded, show_expired=show_expired)
+                                       include_superseded=include_superseded, show_expired=show_expired,
+                                       by_turn=by_turn)
     return MemoryList(memories=items)
 
 

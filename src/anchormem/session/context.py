@@ -34,7 +34,9 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
+from ..answering.pending import pending_changes, pending_note
 from ..retrieval.currency import shown_hits
+from ..text.tokenize import has_cjk
 from ..types import Hit
 from .buffer import MAX_TURN_CHARS, Turn, WorkingBuffer, decay_weight, make_turn
 from .store import SessionKey, SessionStore
@@ -99,12 +101,14 @@ def _event_date(start: datetime | None, end: datetime | None) -> str | None:
     return first if first == last else f"{first}..{last}"
 
 
-def _memory_line(hit: Hit, show_ids: bool) -> tuple[str, dict[str, Any]]:
+def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str, dict[str, Any]]:
+    """A memory's line; ``note``: a change of it pending review (:mod:`anchormem.answering.pending`)."""
     m = hit.memory
     said, event = _date(m.created_at), _event_date(m.event_time, m.event_time_end)
     when = f"{said}, about {event}" if event and event != said else said
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     until = f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else ""  # shown from the past
+    until += f" ({note})" if note else ""
     line = f"- [{when}] {who}: {m.text}{until}" + (f" (id {m.id})" if show_ids else "")
     return line, {"id": m.id, "text": m.text, "speaker": m.speaker, "role": m.role, "date": said,
                   "event_date": event, "score": hit.score}
@@ -232,6 +236,7 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         shown = [t["content"] for t in first.turns]
         title_cost = count(TITLES["memories"])
         said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
+        pend = pending_changes(memory.store, key.tenant, user_id) if hits and hasattr(memory, "store") else []
         for hit in shown_hits(hits):  # as they hold now: no superseded words shown as current
             if hit.memory.kind == "summary":  # a summary's lines once in the block (summary_lines)
                 hit = summary_lines(hit, said)
@@ -239,7 +244,8 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
             if not text or any(text in c for c in shown):
                 dropped["memories"] += 1
                 continue
-            line, item = _memory_line(hit, show_ids)
+            line, item = _memory_line(hit, show_ids, pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text))
+                                      if pend and hit.memory.valid_to is None else None)
             cost = count(line) + (0 if mem_lines else title_cost)
             if cost > mem_room:
                 dropped["memories"] += 1

@@ -134,7 +134,11 @@ class ClaimsSQL:
 
     def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
-        of the other current memories that carried it and now carry no current claim (to close with it)."""
+        of the other current memories that carried it and now carry no current claim (to close with it), except
+        those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
+        银行做柜员。" stays current for its job once the home moved; "The light there is lovely." refers back)."""
+        from ..facts.claims import remainder
+
         p = self.ph
         conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = {p} "
                      f"AND fact_id = {p} AND valid_to IS NULL", (when, by, tenant, user_id, fact_id))
@@ -144,7 +148,15 @@ class ClaimsSQL:
             f"fact_id = {p}) AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.tenant = m.tenant AND "
             "c.memory_id = m.id AND c.valid_to IS NULL) ORDER BY m.id",
             (tenant, user_id, fact_id, tenant, user_id, fact_id)).fetchall()
-        return [r[0] for r in rows]
+        out = []
+        for (mid,) in rows:
+            text = conn.execute(f"SELECT text FROM memories WHERE tenant = {p} AND id = {p}",
+                                (tenant, mid)).fetchone()
+            rows = conn.execute(f"SELECT span, value FROM claims WHERE tenant = {p} AND memory_id = {p}",
+                                (tenant, mid)).fetchall()
+            if text is None or remainder(text[0], [r[0] for r in rows], values=[r[1] for r in rows]) is None:
+                out.append(mid)
+        return out
 
     def recheck(self, conn: Any, item: MemoryItem, supersedes: list[str],
                 conflicts: Callable[[FactSlot, FactSlot], bool]) -> tuple[list[str], tuple[Any, str] | None]:
@@ -196,6 +208,88 @@ class ClaimsSQL:
             old_id, when, by = queue.pop(0)
             if close_one(old_id, when, by):
                 queue += [(x, when, by) for x in self.close(conn, item.tenant, item.user_id, old_id, when, by)]
+
+    def reopen(self, conn: Any, tenant: str, user_id: str, gone: list[str],
+               history: Callable[[str, str, str], None]) -> int:
+        """Before the memories ``gone`` are deleted (``delete``, ``delete_all``, a purge, a fact that ``update``
+        took away): what each of them superseded no longer has that successor. When nothing after it superseded
+        it as well (``gone``'s own successor, followed past other ``gone`` ids, is none), it holds again: the
+        memory and its claims are reopened (``valid_to``/``superseded_by`` cleared; history ``REOPEN``), unless a
+        current memory of the same text, kind and source already holds (then it stays closed). Else it is closed
+        by that later successor from its ``valid_from`` (history ``SUPERSEDE``). ``history(memory_id, event,
+        reason)`` writes a history row. Returns how many memories were reopened or re-pointed (the caller
+        reloads the scope's cached vectors when any)."""
+        if not gone:
+            return 0
+        p = self.ph
+        skip = set(gone)
+        state: dict[str, str | None] = {}
+        for i in range(0, len(gone), 900):
+            chunk = gone[i:i + 900]
+            cond, params = ((f"id IN ({','.join('?' * len(chunk))})", [*chunk]) if p == "?" else
+                            ("id = ANY(%s)", [chunk]))
+            for mid, by in conn.execute(f"SELECT id, superseded_by FROM memories WHERE tenant = {p} AND "
+                                        f"user_id = {p} AND {cond}", [tenant, user_id, *params]).fetchall():
+                state[mid] = by
+        n = 0
+        for d in gone:
+            nxt, seen = state.get(d), {d}
+            while nxt in skip and nxt not in seen:
+                seen.add(nxt)
+                nxt = state.get(nxt)
+            nxt = None if nxt in skip else nxt
+            rows = [r for r in conn.execute(
+                f"SELECT id, agent_id, kind, source, content_hash FROM memories WHERE tenant = {p} AND user_id = {p} "
+                f"AND superseded_by = {p}", (tenant, user_id, d)).fetchall() if r[0] not in skip]
+            if not rows:
+                continue
+            vf = None if nxt is None else conn.execute(
+                f"SELECT valid_from FROM memories WHERE tenant = {p} AND id = {p}", (tenant, nxt)).fetchone()
+            if nxt is not None and vf is not None:
+                for r in rows:
+                    conn.execute(f"UPDATE memories SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND "
+                                 f"id = {p}", (vf[0], nxt, tenant, r[0]))
+                    history(r[0], "SUPERSEDE", f"superseded by {nxt} (its successor {d} was deleted)")
+                conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND "
+                             f"user_id = {p} AND superseded_by = {p}", (vf[0], nxt, tenant, user_id, d))
+                n += len(rows)
+                continue
+            for mid, agent, kind, source, chash in rows:
+                dup = conn.execute(
+                    f"SELECT 1 FROM memories WHERE tenant = {p} AND user_id = {p} AND coalesce(agent_id, '') = {p} "
+                    f"AND kind = {p} AND source = {p} AND content_hash = {p} AND valid_to IS NULL",
+                    (tenant, user_id, agent or "", kind, source, chash)).fetchone()
+                if dup is not None:
+                    continue
+                conn.execute(  # updated_at: its last edit of the text (closing it was none)
+                    f"UPDATE memories SET valid_to = NULL, superseded_by = NULL, updated_at = (SELECT "
+                    f"max(h.created_at) FROM memory_history h WHERE h.tenant = {p} AND h.memory_id = {p} AND "
+                    "h.event = 'UPDATE') "
+                    f"WHERE tenant = {p} AND id = {p}", (tenant, mid, tenant, mid))
+                history(mid, "REOPEN", f"its successor {d} was deleted")
+                n += 1
+            conn.execute(f"UPDATE claims SET valid_to = NULL, superseded_by = NULL WHERE tenant = {p} AND "
+                         f"user_id = {p} AND superseded_by = {p}", (tenant, user_id, d))
+        return n
+
+    def reopen_for(self, store: Any, conn: Any, tenant: str, user_id: str, gone: list[str], actor: str) -> int:
+        """:meth:`reopen` writing ``store``'s history rows (by ``actor``); when anything reopened, the scope's
+        generation moves once more (its cached vectors reload: reopened rows are current again)."""
+        n = self.reopen(conn, tenant, user_id, gone, lambda m, e, r: store._history(
+            conn, m, tenant, user_id, e, None, None, actor, r))
+        if n:
+            store._bump(conn, tenant, user_id)
+        return n
+
+    def reopen_unstated(self, store: Any, conn: Any, tenant: str, memory_id: str, fact: FactSlot | None) -> int:
+        """``update`` gave fact memory ``memory_id`` the fact ``fact``: when it no longer states its slot, what it
+        superseded holds again (:meth:`reopen_for`). Call before the memory's slot is rewritten."""
+        p = self.ph
+        was = conn.execute(f"SELECT user_id, slot FROM memories WHERE tenant = {p} AND id = {p}",
+                           (tenant, memory_id)).fetchone()
+        if not was or not was[1] or (fact is not None and fact.slot == was[1]):
+            return 0
+        return self.reopen_for(store, conn, tenant, was[0], [memory_id], "update")
 
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
         """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories

@@ -425,6 +425,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 raise NotFoundError(f"no memory {memory_id!r}")
             user_id, text, src_ids = row
             self._bump(conn, tenant, user_id)
+            self._claims.reopen_for(self, conn, tenant, user_id, [memory_id], actor)  # what it superseded holds again
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
@@ -455,6 +456,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                    _json)  # restated in another session: it stays there
             rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
+            self._claims.reopen_for(self, conn, scope.tenant, scope.user_id, ids, actor)  # (see delete)
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
             msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
             mparams: list[Any] = [scope.tenant, scope.user_id]
@@ -517,6 +519,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         def run(conn: Any) -> int:
             self._bump_ids(conn, tenant, [memory_id])
+            self._claims.reopen_unstated(self, conn, tenant, memory_id, fact)  # what it superseded may hold again
             n = conn.execute("UPDATE memories SET slot = %s, fact = %s WHERE tenant = %s AND id = %s",
                              (fact.slot if fact else None, _json(fact.model_dump()) if fact else None, tenant,
                               memory_id)).rowcount

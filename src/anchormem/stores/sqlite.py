@@ -66,7 +66,7 @@ from .tiers_sql import SQLiteTierMixin
 from .vectors import DEFAULT_ANN_THRESHOLD, VectorCache
 from .durability import sqlite_synchronous
 from .store_secret import SQLiteSecretMixin
-from ..private_files import private_file
+from ..private_files import check_folder, private_file
 
 __all__ = ["SQLiteStore"]
 
@@ -87,7 +87,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     not written for an encrypted store. ``durability``: ``"full"`` or ``"normal"`` (:mod:`.durability`).
 
     Raises StoreError when the file cannot be opened or migrated, ConfigError for a key on a plaintext file, no
-    key or a wrong key on an encrypted one, or a missing SQLCipher binding.
+    key or a wrong key on an encrypted one, a missing SQLCipher binding, or a folder that does not exist
+    (:func:`~anchormem.private_files.check_folder`: only the default database's folder is created).
     """
 
     _P, _SEQ, _SAME = "?", "rowid", "IS"  # the dialect of .sql_common
@@ -111,6 +112,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self._uri = f"file:anchormem-{uuid.uuid4().hex}?mode=memory&cache=shared"
         else:
             p = Path(self.path).expanduser()
+            check_folder(p)
             try:
                 private_file(p)  # 0600 (its -wal/-shm get the same mode), new folders 0700
             except OSError as exc:
@@ -402,6 +404,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             rowid, user_id, text, src_ids = row
+            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor)  # what it superseded holds again
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
@@ -475,6 +478,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             shared = keep_restated(c, "?", scope, [(r[1], json.loads(r[3] or "[]")) for r in rows], self._history,
                                    actor, json.dumps)  # restated in another session: it stays there
             rows = [r for r in rows if r[1] not in shared]
+            self._claims.reopen_for(self, c, scope.tenant, scope.user_id, [r[1] for r in rows], actor)  # (see delete)
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]
@@ -730,6 +734,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def set_fact(self, tenant: str, memory_id: str, fact: FactSlot | None) -> None:
         with self._tx() as c:
             gens = self._bump_ids(c, tenant, [memory_id])
+            self._claims.reopen_unstated(self, c, tenant, memory_id, fact)  # what it superseded may hold again
             if c.execute("UPDATE memories SET slot=?, fact=? WHERE id=? AND tenant=?",
                          (fact.slot if fact else None, fact.model_dump_json() if fact else None, memory_id,
                           tenant)).rowcount == 0:

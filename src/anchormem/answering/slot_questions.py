@@ -1,0 +1,71 @@
+"""A question about one of the asker's own slots reaches its current value, however it is worded.
+
+"How much do I earn?" / "What do they pay me?" / "我一个月挣多少？" ask for the salary, "Where am I based?" for the
+home, but share no word with "My salary is 52000." / "I live in Lisbon.", so the evidence test
+(:mod:`.evidence`) finds no memory answering them. The question words of each slot are language data
+(``data/lang/<lang>/answers.json`` ``slot_questions``: {attribute: words}); a question asked about the asker
+themself (first person, no relative and no other name: :func:`about_user`) that names a slot is answered from
+the slot's current fact memories (the claims the store holds as current, ``Store.current_facts``), quoted as they
+hold now. Nothing is answered for a slot with no current fact: no answer where nothing was recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..facts.claims import current_view
+from ..text.tokenize import has_cjk
+from ..types import Answer, MemoryItem, Scope
+from .extractive import quote
+from .persons import asks_about_self, kin_words
+
+__all__ = ["asked_slots", "about_user", "slot_answer"]
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> list[tuple[re.Pattern[str], str, int]]:
+    """(pattern, attribute, length) per question word of every language, longest first."""
+    out: list[tuple[re.Pattern[str], str, int]] = []
+    for lang in langdata.LANGUAGES:
+        for attr, words in (langdata.load("answers", lang).get("slot_questions") or {}).items():
+            for w in words:
+                body = re.escape(w).replace(r"\ ", r"\s+")
+                pat = body if re.search(r"[^\x00-\x7f]", w) else rf"\b{body}\b"
+                out.append((re.compile(pat, re.I), attr, len(w)))
+    return sorted(out, key=lambda x: -x[2])
+
+
+def asked_slots(question: str) -> list[str]:
+    """The attributes ``question`` names by their question words, longest word first, each once ("How much do I
+    earn?" -> ["salary"])."""
+    return list(dict.fromkeys(attr for pat, attr, _ in _patterns() if pat.search(question)))
+
+
+def about_user(question: str) -> bool:
+    """The question asks about the asker themself: first person, no relative ("my brother") and no other name
+    (a capitalised word past the first, other than "I")."""
+    if not asks_about_self(question) or kin_words(question):
+        return False
+    return not re.search(r"(?<!^)(?<![.?!]\s)\b(?!I\b|I'm\b|I've\b|I'd\b)[A-Z][a-z]+", question.strip())
+
+
+def slot_answer(question: str, store: Any, scope: Scope, filters: Any = None) -> tuple[Answer, list[Any]] | None:
+    """The answer citing the current fact memories of the first slot ``question`` names that has any (each as it
+    holds now; in ``scope``'s agent and session when it names them), for a question about the asker
+    (:func:`about_user`); None otherwise, and for a read with ``filters`` (the caller narrowed what may answer)."""
+    if filters or not about_user(question):
+        return None
+    for attr in asked_slots(question):
+        found: list[MemoryItem] = [v for m in store.current_facts(scope.tenant, scope.user_id, [f"user|{attr}"])
+                                   if m.fact is not None and m.fact.polarity > 0 and
+                                   all(getattr(scope, k) in (None, getattr(m, k)) for k in ("agent_id", "session_id"))
+                                   and (v := current_view(m)) is not None]
+        if found:
+            cites = found[-1:]  # the newest said holds (a slot has one current value)
+            zh = has_cjk(question)
+            text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+            return Answer(text=text, citations=cites, abstained=False), []
+    return None

@@ -1,0 +1,84 @@
+"""Issue #22 item 2: deleting (or updating away) the memory that superseded a value reopens that value when nothing
+else superseded it; history keeps both events."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.testing import DeterministicEmbedder
+
+T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def mem():
+    m = Memory(":memory:", embedder=DeterministicEmbedder(64), llm=None, cache=False)
+    yield m
+    m.close()
+
+
+def _add(m, text, day, session="s1"):
+    ev = m.add(text, user_id="sam", session_id=session, timestamp=T + timedelta(days=day))
+    return next(e.memory for e in ev if e.event == "ADD")
+
+
+def _homes(m):
+    return sorted(x.fact.value for x in m.get_all(user_id="sam") if x.fact and x.fact.attribute == "home_city")
+
+
+def test_deleting_the_superseding_memory_reopens_the_old_value(mem):
+    lisbon = _add(mem, "I live in Lisbon.", 0)
+    berlin = _add(mem, "I moved to Berlin.", 30, "s2")
+    assert mem.get(lisbon.id).valid_to is not None
+    mem.delete(berlin.id)
+    again = mem.get(lisbon.id)
+    assert again.valid_to is None and again.superseded_by is None and again.updated_at is None
+    assert _homes(mem) == ["Lisbon"]
+    ans = mem.ask("Where do I live?", user_id="sam")
+    assert ans.citations and ans.citations[0].id == lisbon.id
+    assert ans.text == 'On 2024-01-01, you said: "I live in Lisbon."'
+    assert [(h.event, h.reason) for h in mem.history(lisbon.id)] == [
+        ("ADD", None), ("SUPERSEDE", f"superseded by {berlin.id}"), ("REOPEN", f"its successor {berlin.id} was deleted")]
+
+
+def test_a_later_successor_keeps_the_old_value_closed_from_its_own_time(mem):
+    lisbon = _add(mem, "I live in Lisbon.", 0)
+    berlin = _add(mem, "I moved to Berlin.", 30, "s2")
+    paris = _add(mem, "I moved to Paris.", 60, "s3")
+    mem.delete(berlin.id)
+    old = mem.get(lisbon.id)
+    assert old.superseded_by == paris.id and old.valid_to == T + timedelta(days=60)
+    assert _homes(mem) == ["Paris"]
+
+
+def test_delete_all_of_the_superseding_session_reopens_and_purging_the_superseded_one_stays_gone(mem):
+    lisbon = _add(mem, "I live in Lisbon.", 0)
+    _add(mem, "I moved to Berlin.", 30, "s2")
+    mem.delete_all(user_id="sam", session_id="s2", purge=True)
+    assert mem.get(lisbon.id).valid_to is None and _homes(mem) == ["Lisbon"]
+    berlin = _add(mem, "I moved to Berlin.", 40, "s3")
+    mem.delete_all(user_id="sam", session_id="s1", purge=True)  # the superseded Lisbon is forgotten
+    assert _homes(mem) == ["Berlin"] and mem.get(berlin.id).valid_to is None
+    assert all("Lisbon" not in x.text for x in mem.get_all(user_id="sam", include_superseded=True))
+
+
+def test_updating_the_superseding_memory_to_no_longer_state_the_slot_reopens(mem):
+    lisbon = _add(mem, "I live in Lisbon.", 0)
+    rome = _add(mem, "I moved to Rome.", 30, "s2")
+    mem.update(rome.id, "I visited Rome for a week.")
+    assert mem.get(lisbon.id).valid_to is None and _homes(mem) == ["Lisbon"]
+    assert mem.ask("Where do I live?", user_id="sam").citations[0].id == lisbon.id
+
+
+def test_the_claim_an_utterance_carries_reopens_with_its_fact(mem):
+    ev = mem.add("Hi, I'm Sam. I live in Lisbon and I work as a nurse.", user_id="sam", timestamp=T)
+    turn = next(e.memory for e in ev if e.memory.kind == "utterance")
+    berlin = _add(mem, "I moved to Berlin.", 30, "s2")
+    home = [c for c in mem.get(turn.id).claims if c.slot == "user|home_city"]
+    assert home and home[0].valid_to is not None and home[0].superseded_by == berlin.id
+    mem.delete(berlin.id)
+    back = mem.get(turn.id)
+    assert back.valid_to is None and all(c.valid_to is None and c.superseded_by is None for c in back.claims)
