@@ -131,6 +131,13 @@ class SearchConfig(BaseModel):
     # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
     # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev.json)
     conversation_query_weight: float = Field(0.0, ge=0, le=1)
+    # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred
+    # from the user's memories when not said, adds the window's memories as candidates (fused with date_weight × the
+    # query's weights; a day recap "what did we talk about on May 4th" gets the day in time order) and boosts by
+    # time_boost · proximity (1 inside the window, exp(-days/date_spread_days) outside). Off: the plain window boost
+    date_query: bool = False
+    date_weight: float = Field(1.0, ge=0, le=4)
+    date_spread_days: float = Field(1.0, ge=0, le=30)
 
 
 RECIPES: dict[str, SearchConfig] = {

@@ -35,6 +35,7 @@ from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
+from .dated import date_query, dated_lists, proximity
 from .hops import second_round
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
@@ -154,6 +155,8 @@ class Searcher:
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
+        dq = date_query(query, as_of or now) if offline and config.date_query else None
+        dwin = None  # the named date's window, its year read off the user's memories (.dated)
         adapt: dict[str, float] | None = None
         fusion = config.fusion
         if config.fusion in ("rrf", "minmax"):
@@ -176,6 +179,15 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
+            if dq is not None and config.date_weight > 0:
+                got = dated_lists(self.store, scope, where, dq, n=n, as_of=as_of, terms=self._terms(query, offline),
+                                  query_vector=lambda: query_vector if query_vector is not None
+                                  else self.embed_query(query, scope))
+                dwin = got.window
+                for name, ls in got.lists.items():
+                    lists[name] = ls
+                    weights[name] = config.date_weight * (wl if name.startswith("bm25") else wd)
+                    also |= {d for d, _ in ls}
             # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
             # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
             # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
@@ -202,7 +214,7 @@ class Searcher:
                     fused = fuse({**lists, **more}, {**weights, **more_w})
         else:
             fused = weighted(dense, lexical, config.dense_weight)
-        window = time_window(query, as_of or now) if offline else None
+        window = time_window(query, as_of or now) if offline and dq is None else dwin
         if window is None and offline and time_text:
             window = time_window(time_text, as_of or now)
         if not fused:
@@ -241,7 +253,11 @@ class Searcher:
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
             if adapt is not None:
                 explain["fusion_adapt"] = adapt
-            if window is not None:
+            if window is not None and dq is not None:
+                explain["date_prior"] = prox = proximity(item, window, config.date_spread_days)
+                explain["time_match"] = prox >= 1.0
+                final *= 1 + config.time_boost * prox
+            elif window is not None:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
             explain["final"] = final
