@@ -14,8 +14,10 @@ before the search time) and :func:`dated_lists` turns it into
   the window is removed (a prior, never a filter: a question never comes back empty because its date was wrong).
 - **day recaps**: a question asking for the day's conversation as a whole (phrases in
   ``data/lang/<lang>/dates.json`` ``day_recap``: "what did we talk about", "聊了哪些话题") gets the day's memories
-  in time order instead, a memory close in meaning (cosine ≥ :data:`RECAP_SAME`) to one listed before moved
+  in time order instead, a memory close in meaning (:data:`RECAP_SAME`) to one listed before moved
   behind the others: one per topic first.
+  The day's memories are placed before every other hit (:func:`recap_first`) and keep that order through the
+  reranking that follows (:func:`recap_order`); the other hits follow in their own order.
 - **a proximity factor** (:func:`proximity`): 1 for a memory inside the window, ``exp(-d / spread)`` at ``d``
   days outside it (0 beyond ``3 · spread``); the search multiplies the final score by ``1 + time_boost · factor``.
 
@@ -39,13 +41,14 @@ from ..langdata import words
 from ..text.dates import DateSpan, resolve_dates
 from ..timeutil import to_epoch
 
-__all__ = ["DateQuery", "DatedLists", "date_query", "dated_lists", "proximity", "is_recap", "YEARS_BACK",
-           "RECAP_SAME"]
+__all__ = ["DateQuery", "DatedLists", "date_query", "dated_lists", "proximity", "is_recap", "recap_first",
+           "recap_order", "YEARS_BACK", "RECAP_SAME"]
 
 #: a yearless date is looked for up to this many years before its nearest past occurrence
 YEARS_BACK = 8
-#: day recap: a memory this close (cosine) to one listed before it waits behind the others
-RECAP_SAME = 0.85
+#: day recap: a memory whose cosine with one listed before it is at least the day's mean pairwise cosine plus this
+#: many standard deviations waits behind the others
+RECAP_SAME = 1.0
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _BARE_EN = re.compile(r"\b(?:on\s+)?(" + "|".join(_WEEKDAYS) + r")\b(?!s)", re.I)
@@ -181,21 +184,30 @@ def dated_lists(store: Any, scope: Any, where: FilterNode | None, dq: DateQuery,
 
 def _one_per_topic(store: Any, scope: Any, order: list[Any]) -> list[tuple[str, float]]:
     """``order`` (memories in time order) with each memory close in meaning to one before it moved behind the
-    others; scores 1 → 1/len."""
+    others; scores 1 → 1/len. Close = cosine at least the mean + :data:`RECAP_SAME` standard deviations of the
+    day's pairwise cosines (relative to the day, so it holds for any embedder's cosine scale)."""
     vecs = store.get_vectors(scope.tenant, [it.id for it in order])
+    have = [it.id for it in order if it.id in vecs]
     first: list[str] = []
     later: list[str] = []
-    kept: list[np.ndarray] = []
-    for it in order:
-        v = vecs.get(it.id)
-        if v is not None:
-            v = np.asarray(v, dtype=np.float32)
-            v = v / (float(np.linalg.norm(v)) or 1.0)
-            if kept and max(float(v @ k) for k in kept) >= RECAP_SAME:
+    if len(have) >= 3:
+        m = np.vstack([np.asarray(vecs[d], dtype=np.float32) for d in have])
+        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+        sims = m @ m.T
+        pairs = sims[np.triu_indices(len(have), 1)]
+        thr = float(pairs.mean() + RECAP_SAME * pairs.std())
+        pos = {d: i for i, d in enumerate(have)}
+        kept: list[int] = []
+        for it in order:
+            i = pos.get(it.id)
+            if i is not None and kept and float(sims[i, kept].max()) >= thr:
                 later.append(it.id)
                 continue
-            kept.append(v)
-        first.append(it.id)
+            if i is not None:
+                kept.append(i)
+            first.append(it.id)
+    else:
+        first = [it.id for it in order]
     ids = first + later
     return [(d, 1.0 - i / max(len(ids), 1)) for i, d in enumerate(ids)]
 
@@ -212,3 +224,27 @@ def proximity(item: Any, window: tuple[datetime, datetime], spread_days: float) 
     if spread_days <= 0 or d > 3 * spread_days:
         return 0.0
     return math.exp(-d / spread_days)
+
+
+def recap_first(hits: list[Any], recap: list[tuple[str, float]]) -> list[Any]:
+    """Day recap: the hits listed in ``recap`` (``recap_date``, time order) lifted above every other hit, in that
+    order (score = best other score × (2 - i/n), ``explain["recap_rank"]`` = i + 1); others unchanged."""
+    rank = {d: i for i, (d, _) in enumerate(recap)}
+    top = max((h.score for h in hits), default=0.0) or 1.0
+    for h in hits:
+        i = rank.get(h.memory.id)
+        if i is not None:
+            h.explain["recap_rank"] = i + 1
+            h.score = h.explain["final"] = top * (2.0 - i / max(len(rank), 1))
+    return hits
+
+
+def recap_order(hits: list[Any]) -> list[Any]:
+    """The recap hits (``explain["recap_rank"]``) put back in recap order on the positions they hold after a
+    rerank (anchoring); the other hits keep their positions."""
+    slots = [i for i, h in enumerate(hits) if "recap_rank" in h.explain]
+    ordered = sorted((hits[i] for i in slots), key=lambda h: h.explain["recap_rank"])
+    out = list(hits)
+    for i, h in zip(slots, ordered):
+        out[i] = h
+    return out

@@ -35,7 +35,7 @@ from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
-from .dated import date_query, dated_lists, proximity
+from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
@@ -156,7 +156,7 @@ class Searcher:
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
         dq = date_query(query, as_of or now) if offline and config.date_query else None
-        dwin = None  # the named date's window, its year read off the user's memories (.dated)
+        dwin, recap = None, []  # the named date's window, its year read off the user's memories; a day recap (.dated)
         adapt: dict[str, float] | None = None
         fusion = config.fusion
         if config.fusion in ("rrf", "minmax"):
@@ -183,7 +183,7 @@ class Searcher:
                 got = dated_lists(self.store, scope, where, dq, n=n, as_of=as_of, terms=self._terms(query, offline),
                                   query_vector=lambda: query_vector if query_vector is not None
                                   else self.embed_query(query, scope))
-                dwin = got.window
+                dwin, recap = got.window, got.lists.get("recap_date", [])
                 for name, ls in got.lists.items():
                     lists[name] = ls
                     weights[name] = config.date_weight * (wl if name.startswith("bm25") else wd)
@@ -262,6 +262,8 @@ class Searcher:
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
+        if recap:
+            hits = recap_first(hits, recap)
         if anchor is not None:
             out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
                                     store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
@@ -273,6 +275,8 @@ class Searcher:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
             out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
                                     limit=limit, where=where)
+        if recap:
+            out = recap_order(out)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
