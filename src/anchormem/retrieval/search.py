@@ -155,7 +155,9 @@ class Searcher:
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
-        dq = date_query(query, as_of or now) if offline and config.date_query else None
+        dq = None
+        if offline and config.date_query:  # the query's date, else the conversation's (time_text)
+            dq = date_query(query, as_of or now) or (date_query(time_text, as_of or now) if time_text else None)
         dwin, recap = None, []  # the named date's window, its year read off the user's memories; a day recap (.dated)
         adapt: dict[str, float] | None = None
         fusion = config.fusion
@@ -214,7 +216,8 @@ class Searcher:
                     fused = fuse({**lists, **more}, {**weights, **more_w})
         else:
             fused = weighted(dense, lexical, config.dense_weight)
-        window = time_window(query, as_of or now) if offline and dq is None else dwin
+        # with date_query the window is .dated's (its year read off the memories); a query naming no date has none
+        window = dwin if offline and config.date_query else time_window(query, as_of or now) if offline else None
         if window is None and offline and time_text:
             window = time_window(time_text, as_of or now)
         if not fused:
