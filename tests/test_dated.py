@@ -102,3 +102,16 @@ def test_what_did_we_talk_about_returns_that_days_topics_in_order():
         assert top[:3] == [day[0], day[1], day[3]] and top[3] == day[2]
         zh = m.search("5月2号我们聊了哪些话题？", user_id="u", recipe=DATED)
         assert [h.memory.id for h in zh[:3]] == [day[0], day[1], day[3]]
+
+
+def test_the_conversations_date_steers_a_question_that_names_none():
+    with Memory(":memory:", embedder="hash") as m:
+        ids = _hiking(m)
+        # hybrid_rrf: anchoring's context factor on the hash embedder's vectors is not what is tested here
+        plain = RECIPES["hybrid_rrf"].model_copy(update={"date_query": True, "track_access": False})
+        hits = m.search("Where did I go hiking?", user_id="u", recipe=plain,
+                        context=["Let me tell you about May 4th.", "Sure, what happened?"])
+        assert hits[0].memory.id == ids["2023-05-04"] and hits[0].explain["date_prior"] == 1.0
+        # a year the question says is kept: 2022 holds no memory, so no memory is boosted and none dropped
+        hits = m.search("On May 4th 2022, where did I go hiking?", user_id="u", recipe=DATED)
+        assert len(hits) == 4 and all(h.explain.get("date_prior") in (None, 0.0) for h in hits)
