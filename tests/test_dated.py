@@ -12,7 +12,7 @@ from anchormem.retrieval.config import RECIPES
 from anchormem.retrieval.dated import date_query, is_recap, proximity
 from anchormem.text.dates import resolve_dates
 
-DATED = RECIPES["anchored"].model_copy(update={"date_query": True, "track_access": False})
+DATED = RECIPES["anchored"].model_copy(update={"track_access": False})  # date_query is on by default
 UTC = timezone.utc
 
 
@@ -68,6 +68,7 @@ def _hiking(m: Memory) -> dict[str, str]:
 
 
 def test_a_dated_question_ranks_that_days_turn_first_among_same_topic_turns():
+    assert DATED.date_query and RECIPES["hybrid_rrf"].date_query
     with Memory(":memory:", embedder="hash") as m:
         ids = _hiking(m)
         for q in ("On May 4th, where did I go hiking?", "我5月4日去哪里徒步了？ hiking"):
@@ -79,6 +80,10 @@ def test_a_dated_question_ranks_that_days_turn_first_among_same_topic_turns():
             # 05-06 10:00 is 34 h after the window: exp(-34/24); 05-08 is beyond three days
             assert math.isclose(others[ids["2023-05-06"]], math.exp(-(34 * 3600 + 1) / 86400))
             assert others[ids["2023-05-08"]] == 0.0
+        # off: the plain window (resolved to May 2026 or 2027, searched in 2026) boosts nothing
+        off = m.search("On May 4th, where did I go hiking?", user_id="u",
+                       recipe=DATED.model_copy(update={"date_query": False}))
+        assert not any(h.explain["time_match"] for h in off) and "date_prior" not in off[0].explain
         # a date nothing falls in changes no order and empties nothing
         assert len(m.search("On June 20th, where did I go hiking?", user_id="u", recipe=DATED)) == 4
         # the user's own filter is still a filter

@@ -21,8 +21,9 @@ before the search time) and :func:`dated_lists` turns it into
 - **a proximity factor** (:func:`proximity`): 1 for a memory inside the window, ``exp(-d / spread)`` at ``d``
   days outside it (0 beyond ``3 · spread``); the search multiplies the final score by ``1 + time_boost · factor``.
 
-Only where :class:`~anchormem.retrieval.config.SearchConfig` ``date_query`` is on (see its comment for what was
-measured); without it the offline rewrite's plain window boost (:mod:`.rewrite`) applies as before.
+With :class:`~anchormem.retrieval.config.SearchConfig` ``date_query`` (on by default; its comment says what was
+measured) and ``query_rewrite`` not ``"off"``; without it the offline rewrite's plain window boost (:mod:`.rewrite`)
+applies.
 """
 
 from __future__ import annotations
