@@ -9,8 +9,9 @@ features and weights used).
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
-question names a date the memory falls in: ``time_match``], with rw/iw the config's ``recency_weight``/
-``importance_weight``. After ranking, the returned hits' access counts are bumped
+question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
+the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`], with rw/iw the
+config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
 
