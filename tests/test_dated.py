@@ -120,3 +120,10 @@ def test_the_conversations_date_steers_a_question_that_names_none():
         # a year the question says is kept: 2022 holds no memory, so no memory is boosted and none dropped
         hits = m.search("On May 4th 2022, where did I go hiking?", user_id="u", recipe=DATED)
         assert len(hits) == 4 and all(h.explain.get("date_prior") in (None, 0.0) for h in hits)
+
+
+def test_weighted_fusion_keeps_the_dated_boost():
+    with Memory(":memory:", embedder="hash") as m:
+        ids = _hiking(m)
+        hits = m.search("On May 4th, where did I go hiking?", user_id="u", recipe="hybrid_weighted")
+        assert hits[0].memory.id == ids["2023-05-04"] and hits[0].explain["date_prior"] == 1.0

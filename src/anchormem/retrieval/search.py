@@ -162,6 +162,13 @@ class Searcher:
         dwin, recap = None, []  # the named date's window, its year read off the user's memories; a day recap (.dated)
         adapt: dict[str, float] | None = None
         fusion = config.fusion
+        got = None  # the named date's window and candidate lists (fused below with rrf/minmax fusion only)
+        if dq is not None:
+            got = dated_lists(self.store, scope, where, dq, n=n, as_of=as_of, terms=self._terms(query, offline),
+                              query_vector=lambda: query_vector if query_vector is not None
+                              else self.embed_query(query, scope))
+            dwin = got.window
+            recap = got.lists.get("recap_date", []) if config.fusion in ("rrf", "minmax") else []
         if config.fusion in ("rrf", "minmax"):
             lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
             wd, wl = config.dense_weight, config.lexical_weight
@@ -182,11 +189,7 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
-            if dq is not None and config.date_weight > 0:
-                got = dated_lists(self.store, scope, where, dq, n=n, as_of=as_of, terms=self._terms(query, offline),
-                                  query_vector=lambda: query_vector if query_vector is not None
-                                  else self.embed_query(query, scope))
-                dwin, recap = got.window, got.lists.get("recap_date", [])
+            if got is not None and config.date_weight > 0:
                 for name, ls in got.lists.items():
                     lists[name] = ls
                     weights[name] = config.date_weight * (wl if name.startswith("bm25") else wd)
