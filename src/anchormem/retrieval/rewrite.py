@@ -6,7 +6,10 @@ Offline (``SearchConfig.query_rewrite="offline"``, the default):
   search time (or ``as_of``) with :func:`anchormem.text.dates.resolve_dates`; hits whose ``event_time`` range or
   said-at time (``created_at``) falls in the window are boosted by ``time_boost`` (score · (1 + boost)), and every
   hit's ``explain["time_match"]`` says whether it matched. A boost, not a filter: a question never comes back
-  empty because the date was approximate.
+  empty because the date was approximate. A yearless date ("May 4th") takes the occurrence nearest the search time
+  here, and only memories already among the candidates are boosted; with ``SearchConfig.date_query``
+  (:mod:`.dated`) the year comes from the user's memories, the window's memories join the candidates, the boost
+  falls off with the days outside the window, and "what did we talk about on <day>" gets the day's topics.
 - **keyword expansion**: each query term in a paraphrase group of :mod:`anchormem.answering.evidence` ("live",
   "住", "搬到"; "work", "工作", "公司" …) adds the group's words **in the other script**, so an English question
   finds a Chinese memory by keyword and the reverse. Same-language synonyms are left to the dense signal (adding

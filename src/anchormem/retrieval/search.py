@@ -9,8 +9,9 @@ features and weights used).
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
-question names a date the memory falls in: ``time_match``], with rw/iw the config's ``recency_weight``/
-``importance_weight``. After ranking, the returned hits' access counts are bumped
+question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
+the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`], with rw/iw the
+config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
 
@@ -35,6 +36,7 @@ from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, wants_past
+from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
 from .past import PastTexts
 from .rewrite import expand_terms, in_window, time_window
@@ -154,8 +156,19 @@ class Searcher:
         dense, lexical = self._candidates(query, scope, where, n, config, as_of, query_vector, expand=offline,
                                           past=past)
         also: set[str] = set()  # found by an alternative phrasing
+        dq = None
+        if offline and config.date_query:  # the query's date, else the conversation's (time_text)
+            dq = date_query(query, as_of or now) or (date_query(time_text, as_of or now) if time_text else None)
+        dwin, recap = None, []  # the named date's window, its year read off the user's memories; a day recap (.dated)
         adapt: dict[str, float] | None = None
         fusion = config.fusion
+        got = None  # the named date's window and candidate lists (fused below with rrf/minmax fusion only)
+        if dq is not None:
+            got = dated_lists(self.store, scope, where, dq, n=n, as_of=as_of, terms=self._terms(query, offline),
+                              query_vector=lambda: query_vector if query_vector is not None
+                              else self.embed_query(query, scope))
+            dwin = got.window
+            recap = got.lists.get("recap_date", []) if config.fusion in ("rrf", "minmax") else []
         if config.fusion in ("rrf", "minmax"):
             lexical = drop_zero(lexical, config.bm25_min_score)  # a ~0 BM25 score is no evidence, whatever its rank
             wd, wl = config.dense_weight, config.lexical_weight
@@ -176,6 +189,11 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
+            if got is not None and config.date_weight > 0:
+                for name, ls in got.lists.items():
+                    lists[name] = ls
+                    weights[name] = config.date_weight * (wl if name.startswith("bm25") else wd)
+                    also |= {d for d, _ in ls}
             # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
             # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
             # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
@@ -202,7 +220,8 @@ class Searcher:
                     fused = fuse({**lists, **more}, {**weights, **more_w})
         else:
             fused = weighted(dense, lexical, config.dense_weight)
-        window = time_window(query, as_of or now) if offline else None
+        # with date_query the window is .dated's (its year read off the memories); a query naming no date has none
+        window = dwin if offline and config.date_query else time_window(query, as_of or now) if offline else None
         if window is None and offline and time_text:
             window = time_window(time_text, as_of or now)
         if not fused:
@@ -241,11 +260,17 @@ class Searcher:
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
             if adapt is not None:
                 explain["fusion_adapt"] = adapt
-            if window is not None:
+            if window is not None and dq is not None:
+                explain["date_prior"] = prox = proximity(item, window, config.date_spread_days)
+                explain["time_match"] = prox >= 1.0
+                final *= 1 + config.time_boost * prox
+            elif window is not None:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
+        if recap:
+            hits = recap_first(hits, recap)
         if anchor is not None:
             out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
                                     store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
@@ -257,6 +282,8 @@ class Searcher:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
             out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
                                     limit=limit, where=where)
+        if recap:
+            out = recap_order(out)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out

@@ -20,12 +20,15 @@ __all__ = ["DateSpan", "resolve_dates"]
 
 @dataclass(frozen=True)
 class DateSpan:
-    """A resolved date mention: ``text`` as written, ``start``/``end`` aware UTC (inclusive day range)."""
+    """A resolved date mention: ``text`` as written, ``start``/``end`` aware UTC (inclusive day range).
+    ``yearless``: an absolute date written without its year ("May 4th", "5月4日", "in April"), its year taken from
+    the anchor (:func:`_nearest_year`; a question's reader may infer another: :mod:`anchormem.retrieval.dated`)."""
 
     text: str
     start: datetime
     end: datetime
     relative: bool
+    yearless: bool = False
 
 
 _NUM_EN = {
@@ -104,10 +107,10 @@ def _week_range(d: date) -> tuple[date, date]:
     return start, start + timedelta(days=6)
 
 
-def _span(text: str, a: date, b: date, tz, relative: bool = True) -> DateSpan:
+def _span(text: str, a: date, b: date, tz, relative: bool = True, yearless: bool = False) -> DateSpan:
     start = datetime.combine(a, time.min, tzinfo=tz).astimezone(timezone.utc)
     end = datetime.combine(b, time(23, 59, 59), tzinfo=tz).astimezone(timezone.utc)
-    return DateSpan(text, start, end, relative)
+    return DateSpan(text, start, end, relative, yearless)
 
 
 def _unit_offset(today: date, n: float, unit: str, sign: int) -> tuple[date, date]:
@@ -277,7 +280,8 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
                 continue
             try:
                 res = _resolve_one(kind, m, today, tz)
-                span = None if res is None else _span(m.group(), res[0], res[1], tz, res[2])
+                yearless = kind in ("zh_abs", "en_abs") and not re.search(r"\d{4}", m.group())
+                span = None if res is None else _span(m.group(), res[0], res[1], tz, res[2], yearless)
             except (OverflowError, ValueError):  # beyond Python's years 1-9999 ("in 99999 days")
                 continue
             if span is None or not (in_range(span.start) and in_range(span.end)):
