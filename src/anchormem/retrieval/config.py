@@ -111,6 +111,14 @@ class SearchConfig(BaseModel):
     hop_terms: int = Field(8, ge=0, le=50)
     hop_mix: float = Field(0.5, ge=0, le=1)
     hop_weight: float = Field(0.5, ge=0, le=2)
+    # sessions (anchormem.retrieval.sessions): session_lift λ: a hit's score × (1 + λ·its session's strength, the mean
+    # of its session_lift_turns best scores over the best hit's); session_spread d: the first session_spread_top places
+    # filled greedily by score × d^(hits of the same session already placed), so evidence from several sessions
+    # reaches the top (1: off)
+    session_lift: float = Field(0.0, ge=0, le=5)
+    session_lift_turns: int = Field(3, ge=1, le=50)
+    session_spread: float = Field(1.0, gt=0, le=1)
+    session_spread_top: int = Field(10, ge=1, le=1000)
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
     # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid

@@ -37,6 +37,7 @@ from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, we
 from .currency import order_by_currency, past_where, wants_past
 from .hops import second_round
 from .past import PastTexts
+from .sessions import lift, spread
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -247,16 +248,16 @@ class Searcher:
             explain["final"] = final
             hits.append(Hit(memory=item, score=final, explain=explain))
         if anchor is not None:
-            out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
-                                    store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
-                                    where=where)
+            ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))
+            out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
+                                    as_of=as_of, limit=limit, where=where)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
                 explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
-            out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
-                                    limit=limit, where=where)
+            out = order_by_currency(by_session(collapse_repeats(hits), config), store=self.store, scope=scope,
+                                    past=past_q, as_of=as_of, limit=limit, where=where)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
@@ -324,6 +325,16 @@ def collapse_repeats(hits: list[Hit]) -> list[Hit]:
         for sid in h.memory.source_message_ids:
             by_source.setdefault(sid, []).append(h)
     return kept
+
+
+def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
+    """``hits`` (best first) with the session reorderings of :mod:`.sessions` the config turns on (lift, then
+    spread); unchanged when both are off."""
+    if config.session_lift > 0:
+        hits = lift(hits, config.session_lift, config.session_lift_turns)
+    if config.session_spread < 1:
+        hits = spread(hits, config.session_spread, config.session_spread_top)
+    return hits
 
 
 def _expired(item: MemoryItem, now: datetime) -> bool:
