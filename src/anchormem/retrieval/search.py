@@ -37,7 +37,7 @@ from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, we
 from .currency import order_by_currency, past_where, wants_past
 from .hops import second_round
 from .past import PastTexts
-from .sessions import lift, spread
+from .sessions import weigh
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -328,13 +328,8 @@ def collapse_repeats(hits: list[Hit]) -> list[Hit]:
 
 
 def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
-    """``hits`` (best first) with the session reorderings of :mod:`.sessions` the config turns on (lift, then
-    spread); unchanged when both are off."""
-    if config.session_lift > 0:
-        hits = lift(hits, config.session_lift, config.session_lift_turns)
-    if config.session_spread < 1:
-        hits = spread(hits, config.session_spread, config.session_spread_top)
-    return hits
+    """``hits`` (best first) weighed by their session (:func:`.sessions.weigh`) when ``config.session_weight`` > 0."""
+    return weigh(hits, config.session_weight) if config.session_weight > 0 else hits
 
 
 def _expired(item: MemoryItem, now: datetime) -> bool:
