@@ -129,6 +129,21 @@ def simulate(path: str) -> None:
 
     base = evaluate(lambda h: h)
     print("unchanged\n" + summary(base, base))
+    for cat in (1, 3):  # where the missed evidence of the unchanged lists is
+        sel = [q for q in qs if q["category"] == cat]
+        ranks, in_top_session = collections.Counter(), []
+        for q in sel:
+            ids = _ranked(q["hits"])
+            top = {d.split(":")[0] for d in ids[:10]}
+            for e in q["evidence"]:
+                if e not in ids[:10]:
+                    r = ids.index(e) + 1 if e in ids else 0
+                    ranks["11-25" if 0 < r <= 25 else "26-100" if r else "not in top 100"] += 1
+                    in_top_session.append(e.split(":")[0] in top)
+        r100 = 100 * statistics.mean(len(set(q["evidence"]) & set(_ranked(q["hits"]))) / len(q["evidence"])
+                                     for q in sel)
+        print(f"category {cat}: evidence missed at 10: {sum(ranks.values())} ({dict(ranks)}), in a session of the "
+              f"top 10: {100 * statistics.mean(in_top_session):.0f}%; R@100 {r100:.1f}")
     for d in (0.9, 0.8, 0.7, 0.5):
         print(f"spread decay={d}\n" + summary(evaluate(lambda h: spread(h, d)), base))
     for lam in (0.2, 0.4, 0.8, 1.5, 5.0, 20.0):
