@@ -89,7 +89,7 @@ def main() -> int:
     print(format_table(result))
     for name, parts in result["paired_vs_" + base]["session"].items():
         for part, ms in parts.items():
-            print(name, "-", base, part, {m: f"{100*v['diff']:+.1f} [{100*v['lo']:+.1f}, {100*v['hi']:+.1f}]"
+            print(name, "-", base, part, {m: f"{100*v['diff']:+.1f} [{100*v['low']:+.1f}, {100*v['high']:+.1f}]"
                                           for m, v in ms.items()})
     print(f"\nwrote {out}")
     return 0

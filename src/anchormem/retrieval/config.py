@@ -148,8 +148,9 @@ RECIPES: dict[str, SearchConfig] = {
     # min-max score fusion (per query, scale-free) over RRF: Memora session R@10 66.7 vs 62.5 (held-out personas
     # 68.1 vs 63.8, paired +4.3 [0.7, 8.2]), LoCoMo R@5 / R@10 59.6 / 67.6 vs 60.1 / 67.6 (paired R@5 -0.5
     # [-1.4, +0.4]); bench/results/fusion_real_{memora,locomo}.json (python bench/fusion_tune.py real-...)
-    # session then turn (session_weight 1): LoCoMo held-out conversations 6-9 R@10 +3.1 (paired, interval above 0;
-    # bench/results/locomo_sessions_paired.json)
+    # session then turn (session_weight 1): LoCoMo held-out conversations 6-9 R@5 +3.5 [+1.9, +5.0], R@10 +3.2
+    # [+1.8, +4.7] (paired; bench/results/locomo_sessions_paired.json); Memora session recall unchanged (it keeps the
+    # order of sessions), turn R@10 43.4 -> 45.7 (bench/results/memora_sessions.json)
     "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0),
 }
 
