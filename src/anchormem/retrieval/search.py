@@ -39,6 +39,7 @@ from .currency import order_by_currency, past_where, wants_past
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
 from .past import PastTexts
+from .sessions import weigh
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -272,16 +273,16 @@ class Searcher:
         if recap:
             hits = recap_first(hits, recap)
         if anchor is not None:
-            out = order_by_currency(collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors)),
-                                    store=self.store, scope=scope, past=past_q, as_of=as_of, limit=limit,
-                                    where=where)
+            ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))
+            out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
+                                    as_of=as_of, limit=limit, where=where)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
                 explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
-            out = order_by_currency(collapse_repeats(hits), store=self.store, scope=scope, past=past_q, as_of=as_of,
-                                    limit=limit, where=where)
+            out = order_by_currency(by_session(collapse_repeats(hits), config), store=self.store, scope=scope,
+                                    past=past_q, as_of=as_of, limit=limit, where=where)
         if recap:
             out = recap_order(out)
         if config.track_access and out:
@@ -351,6 +352,11 @@ def collapse_repeats(hits: list[Hit]) -> list[Hit]:
         for sid in h.memory.source_message_ids:
             by_source.setdefault(sid, []).append(h)
     return kept
+
+
+def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
+    """``hits`` (best first) weighed by their session (:func:`.sessions.weigh`) when ``config.session_weight`` > 0."""
+    return weigh(hits, config.session_weight) if config.session_weight > 0 else hits
 
 
 def _expired(item: MemoryItem, now: datetime) -> bool:
