@@ -126,6 +126,14 @@ class SearchConfig(BaseModel):
     anchor_spread: Literal["full", "labels", "query"] = "query"
     anchor_spread_weight: float = Field(0.8, ge=0, le=1)  # w of a "spread" reorder with a conversation (not "full")
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
+    # gate "spread" with a conversation: the conversation decides after all (as "full") when it tells the senses apart:
+    # among the anchor_gate_top best candidates holding a subject word of the query, outside the conversation's own
+    # sessions, the best context-vector cosine with the conversation of one label domain leads every other domain's
+    # by this much (anchormem.context.hook.conversation_tells); 0: never
+    anchor_spread_tell: float = Field(0.0, ge=0, le=2)
+    # the context-vector and label weights of such a reorder (w_c and w of anchormem.context.anchor), milder than a
+    # template's: the query's words already name what it is about
+    anchor_spread_tell_weight: float = Field(0.97, ge=0, le=1)
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
     # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
     # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
