@@ -13,6 +13,17 @@ deciding ``spread`` too, LoCoMo questions asked after the preceding session's la
 against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
 the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
+
+``anchor_spread_tell`` (off): a ``spread`` reorder is decided by the conversation after all (gate
+``spread+conversation``, context-vector and label weights at most ``anchor_spread_tell_weight``) when the
+conversation sits by one sense's memories (:func:`conversation_tells`). On the pooled polysemy dev set (margin 0.05)
+it took ZH 102 → 106 of 112 and left EN at 108 of 114, but on LoCoMo conversations 1-3 with the preceding session as
+conversation R@5 61.0 → 55.4 (hybrid 69.4): the preceding session sits by some sessions' memories just as clearly
+(margins of both overlap: polysemy median 0.12, LoCoMo 0.026 with a long tail). Measured in the report of the
+``gate`` branch; kept as an option.
+
+**Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
+gate that keeps the hybrid order, or a ``spread`` reorder by the query's own words, embeds none.
 """
 
 from __future__ import annotations
