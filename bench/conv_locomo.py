@@ -12,7 +12,9 @@ importance):
 - ``hybrid+conv``, ``anchored+conv``: the question with its conversation (``conversation_query_weight`` as the recipe
   sets it: the conversation also forms a query, :mod:`anchormem.retrieval.conversation`);
 - ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0);
-  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off.
+  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off;
+  ``anchored+conv-tell``: ``anchor_spread_tell`` 0.05 (a "spread" reorder decided by the conversation when it sits by
+  one sense's memories).
 
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
@@ -36,7 +38,8 @@ from anchormem.retrieval.config import RECIPES
 LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
 PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv-q", "anchored+conv"),
-         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored")]
+         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored"),
+         ("anchored+conv-tell", "anchored+conv")]
 
 
 def _arg(argv: list[str], name: str, default: str) -> str:
@@ -52,6 +55,8 @@ def _config(name: str):
         upd["conversation_query_weight"] = 0.25
     if name.endswith("-nogate"):  # every anchored search reorders (before issue #23)
         upd["anchor_gate"] = False
+    if name.endswith("-tell"):  # a "spread" reorder decided by a conversation that sits by one sense's memories
+        upd["anchor_spread_tell"] = 0.05
     return base.model_copy(update=upd)
 
 
