@@ -16,11 +16,10 @@ word* (few candidates hold it) and reorders only its holders' sessions: it cost 
 
 ``anchor_spread_tell`` (off): a ``spread`` reorder is decided by the conversation after all (gate
 ``spread+conversation``, context-vector and label weights at most ``anchor_spread_tell_weight``) when the
-conversation sits by one sense's memories (:func:`conversation_tells`). On the pooled polysemy dev set (margin 0.05)
-it took ZH 102 → 106 of 112 and left EN at 108 of 114, but on LoCoMo conversations 1-3 with the preceding session as
-conversation R@5 61.0 → 55.4 (hybrid 69.4): the preceding session sits by some sessions' memories just as clearly
-(margins of both overlap: polysemy median 0.12, LoCoMo 0.026 with a long tail). Measured in the report of the
-``gate`` branch; kept as an option.
+conversation sits by one sense's memories (:func:`conversation_tells`). At 0.05 it took the pooled polysemy dev set
+ZH 103 → 107 of 112 (EN 107 of 114 both; ``bench/results/anchor_dev_gate.json``) but LoCoMo with the preceding session
+as conversation R@5 -6.6 points (``bench/results/conv_locomo_tell.json``): the preceding session sits by some
+sessions' memories as clearly as a conversation about one sense does. Kept as an option, off.
 
 **Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
 gate that keeps the hybrid order, or a ``spread`` reorder by the query's own words, embeds none.
