@@ -175,5 +175,8 @@ def test_conversation_tells_the_senses_apart_only_with_a_lead():
     own = np.array([True, False, False, False])
     assert conversation_tells(sims, c, about, own, top=10, margin=0.1)  # work 0.55 still leads 0.40
     assert not conversation_tells(np.array([0.60, 0.50, 0.52, 0.9]), c, about, own, top=10, margin=0.1)
+    # the best holder must stand out of the whole pool: a conversation close to every memory tells nothing
+    assert not conversation_tells(sims, c, about, none, top=10, margin=0.1, stand=0.15)  # 0.60 - median 0.575
+    assert conversation_tells(np.array([0.70, 0.40, 0.55, 0.10]), c, about, none, top=10, margin=0.1, stand=0.15)
     # one domain among the holders: nothing to tell apart
     assert not conversation_tells(sims, cand(["work"] * 4, [0, 1, 2, 3]), about, none, top=10, margin=0.1)

@@ -131,6 +131,9 @@ class SearchConfig(BaseModel):
     # sessions, the best context-vector cosine with the conversation of one label domain leads every other domain's
     # by this much (anchormem.context.hook.conversation_tells); 0: never
     anchor_spread_tell: float = Field(0.0, ge=0, le=2)
+    # ... and when that best cosine stands this much above the median candidate's (a conversation close to every
+    # memory of the store, as the dialogue's own preceding session is, tells no sense apart)
+    anchor_spread_stand: float = Field(0.15, ge=0, le=2)
     # the context-vector and label weights of such a reorder (w_c and w of anchormem.context.anchor), milder than a
     # template's: the query's words already name what it is about
     anchor_spread_tell_weight: float = Field(0.97, ge=0, le=1)
