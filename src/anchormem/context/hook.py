@@ -14,15 +14,17 @@ against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_
 the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
 
-``anchor_spread_tell`` (off): a ``spread`` reorder is decided by the conversation after all (gate
-``spread+conversation``, context-vector and label weights at most ``anchor_spread_tell_weight``) when the
-conversation sits by one sense's memories (:func:`conversation_tells`). At 0.05 it took the pooled polysemy dev set
-ZH 103 → 107 of 112 (EN 107 of 114 both; ``bench/results/anchor_dev_gate.json``) but LoCoMo with the preceding session
-as conversation R@5 -6.6 points (``bench/results/conv_locomo_tell.json``): the preceding session sits by some
-sessions' memories as clearly as a conversation about one sense does. Kept as an option, off.
+``anchor_spread_tell`` (0.025) and ``anchor_spread_stand`` (0.15): a ``spread`` reorder is decided by the
+conversation after all (gate ``spread+conversation``, context-vector and label weights at most
+``anchor_spread_tell_weight``) when the conversation sits by one sense's memories and stands out of the candidate
+pool (:func:`conversation_tells`). Pooled polysemy dev EN 107 → 109 of 114, ZH 103 → 107 of 112
+(``bench/results/anchor_dev_gate.json``); LoCoMo with the preceding session as conversation R@5 -0.5 paired
+(``bench/results/conv_locomo_tell025.json``); without the stand test, -6.6 (``conv_locomo_tell.json``): the
+preceding session sits by some sessions' memories as clearly as a conversation about one sense does, but it is
+close to every memory of its dialogue.
 
 **Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
-gate that keeps the hybrid order, or a ``spread`` reorder by the query's own words, embeds none.
+gate that keeps the hybrid order embeds none (nor does a ``spread`` reorder with ``anchor_spread_tell`` 0).
 """
 
 from __future__ import annotations
@@ -116,11 +118,10 @@ def conversation_tells(sims: np.ndarray, cand: Candidates, about: np.ndarray | N
     not of a session of the conversation's own turns (``own``, (n,) bool: a stored turn's session is the conversation
     itself, close to it whatever the query means), those of one label domain (primary) have a context-vector cosine
     with the conversation (``sims``, (n,), NaN: none) that leads the best of every other domain by ``margin`` or
-    more, and (with ``stand``) that best cosine stands ``stand`` or more above the median candidate's (the conversation sits by some
-    memories, not by the whole store). A conversation about the word's sense ("Excel里的数据" for 表) sits close to
+    more, and (with ``stand``) that best cosine stands ``stand`` or more above the median candidate's (the
+    conversation sits by some memories, not by the whole store). A conversation about the word's sense ("Excel里的数据" for 表) sits close to
     that sense's memories and far from the rest; the session before a LoCoMo question is close to every memory of
-    its dialogue (polysemy dev sense cases: best minus median 0.12-0.60; LoCoMo conversations 1-2: median 0.04,
-    under 0.15 for 217 of 221)."""
+    its dialogue."""
     if about is None or margin <= 0 or not about.any():
         return False
     mine = np.isin(cand.session, cand.session[own]) if own.any() else np.zeros(len(cand), dtype=bool)

@@ -129,8 +129,10 @@ class SearchConfig(BaseModel):
     # gate "spread" with a conversation: the conversation decides after all (as "full") when it tells the senses apart:
     # among the anchor_gate_top best candidates holding a subject word of the query, outside the conversation's own
     # sessions, the best context-vector cosine with the conversation of one label domain leads every other domain's
-    # by this much (anchormem.context.hook.conversation_tells); 0: never
-    anchor_spread_tell: float = Field(0.0, ge=0, le=2)
+    # by this much (anchormem.context.hook.conversation_tells); 0: never. 0.025 (with anchor_spread_stand 0.15):
+    # polysemy pooled dev EN 107 -> 109/114, ZH 103 -> 107/112; LoCoMo with the preceding session as conversation
+    # R@5 about -0.5 (bench/results/conv_locomo_tell025.json, anchor_dev_gate.json)
+    anchor_spread_tell: float = Field(0.025, ge=0, le=2)
     # ... and when that best cosine stands this much above the median candidate's (a conversation close to every
     # memory of the store, as the dialogue's own preceding session is, tells no sense apart)
     anchor_spread_stand: float = Field(0.15, ge=0, le=2)
