@@ -119,9 +119,9 @@ def conversation_tells(sims: np.ndarray, cand: Candidates, about: np.ndarray | N
     itself, close to it whatever the query means), those of one label domain (primary) have a context-vector cosine
     with the conversation (``sims``, (n,), NaN: none) that leads the best of every other domain by ``margin`` or
     more, and (with ``stand``) that best cosine stands ``stand`` or more above the median candidate's (the
-    conversation sits by some memories, not by the whole store). A conversation about the word's sense ("Excel里的数据" for 表) sits close to
-    that sense's memories and far from the rest; the session before a LoCoMo question is close to every memory of
-    its dialogue."""
+    conversation sits by some memories, not by the whole store). A conversation about the word's sense
+    ("Excel里的数据" for 表) sits close to that sense's memories and far from the rest; the session before a LoCoMo
+    question is close to every memory of its dialogue."""
     if about is None or margin <= 0 or not about.any():
         return False
     mine = np.isin(cand.session, cand.session[own]) if own.any() else np.zeros(len(cand), dtype=bool)
