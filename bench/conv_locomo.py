@@ -12,12 +12,14 @@ importance):
 - ``hybrid+conv``, ``anchored+conv``: the question with its conversation (``conversation_query_weight`` as the recipe
   sets it: the conversation also forms a query, :mod:`anchormem.retrieval.conversation`);
 - ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0);
-  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off.
+  ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off;
+  ``anchored+conv-tell``: ``anchor_spread_tell`` 0.05 or ``--tell`` (a "spread" reorder decided by the conversation
+  when it sits by one sense's memories).
 
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
 of conversations 4-10 (held out: the anchoring gate's ``anchor_spread_weight`` was chosen on a sample of 1-3).
-Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--db /tmp/locomo.db] [--variants ...]
+Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--db /tmp/locomo.db] [--variants ...] [--tell X]
 [--out bench/results/conv_locomo.json]"""
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ from anchormem.retrieval.config import RECIPES
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
+TELL = 0.05  # anchor_spread_tell of the "-tell" variants (--tell)
 PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv-q", "anchored+conv"),
-         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored")]
+         ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored"),
+         ("anchored+conv-tell", "anchored+conv")]
 
 
 def _arg(argv: list[str], name: str, default: str) -> str:
@@ -52,11 +56,15 @@ def _config(name: str):
         upd["conversation_query_weight"] = 0.25
     if name.endswith("-nogate"):  # every anchored search reorders (before issue #23)
         upd["anchor_gate"] = False
+    if name.endswith("-tell"):  # a "spread" reorder decided by a conversation that sits by one sense's memories
+        upd["anchor_spread_tell"] = TELL
     return base.model_copy(update=upd)
 
 
 def main(argv: list[str]) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
+    global TELL
+    TELL = float(_arg(argv, "--tell", str(TELL)))
     n_conv = int(_arg(argv, "--conversations", "10"))
     db = _arg(argv, "--db", f"/tmp/locomo_conv{n_conv}.db")
     variants = _arg(argv, "--variants", "hybrid,anchored,hybrid+conv,anchored+conv,anchored+conv-noq").split(",")

@@ -126,3 +126,57 @@ def test_the_conversations_date_sets_the_time_window(mem):
     assert hits[0].explain["time_match"] is True and hits[1].explain["time_match"] is False
     bare = mem.search("Who was I hiking with?", user_id="u", as_of="2024-05-10T12:00:00Z", recipe="hybrid_rrf")
     assert "time_match" not in bare[0].explain  # no date anywhere: no window
+
+
+def test_a_memory_naming_what_the_query_names_is_not_dropped_by_labels(mem_e5):
+    """Issue #23: "When can the crane start again?" inside a conversation about a project schedule keeps the crane
+    memories in the top 3, whatever the conversation's labels (code and OS memories lie closer to "schedule")."""
+    m = mem_e5
+
+    def said(*texts):
+        return [{"role": "user", "content": t} for t in texts]
+    m.add(said("The tower crane on the building site broke down on Monday.",
+           "The crane operator says the hydraulic pump has to be replaced first."), user_id="u", session_id="site")
+    m.add(said("We saw a pair of cranes wading in the marsh at dawn."), user_id="u", session_id="birds")
+    m.add(said("The cron job that builds the release runs every night at two.",
+           "I rescheduled the kernel update to Friday after the outage."), user_id="u", session_id="ops")
+    m.add(said("Sprint planning moved to Wednesday; the backlog is too long."), user_id="u", session_id="plan")
+    ctx = ["The project schedule slipped by two weeks.", "The concrete pour is waiting for the steel frame.",
+           "We need a new plan for the next milestone."]
+    hits = m.search("When can the crane start again?", user_id="u", context=ctx, limit=3)
+    site = [h for h in hits if h.memory.session_id == "site"]
+    assert site, [h.memory.text for h in hits]
+    assert hits[0].memory.session_id == "site"
+
+
+def test_conversation_tells_the_senses_apart_only_with_a_lead():
+    from anchormem.context.candidates import Candidates
+    from anchormem.context.hook import conversation_tells
+    from anchormem.context.taxonomy import DOMAIN_INDEX, DOMAIN_NAMES
+
+    def cand(domains, sessions):
+        n = len(domains)
+        labels = np.zeros((n, len(DOMAIN_NAMES)), dtype=np.float32)
+        for i, d in enumerate(domains):
+            labels[i, DOMAIN_INDEX[d]] = 1.0
+        nan = np.full(n, np.nan)
+        return Candidates(hits=[], ids=[str(i) for i in range(n)], session=np.array(sessions, dtype=np.int64),
+                          score=np.linspace(1.0, 0.5, n), bm25=nan, bm25_rank=nan, dense=nan, labels=labels,
+                          labelled=np.ones(n, dtype=bool))
+
+    c = cand(["work", "shopping", "work", "food"], [0, 1, 2, 3])
+    about = np.array([True, True, True, False])
+    none = np.zeros(4, dtype=bool)
+    sims = np.array([0.60, 0.40, 0.55, 0.90])  # the food memory names nothing the query names: not counted
+    assert conversation_tells(sims, c, about, none, top=10, margin=0.1)  # work 0.60 leads shopping 0.40 by 0.2
+    assert not conversation_tells(sims, c, about, none, top=10, margin=0.25)
+    assert not conversation_tells(sims, c, about, none, top=10, margin=0.0)  # 0: never
+    # the conversation's own session (a stored turn of it) is left out: its closeness says nothing of the sense
+    own = np.array([True, False, False, False])
+    assert conversation_tells(sims, c, about, own, top=10, margin=0.1)  # work 0.55 still leads 0.40
+    assert not conversation_tells(np.array([0.60, 0.50, 0.52, 0.9]), c, about, own, top=10, margin=0.1)
+    # the best holder must stand out of the whole pool: a conversation close to every memory tells nothing
+    assert not conversation_tells(sims, c, about, none, top=10, margin=0.1, stand=0.15)  # 0.60 - median 0.575
+    assert conversation_tells(np.array([0.70, 0.40, 0.55, 0.10]), c, about, none, top=10, margin=0.1, stand=0.15)
+    # one domain among the holders: nothing to tell apart
+    assert not conversation_tells(sims, cand(["work"] * 4, [0, 1, 2, 3]), about, none, top=10, margin=0.1)

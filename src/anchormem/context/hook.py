@@ -13,6 +13,18 @@ deciding ``spread`` too, LoCoMo questions asked after the preceding session's la
 against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
 the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
+
+``anchor_spread_tell`` (0.025) and ``anchor_spread_stand`` (0.15): a ``spread`` reorder is decided by the
+conversation after all (gate ``spread+conversation``, context-vector and label weights at most
+``anchor_spread_tell_weight``) when the conversation sits by one sense's memories and stands out of the candidate
+pool (:func:`conversation_tells`). Pooled polysemy dev EN 107 → 109 of 114, ZH 103 → 107 of 112
+(``bench/results/anchor_dev_gate.json``); LoCoMo with the preceding session as conversation R@5 -0.5 paired
+(``bench/results/conv_locomo_tell025.json``); without the stand test, -6.6 (``conv_locomo_tell.json``): the
+preceding session sits by some sessions' memories as clearly as a conversation about one sense does, but it is
+close to every memory of its dialogue.
+
+**Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
+gate that keeps the hybrid order embeds none (nor does a ``spread`` reorder with ``anchor_spread_tell`` 0).
 """
 
 from __future__ import annotations
@@ -33,7 +45,7 @@ from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, subject_terms
 
-__all__ = ["AnchorHook", "informative", "conversation_texts"]
+__all__ = ["AnchorHook", "informative", "conversation_texts", "conversation_tells"]
 
 
 def conversation_texts(ctx: Sequence, turns: int) -> list[str]:
@@ -99,6 +111,32 @@ def informative(query: str, hits: Sequence[Hit], cand: Candidates, cov: dict[str
     return None, None
 
 
+def conversation_tells(sims: np.ndarray, cand: Candidates, about: np.ndarray | None, own: np.ndarray, *,
+                       top: int, margin: float, stand: float | None = None) -> bool:
+    """Whether the conversation tells apart the senses the query's words are held in (gate "spread"): among the
+    ``top`` best candidates (by ``cand.score``) that hold a subject word of the query (``about``, (n,) bool) and are
+    not of a session of the conversation's own turns (``own``, (n,) bool: a stored turn's session is the conversation
+    itself, close to it whatever the query means), those of one label domain (primary) have a context-vector cosine
+    with the conversation (``sims``, (n,), NaN: none) that leads the best of every other domain by ``margin`` or
+    more, and (with ``stand``) that best cosine stands ``stand`` or more above the median candidate's (the
+    conversation sits by some memories, not by the whole store). A conversation about the word's sense
+    ("Excel里的数据" for 表) sits close to that sense's memories and far from the rest; the session before a LoCoMo
+    question is close to every memory of its dialogue."""
+    if about is None or margin <= 0 or not about.any():
+        return False
+    mine = np.isin(cand.session, cand.session[own]) if own.any() else np.zeros(len(cand), dtype=bool)
+    order = [i for i in np.argsort(-cand.score, kind="stable").tolist()
+             if about[i] and not mine[i] and cand.labelled[i] and not np.isnan(sims[i])][:max(top, 1)]
+    best: dict[int, float] = {}
+    for i in order:
+        d = int(np.argmax(cand.labels[i]))
+        best[d] = max(best.get(d, -np.inf), float(sims[i]))
+    if len(best) < 2:
+        return False
+    s1, s2 = sorted(best.values(), reverse=True)[:2]
+    return s1 - s2 >= margin and (stand is None or s1 - float(np.nanmedian(sims)) >= stand)
+
+
 def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
     """The query names one thing only (one subject word, :func:`.wording.subject_terms`) and the memories holding it
     (``holders``: their ids) have primary labels of two domains or more: the word is ambiguous in this user's
@@ -135,6 +173,15 @@ class AnchorHook:
         self.own = {m.content.strip() for m in ctx} | {query.strip()}
         self.wants_context_vectors = bool(self.texts) and cfg.anchor_context_weight > 0
         self.reranking: Reranking | None = None  # set by __call__, read by explain
+        self._turns_embedded = False
+
+    def _embed_turns(self) -> None:
+        """Embed the conversation's turns not embedded yet in one batched call (``embed_turns``), once per search
+        and only when the reorder reads them: a gate that keeps the hybrid order, or a "spread" reorder by the
+        query's own words, embeds none."""
+        if self.embed_turns is not None and self.texts and not self._turns_embedded:
+            self.embed_turns(list(self.texts))
+            self._turns_embedded = True
 
     def _recent(self) -> np.ndarray | None:  # the user's most recent session, across sessions of this agent
         from ..types import Scope
@@ -157,23 +204,36 @@ class AnchorHook:
                                              full_label=cfg.anchor_full_label, limit=self.limit, cand=cand,
                                              min_top_agreement=anchor.min_top_agreement, gate=None)
             return self.reranking.hits
-        if self.embed_turns is not None and texts:
-            self.embed_turns(list(texts))  # one batched call for the turns not embedded yet
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
                                   cov=cov)
         own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
         if pick is not None and pick.memory.text.strip() in self.own:
             pick = None
         # a split word (gate "spread"): its senses are told apart by the query's own words and the memory they
-        # single out, not by a conversation that may be about something else (anchor_spread)
+        # single out, not by a conversation that may be about something else (anchor_spread), unless the
+        # conversation clearly sits by one sense's memories (anchor_spread_tell: gate "spread+conversation")
         spread = gate == "spread" and cfg.anchor_spread != "full"
+        if spread and texts and cfg.anchor_spread_tell > 0 and self.wants_context_vectors:
+            self._embed_turns()
+            mv = context_vectors if context_vectors is not None else \
+                self.store.get_context_vectors(self.scope.tenant, cand.ids)
+            context_vectors = mv
+            probe = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
+                                         weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=None)
+            if conversation_tells(probe.sims, cand, about, own, top=cfg.anchor_gate_top,
+                                  margin=cfg.anchor_spread_tell, stand=cfg.anchor_spread_stand):
+                spread, gate = False, "spread+conversation"
         ctx_texts = () if spread and cfg.anchor_spread == "query" else texts
+        if ctx_texts or (self.wants_context_vectors and not spread):
+            self._embed_turns()  # the conversation is read: its unembedded turns in one batched call
         # the recent session stands in for a missing conversation only when the query's words single nothing out
         qc = anchor.query_context(self.query, embed(self.query), context=ctx_texts, embed=self.embed_turn,
                                   recent=self._recent if pick is None else None, margin=cfg.anchor_margin,
                                   with_labels=False, ambiguous=bool(ctx_texts) and pick is None
                                   and _ambiguous(self.query, hits, holders))
+        told = gate == "spread+conversation"
         weight = cfg.anchor_spread_weight if spread and texts else \
+            min(cfg.anchor_weight, cfg.anchor_spread_tell_weight) if told and qc.source == "query+context" else \
             cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)
         cm = None
@@ -181,7 +241,8 @@ class AnchorHook:
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
             cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
-                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
+                                      weight=min(cfg.anchor_context_weight, cfg.anchor_spread_tell_weight) if told
+                                      else cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,

@@ -103,6 +103,10 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     if held:
         top_held = max(float(agree[about].max(initial=0.0)), min_top_agreement)
         rel = np.where(about, agree / top_held, rel)
+        # the best holder agrees fully even when its agreement is below min_top_agreement: the labels pick a sense
+        # among the memories naming what the query names, they never filter the best of them
+        idx = np.flatnonzero(about)  # the best agreement, on a tie the best score
+        rel[int(idx[np.lexsort((-c.score[idx], -agree[idx]))[0]])] = 1.0
     if pick is not None:
         rel[c.position(pick)] = 1.0
     ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)

@@ -129,6 +129,19 @@ class SearchConfig(BaseModel):
     anchor_spread: Literal["full", "labels", "query"] = "query"
     anchor_spread_weight: float = Field(0.8, ge=0, le=1)  # w of a "spread" reorder with a conversation (not "full")
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
+    # gate "spread" with a conversation: the conversation decides after all (as "full") when it tells the senses apart:
+    # among the anchor_gate_top best candidates holding a subject word of the query, outside the conversation's own
+    # sessions, the best context-vector cosine with the conversation of one label domain leads every other domain's
+    # by this much (anchormem.context.hook.conversation_tells); 0: never. 0.025 (with anchor_spread_stand 0.15):
+    # polysemy pooled dev EN 107 -> 109/114, ZH 103 -> 107/112; LoCoMo with the preceding session as conversation
+    # R@5 about -0.5 (bench/results/conv_locomo_tell025.json, anchor_dev_gate.json)
+    anchor_spread_tell: float = Field(0.025, ge=0, le=2)
+    # ... and when that best cosine stands this much above the median candidate's (a conversation close to every
+    # memory of the store, as the dialogue's own preceding session is, tells no sense apart)
+    anchor_spread_stand: float = Field(0.15, ge=0, le=2)
+    # the context-vector and label weights of such a reorder (w_c and w of anchormem.context.anchor), milder than a
+    # template's: the query's words already name what it is about
+    anchor_spread_tell_weight: float = Field(0.97, ge=0, le=1)
     # a conversation given to search also forms a query (anchormem.retrieval.conversation): its recent turns and the
     # query, searched (dense + BM25) and fused by RRF with this share of the query's weights (0: off)
     # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
