@@ -84,3 +84,18 @@ def test_mcp_and_json_show_a_superseded_claim(mem):
         [("Lisbon", True)]
     old = next(m for m in mem.get_all(user_id="u", include_superseded=True) if m.text == "I live in Lisbon")
     assert old.model_dump(mode="json")["current"] is False
+
+
+def test_ask_takes_as_of_as_a_string_like_search():
+    """`ask(as_of="...Z")` reads the past as `search` does (it raised a TypeError); a bad string is a clear error."""
+    from anchormem import Memory
+    from anchormem.errors import InvalidInputError
+
+    m = Memory(":memory:", embedder="hash")
+    m.add("I live in Leeds.", user_id="u", timestamp="2025-01-01T00:00:00Z")
+    m.add("I moved to York.", user_id="u", timestamp="2025-03-01T00:00:00Z")
+    then = m.ask("Where do I live?", user_id="u", as_of="2025-02-01T00:00:00Z")
+    assert "Leeds" in then.text and "York" not in then.text
+    assert "York" in m.ask("Where do I live?", user_id="u").text
+    with pytest.raises(InvalidInputError, match="as_of"):
+        m.ask("Where do I live?", user_id="u", as_of="garbage")

@@ -17,6 +17,7 @@ from typing import Any
 from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
 from ..filters import ANY_VALIDITY, And, FilterNode, names_field, parse_filters
 from ..types import Hit, Scope
+from ..timeutil import to_utc
 
 __all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits",
            "rolled_up"]
@@ -112,6 +113,7 @@ def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = N
     (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left. A superseded memory
     reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
     out: list[Hit] = []
+    as_of = None if as_of is None else to_utc(as_of, field="as_of")  # a string as search takes it
     past = as_of is None and asks_past(query)
     for h in rolled_up(hits, store, tenant):
         if h.memory.kind == "summary":

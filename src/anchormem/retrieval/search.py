@@ -273,7 +273,8 @@ class Searcher:
         if recap:
             hits = recap_first(hits, recap)
         if anchor is not None:
-            ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors))
+            ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors),
+                                      bool(past_q))
             out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
                                     as_of=as_of, limit=limit, where=where)
             explain = getattr(anchor, "explain", None)
@@ -281,8 +282,8 @@ class Searcher:
                 explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
-            out = order_by_currency(by_session(collapse_repeats(hits), config), store=self.store, scope=scope,
-                                    past=past_q, as_of=as_of, limit=limit, where=where)
+            out = order_by_currency(by_session(collapse_repeats(hits, bool(past_q)), config), store=self.store,
+                                    scope=scope, past=past_q, as_of=as_of, limit=limit, where=where)
         if recap:
             out = recap_order(out)
         if config.track_access and out:
@@ -334,10 +335,12 @@ class Searcher:
             log.warning("could not record access of %d memories: %s", len(ids), exc)
 
 
-def collapse_repeats(hits: list[Hit]) -> list[Hit]:
+def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
     """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
     memory and the utterance it was taken from). Order is kept. Summaries are never dropped and never drop
-    others. Linear in the hits: only earlier hits of the same source turn are compared."""
+    others. With ``past`` (a question about the past), a fact whose claim is closed takes the place of the
+    better-ranked utterance that carries it: the old value is what is asked for, the utterance only repeats it.
+    Linear in the hits: only earlier hits of the same source turn are compared."""
     kept: list[Hit] = []
     by_source: dict[str, list[Hit]] = {}
     for h in hits:
@@ -345,8 +348,15 @@ def collapse_repeats(hits: list[Hit]) -> list[Hit]:
             kept.append(h)
             continue
         text = h.memory.text.strip()
-        if any(text in k.memory.text or k.memory.text.strip() in text
-               for sid in h.memory.source_message_ids for k in by_source.get(sid, ())):
+        same = [k for sid in h.memory.source_message_ids for k in by_source.get(sid, ())
+                if text in k.memory.text or k.memory.text.strip() in text]
+        if same:
+            k = same[0]
+            if past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact":
+                h.score = max(h.score, k.score)
+                kept[kept.index(k)] = h
+                for sid in h.memory.source_message_ids:
+                    by_source.setdefault(sid, []).append(h)
             continue
         kept.append(h)
         for sid in h.memory.source_message_ids:
