@@ -99,3 +99,17 @@ def test_ask_takes_as_of_as_a_string_like_search():
     assert "York" in m.ask("Where do I live?", user_id="u").text
     with pytest.raises(InvalidInputError, match="as_of"):
         m.ask("Where do I live?", user_id="u", as_of="garbage")
+
+
+def test_a_past_question_on_a_turn_with_two_closed_claims_returns_them():
+    """Two claims of one turn closed by one change (job and employer): a past question returns the old clauses,
+    not the utterance, and does not fail on the second clause (it raised ValueError)."""
+    m = Memory(":memory:", embedder="hash", llm=None)
+    m.add("I'm a nurse at St Mary's.", user_id="u", session_id="s0", timestamp="2024-01-01T09:00:00Z")
+    m.add("I quit nursing and joined Google as an engineer.", user_id="u", session_id="s1",
+          timestamp="2024-03-01T09:00:00Z")
+    for q in ("Where did I work before?", "Was I a nurse at St Mary's before?"):
+        hits = m.search(q, user_id="u", limit=10)
+        closed = [h for h in hits if h.memory.valid_to is not None]
+        assert closed and hits[0].memory.valid_to is not None and hits[0].explain["past"] == "until 2024-03"
+        assert all(h.memory.kind == "fact" for h in closed)  # the clauses, not the utterance repeating them

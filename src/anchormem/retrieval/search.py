@@ -354,9 +354,9 @@ def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
             k = same[0]
             if past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact":
                 h.score = max(h.score, k.score)
-                kept[kept.index(k)] = h
-                for sid in h.memory.source_message_ids:
-                    by_source.setdefault(sid, []).append(h)
+                kept[next(i for i, x in enumerate(kept) if x is k)] = h
+                for sid in h.memory.source_message_ids:  # the utterance is gone; later clauses of it compare to h
+                    by_source[sid] = [h if x is k else x for x in by_source.get(sid, ())]
             continue
         kept.append(h)
         for sid in h.memory.source_message_ids:
