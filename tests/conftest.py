@@ -94,6 +94,16 @@ def mem(db_path):
     m.close()
 
 
+@pytest.fixture
+def mem_det():
+    """An in-memory store with the deterministic test embedder (64-d), no LLM, no cache: exact, repeatable ranks."""
+    from anchormem.testing import DeterministicEmbedder
+
+    m = Memory(":memory:", embedder=DeterministicEmbedder(64), llm=None, cache=False)
+    yield m
+    m.close()
+
+
 @pytest.fixture(scope="session")
 def e5():
     """The real multilingual-e5-small embedder, loaded once (used where ranking quality matters)."""

@@ -7,17 +7,13 @@ from datetime import datetime, timezone
 
 import pytest
 
-from anchormem import Memory
-from anchormem.testing import DeterministicEmbedder
 
 T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=DeterministicEmbedder(64), llm=None, cache=False)
-    yield m
-    m.close()
+def mem(mem_det):
+    return mem_det
 
 
 def test_by_turn_folds_the_facts_of_a_kept_utterance(mem):

@@ -7,18 +7,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from anchormem import Memory
 from anchormem.answering.slot_questions import about_user, asked_slots
-from anchormem.testing import DeterministicEmbedder
 
 T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=DeterministicEmbedder(64), llm=None, cache=False)
-    yield m
-    m.close()
+def mem(mem_det):
+    return mem_det
 
 
 @pytest.mark.parametrize("question, slots", [

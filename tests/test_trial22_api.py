@@ -12,10 +12,8 @@ from anchormem.testing import DeterministicEmbedder
 
 
 @pytest.fixture
-def mem():
-    m = Memory(":memory:", embedder=DeterministicEmbedder(64), llm=None, cache=False)
-    yield m
-    m.close()
+def mem(mem_det):
+    return mem_det
 
 
 def test_add_many_progress_is_cumulative_done_and_total(mem):
