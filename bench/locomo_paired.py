@@ -25,6 +25,7 @@ from anchormem.eval.locomo import CATEGORY_NAMES, format_table, run_locomo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_recall import _recipe_spec  # noqa: E402  "anchored+hops=1": one spelling for every LoCoMo bench
+from timing import progress_printer  # noqa: E402
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
 DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
@@ -35,12 +36,7 @@ DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
 def cmd_run(args: argparse.Namespace) -> int:
     recipes = [_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
     t0, cpu0 = time.perf_counter(), time.process_time()
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        if time.monotonic() - last[0] > 10 or done == total:
-            last[0] = time.monotonic()
-            print(f"  {done}/{total}", file=sys.stderr, flush=True)
+    progress = progress_printer(10)
 
     result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress,
                         details=True)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 
 from anchormem.eval.locomo import format_table, run_locomo
 from anchormem.retrieval.config import RECIPES, SearchConfig
+from timing import progress_printer
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
 VARIANTS = {  # explicit settings over the default recipe (candidates 200, recency 0.1)
@@ -67,13 +67,7 @@ def main() -> int:
         d = default.model_dump()
         for name, change in VARIANTS.items():
             recipes.append(SearchConfig(**{**d, **change, "name": name}))
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] > 5 or done == total:
-            last[0] = now
-            print(f"  {done}/{total}", file=sys.stderr, flush=True)
+    progress = progress_printer(5)
 
     t0 = time.perf_counter()
     result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress,

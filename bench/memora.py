@@ -23,6 +23,7 @@ from locomo_recall import _recipe_spec  # noqa: E402  (bench helper: "name+field
 
 from anchormem.eval.memora import default_root, format_table, run_memora  # noqa: E402
 from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from timing import progress_printer  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "memora.json"
 
@@ -63,13 +64,7 @@ def main() -> int:
     if args.personas:
         names = sorted(p.name for p in Path(root).iterdir() if (p / "conversations").is_dir())
         personas = [names[int(x)] if x.strip().isdigit() else x.strip() for x in args.personas.split(",")]
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            print(f"  {done}/{total}", file=sys.stderr, flush=True)
+    progress = progress_printer(10)
 
     t0, c0 = time.perf_counter(), time.process_time()
     result = run_memora(root, recipe=recipes, embedder=args.embedder, db_path=args.db, ask=not args.no_ask,

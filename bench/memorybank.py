@@ -24,6 +24,7 @@ from locomo_recall import _recipe_spec  # noqa: E402  (bench helper: "name+field
 
 from anchormem.eval.memorybank import default_root, format_table, run_memorybank  # noqa: E402
 from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from timing import progress_printer  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "memorybank.json"
 
@@ -61,13 +62,7 @@ def main() -> int:
     if root is None:
         ap.error("no MemoryBank data: --data or ANCHORMEM_MEMORYBANK")
     recipes = [None if s.strip() == "default" else _recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            print(f"  {done}/{total}", file=sys.stderr, flush=True)
+    progress = progress_printer(10)
 
     t0, c0 = time.perf_counter(), time.process_time()
     result = run_memorybank(root, gold=args.gold, recipe=recipes, embedder=args.embedder,

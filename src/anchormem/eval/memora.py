@@ -51,6 +51,7 @@ from ..memory import Memory
 from ..retrieval.config import SearchConfig
 from ..retrieval.config import recipe as resolve_recipe
 from .embed_cache import eval_embedder
+from .tables import md_head, pct
 
 __all__ = ["run_memora", "format_table", "load_memora", "carries", "TASKS", "TUNE_PERSONAS"]
 
@@ -367,14 +368,8 @@ def format_table(result: dict[str, Any]) -> str:
     ks = result["ks"]
     lines = [f"Memora weekly: {result['personas']} personas, {result['sessions']} sessions, {result['turns']} turns "
              f"({result['memories']} memories), {result['questions']} questions, embedder {result['embedder']}",
-             "",
-             "| recipe | split | task | n | " + " | ".join(f"S@{k}" for k in ks) + " | "
-             + " | ".join(f"T@{k}" for k in ks) + " | retired@1 | retired@10 | ask retired |",
-             "|---|---|---|---:|" + "---:|" * (2 * len(ks) + 3)]
-
-    def pct(v: Any) -> str:
-        return "-" if v is None else f"{100 * v:.1f}"
-
+             "", *md_head(["recipe", "split", "task"], ["n", *(f"S@{k}" for k in ks), *(f"T@{k}" for k in ks),
+                                                       "retired@1", "retired@10", "ask retired"])]
     for name, run in result["runs"].items():
         for part, table in run["tables"].items():
             for task, row in [("overall", table["overall"])] + list(table["by_task"].items()):

@@ -41,6 +41,7 @@ from ..memory import Memory
 from ..retrieval.config import SearchConfig
 from ..retrieval.config import recipe as resolve_recipe
 from .embed_cache import eval_embedder
+from .tables import md_head, pct
 
 __all__ = ["run_memorybank", "format_table", "load_memorybank", "default_root", "default_gold", "LANGS",
            "DEV_USERS"]
@@ -298,14 +299,8 @@ def format_table(result: dict[str, Any]) -> str:
     lines = ["MemoryBank evidence recall: " + "; ".join(
         f"{lang} {v['users']} users, {v['turns']} turns ({v['memories']} memories), {v['questions']} questions"
         for lang, v in c.items()) + f"; embedder {result['embedder']}",
-        "",
-        "| recipe | lang | split | n | " + " | ".join(f"R@{k}" for k in ks) + " | "
-        + " | ".join(f"hit@{k}" for k in ks) + " | search ms p50 |",
-        "|---|---|---|---:|" + "---:|" * (2 * len(ks) + 1)]
-
-    def pct(v: Any) -> str:
-        return "-" if v is None else f"{100 * v:.1f}"
-
+        "", *md_head(["recipe", "lang", "split"], ["n", *(f"R@{k}" for k in ks), *(f"hit@{k}" for k in ks),
+                                                    "search ms p50"])]
     for name, run in result["runs"].items():
         for lang, parts in run["tables"].items():
             p50 = run["search_ms"][lang]["p50"]
@@ -316,8 +311,7 @@ def format_table(result: dict[str, Any]) -> str:
                 ms = f"{p50:.1f}" if part == "all" and p50 is not None else ""
                 lines.append(f"| {name} | {lang} | {part} | {row['n']} | " + " | ".join(vals) + f" | {ms} |")
     lines += ["", "By question kind (all users; tags from the gold file):", "",
-              "| recipe | lang | kind | n | " + " | ".join(f"R@{k}" for k in ks) + " |",
-              "|---|---|---|---:|" + "---:|" * len(ks)]
+              *md_head(["recipe", "lang", "kind"], ["n", *(f"R@{k}" for k in ks)])]
     for name, run in result["runs"].items():
         for lang, tags in run.get("by_tag", {}).items():
             for tag, row in tags.items():
