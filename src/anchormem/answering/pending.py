@@ -19,11 +19,8 @@ __all__ = ["pending_changes", "pending_note", "with_pending"]
 
 
 def pending_changes(store: Any, tenant: str, user_id: str) -> list[ReviewItem]:
-    """The user's pending review items (oldest first); [] when the store keeps no review queue."""
-    try:
-        return list(store.list_reviews(tenant, user_id, "pending"))
-    except (AttributeError, NotImplementedError):
-        return []
+    """The user's pending review items (oldest first; every store keeps a review queue: ``Store.list_reviews``)."""
+    return list(store.list_reviews(tenant, user_id, "pending"))
 
 
 def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool) -> str | None:
