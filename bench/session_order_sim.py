@@ -19,11 +19,7 @@ import collections
 import json
 import random
 import statistics
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo_recall import _recipe_spec  # noqa: E402
 
 DATA = "/work/shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
@@ -33,9 +29,9 @@ def dump(out: str, spec: str) -> None:
     from anchormem.eval.embed_cache import eval_embedder
     from anchormem.eval.locomo import _sessions, _turn_text, load_locomo, normalize_evidence
     from anchormem.memory import Memory
-    from anchormem.retrieval.config import recipe as resolve
+    from anchormem.retrieval.config import parse_recipe_spec
 
-    cfg = resolve(_recipe_spec(spec))
+    cfg = parse_recipe_spec(spec)
     samples, _ = load_locomo(DATA)
     rows = []
     with Memory(":memory:", embedder=eval_embedder(None)) as mem:
