@@ -27,7 +27,7 @@ KS = (1, 5, 10)
 
 def dump(out: str, spec: str) -> None:
     from anchormem.eval.embed_cache import eval_embedder
-    from anchormem.eval.locomo import _sessions, _turn_text, load_locomo, normalize_evidence
+    from anchormem.eval.locomo import ingest_locomo, load_locomo, normalize_evidence
     from anchormem.memory import Memory
     from anchormem.retrieval.config import parse_recipe_spec
 
@@ -35,12 +35,7 @@ def dump(out: str, spec: str) -> None:
     samples, _ = load_locomo(DATA)
     rows = []
     with Memory(":memory:", embedder=eval_embedder(None)) as mem:
-        for s in samples:
-            for _n, when, turns in _sessions(s["conversation"]):
-                msgs = [{"role": "user", "content": _turn_text(t), "name": t.get("speaker"), "timestamp": when,
-                         "metadata": {"dia_id": t["dia_id"]}} for t in turns if _turn_text(t)]
-                if msgs:
-                    mem.add(msgs, user_id=s["sample_id"], timestamp=when)
+        ingest_locomo(mem, samples)
         for s in samples:
             for qi, qa in enumerate(s["qa"]):
                 ev = normalize_evidence(qa.get("evidence"))

@@ -31,7 +31,7 @@ from ..memory import Memory
 from .embed_cache import eval_embedder
 from .harness import RecipeArg, Ticker, check_ks, collect_runs, read_only_configs, recipe_list, search_each
 
-__all__ = ["run_locomo", "format_table", "load_locomo", "normalize_evidence", "CATEGORY_NAMES"]
+__all__ = ["run_locomo", "format_table", "load_locomo", "ingest_locomo", "normalize_evidence", "CATEGORY_NAMES"]
 
 #: LoCoMo category numbers → names (the paper's order differs from the numbers).
 CATEGORY_NAMES: dict[int, str] = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain",
@@ -75,6 +75,25 @@ def _sessions(conv: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, 
 
 
 _turn_text = locomo_turn_text  # one formatting of LoCoMo turns for the importer and the evals
+
+
+def ingest_locomo(mem: Memory, samples: list[dict[str, Any]], *, tick: Callable[[], None] | None = None
+                  ) -> tuple[int, int]:
+    """Store the sessions of LoCoMo ``samples`` (from :func:`load_locomo`) the way every LoCoMo eval does: one
+    :meth:`Memory.add` per session (``user_id`` = the sample id, ``timestamp`` = the session's date), each turn with
+    text a ``user`` message named by its speaker carrying ``{"dia_id": ...}`` in its metadata (turns without text are
+    skipped). ``tick()`` is called after each session. Returns (turns stored, ADD events)."""
+    turns = memories = 0
+    for s in samples:
+        for _n, when, session_turns in _sessions(s["conversation"]):
+            msgs = [{"role": "user", "content": text, "name": t.get("speaker"), "timestamp": when,
+                     "metadata": {"dia_id": t["dia_id"]}} for t in session_turns if (text := _turn_text(t))]
+            turns += len(msgs)
+            if msgs:
+                memories += sum(e.event == "ADD" for e in mem.add(msgs, user_id=s["sample_id"], timestamp=when))
+            if tick:
+                tick()
+    return turns, memories
 
 
 def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_audit: bool = True
@@ -152,7 +171,6 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
     samples, fixes = load_locomo(data_path, conversations=conversations, use_audit=use_audit)
     recipes = recipe_list(recipe)
 
-    sessions = [(s["sample_id"], _sessions(s["conversation"])) for s in samples]
     questions = []
     skipped = 0
     for si, s in enumerate(samples):
@@ -164,26 +182,13 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
             questions.append({"sample_id": s["sample_id"], "qa_index": qi, "category": int(qa["category"]),
                               "question": qa["question"], "evidence": ev,
                               "audited_evidence": fixes.get((si, qi), ev)})
-    n_sessions = sum(len(ss) for _, ss in sessions)
+    n_sessions = sum(len(_sessions(s["conversation"])) for s in samples)
     tick = Ticker(n_sessions + len(questions) * len(recipes), progress)
 
     mem = Memory(db_path, embedder=eval_embedder(embedder))
     try:
-        turns = memories = 0
         t0 = time.perf_counter()
-        for sample_id, ss in sessions:
-            for _n, when, session_turns in ss:
-                msgs = []
-                for turn in session_turns:
-                    text = _turn_text(turn)
-                    if not text:
-                        continue
-                    msgs.append({"role": "user", "content": text, "name": turn.get("speaker"),
-                                 "timestamp": when, "metadata": {"dia_id": turn["dia_id"]}})
-                turns += len(msgs)
-                if msgs:
-                    memories += sum(e.event == "ADD" for e in mem.add(msgs, user_id=sample_id, timestamp=when))
-                tick()
+        turns, memories = ingest_locomo(mem, samples, tick=tick)
         ingest_seconds = time.perf_counter() - t0
 
         def score(q: dict[str, Any], hits: list[Any]) -> dict[str, Any]:
