@@ -31,7 +31,7 @@ from pathlib import Path
 
 from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
-from anchormem.eval.locomo import _recalls, _sessions, _turn_text, load_locomo, normalize_evidence
+from anchormem.eval.locomo import _recalls, _sessions, _turn_text, ingest_locomo, load_locomo, normalize_evidence
 from anchormem.eval.paired import paired_bootstrap
 from anchormem.retrieval.config import RECIPES
 
@@ -73,12 +73,7 @@ def main(argv: list[str]) -> dict:
     mem = Memory(db, embedder=eval_embedder(), cache=False)
     try:
         if fresh:
-            for s in samples:
-                for _n, when, turns in _sessions(s["conversation"]):
-                    msgs = [{"role": "user", "content": _turn_text(t), "name": t.get("speaker"), "timestamp": when,
-                             "metadata": {"dia_id": t["dia_id"]}} for t in turns if _turn_text(t)]
-                    if msgs:
-                        mem.add(msgs, user_id=s["sample_id"], timestamp=when)
+            ingest_locomo(mem, samples)
         ingest_s = time.perf_counter() - t0
         questions = []
         for s in samples:

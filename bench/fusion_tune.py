@@ -172,14 +172,11 @@ def real(dset: str, db: str, recipes: list[str], out: str, ks=(1, 5, 10)) -> Non
     """The full pipeline (Memory.search, every recipe) on a store ingested earlier (``dump-locomo``'s db, or
     bench/memora.py's ``--db``), per question recall@k by distinct evidence unit, and paired differences
     (95% bootstrap) of each recipe against the best single signal and best fusion, per split."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from locomo_recall import _recipe_spec
-
     from anchormem.eval.paired import paired_bootstrap
-    from anchormem.retrieval.config import recipe as resolve
+    from anchormem.retrieval.config import parse_recipe_spec
 
     mem = Memory(db, embedder=eval_embedder(None), cache=False)
-    cfgs = [resolve(_recipe_spec(r)).model_copy(update={"track_access": False}) for r in recipes]
+    cfgs = [parse_recipe_spec(r).model_copy(update={"track_access": False}) for r in recipes]
     qs: list[dict] = []
     if dset == "locomo":
         from anchormem.eval.locomo import load_locomo, normalize_evidence

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from anchormem.config import Settings
 from anchormem.eval.locomo import CATEGORY_NAMES, format_table, run_locomo
+from anchormem.retrieval.config import parse_recipe_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo_recall import _recipe_spec  # noqa: E402  "anchored+hops=1": one spelling for every LoCoMo bench
 from timing import progress_printer  # noqa: E402
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
@@ -34,7 +34,7 @@ DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    recipes = [_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
+    recipes = [parse_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
     t0, cpu0 = time.perf_counter(), time.process_time()
     progress = progress_printer(10)
 

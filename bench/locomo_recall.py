@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from anchormem.eval.locomo import format_table, run_locomo
-from anchormem.retrieval.config import RECIPES, SearchConfig
+from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
 from timing import progress_printer
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
@@ -34,18 +34,6 @@ VARIANTS = {  # explicit settings over the default recipe (candidates 200, recen
 OUT = Path(__file__).resolve().parent / "results" / "locomo_recall.json"
 
 
-def _recipe_spec(spec: str) -> str | SearchConfig:
-    """"anchored" → the named recipe; "anchored+anchor_weight=0.9+..." → it with those fields changed."""
-    name, *changes = spec.strip().split("+")
-    if not changes:
-        return name
-    base = RECIPES[name].model_dump()
-    for change in changes:
-        key, value = change.split("=", 1)
-        base[key] = type(base[key])(value) if base[key] is not None else float(value)
-    return SearchConfig(**{**base, "name": spec.strip()})
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
@@ -56,13 +44,14 @@ def main() -> int:
     ap.add_argument("--variants", action="store_true", help="also evaluate tuning variants of the default")
     ap.add_argument("--recipes", default=None,
                     help="comma-separated recipes to evaluate instead of bm25,dense,hybrid_rrf; a recipe may carry "
-                         "overrides: anchored+anchor_weight_no_context=0.1 (write to another --out)")
+                         "overrides: anchored+anchor_weight_no_context=0.1 or anchored:anchor=false "
+                         "(anchormem.retrieval.config.parse_recipe_spec; write to another --out)")
     args = ap.parse_args()
 
     default = RECIPES["hybrid_rrf"]
     recipes: list = ["bm25", "dense", default.name]
     if args.recipes:
-        recipes = [_recipe_spec(spec) for spec in args.recipes.split(",") if spec.strip()]
+        recipes = [parse_recipe_spec(spec) for spec in args.recipes.split(",") if spec.strip()]
     if args.variants:  # tuning variants of the default, evaluated on the same ingest
         d = default.model_dump()
         for name, change in VARIANTS.items():

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo_recall import _recipe_spec  # noqa: E402  (bench helper: "name+field=value")
 
 from anchormem.eval.memora import default_root, format_table, run_memora  # noqa: E402
 from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from anchormem.retrieval.config import parse_recipe_spec  # noqa: E402  "name+field=value" or "name:field=value"
 from timing import progress_printer  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "memora.json"
@@ -59,7 +59,7 @@ def main() -> int:
     root = args.data or default_root()
     if root is None:
         ap.error("no Memora data: --data or ANCHORMEM_MEMORA")
-    recipes = [_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
+    recipes = [parse_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
     personas = None
     if args.personas:
         names = sorted(p.name for p in Path(root).iterdir() if (p / "conversations").is_dir())

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo_recall import _recipe_spec  # noqa: E402  (bench helper: "name+field=value")
 
 from anchormem.eval.memorybank import default_root, format_table, run_memorybank  # noqa: E402
 from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from anchormem.retrieval.config import parse_recipe_spec  # noqa: E402  "name+field=value" or "name:field=value"
 from timing import progress_printer  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "memorybank.json"
@@ -61,7 +61,7 @@ def main() -> int:
     root = args.data or default_root()
     if root is None:
         ap.error("no MemoryBank data: --data or ANCHORMEM_MEMORYBANK")
-    recipes = [None if s.strip() == "default" else _recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
+    recipes = [None if s.strip() == "default" else parse_recipe_spec(s) for s in args.recipes.split(",") if s.strip()]
     progress = progress_printer(10)
 
     t0, c0 = time.perf_counter(), time.process_time()

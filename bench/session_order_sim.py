@@ -19,11 +19,7 @@ import collections
 import json
 import random
 import statistics
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo_recall import _recipe_spec  # noqa: E402
 
 DATA = "/work/shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
@@ -31,20 +27,15 @@ KS = (1, 5, 10)
 
 def dump(out: str, spec: str) -> None:
     from anchormem.eval.embed_cache import eval_embedder
-    from anchormem.eval.locomo import _sessions, _turn_text, load_locomo, normalize_evidence
+    from anchormem.eval.locomo import ingest_locomo, load_locomo, normalize_evidence
     from anchormem.memory import Memory
-    from anchormem.retrieval.config import recipe as resolve
+    from anchormem.retrieval.config import parse_recipe_spec
 
-    cfg = resolve(_recipe_spec(spec))
+    cfg = parse_recipe_spec(spec)
     samples, _ = load_locomo(DATA)
     rows = []
     with Memory(":memory:", embedder=eval_embedder(None)) as mem:
-        for s in samples:
-            for _n, when, turns in _sessions(s["conversation"]):
-                msgs = [{"role": "user", "content": _turn_text(t), "name": t.get("speaker"), "timestamp": when,
-                         "metadata": {"dia_id": t["dia_id"]}} for t in turns if _turn_text(t)]
-                if msgs:
-                    mem.add(msgs, user_id=s["sample_id"], timestamp=when)
+        ingest_locomo(mem, samples)
         for s in samples:
             for qi, qa in enumerate(s["qa"]):
                 ev = normalize_evidence(qa.get("evidence"))

@@ -11,41 +11,20 @@ import pytest
 from typer.testing import CliRunner
 
 from anchormem import Memory
-from anchormem.agents import SupportAgent, run_scenario
+from anchormem.agents import SupportAgent
 from anchormem.agents import signals
 from anchormem.agents.support import mask_numbers
 from anchormem.cli import app
 from anchormem.llms.openai_compat import OpenAICompatLLM
 from anchormem.testing import FakeLLMServer, frozen_clock
 
+from agent_replay import replay_fixture  # tests/agent_replay.py
+from agent_replay import row as _row
+
 UID_EN, UID_ZH = "cust-maya-1001", "cust-linxiao-2002"
 
-
-def _replay(tmp_path_factory, name):
-    mem = Memory(str(tmp_path_factory.mktemp(name) / "m.db"), embedder="hash", llm=None)
-    with frozen_clock("2025-06-01T00:00:00Z") as clock:
-        rows = run_scenario(mem, name, clock=clock)
-    return mem, rows
-
-
-@pytest.fixture(scope="module")
-def en(tmp_path_factory):
-    mem, rows = _replay(tmp_path_factory, "support_en")
-    yield mem, rows
-    mem.close()
-
-
-@pytest.fixture(scope="module")
-def zh(tmp_path_factory):
-    mem, rows = _replay(tmp_path_factory, "support_zh")
-    yield mem, rows
-    mem.close()
-
-
-def _row(rows, session, text):
-    found = [r for r in rows if r["session_id"] == session and r["text"] == text]
-    assert len(found) == 1, (session, text)
-    return found[0]
+en = replay_fixture("support_en", "2025-06-01T00:00:00Z")
+zh = replay_fixture("support_zh", "2025-06-01T00:00:00Z")
 
 
 def _added(row, kind=None):

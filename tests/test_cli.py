@@ -5,35 +5,20 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from anchormem import Memory
 from anchormem.cli import app
 from anchormem.importers import parse, parse_locomo_date
 
-runner = CliRunner()
+from cli_helpers import hash_cli_env, invoke, invoke_json, runner  # noqa: F401 - hash_cli_env: a fixture
 
-
-@pytest.fixture(autouse=True)
-def _hash_embedder(monkeypatch):
-    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")
-    monkeypatch.delenv("ANCHORMEM_PATH", raising=False)
+pytestmark = pytest.mark.usefixtures("hash_cli_env")
+run, run_json = invoke, invoke_json
 
 
 @pytest.fixture
 def db(tmp_path):
     return str(tmp_path / "cli.db")
-
-
-def run(db, *args, json_out=False, input=None):
-    argv = ["--db", db] + (["--json"] if json_out else []) + list(args)
-    return runner.invoke(app, argv, input=input)
-
-
-def run_json(db, *args):
-    res = run(db, *args, json_out=True)
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 def test_add_then_search_json_returns_the_memory(db):

@@ -6,36 +6,23 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 
 import pytest
-from typer.testing import CliRunner
 
 from anchormem import Memory
 from anchormem.cli import app
 from anchormem.cli.ids import MIN_PREFIX, SHOWN_PREFIX
 
-runner = CliRunner()
+from cli_helpers import hash_cli_env, invoke, invoke_json, runner  # noqa: F401 - hash_cli_env: a fixture
 
-
-@pytest.fixture(autouse=True)
-def _hash_embedder(monkeypatch):
-    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")
-    monkeypatch.delenv("ANCHORMEM_PATH", raising=False)
+pytestmark = pytest.mark.usefixtures("hash_cli_env")
+run, ok = partial(invoke, json_out=True), invoke_json
 
 
 @pytest.fixture
 def db(tmp_path):
     return str(tmp_path / "ids.db")
-
-
-def run(db, *args, json_out=True, input=None):
-    return runner.invoke(app, ["--db", db] + (["--json"] if json_out else []) + list(args), input=input)
-
-
-def ok(db, *args, input=None):
-    res = run(db, *args, input=input)
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 def twins(db) -> tuple[str, str]:

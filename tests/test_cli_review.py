@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import json
 
+from functools import partial
+
 import pytest
-from typer.testing import CliRunner
 
-from anchormem.cli import app
+from cli_helpers import hash_cli_env, invoke  # noqa: F401 - hash_cli_env: a fixture
 
-runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _hash_embedder(monkeypatch):
-    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")
-    monkeypatch.delenv("ANCHORMEM_PATH", raising=False)
-
-
-def run(db, *args, json_out=True):
-    res = runner.invoke(app, ["--db", db] + (["--json"] if json_out else []) + list(args))
-    return res
+pytestmark = pytest.mark.usefixtures("hash_cli_env")
+run = partial(invoke, json_out=True)
 
 
 def test_review_cycle(tmp_path):

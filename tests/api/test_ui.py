@@ -3,7 +3,10 @@ through real headless Chromium (Debian's ``chromium``) with Playwright's Python 
 
 No browser is downloaded: Playwright launches the system binary (``executable_path``). Without a chromium
 binary (or without the playwright package) the browser tests skip, unless ``CI`` or
-``ANCHORMEM_REQUIRE_BROWSER`` is set, in which case they fail. Screenshots go to ``test-artifacts/ui/``.
+``ANCHORMEM_REQUIRE_BROWSER`` is set, in which case they fail. Screenshots go to ``test-artifacts/ui/``
+(gitignored), the docs' screens too (``test-artifacts/ui/docs/``): a test run leaves the tree clean.
+``python scripts/ui_screenshots.py`` refreshes ``docs/ui/*.png`` (it runs ``test_screens_for_the_docs`` with
+``ANCHORMEM_UI_DOCS_SHOTS`` set to docs/ui).
 """
 
 from __future__ import annotations
@@ -413,7 +416,12 @@ def test_reader_key_cannot_edit_and_errors_are_shown(ui, api):
 
 
 # ----------------------------------------------------------------------------------------------- CJK and docs
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "ui"
+DOCS_SHOTS_ENV = "ANCHORMEM_UI_DOCS_SHOTS"  # where test_screens_for_the_docs writes; scripts/ui_screenshots.py sets it
+
+
+def _docs_shots() -> Path:
+    """``$ANCHORMEM_UI_DOCS_SHOTS`` (the docs' folder, when refreshing them), else ``test-artifacts/ui/docs``."""
+    return Path(os.environ.get(DOCS_SHOTS_ENV) or ARTIFACTS / "docs")
 
 _GLYPHS_JS = """([sel, chars]) => {
   // draw each character alone in the element's computed font; return one bitmap signature per character
@@ -456,13 +464,16 @@ def test_chinese_renders_as_glyphs_not_boxes(ui, api):
 
 def test_screens_for_the_docs(ui, api):
     """One screenshot per screen for docs/ui.md (viewport only, to keep the PNGs small): the first screen, the
-    memory list, search with its explain table, a memory's detail, the review queue, export/forget."""
-    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+    memory list, search with its explain table, a memory's detail, the review queue, export/forget. Written to
+    test-artifacts/ui/docs/ unless ``$ANCHORMEM_UI_DOCS_SHOTS`` names another folder (scripts/ui_screenshots.py:
+    docs/ui/)."""
+    shots = _docs_shots()
+    shots.mkdir(parents=True, exist_ok=True)
     p = ui.page
     p.set_viewport_size({"width": 1100, "height": 640})
 
     def shot(name: str) -> None:
-        path = DOCS_SHOTS / f"{name}.png"
+        path = shots / f"{name}.png"
         p.screenshot(path=str(path))
         assert 1000 < path.stat().st_size < 400_000, (name, path.stat().st_size)
 

@@ -57,12 +57,24 @@ class Backend:
                 pass
 
 
+def _new_backend(name: str, request, path) -> Backend:
+    """A fresh database of backend ``name``: a SQLite file at ``path``, or a new database on the test PostgreSQL."""
+    if name == "sqlite":
+        return Backend("sqlite", "sqlite:///" + str(path))
+    return Backend("postgres", request.getfixturevalue("pg_server").new_database())
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request, tmp_path) -> Iterator[Backend]:
-    if request.param == "sqlite":
-        b = Backend("sqlite", "sqlite:///" + str(tmp_path / "contract.db"))
-    else:
-        b = Backend("postgres", request.getfixturevalue("pg_server").new_database())
+    b = _new_backend(request.param, request, tmp_path / "contract.db")
+    yield b
+    b.close_all()
+
+
+@pytest.fixture
+def target(backend: Backend, request, tmp_path) -> Iterator[Backend]:
+    """A second, empty database on the same backend (export → import, copies between stores)."""
+    b = _new_backend(backend.name, request, tmp_path / "target.db")
     yield b
     b.close_all()
 

@@ -19,8 +19,6 @@ from anchormem.stores.protocol import NewMemory, StoredMessage
 from anchormem.text.tokenize import index_text
 from anchormem.types import Entity, HistoryEntry, Label, MemoryItem, Scope
 
-from .conftest import Backend
-
 T0 = datetime(2024, 1, 1, 10, 0, tzinfo=timezone.utc)
 
 
@@ -60,17 +58,6 @@ def relabel_user(doc: dict, user: str) -> dict:
     for m in out["memories"]:
         m["user_id"] = user
     return out
-
-
-@pytest.fixture
-def target(backend: Backend, request, tmp_path) -> Backend:
-    """A second, empty database on the same backend."""
-    if backend.name == "sqlite":
-        b = Backend("sqlite", "sqlite:///" + str(tmp_path / "target.db"))
-    else:
-        b = Backend("postgres", request.getfixturevalue("pg_server").new_database())
-    yield b
-    b.close_all()
 
 
 @pytest.fixture

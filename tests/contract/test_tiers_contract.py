@@ -132,19 +132,6 @@ def test_merge_memories_closes_duplicates_into_the_kept_one(mem):
             mem.store.merge_memories(mem.tenant, a.id, [b.id], when=clock.now, actor="t")
 
 
-@pytest.fixture
-def target(backend, request, tmp_path):
-    """A second, empty database on the same backend."""
-    from .conftest import Backend
-
-    if backend.name == "sqlite":
-        b = Backend("sqlite", "sqlite:///" + str(tmp_path / "target.db"))
-    else:
-        b = Backend("postgres", request.getfixturevalue("pg_server").new_database())
-    yield b
-    b.close_all()
-
-
 def test_the_tier_survives_export_and_import(backend, target):
     src, dst = backend.memory(), target.memory()
     with frozen_clock(T0):

@@ -24,30 +24,14 @@ from ..answering.evidence import AnswerConfig, Scored, analyze_question, select
 from ..embedders import Embedder
 from ..errors import InvalidInputError
 from ..memory import Memory
-from .locomo import CATEGORY_NAMES, _sessions, _turn_text, load_locomo, normalize_evidence
+from .harness import Ticker
+from .locomo import CATEGORY_NAMES, _sessions, ingest_locomo, load_locomo, normalize_evidence
 from .embed_cache import eval_embedder
 
 __all__ = ["run_abstention", "format_table", "DEFAULT_THRESHOLDS"]
 
 DEFAULT_THRESHOLDS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 1.0)
 _ORDER = (4, 1, 2, 3, 5)
-
-
-def _ingest(mem: Memory, samples: list[dict[str, Any]], progress: Callable[[int, int], None] | None,
-            total: int) -> tuple[int, int]:
-    """The ingestion of :func:`anchormem.eval.locomo.run_locomo` (one ``add`` per session, dia_id metadata)."""
-    done = turns = 0
-    for s in samples:
-        for _n, when, session_turns in _sessions(s["conversation"]):
-            msgs = [{"role": "user", "content": _turn_text(t), "name": t.get("speaker"), "timestamp": when,
-                     "metadata": {"dia_id": t["dia_id"]}} for t in session_turns if _turn_text(t)]
-            turns += len(msgs)
-            if msgs:
-                mem.add(msgs, user_id=s["sample_id"], timestamp=when)
-            done += 1
-            if progress:
-                progress(done, total)
-    return done, turns
 
 
 def _scored(hit_explain: dict[str, Any], index: int) -> Scored:
@@ -126,11 +110,11 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
             questions.append({"sample_id": s["sample_id"], "qa_index": qi, "category": cat,
                               "question": qa["question"], "evidence": ev, "audited_evidence": fixes.get((si, qi), ev)})
     n_sessions = sum(len(_sessions(s["conversation"])) for s in samples)
-    total = n_sessions + len(questions)
     mem = Memory(db_path, embedder=eval_embedder(embedder), answer=cfg, llm=None, search=recipe)
     try:
         t0 = time.perf_counter()
-        done, turns = _ingest(mem, samples, progress, total)
+        tick = Ticker(n_sessions + len(questions), progress)
+        turns, _added = ingest_locomo(mem, samples, tick=tick)
         ingest_s = time.perf_counter() - t0
         t1 = time.perf_counter()
         records = []
@@ -142,9 +126,7 @@ def run_abstention(data_path: str, *, conversations: int | None = None, threshol
             rec = {**q, "dia": dia, "scored": scored, "terms": analyze_question(q["question"]).terms,
                    "default": _outcome([c.metadata.get("dia_id") for c in ans.citations], q)}
             records.append(rec)
-            done += 1
-            if progress:
-                progress(done, total)
+            tick()
         ask_s = time.perf_counter() - t1
         embedder_name = mem.embedder.name
         recipe_name = mem.search_config.name

@@ -30,8 +30,8 @@ from ..facts.grounding import check_support
 from ..facts.model import Fact
 from ..facts.rules import extract_from_text
 from ..memory import Memory
-from .grounding import _ingest
-from .locomo import _sessions, load_locomo
+from .harness import Ticker
+from .locomo import _sessions, ingest_locomo, load_locomo
 
 __all__ = ["run_hallucination", "format_table", "scripted_extractor"]
 
@@ -121,7 +121,7 @@ def run_hallucination(data_path: str, *, conversations: int | None = None, embed
             llm = OpenAICompatLLM(srv.base_url, "scripted", max_retries=0) if mode == "llm" else None
             with Memory(":memory:", embedder=embedder, llm=llm, settings=Settings(fact_extractor=mode)) as mem:
                 out["embedder"] = mem.embedder.name
-                _, turns = _ingest(mem, samples, progress, sessions)
+                turns, _added = ingest_locomo(mem, samples, tick=Ticker(sessions, progress))
                 semantic = mem.embedder if getattr(mem.embedder, "semantic", True) else None
                 run = {"turns": turns, "seconds": round(time.perf_counter() - t0, 1), **_audit(mem, users, semantic)}
                 if mode == "llm":

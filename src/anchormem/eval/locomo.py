@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -29,11 +28,10 @@ from typing import Any
 from ..embedders import Embedder
 from ..importers import locomo_turn_text
 from ..memory import Memory
-from ..retrieval.config import SearchConfig
-from ..retrieval.config import recipe as resolve_recipe
 from .embed_cache import eval_embedder
+from .harness import RecipeArg, Ticker, check_ks, collect_runs, read_only_configs, recipe_list, search_each
 
-__all__ = ["run_locomo", "format_table", "load_locomo", "normalize_evidence", "CATEGORY_NAMES"]
+__all__ = ["run_locomo", "format_table", "load_locomo", "ingest_locomo", "normalize_evidence", "CATEGORY_NAMES"]
 
 #: LoCoMo category numbers → names (the paper's order differs from the numbers).
 CATEGORY_NAMES: dict[int, str] = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain",
@@ -42,9 +40,6 @@ _CATEGORY_ORDER = (4, 1, 2, 3, 5)
 _DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
-
-RecipeArg = str | SearchConfig | Sequence[str | SearchConfig] | None
-
 
 def normalize_evidence(evidence: Any) -> list[str]:
     """Clean a LoCoMo evidence list: split entries on spaces/';', normalise leading zeros ("D30:05" → "D30:5",
@@ -80,6 +75,25 @@ def _sessions(conv: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, 
 
 
 _turn_text = locomo_turn_text  # one formatting of LoCoMo turns for the importer and the evals
+
+
+def ingest_locomo(mem: Memory, samples: list[dict[str, Any]], *, tick: Callable[[], None] | None = None
+                  ) -> tuple[int, int]:
+    """Store the sessions of LoCoMo ``samples`` (from :func:`load_locomo`) the way every LoCoMo eval does: one
+    :meth:`Memory.add` per session (``user_id`` = the sample id, ``timestamp`` = the session's date), each turn with
+    text a ``user`` message named by its speaker carrying ``{"dia_id": ...}`` in its metadata (turns without text are
+    skipped). ``tick()`` is called after each session. Returns (turns stored, ADD events)."""
+    turns = memories = 0
+    for s in samples:
+        for _n, when, session_turns in _sessions(s["conversation"]):
+            msgs = [{"role": "user", "content": text, "name": t.get("speaker"), "timestamp": when,
+                     "metadata": {"dia_id": t["dia_id"]}} for t in session_turns if (text := _turn_text(t))]
+            turns += len(msgs)
+            if msgs:
+                memories += sum(e.event == "ADD" for e in mem.add(msgs, user_id=s["sample_id"], timestamp=when))
+            if tick:
+                tick()
+    return turns, memories
 
 
 def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_audit: bool = True
@@ -149,19 +163,14 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
     Returns a JSON-ready dict: ``ingest_seconds``, counts, and ``runs``: one entry per recipe with
     ``search_ms`` (mean/p50/p95/max latency; with several recipes, queries are embedded once, by the first
     recipe that uses dense search) and ``raw`` / ``audited`` recall tables (``overall`` and
-    ``by_category``, recall as fractions in [0, 1]).
+    ``by_category``, recall as fractions in [0, 1]). Searches are read-only (access tracking off,
+    :mod:`anchormem.eval.harness`). Raises InvalidInputError for bad ``ks``, ConfigError for an unknown recipe.
     """
-    ks = sorted({int(k) for k in ks})
-    if not ks or ks[0] < 1:
-        raise ValueError("ks must be positive integers")
+    ks = check_ks(ks)
     limit = ks[-1]
     samples, fixes = load_locomo(data_path, conversations=conversations, use_audit=use_audit)
-    if recipe is None or isinstance(recipe, (str, SearchConfig)):
-        recipes = [recipe]
-    else:
-        recipes = list(recipe)
+    recipes = recipe_list(recipe)
 
-    sessions = [(s["sample_id"], _sessions(s["conversation"])) for s in samples]
     questions = []
     skipped = 0
     for si, s in enumerate(samples):
@@ -173,70 +182,34 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
             questions.append({"sample_id": s["sample_id"], "qa_index": qi, "category": int(qa["category"]),
                               "question": qa["question"], "evidence": ev,
                               "audited_evidence": fixes.get((si, qi), ev)})
-    n_sessions = sum(len(ss) for _, ss in sessions)
-    total = n_sessions + len(questions) * len(recipes)
-    done = 0
+    n_sessions = sum(len(_sessions(s["conversation"])) for s in samples)
+    tick = Ticker(n_sessions + len(questions) * len(recipes), progress)
 
     mem = Memory(db_path, embedder=eval_embedder(embedder))
     try:
-        turns = memories = 0
         t0 = time.perf_counter()
-        for sample_id, ss in sessions:
-            for _n, when, session_turns in ss:
-                msgs = []
-                for turn in session_turns:
-                    text = _turn_text(turn)
-                    if not text:
-                        continue
-                    msgs.append({"role": "user", "content": text, "name": turn.get("speaker"),
-                                 "timestamp": when, "metadata": {"dia_id": turn["dia_id"]}})
-                turns += len(msgs)
-                if msgs:
-                    memories += sum(e.event == "ADD" for e in mem.add(msgs, user_id=sample_id, timestamp=when))
-                done += 1
-                if progress:
-                    progress(done, total)
+        turns, memories = ingest_locomo(mem, samples, tick=tick)
         ingest_seconds = time.perf_counter() - t0
 
-        # Questions outer, recipes inner: each query is embedded once (the Memory caches query vectors), so
-        # only the first recipe that uses the dense signal pays for query embedding in its latency.
-        cfgs = [resolve_recipe(r) if r is not None else mem.search_config for r in recipes]
-        records: list[list[dict[str, Any]]] = [[] for _ in cfgs]
-        lats: list[list[float]] = [[] for _ in cfgs]
-        for q in questions:
-            for j, cfg in enumerate(cfgs):
-                t1 = time.perf_counter()
-                hits = mem.search(q["question"], user_id=q["sample_id"], limit=limit, recipe=cfg)
-                lats[j].append((time.perf_counter() - t1) * 1000.0)
-                ranked: list[str] = []
-                for h in hits:
-                    d = h.memory.metadata.get("dia_id")
-                    if d is not None and d not in ranked:
-                        ranked.append(d)
-                records[j].append({**q, "ranked": ranked, "raw": _recalls(ranked, q["evidence"], ks),
-                                   "audited": _recalls(ranked, q["audited_evidence"], ks)})
-                done += 1
-                if progress:
-                    progress(done, total)
-        runs: dict[str, Any] = {}
-        for cfg, recs, lat in zip(cfgs, records, lats):
-            lat.sort()
-            run: dict[str, Any] = {
-                "recipe": cfg.model_dump(),
-                "search_ms": {"mean": statistics.fmean(lat) if lat else None,
-                              "p50": lat[len(lat) // 2] if lat else None,
-                              "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))] if lat else None,
-                              "max": lat[-1] if lat else None},
-                "raw": _recall_table(recs, "raw", ks),
-            }
+        def score(q: dict[str, Any], hits: list[Any]) -> dict[str, Any]:
+            ranked: list[str] = []
+            for h in hits:
+                d = h.memory.metadata.get("dia_id")
+                if d is not None and d not in ranked:
+                    ranked.append(d)
+            return {**q, "ranked": ranked, "raw": _recalls(ranked, q["evidence"], ks),
+                    "audited": _recalls(ranked, q["audited_evidence"], ks)}
+
+        def tables(recs: list[dict[str, Any]]) -> dict[str, Any]:
+            out = {"raw": _recall_table(recs, "raw", ks)}
             if use_audit:
-                run["audited"] = _recall_table(recs, "audited", ks)
-            if details:
-                run["questions"] = recs
-            name = cfg.name
-            while name in runs:
-                name += "'"
-            runs[name] = run
+                out["audited"] = _recall_table(recs, "audited", ks)
+            return out
+
+        cfgs = read_only_configs(recipes, mem.search_config)
+        results = search_each(mem, questions, cfgs, query=lambda q: (q["question"], q["sample_id"]), score=score,
+                              limit=limit, tick=tick)
+        runs = collect_runs(cfgs, results, tables, details=details)
         embedder_name = mem.embedder.name
     finally:
         mem.close()

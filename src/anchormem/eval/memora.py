@@ -48,9 +48,8 @@ from typing import Any
 from ..embedders import Embedder
 from ..errors import InvalidInputError
 from ..memory import Memory
-from ..retrieval.config import SearchConfig
-from ..retrieval.config import recipe as resolve_recipe
 from .embed_cache import eval_embedder
+from .harness import RecipeArg, Ticker, check_ks, collect_runs, read_only_configs, recipe_list, search_each
 from .tables import md_head, pct
 
 __all__ = ["run_memora", "format_table", "load_memora", "carries", "TASKS", "TUNE_PERSONAS"]
@@ -61,9 +60,6 @@ TUNE_PERSONAS = 7
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _STOP = frozenset("a an the of to for and or in on at my with by from is are be".split())
-
-RecipeArg = str | SearchConfig | Sequence[str | SearchConfig] | None
-
 
 def _session_ids(o: Any) -> list[int]:
     """Every ``session_id`` value and ``session_history`` list inside an evidence block (the README's mapping)."""
@@ -261,20 +257,12 @@ def run_memora(data_root: str | Path, *, ks: Sequence[int] = (1, 5, 10, 20), db_
     ``session_recall@k``, ``turn_recall@k``, ``retired@1``, ``retired@10`` (and ``ask_retired``), fractions in
     [0, 1]. Raises InvalidInputError for a bad folder or ks.
     """
-    ks = sorted({int(k) for k in ks})
-    if not ks or ks[0] < 1:
-        raise InvalidInputError("ks must be positive integers")
+    ks = check_ks(ks)
     data = load_memora(data_root, personas=personas)
-    recipes = [recipe] if recipe is None or isinstance(recipe, (str, SearchConfig)) else list(recipe)
+    recipes = recipe_list(recipe)
     n_sessions = sum(len(p["sessions"]) for p in data)
     n_questions = sum(len(p["questions"]) for p in data)
-    total = n_sessions + n_questions * (len(recipes) + (1 if ask else 0))
-    done = [0]
-
-    def tick() -> None:
-        done[0] += 1
-        if progress:
-            progress(done[0], total)
+    tick = Ticker(n_sessions + n_questions * (len(recipes) + (1 if ask else 0)), progress)
 
     emb = eval_embedder(embedder)
     mem = Memory(db_path, embedder=emb)
@@ -290,7 +278,7 @@ def run_memora(data_root: str | Path, *, ks: Sequence[int] = (1, 5, 10, 20), db_
             if p["persona"] in done_personas:
                 t, m = done_personas[p["persona"]]
                 reused.append(p["persona"])
-                done[0] += len(p["sessions"])
+                tick(len(p["sessions"]))  # stored by an earlier run
             else:
                 t, m = _ingest(mem, p, tick, assistant_turns)
                 done_personas[p["persona"]] = [t, m]
@@ -299,48 +287,29 @@ def run_memora(data_root: str | Path, *, ks: Sequence[int] = (1, 5, 10, 20), db_
             turns, memories = turns + t, memories + m
         ingest_seconds = time.perf_counter() - t0
 
-        # read-only measurement: no access counts bumped (they feed importance, so a recipe would see the hits of
-        # the recipes before it)
-        cfgs = [(resolve_recipe(r) if r is not None else mem.search_config).model_copy(update={"track_access": False})
-                for r in recipes]
-        records: list[list[dict[str, Any]]] = [[] for _ in cfgs]
-        lats: list[list[float]] = [[] for _ in cfgs]
-        for p in data:
-            for q in p["questions"]:
-                base = {"persona": p["persona"], "split": "tune" if p["index"] < TUNE_PERSONAS else "heldout",
-                        "question_id": q["question_id"], "task": q["task"], "question": q["question"]}
-                asked: bool | None = None
-                if ask and q["retired_values"]:
-                    ans = mem.ask(q["question"], user_id=p["persona"])
-                    asked = any(_as_current(c.text, q) for c in ans.citations)
-                if ask:
-                    tick()
-                for j, cfg in enumerate(cfgs):
-                    t1 = time.perf_counter()
-                    hits = mem.search(q["question"], user_id=p["persona"], limit=limit, recipe=cfg)
-                    lats[j].append((time.perf_counter() - t1) * 1000.0)
-                    rec = {**base, **_score(q, hits, ks)}
-                    if asked is not None:
-                        rec["ask_retired"] = asked
-                    records[j].append(rec)
-                    tick()
-        runs: dict[str, Any] = {}
-        for cfg, recs, lat in zip(cfgs, records, lats):
-            lat.sort()
-            run: dict[str, Any] = {
-                "recipe": cfg.model_dump(),
-                "search_ms": {"mean": statistics.fmean(lat) if lat else None,
-                              "p50": lat[len(lat) // 2] if lat else None,
-                              "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))] if lat else None},
-                "tables": {part: _table([r for r in recs if part == "all" or r["split"] == part], ks)
-                           for part in ("all", "tune", "heldout")},
-            }
-            if details:
-                run["questions"] = recs
-            name = cfg.name
-            while name in runs:
-                name += "'"
-            runs[name] = run
+        questions = [(p, q) for p in data for q in p["questions"]]
+
+        def score(pq: tuple[dict[str, Any], dict[str, Any]], hits: list[Any]) -> dict[str, Any]:
+            p, q = pq
+            return {"persona": p["persona"], "split": "tune" if p["index"] < TUNE_PERSONAS else "heldout",
+                    "question_id": q["question_id"], "task": q["task"], "question": q["question"],
+                    **_score(q, hits, ks)}
+
+        def asked(pq: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+            p, q = pq
+            if not q["retired_values"]:
+                return {}
+            ans = mem.ask(q["question"], user_id=p["persona"])
+            return {"ask_retired": any(_as_current(c.text, q) for c in ans.citations)}
+
+        def tables(recs: list[dict[str, Any]]) -> dict[str, Any]:
+            return {"tables": {part: _table([r for r in recs if part == "all" or r["split"] == part], ks)
+                               for part in ("all", "tune", "heldout")}}
+
+        cfgs = read_only_configs(recipes, mem.search_config)
+        results = search_each(mem, questions, cfgs, query=lambda pq: (pq[1]["question"], pq[0]["persona"]),
+                              score=score, limit=limit, prepare=asked if ask else None, tick=tick)
+        runs = collect_runs(cfgs, results, tables, details=details)
         embedder_name = mem.embedder.name
     finally:
         mem.close()

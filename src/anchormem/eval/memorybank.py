@@ -38,9 +38,9 @@ from typing import Any
 from ..embedders import Embedder
 from ..errors import InvalidInputError
 from ..memory import Memory
-from ..retrieval.config import SearchConfig
-from ..retrieval.config import recipe as resolve_recipe
 from .embed_cache import eval_embedder
+from .harness import (RecipeArg, Ticker, check_ks, latency_ms, read_only_configs, recipe_list, search_each,
+                      unique_name)
 from .tables import md_head, pct
 
 __all__ = ["run_memorybank", "format_table", "load_memorybank", "default_root", "default_gold", "LANGS",
@@ -53,7 +53,6 @@ _FILES = {"en": ("en/memory_bank_en.json", "en/probing_questions_en.jsonl"),
           "cn": ("cn/memory_bank_cn.json", "cn/probing_questions_cn.jsonl")}
 _GOLD = Path("bench") / "data" / "memorybank_gold.json"
 
-RecipeArg = str | SearchConfig | None | Sequence[str | SearchConfig | None]
 
 
 def default_root() -> str | None:
@@ -202,23 +201,15 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
     ``hit@k``}}} and ``by_tag`` = {lang: {tag: the same over all users}}, fractions in [0, 1]. Raises
     InvalidInputError (bad folder, gold, language or ks).
     """
-    ks = sorted({int(k) for k in ks})
-    if not ks or ks[0] < 1:
-        raise InvalidInputError("ks must be positive integers")
+    ks = check_ks(ks)
     gold = gold if gold is not None else default_gold()
     if gold is None:
         raise InvalidInputError("no gold file: pass gold= (bench/data/memorybank_gold.json)")
     data = load_memorybank(data_root, gold, langs=langs, users=users)
-    recipes = [recipe] if recipe is None or isinstance(recipe, (str, SearchConfig)) else list(recipe)
+    recipes = recipe_list(recipe)
     n_q = {lang: sum(1 for p in people for q in p["questions"] if not q["unanswerable"])
            for lang, people in data.items()}
-    total = sum(len(people) for people in data.values()) + sum(n_q.values()) * len(recipes)
-    done = [0]
-
-    def tick() -> None:
-        done[0] += 1
-        if progress:
-            progress(done[0], total)
+    tick = Ticker(sum(len(people) for people in data.values()) + sum(n_q.values()) * len(recipes), progress)
 
     emb = eval_embedder(embedder)
     runs: dict[str, Any] = {}
@@ -238,34 +229,23 @@ def run_memorybank(data_root: str | Path, *, gold: str | Path | None = None, ks:
                                                                p["history"].values()),
                             "messages": messages, "memories": memories, "questions": n_q[lang],
                             "ingest_seconds": time.perf_counter() - t0}
-            # read-only measurement: no access counts bumped (they feed importance)
-            cfgs = [(resolve_recipe(r) if r is not None else mem.search_config).model_copy(
-                update={"track_access": False}) for r in recipes]
-            names = []
+            cfgs = read_only_configs(recipes, mem.search_config)
+            names: list[str] = []
             for r, cfg in zip(recipes, cfgs):
-                name = cfg.name if r is not None else f"default ({cfg.name})"
-                while name in names:
-                    name += "'"
-                names.append(name)
-            for name, cfg in zip(names, cfgs):
+                names.append(unique_name(cfg.name if r is not None else f"default ({cfg.name})", names))
+            questions = [(p, q) for p in people for q in p["questions"] if not q["unanswerable"]]
+
+            def score(pq: tuple[dict[str, Any], dict[str, Any]], hits: list[Any]) -> dict[str, Any]:
+                p, q = pq
+                return {"lang": lang, "id": q["id"], "user": p["index"], "split": p["split"], "tags": q["tags"],
+                        "question": q["question"], "evidence": [list(e) for e in q["evidence"]],
+                        **_score(q, _ranked(hits), ks)}
+
+            results = search_each(mem, questions, cfgs, query=lambda pq: (pq[1]["question"], pq[0]["name"]),
+                                  score=score, limit=max(limit, ks[-1]), tick=tick)
+            for name, cfg, (recs, lat) in zip(names, cfgs, results):
                 run = runs.setdefault(name, {"recipe": cfg.model_dump(), "search_ms": {}, "tables": {}})
-                recs, lat = [], []
-                for p in people:
-                    for q in p["questions"]:
-                        if q["unanswerable"]:
-                            continue
-                        t1 = time.perf_counter()
-                        hits = mem.search(q["question"], user_id=p["name"], limit=max(limit, ks[-1]), recipe=cfg)
-                        lat.append((time.perf_counter() - t1) * 1000.0)
-                        recs.append({"lang": lang, "id": q["id"], "user": p["index"], "split": p["split"],
-                                     "tags": q["tags"], "question": q["question"],
-                                     "evidence": [list(e) for e in q["evidence"]],
-                                     **_score(q, _ranked(hits), ks)})
-                        tick()
-                lat.sort()
-                run["search_ms"][lang] = {"mean": statistics.fmean(lat) if lat else None,
-                                          "p50": lat[len(lat) // 2] if lat else None,
-                                          "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))] if lat else None}
+                run["search_ms"][lang] = latency_ms(lat)
                 run["tables"][lang] = {part: _table([r for r in recs if part == "all" or r["split"] == part], ks)
                                        for part in ("all", "dev", "heldout")}
                 tags = sorted({t for r in recs for t in r["tags"]})

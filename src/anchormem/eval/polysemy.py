@@ -54,7 +54,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_polysemy", "format_table", "load_cases", "benchmark_words", "Case", "EN_WORDS", "EN_HELDOUT"]
+__all__ = ["run_polysemy", "format_table", "load_cases", "file_cases", "benchmark_words", "Case", "EN_WORDS",
+           "EN_HELDOUT", "passes", "pooled_history", "pooled_pass_rates", "sense_of", "word_of"]
 
 EN_WORDS: dict[str, tuple[str, str]] = {  # word -> (sense A, sense B) class ids, senses in different domains
     "apple": ("0", "1"), "bank": ("0", "1"), "crane": ("0", "1"), "java": ("0", "1"), "pitcher": ("0", "1"),
@@ -234,6 +235,76 @@ def _recipes() -> dict[str, Any]:
     return {"dense": RECIPES["dense"], "hybrid": RECIPES["hybrid_rrf"], "anchored": RECIPES["anchored"]}
 
 
+def sense_of(key: str | None) -> str | None:
+    """The sense part of a session key: ``"en/bank/0/1"`` → ``"en/bank/0"`` (None stays None)."""
+    return key.rsplit("/", 1)[0] if key else None
+
+
+def word_of(key: str | None) -> str | None:
+    """The word part of a session key: ``"en/bank/0/1"`` → ``"en/bank"`` (None stays None)."""
+    return key.rsplit("/", 2)[0] if key else None
+
+
+def passes(case: Case, keys: list[str | None]) -> bool:
+    """The pass test of a case, given the session keys of its ranked hits (None: a memory of no known session): the
+    top hit is from the target session (a neutral case: from any session of the target sense, since a template
+    query cannot tell two same-sense sessions apart), and no hit of the first 3 is from a wrong session or from a
+    session of the same word in another sense."""
+    top_ok = bool(keys) and (keys[0] == case.target if case.kind == "sense"
+                             else sense_of(keys[0]) == sense_of(case.target))
+    wrong = any(k in case.wrong or (word_of(k) == word_of(case.target) and sense_of(k) != sense_of(case.target))
+                for k in keys[:3] if k)
+    return top_ok and not wrong
+
+
+def file_cases(files: list[str]) -> list[Case]:
+    """The cases of hand-written set files of ``anchormem/data`` (the shape of ``polysemy_zh.json``, with a
+    ``lang``): group = the file name without ``polysemy_`` and ``.json``."""
+    out: list[Case] = []
+    for f in files:
+        lang = json.loads(resources.files("anchormem.data").joinpath(f).read_text("utf-8"))["lang"]
+        out += _zh_cases(f, f.removeprefix("polysemy_").removesuffix(".json"), lang)
+    return out
+
+
+def pooled_history(mem: Any, cases: list[Case], *, user: str = "pooled") -> dict[str, str]:
+    """Write every session of ``cases`` once into one user's history (one :meth:`Memory.add` per session, session
+    ``i`` dated 2024-01-01 + ``i`` days, in the order the cases name them). Returns memory id → session key."""
+    base = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    sessions = dict((k, t) for c in cases for k, t in c.sessions.items())
+    owner: dict[str, str] = {}
+    for day, (key, turns) in enumerate(sessions.items(), start=1):
+        for e in mem.add([{"role": "user", "content": t} for t in turns], user_id=user, session_id=key,
+                         timestamp=base + timedelta(days=day)):
+            owner.setdefault(e.memory.id, key)
+    return owner
+
+
+def pooled_pass_rates(mem: Any, cases: list[Case], owner: dict[str, str], config: Any, *, user: str = "pooled"
+                      ) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """Search every case's query (with its conversation, 3 hits) in the pooled history of :func:`pooled_history`
+    with ``config`` (a recipe name or SearchConfig; read-only: access tracking off, so one recipe's searches do not
+    move the next one's importance) and apply :func:`passes`. Returns ({group: {pass, total, rate}} for every
+    ``group``, ``group/kind`` and ``lang:<lang>``, sorted; the ids of the failed cases)."""
+    from ..retrieval.config import recipe
+
+    cfg = recipe(config).model_copy(update={"track_access": False})
+    groups: dict[str, dict[str, float]] = {}
+    fails: list[str] = []
+    for c in cases:
+        hits = mem.search(c.query, user_id=user, context=c.context, limit=3, recipe=cfg)
+        ok = passes(c, [owner.get(h.memory.id) for h in hits])
+        for g in (c.group, f"{c.group}/{c.kind}", f"lang:{c.lang}"):
+            s = groups.setdefault(g, {"pass": 0, "total": 0})
+            s["pass"] += ok
+            s["total"] += 1
+        if not ok:
+            fails.append(c.id)
+    for s in groups.values():
+        s["rate"] = round(s["pass"] / s["total"], 4)
+    return dict(sorted(groups.items())), fails
+
+
 def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = True,
                  progress: Callable[[str], None] | None = None, sets: str = "dev",
                  recipes: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -259,11 +330,6 @@ def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = Tru
     for c in cases:
         result["cases"][c.group] = result["cases"].get(c.group, 0) + 1
 
-    def sense(key: str | None) -> str | None:  # "en/bank/0/1" -> "en/bank/0"
-        return key.rsplit("/", 1)[0] if key else None
-
-    def word(key: str | None) -> str | None:
-        return key.rsplit("/", 2)[0] if key else None
     try:
         modes = ["per_case"] + (["pooled"] if pooled else [])
         for mode in modes:
@@ -291,12 +357,7 @@ def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = Tru
                 for n, c in enumerate(cases):
                     user = "pooled" if mode == "pooled" else f"case{n}"
                     hits = mem.search(c.query, user_id=user, context=c.context, limit=3, recipe=cfg)
-                    keys = [owner.get(h.memory.id) for h in hits]
-                    top_ok = bool(keys) and (keys[0] == c.target if c.kind == "sense"
-                                             else sense(keys[0]) == sense(c.target))
-                    wrong = any(k in c.wrong or (word(k) == word(c.target) and sense(k) != sense(c.target))
-                                for k in keys[:3] if k)
-                    ok = top_ok and not wrong
+                    ok = passes(c, [owner.get(h.memory.id) for h in hits])
                     for s in (st.setdefault(c.group, {"pass": 0, "total": 0}),
                               kt.setdefault(f"{c.group}/{c.kind}", {"pass": 0, "total": 0})):
                         s["pass"] += ok
@@ -310,15 +371,14 @@ def run_polysemy(*, embedder: Any = None, pooled: bool = True, audit: bool = Tru
             result["kinds"][mode] = kinds
             result["failures"][mode] = fails
             if mode == "pooled":
-                result["switch"] = _topic_switch(mem, cases, owner, recipes, sense, word)
+                result["switch"] = _topic_switch(mem, cases, owner, recipes)
                 say("switch: " + json.dumps(result["switch"].get("anchored")))
     finally:
         mem.close()
     return result
 
 
-def _topic_switch(mem: Any, cases: list[Case], owner: dict[str, str], recipes: dict[str, Any],
-                  sense: Callable[[str | None], str | None], word: Callable[[str | None], str | None]
+def _topic_switch(mem: Any, cases: list[Case], owner: dict[str, str], recipes: dict[str, Any]
                   ) -> dict[str, dict[str, dict[str, float]]]:
     """Topic switch (pooled history): each *sense* query asked inside the conversation of the word's *other*
     sense. Its own words should still win: pass = top hit from its target session and no memory of the word's
@@ -333,7 +393,7 @@ def _topic_switch(mem: Any, cases: list[Case], owner: dict[str, str], recipes: d
             hits = mem.search(c.query, user_id="pooled", context=ctx_of[c.wrong[0]], limit=3, recipe=cfg)
             keys = [owner.get(h.memory.id) for h in hits]
             ok = bool(keys) and keys[0] == c.target and not any(
-                k and word(k) == word(c.target) and sense(k) != sense(c.target) for k in keys)
+                k and word_of(k) == word_of(c.target) and sense_of(k) != sense_of(c.target) for k in keys)
             s = st.setdefault(c.group, {"pass": 0, "total": 0})
             s["pass"] += ok
             s["total"] += 1

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import ConfigError
 
-__all__ = ["SearchConfig", "RECIPES", "DEFAULT_RECIPE", "recipe"]
+__all__ = ["SearchConfig", "RECIPES", "DEFAULT_RECIPE", "recipe", "parse_recipe_spec"]
 
 
 class SearchConfig(BaseModel):
@@ -203,3 +205,49 @@ def recipe(name_or_config: str | SearchConfig | None) -> SearchConfig:
         return RECIPES[name_or_config]
     except KeyError:
         raise ConfigError(f"unknown search recipe {name_or_config!r}; recipes: {', '.join(RECIPES)}") from None
+
+
+# a change in a recipe spec starts at a "+" or ":" followed by a field name and "=" (so "1e+3" or a JSON value's
+# ": " never split one)
+_SPEC_SEP = re.compile(r"\s*[+:]\s*(?=[A-Za-z_]\w*\s*=)")
+_SPEC_HELP = "a recipe name, optionally with field changes: anchored+hops=1+anchor_weight=0.6 or anchored:hops=1"
+
+
+def parse_recipe_spec(spec: str) -> SearchConfig:
+    """A recipe named on a command line, with field changes: ``"anchored"`` → :data:`RECIPES` ``["anchored"]``;
+    ``"anchored+hops=1+anchor_weight=0.6"`` or ``"anchored:hops=1:anchor_weight=0.6"`` (both spellings, even mixed)
+    → that recipe with those fields changed, named by the spec (so runs of several variants keep apart).
+
+    Values are validated by :class:`SearchConfig` itself: numbers as numbers, yes/no fields only from
+    ``true``/``false`` (also ``yes``/``no``, ``on``/``off``, ``1``/``0``, any case), ``source_weights`` as JSON
+    (``{"summary": 0.5}``). Raises ConfigError for an empty spec, an unknown recipe, a change without ``=``, an
+    unknown field or ``name``, a field given twice, or a value its field does not accept (``anchor=maybe``,
+    ``hops=1.5``)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"empty recipe spec: {_SPEC_HELP}")
+    spec = spec.strip()
+    name, *changes = _SPEC_SEP.split(spec)
+    if name not in RECIPES:
+        raise ConfigError(f"recipe spec {spec!r}: unknown recipe {name!r} (recipes: {', '.join(RECIPES)}); "
+                          f"{_SPEC_HELP}")
+    if not changes:
+        return RECIPES[name]
+    values: dict[str, object] = {}
+    for change in changes:
+        key, value = (part.strip() for part in change.split("=", 1))
+        if key == "name" or key not in SearchConfig.model_fields:
+            raise ConfigError(f"recipe spec {spec!r}: {key!r} is not a SearchConfig field one can change")
+        if key in values:
+            raise ConfigError(f"recipe spec {spec!r} sets {key} twice")
+        if key == "source_weights":
+            try:
+                values[key] = json.loads(value)
+            except json.JSONDecodeError:
+                raise ConfigError(f"recipe spec {spec!r}: source_weights takes JSON, as "
+                                  '{"summary": 0.5}') from None
+        else:
+            values[key] = value
+    try:  # lax validation from strings: "0.5" -> 0.5, "false"/"no"/"0" -> False; "maybe" and "1.5" for an int fail
+        return SearchConfig.model_validate({**RECIPES[name].model_dump(), **values, "name": spec})
+    except ValidationError as exc:
+        raise ConfigError(f"recipe spec {spec!r}: {exc}") from None
