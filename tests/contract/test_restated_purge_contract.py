@@ -17,7 +17,6 @@ from anchormem.testing import run_concurrently
 from anchormem.types import Scope
 
 from .test_contract import T0, make, put, scope
-from .test_portable_contract import target  # noqa: F401 - a second, empty database on the same backend
 from .test_purge_scan_contract import NEEDLE, needle_columns, raw_file_hits
 
 T1 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
