@@ -34,6 +34,7 @@ def dated():
     ("What did I tell you on January 10th?", (None, 1, 10)),
     ("1月10号我说了什么", (None, 1, 10)),
     ("2025年1月10日我提到了什么？", (2025, 1, 10)),
+    ("2025年1月10日我做了什么？", (2025, 1, 10)),
 ])
 def test_a_date_in_any_form_is_the_questions_one_key_term(dated, q, date):
     assert question_date(q)[0] == date
@@ -69,6 +70,10 @@ def test_empty_or_blank_queries_raise_everywhere(dated):
     ("I moved to Lisbon 3 weeks ago", "Lisbon"),
     ("I work at 腾讯 since last year", "腾讯"),
     ("I live in New York", "New York"),
+    ("I moved to 上海, it is great", "上海"),  # a clause boundary, whatever the script of the value
+    ("I moved to 上海 because of work", "上海"),
+    ("I moved to 上海。 It is nice", "上海"),
+    ("我搬到了Berlin, and I love it", "Berlin"),
 ])
 def test_a_value_stops_at_a_time_phrase_in_either_script(text, value):
     assert [f.value for f in extract_from_text(text)] == [value]
