@@ -303,7 +303,8 @@ class Memory(LifecycleMixin):
 
     def update(self, memory_id: str, text: str | None = None, *, reason: str | None = None,
                labels: list[Label | dict[str, Any] | str] | None = None) -> MemoryItem:
-        """Replace a memory's text (re-embedded and re-indexed; the old text stays in ``history``) and/or its
+        """Replace a memory's text (re-embedded and re-indexed with its retrieval keys, rebuilt from its turn and the
+        turn before it: :func:`anchormem.ingest.keys.memory_keys`; the old text stays in ``history``) and/or its
         context labels. ``labels``: a list of ``Label`` objects, dicts or domain names (``["finance"]``; a bare
         string is refused; domains from
         :mod:`anchormem.context.taxonomy`, topic/intent normalised; the first is primary unless one says so); they
@@ -349,6 +350,8 @@ class Memory(LifecycleMixin):
     def _reindex_text(self, old: MemoryItem, text: str, dates: list[Any]) -> str:
         """The keyword-index text of ``old`` with its new ``text``: as a write builds it (text, speaker, time terms)
         with its retrieval keys rebuilt from its stored turns (:func:`anchormem.ingest.keys.memory_keys`)."""
+        if old.kind == "summary":  # a summary indexes its text alone, as on write
+            return index_text(text)
         kinds = parse_key_kinds(self.settings.index_keys)
         prev = self.store.previous_messages(self._scope(old.user_id), old.source_message_ids[:1]) \
             if kinds and old.source_message_ids else {}
