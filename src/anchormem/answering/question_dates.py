@@ -7,7 +7,7 @@ when a memory was said or its event happened then.
 names a date and otherwise only asks what was said or what happened then ("What did I say on 2025-01-10?", "What
 happened in February?", "1月10号我说了什么") has the date as its only key term: the words that ask for "what was
 said / happened" are language data (``data/lang/<lang>/dates.json`` ``said_words``), dropped from a dated question's
-key terms by :func:`said_word`.
+key terms by :func:`said_word`; the month names a question may use are data too (``months``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..langdata import words
+from ..langdata import mapping, words
 from ..text.dates import resolve_dates
 from ..text.tokenize import stem
 
@@ -25,35 +25,44 @@ __all__ = ["QDate", "question_date", "date_matches", "said_word"]
 
 QDate = tuple[int | None, int, int | None]  # (year or None, month 1-12 or 0 for a year alone, day or None)
 
-_MONTHS = {m: i + 1 for i, ms in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
-                                             "june jun", "july jul", "august aug", "september sep sept",
-                                             "october oct", "november nov", "december dec")) for m in ms.split()}
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>(?:19|20)\d{2})"
-# forms the resolver leaves to the question: "3 of June", a month without a year after a preposition, a year alone
-_DATE_PATTERNS = [re.compile(p, re.I) for p in (
-    rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?\b",      # 3 June, 2023
-    rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR})?",                 # May 3, 2023
-    rf"\b{_MON}(?:,?\s+(?:of\s+)?{_YEAR})\b",                  # August 2023
-    rf"\b(?:in|during|of|since|before|after|around)\s+{_MON}\b(?!\s+\d)",  # in June (a month without a year)
-    r"(?:(?P<year>\d{4})\s*年)?\s*(?P<mon>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?",  # 2023年5月3日
-    rf"(?:\bin\s+|\bof\s+|\bduring\s+|\bsince\s+|\bbefore\s+|\bafter\s+)?\b{_YEAR}\b(?!\s*[-/])|(?P<zy>\d{{4}})\s*年",
-)]
+
+@lru_cache(maxsize=1)
+def _months() -> dict[str, int]:
+    """{month name or abbreviation: 1-12} (``data/lang/en/dates.json`` ``months``)."""
+    return {k.casefold(): int(v) for k, v in mapping("dates", "months", ("en",)).items()}
+
+
+@lru_cache(maxsize=1)
+def _date_patterns() -> list[re.Pattern[str]]:
+    """The forms the resolver leaves to a question: "3 of June", a month without a year after a preposition, a
+    year alone; the month names are data (:func:`_months`)."""
+    mon = r"(?P<mon>" + "|".join(sorted(map(re.escape, _months()), key=len, reverse=True)) + r")\.?"
+    day = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+    year = r"(?P<year>(?:19|20)\d{2})"
+    return [re.compile(p, re.I) for p in (
+        rf"\b{day}\s+(?:of\s+)?{mon}(?:,?\s+{year})?\b",      # 3 June, 2023
+        rf"\b{mon}\s+{day}\b(?:,?\s+{year})?",                 # May 3, 2023
+        rf"\b{mon}(?:,?\s+(?:of\s+)?{year})\b",                  # August 2023
+        rf"\b(?:in|during|of|since|before|after|around)\s+{mon}\b(?!\s+\d)",  # in June (a month without a year)
+        r"(?:(?P<year>\d{4})\s*年)?\s*(?P<mon>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?",  # 2023年5月3日
+        rf"(?:\bin\s+|\bof\s+|\bduring\s+|\bsince\s+|\bbefore\s+|\bafter\s+)?\b{year}\b(?!\s*[-/])|(?P<zy>\d{{4}})\s*年",
+    )]
+
+
 _ANCHOR = _dt.datetime(2000, 6, 15, 12, tzinfo=_dt.timezone.utc)  # years are read off the text, never this
 
 
 def _from_pattern(question: str) -> tuple[QDate, tuple[int, int]] | None:
-    """The earliest match of :data:`_DATE_PATTERNS` (first pattern on a tie)."""
+    """The earliest match of :func:`_date_patterns` (first pattern on a tie)."""
     best: tuple[QDate, tuple[int, int]] | None = None
-    for pat in _DATE_PATTERNS:
+    for pat in _date_patterns():
         for m in pat.finditer(question):
             g = m.groupdict()
             mon = g.get("mon")
             if mon is None:
                 qd: QDate = (int(g.get("year") or g.get("zy")), 0, None)
             else:
-                month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
+                month = int(mon) if mon.isdigit() else _months()[mon.casefold().rstrip(".")]
                 if not 1 <= month <= 12:
                     continue
                 qd = (int(g["year"]) if g.get("year") else None, month, int(g["day"]) if g.get("day") else None)
