@@ -14,8 +14,8 @@ from anchormem.testing import HashEmbedder
 
 
 def test_every_public_memory_method_has_an_async_twin_with_the_same_signature():
-    public = {n for n, v in vars(Memory).items() if callable(v) and not n.startswith("_")
-              and n not in ("close",)}
+    public = {n for cls in Memory.__mro__[:-1] for n, v in vars(cls).items()  # its mixins' methods too
+              if callable(v) and not n.startswith("_") and n not in ("close",)}
     assert public == set(ASYNC_METHODS)
     for name in ASYNC_METHODS:
         fn = getattr(AsyncMemory, name)

@@ -184,6 +184,15 @@ def test_pinned_user(mem):
     assert [m.text for m in mem.get_all(user_id="carol")] == ["My sister Lena lives in Toronto."]
 
 
+def test_a_blank_query_is_a_tool_error_for_search_and_ask(mem):
+    async def main() -> None:
+        async with Client(create_mcp_server(mem)) as client:
+            for tool, arg in (("search_memories", "query"), ("ask_memory", "question")):
+                err = await call_error(client, tool, user_id="u", **{arg: "   "})
+                assert err.endswith("invalid_input: query: empty text"), (tool, err)
+    anyio.run(main)
+
+
 # ------------------------------------------------------------------------------------------ real transports
 def test_stdio_subprocess(tmp_path):
     db = tmp_path / "stdio.db"

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +19,7 @@ from .answering.successors import held_answer, successor_answer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
 from .embedders import Embedder, make_embedder, settings_options
-from .errors import ConfigError, ConflictError, InvalidInputError, ScopeError
+from .errors import ConfigError, InvalidInputError, ScopeError
 from .filters import parse_filters
 from .listing import list_by_turn
 from .llms import LLM, make_llm
@@ -29,16 +28,15 @@ from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_ses
 from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
-from .ingest.keys import parse_key_kinds, previous_turn
-from .ingest.pipeline import draft_memories, embedding_text
+from .ingest.keys import memory_keys, parse_key_kinds, previous_turn
+from .ingest.pipeline import draft_memories, embedding_text, time_terms
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
 from .retrieval.conversation import plan
 from .context.anchor import ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
-from .lifecycle import (ExpiryPolicy, assign_expiry, check_expiry_metadata, expired_filter, not_expired, renewals,
-                        warm_only)
+from .lifecycle import ExpiryPolicy, assign_expiry, not_expired, renewals, warm_only
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.currency import evidence_hits
@@ -56,7 +54,7 @@ from .tracing import check_available as _check_tracing, describe_add, describe_q
 from .summaries import session_summary_memory
 from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
-from .facts.reconcile import approval_targets, conflicts, plan_facts
+from .facts.reconcile import conflicts, plan_facts
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -65,14 +63,15 @@ from .text.entities import extract_entities
 from .text.tokenize import index_text, segment_once
 from .timeutil import to_aware, to_utc, utcnow
 from .review_dedupe import queue_reviews
-from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, ReviewItem, Scope
+from .memory_lifecycle import LifecycleMixin
+from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
 
 
-class Memory:
+class Memory(LifecycleMixin):
     """Long-term memory for agents, embedded in one SQLite file.
 
     Args:
@@ -304,7 +303,8 @@ class Memory:
 
     def update(self, memory_id: str, text: str | None = None, *, reason: str | None = None,
                labels: list[Label | dict[str, Any] | str] | None = None) -> MemoryItem:
-        """Replace a memory's text (re-embedded and re-indexed; the old text stays in ``history``) and/or its
+        """Replace a memory's text (re-embedded and re-indexed with its retrieval keys, rebuilt from its turn and the
+        turn before it: :func:`anchormem.ingest.keys.memory_keys`; the old text stays in ``history``) and/or its
         context labels. ``labels``: a list of ``Label`` objects, dicts or domain names (``["finance"]``; a bare
         string is refused; domains from
         :mod:`anchormem.context.taxonomy`, topic/intent normalised; the first is primary unless one says so); they
@@ -334,7 +334,7 @@ class Memory:
             fact = None if pick is None else FactSlot(entity=pick.entity, attribute=pick.attribute, value=pick.value,
                                                       polarity=pick.polarity, extractor="rules")
         item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
-                                 index_text=index_text(text + (" " + old.speaker if old.speaker else "")),
+                                 index_text=self._reindex_text(old, text, dates),
                                  content_hash=memory_hash(old.model_copy(update={"text": text, "fact": fact})),
                                  actor="update", reason=reason,
                                  entities=strip_token_entities(text, extract_entities(text, dates)))
@@ -346,6 +346,18 @@ class Memory:
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
         return item.model_copy(update={"labels": new_labels, "fact": fact})
+
+    def _reindex_text(self, old: MemoryItem, text: str, dates: list[Any]) -> str:
+        """The keyword-index text of ``old`` with its new ``text``: as a write builds it (text, speaker, time terms)
+        with its retrieval keys rebuilt from its stored turns (:func:`anchormem.ingest.keys.memory_keys`)."""
+        if old.kind == "summary":  # a summary indexes its text alone, as on write
+            return index_text(text)
+        kinds = parse_key_kinds(self.settings.index_keys)
+        prev = self.store.previous_messages(self._scope(old.user_id), old.source_message_ids[:1]) \
+            if kinds and old.source_message_ids else {}
+        keys = memory_keys(text, old.speaker, old.created_at, prev.get(old.source_message_ids[0]) if prev else None,
+                           kinds) if kinds else ""
+        return index_text(text, " ".join(x for x in (old.speaker, time_terms(old.created_at, dates)) if x), keys)
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:
         """Delete one memory from the table, vector index, keyword index and entity table; history records
@@ -525,10 +537,15 @@ class Memory:
         ``explain["evidence"]`` holds its evidence features. A memory that replies to the other speaker's
         question in its session is read with that question ("They were scared" answers "How did the kids take
         the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`). A question without a word
-        ("???", "...", "？？") asks nothing: it abstains without searching.
+        ("???", "...", "？？") asks nothing: it abstains without searching. An empty or whitespace-only ``query``
+        raises InvalidInputError, as :meth:`search` and :meth:`context` do (REST: 422; MCP: a tool error).
+
+        Raises InvalidInputError (empty, blank or oversized query, bad context), FilterError, ScopeError.
         """
-        if not any(ch.isalnum() for ch in query or ""):
-            return abstain(query or "", [])
+        query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
+                           hint="shorten the query, or raise max_query_chars")
+        if not any(ch.isalnum() for ch in query):
+            return abstain(query, [])
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
@@ -635,134 +652,6 @@ class Memory:
     def _write_summary(self, scope: Scope) -> list[Any]:
         new = session_summary_memory(self.store, scope, llm=self.llm, embedder=self.embedder)
         return self.store.write([], [new], actor="summarize") if new is not None else []
-
-    # ---------------------------------------------------------------- commitments
-    def due(self, *, user_id: str, before: datetime | str | None = None, agent_id: str | None = None,
-            include_undated: bool = True) -> list[MemoryItem]:
-        """Open commitments, decisions and todos of a user (``kind="commitment"``; see
-        :mod:`anchormem.facts.commitments`), soonest due first, undated last. ``before``: only those due before
-        that instant (undated ones only with ``include_undated``). Raises InvalidInputError, ScopeError."""
-        scope = self._scope(user_id, agent_id)
-        items = self.store.list_memories(scope, parse_filters({"kind": "commitment"}))
-        when = to_utc(before, field="before") if before is not None else None
-        out = [m for m in items if (m.event_time is None and include_undated)
-               or (m.event_time is not None and (when is None or m.event_time < when))]
-        return sorted(out, key=lambda m: (m.event_time is None, m.event_time or m.created_at, m.created_at))
-
-    def complete(self, memory_id: str, *, reason: str | None = None) -> MemoryItem:
-        """Mark a commitment done: its validity ends now (kept in history and ``as_of`` reads). Raises
-        NotFoundError, ConflictError (already closed), InvalidInputError (not a commitment)."""
-        item = self.get(memory_id)
-        if item.kind != "commitment":
-            raise InvalidInputError(f"memory {memory_id!r} is a {item.kind}, not a commitment")
-        return self.store.close_memory(self.tenant, memory_id, when=utcnow(), actor="complete", event="DONE",
-                                       reason=reason)
-
-    # ---------------------------------------------------------------- review queue
-    def review_queue(self, *, user_id: str | None = None, status: str | None = "pending") -> list[ReviewItem]:
-        """Changes held for review (conflicting facts with a confidence gap > 0.2, sensitive attributes), oldest
-        first. ``status``: pending | approved | rejected | all (or None). Raises InvalidInputError."""
-        if status not in (None, "all", "pending", "approved", "rejected"):
-            raise InvalidInputError(f"status must be pending, approved, rejected or all, not {status!r}")
-        status = None if status == "all" else status
-        uid = check_scope_id(user_id, "user_id", required=False)
-        return self.store.list_reviews(self.tenant, uid, status)
-
-    def approve(self, review_id: str, *, actor: str = "review") -> list[MemoryEvent]:
-        """Apply a held change: the proposed memory is stored and supersedes the facts it conflicts with now.
-        Returns the events (ADD, SUPERSEDE…). Raises NotFoundError, ConflictError (already resolved)."""
-        item = self.store.get_review(self.tenant, check_id(review_id, "review_id"))
-        if item.status != "pending":
-            raise ConflictError(f"review item {review_id!r} is already {item.status}")
-        new = item.proposed.model_copy(update={"labels": []})
-        old = approval_targets(self.store, self.tenant, item.user_id, new)
-        vec = self.embedder.embed_documents([embedding_text(new.text, new.speaker)])
-        new.labels = self.anchor.label_texts([new.text], vec)[0]
-        results = self.store.write([], [NewMemory(
-            new, vec[0], memory_hash(new),
-            index_text(" ".join(x for x in (new.text, new.speaker) if x)), [c.id for c in old])], actor=actor)
-        self.store.resolve_review(self.tenant, review_id, status="approved", actor=actor, when=utcnow(),
-                                  result_memory_id=results[0].item.id)
-        return [MemoryEvent(event=r.event, memory=r.item) for r in results]
-
-    def reject(self, review_id: str, *, actor: str = "review") -> ReviewItem:
-        """Drop a held change; nothing is stored. Raises NotFoundError, ConflictError (already resolved)."""
-        return self.store.resolve_review(self.tenant, check_id(review_id, "review_id"), status="rejected",
-                                         actor=actor, when=utcnow())
-
-    # ---------------------------------------------------------------- expiry (anchormem.lifecycle)
-    def expired(self, *, user_id: str | None = None, now: datetime | str | None = None) -> list[MemoryItem]:
-        """Memories whose ``expires_at`` has passed at ``now`` (default: the clock), superseded ones included,
-        of one user or of every user of the tenant: what :meth:`gc` would delete. Raises InvalidInputError."""
-        when = to_utc(now, field="now") if now is not None else utcnow()
-        users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
-            self.store.user_ids(self.tenant)
-        return [m for u in users for m in self.store.list_memories(self._scope(u), expired_filter(when),
-                                                                   include_superseded=True)]
-
-    def gc(self, *, user_id: str | None = None, now: datetime | str | None = None, dry_run: bool = False,
-           purge: bool = False, progress: Any = None) -> dict[str, int]:
-        """Delete expired memories (``expires_at`` <= ``now``, default the clock) of one user or, one user per
-        transaction, of every user of the tenant: from the table, vector, keyword and entity indexes; history
-        records ``DELETE`` with reason ``"expired"`` (``purge=True`` also blanks their history text and reasons
-        and drops source messages no other memory cites). ``dry_run``: delete nothing, count what would go.
-        ``progress``: ``callable(done_users, total_users)``. Returns counts per table (``memories``, ``fts``,
-        ``entities``; ``history``/``messages`` with ``purge``) and ``users`` (users with expired memories).
-        Raises InvalidInputError."""
-        when = to_utc(now, field="now") if now is not None else utcnow()
-        users = [check_scope_id(user_id, "user_id", required=True)] if user_id is not None else \
-            self.store.user_ids(self.tenant)
-        total: dict[str, int] = {"memories": 0, "users": 0} if dry_run else \
-            {"memories": 0, "fts": 0, "entities": 0, "users": 0}
-        for i, u in enumerate(users, start=1):
-            if dry_run:
-                n = len(self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True))
-                counts = {"memories": n}
-            else:
-                expired = self.store.list_memories(self._scope(u), expired_filter(when), include_superseded=True)
-                sessions = quoting_sessions(self.store, self.tenant, u, expired) if purge else set()
-                counts = self.store.purge_expired(self.tenant, when, user_id=u, purge=purge, actor="gc")
-                if expired:
-                    counts["summaries"] = self._drop_summaries_citing(expired, purge=purge)
-                if purge and expired:  # PII vault rows that only the purged memories still used
-                    tokens = pii_tokens(self.store, self.tenant, expired)
-                    counts["vault"] = self.store.vault_delete(self.tenant, u, tokens)
-                    self._purge_copies(u, sessions)
-            for k, v in counts.items():
-                total[k] = total.get(k, 0) + v
-            total["users"] += 1 if counts.get("memories") else 0
-            if progress is not None:
-                progress(i, len(users))
-        return total
-
-    # ---------------------------------------------------------------- tiers (anchormem.consolidate)
-    def archive(self, ids: list[str] | None = None, *, user_id: str | None = None,
-                filters: dict[str, Any] | None = None, reason: str | None = None) -> list[MemoryItem]:
-        """Move memories to the cold tier (out of default search/ask/context/get_all; kept for ``get``, ``as_of``,
-        history, export and ``filters={"tier": "cold"}``): by ``ids``, or every warm memory of ``user_id``
-        matching ``filters``. Each move is an ``ARCHIVE`` history version. Returns the memories moved. Raises
-        InvalidInputError, NotFoundError (nothing moved), FilterError, ScopeError."""
-        return _tiers.archive(self, ids, user_id=user_id, filters=filters, reason=reason)
-
-    def restore(self, ids: list[str] | None = None, *, user_id: str | None = None,
-                filters: dict[str, Any] | None = None, reason: str | None = None) -> list[MemoryItem]:
-        """Move cold memories back to warm (``RESTORE`` history versions): by ``ids``, or every cold memory of
-        ``user_id`` matching ``filters``. Returns the memories moved. Raises like :meth:`archive`."""
-        return _tiers.restore(self, ids, user_id=user_id, filters=filters, reason=reason)
-
-    def consolidate(self, *, user_id: str, agent_id: str | None = None, now: datetime | str | None = None,
-                    dry_run: bool = False, **options: Any) -> Any:
-        """Promote re-accessed cold memories, merge near-duplicates, roll old episodes up into summaries (and
-        archive them), demote idle low-importance memories and rebuild the user's rolled-up summary. Returns a
-        :class:`anchormem.consolidate.ConsolidateReport` (counts and ids). ``options``: ``episode_age_days``,
-        ``idle_days``, ``merge``, ``progress``. Thresholds: :mod:`anchormem.consolidate`. Raises
-        InvalidInputError, ScopeError."""
-        return _tiers.consolidate(self, user_id=user_id, agent_id=agent_id, now=now, dry_run=dry_run, **options)
-
-    def user_summary(self, *, user_id: str, agent_id: str | None = None) -> MemoryItem | None:
-        """The user's current rolled-up summary (written by :meth:`consolidate` or ``summarize(user_id=...)``),
-        or None."""
-        return _tiers.current_user_summary(self.store, self._scope(user_id, agent_id))
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         """Every version of a memory, oldest first (ADD, UPDATE, DELETE...). Raises NotFoundError."""

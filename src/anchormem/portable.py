@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import InvalidInputError
 from .ingest.classify import memory_hash
+from .ingest.keys import memory_keys, parse_key_kinds
 from .ingest.normalize import check_scope_id, check_text
 from .ingest.pipeline import embedding_text, time_terms
 from .lifecycle import assign_expiry, check_expiry_metadata
@@ -299,17 +300,34 @@ def import_export(memory: "Memory", data: Any, *, user_id: str | None = None,
     reviews = [ReviewItem.model_validate({**r.model_dump(), "tenant": tenant, "user_id": uid,
                                           "proposed": {**r.proposed.model_dump(), "tenant": tenant, "user_id": uid}})
                for r in doc.reviews]
-    news = _new_memories(memory, items)
+    news = _new_memories(memory, items, messages)
     return memory.store.import_rows(tenant, messages, news, history, on_conflict=on_conflict, reviews=reviews)
 
 
-def _index_text(it: MemoryItem) -> str:
+def _index_text(it: MemoryItem, prev: dict | None = None, kinds: frozenset[str] = frozenset()) -> str:
     """The keyword-index text a write gives a memory: text, speaker, and the month/year terms of when it was
-    said and of the date it mentions (``time_terms``); summaries index their text alone, as on write."""
+    said and of the date it mentions (``time_terms``), then its retrieval keys rebuilt from its turn and the
+    session's turn before it (``prev``; :func:`anchormem.ingest.keys.memory_keys`); summaries index their text
+    alone, as on write."""
     if it.kind == "summary":
         return index_text(it.text)
     dates = [_Span(it.event_time)] if it.event_time is not None else []
-    return index_text(" ".join(x for x in (it.text, it.speaker, time_terms(it.created_at, dates)) if x))
+    keys = memory_keys(it.text, it.speaker, it.created_at, prev, kinds) if kinds else ""
+    return index_text(" ".join(x for x in (it.text, it.speaker, time_terms(it.created_at, dates)) if x), keys)
+
+
+def _previous(messages: list[StoredMessage]) -> dict[str, dict[str, Any]]:
+    """{message id: the message before it in its session (by time, then order)} of an export's messages; without
+    a session, the agent's message before it said at most 30 minutes earlier (as ``Store.previous_messages``)."""
+    out: dict[str, dict[str, Any]] = {}
+    last: dict[tuple[Any, ...], StoredMessage] = {}
+    for m in sorted(messages, key=lambda m: m.ts):  # stable: same-time messages keep their order
+        k = (m.scope.agent_id, m.scope.session_id)
+        if k in last and (m.scope.session_id is not None or (m.ts - last[k].ts).total_seconds() <= 1800):
+            p = last[k]
+            out[m.id] = {"content": p.content, "name": p.name, "role": p.role}
+        last[k] = m
+    return out
 
 
 class _Span:
@@ -330,10 +348,15 @@ def _embed(memory: "Memory", items: list[MemoryItem]) -> np.ndarray:
                       for i in range(0, len(texts), EMBED_BATCH)])
 
 
-def _new_memories(memory: "Memory", items: list[MemoryItem]) -> list[NewMemory]:
+def _new_memories(memory: "Memory", items: list[MemoryItem],
+                  messages: list[StoredMessage] | None = None) -> list[NewMemory]:
     vecs = _embed(memory, items)
     ctx = _context_vectors(memory, items, vecs)
-    return [NewMemory(it, v, _hash(it), _index_text(it), context_vector=c) for it, v, c in zip(items, vecs, ctx)]
+    kinds = parse_key_kinds(memory.settings.index_keys)
+    prev = _previous(messages or [])
+    return [NewMemory(it, v, _hash(it), _index_text(it, prev.get(it.source_message_ids[0]) if it.source_message_ids
+                                                    else None, kinds), context_vector=c)
+            for it, v, c in zip(items, vecs, ctx)]
 
 
 def _context_vectors(memory: "Memory", items: list[MemoryItem], vecs: np.ndarray) -> list[np.ndarray | None]:

@@ -186,8 +186,12 @@ class MemoryEvent(BaseModel):
 
 
 class Hit(BaseModel):
-    """A search result. ``score``: higher = more relevant. ``explain``: per-signal scores (dense cosine,
-    BM25, ranks, fused score, recency weight, source weight, final)."""
+    """A search result. ``score``: the rank-defining score, higher = more relevant; a list of hits is in
+    non-increasing score order. A hit that an ordering rule placed above a better-scored one (the current value
+    before the memory it supersedes, a day recap's time order, a session's hits kept together) carries the score of
+    the hit it was placed above, its own in ``explain["own_score"]``. Scores are comparable within one result list
+    only (fused ranks, not probabilities). ``explain``: per-signal scores (dense cosine, BM25, ranks, fused score,
+    recency weight, source weight, final)."""
 
     memory: MemoryItem
     score: float

@@ -149,6 +149,9 @@ def test_export_and_forget(api):
     ("post", "/v1/search", {"query": "q", "user_id": "u", "recipe": "magic"}, 422, "validation_error"),
     ("post", "/v1/search", {"query": "q" * 10_000, "user_id": "u"}, 422, "validation_error"),
     ("post", "/v1/ask", {"query": "", "user_id": "u"}, 422, "validation_error"),
+    ("post", "/v1/ask", {"query": "   ", "user_id": "u"}, 422, "validation_error"),  # blank: as search and context
+    ("post", "/v1/search", {"query": " \n ", "user_id": "u"}, 422, "validation_error"),
+    ("post", "/v1/context", {"query": "  ", "user_id": "u", "session_id": "s"}, 422, "validation_error"),
     ("get", "/v1/memories?user_id=u&filters=%7Bnot%20json", None, 422, "validation_error"),
     ("get", "/v1/memories?user_id=u&filters=%5B1%5D", None, 422, "validation_error"),
     ("get", "/v1/memories?user_id=u&filters=%7B%22OR%22%3A%205%7D", None, 422, "validation_error"),

@@ -96,3 +96,20 @@ def test_search_bumps_access_on_every_store(mem):
             assert ids(mem.search("parked level", user_id="A", limit=1)) == [kept.id]
         got = mem.get(kept.id)
         assert (got.access_count, got.last_accessed_at) == (3, T0 + timedelta(minutes=5))
+
+
+def test_an_expired_successor_reopens_what_it_closed(mem):
+    """gc removing the memory that superseded a fact reopens that fact (history REOPEN), as delete does; a fact
+    that expired with it stays gone."""
+    with frozen_clock(T0) as clock:
+        home = mem.add("I live in Lisbon.", user_id="A")[0].memory
+        clock.advance(days=1)
+        moved = mem.add("I moved to Berlin.", user_id="A", metadata={"expire_strategy": "24h"})
+        assert "SUPERSEDE" in [e.event for e in moved]
+        assert mem.get(home.id).valid_to is not None
+        clock.advance(days=2)
+        assert mem.gc()["memories"] == 1
+        back = mem.get(home.id)
+        assert (back.valid_to, back.superseded_by) == (None, None)
+        assert [h.event for h in mem.history(home.id)][-1] == "REOPEN"
+        assert ids(mem.get_all(user_id="A")) == [home.id]

@@ -26,7 +26,8 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    the kind of answer ("activity", "item", "topic", "breed", "brand", "colour", "活动", "类型", "品种"). A calendar
    date in the question ("on 3 June, 2023", "in August 2023", "2023年5月") is ONE key term, covered when the memory
    was said or its event happened then (:func:`date_matches`; such a memory found by keywords only needs no dense
-   cosine).
+   cosine, nor does one of a question that names nothing else: "What did I say on 2025-01-10?", "1月10号我说了什么":
+   the words asking what was said or happened are no key terms, :mod:`.question_dates`).
 3. **Dense cosine** ≥ the embedder's calibrated floor and within ``dense_margin`` of the best candidate (a fact
    whose slot the question names, e.g. ``employer`` for "where does … work", needs no floor).
 
@@ -61,7 +62,6 @@ says about its speaker) live in :mod:`.persons`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 import threading
 from dataclasses import dataclass, field
@@ -75,6 +75,7 @@ from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, 
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .answer_types import asks_name, states_name
+from .question_dates import QDate, date_matches, question_date, said_word
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
@@ -279,77 +280,6 @@ class QuestionInfo:
     wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
 
 
-_MONTHS = {m: i + 1 for i, ms in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
-                                             "june jun", "july jul", "august aug", "september sep sept",
-                                             "october oct", "november nov", "december dec")) for m in ms.split()}
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>(?:19|20)\d{2})"
-_DATE_PATTERNS = [re.compile(p, re.I) for p in (
-    rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?\b",      # 3 June, 2023
-    rf"\b{_MON}\s+{_DAY}\b(?:,?\s+{_YEAR})?",                 # May 3, 2023
-    rf"\b{_MON}(?:,?\s+(?:of\s+)?{_YEAR})\b",                  # August 2023
-    rf"\b(?:in|during|of|since|before|after|around)\s+{_MON}\b(?!\s+\d)",  # in June (a month without a year)
-    r"(?:(?P<year>\d{4})\s*年)?\s*(?P<mon>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?",  # 2023年5月3日
-    rf"(?:\bin\s+|\bof\s+|\bduring\s+|\bsince\s+|\bbefore\s+|\bafter\s+)?\b{_YEAR}\b(?!\s*[-/])|(?P<zy>\d{{4}})\s*年",
-)]
-
-
-QDate = tuple[int | None, int, int | None]  # (year or None, month 1-12 or 0 for a year alone, day or None)
-
-
-def question_date(question: str) -> tuple[QDate | None, set[str], tuple[int, int] | None]:
-    """The first calendar date named in ``question``: ((year, month, day), the query terms of its words, its
-    character span), or (None, set(), None). Month 0 = a year alone ("in 2022", "2022年"). English month names
-    (a bare "May" only with a day or year) and Chinese ``年/月/日`` numerals."""
-    for pat in _DATE_PATTERNS:
-        m = pat.search(question)
-        if not m:
-            continue
-        g = m.groupdict()
-        mon = g.get("mon")
-        if mon is None:
-            year = int(g.get("year") or g.get("zy"))
-            return (year, 0, None), set(query_terms(m.group())), m.span()
-        month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
-        if not 1 <= month <= 12:
-            continue
-        year = int(g["year"]) if g.get("year") else None
-        day = int(g["day"]) if g.get("day") else None
-        terms = set(query_terms(m.group())) | {mon.lower()}
-        return (year, month, day), terms, m.span()
-    return None, set(), None
-
-
-def date_matches(qdate: QDate, hit: Hit, slack_days: int = 3) -> bool:
-    """The memory was said (``created_at``), or its event happened (``event_time``…``event_time_end``), at the
-    question's date: the same day ± ``slack_days``, the same month, or the same year (a part the question leaves
-    out — year or day — matches anything)."""
-    year, month, day = qdate
-    m = hit.memory
-    spans = [(m.created_at.date(), m.created_at.date())]
-    if m.event_time is not None:
-        spans.append((m.event_time.date(), (m.event_time_end or m.event_time).date()))
-    for lo, hi in spans:
-        if day is not None and month:
-            for y in ([year] if year else sorted({lo.year, hi.year})):
-                try:
-                    t = _dt.date(y, month, day)
-                except ValueError:
-                    continue
-                if lo - _dt.timedelta(days=slack_days) <= t <= hi + _dt.timedelta(days=slack_days):
-                    return True
-            continue
-        d = lo
-        while d <= hi:  # event spans are short (a day, a weekend, a month)
-            if (year is None or d.year == year) and (not month or d.month == month):
-                return True
-            if (d.year, d.month) == (hi.year, hi.month):
-                break
-            d = (d.replace(day=1) + _dt.timedelta(days=32)).replace(day=1)
-    return False
-
-
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
 # a question about a job in other words: "What do I do?", "What does my brother do for a living?", 我是做什么的？,
 # 我弟弟做什么工作？, 他是干什么的？ (its words "do", "living", 做, 干什么 then give way to the one term "occupation")
@@ -389,7 +319,7 @@ def analyze_question(question: str) -> QuestionInfo:
             t = t[:-2]
         if has_cjk(t) and len(t) > 1 and t[0] in "我你" and t not in ("我们",):
             t = t[1:]  # jieba glues the pronoun on: 我养 → 养, 我会 → 会
-        if not t or t in _QWORDS or t in lower_names or t in seen:
+        if not t or t in _QWORDS or t in lower_names or t in seen or (qdate is not None and said_word(t)):
             continue
         seen.add(t)
         g = _syn_group(t)
@@ -653,6 +583,8 @@ class EvidenceScorer:
                 dense_ok = coverage >= 0.999  # found by keywords only: every key term must be there
                 if cov.get(DATE_TERM, 0.0) >= 1.0:
                     dense_ok = True  # … or the question's date is the memory's (typed evidence)
+            elif not heavy and cov.get(DATE_TERM, 0.0) >= 1.0:
+                dense_ok = True  # the date is all the question names ("What did I say on 2025-01-10?"): typed
             else:
                 # a fact whose slot the question names needs no calibrated cosine floor (typed evidence)
                 floor_ok = self.dense_floor is None or d >= self.dense_floor or _slot_answers(heavy, h, kin)

@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
 from .. import langdata
+from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
@@ -104,14 +106,54 @@ _ZADV = r"(?:[上下这本今明去前后]个?(?:月|周|星期|礼拜|年)[一�
 _PRONOUNS = frozenset("it that this them those these one so too there here him her 它 这 那 这个 那个 他 她".split())
 
 
+@lru_cache(maxsize=1)
+def _time_stops() -> re.Pattern:
+    """Time phrases a value ends at, in either script (``value_stops`` of data/lang/*/dates.json): English as whole
+    words after a space, Chinese as substrings."""
+    en = langdata.alternation(langdata.words("dates", "value_stops", ("en",)))
+    zh = langdata.alternation(langdata.words("dates", "value_stops", ("zh",)))
+    return re.compile(r"(?<=[^\W\d_])\s*(?:" + zh + r")|\s+(?:" + en + r")\b|(?<=[\u3400-\u9fff])\s*(?:" + en + r")\b",
+                      re.I)
+
+
+_ANCHOR = datetime(2000, 6, 15, 12, tzinfo=timezone.utc)  # only where a date phrase starts matters
+
+
+def time_cut(v: str) -> str:
+    """``v`` up to its first time phrase past its start, in either script ("上海 last month" -> "上海", "Berlin
+    上个月" -> "Berlin", "Lisbon 3 weeks ago" -> "Lisbon"): a :data:`_time_stops` word or any date
+    :func:`~anchormem.text.dates.resolve_dates` reads."""
+    cut = len(v)
+    m = _time_stops().search(v, 1)
+    if m:
+        cut = m.start()
+    for span in resolve_dates(v, _ANCHOR):
+        at = v.find(span.text)
+        if 0 < at < cut:
+            cut = at
+    if cut == len(v):
+        return v
+    return _date_prep().sub("", v[:cut].rstrip())
+
+
+@lru_cache(maxsize=1)
+def _date_prep() -> re.Pattern:
+    """A word leading into a date ("in", "since", 于), left at the end of a value cut at that date."""
+    en = langdata.alternation(langdata.words("dates", "date_preps", ("en",)))
+    zh = langdata.alternation(langdata.words("dates", "date_preps", ("zh",)))
+    return re.compile(r"(?:\s+(?:" + en + r")|\s*(?:" + zh + r"))\s*$", re.I)
+
+
 def _clean(v: str, *, max_words: int = 8) -> str | None:
     v = v.strip().strip("\"'“”‘’「」")
     v = re.sub(r"^(?:now|currently|still)\s+", "", v, flags=re.I)  # "my phone number is now 555-0101"
+    v = time_cut(v)
     if not v:
         return None
     if has_cjk(v) and re.match(r"[A-Za-z<]", v):
         v = re.split(r"\s*[\u3400-\u9fff]", v, maxsplit=1)[0]  # "Company K 下周一开始" -> "Company K"
-    elif not has_cjk(v):
+    elif not has_cjk(v) or re.search(r"[A-Za-z]", v):  # English, or a Chinese value with English after it
+        v = re.split(r"[。！？；]", v, maxsplit=1)[0]  # "上海。 It is nice": a clause ends in either script
         m = _EN_CUT.search(v)
         if m:
             v = v[: m.start()]

@@ -34,12 +34,12 @@ from functools import lru_cache
 
 from ..errors import ConfigError
 from ..langdata import words as lang_words
-from ..text.dates import DateSpan
+from ..text.dates import DateSpan, resolve_dates
 from ..text.tokenize import has_cjk, query_terms
 from .classify import is_question
 
 __all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "previous_turn", "retrieval_keys",
-           "date_keys"]
+           "date_keys", "memory_keys"]
 
 #: every kind of key
 KEY_KINDS = ("reply", "context", "names", "dates", "topic")
@@ -168,3 +168,15 @@ def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list
             per_chunk.append(" ".join(ks))
         out.append(per_chunk)
     return out
+
+
+def memory_keys(text: str, speaker: str | None, said_at: datetime, prev: dict | None, kinds: frozenset[str]) -> str:
+    """The keys of one stored memory rebuilt from its stored turns (``Memory.update`` of its text, an import of an
+    export): ``text`` said by ``speaker`` at ``said_at`` (aware; its dates resolve against it), after the message
+    ``prev`` (a stored message dict: ``content``, ``name``, ``role``; None for the first of a session). The same
+    kinds as a write (``topic`` needs the whole call and is left out). Returns the space-joined key text."""
+    turns = []
+    if prev is not None and prev.get("content") and prev.get("role") != "system":
+        turns.append(KeyTurn(str(prev["content"]), prev.get("name")))
+    turns.append(KeyTurn(text, speaker, [resolve_dates(text, said_at)]))
+    return retrieval_keys(turns, kinds - {"topic"})[-1][0]

@@ -3,7 +3,9 @@
 - A plain search reads current memories only. A memory still current for some claims but carrying a superseded
   one ("Hi, I'm Sam. I live in Lisbon and I work as a nurse…" after "I moved to Berlin.") can match on its
   superseded words; the memory that superseded them (its claim's ``superseded_by``), when current and in scope,
-  is placed right before it, so the current value always comes first (``explain["successor_of"]``).
+  is placed right before it, so the current value always comes first (``explain["successor_of"]``). Which closed
+  claims move a memory depends on the slot the question asks about (:func:`order_by_currency`).
+- The search returns each hit's rank-defining score (:func:`rank_scores`): scores never rise down the list.
 - A question about the past ("Where did I live before?", "Did I ever live in Lisbon?", "我以前住哪里？":
   :func:`~anchormem.facts.claims.asks_past`), or a filter naming ``valid_to``, also reads superseded memories;
   for a past question they are weighted up by :data:`PAST_BOOST` and every hit that no longer holds is marked
@@ -14,12 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..answering.slot_questions import asked_slots
 from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
 from ..filters import ANY_VALIDITY, And, FilterNode, names_field, parse_filters
 from ..types import Hit, Scope
 from ..timeutil import to_utc
 
-__all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "evidence_hits", "shown_hits",
+__all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "rank_scores", "evidence_hits", "shown_hits",
            "rolled_up"]
 
 PAST_BOOST = 1.5  # a past question: superseded memories' scores times this
@@ -36,10 +39,57 @@ def past_where(where: FilterNode | None) -> FilterNode:
     return ANY_VALIDITY if where is None else And((where, ANY_VALIDITY))
 
 
+def _attribute(slot: str) -> str:
+    return slot.rpartition("|")[2]
+
+
+def _current_successors(store: Any, tenant: str, ids: set[str], hops: int = 8) -> dict[str, Any]:
+    """{closing memory id: the memory holding now at the end of its chain}: a successor closed in turn (Lisbon ->
+    Berlin -> Paris) is followed through its own ``superseded_by``, at most ``hops`` steps."""
+    out: dict[str, Any] = {}
+    todo = {i: i for i in ids}  # start id -> id to read next
+    for _ in range(hops):
+        if not todo:
+            break
+        found = store.get_many(tenant, sorted(set(todo.values())))
+        nxt: dict[str, str] = {}
+        for start, cur in todo.items():
+            item = found.get(cur)
+            if item is None:
+                continue
+            if item.current:
+                out[start] = item
+            elif item.superseded_by and item.superseded_by != cur:
+                nxt[start] = item.superseded_by
+        todo = nxt
+    return out
+
+
+def rank_scores(hits: list[Hit]) -> list[Hit]:
+    """``hits`` (in their final order) with each ``score`` the rank-defining one: a hit placed above a higher-scored
+    one by an ordering rule (the current value before the memory it supersedes, a day recap's time order, a
+    session's hits together) takes that score, so scores never rise down the list; its own score is kept in
+    ``explain["own_score"]``."""
+    floor = float("-inf")
+    for h in reversed(hits):
+        if h.score < floor:
+            h.explain.setdefault("own_score", h.score)
+            h.score = floor
+        floor = h.score
+    return hits
+
+
 def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, as_of: Any, limit: int,
-                      where: FilterNode | None = None) -> list[Hit]:
+                      where: FilterNode | None = None, query: str | None = None) -> list[Hit]:
     """``hits`` (best first) reordered as the module doc says; at most ``limit``. No successor is placed for an
-    ``as_of`` read or a filter on ``valid_to`` (``where``): those ask for the past as it is."""
+    ``as_of`` read or a filter on ``valid_to`` (``where``): those ask for the past as it is.
+
+    ``query``: the question; the slots it asks about (:func:`anchormem.answering.slot_questions.asked_slots`:
+    "Where do I live?" -> home_city) decide which closed claims move a memory. A memory whose closed claim is of an
+    asked slot is placed after the memory holding that slot now (followed through a chain of changes), or, when
+    none is in scope, after every other hit: it never answers for that slot first. A closed claim of a slot the
+    question does not ask about moves nothing ("What is my job?" keeps "I live in Lisbon and I'm a nurse" where it
+    ranks after a move). A question that names no slot places each closed claim's successor before it."""
     if past:
         for h in hits:
             note = past_note(h.memory)
@@ -50,33 +100,44 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
         return sorted(hits, key=lambda h: -h.score)[:limit]
     if as_of is not None or names_field(where, "valid_to"):
         return hits[:limit]
-    wanted = {c.superseded_by for h in hits[:limit] for c in closed_claims(h.memory) if c.superseded_by}
+    asked = set(asked_slots(query)) if query else set()
+
+    def moving(h: Hit) -> list[Any]:
+        return [c for c in closed_claims(h.memory) if not asked or _attribute(c.slot) in asked]
+
+    wanted = {c.superseded_by for h in hits[:limit] for c in moving(h) if c.superseded_by}
     if not wanted:
         return hits[:limit]
-    found = store.get_many(scope.tenant, sorted(wanted))
+    found = _current_successors(store, scope.tenant, wanted)
     out: list[Hit] = []
+    later: list[Hit] = []  # asked-slot memories whose current value is not in scope
     shown: set[str] = set()
     for h in hits:
         if len(out) >= limit:
             break
-        for c in closed_claims(h.memory):
+        placed = False
+        for c in moving(h):
             nxt = found.get(c.superseded_by or "")
-            if nxt is None or not nxt.current or nxt.user_id != scope.user_id or nxt.id in shown or \
-                    nxt.tier != "warm" or any(getattr(scope, k) not in (None, getattr(nxt, k))
-                                              for k in ("agent_id", "session_id")):
+            if nxt is None or nxt.user_id != scope.user_id or nxt.tier != "warm" or \
+                    any(getattr(scope, k) not in (None, getattr(nxt, k)) for k in ("agent_id", "session_id")):
+                continue
+            placed = True
+            if nxt.id in shown:
                 continue
             own = next((x for x in hits if x.memory.id == nxt.id), None)
-            if own is not None and own.memory.id in shown:
-                continue
             succ = own or Hit(memory=nxt, score=h.score, explain={"successor_of": h.memory.id, "final": h.score,
                                                                   "inserted": True})
             succ.explain.setdefault("successor_of", h.memory.id)
             out.append(succ)
             shown.add(nxt.id)
-        if h.memory.id not in shown:
+        if h.memory.id in shown:
+            continue
+        if asked and not placed and moving(h):
+            later.append(h)
+        else:
             out.append(h)
-            shown.add(h.memory.id)
-    return out[:limit]
+        shown.add(h.memory.id)
+    return (out + later)[:limit]
 
 
 def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:

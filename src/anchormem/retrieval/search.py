@@ -7,7 +7,8 @@ the two lists' weights are set per query (:func:`.fusion.adaptive_weights`; ``ex
 features and weights used).
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
-``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score):
+``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score, unless an ordering rule placed the hit
+above a better-scored one: then Hit.score is that one's, ``explain["own_score"]`` its own; :func:`.currency.rank_scores`):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
 question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
 the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`], with rw/iw the
@@ -35,7 +36,7 @@ from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
-from .currency import order_by_currency, past_where, wants_past
+from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
 from .past import PastTexts
@@ -276,16 +277,17 @@ class Searcher:
             ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors),
                                       bool(past_q))
             out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
-                                    as_of=as_of, limit=limit, where=where)
+                                    as_of=as_of, limit=limit, where=where, query=query)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
                 explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
             out = order_by_currency(by_session(collapse_repeats(hits, bool(past_q)), config), store=self.store,
-                                    scope=scope, past=past_q, as_of=as_of, limit=limit, where=where)
+                                    scope=scope, past=past_q, as_of=as_of, limit=limit, where=where, query=query)
         if recap:
             out = recap_order(out)
+        out = rank_scores(out)  # Hit.score: the score that defines the rank (never rising down the list)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out

@@ -580,6 +580,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             for uid, mid, _, _ in rows:
                 by_user.setdefault(uid, []).append(mid)
             for uid, ids in by_user.items():
+                self._claims.reopen_for(self, conn, tenant, uid, ids, actor)  # what it superseded holds again
                 for k, v in self._delete_rows(conn, tenant, uid, ids).items():
                     counts[k] += v
             if purge:

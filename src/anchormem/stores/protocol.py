@@ -180,7 +180,8 @@ class Store(Protocol):
         """Delete every memory of a tenant (or one user) whose ``expires_at`` <= ``before``, from every table and
         index as ``delete_scope`` does; history records ``DELETE`` with reason ``"expired"`` (``purge`` also blanks
         its history text, drops source messages no other memory cites and forgets the review-queue copies, as
-        ``delete`` does). Returns counts per table."""
+        ``delete`` does). What an expired memory superseded holds again, as after ``delete`` (history ``REOPEN``),
+        unless it expired too. Returns counts per table."""
 
     def messages(self, scope: Scope, ids: list[str] | None = None, *,
                  session_id: str | None = None, last: int | None = None) -> list[dict[str, Any]]:

@@ -547,6 +547,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx() as c:
             rows = c.execute(f"SELECT rowid, id, user_id, text, source_message_ids FROM memories WHERE {sql} "
                              "ORDER BY rowid", params).fetchall()
+            for uid in sorted({r[2] for r in rows}):  # what an expired memory superseded holds again (see delete)
+                self._claims.reopen_for(self, c, tenant, uid, [r[1] for r in rows if r[2] == uid], actor)
             counts.update(self._delete_rows(c, [r[0] for r in rows]))
             if purge:
                 counts["history"] = counts["messages"] = 0
