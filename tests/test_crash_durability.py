@@ -30,7 +30,7 @@ from pg_fixtures import pg_server  # noqa: F401
 KILLS = 24
 PG_KILLS = 20
 SEED = 20251206
-DEADLINE_S = 120.0
+DEADLINE_S = 600.0  # a bound against a hang, not a speed target (a loaded 2-core machine is slow)
 
 
 def acknowledged(ack_path: Path) -> list[dict]:
@@ -60,7 +60,7 @@ def test_every_acknowledged_add_survives_kill_9(tmp_path, backend, request):
             zygote.stdin.flush()
             pid = int(zygote.stdout.readline())
             wait_start = time.monotonic()  # until it writes (or while it opens the store: also fair game) ...
-            while len(acknowledged(ack)) == before and time.monotonic() - wait_start < 10:
+            while len(acknowledged(ack)) == before and time.monotonic() - wait_start < 60:
                 time.sleep(0.005)
             time.sleep(rnd.uniform(0.0, 0.25))  # ... then a random while longer
             os.kill(pid, signal.SIGKILL)
