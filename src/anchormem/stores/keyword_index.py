@@ -137,6 +137,8 @@ class KeywordIndex:
         self.seq: int | None = None  # the log sequence number applied last; None: not loaded
         self._dirty = False
         self.usable = True
+        self._acc: np.ndarray | None = None  # top()'s scratch: score and seen flag per rowid
+        self._seen: np.ndarray | None = None
 
     # ---------------------------------------------------------------- state
     def _empty(self) -> None:
@@ -374,7 +376,7 @@ class KeywordIndex:
             try:
                 if not self._ready(read, snapshot):
                     return None
-                phrases = self._tokens().query(terms)
+                phrases = self._phrases(terms)
             except sqlite3.Error as exc:
                 raise StoreError(f"keyword index: {exc}") from exc
             if any(len(p) > 1 for p in phrases):
@@ -382,36 +384,59 @@ class KeywordIndex:
             sid = self.scopes.get(scope)
             if sid is None or self.n_rows == 0:
                 return []
-            rows, tfs, which = [], [], []
-            idf = []
-            for i, p in enumerate(phrases):
-                tid = self.vocab.get(p[0]) if p else None
-                nhit = int(self.df.a[tid]) if tid is not None else 0
-                v = math.log((self.n_rows - nhit + 0.5) / (nhit + 0.5))
-                idf.append(v if v > 0.0 else 1e-6)
-                if tid is None:
-                    continue
-                r, f = self._postings((sid << 32) | tid)
-                rows.append(r)
-                tfs.append(f)
-                which.append(np.full(len(r), i, np.int64))
-            if not rows or not sum(len(r) for r in rows):
-                return []
-            allr = np.concatenate(rows)
-            uniq, inv = np.unique(allr, return_inverse=True)
-            freq = np.zeros((len(phrases), len(uniq)), np.float64)
-            freq[np.concatenate(which), inv] = np.concatenate(tfs)
             avgdl = self.n_tokens / self.n_rows
-            norm = _K1 * (1 - _B + _B * self.dl.a[uniq].astype(np.float64) / avgdl)
-            score = np.zeros(len(uniq), np.float64)
-            for i in range(len(phrases)):
-                score += idf[i] * ((freq[i] * (_K1 + 1.0)) / (freq[i] + norm))
-            if len(uniq) > n:
+            size = len(self.dl.a)
+            if self._acc is None or len(self._acc) < size:  # scratch per rowid, zero between queries
+                self._acc, self._seen = np.zeros(size, np.float64), np.zeros(size, bool)
+            acc, seen, touched = self._acc, self._seen, []
+            try:
+                # FTS5's sum, phrase by phrase in query order (a phrase a row lacks adds 0.0: no change)
+                for p in phrases:
+                    tid = p[0] if p else -1
+                    if tid < 0:  # a token no row has
+                        continue
+                    nhit = int(self.df.a[tid])
+                    v = math.log((self.n_rows - nhit + 0.5) / (nhit + 0.5))
+                    r, f = self._postings((sid << 32) | tid)
+                    if not len(r):
+                        continue
+                    norm = _K1 * (1 - _B + _B * self.dl.a[r].astype(np.float64) / avgdl)
+                    acc[r] += (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm))
+                    fresh = r[~seen[r]]
+                    seen[fresh] = True
+                    touched.append(fresh)
+                if not touched:
+                    return []
+                rows = np.concatenate(touched)
+                score = acc[rows]
+            finally:
+                for t in touched:
+                    acc[t] = 0.0
+                    seen[t] = False
+            if len(rows) > n:
                 cut = np.partition(-score, n - 1)[n - 1]
                 keep = np.flatnonzero(-score <= cut)
-                uniq, score = uniq[keep], score[keep]
-            order = np.lexsort((uniq, -score))[:n]
-            return [(int(uniq[j]), float(score[j])) for j in order]
+                rows, score = rows[keep], score[keep]
+            order = np.lexsort((rows, -score))[:n]
+            return list(zip(rows[order].tolist(), score[order].tolist()))
+
+    def _phrases(self, terms: list[str]) -> list[tuple[int, ...]]:
+        """Each term's token ids (-1: a token no row has), from the word cache when the term is a word of an
+        indexed row, else from the scratch table (cached)."""
+        out: list[tuple[int, ...] | None] = []
+        rest = []
+        for t in terms:
+            w = self._wid.get(t)
+            if w is None or w >= len(self._wntok_g.a):
+                out.append(None)
+                rest.append(t)
+            else:
+                a = int(self._wstart_g.a[w])
+                out.append(tuple(self._wflat.a[a : a + int(self._wntok_g.a[w])].tolist()))
+        if rest:
+            got = iter(self._tokens().query(rest))
+            out = [p if p is not None else tuple(self.vocab.get(x, -1) for x in next(got)) for p in out]
+        return out  # type: ignore[return-value]
 
     def _rowid_dtype(self) -> type:
         return np.int32 if len(self.rscope.a) < 2**31 else np.int64
@@ -420,7 +445,7 @@ class KeywordIndex:
         i = int(np.searchsorted(self.keys, key))
         if i < len(self.keys) and self.keys[i] == key:
             a, b = self.starts[i], self.starts[i + 1]
-            r, f, g = self.prow[a:b].astype(np.int64), self.ptf[a:b].astype(np.float64), self.pgen[a:b]
+            r, f, g = self.prow[a:b], self.ptf[a:b].astype(np.float64), self.pgen[a:b]
             ok = g == self.rgen.a[r]
             if not ok.all():
                 r, f = r[ok], f[ok]
