@@ -182,3 +182,23 @@ def test_memory_store_and_phrase_terms_fall_back_to_fts5(monkeypatch):
         assert got == want and len(got) == 2 and calls == [True]
         got, want = _both(m, Scope(user_id="A"), ["email", "maya"])
         assert got == want and len(got) == 2 and calls[-1] is False
+
+
+def test_a_purge_by_another_store_never_comes_back_in_its_saved_index(tmp_path):
+    """Store ``a`` has the index loaded (with the word) when store ``b`` on the same file purges the memory; when
+    ``a`` closes it applies the log first and saves an index in which no token of the purged row is left."""
+    db = tmp_path / "kw.db"
+    a = Memory(str(db), embedder="hash", llm=None)
+    a.add("the orchard by the river", user_id="A")
+    gone = a.add("my secret word is xylophonic", user_id="A")[0].memory.id
+    assert a.store.keyword_search(Scope(user_id="A"), ["xylophonic"], 5, None)[0][0] == gone
+    with Memory(str(db), embedder="hash", llm=None) as b:
+        b.delete(gone, purge=True)
+    a.add("a new note about pears", user_id="A")
+    a.close()
+    data = Path(str(db) + ".kw").read_bytes()
+    assert b"xylophon" not in data and b"secret" not in data and b"pear" in data and b"orchard" in data
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        assert m.store.keyword_search(Scope(user_id="A"), ["xylophonic"], 5, None) == []
+        got, want = _both(m, Scope(user_id="A"), ["orchard", "pears", "river"])
+        assert got == want and len(got) == 2

@@ -464,6 +464,7 @@ class KeywordIndex:
         if self.path is None or self.seq is None or not self.usable:
             return
         self._merge()
+        self._compact()
         n = len(self.rscope.a)
         meta = {"format": _FORMAT, "store_id": self.store_id, "seq": self.seq, "n_rows": self.n_rows,
                 "n_tokens": self.n_tokens}
@@ -489,6 +490,28 @@ class KeywordIndex:
             snapshot(lambda c: c.execute("DELETE FROM keyword_log WHERE seq <= ?", (self.seq,)), write=True)
         except (sqlite3.Error, StoreError) as exc:
             log.debug("keyword_log not pruned: %s", exc)
+
+    def _compact(self) -> None:
+        """Drop what removed rows left (after :meth:`_merge`): their forward slices, and tokens no row holds any
+        more (a deleted or purged row's words must not outlive it in the saved file); ids renumbered in order."""
+        live_rows = np.flatnonzero(self.rscope.a >= 0)
+        fn = self.fn.a[live_rows].astype(np.int64)
+        ends = np.cumsum(fn)
+        pos = np.repeat(self.fstart.a[live_rows], fn) + (np.arange(int(fn.sum())) - np.repeat(ends - fn, fn))
+        fwd = self.fwd.a[pos]
+        nv = len(self.vocab)
+        keep = self.df.a[:nv] > 0
+        if not keep.all():
+            new = (np.cumsum(keep) - 1).astype(np.int64)
+            self.keys = ((self.keys >> 32) << 32) | new[self.keys & 0xFFFFFFFF]  # order kept: still sorted
+            fwd = new[fwd]
+            names = sorted(self.vocab, key=self.vocab.__getitem__)
+            self.vocab = {t: i for i, t in enumerate(t for t, k in zip(names, keep.tolist()) if k)}
+            self.df = _Grow(np.int64, data=self.df.a[:nv][keep])
+            self._words()  # the word cache holds old ids
+        self.fwd = _Grow(np.int32, data=fwd if len(fwd) else np.zeros(16, np.int32))
+        self.nfwd = len(fwd)
+        self.fstart.a[live_rows] = ends - fn
 
     def _load(self) -> bool:
         if self.path is None or not self.path.exists():
@@ -523,12 +546,14 @@ class KeywordIndex:
         """Catch a loaded index up with the log and save it if it changed since it was saved (on close), so the
         next open has nothing to apply. Never raises for a file error (logged)."""
         with self._lock:
-            if self.seq is not None and self.usable and self.path is not None:
-                try:
-                    self._catch_up(read, snapshot)
-                except (sqlite3.Error, StoreError) as exc:  # saved as it is: the next open applies the rest
-                    log.debug("keyword index not caught up on close: %s", exc)
-            if self._dirty and self.seq is not None:
+            if self.seq is None or not self.usable or self.path is None:
+                return
+            try:
+                self._catch_up(read, snapshot)
+            except (sqlite3.Error, StoreError) as exc:  # not saved behind a purge: the next open applies the log
+                log.debug("keyword index not caught up on close, not saved: %s", exc)
+                return
+            if self._dirty:
                 self._save(read, snapshot)
 
     def drop(self) -> None:
