@@ -50,8 +50,8 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
     row first. ``read(sql, params)``: rows. ``scope_rows``: about how many rows the user has (the cached vectors' count;
     None: unknown), to decide whether the scope token is needed (module doc). ``terms``: non-blank. ``ranked(n)``:
     the user's best ``n`` (rowid, score) from the keyword index (None: ask FTS5)."""
-    if ranked is not None:
-        cap = max(2 * k, KEYWORD_CAP_MIN)
+    if ranked is not None:  # ranking again is cheap here: a small margin over k, widened when the filter bites
+        cap = k + max(k // 4, KEYWORD_CAP_MIN // 4)
         while True:
             top = ranked(cap)
             if top is None:
