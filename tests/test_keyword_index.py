@@ -202,3 +202,17 @@ def test_a_purge_by_another_store_never_comes_back_in_its_saved_index(tmp_path):
         assert m.store.keyword_search(Scope(user_id="A"), ["xylophonic"], 5, None) == []
         got, want = _both(m, Scope(user_id="A"), ["orchard", "pears", "river"])
         assert got == want and len(got) == 2
+
+
+def test_memory_store_prunes_the_log_it_applied():
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add("the first orchard note", user_id="A")
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 5, None)) == 1  # built
+        for part in range(2):
+            m.add([{"role": "user", "content": f"orchard row {i}"} for i in range(550 * part, 550 * (part + 1))],
+                  user_id="A")
+        assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 1100
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 2000, None)) == 1101
+        assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 0
+        m.add("one more orchard", user_id="A")
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 2000, None)) == 1102

@@ -17,7 +17,8 @@ Derived data; the database stays the source of truth:
   last sequence number with the index's watermark and applies what it has not seen (each changed row: its old
   postings dropped, its current ``memories_fts`` row, if any, added), so a write from any connection or process,
   or one whose process died before the index was saved, is searchable at the next query.
-- **Saved file** (``<database>.kw``, not for ``:memory:`` or an encrypted file): written on close (and after a
+- **Saved file** (``<database>.kw``, not for ``:memory:`` or an encrypted file; a ``:memory:`` store prunes the log
+  as it applies it, an encrypted file's log keeps growing by one small row per write): written on close (and after a
   build) with its watermark; a reopen loads it and applies the log from the watermark. The log is pruned up to
   the saved watermark; an index whose watermark is older than the log's start (another process pruned it), from
   another database (``store_id``) or format is rebuilt from ``memories_fts``. A purge deletes the file
@@ -57,6 +58,7 @@ _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
 _FORMAT = 1
 _MAX_ROWID_GAP = 8  # a rowid more than 8x (+1M) past the row count: dense per-row arrays would waste, use FTS5
 _BATCH = 5000  # rows tokenised per pass of the scratch FTS5 table
+_PRUNE_SOLE = 1000  # a sole reader prunes the log once a catch-up applied this many rows
 _TAIL_ROWS = 1000  # a catch-up of more rows is merged into the sorted postings at once
 
 # migration v7: the change log the index catches up from (module doc)
@@ -130,8 +132,9 @@ class KeywordIndex:
     """The keyword index of one SQLite store (module doc). ``path``: the saved file (None: in memory only).
     ``store_id``: the database's id (a saved file of another database is rebuilt). Thread-safe (one lock)."""
 
-    def __init__(self, path: Path | None, store_id: str) -> None:
+    def __init__(self, path: Path | None, store_id: str, *, sole_reader: bool = False) -> None:
         self.path, self.store_id = path, store_id
+        self.sole_reader = sole_reader  # no other index reads this log (``:memory:``): prune it as it is applied
         self._lock = threading.Lock()
         self._tok: _Tokenizer | None = None
         self.seq: int | None = None  # the log sequence number applied last; None: not loaded
@@ -348,6 +351,13 @@ class KeywordIndex:
             self._to_tail(post)
         self.seq = h
         self._dirty = True
+        if self.sole_reader and len(ids) >= _PRUNE_SOLE:
+            self._prune(snapshot)
+
+    def _prune(self, snapshot: Callable[..., Any]) -> None:
+        """Delete the log's entries up to the watermark (applied, and saved or nobody else reads them)."""
+        seq = self.seq
+        snapshot(lambda c: c.execute("DELETE FROM keyword_log WHERE seq <= ?", (seq,)), write=True)
 
     @staticmethod
     def _head_sql_read(read: Callable[[str, Any], list]) -> int:
@@ -360,6 +370,8 @@ class KeywordIndex:
                 self._build(snapshot)
                 if self.usable:
                     self._save(read, snapshot)
+                if self.usable and self.sole_reader:
+                    self._prune(snapshot)
         if not self.usable:
             return False
         self._catch_up(read, snapshot)
@@ -487,7 +499,7 @@ class KeywordIndex:
             return
         self._dirty = False
         try:  # entries up to the saved watermark are no longer needed by a reopen (module doc)
-            snapshot(lambda c: c.execute("DELETE FROM keyword_log WHERE seq <= ?", (self.seq,)), write=True)
+            self._prune(snapshot)
         except (sqlite3.Error, StoreError) as exc:
             log.debug("keyword_log not pruned: %s", exc)
 

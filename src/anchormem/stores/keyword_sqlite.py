@@ -101,7 +101,8 @@ class SQLiteKeywordMixin:
     keywords: KeywordIndex | None = None
 
     def _open_keywords(self, path: str, store_id: str, in_memory: bool, encrypted: bool) -> None:
-        self.keywords = KeywordIndex(None if in_memory or encrypted else Path(path + ".kw"), store_id)
+        self.keywords = KeywordIndex(None if in_memory or encrypted else Path(path + ".kw"), store_id,
+                                     sole_reader=in_memory)
 
     def _kw_snapshot(self, fn: Callable[[sqlite3.Connection], Any], write: bool = False) -> Any:
         with self._tx(write) as c:  # type: ignore[attr-defined]
