@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from anchormem import Memory
+from anchormem.filters import Cond
 from anchormem.stores.keyword_index import KeywordIndex
 from anchormem.text.tokenize import query_terms
 from anchormem.types import Scope
@@ -22,12 +23,12 @@ WORDS = ("apple orchard running runner hiking hike tree river café naïve data'
          "the of cats Lisbon").split()
 
 
-def _both(m: Memory, scope: Scope, terms: list[str], k: int = 20) -> tuple[list, list]:
+def _both(m: Memory, scope: Scope, terms: list[str], k: int = 20, where=None, as_of=None) -> tuple[list, list]:
     """(the index's answer, FTS5's answer) of one keyword search."""
-    got = m.store.keyword_search(scope, terms, k, None)
+    got = m.store.keyword_search(scope, terms, k, where, as_of)
     index, m.store.keywords = m.store.keywords, None
     try:
-        want = m.store.keyword_search(scope, terms, k, None)
+        want = m.store.keyword_search(scope, terms, k, where, as_of)
     finally:
         m.store.keywords = index
     return got, want
@@ -53,6 +54,7 @@ def test_index_ranks_as_fts5_through_deletes_updates_and_closed_rows():
             return nonempty
 
         assert check() > 60
+        before_edits = datetime.now(timezone.utc)
         for it in items[:30]:
             m.delete(it.id)
         for i, it in enumerate(items[30:40]):
@@ -60,6 +62,11 @@ def test_index_ranks_as_fts5_through_deletes_updates_and_closed_rows():
         for it in items[40:50]:
             m.store.close_memory("default", it.id, when=datetime.now(timezone.utc), actor="test", event="COMPLETE")
         assert check() > 60
+        for terms in queries[:20]:  # a past state (closed rows count again) and a filter: the same answers too
+            got, want = _both(m, Scope(user_id="A"), terms, 50, as_of=before_edits)
+            assert got == want
+            got, want = _both(m, Scope(user_id="A"), terms, 50, where=Cond("created_at", "gte", 0))
+            assert got == want
         got, _ = _both(m, Scope(user_id="A"), ["number3"])
         assert [mid for mid, _ in got] == [items[33].id] and got[0][1] > 0
         assert all(mid not in {it.id for it in items[:30]} for terms in queries
