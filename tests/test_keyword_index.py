@@ -223,3 +223,32 @@ def test_memory_store_prunes_the_log_it_applied():
         assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 0
         m.add("one more orchard", user_id="A")
         assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 2000, None)) == 1102
+
+
+def test_a_bulk_writer_that_never_searched_leaves_an_up_to_date_index(tmp_path, monkeypatch):
+    """A process that only writes (an import) and closes: past _EAGER_LOG unsaved changes the close builds or
+    catches up the index and saves it, so the next process's first keyword search applies nothing."""
+    import anchormem.stores.keyword_index as ki
+
+    monkeypatch.setattr(ki, "_EAGER_LOG", 50)
+    db = tmp_path / "kw.db"
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"orchard row {i}"} for i in range(10)], user_id="A")
+    assert not Path(str(db) + ".kw").exists()  # few changes: left to the first search
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"kiwi row {i}"} for i in range(60)], user_id="A")
+    assert Path(str(db) + ".kw").exists()
+    applied = []
+    real = KeywordIndex._catch_up
+
+    def catch_up(self, read, snapshot):
+        head = self._head_sql_read(read)
+        applied.append(head - self.seq)
+        return real(self, read, snapshot)
+
+    monkeypatch.setattr(KeywordIndex, "_catch_up", catch_up)
+    monkeypatch.setattr(KeywordIndex, "_build", lambda self, snap: pytest.fail("rebuilt"))
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["kiwi"], 100, None)) == 60
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 100, None)) == 10
+    assert applied and set(applied) == {0}

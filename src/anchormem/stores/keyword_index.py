@@ -19,7 +19,7 @@ Derived data; the database stays the source of truth:
   or one whose process died before the index was saved, is searchable at the next query.
 - **Saved file** (``<database>.kw``, not for ``:memory:`` or an encrypted file; a ``:memory:`` store prunes the log
   as it applies it, an encrypted file's log keeps growing by one small row per write): written on close (and after a
-  build) with its watermark; a reopen loads it and applies the log from the watermark. The log is pruned up to
+  build) with its watermark, also by a process that only wrote when it left many changes (a bulk load); a reopen loads it and applies the log from the watermark. The log is pruned up to
   the saved watermark; an index whose watermark is older than the log's start (another process pruned it), from
   another database (``store_id``) or format is rebuilt from ``memories_fts``. A purge deletes the file
   (:meth:`KeywordIndex.drop`): it holds the purged rows' tokens.
@@ -59,6 +59,7 @@ _FORMAT = 1
 _MAX_ROWID_GAP = 8  # a rowid more than 8x (+1M) past the row count: dense per-row arrays would waste, use FTS5
 _BATCH = 5000  # rows tokenised per pass of the scratch FTS5 table
 _PRUNE_SOLE = 1000  # a sole reader prunes the log once a catch-up applied this many rows
+_EAGER_LOG = 5000  # unsaved log entries that make a close bring an index it never loaded up to date
 _TAIL_ROWS = 1000  # a catch-up of more rows is merged into the sorted postings at once
 
 # migration v7: the change log the index catches up from (module doc)
@@ -556,11 +557,19 @@ class KeywordIndex:
 
     def persist(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any]) -> None:
         """Catch a loaded index up with the log and save it if it changed since it was saved (on close), so the
-        next open has nothing to apply. Never raises for a file error (logged)."""
+        next open has nothing to apply. An index this process never loaded is brought up to date and saved too
+        when the log holds at least :data:`_EAGER_LOG` unsaved changes (a bulk load: its first search after a
+        reopen would otherwise pay for them). Never raises for a file error (logged)."""
         with self._lock:
-            if self.seq is None or not self.usable or self.path is None:
+            if not self.usable or self.path is None:
                 return
             try:
+                if self.seq is None:
+                    first, head = read("SELECT min(seq), max(seq) FROM keyword_log", ())[0]
+                    if first is None or head - first + 1 < _EAGER_LOG:
+                        return
+                    if not self._ready(read, snapshot):
+                        return
                 self._catch_up(read, snapshot)
             except (sqlite3.Error, StoreError) as exc:  # not saved behind a purge: the next open applies the log
                 log.debug("keyword index not caught up on close, not saved: %s", exc)
