@@ -329,6 +329,8 @@ class KeywordIndex:
         def changes(c: sqlite3.Connection) -> tuple[int, int | None, list[tuple[int, str, str]], list[int]]:
             h = self._head_sql(c)
             first = c.execute("SELECT min(seq) FROM keyword_log").fetchone()[0]
+            if h - max(self.seq, (first or 1) - 1) > max(50_000, self.n_rows):  # more changes than rows: rebuild
+                return h, None, [], []
             ids = [r[0] for r in c.execute("SELECT DISTINCT mem_rowid FROM keyword_log WHERE seq > ?", (self.seq,))]
             rows: list[tuple[int, str, str]] = []
             for i in range(0, len(ids), 900):
