@@ -78,6 +78,10 @@ def _downgrade(backend, store):
     if backend.name == "sqlite":
         store.close()
         c = sqlite3.connect(backend.url[len("sqlite:///"):], isolation_level=None)
+        for name in ("keyword_log_ins", "keyword_log_del", "keyword_log_upd"):  # v7
+            c.execute(f"DROP TRIGGER {name}")
+        c.execute("DROP TABLE keyword_log")
+        c.execute("DROP INDEX ix_mem_event")
         c.execute("DROP TABLE claims")
         c.execute("DROP TABLE memory_entities_past")
         c.execute("DROP TABLE memory_sessions")

@@ -105,12 +105,16 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
     con.execute("DROP TABLE memory_entities_past")
     con.execute("DROP TABLE memory_sessions")
     con.execute("ALTER TABLE memory_history DROP COLUMN old_state")
+    for name in ("keyword_log_ins", "keyword_log_del", "keyword_log_upd"):  # and v7's keyword log, event index
+        con.execute(f"DROP TRIGGER {name}")
+    con.execute("DROP TABLE keyword_log")
+    con.execute("DROP INDEX ix_mem_event")
     con.execute("PRAGMA user_version = 4")
     con.commit()
     con.close()
-    assert MIGRATIONS[-1][0] == 6
+    assert MIGRATIONS[-1][0] == 7
     with Memory(str(path), embedder=DeterministicEmbedder(DIM)) as mem:
-        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 6
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 7
         mid = mem.get_all(user_id="u")[0].id
         assert mem.store.get_context_vectors(mem.tenant, [mid]) == {}
         ungated = SearchConfig(**{**RECIPES["anchored"].model_dump(), "anchor_gate": False})

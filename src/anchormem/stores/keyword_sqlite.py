@@ -1,5 +1,8 @@
-"""The SQLite store's keyword (BM25) stage: a bounded FTS5 query, then the filter on the few rows it ranked.
+"""The SQLite store's keyword (BM25) stage: the user's best-ranked matches, then the filter on the few rows ranked.
 
+The ranking comes from the store's in-process keyword index (:mod:`.keyword_index`: the same BM25 scores as FTS5,
+from per-user postings in numpy arrays, caught up from the ``keyword_log`` before each query) and, when the index
+cannot answer (a query term FTS5 reads as a phrase of several tokens, an index switched off), from FTS5:
 FTS5 ranks a user's matching postings on its own (``bm25()`` in C and a sort that keeps the best ``cap``); only
 those rows are looked up in ``memories`` (by rowid, the ranked list as the outer loop) and filtered (current, warm,
 ``where``, ``as_of``). When the filter leaves fewer than ``k``, ``cap`` widens (x4, up to :data:`KEYWORD_CAP_MAX`),
@@ -17,12 +20,18 @@ removed by the scope filter like any other filtered row (``cap`` is widened by t
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from ..filters import FilterNode
+from ..types import Scope
+from .keyword_index import KeywordIndex
 from .schema import fts_quote, scope_token
 
-__all__ = ["keyword_top", "KEYWORD_CAP_MIN", "KEYWORD_CAP_MAX", "UNSCOPED_SHARE"]
+__all__ = ["keyword_top", "SQLiteKeywordMixin", "KEYWORD_CAP_MIN", "KEYWORD_CAP_MAX", "UNSCOPED_SHARE"]
 
 # FTS5 ranks at least this many matches (2k if more) before the filter; widened x4 up to the max
 KEYWORD_CAP_MIN, KEYWORD_CAP_MAX = 64, 4096
@@ -34,11 +43,23 @@ _RANKED = "SELECT rowid, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts WH
 
 
 def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, terms: list[str], k: int,
-                filter_sql: str, filter_params: list[Any], scope_rows: int | None) -> list[tuple[str, float]]:
+                filter_sql: str, filter_params: list[Any], scope_rows: int | None,
+                ranked: Callable[[int], list[tuple[int, float]] | None] | None = None) -> list[tuple[str, float]]:
     """Top ``k`` (memory id, BM25 score) of the rows matching any of ``terms`` that pass ``filter_sql`` (a condition
     on ``memories m`` that holds the scope: :meth:`.sqlfilter.SQLiteFilterCompiler.where`), best first, ties: older
     row first. ``read(sql, params)``: rows. ``scope_rows``: about how many rows the user has (the cached vectors' count;
-    None: unknown), to decide whether the scope token is needed (module doc). ``terms``: non-blank."""
+    None: unknown), to decide whether the scope token is needed (module doc). ``terms``: non-blank. ``ranked(n)``:
+    the user's best ``n`` (rowid, score) from the keyword index (None: ask FTS5)."""
+    if ranked is not None:  # ranking again is cheap here: a small margin over k, widened when the filter bites
+        cap = k + max(k // 4, KEYWORD_CAP_MIN // 4)
+        while True:
+            top = ranked(cap)
+            if top is None:
+                break
+            out = _filtered(read, top, filter_sql, filter_params)
+            if len(out) >= k or len(top) < cap:  # k survivors, or every match was ranked
+                return out[:k]
+            cap = cap * 4 if cap < KEYWORD_CAP_MAX else 1 << 62  # past the max: every match (ranking is cheap)
     body = "body:(" + " OR ".join(fts_quote(t) for t in terms) + ")"
     scoped = f"scope:{fts_quote(scope_token(tenant, user_id))} AND {body}"
     match, share = scoped, 1.0
@@ -50,11 +71,7 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
     while cap <= KEYWORD_CAP_MAX:
         n = int(cap / share) + 1 if share < 1.0 else cap
         top = read(_RANKED, (match, n))
-        # the ranked rows as the outer loop, each looked up by rowid (not the scope index, which the planner otherwise
-        # walks with each rowid as a key)
-        keep = dict(read(f"SELECT m.rowid, m.id FROM json_each(?) AS j CROSS JOIN memories m ON m.rowid = j.value "
-                         f"WHERE {filter_sql}", [json.dumps([r[0] for r in top]), *filter_params]))
-        out = [(keep[r], float(s)) for r, s in top if r in keep]
+        out = _filtered(read, top, filter_sql, filter_params)
         if len(out) >= k or len(top) < n:  # k survivors, or every match was ranked
             return out[:k]
         cap *= 4
@@ -64,3 +81,50 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
          f"ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND {filter_sql} ORDER BY s DESC, m.rowid "
          f"LIMIT ?")
     return [(r[0], float(r[1])) for r in read(q, [scoped, *filter_params, k])]
+
+
+def _filtered(read: Callable[[str, Any], list], top: list, filter_sql: str, filter_params: list[Any]
+              ) -> list[tuple[str, float]]:
+    """(memory id, score) of the ranked ``top`` ((rowid, score)) rows that pass the filter, in the ranked order."""
+    # the ranked rows as the outer loop, each looked up by rowid (not the scope index, which the planner otherwise
+    # walks with each rowid as a key)
+    keep = dict(read(f"SELECT m.rowid, m.id FROM json_each(?) AS j CROSS JOIN memories m ON m.rowid = j.value "
+                     f"WHERE {filter_sql}", [json.dumps([r[0] for r in top]), *filter_params]))
+    return [(keep[r], float(s)) for r, s in top if r in keep]
+
+
+class SQLiteKeywordMixin:
+    """:meth:`keyword_search` of :class:`~.sqlite.SQLiteStore` and its keyword index (:mod:`.keyword_index`): saved
+    beside the database as ``<file>.kw`` (not for ``":memory:"`` or an encrypted file: kept in memory, built on the
+    first keyword search after opening). Uses the store's ``_read``, ``_tx``, ``_filters``, ``vectors``."""
+
+    keywords: KeywordIndex | None = None
+
+    def _open_keywords(self, path: str, store_id: str, in_memory: bool, encrypted: bool) -> None:
+        self.keywords = KeywordIndex(None if in_memory or encrypted else Path(path + ".kw"), store_id,
+                                     sole_reader=in_memory)
+
+    def _kw_snapshot(self, fn: Callable[[sqlite3.Connection], Any], write: bool = False) -> Any:
+        with self._tx(write) as c:  # type: ignore[attr-defined]
+            return fn(c)
+
+    def _close_keywords(self) -> None:
+        if self.keywords is not None:
+            self.keywords.persist(self._read, self._kw_snapshot)  # type: ignore[attr-defined]
+
+    def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
+                       as_of: datetime | None = None) -> list[tuple[str, float]]:
+        """Top ``k`` (memory id, BM25 score) of the scope's rows matching any of ``terms``, best first (ties: older
+        row first). The keyword index ranks the user's matches (FTS5's BM25), and only the best-ranked rows are
+        filtered (:func:`keyword_top`). Raises StoreError."""
+        terms = [t for t in terms if t.strip()]
+        if not terms or k <= 0:
+            return []
+        sql, params = self._filters.where(scope, where, as_of, live=True)  # type: ignore[attr-defined]
+        vectors = self.vectors  # type: ignore[attr-defined]
+        rows = vectors.cached_size((scope.tenant, scope.user_id)) if vectors is not None else None
+        index, token = self.keywords, scope_token(scope.tenant, scope.user_id)
+        ranked = None if index is None else \
+            (lambda n: index.top(self._read, self._kw_snapshot, token, terms, n))  # type: ignore[attr-defined]
+        return keyword_top(self._read, scope.tenant, scope.user_id, terms, k, sql, params, rows,  # type: ignore
+                           ranked)

@@ -14,7 +14,9 @@ Tables (DDL: :mod:`.migrations` for SQLite, :mod:`.pg_migrations` for PostgreSQL
   (fillfactor 70, :data:`.pg_migrations.MEMORIES_FILLFACTOR`), so that write is a HOT update that adds no entry to
   any index (the HNSW graph included). SQLite updates only the indexes whose columns change: none for this write.
 - the keyword index: SQLite ``memories_fts`` (FTS5: ``scope`` = :func:`scope_token`, ``body`` = the jieba-segmented
-  ``index_text``), PostgreSQL the ``tsv`` column of ``memories`` (``simple`` + ``english`` configs, GIN index).
+  ``index_text``; ranked by the in-process index of :mod:`.keyword_index`, fed by ``keyword_log``: the rowids
+  triggers on ``memories`` record), PostgreSQL the ``tsv`` column of ``memories`` (``simple`` + ``english``
+  configs, GIN index).
 - ``messages`` (verbatim turns, :data:`~.protocol.MESSAGE_COLUMNS`), ``memory_history`` (one row per event,
   :data:`~.protocol.HISTORY_COLUMNS`), ``memory_entities`` (typed entities per memory), ``metadata_keys``
   (the metadata keys a user's memories use), ``scope_state`` (generation per user, :mod:`.generation`),

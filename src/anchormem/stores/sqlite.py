@@ -59,7 +59,7 @@ from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
 from .generation import SQLiteGenerationMixin
-from .keyword_sqlite import keyword_top
+from .keyword_sqlite import SQLiteKeywordMixin
 from .past_text import BLANK_HISTORY, PastTextMixin
 from .sqlfilter import SQLiteFilterCompiler
 from .tiers_sql import SQLiteTierMixin
@@ -80,7 +80,7 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLCommonMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLCommonMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -129,6 +129,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._claims = ClaimsSQL("?")
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
+        self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
 
     # ---------------------------------------------------------------- connections and transactions
     def _conn(self) -> sqlite3.Connection:
@@ -204,6 +205,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def close(self) -> None:
         if self.vectors and not self._closed:  # HNSW indexes changed by writes: saved, so a reopen restores them
             self.vectors.persist(lambda key: self._generation(*key))
+        if not self._closed:
+            self._close_keywords()  # the keyword index too (saved with its watermark)
         with self._conns_lock:
             conns, self._conns = self._conns, []
         for c in conns:
@@ -437,7 +440,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def _after_purge(self, tenant: str, user_id: str) -> None:
         """A purge also reaches derived files: the scope's saved HNSW index (it still holds the purged vectors) is
         deleted, and so is its loaded copy (removed entries may keep their bytes; it would be saved on close), to be
-        rebuilt from the database on the next search; then the WAL is checkpointed."""
+        rebuilt from the database on the next search; then the WAL is checkpointed. The keyword index is dropped
+        (its file too) and rebuilt on the next keyword search."""
+        if self.keywords is not None:
+            self.keywords.drop()
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
@@ -667,18 +673,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         idmap = dict(self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(rowids))})",
                                 [int(r) for r in rowids]))
         return [(int(r), idmap[int(r)], float(s)) for r, s in zip(rowids, scores) if int(r) in idmap]
-
-    def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
-                       as_of: datetime | None = None) -> list[tuple[str, float]]:
-        """Top ``k`` (memory id, BM25 score) of the scope's rows matching any of ``terms``, best first (ties: older
-        row first). Bounded: FTS5 ranks the matching postings and keeps the best few, and only those rows are
-        filtered (:mod:`.keyword_sqlite`)."""
-        terms = [t for t in terms if t.strip()]
-        if not terms or k <= 0:
-            return []
-        sql, params = self._filters.where(scope, where, as_of, live=True)
-        rows = self.vectors.cached_size((scope.tenant, scope.user_id)) if self.vectors is not None else None
-        return keyword_top(self._read, scope.tenant, scope.user_id, terms, k, sql, params, rows)
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
