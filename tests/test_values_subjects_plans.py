@@ -151,3 +151,14 @@ def test_an_amount_announced_for_a_date_ahead_is_the_new_amount(mem_det):
     mem_det.add("我房租一个月三千二。", user_id="u", timestamp=T1)
     evs = mem_det.add("我房租下个月开始涨到三千五。", user_id="u", timestamp=T2)
     assert [e.memory.text for e in evs if e.event == "SUPERSEDE"] == ["我房租一个月三千二。"]
+
+
+def test_a_new_value_said_beside_the_end_of_the_old_one_is_no_plan(mem_det):
+    from anchormem.facts.plans import _ends_now
+
+    assert _ends_now("I'm starting at Puma next week after leaving Adidas.")
+    assert _ends_now("我从字节离职了，下周一去美团报到。")
+    assert not _ends_now("I'm moving to York next month.") and not _ends_now("I'm leaving Google next month.")
+    mem_det.add("我在字节跳动上班。", user_id="u", timestamp=T1)
+    evs = mem_det.add("我从字节离职了，下周一去美团报到。", user_id="u", timestamp=T2)
+    assert any(e.event == "SUPERSEDE" and e.memory.text == "我在字节跳动上班。" for e in evs)

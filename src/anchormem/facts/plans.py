@@ -6,7 +6,7 @@ the turn was said, so its home, employer or job is not the current value yet and
 for a date ahead ("the rent goes up to 2,050 starting next month", 下个月开始三千五) is a decided price, not a plan
 of the speaker's: numeric slots (rent, salary, an age: :func:`~anchormem.facts.changes.is_numeric_slot`) are not
 gated here; nor is a value said beside the end of the old one ("我从字节离职了，下周一去美团报到": a verb of a
-frame class of polarity -1, frames.json).
+frame class of polarity -1, frames.json; "I'm starting at Puma next week after leaving Adidas").
 
 A plan is not stored as a pending change (its turn stays an ordinary utterance memory, findable by search); making it
 current when its date passes is not built (noted in the CHANGELOG).
@@ -47,11 +47,24 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
 
 @lru_cache(maxsize=2)
 def _enders(lang: str) -> re.Pattern:
-    """The verbs of the frame classes that end a value (polarity -1: "left", "quit", 离职, 辞职; frames.json)."""
+    """The verbs of the frame classes that end a value (polarity -1: "left", "quit", 离职, 辞职; frames.json), and in
+    English their -ing form after a completed marker ("after leaving", ``completed_markers``)."""
     verbs = tuple(v for spec in langdata.load("frames", lang).get("classes", {}).values()
                   if int(spec.get("polarity", 1)) < 0 for v in spec["verbs"])
     alt = langdata.alternation(verbs)
-    return re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
+    if lang == "zh":
+        return re.compile(alt)
+    from lemminflect import getInflection, getLemma  # lazy: tables load on first use
+
+    done = langdata.alternation(tuple(langdata.load("frames", "en").get("completed_markers", [])))
+    ing = set()  # "after leaving Adidas", "since quitting": the -ing form of an ending verb after a completed marker
+    for v in verbs:
+        head, _, rest = v.partition(" ")
+        lemma = (getLemma(head.casefold(), upos="VERB") or (head,))[0]
+        ing.update(f"{g} {rest}".strip() for g in getInflection(lemma, tag="VBG") or ())
+    gerunds = langdata.alternation(tuple(ing))
+    return re.compile(r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r"|(?:" + done + r")\s+(?:" + gerunds +
+                      r"))(?![\w'’])", re.I)
 
 
 def _ends_now(sentence: str) -> bool:
