@@ -317,7 +317,7 @@ def _zh_rx() -> re.Pattern:
     d = _data("zh")
     num = d.get("numerals", "零〇一二两三四五六七八九十百千万亿")
     mult = "".join(k for k in d.get("multipliers", {}) if len(k) == 1)
-    return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?P<m>[{re.escape(mult)}]?)(?P<z>(?<=[{re.escape(mult)}])\d(?![\d.])|[{num}]*)|"
+    return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:(?P<m>[{re.escape(mult)}])(?P<z>\d(?![\d.])|[{num}]*))?|"
                       rf"(?P<c>[{num}]+(?:点[{num}]+)?)")
 
 
@@ -347,9 +347,6 @@ def _parse_zh(text: str) -> list[Value]:
                 if m.group("z"):  # 1万2 = 12000
                     rest = float(m.group("z")) if m.group("z").isdigit() else _cn(m.group("z"))
                     n += (rest or 0) * mults.get(m.group("m"), 1.0) / 10 if rest is not None and rest < 10 else 0
-            elif m.group("z"):
-                got = _cn(m.group("d") + m.group("z"))
-                n = got if got is not None else n
             end = m.end()
             raw = m.group("d")
         else:
