@@ -101,6 +101,8 @@ def test_a_number_said_in_words_changes_the_slot(mem_det):
     ("我舍友上个月搬去上海了", "舍友"), ("我们公司搬到杭州了", "公司"),
     ("My wife and I moved to Leeds", ""), ("I moved to Leeds", ""), ("我搬到杭州了", ""), ("我们搬到杭州了", ""),
     ("我家搬到杭州了", ""), ("My rent went up to 1350", ""), ("My address changed to 5 Main St", ""),
+    ("我的发小搬到杭州了", "发小"), ("我的邻居搬到杭州了", "邻居"),  # after 的 a noun, whatever jieba tags it (v)
+    ("我的房租涨到三千", ""), ("我的手机号换了", ""),
 ])
 def test_a_possessed_noun_before_the_verb_is_someone_else(clause, who):
     assert clause_subject(clause) == who

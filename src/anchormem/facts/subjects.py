@@ -6,7 +6,8 @@ the verb is a noun the speaker possesses or names ("my" / "the" + a noun phrase:
 frames.json; 我 / 我们 (+ 的) + a noun, by jieba's parts of speech), so the move, the new job or the quitting is that person's or thing's, whatever the noun is; no list of
 relations is needed. The speaker's own slot nouns are the exception ("my rent went up", 我工资涨到一万二, 我体重降到
 60公斤: a numeric slot noun of ``slots.numeric_slots``, and the ``speaker`` words of ``frames.json``: 我家, 我们家), as
-is a noun phrase with the speaker in it ("my wife and I moved"). Trailing adverbs (``cues.adverbs``: "my bestie just
+is a noun phrase with the speaker in it ("my wife and I moved"). After 我的 the word before the verb is a possessed
+noun whatever jieba tags it (我的发小, 我的邻居: tagged v); without 的 a mis-tagged noun is missed (我发小搬到…). Trailing adverbs (``cues.adverbs``: "my bestie just
 moved", 我闺蜜上个月/刚搬到) do not end the noun phrase.
 
     possessed_subject("My bestie just ", "en")   # -> "bestie"
@@ -81,9 +82,11 @@ def _zh(pre: str) -> str:
     if not after or after.startswith(("们", "家")):
         return ""
     toks = [t for t in jieba.posseg.cut(after) if t.word.strip()]
+    de = bool(toks) and toks[0].word == "的"  # 我的 + a word: a possessed noun whatever jieba tags it (我的发小: v)
     while toks and toks[0].word == "的":
         toks = toks[1:]
-    if not toks or not all(t.flag in _NOUN_TAGS or t.word == "的" for t in toks):
+    if not toks or not all(t.flag in _NOUN_TAGS or t.word == "的" or
+                           de and not t.flag.startswith(("d", "t", "p", "c", "x", "u", "r", "m")) for t in toks):
         return ""
     head = toks[-1].word
     if len(head) < 2:
