@@ -3,12 +3,13 @@ else, not the speaker.
 
 "My bestie moved to Denver", "我闺蜜搬到杭州了", "我舍友搬去上海", "the office moved to Kings Cross": the subject of
 the verb is a noun the speaker possesses or names ("my" / "the" + a noun phrase: ``subject_determiners`` of
-frames.json; 我 / 我们 (+ 的) + a noun, by jieba's parts of speech), so the move, the new job or the quitting is that person's or thing's, whatever the noun is; no list of
-relations is needed. The speaker's own slot nouns are the exception ("my rent went up", 我工资涨到一万二, 我体重降到
-60公斤: a numeric slot noun of ``slots.numeric_slots``, and the ``speaker`` words of ``frames.json``: 我家, 我们家), as
-is a noun phrase with the speaker in it ("my wife and I moved"). After 我的 the word before the verb is a possessed
-noun whatever jieba tags it (我的发小, 我的邻居: tagged v); without 的 a mis-tagged noun is missed (我发小搬到…). Trailing adverbs (``cues.adverbs``: "my bestie just
-moved", 我闺蜜上个月/刚搬到) do not end the noun phrase.
+frames.json; 我 / 我们 (+ 的) + a noun, by jieba's parts of speech), so the move, the new job or the quitting is that
+person's or thing's, whatever the noun is; no list of relations is needed. The speaker's own slot nouns are the
+exception ("my rent went up", 我工资涨到一万二, 我体重降到60公斤: a numeric slot noun of ``slots.numeric_slots``, and
+the ``speaker`` words of ``frames.json``: 我家, 我们家), as is a noun phrase with the speaker in it ("my wife and I
+moved"). After 我的 the word before the verb is a possessed noun whatever jieba tags it (我的发小, 我的邻居: tagged
+v); without 的 a mis-tagged noun is missed (我发小搬到…). Trailing adverbs (``cues.adverbs``: "my bestie just moved",
+我闺蜜上个月/刚搬到) do not end the noun phrase.
 
     possessed_subject("My bestie just ", "en")   # -> "bestie"
     possessed_subject("我闺蜜", "zh")             # -> "闺蜜"
