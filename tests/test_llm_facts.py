@@ -72,11 +72,11 @@ def test_llm_facts_about_a_person_are_typed_by_their_value(tmp_path, first, seco
 
 def test_c9_lone_surrogate_is_repaired_or_reported(tmp_path):
     """Case C9: a broken escape inside an otherwise valid list: facts kept, never a silent empty success."""
-    text = "我下个月搬到 City C，new job at Company K 下周一开始。"
+    text = "我上个月搬到 City C，new job at Company K 上周一开始。"  # (a date ahead would be a plan: no fact)
     reply = ('{"facts": [{"entity": "user", "attribute": "home_city", "value": "City C", "polarity": 1, '
-             '"confidence": 1.0, "source_quote": "我下个月搬到 City C \\ud83d"}, {"entity": "user", "attribute": '
+             '"confidence": 1.0, "source_quote": "我上个月搬到 City C \\ud83d"}, {"entity": "user", "attribute": '
              '"employer", "value": "Company K", "polarity": 1, "confidence": 1.0, "source_quote": '
-             '"new job at Company K 下周一开始。"}]}')
+             '"new job at Company K 上周一开始。"}]}')
     with FakeLLMServer([reply, reply]) as srv, _mem(tmp_path, srv) as m:
         evs = m.add(text, user_id="A")
         facts = sorted(e.memory.fact.value for e in evs if e.memory.kind == "fact")

@@ -26,7 +26,6 @@ __all__ = ["clause_changes", "sentence_changes", "blocked", "numeric_slots", "nu
            "JOB_ACTIVITY", "job_of_activity", "ENDS_ANY", "ends_any"]
 
 ENDS_ANY = "*"  # value_key of a value that ends whatever the slot holds ("我辞职了": the employer, whichever it was)
-_ZH_NUM = "零〇一二两三四五六七八九十百千万"
 
 
 @lru_cache(maxsize=1)
@@ -45,53 +44,12 @@ def is_numeric_slot(attribute: str) -> bool:
 
 
 def number_of(value: str) -> str | None:
-    """The first amount in ``value`` as a plain number string: "1,350 euros" -> "1350", "90k" -> "90000",
-    "两万五" -> "25000", "一万二" -> "12000", "6岁" -> "6", "seven" -> "7"; None without one."""
-    v = value.strip().casefold()
-    m = re.search(r"\d+(?:[.,]\d{3})*(?:\.\d+)?\s*k?\b|\d+(?:\.\d+)?", v)
-    if m:
-        s = m.group(0).replace(",", "").strip()
-        mult = 1000 if s.endswith("k") else 1
-        s = s.rstrip("k").strip()
-        try:
-            n = float(s) * mult
-        except ValueError:
-            return None
-        return str(int(n)) if n == int(n) else str(n)
-    m = re.search(f"[{_ZH_NUM}]+", v)
-    if m:
-        return _zh_number(m.group(0))
-    en = langdata.mapping("slots", "number_words", ("en",))
-    for w in re.findall(r"[a-z]+", v):
-        if w in en and w not in ("a", "an", "no"):
-            return str(en[w])
-    return None
+    """The first amount in ``value`` as a plain number string (:func:`anchormem.facts.values.number_of`): "1,350
+    euros" -> "1350", "90k" -> "90000", "两万五" -> "25000", "一万二" -> "12000", "6岁" -> "6", "seven" -> "7";
+    None without one."""
+    from .values import number_of as _number_of
 
-
-def _zh_number(s: str) -> str | None:
-    digits = langdata.mapping("slots", "number_words", ("zh",))
-    units = langdata.mapping("slots", "number_units", ("zh",))
-    if all(c in digits for c in s):
-        return "".join(str(digits[c]) for c in s)
-    total, section, cur, last_unit = 0, 0, 0, 1
-    for c in s:
-        if c in digits:
-            cur = digits[c]
-        elif c in units:
-            u = units[c]
-            if u == 10000:
-                total += (section + (cur or 0)) * u
-                section, cur, last_unit = 0, 0, u
-            else:
-                section += (cur or 1) * u
-                cur, last_unit = 0, u
-        else:
-            return None
-    # a trailing digit after a unit is the next unit down: 两万五 = 25000, 一千二 = 1200
-    if cur and last_unit >= 100:
-        section += cur * last_unit // 10
-        cur = 0
-    return str(total + section + cur)
+    return _number_of(value)
 
 
 @lru_cache(maxsize=1)
@@ -120,6 +78,20 @@ def _counted(lang: str) -> dict[str, str]:
     return {w: key for key, ws in langdata.load("slots", lang).get("counted", {}).items() for w in ws}
 
 
+@lru_cache(maxsize=1)
+def _number_words_en() -> str:
+    """A regex for a number said in English words ("seventy-two thousand", "a grand and a half", "three-fifty"):
+    ``number_words``, word ``multipliers`` and ``fractions`` of data/lang/en/values.json (the value itself is read by
+    :mod:`.values`)."""
+    d = langdata.load("values", "en")
+    w = langdata.alternation(tuple(d.get("number_words", [])))
+    mult = langdata.alternation(tuple(k for k in d.get("multipliers", {}) if len(k) > 2))
+    frac = langdata.alternation(tuple(d.get("fractions", {})))
+    arts = langdata.alternation(tuple(d.get("articles", ["a"])))
+    one = rf"(?:{w})(?:[\s-]+(?:and\s+)?(?:{w}))*(?:\s+(?:{mult}))?"
+    return rf"(?:(?:{one}|(?:{arts})\s+(?:{mult}))(?:\s+(?:{frac}))?)(?![\w-])"
+
+
 @lru_cache(maxsize=2)
 def _pieces(lang: str) -> dict[str, str]:
     from .keys import OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
@@ -129,6 +101,7 @@ def _pieces(lang: str) -> dict[str, str]:
     adv = langdata.load("cues", lang).get("adverbs", [])
     changes = langdata.load("changes", lang).get("numeric_change", [])
     if lang == "zh":
+        _ZH_NUM = langdata.load("values", "zh").get("numerals", "")  # noqa: N806 (the Chinese numeral characters)
         periods = alt(tuple(langdata.load("slots", "zh").get("periods", ["个月"])))
         # a numeral before a period ("一个月2000": per month) is not the value
         num = rf"(?:\d[\d,.]*|[{_ZH_NUM}]+(?![{_ZH_NUM}])(?!\s*(?:{periods})))"
@@ -145,7 +118,7 @@ def _pieces(lang: str) -> dict[str, str]:
             "COUNT": r"(?P<v>(?:\d+|[" + _ZH_NUM + r"])\s*(?:" + alt(tuple(langdata.load("slots", "zh").get(
                 "measure_words", []))) + r")\s*(?P<counted>" + alt(tuple(_counted("zh"))) + "))",
             "NAMES": r"(?P<names>[^，。！？,.!?；;]{1,30})"}
-    num = r"(?:\d[\d,.]*\s*k?|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))"
+    num = r"(?:\d[\d,.]*\s*k?|" + _number_words_en() + ")"
     person = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + relation_pattern(False, PERSON_WORDS) + r")"
     return {
         "I": r"(?:I|we)", "ADV": r"(?:(?:" + alt(tuple(adv)) + r")\s+)*",

@@ -39,10 +39,13 @@ from ..text.tokenize import has_cjk
 __all__ = ["frame_facts", "Frame", "pronoun_slots"]
 
 Frame = tuple[str, str, int]  # (attribute, value, polarity)
-_ZH_NUM = "零〇一二两三四五六七八九十百千万"
-_NUM_EN = r"(?:[$£€¥]\s*)?\d[\d,.]*\s*k?\b"
-_NUM_ZH = rf"(?:\d[\d,.]*|[{_ZH_NUM}]+)"
 _CAP = r"(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|de|la|am|&)(?!\w))*"
+
+
+@lru_cache(maxsize=1)
+def _num_zh() -> str:
+    """A Chinese number as a regex: digits or the numeral characters of data/lang/zh/values.json."""
+    return rf"(?:\d[\d,.]*|[{langdata.load('values', 'zh').get('numerals', '')}]+)"
 
 
 def _data(lang: str) -> dict[str, Any]:
@@ -83,7 +86,7 @@ def _compiled(lang: str) -> dict[str, Any]:
     if lang == "zh":
         out["job"] = re.compile(r"^(?:一名|一个|一位|名)?(?P<v>[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + ")")
         out["person"] = re.compile(r"(?:我的?|我们的?)?(?P<p>" + relation_pattern(True, PERSON_WORDS) + ")")
-        out["unit_rx"] = re.compile(rf"(?P<v>{_NUM_ZH}\s*(?:{alt(tuple(out['units']))}))")
+        out["unit_rx"] = re.compile(rf"(?P<v>{_num_zh()}\s*(?:{alt(tuple(out['units']))}))")
     else:
         out["job"] = re.compile(r"^(?:an?\s+)?(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN +
                                 r")(?!['’]s\b)", re.I)
@@ -184,11 +187,7 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
             m = c["job"].match(r)
             return m.group("v") if m else None
         if kind == "number":
-            units = langdata.alternation(tuple(langdata.load("slots", "zh").get("units", [])))
-            periods = langdata.alternation(tuple(langdata.load("slots", "zh").get("periods", ["个月"])))
-            m = re.search(rf"(?:\d[\d,.]*|[{_ZH_NUM}]+(?![{_ZH_NUM}])(?!\s*(?:{periods})))" + r"\s*(?:" + units + ")?", r)
-            # (a numeral before a period, "一个月2000", is not the value)
-            return m.group(0) if m else None
+            return _number(r, lang)
         v = _cut(r, lang)
         if not v or v in c["stop"]:
             return None
@@ -211,9 +210,7 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
         m = c["job"].match(r)
         return m.group("v") if m else None
     if kind == "number":
-        m = re.search(_NUM_EN + r"(?:\s*(?:" + langdata.alternation(tuple(langdata.load("slots", "en").get(
-            "units", []))) + r")\b)?", r, re.I)
-        return m.group(0).strip() if m else None
+        return _number(r, lang)
     if kind in ("thing", "verb"):
         r = re.sub(r"^(?:eating|drinking|playing|doing|having|taking|going to|using)\s+", "", r, flags=re.I) \
             if kind == "thing" else r
@@ -228,6 +225,17 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
             w = v.split()[0].casefold()
             return (getLemma(w, upos="VERB") or (w,))[0]
         return v
+    return None
+
+
+def _number(text: str, lang: str) -> str | None:
+    """The first amount in ``text`` as said, with its unit and period ("$2,050", "seventy-two thousand", 三千五,
+    "1400 a month"; a numeral before a period, 一个月2000, is the period's): :func:`anchormem.facts.values.parse`."""
+    from .values import parse
+
+    for v in parse(text, lang):
+        if v.kind in ("money", "weight", "duration", "number"):
+            return v.text
     return None
 
 
@@ -288,7 +296,7 @@ def _age_frames(clause: str, lang: str) -> list[Frame]:
     if any((f in rest) if lang == "zh" else re.search(r"(?<![\w'])" + re.escape(f) + r"\b", rest, re.I) for f in future):
         return []  # a birthday to come ("turns 30 on the 14th", 下个月满六岁): not the age now
     if lang == "zh":
-        m = re.search(rf"(?P<v>{_NUM_ZH})\s*(?:周)?岁", rest)
+        m = re.search(rf"(?P<v>{_num_zh()})\s*(?:周)?岁", rest)
         v = m.group("v") + "岁" if m else None
     else:
         m = c["age"].search(rest)
@@ -306,7 +314,7 @@ def _pronoun_age_frames(clause: str, lang: str) -> list[Frame]:
         if lang == "zh":
             if not clause.lstrip().startswith(pron):
                 continue
-            m = re.search(rf"(?P<v>{_NUM_ZH})\s*(?:周)?岁", clause)
+            m = re.search(rf"(?P<v>{_num_zh()})\s*(?:周)?岁", clause)
             v = m.group("v") + "岁" if m else None
         else:
             if not re.match(rf"\s*{pron}(?:['’]s|\s+is|\s+just|\s+turned|\s+turns)\b", clause, re.I):
@@ -337,7 +345,7 @@ def _unit_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
     m = c["unit_rx"].search(clause)
     if not m or _who(clause[: m.start()], lang, inherited or "speaker") != "speaker":
         return []
-    unit = re.sub(r"^[\d,.\s" + _ZH_NUM + "]+", "", m.group("v")).casefold()
+    unit = re.sub(r"^" + _num_zh() + r"\s*", "", m.group("v")).casefold()
     slot = c["units"].get(unit)
     return [(slot, m.group("v").strip(), 1)] if slot else []
 
@@ -365,6 +373,8 @@ def _verb_frames(clause: str, lang: str, inherited: str) -> tuple[list[Frame], s
 
 
 def _one_verb(clause: str, lang: str, inherited: str, cls: tuple, m: re.Match) -> tuple[list[Frame], str]:
+    from .subjects import possessed_subject
+
     c = _compiled(lang)
     name, spec, _, preps = cls
     pre, rest = clause[: m.start()], clause[m.end():]
@@ -374,6 +384,8 @@ def _one_verb(clause: str, lang: str, inherited: str, cls: tuple, m: re.Match) -
     if _who(pre, lang, inherited or "speaker") != "speaker":
         return [], ""
     slot, kind, pol = spec.get("slot", ""), spec.get("value", "none"), int(spec.get("polarity", 1))
+    if slot and possessed_subject(pre, lang):
+        return [], ""  # "my bestie moved", 我舍友搬去: a possessed noun is the subject (:mod:`.subjects`)
     if name == "switch":
         r = re.sub(r"^(?:my|our|a|the)\s+", "", rest.strip(), flags=re.I)
         for noun, s in sorted(c["switch_nouns"].items(), key=lambda kv: -len(kv[0])):

@@ -111,6 +111,9 @@ def _numbers(text: str) -> set[str]:
         n = _zh_to_int(m.group())
         if n is not None and not (m.group() in ("一",) and len(text) > 1):  # "一" is mostly an article
             out.add(str(n))
+    from .values import parse, plain  # the one value parser: "seventy-two thousand", 一万二, "1.5k", "a grand"
+
+    out.update(plain(v.number) for v in parse(text))
     return out
 
 

@@ -159,9 +159,9 @@ def value_key(attribute: str, value: str) -> str:
         return _value_synonyms("job_synonyms").get(v, v)  # 护士 = "nurse"
     if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
         return number_of(value) or v
-    if attribute.startswith("count:"):
+    if attribute.startswith("count:"):  # "three cats" = "3 cats", 三只猫 = 3
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
-        return _NUMBERS.get(m.group(1), m.group(1)) if m else v
+        return number_of(v) or (_NUMBERS.get(m.group(1), m.group(1)) if m else v)
     return v
 
 

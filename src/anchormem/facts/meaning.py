@@ -54,14 +54,6 @@ __all__ = ["MeaningFallback", "clause_units", "typed_values", "classify"]
 
 _BANKS: dict[tuple[str, int, str], tuple[np.ndarray, list[str]]] = {}
 _LOCK = threading.Lock()
-_NUM_EN = re.compile(r"(?<![\w.])(?:[$£€¥]\s*)?(\d[\d,]*(?:\.\d+)?)\s*(k\b)?(?:\s*(kg|kilos?|kilograms?|lbs?|pounds|"
-                     r"dollars|euros|bucks|quid|usd|eur|gbp|rmb|yuan|an hour|a month|a year|per month|per year))?",
-                     re.I)
-_ZH_DIGITS = "零〇一二两三四五六七八九十百千万"
-_NUM_ZH = re.compile(rf"(\d[\d,]*(?:\.\d+)?|[{_ZH_DIGITS}]{{1,6}})\s*(万|千|k)?\s*(公斤|斤|元|块钱?|千克)?")
-_AGE_EN = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\s+birthday|\bturn(?:ed|s|ing)\s+(\d{1,2})\b|"
-                     r"\b(\d{1,2})\s+(?:years?\s+old|now)\b|\bis\s+(\d{1,2})\b", re.I)
-_AGE_ZH = re.compile(rf"(\d{{1,2}}|[{_ZH_DIGITS}]{{1,3}})\s*(?:岁|周岁)")
 _CAPS = re.compile(r"(?<![\w'’])(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|de|la|am|&)(?!\w))*")
 _FIRST_EN = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I'll|we|we're|we’re|we've|we’ve|my|our|myself|me|us)\b", re.I)
 _FIRST_ZH = re.compile(r"我|咱")
@@ -154,6 +146,20 @@ def _person_of_speaker(clause: str) -> str:
     return person_key(m.group("p"))
 
 
+def _subjectless_zh(text: str, lang: str) -> bool:
+    """A Chinese clause that names no subject (its first word, after time words and adverbs, a verb: "调薪了，现在税前
+    一万五", "换了个套餐"): in a user's turn the speaker's."""
+    if lang != "zh":
+        return False
+    import jieba.posseg
+
+    for t in jieba.posseg.cut(text):
+        if not t.word.strip() or t.flag in ("t", "d", "c", "x", "p") or t.flag.startswith(("t", "d")):
+            continue
+        return t.flag.startswith("v")
+    return False
+
+
 def _acts_for_speaker(text: str, lang: str) -> bool:
     """The subject is someone who changes the speaker's own facts ("Our landlord raised the rent", 老板给我涨了工资:
     ``acting_subjects`` of the bank), so the clause is the speaker's."""
@@ -175,10 +181,15 @@ def _unit(text: str, sentence: str) -> list[Unit]:
     person = _person_of_speaker(text)  # "my daughter's 9th birthday": whose age
     if other and not person:
         return []
-    impersonal = not person and not first.search(text)  # "The gym put the price up to 30": only an amount
+    impersonal = not person and not first.search(text) and not _subjectless_zh(text, lang)
+    # ("The gym put the price up to 30": only an amount; a Chinese clause without a subject is the speaker's)
     if impersonal and (_speaker_subject(text) == "other" and not acting or not _acts_for_speaker(text, lang)):
         return []
     values = typed_values(text, lang)
+    from .subjects import clause_subject
+
+    if clause_subject(text):  # "我闺蜜搬到杭州了", "the office moved to Kings Cross": that noun's place, org or job
+        values = {k: v for k, v in values.items() if k not in ("name", "job")}
     if other and "age" not in values:
         return []  # "My sister moved to Boston": only her age would be the speaker's to know
     return [Unit(text, sentence, lang, person, values, other, impersonal)]
@@ -208,25 +219,51 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
             if w.flag in _NAME_TAGS and (len(word) >= 2) and word not in out["name"] and \
                     (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip:
                 out["name"].append(word)
-        for m in _NUM_ZH.finditer(text):
-            if re.search(r"\d", m.group(1)) or m.group(2) or m.group(3):
-                out["number"].append(m.group(0).strip())
-        out["age"] = [m.group(1) for m in _AGE_ZH.finditer(text)]
         from .keys import OCCUPATION_ZH
         out["job"] = [m.group(0) for m in re.finditer(OCCUPATION_ZH, text)]
     else:
-        for m in _NUM_EN.finditer(text):
-            if m.group(1) and not re.fullmatch(r"(?:19|20)\d\d", m.group(1)) or m.group(3):
-                out["number"].append(m.group(0).strip())
-        out["age"] = [next(g for g in m.groups() if g) for m in _AGE_EN.finditer(text)]
         for m in re.finditer(r"\b((?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r")", text, re.I):
             words = m.group(1).split()
             while words and (not is_occupation(" ".join(words)) or words[0].casefold() in skip):
                 words = words[1:]  # "promoted to data scientist": the job, not "to data scientist"
             if words:
                 out["job"].append(" ".join(words))
+    out["number"], out["age"] = _amounts(text, lang)
     out["count"] = _counts(text, lang)
     return {k: v for k, v in out.items() if v}
+
+
+def _amounts(text: str, lang: str) -> tuple[list[str], list[str]]:
+    """(amounts, ages) said in ``text``, as said (:func:`anchormem.facts.values.parse`): an amount is money, a weight,
+    a duration, or a number said with digits, a multiplier or a period, or of 100 and more ("seventy-two thousand",
+    一万二; not "two" or 十); an age is said with its unit or cue (六岁, "turned seven", "9th birthday") or a small number
+    beside a weak age cue ("Mia is 6", "7 now": ``age_weak_*`` of data/lang/en/values.json)."""
+    from .values import parse
+
+    d = langdata.load("values", "en")
+    weak_before = tuple(w.casefold() for w in d.get("age_weak_before", []))
+    weak_after = tuple(w.casefold() for w in d.get("age_weak_after", []))
+    amounts, ages = [], []
+    for v in parse(text, "zh" if has_cjk(text) else lang):
+        digits = bool(re.search(r"\d", v.text))
+        if v.kind == "age":
+            ages.append(re.sub(r"\D", "", v.text) if digits and not has_cjk(v.text) else plain_age(v))
+        elif v.kind in ("money", "weight", "duration") or v.kind == "number" and (
+                digits or v.period or v.number >= 100):
+            amounts.append(v.text)
+        if v.kind == "number" and v.number < 120 and v.number.is_integer() and not has_cjk(v.text):
+            before = text[:v.start].rstrip().casefold()
+            after = text[v.end:].lstrip().casefold()
+            if before.endswith(weak_before) or after.startswith(weak_after):
+                ages.append(v.text)
+    return amounts, ages
+
+
+def plain_age(v: Any) -> str:
+    """An age value as said without its unit (六岁 -> 六, "seven" -> "seven")."""
+    from .values import plain
+
+    return re.sub(r"(?:周)?岁$", "", v.text) if has_cjk(v.text) else v.text or plain(v.number)
 
 
 @lru_cache(maxsize=2)
@@ -237,7 +274,9 @@ def _count_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
     nouns = {w: k for k, ws in d.get("counted", {}).items() for w in ws}
     alt = langdata.alternation(tuple(nouns))
     if lang == "zh":
-        rx = re.compile(rf"(?:\d+|[{_ZH_DIGITS}]{{1,3}})\s*(?:只|个|条|辆|套|匹|位|名)?(?:{alt})")
+        nums = langdata.load("values", "zh").get("numerals", "")
+        mws = langdata.alternation(tuple(langdata.load("values", "zh").get("measure_words", [])))
+        rx = re.compile(rf"(?:\d+|[{nums}]{{1,3}})\s*(?:{mws})?(?:{alt})")
     else:
         nums = langdata.alternation(tuple(w for w in d.get("number_words", {}) if w not in ("a", "an", "no")))
         rx = re.compile(rf"\b(?:\d+|{nums})\s+(?:{alt})\b", re.I)
@@ -272,7 +311,9 @@ def _same_type(kind: str, value: str) -> bool:
     if kind == "count":
         return bool(_count_key(value))
     if kind in ("number", "age"):
-        return bool(re.search(rf"\d|[{_ZH_DIGITS}]", value))
+        from .values import parse
+
+        return bool(re.search(r"\d", value) or parse(value))
     if kind == "job":
         return is_occupation(value)
     return False
@@ -442,8 +483,8 @@ class MeaningFallback:
         words = set(re.findall(r"[a-z]+|[\u4e00-\u9fff]+", u.text.casefold()))
         cands = [m for m in have if m.fact.entity.casefold() == entity.casefold() and _same_type("number", m.fact.value)
                  and not m.fact.attribute.startswith(("count:", "does:", "likes:")) and not m.fact.attribute.endswith("_age")
-                 and any(w in words or (has_cjk(w) and w in u.text) for w in m.fact.attribute.split("_") if len(w) > 2
-                         or has_cjk(w))]
+                 and any(w in words or (has_cjk(w) and w in u.text) for w in _slot_words(m.fact.attribute)
+                         if len(w) > 2 or has_cjk(w))]
         slots = {m.fact.attribute for m in cands}
         if len(slots) != 1:
             return None
@@ -469,6 +510,15 @@ class MeaningFallback:
         m, word = named[0]  # the turn's word for it, -1, ending that claim (Fact.ends)
         f = _fact(entity, m.fact.attribute, word, -1, u)
         return f.model_copy(update={"ends": value_key(m.fact.attribute, m.fact.value)}) if f is not None else None
+
+
+def _slot_words(attribute: str) -> list[str]:
+    """Words naming a numeric slot in any language: its key's words and its slot nouns (``numeric_slots`` of
+    slots.json); a Chinese noun also by its head, its last character (compounds are head-final: 房租 -> 租, "涨租")."""
+    from .changes import numeric_slots
+
+    nouns = [n for n, k in numeric_slots().items() if k == attribute]
+    return attribute.split("_") + nouns + [n[-1] for n in nouns if has_cjk(n) and len(n) > 1]
 
 
 def _names(text: str, obj: str) -> str:

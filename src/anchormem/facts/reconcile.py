@@ -56,6 +56,7 @@ from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    value_key)
 from .model import Fact, normalize_object
+from .plans import drop_plans
 from .rules import extract_from_text
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
@@ -252,6 +253,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
+    found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}

@@ -51,6 +51,7 @@ from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSO
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts
+from .subjects import clause_subject
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
@@ -459,6 +460,8 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
             continue  # "my shipping address moved to …" is the generic change rule's, below
         if attr_fn is _changed and _person_home(m) != attr:
             continue  # "my sister moved to a new team": no value of hers
+        if attr_fn is _changed and _MOVE.search(m.group(0)) and _is_place(value):
+            continue  # "my bestie moved to Denver": a possessed noun's move to a place is its own (:mod:`.subjects`)
         if home and _MOVE.search(m.group(0)) and not _is_place(value):
             continue  # "I moved to the front row", "We moved to Slack for team chat", 我搬到三楼的工位了
         if attr.startswith("does:") and value_key("diet", value) == "eats meat":
@@ -583,6 +586,9 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
                                           inherited={"user": "speaker", "other": "other"}.get(who, ""))
             changes, got = _merge_frames(changes, got, frames, clause)
+            if clause_subject(clause):  # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action
+                changes = [c for c in changes if not _person_action(c[0])]
+                got = None if got and _person_action(got[0]) else got
             if changes:
                 said = " ".join(c[1].casefold() for c in changes)
                 if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \
@@ -676,6 +682,12 @@ def not_the_speakers(sentence: str, value: str) -> str | None:
             return "the clause is about someone else"
         return None
     return None
+
+
+def _person_action(attr: str) -> bool:
+    """The attribute is filled by what a person does (a home, an employer, a job, a habit): a possessed noun's action
+    ("my bestie moved", 我舍友跳槽到…) fills none of the speaker's."""
+    return attr in ("home_city", "employer", "occupation") or attr.startswith("does:")
 
 
 def _typed_to_person(attr: str) -> bool:

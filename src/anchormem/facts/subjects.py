@@ -1,0 +1,115 @@
+"""Whose action a clause states, read from its structure: a possessed noun before the verb is someone or something
+else, not the speaker.
+
+"My bestie moved to Denver", "我闺蜜搬到杭州了", "我舍友搬去上海", "the office moved to Kings Cross": the subject of
+the verb is a noun the speaker possesses or names ("my" / "the" + a noun phrase: ``subject_determiners`` of
+frames.json; 我 / 我们 (+ 的) + a noun, by jieba's parts of speech), so the move, the new job or the quitting is that
+person's or thing's, whatever the noun is; no list of relations is needed. The speaker's own slot nouns are the
+exception ("my rent went up", 我工资涨到一万二, 我体重降到60公斤: a numeric slot noun of ``slots.numeric_slots``, and
+the ``speaker`` words of ``frames.json``: 我家, 我们家), as is a noun phrase with the speaker in it ("my wife and I
+moved"). After 我的 the word before the verb is a possessed noun whatever jieba tags it (我的发小, 我的邻居: tagged
+v); without 的 a mis-tagged noun is missed (我发小搬到…). Trailing adverbs (``cues.adverbs``: "my bestie just moved",
+我闺蜜上个月/刚搬到) do not end the noun phrase.
+
+    possessed_subject("My bestie just ", "en")   # -> "bestie"
+    possessed_subject("我闺蜜", "zh")             # -> "闺蜜"
+    possessed_subject("我工资", "zh")             # -> ""  (the speaker's own slot noun)
+    clause_subject("我舍友搬去上海了")              # -> "舍友"
+
+Nothing is read before first use (jieba and the data files load on the first call).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+
+__all__ = ["possessed_subject", "clause_subject"]
+
+_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn"})  # nouns, person names, organisations
+
+
+@lru_cache(maxsize=2)
+def _own(lang: str) -> frozenset[str]:
+    """Nouns that are the speaker's own when possessed: numeric slot nouns and the frames' speaker words."""
+    words = {w for ws in langdata.load("slots", lang).get("numeric_slots", {}).values() for w in ws}
+    words |= set(langdata.load("frames", lang).get("speaker", []))
+    return frozenset(w.casefold() for w in words)
+
+
+@lru_cache(maxsize=2)
+def _adverbs(lang: str) -> re.Pattern:
+    alt = langdata.alternation(langdata.words("cues", "adverbs", (lang,)), raw=lang == "zh")
+    if lang == "zh":
+        return re.compile(r"(?:" + alt + r")+$")
+    return re.compile(r"(?:\s+(?:" + alt + r"))+\s*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def _speaker_en() -> re.Pattern:
+    alt = langdata.alternation(tuple(langdata.load("frames", "en").get("speaker", [])))
+    return re.compile(r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r"|and|&)(?![\w'’])", re.I)
+
+
+def possessed_subject(pre: str, lang: str) -> str:
+    """The noun the speaker possesses that ends ``pre`` (the words before a verb), or "" (see the module doc)."""
+    if lang == "zh":
+        return _zh(pre)
+    p = _adverbs("en").sub("", " " + pre.rstrip()).strip()
+    dets = langdata.alternation(tuple(langdata.load("frames", "en").get("subject_determiners", ["my", "our"])))
+    m = re.search(r"(?:^|[^\w'’])(?:" + dets + r")\s+(?P<np>(?:[\w'’-]+\s+){0,2}[\w'’-]+)$", p, re.I)
+    if not m:
+        return ""
+    np = m.group("np")
+    if _speaker_en().search(np) or re.search(r"['’]s\b", np):
+        return ""  # "my wife and I", "my sister's" (the possessor's own rule reads that)
+    head = np.split()[-1].casefold()
+    if head in _own("en") or np.casefold() in _own("en"):
+        return ""
+    return head
+
+
+def _zh(pre: str) -> str:
+    import jieba.posseg  # lazy: the dictionary loads on first use
+
+    p = _adverbs("zh").sub("", pre.rstrip())
+    m = list(re.finditer(r"我们|咱们|我", p))
+    if not m:
+        return ""
+    after = p[m[-1].end():]
+    if not after or after.startswith(("们", "家")):
+        return ""
+    toks = [t for t in jieba.posseg.cut(after) if t.word.strip()]
+    de = bool(toks) and toks[0].word == "的"  # 我的 + a word: a possessed noun whatever jieba tags it (我的发小: v)
+    while toks and toks[0].word == "的":
+        toks = toks[1:]
+    if not toks or not all(t.flag in _NOUN_TAGS or t.word == "的" or
+                           de and not t.flag.startswith(("d", "t", "p", "c", "x", "u", "r", "m")) for t in toks):
+        return ""
+    head = toks[-1].word
+    if len(head) < 2:
+        return ""  # a one-character "noun" is mostly a verb jieba mis-tagged (我换工作了: 换 nz)
+    if head in _own("zh") or after.strip("的") in _own("zh"):
+        return ""
+    return head
+
+
+@lru_cache(maxsize=2)
+def _verbs(lang: str) -> re.Pattern:
+    """The verbs of the frame classes of ``lang`` that fill a person's slot (moves, jobs, endings: an action of a
+    person; not a switch, "my address changed to …", whose possessed noun names the speaker's own slot)."""
+    verbs = tuple(v for spec in langdata.load("frames", lang).get("classes", {}).values() if spec.get("slot")
+                  for v in spec["verbs"])
+    alt = langdata.alternation(verbs)
+    return re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
+
+
+def clause_subject(clause: str) -> str:
+    """The possessed noun that is the subject of the clause's first action verb (a verb of a frame class with a
+    slot: frames.json), or "": "我舍友搬去上海了" -> "舍友", "My roommate just took a job at Apple" -> "roommate"."""
+    lang = "zh" if has_cjk(clause) else "en"
+    m = _verbs(lang).search(clause)
+    return possessed_subject(clause[: m.start()], lang) if m else ""

@@ -1,0 +1,373 @@
+"""One value parser: amounts, weights, durations, ages and counts as said in English and Chinese.
+
+Every reader of a value (the rules' change patterns, the clause frames, the change-by-meaning fallback, the slot
+comparison :func:`~anchormem.facts.keys.value_key` and the grounding check) reads numbers here, so "三千五", "3500"
+and "3,500 块" are one value wherever they are compared. Number words are read by libraries: ``text2num``
+(``text_to_num.text2num``: "seventy-two thousand" -> 72000) for English and ``cn2an`` ("一万二" -> 12000, "三千五" ->
+3500) for Chinese; what they do not know lives in ``data/lang/<lang>/values.json`` (multipliers "k" / "grand" / 万,
+fractions "and a half" / 半, currencies, units with their factor to a base unit, periods, age cues, approximate
+markers, date suffixes). Adding a unit, a currency or a way of saying a number is editing that file.
+
+    parse("Rent is €1,299.50 a month", "en")[0]
+    # -> Value(number=1299.5, kind="money", unit="EUR", period="month", text="€1,299.50 a month", ...)
+    parse("我每天通勤要一个半小时")[0].number, parse("我每天通勤要一个半小时")[0].base   # -> 1.5, 90.0 (minutes)
+    number_of("一万二") == number_of("12,000") == "12000"
+
+Nothing is imported or read before first use (the libraries and the data files load on the first parse).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+
+__all__ = ["Value", "parse", "number_of", "plain", "same_number"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value said in a text.
+
+    ``number``: as said, in the unit said (1.5 for "an hour and a half"); ``base``: in the kind's base unit (kg for
+    a weight, minutes for a duration, years for an age; ``number`` otherwise); ``kind``: "money", "weight",
+    "duration", "age", "count" or "number"; ``unit``: an ISO currency code, the unit word as said, or the counted
+    noun's key ("cat"); ``period``: "month" / "year" / "week" / "day" / "hour" / ""; ``approx``: said as an
+    approximation (两百来块, "about 200"); ``start`` / ``end``: the span of ``text`` in the parsed string
+    (characters)."""
+
+    number: float
+    kind: str
+    unit: str
+    period: str
+    approx: bool
+    start: int
+    end: int
+    text: str
+    base: float
+
+
+def plain(n: float) -> str:
+    """A number as a plain string: 3500.0 -> "3500", 1299.5 -> "1299.5"."""
+    return str(int(n)) if float(n).is_integer() else f"{n:.6g}"
+
+
+def number_of(value: str) -> str | None:
+    """The first amount said in ``value`` as a plain number string, in the unit said (no conversion): "1,350 euros"
+    -> "1350", "90k" -> "90000", "两万五" -> "25000", "一万二" -> "12000", "6岁" -> "6", "seven" -> "7",
+    "seventy-two thousand" -> "72000"; None without one."""
+    vals = parse(value)
+    return plain(vals[0].number) if vals else None
+
+
+def same_number(a: str, b: str) -> bool:
+    """``a`` and ``b`` say the same amount in the same kind (its base unit): "三千五" / "3500", "140斤" / "70 kg"."""
+    va, vb = parse(a), parse(b)
+    if not va or not vb:
+        return False
+    x, y = va[0], vb[0]
+    return abs(x.base - y.base) < 1e-6 * max(1.0, abs(x.base)) and (x.kind == y.kind or "number" in (x.kind, y.kind))
+
+
+def parse(text: str, lang: str | None = None) -> list[Value]:
+    """The values said in ``text``, in order (see the module doc). ``lang``: "en" or "zh" (default: "zh" when the
+    text holds Chinese characters; a Chinese text's Latin digits and English number words are read too). A year
+    (2024, 2024年), a time (8:30, 8点), a date (三月份, 5号) and an ordinal are no value. Never raises."""
+    lang = lang or ("zh" if has_cjk(text) else "en")
+    try:
+        if lang == "zh":
+            zh = _parse_zh(text)
+            taken = [(v.start, v.end) for v in zh]
+            en = [v for v in _parse_en(text, words_only=True) if not any(s < v.end and v.start < e for s, e in taken)]
+            return sorted(zh + en, key=lambda v: v.start)
+        return _parse_en(text)
+    except (ValueError, TypeError, KeyError, IndexError):  # a library refusing an odd span: no value from it
+        return []
+
+
+# -- data ------------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=2)
+def _data(lang: str) -> dict[str, Any]:
+    d = dict(langdata.load("values", lang))
+    d["_units"] = sorted(((k, v) for k, v in d.get("units", {}).items()), key=lambda kv: -len(kv[0]))
+    d["_curr"] = sorted(((k, v) for k, v in d.get("currencies", {}).items()), key=lambda kv: -len(kv[0]))
+    d["_periods"] = sorted(((k, v) for k, v in d.get("periods", {}).items()), key=lambda kv: -len(kv[0]))
+    d["_fractions"] = sorted(((k, v) for k, v in d.get("fractions", {}).items()), key=lambda kv: -len(kv[0]))
+    counted = langdata.load("slots", lang).get("counted", {})
+    d["_counted"] = sorted(((w, k) for k, ws in counted.items() for w in ws), key=lambda kv: -len(kv[0]))
+    return d
+
+
+def _starts(rest: str, table: list[tuple[str, Any]], *, words: bool) -> tuple[str, Any] | None:
+    """The longest entry of ``table`` that ``rest`` starts with (after blanks; as a whole word when ``words``)."""
+    r = rest.lstrip()
+    low = r.casefold()
+    for k, v in table:
+        kk = k.casefold()
+        if low.startswith(kk) and (not words or not kk[-1:].isalnum() or not low[len(kk):len(kk) + 1].isalnum()):
+            return k, v
+    return None
+
+
+def _ends(before: str, table: list[tuple[str, Any]] | list[str], *, words: bool) -> str | None:
+    b = before.rstrip().casefold()
+    for e in table:
+        k = (e[0] if isinstance(e, tuple) else e).casefold()
+        if b.endswith(k) and (not words or not b[-len(k) - 1:-len(k)].isalnum()):
+            return k
+    return None
+
+
+def _tail(text: str, start: int, end: int, number: float, lang: str, approx: bool, symbol: str = "") -> Value:
+    """The value with what follows the number (multiplier, fraction, currency, unit, period, counted noun) and what
+    precedes it (currency symbol, period, age cue)."""
+    d = _data(lang)
+    zh = lang == "zh"
+    pos = end
+    rest = text[pos:]
+    kind, unit, period, factor = "number", "", "", 1.0
+    mfac = 1.0
+    if zh:
+        ap = _starts(rest, [(a, True) for a in sorted(d.get("approx", []), key=len, reverse=True)], words=False)
+        if ap:
+            approx, pos = True, pos + len(rest) - len(rest.lstrip()) + len(ap[0])
+            rest = text[pos:]
+        mw = _starts(rest, [(m, True) for m in d.get("measure_words", [])], words=False)
+        half = d.get("half", "")
+        if mw and half and text[pos + len(mw[0]):].startswith(half):  # 一个半小时
+            number, pos = number + 0.5, pos + len(mw[0]) + len(half)
+            rest = text[pos:]
+    else:
+        mult = _starts(rest, [(k, v) for k, v in sorted(d.get("multipliers", {}).items(), key=lambda kv: -len(kv[0]))
+                              if k.isalpha() and len(k) > 1], words=True)
+        if mult and not re.match(r"\s*\w+\s+(?:" + re.escape(mult[0]) + ")", rest):
+            number *= float(mult[1])
+            mfac = float(mult[1])
+            pos += len(rest) - len(rest.lstrip()) + len(mult[0])
+            rest = text[pos:]
+    frac = _starts(rest, d["_fractions"], words=True)
+    if frac:  # "a grand and a half": half of the multiplier
+        number, pos = number + float(frac[1]) * mfac, pos + len(rest) - len(rest.lstrip()) + len(frac[0])
+        rest = text[pos:]
+    cur = _starts(rest, [c for c in d["_curr"] if not c[0][:1].isascii() or c[0][:1].isalpha()], words=not zh)
+    u = None if cur else _starts(rest, d["_units"], words=not zh)
+    if cur:
+        kind, unit = "money", cur[1]
+        pos += len(rest) - len(rest.lstrip()) + len(cur[0])
+    elif u:
+        kind, unit, factor = u[1][0], u[0], float(u[1][1])
+        pos += len(rest) - len(rest.lstrip()) + len(u[0])
+        rest = text[pos:]
+        frac = _starts(rest, d["_fractions"], words=True)  # "an hour and a half"
+        if frac:
+            number, pos = number + float(frac[1]), pos + len(rest) - len(rest.lstrip()) + len(frac[0])
+    rest = text[pos:]
+    if kind == "number" and symbol:
+        kind, unit = "money", d.get("currencies", {}).get(symbol, symbol)
+    if kind == "number":
+        sym = _ends(text[:start], [c for c in d["_curr"] if not c[0][:1].isalnum()], words=False)
+        if sym:
+            kind, unit = "money", d["currencies"][sym] if sym in d["currencies"] else sym
+            start = text.rfind(sym, 0, start) if sym in text[:start] else start
+    if kind == "number":
+        c, n = _counted_after(rest, lang)
+        if c:
+            kind, unit, pos = "count", c, pos + n
+    per = _starts(text[pos:], d["_periods"], words=not zh)
+    if per and kind in ("number", "money"):
+        period = per[1]
+        pos += len(text[pos:]) - len(text[pos:].lstrip()) + len(per[0])
+    elif kind in ("number", "money"):
+        before = _ends(text[:start], d["_periods"], words=not zh)
+        if before:
+            period = dict(d["_periods"])[next(k for k, _ in d["_periods"] if k.casefold() == before)]
+    if kind == "number" and not zh and _ends(text[:start], d.get("age_before", []), words=True):
+        kind, unit = "age", "years"
+    if not zh and _ends(text[:start], d.get("approx", []), words=True):
+        approx = True
+    return Value(number=number, kind=kind, unit=unit, period=period, approx=approx, start=start, end=pos,
+                 text=text[start:pos].strip(), base=number * factor)
+
+
+def _counted_after(rest: str, lang: str) -> tuple[str, int]:
+    """(the counted noun's key, characters up to its end) right after a number ("three cats", 三只猫, 一只小橘猫,
+    "two more dogs"), or ("", 0)."""
+    d = _data(lang)
+    if lang == "zh":
+        mw = _starts(rest, [(m, True) for m in d.get("measure_words", [])], words=False)
+        skip = len(rest) - len(rest.lstrip()) + (len(mw[0]) if mw else 0)
+        for extra in range(0, 3):  # up to two characters of a modifier: 一只小橘猫
+            got = _starts(rest[skip + extra:], d["_counted"], words=False)
+            if got and (mw or extra == 0):
+                return got[1], skip + extra + len(got[0])
+        return "", 0
+    m = re.match(r"\s*(?:more\s+)?", rest, re.I)
+    got = _starts(rest[m.end():], d["_counted"], words=True)
+    return (got[1], m.end() + len(rest[m.end():]) - len(rest[m.end():].lstrip()) + len(got[0])) if got else ("", 0)
+
+
+# -- English ---------------------------------------------------------------------------------------------------------
+_TOKEN = re.compile(r"(?P<d>(?:[$£€¥]\s?)?\d[\d,]*(?:\.\d+)?)(?P<s>[A-Za-z]*)|(?P<w>[A-Za-z]+(?:-[A-Za-z]+)*)")
+
+
+def _t2n(words: str) -> float | None:
+    from text_to_num import text2num  # lazy: the library loads on first use
+
+    try:
+        return float(text2num(words, "en"))
+    except (ValueError, TypeError):
+        return None
+
+
+def _parse_en(text: str, words_only: bool = False) -> list[Value]:
+    d = _data("en")
+    vocab = {w.casefold() for w in d.get("number_words", [])}
+    arts = {a.casefold() for a in d.get("articles", [])}
+    mults = {k.casefold(): float(v) for k, v in d.get("multipliers", {}).items()}
+    toks = list(_TOKEN.finditer(text))
+    out: list[Value] = []
+    i = 0
+    while i < len(toks):
+        m = toks[i]
+        if m.group("d") and words_only:
+            i += 1
+            continue
+        if m.group("d"):
+            raw = m.group("d")
+            digits = re.sub(r"^[$£€¥]\s?", "", raw)
+            if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?", digits) is None:
+                digits = digits.replace(",", "")
+            try:
+                n = float(digits.replace(",", ""))
+            except ValueError:
+                i += 1
+                continue
+            suf = m.group("s").casefold()
+            end = m.end("d")
+            after = text[m.end():]
+            if suf in ("st", "nd", "rd", "th"):  # an ordinal: an age only before "birthday"
+                if _starts(after, [(w, True) for w in d.get("age_ordinal_after", [])], words=True):
+                    out.append(Value(n, "age", "years", "", False, m.start(), m.end(), m.group(0), n))
+                i += 1
+                continue
+            if suf in mults and suf.isalpha() and len(suf) <= 2:
+                n, end = n * mults[suf], m.end()
+            elif suf:
+                end = m.start("s")  # "84kg": the unit is read after the number
+            if re.match(r"\s*[:.]\d", after) or re.match(r"\s*(?:am|pm)\b", after, re.I):
+                i += 1
+                continue  # a time
+            v = _tail(text, m.start(), end, n, "en", False, raw[:1] if raw[:1] in "$£€¥" else "")
+            if re.fullmatch(r"(?:19|20)\d\d", digits) and v.kind == "number" and not v.period and not raw[:1] in "$£€¥":
+                i += 1
+                continue  # a year
+            out.append(v)
+            i += 1
+            while i < len(toks) and toks[i].start() < v.end:
+                i += 1
+            continue
+        w = m.group("w").casefold()
+        nxt = toks[i + 1].group("w").casefold() if i + 1 < len(toks) and toks[i + 1].group("w") else ""
+        if w in arts and nxt and (nxt in mults and not nxt in vocab or _starts(text[m.end():], d["_units"], words=True)
+                                  and nxt not in ("year", "years")):
+            v = _tail(text, m.start(), m.end(), 1.0, "en", False)  # "a grand", "an hour"
+            if v.kind != "number" or v.number != 1.0:
+                out.append(v)
+                i += 1
+                while i < len(toks) and toks[i].start() < v.end:
+                    i += 1
+                continue
+        if all(p in vocab for p in w.split("-")):
+            j = i
+            while j + 1 < len(toks) and toks[j + 1].group("w") and \
+                    all(p in vocab or p == "and" for p in toks[j + 1].group("w").casefold().split("-")) and \
+                    re.fullmatch(r"\s+", text[toks[j].end():toks[j + 1].start()]):
+                j += 1
+            while j > i and toks[j].group("w").casefold() == "and":
+                j -= 1
+            n = None
+            while j >= i:
+                n = _t2n(text[m.start():toks[j].end()].replace("-", " "))
+                if n is not None:
+                    break
+                j -= 1
+            if n is None and "-" in w and d.get("elided_hundreds"):  # "three-fifty" = 350
+                a, _, b = w.partition("-")
+                x, y = _t2n(a), _t2n(b.replace("-", " "))
+                if x is not None and y is not None and 1 <= x <= 9 and 10 <= y <= 99:
+                    n, j = x * 100 + y, i
+            if n is not None:
+                v = _tail(text, m.start(), toks[j].end(), n, "en", False)
+                out.append(v)
+                i = j + 1
+                while i < len(toks) and toks[i].start() < v.end:
+                    i += 1
+                continue
+        i += 1
+    return out
+
+
+# -- Chinese ---------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _zh_rx() -> re.Pattern:
+    d = _data("zh")
+    num = d.get("numerals", "零〇一二两三四五六七八九十百千万亿")
+    mult = "".join(k for k in d.get("multipliers", {}) if len(k) == 1)
+    return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:(?P<m>[{re.escape(mult)}])(?P<z>\d(?![\d.])|[{num}]*))?|"
+                      rf"(?P<c>[{num}]+(?:点[{num}]+)?)")
+
+
+def _cn(s: str) -> float | None:
+    import cn2an  # lazy: the library loads on first use
+
+    try:
+        return float(cn2an.cn2an(s, "smart"))
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    except Exception:  # noqa: BLE001 -- cn2an raises a bare Exception on a span it does not read
+        return None
+
+
+def _parse_zh(text: str) -> list[Value]:
+    d = _data("zh")
+    mults = {k: float(v) for k, v in d.get("multipliers", {}).items()}
+    out: list[Value] = []
+    for m in _zh_rx().finditer(text):
+        if m.group("d"):
+            try:
+                n = float(m.group("d").replace(",", ""))
+            except ValueError:
+                continue
+            if m.group("m"):
+                n *= mults.get(m.group("m"), 1.0)
+                if m.group("z"):  # 1万2 = 12000
+                    rest = float(m.group("z")) if m.group("z").isdigit() else _cn(m.group("z"))
+                    n += (rest or 0) * mults.get(m.group("m"), 1.0) / 10 if rest is not None and rest < 10 else 0
+            end = m.end()
+            raw = m.group("d")
+        else:
+            raw = m.group("c")
+            n = _cn(raw)
+            if n is None:
+                continue
+            end = m.end()
+        after = text[end:]
+        if re.match(r"[：:.]\d", after):
+            continue  # a time
+        if len(raw) == int(d.get("year_digits", 4)) and raw.isdigit() and after.startswith("年"):
+            continue  # a year
+        if _starts(after, [(w, True) for w in d.get("date_after", [])], words=False) and \
+                not _starts(text[m.start():], d["_periods"], words=False):
+            continue  # 三月份, 5号, 8点, 3楼
+        if m.group("c") and _starts(text[m.start():], d["_periods"], words=False):
+            continue  # 一个月三千二, 一年2999: the period of an amount, no value
+        if m.group("c") and raw in ("一",) and not _starts(after, [(w, True) for w in
+                                                                  d.get("measure_words", [])] + d["_units"] +
+                                                          d["_curr"], words=False):
+            continue  # 一 alone is mostly an article (一起, 一下)
+        out.append(_tail(text, m.start(), end, n, "zh", False))
+    return out
