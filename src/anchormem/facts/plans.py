@@ -39,10 +39,18 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
     if not clause or _ends_now(fact.source_span or clause):
         return None
     day = said_at.date()
+    value = (fact.value or "").casefold()
     for span in resolve_dates(clause, said_at):
+        if value and _overlaps(span.text.casefold(), value):
+            continue  # the date is the fact's value ("My wife's birthday is on March 3"), not when it happens
         if span.start.astimezone(said_at.tzinfo).date() > day:
             return span
     return None
+
+
+def _overlaps(span: str, value: str) -> bool:
+    """The date's text and the fact's value share their words (one holds the other)."""
+    return span in value or value in span
 
 
 @lru_cache(maxsize=2)

@@ -134,7 +134,8 @@ def time_cut(v: str) -> str:
             cut = at
     if cut == len(v):
         return v
-    return _date_prep().sub("", v[:cut].rstrip())
+    head = _date_prep().sub("", " " + v[:cut].rstrip()).strip()
+    return head or v  # nothing before the date but "on"/"in": the date is the value ("birthday is on March 3")
 
 
 @lru_cache(maxsize=1)
