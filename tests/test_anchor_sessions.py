@@ -34,6 +34,8 @@ def test_session_gap_is_the_lead_of_the_closest_session_among_the_word_holders()
     assert _session_gap(sims, session, about) == pytest.approx(0.07)
     assert _session_gap(sims, session, None) == pytest.approx(0.15)  # nobody named: every candidate
     assert _session_gap(sims[:2], session[:2], about[:2]) == 0.0  # one session only: no lead to speak of
+    own = np.array([False, True, False, False, False])  # session 0 holds the conversation's own stored turn
+    assert _session_gap(sims, session, about, own) == 0.0  # session 1 alone is left among the holders
 
 
 @pytest.fixture(scope="module")

@@ -71,9 +71,10 @@ BM25 lead 1.5, drop 0.05) chosen on the dev groups.
 **Session first** (issue #23): the label lexicons fit the dev words; on a set nobody tuned on ("Anything new about the
 stroke?" after "I did 2k in the pool this morning and my legs are dead": the lexicon reads *health*) they filtered
 out the very sense the conversation sat by. Each candidate's context cosine is now its session's mean
-(``anchor_context_session``), the context factor's ``delta`` is 0.05, and when the conversation decides (a bare
-query, nothing singled out) the reference is the closest session whatever the labels and the label weight shrinks
-as that session leads the next (``anchor_context_first``, ``anchor_context_decisive``; :func:`.rerank.rank_candidates`).
+(``anchor_context_session``), and when the conversation decides (a bare query, nothing singled out) the reference is
+the closest session whatever the labels, the label weight shrinks as that session leads the next and the factor's
+``delta`` is 0.05 (``anchor_context_first``, ``anchor_context_decisive``, ``anchor_context_first_delta``;
+:func:`.rerank.rank_candidates`).
 
 ``w`` is ``anchor_weight`` when the query's labels come from its conversation and ``anchor_weight_no_context``
 when they come from the query alone (or its recent session): those labels are read off the very text the

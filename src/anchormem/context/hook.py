@@ -251,7 +251,8 @@ class AnchorHook:
                                          context_first=cfg.anchor_context_first and pick is None
                                          and gate in ("template", "one_word")
                                          and is_bare_query(self.query, anchor.labeller),
-                                         decisive=cfg.anchor_context_decisive)
+                                         decisive=cfg.anchor_context_decisive,
+                                         first_delta=cfg.anchor_context_first_delta)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:
