@@ -14,7 +14,8 @@ importance):
 - ``hybrid+conv-noq``, ``anchored+conv-noq``: with its conversation, the conversation query off (weight 0);
   ``…-q``: the conversation query on (weight 0.25); ``anchored+conv-nogate``: the anchoring gate off;
   ``anchored+conv-tell``: ``anchor_spread_tell`` 0.05 or ``--tell`` (a "spread" reorder decided by the conversation
-  when it sits by one sense's memories).
+  when it sits by one sense's memories). Any variant may carry settings after ``@``:
+  ``anchored+conv@anchor_context_delta=0.1@anchor_context_first=false``.
 
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
@@ -47,9 +48,19 @@ def _arg(argv: list[str], name: str, default: str) -> str:
     return argv[argv.index(name) + 1] if name in argv else default
 
 
+def _value(v: str):
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(v.lower(), v)
+
+
 def _config(name: str):
     base = RECIPES["anchored" if name.startswith("anchored") else "hybrid_rrf"]
-    upd = {"track_access": False}
+    name, *settings = name.split("@")  # "anchored+conv@anchor_context_delta=0.1": a variant with settings
+    upd = {"track_access": False, **{k: _value(v) for k, v in (x.split("=", 1) for x in settings)}}
     if name.endswith("-noq"):
         upd["conversation_query_weight"] = 0.0
     if name.endswith("-q"):  # the conversation query on (off by default)

@@ -68,6 +68,14 @@ held-out 83.3 → 91.7%; with telling-word coverage and ``anchor_drop`` (audited
 92.2 → 95.3%, ZH held-out 95.8 → 97.9%, EN held-out 97.6% both; parameters (w 0.8 for labels, w_c 0.97, delta 0.1,
 BM25 lead 1.5, drop 0.05) chosen on the dev groups.
 
+**Session first** (issue #23): the label lexicons fit the dev words; on a set nobody tuned on ("Anything new about the
+stroke?" after "I did 2k in the pool this morning and my legs are dead": the lexicon reads *health*) they filtered
+out the very sense the conversation sat by. Each candidate's context cosine is now its session's mean
+(``anchor_context_session``), and when the conversation decides (a bare query, nothing singled out) the reference is
+the closest session whatever the labels, the label weight shrinks as that session leads the next and the factor's
+``delta`` is 0.05 (``anchor_context_first``, ``anchor_context_decisive``, ``anchor_context_first_delta``;
+:func:`.rerank.rank_candidates`).
+
 ``w`` is ``anchor_weight`` when the query's labels come from its conversation and ``anchor_weight_no_context``
 when they come from the query alone (or its recent session): those labels are read off the very text the
 dense and BM25 scores already match, so they carry little new evidence and only nudge the order. Unlabelled
@@ -532,13 +540,16 @@ class ContextAnchor:
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
                       *, pick: Hit | None, weight: float, delta: float,
-                      cand: Candidates | None = None) -> ContextMatch:
+                      cand: Candidates | None = None, session: float = 0.0) -> ContextMatch:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
         conversation's vector (dim,) (:meth:`conversation_vector`); ``memory_vectors``: the hits' stored
         context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
         ``index`` and ``matrix``, as the stores return, is read without a copy). The reference is ``pick``'s
         (the memory the query's words single out, :meth:`singled_out`) when it has one, else the best
-        candidate's. ``cand``: the hits' arrays, when already gathered."""
+        candidate's. ``cand``: the hits' arrays, when already gathered. ``session`` (``SearchConfig.
+        anchor_context_session``): each cosine becomes (1 - ``session``) · its own + ``session`` · the mean of its
+        session's candidates' (:func:`_session_means`): a conversation is
+        compared with the conversation each memory was said in."""
         c = cand if cand is not None else Candidates.of(hits)
         cvec = np.asarray(conversation, dtype=np.float32).reshape(-1)
         mu = self.labeller.center_vector()
@@ -561,6 +572,10 @@ class ContextAnchor:
             j = c.position(pick)
             if not np.isnan(sims[j]):  # the query's words single this memory out: its context is the reference
                 ref, source = float(sims[j]), "match"
+        if session > 0 and have.any():
+            sims = (1.0 - session) * sims + session * _session_means(sims, c.session)
+            if source == "match":
+                ref = float(sims[c.position(pick)])
         return ContextMatch(sims=sims, reference=ref, source=source, weight=weight, delta=delta)
 
     def rerank(self, hits: list[Hit], qc: QueryContext, *, weight: float, min_label: float,
@@ -580,6 +595,16 @@ class ContextAnchor:
                             context=context, pick=pick, drop=drop, cand=cand,
                             min_top_agreement=self.min_top_agreement)
         return r.annotate(r.hits, limit=limit)
+
+
+def _session_means(sims: np.ndarray, session: np.ndarray) -> np.ndarray:
+    """(n,) the mean of ``sims`` (n,; NaN: no vector, left out and kept NaN) over the candidates of each candidate's
+    session (``session``: (n,) codes, :attr:`.candidates.Candidates.session`)."""
+    have = ~np.isnan(sims)
+    codes, inv = np.unique(session, return_inverse=True)
+    tot = np.bincount(inv, weights=np.where(have, sims, 0.0), minlength=len(codes))
+    cnt = np.bincount(inv, weights=have.astype(np.float64), minlength=len(codes))
+    return np.where(have, tot[inv] / np.maximum(cnt[inv], 1.0), np.nan)
 
 
 def _rows(vectors: Mapping[str, np.ndarray], ids: list[str]) -> tuple[np.ndarray, np.ndarray]:

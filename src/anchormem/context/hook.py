@@ -38,7 +38,7 @@ from ..ingest.classify import is_chitchat
 from ..ingest.pipeline import embedding_text
 from ..tracing import staged
 from ..types import Hit
-from .anchor import ContextAnchor, QueryContext
+from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
 from .taxonomy import DOMAIN_NAMES
@@ -242,11 +242,17 @@ class AnchorHook:
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
             cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
                                       weight=min(cfg.anchor_context_weight, cfg.anchor_spread_tell_weight) if told
-                                      else cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick)
+                                      else cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick,
+                                      session=cfg.anchor_context_session)
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
-                                         about=about, own=own if own.any() else None, gate=gate, touch=touch)
+                                         about=about, own=own if own.any() else None, gate=gate, touch=touch,
+                                         context_first=cfg.anchor_context_first and pick is None
+                                         and gate in ("template", "one_word")
+                                         and is_bare_query(self.query, anchor.labeller),
+                                         decisive=cfg.anchor_context_decisive,
+                                         first_delta=cfg.anchor_context_first_delta)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

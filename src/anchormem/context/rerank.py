@@ -80,7 +80,9 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
                     limit: int | None = None, context: ContextMatch | None = None, pick: Hit | None = None,
                     drop: float = 0.0, cand: Candidates | None = None, min_top_agreement: float = 0.5,
                     about: np.ndarray | None = None, own: np.ndarray | None = None,
-                    gate: str | None = "always", touch: np.ndarray | None = None) -> Reranking:
+                    gate: str | None = "always", touch: np.ndarray | None = None,
+                    context_first: bool = False, decisive: float = 0.0,
+                    first_delta: float | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -94,7 +96,12 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     name it above all of them: "When can the crane start again?" in a conversation about a project schedule), so the
     best holder is never filtered nor dropped. ``gate``: recorded in ``explain["anchor"]["gate"]``. ``touch``: (n,)
     bool, the only candidates whose score may change (the holders of a split word, :func:`.hook.informative`); the
-    others keep factor 1."""
+    others keep factor 1. ``context_first`` (the conversation decides, ``SearchConfig.anchor_context_first``): the
+    context factor's reference is the best candidate whatever its labels, and with ``decisive`` > 0 the label
+    ``weight`` is scaled by max(0, 1 - gap / ``decisive``), gap = how far the closest session (by ``context.sims``)
+    of the candidates holding the query's subject words leads the next such session (:func:`_session_gap`): labels
+    read off a lexicon only break the ties the conversation leaves open; ``first_delta``: the context factor's
+    ``delta`` then."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -109,10 +116,15 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         rel[int(idx[np.lexsort((-c.score[idx], -agree[idx]))[0]])] = 1.0
     if pick is not None:
         rel[c.position(pick)] = 1.0
+    if context_first and context is not None:
+        if decisive > 0:
+            weight = weight * max(0.0, 1.0 - _session_gap(context.sims, c.session, about, own) / decisive)
+        if first_delta is not None:
+            context.delta = first_delta
     ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
     factors = (1.0 - weight) + weight * ramp
     filtered_mask = labelled & (rel < min_label)
-    eligible = ~filtered_mask
+    eligible = np.ones(len(c), dtype=bool) if context_first else ~filtered_mask
     if own is not None and (eligible & ~own).any():
         eligible = eligible & ~own
     if about is not None and (about & eligible).any():
@@ -141,6 +153,26 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         r.sims, r.context_factors, r.context_source = (context.sims[order].tolist(), cfac[order].tolist(),
                                                        context.source)
     return r
+
+
+def _session_gap(sims: np.ndarray, session: np.ndarray, about: np.ndarray | None,
+                 own: np.ndarray | None = None) -> float:
+    """How far the conversation's closest session leads the next one: the best context cosine (``sims``, (n,), NaN:
+    none) of a session's candidates minus the best of another session, among the candidates holding a subject word
+    of the query (``about``, (n,) bool; all of them when None or none does). Sessions holding the conversation's own
+    stored turns (``own``, (n,) bool) are left out: the conversation is closest to itself whatever the query means.
+    0 with fewer than two such sessions."""
+    pool = ~np.isnan(sims)
+    if own is not None and own.any():
+        pool &= ~np.isin(session, session[own])
+    if about is not None and (about & pool).any():
+        pool = pool & about
+    if not pool.any():
+        return 0.0
+    v = np.where(pool, sims, -np.inf)
+    i = int(np.argmax(v))
+    rival = float(np.max(v, where=session != session[i], initial=-np.inf))
+    return 0.0 if rival == float("-inf") else float(v[i]) - rival
 
 
 def _agreements(qdist: np.ndarray, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:

@@ -101,6 +101,20 @@ class SearchConfig(BaseModel):
     # the singled-out memory's (0 weight: off)
     anchor_context_weight: float = Field(0.97, ge=0, le=1)
     anchor_context_delta: float = Field(0.1, gt=0, le=2)
+    # a candidate's context cosine pooled with its session's: (1 - s)·its own + s·the mean of its session's
+    # candidates' (anchormem.context.anchor.ContextAnchor.context_match; 0: its own only): the conversation is
+    # compared with the conversation a memory was said in, not with one turn's window
+    anchor_context_session: float = Field(1.0, ge=0, le=1)
+    # session first (anchormem.context.rerank.rank_candidates): when the conversation decides (gate template or
+    # one_word, a bare query, nothing singled out by the query's words), the context factor's reference is the
+    # closest session among all candidates, not only those the labels keep, and the label weight shrinks
+    # linearly to 0 as the closest holder session leads the next by anchor_context_decisive: the label lexicons
+    # only break ties the sessions leave open (they fit the dev words: issue #23)
+    # and the context factor's delta is anchor_context_first_delta (0.05: pooled polysemy held-out 3 EN +2, ZH +1
+    # cases; as anchor_context_delta everywhere, it cost LoCoMo with the preceding session R@5 0.1)
+    anchor_context_first: bool = True
+    anchor_context_decisive: float = Field(0.06, ge=0, le=2)
+    anchor_context_first_delta: float = Field(0.05, gt=0, le=2)
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
     # not returned as a fallback: both signals reject it (the best candidates always stay; 0: keep every one)
     anchor_drop: float = Field(0.05, ge=0, le=1)
