@@ -248,7 +248,9 @@ class AnchorHook:
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
                                          about=about, own=own if own.any() else None, gate=gate, touch=touch,
+                                         # sessions decide only when cosines carry meaning (not the hash embedder)
                                          context_first=cfg.anchor_context_first and pick is None
+                                         and getattr(anchor.embedder, "semantic", True)
                                          and gate in ("template", "one_word")
                                          and is_bare_query(self.query, anchor.labeller),
                                          decisive=cfg.anchor_context_decisive,
