@@ -200,7 +200,7 @@ def clause_values(text: str) -> list[TypedValue]:
         unit = units.get((m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre") or "").casefold(),
                          "")
         out.append(TypedValue("amount", m.group(0).strip(), m.group(0).strip(), unit=unit))
-    for kind in ("name", "job", "age"):
+    for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
             if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job"):
                 continue
@@ -237,6 +237,21 @@ def _gated(text: str) -> bool:
             if (w in low) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", low):
                 return True
     return False
+
+
+@lru_cache(maxsize=1)
+def _someone_rx() -> re.Pattern:
+    from .keys import RELATION_WORDS
+
+    dets = langdata.alternation(tuple(data("en").get("noun_subject", [])))
+    rel = langdata.alternation(tuple(w for w in RELATION_WORDS if not has_cjk(w)))
+    return re.compile(rf"^\W*(?:(?:{dets})\s+\w|(?:my|our)\s+(?:\w+\s+)?(?:{rel})(?:s|es)?\b)", re.I)
+
+
+def _someone(text: str) -> bool:
+    """An English clause opens with a subject other than the speaker: a determiner and a noun ("A recruiter …",
+    ``noun_subject`` of relative.json) or a relation of the speaker's ("My parents …")."""
+    return not has_cjk(text) and bool(_someone_rx().search(text))
 
 
 def _ending(text: str) -> bool:
@@ -347,9 +362,20 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
     out: list[_Old] = []
     n = 0
     for sentence in split_sentences(view.text):
+        topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
         for c in [c for c in _clause_split().split(sentence) if c and c.strip()]:
             c = c.strip()
-            out.append(_Old(item, n, c, clause_values(c)))
+            values = clause_values(c)
+            if not values and not _ending(c):
+                short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
+                topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
+                out.append(_Old(item, n, c, values))
+                n += 1
+                continue
+            words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
+                and sentence.find(c) > sentence.find(topic) else c
+            out.append(_Old(item, n, words, values))
+            topic = ""
             n += 1
     return out
 
@@ -390,6 +416,8 @@ class RelativeChanges:
                 continue
             for u in units_of(d.item.text, [f for f in fs if id(f) not in fresh]):
                 vals = clause_values(u.text)
+                if _someone(u.text):  # "My parents moved to Nice", "A recruiter from Boeing called me": no name
+                    vals = [v for v in vals if v.kind != "name"]  # of the speaker's changes
                 end = _ending(u.text)
                 if vals or end:
                     units.append((i, u, vals, end))
@@ -434,6 +462,8 @@ class RelativeChanges:
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
             texts += [u.text, o.clause] if kind == "end" else [masked(u.text, vals, kind), masked(o.clause, o.values, kind)]
+        plain = {n: len(texts) + k for k, n in enumerate(n for n, p in enumerate(pairs) if p[1] == "name")}
+        texts += [pairs[n][3].clause for n in plain]  # a name's clauses as said, for the slot they are about
         pv = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
@@ -442,6 +472,8 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if kind == "end" and not shared:
+                continue  # an ending closes a clause it names
             scored.setdefault((j, kind), []).append((float(pv[2 * n] @ pv[2 * n + 1]), shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
@@ -451,10 +483,12 @@ class RelativeChanges:
             rows.sort(key=lambda r: -r[0])
             best, shared, nv, o, pair_n = rows[0]
             second = rows[1][0] if len(rows) > 1 else -1.0
+            typed = self._typed_slot(kind, u.lang, vecs[j], pv[plain[pair_n]]) if kind == "name" else ""
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
+                                                             cal.get("match_typed", 1.0) if typed else
                                                              cal.get("match", 0.95))
-            _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, need %.2f)", kind, u.text, o.clause,
-                       best, second, shared, need)
+            _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
+                       o.clause, best, second, shared, typed, need)
             if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):
                 continue
             d = found[i][0]
@@ -464,8 +498,7 @@ class RelativeChanges:
                 attr = claim.slot.split("|", 1)[1]
                 old_value = claim.value
             else:
-                attr = self._typed_slot(kind, u.lang, pv[2 * pair_n], pv[2 * pair_n + 1]) or \
-                    self._open_slot(kind, o)
+                attr = typed or self._open_slot(kind, o)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
             if kind == "end":
                 fact = _fact(entity, attr, shared, -1, u)
@@ -491,7 +524,8 @@ class RelativeChanges:
 
     def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old: np.ndarray) -> str:
         """A well-known slot for a name both clauses are about (the exemplar bank's ``place`` / ``org`` classes:
-        ``home_city``, ``employer``), when the bank's nearest class is the same for the two masked clauses; "" when
+        ``home_city``, ``employer``), when the class scoring best (:func:`~anchormem.facts.meaning.classify`), and
+        above the bank's ``none``, is the same for the two clauses as said (``new`` / ``old``: their vectors); "" when
         they differ or the value is no name (an amount stays in an open slot: "健身卡" is no rent)."""
         if kind != "name":
             return ""
@@ -504,9 +538,9 @@ class RelativeChanges:
         bank = _bank(self.embedder, lang)
         tops = []
         for vec in (new, old):
-            _, scores = classify(vec, bank, allowed, lang)
-            ranked = sorted((x, s) for s, x in scores.items() if s in allowed)
-            tops.append(ranked[-1][1] if ranked else "")
+            scores = classify(vec, bank, allowed, lang)[1]
+            best = max(allowed, key=lambda c: scores.get(c, -1.0))
+            tops.append(best if scores.get(best, -1.0) > scores.get("none", -1.0) else "")
         return tops[0] if tops[0] and tops[0] == tops[1] else ""
 
     @staticmethod
