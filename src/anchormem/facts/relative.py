@@ -156,7 +156,7 @@ def _count_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
     alt = langdata.alternation(tuple(nouns))
     if lang == "zh":
         cls = langdata.alternation(tuple(data("zh").get("classifiers", [])))
-        rx = rf"(?P<n>\d+|[{_ZH_NUM}]{{1,3}})\s*(?P<cls>{cls})(?:(?P<mid>[\u4e00-\u9fff]{{0,3}}?)(?P<noun>{alt}))?"
+        rx = rf"(?P<n>\d+|[{_ZH_NUM}]{{1,3}})\s*(?P<cls>{cls})(?!半|小时|月|星期|礼拜|钟头)(?:(?P<mid>[\u4e00-\u9fff]{{0,3}}?)(?P<noun>{alt}))?"
     else:
         nums = langdata.alternation(tuple(w for w in d.get("number_words", {}) if w not in ("a", "an", "no")))
         rx = rf"\b(?P<n>\d+|{nums})\s+(?:more\s+|other\s+)?(?P<noun>{alt})\b"
@@ -173,8 +173,8 @@ def clause_values(text: str) -> list[TypedValue]:
     lang = _lang(text)
     out: list[TypedValue] = []
     taken: list[tuple[int, int]] = []
-    crx, nouns = _count_rx(lang)
-    for m in crx.finditer(text):
+    for m in [m for lg in (("zh", "en") if lang == "zh" else ("en",)) for m in _count_rx(lg)[0].finditer(text)]:
+        nouns = _count_rx("zh" if has_cjk(m.group(0)) else "en")[1]  # (a mixed clause: "又买了一只, so three hamsters")
         noun = nouns.get((m.group("noun") or "").casefold(), "")
         cls = m.groupdict().get("cls") or ""
         out.append(TypedValue("count", m.group(0).strip(), m.group("n"), noun=noun, cls=cls))
@@ -190,7 +190,7 @@ def clause_values(text: str) -> list[TypedValue]:
         after = text[m.end():m.end() + 2]
         if lang == "en" and re.fullmatch(r"(?:19|20)\d\d", n) and not m.group("pre"):
             continue  # a year
-        if lang == "zh" and (after[:1] in "岁周次年" or re.match(r"个?月|个?星期|天|点|号|倍|层|楼", after)):
+        if lang == "zh" and (after[:1] and after[:1] in "岁周次年" or re.match(r"个?月|个?星期|天|点|号|倍|层|楼", after)):
             continue  # an age, a frequency, a date or a period: no amount
         if lang == "en" and re.match(r"\s*(?:years?\s+old|yrs?\b|st\b|nd\b|rd\b|th\b|%|am\b|pm\b|times\b)", text[m.end():],
                                      re.I):
@@ -283,7 +283,8 @@ def _shared(a: set[str], b: set[str]) -> str:
     hits: list[str] = []
     for x in sorted(a):
         for y in b:
-            if x == y or (len(x) >= 3 and len(y) >= 3 and (x in y or y in x)):
+            least = 2 if has_cjk(x + y) else 3  # 钢琴 ~ 钢琴课, gym ~ puregym
+            if x == y or (len(x) >= least and len(y) >= least and (x in y or y in x)):
                 hits.append(x if len(x) <= len(y) else y)
     return max(hits, key=len) if hits else ""
 
@@ -472,6 +473,9 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
+                shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
+                    nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
             if kind == "end" and not shared:
                 continue  # an ending closes a clause it names
             scored.setdefault((j, kind), []).append((float(pv[2 * n] @ pv[2 * n + 1]), shared, nv, o, n))
@@ -518,7 +522,8 @@ class RelativeChanges:
             if claim is None:
                 ok = made.get((o.memory.id, o.n))
                 if ok is None:
-                    ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value)
+                    ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
+                                                          "" if kind == "end" else old_value)
                     opened.append(ok)
         return out, opened
 
@@ -569,12 +574,22 @@ def _fact(entity: str, attr: str, value: str, pol: int, u: Any) -> Fact | None:
     return f if f.attribute == attr else f.model_copy(update={"attribute": attr})
 
 
-def _open(o: _Old, entity: str, attr: str, value: str) -> OpenClaim:
-    """The open claim of an old clause: a fact memory of its words, said when its memory was."""
+def _piece(clause: str, word: str) -> str:
+    """The comma-delimited piece of ``clause`` holding ``word`` ("I'm in Austin, been here five years with our dog
+    Pickles" -> "I'm in Austin"), so that closing its claim leaves the rest of the memory current; the clause when
+    the word is in none (or in all of it)."""
+    parts = [p for p in re.split(r"(?<=[,，、;；:：])\s*", clause) if p.strip()]
+    hits = [p for p in parts if word and word.casefold() in p.casefold()]
+    return hits[0].rstrip(" ,，、;；:：") if len(parts) > 1 and len(hits) == 1 else clause
+
+
+def _open(o: _Old, entity: str, attr: str, value: str, word: str = "") -> OpenClaim:
+    """The open claim of an old clause: a fact memory of its words (the piece holding ``word``, :func:`_piece`), said
+    when its memory was."""
     it = o.memory
     slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
     item = it.model_copy(update={
-        "id": uuid.uuid4().hex, "text": o.clause, "kind": "fact", "fact": slot, "claims": [], "labels": [],
+        "id": uuid.uuid4().hex, "text": _piece(o.clause, word), "kind": "fact", "fact": slot, "claims": [], "labels": [],
         "entities": [e for e in it.entities if e.value in o.clause], "valid_to": None, "superseded_by": None,
         "metadata": {**it.metadata}})
     return OpenClaim(item, it.id)
