@@ -239,6 +239,14 @@ def _gated(text: str) -> bool:
     return False
 
 
+def _says_now(text: str) -> bool:
+    """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
+    for w in data(_lang(text)).get("now_cues", []) + (data("en").get("now_cues", []) if has_cjk(text) else []):
+        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
+            return True
+    return False
+
+
 @lru_cache(maxsize=1)
 def _someone_rx() -> re.Pattern:
     from .keys import RELATION_WORDS
@@ -481,15 +489,19 @@ class RelativeChanges:
             scored.setdefault((j, kind), []).append((float(pv[2 * n] @ pv[2 * n + 1]), shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
-        for (j, kind), rows in scored.items():
+        changed: set[int] = set()
+        for (j, kind), rows in sorted(scored.items(), key=lambda kv: kv[0][1] == "end"):  # values first
             i, u, vals, _ = units[j]
+            if kind == "end" and j in changed:
+                continue  # "套餐又改了，现在每个月49块": a new value, not an ending
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
             best, shared, nv, o, pair_n = rows[0]
             second = rows[1][0] if len(rows) > 1 else -1.0
             typed = self._typed_slot(kind, u.lang, vecs[j], pv[plain[pair_n]]) if kind == "name" else ""
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
-                                                             cal.get("match_typed", 1.0) if typed else
+                                                             cal.get("match_typed", 1.0) if typed and _says_now(u.text)
+                                                             else
                                                              cal.get("match", 0.95))
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
@@ -519,6 +531,7 @@ class RelativeChanges:
             mine = [g for g in out[i] if id(g) in fresh and _overlaps(g, u.text)]
             same = [g for g in mine if g.attribute == fact.attribute and g.polarity > 0 and kind != "end"]
             out[i] = [g for g in out[i] if g not in mine or g in same] + ([] if same else [fact])
+            changed.add(j)
             if claim is None:
                 ok = made.get((o.memory.id, o.n))
                 if ok is None:
@@ -561,7 +574,7 @@ def _overlaps(f: Fact, text: str) -> bool:
 
 
 def _habit(clause: str) -> str:
-    t = re.sub(r"^\s*(?:I|I'm|I’m|I've|we|we're|我们|我)\s*", "", clause.strip(), flags=re.I)
+    t = re.sub(r"^\s*(?:I['’]m|I['’]ve|I|we['’]re|we|我们|我)(?!\w)\s*", "", clause.strip(), flags=re.I)
     return t.rstrip(" .!。！") or clause.strip()
 
 
@@ -580,7 +593,10 @@ def _piece(clause: str, word: str) -> str:
     the word is in none (or in all of it)."""
     parts = [p for p in re.split(r"(?<=[,，、;；:：])\s*", clause) if p.strip()]
     hits = [p for p in parts if word and word.casefold() in p.casefold()]
-    return hits[0].rstrip(" ,，、;；:：") if len(parts) > 1 and len(hits) == 1 else clause
+    if len(parts) < 2 or len(hits) != 1 or (hits[0] is not parts[0] and
+                                             not _topic_words(hits[0].replace(word, " "), [])):
+        return clause  # "健身卡嘛，一年2999": the piece says nothing but its value, the topic is before it
+    return hits[0].rstrip(" ,，、;；:：")
 
 
 def _open(o: _Old, entity: str, attr: str, value: str, word: str = "") -> OpenClaim:
