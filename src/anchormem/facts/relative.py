@@ -286,9 +286,11 @@ def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
             and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
 
 
-def _shared(a: set[str], b: set[str]) -> str:
-    """The longest content word the two clauses share ("gym" ~ "puregym": one inside the other), or ""."""
-    hits: list[str] = []
+def _shared(a: set[str], b: set[str], a_text: str = "", b_text: str = "") -> str:
+    """The longest content word the two clauses share ("gym" ~ "puregym": one inside the other; a Chinese word of
+    one inside the other's text, however the segmenter cut it: 抖音 ~ 刷抖音刷到半夜), or ""."""
+    hits: list[str] = [w for w, text in [(w, b_text) for w in a] + [(w, a_text) for w in b]
+                       if has_cjk(w) and len(w) >= 2 and w in text]
     for x in sorted(a):
         for y in b:
             least = 2 if has_cjk(x + y) else 3  # 钢琴 ~ 钢琴课, gym ~ puregym
@@ -323,7 +325,9 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
         read = [(f.clause or f.source_span or "").strip() for f in found if f.source_span == sentence]
         run: list[str] = []
         stop = False
-        for clause in [c for c in _clause_split().split(sentence) if c and c.strip()] + [""]:
+        pieces = [p for c in _clause_split().split(sentence) if c and c.strip()
+                  for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
+        for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
             other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
@@ -477,7 +481,7 @@ class RelativeChanges:
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
-            shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values))
+            shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values), u.text, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
@@ -517,7 +521,7 @@ class RelativeChanges:
                 attr = typed or self._open_slot(kind, o)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
             if kind == "end":
-                fact = _fact(entity, attr, shared, -1, u)
+                fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
                 if fact is not None:
                     fact = fact.model_copy(update={"ends": value_key(attr, old_value)})
             else:
@@ -536,7 +540,7 @@ class RelativeChanges:
                 ok = made.get((o.memory.id, o.n))
                 if ok is None:
                     ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
-                                                          "" if kind == "end" else old_value)
+                                                          shared if kind == "end" else old_value, kind == "end")
                     opened.append(ok)
         return out, opened
 
@@ -568,6 +572,20 @@ class RelativeChanges:
         return f"{'habit' if kind == 'end' else kind}:{o.memory.id[:12]}.{o.n}"
 
 
+def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fact | None:
+    """The -1 fact of an ending in the turn's words: the shared word when its clause is negated ("羽毛球就没再打过"),
+    else the first piece of the unit that is ("钢琴课停了，太贵了，最近也没练" -> "最近也没练"), as the grounding check
+    (:func:`~anchormem.facts.grounding.check_support`) reads negation; None when none is."""
+    from .grounding import check_support
+
+    pieces = [p.strip(" ,，、;；.。!！") for p in re.split(r"[,，、;；]", u.text)]
+    for value in [word] + [p for p in pieces if p and p != word]:
+        f = _fact(entity, attr, value, -1, u)
+        if f is not None and check_support(f, source).ok:
+            return f
+    return None
+
+
 def _overlaps(f: Fact, text: str) -> bool:
     c = (f.clause or f.source_span or "").strip().rstrip(".。!！")
     return bool(c) and (c in text or text.rstrip(".。!！") in c)
@@ -587,25 +605,25 @@ def _fact(entity: str, attr: str, value: str, pol: int, u: Any) -> Fact | None:
     return f if f.attribute == attr else f.model_copy(update={"attribute": attr})
 
 
-def _piece(clause: str, word: str) -> str:
+def _piece(clause: str, word: str, first_only: bool = False) -> str:
     """The comma-delimited piece of ``clause`` holding ``word`` ("I'm in Austin, been here five years with our dog
     Pickles" -> "I'm in Austin"), so that closing its claim leaves the rest of the memory current; the clause when
     the word is in none (or in all of it)."""
-    parts = [p for p in re.split(r"(?<=[,，、;；:：])\s*", clause) if p.strip()]
+    parts = [p for p in re.split(r"(?<=[,，、;；:：])\s*|\s+(?=and\s)", clause) if p.strip()]
     hits = [p for p in parts if word and word.casefold() in p.casefold()]
-    if len(parts) < 2 or len(hits) != 1 or (hits[0] is not parts[0] and
+    if len(parts) < 2 or len(hits) != 1 or (first_only and hits[0] is not parts[0]) or (hits[0] is not parts[0] and
                                              not _topic_words(hits[0].replace(word, " "), [])):
         return clause  # "健身卡嘛，一年2999": the piece says nothing but its value, the topic is before it
     return hits[0].rstrip(" ,，、;；:：")
 
 
-def _open(o: _Old, entity: str, attr: str, value: str, word: str = "") -> OpenClaim:
+def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_only: bool = False) -> OpenClaim:
     """The open claim of an old clause: a fact memory of its words (the piece holding ``word``, :func:`_piece`), said
     when its memory was."""
     it = o.memory
     slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
     item = it.model_copy(update={
-        "id": uuid.uuid4().hex, "text": _piece(o.clause, word), "kind": "fact", "fact": slot, "claims": [], "labels": [],
+        "id": uuid.uuid4().hex, "text": _piece(o.clause, word, first_only), "kind": "fact", "fact": slot, "claims": [], "labels": [],
         "entities": [e for e in it.entities if e.value in o.clause], "valid_to": None, "superseded_by": None,
         "metadata": {**it.metadata}})
     return OpenClaim(item, it.id)
