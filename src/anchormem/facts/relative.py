@@ -202,6 +202,8 @@ def clause_values(text: str) -> list[TypedValue]:
         out.append(TypedValue("amount", m.group(0).strip(), m.group(0).strip(), unit=unit))
     for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
+            if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
+                continue  # "Thanks, Melanie!", "Mel, glad you…": someone addressed, no value
             if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job"):
                 continue
             out.append(TypedValue(kind, v, v))
@@ -431,6 +433,8 @@ class RelativeChanges:
                 vals = clause_values(u.text)
                 if _someone(u.text):  # "My parents moved to Nice", "A recruiter from Boeing called me": no name
                     vals = [v for v in vals if v.kind != "name"]  # of the speaker's changes
+                if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
+                    vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
                 end = _ending(u.text)
                 if vals or end:
                     units.append((i, u, vals, end))
@@ -447,8 +451,9 @@ class RelativeChanges:
             olds = []
             for mid in ids:
                 it = items.get(mid)
-                if it is None or it.source != "user" or it.kind not in ("utterance", "fact") or it.valid_to is not None:
-                    continue
+                if it is None or it.source != "user" or it.kind not in ("utterance", "fact") or \
+                        it.valid_to is not None or it.speaker != found[i][0].item.speaker:
+                    continue  # (only what this speaker said: two named speakers may share a user scope)
                 olds += _old_clauses(it)
             cands.append(olds)
         # the pairs to compare: (unit index, kind, masked new, old clause)
@@ -504,8 +509,7 @@ class RelativeChanges:
             second = rows[1][0] if len(rows) > 1 else -1.0
             typed = self._typed_slot(kind, u.lang, vecs[j], pv[plain[pair_n]]) if kind == "name" else ""
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
-                                                             cal.get("match_typed", 1.0) if typed and _says_now(u.text)
-                                                             else
+                                                             cal.get("match_typed", 1.0) if typed else
                                                              cal.get("match", 0.95))
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
@@ -536,6 +540,7 @@ class RelativeChanges:
             same = [g for g in mine if g.attribute == fact.attribute and g.polarity > 0 and kind != "end"]
             out[i] = [g for g in out[i] if g not in mine or g in same] + ([] if same else [fact])
             changed.add(j)
+            _LOG.debug("relative CHANGE %s %s: %r -> %r", kind, attr, o.clause, u.text)
             if claim is None:
                 ok = made.get((o.memory.id, o.n))
                 if ok is None:
