@@ -5,26 +5,35 @@ inventory; a change said of anything outside it ("健身卡一年2999" -> "续�
 "换了个套餐，每个月39块", "I run every morning" -> "Haven't gone for a run since May") is never a change there. This
 module reads a change as memory systems do (retrieve what the user already said, decide UPDATE or nothing), offline:
 
-1. **Which clauses**: a user clause of an ``add`` that no fact was read from and that passed the gates
-   (:func:`~anchormem.facts.meaning.clause_units`: questions, hypotheticals and plans, reported speech, someone else
-   as the subject), not about the past or a trip (``past_time`` / ``visit`` of ``data/lang/<lang>/relative.json``),
-   holding a typed value (:func:`clause_values`: an ``amount`` with its unit class, a ``count`` with its counted
-   noun or classifier, a ``name``, a ``job``, an ``age``) or an ending cue (``ending``) with the speaker as its
-   subject or none.
-2. **Which memories**: the user's current memories nearest the clause (the store's own ``dense_search``, ``k`` of
-   the calibration), and in them the clauses holding a value of the same type (same unit class; for a count the
-   same counted noun or classifier) that differs from the new one. An ending takes the clauses sharing a content
-   word with it (``stop`` words aside).
+1. **Which clauses** (:func:`units_of`): the runs of clauses of a user turn that no fact was read from (or only a
+   first fact of a slot the user has no value in: "Landlord bumped the rent to $2,050" read as ``rent`` when the rent
+   was said as "Rent on my one-bed is $1,850"), past the gates: a question, a hypothetical, plan or reported speech
+   (cues.json), someone else as the subject ("My parents moved…", "A recruiter from Boeing…"), the past, a trip,
+   people in general or what is someone else's (``past_time`` / ``visit`` / ``general`` of
+   ``data/lang/<lang>/relative.json``; "My neighbour's rent"). A run holds typed values (:func:`clause_values`: an
+   ``amount`` with its unit class, a ``count`` with its counted noun or classifier, a ``name``, a ``job``; a name
+   addressed, "Thanks, Mel!", is none) or an ending cue (``ending``, not an ``opinion``: "I don't like the office
+   coffee"). A name, a job or a count is a change only with a word saying it holds now (``now_cues``: "now",
+   "moved", "total", 现在, 剩); said without one it is a mention.
+2. **Which memories**: the user's current memories nearest the run (the store's own ``dense_search``, ``k`` of the
+   calibration), said by the same speaker, cut into clauses (a short clause without a value is the topic of the
+   next: "健身卡嘛，一年2999"); those holding a value of the same type (same unit class; for a count the same counted
+   noun or classifier) that differs from the new one. An ending takes the clauses sharing a content word with it.
 3. **Same thing?** Both clauses with their values masked (``"我的手机套餐每月<NUM>"`` ~ ``"换了个套餐，每个月<NUM>"``)
-   are embedded in one batch; the best old clause must reach ``match`` (or ``match_shared`` when the two share a
-   content word) and lead the runner-up by ``margin``; an ending's clause ``end`` (unmasked), with a shared word.
+   are embedded in one batch; the best old clause must reach ``match``, or ``match_shared`` when the two share a
+   content word (the old value named beside the new, "I left Amazon"; one counted noun; one unit of weight or
+   time), or ``match_typed`` when both are about one well-known slot by the exemplar bank (``home_city``,
+   ``employer``: :meth:`RelativeChanges._typed_slot`); it must lead the runner-up by ``margin``. An ending: ``end``
+   (unmasked), with a shared word.
 4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
    claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
-   time (:class:`OpenClaim`): a fact memory of the old clause's words, said when the old memory was said, in the
-   slot ``<kind>:<old memory id[:12]>.<n>`` (``n``: the clause's place in the memory; a count with a counted
-   noun: ``count:<noun key>``, the slot the rules use), carried by the old memory too (so reads strip its words
-   once closed: :func:`~anchormem.facts.claims.current_view`); the new fact takes that slot and supersedes it. An
-   ending is a -1 fact naming the claim it ends (:attr:`~anchormem.facts.model.Fact.ends`).
+   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
+   the memory stays current), said when the old memory was said, in the bank's slot when both clauses are about
+   one, else in the slot ``<kind>:<old memory id[:12]>.<n>`` (``n``: the clause's place in the memory; ``habit``
+   for an ending; a count with a counted noun: ``count:<noun key>``, the slot the rules use). The old memory carries
+   it too (:attr:`~anchormem.stores.protocol.NewMemory.carried_by`), so reads strip its words once it is closed
+   (:func:`~anchormem.facts.claims.current_view`); the new fact takes that slot and supersedes it. An ending is a -1
+   fact in the turn's grounded words naming the claim it ends (:attr:`~anchormem.facts.model.Fact.ends`).
 
 Everything then goes through :func:`~anchormem.facts.reconcile.plan_facts` as any fact: the grounding check, the
 review gate, the write's serialised per-slot step, history and SUPERSEDE events. Only with the offline extractor
