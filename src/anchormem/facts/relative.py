@@ -250,6 +250,13 @@ def _gated(text: str) -> bool:
     return False
 
 
+def _name_slots(lang: str) -> frozenset[str]:
+    """The well-known slots whose value is a name (the bank's ``place`` / ``org`` classes: home_city, employer)."""
+    from .meaning import _bank_data
+
+    return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
+
+
 def _says_now(text: str) -> bool:
     """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
     for w in data(_lang(text)).get("now_cues", []) + (data("en").get("now_cues", []) if has_cjk(text) else []):
@@ -517,6 +524,10 @@ class RelativeChanges:
             best, shared, nv, o, pair_n = rows[0]
             second = rows[1][0] if len(rows) > 1 else -1.0
             typed = self._typed_slot(kind, u.lang, vecs[j], pv[plain[pair_n]]) if kind == "name" else ""
+            if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
+                typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
+                              g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
+                              TypedValue("name", g.value, g.value).same_value(nv)), "")
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
                                                              cal.get("match_typed", 1.0) if typed else
                                                              cal.get("match", 0.95))
