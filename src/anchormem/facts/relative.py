@@ -492,14 +492,14 @@ class RelativeChanges:
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values)))
         if not pairs:
             return out, []
-        texts = []
+        uniq: dict[str, int] = {}  # each text embedded once (a run's masked words meet many old clauses)
+        ix = []
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
-            texts += [u.text, o.clause] if kind == "end" else [masked(u.text, vals, kind), masked(o.clause, o.values, kind)]
-        plain = {n: len(texts) + k for k, n in enumerate(n for n, p in enumerate(pairs) if p[1] == "name")}
-        texts += [pairs[n][3].clause for n in plain]  # a name's clauses as said, for the slot they are about
-        pv = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
-        scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old]]] = {}
+            a = None if kind == "end" else uniq.setdefault(masked(u.text, vals, kind), len(uniq))
+            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
+        mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
+        scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
             shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values), u.text, o.clause)
@@ -511,7 +511,9 @@ class RelativeChanges:
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
             if kind == "end" and not shared:
                 continue  # an ending closes a clause it names
-            scored.setdefault((j, kind), []).append((float(pv[2 * n] @ pv[2 * n + 1]), shared, nv, o, n))
+            a, b = ix[n]
+            sim = float((vecs[j] if a is None else mv[a]) @ mv[b])  # (an ending: the run as said)
+            scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
         changed: set[int] = set()
@@ -523,7 +525,8 @@ class RelativeChanges:
             rows.sort(key=lambda r: -r[0])
             best, shared, nv, o, pair_n = rows[0]
             second = rows[1][0] if len(rows) > 1 else -1.0
-            typed = self._typed_slot(kind, u.lang, vecs[j], pv[plain[pair_n]]) if kind == "name" else ""
+            typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
+                best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
             if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
                 typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
                               g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
@@ -569,10 +572,11 @@ class RelativeChanges:
                     opened.append(ok)
         return out, opened
 
-    def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old: np.ndarray) -> str:
+    def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old_text: str) -> str:
         """A well-known slot for a name both clauses are about (the exemplar bank's ``place`` / ``org`` classes:
         ``home_city``, ``employer``), when the class scoring best (:func:`~anchormem.facts.meaning.classify`), and
-        above the bank's ``none``, is the same for the two clauses as said (``new`` / ``old``: their vectors); "" when
+        above the bank's ``none``, is the same for the two clauses as said (``new``: the run's vector; ``old_text``
+        embedded here, only for a best match that may need it); "" when
         they differ or the value is no name (an amount stays in an open slot: "健身卡" is no rent)."""
         if kind != "name":
             return ""
@@ -583,6 +587,7 @@ class RelativeChanges:
         if not allowed:
             return ""
         bank = _bank(self.embedder, lang)
+        old = np.asarray(self.embedder.embed_documents([old_text])[0], dtype=np.float32)
         tops = []
         for vec in (new, old):
             scores = classify(vec, bank, allowed, lang)[1]
