@@ -281,16 +281,13 @@ def _someone(text: str) -> bool:
 
 
 def _ending(text: str) -> bool:
-    """The clause can say a habit ended: an ending cue (``ending`` of relative.json and cues.json, the bank's
-    ``end_cues``) and no opinion (``opinion``: "I don't like the office coffee" ends no coffee habit)."""
-    from .meaning import _end_cues
-
+    """The clause can say a habit ended: an ending cue (``ending`` of relative.json: "haven't", "quit", "dropped",
+    戒, 没再, 停了; a bare negation is none: "I'll never forget it", "can't wait") and no opinion (``opinion``: "I
+    don't like the office coffee" ends no coffee habit)."""
     lang = _lang(text)
     for w in data(lang).get("opinion", []):
         if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
             return False
-    if _end_cues(lang).search(text):
-        return True
     for w in data(lang).get("ending", []):
         if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
             return True
@@ -396,6 +393,9 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
         topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
         for c in [c for c in _clause_split().split(sentence) if c and c.strip()]:
             c = c.strip()
+            if _gated(c):  # "I went to a support group yesterday": an event, no claim to change
+                n += 1
+                continue
             values = clause_values(c)
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
