@@ -260,8 +260,8 @@ class Memory(LifecycleMixin):
             message_vectors(plan.drafts, msgs, prepared.messages, given)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts)
-                for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,
+                          d.carried_by) for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
         turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,

@@ -236,6 +236,30 @@ def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any,
     return out
 
 
+def _relative(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
+              ) -> tuple[list[tuple[Draft, list[Fact]]], list[Draft]]:
+    """``found`` with the changes read relative to the user's own memories (:mod:`~anchormem.facts.relative`; with
+    the change-by-meaning fallback only), each through the grounding check, and the drafts of the open claims they
+    close (fact memories of older words, carried by the memory that said them)."""
+    if meaning is None or not any(d.item.source == "user" and d.item.kind == "utterance" for d, _ in found):
+        return found, []
+    from .relative import RelativeChanges
+
+    facts, opened = RelativeChanges(meaning.embedder).facts(found, store=store, tenant=tenant, user_id=user_id)
+    out = []
+    for (d, _), fs in zip(found, facts):
+        out.append((d, [f for f in fs if f.extractor != "relative" or
+                        check_support(_as_user(f, d.item.speaker), d.item.text).ok]))
+    used = {f.attribute for _, fs in out for f in fs}
+    drafts = []
+    for oc in opened:
+        if oc.item.fact is None or oc.item.fact.attribute not in used:
+            continue  # its change did not hold (grounding): nothing to open
+        extra = " ".join(x for x in (oc.item.speaker, time_terms(oc.item.created_at)) if x)
+        drafts.append(Draft(oc.item, memory_hash(oc.item), index_text(oc.item.text, extra), carried_by=[oc.carrier]))
+    return out, drafts
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -253,12 +277,18 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
+    found, opened = _relative(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
+    used = {f.attribute for _, fs in found for f in fs}
+    opened = [od for od in opened if od.item.fact is not None and od.item.fact.attribute in used]  # its change held
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
     for item in store.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
+    for od in opened:  # open claims for older words (facts.relative): written first, then closed by their change
+        plan.drafts.append(od)
+        current.setdefault(od.item.fact.slot, []).append(od.item)  # type: ignore[union-attr]
 
     for d, facts in found:
         if not facts:

@@ -64,6 +64,7 @@ class Draft:
     embed_text: str = ""
     reuse: "Draft | None" = None  # take this draft's vector instead of embedding (a sentence of that turn)
     said_at: datetime | None = None  # the turn's time in the speaker's own UTC offset (for relative dates)
+    carried_by: list[str] = field(default_factory=list)  # stored memories that carry this fact's claim too
 
     def __post_init__(self) -> None:
         if not self.embed_text:

@@ -121,8 +121,10 @@ class ClaimsSQL:
     def __init__(self, ph: str) -> None:
         self.ph = ph
 
-    def insert(self, conn: Any, item: MemoryItem) -> None:
-        """Store the claims ``item`` carries (:func:`own_claims`; set on ``item``, which the write returns)."""
+    def insert(self, conn: Any, item: MemoryItem, carried_by: Iterable[str] = ()) -> None:
+        """Store the claims ``item`` carries (:func:`own_claims`; set on ``item``, which the write returns); a fact
+        memory's own claim is also carried by each current memory of ``carried_by`` of its user (an open claim made
+        for an older memory's words, :mod:`anchormem.facts.relative`; a memory gone or closed is skipped)."""
         p = self.ph
         item.claims = own_claims(item)
         for cl in item.claims:
@@ -131,6 +133,16 @@ class ClaimsSQL:
                 "ON CONFLICT DO NOTHING",
                 (item.tenant, item.user_id, item.id, cl.fact_id, cl.slot, cl.value, int(cl.polarity),
                  cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span))
+        own = [cl for cl in item.claims if cl.fact_id == item.id]
+        for carrier in [c for c in carried_by if c != item.id]:
+            for cl in own:
+                conn.execute(
+                    f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) SELECT {', '.join([p] * 12)} "
+                    f"WHERE EXISTS (SELECT 1 FROM memories WHERE tenant = {p} AND user_id = {p} AND id = {p} AND "
+                    "valid_to IS NULL) ON CONFLICT DO NOTHING",
+                    (item.tenant, item.user_id, carrier, cl.fact_id, cl.slot, cl.value, int(cl.polarity),
+                     cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span,
+                     item.tenant, item.user_id, carrier))
 
     def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids

@@ -341,7 +341,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                     with conn.cursor() as cur:
                         cur.executemany("INSERT INTO metadata_keys VALUES (%s,%s,%s) ON CONFLICT DO NOTHING",
                                         [(it.tenant, it.user_id, k) for k in it.metadata])
-                self._claims.insert(conn, it)
+                self._claims.insert(conn, it, nm.carried_by)
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
                 def close_one(old_id: str, when: float, by: str, it: MemoryItem = it) -> bool:

@@ -45,6 +45,8 @@ class NewMemory:
     a current fact memory is reconciled again inside the write's serialised step (one per tenant, user and slot:
     SQLite's write lock, PostgreSQL's advisory lock): a conflicting current fact of its slot written meanwhile is
     superseded too, or, when said later than it, the new one is stored already closed (:mod:`.claims_sql`).
+    ``carried_by``: ids of current memories of its user that carry its claim too (an open claim made for the
+    words of an older memory, :mod:`anchormem.facts.relative`); a gone or closed one is skipped.
     """
 
     item: MemoryItem
@@ -54,6 +56,7 @@ class NewMemory:
     supersedes: list[str] = field(default_factory=list)
     context_vector: np.ndarray | None = None
     conflicts: Any = None
+    carried_by: list[str] = field(default_factory=list)
 
 
 @dataclass

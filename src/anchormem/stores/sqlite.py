@@ -322,7 +322,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                               [(rowid, it.tenant, it.user_id, e.type, e.value, e.normalized) for e in it.entities])
                 c.executemany("INSERT OR IGNORE INTO metadata_keys VALUES (?,?,?)",
                               [(it.tenant, it.user_id, k) for k in it.metadata])
-                self._claims.insert(c, it)
+                self._claims.insert(c, it, nm.carried_by)
                 self._history(c, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 key = (it.tenant, it.user_id)
                 if key not in gens:

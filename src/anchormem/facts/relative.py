@@ -1,0 +1,659 @@
+"""Change detection relative to the user's own memories: a new value of the same type, said the same way.
+
+The rules, frames and exemplar bank (:mod:`.rules`, :mod:`.frames`, :mod:`.meaning`) name a slot from a closed
+inventory; a change said of anything outside it ("健身卡一年2999" -> "续费涨价了，今年要3599", "我的手机套餐每月59块" ->
+"换了个套餐，每个月39块", "I run every morning" -> "Haven't gone for a run since May") is never a change there. This
+module reads a change as memory systems do (retrieve what the user already said, decide UPDATE or nothing), offline:
+
+1. **Which clauses** (:func:`units_of`): the runs of clauses of a user turn that no fact was read from (or only a
+   first fact of a slot the user has no value in: "Landlord bumped the rent to $2,050" read as ``rent`` when the rent
+   was said as "Rent on my one-bed is $1,850"), past the gates: a question, a hypothetical, plan or reported speech
+   (cues.json), someone else as the subject ("My parents moved…", "A recruiter from Boeing…"), the past, a trip,
+   people in general or what is someone else's (``past_time`` / ``visit`` / ``general`` of
+   ``data/lang/<lang>/relative.json``; "My neighbour's rent"). A run holds typed values (:func:`clause_values`: an
+   ``amount`` with its unit class, a ``count`` with its counted noun or classifier, a ``name``, a ``job``; a name
+   addressed, "Thanks, Mel!", is none) or an ending cue (``ending``, not an ``opinion``: "I don't like the office
+   coffee"). A name, a job or a count is a change only with a word saying it holds now (``now_cues``: "now",
+   "moved", "total", 现在, 剩); said without one it is a mention.
+2. **Which memories**: the user's current memories nearest the run (the store's own ``dense_search``, ``k`` of the
+   calibration), said by the same speaker, cut into clauses (a short clause without a value is the topic of the
+   next: "健身卡嘛，一年2999"); those holding a value of the same type (same unit class; for a count the same counted
+   noun or classifier) that differs from the new one. An ending takes the clauses sharing a content word with it.
+3. **Same thing?** Both clauses with their values masked (``"我的手机套餐每月<NUM>"`` ~ ``"换了个套餐，每个月<NUM>"``)
+   are embedded in one batch; the best old clause must reach ``match``, or ``match_shared`` when the two share a
+   content word (the old value named beside the new, "I left Amazon"; one counted noun; one unit of weight or
+   time), or ``match_typed`` when both are about one well-known slot by the exemplar bank (``home_city``,
+   ``employer``: :meth:`RelativeChanges._typed_slot`); it must lead the runner-up by ``margin``. An ending: ``end``
+   (unmasked), with a shared word.
+4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
+   claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
+   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
+   the memory stays current), said when the old memory was said, in the bank's slot when both clauses are about
+   one, else in the slot ``<kind>:<old memory id[:12]>.<n>`` (``n``: the clause's place in the memory; ``habit``
+   for an ending; a count with a counted noun: ``count:<noun key>``, the slot the rules use). The old memory carries
+   it too (:attr:`~anchormem.stores.protocol.NewMemory.carried_by`), so reads strip its words once it is closed
+   (:func:`~anchormem.facts.claims.current_view`); the new fact takes that slot and supersedes it. An ending is a -1
+   fact in the turn's grounded words naming the claim it ends (:attr:`~anchormem.facts.model.Fact.ends`).
+
+Everything then goes through :func:`~anchormem.facts.reconcile.plan_facts` as any fact: the grounding check, the
+review gate, the write's serialised per-slot step, history and SUPERSEDE events. Only with the offline extractor
+and a semantic embedder (it runs beside the meaning fallback); thresholds are ``calibration`` of relative.json.
+
+    rc = RelativeChanges(embedder)
+    facts, opened = rc.facts(found, store=store, tenant="default", user_id="u1")
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .. import langdata
+from ..text.segment import split_sentences
+from ..text.tokenize import content_words, has_cjk
+from ..types import FactSlot, MemoryItem, Scope
+from .changes import number_of
+from .keys import value_key
+from .model import Fact, detect_language
+
+__all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
+
+_LOG = logging.getLogger(__name__)
+_MASK = {"amount": "<NUM>", "count": "<N>", "name": "<NAME>", "job": "<JOB>", "age": "<AGE>"}
+_ZH_NUM = "零〇一二两三四五六七八九十百千万"
+
+
+@dataclass(frozen=True)
+class TypedValue:
+    """A value of a clause: ``kind`` ("amount", "count", "name", "job", "age"), ``value`` (as said), ``span`` (the
+    words masked: the value, with a count's number only), ``unit`` (an amount's class: "money", "weight",
+    "duration", "distance" or ""), ``noun`` / ``cls`` (a count's counted-noun key and classifier, or "")."""
+
+    kind: str
+    value: str
+    span: str
+    unit: str = ""
+    noun: str = ""
+    cls: str = ""
+
+    def compatible(self, other: "TypedValue") -> bool:
+        """Same kind, and the same thing measured: amounts whose unit classes agree (or one has none), counts of one
+        counted noun (or, one noun unsaid, one classifier: "三条" ~ "五条金鱼")."""
+        if self.kind != other.kind:
+            return False
+        if self.kind == "amount":
+            return not self.unit or not other.unit or self.unit == other.unit
+        if self.kind == "count":
+            if self.noun and other.noun:
+                return self.noun == other.noun
+            return bool(self.cls) and self.cls == other.cls
+        return True
+
+    def same_value(self, other: "TypedValue") -> bool:
+        """The two say one value ("1,850" = "1850", "Leeds" = "leeds", 三千二 = 3200)."""
+        if self.kind in ("amount", "count", "age"):
+            a, b = _number(self.value), _number(other.value)
+            if a is not None and b is not None:
+                return a == b
+        x, y = self.value.casefold().strip(), other.value.casefold().strip()
+        return x == y or (len(x) > 1 and len(y) > 1 and (x in y or y in x))
+
+
+def _number(value: str) -> str | None:
+    """:func:`~anchormem.facts.changes.number_of`, and English amounts in words ("seventy-two thousand" -> "72000")."""
+    d = data("en")
+    words, mags = d.get("number_words", {}), d.get("magnitudes", {})
+    toks = re.findall(r"[a-z]+", value.casefold())
+    if toks and toks[0] in words and not re.search(r"\d", value):
+        n, i = 0, 0
+        while i < len(toks) and toks[i] in words:
+            n += int(words[toks[i]])
+            i += 1
+        if i < len(toks) and toks[i] in mags:
+            n *= int(mags[toks[i]])
+        return str(n)
+    return number_of(value)
+
+
+def data(lang: str) -> dict[str, Any]:
+    """``data/lang/<lang>/relative.json``."""
+    return langdata.load("relative", lang)
+
+
+def settings(lang: str, kind: str = "") -> dict[str, float]:
+    """The calibration of ``lang`` (for values of ``kind``, its own entries over the shared ones): ``match``,
+    ``match_shared``, ``margin``, ``end`` (cosines), ``k``."""
+    cal = data(lang).get("calibration", {})
+    out = {k: float(v) for k, v in cal.items() if not isinstance(v, (dict, str))}
+    out.update({k: float(v) for k, v in cal.get(kind, {}).items()} if isinstance(cal.get(kind), dict) else {})
+    return out
+
+
+def _lang(text: str) -> str:
+    return "zh" if has_cjk(text) else "en"
+
+
+@lru_cache(maxsize=2)
+def _amount_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
+    units = {w.casefold(): cls for cls, ws in data(lang).get("units", {}).items() for w in ws}
+    alt = langdata.alternation(tuple(units))
+    if lang == "zh":
+        num = rf"(?:\d[\d,]*(?:\.\d+)?\s*[万千kK]?|[{_ZH_NUM}]*[百千万][{_ZH_NUM}]*|[{_ZH_NUM}]+(?=\s*(?:{alt})))"
+        rx = rf"(?P<pre>)(?P<n>{num})\s*(?P<unit>{alt})?"
+    else:
+        cur = "|".join(re.escape(w) for w in units if not w[:1].isalnum() and len(w) == 1)
+        words = langdata.alternation(tuple(data("en").get("number_words", {})))
+        mags = langdata.alternation(tuple(data("en").get("magnitudes", {})))
+        spelled = rf"\b(?:{words})(?:[- ](?:{words}))?(?:\s+(?:{mags}))?\b"
+        num = rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s*k(?![a-z]))?(?![\d])"
+        # a number said in words is an amount only with a unit or a magnitude ("twenty minutes", "72 thousand")
+        rx = rf"(?P<pre>{cur})?\s*(?:(?P<n>{num})(?:\s*(?P<unit>{alt})(?![a-z]))?|(?P<w>{spelled})\s*(?P<wunit>{alt})" \
+             rf"(?![a-z])|(?P<m>(?:{words})(?:[- ](?:{words}))?\s+(?:{mags})\b))"
+    return re.compile(rx, re.I), units
+
+
+@lru_cache(maxsize=2)
+def _count_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
+    d = langdata.load("slots", lang)
+    nouns = {w.casefold(): k for k, ws in d.get("counted", {}).items() for w in ws}
+    alt = langdata.alternation(tuple(nouns))
+    if lang == "zh":
+        cls = langdata.alternation(tuple(data("zh").get("classifiers", [])))
+        rx = rf"(?P<n>\d+|[{_ZH_NUM}]{{1,3}})\s*(?P<cls>{cls})(?!半|小时|月|星期|礼拜|钟头)(?:(?P<mid>[\u4e00-\u9fff]{{0,3}}?)(?P<noun>{alt}))?"
+    else:
+        nums = langdata.alternation(tuple(w for w in d.get("number_words", {}) if w not in ("a", "an", "no")))
+        rx = rf"\b(?P<n>\d+|{nums})\s+(?:more\s+|other\s+)?(?P<noun>{alt})\b"
+    return re.compile(rx, re.I), nouns
+
+
+def clause_values(text: str) -> list[TypedValue]:
+    """The typed values of one clause, in order. ``clause_values("换了个套餐，每个月39块")`` holds the amount "39块"
+    (unit "money"); ``clause_values("只剩三条了")`` the count "三条" (classifier 条); ``clause_values("I have two
+    cats")`` the count "two cats" (noun "cat"); names, jobs and ages as :func:`~anchormem.facts.meaning.typed_values`
+    reads them."""
+    from .meaning import typed_values
+
+    lang = _lang(text)
+    out: list[TypedValue] = []
+    taken: list[tuple[int, int]] = []
+    for m in [m for lg in (("zh", "en") if lang == "zh" else ("en",)) for m in _count_rx(lg)[0].finditer(text)]:
+        nouns = _count_rx("zh" if has_cjk(m.group(0)) else "en")[1]  # (a mixed clause: "又买了一只, so three hamsters")
+        noun = nouns.get((m.group("noun") or "").casefold(), "")
+        cls = m.groupdict().get("cls") or ""
+        out.append(TypedValue("count", m.group(0).strip(), m.group("n"), noun=noun, cls=cls))
+        taken.append(m.span())
+    tv = typed_values(text, "zh" if lang == "zh" and len(re.findall(r"[\u4e00-\u9fff]", text)) >= 2 else "en")
+    ages = tv.get("age", [])
+    arx, units = _amount_rx(lang)
+    for m in arx.finditer(text):
+        g = "n" if m.group("n") else "w" if m.group("w") else "m"
+        if not (m.group(g) or "").strip() or any(a <= m.start(g) < b for a, b in taken):
+            continue
+        n = m.group(g).strip()
+        after = text[m.end():m.end() + 2]
+        if lang == "en" and re.fullmatch(r"(?:19|20)\d\d", n) and not m.group("pre"):
+            continue  # a year
+        if lang == "zh" and (after[:1] and after[:1] in "岁周次年" or re.match(r"个?月|个?星期|天|点|号|倍|层|楼", after)):
+            continue  # an age, a frequency, a date or a period: no amount
+        if lang == "en" and re.match(r"\s*(?:years?\s+old|yrs?\b|st\b|nd\b|rd\b|th\b|%|am\b|pm\b|times\b)", text[m.end():],
+                                     re.I):
+            continue
+        if n in ages:
+            continue
+        unit = units.get((m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre") or "").casefold(),
+                         "")
+        out.append(TypedValue("amount", m.group(0).strip(), m.group(0).strip(), unit=unit))
+    for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
+        for v in tv.get(kind, []):
+            if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
+                continue  # "Thanks, Melanie!", "Mel, glad you…": someone addressed, no value
+            if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job"):
+                continue
+            out.append(TypedValue(kind, v, v))
+    return out
+
+
+def masked(text: str, values: list[TypedValue], kind: str) -> str:
+    """``text`` with the spans of its values of ``kind`` replaced by the kind's mask ("<NUM>", "<N>", "<NAME>"...)."""
+    for v in sorted((v for v in values if v.kind == kind), key=lambda v: len(v.span), reverse=True):
+        if v.span and v.span in text:
+            text = text.replace(v.span, _MASK[kind])
+    return text
+
+
+@lru_cache(maxsize=1)
+def _others_rx() -> re.Pattern:
+    from .keys import RELATION_WORDS
+
+    alt = langdata.alternation(tuple(RELATION_WORDS))
+    return re.compile(rf"\b(?:{alt})['’]s\b|(?:{alt})的", re.I)
+
+
+def _gated(text: str) -> bool:
+    """A clause about the past, a trip, people in general (``past_time`` / ``visit`` / ``general`` of relative.json)
+    or what belongs to someone else ("My neighbour's rent", 我邻居的房租): no change of what holds for the speaker."""
+    low = text.casefold()
+    if _others_rx().search(text):
+        return True
+    for lang in ("en", "zh"):
+        d = data(lang)
+        for w in list(d.get("past_time", [])) + list(d.get("visit", [])) + list(d.get("general", [])):
+            w = w.casefold()
+            if (w in low) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", low):
+                return True
+    return False
+
+
+def _name_slots(lang: str) -> frozenset[str]:
+    """The well-known slots whose value is a name (the bank's ``place`` / ``org`` classes: home_city, employer)."""
+    from .meaning import _bank_data
+
+    return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
+
+
+def _says_now(text: str) -> bool:
+    """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
+    for w in data(_lang(text)).get("now_cues", []) + (data("en").get("now_cues", []) if has_cjk(text) else []):
+        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _someone_rx() -> re.Pattern:
+    from .keys import RELATION_WORDS
+
+    dets = langdata.alternation(tuple(data("en").get("noun_subject", [])))
+    rel = langdata.alternation(tuple(w for w in RELATION_WORDS if not has_cjk(w)))
+    return re.compile(rf"^\W*(?:(?:{dets})\s+\w|(?:my|our)\s+(?:\w+\s+)?(?:{rel})(?:s|es)?\b)", re.I)
+
+
+def _someone(text: str) -> bool:
+    """An English clause opens with a subject other than the speaker: a determiner and a noun ("A recruiter …",
+    ``noun_subject`` of relative.json) or a relation of the speaker's ("My parents …")."""
+    return not has_cjk(text) and bool(_someone_rx().search(text))
+
+
+def _ending(text: str) -> bool:
+    """The clause can say a habit ended: an ending cue (``ending`` of relative.json: "haven't", "quit", "dropped",
+    戒, 没再, 停了; a bare negation is none: "I'll never forget it", "can't wait") and no opinion (``opinion``: "I
+    don't like the office coffee" ends no coffee habit)."""
+    lang = _lang(text)
+    for w in data(lang).get("opinion", []):
+        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
+            return False
+    for w in data(lang).get("ending", []):
+        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
+            return True
+    return False
+
+
+def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
+    stop = {w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", [])}
+    said = " ".join(v.value for v in values).casefold()
+    return {w for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
+            and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
+
+
+def _shared(a: set[str], b: set[str], a_text: str = "", b_text: str = "") -> str:
+    """The longest content word the two clauses share ("gym" ~ "puregym": one inside the other; a Chinese word of
+    one inside the other's text, however the segmenter cut it: 抖音 ~ 刷抖音刷到半夜), or ""."""
+    hits: list[str] = [w for w, text in [(w, b_text) for w in a] + [(w, a_text) for w in b]
+                       if has_cjk(w) and len(w) >= 2 and w in text]
+    for x in sorted(a):
+        for y in b:
+            least = 2 if has_cjk(x + y) else 3  # 钢琴 ~ 钢琴课, gym ~ puregym
+            if x == y or (len(x) >= least and len(y) >= least and (x in y or y in x)):
+                hits.append(x if len(x) <= len(y) else y)
+    return max(hits, key=len) if hits else ""
+
+
+@dataclass
+class Unit:
+    """A run of clauses of one sentence that may state a change of the speaker's: ``text`` (the clauses joined),
+    ``sentence``, ``lang``."""
+
+    text: str
+    sentence: str
+    lang: str
+
+
+def units_of(text: str, found: list[Fact]) -> list[Unit]:
+    """The runs of clauses of ``text`` no fact of ``found`` was read from that pass the gates: not a question, not
+    a hypothetical, plan or reported speech (cues.json), not about the past or a trip (:func:`_gated`), and with the
+    speaker as the subject, no subject at all ("换了个套餐，每个月39块", "Down to 84kg") or someone acting for the
+    speaker ("Landlord bumped the rent"). After a clause of someone else's nothing more of the sentence is read."""
+    from .changes import blocked
+    from .meaning import _acts_for_speaker
+    from .rules import _clause_split, _cue_patterns, _is_question, _speaker_subject
+
+    out: list[Unit] = []
+    for sentence in split_sentences(text):
+        if _is_question(sentence):
+            continue
+        read = [(f.clause or f.source_span or "").strip() for f in found if f.source_span == sentence]
+        run: list[str] = []
+        stop = False
+        pieces = [p for c in _clause_split().split(sentence) if c and c.strip()
+                  for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
+        for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
+            c = clause.strip()
+            other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
+            gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
+                any(r and (r in c or c in r) for r in read)
+            stop = stop or other
+            if not gated:
+                run.append(c)
+                continue
+            if run:
+                start = sentence.find(run[0])
+                end = sentence.find(run[-1], max(start, 0)) + len(run[-1])
+                joined = sentence[start:end] if 0 <= start < end else ("，" if has_cjk(run[0]) else ", ").join(run)
+                out.append(Unit(joined, sentence, "zh" if len(re.findall(r"[\u4e00-\u9fff]", joined)) >= 2 else "en"))
+            run = []
+    return out
+
+
+@dataclass
+class OpenClaim:
+    """A claim made at change time for an old clause no slot was read from: ``item`` (the new fact memory of the
+    old clause's words, said when ``carrier`` was), carried by ``carrier`` (the old memory's id) too."""
+
+    item: MemoryItem
+    carrier: str
+
+
+@dataclass
+class _Old:
+    memory: MemoryItem
+    n: int
+    clause: str
+    values: list[TypedValue]
+    value: TypedValue | None = None
+    masked: str = ""
+    words: set[str] = field(default_factory=set)
+
+
+def _old_clauses(item: MemoryItem) -> list[_Old]:
+    from .claims import current_view
+    from .rules import _clause_split
+
+    view = current_view(item)
+    if view is None:
+        return []
+    out: list[_Old] = []
+    n = 0
+    for sentence in split_sentences(view.text):
+        topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
+        for c in [c for c in _clause_split().split(sentence) if c and c.strip()]:
+            c = c.strip()
+            if _gated(c):  # "I went to a support group yesterday": an event, no claim to change
+                n += 1
+                continue
+            values = clause_values(c)
+            if not values and not _ending(c):
+                short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
+                topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
+                out.append(_Old(item, n, c, values))
+                n += 1
+                continue
+            words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
+                and sentence.find(c) > sentence.find(topic) else c
+            out.append(_Old(item, n, words, values))
+            topic = ""
+            n += 1
+    return out
+
+
+def _claim_of(old: _Old) -> Any:
+    """The current claim of ``old.memory`` whose words are the old clause's (and whose value the clause holds)."""
+    from .claims import own_claims
+
+    for c in own_claims(old.memory):
+        if c.valid_to is not None or c.polarity < 0 or not c.span:
+            continue
+        span = c.span.strip().rstrip(".。!！")
+        if not (span in old.clause or old.clause.rstrip(".。!！") in span):
+            continue
+        if old.value is None or TypedValue(old.value.kind, c.value, c.value).same_value(old.value):
+            return c
+    return None
+
+
+class RelativeChanges:
+    """The relative change reader for one embedder (see the module doc)."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+
+    def facts(self, found: list[tuple[Any, list[Fact]]], *, store: Any, tenant: str, user_id: str
+              ) -> tuple[list[list[Fact]], list[OpenClaim]]:
+        """For each (draft, facts read from it) of an ``add``: the facts with those read relative to the user's
+        memories added, and the open claims they close (to write first). Drafts other than user utterances keep
+        their facts. One embedding call for the clauses, one for the masked pairs."""
+        out = [list(fs) for _, fs in found]
+        keys = sorted({f"{f.entity.casefold()}|{f.attribute}" for _, fs in found for f in fs})
+        have = {c.fact.slot for c in store.current_facts(tenant, user_id, keys) if c.fact} if keys else set()
+        fresh = {id(f) for _, fs in found for f in fs if f"{f.entity.casefold()}|{f.attribute}" not in have}
+        units = []
+        for i, (d, fs) in enumerate(found):
+            if d.item.source != "user" or d.item.kind != "utterance":
+                continue
+            for u in units_of(d.item.text, [f for f in fs if id(f) not in fresh]):
+                vals = clause_values(u.text)
+                if _someone(u.text):  # "My parents moved to Nice", "A recruiter from Boeing called me": no name
+                    vals = [v for v in vals if v.kind != "name"]  # of the speaker's changes
+                if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
+                    vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
+                end = _ending(u.text)
+                if vals or end:
+                    units.append((i, u, vals, end))
+        _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
+        if not units:
+            return out, []
+        vecs = np.asarray(self.embedder.embed_documents([u.text for _, u, _, _ in units]), dtype=np.float32)
+        scope = Scope(tenant=tenant, user_id=user_id)
+        cands: list[list[_Old]] = []
+        for (i, u, vals, end), vec in zip(units, vecs):
+            k = int(settings(u.lang).get("k", 8))
+            ids = [mid for mid, _ in store.dense_search(scope, vec, k, None)]
+            items = store.get_many(tenant, ids) if ids else {}
+            olds = []
+            for mid in ids:
+                it = items.get(mid)
+                if it is None or it.source != "user" or it.kind not in ("utterance", "fact") or \
+                        it.valid_to is not None or it.speaker != found[i][0].item.speaker:
+                    continue  # (only what this speaker said: two named speakers may share a user scope)
+                olds += _old_clauses(it)
+            cands.append(olds)
+        # the pairs to compare: (unit index, kind, masked new, old clause)
+        pairs: list[tuple[int, str, TypedValue | None, _Old]] = []
+        for j, ((i, u, vals, end), olds) in enumerate(zip(units, cands)):
+            seen: set[tuple[str, str]] = set()
+            for old in olds:
+                key = (old.clause.casefold().rstrip(".。!！ "), "")
+                for kind in dict.fromkeys(v.kind for v in vals):
+                    news = [nv for nv in vals if nv.kind == kind and any(v.compatible(nv) for v in old.values) and
+                            not any(v.same_value(nv) for v in old.values if v.kind == kind)]
+                    if not news or (key[0], kind) in seen:
+                        continue
+                    nv = news[0] if kind in ("name", "job") else news[-1]  # "from 5 to 3": the last amount
+                    ov = next(v for v in old.values if v.compatible(nv))
+                    seen.add((key[0], kind))
+                    pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov)))
+                if end and (key[0], "end") not in seen and not _ending(old.clause):
+                    seen.add((key[0], "end"))
+                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values)))
+        if not pairs:
+            return out, []
+        uniq: dict[str, int] = {}  # each text embedded once (a run's masked words meet many old clauses)
+        ix = []
+        for j, kind, nv, o in pairs:
+            u, vals = units[j][1], units[j][2]
+            a = None if kind == "end" else uniq.setdefault(masked(u.text, vals, kind), len(uniq))
+            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
+        mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
+        scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
+        for n, (j, kind, nv, o) in enumerate(pairs):
+            u, vals = units[j][1], units[j][2]
+            shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values), u.text, o.clause)
+            if not shared and nv is not None and o.value is not None and any(
+                    v.kind == kind and v.same_value(o.value) for v in vals):
+                shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
+                shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
+                    nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
+            if kind == "end" and not shared:
+                continue  # an ending closes a clause it names
+            a, b = ix[n]
+            sim = float((vecs[j] if a is None else mv[a]) @ mv[b])  # (an ending: the run as said)
+            scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
+        opened: list[OpenClaim] = []
+        made: dict[tuple[str, int], OpenClaim] = {}
+        changed: set[int] = set()
+        for (j, kind), rows in sorted(scored.items(), key=lambda kv: kv[0][1] == "end"):  # values first
+            i, u, vals, _ = units[j]
+            if kind == "end" and j in changed:
+                continue  # "套餐又改了，现在每个月49块": a new value, not an ending
+            cal = settings(u.lang, kind)
+            rows.sort(key=lambda r: -r[0])
+            best, shared, nv, o, pair_n = rows[0]
+            second = rows[1][0] if len(rows) > 1 else -1.0
+            typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
+                best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
+            if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
+                typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
+                              g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
+                              TypedValue("name", g.value, g.value).same_value(nv)), "")
+            need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
+                                                             cal.get("match_typed", 1.0) if typed else
+                                                             cal.get("match", 0.95))
+            _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
+                       o.clause, best, second, shared, typed, need)
+            if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):
+                continue
+            d = found[i][0]
+            entity = d.item.speaker or "user"
+            claim = _claim_of(o)
+            if claim is not None:
+                attr = claim.slot.split("|", 1)[1]
+                old_value = claim.value
+            else:
+                attr = typed or self._open_slot(kind, o)
+                old_value = o.value.value if o.value is not None else _habit(o.clause)
+            if kind == "end":
+                fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
+                if fact is not None:
+                    fact = fact.model_copy(update={"ends": value_key(attr, old_value)})
+            else:
+                assert nv is not None
+                fact = _fact(entity, attr, nv.value, 1, u)
+            if fact is None or any(g.attribute == fact.attribute and id(g) not in fresh for g in out[i]):
+                continue
+            # a first fact of a slot read from these words ("Landlord bumped the rent to $2,050": rent, when the
+            # user's rent was said as "Rent on my one-bed is $1,850") gives way to the change of the older claim;
+            # one of the very slot the change is in (跳槽到小鹏汽车了: employer) stays, its value read by the rules
+            mine = [g for g in out[i] if id(g) in fresh and _overlaps(g, u.text)]
+            same = [g for g in mine if g.attribute == fact.attribute and g.polarity > 0 and kind != "end"]
+            out[i] = [g for g in out[i] if g not in mine or g in same] + ([] if same else [fact])
+            changed.add(j)
+            _LOG.debug("relative CHANGE %s %s: %r -> %r", kind, attr, o.clause, u.text)
+            if claim is None:
+                ok = made.get((o.memory.id, o.n))
+                if ok is None:
+                    ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
+                                                          shared if kind == "end" else old_value, kind == "end")
+                    opened.append(ok)
+        return out, opened
+
+    def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old_text: str) -> str:
+        """A well-known slot for a name both clauses are about (the exemplar bank's ``place`` / ``org`` classes:
+        ``home_city``, ``employer``), when the class scoring best (:func:`~anchormem.facts.meaning.classify`), and
+        above the bank's ``none``, is the same for the two clauses as said (``new``: the run's vector; ``old_text``
+        embedded here, only for a best match that may need it); "" when
+        they differ or the value is no name (an amount stays in an open slot: "健身卡" is no rent)."""
+        if kind != "name":
+            return ""
+        from .meaning import _bank, _bank_data, classify
+
+        spec = _bank_data(lang).get("slots", {})
+        allowed = {s for s, sp in spec.items() if sp.get("type") in ("place", "org")}
+        if not allowed:
+            return ""
+        bank = _bank(self.embedder, lang)
+        old = np.asarray(self.embedder.embed_documents([old_text])[0], dtype=np.float32)
+        tops = []
+        for vec in (new, old):
+            scores = classify(vec, bank, allowed, lang)[1]
+            best = max(allowed, key=lambda c: scores.get(c, -1.0))
+            tops.append(best if scores.get(best, -1.0) > scores.get("none", -1.0) else "")
+        return tops[0] if tops[0] and tops[0] == tops[1] else ""
+
+    @staticmethod
+    def _open_slot(kind: str, o: _Old) -> str:
+        if kind == "count" and o.value is not None and o.value.noun:
+            return f"count:{o.value.noun}"
+        return f"{'habit' if kind == 'end' else kind}:{o.memory.id[:12]}.{o.n}"
+
+
+def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fact | None:
+    """The -1 fact of an ending in the turn's words: the shared word when its clause is negated ("羽毛球就没再打过"),
+    else the first piece of the unit that is ("钢琴课停了，太贵了，最近也没练" -> "最近也没练"), as the grounding check
+    (:func:`~anchormem.facts.grounding.check_support`) reads negation; None when none is."""
+    from .grounding import check_support
+
+    pieces = [p.strip(" ,，、;；.。!！") for p in re.split(r"[,，、;；]", u.text)]
+    for value in [word] + [p for p in pieces if p and p != word]:
+        f = _fact(entity, attr, value, -1, u)
+        if f is not None and check_support(f, source).ok:
+            return f
+    return None
+
+
+def _overlaps(f: Fact, text: str) -> bool:
+    c = (f.clause or f.source_span or "").strip().rstrip(".。!！")
+    return bool(c) and (c in text or text.rstrip(".。!！") in c)
+
+
+def _habit(clause: str) -> str:
+    t = re.sub(r"^\s*(?:I['’]m|I['’]ve|I|we['’]re|we|我们|我)(?!\w)\s*", "", clause.strip(), flags=re.I)
+    return t.rstrip(" .!。！") or clause.strip()
+
+
+def _fact(entity: str, attr: str, value: str, pol: int, u: Any) -> Fact | None:
+    try:
+        f = Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
+                 clause=u.text, language=detect_language(u.sentence), extractor="relative")
+    except ValueError:
+        return None
+    return f if f.attribute == attr else f.model_copy(update={"attribute": attr})
+
+
+def _piece(clause: str, word: str, first_only: bool = False) -> str:
+    """The comma-delimited piece of ``clause`` holding ``word`` ("I'm in Austin, been here five years with our dog
+    Pickles" -> "I'm in Austin"), so that closing its claim leaves the rest of the memory current; the clause when
+    the word is in none (or in all of it)."""
+    parts = [p for p in re.split(r"(?<=[,，、;；:：])\s*|\s+(?=and\s)", clause) if p.strip()]
+    hits = [p for p in parts if word and word.casefold() in p.casefold()]
+    if len(parts) < 2 or len(hits) != 1 or (first_only and hits[0] is not parts[0]) or (hits[0] is not parts[0] and
+                                             not _topic_words(hits[0].replace(word, " "), [])):
+        return clause  # "健身卡嘛，一年2999": the piece says nothing but its value, the topic is before it
+    return hits[0].rstrip(" ,，、;；:：")
+
+
+def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_only: bool = False) -> OpenClaim:
+    """The open claim of an old clause: a fact memory of its words (the piece holding ``word``, :func:`_piece`), said
+    when its memory was."""
+    it = o.memory
+    slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
+    item = it.model_copy(update={
+        "id": uuid.uuid4().hex, "text": _piece(o.clause, word, first_only), "kind": "fact", "fact": slot, "claims": [], "labels": [],
+        "entities": [e for e in it.entities if e.value in o.clause], "valid_to": None, "superseded_by": None,
+        "metadata": {**it.metadata}})
+    return OpenClaim(item, it.id)

@@ -1,0 +1,139 @@
+"""Change detection relative to the user's own memories (anchormem.facts.relative): a value of the same type said of
+the same thing supersedes the older one, whether or not any slot inventory names the thing (open claims)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from anchormem.facts.relative import _piece, clause_values, masked, units_of
+
+T1 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T2 = datetime(2024, 4, 1, tzinfo=timezone.utc)
+T3 = datetime(2024, 8, 1, tzinfo=timezone.utc)
+
+
+def _add(m, text, when, user="u", session=None):
+    return list(m.add(text, user_id=user, session_id=session, timestamp=when))
+
+
+def _facts(evs, event):
+    return [(e.memory.text, e.memory.fact.attribute, e.memory.fact.value, e.memory.fact.polarity)
+            for e in evs if e.event == event and e.memory.fact is not None]
+
+
+def test_values_by_type_with_units_nouns_and_classifiers():
+    vals = clause_values("换了个套餐，每个月39块，流量还更多。")
+    assert [(v.kind, v.value, v.unit) for v in vals] == [("amount", "39块", "money")]
+    old, new = clause_values("鱼缸里养了五条金鱼"), clause_values("只剩三条了")
+    assert [(v.kind, v.value, v.noun, v.cls) for v in old] == [("count", "五条金鱼", "fish", "条")]
+    assert [(v.kind, v.value, v.noun, v.cls) for v in new] == [("count", "三条", "", "条")]
+    assert new[0].compatible(old[0]) and not new[0].same_value(old[0])
+    assert [(v.kind, v.value, v.unit) for v in clause_values("Down to 84kg!!")] == [("amount", "84kg", "weight")]
+    assert [v.value for v in clause_values("My raise went through, seventy-two thousand now.")] == \
+        ["seventy-two thousand"]
+    assert masked("我的手机套餐每月59块。", clause_values("我的手机套餐每月59块。"), "amount") == "我的手机套餐每月<NUM>。"
+
+
+def test_gates_before_anything_is_compared():
+    assert units_of("My neighbour's rent went up to 1300.", []) == []
+    assert units_of("Back in college I lived in Boston for four years.", []) == []
+    assert units_of("Should I ask my landlord to drop the rent to 1200?", []) == []
+    assert units_of("国庆去了趟三亚，刚回来。", []) == []
+    assert [u.text for u in units_of("换了个套餐，每个月39块，流量还更多。", [])] == ["换了个套餐，每个月39块，流量还更多。"]
+    assert _piece("I'm in Austin, been here about five years", "Austin") == "I'm in Austin"
+
+
+def test_an_open_slot_amount_change(mem_e5):
+    first = _add(mem_e5, "我的手机套餐每月59块。", T1)
+    assert [e.memory.fact for e in first] == [None]  # no slot of any inventory: an utterance
+    evs = _add(mem_e5, "换了个套餐，每个月39块，流量还更多。", T2)
+    added = _facts(evs, "ADD")
+    slot = added[0][1]
+    assert slot.startswith("amount:") and [(t, v) for t, _, v, _ in added] == \
+        [("我的手机套餐每月59块。", "59块"), ("换了个套餐，每个月39块，流量还更多。", "39块")]
+    assert _facts(evs, "SUPERSEDE") == [("我的手机套餐每月59块。", slot, "59块", 1)]
+    assert sorted(e.memory.text for e in evs if e.event == "SUPERSEDE" and e.memory.fact is None) == \
+        ["我的手机套餐每月59块。"]  # the utterance said nothing else: closed with its claim
+    current = [m.text for m in mem_e5.get_all(user_id="u")]
+    assert "换了个套餐，每个月39块，流量还更多。" in current and "我的手机套餐每月59块。" not in current
+    hits = mem_e5.search("我的手机套餐每月多少钱？", user_id="u")
+    assert "39块" in hits[0].memory.text
+    then = mem_e5.search("我的手机套餐每月多少钱？", user_id="u", as_of=datetime(2024, 2, 1, tzinfo=timezone.utc))
+    assert "59块" in then[0].memory.text
+
+
+def test_a_past_question_after_an_open_slot_change(mem_e5):
+    _add(mem_e5, "我的手机套餐每月59块。", T1)
+    _add(mem_e5, "换了个套餐，每个月39块，流量还更多。", T2)
+    now = mem_e5.ask("我手机套餐每月多少钱？", user_id="u")
+    assert [c.text for c in now.citations] == ["换了个套餐，每个月39块，流量还更多。"]
+    past = mem_e5.ask("我以前手机套餐每月多少钱？", user_id="u")
+    assert not past.abstained and past.citations[0].text == "我的手机套餐每月59块。"
+    assert past.citations[0].valid_to == T2  # shown as past: it held until the change
+
+
+def test_chaining_a_third_value(mem_e5):
+    _add(mem_e5, "我的手机套餐每月59块。", T1)
+    second = _add(mem_e5, "换了个套餐，每个月39块，流量还更多。", T2)
+    slot = _facts(second, "ADD")[0][1]
+    third = _add(mem_e5, "套餐又改了，现在每个月49块。", T3)
+    assert [(a, v) for _, a, v, _ in _facts(third, "ADD")] == [(slot, "49块")]  # the same open slot
+    assert [(a, v) for _, a, v, _ in _facts(third, "SUPERSEDE")] == [(slot, "39块")]
+    assert [h.value for h in mem_e5.store.current_facts("default", "u", [f"user|{slot}"])[0:1]
+            for h in [h.fact]] == ["49块"]
+
+
+def test_a_count_change_keeps_the_names(mem_e5):
+    _add(mem_e5, "我们家两只狗，豆豆和旺财。", T1)
+    evs = _add(mem_e5, "旺财去年冬天走了，现在就剩豆豆一只狗了。", T2)
+    assert [(t, a, v) for t, a, v, _ in _facts(evs, "ADD")] == [
+        ("我们家两只狗", "count:dog", "两只狗"), ("旺财去年冬天走了，现在就剩豆豆一只狗了。", "count:dog", "一只狗")]
+    assert [(t, v) for t, _, v, _ in _facts(evs, "SUPERSEDE")] == [("我们家两只狗", "两只狗")]
+    kept = [m for m in mem_e5.get_all(user_id="u") if m.text == "我们家两只狗，豆豆和旺财。"]
+    assert len(kept) == 1 and kept[0].valid_to is None  # not closed: its other words (the names) still hold
+    assert [(c.value, c.valid_to == T2) for c in kept[0].claims] == [("两只狗", True)]
+    from anchormem.facts.claims import current_view
+    assert current_view(kept[0]).text == "豆豆和旺财。"  # read paths show the names, not the old count
+    change = next(e.memory for e in evs if e.event == "ADD" and e.memory.text.startswith("旺财"))
+    mem_e5.delete(change.id)  # REOPEN: the old count holds again, in the open claim and in its carrier
+    again = {m.text: m for m in mem_e5.get_all(user_id="u")}
+    assert current_view(again["我们家两只狗，豆豆和旺财。"]).text == "我们家两只狗，豆豆和旺财。"
+    assert again["我们家两只狗"].fact.value == "两只狗" and again["我们家两只狗"].valid_to is None
+
+
+def test_an_ending_of_an_unlisted_habit(mem_e5):
+    first = _add(mem_e5, "I'm learning Japanese on Duolingo every night, 200-day streak.", T1)
+    assert [e.memory.fact for e in first] == [None]  # no habit slot read from it
+    evs = _add(mem_e5, "Dropped Japanese, the streak died and I just don't have the energy for it anymore.", T2)
+    ended = _facts(evs, "ADD")
+    slot = ended[0][1]
+    assert slot.startswith("habit:") and [(v, p) for _, _, v, p in ended] == \
+        [("learning Japanese on Duolingo every night, 200-day streak", 1), ("streak", -1)]
+    assert [(t, a) for t, a, _, _ in _facts(evs, "SUPERSEDE")] == \
+        [("I'm learning Japanese on Duolingo every night, 200-day streak.", slot)]
+    answer = mem_e5.ask("Am I still learning Japanese?", user_id="u")
+    assert answer.citations[0].text.startswith("Dropped Japanese")
+
+
+def test_an_ending_of_a_habit_with_a_claim(mem_e5):
+    _add(mem_e5, "我每周打三次羽毛球。", T1)
+    evs = _add(mem_e5, "自从腰伤了以后，羽毛球就没再打过。", T2)
+    assert [(a, v, p) for _, a, v, p in _facts(evs, "ADD")] == [("does:羽毛球", "羽毛球", -1)]
+    assert [t for t, _, _, _ in _facts(evs, "SUPERSEDE")] == ["我每周打三次羽毛球。"]
+
+
+def test_a_friends_rent_retires_nothing(mem_e5):
+    _add(mem_e5, "My rent is 1100 dollars.", T1)
+    for then in ("My neighbour's rent went up to 1300.", "Rents in my city went up to 1000 on average.",
+                 "Should I ask my landlord to drop the rent to 900?"):
+        evs = _add(mem_e5, then, T2)
+        assert [e for e in evs if e.event == "SUPERSEDE"] == []
+    assert any(m.text == "My rent is 1100 dollars." and m.current for m in mem_e5.get_all(user_id="u"))
+
+
+def test_a_name_said_by_someone_else_or_a_trip_retires_nothing(mem_e5):
+    _add(mem_e5, "I work at Airbus.", T1)
+    _add(mem_e5, "I live in Hamburg.", T1)
+    for then in ("A recruiter from Boeing called me about a job.", "My parents moved to Nice last year.",
+                 "I'm flying to Munich for a conference next week."):
+        assert [e for e in _add(mem_e5, then, T2) if e.event == "SUPERSEDE"] == []
