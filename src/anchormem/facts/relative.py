@@ -206,6 +206,9 @@ def clause_values(text: str) -> list[TypedValue]:
             continue
         if n in ages:
             continue
+        if lang == "en" and not (m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre")) \
+                and g == "n" and _counts_a_noun(text[m.end():]):
+            continue  # "30 people": a bare number before a noun counts it, it is no amount
         unit = units.get((m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre") or "").casefold(),
                          "")
         out.append(TypedValue("amount", m.group(0).strip(), m.group(0).strip(), unit=unit))
@@ -217,6 +220,19 @@ def clause_values(text: str) -> list[TypedValue]:
                 continue
             out.append(TypedValue(kind, v, v))
     return out
+
+
+def _counts_a_noun(rest: str) -> bool:
+    """The word after a bare number is no word an amount is followed by (``after_bare_number``, relative.json): the
+    number counts it ("30 people in the class")."""
+    m = re.match(r"\s+([a-z]+)\b", rest, re.I)
+    if not m:
+        return False
+    ok = {w.casefold() for w in data("en").get("after_bare_number", {}).get("words", [])}
+    units = _amount_rx("en")[1]
+    mags = data("en").get("magnitudes", {})
+    w = m.group(1).casefold()
+    return w not in ok and w not in units and w not in mags
 
 
 def masked(text: str, values: list[TypedValue], kind: str) -> str:
