@@ -7,9 +7,12 @@ from typing import Any
 import re
 import unicodedata
 
+from functools import lru_cache
+
+from ..text.segment import split_sentences
 from ..text.tokenize import _tokens
 
-__all__ = ["is_chitchat", "is_question", "content_hash", "memory_hash"]
+__all__ = ["is_chitchat", "is_question", "asks_only", "content_hash", "memory_hash"]
 
 _CHITCHAT = frozenset(
     """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
@@ -49,6 +52,17 @@ def is_question(text: str) -> bool:
     if t.endswith(("?", "？")) or t.endswith(("吗", "吗。", "呢")):
         return True
     return bool(_Q_START.match(t)) and len(t) < 200 and "." not in t.rstrip(".")
+
+
+@lru_cache(maxsize=4096)
+def asks_only(text: str) -> bool:
+    """True when a turn only asks: at least one sentence (:func:`anchormem.text.segment.split_sentences`) is a
+    question (:func:`is_question`) and every other one is social filler (:func:`is_chitchat`): "Wow! What got you
+    into running?", "Thanks! Do you have any tips?", "好啊！你周末去哪儿了？". Such a turn states nothing
+    about anyone; "I walked 8,000 steps today! Can you believe it?" states something and is not asks-only. Kept
+    for the last 4,096 texts (searches test the same candidates again)."""
+    sents = split_sentences(text)
+    return any(is_question(s) for s in sents) and all(is_question(s) or is_chitchat(s) for s in sents)
 
 
 _PUNCT_END = re.compile(r"[\s.!?。！？,，;；:：~…]+$")

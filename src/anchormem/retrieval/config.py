@@ -32,6 +32,10 @@ class SearchConfig(BaseModel):
       (``python bench/locomo_recall.py --variants``, all 10 conversations, no held-out split): R@10 64.7 with
       (rrf_k 20, 0.5/0.5) → 66.3; a smaller k lets each signal's top ranks dominate, and BM25 is the stronger
       signal on conversational turns with this embedder.
+    - ``ask_weight`` ∈ [0, 1]: multiplier (on top of ``source_weights["question"]``) for a question memory that
+      only asks (:func:`anchormem.ingest.classify.asks_only`: every sentence a question or social filler, "Wow!
+      What got you into running?"): it states nothing, yet shares the question words of a search ("Can you suggest
+      me a movie?" ← "Do you have any suggestions for time management?"). 1: off.
     - ``min_dense``: a candidate with cosine below this and no keyword match is dropped (model-specific).
     - ``fusion="minmax"``: each list's scores min-max normalised per query over its first ``norm_window``
       (:func:`anchormem.retrieval.fusion.minmax`), then mixed with dense_weight / lexical_weight: the lists' own
@@ -63,6 +67,7 @@ class SearchConfig(BaseModel):
     track_access: bool = True
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
+    ask_weight: float = Field(1.0, ge=0, le=1)
     min_dense: float = Field(0.0, ge=-1, le=1)
     bm25_min_score: float = Field(1e-4, ge=0)
     norm_window: int = Field(50, ge=1, le=10_000)
