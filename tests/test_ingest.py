@@ -126,3 +126,11 @@ def test_turns_that_state_something_are_not_asks_only(text):
     from anchormem.ingest.classify import asks_only
 
     assert asks_only(text) is False
+
+
+@pytest.mark.parametrize("text", ["Will do! Have a great day.", "Is a mole zoanthrope and a master of ninja arts."])
+def test_a_question_word_without_a_question_mark_is_not_asking(text):
+    from anchormem.ingest.classify import asks_only
+
+    assert is_question(text) is True  # the turn's kind reads the first word
+    assert asks_only(text) is False
