@@ -48,8 +48,7 @@ def paired(result: dict, base: str, metric: str = "session", ks=(5, 10)) -> dict
 def by_group(result: dict, base: str, groups: str, ks=(5, 10)) -> dict:
     """Per recipe and persona group ("0-2,3-6,7-9": persona indexes, sorted by name): session and turn recall@k,
     per task too, and the paired difference vs ``base`` (session recall@k, 95% bootstrap)."""
-    names = sorted({q["persona"] for q in result["runs"][base]["questions"]})
-    root_names = result.get("all_personas") or names
+    root_names = result.get("all_personas") or sorted({q["persona"] for q in result["runs"][base]["questions"]})
     out: dict = {}
     for spec in [g.strip() for g in groups.split(",") if g.strip()]:
         lo, _, hi = spec.partition("-")
