@@ -181,7 +181,8 @@ RECIPES: dict[str, SearchConfig] = {
     # order of sessions), turn R@10 43.4 -> 45.7 (bench/results/memora_sessions.json)
     # a question memory that only asks at half weight (ask_weight 0.5): Memora held-out personas 7-9 session R@5
     # +1.4 [+0.0, +3.3], R@10 +0.3 [+0.0, +0.8]; LoCoMo held-out conversations 6-9 R@1 +0.8 [+0.2, +1.6], R@5 +0.6
-    # [+0.1, +1.2], R@10 +0.2 [-0.1, +0.6] (paired; docs/benchmarks.md "Questions that only ask")
+    # [+0.1, +1.2], R@10 +0.2 [-0.1, +0.6]; MemoryBank en R@1 -2.0 [-5.1, 0.0] (3 of 199 questions ask what the
+    # assistant said: the user's question leads to the answer) (paired; docs/benchmarks.md "Questions that only ask")
     "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5),
 }
 
