@@ -45,6 +45,33 @@ def paired(result: dict, base: str, metric: str = "session", ks=(5, 10)) -> dict
     return out
 
 
+def by_group(result: dict, base: str, groups: str, ks=(5, 10)) -> dict:
+    """Per recipe and persona group ("0-2,3-6,7-9": persona indexes, sorted by name): session and turn recall@k,
+    per task too, and the paired difference vs ``base`` (session recall@k, 95% bootstrap)."""
+    root_names = result.get("all_personas") or sorted({q["persona"] for q in result["runs"][base]["questions"]})
+    out: dict = {}
+    for spec in [g.strip() for g in groups.split(",") if g.strip()]:
+        lo, _, hi = spec.partition("-")
+        members = {root_names[i] for i in range(int(lo), int(hi or lo) + 1) if i < len(root_names)}
+        qb = result["runs"][base]["questions"]
+        idx = [i for i, q in enumerate(qb) if q["persona"] in members]
+        for name, run in result["runs"].items():
+            qa = run["questions"]
+            row: dict = {"n": len(idx), "personas": sorted(members)}
+            for task in (None, "remembering", "reasoning", "recommending"):
+                sel = [i for i in idx if task is None or qa[i]["task"] == task]
+                for metric in ("session", "turn"):
+                    for k in ks:
+                        vals = [qa[i][metric][str(k)] or 0.0 for i in sel]
+                        row[f"{task or 'all'}/{metric}_recall@{k}"] = sum(vals) / len(vals) if vals else None
+            if name != base:
+                for k in ks:
+                    row[f"paired_session_recall@{k}"] = paired_bootstrap(
+                        [qa[i]["session"][str(k)] or 0.0 for i in idx], [qb[i]["session"][str(k)] or 0.0 for i in idx])
+            out.setdefault(name, {})[spec] = row
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None)
@@ -54,6 +81,8 @@ def main() -> int:
     ap.add_argument("--personas", default=None, help="comma-separated persona names or indexes (sorted order; "
                     "default all)")
     ap.add_argument("--no-ask", action="store_true", help="skip Memory.ask (ask_retired)")
+    ap.add_argument("--groups", default="0-2,3-6,7-9", help="persona groups (indexes, sorted by name) reported "
+                    "apart, paired against the default: tune on one, read the others as held out")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     root = args.data or default_root()
@@ -74,6 +103,8 @@ def main() -> int:
     names = list(result["runs"])
     base = "anchored" if "anchored" in names else names[-1]
     result["paired_vs_" + base] = {m: paired(result, base, m) for m in ("session", "turn")}
+    result["all_personas"] = sorted(p.name for p in Path(root).iterdir() if (p / "conversations").is_dir())
+    result["groups_vs_" + base] = by_group(result, base, args.groups)
     result["machine"] = {"python": platform.python_version(), "platform": platform.platform()}
     result["reference"] = {"BM25 over raw text (dataset README)": {"session_recall@5": 0.425,
                                                                    "session_recall@10": 0.535,
@@ -86,6 +117,12 @@ def main() -> int:
         for part, ms in parts.items():
             print(name, "-", base, part, {m: f"{100*v['diff']:+.1f} [{100*v['low']:+.1f}, {100*v['high']:+.1f}]"
                                           for m, v in ms.items()})
+    for name, gs in result["groups_vs_" + base].items():
+        for g, row in gs.items():
+            pr = {m: f"{100*row[m]['diff']:+.1f} [{100*row[m]['low']:+.1f}, {100*row[m]['high']:+.1f}]"
+                  for m in row if m.startswith("paired")}
+            print(name, f"personas {g} (n={row['n']})", f"S@5 {100*row['all/session_recall@5']:.1f}",
+                  f"S@10 {100*row['all/session_recall@10']:.1f}", pr)
     print(f"\nwrote {out}")
     return 0
 

@@ -110,3 +110,27 @@ def test_system_turns_are_not_stored(mem):
                    {"role": "user", "content": "I moved to Lisbon."}], user_id="A")
     assert [e.memory.text for e in evs] == ["I moved to Lisbon."]
     assert [m["role"] for m in mem.export(user_id="A")["messages"]] == ["user"]
+
+
+@pytest.mark.parametrize("text", ["Wow! What got you into running?", "Thanks! Do you have any tips?",
+                                  "Can you suggest me a movie?", "好啊！你周末去哪儿了？"])
+def test_asks_only_turns(text):
+    from anchormem.ingest.classify import asks_only
+
+    assert asks_only(text) is True
+
+
+@pytest.mark.parametrize("text", ["I walked 8,000 steps today! Can you believe it?", "我今天走了八千步。你呢？",
+                                  "That's interesting. Do you have any tips?", "I love jazz.", ""])
+def test_turns_that_state_something_are_not_asks_only(text):
+    from anchormem.ingest.classify import asks_only
+
+    assert asks_only(text) is False
+
+
+@pytest.mark.parametrize("text", ["Will do! Have a great day.", "Is a mole zoanthrope and a master of ninja arts."])
+def test_a_question_word_without_a_question_mark_is_not_asking(text):
+    from anchormem.ingest.classify import asks_only
+
+    assert is_question(text) is True  # the turn's kind reads the first word
+    assert asks_only(text) is False

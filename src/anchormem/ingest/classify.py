@@ -7,9 +7,12 @@ from typing import Any
 import re
 import unicodedata
 
+from functools import lru_cache
+
+from ..text.segment import split_sentences
 from ..text.tokenize import _tokens
 
-__all__ = ["is_chitchat", "is_question", "content_hash", "memory_hash"]
+__all__ = ["is_chitchat", "is_question", "asks_only", "content_hash", "memory_hash"]
 
 _CHITCHAT = frozenset(
     """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
@@ -49,6 +52,22 @@ def is_question(text: str) -> bool:
     if t.endswith(("?", "？")) or t.endswith(("吗", "吗。", "呢")):
         return True
     return bool(_Q_START.match(t)) and len(t) < 200 and "." not in t.rstrip(".")
+
+
+@lru_cache(maxsize=4096)
+def asks_only(text: str) -> bool:
+    """True when a turn only asks: at least one sentence (:func:`anchormem.text.segment.split_sentences`) is a
+    question (it ends with ?/？ or 吗/呢: a sentence's first word alone, as :func:`is_question` also reads it, takes
+    "Have a great day." or "Is a mole zoanthrope and ..." for questions) and every other one is social filler
+    (:func:`is_chitchat`): "Wow! What got you into running?", "Thanks! Do you have any tips?", "好啊！你周末去哪儿
+    了？". Such a turn states nothing about anyone; "I walked 8,000 steps today! Can you believe it?" states
+    something and is not asks-only. Kept for the last 4,096 texts (searches test the same candidates again)."""
+    sents = split_sentences(text)
+    asks = [s.rstrip().endswith(_ASKS_END) for s in sents]
+    return any(asks) and all(a or is_chitchat(s) for a, s in zip(asks, sents))
+
+
+_ASKS_END = ("?", "？", "吗", "吗。", "呢")
 
 
 _PUNCT_END = re.compile(r"[\s.!?。！？,，;；:：~…]+$")

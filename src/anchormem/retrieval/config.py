@@ -34,6 +34,10 @@ class SearchConfig(BaseModel):
       (``python bench/locomo_recall.py --variants``, all 10 conversations, no held-out split): R@10 64.7 with
       (rrf_k 20, 0.5/0.5) → 66.3; a smaller k lets each signal's top ranks dominate, and BM25 is the stronger
       signal on conversational turns with this embedder.
+    - ``ask_weight`` ∈ [0, 1]: multiplier (on top of ``source_weights["question"]``) for a question memory that
+      only asks (:func:`anchormem.ingest.classify.asks_only`: every sentence a question or social filler, "Wow!
+      What got you into running?"): it states nothing, yet shares the question words of a search ("Can you suggest
+      me a movie?" ← "Do you have any suggestions for time management?"). 1: off.
     - ``min_dense``: a candidate with cosine below this and no keyword match is dropped (model-specific).
     - ``fusion="minmax"``: each list's scores min-max normalised per query over its first ``norm_window``
       (:func:`anchormem.retrieval.fusion.minmax`), then mixed with dense_weight / lexical_weight: the lists' own
@@ -65,6 +69,7 @@ class SearchConfig(BaseModel):
     track_access: bool = True
     source_weights: dict[str, float] = Field(
         default_factory=lambda: {"utterance": 1.0, "question": 0.9, "assistant": 0.8, "summary": 0.8})
+    ask_weight: float = Field(1.0, ge=0, le=1)
     min_dense: float = Field(0.0, ge=-1, le=1)
     bm25_min_score: float = Field(1e-4, ge=0)
     norm_window: int = Field(50, ge=1, le=10_000)
@@ -190,7 +195,11 @@ RECIPES: dict[str, SearchConfig] = {
     # session then turn (session_weight 1): LoCoMo held-out conversations 6-9 R@5 +3.5 [+1.9, +5.0], R@10 +3.2
     # [+1.8, +4.7] (paired; bench/results/locomo_sessions_paired.json); Memora session recall unchanged (it keeps the
     # order of sessions), turn R@10 43.4 -> 45.7 (bench/results/memora_sessions.json)
-    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0),
+    # a question memory that only asks at half weight (ask_weight 0.5): Memora held-out personas 7-9 session R@5
+    # +1.4 [+0.0, +3.3], R@10 +0.3 [+0.0, +0.8]; LoCoMo held-out conversations 6-9 R@1 +0.8 [+0.2, +1.6], R@5 +0.6
+    # [+0.1, +1.2], R@10 +0.2 [-0.1, +0.6]; MemoryBank en R@1 -2.0 [-5.1, 0.0] (3 of 199 questions ask what the
+    # assistant said: the user's question leads to the answer) (paired; docs/benchmarks.md "Questions that only ask")
+    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5),
 }
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from ..tracing import staged
 from ..embedders.protocol import Embedder
 from ..filters import FilterNode
+from ..ingest.classify import asks_only
 from ..lifecycle import importance
 from ..stores.protocol import Store
 from ..text.tokenize import query_terms
@@ -256,6 +257,8 @@ class Searcher:
                                  half_life_days=config.recency_half_life_days)
             imp = importance(item)
             sw = config.source_weights.get(item.kind, 1.0)
+            if config.ask_weight < 1.0 and item.kind == "question" and asks_only(item.text):
+                sw *= config.ask_weight  # it only asks: it states nothing the search could be looking for
             final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
                      * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
