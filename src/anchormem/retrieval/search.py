@@ -344,7 +344,8 @@ def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
     """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
     memory and the utterance it was taken from). Order is kept. Summaries are never dropped and never drop
     others. With ``past`` (a question about the past), a fact whose claim is closed takes the place of the
-    better-ranked utterance that carries it: the old value is what is asked for, the utterance only repeats it.
+    better-ranked utterance that carries it: the old value is what is asked for, the utterance only repeats it;
+    otherwise the utterance a current fact was read from takes the fact's place (:func:`_whole_turn_of`).
     Linear in the hits: only earlier hits of the same source turn are compared."""
     kept: list[Hit] = []
     by_source: dict[str, list[Hit]] = {}
@@ -357,16 +358,26 @@ def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
                 if text in k.memory.text or k.memory.text.strip() in text]
         if same:
             k = same[0]
-            if past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact":
+            if (past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact") or \
+                    (not past and _whole_turn_of(h, k)):
                 h.score = max(h.score, k.score)
                 kept[next(i for i, x in enumerate(kept) if x is k)] = h
-                for sid in h.memory.source_message_ids:  # the utterance is gone; later clauses of it compare to h
+                for sid in h.memory.source_message_ids:  # the one replaced is gone; later clauses compare to h
                     by_source[sid] = [h if x is k else x for x in by_source.get(sid, ())]
             continue
         kept.append(h)
         for sid in h.memory.source_message_ids:
             by_source.setdefault(sid, []).append(h)
     return kept
+
+
+def _whole_turn_of(h: Hit, k: Hit) -> bool:
+    """``h`` is the utterance a better-ranked current fact ``k`` was read from, and every claim it carries is current:
+    it says the fact and the rest of the turn ("a trip to Japan in October. My budget is 3,000 euros"), so it takes
+    the fact's place (a question's other words are in it). A turn carrying a closed claim never does."""
+    return (k.memory.kind == "fact" and h.memory.kind == "utterance" and k.memory.valid_to is None
+            and h.memory.valid_to is None and k.memory.text.strip() in h.memory.text
+            and all(c.valid_to is None for c in (h.memory.claims or ())))
 
 
 def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
