@@ -59,7 +59,8 @@ def test_a_conversation_close_to_one_session_outweighs_labels_that_point_elsewhe
     the three dance memories share one context cosine (their session's) and none is held back by its labels."""
     ctx = ["Rehearsal ran three hours tonight and my legs ache.",
            "My partner keeps stepping on my feet in the milonga."]
-    hits = vorp.search("What was that about the vorp again?", user_id="u", context=ctx, limit=3)
+    first = RECIPES["anchored"].model_copy(update=dict(anchor_context_first=True))  # opt-in (off by default)
+    hits = vorp.search("What was that about the vorp again?", user_id="u", context=ctx, limit=3, recipe=first)
     assert [h.memory.session_id for h in hits] == ["dance"] * 3
     a = [h.explain["anchor"] for h in hits]
     assert {x["gate"] for x in a} == {"template"}
@@ -72,6 +73,6 @@ def test_a_conversation_close_to_one_session_outweighs_labels_that_point_elsewhe
     before = vorp.search("What was that about the vorp again?", user_id="u", context=ctx, limit=3, recipe=old)
     assert min(h.explain["anchor"]["factor"] for h in before) < 0.9
     # the other sense's conversation: the knee session, all three
-    hits = vorp.search("What was that about the vorp again?", user_id="u", limit=3,
+    hits = vorp.search("What was that about the vorp again?", user_id="u", limit=3, recipe=first,
                        context=["The waiting room was packed again.", "The doctor wants another scan before deciding."])
     assert [h.memory.session_id for h in hits] == ["knee"] * 3
