@@ -164,3 +164,22 @@ def test_a_new_value_said_beside_the_end_of_the_old_one_is_no_plan(mem_det):
     mem_det.add("我在字节跳动上班。", user_id="u", timestamp=T1)
     evs = mem_det.add("我从字节离职了，下周一去美团报到。", user_id="u", timestamp=T2)
     assert any(e.event == "SUPERSEDE" and e.memory.text == "我在字节跳动上班。" for e in evs)
+
+
+@pytest.mark.parametrize("text, cut", [("烟两个月", 1), ("swimming for two months", 13), ("coffee 3 years", 7),
+                                       ("烟", -1), ("3 cats", -1), ("打三次羽毛球", -1)])
+def test_a_length_of_time_is_where_a_value_ends(text, cut):
+    from anchormem.facts.values import duration_at
+
+    assert duration_at(text) == cut
+
+
+def test_quitting_for_a_while_closes_the_habit_itself():
+    from anchormem import Memory
+
+    with Memory(":memory:", cache=False) as m:
+        m.add("我每天抽烟。", user_id="u", timestamp="2025-01-01T10:00:00Z")
+        events = m.add("我已经戒烟两个月了。", user_id="u", timestamp="2025-03-01T10:00:00Z")
+        assert [(e.event, e.memory.fact.attribute) for e in events if e.memory.fact] == [
+            ("ADD", "does:烟"), ("SUPERSEDE", "does:烟")]
+        assert m.ask("我还抽烟吗？", user_id="u").citations[0].text == "我已经戒烟两个月了。"

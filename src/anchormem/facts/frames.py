@@ -35,6 +35,7 @@ from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk
+from .values import duration_at
 
 __all__ = ["frame_facts", "Frame", "pronoun_slots"]
 
@@ -410,6 +411,8 @@ def _one_verb(clause: str, lang: str, inherited: str, cls: tuple, m: re.Match) -
     elif slot == "does":
         from .keys import topic_key
 
+        at = duration_at(v)  # "戒烟两个月了": the habit is 烟, not 烟两个月
+        v = v[:at].rstrip() if at > 0 else v
         out.append((f"does:{topic_key(v)}", v, pol))
     else:
         out.append((slot, v, pol))

@@ -51,6 +51,7 @@ from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSO
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts
+from .values import duration_at
 from .subjects import clause_subject
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
@@ -132,6 +133,9 @@ def time_cut(v: str) -> str:
         at = v.find(span.text)
         if 0 < at < cut:
             cut = at
+    at = duration_at(v)
+    if 0 < at < cut:
+        cut = at
     if cut == len(v):
         return v
     head = _date_prep().sub("", " " + v[:cut].rstrip()).strip()

@@ -26,7 +26,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["Value", "parse", "number_of", "plain", "same_number"]
+__all__ = ["Value", "parse", "number_of", "plain", "same_number", "duration_at"]
 
 
 @dataclass(frozen=True)
@@ -371,3 +371,25 @@ def _parse_zh(text: str) -> list[Value]:
             continue  # 一 alone is mostly an article (一起, 一下)
         out.append(_tail(text, m.start(), end, n, "zh", False))
     return out
+
+
+def duration_at(text: str) -> int:
+    """Where the first length of time in ``text`` starts: a number (digits or words, :func:`parse`) followed by a
+    ``duration_units`` word of data/lang/*/dates.json ("two months", 两个月, "3 years"); -1 when there is none.
+    A value ends there ("戒烟两个月了": the habit is 烟)."""
+    lang = "zh" if has_cjk(text) else "en"
+    units = _duration_units()
+    for val in parse(text, lang):
+        rest = text[val.end:].lstrip()
+        if lang == "en":
+            m = re.match(r"[a-z]+", rest, re.I)
+            if m and m.group(0).casefold() in units:
+                return val.start
+        elif any(rest.startswith(u) for u in units):
+            return val.start
+    return -1
+
+
+@lru_cache(maxsize=1)
+def _duration_units() -> frozenset[str]:
+    return frozenset(w.casefold() for w in langdata.words("dates", "duration_units", ("en", "zh")))
