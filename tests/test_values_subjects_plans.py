@@ -183,3 +183,15 @@ def test_quitting_for_a_while_closes_the_habit_itself():
         assert [(e.event, e.memory.fact.attribute) for e in events if e.memory.fact] == [
             ("ADD", "does:烟"), ("SUPERSEDE", "does:烟")]
         assert m.ask("我还抽烟吗？", user_id="u").citations[0].text == "我已经戒烟两个月了。"
+
+
+def test_a_new_job_after_a_comma_and_now_is_its_own_clause():
+    from anchormem import Memory
+
+    with Memory(":memory:", cache=False) as m:
+        m.add("I work at Tesco as a cashier.", user_id="u", timestamp="2025-01-05T10:00:00Z")
+        events = m.add("Left Tesco in March, now I'm a barista at Pret.", user_id="u",
+                       timestamp="2025-05-05T10:00:00Z")
+        got = [(e.event, e.memory.fact.attribute, e.memory.fact.value) for e in events if e.memory.fact]
+        assert ("SUPERSEDE", "employer", "Tesco") in got and ("ADD", "employer", "Pret") in got
+        assert ("SUPERSEDE", "occupation", "cashier") in got

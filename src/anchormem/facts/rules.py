@@ -84,7 +84,7 @@ def _clause_split() -> re.Pattern:
                    if v[:1].isalpha() and v not in ("am", "is", "are") and name != "move"]  # "… and now work at X"
     # (not a move: "I left Lisbon and moved to Berlin" is one statement about the home)
     verbs = langdata.alternation(tuple(langdata.words("changes", "clause_verbs", ("en",))) + tuple(frame_verbs))
-    return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
+    return re.compile(r"[，；;]|,\s*(?=(?:and\s+|but\s+|so\s+)?(?:now\s+|then\s+)?(?:I|I'm|I've|my|My|call me)\b)|"
                       r"\s+(?:and|but)\s+(?=(?:now\s+|then\s+)?(?:I|I'm|I've|my|we|we're|we've)\b)|\s+and\s+(?=(?:now\s+|then\s+)?(?:" + verbs + r")\b)")
 _QUESTION_START = re.compile(r"^(?:what|when|where|who|whom|which|why|how|is|are|do|does|did|can|could|should|"
                              r"shall|will)\b", re.I)
