@@ -475,7 +475,7 @@ class MeaningFallback:
         if not cands:
             return None
         value = cands[-1] if kind in ("number", "age") else cands[0]
-        return _fact(entity, attr, value, 1, u)
+        return unit_fact(entity, attr, value, 1, u)
 
     def _amount(self, u: Unit, have: list[Any], entity: str) -> Fact | None:
         """A number that changes the one current numeric claim of the user's whose slot the unit names ("The gym put
@@ -491,13 +491,13 @@ class MeaningFallback:
         attr = slots.pop()
         old = {m.fact.value.casefold() for m in cands} | {value_key(attr, m.fact.value) for m in cands}
         nums = [v for v in u.values.get("number", []) if v.casefold() not in old and value_key(attr, v) not in old]
-        return _fact(entity, attr, nums[-1], 1, u) if nums else None
+        return unit_fact(entity, attr, nums[-1], 1, u) if nums else None
 
     def _ending(self, u: Unit, sp: dict, ends: list[Any], end_vecs: np.ndarray, vec: np.ndarray,
                 entity: str) -> Fact | None:
         if sp.get("end_of") == "diet":  # "I started eating fish again": the diet is now what the turn says
             diet = [m for m in ends if m.fact.attribute == "diet" and value_key("diet", m.fact.value) != "eats meat"]
-            return _fact(entity, "diet", _words(u.text), 1, u) if diet else None
+            return unit_fact(entity, "diet", _words(u.text), 1, u) if diet else None
         habits = [(m, v) for m, v in zip([m for m in ends if m.fact.attribute.startswith("does:")], end_vecs)]
         named = [(m, w) for m, _ in habits if (w := _names(u.text, m.fact.attribute.split(":", 1)[1]))]
         if not named and habits:  # no word of it said: the nearest claim by meaning, named by the turn's object
@@ -508,7 +508,7 @@ class MeaningFallback:
         if len(named) != 1:
             return None
         m, word = named[0]  # the turn's word for it, -1, ending that claim (Fact.ends)
-        f = _fact(entity, m.fact.attribute, word, -1, u)
+        f = unit_fact(entity, m.fact.attribute, word, -1, u)
         return f.model_copy(update={"ends": value_key(m.fact.attribute, m.fact.value)}) if f is not None else None
 
 
@@ -564,11 +564,12 @@ def _mistyped(f: Fact) -> bool:
     return len(toks) == 1 and toks[0].flag == "ns"
 
 
-def _fact(entity: str, attr: str, value: str, pol: int, u: Unit) -> Fact | None:
-    """The fact, in exactly the slot ``attr`` (an ending names an existing claim's slot: it is not re-normalised)."""
+def unit_fact(entity: str, attr: str, value: str, pol: int, u: Unit, extractor: str = "meaning") -> Fact | None:
+    """The fact of clause unit ``u`` (``.sentence``, ``.text``), in exactly the slot ``attr`` (an ending names an
+    existing claim's slot: it is not re-normalised); None when the fact is not valid."""
     try:
         f = Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
-                 clause=u.text, language=detect_language(u.sentence), extractor="meaning")
+                 clause=u.text, language=detect_language(u.sentence), extractor=extractor)
     except ValueError:
         return None
     return f if f.attribute == attr else f.model_copy(update={"attribute": attr})

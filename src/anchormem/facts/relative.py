@@ -60,7 +60,8 @@ from ..text.tokenize import content_words, has_cjk
 from ..types import FactSlot, MemoryItem, Scope
 from .changes import number_of
 from .keys import value_key
-from .model import Fact, detect_language
+from .meaning import unit_fact
+from .model import Fact
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -643,12 +644,7 @@ def _habit(clause: str) -> str:
 
 
 def _fact(entity: str, attr: str, value: str, pol: int, u: Any) -> Fact | None:
-    try:
-        f = Fact(entity=entity, attribute=attr, value=value, polarity=pol, confidence=1.0, source_span=u.sentence,
-                 clause=u.text, language=detect_language(u.sentence), extractor="relative")
-    except ValueError:
-        return None
-    return f if f.attribute == attr else f.model_copy(update={"attribute": attr})
+    return unit_fact(entity, attr, value, pol, u, extractor="relative")
 
 
 def _piece(clause: str, word: str, first_only: bool = False) -> str:
