@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from anchormem.eval.memora import default_root, format_table, run_memora  # noqa: E402
-from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from anchormem.eval.paired import against_base, paired_bootstrap  # noqa: E402
 from anchormem.retrieval.config import parse_recipe_spec  # noqa: E402  "name+field=value" or "name:field=value"
 from timing import progress_printer  # noqa: E402
 
@@ -31,11 +31,7 @@ OUT = Path(__file__).resolve().parent / "results" / "memora.json"
 def paired(result: dict, base: str, metric: str = "session", ks=(5, 10)) -> dict:
     """Per recipe vs ``base``: paired difference of ``metric`` recall@k, per split (all / tune / heldout)."""
     out: dict = {}
-    qb = result["runs"][base]["questions"]
-    for name, run in result["runs"].items():
-        if name == base:
-            continue
-        qa = run["questions"]
+    for name, qa, qb in against_base(result, base):
         for part in ("all", "tune", "heldout"):
             idx = [i for i, q in enumerate(qa) if part == "all" or q["split"] == part]
             for k in ks:

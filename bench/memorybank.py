@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from anchormem.eval.memorybank import default_root, format_table, run_memorybank  # noqa: E402
-from anchormem.eval.paired import paired_bootstrap  # noqa: E402
+from anchormem.eval.paired import against_base, paired_bootstrap  # noqa: E402
 from anchormem.retrieval.config import parse_recipe_spec  # noqa: E402  "name+field=value" or "name:field=value"
 from timing import progress_printer  # noqa: E402
 
@@ -32,11 +32,7 @@ OUT = Path(__file__).resolve().parent / "results" / "memorybank.json"
 def paired(result: dict, base: str, ks=(1, 5, 10)) -> dict:
     """Per recipe vs ``base``: paired difference of recall@k per language and split (all / dev / heldout)."""
     out: dict = {}
-    qb = result["runs"][base]["questions"]
-    for name, run in result["runs"].items():
-        if name == base:
-            continue
-        qa = run["questions"]
+    for name, qa, qb in against_base(result, base):
         for lang in result["langs"]:
             for part in ("all", "dev", "heldout"):
                 idx = [i for i, q in enumerate(qa) if q["lang"] == lang and (part == "all" or q["split"] == part)]

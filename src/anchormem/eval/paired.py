@@ -7,13 +7,14 @@ interval (resampling questions with replacement, the same resample for both syst
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["paired_bootstrap"]
+__all__ = ["paired_bootstrap", "against_base"]
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_resamples: int = 2000, confidence: float = 0.95,
@@ -40,3 +41,12 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_resamples: int
     return {"n": int(len(d)), "a": float(x.mean()), "b": float(y.mean()), "diff": float(d.mean()),
             "low": float(low), "high": float(high), "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
             "p_le_0": float((means <= 0).mean())}
+
+
+def against_base(result: dict[str, Any], base: str) -> Iterator[tuple[str, list[dict], list[dict]]]:
+    """``(name, its questions, base's questions)`` for every run of ``result["runs"]`` but ``base`` (each run a
+    dict with ``"questions"``: per-question records in the same order in every run), for paired comparisons."""
+    qb = result["runs"][base]["questions"]
+    for name, run in result["runs"].items():
+        if name != base:
+            yield name, run["questions"], qb
