@@ -163,8 +163,9 @@ def clause_values(text: str) -> list[TypedValue]:
         for v in tv.get(kind, []):
             if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
                 continue  # "Thanks, Melanie!", "Mel, glad you…": someone addressed, no value
-            if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job"):
-                continue
+            if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job") or \
+                    any(v in x.value for x in out if x.kind in ("amount", "count")):
+                continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return out
 
@@ -197,27 +198,12 @@ def masked(text: str, values: list[TypedValue], kind: str) -> str:
     return text
 
 
-@lru_cache(maxsize=1)
-def _others_rx() -> re.Pattern:
-    from .keys import RELATION_WORDS
-
-    alt = langdata.alternation(tuple(RELATION_WORDS))
-    return re.compile(rf"\b(?:{alt})['’]s\b|(?:{alt})的", re.I)
-
-
 def _gated(text: str) -> bool:
-    """A clause about the past, a trip, people in general (``past_time`` / ``visit`` / ``general`` of relative.json)
-    or what belongs to someone else ("My neighbour's rent", 我邻居的房租): no change of what holds for the speaker."""
-    low = text.casefold()
-    if _others_rx().search(text):
-        return True
-    for lang in ("en", "zh"):
-        d = data(lang)
-        for w in list(d.get("past_time", [])) + list(d.get("visit", [])) + list(d.get("general", [])):
-            w = w.casefold()
-            if (w in low) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", low):
-                return True
-    return False
+    """A clause set in the past, on a trip, about people in general, about what is someone else's or only seen
+    (:func:`~anchormem.facts.stance.scene`): no change of what holds for the speaker."""
+    from .stance import scene
+
+    return bool(scene(text))
 
 
 def _name_slots(lang: str) -> frozenset[str]:
@@ -302,6 +288,7 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
     from .changes import blocked
     from .meaning import _acts_for_speaker
     from .rules import _clause_split, _cue_patterns, _is_question, _speaker_subject
+    from .subjects import clause_subject
 
     out: list[Unit] = []
     for sentence in split_sentences(text):
@@ -314,7 +301,8 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
                   for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
         for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
-            other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
+            other = bool(c) and (_speaker_subject(c) == "other" or bool(clause_subject(c))) and \
+                not _acts_for_speaker(c, _lang(c))  # (我闺蜜搬去西安了, "my roommate moved": that noun's)
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
                 any(r and (r in c or c in r) for r in read)
             stop = stop or other
