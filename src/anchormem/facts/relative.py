@@ -221,6 +221,20 @@ def _says_now(text: str) -> bool:
     return False
 
 
+def _reached(text: str, value: TypedValue) -> bool:
+    """``value`` is said as one reached: a ``result_before`` word of relative.json right before it ("bumped it to
+    1,100", 涨到3000, 换成五十八)."""
+    at = text.find(value.value)
+    if at < 0:
+        return False
+    before = text[:at].rstrip().casefold()
+    for w in data(_lang(text)).get("result_before", []) + (data("en").get("result_before", []) if has_cjk(text) else []):
+        w = w.casefold()
+        if before.endswith(w) and (has_cjk(w) or not before[-len(w) - 1:-len(w)].isalnum()):
+            return True
+    return False
+
+
 @lru_cache(maxsize=1)
 def _someone_rx() -> re.Pattern:
     from .keys import RELATION_WORDS
@@ -288,7 +302,6 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
     from .changes import blocked
     from .meaning import _acts_for_speaker
     from .rules import _clause_split, _cue_patterns, _is_question, _speaker_subject
-    from .subjects import clause_subject
 
     out: list[Unit] = []
     for sentence in split_sentences(text):
@@ -301,8 +314,7 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
                   for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
         for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
-            other = bool(c) and (_speaker_subject(c) == "other" or bool(clause_subject(c))) and \
-                not _acts_for_speaker(c, _lang(c))  # (我闺蜜搬去西安了, "my roommate moved": that noun's)
+            other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
                 any(r and (r in c or c in r) for r in read)
             stop = stop or other
@@ -395,6 +407,8 @@ class RelativeChanges:
         """For each (draft, facts read from it) of an ``add``: the facts with those read relative to the user's
         memories added, and the open claims they close (to write first). Drafts other than user utterances keep
         their facts. One embedding call for the clauses, one for the masked pairs."""
+        from .subjects import clause_subject
+
         out = [list(fs) for _, fs in found]
         keys = sorted({f"{f.entity.casefold()}|{f.attribute}" for _, fs in found for f in fs})
         have = {c.fact.slot for c in store.current_facts(tenant, user_id, keys) if c.fact} if keys else set()
@@ -407,9 +421,12 @@ class RelativeChanges:
                 vals = clause_values(u.text)
                 if _someone(u.text):  # "My parents moved to Nice", "A recruiter from Boeing called me": no name
                     vals = [v for v in vals if v.kind != "name"]  # of the speaker's changes
+                owner = clause_subject(u.text)  # 我闺蜜搬去西安了, "the office moved to Kings Cross": that noun's
+                if owner:  # place, employer or job (its amounts may still be the speaker's: "my commute's down")
+                    vals = [v for v in vals if v.kind not in ("name", "job")]
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
-                end = _ending(u.text)
+                end = _ending(u.text) and not owner
                 if vals or end:
                     units.append((i, u, vals, end))
         _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
@@ -492,6 +509,9 @@ class RelativeChanges:
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
                                                              cal.get("match_typed", 1.0) if typed else
                                                              cal.get("match", 0.95))
+            if len(rows) == 1 and kind in ("amount", "count") and nv is not None and \
+                    (_says_now(u.text) or _reached(u.text, nv)):  # the one value of its type the user said, and
+                need = min(need, cal.get("match_sole", need))  # one said to hold now: "Landlord bumped it to 1,100"
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
             if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):
