@@ -155,7 +155,8 @@ def clause_values(text: str) -> list[TypedValue]:
         digits = bool(re.search(r"\d", v.text))
         if v.kind == "number" and not (digits or v.period or v.number >= 100):
             continue  # a small number said in words, no unit: a mention ("five years", 三十), as the meaning reads
-        if v.kind == "number" and not v.period and not zh and _counts_a_noun(text[v.end:]):
+        if v.kind == "number" and not v.period and not zh and re.fullmatch(r"[\d,.]+", v.text) and \
+                _counts_a_noun(text[v.end:]):
             continue  # "30 people": a bare number before a noun counts it, it is no amount
         unit = v.kind if v.kind != "number" else "money" if v.period else ""
         out.append(TypedValue("amount", v.text, v.text, unit=unit))
@@ -267,7 +268,7 @@ def _ending(text: str) -> bool:
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
     stop = {w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", [])}
     said = " ".join(v.value for v in values).casefold()
-    return {w for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
+    return {w.casefold() for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
             and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
 
 
@@ -477,7 +478,9 @@ class RelativeChanges:
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
-            shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values), u.text, o.clause)
+            mine = [v for v in vals if v.kind == kind] if kind != "end" else vals  # (a name beside an amount is
+            theirs = [v for v in o.values if v.kind == kind] if kind != "end" else o.values  # its topic: Netflix)
+            shared = _shared(_topic_words(u.text, mine), _topic_words(o.clause, theirs), u.text, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
