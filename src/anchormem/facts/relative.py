@@ -478,8 +478,8 @@ class RelativeChanges:
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
-            mine = [v for v in vals if v.kind == kind] if kind != "end" else vals  # (a name beside an amount is
-            theirs = [v for v in o.values if v.kind == kind] if kind != "end" else o.values  # its topic: Netflix)
+            mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
+            theirs = [v for v in o.values if v.kind == kind] if kind == "amount" else o.values  # is its topic)
             shared = _shared(_topic_words(u.text, mine), _topic_words(o.clause, theirs), u.text, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
