@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from ..text.tokenize import has_cjk, words as segment
 
-__all__ = ["topic_key", "value_key", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
+__all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "OTHER_PERSON_WORDS", "RELATION_WORDS", "relation_pattern",
@@ -163,6 +163,17 @@ def value_key(attribute: str, value: str) -> str:
         m = re.match(r"(\d+|[a-z]+|[一二两三四五六七八九十])", v)
         return number_of(v) or (_NUMBERS.get(m.group(1), m.group(1)) if m else v)
     return v
+
+
+def same_value(attribute: str, a: str, b: str) -> bool:
+    """``a`` and ``b`` are one value of ``attribute``: one :func:`value_key`, or one name said in two scripts
+    ("Bristol" / 布里斯托: :func:`~anchormem.facts.names.same_name`), so a restatement in the other language is
+    no change."""
+    if value_key(attribute, a) == value_key(attribute, b):
+        return True
+    from .names import same_name
+
+    return same_name(a, b)
 
 
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value

@@ -103,6 +103,7 @@ def clause_units(text: str, found: list[Fact]) -> list[Unit]:
     of the speaker's, kept as ``person`` for an age), holding the speaker ("I", "my", 我) or their person."""
     from .changes import blocked
     from .rules import _clause_split, _cue_patterns, _is_question, _speaker_subject
+    from .stance import scene
 
     out: list[Unit] = []
     for sentence in split_sentences(text):
@@ -114,8 +115,8 @@ def clause_units(text: str, found: list[Fact]) -> list[Unit]:
         run: list[str] = []
         for clause in [c for c in _clause_split().split(sentence) if c and c.strip()] + [""]:
             c = clause.strip()
-            gated = not c or _cue_patterns()[1].search(c) or blocked(c) or \
-                any(r and (r in c or c in r) for r in read)
+            gated = not c or _cue_patterns()[1].search(c) or blocked(c) or bool(scene(c, others=False)) or \
+                any(r and (r in c or c in r) for r in read)  # (scene: the past, a trip, what is only seen)
             if not gated:
                 run.append(c)
                 continue

@@ -54,7 +54,7 @@ from .claims import carry, own_claims, remainder
 from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
-                   value_key)
+                   same_value, value_key)
 from .model import Fact, normalize_object
 from .plans import drop_plans
 from .rules import extract_from_text
@@ -94,8 +94,7 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
         return old.polarity > 0
-    same_value = value_key(old.attribute, old.value) == new_key
-    if same_value:
+    if same_value(old.attribute, old.value, new.value):  # (one name in two scripts too: Bristol / 布里斯托)
         return old.polarity != new.polarity
     return old.polarity > 0 and new.polarity > 0
 
@@ -109,7 +108,7 @@ def approval_targets(store: Any, tenant: str, user_id: str, new: MemoryItem) -> 
 
 def _same(old: FactSlot, new: FactSlot) -> bool:
     return old.attribute == new.attribute and old.polarity == new.polarity and \
-        value_key(old.attribute, old.value) == value_key(new.attribute, new.value)
+        same_value(old.attribute, old.value, new.value)
 
 
 def _related(slot: FactSlot) -> list[str]:

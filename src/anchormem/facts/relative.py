@@ -58,7 +58,7 @@ from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import content_words, has_cjk
 from ..types import FactSlot, MemoryItem, Scope
-from .changes import number_of
+from .values import number_of
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
@@ -67,7 +67,6 @@ __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChange
 
 _LOG = logging.getLogger(__name__)
 _MASK = {"amount": "<NUM>", "count": "<N>", "name": "<NAME>", "job": "<JOB>", "age": "<AGE>"}
-_ZH_NUM = "零〇一二两三四五六七八九十百千万"
 
 
 @dataclass(frozen=True)
@@ -97,29 +96,14 @@ class TypedValue:
         return True
 
     def same_value(self, other: "TypedValue") -> bool:
-        """The two say one value ("1,850" = "1850", "Leeds" = "leeds", 三千二 = 3200)."""
+        """The two say one value ("1,850" = "1850", "Leeds" = "leeds", 三千二 = 3200; numbers read by
+        :func:`~anchormem.facts.values.number_of`)."""
         if self.kind in ("amount", "count", "age"):
-            a, b = _number(self.value), _number(other.value)
+            a, b = number_of(self.value), number_of(other.value)
             if a is not None and b is not None:
                 return a == b
         x, y = self.value.casefold().strip(), other.value.casefold().strip()
         return x == y or (len(x) > 1 and len(y) > 1 and (x in y or y in x))
-
-
-def _number(value: str) -> str | None:
-    """:func:`~anchormem.facts.changes.number_of`, and English amounts in words ("seventy-two thousand" -> "72000")."""
-    d = data("en")
-    words, mags = d.get("number_words", {}), d.get("magnitudes", {})
-    toks = re.findall(r"[a-z]+", value.casefold())
-    if toks and toks[0] in words and not re.search(r"\d", value):
-        n, i = 0, 0
-        while i < len(toks) and toks[i] in words:
-            n += int(words[toks[i]])
-            i += 1
-        if i < len(toks) and toks[i] in mags:
-            n *= int(mags[toks[i]])
-        return str(n)
-    return number_of(value)
 
 
 def data(lang: str) -> dict[str, Any]:
@@ -140,39 +124,6 @@ def _lang(text: str) -> str:
     return "zh" if has_cjk(text) else "en"
 
 
-@lru_cache(maxsize=2)
-def _amount_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
-    units = {w.casefold(): cls for cls, ws in data(lang).get("units", {}).items() for w in ws}
-    alt = langdata.alternation(tuple(units))
-    if lang == "zh":
-        num = rf"(?:\d[\d,]*(?:\.\d+)?\s*[万千kK]?|[{_ZH_NUM}]*[百千万][{_ZH_NUM}]*|[{_ZH_NUM}]+(?=\s*(?:{alt})))"
-        rx = rf"(?P<pre>)(?P<n>{num})\s*(?P<unit>{alt})?"
-    else:
-        cur = "|".join(re.escape(w) for w in units if not w[:1].isalnum() and len(w) == 1)
-        words = langdata.alternation(tuple(data("en").get("number_words", {})))
-        mags = langdata.alternation(tuple(data("en").get("magnitudes", {})))
-        spelled = rf"\b(?:{words})(?:[- ](?:{words}))?(?:\s+(?:{mags}))?\b"
-        num = rf"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s*k(?![a-z]))?(?![\d])"
-        # a number said in words is an amount only with a unit or a magnitude ("twenty minutes", "72 thousand")
-        rx = rf"(?P<pre>{cur})?\s*(?:(?P<n>{num})(?:\s*(?P<unit>{alt})(?![a-z]))?|(?P<w>{spelled})\s*(?P<wunit>{alt})" \
-             rf"(?![a-z])|(?P<m>(?:{words})(?:[- ](?:{words}))?\s+(?:{mags})\b))"
-    return re.compile(rx, re.I), units
-
-
-@lru_cache(maxsize=2)
-def _count_rx(lang: str) -> tuple[re.Pattern, dict[str, str]]:
-    d = langdata.load("slots", lang)
-    nouns = {w.casefold(): k for k, ws in d.get("counted", {}).items() for w in ws}
-    alt = langdata.alternation(tuple(nouns))
-    if lang == "zh":
-        cls = langdata.alternation(tuple(data("zh").get("classifiers", [])))
-        rx = rf"(?P<n>\d+|[{_ZH_NUM}]{{1,3}})\s*(?P<cls>{cls})(?!半|小时|月|星期|礼拜|钟头)(?:(?P<mid>[\u4e00-\u9fff]{{0,3}}?)(?P<noun>{alt}))?"
-    else:
-        nums = langdata.alternation(tuple(w for w in d.get("number_words", {}) if w not in ("a", "an", "no")))
-        rx = rf"\b(?P<n>\d+|{nums})\s+(?:more\s+|other\s+)?(?P<noun>{alt})\b"
-    return re.compile(rx, re.I), nouns
-
-
 def clause_values(text: str) -> list[TypedValue]:
     """The typed values of one clause, in order. ``clause_values("换了个套餐，每个月39块")`` holds the amount "39块"
     (unit "money"); ``clause_values("只剩三条了")`` the count "三条" (classifier 条); ``clause_values("I have two
@@ -180,45 +131,42 @@ def clause_values(text: str) -> list[TypedValue]:
     reads them."""
     from .meaning import typed_values
 
+    from .values import parse
+
     lang = _lang(text)
     out: list[TypedValue] = []
-    taken: list[tuple[int, int]] = []
-    for m in [m for lg in (("zh", "en") if lang == "zh" else ("en",)) for m in _count_rx(lg)[0].finditer(text)]:
-        nouns = _count_rx("zh" if has_cjk(m.group(0)) else "en")[1]  # (a mixed clause: "又买了一只, so three hamsters")
-        noun = nouns.get((m.group("noun") or "").casefold(), "")
-        cls = m.groupdict().get("cls") or ""
-        out.append(TypedValue("count", m.group(0).strip(), m.group("n"), noun=noun, cls=cls))
-        taken.append(m.span())
     tv = typed_values(text, "zh" if lang == "zh" and len(re.findall(r"[\u4e00-\u9fff]", text)) >= 2 else "en")
     ages = tv.get("age", [])
-    arx, units = _amount_rx(lang)
-    for m in arx.finditer(text):
-        g = "n" if m.group("n") else "w" if m.group("w") else "m"
-        if not (m.group(g) or "").strip() or any(a <= m.start(g) < b for a, b in taken):
+    for v in parse(text, lang):
+        zh = has_cjk(v.text)
+        if v.start and text[v.start - 1].isascii() and text[v.start - 1].isalpha():
+            continue  # "L4", "x5": a level or a name, no value
+        if v.kind == "number" and v.measure and (_not_amount(text[v.end:], "zh") or v.number == 1 and re.match(
+                rf"{re.escape(v.measure)}[\u4e00-\u9fff]", text[v.end:])):
+            continue  # 两个月: a period; 一名护士, 一口气: 一 and a measure word before a noun is an article
+        if v.kind == "count" or v.kind == "number" and v.measure:  # 三只猫, "two cats", 只剩三条了
+            out.append(TypedValue("count", v.text + (v.measure if v.kind == "number" else ""), v.said or v.text,
+                                  noun=v.unit if v.kind == "count" else "", cls=v.measure))
             continue
-        n = m.group(g).strip()
-        after = text[m.end():m.end() + 2]
-        if lang == "en" and re.fullmatch(r"(?:19|20)\d\d", n) and not m.group("pre"):
-            continue  # a year
-        if lang == "zh" and (after[:1] and after[:1] in "岁周次年" or re.match(r"个?月|个?星期|天|点|号|倍|层|楼", after)):
-            continue  # an age, a frequency, a date or a period: no amount
-        if lang == "en" and re.match(r"\s*(?:years?\s+old|yrs?\b|st\b|nd\b|rd\b|th\b|%|am\b|pm\b|times\b)", text[m.end():],
-                                     re.I):
-            continue
-        if n in ages:
-            continue
-        if lang == "en" and not (m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre")) \
-                and g == "n" and _counts_a_noun(text[m.end():]):
+        if v.kind not in ("money", "weight", "duration", "distance", "number") or v.text in ages or v.said in ages:
+            continue  # (an age is always someone's: the meaning fallback reads it with its person)
+        if _not_amount(text[v.end:], "zh" if zh else "en"):
+            continue  # "3 times a week", "20%", 三次, 5层: a frequency, a share, a floor
+        digits = bool(re.search(r"\d", v.text))
+        if v.kind == "number" and not (digits or v.period or v.number >= 100):
+            continue  # a small number said in words, no unit: a mention ("five years", 三十), as the meaning reads
+        if v.kind == "number" and not v.period and not zh and re.fullmatch(r"[\d,.]+", v.text) and \
+                _counts_a_noun(text[v.end:]):
             continue  # "30 people": a bare number before a noun counts it, it is no amount
-        unit = units.get((m.groupdict().get("unit") or m.groupdict().get("wunit") or m.group("pre") or "").casefold(),
-                         "")
-        out.append(TypedValue("amount", m.group(0).strip(), m.group(0).strip(), unit=unit))
+        unit = v.kind if v.kind != "number" else "money" if v.period else ""
+        out.append(TypedValue("amount", v.text, v.text, unit=unit))
     for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
             if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
                 continue  # "Thanks, Melanie!", "Mel, glad you…": someone addressed, no value
-            if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job"):
-                continue
+            if kind == "name" and any(v in x.value or x.value in v for x in out if x.kind == "job") or \
+                    any(v in x.value for x in out if x.kind in ("amount", "count")):
+                continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return out
 
@@ -230,10 +178,17 @@ def _counts_a_noun(rest: str) -> bool:
     if not m:
         return False
     ok = {w.casefold() for w in data("en").get("after_bare_number", {}).get("words", [])}
-    units = _amount_rx("en")[1]
-    mags = data("en").get("magnitudes", {})
-    w = m.group(1).casefold()
-    return w not in ok and w not in units and w not in mags
+    return m.group(1).casefold() not in ok
+
+
+def _not_amount(rest: str, lang: str) -> bool:
+    """What follows a number makes it no amount (``not_amount_after`` of relative.json: "times", "%", 次, 层)."""
+    r = rest.lstrip().casefold() if lang == "en" else rest
+    for w in data(lang).get("not_amount_after", []):
+        w = w.casefold()
+        if r.startswith(w) and (lang == "zh" or not r[len(w):len(w) + 1].isalnum()):
+            return True
+    return False
 
 
 def masked(text: str, values: list[TypedValue], kind: str) -> str:
@@ -244,27 +199,12 @@ def masked(text: str, values: list[TypedValue], kind: str) -> str:
     return text
 
 
-@lru_cache(maxsize=1)
-def _others_rx() -> re.Pattern:
-    from .keys import RELATION_WORDS
-
-    alt = langdata.alternation(tuple(RELATION_WORDS))
-    return re.compile(rf"\b(?:{alt})['’]s\b|(?:{alt})的", re.I)
-
-
 def _gated(text: str) -> bool:
-    """A clause about the past, a trip, people in general (``past_time`` / ``visit`` / ``general`` of relative.json)
-    or what belongs to someone else ("My neighbour's rent", 我邻居的房租): no change of what holds for the speaker."""
-    low = text.casefold()
-    if _others_rx().search(text):
-        return True
-    for lang in ("en", "zh"):
-        d = data(lang)
-        for w in list(d.get("past_time", [])) + list(d.get("visit", [])) + list(d.get("general", [])):
-            w = w.casefold()
-            if (w in low) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", low):
-                return True
-    return False
+    """A clause set in the past, on a trip, about people in general, about what is someone else's or only seen
+    (:func:`~anchormem.facts.stance.scene`): no change of what holds for the speaker."""
+    from .stance import scene
+
+    return bool(scene(text))
 
 
 def _name_slots(lang: str) -> frozenset[str]:
@@ -278,6 +218,20 @@ def _says_now(text: str) -> bool:
     """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
     for w in data(_lang(text)).get("now_cues", []) + (data("en").get("now_cues", []) if has_cjk(text) else []):
         if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
+            return True
+    return False
+
+
+def _reached(text: str, value: TypedValue) -> bool:
+    """``value`` is said as one reached: a ``result_before`` word of relative.json right before it ("bumped it to
+    1,100", 涨到3000, 换成五十八)."""
+    at = text.find(value.value)
+    if at < 0:
+        return False
+    before = text[:at].rstrip().casefold()
+    for w in data(_lang(text)).get("result_before", []) + (data("en").get("result_before", []) if has_cjk(text) else []):
+        w = w.casefold()
+        if before.endswith(w) and (has_cjk(w) or not before[-len(w) - 1:-len(w)].isalnum()):
             return True
     return False
 
@@ -314,7 +268,7 @@ def _ending(text: str) -> bool:
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
     stop = {w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", [])}
     said = " ".join(v.value for v in values).casefold()
-    return {w for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
+    return {w.casefold() for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
             and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
 
 
@@ -454,6 +408,8 @@ class RelativeChanges:
         """For each (draft, facts read from it) of an ``add``: the facts with those read relative to the user's
         memories added, and the open claims they close (to write first). Drafts other than user utterances keep
         their facts. One embedding call for the clauses, one for the masked pairs."""
+        from .subjects import clause_subject
+
         out = [list(fs) for _, fs in found]
         keys = sorted({f"{f.entity.casefold()}|{f.attribute}" for _, fs in found for f in fs})
         have = {c.fact.slot for c in store.current_facts(tenant, user_id, keys) if c.fact} if keys else set()
@@ -466,9 +422,12 @@ class RelativeChanges:
                 vals = clause_values(u.text)
                 if _someone(u.text):  # "My parents moved to Nice", "A recruiter from Boeing called me": no name
                     vals = [v for v in vals if v.kind != "name"]  # of the speaker's changes
+                owner = clause_subject(u.text)  # 我闺蜜搬去西安了, "the office moved to Kings Cross": that noun's
+                if owner:  # place, employer or job (its amounts may still be the speaker's: "my commute's down")
+                    vals = [v for v in vals if v.kind not in ("name", "job")]
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
-                end = _ending(u.text)
+                end = _ending(u.text) and not owner
                 if vals or end:
                     units.append((i, u, vals, end))
         _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
@@ -519,7 +478,9 @@ class RelativeChanges:
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
-            shared = _shared(_topic_words(u.text, vals), _topic_words(o.clause, o.values), u.text, o.clause)
+            mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
+            theirs = [v for v in o.values if v.kind == kind] if kind == "amount" else o.values  # is its topic)
+            shared = _shared(_topic_words(u.text, mine), _topic_words(o.clause, theirs), u.text, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
@@ -551,6 +512,9 @@ class RelativeChanges:
             need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
                                                              cal.get("match_typed", 1.0) if typed else
                                                              cal.get("match", 0.95))
+            if len(rows) == 1 and kind in ("amount", "count") and nv is not None and \
+                    (_says_now(u.text) or _reached(u.text, nv)):  # the one value of its type the user said, and
+                need = min(need, cal.get("match_sole", need))  # one said to hold now: "Landlord bumped it to 1,100"
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
             if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):

@@ -576,7 +576,8 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
         conf = hedge_confidence(sentence)
         if not blocked(sentence) and _speaker_subject(sentence) != "other":
             for attr, value, pol in sentence_changes(sentence):
-                keep(attr, value, pol, entity, sentence, sentence, conf)
+                if not (pol > 0 and _person_action(attr) and _elsewhere(sentence)):
+                    keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
         who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
         pending = ""  # the slot a switch verb left open ("I switched jobs, now at Cisco")
@@ -594,6 +595,9 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if clause_subject(clause):  # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action
                 changes = [c for c in changes if not _person_action(c[0])]
                 got = None if got and _person_action(got[0]) else got
+            if _elsewhere(clause):  # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
+                changes = [c for c in changes if not (c[2] > 0 and _person_action(c[0]))]
+                got = None if got and got[2] > 0 and _person_action(got[0]) else got
             if changes:
                 said = " ".join(c[1].casefold() for c in changes)
                 if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \
@@ -687,6 +691,14 @@ def not_the_speakers(sentence: str, value: str) -> str | None:
             return "the clause is about someone else"
         return None
     return None
+
+
+def _elsewhere(clause: str) -> bool:
+    """The clause is set in the past, on a trip or in what was only seen (:func:`~anchormem.facts.stance.scene`):
+    where the speaker lives, works or what they do now is not what it says."""
+    from .stance import scene
+
+    return scene(clause, others=False) in ("past_time", "visit", "observed")
 
 
 def _person_action(attr: str) -> bool:

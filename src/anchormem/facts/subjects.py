@@ -29,7 +29,8 @@ from ..text.tokenize import has_cjk
 
 __all__ = ["possessed_subject", "clause_subject"]
 
-_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn"})  # nouns, person names, organisations
+# nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
+_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
 
 
 @lru_cache(maxsize=2)

@@ -38,7 +38,9 @@ class Value:
     "duration", "age", "count" or "number"; ``unit``: an ISO currency code, the unit word as said, or the counted
     noun's key ("cat"); ``period``: "month" / "year" / "week" / "day" / "hour" / ""; ``approx``: said as an
     approximation (两百来块, "about 200"); ``start`` / ``end``: the span of ``text`` in the parsed string
-    (characters)."""
+    (characters); ``said``: the number alone as said ("two" of "two cats", 三 of 三只猫); ``measure``: the measure
+    word said right after a Chinese number (条 of 只剩三条了 and of 五条金鱼), else "". A ``distance`` is in km.
+    """
 
     number: float
     kind: str
@@ -49,6 +51,8 @@ class Value:
     end: int
     text: str
     base: float
+    said: str = ""
+    measure: str = ""
 
 
 def plain(n: float) -> str:
@@ -127,9 +131,11 @@ def _tail(text: str, start: int, end: int, number: float, lang: str, approx: boo
     precedes it (currency symbol, period, age cue)."""
     d = _data(lang)
     zh = lang == "zh"
+    said = text[start:end].strip()
     pos = end
     rest = text[pos:]
     kind, unit, period, factor = "number", "", "", 1.0
+    measure = ""
     mfac = 1.0
     if zh:
         ap = _starts(rest, [(a, True) for a in sorted(d.get("approx", []), key=len, reverse=True)], words=False)
@@ -174,6 +180,9 @@ def _tail(text: str, start: int, end: int, number: float, lang: str, approx: boo
             kind, unit = "money", d["currencies"][sym] if sym in d["currencies"] else sym
             start = text.rfind(sym, 0, start) if sym in text[:start] else start
     if kind == "number":
+        if zh:
+            mw = _starts(rest, [(m, True) for m in d.get("measure_words", [])], words=False)
+            measure = mw[0] if mw and rest.startswith(mw[0]) else ""
         c, n = _counted_after(rest, lang)
         if c:
             kind, unit, pos = "count", c, pos + n
@@ -190,7 +199,7 @@ def _tail(text: str, start: int, end: int, number: float, lang: str, approx: boo
     if not zh and _ends(text[:start], d.get("approx", []), words=True):
         approx = True
     return Value(number=number, kind=kind, unit=unit, period=period, approx=approx, start=start, end=pos,
-                 text=text[start:pos].strip(), base=number * factor)
+                 text=text[start:pos].strip(), base=number * factor, said=said, measure=measure)
 
 
 def _counted_after(rest: str, lang: str) -> tuple[str, int]:
@@ -200,7 +209,7 @@ def _counted_after(rest: str, lang: str) -> tuple[str, int]:
     if lang == "zh":
         mw = _starts(rest, [(m, True) for m in d.get("measure_words", [])], words=False)
         skip = len(rest) - len(rest.lstrip()) + (len(mw[0]) if mw else 0)
-        for extra in range(0, 3):  # up to two characters of a modifier: 一只小橘猫
+        for extra in range(0, 4):  # up to three characters of a modifier: 一只小橘猫, 两条小的金鱼
             got = _starts(rest[skip + extra:], d["_counted"], words=False)
             if got and (mw or extra == 0):
                 return got[1], skip + extra + len(got[0])
@@ -342,12 +351,16 @@ def _parse_zh(text: str) -> list[Value]:
                 n = float(m.group("d").replace(",", ""))
             except ValueError:
                 continue
+            end = m.end()
+            z = m.group("z") or ""
+            if z and not z.isdigit() and (_starts(text[m.start("z"):], d["_periods"], words=False) or _starts(
+                    text[m.end("z"):], [(w, True) for w in d.get("measure_words", [])], words=False)):
+                z, end = "", m.end("m")  # 30k一个月, 2万三个: the numeral after starts the next phrase
             if m.group("m"):
                 n *= mults.get(m.group("m"), 1.0)
-                if m.group("z"):  # 1万2 = 12000
-                    rest = float(m.group("z")) if m.group("z").isdigit() else _cn(m.group("z"))
+                if z:  # 1万2 = 12000
+                    rest = float(z) if z.isdigit() else _cn(z)
                     n += (rest or 0) * mults.get(m.group("m"), 1.0) / 10 if rest is not None and rest < 10 else 0
-            end = m.end()
             raw = m.group("d")
         else:
             raw = m.group("c")

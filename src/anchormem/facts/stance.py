@@ -1,0 +1,60 @@
+"""Whether a clause can state what holds for the speaker now: the scene it is set in.
+
+A clause set in the past ("back in college I lived in Ithaca", 大学那会儿我在哈尔滨待了四年), on a trip ("Flying to
+Lisbon for two weeks", 下周去云南玩十天), about people in general ("Rents in my city went up 10% on average"), about
+what belongs to someone else ("My neighbour's rent", 我邻居的房租) or about something the speaker only saw, heard of
+or was quoted ("saw a two-bed listed at $2,600", 看到一套挂牌五百万) states no change of the speaker's own facts,
+whatever value it holds. The change readers that compare a clause with the user's memories (the change-by-meaning
+fallback :mod:`.meaning` and the relative reader :mod:`.relative`) read no clause this gate holds. The words are
+data: ``past_time``, ``visit``, ``general`` and ``observed`` of ``data/lang/<lang>/relative.json`` (both languages
+are looked up in every clause: a mixed clause says its scene in either).
+
+    scene("back in college I lived in Ithaca")   # -> "past_time"
+    scene("I live in Leeds")                      # -> ""
+
+Nothing is read before first use.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+
+__all__ = ["scene", "SCENES"]
+
+SCENES = ("past_time", "visit", "general", "observed")
+
+
+@lru_cache(maxsize=1)
+def _others_rx() -> re.Pattern:
+    from .keys import RELATION_WORDS
+
+    alt = langdata.alternation(tuple(RELATION_WORDS))
+    return re.compile(rf"\b(?:{alt})['’]s\b|(?:{alt})的", re.I)
+
+
+@lru_cache(maxsize=1)
+def _scene_rx() -> dict[str, re.Pattern]:
+    out = {}
+    for key in SCENES:
+        en = [w for w in langdata.words("relative", key, ("en", "zh")) if not has_cjk(w)]
+        zh = [w for w in langdata.words("relative", key, ("en", "zh")) if has_cjk(w)]
+        parts = ([rf"\b(?:{langdata.alternation(tuple(en))})\b"] if en else []) + \
+                ([langdata.alternation(tuple(zh))] if zh else [])
+        out[key] = re.compile("|".join(parts) or r"(?!)", re.I)
+    return out
+
+
+def scene(clause: str, others: bool = True) -> str:
+    """The scene that keeps ``clause`` from stating a present fact of the speaker's: "past_time", "visit",
+    "general", "observed", "others" (a possessive of someone else: "my neighbour's rent"; only with ``others``: a
+    reader of a person's own facts, "my daughter's 9th birthday", asks without), or "" (none)."""
+    if others and _others_rx().search(clause):
+        return "others"
+    for key, rx in _scene_rx().items():
+        if rx.search(clause):
+            return key
+    return ""
