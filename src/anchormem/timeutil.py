@@ -57,10 +57,9 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             dt = datetime.fromtimestamp(float(value), tz=timezone.utc)
-        except (OverflowError, OSError, ValueError) as exc:
-            raise InvalidInputError(f"{field}: epoch value {value!r} is outside the supported time range "
-                                    f"({_RANGE_TEXT})") from exc
-        return _plausible_epoch(check_time_range(dt, field=field), value, field)
+        except (OverflowError, OSError, ValueError):
+            dt = None
+        return _plausible_epoch(dt, value, field)
     elif isinstance(value, str):
         s = value.strip()
         if s.endswith(("Z", "z")):
@@ -76,13 +75,22 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
     return check_time_range(dt, field=field)
 
 
-def _plausible_epoch(dt: datetime, value: Any, field: str) -> datetime:
-    """``dt`` (read from the epoch number ``value``) when it lies in [:data:`EPOCH_MIN`, now + 1 day], else
-    InvalidInputError naming ``field``."""
-    if dt < EPOCH_MIN or dt > utcnow() + timedelta(days=1):
+def _plausible_epoch(dt: datetime | None, value: Any, field: str) -> datetime:
+    """``dt`` (read from the epoch number ``value``; None when no datetime can hold it) when it lies in
+    [:data:`EPOCH_MIN`, now + 1 day], else InvalidInputError naming ``field``: one message for every epoch number
+    out of that window, with a hint when the number reads as milliseconds."""
+    if dt is None or dt < EPOCH_MIN or dt > utcnow() + timedelta(days=1):
+        reads = f"reads as {dt.isoformat()}" if dt is not None else "is beyond any supported date"
+        hint = ""
+        try:
+            in_ms = datetime.fromtimestamp(float(value) / 1000.0, tz=timezone.utc)
+            if EPOCH_MIN <= in_ms <= utcnow() + timedelta(days=1):
+                hint = f" (as milliseconds it would be {in_ms.isoformat()}: divide by 1000)"
+        except (OverflowError, OSError, ValueError):
+            pass
         raise InvalidInputError(
-            f"{field}: epoch number {value!r} reads as {dt.isoformat()}; an epoch number (seconds since 1970) must "
-            "lie between 1990-01-01 and one day from now: pass a datetime or an ISO-8601 string for other instants")
+            f"{field}: epoch number {value!r} {reads}; an epoch number (seconds since 1970) must lie between "
+            f"1990-01-01 and one day from now{hint}: pass a datetime or an ISO-8601 string for other instants")
     return dt
 
 

@@ -196,8 +196,10 @@ def search(
         t.add_row(f"{h.score:.4f}", shown[m.id], _short(m.text, 160), m.source, _fmt_time(m.created_at))
     con.print(t)
     if explain:
-        x = Table(title="per-signal scores")
-        for c in ("id", "dense", "bm25", "dense rank", "bm25 rank", "fused", "recency", "source w", "final"):
+        # short headers so that the table fits 80 columns; the caption spells them out
+        x = Table(title="per-signal scores",
+                  caption="d# / b#: dense / BM25 rank; rec: recency; src: source weight")
+        for c in ("id", "dense", "bm25", "d#", "b#", "fused", "rec", "src", "final"):
             x.add_column(c, justify="right", no_wrap=True)
 
         def f(v: Any, p: int = 3) -> str:
@@ -220,9 +222,10 @@ def _anchor_table(hits: list[Any], f: Any, shown: dict[str, str]) -> Table:
     and whether its labels were filtered (``fallback``: filtered, returned all the same)."""
     first = hits[0].explain["anchor"]
     labels = ", ".join(f"{d} {w:.2f}" for d, w in first["query_labels"].items())
-    x = Table(title=f"anchoring: query labels {labels} ({first['query_label_source']})")
-    for c in ("id", "memory labels", "agreement", "label ×", "context sim", "context ×", "filtered"):
-        x.add_column(c, justify="right", no_wrap=c != "memory labels")
+    x = Table(title=f"anchoring: query labels {labels} ({first['query_label_source']})",
+              caption="agree: label agreement; ×: its factor; ctx: context-vector similarity and factor")
+    for c in ("id", "memory labels", "agree", "label ×", "ctx sim", "ctx ×", "filtered"):
+        x.add_column(c, justify="right", no_wrap=c != "memory labels", min_width=14 if c == "memory labels" else None)
     for h in hits:
         a = h.explain["anchor"]
         mlabels = ", ".join(f"{d} {w:.2f}" for d, w in list(a["memory_labels"].items())[:2]) or "-"
