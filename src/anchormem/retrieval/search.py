@@ -237,10 +237,13 @@ class Searcher:
             # candidate dominated search time at scale)
             fused = dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:max(5 * limit, 100)])
         ctx_vectors = None
+        # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
+        # as_of read keeps them: past.items gives each edited memory the entities it had then
+        lazy = past is None
         if anchor is not None and getattr(anchor, "wants_context_vectors", False):
-            items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused))
+            items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused), entities=not lazy)
         else:
-            items = self.store.get_many(scope.tenant, list(fused))
+            items = self.store.get_many(scope.tenant, list(fused), entities=not lazy)
         if past is not None:  # an edited memory is returned with the text it had at as_of
             items = past.items(items)
         ref = as_of or now
@@ -273,7 +276,7 @@ class Searcher:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
             explain["final"] = final
-            hits.append(Hit(memory=item, score=final, explain=explain))
+            hits.append(_hit(item, final, explain))
         if recap:
             hits = recap_first(hits, recap)
         if anchor is not None:
@@ -291,6 +294,8 @@ class Searcher:
         if recap:
             out = recap_order(out)
         out = rank_scores(out)  # Hit.score: the score that defines the rank (never rising down the list)
+        if lazy and out:
+            out = self._with_entities(scope.tenant, out, items)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
@@ -331,6 +336,14 @@ class Searcher:
         rows = self.store.get_many(scope.tenant, list(texts))
         return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
                          self.store.past_states(scope, where, as_of))
+
+    def _with_entities(self, tenant: str, hits: list[Hit], loaded: dict[str, MemoryItem]) -> list[Hit]:
+        """``hits`` with the entities of the memories read without them (``loaded``: the candidates as read); a
+        memory read whole elsewhere (a successor placed by currency) is kept as it is."""
+        bare = [h for h in hits if loaded.get(h.memory.id) is h.memory]
+        for h, item in zip(bare, self.store.with_entities(tenant, [h.memory for h in bare])):
+            h.memory = item
+        return hits
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""
@@ -383,6 +396,18 @@ def _whole_turn_of(h: Hit, k: Hit) -> bool:
 def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
     """``hits`` (best first) weighed by their session (:func:`.sessions.weigh`) when ``config.session_weight`` > 0."""
     return weigh(hits, config.session_weight) if config.session_weight > 0 else hits
+
+
+def _hit(memory: MemoryItem, score: float, explain: dict[str, Any]) -> Hit:
+    """``Hit(memory=memory, score=score, explain=explain)`` without validating values that are valid by
+    construction (a stored memory, a float, a dict): ~100 candidates a search, and pydantic's check of the
+    memory was a tenth of the pipeline. Equal to the validated Hit."""
+    hit = Hit.__new__(Hit)
+    object.__setattr__(hit, "__dict__", {"memory": memory, "score": score, "explain": explain})
+    object.__setattr__(hit, "__pydantic_fields_set__", {"memory", "score", "explain"})
+    object.__setattr__(hit, "__pydantic_extra__", None)
+    object.__setattr__(hit, "__pydantic_private__", None)
+    return hit
 
 
 def _expired(item: MemoryItem, now: datetime) -> bool:

@@ -54,7 +54,7 @@ from .review_sql import SQLiteReviewMixin
 from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
                        restating_turns)
 from .schema import (MEMORY_COLS, SQLITE_JSON, entity, epoch as _ep, json_text, memory_item, memory_values,
-                     scope_token)
+                     scope_token, with_entity_list)
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
@@ -239,19 +239,25 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._set_dim(dim)
 
     # ---------------------------------------------------------------- row conversion
-    def _items(self, rows: list[tuple]) -> list[MemoryItem]:
+    def _items(self, rows: list[tuple], entities: bool = True) -> list[MemoryItem]:
+        """Rows of ``_COLS`` as items, with their claims and (``entities``) their entities; without, ``entities``
+        is left empty (:meth:`with_entities` loads them)."""
         if not rows:
             return []
+        ents = self._entities([r[0] for r in rows]) if entities else {}
+        claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
+        return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
+
+    def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
+        """{memory rowid: its entities, in the order written} (rows without entities left out)."""
         ents: dict[int, list[Entity]] = {}
-        rowids = [r[0] for r in rows]
         for i in range(0, len(rowids), 900):
             chunk = rowids[i : i + 900]
             q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
                 f"({','.join('?' * len(chunk))}) ORDER BY rowid"
             for rid, t, v, n in self._read(q, chunk):
                 ents.setdefault(rid, []).append(entity(t, v, n))
-        claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
-        return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
+        return ents
 
     # ---------------------------------------------------------------- writes
     def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> int:
@@ -596,15 +602,27 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             raise NotFoundError(f"no memory {memory_id!r}")
         return self._items(rows)[0]
 
-    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
+    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
             # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
             rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
-            out.update((it.id, it) for it in self._items(rows))
+            out.update((it.id, it) for it in self._items(rows, entities))
         return out
+
+    def with_entities(self, tenant: str, items: list[MemoryItem]) -> list[MemoryItem]:
+        ents: dict[str, list[Entity]] = {}
+        ids = [it.id for it in items]
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            for mid, t, v, n in self._read(
+                    "SELECT m.id, e.type, e.value, e.normalized FROM memories m JOIN memory_entities e ON "
+                    f"e.memory_rowid = m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY e.rowid", [tenant, *chunk]):
+                ents.setdefault(mid, []).append(entity(t, v, n))
+        return [with_entity_list(it, ents.get(it.id, [])) for it in items]
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
