@@ -127,6 +127,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.dim: int | None = None
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
+        # (tenant, user) -> (generation, {rowid: memory id}): the ids of the rows dense search returned, kept until
+        # the scope's next write (a deleted rowid may be reused by a new row) so a search maps its ranked rowids
+        # without a query per search (:meth:`_row_ids`)
+        self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -450,6 +454,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         (its file too) and rebuilt on the next keyword search."""
         if self.keywords is not None:
             self.keywords.drop()
+        self._rowid_ids.pop((tenant, user_id), None)
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
@@ -688,9 +693,28 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         rowids, scores = self.vectors.search(sv, q, k, allowed)
         if len(rowids) == 0:
             return []
-        idmap = dict(self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(rowids))})",
-                                [int(r) for r in rowids]))
-        return [(int(r), idmap[int(r)], float(s)) for r, s in zip(rowids, scores) if int(r) in idmap]
+        rids = rowids.tolist()
+        idmap = self._row_ids(key, gen, rids)
+        return [(r, idmap[r], s) for r, s in zip(rids, scores.tolist()) if r in idmap]
+
+    _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
+
+    def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
+        """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
+        out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
+        got = self._rowid_ids.get(key)
+        if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
+            got = (gen, {})
+            self._rowid_ids[key] = got
+        idmap = got[1]
+        miss = [r for r in rowids if r not in idmap]
+        if miss:
+            rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
+            if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
+                idmap.update(rows)
+            else:
+                return {**idmap, **dict(rows)}
+        return idmap
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
