@@ -18,6 +18,7 @@ config's ``recency_weight``/``importance_weight``. After ranking, the returned h
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
@@ -235,7 +236,7 @@ class Searcher:
             # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
             # candidate dominated search time at scale)
-            fused = dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:max(5 * limit, 100)])
+            fused = dict(heapq.nsmallest(max(5 * limit, 100), fused.items(), key=lambda kv: (-kv[1], kv[0])))
         ctx_vectors = None
         # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
         # as_of read keeps them: past.items gives each edited memory the entities it had then
@@ -248,22 +249,29 @@ class Searcher:
             items = past.items(items)
         ref = as_of or now
         hits: list[Hit] = []
+        none2 = (None, None)
+        rw, iw, curve, half_life = (config.recency_weight, config.importance_weight, config.recency_curve,
+                                    config.recency_half_life_days)
+        keep_r, keep_i = 1 - rw, 1 - iw
+        source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
+        imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
         for doc, f in fused.items():
             item = items.get(doc)
-            if item is None or (not show_expired and _expired(item, ref)):
+            if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
                 continue
-            ds, dr = dmap.get(doc, (None, None))
-            ls, lr = lmap.get(doc, (None, None))
-            if ls is None and doc not in also and (ds is None or ds < config.min_dense):
+            ds, dr = dmap.get(doc, none2)
+            ls, lr = lmap.get(doc, none2)
+            if ls is None and (ds is None or ds < min_dense) and doc not in also:
                 continue
-            rec = recency_weight(item.created_at, ref, curve=config.recency_curve,
-                                 half_life_days=config.recency_half_life_days)
-            imp = importance(item)
-            sw = config.source_weights.get(item.kind, 1.0)
-            if config.ask_weight < 1.0 and item.kind == "question" and asks_only(item.text):
-                sw *= config.ask_weight  # it only asks: it states nothing the search could be looking for
-            final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
-                     * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
+            rec = recency_weight(item.created_at, ref, curve=curve, half_life_days=half_life)
+            key = (item.kind, item.confidence, item.access_count)
+            imp = imp_of.get(key)
+            if imp is None:
+                imp = imp_of[key] = importance(item)
+            sw = source_weights.get(item.kind, 1.0)
+            if ask_weight < 1.0 and item.kind == "question" and asks_only(item.text):
+                sw *= ask_weight  # it only asks: it states nothing the search could be looking for
+            final = f * (keep_r + rw * rec) * (keep_i + iw * imp) * sw
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
             if adapt is not None:
@@ -409,6 +417,3 @@ def _hit(memory: MemoryItem, score: float, explain: dict[str, Any]) -> Hit:
     object.__setattr__(hit, "__pydantic_private__", None)
     return hit
 
-
-def _expired(item: MemoryItem, now: datetime) -> bool:
-    return item.expires_at is not None and item.expires_at <= now
