@@ -10,7 +10,8 @@ The stores are the snapshots ``bench/keyword_scale.py`` leaves under ``--work`` 
 worker process is started with ``PYTHONPATH`` set to that tree and one BLAS/OpenMP thread
 (``OMP_NUM_THREADS=1``); it copies the snapshot to a private folder (so the access counts every search writes are
 the same in every worker: the same queries in the same order) and opens it with a lookup embedder (query vectors
-precomputed: no embedding is timed). After a warm-up (jieba's dictionary, the keyword index, the vector cache) the
+precomputed: no embedding is timed), with the library's clock frozen at ``--now`` (default: when the run started;
+the same in every worker). After a warm-up (jieba's dictionary, the keyword index, the vector cache) the
 queries are split into ``--rounds`` rounds; in each round every worker of a size answers the round's queries with
 each recipe, the order of the workers rotated round by round (so load changes hit both trees alike).
 
@@ -96,7 +97,7 @@ def worker(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     import anchormem.memory as memory_mod
-    frozen = datetime(2025, 6, 1, tzinfo=timezone.utc)  # one clock for every worker: recency and touch agree
+    frozen = datetime.fromisoformat(args.now)  # one clock for every worker: recency and touch agree
     memory_mod.utcnow = lambda: frozen
     mem.search("warm up", user_id="u0", limit=10)
     mem.search("两天前我朋友卖掉了健身卡", user_id="u0", limit=10)
@@ -151,16 +152,22 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--now", default=None, help="the clock every worker's searches read (ISO 8601; default: the "
+                    "time this run started, frozen)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
     srcs = [tuple(s.split("=", 1)) for s in args.src]
+    if args.now is None:
+        from datetime import datetime, timezone
+
+        args.now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     sizes = [int(x) for x in args.sizes.split(",")]
     result: dict[str, Any] = {"command": " ".join(sys.argv), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                                                                       time.gmtime()),
-                              "srcs": dict(srcs), "queries": args.queries, "rounds": args.rounds,
+                              "srcs": dict(srcs), "queries": args.queries, "rounds": args.rounds, "now": args.now,
                               "load_avg_start": os.getloadavg(), "sizes": {}}
     for n in sizes:
         procs = {}
@@ -168,7 +175,8 @@ def main() -> int:
             env = {**os.environ, "PYTHONPATH": str(Path(path).resolve()), "OMP_NUM_THREADS": "1",
                    "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
             p = subprocess.Popen([sys.executable, __file__, "--worker", "--n", str(n), "--work", args.work,
-                                  "--recipes", args.recipes, "--queries", str(args.queries), "--src", "x=x"],
+                                  "--recipes", args.recipes, "--queries", str(args.queries), "--src", "x=x",
+                                  "--now", args.now],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
             ready = json.loads(p.stdout.readline())
             print(f"{n:,} {label}: {ready['ready']}", flush=True)
