@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-STORE_CALLS = ("dense_search", "keyword_search", "get_many", "with_entities", "get_many_with_context", "get_context_vectors", "touch",
+STORE_CALLS = ("dense_search", "keyword_search", "get_many", "with_entities", "get_many_with_context",
+               "get_context_vectors", "touch",
                "candidate_rows", "past_texts", "metadata_keys", "recent_memories", "session_labels")
 
 
@@ -220,15 +221,15 @@ def main() -> int:
             size_out[lab] = by_recipe
         result["sizes"][str(n)] = size_out
         for rec in args.recipes.split(","):
-            line = "  ".join(f"{lab} p50 {size_out[lab][rec]['cpu_ms_p50']:.2f} p95 {size_out[lab][rec]['cpu_ms_p95']:.2f}"
-                             + (f" same {size_out[lab][rec]['identical']}/{size_out[lab][rec]['n']}"
-                                f" (scores {size_out[lab][rec]['same_scores']}, hits {size_out[lab][rec]['same_hits']})"
-                                if "identical" in size_out[lab][rec] else "") for lab, _ in srcs)
+            rows = {lab: size_out[lab][rec] for lab, _ in srcs}
+            line = "  ".join(f"{lab} p50 {r['cpu_ms_p50']:.2f} p95 {r['cpu_ms_p95']:.2f}"
+                             + (f" same {r['identical']}/{r['n']} (scores {r['same_scores']}, hits {r['same_hits']})"
+                                if "identical" in r else "") for lab, r in rows.items())
             print(f"{n:>7,} {rec:<8} {line}", flush=True)
             for lab, _ in srcs:
                 st = size_out[lab][rec]["stages_ms_mean"]
-                print(f"          {lab}: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])),
-                      flush=True)
+                ranked = sorted(st.items(), key=lambda kv: -kv[1])
+                print(f"          {lab}: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked), flush=True)
     result["load_avg_end"] = os.getloadavg()
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

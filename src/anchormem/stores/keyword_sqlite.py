@@ -140,8 +140,8 @@ class SQLiteKeywordMixin:
         """The keyword stage's filter answered in memory, for a search whose filter is the scope's current warm rows
         only (no ``where``, ``as_of``, agent or session): a ranked row passes when the scope's cached vectors, at
         the scope's generation, hold it (they hold exactly those rows); its id comes from the store's rowid map
-        (:meth:`~.sqlite.SQLiteStore._row_ids`). None (filter in SQL) otherwise, or when the vectors are not
-        cached at the current generation."""
+        (:meth:`.row_reads.SQLiteRowReadsMixin._row_ids`). None (filter in SQL) otherwise, or when the vectors are
+        not cached at the current generation."""
         vectors = self.vectors  # type: ignore[attr-defined]
         if vectors is None or where is not None or as_of is not None or scope.agent_id is not None or \
                 scope.session_id is not None:

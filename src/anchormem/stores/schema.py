@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ..timeutil import from_epoch
 from ..types import Claim, Entity, FactSlot, Label, MemoryItem
 
 __all__ = ["MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",

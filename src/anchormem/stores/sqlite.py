@@ -51,10 +51,11 @@ from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
 from .review_sql import SQLiteReviewMixin
+from .row_reads import SQLiteRowReadsMixin
 from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
                        restating_turns)
-from .schema import (MEMORY_COLS, SQLITE_JSON, entity, epoch as _ep, json_text, memory_item, memory_values,
-                     scope_token, with_entity_list)
+from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, json_text, memory_item, memory_values,
+                     scope_token)
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
@@ -80,7 +81,8 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLCommonMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLiteRowReadsMixin,
+                  SQLCommonMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -127,10 +129,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.dim: int | None = None
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
-        # (tenant, user) -> (generation, {rowid: memory id}): the ids of the rows dense search returned, kept until
-        # the scope's next write (a deleted rowid may be reused by a new row) so a search maps its ranked rowids
-        # without a query per search (:meth:`_row_ids`)
-        self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}
+        self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -251,17 +250,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         ents = self._entities([r[0] for r in rows]) if entities else {}
         claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
         return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
-
-    def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
-        """{memory rowid: its entities, in the order written} (rows without entities left out)."""
-        ents: dict[int, list[Entity]] = {}
-        for i in range(0, len(rowids), 900):
-            chunk = rowids[i : i + 900]
-            q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
-                f"({','.join('?' * len(chunk))}) ORDER BY rowid"
-            for rid, t, v, n in self._read(q, chunk):
-                ents.setdefault(rid, []).append(entity(t, v, n))
-        return ents
 
     # ---------------------------------------------------------------- writes
     def _bump(self, c: sqlite3.Connection, tenant: str, user_id: str) -> int:
@@ -617,18 +605,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             out.update((it.id, it) for it in self._items(rows, entities))
         return out
 
-    def with_entities(self, tenant: str, items: list[MemoryItem]) -> list[MemoryItem]:
-        ents: dict[str, list[Entity]] = {}
-        ids = [it.id for it in items]
-        for i in range(0, len(ids), 900):
-            chunk = ids[i : i + 900]
-            for mid, t, v, n in self._read(
-                    "SELECT m.id, e.type, e.value, e.normalized FROM memories m JOIN memory_entities e ON "
-                    f"e.memory_rowid = m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) "
-                    "ORDER BY e.rowid", [tenant, *chunk]):
-                ents.setdefault(mid, []).append(entity(t, v, n))
-        return [with_entity_list(it, ents.get(it.id, [])) for it in items]
-
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         sql, params = self._filters.where(scope, where, as_of, include_superseded)
@@ -696,25 +672,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         rids = rowids.tolist()
         idmap = self._row_ids(key, gen, rids)
         return [(r, idmap[r], s) for r, s in zip(rids, scores.tolist()) if r in idmap]
-
-    _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
-
-    def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
-        """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
-        out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
-        got = self._rowid_ids.get(key)
-        if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
-            got = (gen, {})
-            self._rowid_ids[key] = got
-        idmap = got[1]
-        miss = [r for r in rowids if r not in idmap]
-        if miss:
-            rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
-            if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
-                idmap.update(rows)
-            else:
-                return {**idmap, **dict(rows)}
-        return idmap
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""
