@@ -100,6 +100,8 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
         return sorted(hits, key=lambda h: -h.score)[:limit]
     if as_of is not None or names_field(where, "valid_to"):
         return hits[:limit]
+    if not any(c.superseded_by for h in hits[:limit] for c in closed_claims(h.memory)):
+        return hits[:limit]  # nothing to place (the asked slots below only narrow what moves)
     asked = set(asked_slots(query)) if query else set()
 
     def moving(h: Hit) -> list[Any]:

@@ -170,7 +170,7 @@ def dated_lists(store: Any, scope: Any, where: FilterNode | None, dq: DateQuery,
     if not dense:
         return DatedLists(None)
     window = dq.windows[0]
-    items = store.get_many(scope.tenant, [d for d, _ in dense])
+    items = store.get_many(scope.tenant, [d for d, _ in dense], entities=False)  # times and ids are read, no more
     if len(dq.windows) > 1:  # the newest candidate year that holds memories
         window = next((w for w in dq.windows if any(_inside(it, w) for it in items.values())), dq.windows[0])
         dense = [(d, s) for d, s in dense if d in items and _inside(items[d], window)]

@@ -43,9 +43,15 @@ def minmax(lists: dict[str, list[tuple[str, float]]], weights: dict[str, float],
         top = [s for _, s in items[:max(1, window)]]
         hi, lo = max(top), min(top)
         span = hi - lo
+        get = out.get
+        if span <= 1e-12:
+            for rank, (doc, _) in enumerate(items, start=1):
+                out[doc] = get(doc, 0.0) + w * (1.0 + 1e-3 / (k + rank))
+            continue
         for rank, (doc, s) in enumerate(items, start=1):
-            v = 1.0 if span <= 1e-12 else min(1.0, max(0.0, (s - lo) / span))
-            out[doc] = out.get(doc, 0.0) + w * (v + 1e-3 / (k + rank))
+            v = (s - lo) / span
+            v = 1.0 if v > 1.0 else v if v > 0.0 else 0.0  # clip to [0, 1] (NaN -> 0, as min(1, max(0, v)))
+            out[doc] = get(doc, 0.0) + w * (v + 1e-3 / (k + rank))
     return out
 
 

@@ -62,7 +62,7 @@ def second_round(fused: dict[str, float], *, query: str, store: Store, scope: Sc
     lists: dict[str, Ranked] = {}
     weights: dict[str, float] = {}
     if config.lexical_weight > 0 and config.hop_terms > 0:
-        items = store.get_many(scope.tenant, seeds)
+        items = store.get_many(scope.tenant, seeds, entities=False)  # text and speaker only
         exclude = {t.casefold() for t in query_terms(query)} | {t.casefold() for t in terms}
         exclude |= {it.speaker.casefold() for it in items.values() if it.speaker}
         extra = hop_terms([items[d].text for d in seeds if d in items], exclude, config.hop_terms)

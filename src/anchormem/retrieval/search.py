@@ -18,6 +18,7 @@ config's ``recency_weight``/``importance_weight``. After ranking, the returned h
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
@@ -235,32 +236,42 @@ class Searcher:
             # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
             # candidate dominated search time at scale)
-            fused = dict(sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:max(5 * limit, 100)])
+            fused = dict(heapq.nsmallest(max(5 * limit, 100), fused.items(), key=lambda kv: (-kv[1], kv[0])))
         ctx_vectors = None
+        # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
+        # as_of read keeps them: past.items gives each edited memory the entities it had then
+        lazy = past is None
         if anchor is not None and getattr(anchor, "wants_context_vectors", False):
-            items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused))
+            items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused), entities=not lazy)
         else:
-            items = self.store.get_many(scope.tenant, list(fused))
+            items = self.store.get_many(scope.tenant, list(fused), entities=not lazy)
         if past is not None:  # an edited memory is returned with the text it had at as_of
             items = past.items(items)
         ref = as_of or now
         hits: list[Hit] = []
+        none2 = (None, None)
+        rw, iw, curve, half_life = (config.recency_weight, config.importance_weight, config.recency_curve,
+                                    config.recency_half_life_days)
+        keep_r, keep_i = 1 - rw, 1 - iw
+        source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
+        imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
         for doc, f in fused.items():
             item = items.get(doc)
-            if item is None or (not show_expired and _expired(item, ref)):
+            if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
                 continue
-            ds, dr = dmap.get(doc, (None, None))
-            ls, lr = lmap.get(doc, (None, None))
-            if ls is None and doc not in also and (ds is None or ds < config.min_dense):
+            ds, dr = dmap.get(doc, none2)
+            ls, lr = lmap.get(doc, none2)
+            if ls is None and (ds is None or ds < min_dense) and doc not in also:
                 continue
-            rec = recency_weight(item.created_at, ref, curve=config.recency_curve,
-                                 half_life_days=config.recency_half_life_days)
-            imp = importance(item)
-            sw = config.source_weights.get(item.kind, 1.0)
-            if config.ask_weight < 1.0 and item.kind == "question" and asks_only(item.text):
-                sw *= config.ask_weight  # it only asks: it states nothing the search could be looking for
-            final = (f * ((1 - config.recency_weight) + config.recency_weight * rec)
-                     * ((1 - config.importance_weight) + config.importance_weight * imp) * sw)
+            rec = recency_weight(item.created_at, ref, curve=curve, half_life_days=half_life)
+            key = (item.kind, item.confidence, item.access_count)
+            imp = imp_of.get(key)
+            if imp is None:
+                imp = imp_of[key] = importance(item)
+            sw = source_weights.get(item.kind, 1.0)
+            if ask_weight < 1.0 and item.kind == "question" and asks_only(item.text):
+                sw *= ask_weight  # it only asks: it states nothing the search could be looking for
+            final = f * (keep_r + rw * rec) * (keep_i + iw * imp) * sw
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
             if adapt is not None:
@@ -273,7 +284,7 @@ class Searcher:
                 explain["time_match"] = in_window(item, window)
                 final *= 1 + config.time_boost if explain["time_match"] else 1.0
             explain["final"] = final
-            hits.append(Hit(memory=item, score=final, explain=explain))
+            hits.append(_hit(item, final, explain))
         if recap:
             hits = recap_first(hits, recap)
         if anchor is not None:
@@ -291,6 +302,8 @@ class Searcher:
         if recap:
             out = recap_order(out)
         out = rank_scores(out)  # Hit.score: the score that defines the rank (never rising down the list)
+        if lazy and out:
+            out = self._with_entities(scope.tenant, out, items)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
@@ -331,6 +344,14 @@ class Searcher:
         rows = self.store.get_many(scope.tenant, list(texts))
         return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
                          self.store.past_states(scope, where, as_of))
+
+    def _with_entities(self, tenant: str, hits: list[Hit], loaded: dict[str, MemoryItem]) -> list[Hit]:
+        """``hits`` with the entities of the memories read without them (``loaded``: the candidates as read); a
+        memory read whole elsewhere (a successor placed by currency) is kept as it is."""
+        bare = [h for h in hits if loaded.get(h.memory.id) is h.memory]
+        for h, item in zip(bare, self.store.with_entities(tenant, [h.memory for h in bare])):
+            h.memory = item
+        return hits
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""
@@ -385,5 +406,14 @@ def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:
     return weigh(hits, config.session_weight) if config.session_weight > 0 else hits
 
 
-def _expired(item: MemoryItem, now: datetime) -> bool:
-    return item.expires_at is not None and item.expires_at <= now
+def _hit(memory: MemoryItem, score: float, explain: dict[str, Any]) -> Hit:
+    """``Hit(memory=memory, score=score, explain=explain)`` without validating values that are valid by
+    construction (a stored memory, a float, a dict): ~100 candidates a search, and pydantic's check of the
+    memory was a tenth of the pipeline. Equal to the validated Hit."""
+    hit = Hit.__new__(Hit)
+    object.__setattr__(hit, "__dict__", {"memory": memory, "score": score, "explain": explain})
+    object.__setattr__(hit, "__pydantic_fields_set__", {"memory", "score", "explain"})
+    object.__setattr__(hit, "__pydantic_extra__", None)
+    object.__setattr__(hit, "__pydantic_private__", None)
+    return hit
+

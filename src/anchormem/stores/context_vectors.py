@@ -145,7 +145,8 @@ class SQLiteContextMixin(_ContextVectors):
                                                 f"({','.join('?' * len(chunk))})", [tenant, *chunk])))
         return out
 
-    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], ContextVectors]:
+    def get_many_with_context(self, tenant: str, ids: list[str], *, entities: bool = True
+                              ) -> tuple[dict[str, Any], ContextVectors]:
         """``get_many`` and ``get_context_vectors`` (the anchored search path): the rows once per 900 ids, their
         context vectors from the vector cache (:meth:`VectorCache.contexts`), only those it does not know from the
         table."""
@@ -155,7 +156,7 @@ class SQLiteContextMixin(_ContextVectors):
             chunk = ids[i : i + 900]
             rows = self._read(f"SELECT rowid, {MEMORY_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
-            items.update((it.id, it) for it in self._items(rows))
+            items.update((it.id, it) for it in self._items(rows, entities))
             cached, missing = self._cached_contexts(tenant, rows)
             ctx = ctx.merged(cached)
             if missing:
@@ -238,14 +239,15 @@ class PostgresContextMixin(_ContextVectors):
         return _decode(self._read("SELECT id, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                   (tenant, list(ids))))
 
-    def get_many_with_context(self, tenant: str, ids: list[str]) -> tuple[dict[str, Any], ContextVectors]:
+    def get_many_with_context(self, tenant: str, ids: list[str], *, entities: bool = True
+                              ) -> tuple[dict[str, Any], ContextVectors]:
         """``get_many`` and ``get_context_vectors`` in one read (the anchored search path)."""
         if not ids:
             return {}, ContextVectors()
         with self._conn() as conn:
             rows = conn.execute(f"SELECT {MEMORY_COLS}, context_vec FROM memories WHERE tenant = %s AND id = ANY(%s)",
                                 (tenant, list(ids))).fetchall()
-            items = self._items(conn, [r[:-1] for r in rows])
+            items = self._items(conn, [r[:-1] for r in rows], entities)
         return {it.id: it for it in items}, _decode((r[0], r[-1]) for r in rows)
 
     def _replace_context(self, tenant: str, blobs: dict[str, bytes]) -> int:

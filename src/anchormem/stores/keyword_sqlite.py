@@ -44,19 +44,23 @@ _RANKED = "SELECT rowid, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts WH
 
 def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, terms: list[str], k: int,
                 filter_sql: str, filter_params: list[Any], scope_rows: int | None,
-                ranked: Callable[[int], list[tuple[int, float]] | None] | None = None) -> list[tuple[str, float]]:
+                ranked: Callable[[int], list[tuple[int, float]] | None] | None = None,
+                live: Callable[[list[tuple[int, float]]], list[tuple[str, float]]] | None = None
+                ) -> list[tuple[str, float]]:
     """Top ``k`` (memory id, BM25 score) of the rows matching any of ``terms`` that pass ``filter_sql`` (a condition
     on ``memories m`` that holds the scope: :meth:`.sqlfilter.SQLiteFilterCompiler.where`), best first, ties: older
     row first. ``read(sql, params)``: rows. ``scope_rows``: about how many rows the user has (the cached vectors' count;
     None: unknown), to decide whether the scope token is needed (module doc). ``terms``: non-blank. ``ranked(n)``:
-    the user's best ``n`` (rowid, score) from the keyword index (None: ask FTS5)."""
+    the user's best ``n`` (rowid, score) from the keyword index (None: ask FTS5). ``live(top)``: the same filter
+    answered without SQL (the scope's current warm rows known in memory), when the filter is only that."""
+    filtered = live or (lambda top: _filtered(read, top, filter_sql, filter_params))
     if ranked is not None:  # ranking again is cheap here: a small margin over k, widened when the filter bites
         cap = k + max(k // 4, KEYWORD_CAP_MIN // 4)
         while True:
             top = ranked(cap)
             if top is None:
                 break
-            out = _filtered(read, top, filter_sql, filter_params)
+            out = filtered(top)
             if len(out) >= k or len(top) < cap:  # k survivors, or every match was ranked
                 return out[:k]
             cap = cap * 4 if cap < KEYWORD_CAP_MAX else 1 << 62  # past the max: every match (ranking is cheap)
@@ -71,7 +75,7 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
     while cap <= KEYWORD_CAP_MAX:
         n = int(cap / share) + 1 if share < 1.0 else cap
         top = read(_RANKED, (match, n))
-        out = _filtered(read, top, filter_sql, filter_params)
+        out = filtered(top)
         if len(out) >= k or len(top) < n:  # k survivors, or every match was ranked
             return out[:k]
         cap *= 4
@@ -96,7 +100,8 @@ def _filtered(read: Callable[[str, Any], list], top: list, filter_sql: str, filt
 class SQLiteKeywordMixin:
     """:meth:`keyword_search` of :class:`~.sqlite.SQLiteStore` and its keyword index (:mod:`.keyword_index`): saved
     beside the database as ``<file>.kw`` (not for ``":memory:"`` or an encrypted file: kept in memory, built on the
-    first keyword search after opening). Uses the store's ``_read``, ``_tx``, ``_filters``, ``vectors``."""
+    first keyword search after opening). Uses the store's ``_read``, ``_tx``, ``_filters``, ``vectors``,
+    ``_generation``, ``_row_ids``."""
 
     keywords: KeywordIndex | None = None
 
@@ -126,5 +131,30 @@ class SQLiteKeywordMixin:
         index, token = self.keywords, scope_token(scope.tenant, scope.user_id)
         ranked = None if index is None else \
             (lambda n: index.top(self._read, self._kw_snapshot, token, terms, n))  # type: ignore[attr-defined]
+        live = self._live_filter(scope, where, as_of) if rows is not None else None
         return keyword_top(self._read, scope.tenant, scope.user_id, terms, k, sql, params, rows,  # type: ignore
-                           ranked)
+                           ranked, live)
+
+    def _live_filter(self, scope: Scope, where: FilterNode | None, as_of: datetime | None
+                     ) -> Callable[[list[tuple[int, float]]], list[tuple[str, float]]] | None:
+        """The keyword stage's filter answered in memory, for a search whose filter is the scope's current warm rows
+        only (no ``where``, ``as_of``, agent or session): a ranked row passes when the scope's cached vectors, at
+        the scope's generation, hold it (they hold exactly those rows); its id comes from the store's rowid map
+        (:meth:`.row_reads.SQLiteRowReadsMixin._row_ids`). None (filter in SQL) otherwise, or when the vectors are
+        not cached at the current generation."""
+        vectors = self.vectors  # type: ignore[attr-defined]
+        if vectors is None or where is not None or as_of is not None or scope.agent_id is not None or \
+                scope.session_id is not None:
+            return None
+        key = (scope.tenant, scope.user_id)
+        gen = self._generation(*key)  # type: ignore[attr-defined]
+        sv = vectors.cached(key, gen)
+        if sv is None:
+            return None
+        pos, row_ids = sv.pos, self._row_ids  # type: ignore[attr-defined]
+
+        def run(top: list[tuple[int, float]]) -> list[tuple[str, float]]:
+            rows = [(int(r), s) for r, s in top if r in pos]
+            idmap = row_ids(key, gen, [r for r, _ in rows])
+            return [(idmap[r], float(s)) for r, s in rows if r in idmap]
+        return run

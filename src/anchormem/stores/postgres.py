@@ -43,7 +43,8 @@ from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
                        message_dicts, restating_turns, review_row)
-from .schema import MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values
+from .schema import (MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values,
+                     with_entity_list)
 from .sql_common import SQLCommonMixin
 from .sqlfilter import PostgresFilterCompiler
 from .tiers_sql import PostgresTierMixin
@@ -229,22 +230,39 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self.dim = dim
 
     # ---------------------------------------------------------------- row conversion
-    def _items(self, conn: Any, rows: list[tuple]) -> list[MemoryItem]:
+    def _items(self, conn: Any, rows: list[tuple], entities: bool = True) -> list[MemoryItem]:
+        """Rows of ``_COLS`` as items, with their claims and (``entities``) their entities; without, ``entities``
+        is left empty (:meth:`with_entities` loads them)."""
         if not rows:
             return []
-        ents: dict[tuple[str, str], list[Entity]] = {}
         by_tenant: dict[str, list[str]] = {}
         by_user: dict[tuple[str, str], list[str]] = {}
         for r in rows:
             by_tenant.setdefault(r[1], []).append(r[0])
             by_user.setdefault((r[1], r[2]), []).append(r[0])
+        ents = self._entities(conn, by_user) if entities else {}
+        claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
+        return [memory_item(r, PG_JSON, ents.get((r[1], r[0]), []), claims.get((r[1], r[0]), [])) for r in rows]
+
+    def _entities(self, conn: Any, by_user: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[Entity]]:
+        """{(tenant, memory id): its entities, in the order written} of ``by_user`` ({(tenant, user): ids})."""
+        ents: dict[tuple[str, str], list[Entity]] = {}
         for (tenant, user), ids in by_user.items():  # by user: ix_ent_mem (tenant, user_id, memory_id) finds them
             for mid, t, v, n in conn.execute(
                     "SELECT memory_id, type, value, normalized FROM memory_entities WHERE tenant = %s AND "
                     "user_id = %s AND memory_id = ANY(%s) ORDER BY seq", (tenant, user, ids)).fetchall():
                 ents.setdefault((tenant, mid), []).append(entity(t, v, n))
-        claims = self._claims.load(lambda sql, params: conn.execute(sql, params).fetchall(), by_tenant)
-        return [memory_item(r, PG_JSON, ents.get((r[1], r[0]), []), claims.get((r[1], r[0]), [])) for r in rows]
+        return ents
+
+    def with_entities(self, tenant: str, items: list[MemoryItem]) -> list[MemoryItem]:
+        if not items:
+            return []
+        by_user: dict[tuple[str, str], list[str]] = {}
+        for it in items:
+            by_user.setdefault((tenant, it.user_id), []).append(it.id)
+        with self._conn() as conn:
+            ents = self._entities(conn, by_user)
+        return [with_entity_list(it, ents.get((tenant, it.id), [])) for it in items]
 
     def _select(self, sql: str, params: Any = ()) -> list[MemoryItem]:
         with self._conn() as conn:
@@ -617,10 +635,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             raise NotFoundError(f"no memory {memory_id!r}")
         return items[0]
 
-    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
+    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         if not ids:
             return {}
-        items = self._select(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))
+        with self._conn() as conn:
+            items = self._items(conn, conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = ANY(%s)",
+                                                   (tenant, list(ids))).fetchall(), entities)
         return {it.id: it for it in items}
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,

@@ -87,8 +87,13 @@ class Store(Protocol):
     def get(self, tenant: str, memory_id: str) -> MemoryItem:
         """Raises NotFoundError."""
 
-    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
-        """Missing ids are left out."""
+    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
+        """Missing ids are left out. ``entities`` False: each item's ``entities`` is left empty (a search reads
+        ~100 candidates and returns a few: it loads theirs with :meth:`with_entities`)."""
+
+    def with_entities(self, tenant: str, items: list[MemoryItem]) -> list[MemoryItem]:
+        """``items`` (as ``get_many(..., entities=False)`` returned them), in order, each a copy with its stored
+        entities."""
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
@@ -153,10 +158,10 @@ class Store(Protocol):
         """Stored context vectors by memory id, (dim,) float32 each (ids without one left out); a
         :class:`~anchormem.stores.context_vectors.ContextVectors` (one matrix, ``take`` gathers many)."""
 
-    def get_many_with_context(self, tenant: str, ids: list[str]
+    def get_many_with_context(self, tenant: str, ids: list[str], *, entities: bool = True
                               ) -> tuple[dict[str, MemoryItem], Mapping[str, np.ndarray]]:
-        """``get_many`` and ``get_context_vectors`` together (the anchored search path; one read, or the SQLite
-        vector cache)."""
+        """``get_many`` (``entities`` as there) and ``get_context_vectors`` together (the anchored search path; one
+        read, or the SQLite vector cache)."""
 
     def set_context_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> int:
         """Replace the context vectors of memories (id → (dim,)). Returns how many rows changed."""

@@ -51,9 +51,10 @@ from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
 from .review_sql import SQLiteReviewMixin
+from .row_reads import SQLiteRowReadsMixin
 from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
                        restating_turns)
-from .schema import (MEMORY_COLS, SQLITE_JSON, entity, epoch as _ep, json_text, memory_item, memory_values,
+from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, json_text, memory_item, memory_values,
                      scope_token)
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
@@ -80,7 +81,8 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
-                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLCommonMixin):
+                  PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLiteRowReadsMixin,
+                  SQLCommonMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -127,6 +129,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.dim: int | None = None
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
+        self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -239,17 +242,12 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._set_dim(dim)
 
     # ---------------------------------------------------------------- row conversion
-    def _items(self, rows: list[tuple]) -> list[MemoryItem]:
+    def _items(self, rows: list[tuple], entities: bool = True) -> list[MemoryItem]:
+        """Rows of ``_COLS`` as items, with their claims and (``entities``) their entities; without, ``entities``
+        is left empty (:meth:`with_entities` loads them)."""
         if not rows:
             return []
-        ents: dict[int, list[Entity]] = {}
-        rowids = [r[0] for r in rows]
-        for i in range(0, len(rowids), 900):
-            chunk = rowids[i : i + 900]
-            q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
-                f"({','.join('?' * len(chunk))}) ORDER BY rowid"
-            for rid, t, v, n in self._read(q, chunk):
-                ents.setdefault(rid, []).append(entity(t, v, n))
+        ents = self._entities([r[0] for r in rows]) if entities else {}
         claims = self._claims.load(self._read, {t: [r[1] for r in rows if r[2] == t] for t in {r[2] for r in rows}})
         return [memory_item(r[1:], SQLITE_JSON, ents.get(r[0], []), claims.get((r[2], r[1]), [])) for r in rows]
 
@@ -444,6 +442,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         (its file too) and rebuilt on the next keyword search."""
         if self.keywords is not None:
             self.keywords.drop()
+        self._rowid_ids.pop((tenant, user_id), None)
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
@@ -596,14 +595,14 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             raise NotFoundError(f"no memory {memory_id!r}")
         return self._items(rows)[0]
 
-    def get_many(self, tenant: str, ids: list[str]) -> dict[str, MemoryItem]:
+    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
             # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
             rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
-            out.update((it.id, it) for it in self._items(rows))
+            out.update((it.id, it) for it in self._items(rows, entities))
         return out
 
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
@@ -670,9 +669,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         rowids, scores = self.vectors.search(sv, q, k, allowed)
         if len(rowids) == 0:
             return []
-        idmap = dict(self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(rowids))})",
-                                [int(r) for r in rowids]))
-        return [(int(r), idmap[int(r)], float(s)) for r, s in zip(rowids, scores) if int(r) in idmap]
+        rids = rowids.tolist()
+        idmap = self._row_ids(key, gen, rids)
+        return [(r, idmap[r], s) for r, s in zip(rids, scores.tolist()) if r in idmap]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""

@@ -245,6 +245,13 @@ class VectorCache:
             self._evict()
         return sv
 
+    def cached(self, key: tuple[str, str], generation: int) -> ScopeVectors | None:
+        """The scope's cached vectors when they are at ``generation`` (its ``pos``: the rowids of the scope's
+        current warm rows then), else None; nothing is loaded."""
+        with self._lock:
+            sv = self._items.get(key)
+            return sv if sv is not None and sv.generation == generation else None
+
     def cached_size(self, key: tuple[str, str]) -> int | None:
         """Rows of the scope's cached vectors (current, warm), whatever their generation; None when the scope is not
         cached. Nothing is loaded: a cost estimate for a caller that must not pay for a load (the keyword stage)."""

@@ -1,0 +1,64 @@
+"""The SQLite store's reads of the rows a search ranked: the entities of the hits it returns (the candidates are
+read without them: ``get_many(..., entities=False)``), and the memory ids of ranked rowids, kept per scope until
+its next write so a search maps its dense and keyword rowids without a query each time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..types import Entity, MemoryItem
+from .schema import entity, with_entity_list
+
+__all__ = ["SQLiteRowReadsMixin"]
+
+
+class SQLiteRowReadsMixin:
+    """:meth:`with_entities`, ``_entities`` and ``_row_ids`` of :class:`~.sqlite.SQLiteStore`. Needs ``_read``,
+    ``_generation`` and ``_rowid_ids`` ((tenant, user) -> (generation, {rowid: memory id}): a deleted rowid may be
+    reused by a new row, so a map holds for one generation of its scope; dropped on purge)."""
+
+    _read: Any
+    _generation: Any
+    _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
+
+    def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
+        """{memory rowid: its entities, in the order written} (rows without entities left out)."""
+        ents: dict[int, list[Entity]] = {}
+        for i in range(0, len(rowids), 900):
+            chunk = rowids[i : i + 900]
+            q = f"SELECT memory_rowid, type, value, normalized FROM memory_entities WHERE memory_rowid IN " \
+                f"({','.join('?' * len(chunk))}) ORDER BY rowid"
+            for rid, t, v, n in self._read(q, chunk):
+                ents.setdefault(rid, []).append(entity(t, v, n))
+        return ents
+
+    def with_entities(self, tenant: str, items: list[MemoryItem]) -> list[MemoryItem]:
+        ents: dict[str, list[Entity]] = {}
+        ids = [it.id for it in items]
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            for mid, t, v, n in self._read(
+                    "SELECT m.id, e.type, e.value, e.normalized FROM memories m JOIN memory_entities e ON "
+                    f"e.memory_rowid = m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY e.rowid", [tenant, *chunk]):
+                ents.setdefault(mid, []).append(entity(t, v, n))
+        return [with_entity_list(it, ents.get(it.id, [])) for it in items]
+
+    _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
+
+    def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
+        """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
+        out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
+        got = self._rowid_ids.get(key)
+        if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
+            got = (gen, {})
+            self._rowid_ids[key] = got
+        idmap = got[1]
+        miss = [r for r in rowids if r not in idmap]
+        if miss:
+            rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
+            if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
+                idmap.update(rows)
+            else:
+                return {**idmap, **dict(rows)}
+        return idmap
