@@ -173,6 +173,12 @@ class SearchConfig(BaseModel):
     # off by default: measured at 0.25 it cost LoCoMo R@1 0.7 points (a conversation from the preceding session) and
     # one English polysemy dev case (bench/results/conv_locomo.json, anchor_dev.json)
     conversation_query_weight: float = Field(0.0, ge=0, le=1)
+    # the conversation's new turns (neither stored by add in this process nor seen by an earlier search) are embedded
+    # as one text of at most this many content words, newest turn first (anchormem.retrieval.conversation.
+    # TurnVectors); 0: each new turn's full text (exact, one batched call whose cost grows with the turns' tokens)
+    conversation_turn_budget: int = Field(12, ge=0, le=512)
+    # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
+    anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred
     # from the user's memories when not said, adds the window's memories as candidates (fused with date_weight × the
     # query's weights; a day recap "what did we talk about on May 4th" gets the day in time order) and boosts by
