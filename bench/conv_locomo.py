@@ -20,8 +20,9 @@ importance):
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
 of conversations 4-10 (held out: the anchoring gate's ``anchor_spread_weight`` was chosen on a sample of 1-3).
-Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--db /tmp/locomo.db] [--variants ...] [--tell X]
-[--out bench/results/conv_locomo.json]"""
+Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--skip K] [--db /tmp/locomo.db] [--variants ...]
+[--tell X]
+[--out bench/results/conv_locomo.json]; ``--skip 6``: only the questions of conversations 6-9 (held out)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ def main(argv: list[str]) -> dict:
             ingest_locomo(mem, samples)
         ingest_s = time.perf_counter() - t0
         questions = []
-        for s in samples:
+        skip = int(_arg(argv, "--skip", "0"))  # ask only the questions of conversations skip.. (e.g. 6: held-out 6-9)
+        for s in samples[skip:]:
             sess = {n: turns for n, _w, turns in _sessions(s["conversation"])}
             for qa in s["qa"]:
                 ev = normalize_evidence(qa.get("evidence"))

@@ -61,13 +61,13 @@ def test_turns_add_stored_are_not_embedded_again(mem):
     assert e.documents == []
     new = "Is that a good deposit rate?"  # not filler ("Is that good?" is left out of the conversation)
     mem.search("And the rate?", user_id="u", context=[*CHAT, {"role": "user", "content": new}], recipe=ALWAYS)
-    assert e.documents == ["good deposit rate"]  # only the turn no add has seen, once: its content words
+    assert e.documents == [new]  # only the turn no add has seen, once (short: whole)
     mem.search("And the rate again?", user_id="u", context=[*CHAT, {"role": "user", "content": new}], recipe=ALWAYS)
-    assert e.documents == ["good deposit rate"]
+    assert e.documents == [new]
     exact = ALWAYS.model_copy(update={"conversation_turn_budget": 0})  # 0: the new turn's own text
     newer = "Should I move my savings to a fixed deposit?"
     mem.search("And the rate?", user_id="u", context=[*CHAT, {"role": "user", "content": newer}], recipe=exact)
-    assert e.documents == ["good deposit rate", newer]
+    assert e.documents == [new, newer]
 
 
 def test_new_turns_cost_one_embedding_within_the_budget(mem):
@@ -76,9 +76,13 @@ def test_new_turns_cost_one_embedding_within_the_budget(mem):
     turns = ["We moved the concrete pour to Thursday because of the rain.",
              "The site manager said the inspection is due on Monday morning.",
              "Did the steel delivery arrive yet? I heard it was late."]
-    # newest turn first until the budget is spent, put back in the turns' order
+    # newest turn first until the budget is spent, put back in the turns' order: a short turn whole, a long one by
+    # its content words
     assert turn_gist(turns, 8) == "site manager steel delivery arrive yet heard late"
-    assert turn_gist(turns, 0) == "" and turn_gist(["ok, so"], 5) == ""
+    assert turn_gist(turns, 14) == "site manager said Did the steel delivery arrive yet? I heard it was late."
+    assert turn_gist(["今天天气特别好。", "我喜欢看日落和晚霞。"], 9) == "今天天气特别好。 我喜欢看日落和晚霞。"
+    assert turn_gist(["天气冷了想喝点热乎的。", "早饭想吃得清淡一点。"], 8) == "天气冷 早饭想吃得清淡一点。"
+    assert turn_gist(turns, 0) == "" and turn_gist(["", "?!"], 5) == ""
     mem.add([{"role": "user", "content": "The crane on site is down until the inspection."}], user_id="u")
     e = mem.embedder
     e.documents.clear()
@@ -109,7 +113,7 @@ def test_stored_turns_are_read_from_the_store(tmp_path):
                                    rtol=1e-6, atol=1e-6)
         m.search("What about the bank?", user_id="u", context=[{"role": "user", "content": "My bank is closed on "
                                                                 "Sundays."}], recipe=ALWAYS)
-        assert m.embedder.documents == ["bank closed sundays"]  # another user's memory is not this user's turn
+        assert m.embedder.documents == ["My bank is closed on Sundays."]  # another user's memory is not this user's turn
 
 
 def test_a_purge_drops_the_kept_passage_embeddings(mem):
@@ -126,7 +130,7 @@ def test_a_purge_drops_the_kept_passage_embeddings(mem):
     mem.delete(events[1].memory.id, purge=True)
     assert len(mem._searcher._pcache) == 0 and len(mem._turns._kept) == 0
     mem.search("What about the bank?", user_id="u", context=CHAT[:1], recipe=ALWAYS)
-    assert mem.embedder.documents == ["bank open", "opened savings account bank"]  # purged: embedded anew
+    assert mem.embedder.documents == ["Is the bank open?", CHAT[0]["content"]]  # purged: embedded anew
 
 
 def test_the_passage_cache_is_bounded(mem):

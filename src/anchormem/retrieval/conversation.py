@@ -30,7 +30,7 @@ import numpy as np
 
 from ..langdata import words
 from ..text.dates import resolve_dates
-from ..text.tokenize import STOPWORDS, has_cjk, query_terms
+from ..text.tokenize import STOPWORDS, has_cjk, query_terms, words as text_words
 
 __all__ = ["ConversationQuery", "TurnVectors", "turn_gist", "resolve_query", "conversation_query", "points_back",
            "plan"]
@@ -154,18 +154,24 @@ def plan(query: str, turns: Sequence[str], cfg, embed_query: Callable[[str], np.
 
 
 def turn_gist(texts: Sequence[str], budget: int) -> str:
-    """What stands for new conversation turns ``texts`` (oldest first) in one embedding: their content words
-    (:func:`anchormem.text.tokenize.query_terms`: stopwords dropped, each word once per turn), taken from the newest
-    turn back until ``budget`` words are taken, put back in the turns' order and joined by spaces. "" when no turn
-    has a content word."""
+    """What stands for new conversation turns ``texts`` (oldest first) in one embedding, at most ``budget`` words
+    (:func:`anchormem.text.tokenize.words`: Chinese words as jieba cuts them), taken from the newest turn back: a turn
+    whose words fit what is left comes whole, as said; a longer one by its content words
+    (:func:`anchormem.text.tokenize.query_terms`: stopwords dropped, each word once) until the budget is spent.
+    The pieces are put back in the turns' order, one space between them. "" when no turn has a word."""
     left, parts = max(int(budget), 0), []
     for t in reversed(texts):
         if left <= 0:
             break
+        n = len(text_words(t))
+        if 0 < n <= left:
+            parts.append(t.strip())
+            left -= n
+            continue
         got = query_terms(t)[:left]
         left -= len(got)
         if got:
-            parts.append(" ".join(got))
+            parts.append("".join(got) if all(has_cjk(w) for w in got) else " ".join(got))
     return " ".join(reversed(parts))
 
 
@@ -179,9 +185,9 @@ class TurnVectors:
        exact search embedded: :meth:`.search.Searcher.kept_passages`);
     2. the vector an earlier search of this process gave it (kept here, LRU of ``size`` turns);
     3. else the turn is new, and every new turn of the search gets one vector: the passage embedding of their gist
-       (:func:`turn_gist`: at most ``budget`` content words, newest turn first), one engine call of about
-       ``budget`` tokens however many turns are new. A new turn without a content word gets that vector too (or,
-       when no new turn has one, its own text embedded).
+       (:func:`turn_gist`: at most ``budget`` words, newest turn first, a short turn whole, a long one by its content
+       words), one engine call of about ``budget`` tokens however many turns are new. A new turn without a word
+       gets that vector too (or, when no new turn has one, its own text embedded).
 
     ``budget`` 0 (:meth:`vectors`): each new turn's own text, embedded together in one call
     (:meth:`.search.Searcher.embed_passages`; exact, the cost grows with the turns' tokens).
