@@ -20,8 +20,9 @@ importance):
 The store is ingested once into ``--db`` (reused when it exists). Paired bootstrap intervals (95%,
 :func:`anchormem.eval.paired.paired_bootstrap`) of R@1/5/10 for the pairs in ``PAIRS``, on all questions and on those
 of conversations 4-10 (held out: the anchoring gate's ``anchor_spread_weight`` was chosen on a sample of 1-3).
-Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--db /tmp/locomo.db] [--variants ...] [--tell X]
-[--out bench/results/conv_locomo.json]"""
+Run: nice -n 10 python bench/conv_locomo.py [--conversations N] [--skip K] [--db /tmp/locomo.db] [--variants ...]
+[--tell X]
+[--out bench/results/conv_locomo.json]; ``--skip 6``: only the questions of conversations 6-9 (held out)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ from anchormem.retrieval.config import RECIPES
 LOCOMO = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json"
 KS = (1, 5, 10)
 TELL = 0.05  # anchor_spread_tell of the "-tell" variants (--tell)
-PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv-q", "anchored+conv"),
+SW = "anchored+conv@anchor_spread_weight=0.1"  # a "spread" reorder weighed as without a conversation
+PAIRS = [("anchored", "hybrid"), ("anchored+conv", "hybrid"), ("anchored+conv", "hybrid+conv"),
+         ("anchored+conv", SW), (SW, "hybrid+conv"), (SW, "anchored"), ("anchored+conv-q", "anchored+conv"),
          ("anchored+conv-nogate", "hybrid"), ("hybrid+conv-q", "hybrid"), ("anchored+conv", "anchored"),
          ("anchored+conv-tell", "anchored+conv")]
 
@@ -87,7 +90,8 @@ def main(argv: list[str]) -> dict:
             ingest_locomo(mem, samples)
         ingest_s = time.perf_counter() - t0
         questions = []
-        for s in samples:
+        skip = int(_arg(argv, "--skip", "0"))  # ask only the questions of conversations skip.. (e.g. 6: held-out 6-9)
+        for s in samples[skip:]:
             sess = {n: turns for n, _w, turns in _sessions(s["conversation"])}
             for qa in s["qa"]:
                 ev = normalize_evidence(qa.get("evidence"))
@@ -127,7 +131,10 @@ def main(argv: list[str]) -> dict:
     # the anchoring gate's settings were tuned on a sample of conversations 1-3: 4-10 are held out
     users = [q["user"] for q in questions]
     tuned = {s["sample_id"] for s in samples[:3]}
-    splits = {"all": [True] * len(questions), "heldout_conv4-10": [u not in tuned for u in users]}
+    order = [s["sample_id"] for s in samples]  # the LoCoMo dev / held-out split of bench/locomo_paired.py
+    splits = {"all": [True] * len(questions), "heldout_conv4-10": [u not in tuned for u in users],
+              "dev_conv0-5": [order.index(u) < 6 for u in users],
+              "heldout_conv6-9": [order.index(u) >= 6 for u in users]}
     for split, keep in splits.items():
         for a, b in PAIRS:
             if a in recs and b in recs and any(keep):

@@ -74,15 +74,19 @@ def test_unstored_turns_cost_one_batched_embedding(db_path):
         ctx = ["My budget is tight.", "Rent went up again.", "I want to save more.", "Interest rates are up.",
                "What about the bank?"]
         m.search("What did I say about the bank?", user_id="u", context=ctx, recipe=always)
-        assert emb.calls == [5]  # the five turns together, once
+        assert emb.calls == [1]  # the five turns together, once: one text of their content words
         m.search("Anything new about the bank?", user_id="u", context=ctx, recipe=always)
-        assert emb.calls == [5]  # cached: no new embedding
+        assert emb.calls == [1]  # cached: no new embedding
         m.search("Anything new about the bank?", user_id="u", context=[*ctx[1:], "Savings matter."], recipe=always)
-        assert emb.calls == [5, 1]  # only the new turn
+        assert emb.calls == [1, 1]  # only the new turn
+        exact = always.model_copy(update={"conversation_turn_budget": 0})  # each new turn's own text, batched
+        m.search("Anything new about the bank?", user_id="u", context=["Loans are dear.", "So are cars."],
+                 recipe=exact)
+        assert emb.calls == [1, 1, 2]
         # the default: nothing is ambiguous (one memory holds "bank"), the gate keeps the hybrid order and no turn
         # is embedded at all
         m.search("Anything new about the bank?", user_id="u", context=["A brand new turn."])
-        assert emb.calls == [5, 1]
+        assert emb.calls == [1, 1, 2]
 
 
 def test_gate_keeps_the_hybrid_order_for_an_ordinary_question(mem):

@@ -32,7 +32,7 @@ from .ingest.keys import memory_keys, parse_key_kinds, previous_turn
 from .ingest.pipeline import draft_memories, embedding_text, time_terms
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
-from .retrieval.conversation import plan
+from .retrieval.conversation import TurnVectors, plan
 from .context.anchor import ContextAnchor, check_labels, hand_set, label_drafts, relabel_scope
 from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
@@ -150,6 +150,7 @@ class Memory(LifecycleMixin):
         self.llm: LLM | None = make_llm() if isinstance(llm, str) and llm == "auto" else llm  # type: ignore
         self._evidence: EvidenceScorer | None = None  # ask's evidence scorer (caches word embeddings)
         self._searcher = Searcher(self.store, embedder)
+        self._turns = TurnVectors(self._searcher)  # a search's conversation turns, embedded at a bounded cost
         self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
         self._sessions: Any = None  # the session store, opened on first use
         self.expiry = expiry if expiry is not None else ExpiryPolicy()
@@ -596,13 +597,16 @@ class Memory(LifecycleMixin):
         return self._anchor
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
+        budget = cfg.conversation_turn_budget
         return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
-                          embed_turn=self._searcher.embed_passage, embed_turns=self._searcher.embed_passages)
+                          embed_turn=lambda t: self._turns.vector(t, budget, scope),
+                          embed_turns=lambda ts: self._turns.vectors(ts, budget, scope))
 
     def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
         """:func:`anchormem.retrieval.conversation.plan` for this search (the turns anchoring reads)."""
         return plan(query, conversation_texts(ctx, cfg.anchor_context_turns or 6) if ctx else [], cfg,
-                    lambda q: self._searcher.embed_query(q, scope), self._searcher.embed_passages, now)
+                    lambda q: self._searcher.embed_query(q, scope),
+                    lambda ts: self._turns.vectors(ts, cfg.conversation_turn_budget, scope), now)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

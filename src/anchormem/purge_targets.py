@@ -54,6 +54,7 @@ def purge_copies(mem: Any, user_id: str, sessions: set[str] | None) -> None:
     from .urlcheck import check_redis_url
 
     mem._searcher.forget_passages()
+    mem._turns.forget()
     relabel_sessions(mem.anchor, mem.store, mem.tenant, user_id, sessions)  # no label derived from a purged turn
     mem.anchor.forget()
     if mem.cache is not None:

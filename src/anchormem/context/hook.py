@@ -232,7 +232,8 @@ class AnchorHook:
                                   with_labels=False, ambiguous=bool(ctx_texts) and pick is None
                                   and _ambiguous(self.query, hits, holders))
         told = gate == "spread+conversation"
-        weight = cfg.anchor_spread_weight if spread and texts else \
+        weight = (cfg.anchor_spread_weight if pick is not None or not cfg.anchor_spread_match_only
+                  else cfg.anchor_weight_no_context) if spread and texts else \
             min(cfg.anchor_weight, cfg.anchor_spread_tell_weight) if told and qc.source == "query+context" else \
             cfg.anchor_weight if qc.source == "query+context" else cfg.anchor_weight_no_context
         qc = anchor.own_match(qc, pick, weight=cfg.anchor_match_weight)

@@ -23,14 +23,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from collections import OrderedDict
+from threading import Lock
 
 import numpy as np
 
 from ..langdata import words
 from ..text.dates import resolve_dates
-from ..text.tokenize import STOPWORDS, has_cjk
+from ..text.tokenize import STOPWORDS, has_cjk, query_terms, words as text_words
 
-__all__ = ["ConversationQuery", "resolve_query", "conversation_query", "points_back", "plan"]
+__all__ = ["ConversationQuery", "TurnVectors", "turn_gist", "resolve_query", "conversation_query", "points_back",
+           "plan"]
 
 
 @dataclass(frozen=True)
@@ -148,3 +151,121 @@ def plan(query: str, turns: Sequence[str], cfg, embed_query: Callable[[str], np.
                               turn_vectors=embed_turns) if cfg.dense_weight > 0 else \
         conversation_query(q, turns, weight=w)
     return q, conv, time_text
+
+
+def turn_gist(texts: Sequence[str], budget: int) -> str:
+    """What stands for new conversation turns ``texts`` (oldest first) in one embedding, at most ``budget`` words
+    (:func:`anchormem.text.tokenize.words`: Chinese words as jieba cuts them), taken from the newest turn back: a turn
+    whose words fit what is left comes whole, as said; a longer one by its content words
+    (:func:`anchormem.text.tokenize.query_terms`: stopwords dropped, each word once) until the budget is spent.
+    The pieces are put back in the turns' order, one space between them. "" when no turn has a word."""
+    left, parts = max(int(budget), 0), []
+    for t in reversed(texts):
+        if left <= 0:
+            break
+        n = len(text_words(t))
+        if 0 < n <= left:
+            parts.append(t.strip())
+            left -= n
+            continue
+        got = query_terms(t)[:left]
+        left -= len(got)
+        if got:
+            parts.append("".join(got) if all(has_cjk(w) for w in got) else " ".join(got))
+    return " ".join(reversed(parts))
+
+
+class TurnVectors:
+    """The passage vectors of a search's conversation turns (what anchoring reads: the turns' domain logits and the
+    conversation's vector), at a bounded embedding cost. The default engine's work grows with the tokens it embeds,
+    not with its calls (``bench/embed_calls.py``), so turns are not embedded one by one or in full. Per turn, the
+    first that has one:
+
+    1. the exact passage embedding the searcher keeps for it (a turn ``add`` stored in this process, or a turn an
+       exact search embedded: :meth:`.search.Searcher.kept_passages`);
+    2. the vector an earlier search of this process gave it (kept here, LRU of ``size`` turns);
+    3. else the turn is new, and every new turn of the search gets one vector: the passage embedding of their gist
+       (:func:`turn_gist`: at most ``budget`` words, newest turn first, a short turn whole, a long one by its content
+       words), one engine call of about ``budget`` tokens however many turns are new. A new turn without a word
+       gets that vector too (or, when no new turn has one, its own text embedded).
+
+    ``budget`` 0 (:meth:`vectors`): each new turn's own text, embedded together in one call
+    (:meth:`.search.Searcher.embed_passages`; exact, the cost grows with the turns' tokens).
+    Thread-safe. The kept vectors are of text users said: :meth:`forget` drops them (after a purge)."""
+
+    def __init__(self, searcher, size: int = 1024) -> None:
+        self.searcher = searcher
+        self.size = max(int(size), 1)
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = Lock()
+
+    def vectors(self, texts: Sequence[str], budget: int, scope=None) -> np.ndarray:
+        """(n, dim) float32 passage vectors of the turns ``texts`` (oldest first), in order (class doc); at most one
+        embedding call. With ``scope`` (the search's), a turn stored as a memory of that user (its embedded text,
+        ``"<speaker>: <text>"``, is the turn's) takes its stored vector: one keyword lookup per turn not kept.
+        Raises EmbeddingError from the embedder, StoreError from the store."""
+        texts = list(texts)
+        got = self.searcher.kept_passages(texts)
+        with self._lock:
+            for t in texts if budget > 0 else ():  # budget 0: exact vectors only
+                if t not in got and t in self._kept:
+                    got[t] = self._kept[t]
+                    self._kept.move_to_end(t)
+        if scope is not None and len(got) < len(set(texts)):
+            got.update(self._stored([t for t in dict.fromkeys(texts) if t not in got], scope))
+        if budget <= 0:
+            if len(got) < len(set(texts)):
+                self.searcher.embed_passages([t for t in dict.fromkeys(texts) if t not in got])
+            got.update(self.searcher.kept_passages([t for t in texts if t not in got]))
+            return np.vstack([got[t] for t in texts]) if texts else \
+                np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
+        new = [t for t in dict.fromkeys(texts) if t not in got]
+        if new:
+            gist = turn_gist(new, budget)
+            vecs = self.searcher.embedder.embed_documents([gist] if gist else new)
+            vecs = np.asarray(vecs, dtype=np.float32).reshape(-1, self.searcher.embedder.dim)
+            with self._lock:
+                for i, t in enumerate(new):
+                    got[t] = vecs[0 if gist else i]
+                    self._kept[t] = got[t]
+                    self._kept.move_to_end(t)
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
+        return np.vstack([got[t] for t in texts])
+
+    def vector(self, text: str, budget: int, scope=None) -> np.ndarray:
+        """The (dim,) float32 vector of one turn: what :meth:`vectors` gave it, or it alone as a new turn."""
+        return self.vectors([text], budget, scope)[0]
+
+    def _stored(self, texts: list[str], scope) -> dict[str, np.ndarray]:
+        """The stored vectors of the turns among ``texts`` that are memories of ``scope``'s user (their embedded text
+        is the turn's): each turn's words looked up in the keyword index (its best 3 matches), those matches read
+        once. The vectors found are kept (:meth:`.search.Searcher.remember_passages`)."""
+        from ..ingest.pipeline import embedding_text
+        from ..types import Scope
+
+        store = self.searcher.store
+        user = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
+        ids: dict[str, list[str]] = {}
+        for t in texts:
+            terms = query_terms(t)
+            if terms:
+                ids[t] = [mid for mid, _ in store.keyword_search(user, terms, 3, None)]
+        every = sorted({mid for v in ids.values() for mid in v})
+        if not every:
+            return {}
+        rows = store.get_many(scope.tenant, every)
+        match = {t: next((mid for mid in v if mid in rows and embedding_text(rows[mid].text, rows[mid].speaker) == t),
+                         None) for t, v in ids.items()}
+        vecs = store.get_vectors(scope.tenant, sorted({mid for mid in match.values() if mid}))
+        out = {t: np.asarray(vecs[mid], dtype=np.float32) for t, mid in match.items() if mid in vecs}
+        if out:
+            self.searcher.remember_passages(list(out), np.vstack(list(out.values())))
+        return out
+
+    def forget(self) -> None:
+        """Drop every kept vector (they are of text users said)."""
+        with self._lock:
+            self._kept.clear()

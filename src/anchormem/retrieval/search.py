@@ -105,6 +105,15 @@ class Searcher:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.vstack([got[t] for t in texts])
 
+    def kept_passages(self, texts: list[str]) -> dict[str, np.ndarray]:
+        """The passage embeddings kept for ``texts`` (:meth:`remember_passages`, or embedded by an earlier
+        :meth:`embed_passages`): {text: (dim,) float32}, the texts not kept left out; embeds nothing."""
+        with self._qlock:
+            got = {t: self._pcache[t] for t in texts if t in self._pcache}
+            for t in got:
+                self._pcache.move_to_end(t)
+        return got
+
     def remember_passages(self, texts: list[str], vectors: np.ndarray) -> None:
         """Keep the passage embeddings ``add`` computed (``vectors``: (n, dim) for ``texts``) for
         :meth:`embed_passage`."""
@@ -203,7 +212,7 @@ class Searcher:
             # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
             # (in [1 - anchor_weight, 1]) and were set on RRF's compressed scores; on min-max's spread they cannot
             # lift the memory of the conversation's sense (polysemy pooled EN 68/72 with min-max, 70/72 with RRF)
-            in_conversation = bool(getattr(anchor, "texts", None))
+            in_conversation = bool(getattr(anchor, "texts", None)) and config.anchor_conversation_rrf
             fusion = "minmax" if (config.fusion == "minmax" and not in_conversation
                                   and len(dense or lexical) >= config.norm_window) else "rrf"
 
