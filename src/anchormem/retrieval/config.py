@@ -137,6 +137,15 @@ class SearchConfig(BaseModel):
     hop_terms: int = Field(8, ge=0, le=50)
     hop_mix: float = Field(0.5, ge=0, le=1)
     hop_weight: float = Field(0.5, ge=0, le=2)
+    # neighbours (anchormem.retrieval.neighbours): the turns said just before and after each of the neighbour_top
+    # best hits (up to ``neighbours`` on each side; 0: off) get neighbour_weight × the hit's score ×
+    # neighbour_decay^(distance - 1) added (a turn not among the hits enters with that alone). Off by default (opt-in):
+    # LoCoMo conversations 0-2 R@1/5/10 +1.3/+0.6/+1.8 but multi-hop R@10 -1.8, +3 ms CPU per search (~12%);
+    # weight and top chosen on conversations 0-1 (docs: /work/wt/briefs/multihop_bench.md)
+    neighbours: int = Field(0, ge=0, le=5)
+    neighbour_top: int = Field(10, ge=1, le=100)
+    neighbour_weight: float = Field(0.2, ge=0, le=1)
+    neighbour_decay: float = Field(0.5, ge=0, le=1)
     # session then turn (anchormem.retrieval.sessions): final · s^session_weight, s = the best score of the hit's
     # session over the best hit's (0: off; the "anchored" recipe: 1)
     session_weight: float = Field(0.0, ge=0, le=4)
