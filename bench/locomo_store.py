@@ -105,7 +105,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                     row.append(name + " " + "/".join(f"{100 * sum(r['raw'][str(k)] for r in sel) / len(sel):.1f}"
                                                       for k in (1, 5, 10, 25)))
             print(" | ".join(row), flush=True)
-    Path(args.out).write_text(json.dumps(result, separators=(",", ":")) + "\n", encoding="utf-8")
+            # written after each recipe: a long run killed half-way keeps the recipes done
+            Path(args.out).write_text(json.dumps(result, separators=(",", ":")) + "\n", encoding="utf-8")
     return 0
 
 
