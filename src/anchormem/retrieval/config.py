@@ -137,6 +137,17 @@ class SearchConfig(BaseModel):
     hop_terms: int = Field(8, ge=0, le=50)
     hop_mix: float = Field(0.5, ge=0, le=1)
     hop_weight: float = Field(0.5, ge=0, le=2)
+    # neighbours (anchormem.retrieval.neighbours): the turns said just before and after each of the neighbour_top
+    # best hits (up to ``neighbours`` on each side; 0: off) get neighbour_weight × the hit's score ×
+    # neighbour_decay^(distance - 1) added (a turn not among the hits enters with that alone). Off by default (opt-in):
+    # LoCoMo held-out conversations 6-9 R@5 +1.4 [+0.3, +2.6], R@10 +0.6 [-0.5, +1.7], temporal R@10 -3.2, multi-hop
+    # +0.1; dev 0-2 R@10 +1.9 [+0.3, +3.6]; +3 ms CPU per search (~12%); Memora turn R@10 -1.6
+    # (bench/results/locomo_neighbours_{dev02,heldout69}.json, memora_neighbours_p0p7.json); weight and top chosen
+    # offline on conversations 0-1
+    neighbours: int = Field(0, ge=0, le=5)
+    neighbour_top: int = Field(10, ge=1, le=100)
+    neighbour_weight: float = Field(0.2, ge=0, le=1)
+    neighbour_decay: float = Field(0.5, ge=0, le=1)
     # session then turn (anchormem.retrieval.sessions): final · s^session_weight, s = the best score of the hit's
     # session over the best hit's (0: off; the "anchored" recipe: 1)
     session_weight: float = Field(0.0, ge=0, le=4)

@@ -41,6 +41,7 @@ from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, we
 from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
+from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
 from .rewrite import expand_terms, in_window, time_window
@@ -299,14 +300,19 @@ class Searcher:
         if anchor is not None:
             ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors),
                                       bool(past_q))
+            ranked = self._neighbours(ranked, scope, where, as_of, config, past is None and not past_q, show_expired,
+                                      ref)
             out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
                                     as_of=as_of, limit=limit, where=where, query=query)
             explain = getattr(anchor, "explain", None)
             if explain is not None:  # explain["anchor"] for the returned hits only
-                explain([h for h in out if not h.explain.get("inserted")])  # not a successor placed by currency
+                # not a successor placed by currency, nor a neighbour the anchor never saw
+                explain([h for h in out if not h.explain.get("inserted") and not h.explain.get("neighbour_new")])
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
-            out = order_by_currency(by_session(collapse_repeats(hits, bool(past_q)), config), store=self.store,
+            ranked = self._neighbours(collapse_repeats(hits, bool(past_q)), scope, where, as_of, config,
+                                      past is None and not past_q, show_expired, ref)
+            out = order_by_currency(by_session(ranked, config), store=self.store,
                                     scope=scope, past=past_q, as_of=as_of, limit=limit, where=where, query=query)
         if recap:
             out = recap_order(out)
@@ -316,6 +322,16 @@ class Searcher:
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
+
+    def _neighbours(self, hits: list[Hit], scope: Scope, where: FilterNode | None, as_of: datetime | None,
+                    config: SearchConfig, allowed: bool, show_expired: bool, ref: datetime) -> list[Hit]:
+        """``hits`` (best first) with the turns beside the best added (:func:`.neighbours.add_neighbours`) when
+        ``config.neighbours`` and ``allowed`` (not a question about the past, nor a search over as_of's past texts:
+        those read a slot's history / texts of then); an expired neighbour is left out unless ``show_expired``."""
+        if config.neighbours <= 0 or not allowed:
+            return hits
+        return add_neighbours(hits, store=self.store, scope=scope, where=where, as_of=as_of, config=config,
+                              keep=None if show_expired else (lambda item: not _expired(item, ref)))
 
     @staged("candidates")
     def _candidates(self, query: str, scope: Scope, where: FilterNode | None, n: int, config: SearchConfig,

@@ -154,6 +154,12 @@ class Store(Protocol):
         """For each message id, the message just before it in its session (without a session: among the
         session-less messages of the last ``window_s`` seconds); {id: message dict}."""
 
+    def adjacent_memories(self, scope: Scope, ids: list[str], *, span: int = 1, where: FilterNode | None = None,
+                          as_of: datetime | None = None, window_s: float = 1800.0) -> dict[str, list[tuple[str, int]]]:
+        """For each memory id, the turn memories said just before and after it in its session (without a session:
+        within ``window_s`` seconds), up to ``span`` on each side, as ``{id: [(neighbour id, offset)]}`` (offset
+        -span..-1, 1..span); only neighbours a search with ``where`` / ``as_of`` could return."""
+
     def get_context_vectors(self, tenant: str, ids: list[str]) -> Mapping[str, np.ndarray]:
         """Stored context vectors by memory id, (dim,) float32 each (ids without one left out); a
         :class:`~anchormem.stores.context_vectors.ContextVectors` (one matrix, ``take`` gathers many)."""

@@ -11,9 +11,12 @@ engine's own module.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from datetime import datetime
 from typing import Any
 
 from ..errors import NotFoundError
+from ..filters import FilterNode
 from ..types import HistoryEntry, Scope
 from .protocol import HISTORY_COLUMNS, MESSAGE_COLUMNS, history_entries, message_dicts
 
@@ -28,6 +31,54 @@ class SQLCommonMixin:
     _SEQ: str
     _SAME: str
     _read: Any
+    _filters: Any
+
+    #: memory kinds that are not a turn of their own (a fact or commitment repeats a clause of a turn; a summary
+    #: quotes many): left out of :meth:`adjacent_memories`
+    NOT_TURNS = ("fact", "commitment", "summary")
+
+    def adjacent_memories(self, scope: Scope, ids: list[str], *, span: int = 1, where: FilterNode | None = None,
+                          as_of: datetime | None = None, window_s: float = 1800.0) -> dict[str, list[tuple[str, int]]]:
+        """For each memory id, the turns said just before and after it: ``{id: [(neighbour id, offset)]}``, offset
+        in -``span``..-1 (before) and 1..``span`` (after), nearest first on each side.
+
+        Neighbours are the memories of the same session (same ``session_id``, or both without one) said within
+        ``window_s`` seconds of it, in the order they were said (time, then order of storing), that are turns
+        (kinds :data:`NOT_TURNS` skipped) and pass the scope, ``where`` and ``as_of`` as a search's candidates do
+        (current and warm unless ``as_of``). One indexed range read (the user's memories by time) per session among
+        the ids (ids of one session said within 2·``window_s`` of each other share it); ids not in the scope are left
+        out."""
+        if not ids or span <= 0:
+            return {}
+        p, seq = self._P, self._SEQ
+        cond, more = self._in("m.id", ids)
+        anchors = self._read(f"SELECT m.id, m.session_id, m.created_at, m.{seq} FROM memories m WHERE m.tenant = {p} "
+                             f"AND m.user_id = {p} AND {cond}", [scope.tenant, scope.user_id, *more])
+        sql, params = self._filters.where(scope, where, as_of, live=True)
+        skip, skip_params = self._in("m.kind", list(self.NOT_TURNS))
+        # anchors of one session said close together share one read (top hits often lie in one or two sessions)
+        groups: list[list[tuple[Any, ...]]] = []
+        for a in sorted(anchors, key=lambda r: (r[1] or "", float(r[2]))):
+            if groups and groups[-1][-1][1] == a[1] and float(a[2]) - float(groups[-1][-1][2]) <= 2 * window_s:
+                groups[-1].append(a)
+            else:
+                groups.append([a])
+        out: dict[str, list[tuple[str, int]]] = {}
+        for group in groups:
+            sid, lo, hi = group[0][1], float(group[0][2]) - window_s, float(group[-1][2]) + window_s
+            rows = sorted((float(r[1]), int(r[2]), r[0]) for r in self._read(
+                f"SELECT m.id, m.created_at, m.{seq} FROM memories m WHERE {sql} AND m.session_id {self._SAME} {p} "
+                f"AND m.created_at >= {p} AND m.created_at <= {p} AND NOT ({skip})",
+                [*params, sid, lo, hi, *skip_params]))
+            for mid, _sid, t, order in group:
+                t = float(t)
+                near_rows = [r for r in rows if r[2] != mid and abs(r[0] - t) <= window_s]
+                i = bisect_left(near_rows, (t, int(order), ""))
+                near = [(r[2], -k) for k, r in enumerate(reversed(near_rows[max(0, i - span):i]), start=1)]
+                near += [(r[2], k) for k, r in enumerate(near_rows[i:i + span], start=1)]
+                if near:
+                    out[mid] = near
+        return out
 
     def _in(self, col: str, values: list[Any]) -> tuple[str, list[Any]]:
         """``col`` is one of ``values``: (SQL, parameters) in this dialect."""
