@@ -75,6 +75,7 @@ from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, 
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .answer_types import asks_name, states_name
+from .categories import asked_categories, names_kind
 from .question_dates import QDate, date_matches, question_date, said_word
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
@@ -252,6 +253,13 @@ _CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic 
     option breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
     species 活动 类型 种类 方面 话题 品种 品牌 牌子 型号 颜色 口味""".split())  # "What breed is my dog?": "a golden retriever"
 _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
+
+
+def text_language(text: str) -> str:
+    """"zh" when a text has at least as many Chinese characters as Latin words ("我在Shopify做前端开发。"), else
+    "en"."""
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    return "zh" if cjk and cjk >= len(re.findall(r"[A-Za-z]+", text)) else "en"
 
 
 def _syn_group(word: str) -> int | None:
@@ -506,6 +514,7 @@ class EvidenceScorer:
         self.dense_floor = self.config.dense_floor if self.config.dense_floor is not None else floor
         self.word_sim = self.config.word_sim if self.config.word_sim is not None else wsim
         self._bg: dict[str, np.ndarray] = {}
+        self._bgs: dict[str, np.ndarray] = {}  # calibration sentences per language (:meth:`_language_fair`)
         self._qvec: dict[str, np.ndarray] = {}
         self._pvec: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -528,13 +537,49 @@ class EvidenceScorer:
         with self._lock:
             return {w: cache[w] for w in words if w in cache}
 
-    def _term_bar(self, term: str, qv: np.ndarray) -> float:
-        lang = "zh" if has_cjk(term) else "en"
+    def _term_bar(self, term: str, qv: np.ndarray, lang: str | None = None) -> float:
+        """The cosine a memory word of language ``lang`` (default: the term's own) needs to cover ``term``: the
+        term's mean cosine to unrelated words *of that language* + ``word_margin`` (at least ``word_sim``). A
+        Chinese term sits ~0.07 lower against English words than against Chinese ones (宠物: .896 vs .842), so a
+        bar measured in the term's own language would shut out every translation ("宠物"~"cats" .844)."""
+        lang = lang or ("zh" if has_cjk(term) else "en")
         bg = self._bg.get(lang)
         if bg is None:
             bg = np.asarray(self.embedder.embed_documents(_BACKGROUND[lang]), dtype=np.float32)
             self._bg[lang] = bg
         return max(float(self.word_sim), float(np.mean(bg @ qv)) + self.config.word_margin)
+
+    def _language_fair(self, q: QuestionInfo, hits: list[Hit], denses: list[float | None]) -> list[float | None]:
+        """Each hit's dense cosine as if it were said in the question's language: raised by how much lower the
+        question sits against unrelated sentences of the memory's language than of its own (the shipped
+        calibration sentences, ``data/lang/<lang>/calibration.json``; never lowered). multilingual-e5-small puts a
+        Chinese question ~0.09 lower against every English sentence than against Chinese ones (我住在哪里？: .720
+        vs .825), so "I live in Bristol." missed the floor and the margin set by unrelated Chinese memories. A
+        memory in the question's language (every LoCoMo one) keeps its cosine; no embedder or no semantic profile:
+        unchanged."""
+        if self.embedder is None or self.word_sim is None:
+            return denses
+        qlang = "zh" if q.zh else "en"
+        mlangs = [text_language(h.memory.text) for h in hits]
+        if all(lang == qlang for d, lang in zip(denses, mlangs) if d is not None):
+            return denses
+        qv = self._vectors([q.text], query=True).get(q.text)
+        if qv is None:
+            return denses
+        level = {lang: float(np.mean(self._sentence_background(lang) @ qv)) for lang in {qlang, *mlangs}}
+        return [d if d is None else d + max(0.0, level[qlang] - level[lang]) for d, lang in zip(denses, mlangs)]
+
+    def _sentence_background(self, lang: str) -> np.ndarray:
+        with self._lock:
+            bg = self._bgs.get(lang)
+        if bg is None:
+            from ..langdata import load
+
+            bg = np.asarray(self.embedder.embed_documents(list(load("calibration", lang).get("sentences", []))),
+                            dtype=np.float32)
+            with self._lock:
+                self._bgs[lang] = bg
+        return bg
 
     # one question ----------------------------------------------------------------------------------------
     def score(self, question: str | QuestionInfo, hits: list[Hit],
@@ -563,7 +608,7 @@ class EvidenceScorer:
             self._semantic(q, words, lexical)
         own_cov = dict(zip(others, lexical[len(hits):]))
         own_stated = dict(zip(others, own))
-        denses = [h.explain.get("dense") for h in hits]
+        denses = self._language_fair(q, hits, [h.explain.get("dense") for h in hits])
         # the bar is set by memories that state something: a question alone ("How did your kids like the
         # museum?") is no evidence and must not rule out its own reply
         best = max((d for d, st in zip(denses, stated) if d is not None and st.strip()), default=None)
@@ -629,6 +674,8 @@ class EvidenceScorer:
                 c = 1.0
             if c < 1.0 and t in extra_names and name_in(t.capitalize(), hit):
                 c = 1.0
+            if c < 1.0 and (cats := asked_categories(t)) and names_kind(cats, text, words):
+                c = 1.0  # "pets" by "two cats" / 金毛, 乐器 by "cello": a kind of the category (.categories)
             cov[t] = c
         return cov
 
@@ -643,18 +690,20 @@ class EvidenceScorer:
             return
         qv = self._vectors(need, query=True)
         pv = self._vectors(mem_words, query=False)
-        bars = {t: self._term_bar(t, v) for t, v in qv.items()}
+        langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
+        bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
         for ws, cov in zip(words, lexical):
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
             if not cand:
                 continue
             mat = np.vstack([pv[w] for w in cand])
+            cand_lang = ["zh" if has_cjk(w) else "en" for w in cand]
             for t in need:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
-                sims = mat @ qv[t]
-                sim = max((float(x) for w, x in zip(cand, sims) if not contrasting(t, w)), default=-1.0)
-                if sim >= bars[t]:
+                sims = mat @ qv[t]  # each memory word against the bar of its own language
+                if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
+                       for w, lang, x in zip(cand, cand_lang, sims)):
                     cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
 
 
