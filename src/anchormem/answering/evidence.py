@@ -65,6 +65,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -172,30 +173,32 @@ def _kin(*relations: str) -> set[str]:
     return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
 
 
-# A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases (never
-# sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. A relation word is
-# covered by its own relation only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the
-# relation groups here serve the search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
-_SYNONYMS: list[set[str]] = [
-    {"live", "liv", "lives", "living", "reside", "resid", "home", "hom", "move", "mov", "moved", "relocat",
-     "apartment", "flat", "hous", "住", "住在", "搬", "搬到", "搬家", "家", "租", "定居", "公寓"},
-    {"work", "job", "employ", "employer", "career", "company", "office", "position", "role", "hir", "hired",
-     "profession", "professi", "occupation", "occupat", "工作", "上班", "公司", "职业", "入职", "单位"},
-    {"cost", "price", "pric", "pay", "paid", "spend", "spent", "euro", "dollar", "buck", "money", "钱", "花",
-     "元", "块", "费", "费用", "价格"},
-    {"age", "ag", "old", "birthday", "born", "岁", "年龄", "年纪", "生日"},
-    {"married", "marri", "spous", "wedding", "结婚"} | _kin("wife", "husband"),
-    {"study", "studi", "school", "schol", "university", "universit", "college", "colleg", "major", "degree",
-     "学", "学习", "大学", "专业", "读书"},
-    {"allerg", "allergic", "allergy", "过敏"},
-    {"name", "nam", "named", "call", "called", "叫", "名字", "名叫", "叫做"},
-    *(_kin(r) for r in KIN_GROUPS if r not in ("wife", "husband")), _kin("sister"), _kin("brother"),
-    {"dog", "puppy", "狗", "小狗"}, {"cat", "kitten", "猫", "小猫"},
-    {"like", "lik", "likes", "love", "lov", "enjoy", "fan", "prefer", "favourite", "favorite", "喜欢", "爱", "热爱",
-     "喜爱", "偏爱"},
-    {"diet", "vegetarian", "vegan", "pescatarian", "meat", "素食", "吃素", "素食者", "吃肉", "肉"},
-    {"coffee", "咖啡"}, {"tea", "茶"}, {"swim", "swimm", "游泳"}, {"run", "runn", "ran", "跑步", "跑"},
-]
+# A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases and
+# translations (never sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. The
+# groups are language data (``data/lang/<lang>/answers.json`` ``paraphrases``, merged by id over languages), plus
+# one group per relation (:data:`~anchormem.facts.keys.KIN_GROUPS`). A relation word is covered by its own relation
+# only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the relation groups here serve the
+# search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
+@lru_cache(maxsize=1)
+def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
+    """(the paraphrase groups, word -> index of its group). Loaded on first use; a word is in one group."""
+    from ..langdata import LANGUAGES, load
+
+    by_id: dict[str, set[str]] = {}
+    for lang in LANGUAGES:
+        for gid, ws in (load("answers", lang).get("paraphrases") or {}).items():
+            by_id.setdefault(gid, set()).update(ws)
+    by_id.setdefault("married", set()).update(_kin("wife", "husband"))
+    groups = [frozenset(g) for g in by_id.values()]
+    groups += [frozenset(_kin(r)) for r in KIN_GROUPS if r not in ("wife", "husband")]
+    groups += [frozenset(_kin("sister")), frozenset(_kin("brother"))]
+    index: dict[str, int] = {}
+    for i, g in enumerate(groups):
+        for w in g:
+            index.setdefault(w, i)
+    return tuple(groups), index
+
+
 # words that embed close together but name different things: never a semantic match for each other
 # ("grandpa" must not be covered by "grandma"); each row: the mutually exclusive groups of one contrast
 # (and within one group, a relation never covers another it does not include: 哥哥 / 弟弟, 哥哥 / "brother")
@@ -227,10 +230,6 @@ def contrasting(a: str, b: str) -> bool:
     return ka is not None and kb is not None and not kin_covers(ka, kb)
 
 
-_SYN_INDEX: dict[str, int] = {}
-for _i, _g in enumerate(_SYNONYMS):
-    for _w in _g:
-        _SYN_INDEX.setdefault(_w, _i)
 
 # unrelated everyday words: a term's mean cosine to these is its background level
 _BACKGROUND = {
@@ -263,9 +262,10 @@ def text_language(text: str) -> str:
 
 
 def _syn_group(word: str) -> int | None:
-    g = _SYN_INDEX.get(word)
+    index = paraphrase_groups()[1]
+    g = index.get(word)
     if g is None:
-        g = _SYN_INDEX.get(stem(word))
+        g = index.get(stem(word))
     return g
 
 
@@ -294,7 +294,6 @@ DATE_TERM = "@date"  # the one key term that stands for a date the question name
 _JOB_Q = re.compile(r"^\s*what\s+(?:do|does)\s+.{1,40}?\s+do(?:\s+for\s+(?:a\s+)?(?:living|work|job))?\s*[?？]*\s*$|"
                     r"(?:做|干)什么(?:的|工作|职业)|从事(?:什么|哪)", re.I)
 _JOB_Q_WORDS = frozenset("do living 做 干什么 干 从事".split())
-_WORK_GROUP = _SYN_INDEX["job"]
 _JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
 
 
@@ -344,7 +343,7 @@ def analyze_question(question: str) -> QuestionInfo:
             terms.append((n.lower(), 1.0))
     if _JOB_Q.search(question):  # "What do I do?", 我是做什么的？: the question is about a job
         terms = [(t, w) for t, w in terms if t not in _JOB_Q_WORDS]
-        if not any(_syn_group(t) == _WORK_GROUP for t, _ in terms):
+        if not any(_syn_group(t) == _syn_group("job") for t, _ in terms):
             terms.append(("职业" if zh else "occupation", 1.0))
     # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
     wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
@@ -425,6 +424,8 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     (:data:`_JOB_STATED`: "I'm a nurse." answers "What's my job?")."""
     m = hit.memory
     words = list(query_terms(stated))
+    # jieba glues the pronoun on (我开的是… -> 我开): the word without it too, as analyze_question reads a question
+    words += [w[1:] for w in words if len(w) > 1 and has_cjk(w) and w[0] in "我你" and w != "我们"]
     if m.speaker:
         words.extend(query_terms(m.speaker))
     if _JOB_STATED.search(stated):
@@ -642,7 +643,7 @@ class EvidenceScorer:
         text = stated.lower()
         stems = {stem(w) for w in words}
         groups = {g for w in words if (g := _syn_group(w)) is not None}
-        for i, grp in enumerate(_SYNONYMS):  # CJK synonyms can hide inside longer jieba words
+        for i, grp in enumerate(paraphrase_groups()[0]):  # CJK synonyms can hide inside longer jieba words
             if any(has_cjk(s) and len(s) >= 2 and s in text for s in grp):
                 groups.add(i)
         extra_names = {n.lower() for n in q.names[1:]}
