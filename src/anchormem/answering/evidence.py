@@ -65,6 +65,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,7 @@ from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, 
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .answer_types import asks_name, states_name
+from .categories import asked_categories, names_kind
 from .question_dates import QDate, date_matches, question_date, said_word
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
@@ -171,30 +173,32 @@ def _kin(*relations: str) -> set[str]:
     return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
 
 
-# A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases (never
-# sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. A relation word is
-# covered by its own relation only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the
-# relation groups here serve the search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
-_SYNONYMS: list[set[str]] = [
-    {"live", "liv", "lives", "living", "reside", "resid", "home", "hom", "move", "mov", "moved", "relocat",
-     "apartment", "flat", "hous", "住", "住在", "搬", "搬到", "搬家", "家", "租", "定居", "公寓"},
-    {"work", "job", "employ", "employer", "career", "company", "office", "position", "role", "hir", "hired",
-     "profession", "professi", "occupation", "occupat", "工作", "上班", "公司", "职业", "入职", "单位"},
-    {"cost", "price", "pric", "pay", "paid", "spend", "spent", "euro", "dollar", "buck", "money", "钱", "花",
-     "元", "块", "费", "费用", "价格"},
-    {"age", "ag", "old", "birthday", "born", "岁", "年龄", "年纪", "生日"},
-    {"married", "marri", "spous", "wedding", "结婚"} | _kin("wife", "husband"),
-    {"study", "studi", "school", "schol", "university", "universit", "college", "colleg", "major", "degree",
-     "学", "学习", "大学", "专业", "读书"},
-    {"allerg", "allergic", "allergy", "过敏"},
-    {"name", "nam", "named", "call", "called", "叫", "名字", "名叫", "叫做"},
-    *(_kin(r) for r in KIN_GROUPS if r not in ("wife", "husband")), _kin("sister"), _kin("brother"),
-    {"dog", "puppy", "狗", "小狗"}, {"cat", "kitten", "猫", "小猫"},
-    {"like", "lik", "likes", "love", "lov", "enjoy", "fan", "prefer", "favourite", "favorite", "喜欢", "爱", "热爱",
-     "喜爱", "偏爱"},
-    {"diet", "vegetarian", "vegan", "pescatarian", "meat", "素食", "吃素", "素食者", "吃肉", "肉"},
-    {"coffee", "咖啡"}, {"tea", "茶"}, {"swim", "swimm", "游泳"}, {"run", "runn", "ran", "跑步", "跑"},
-]
+# A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases and
+# translations (never sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. The
+# groups are language data (``data/lang/<lang>/answers.json`` ``paraphrases``, merged by id over languages), plus
+# one group per relation (:data:`~anchormem.facts.keys.KIN_GROUPS`). A relation word is covered by its own relation
+# only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the relation groups here serve the
+# search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
+@lru_cache(maxsize=1)
+def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
+    """(the paraphrase groups, word -> index of its group). Loaded on first use; a word is in one group."""
+    from ..langdata import LANGUAGES, load
+
+    by_id: dict[str, set[str]] = {}
+    for lang in LANGUAGES:
+        for gid, ws in (load("answers", lang).get("paraphrases") or {}).items():
+            by_id.setdefault(gid, set()).update(ws)
+    by_id.setdefault("married", set()).update(_kin("wife", "husband"))
+    groups = [frozenset(g) for g in by_id.values()]
+    groups += [frozenset(_kin(r)) for r in KIN_GROUPS if r not in ("wife", "husband")]
+    groups += [frozenset(_kin("sister")), frozenset(_kin("brother"))]
+    index: dict[str, int] = {}
+    for i, g in enumerate(groups):
+        for w in g:
+            index.setdefault(w, i)
+    return tuple(groups), index
+
+
 # words that embed close together but name different things: never a semantic match for each other
 # ("grandpa" must not be covered by "grandma"); each row: the mutually exclusive groups of one contrast
 # (and within one group, a relation never covers another it does not include: 哥哥 / 弟弟, 哥哥 / "brother")
@@ -226,10 +230,6 @@ def contrasting(a: str, b: str) -> bool:
     return ka is not None and kb is not None and not kin_covers(ka, kb)
 
 
-_SYN_INDEX: dict[str, int] = {}
-for _i, _g in enumerate(_SYNONYMS):
-    for _w in _g:
-        _SYN_INDEX.setdefault(_w, _i)
 
 # unrelated everyday words: a term's mean cosine to these is its background level
 _BACKGROUND = {
@@ -254,10 +254,18 @@ _CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic 
 _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
 
 
+def text_language(text: str) -> str:
+    """"zh" when a text has at least as many Chinese characters as Latin words ("我在Shopify做前端开发。"), else
+    "en"."""
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    return "zh" if cjk and cjk >= len(re.findall(r"[A-Za-z]+", text)) else "en"
+
+
 def _syn_group(word: str) -> int | None:
-    g = _SYN_INDEX.get(word)
+    index = paraphrase_groups()[1]
+    g = index.get(word)
     if g is None:
-        g = _SYN_INDEX.get(stem(word))
+        g = index.get(stem(word))
     return g
 
 
@@ -286,7 +294,6 @@ DATE_TERM = "@date"  # the one key term that stands for a date the question name
 _JOB_Q = re.compile(r"^\s*what\s+(?:do|does)\s+.{1,40}?\s+do(?:\s+for\s+(?:a\s+)?(?:living|work|job))?\s*[?？]*\s*$|"
                     r"(?:做|干)什么(?:的|工作|职业)|从事(?:什么|哪)", re.I)
 _JOB_Q_WORDS = frozenset("do living 做 干什么 干 从事".split())
-_WORK_GROUP = _SYN_INDEX["job"]
 _JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
 
 
@@ -336,7 +343,7 @@ def analyze_question(question: str) -> QuestionInfo:
             terms.append((n.lower(), 1.0))
     if _JOB_Q.search(question):  # "What do I do?", 我是做什么的？: the question is about a job
         terms = [(t, w) for t, w in terms if t not in _JOB_Q_WORDS]
-        if not any(_syn_group(t) == _WORK_GROUP for t, _ in terms):
+        if not any(_syn_group(t) == _syn_group("job") for t, _ in terms):
             terms.append(("职业" if zh else "occupation", 1.0))
     # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
     wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
@@ -417,6 +424,8 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     (:data:`_JOB_STATED`: "I'm a nurse." answers "What's my job?")."""
     m = hit.memory
     words = list(query_terms(stated))
+    # jieba glues the pronoun on (我开的是… -> 我开): the word without it too, as analyze_question reads a question
+    words += [w[1:] for w in words if len(w) > 1 and has_cjk(w) and w[0] in "我你" and w != "我们"]
     if m.speaker:
         words.extend(query_terms(m.speaker))
     if _JOB_STATED.search(stated):
@@ -506,6 +515,7 @@ class EvidenceScorer:
         self.dense_floor = self.config.dense_floor if self.config.dense_floor is not None else floor
         self.word_sim = self.config.word_sim if self.config.word_sim is not None else wsim
         self._bg: dict[str, np.ndarray] = {}
+        self._bgs: dict[str, np.ndarray] = {}  # calibration sentences per language (:meth:`_language_fair`)
         self._qvec: dict[str, np.ndarray] = {}
         self._pvec: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -528,13 +538,49 @@ class EvidenceScorer:
         with self._lock:
             return {w: cache[w] for w in words if w in cache}
 
-    def _term_bar(self, term: str, qv: np.ndarray) -> float:
-        lang = "zh" if has_cjk(term) else "en"
+    def _term_bar(self, term: str, qv: np.ndarray, lang: str | None = None) -> float:
+        """The cosine a memory word of language ``lang`` (default: the term's own) needs to cover ``term``: the
+        term's mean cosine to unrelated words *of that language* + ``word_margin`` (at least ``word_sim``). A
+        Chinese term sits ~0.07 lower against English words than against Chinese ones (宠物: .896 vs .842), so a
+        bar measured in the term's own language would shut out every translation ("宠物"~"cats" .844)."""
+        lang = lang or ("zh" if has_cjk(term) else "en")
         bg = self._bg.get(lang)
         if bg is None:
             bg = np.asarray(self.embedder.embed_documents(_BACKGROUND[lang]), dtype=np.float32)
             self._bg[lang] = bg
         return max(float(self.word_sim), float(np.mean(bg @ qv)) + self.config.word_margin)
+
+    def _language_fair(self, q: QuestionInfo, hits: list[Hit], denses: list[float | None]) -> list[float | None]:
+        """Each hit's dense cosine as if it were said in the question's language: raised by how much lower the
+        question sits against unrelated sentences of the memory's language than of its own (the shipped
+        calibration sentences, ``data/lang/<lang>/calibration.json``; never lowered). multilingual-e5-small puts a
+        Chinese question ~0.09 lower against every English sentence than against Chinese ones (我住在哪里？: .720
+        vs .825), so "I live in Bristol." missed the floor and the margin set by unrelated Chinese memories. A
+        memory in the question's language (every LoCoMo one) keeps its cosine; no embedder or no semantic profile:
+        unchanged."""
+        if self.embedder is None or self.word_sim is None:
+            return denses
+        qlang = "zh" if q.zh else "en"
+        mlangs = [text_language(h.memory.text) for h in hits]
+        if all(lang == qlang for d, lang in zip(denses, mlangs) if d is not None):
+            return denses
+        qv = self._vectors([q.text], query=True).get(q.text)
+        if qv is None:
+            return denses
+        level = {lang: float(np.mean(self._sentence_background(lang) @ qv)) for lang in {qlang, *mlangs}}
+        return [d if d is None else d + max(0.0, level[qlang] - level[lang]) for d, lang in zip(denses, mlangs)]
+
+    def _sentence_background(self, lang: str) -> np.ndarray:
+        with self._lock:
+            bg = self._bgs.get(lang)
+        if bg is None:
+            from ..langdata import load
+
+            bg = np.asarray(self.embedder.embed_documents(list(load("calibration", lang).get("sentences", []))),
+                            dtype=np.float32)
+            with self._lock:
+                self._bgs[lang] = bg
+        return bg
 
     # one question ----------------------------------------------------------------------------------------
     def score(self, question: str | QuestionInfo, hits: list[Hit],
@@ -563,7 +609,7 @@ class EvidenceScorer:
             self._semantic(q, words, lexical)
         own_cov = dict(zip(others, lexical[len(hits):]))
         own_stated = dict(zip(others, own))
-        denses = [h.explain.get("dense") for h in hits]
+        denses = self._language_fair(q, hits, [h.explain.get("dense") for h in hits])
         # the bar is set by memories that state something: a question alone ("How did your kids like the
         # museum?") is no evidence and must not rule out its own reply
         best = max((d for d, st in zip(denses, stated) if d is not None and st.strip()), default=None)
@@ -597,7 +643,7 @@ class EvidenceScorer:
         text = stated.lower()
         stems = {stem(w) for w in words}
         groups = {g for w in words if (g := _syn_group(w)) is not None}
-        for i, grp in enumerate(_SYNONYMS):  # CJK synonyms can hide inside longer jieba words
+        for i, grp in enumerate(paraphrase_groups()[0]):  # CJK synonyms can hide inside longer jieba words
             if any(has_cjk(s) and len(s) >= 2 and s in text for s in grp):
                 groups.add(i)
         extra_names = {n.lower() for n in q.names[1:]}
@@ -629,6 +675,8 @@ class EvidenceScorer:
                 c = 1.0
             if c < 1.0 and t in extra_names and name_in(t.capitalize(), hit):
                 c = 1.0
+            if c < 1.0 and (cats := asked_categories(t)) and names_kind(cats, text, words):
+                c = 1.0  # "pets" by "two cats" / 金毛, 乐器 by "cello": a kind of the category (.categories)
             cov[t] = c
         return cov
 
@@ -643,18 +691,20 @@ class EvidenceScorer:
             return
         qv = self._vectors(need, query=True)
         pv = self._vectors(mem_words, query=False)
-        bars = {t: self._term_bar(t, v) for t, v in qv.items()}
+        langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
+        bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
         for ws, cov in zip(words, lexical):
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
             if not cand:
                 continue
             mat = np.vstack([pv[w] for w in cand])
+            cand_lang = ["zh" if has_cjk(w) else "en" for w in cand]
             for t in need:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
-                sims = mat @ qv[t]
-                sim = max((float(x) for w, x in zip(cand, sims) if not contrasting(t, w)), default=-1.0)
-                if sim >= bars[t]:
+                sims = mat @ qv[t]  # each memory word against the bar of its own language
+                if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
+                       for w, lang, x in zip(cand, cand_lang, sims)):
                     cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
 
 

@@ -26,7 +26,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from ..answering.evidence import _SYN_INDEX, _SYNONYMS
+from ..answering.evidence import paraphrase_groups
 from ..llms.jsonparse import parse_json_reply
 from ..text.dates import resolve_dates
 from ..text.tokenize import has_cjk, stem
@@ -62,14 +62,15 @@ def expand_terms(terms: list[str]) -> list[str]:
     """``terms`` plus the other-script words of each term's paraphrase group (order kept, no duplicates)."""
     out = list(dict.fromkeys(terms))
     seen = set(out)
+    groups, index = paraphrase_groups()
     for t in terms:
-        g = _SYN_INDEX.get(t)
+        g = index.get(t)
         if g is None:
-            g = _SYN_INDEX.get(stem(t))
+            g = index.get(stem(t))
         if g is None:
             continue
         cjk = has_cjk(t)
-        for w in _full_words(_SYNONYMS[g]):
+        for w in _full_words(groups[g]):
             if has_cjk(w) != cjk and w not in seen:
                 seen.add(w)
                 out.append(w)
