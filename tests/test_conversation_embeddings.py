@@ -12,8 +12,8 @@ from anchormem import Memory
 from anchormem.retrieval.config import RECIPES
 
 # the gate off: every anchored search reads its conversation (the gate keeps the hybrid order, and embeds no turn,
-# when nothing is ambiguous); these tests are about how the turns are embedded
-ALWAYS = RECIPES["anchored"].model_copy(update={"anchor_gate": False})
+# when nothing is ambiguous); these tests are about how the turns are embedded, with the budget on (off by default)
+ALWAYS = RECIPES["anchored"].model_copy(update={"anchor_gate": False, "conversation_turn_budget": 12})
 
 
 class Counting:

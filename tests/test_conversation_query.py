@@ -66,7 +66,8 @@ def test_unstored_turns_cost_one_batched_embedding(db_path):
 
     from anchormem.retrieval.config import RECIPES
 
-    always = RECIPES["anchored"].model_copy(update={"anchor_gate": False})  # the conversation is always read
+    # the conversation is always read; its new turns share one embedding of their content words (off by default)
+    always = RECIPES["anchored"].model_copy(update={"anchor_gate": False, "conversation_turn_budget": 12})
     emb = _Counting(make_embedder("hash"))
     with Memory(db_path, embedder=emb, cache=False) as m:
         m.add("I opened a savings account at the bank.", user_id="u")

@@ -168,9 +168,10 @@ class SearchConfig(BaseModel):
     # True: that w only when the query's words single out a memory (its labels back the query's); otherwise the
     # labels are the query's alone and weigh anchor_weight_no_context, as in a search without a conversation.
     # LoCoMo conversations 0-1 with the preceding session as conversation: R@1/5/10 33.4/63.8/72.3 -> 39.5/70.9/80.7
-    # (hybrid_rrf 38.4/68.3/75.6); pooled polysemy dev unchanged (EN 107/114, ZH 104/112). Off until measured on
-    # held-out sets (LoCoMo 6-9, polysemy held-out 2-4)
-    anchor_spread_match_only: bool = False
+    # (hybrid_rrf 38.4/68.3/75.6); pooled polysemy dev unchanged (EN 107/114, ZH 104/112), held-out 3 unchanged,
+    # held-out 4 (a dev set now) EN 115 -> 112/168, ZH 67 -> 65/120; LoCoMo 6-9 (held out, run once): 27.9/60.5/70.8
+    # -> 32.3/67.9/77.5 (hybrid_rrf 31.5/65.6/74.2). On: a conversation no longer costs ordinary recall
+    anchor_spread_match_only: bool = True
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
     # gate "spread" with a conversation: the conversation decides after all (as "full") when it tells the senses apart:
     # among the anchor_gate_top best candidates holding a subject word of the query, outside the conversation's own
@@ -194,9 +195,11 @@ class SearchConfig(BaseModel):
     # as one text of at most this many content words, newest turn first (anchormem.retrieval.conversation.
     # TurnVectors); 0: each new turn's full text (exact, one batched call whose cost grows with the turns' tokens).
     # Engine CPU per search (1 thread, polysemy turns as bench/conv_latency.py builds them): one new turn 38.8 -> 24.0
-    # ms, five 193.7 -> 26.1 ms (the query: 22.1 ms); pooled polysemy dev EN 109 -> 107/114, ZH 105 -> 104/112
-    # (/work/wt/briefs/convq_bench.md)
-    conversation_turn_budget: int = Field(12, ge=0, le=512)
+    # ms, five 193.7 -> 26.1 ms (the query: 22.1 ms); but pooled polysemy dev EN 109 -> 107/114, ZH 105 -> 104/112,
+    # and one shared vector for all new turns loses the per-turn senses tests/test_context.py checks (a topic switch
+    # in Chinese, context vectors within one domain): off by default (exact turns; stored turns still reuse their
+    # stored vectors), a setting for callers who trade that for cost
+    conversation_turn_budget: int = Field(0, ge=0, le=512)
     # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
     anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred
