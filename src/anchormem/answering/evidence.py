@@ -76,6 +76,7 @@ from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .answer_types import asks_name, states_name
 from .question_dates import QDate, date_matches, question_date, said_word
+from .tense import asks_present, without_plans
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
@@ -550,6 +551,8 @@ class EvidenceScorer:
         self_q = not q.names and asks_about_self(q.text)
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
                               kin=kin) for h, r in zip(hits, roles)]
+        if asks_present(q.text):  # what a memory plans is no evidence of what holds now (:mod:`.tense`)
+            stated = [without_plans(st, h.memory.valid_from) for h, st in zip(hits, stated)]
         # another person's own statement, read as such (the person-swap check of select)
         others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
         own = [stated_text(hits[i].memory.text, about_speaker=True, kin=kin) for i in others]

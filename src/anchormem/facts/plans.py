@@ -27,7 +27,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "drop_plans"]
+__all__ = ["planned", "drop_plans", "plan_sentences"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
@@ -84,3 +84,21 @@ def _ends_now(sentence: str) -> bool:
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
     """``facts`` without the plans among them (:func:`planned`)."""
     return [f for f in facts if planned(f, said_at) is None]
+
+
+def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
+    """The sentences of ``text`` (said at ``said_at``) that say what the speaker plans: a date span starting after
+    the day said ("I'm moving to Edinburgh next month.", "下个月搬去苏州。"), the old value not ended in the same
+    sentence (:func:`planned`'s rule, read on a stored memory). ``[]`` without a time."""
+    from ..text.segment import split_sentences
+
+    if said_at is None:
+        return []
+    day = said_at.date()
+    out = []
+    for sent in split_sentences(text):
+        if _ends_now(sent):
+            continue
+        if any(span.start.astimezone(said_at.tzinfo).date() > day for span in resolve_dates(sent, said_at)):
+            out.append(sent)
+    return out
