@@ -79,3 +79,36 @@ def test_a_plan_is_no_evidence_of_the_present(mem):
     mem.add("我下个月搬去杭州。", user_id="z", timestamp=T + timedelta(days=30))
     assert not any("杭州" in c.text for c in mem.ask("我住在杭州吗？", user_id="z").citations)
     assert [c.text for c in mem.ask("我打算搬去哪里？", user_id="z").citations] == ["我下个月搬去杭州。"]
+
+
+def test_a_past_question_citing_the_change_is_answered_by_what_it_replaced(mem):
+    mem.add("I'm a nurse at St Mary's.", user_id="u", timestamp=T)
+    mem.add("I quit nursing.", user_id="u", timestamp=T + timedelta(days=40))
+    now = mem.ask("What is my job?", user_id="u")
+    assert now.citations[0].text == "I quit nursing."
+    before = mem.ask("What did I do before I quit?", user_id="u")
+    assert [c.text for c in before.citations] == ["I'm a nurse at St Mary's."]
+    assert before.citations[0].valid_to == T + timedelta(days=40)
+    assert "(true until 2024-02)" in before.text
+    assert [h.explain.get("predecessor_of") for h in before.evidence if "predecessor_of" in h.explain] == \
+        [now.citations[0].id]
+
+
+def test_a_past_slot_question_reads_the_slots_chain(mem):
+    mem.add("我月薪一万五。", user_id="z", timestamp=T)
+    mem.add("我月薪已经涨到一万八了。", user_id="z", timestamp=T + timedelta(days=90))
+    assert mem.ask("我一个月工资多少？", user_id="z").citations[0].text == "我月薪已经涨到一万八了。"
+    past = mem.ask("我以前工资多少？", user_id="z")
+    assert [c.text for c in past.citations] == ["我月薪一万五。"]
+    assert "2024-03以前如此" in past.text
+
+
+def test_store_predecessors_follow_the_claims(mem):
+    mem.add("Hi, I'm Sam. I live in Lisbon.", user_id="u", timestamp=T)
+    mem.add("I moved to Berlin last month.", user_id="u", timestamp=T + timedelta(days=60))
+    rows = mem.get_all(user_id="u", include_superseded=True)
+    new = next(m for m in rows if m.text == "I moved to Berlin last month." and m.kind == "fact")
+    before = mem.store.predecessors(mem.tenant, "u", [new.id])
+    assert sorted(m.text for m in mem.store.get_many(mem.tenant, before[new.id]).values()) == \
+        ["Hi, I'm Sam. I live in Lisbon.", "I live in Lisbon."]
+    assert mem.store.predecessors(mem.tenant, "u", ["nope"]) == {}

@@ -279,6 +279,7 @@ class QuestionInfo:
     date: tuple[int | None, int, int | None] | None = None
     date_terms: frozenset[str] = frozenset()
     wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
+    past: bool = False  # asked about the past (its past words already taken out: facts.claims.without_past_words)
 
 
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
@@ -573,7 +574,7 @@ class EvidenceScorer:
         out = []
         total = sum(w for _, w in q.terms)
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
-        open_q = asks_what_is(q.text)
+        open_q = asks_what_is(q.text) and not q.past  # a denied value answers what it used to be
         for i, (h, cov) in enumerate(zip(hits, lexical)):
             subject_ok = roles[i] is not None
             coverage = _coverage(q.terms, cov, total)

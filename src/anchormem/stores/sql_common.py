@@ -60,6 +60,19 @@ class SQLCommonMixin:
             raise NotFoundError(f"no memory {memory_id!r}")
         return self._said_times(tenant, history_entries(rows))
 
+    def predecessors(self, tenant: str, user_id: str, fact_ids: list[str]) -> dict[str, list[str]]:
+        """See :meth:`~.protocol.Store.predecessors` (one read of the ``claims`` table)."""
+        if not fact_ids:
+            return {}
+        p = self._P
+        cond, params = self._in("superseded_by", sorted(set(fact_ids)))
+        out: dict[str, list[str]] = {}
+        for by, mid in self._read(f"SELECT superseded_by, memory_id FROM claims WHERE tenant = {p} AND user_id = {p} "
+                                  f"AND {cond} ORDER BY said_at, memory_id", [tenant, user_id, *params]):
+            if mid not in out.setdefault(by, []):
+                out[by].append(mid)
+        return out
+
     def _said_times(self, tenant: str, entries: list[HistoryEntry]) -> list[HistoryEntry]:
         """Each entry's ``said_at`` (:class:`~anchormem.types.HistoryEntry`) from what it names: an ADD the
         memory's ``valid_from``, a SUPERSEDE its successor's (``reason`` "superseded by <id>"; the memory's own
