@@ -112,3 +112,22 @@ def test_store_predecessors_follow_the_claims(mem):
     assert sorted(m.text for m in mem.store.get_many(mem.tenant, before[new.id]).values()) == \
         ["Hi, I'm Sam. I live in Lisbon.", "I live in Lisbon."]
     assert mem.store.predecessors(mem.tenant, "u", ["nope"]) == {}
+
+
+def test_a_superseded_claim_takes_out_only_its_values_clause():
+    from anchormem.facts.claims import claim_words, current_view
+    from anchormem.types import Claim, MemoryItem
+
+    assert claim_words("I live in Portland and I'm a dental hygienist.", "Portland") == "I live in Portland"
+    assert claim_words("我住在成都，在一家银行做柜员。", "成都") == "我住在成都"
+    assert claim_words("We've got two cats, Miso and Tofu", "two cats") == "We've got two cats"  # the names stay
+    assert claim_words("I make seventy-two thousand a year", "seventy-two thousand a year") == \
+        "I make seventy-two thousand a year"  # one clause: the span itself
+    text = "Hey, I'm Dana. I live in Portland and I'm a dental hygienist."
+    closed = Claim(fact_id="f1", slot="user|home_city", value="Portland", said_at=T, valid_from=T,
+                   valid_to=T + timedelta(days=9), superseded_by="f2",
+                   span="I live in Portland and I'm a dental hygienist.")
+    item = MemoryItem(id="m1", text=text, user_id="u", created_at=T, valid_from=T, claims=[closed])
+    view = current_view(item)
+    assert view is not None and view.text == "Hey, I'm Dana. I'm a dental hygienist."
+    assert item.state == "partly_superseded" and item.current
