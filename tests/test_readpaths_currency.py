@@ -119,8 +119,8 @@ def test_a_superseded_claim_takes_out_only_its_values_clause():
     from anchormem.types import Claim, MemoryItem
 
     assert claim_words("I live in Portland and I'm a dental hygienist.", "Portland") == "I live in Portland"
-    assert claim_words("我住在成都，在一家银行做柜员。", "成都") == "我住在成都"
-    assert claim_words("We've got two cats, Miso and Tofu", "two cats") == "We've got two cats"  # the names stay
+    assert claim_words("我住在成都，我在一家银行做柜员。", "成都") == "我住在成都"
+    assert claim_words("我是team lead，管五个人", "五个") == "我是team lead，管五个人"  # one statement
     assert claim_words("I make seventy-two thousand a year", "seventy-two thousand a year") == \
         "I make seventy-two thousand a year"  # one clause: the span itself
     text = "Hey, I'm Dana. I live in Portland and I'm a dental hygienist."

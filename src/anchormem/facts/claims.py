@@ -45,15 +45,15 @@ def carry(item: MemoryItem, claims: list[Claim]) -> None:
         item.valid_to, item.superseded_by = last.valid_to, last.superseded_by
 
 
-_JOINS = re.compile(r"[,，;；]\s*|\s+(?:and|but)\s+(?=(?:I|I'm|I've|my|we|we're|our)\b)|(?<=[\u4e00-\u9fff])(?:而且|并且|还|也)",
-                    re.I)
+# where a span starts a statement of its own: a comma, semicolon, "and" or "but" before a first-person subject
+_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=(?:I|I'm|I've|I'd|my|we|we're|our)\b|我)")
 
 
 def claim_words(span: str, value: str) -> str:
     """The words of a claim whose ``span`` runs over more than its value's clause ("I live in Portland and I'm a
-    dental hygienist." for the home ``Portland``): the span's clauses (split at commas and at "and"/"but" starting
-    a new first-person clause) that hold ``value``; ``span`` itself when the value is in all of them, in none, or
-    the span is one clause. What a superseded claim takes out of its memory, so the rest stays current."""
+    dental hygienist." for the home ``Portland``): the span's statements (split where a first-person subject starts
+    one: ", I", "and I'm", "，我") that hold ``value``; ``span`` itself when the value is in all of them, in none, or
+    the span is one statement ("我是team lead，管五个人" is one: the second clause has no subject of its own). What a superseded claim takes out of its memory, so the rest stays current."""
     v = (value or "").strip().casefold()
     if not v or not span:
         return span
