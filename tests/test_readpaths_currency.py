@@ -56,6 +56,7 @@ def test_question_tense():
     assert asks_present("Do I live in Edinburgh?") and asks_present("Where do I live?")
     assert asks_present("我住在杭州吗？")
     assert not asks_present("Am I moving to Edinburgh?") and not asks_present("When is the move?")
+    assert not asks_present("Where is my sister getting married?")  # the progressive: an arrangement
     assert not asks_present("Did I move to Edinburgh?") and not asks_present("Where did I live before?")
     assert not asks_present("我打算搬去哪里？") and not asks_present("我以前住哪里？")
     said = T + timedelta(days=30)

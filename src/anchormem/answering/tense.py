@@ -7,7 +7,8 @@ questions and suppositions are (:func:`anchormem.answering.persons.stated_text`)
 or what happened ("Am I moving?", "When is the move?", "Did I move to Edinburgh?", 我打算搬去哪？) still reads them.
 
 Which questions ask the present: those with no word of ``future_question`` nor of ``past_question_tense``
-(``data/lang/<lang>/cues.json``: whole words in English, substrings in Chinese), and not about the past
+(``data/lang/<lang>/cues.json``: whole words in English, substrings in Chinese), no match of
+``future_question_patterns`` (the present progressive: "Where is my sister getting married?"), and not about the past
 (:func:`anchormem.facts.claims.asks_past`).
 """
 
@@ -29,6 +30,8 @@ def _tense() -> re.Pattern[str]:
     words = langdata.words("cues", "future_question") + langdata.words("cues", "past_question_tense")
     parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
              for w in sorted(words, key=len, reverse=True)]
+    for lang in langdata.LANGUAGES:  # patterns (the present progressive: "Where is my sister getting married?")
+        parts += list(langdata.load("cues", lang).get("future_question_patterns", []))
     return re.compile("|".join(parts) or "(?!)", re.I)
 
 
