@@ -132,3 +132,12 @@ def test_a_superseded_claim_takes_out_only_its_values_clause():
     view = current_view(item)
     assert view is not None and view.text == "Hey, I'm Dana. I'm a dental hygienist."
     assert item.state == "partly_superseded" and item.current
+
+
+def test_a_past_question_puts_the_past_first_and_quotes_a_turn_once(mem_e5):
+    """"What did I do before?" found both the ending ("I quit nursing.") and the fact clause of the old turn: the
+    past comes first, the change is replaced by what it closed, the turn is quoted whole once."""
+    mem_e5.add("I'm a nurse at St Mary's.", user_id="u", session_id="s0", timestamp=T)
+    mem_e5.add("I quit nursing.", user_id="u", session_id="s1", timestamp=T + timedelta(days=30))
+    assert [c.text for c in mem_e5.ask("What did I do before?", user_id="u").citations] == \
+        ["I'm a nurse at St Mary's."]

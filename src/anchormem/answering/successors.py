@@ -161,43 +161,48 @@ def _past_view(m: MemoryItem, closed_by: str) -> MemoryItem | None:
 
 
 def predecessor_answer(question: str, ans: Answer, *, store: Any, scope: Scope) -> tuple[Answer, list[Hit]] | None:
-    """For a question about the past whose citations all hold now: each citation that closed earlier claims is
-    replaced by the memories that held them (:func:`_past_view`: a memory the change closed whole, else the words
-    of the claims it closed), in ``scope`` (same user; its agent and session when set; warm), at most
-    ``len(ans.citations)`` + 1, quoted with their end. None when no citation replaced anything (the answer stands).
-    Returns (the answer, the past memories as hits: ``explain["predecessor_of"]``)."""
-    if ans.abstained or not ans.citations or any(c.valid_to is not None for c in ans.citations):
+    """For a question about the past: each citation that holds now and closed earlier claims is replaced by the
+    memories that held them (:func:`_past_view`: a memory the change closed whole, else the words of the claims it
+    closed), in ``scope`` (same user; its agent and session when set; warm). The past comes first: the citations
+    that no longer hold, then those replacements, then current citations that replaced nothing; a quote whose words
+    another quote of the same instant holds goes (the fact clause of a turn quoted whole); at most
+    ``len(ans.citations)`` + 1, each quoted with its end. None when no citation replaced anything (the answer
+    stands). Returns (the answer, the past memories as hits: ``explain["predecessor_of"]``)."""
+    if ans.abstained or not ans.citations:
         return None
-    closing = {c.fact_id: m for m in ans.citations for c in own_claims(m) if c.valid_to is None}
+    past = [m for m in ans.citations if m.valid_to is not None]
+    now = [m for m in ans.citations if m.valid_to is None]
+    closing = {c.fact_id: m for m in now for c in own_claims(m) if c.valid_to is None}
     if not closing:
         return None
     before = store.predecessors(scope.tenant, scope.user_id, sorted(closing))
     ids = sorted({i for v in before.values() for i in v})
     found = store.get_many(scope.tenant, ids) if ids else {}
     out: list[Hit] = []
+    replaced: set[str] = set()
     for fid, cited in closing.items():
-        views = []
         for mid in before.get(fid, []):
             m = found.get(mid)
             if m is None or m.user_id != scope.user_id or m.tier != "warm" or m.kind == "summary" or \
                     any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
                 continue
             v = _past_view(m, fid)
-            if v is not None:
-                views.append(v)
-        # one quote per value: a closed memory whose words another one holds (the fact of a closed turn) goes
-        views = [v for v in views if not any(w is not v and v.text in w.text and w.created_at == v.created_at and
-                                             (len(w.text) > len(v.text) or w.id < v.id) for w in views)]
-        for v in views:
-            if all(h.memory.id != v.id for h in out):
+            if v is not None and all(h.memory.id != v.id for h in out):
                 out.append(Hit(memory=v, score=1.0, explain={"predecessor_of": cited.id,
                                                              "past": f"until {v.valid_to:%Y-%m}"}))
+                replaced.add(cited.id)
     if not out:
         return None
-    out = out[: len(ans.citations) + 1]
-    cites = [h.memory for h in out]
+    cites = past + [h.memory for h in out if all(h.memory.id != m.id for m in past)] + \
+        [m for m in now if m.id not in replaced]
+    # one quote per value: a memory whose words another one said at the same instant holds goes
+    cites = [v for v in cites if not any(w is not v and v.text in w.text and w.created_at == v.created_at and
+                                         (len(w.text) > len(v.text) or w.id < v.id) for w in cites)]
+    cites = cites[: len(ans.citations) + 1]
     zh = has_cjk(question)
     text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    kept = {m.id for m in cites}
+    out = [h for h in out if h.memory.id in kept]
     return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + out), out
 
 
