@@ -2,7 +2,8 @@
 
 "I'm moving to Edinburgh next month." says where the speaker will live, not where they live: for a question about
 the present ("Do I live in Edinburgh?", "Where do I live?", 我住在爱丁堡吗？) the sentences of a memory that state a
-plan (a date after the day it was said, :func:`anchormem.facts.plans.plan_sentences`) are left out of its words, as
+plan (a slot fact said for a date after the day it was said, as the write path reads one:
+:func:`anchormem.facts.plans.plan_sentences`) are left out of its words, as
 questions and suppositions are (:func:`anchormem.answering.persons.stated_text`). A question about what is planned
 or what happened ("Am I moving?", "When is the move?", "Did I move to Edinburgh?", 我打算搬去哪？) still reads them.
 

@@ -87,18 +87,15 @@ def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
 
 
 def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
-    """The sentences of ``text`` (said at ``said_at``) that say what the speaker plans: a date span starting after
-    the day said ("I'm moving to Edinburgh next month.", "下个月搬去苏州。"), the old value not ended in the same
-    sentence (:func:`planned`'s rule, read on a stored memory). ``[]`` without a time."""
+    """The sentences of ``text`` (said at ``said_at``) that state a plan as the write path reads one: a slot fact
+    of the sentence (:func:`anchormem.facts.rules.extract_from_text`) that :func:`planned` finds planned ("I'm
+    moving to Edinburgh next month.", "我下个月搬去杭州。"). A sentence that only names a date ahead ("There were 7
+    people, 6 want to do it again next month!", "getting ready for a fundraiser next week") is none. ``[]``
+    without a time."""
     from ..text.segment import split_sentences
+    from .rules import extract_from_text
 
     if said_at is None:
         return []
-    day = said_at.date()
-    out = []
-    for sent in split_sentences(text):
-        if _ends_now(sent):
-            continue
-        if any(span.start.astimezone(said_at.tzinfo).date() > day for span in resolve_dates(sent, said_at)):
-            out.append(sent)
-    return out
+    return [sent for sent in split_sentences(text)
+            if any(planned(f, said_at) is not None for f in extract_from_text(sent))]
