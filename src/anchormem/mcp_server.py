@@ -94,8 +94,10 @@ class MemoryOut(BaseModel):
     event_time: datetime | None = Field(None, description="When the content happened, if a date was resolved.")
     labels: list[Label] = Field(default_factory=list, description="Context labels (domain, topic, intent).")
     metadata: dict[str, Any] = Field(default_factory=dict)
-    current: bool = Field(True, description="False when it no longer holds (superseded: valid_to set, or all its "
-                                             "claims superseded).")
+    current: bool = Field(True, description="False when it no longer holds (superseded: valid_to set); always "
+                                             "valid_to is None.")
+    state: str = Field("current", description="current | partly_superseded (current for its other content, some "
+                                              "claims superseded) | superseded.")
     valid_to: datetime | None = Field(None, description="When it stopped holding (UTC), if it did.")
     claims: list[Claim] = Field(default_factory=list, description="The slot facts it carries, each with its own "
                                                                   "validity (valid_to set: superseded).")
@@ -105,7 +107,7 @@ class MemoryOut(BaseModel):
         return cls(id=m.id, text=m.text, user_id=m.user_id, session_id=m.session_id, agent_id=m.agent_id,
                    kind=m.kind, source=m.source, speaker=m.speaker, created_at=m.created_at,
                    event_time=m.event_time, labels=m.labels, metadata=m.metadata, current=m.current,
-                   valid_to=m.valid_to, claims=m.claims)
+                   state=m.state, valid_to=m.valid_to, claims=m.claims)
 
 
 class EventOut(BaseModel):

@@ -15,7 +15,8 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
-from .answering.successors import held_answer, successor_answer
+from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
+                                   with_held)
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
 from .embedders import Embedder, make_embedder, settings_options
@@ -554,8 +555,11 @@ class Memory(LifecycleMixin):
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
-                                prompts=self._reply_prompts(user_id, hits))
-        if ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
+                                prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
+        if ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
+            now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
+            ans, hits = (now[0], hits + now[1]) if now is not None else (ans, hits)
+        elif ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
             # the current state of a slot whose earlier value the question names (answering.successors)
             old = self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                               filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
@@ -564,9 +568,25 @@ class Memory(LifecycleMixin):
             now = now or held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
                 user_id, hs)) or slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = now if now is not None else (ans, hits)
+        elif not ans.abstained and as_of is None and "valid_to" not in (filters or {}):
+            ans, hits = self._currency_answer(asked, query, ans, hits, found, user_id, agent_id, session_id)
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
+
+    def _currency_answer(self, asked: str, query: str, ans: Answer, hits: list[Hit], found: list[Hit], user_id: str,
+                         agent_id: str | None, session_id: str | None) -> tuple[Answer, list[Hit]]:
+        """An answer citing what holds now, read through the claims (:mod:`anchormem.answering.successors`): a
+        question about the past whose evidence is a change cites what the change replaced; else partly superseded
+        memories still answer for what else they said, after the answer's own citations."""
+        scope = self._scope(user_id, agent_id, session_id)
+        if asks_past(asked):
+            past = predecessor_answer(query, ans, store=self.store, scope=scope)
+            return (past[0], hits + past[1]) if past is not None else (ans, hits)
+        held = held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
+        if held is None:
+            return ans, hits
+        return with_held(ans, held[0], self.answer_config.max_citations, query), hits + held[1]
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""

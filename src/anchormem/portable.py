@@ -95,8 +95,8 @@ class ExportMemory(MemoryItem):
 
     @model_validator(mode="before")
     @classmethod
-    def _derived(cls, v: Any) -> Any:  # ``current`` is computed from validity and claims, not read back
-        return {k: x for k, x in v.items() if k != "current"} if isinstance(v, dict) else v
+    def _derived(cls, v: Any) -> Any:  # ``current``/``state`` are computed from validity and claims, not read back
+        return {k: x for k, x in v.items() if k not in ("current", "state")} if isinstance(v, dict) else v
 
     @field_validator("text")
     @classmethod

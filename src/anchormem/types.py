@@ -171,9 +171,22 @@ class MemoryItem(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def current(self) -> bool:
-        """True while the memory holds now: not closed (``valid_to`` None) and, when it carries claims, at least
-        one of them still current. A partly superseded memory is current for its other claims only."""
-        return self.valid_to is None and (not self.claims or any(c.valid_to is None for c in self.claims))
+        """True while the memory holds now, exactly when ``valid_to`` is None (one rule for every read path, the
+        REST API and MCP: ``current`` and ``valid_to`` never disagree). A memory some of whose claims were
+        superseded stays current for the rest of what it says (:attr:`state` ``"partly_superseded"``; the read
+        paths show it without the superseded words, :func:`anchormem.facts.claims.current_view`); when nothing
+        else is left the store closes it (``valid_to`` set)."""
+        return self.valid_to is None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def state(self) -> Literal["current", "partly_superseded", "superseded"]:
+        """``"superseded"`` (``valid_to`` set: it no longer holds), ``"partly_superseded"`` (current, but at least
+        one of its :attr:`claims` was superseded: its other content holds, those claims' words do not) or
+        ``"current"``."""
+        if self.valid_to is not None:
+            return "superseded"
+        return "partly_superseded" if any(c.valid_to is not None for c in self.claims) else "current"
 
 
 class MemoryEvent(BaseModel):
@@ -210,7 +223,12 @@ class Answer(BaseModel):
 
 class HistoryEntry(BaseModel):
     """One version of a memory: ``event`` ADD/UPDATE/SUPERSEDE/DELETE/NOOP… (NOOP: restated; ``reason`` names the
-    turn added to its ``source_message_ids``), who (``actor``), when, why."""
+    turn added to its ``source_message_ids``), who (``actor``), when, why.
+
+    Two times: ``created_at`` is when the store wrote the row (the wall clock of the write); ``said_at`` is when
+    it happened on the user's own timeline: an ADD when the memory was said (its ``valid_from``: the turn's
+    timestamp, also for a conversation imported later), a SUPERSEDE when the value that closed it was said, a NOOP
+    when the restating turn was said; None for edits, deletions and other operations, which happen when written."""
 
     memory_id: str
     version: int
@@ -220,6 +238,7 @@ class HistoryEntry(BaseModel):
     actor: str | None = None
     reason: str | None = None
     created_at: datetime
+    said_at: datetime | None = None
 
 
 class ReviewItem(BaseModel):

@@ -252,7 +252,9 @@ def test_import_rows_inserts_exactly_and_adds_no_history(store, embed):
                       "skipped_messages": 0, "skipped_memories": 0, "skipped_reviews": 0}
     assert store.get("default", a.item.id) == a.item
     assert store.get("default", b.item.id) == b.item
-    assert store.history("default", a.item.id) == hist
+    got = store.history("default", a.item.id)  # said_at is derived on read: the ADD's is when the memory was said
+    assert [h.model_copy(update={"said_at": None}) for h in got] == hist
+    assert [h.said_at for h in got] == [a.item.valid_from, None]
     with pytest.raises(NotFoundError):
         store.history("default", b.item.id)  # no history given, none made up
     sc = Scope(user_id="alice")

@@ -78,6 +78,7 @@ from ..types import Hit
 from .answer_types import asks_name, states_name
 from .categories import asked_categories, names_kind
 from .question_dates import QDate, date_matches, question_date, said_word
+from .tense import asks_present, without_plans
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
@@ -286,6 +287,7 @@ class QuestionInfo:
     date: tuple[int | None, int, int | None] | None = None
     date_terms: frozenset[str] = frozenset()
     wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
+    past: bool = False  # asked about the past (its past words already taken out: facts.claims.without_past_words)
 
 
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
@@ -596,6 +598,8 @@ class EvidenceScorer:
         self_q = not q.names and asks_about_self(q.text)
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
                               kin=kin) for h, r in zip(hits, roles)]
+        if asks_present(q.text):  # what a memory plans is no evidence of what holds now (:mod:`.tense`)
+            stated = [without_plans(st, h.memory.valid_from) for h, st in zip(hits, stated)]
         # another person's own statement, read as such (the person-swap check of select)
         others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
         own = [stated_text(hits[i].memory.text, about_speaker=True, kin=kin) for i in others]
@@ -616,7 +620,7 @@ class EvidenceScorer:
         out = []
         total = sum(w for _, w in q.terms)
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
-        open_q = asks_what_is(q.text)
+        open_q = asks_what_is(q.text) and not q.past  # a denied value answers what it used to be
         for i, (h, cov) in enumerate(zip(hits, lexical)):
             subject_ok = roles[i] is not None
             coverage = _coverage(q.terms, cov, total)

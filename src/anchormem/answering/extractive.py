@@ -72,15 +72,17 @@ def abstain(question: str, evidence: list[Hit]) -> Answer:
 @staged("evidence")
 def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None = None, *,
                       scorer: EvidenceScorer | None = None, embedder: Any = None,
-                      prompts: list[str | None] | None = None) -> Answer:
+                      prompts: list[str | None] | None = None, past: bool = False) -> Answer:
     """Answer by quoting the 1-3 supporting hits verbatim (speaker, date; the same words said at once are quoted
     once), or abstain. Never writes words that are not quoted. ``scorer`` (or ``embedder`` to build one) enables
     the per-embedder calibration. ``prompts`` (optional, one per hit, None where unknown): the other speaker's turn
     each hit replies to; its questions count as the hit's words ("They were scared" answers "How did they handle
-    the accident?")."""
+    the accident?"). ``past``: the question asked about the past (its past words taken out of ``question``): a
+    value denied or ended answers it (:attr:`~.evidence.QuestionInfo.past`)."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
     q = analyze_question(question)
+    q.past = past
     scored = scorer.score(q, hits, prompts)
     chosen = _distinct(select(scored, cfg, terms=q.terms), hits)
     evidence = annotate(hits, scored, chosen)

@@ -2,6 +2,19 @@
 then "I'm up to 160 pounds now.", "What is my job?" after "I'm a nurse." then "I quit nursing.", "我抽烟吗？" after
 "我抽烟。" then "我戒烟了。".
 
+The other way round (:func:`predecessor_answer`): a question about the past whose evidence is the change itself
+("What was I earning before the raise?" against "Raise came through — eighty-one thousand now", "领养Kinako之前有几只
+狗？" against "又领养了一只…现在三只狗了。") is answered by what the change replaced: the memories carrying the claims
+the cited memory closed (the ``claims`` table's ``superseded_by``, :meth:`~anchormem.stores.protocol.Store.
+predecessors`), quoted with their end ("true until 2024-03"). A past question naming one of the asker's slots that
+no memory answers by its words ("我以前工资多少？" after "我月薪一万五。" then "我月薪已经涨到一万八了。") reads the
+slot's chain the same way from its current value (:func:`past_slot_answer`, the past side of
+:func:`~anchormem.answering.slot_questions.slot_answer`).
+
+And a partly superseded memory still answers for what else it said (:func:`held_answer`, :func:`with_held`): "我的狗
+叫什么名字？" after "家里有两只dog，Mochi和Latte。" then "…现在三只狗了。" cites both dogs' memories, the count's words
+left out of the first.
+
 The question's words are those of the first statement; the change often says it in other words ("up to", "quit",
 戒烟), or says that the value ended (polarity -1), which alone does not answer what the value is. When no current
 memory passes the evidence test, the superseded memories are tested too; each that passes is replaced by the
@@ -13,13 +26,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..facts.claims import closed_claims, current_view, own_claims
+from ..facts.claims import claim_words, closed_claims, current_view, own_claims
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
 from .extractive import _distinct, annotate, quote
+from .slot_questions import about_user, asked_slots
 
-__all__ = ["successor_answer", "current_successor", "held_answer"]
+__all__ = ["successor_answer", "current_successor", "held_answer", "predecessor_answer", "past_slot_answer",
+           "with_held"]
 
 MAX_CHAIN = 20  # superseded_by links followed at most (a chain of changes of one slot)
 
@@ -54,7 +69,7 @@ def _superseded_part(h: Hit) -> tuple[Hit, str] | None:
     if not closed:
         return None
     last = max(closed, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
-    text = " ".join(dict.fromkeys(c.span.strip() or h.memory.text for c in closed))
+    text = " ".join(dict.fromkeys(claim_words(c.span, c.value).strip() or h.memory.text for c in closed))
     if text == h.memory.text:
         return h, last.superseded_by  # type: ignore[return-value]
     view = h.memory.model_copy(update={"text": text})
@@ -105,7 +120,7 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
         if m.kind == "summary" or m.valid_to is not None:
             continue
         view = current_view(m)
-        closed = " ".join(dict.fromkeys(c.span.strip() for c in closed_claims(m) if c.span.strip()))
+        closed = " ".join(dict.fromkeys(w for c in closed_claims(m) if (w := claim_words(c.span, c.value).strip())))
         if view is not None and view is not m and closed:
             cand.append((h, view, closed))
     if not cand:
@@ -129,3 +144,95 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
     text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
     ann = annotate(out, [by_whole[s.index] for s in chosen], chosen)
     return Answer(text=text, citations=cites, abstained=False, evidence=ann), out
+
+
+def _past_view(m: MemoryItem, closed_by: str) -> MemoryItem | None:
+    """``m`` as the value it held before ``closed_by`` replaced it: itself when it no longer holds; a partly
+    superseded memory as the words of the claims ``closed_by`` closed, ending when they did; None without such
+    words."""
+    if m.valid_to is not None:
+        return m
+    mine = [c for c in own_claims(m) if c.superseded_by == closed_by and c.valid_to is not None]
+    words = " ".join(dict.fromkeys(w for c in mine if (w := claim_words(c.span, c.value).strip())))
+    if not words:
+        return None
+    return m.model_copy(update={"text": words, "valid_to": max(c.valid_to for c in mine),  # type: ignore[type-var]
+                                "superseded_by": closed_by})
+
+
+def predecessor_answer(question: str, ans: Answer, *, store: Any, scope: Scope) -> tuple[Answer, list[Hit]] | None:
+    """For a question about the past: each citation that holds now and closed earlier claims is replaced by the
+    memories that held them (:func:`_past_view`: a memory the change closed whole, else the words of the claims it
+    closed), in ``scope`` (same user; its agent and session when set; warm). The past comes first: the citations
+    that no longer hold, then those replacements, then current citations that replaced nothing; a quote whose words
+    another quote of the same instant holds goes (the fact clause of a turn quoted whole); at most
+    ``len(ans.citations)`` + 1, each quoted with its end. None when no citation replaced anything (the answer
+    stands). Returns (the answer, the past memories as hits: ``explain["predecessor_of"]``)."""
+    if ans.abstained or not ans.citations:
+        return None
+    past = [m for m in ans.citations if m.valid_to is not None]
+    now = [m for m in ans.citations if m.valid_to is None]
+    closing = {c.fact_id: m for m in now for c in own_claims(m) if c.valid_to is None}
+    if not closing:
+        return None
+    before = store.predecessors(scope.tenant, scope.user_id, sorted(closing))
+    ids = sorted({i for v in before.values() for i in v})
+    found = store.get_many(scope.tenant, ids) if ids else {}
+    out: list[Hit] = []
+    replaced: set[str] = set()
+    for fid, cited in closing.items():
+        for mid in before.get(fid, []):
+            m = found.get(mid)
+            if m is None or m.user_id != scope.user_id or m.tier != "warm" or m.kind == "summary" or \
+                    any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
+                continue
+            v = _past_view(m, fid)
+            if v is not None and all(h.memory.id != v.id for h in out):
+                out.append(Hit(memory=v, score=1.0, explain={"predecessor_of": cited.id,
+                                                             "past": f"until {v.valid_to:%Y-%m}"}))
+                replaced.add(cited.id)
+    if not out:
+        return None
+    cites = past + [h.memory for h in out if all(h.memory.id != m.id for m in past)] + \
+        [m for m in now if m.id not in replaced]
+    # one quote per value: a memory whose words another one said at the same instant holds goes
+    cites = [v for v in cites if not any(w is not v and v.text in w.text and w.created_at == v.created_at and
+                                         (len(w.text) > len(v.text) or w.id < v.id) for w in cites)]
+    cites = cites[: len(ans.citations) + 1]
+    zh = has_cjk(question)
+    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    kept = {m.id for m in cites}
+    out = [h for h in out if h.memory.id in kept]
+    return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + out), out
+
+
+def with_held(ans: Answer, held: Answer, max_citations: int, question: str) -> Answer:
+    """``ans`` (an answer citing current memories) with the citations of ``held`` (:func:`held_answer`: partly
+    superseded memories, for what they still say) after its own, at most ``max_citations`` in all."""
+    have = {m.id for m in ans.citations}
+    extra = [m for m in held.citations if m.id not in have][: max(0, max_citations - len(ans.citations))]
+    if not extra:
+        return ans
+    cites = list(ans.citations) + extra
+    zh = has_cjk(question)
+    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites, abstained=False,
+                  evidence=list(ans.evidence) + [h for h in held.evidence if h.memory.id in {m.id for m in extra}])
+
+
+def past_slot_answer(question: str, store: Any, scope: Scope, filters: Any = None) -> tuple[Answer, list[Hit]] | None:
+    """For a question about the asker's past naming a slot (:func:`~anchormem.answering.slot_questions.
+    asked_slots`: "我以前工资多少？" -> salary): what the slot's current value replaced (:func:`predecessor_answer`
+    from the slot's current fact memories in ``scope``), for the first named slot that has such a value. None for a
+    read with ``filters`` (the caller narrowed what may answer), a question about someone else, or no past value."""
+    if filters or not about_user(question):
+        return None
+    for attr in asked_slots(question):
+        now = [m for m in store.current_facts(scope.tenant, scope.user_id, [f"user|{attr}"])
+               if all(getattr(scope, k) in (None, getattr(m, k)) for k in ("agent_id", "session_id"))]
+        if not now:
+            continue
+        got = predecessor_answer(question, Answer(text="", citations=now[-1:], abstained=False), store=store,
+                                 scope=scope)
+        if got is not None:
+            return got
+    return None

@@ -313,11 +313,11 @@ def history(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
         _emit_json([_dump(h) for h in entries])
         return
     t = Table()
-    for c in ("version", "event", "when", "actor", "old", "new", "reason"):
+    for c in ("version", "event", "said", "written", "actor", "old", "new", "reason"):
         t.add_column(c)
-    for h in entries:
-        t.add_row(str(h.version), h.event, _fmt_time(h.created_at), h.actor or "", _short(h.old_text or "", 50),
-                  _short(h.new_text or "", 50), h.reason or "")
+    for h in entries:  # said: on the user's timeline (HistoryEntry.said_at); written: the store's clock
+        t.add_row(str(h.version), h.event, _fmt_time(h.said_at) if h.said_at else "", _fmt_time(h.created_at),
+                  h.actor or "", _short(h.old_text or "", 50), _short(h.new_text or "", 50), h.reason or "")
     _out().print(t)
 
 

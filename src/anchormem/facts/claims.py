@@ -25,7 +25,7 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import query_terms
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "own_claims", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+__all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content"]
 
 
@@ -39,9 +39,29 @@ def carry(item: MemoryItem, claims: list[Claim]) -> None:
         seen.setdefault(c.fact_id, c)
     item.claims = list(seen.values())
     if item.claims and all(c.valid_to is not None for c in item.claims) and item.valid_to is None and \
-            remainder(item.text, [c.span for c in item.claims], values=[c.value for c in item.claims]) is None:
+            remainder(item.text, [claim_words(c.span, c.value) for c in item.claims],
+                      values=[c.value for c in item.claims]) is None:
         last = max(item.claims, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
         item.valid_to, item.superseded_by = last.valid_to, last.superseded_by
+
+
+# where a span starts a statement of its own: a comma, semicolon, "and" or "but" before a first-person subject
+_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=(?:I|I'm|I've|I'd|my|we|we're|our)\b|我)")
+
+
+def claim_words(span: str, value: str) -> str:
+    """The words of a claim whose ``span`` runs over more than its value's clause ("I live in Portland and I'm a
+    dental hygienist." for the home ``Portland``): the span's statements (split where a first-person subject starts
+    one: ", I", "and I'm", "，我") that hold ``value``; ``span`` itself when the value is in all of them, in none, or
+    the span is one statement ("我是team lead，管五个人" is one: the second clause has no subject of its own). What a superseded claim takes out of its memory, so the rest stays current."""
+    v = (value or "").strip().casefold()
+    if not v or not span:
+        return span
+    parts = [p for p in _JOINS.split(span) if p and p.strip()]
+    hold = [p for p in parts if v in p.casefold()]
+    if len(parts) < 2 or not hold or len(hold) == len(parts):
+        return span
+    return " ".join(p.strip() for p in hold)
 
 
 def closed_claims(item: MemoryItem, as_of: datetime | None = None) -> list[Claim]:
@@ -61,7 +81,7 @@ def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem 
     if not closed or item.valid_to is not None:
         return item
     held = [c.span for c in item.claims if c not in closed]  # words that also state a claim still holding stay
-    text = remainder(item.text, [c.span for c in closed], held, [c.value for c in closed])
+    text = remainder(item.text, [claim_words(c.span, c.value) for c in closed], held, [c.value for c in closed])
     if text is None:
         return None
     return item.model_copy(update={"text": text})

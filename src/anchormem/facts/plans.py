@@ -27,7 +27,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "drop_plans"]
+__all__ = ["planned", "drop_plans", "plan_sentences"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
@@ -84,3 +84,18 @@ def _ends_now(sentence: str) -> bool:
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
     """``facts`` without the plans among them (:func:`planned`)."""
     return [f for f in facts if planned(f, said_at) is None]
+
+
+def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
+    """The sentences of ``text`` (said at ``said_at``) that state a plan as the write path reads one: a slot fact
+    of the sentence (:func:`anchormem.facts.rules.extract_from_text`) that :func:`planned` finds planned ("I'm
+    moving to Edinburgh next month.", "我下个月搬去杭州。"). A sentence that only names a date ahead ("There were 7
+    people, 6 want to do it again next month!", "getting ready for a fundraiser next week") is none. ``[]``
+    without a time."""
+    from ..text.segment import split_sentences
+    from .rules import extract_from_text
+
+    if said_at is None:
+        return []
+    return [sent for sent in split_sentences(text)
+            if any(planned(f, said_at) is not None for f in extract_from_text(sent))]

@@ -149,7 +149,7 @@ class ClaimsSQL:
         of the other current memories that carried it and now carry no current claim (to close with it), except
         those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
         银行做柜员。" stays current for its job once the home moved; "The light there is lovely." refers back)."""
-        from ..facts.claims import remainder
+        from ..facts.claims import claim_words, remainder
 
         p = self.ph
         conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = {p} "
@@ -166,7 +166,8 @@ class ClaimsSQL:
                                 (tenant, mid)).fetchone()
             rows = conn.execute(f"SELECT span, value FROM claims WHERE tenant = {p} AND memory_id = {p}",
                                 (tenant, mid)).fetchall()
-            if text is None or remainder(text[0], [r[0] for r in rows], values=[r[1] for r in rows]) is None:
+            if text is None or remainder(text[0], [claim_words(r[0], r[1]) for r in rows],
+                                         values=[r[1] for r in rows]) is None:
                 out.append(mid)
         return out
 

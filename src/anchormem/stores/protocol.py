@@ -95,6 +95,10 @@ class Store(Protocol):
         """``items`` (as ``get_many(..., entities=False)`` returned them), in order, each a copy with its stored
         entities."""
 
+    def predecessors(self, tenant: str, user_id: str, fact_ids: list[str]) -> dict[str, list[str]]:
+        """{fact id of ``fact_ids``: ids of the memories carrying a claim it closed (``claims.superseded_by``), oldest
+        said first}: what each fact replaced, for a question about the past. Ids with none are left out."""
+
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         """Memories in scope, oldest first. With ``as_of``: those current then, each with the text it had then

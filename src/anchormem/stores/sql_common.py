@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import NotFoundError
 from ..filters import FilterNode
 from ..types import HistoryEntry, Scope
+from ..timeutil import from_epoch
 from .protocol import HISTORY_COLUMNS, MESSAGE_COLUMNS, history_entries, message_dicts
 
 __all__ = ["SQLCommonMixin"]
@@ -108,7 +109,50 @@ class SQLCommonMixin:
                           "ORDER BY version", (tenant, memory_id))
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r}")
-        return history_entries(rows)
+        return self._said_times(tenant, history_entries(rows))
+
+    def predecessors(self, tenant: str, user_id: str, fact_ids: list[str]) -> dict[str, list[str]]:
+        """See :meth:`~.protocol.Store.predecessors` (one read of the ``claims`` table)."""
+        if not fact_ids:
+            return {}
+        p = self._P
+        cond, params = self._in("superseded_by", sorted(set(fact_ids)))
+        out: dict[str, list[str]] = {}
+        for by, mid in self._read(f"SELECT superseded_by, memory_id FROM claims WHERE tenant = {p} AND user_id = {p} "
+                                  f"AND {cond} ORDER BY said_at, memory_id", [tenant, user_id, *params]):
+            if mid not in out.setdefault(by, []):
+                out[by].append(mid)
+        return out
+
+    def _said_times(self, tenant: str, entries: list[HistoryEntry]) -> list[HistoryEntry]:
+        """Each entry's ``said_at`` (:class:`~anchormem.types.HistoryEntry`) from what it names: an ADD the
+        memory's ``valid_from``, a SUPERSEDE its successor's (``reason`` "superseded by <id>"; the memory's own
+        ``valid_to`` when that successor is gone), a NOOP the restating message's ``ts``."""
+        p = self._P
+        ids = {entries[0].memory_id} | {r.split()[2] for e in entries if e.event == "SUPERSEDE" and
+                                        (r := e.reason or "").startswith("superseded by ") and len(r.split()) > 2}
+        cond, params = self._in("id", sorted(ids))
+        times = {r[0]: (r[1], r[2]) for r in self._read(f"SELECT id, valid_from, valid_to FROM memories WHERE "
+                                                         f"tenant = {p} AND {cond}", [tenant, *params])}
+        turns = [r.split()[-1] for e in entries if e.event == "NOOP" and (r := e.reason or "").startswith(
+            "restated in message ")]
+        said: dict[str, Any] = {}
+        if turns:
+            cond, params = self._in("id", sorted(set(turns)))
+            said = {r[0]: r[1] for r in self._read(f"SELECT id, ts FROM messages WHERE tenant = {p} AND {cond}",
+                                                   [tenant, *params])}
+        own = times.get(entries[0].memory_id)
+        for e in entries:
+            at = None
+            if e.event in ("ADD", "ADD_SUPERSEDED") and own is not None:
+                at = own[0]
+            elif e.event == "SUPERSEDE" and (e.reason or "").startswith("superseded by "):
+                by = times.get((e.reason or "").split()[2]) if len((e.reason or "").split()) > 2 else None
+                at = by[0] if by is not None else (own[1] if own is not None else None)
+            elif e.event == "NOOP" and (e.reason or "").startswith("restated in message "):
+                at = said.get((e.reason or "").split()[-1])
+            e.said_at = from_epoch(at) if at is not None else None
+        return entries
 
     def messages(self, scope: Scope, ids: list[str] | None = None, *,
                  session_id: str | None = None, last: int | None = None) -> list[dict[str, Any]]:

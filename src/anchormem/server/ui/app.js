@@ -258,7 +258,7 @@
       ["entities", (m.entities || []).map((e) => `${e.type}: ${e.value}`).join(", ") || "—"],
       ["fact", m.fact ? `${m.fact.entity}.${m.fact.attribute} = ${m.fact.value}${m.fact.polarity < 0 ? " (not)" : ""}`
         : "—"],
-      ["superseded_by", dash(m.superseded_by)], ["current", m.current === false ? "no" : "yes"],
+      ["superseded_by", dash(m.superseded_by)], ["current", m.current === false ? "no" : m.state === "partly_superseded" ? "yes (some claims superseded)" : "yes"],
       ["claims", (m.claims || []).map((c) => `${c.slot} = ${c.value}${c.polarity < 0 ? " (not)" : ""} `
         + `(${c.valid_to ? `superseded ${c.valid_to}` : "current"})`).join("; ") || "—"],
       ["expires_at", dash(m.expires_at)],
@@ -272,7 +272,8 @@
     $("history-body").replaceChildren(...h.history.map((e) => el("tr", { dataset: { event: e.event } },
       el("td", {}, String(e.version)), el("td", { class: "event" }, e.event),
       el("td", { class: "memtext" }, dash(e.old_text)), el("td", { class: "memtext" }, dash(e.new_text)),
-      el("td", {}, dash(e.actor)), el("td", {}, dash(e.reason)), el("td", {}, dash(e.created_at)))));
+      el("td", {}, dash(e.actor)), el("td", {}, dash(e.reason)), el("td", { class: "said" }, dash(e.said_at)),
+      el("td", {}, dash(e.created_at)))));
     $("edit-text").value = m.text;
     $("edit-reason").value = "";
     $("delete-purge").checked = false;

@@ -1,0 +1,53 @@
+"""Plans are not the present: what a memory plans is no evidence that it holds now.
+
+"I'm moving to Edinburgh next month." says where the speaker will live, not where they live: for a question about
+the present ("Do I live in Edinburgh?", "Where do I live?", 我住在爱丁堡吗？) the sentences of a memory that state a
+plan (a slot fact said for a date after the day it was said, as the write path reads one:
+:func:`anchormem.facts.plans.plan_sentences`) are left out of its words, as
+questions and suppositions are (:func:`anchormem.answering.persons.stated_text`). A question about what is planned
+or what happened ("Am I moving?", "When is the move?", "Did I move to Edinburgh?", 我打算搬去哪？) still reads them.
+
+Which questions ask the present: those with no word of ``future_question`` nor of ``past_question_tense``
+(``data/lang/<lang>/cues.json``: whole words in English, substrings in Chinese), no match of
+``future_question_patterns`` (the present progressive: "Where is my sister getting married?"), and not about the past
+(:func:`anchormem.facts.claims.asks_past`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+
+from .. import langdata
+from ..facts.claims import asks_past
+from ..facts.plans import plan_sentences
+
+__all__ = ["asks_present", "without_plans"]
+
+
+@lru_cache(maxsize=1)
+def _tense() -> re.Pattern[str]:
+    words = langdata.words("cues", "future_question") + langdata.words("cues", "past_question_tense")
+    parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
+             for w in sorted(words, key=len, reverse=True)]
+    for lang in langdata.LANGUAGES:  # patterns (the present progressive: "Where is my sister getting married?")
+        parts += list(langdata.load("cues", lang).get("future_question_patterns", []))
+    return re.compile("|".join(parts) or "(?!)", re.I)
+
+
+def asks_present(question: str) -> bool:
+    """The question asks what holds now ("Do I live in Edinburgh?", "Where do I live?", 我住哪里？), not what is
+    planned ("Am I moving?", "When is the move?"), what happened ("Did I move?") or what held before."""
+    return not _tense().search(question) and not asks_past(question)
+
+
+def without_plans(text: str, said_at: datetime | None) -> str:
+    """``text`` (a memory's stated words, said at ``said_at``) without its plan sentences; ``text`` itself when it
+    holds none."""
+    plans = plan_sentences(text, said_at)
+    if not plans:
+        return text
+    for p in plans:
+        text = text.replace(p, " ")
+    return " ".join(text.split())
