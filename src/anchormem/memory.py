@@ -259,7 +259,7 @@ class Memory(LifecycleMixin):
                           user_id=scope.user_id, extract=self._fact_extractor())
         plan.reviews += quarantined
         vectors = self._embed_drafts(plan.drafts) if given is None else \
-            message_vectors(plan.drafts, msgs, prepared.messages, given)
+            message_vectors(plan.drafts, msgs, prepared.messages, given, self._embed_drafts)
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,

@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import langdata
 from ..text.segment import split_sentences
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, pos_tags
 from .bank_vectors import load as load_bank_vectors
 from .keys import OCCUPATION_EN, is_occupation, value_key
 from .model import Fact, detect_language
@@ -152,9 +152,7 @@ def _subjectless_zh(text: str, lang: str) -> bool:
     一万五", "换了个套餐"): in a user's turn the speaker's."""
     if lang != "zh":
         return False
-    import jieba.posseg
-
-    for t in jieba.posseg.cut(text):
+    for t in pos_tags(text):
         if not t.word.strip() or t.flag in ("t", "d", "c", "x", "p") or t.flag.startswith(("t", "d")):
             continue
         return t.flag.startswith("v")
@@ -199,7 +197,14 @@ def _unit(text: str, sentence: str) -> list[Unit]:
 # -- 2. values by type ---------------------------------------------------------------------------------------------
 def typed_values(text: str, lang: str) -> dict[str, list[str]]:
     """Candidate values of ``text`` by type, in order: ``name`` (a place or an organisation), ``number``, ``job``,
-    ``age``, ``count`` (a number and a counted noun, "three cats"). ``typed_values("I'm starting at Puma after leaving Adidas", "en")["name"] == ["Puma", "Adidas"]``."""
+    ``age``, ``count`` (a number and a counted noun, "three cats"). ``typed_values("I'm starting at Puma after leaving Adidas", "en")["name"] == ["Puma", "Adidas"]``.
+    A new dict each call; the reading is cached by (text, lang): the fact rules and the relative change reader
+    read the same clauses."""
+    return {k: list(v) for k, v in _typed_values(text, lang)}
+
+
+@lru_cache(maxsize=8192)
+def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
     skip = _not_names(lang) | _not_names("en")
     for m in _CAPS.finditer(text):
@@ -213,9 +218,7 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
         if words and not any(w.casefold() in skip for w in words[-1:]):
             out["name"].append(" ".join(words))
     if has_cjk(text):
-        import jieba.posseg
-
-        for w in jieba.posseg.cut(text):
+        for w in pos_tags(text):
             word = w.word.strip()
             if w.flag in _NAME_TAGS and (len(word) >= 2) and word not in out["name"] and \
                     (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip:
@@ -231,7 +234,7 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
                 out["job"].append(" ".join(words))
     out["number"], out["age"] = _amounts(text, lang)
     out["count"] = _counts(text, lang)
-    return {k: v for k, v in out.items() if v}
+    return tuple((k, tuple(v)) for k, v in out.items() if v)
 
 
 def _amounts(text: str, lang: str) -> tuple[list[str], list[str]]:
@@ -554,12 +557,10 @@ def _mistyped(f: Fact) -> bool:
         return True  # "My running days are over": the generic "my X is Y" read an ending as a value
     if f.attribute != "employer" or f.polarity < 0 or not has_cjk(f.value) or f.extractor != "rules":
         return False
-    import jieba.posseg
-
     live = langdata.load("frames", "zh").get("classes", {}).get("live_at", {}).get("verbs", [])
     if not any(v in (f.clause or f.source_span) for v in live):
         return False  # 我在京东上班: jieba may tag an organisation ns; only a clause about living is re-read
-    toks = [w for w in jieba.posseg.cut(f.value) if w.word.strip()]
+    toks = [w for w in pos_tags(f.value) if w.word.strip()]
     while toks and toks[0].flag in ("p", "v") and len(toks) > 1:
         toks = toks[1:]  # 到芜湖, 去了
     return len(toks) == 1 and toks[0].flag == "ns"

@@ -125,10 +125,16 @@ def _lang(text: str) -> str:
 
 
 def clause_values(text: str) -> list[TypedValue]:
-    """The typed values of one clause, in order. ``clause_values("换了个套餐，每个月39块")`` holds the amount "39块"
+    """The typed values of one clause, in order (a new list; the reading is cached by text: an old clause is read
+    again for every new turn it is a neighbour of). ``clause_values("换了个套餐，每个月39块")`` holds the amount "39块"
     (unit "money"); ``clause_values("只剩三条了")`` the count "三条" (classifier 条); ``clause_values("I have two
     cats")`` the count "two cats" (noun "cat"); names, jobs and ages as :func:`~anchormem.facts.meaning.typed_values`
     reads them."""
+    return list(_clause_values(text))
+
+
+@lru_cache(maxsize=8192)
+def _clause_values(text: str) -> tuple[TypedValue, ...]:
     from .meaning import typed_values
 
     from .values import parse
@@ -168,7 +174,7 @@ def clause_values(text: str) -> list[TypedValue]:
                     any(v in x.value for x in out if x.kind in ("amount", "count")):
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
-    return out
+    return tuple(out)
 
 
 def _counts_a_noun(rest: str) -> bool:
@@ -199,6 +205,24 @@ def masked(text: str, values: list[TypedValue], kind: str) -> str:
     return text
 
 
+@lru_cache(maxsize=64)
+def _words_rx(lang: str, keys: tuple[str, ...], fold: bool) -> tuple[re.Pattern | None, tuple[str, ...]]:
+    """The entries under ``keys`` of relative.json for ``lang`` as one matcher: a pattern of the Latin-script ones as
+    whole words (case-insensitive unless ``fold``: then casefolded, matched against casefolded text) and the CJK
+    ones (matched inside the text)."""
+    ws = [w.casefold() if fold else w for k in keys for w in data(lang).get(k, [])]
+    latin = [re.escape(w) for w in dict.fromkeys(ws) if not has_cjk(w)]
+    rx = re.compile(r"\b(?:" + "|".join(latin) + r")\b", 0 if fold else re.I) if latin else None
+    return rx, tuple(w for w in dict.fromkeys(ws) if has_cjk(w))
+
+
+def _says_word(text: str, lang: str, *keys: str, fold: bool = False) -> bool:
+    """``text`` holds an entry of ``keys`` (relative.json, ``lang``): a Latin word as a whole word, a CJK one
+    anywhere."""
+    rx, cjk = _words_rx(lang, keys, fold)
+    return any(w in text for w in cjk) or (rx is not None and rx.search(text) is not None)
+
+
 def _gated(text: str) -> bool:
     """A clause set in the past, on a trip, about people in general, about what is someone else's or only seen
     (:func:`~anchormem.facts.stance.scene`): no change of what holds for the speaker."""
@@ -216,10 +240,7 @@ def _name_slots(lang: str) -> frozenset[str]:
 
 def _says_now(text: str) -> bool:
     """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
-    for w in data(_lang(text)).get("now_cues", []) + (data("en").get("now_cues", []) if has_cjk(text) else []):
-        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
-            return True
-    return False
+    return _says_word(text, _lang(text), "now_cues") or (has_cjk(text) and _says_word(text, "en", "now_cues"))
 
 
 def _reached(text: str, value: TypedValue) -> bool:
@@ -256,13 +277,7 @@ def _ending(text: str) -> bool:
     戒, 没再, 停了; a bare negation is none: "I'll never forget it", "can't wait") and no opinion (``opinion``: "I
     don't like the office coffee" ends no coffee habit)."""
     lang = _lang(text)
-    for w in data(lang).get("opinion", []):
-        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
-            return False
-    for w in data(lang).get("ending", []):
-        if (w in text) if has_cjk(w) else re.search(rf"\b{re.escape(w)}\b", text, re.I):
-            return True
-    return False
+    return not _says_word(text, lang, "opinion") and _says_word(text, lang, "ending")
 
 
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:

@@ -25,7 +25,7 @@ import re
 from functools import lru_cache
 
 from .. import langdata
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, pos_tags
 
 __all__ = ["possessed_subject", "clause_subject"]
 
@@ -74,8 +74,6 @@ def possessed_subject(pre: str, lang: str) -> str:
 
 
 def _zh(pre: str) -> str:
-    import jieba.posseg  # lazy: the dictionary loads on first use
-
     p = _adverbs("zh").sub("", pre.rstrip())
     m = list(re.finditer(r"我们|咱们|我", p))
     if not m:
@@ -83,7 +81,7 @@ def _zh(pre: str) -> str:
     after = p[m[-1].end():]
     if not after or after.startswith(("们", "家")):
         return ""
-    toks = [t for t in jieba.posseg.cut(after) if t.word.strip()]
+    toks = [t for t in pos_tags(after) if t.word.strip()]
     de = bool(toks) and toks[0].word == "的"  # 我的 + a word: a possessed noun whatever jieba tags it (我的发小: v)
     while toks and toks[0].word == "的":
         toks = toks[1:]

@@ -62,15 +62,25 @@ def check_vectors(vectors: Any, n: int, dim: int) -> np.ndarray:
     return arr
 
 
-def message_vectors(drafts: Sequence[Any], msgs: Sequence[Message], stored: Sequence[Any],
-                    given: np.ndarray) -> np.ndarray:
+def message_vectors(drafts: Sequence[Any], msgs: Sequence[Message], stored: Sequence[Any], given: np.ndarray,
+                    embed: Callable[[list[Any]], np.ndarray] | None = None) -> np.ndarray:
     """(len(drafts), dim) rows of ``given`` (one per message of ``msgs``): each draft takes its source message's.
-    ``stored``: the StoredMessages :func:`~.pipeline.draft_memories` made, in order, for the non-system ones."""
+    ``stored``: the StoredMessages :func:`~.pipeline.draft_memories` made, in order, for the non-system ones.
+    A draft whose source message is not in this batch (a fact memory the reconciler opens for older words of the
+    user: :func:`anchormem.facts.reconcile.plan_facts`) has no given row: ``embed(drafts)`` gives its vector (as
+    ``add`` does); without ``embed`` that raises InvalidInputError."""
     ids = iter(stored)
     row = {next(ids).id: i for i, m in enumerate(msgs) if m.role != "system"}
     if not drafts:
         return given[:0]
-    return given[[row[d.item.source_message_ids[0]] for d in drafts]]
+    at = [row.get(d.item.source_message_ids[0], -1) if d.item.source_message_ids else -1 for d in drafts]
+    out = given[np.maximum(np.asarray(at, dtype=np.int64), 0)]
+    other = [i for i, r in enumerate(at) if r < 0]
+    if other:
+        if embed is None:
+            raise InvalidInputError("a memory drafted from an earlier message has no given vector")
+        out[other] = np.asarray(embed([drafts[i] for i in other]), dtype=np.float32)
+    return out
 
 
 _WHERE = re.compile(r"message (\d+)")

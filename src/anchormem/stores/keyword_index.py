@@ -21,7 +21,11 @@ Derived data; the database stays the source of truth:
   as it applies it, an encrypted file's log keeps growing by one small row per write): written on close (and after a
   build) with its watermark, also by a process that only wrote when it left many changes (a bulk load); a reopen loads it and applies the log from the watermark. The log is pruned up to
   the saved watermark; an index whose watermark is older than the log's start (another process pruned it), from
-  another database (``store_id``) or format is rebuilt from ``memories_fts``. A purge deletes the file
+  another database (``store_id``) or format is rebuilt from ``memories_fts``. Each save writes a fresh token into
+  the file and, in the transaction that prunes the log, into the database (``meta`` row ``keyword_index_token``): a
+  file whose token the database does not hold was saved beside another state of it (a backup restored, newer or
+  older than the file; a copy that diverged, whose log numbers coincide with this one's) and is rebuilt instead of
+  caught up from a watermark that means nothing there. A purge deletes the file
   (:meth:`KeywordIndex.drop`): it holds the purged rows' tokens.
 
 Layout: postings of (user, token) pairs in one array sorted by (pair key, rowid), with a small unsorted tail of
@@ -39,6 +43,7 @@ import math
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
@@ -60,6 +65,7 @@ _MAX_ROWID_GAP = 8  # a rowid more than 8x (+1M) past the row count: dense per-r
 _BATCH = 5000  # rows tokenised per pass of the scratch FTS5 table
 _PRUNE_SOLE = 1000  # a sole reader prunes the log once a catch-up applied this many rows
 _EAGER_LOG = 5000  # unsaved log entries that make a close bring an index it never loaded up to date
+_TOKEN_KEY = "keyword_index_token"  # meta row: the token of the .kw file saved beside this database state
 _TAIL_ROWS = 1000  # a catch-up of more rows is merged into the sorted postings at once
 
 # migration v7: the change log the index catches up from (module doc)
@@ -369,7 +375,7 @@ class KeywordIndex:
 
     def _ready(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any]) -> bool:
         if self.seq is None:
-            if not self._load():
+            if not self._load(read):
                 self._build(snapshot)
                 if self.usable:
                     self._save(read, snapshot)
@@ -481,8 +487,9 @@ class KeywordIndex:
         self._merge()
         self._compact()
         n = len(self.rscope.a)
+        token = uuid.uuid4().hex  # the file's lineage mark, also written into the database below (module doc)
         meta = {"format": _FORMAT, "store_id": self.store_id, "seq": self.seq, "n_rows": self.n_rows,
-                "n_tokens": self.n_tokens}
+                "n_tokens": self.n_tokens, "token": token}
         vocab = "\n".join(sorted(self.vocab, key=self.vocab.__getitem__))
         scopes = "\n".join(sorted(self.scopes, key=self.scopes.__getitem__))
         tmp = self.path.with_name(self.path.name + ".tmp")
@@ -501,10 +508,16 @@ class KeywordIndex:
             log.warning("anchormem: could not save the keyword index %s: %s", self.path, exc)
             return
         self._dirty = False
-        try:  # entries up to the saved watermark are no longer needed by a reopen (module doc)
-            self._prune(snapshot)
-        except (sqlite3.Error, StoreError) as exc:
-            log.debug("keyword_log not pruned: %s", exc)
+        try:  # entries up to the saved watermark are no longer needed by a reopen (module doc); the mark beside them
+            seq = self.seq
+
+            def mark(c: sqlite3.Connection) -> None:
+                c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_TOKEN_KEY, token))
+                c.execute("DELETE FROM keyword_log WHERE seq <= ?", (seq,))
+
+            snapshot(mark, write=True)
+        except (sqlite3.Error, StoreError) as exc:  # unmarked: the next open rebuilds rather than trust the file
+            log.debug("keyword index not marked in the database, keyword_log not pruned: %s", exc)
 
     def _compact(self) -> None:
         """Drop what removed rows left (after :meth:`_merge`): their forward slices, and tokens no row holds any
@@ -528,13 +541,20 @@ class KeywordIndex:
         self.nfwd = len(fwd)
         self.fstart.a[live_rows] = ends - fn
 
-    def _load(self) -> bool:
+    def _load(self, read: Callable[[str, Any], list]) -> bool:
         if self.path is None or not self.path.exists():
             return False
         try:
             with np.load(self.path, allow_pickle=False) as z:
                 meta = json.loads(bytes(z["meta"]).decode())
                 if meta.get("format") != _FORMAT or meta.get("store_id") != self.store_id:
+                    return False
+                mark = read("SELECT value FROM meta WHERE key = ?", (_TOKEN_KEY,))
+                if not mark or mark[0][0] != meta.get("token"):
+                    # the database is not the one this file was saved beside (a backup restored, a copy that
+                    # diverged): its log cannot say what changed since, so the postings are not trusted
+                    log.info("anchormem: keyword index %s was saved beside another state of the database: "
+                             "rebuilding it", self.path)
                     return False
                 self._empty()
                 vocab = bytes(z["vocab"]).decode("utf-8")

@@ -203,7 +203,18 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self.dim = dim
         index_dir = None if self._memory or self._key is not None else Path(self.path + ".vec")
         self.vectors = VectorCache(dim, ann_threshold=self._ann_threshold, index_dir=index_dir,
-                                   store_id=self.store_id)
+                                   store_id=self.store_id, marks=(self._index_mark, self._index_mark))
+
+    def _index_mark(self, name: str, token: str | None = None) -> str | None:
+        """Read (no ``token``) or write the token of the saved vector index file ``name`` (stores/vectors.py)."""
+        key, sql = f"vector_index_token:{name}", "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"
+        if token is None:
+            return next((r[0] for r in self._read("SELECT value FROM meta WHERE key = ?", (key,))), None)
+        if self._conn().in_transaction:  # saved during a search or a write: the mark joins that transaction
+            self._conn().execute(sql, (key, token))
+        else:
+            with self._tx() as c:
+                c.execute(sql, (key, token))
 
     def close(self) -> None:
         if self.vectors and not self._closed:  # HNSW indexes changed by writes: saved, so a reopen restores them
