@@ -495,3 +495,17 @@ def test_a_job_and_an_employer_said_together_answer_both_questions():
         for q in ("What's my job?", "Where do I work?"):
             ans = m.ask(q, user_id="u")
             assert not ans.abstained and {c.text for c in ans.citations} == {"I work at a hospital as a nurse."}, q
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I live in New York with my wife.", "New York"),
+    ("Hi, 我叫王伟, I live in 上海 with my wife 小红.", "上海"),
+    ("I live in Leeds near the university.", "Leeds"),
+    ("I'm living in Porto together with two flatmates.", "Porto"),
+    ("I live in Kingston upon Thames.", "Kingston upon Thames"),
+])
+def test_a_home_value_ends_where_the_clause_goes_on_about_something_else(text, value):
+    """value_ends (data/lang/en/values.json): words after which any slot value has ended, so a move later closes
+    the home and not the wife or the flatmates said with it."""
+    homes = [f.value for f in extract_facts_rules(text) if f.attribute == "home_city"]
+    assert homes == [value]

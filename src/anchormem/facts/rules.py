@@ -150,6 +150,14 @@ def _date_prep() -> re.Pattern:
     return re.compile(r"(?:\s+(?:" + en + r")|\s*(?:" + zh + r"))\s*$", re.I)
 
 
+@lru_cache(maxsize=1)
+def _value_ends() -> re.Pattern:
+    """Words after which a value has ended whatever the slot (``value_ends`` of data/lang/en/values.json: "New York
+    with my wife" -> "New York", "Alibaba as a backend engineer" -> "Alibaba"), as whole words after a space."""
+    return re.compile(r"\s+(?:" + langdata.alternation(langdata.words("values", "value_ends", ("en",))) + r")\b",
+                      re.I)
+
+
 def _clean(v: str, *, max_words: int = 8) -> str | None:
     v = v.strip().strip("\"'“”‘’「」")
     v = re.sub(r"^(?:now|currently|still)\s+", "", v, flags=re.I)  # "my phone number is now 555-0101"
@@ -160,9 +168,9 @@ def _clean(v: str, *, max_words: int = 8) -> str | None:
         v = re.split(r"\s*[\u3400-\u9fff]", v, maxsplit=1)[0]  # "Company K 下周一开始" -> "Company K"
     elif not has_cjk(v) or re.search(r"[A-Za-z]", v):  # English, or a Chinese value with English after it
         v = re.split(r"[。！？；]", v, maxsplit=1)[0]  # "上海。 It is nice": a clause ends in either script
-        m = _EN_CUT.search(v)
-        if m:
-            v = v[: m.start()]
+        cuts = [m.start() for m in (_EN_CUT.search(v), _value_ends().search(v)) if m]
+        if cuts:
+            v = v[: min(cuts)]
     v = re.sub(r"[\s.!?。！？~…]+$", "", v).strip()
     if has_cjk(v):
         v = _ZH_TAIL.sub("", v).strip()
