@@ -153,7 +153,7 @@ def _date_prep() -> re.Pattern:
 @lru_cache(maxsize=1)
 def _value_ends() -> re.Pattern:
     """Words after which a value has ended whatever the slot (``value_ends`` of data/lang/en/values.json: "New York
-    with my wife" -> "New York", "Alibaba as a backend engineer" -> "Alibaba"), as whole words after a space."""
+    with my wife" -> "New York", "Leeds near the university" -> "Leeds"), as whole words after a space."""
     return re.compile(r"\s+(?:" + langdata.alternation(langdata.words("values", "value_ends", ("en",))) + r")\b",
                       re.I)
 
