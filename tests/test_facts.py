@@ -509,3 +509,15 @@ def test_a_home_value_ends_where_the_clause_goes_on_about_something_else(text, v
     the home and not the wife or the flatmates said with it."""
     homes = [f.value for f in extract_facts_rules(text) if f.attribute == "home_city"]
     assert homes == [value]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I work at Alibaba as a backend engineer, 每个月工资三万五.", [("employer", "Alibaba"), ("occupation", "backend engineer")]),
+    ("I live in Berlin, 离公司很近。", [("home_city", "Berlin")]),
+])
+def test_an_english_value_before_a_chinese_clause_ends_as_english_values_do(text, expected):
+    """A Latin value cut from the Chinese that follows it is still cut where an English clause goes on (the comma,
+    "as a"): the employer is "Alibaba", not "Alibaba as a backend engineer," (fresh-user report)."""
+    got = [(f.attribute, f.value) for f in extract_facts_rules(text) if f.attribute in ("employer", "occupation",
+                                                                                          "home_city")]
+    assert got == expected

@@ -166,7 +166,8 @@ def _clean(v: str, *, max_words: int = 8) -> str | None:
         return None
     if has_cjk(v) and re.match(r"[A-Za-z<]", v):
         v = re.split(r"\s*[\u3400-\u9fff]", v, maxsplit=1)[0]  # "Company K 下周一开始" -> "Company K"
-    elif not has_cjk(v) or re.search(r"[A-Za-z]", v):  # English, or a Chinese value with English after it
+    # English (also the English head just cut from its Chinese tail), or a Chinese value with English after it
+    if not has_cjk(v) or re.search(r"[A-Za-z]", v):
         v = re.split(r"[。！？；]", v, maxsplit=1)[0]  # "上海。 It is nice": a clause ends in either script
         cuts = [m.start() for m in (_EN_CUT.search(v), _value_ends().search(v)) if m]
         if cuts:
