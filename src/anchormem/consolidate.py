@@ -51,7 +51,7 @@ import numpy as np
 from pydantic import BaseModel, Field, computed_field
 
 from .errors import InvalidInputError
-from .facts.grounding import _NEG_EN, _NEG_ZH
+from .facts.grounding import negation_count
 from .filters import And, Cond, parse_filters
 from .ingest.classify import content_hash
 from .lifecycle import importance, not_expired
@@ -144,7 +144,7 @@ def text_overlap(a: str, b: str) -> float:
 
 
 def _negations(text: str) -> int:
-    return len(_NEG_EN.findall(text)) + len(_NEG_ZH.findall(text))
+    return negation_count(text)
 
 
 def same_values(a: MemoryItem, b: MemoryItem) -> bool:

@@ -33,29 +33,49 @@ __all__ = ["Support", "check_support", "MIN_OVERLAP", "MIN_COSINE"]
 MIN_OVERLAP = 0.6
 MIN_COSINE = 0.3
 
-_EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-           "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-           "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-           "dozen": 12, "first": 1, "second": 2, "third": 3}
-_ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-             "九": 9}
-_ZH_NUM = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_MONTHS = ("january february march april may june july august september october november december "
-           "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
-           "sunday").split()
 _NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
-_NOT_NAMES = frozenset("i i'm i've i'll the a an my user he she they it we you not no".split())
-_NEG_EN = re.compile(r"\b(?:not|no|never|no longer|don't|doesn't|didn't|do not|does not|did not|can't|cannot|"
-                     r"can not|won't|isn't|aren't|wasn't|hate|hates|dislike|dislikes|detest|loathe|stopped|quit|gave up|given up|"
-                     r"switched from|left(?=\s+(?-i:[A-Z]))|left my|lost my|resigned|used to|moved out of|"
-                     r"moved away from|"
-                     r"any ?more|nor)\b|n't\b", re.I)
-_NEG_ZH = re.compile(r"不|没|别|讨厌|受不了|戒(?!指)|反感|无法|搬出|搬离")
-# "I quit Google and joined Meta": a new verb after "and" starts a clause of its own (its own negation)
-# ("I moved out of Lisbon and now live in Berlin": the second clause is not negated)
-_CLAUSE_VERBS = r"joined|started|moved|became|got|went|switched|took|began|signed|accepted|live|reside|settled|am living"
+
+
+@lru_cache(maxsize=1)
+def _en_numbers() -> dict[str, int]:
+    """English number words below a thousand (data/lang/en/values.json number_words, valued by the one value parser)
+    and counting_words ("dozen", "first"): a claim's "seven" must be a 7 in its source."""
+    from .values import number_of
+
+    out: dict[str, int] = {}
+    for w in langdata.load("values", "en").get("number_words", []):
+        n = number_of(w)
+        if n is not None and float(n) < 1000:
+            out[w.casefold()] = int(float(n))
+    out.update({k.casefold(): int(v) for k, v in langdata.load("values", "en").get("counting_words", {}).items()})
+    return out
+
+
+@lru_cache(maxsize=1)
+def _zh_numerals() -> str:
+    return langdata.load("values", "zh").get("numerals", "")
+
+
+@lru_cache(maxsize=1)
+def _date_words() -> frozenset[str]:
+    """Month and weekday names (data/lang/en/dates.json): a claim's "March" must be in its source."""
+    d = langdata.load("dates", "en")
+    return frozenset(w.casefold() for w in (*d.get("months", {}), *d.get("weekdays", {})))
+
+
+@lru_cache(maxsize=1)
+def _not_names() -> frozenset[str]:
+    return frozenset(w.casefold() for w in langdata.words("cues", "not_names"))
+
+
+@lru_cache(maxsize=1)
+def _negation_rx() -> re.Pattern:
+    """Negation cues of data/lang/*/cues.json (negation words, negation_patterns as raw regex)."""
+    parts = [r"\b(?:" + langdata.alternation(langdata.words("cues", "negation", ("en",))) + r")\b",
+             langdata.alternation(langdata.words("cues", "negation", ("zh",)))]
+    parts += list(langdata.words("cues", "negation_patterns"))
+    return re.compile("|".join(parts), re.I)
 
 
 @lru_cache(maxsize=1)
@@ -64,7 +84,7 @@ def _clause_rx() -> re.Pattern:
     ("I left Tencent and now work at Shopee"), and so does a new "I'm" / "we've" ("… and I'm now with EY")."""
     frame_verbs = tuple(v for spec in langdata.load("frames", "en").get("classes", {}).values()
                         for v in spec["verbs"] if v[:1].isalpha() and v not in ("am", "is", "are"))
-    verbs = _CLAUSE_VERBS + "|" + langdata.alternation(frame_verbs)
+    verbs = langdata.alternation(langdata.words("cues", "clause_verbs", ("en",)) + frame_verbs)
     return re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?"
                       r"(?:" + verbs + r")\b)|\s+and\s+(?=(?:then\s+|now\s+)?(?:I['’]m|I['’]ve|we['’]re|we['’]ve)\s)",
                       re.I)  # "I resigned from X and I'm now with Y": the second clause is not negated
@@ -86,28 +106,21 @@ def _norm(text: str) -> str:
 
 
 def _zh_to_int(s: str) -> int | None:
-    if all(c in _ZH_DIGIT for c in s):
-        return int("".join(str(_ZH_DIGIT[c]) for c in s))
-    total, cur = 0, 0
-    units = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-    for c in s:
-        if c in _ZH_DIGIT:
-            cur = _ZH_DIGIT[c]
-        elif c in units:
-            total += (cur or 1) * units[c]
-            cur = 0
-        else:
-            return None
-    return total + cur
+    """A run of Chinese numerals as an integer ("三千五" -> 3500, "一二三" -> 123), by the one value parser."""
+    from .values import zh_number
+
+    n = zh_number(s)
+    return int(n) if n is not None and float(n).is_integer() else None
 
 
 def _numbers(text: str) -> set[str]:
     t = _norm(text)
     out = {re.sub(r"[,\s]", "", m.group()).lstrip("0") or "0" for m in _DIGITS.finditer(t)}
+    words = _en_numbers()
     for w in re.findall(r"[a-z]+", t):
-        if w in _EN_NUM:
-            out.add(str(_EN_NUM[w]))
-    for m in _ZH_NUM.finditer(text):
+        if w in words:
+            out.add(str(words[w]))
+    for m in re.finditer(f"[{_zh_numerals()}]+", text):
         n = _zh_to_int(m.group())
         if n is not None and not (m.group() in ("一",) and len(text) > 1):  # "一" is mostly an article
             out.add(str(n))
@@ -125,10 +138,15 @@ def _ending_cues() -> re.Pattern:
     return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
 
 
+def negation_count(text: str) -> int:
+    """How many negation cues (data/lang/*/cues.json negation, negation_patterns) ``text`` holds."""
+    return len(_negation_rx().findall(text))
+
+
 def _negated(text: str, *, endings: bool = True) -> bool:
     """A negation cue in ``text``; with ``endings``, an ending cue of the language data too (a source clause "我辞职了"
     is negated; a fact's own value "辞职" is not a negation of it)."""
-    return bool(_NEG_EN.search(text) or _NEG_ZH.search(text) or (endings and _ending_cues().search(text)))
+    return bool(_negation_rx().search(text) or (endings and _ending_cues().search(text)))
 
 
 def _cjk_chars(text: str) -> set[str]:
@@ -146,7 +164,8 @@ _SELF = frozenset({"user", "user's", "users"})
 
 
 def _word(w: str) -> str:
-    return str(_EN_NUM[w]) if w in _EN_NUM else _stem(w)
+    words = _en_numbers()
+    return str(words[w]) if w in words else _stem(w)
 
 
 def _overlap(claim: str, source: str) -> float:
@@ -157,7 +176,7 @@ def _overlap(claim: str, source: str) -> float:
     cw = {_word(w) for w in content_words(c) if not has_cjk(w) and w not in _SELF}
     sw = {_word(w) for w in content_words(s) if not has_cjk(w)}
     # numbers are checked on their own; "用户" (the user) is the implicit subject
-    cc = {ch for ch in _cjk_chars(c.replace("用户", "")) if ch not in _ZH_DIGIT and ch not in "十百千万"}
+    cc = {ch for ch in _cjk_chars(c.replace("用户", "")) if ch not in _zh_numerals()}
     sc = _cjk_chars(s)
     total = len(cw) + len(cc)
     if total == 0:
@@ -195,17 +214,17 @@ def check_support(fact_text_or_fact: Fact | str, source_text: str, *, embedder: 
         reasons.append(f"number(s) not in source: {', '.join(sorted(missing_nums))}")
     # months / weekdays
     for w in re.findall(r"[a-z]+", _norm(full)):
-        if w in _MONTHS and not re.search(rf"\b{w}", nsrc):
+        if w in _date_words() and not re.search(rf"\b{w}", nsrc):
             reasons.append(f"date word not in source: {w}")
     # named entities
     names = {m.group() for m in _NAME.finditer(claim)}
     if entity:
         names.add(entity)
     for name in sorted(names):
-        if name.casefold() in _NOT_NAMES:
+        if name.casefold() in _not_names():
             continue
         if _norm(name) not in nsrc and not all(_norm(p) in nsrc for p in name.split() if p.casefold()
-                                               not in _NOT_NAMES):
+                                               not in _not_names()):
             reasons.append(f"name not in source: {name}")
     if entity and has_cjk(entity) and _norm(entity) not in nsrc:
         reasons.append(f"entity not in source: {entity}")

@@ -330,6 +330,12 @@ def _zh_rx() -> re.Pattern:
                       rf"(?P<c>[{num}]+(?:点[{num}]+)?)")
 
 
+def zh_number(s: str) -> float | None:
+    """A run of Chinese numerals as a number ("三千五" -> 3500.0, "两万" -> 20000.0, "一二三" -> 123.0, cn2an's
+    "smart" reading); None when it is not one."""
+    return _cn(s)
+
+
 def _cn(s: str) -> float | None:
     import cn2an  # lazy: the library loads on first use
 

@@ -12,7 +12,9 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
 
+from .. import langdata
 from ..timeutil import in_range
 
 __all__ = ["DateSpan", "resolve_dates"]
@@ -31,63 +33,73 @@ class DateSpan:
     yearless: bool = False
 
 
-_NUM_EN = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a few": 3, "few": 3, "a couple of": 2, "couple of": 2,
-    "several": 3,
-}
-_NUM_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-           "半": 0.5, "几": 3}
-_WEEKDAYS_EN = {d.lower(): i for i, d in enumerate(calendar.day_name)}
-_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5}
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+def _table(key: str, lang: str) -> dict:
+    return langdata.load("dates", lang).get(key, {})
 
-_EN_NUM_RE = r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_ZH_NUM_RE = r"(\d+|[一两二三四五六七八九十半几]+)"
 
-_PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("day_before_yesterday", re.compile(r"\b(the )?day before yesterday\b", re.I)),
-    ("day_after_tomorrow", re.compile(r"\b(the )?day after tomorrow\b", re.I)),
-    ("yesterday", re.compile(r"\byesterday\b|\blast night\b", re.I)),
-    ("today", re.compile(r"\btoday\b|\btonight\b|\bthis (morning|afternoon|evening)\b", re.I)),
-    ("tomorrow", re.compile(r"\btomorrow\b", re.I)),
-    ("ago", re.compile(_EN_NUM_RE + r"\s+(day|week|month|year)s?\s+ago\b", re.I)),
-    ("in_n", re.compile(r"\bin\s+" + _EN_NUM_RE + r"\s+(day|week|month|year)s?\b", re.I)),
-    ("rel_weekday", re.compile(r"\b(last|this|next|past)\s+(" + "|".join(_WEEKDAYS_EN) + r")\b", re.I)),
-    ("rel_weekend", re.compile(r"\b(last|this|next|past)\s+weekend\b", re.I)),
-    ("rel_unit", re.compile(r"\b(last|this|next|past)\s+(week|month|year)\b", re.I)),
-    # Chinese
-    ("zh_day", re.compile(r"大前天|前天|昨天|昨晚|昨日|今天|今晚|今早|今日|明天|明晚|后天|大后天")),
-    ("zh_week", re.compile(r"(上上|上|这|本|下下|下)(个)?(周|星期|礼拜)([一二三四五六日天末])?")),
-    ("zh_month", re.compile(r"(上上|上|这|本|下)个?月")),
-    ("zh_year", re.compile(r"前年|去年|今年|明年|后年")),
-    # not after 月/年/a digit: "6月30日前" is "before June 30", not "30 days ago"
-    ("zh_ago", re.compile(r"(?<![月年\d])" + _ZH_NUM_RE + r"\s*(天|日|周|星期|个星期|个月|月|年)(前|以前|之前|后|以后|之后)")),
-    # absolute
-    ("zh_abs", re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")),
-    ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
-    ("en_abs", re.compile(
-        r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + _MONTHS + "|" + _MON_ABBR + r")\.?,?\s+(\d{4})\b"
-        r"|\b(" + _MONTHS + "|" + _MON_ABBR + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b"
-        r"|\b(" + _MONTHS + r")\s+(\d{4})\b", re.I)),
-]
+def _alt(entries, bounded: bool) -> str:
+    alt = langdata.alternation(tuple(entries))
+    return rf"\b(?:{alt})\b" if bounded else f"(?:{alt})"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> list[tuple[str, re.Pattern]]:
+    """The mention patterns, built on first use from ``data/lang/<lang>/dates.json`` (day_offsets,
+    relative_modifiers, count_words, weekdays, calendar_units, ago / in_future, months...). Order matters: an
+    earlier pattern's match wins an overlap."""
+    en = langdata.load("dates", "en")
+    zh = langdata.load("dates", "zh")
+    cnt = r"(\d+|" + langdata.alternation(tuple(en["count_words"])) + ")"
+    unit = "(" + langdata.alternation(tuple(en["calendar_units"])) + ")"
+    mod = "(" + langdata.alternation(tuple(en["relative_modifiers"])) + ")"
+    week_units = tuple(w for w, u in en["calendar_units"].items() if u != "day" and not w.endswith("s"))
+    months = tuple(en["months"])
+    full_months = "|".join(m for m in months if len(m) > 4 or m in ("may", "june", "july"))
+    abbr = "|".join(m for m in months if m not in full_months.split("|"))
+    zh_cnt = "(\\d+|[" + "".join(zh["count_words"]) + "]+)"
+    zh_mod = "(" + langdata.alternation(tuple(zh["relative_modifiers"])) + ")"
+    zh_measure = "(?:" + langdata.alternation(tuple(zh["measure_word"])) + ")"
+    zh_units = "(" + langdata.alternation(tuple(zh["calendar_units"])) + ")"
+    zh_dir = "(" + langdata.alternation(tuple(zh["ago"]) + tuple(zh["in_future"])) + ")"
+    return [
+        ("day", re.compile(_alt(en["day_offsets"], True), re.I)),
+        ("ago", re.compile(cnt + r"\s+" + unit + r"\s+" + _alt(en["ago"], True), re.I)),
+        ("in_n", re.compile(_alt(en["in_future"], True) + r"\s+" + cnt + r"\s+" + unit + r"\b", re.I)),
+        ("rel_weekday", re.compile(r"\b" + mod + r"\s+(" + langdata.alternation(tuple(en["weekdays"])) + r")\b", re.I)),
+        ("rel_weekend", re.compile(r"\b" + mod + r"\s+" + _alt(en["weekend"], True), re.I)),
+        ("rel_unit", re.compile(r"\b" + mod + r"\s+(" + langdata.alternation(week_units) + r")\b", re.I)),
+        # Chinese
+        ("zh_day", re.compile(_alt(zh["day_offsets"], False))),
+        ("zh_week", re.compile(zh_mod + f"({zh_measure})?(" + langdata.alternation(tuple(zh["week_words"])) + ")(["
+                               + "".join(zh["weekdays"]) + "".join(zh["weekend"]) + "])?")),
+        ("zh_month", re.compile(zh_mod + zh_measure + "?" + _alt(zh["month_words"], False))),
+        ("zh_year", re.compile(_alt(zh["year_offsets"], False))),
+        # not after 月/年/a digit: "6月30日前" is "before June 30", not "30 days ago"
+        ("zh_ago", re.compile(r"(?<![月年\d])" + zh_cnt + r"\s*" + zh_units + zh_dir)),
+        # absolute
+        ("zh_abs", re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")),
+        ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+        ("en_abs", re.compile(
+            r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + full_months + "|" + abbr + r")\.?,?\s+(\d{4})\b"
+            r"|\b(" + full_months + "|" + abbr + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b"
+            r"|\b(" + full_months + r")\s+(\d{4})\b", re.I)),
+    ]
 
 
 def _num(tok: str) -> float:
     tok = tok.lower().strip()
     if tok.isdigit():
         return int(tok)
-    if tok in _NUM_EN:
-        return _NUM_EN[tok]
-    if tok in _NUM_ZH:
-        return _NUM_ZH[tok]
-    if all(c in _NUM_ZH for c in tok):  # 十二, 二十
+    words = {**_table("count_words", "en"), **_table("count_words", "zh")}
+    if tok in words:
+        return words[tok]
+    zh = _table("count_words", "zh")
+    if all(c in zh for c in tok):  # 十二, 二十
         if tok.startswith("十"):
-            return 10 + (_NUM_ZH.get(tok[1:], 0) if len(tok) > 1 else 0)
+            return 10 + (zh.get(tok[1:], 0) if len(tok) > 1 else 0)
         if "十" in tok:
             a, _, b = tok.partition("十")
-            return _NUM_ZH.get(a, 1) * 10 + (_NUM_ZH.get(b, 0) if b else 0)
+            return zh.get(a, 1) * 10 + (zh.get(b, 0) if b else 0)
     return 1
 
 
@@ -114,32 +126,33 @@ def _span(text: str, a: date, b: date, tz, relative: bool = True, yearless: bool
 
 
 def _unit_offset(today: date, n: float, unit: str, sign: int) -> tuple[date, date]:
-    unit = unit.lower()
-    if unit in ("day", "天", "日"):
+    unit = _calendar_unit(unit)
+    if unit == "day":
         d = today + timedelta(days=sign * int(n))
         return d, d
-    if unit in ("week", "周", "星期", "个星期"):
+    if unit == "week":
         d = today + timedelta(days=sign * int(round(7 * n)))
         return (d, d) if n >= 1 else (min(d, today), max(d, today))
-    if unit in ("month", "个月", "月"):
+    if unit == "month":
         d = _add_months(today, sign * max(1, int(n)))
         return d, d
     d = _add_months(today, sign * 12 * max(1, int(n)))
     return d, d
 
 
+def _calendar_unit(word: str) -> str:
+    """"weeks" / "个星期" -> "week" (data/lang/*/dates.json calendar_units)."""
+    return langdata.mapping("dates", "calendar_units").get(word.lower(), "year")
+
+
+def _modifier(word: str, lang: str) -> int:
+    return _table("relative_modifiers", lang)[word.lower()]
+
+
 def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, bool] | None:
     g = m.groups()
-    if kind == "day_before_yesterday":
-        d = today - timedelta(days=2)
-    elif kind == "day_after_tomorrow":
-        d = today + timedelta(days=2)
-    elif kind == "yesterday":
-        d = today - timedelta(days=1)
-    elif kind == "today":
-        d = today
-    elif kind == "tomorrow":
-        d = today + timedelta(days=1)
+    if kind == "day":
+        d = today + timedelta(days=_table("day_offsets", "en")[" ".join(m.group().lower().split())])
     elif kind == "ago":
         a, b = _unit_offset(today, _num(g[0]), g[1], -1)
         return a, b, True
@@ -147,23 +160,20 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
         a, b = _unit_offset(today, _num(g[0]), g[1], +1)
         return a, b, True
     elif kind == "rel_weekday":
-        which, wd = g[0].lower(), _WEEKDAYS_EN[g[1].lower()]
-        if which in ("last", "past"):
+        which, wd = _modifier(g[0], "en"), _table("weekdays", "en")[g[1].lower()]
+        if which < 0:
             delta = (today.weekday() - wd) % 7 or 7
             d = today - timedelta(days=delta)
-        elif which == "next":
+        elif which > 0:
             delta = (wd - today.weekday()) % 7 or 7
             d = today + timedelta(days=delta)
         else:
             d = _week_range(today)[0] + timedelta(days=wd)
     elif kind == "rel_weekend":
-        which = g[0].lower()
-        shift = {"last": -7, "past": -7, "this": 0, "next": 7}[which]
-        sat = _week_range(today)[0] + timedelta(days=5 + shift)
+        sat = _week_range(today)[0] + timedelta(days=5 + 7 * _modifier(g[0], "en"))
         return sat, sat + timedelta(days=1), True
     elif kind == "rel_unit":
-        which, unit = g[0].lower(), g[1].lower()
-        n = {"last": -1, "past": -1, "this": 0, "next": 1}[which]
+        n, unit = _modifier(g[0], "en"), _calendar_unit(g[1])
         if unit == "week":
             a, b = _week_range(today + timedelta(days=7 * n))
         elif unit == "month":
@@ -173,27 +183,24 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
             a, b = date(y, 1, 1), date(y, 12, 31)
         return a, b, True
     elif kind == "zh_day":
-        off = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "昨日": -1, "今天": 0, "今晚": 0, "今早": 0,
-               "今日": 0, "明天": 1, "明晚": 1, "后天": 2, "大后天": 3}[m.group()]
-        d = today + timedelta(days=off)
+        d = today + timedelta(days=_table("day_offsets", "zh")[m.group()])
     elif kind == "zh_week":
-        n = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}[g[0]]
+        n = _modifier(g[0], "zh")
         a, b = _week_range(today + timedelta(days=7 * n))
-        if g[3] == "末":
+        if g[3] and g[3] in _table("weekend", "zh"):
             return a + timedelta(days=5), b, True
         if g[3]:
-            d = a + timedelta(days=_WEEKDAYS_ZH[g[3]])
+            d = a + timedelta(days=_table("weekdays", "zh")[g[3]])
             return d, d, True
         return a, b, True
     elif kind == "zh_month":
-        n = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}[g[0]]
-        a, b = _month_range(_add_months(today.replace(day=1), n))
+        a, b = _month_range(_add_months(today.replace(day=1), _modifier(g[0], "zh")))
         return a, b, True
     elif kind == "zh_year":
-        y = today.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[m.group()]
+        y = today.year + _table("year_offsets", "zh")[m.group()]
         return date(y, 1, 1), date(y, 12, 31), True
     elif kind == "zh_ago":
-        sign = -1 if g[2] in ("前", "以前", "之前") else 1
+        sign = -1 if g[2] in _table("ago", "zh") else 1
         a, b = _unit_offset(today, _num(g[0]), g[1], sign)
         return a, b, True
     elif kind == "zh_abs":
@@ -271,7 +278,7 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
     today = anchor.date()
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateSpan]] = []
-    for kind, pat in _PATTERNS:
+    for kind, pat in _patterns():
         for m in pat.finditer(text):
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
