@@ -62,6 +62,7 @@ from .values import number_of
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
+from .aspect import episodic
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -239,8 +240,11 @@ def _name_slots(lang: str) -> frozenset[str]:
 
 
 def _says_now(text: str) -> bool:
-    """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
-    return _says_word(text, _lang(text), "now_cues") or (has_cjk(text) and _says_word(text, "en", "now_cues"))
+    """The clause says something holds from now on: an inchoative marker (:func:`~anchormem.facts.aspect.inchoative`:
+    "now", "moved", 现在, 搬)."""
+    from .aspect import inchoative
+
+    return bool(inchoative(text))
 
 
 def _reached(text: str, value: TypedValue) -> bool:
@@ -273,11 +277,23 @@ def _someone(text: str) -> bool:
 
 
 def _ending(text: str) -> bool:
-    """The clause can say a habit ended: an ending cue (``ending`` of relative.json: "haven't", "quit", "dropped",
-    戒, 没再, 停了; a bare negation is none: "I'll never forget it", "can't wait") and no opinion (``opinion``: "I
-    don't like the office coffee" ends no coffee habit)."""
-    lang = _lang(text)
-    return not _says_word(text, lang, "opinion") and _says_word(text, lang, "ending")
+    """The clause can say a habit ended: a terminative marker (:func:`~anchormem.facts.aspect.terminative`:
+    "haven't", "quit", "no longer", 戒, 没再, 不…了; a bare negation is none: "I'll never forget it", "can't wait")
+    and no opinion (``opinion`` of relative.json: "I don't like the office coffee" ends no coffee habit)."""
+    from .aspect import terminative
+
+    return not _says_word(text, _lang(text), "opinion") and bool(terminative(text))
+
+
+def _end_piece(text: str) -> str:
+    """The piece of a run that holds its terminative marker ("胃不行了，咖啡彻底戒了，改喝豆浆" -> "咖啡彻底戒了"; "day 30
+    without a cigarette. patches are doing their job" -> "day 30 without a cigarette"): what ended is said there,
+    not in the reasons and the aftermath around it. The run itself when no single piece holds one."""
+    from .aspect import terminative
+
+    pieces = [p.strip() for p in re.split(r"[,，、;；:：.。!！?？]+", text) if p.strip()]
+    hits = [p for p in pieces if terminative(p)]
+    return hits[0] if hits else text
 
 
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
@@ -364,6 +380,8 @@ class _Old:
     value: TypedValue | None = None
     masked: str = ""
     words: set[str] = field(default_factory=set)
+    sentence: str = ""  # the sentence the clause is in
+    whole: bool = False  # the candidate is the whole sentence (an ending resolved by meaning)
 
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
@@ -386,12 +404,12 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append(_Old(item, n, c, values))
+                out.append(_Old(item, n, c, values, sentence=sentence.strip()))
                 n += 1
                 continue
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append(_Old(item, n, words, values))
+            out.append(_Old(item, n, words, values, sentence=sentence.strip()))
             topic = ""
             n += 1
     return out
@@ -481,13 +499,17 @@ class RelativeChanges:
                 if end and (key[0], "end") not in seen and not _ending(old.clause):
                     seen.add((key[0], "end"))
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values)))
+                whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
+                if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
+                    seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
+                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.sentence, old.values, whole=True)))
         if not pairs:
             return out, []
         uniq: dict[str, int] = {}  # each text embedded once (a run's masked words meet many old clauses)
         ix = []
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
-            a = None if kind == "end" else uniq.setdefault(masked(u.text, vals, kind), len(uniq))
+            a = uniq.setdefault(_end_piece(u.text) if kind == "end" else masked(u.text, vals, kind), len(uniq))
             ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
@@ -495,17 +517,16 @@ class RelativeChanges:
             u, vals = units[j][1], units[j][2]
             mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
             theirs = [v for v in o.values if v.kind == kind] if kind == "amount" else o.values  # is its topic)
-            shared = _shared(_topic_words(u.text, mine), _topic_words(o.clause, theirs), u.text, o.clause)
+            said = _end_piece(u.text) if kind == "end" else u.text  # (an ending: the piece saying what ended)
+            shared = _shared(_topic_words(said, mine), _topic_words(o.clause, theirs), said, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
-            if kind == "end" and not shared:
-                continue  # an ending closes a clause it names
             a, b = ix[n]
-            sim = float((vecs[j] if a is None else mv[a]) @ mv[b])  # (an ending: the run as said)
+            sim = float(mv[a] @ mv[b])
             scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
@@ -516,23 +537,32 @@ class RelativeChanges:
                 continue  # "套餐又改了，现在每个月49块": a new value, not an ending
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
+            if kind == "end":  # an ending closes a clause it names, when one is named; else a sentence by meaning
+                rows = [r for r in rows if r[1] and not r[3].whole] or \
+                    ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
+                if not rows:
+                    continue
+                rows = [(sim, "" if o.whole else sh, nv, o, pn) for sim, sh, nv, o, pn in rows]
             best, shared, nv, o, pair_n = rows[0]
-            second = rows[1][0] if len(rows) > 1 else -1.0
+            second = max((r[0] for r in rows[1:]), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
                 best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
             if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
                 typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
                               g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
                               TypedValue("name", g.value, g.value).same_value(nv)), "")
-            need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
-                                                             cal.get("match_typed", 1.0) if typed else
-                                                             cal.get("match", 0.95))
+            # an ending naming nothing the user said ("day 30 without a cigarette" after "I smoke"): the clause it
+            # ends is resolved by meaning alone, the nearest by a clear margin and close enough
+            need = (cal.get("end", 0.9) if shared else cal.get("end_meaning", 1.0)) if kind == "end" else \
+                cal.get("match_shared", 0.9) if shared else cal.get("match_typed", 1.0) if typed else \
+                cal.get("match", 0.95)
             if len(rows) == 1 and kind in ("amount", "count") and nv is not None and \
                     (_says_now(u.text) or _reached(u.text, nv)):  # the one value of its type the user said, and
                 need = min(need, cal.get("match_sole", need))  # one said to hold now: "Landlord bumped it to 1,100"
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
-            if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):
+            margin = cal.get("end_margin", 1.0) if kind == "end" and not shared else cal.get("margin", 0.0)
+            if best < need or best - second < margin:
                 continue
             d = found[i][0]
             entity = d.item.speaker or "user"
@@ -604,8 +634,11 @@ def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fac
     (:func:`~anchormem.facts.grounding.check_support`) reads negation; None when none is."""
     from .grounding import check_support
 
+    from .aspect import without_markers
+
     pieces = [p.strip(" ,，、;；.。!！") for p in re.split(r"[,，、;；]", u.text)]
-    for value in [word] + [p for p in pieces if p and p != word]:
+    ended = [] if word else [_habit(without_markers(_end_piece(u.text))).strip(" ,，、;；.。!！")]  # what ended, by
+    for value in [word] + ended + [p for p in pieces if p and p != word]:  # meaning ("烟终于戒了" -> "烟终于")
         f = _fact(entity, attr, value, -1, u)
         if f is not None and check_support(f, source).ok:
             return f
