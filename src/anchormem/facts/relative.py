@@ -517,8 +517,7 @@ class RelativeChanges:
             u, vals = units[j][1], units[j][2]
             mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
             theirs = [v for v in o.values if v.kind == kind] if kind == "amount" else o.values  # is its topic)
-            said = _end_piece(u.text) if kind == "end" else u.text  # (an ending: the piece saying what ended)
-            shared = _shared(_topic_words(said, mine), _topic_words(o.clause, theirs), said, o.clause)
+            shared = _shared(_topic_words(u.text, mine), _topic_words(o.clause, theirs), u.text, o.clause)
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
@@ -526,7 +525,9 @@ class RelativeChanges:
                 shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
             a, b = ix[n]
-            sim = float(mv[a] @ mv[b])
+            sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
+            if kind == "end" and shared and not o.whole:  # two share a word, whichever is nearer)
+                sim = max(sim, float(vecs[j] @ mv[b]))
             scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
