@@ -465,7 +465,7 @@ class RelativeChanges:
                     units.append((i, u, vals, end))
         _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
         if not units:
-            return out, []
+            return out, self._firsts(found, out, [], fresh, store, tenant, user_id)
         vecs = np.asarray(self.embedder.embed_documents([u.text for _, u, _, _ in units]), dtype=np.float32)
         scope = Scope(tenant=tenant, user_id=user_id)
         cands: list[list[_Old]] = []
@@ -504,7 +504,7 @@ class RelativeChanges:
                     seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.sentence, old.values, whole=True)))
         if not pairs:
-            return out, []
+            return out, self._firsts(found, out, [], fresh, store, tenant, user_id)
         uniq: dict[str, int] = {}  # each text embedded once (a run's masked words meet many old clauses)
         ix = []
         for j, kind, nv, o in pairs:
@@ -597,7 +597,18 @@ class RelativeChanges:
                     ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
                                                           shared if kind == "end" else old_value, kind == "end")
                     opened.append(ok)
-        return out, opened
+        return out, self._firsts(found, out, opened, fresh, store, tenant, user_id)
+
+    def _firsts(self, found: list[tuple[Any, list[Fact]]], out: list[list[Fact]], opened: list[OpenClaim],
+                fresh: set[int], store: Any, tenant: str, user_id: str) -> list[OpenClaim]:
+        """``opened`` and the open claims the first facts of typed slots replace (:mod:`.replaces`), for the slots
+        no change above is in already."""
+        from .replaces import typed_firsts
+
+        taken = {oc.item.fact.attribute for oc in opened if oc.item.fact is not None}
+        rest = {x for x in fresh if not any(id(g) == x and g.attribute in taken for fs in out for g in fs)}
+        return opened + typed_firsts(self.embedder, found, out, rest, store=store, tenant=tenant, user_id=user_id,
+                                     margin=settings("en").get("replace_margin", 0.0))
 
     def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old_text: str) -> str:
         """A well-known slot for a name both clauses are about (the exemplar bank's ``place`` / ``org`` classes:
