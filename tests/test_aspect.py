@@ -72,3 +72,22 @@ def test_non_endings_retire_nothing(mem_e5):
     for n, (said, later) in enumerate(cases):
         _add(mem_e5, said, T1, user=f"n{n}")
         assert _sup(_add(mem_e5, later, T2, user=f"n{n}")) == [], later
+
+
+def test_a_first_home_said_as_a_move_replaces_the_older_words(mem_e5):
+    _add(mem_e5, "我叫小林，在成都做平面设计，养了只柯基。", T1)
+    _add(mem_e5, "柯基最近老拆家，沙发都被啃了一个角，头大。", T1)
+    evs = _add(mem_e5, "上个月搬到杭州了，还是做设计，换个城市接着卷。", T2)
+    sup = [(e.memory.text, e.memory.fact.attribute) for e in evs if e.event == "SUPERSEDE" and e.memory.fact]
+    assert sup == [("在成都做平面设计", "home_city")]  # the piece: the name and the corgi stay current
+    assert mem_e5.ask("我住在哪里？", user_id="u").citations[0].text.startswith("上个月搬到杭州了")
+
+
+def test_someone_elses_or_a_past_place_is_not_replaced(mem_e5):
+    cases = [("My wife works at Apple in Cupertino.", "I just joined Google as a PM."),
+             ("I grew up in Ohio.", "We moved to Denver now.")]
+    for n, (said, later) in enumerate(cases):
+        _add(mem_e5, said, T1, user=f"o{n}")
+        assert _sup(_add(mem_e5, later, T2, user=f"o{n}")) == [], later
+    _add(mem_e5, "I work at Apple in Cupertino.", T1, user="mine")
+    assert _sup(_add(mem_e5, "I just joined Google as a PM.", T2, user="mine")) == ["I work at Apple in Cupertino."]

@@ -276,6 +276,15 @@ def _someone(text: str) -> bool:
     return not has_cjk(text) and bool(_someone_rx().search(text))
 
 
+def speakers(clause: str) -> bool:
+    """The speaker is the subject of ``clause``, or it has none ("My wife works at Apple", "A recruiter from Boeing
+    called", "我闺蜜搬去西安了" are someone else's)."""
+    from .rules import _speaker_subject
+    from .subjects import clause_subject
+
+    return not _someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
+
+
 def _ending(text: str) -> bool:
     """The clause can say a habit ended: a terminative marker (:func:`~anchormem.facts.aspect.terminative`:
     "haven't", "quit", "no longer", 戒, 没再, 不…了; a bare negation is none: "I'll never forget it", "can't wait")
@@ -488,6 +497,8 @@ class RelativeChanges:
             for old in olds:
                 key = (old.clause.casefold().rstrip(".。!！ "), "")
                 for kind in dict.fromkeys(v.kind for v in vals):
+                    if kind in ("name", "job") and not speakers(old.clause):
+                        continue  # "My wife works at Apple": her employer is no value of the speaker's to change
                     news = [nv for nv in vals if nv.kind == kind and any(v.compatible(nv) for v in old.values) and
                             not any(v.same_value(nv) for v in old.values if v.kind == kind)]
                     if not news or (key[0], kind) in seen:

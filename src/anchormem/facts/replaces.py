@@ -72,22 +72,13 @@ def _said_as_change(clause: str) -> bool:
     return bool(clause) and bool(aspect(clause)) and not blocked(clause) and not scene(clause)
 
 
-def _speakers(clause: str) -> bool:
-    """The speaker is the subject of ``clause`` (or it has none): "My wife works at Apple" is no word of theirs."""
-    from .relative import _someone
-    from .rules import _speaker_subject
-    from .subjects import clause_subject
-
-    return not _someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
-
-
 def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[list[Fact]], fresh: set[int], *,
                  store: Any, tenant: str, user_id: str, margin: float = 0.0) -> list[Any]:
     """The open claims (:class:`~anchormem.facts.relative.OpenClaim`) that the first facts of typed slots in ``out``
     (``fresh``: ids of the facts whose slot the user has no value in) replace; [] when none. ``found``: (draft, facts)
     of the add, ``out``: the facts of each draft so far. One embedding call for the new clauses, one for the old."""
     from .meaning import _bank, classify
-    from .relative import _habit, _lang, _old_clauses, _open, settings
+    from .relative import _habit, _lang, _old_clauses, _open, settings, speakers
 
     news: list[tuple[int, Fact, str]] = []
     for i, (d, _) in enumerate(found):
@@ -118,7 +109,7 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
                 continue
             olds += [o for o in _old_clauses(it) if g.value.casefold() not in o.clause.casefold() and
                      any(v.kind == want and (want == "job" or _located(o.clause, v.value)) for v in o.values) and
-                     _speakers(o.clause)]
+                     speakers(o.clause)]
         if not olds:
             continue
         ov = np.asarray(embedder.embed_documents([o.clause for o in olds]), dtype=np.float32)
