@@ -12,19 +12,25 @@ module reads a change as memory systems do (retrieve what the user already said,
    people in general or what is someone else's (``past_time`` / ``visit`` / ``general`` of
    ``data/lang/<lang>/relative.json``; "My neighbour's rent"). A run holds typed values (:func:`clause_values`: an
    ``amount`` with its unit class, a ``count`` with its counted noun or classifier, a ``name``, a ``job``; a name
-   addressed, "Thanks, Mel!", is none) or an ending cue (``ending``, not an ``opinion``: "I don't like the office
-   coffee"). A name, a job or a count is a change only with a word saying it holds now (``now_cues``: "now",
-   "moved", "total", 现在, 剩); said without one it is a mention.
+   addressed, "Thanks, Mel!", is none) or a terminative marker (:func:`~anchormem.facts.aspect.terminative`, not
+   an ``opinion``: "I don't like the office coffee"). A name, a job or a count is a change only with an inchoative
+   marker (:func:`~anchormem.facts.aspect.inchoative`: "now", "moved", "total", 现在, 剩); said without one it is a
+   mention.
 2. **Which memories**: the user's current memories nearest the run (the store's own ``dense_search``, ``k`` of the
    calibration), said by the same speaker, cut into clauses (a short clause without a value is the topic of the
    next: "健身卡嘛，一年2999"); those holding a value of the same type (same unit class; for a count the same counted
-   noun or classifier) that differs from the new one. An ending takes the clauses sharing a content word with it.
+   noun or classifier) that differs from the new one; never a name or a job of someone else's ("My wife works at
+   Apple"). An ending takes the clauses sharing a content word with it; naming none ("烟终于戒了！" after
+   "我每天抽一包烟"), it takes the user's sentences, resolved by meaning (below).
 3. **Same thing?** Both clauses with their values masked (``"我的手机套餐每月<NUM>"`` ~ ``"换了个套餐，每个月<NUM>"``)
    are embedded in one batch; the best old clause must reach ``match``, or ``match_shared`` when the two share a
    content word (the old value named beside the new, "I left Amazon"; one counted noun; one unit of weight or
    time), or ``match_typed`` when both are about one well-known slot by the exemplar bank (``home_city``,
    ``employer``: :meth:`RelativeChanges._typed_slot`); it must lead the runner-up by ``margin``. An ending: ``end``
-   (unmasked), with a shared word.
+   (the run or the piece holding its marker, unmasked), with a shared word; naming nothing, the piece holding the
+   marker against whole sentences: ``end_meaning``, leading the runner-up by ``end_margin``, and not bounded to one
+   occasion (:func:`~anchormem.facts.aspect.episodic`: "no tennis this week"). A first employer, home or job said
+   as a change replaces the older words about that slot (:mod:`.replaces`).
 4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
    claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
    time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
