@@ -89,3 +89,12 @@ def test_someone_elses_or_a_past_place_is_not_replaced(mem_e5):
         assert _sup(_add(mem_e5, later, T2, user=f"o{n}")) == [], later
     _add(mem_e5, "I work at Apple in Cupertino.", T1, user="mine")
     assert _sup(_add(mem_e5, "I just joined Google as a PM.", T2, user="mine")) == ["I work at Apple in Cupertino."]
+
+
+def test_a_job_said_to_hold_now_replaces_the_speakers_job(mem_e5):
+    _add(mem_e5, "I'm a barista at Blue Bottle.", T1)
+    evs = _add(mem_e5, "Junior UX designer at Shopify as of Monday.", T2)  # "as of": an inchoative marker
+    sup = [(e.memory.text, e.memory.fact.attribute) for e in evs if e.event == "SUPERSEDE" and e.memory.fact]
+    assert sup == [("I'm a barista", "occupation")]
+    _add(mem_e5, "I'm a nurse at Mercy.", T1, user="sis")
+    assert _sup(_add(mem_e5, "My sister is a doctor now", T2, user="sis")) == []

@@ -245,6 +245,13 @@ def _name_slots(lang: str) -> frozenset[str]:
     return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
 
 
+def _job_slot(lang: str) -> str:
+    """The well-known slot whose value is a job (the bank's ``job`` class: occupation), or ""."""
+    from .meaning import _bank_data
+
+    return next((s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") == "job"), "")
+
+
 def _says_now(text: str) -> bool:
     """The clause says something holds from now on: an inchoative marker (:func:`~anchormem.facts.aspect.inchoative`:
     "now", "moved", 现在, 搬)."""
@@ -565,6 +572,8 @@ class RelativeChanges:
             second = max((r[0] for r in rows[1:]), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
                 best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
+            if kind == "job":  # a job of the speaker's said to hold now, against one they said before: the value's
+                typed = _job_slot(u.lang)  # type is the slot (occupation), whatever else the clauses say
             if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
                 typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
                               g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
