@@ -27,6 +27,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import content_words, has_cjk
 from .model import Fact
+from .aspect import terminative
 
 __all__ = ["Support", "check_support", "MIN_OVERLAP", "MIN_COSINE"]
 
@@ -241,7 +242,7 @@ def check_support(fact_text_or_fact: Fact | str, source_text: str, *, embedder: 
     else:
         value_neg = _negated(claim, endings=False)
         effective_neg = (polarity < 0) != value_neg
-        if effective_neg and not src_neg:
+        if effective_neg and not src_neg and not terminative(clause):  # ("done with bouldering", 王者卸载了)
             reasons.append(f"negative fact but no negation in the source clause {clause.strip()!r}")
         elif not effective_neg and src_neg:
             reasons.append(f"positive fact but the source clause is negated: {clause.strip()!r}")

@@ -12,19 +12,25 @@ module reads a change as memory systems do (retrieve what the user already said,
    people in general or what is someone else's (``past_time`` / ``visit`` / ``general`` of
    ``data/lang/<lang>/relative.json``; "My neighbour's rent"). A run holds typed values (:func:`clause_values`: an
    ``amount`` with its unit class, a ``count`` with its counted noun or classifier, a ``name``, a ``job``; a name
-   addressed, "Thanks, Mel!", is none) or an ending cue (``ending``, not an ``opinion``: "I don't like the office
-   coffee"). A name, a job or a count is a change only with a word saying it holds now (``now_cues``: "now",
-   "moved", "total", 现在, 剩); said without one it is a mention.
+   addressed, "Thanks, Mel!", is none) or a terminative marker (:func:`~anchormem.facts.aspect.terminative`, not
+   an ``opinion``: "I don't like the office coffee"). A name, a job or a count is a change only with an inchoative
+   marker (:func:`~anchormem.facts.aspect.inchoative`: "now", "moved", "total", 现在, 剩); said without one it is a
+   mention.
 2. **Which memories**: the user's current memories nearest the run (the store's own ``dense_search``, ``k`` of the
    calibration), said by the same speaker, cut into clauses (a short clause without a value is the topic of the
    next: "健身卡嘛，一年2999"); those holding a value of the same type (same unit class; for a count the same counted
-   noun or classifier) that differs from the new one. An ending takes the clauses sharing a content word with it.
+   noun or classifier) that differs from the new one; never a name or a job of someone else's ("My wife works at
+   Apple"). An ending takes the clauses sharing a content word with it; naming none ("烟终于戒了！" after
+   "我每天抽一包烟"), it takes the user's sentences, resolved by meaning (below).
 3. **Same thing?** Both clauses with their values masked (``"我的手机套餐每月<NUM>"`` ~ ``"换了个套餐，每个月<NUM>"``)
    are embedded in one batch; the best old clause must reach ``match``, or ``match_shared`` when the two share a
    content word (the old value named beside the new, "I left Amazon"; one counted noun; one unit of weight or
    time), or ``match_typed`` when both are about one well-known slot by the exemplar bank (``home_city``,
    ``employer``: :meth:`RelativeChanges._typed_slot`); it must lead the runner-up by ``margin``. An ending: ``end``
-   (unmasked), with a shared word.
+   (the run or the piece holding its marker, unmasked), with a shared word; naming nothing, the piece holding the
+   marker against whole sentences: ``end_meaning``, leading the runner-up by ``end_margin``, and not bounded to one
+   occasion (:func:`~anchormem.facts.aspect.episodic`: "no tennis this week"). A first employer, home or job said
+   as a change replaces the older words about that slot (:mod:`.replaces`).
 4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
    claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
    time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
@@ -62,6 +68,7 @@ from .values import number_of
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
+from .aspect import episodic
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -238,9 +245,19 @@ def _name_slots(lang: str) -> frozenset[str]:
     return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
 
 
+def _job_slot(lang: str) -> str:
+    """The well-known slot whose value is a job (the bank's ``job`` class: occupation), or ""."""
+    from .meaning import _bank_data
+
+    return next((s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") == "job"), "")
+
+
 def _says_now(text: str) -> bool:
-    """The clause says something holds from now on (``now_cues`` of relative.json: "now", "moved", 现在, 搬)."""
-    return _says_word(text, _lang(text), "now_cues") or (has_cjk(text) and _says_word(text, "en", "now_cues"))
+    """The clause says something holds from now on: an inchoative marker (:func:`~anchormem.facts.aspect.inchoative`:
+    "now", "moved", 现在, 搬)."""
+    from .aspect import inchoative
+
+    return bool(inchoative(text))
 
 
 def _reached(text: str, value: TypedValue) -> bool:
@@ -272,12 +289,33 @@ def _someone(text: str) -> bool:
     return not has_cjk(text) and bool(_someone_rx().search(text))
 
 
+def speakers(clause: str) -> bool:
+    """The speaker is the subject of ``clause``, or it has none ("My wife works at Apple", "A recruiter from Boeing
+    called", "我闺蜜搬去西安了" are someone else's)."""
+    from .rules import _speaker_subject
+    from .subjects import clause_subject
+
+    return not _someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
+
+
 def _ending(text: str) -> bool:
-    """The clause can say a habit ended: an ending cue (``ending`` of relative.json: "haven't", "quit", "dropped",
-    戒, 没再, 停了; a bare negation is none: "I'll never forget it", "can't wait") and no opinion (``opinion``: "I
-    don't like the office coffee" ends no coffee habit)."""
-    lang = _lang(text)
-    return not _says_word(text, lang, "opinion") and _says_word(text, lang, "ending")
+    """The clause can say a habit ended: a terminative marker (:func:`~anchormem.facts.aspect.terminative`:
+    "haven't", "quit", "no longer", 戒, 没再, 不…了; a bare negation is none: "I'll never forget it", "can't wait")
+    and no opinion (``opinion`` of relative.json: "I don't like the office coffee" ends no coffee habit)."""
+    from .aspect import terminative
+
+    return not _says_word(text, _lang(text), "opinion") and bool(terminative(text))
+
+
+def _end_piece(text: str) -> str:
+    """The piece of a run that holds its terminative marker ("胃不行了，咖啡彻底戒了，改喝豆浆" -> "咖啡彻底戒了"; "day 30
+    without a cigarette. patches are doing their job" -> "day 30 without a cigarette"): what ended is said there,
+    not in the reasons and the aftermath around it. The run itself when no single piece holds one."""
+    from .aspect import terminative
+
+    pieces = [p.strip() for p in re.split(r"[,，、;；:：.。!！?？]+", text) if p.strip()]
+    hits = [p for p in pieces if terminative(p)]
+    return hits[0] if hits else text
 
 
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
@@ -364,6 +402,8 @@ class _Old:
     value: TypedValue | None = None
     masked: str = ""
     words: set[str] = field(default_factory=set)
+    sentence: str = ""  # the sentence the clause is in
+    whole: bool = False  # the candidate is the whole sentence (an ending resolved by meaning)
 
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
@@ -386,12 +426,12 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append(_Old(item, n, c, values))
+                out.append(_Old(item, n, c, values, sentence=sentence.strip()))
                 n += 1
                 continue
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append(_Old(item, n, words, values))
+            out.append(_Old(item, n, words, values, sentence=sentence.strip()))
             topic = ""
             n += 1
     return out
@@ -447,7 +487,7 @@ class RelativeChanges:
                     units.append((i, u, vals, end))
         _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
         if not units:
-            return out, []
+            return out, self._firsts(found, out, [], fresh, store, tenant, user_id)
         vecs = np.asarray(self.embedder.embed_documents([u.text for _, u, _, _ in units]), dtype=np.float32)
         scope = Scope(tenant=tenant, user_id=user_id)
         cands: list[list[_Old]] = []
@@ -470,6 +510,8 @@ class RelativeChanges:
             for old in olds:
                 key = (old.clause.casefold().rstrip(".。!！ "), "")
                 for kind in dict.fromkeys(v.kind for v in vals):
+                    if kind in ("name", "job") and not speakers(old.clause):
+                        continue  # "My wife works at Apple": her employer is no value of the speaker's to change
                     news = [nv for nv in vals if nv.kind == kind and any(v.compatible(nv) for v in old.values) and
                             not any(v.same_value(nv) for v in old.values if v.kind == kind)]
                     if not news or (key[0], kind) in seen:
@@ -481,13 +523,17 @@ class RelativeChanges:
                 if end and (key[0], "end") not in seen and not _ending(old.clause):
                     seen.add((key[0], "end"))
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values)))
+                whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
+                if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
+                    seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
+                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.sentence, old.values, whole=True)))
         if not pairs:
-            return out, []
+            return out, self._firsts(found, out, [], fresh, store, tenant, user_id)
         uniq: dict[str, int] = {}  # each text embedded once (a run's masked words meet many old clauses)
         ix = []
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
-            a = None if kind == "end" else uniq.setdefault(masked(u.text, vals, kind), len(uniq))
+            a = uniq.setdefault(_end_piece(u.text) if kind == "end" else masked(u.text, vals, kind), len(uniq))
             ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
@@ -502,10 +548,10 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
-            if kind == "end" and not shared:
-                continue  # an ending closes a clause it names
             a, b = ix[n]
-            sim = float((vecs[j] if a is None else mv[a]) @ mv[b])  # (an ending: the run as said)
+            sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
+            if kind == "end" and shared and not o.whole:  # two share a word, whichever is nearer)
+                sim = max(sim, float(vecs[j] @ mv[b]))
             scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
@@ -516,23 +562,34 @@ class RelativeChanges:
                 continue  # "套餐又改了，现在每个月49块": a new value, not an ending
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
+            if kind == "end":  # an ending closes a clause it names, when one is named; else a sentence by meaning
+                rows = [r for r in rows if r[1] and not r[3].whole] or \
+                    ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
+                if not rows:
+                    continue
+                rows = [(sim, "" if o.whole else sh, nv, o, pn) for sim, sh, nv, o, pn in rows]
             best, shared, nv, o, pair_n = rows[0]
-            second = rows[1][0] if len(rows) > 1 else -1.0
+            second = max((r[0] for r in rows[1:]), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
                 best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
+            if kind == "job":  # a job of the speaker's said to hold now, against one they said before: the value's
+                typed = _job_slot(u.lang)  # type is the slot (occupation), whatever else the clauses say
             if kind == "name" and not typed:  # the rules typed the new words already (跳槽到小鹏汽车了: employer)
                 typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
                               g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
                               TypedValue("name", g.value, g.value).same_value(nv)), "")
-            need = cal.get("end", 0.9) if kind == "end" else (cal.get("match_shared", 0.9) if shared else
-                                                             cal.get("match_typed", 1.0) if typed else
-                                                             cal.get("match", 0.95))
+            # an ending naming nothing the user said ("day 30 without a cigarette" after "I smoke"): the clause it
+            # ends is resolved by meaning alone, the nearest by a clear margin and close enough
+            need = (cal.get("end", 0.9) if shared else cal.get("end_meaning", 1.0)) if kind == "end" else \
+                cal.get("match_shared", 0.9) if shared else cal.get("match_typed", 1.0) if typed else \
+                cal.get("match", 0.95)
             if len(rows) == 1 and kind in ("amount", "count") and nv is not None and \
                     (_says_now(u.text) or _reached(u.text, nv)):  # the one value of its type the user said, and
                 need = min(need, cal.get("match_sole", need))  # one said to hold now: "Landlord bumped it to 1,100"
             _LOG.debug("relative %s %r ~ %r: %.3f (runner-up %.3f, shared %r, typed %r, need %.2f)", kind, u.text,
                        o.clause, best, second, shared, typed, need)
-            if best < need or best - second < cal.get("margin", 0.0) or (kind == "end" and not shared):
+            margin = cal.get("end_margin", 1.0) if kind == "end" and not shared else cal.get("margin", 0.0)
+            if best < need or best - second < margin:
                 continue
             d = found[i][0]
             entity = d.item.speaker or "user"
@@ -566,7 +623,18 @@ class RelativeChanges:
                     ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
                                                           shared if kind == "end" else old_value, kind == "end")
                     opened.append(ok)
-        return out, opened
+        return out, self._firsts(found, out, opened, fresh, store, tenant, user_id)
+
+    def _firsts(self, found: list[tuple[Any, list[Fact]]], out: list[list[Fact]], opened: list[OpenClaim],
+                fresh: set[int], store: Any, tenant: str, user_id: str) -> list[OpenClaim]:
+        """``opened`` and the open claims the first facts of typed slots replace (:mod:`.replaces`), for the slots
+        no change above is in already."""
+        from .replaces import typed_firsts
+
+        taken = {oc.item.fact.attribute for oc in opened if oc.item.fact is not None}
+        rest = {x for x in fresh if not any(id(g) == x and g.attribute in taken for fs in out for g in fs)}
+        return opened + typed_firsts(self.embedder, found, out, rest, store=store, tenant=tenant, user_id=user_id,
+                                     margin=settings("en").get("replace_margin", 0.0))
 
     def _typed_slot(self, kind: str, lang: str, new: np.ndarray, old_text: str) -> str:
         """A well-known slot for a name both clauses are about (the exemplar bank's ``place`` / ``org`` classes:
@@ -604,8 +672,11 @@ def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fac
     (:func:`~anchormem.facts.grounding.check_support`) reads negation; None when none is."""
     from .grounding import check_support
 
+    from .aspect import without_markers
+
     pieces = [p.strip(" ,，、;；.。!！") for p in re.split(r"[,，、;；]", u.text)]
-    for value in [word] + [p for p in pieces if p and p != word]:
+    ended = [] if word else [_habit(without_markers(_end_piece(u.text))).strip(" ,，、;；.。!！")]  # what ended, by
+    for value in [word] + ended + [p for p in pieces if p and p != word]:  # meaning ("烟终于戒了" -> "烟终于")
         f = _fact(entity, attr, value, -1, u)
         if f is not None and check_support(f, source).ok:
             return f
