@@ -41,6 +41,7 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
+from .senses import DECIDING_GATES, candidate_center
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, subject_terms
@@ -213,13 +214,22 @@ class AnchorHook:
         # single out, not by a conversation that may be about something else (anchor_spread), unless the
         # conversation clearly sits by one sense's memories (anchor_spread_tell: gate "spread+conversation")
         spread = gate == "spread" and cfg.anchor_spread != "full"
+        center = None  # anchor_senses: both sides centered on the candidates' mean context vector (.senses)
+        if cfg.anchor_senses and self.wants_context_vectors and (gate in DECIDING_GATES or spread):
+            context_vectors = context_vectors if context_vectors is not None else \
+                self.store.get_context_vectors(self.scope.tenant, cand.ids)
+            center = candidate_center(context_vectors, cand.ids)
+
+        def conv() -> np.ndarray:
+            return anchor.conversation_vector(texts, self.embed_turn) if center is None else \
+                anchor.conversation_mean(texts, self.embed_turn)
         if spread and texts and cfg.anchor_spread_tell > 0 and self.wants_context_vectors:
             self._embed_turns()
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
             context_vectors = mv
-            probe = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
-                                         weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=None)
+            probe = anchor.context_match(hits, conv(), mv, cand=cand, weight=cfg.anchor_context_weight,
+                                         delta=cfg.anchor_context_delta, pick=None, center=center)
             if conversation_tells(probe.sims, cand, about, own, top=cfg.anchor_gate_top,
                                   margin=cfg.anchor_spread_tell, stand=cfg.anchor_spread_stand):
                 spread, gate = False, "spread+conversation"
@@ -241,19 +251,20 @@ class AnchorHook:
         if self.wants_context_vectors and hits and not spread:
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
-            cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
+            cm = anchor.context_match(hits, conv(), mv, cand=cand,
                                       weight=min(cfg.anchor_context_weight, cfg.anchor_spread_tell_weight) if told
                                       else cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick,
-                                      session=cfg.anchor_context_session)
+                                      session=cfg.anchor_context_session, center=center)
+        semantic = getattr(anchor.embedder, "semantic", True)  # sessions decide only when cosines carry meaning
+        first = pick is None and semantic and (
+            gate in DECIDING_GATES if cfg.anchor_senses and center is not None else
+            cfg.anchor_context_first and gate in ("template", "one_word") and is_bare_query(self.query,
+                                                                                            anchor.labeller))
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
                                          about=about, own=own if own.any() else None, gate=gate, touch=touch,
-                                         # sessions decide only when cosines carry meaning (not the hash embedder)
-                                         context_first=cfg.anchor_context_first and pick is None
-                                         and getattr(anchor.embedder, "semantic", True)
-                                         and gate in ("template", "one_word")
-                                         and is_bare_query(self.query, anchor.labeller),
+                                         context_first=first,
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta)
         return self.reranking.hits

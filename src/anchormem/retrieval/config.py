@@ -123,6 +123,11 @@ class SearchConfig(BaseModel):
     # the river), while on the polysemy sets, whose sessions are single-sense by construction, it gave held-out 4
     # +4/168 EN, +3/120 ZH (bench/results/anchor_heldout4*.json; tests/test_anchor_mixed_sessions.py)
     anchor_context_first: bool = False
+    # senses from the store (anchormem.context.senses; issue #23): the conversation's and the candidates' context
+    # vectors are centered on the candidates' own mean context vector (not the labeller's prototypes), and under
+    # every gate where the conversation decides (template, one_word, spread+conversation; nothing singled out by the
+    # query's words) the closest session holding the query's words is the reference, as anchor_context_first does
+    anchor_senses: bool = False
     anchor_context_decisive: float = Field(0.06, ge=0, le=2)
     anchor_context_first_delta: float = Field(0.05, gt=0, le=2)
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
