@@ -127,7 +127,18 @@ class SearchConfig(BaseModel):
     # vectors are centered on the candidates' own mean context vector (not the labeller's prototypes), and under
     # every gate where the conversation decides (template, one_word, spread+conversation; nothing singled out by the
     # query's words) the closest session holding the query's words is the reference, as anchor_context_first does
-    anchor_senses: bool = False
+    anchor_senses: bool = True
+    anchor_senses_gates: str = "template|one_word|senses"  # the gates where it decides, "|"-separated
+    # ... and where no label domain splits the query's words (gate None), the sessions holding them with near
+    # scores (anchor_gate_top, anchor_gate_near) do when the conversation's closest one leads the farthest by
+    # anchor_senses_tell and stands anchor_senses_stand above the median candidate (cosines centered as above;
+    # anchormem.context.senses.sessions_tell): gate "senses", the conversation decides (0: off)
+    anchor_senses_tell: float = Field(0.05, ge=0, le=2)
+    anchor_senses_stand: float = Field(0.55, ge=0, le=2)
+    # the conversation does not decide when the query's own vector picks another holder session, leading the next
+    # by this much (anchormem.context.senses.query_disagrees: a topic switch named by the query's words; 0: off)
+    anchor_senses_query: float = Field(0.2, ge=0, le=2)
+    anchor_senses_near: float = Field(0.5, ge=0, le=1)  # "near scores" of that test (anchor_gate_near's role)
     anchor_context_decisive: float = Field(0.06, ge=0, le=2)
     anchor_context_first_delta: float = Field(0.05, gt=0, le=2)
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
