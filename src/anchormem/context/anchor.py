@@ -236,7 +236,8 @@ class ContextAnchor:
         self._turn_cache: OrderedDict[str | tuple[str, int], np.ndarray] = OrderedDict()
         # (tenant, user, agent) → (store generation, monotonic time, the recent session's mean logits or None)
         self._recent_cache: OrderedDict[tuple, tuple[int, float, np.ndarray | None]] = OrderedDict()
-        self._conv_cache: OrderedDict[tuple[tuple[str, ...], bool], np.ndarray] = OrderedDict()  # (turn texts, centered) → (dim,)
+        # (turn texts, centered) → the conversation's vector (dim,)
+        self._conv_cache: OrderedDict[tuple[tuple[str, ...], bool], np.ndarray] = OrderedDict()
         # a stored memory (id, hash of its text) → its raw domain logits (D,): the turns before a new one are
         # scored once, not again on every add of the session (the text's hash: an update re-scores it)
         self._stored_raw: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()

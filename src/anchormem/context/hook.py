@@ -23,6 +23,13 @@ pool (:func:`conversation_tells`). Pooled polysemy dev EN 107 → 109 of 114, ZH
 preceding session sits by some sessions' memories as clearly as a conversation about one sense does, but it is
 close to every memory of its dialogue.
 
+**Senses from the store** (``SearchConfig.anchor_senses``, on; :mod:`.senses`): where the conversation decides
+(``template``, ``one_word``), the closest session holding the query's words decides, on cosines centered on the
+candidates' own mean context vector, and the labels only break ties; where no label domain splits the query's words
+(gate None) but the sessions holding them do and the conversation tells them apart and stands out of the store,
+gate ``senses`` reorders as ``template`` does. A query whose own vector clearly picks another of those sessions
+keeps the conversation from deciding (a topic switch).
+
 **Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
 gate that keeps the hybrid order embeds none (nor does a ``spread`` reorder with ``anchor_spread_tell`` 0).
 """

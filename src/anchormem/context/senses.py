@@ -9,9 +9,13 @@ centered on it (:meth:`.anchor.ContextAnchor.context_match` with ``center``), an
 session among those holding the query's words (:func:`.rerank.rank_candidates` with ``context_first``). Labels read
 off a lexicon only break the ties the sessions leave open (``SearchConfig.anchor_context_decisive``).
 
-Where this decides: the gates where the conversation decides (:func:`.hook.informative`: ``template``,
-``one_word``, and ``spread+conversation``), when the query's own words single no memory out. A query whose words
-name the sense keeps the memory they single out (:meth:`.anchor.ContextAnchor.singled_out`).
+Where this decides (``SearchConfig.anchor_senses_gates``): the gates where the conversation decides
+(:func:`.hook.informative`: ``template``, ``one_word``), when the query's own words single no memory out (a query
+whose words name the sense keeps the memory they single out, :meth:`.anchor.ContextAnchor.singled_out`), and unless
+the query's own vector clearly picks another session (:func:`query_disagrees`). And gate ``senses``: no label
+domain splits the query's words, but the sessions holding them (:func:`top_holders`, :func:`holder_sessions`) lie
+apart and the conversation sits by some of them and stands out of the store (:func:`sessions_tell`).
+Measurements: ``SearchConfig`` (``anchor_senses``).
 """
 
 from __future__ import annotations
