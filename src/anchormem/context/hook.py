@@ -214,7 +214,7 @@ class AnchorHook:
                                top=cfg.anchor_gate_top)
             held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
                                    top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
-            if len(held) >= 2:
+            if 2 <= len(held) <= cfg.anchor_senses_max_sessions:  # a word said in a few contexts, not a name
                 self._embed_turns()
                 context_vectors = context_vectors if context_vectors is not None else \
                     self.store.get_context_vectors(self.scope.tenant, cand.ids)

@@ -145,6 +145,10 @@ class SearchConfig(BaseModel):
     # 0.001 with no stand bound: 13 of its 197 questions reordered, R@5 on them 66 -> 23). It depends on the store:
     # in a store of 9 sessions a conversation about the tank stood 0.40 (tests/test_anchor_senses.py)
     anchor_senses_tell: float = Field(0.05, ge=0, le=2)
+    # ... and at most this many such sessions: a word said in a few contexts (its senses), not a name that every
+    # session of a dialogue holds (LoCoMo conversations 0-1: stand up to 0.72 with 6-10 held sessions, at most 0.40
+    # with 4 or fewer; the polysemy cases hold 2-4)
+    anchor_senses_max_sessions: int = Field(4, ge=2, le=100)
     anchor_senses_stand: float = Field(0.55, ge=0, le=2)
     # the conversation does not decide when the query's own vector picks another holder session, leading the next
     # by this much (anchormem.context.senses.query_disagrees: a topic switch named by the query's words; 0: off).
