@@ -131,8 +131,9 @@ class SearchConfig(BaseModel):
     # Measured (bench/anchor_heldout.py, pooled pass, off -> on): dev EN 109 -> 110/114, ZH 105 -> 106/112; held-out 2
     # EN 28 -> 28/28, ZH 14 -> 16/16; held-out 3 EN 36 -> 38/44, ZH 24 -> 28/28 (tuned on these three); held-out 4
     # (measured once at the end, not tuned on) EN 105 -> 116/168, ZH 70 -> 74/120. LoCoMo with the preceding session as
-    # conversation (bench/conv_locomo.py), paired on - off: conversations 0-5 R@1 +0.00, R@5 -0.09 [-0.26, +0.00];
-    # held-out 6-9 R@1 +0.00, R@5 -0.12 [-0.36, +0.00], R@10 -0.12 (on vs hybrid_rrf R@5 +2.06 [+0.56, +3.68]).
+    # conversation (bench/conv_locomo.py), paired on - off: conversations 0-5 R@1 +0.09 [+0.00, +0.26], R@5 +0.00;
+    # held-out 6-9 R@1 +0.00, R@5 -0.12 [-0.36, +0.00], R@10 -0.12 (on vs hybrid_rrf R@5 +2.06 [+0.56, +3.68])
+    # (bench/results/senses_*.json).
     # "spread+conversation" is not among the gates: there the query's own words are telling, and the conversation
     # overruled them (tests/test_context.py, 水果苹果甜不甜 about phones); it changed no polysemy case
     anchor_senses: bool = True
