@@ -135,8 +135,11 @@ def main(argv: list[str]) -> dict:
     splits = {"all": [True] * len(questions), "heldout_conv4-10": [u not in tuned for u in users],
               "dev_conv0-5": [order.index(u) < 6 for u in users],
               "heldout_conv6-9": [order.index(u) >= 6 for u in users]}
+    # and every variant against the first one named and against hybrid+conv (variants with settings: "@...")
+    pairs = list(dict.fromkeys([*PAIRS, *((v, variants[0]) for v in variants[1:]),
+                                *((v, "hybrid+conv") for v in variants if v != "hybrid+conv")]))
     for split, keep in splits.items():
-        for a, b in PAIRS:
+        for a, b in pairs:
             if a in recs and b in recs and any(keep):
                 out["paired"][f"{a} vs {b} [{split}]"] = {
                     f"R@{k}": {key: (round(100 * val, 2) if key not in ("n", "wins", "losses") else val)

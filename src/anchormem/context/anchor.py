@@ -236,7 +236,8 @@ class ContextAnchor:
         self._turn_cache: OrderedDict[str | tuple[str, int], np.ndarray] = OrderedDict()
         # (tenant, user, agent) → (store generation, monotonic time, the recent session's mean logits or None)
         self._recent_cache: OrderedDict[tuple, tuple[int, float, np.ndarray | None]] = OrderedDict()
-        self._conv_cache: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()  # turn texts → (dim,)
+        # (turn texts, centered) → the conversation's vector (dim,)
+        self._conv_cache: OrderedDict[tuple[tuple[str, ...], bool], np.ndarray] = OrderedDict()
         # a stored memory (id, hash of its text) → its raw domain logits (D,): the turns before a new one are
         # scored once, not again on every add of the session (the text's hash: an update re-scores it)
         self._stored_raw: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
@@ -513,7 +514,17 @@ class ContextAnchor:
         last; ``embed(text)`` → (dim,)) weighted 1/(1 + age/``session_decay``) (the newest weighs 1), minus the
         labeller's prototype mean, L2-normalised: (dim,) float32. A conversation's turns come back in each of its
         searches, so the vector is kept per turn texts (LRU of 256, cleared by :meth:`forget`)."""
-        key = tuple(texts)
+        return self._conversation(texts, embed, centered=True)
+
+    def conversation_mean(self, texts: Sequence[str], embed: Callable[[str], np.ndarray]) -> np.ndarray:
+        """The same weighted mean of the conversation's turn embeddings as :meth:`conversation_vector`, neither
+        centered nor normalised: (dim,) float32, for a caller that centers it on a mean of its own
+        (:mod:`.senses`: the candidates' mean context vector). Kept per turn texts, as that vector is."""
+        return self._conversation(texts, embed, centered=False)
+
+    def _conversation(self, texts: Sequence[str], embed: Callable[[str], np.ndarray], *,
+                      centered: bool) -> np.ndarray:
+        key = (tuple(texts), centered)
         with self._lock:
             got = self._conv_cache.get(key)
             if got is not None:
@@ -521,7 +532,8 @@ class ContextAnchor:
                 return got
         conv = np.vstack([np.asarray(embed(t), dtype=np.float32).reshape(-1) for t in texts])
         w = (1.0 / (1.0 + np.arange(len(conv) - 1, -1, -1, dtype=np.float32) / self.session_decay))
-        cvec = self.labeller.centered((w @ conv) / w.sum())[0]
+        mean = ((w @ conv) / w.sum()).astype(np.float32)
+        cvec = self.labeller.centered(mean)[0] if centered else mean
         cvec.setflags(write=False)
         with self._lock:
             self._conv_cache[key] = cvec
@@ -540,7 +552,8 @@ class ContextAnchor:
 
     def context_match(self, hits: Sequence[Hit], conversation: np.ndarray, memory_vectors: Mapping[str, np.ndarray],
                       *, pick: Hit | None, weight: float, delta: float,
-                      cand: Candidates | None = None, session: float = 0.0) -> ContextMatch:
+                      cand: Candidates | None = None, session: float = 0.0,
+                      center: np.ndarray | None = None) -> ContextMatch:
         """The context-vector side of :meth:`rerank` (module doc, "Context vectors"). ``conversation``: the
         conversation's vector (dim,) (:meth:`conversation_vector`); ``memory_vectors``: the hits' stored
         context vectors by memory id, (dim,) each (hits without one get the neutral ramp 0.5; a mapping with
@@ -549,10 +562,17 @@ class ContextAnchor:
         candidate's. ``cand``: the hits' arrays, when already gathered. ``session`` (``SearchConfig.
         anchor_context_session``): each cosine becomes (1 - ``session``) · its own + ``session`` · the mean of its
         session's candidates' (:func:`_session_means`): a conversation is
-        compared with the conversation each memory was said in."""
+        compared with the conversation each memory was said in. ``center`` (dim,): the mean both sides are centered
+        on instead of the labeller's prototype mean (:func:`.senses.candidate_center`, the candidates' own mean
+        context vector); ``conversation`` is then the uncentered :meth:`conversation_mean`."""
         c = cand if cand is not None else Candidates.of(hits)
         cvec = np.asarray(conversation, dtype=np.float32).reshape(-1)
-        mu = self.labeller.center_vector()
+        if center is not None:
+            mu = np.asarray(center, dtype=np.float32).reshape(-1)
+            cvec = cvec - mu
+            cvec = cvec / max(float(np.linalg.norm(cvec)), 1e-9)
+        else:
+            mu = self.labeller.center_vector()
         sims = np.full(len(hits), np.nan)
         pos, mats = _rows(memory_vectors, c.ids)
         have = pos >= 0

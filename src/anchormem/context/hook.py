@@ -23,6 +23,13 @@ pool (:func:`conversation_tells`). Pooled polysemy dev EN 107 → 109 of 114, ZH
 preceding session sits by some sessions' memories as clearly as a conversation about one sense does, but it is
 close to every memory of its dialogue.
 
+**Senses from the store** (``SearchConfig.anchor_senses``, on; :mod:`.senses`): where the conversation decides
+(``template``, ``one_word``), the closest session holding the query's words decides, on cosines centered on the
+candidates' own mean context vector, and the labels only break ties; where no label domain splits the query's words
+(gate None) but the sessions holding them do and the conversation tells them apart and stands out of the store,
+gate ``senses`` reorders as ``template`` does. A query whose own vector clearly picks another of those sessions
+keeps the conversation from deciding (a topic switch).
+
 **Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
 gate that keeps the hybrid order embeds none (nor does a ``spread`` reorder with ``anchor_spread_tell`` 0).
 """
@@ -41,9 +48,10 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
+from .senses import candidate_center, holder_sessions, query_disagrees, sessions_tell, top_holders
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
-from .wording import coverage_and_holders, subject_terms
+from .wording import coverage_and_holders, holder_terms, subject_terms
 
 __all__ = ["AnchorHook", "informative", "conversation_texts", "conversation_tells"]
 
@@ -198,6 +206,28 @@ class AnchorHook:
                                   near=cfg.anchor_gate_near, split=cfg.anchor_gate_split) if cfg.anchor_gate \
             else ("always", None)
         about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
+        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
+        if gate is None and cfg.anchor_senses and cfg.anchor_senses_tell > 0 and self.wants_context_vectors:
+            # no label domain splits the query's words, but the store's sessions may (.senses): the conversation
+            # decides when it tells them apart
+            mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
+                               top=cfg.anchor_gate_top)
+            held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
+                                   top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
+            if 2 <= len(held) <= cfg.anchor_senses_max_sessions:  # a word said in a few contexts, not a name
+                self._embed_turns()
+                context_vectors = context_vectors if context_vectors is not None else \
+                    self.store.get_context_vectors(self.scope.tenant, cand.ids)
+                center = candidate_center(context_vectors, cand.ids)
+                if center is not None:
+                    probe = anchor.context_match(hits, anchor.conversation_mean(texts, self.embed_turn),
+                                                 context_vectors, cand=cand, weight=cfg.anchor_context_weight,
+                                                 delta=cfg.anchor_context_delta, pick=None,
+                                                 session=cfg.anchor_context_session, center=center)
+                    if sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
+                                     stand=cfg.anchor_senses_stand):
+                        gate = "senses"
+                        about = mine | (about if about is not None else False)
         if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
             qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")
             self.reranking = rank_candidates(hits, qc, weight=0.0, min_label=cfg.anchor_min_label,
@@ -206,7 +236,6 @@ class AnchorHook:
             return self.reranking.hits
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
                                   cov=cov)
-        own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
         if pick is not None and pick.memory.text.strip() in self.own:
             pick = None
         # a split word (gate "spread"): its senses are told apart by the query's own words and the memory they
@@ -223,6 +252,15 @@ class AnchorHook:
             if conversation_tells(probe.sims, cand, about, own, top=cfg.anchor_gate_top,
                                   margin=cfg.anchor_spread_tell, stand=cfg.anchor_spread_stand):
                 spread, gate = False, "spread+conversation"
+        center = None  # anchor_senses: both sides centered on the candidates' mean context vector (.senses)
+        if cfg.anchor_senses and self.wants_context_vectors and gate in cfg.anchor_senses_gates.split("|"):
+            context_vectors = context_vectors if context_vectors is not None else \
+                self.store.get_context_vectors(self.scope.tenant, cand.ids)
+            center = candidate_center(context_vectors, cand.ids)
+
+        def conv() -> np.ndarray:
+            return anchor.conversation_vector(texts, self.embed_turn) if center is None else \
+                anchor.conversation_mean(texts, self.embed_turn)
         ctx_texts = () if spread and cfg.anchor_spread == "query" else texts
         if ctx_texts or (self.wants_context_vectors and not spread):
             self._embed_turns()  # the conversation is read: its unembedded turns in one batched call
@@ -241,19 +279,26 @@ class AnchorHook:
         if self.wants_context_vectors and hits and not spread:
             mv = context_vectors if context_vectors is not None else \
                 self.store.get_context_vectors(self.scope.tenant, cand.ids)
-            cm = anchor.context_match(hits, anchor.conversation_vector(texts, self.embed_turn), mv, cand=cand,
+            cm = anchor.context_match(hits, conv(), mv, cand=cand,
                                       weight=min(cfg.anchor_context_weight, cfg.anchor_spread_tell_weight) if told
                                       else cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=pick,
-                                      session=cfg.anchor_context_session)
+                                      session=cfg.anchor_context_session, center=center)
+        semantic = getattr(anchor.embedder, "semantic", True)  # sessions decide only when cosines carry meaning
+        first = pick is None and semantic and (
+            True if center is not None else
+            cfg.anchor_context_first and gate in ("template", "one_word") and is_bare_query(self.query,
+                                                                                            anchor.labeller))
+        if first and center is not None and cm is not None and cfg.anchor_senses_query > 0:
+            # the query's own vector names another sense than the conversation: the user switched topics
+            qm = anchor.context_match(hits, np.asarray(embed(self.query), dtype=np.float32), context_vectors, cand=cand,
+                                      weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=None,
+                                      session=cfg.anchor_context_session, center=center)
+            first = not query_disagrees(qm.sims, cm.sims, cand.session, about, own, lead=cfg.anchor_senses_query)
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
                                          about=about, own=own if own.any() else None, gate=gate, touch=touch,
-                                         # sessions decide only when cosines carry meaning (not the hash embedder)
-                                         context_first=cfg.anchor_context_first and pick is None
-                                         and getattr(anchor.embedder, "semantic", True)
-                                         and gate in ("template", "one_word")
-                                         and is_bare_query(self.query, anchor.labeller),
+                                         context_first=first,
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta)
         return self.reranking.hits

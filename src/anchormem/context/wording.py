@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from ..text.tokenize import STOPWORDS, has_cjk, query_terms, term_coverage
 from ..types import Hit
 
-__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "coverage_and_holders", "leads_rivals", "subject_terms"]
+__all__ = ["RECALL_WORDS", "ANSWER_WORDS", "coverage", "coverage_and_holders", "holder_terms", "leads_rivals",
+           "subject_terms"]
 
 
 # words that frame a request to recall ("what did I tell you about…", "anything new about…", "我之前说的…怎么样了")
@@ -50,12 +51,18 @@ def coverage(query: str, hits: Sequence[Hit]) -> dict[str, tuple[float, frozense
     return coverage_and_holders(query, hits)[0]
 
 
+def holder_terms(query: str) -> list[str]:
+    """The query's subject words that make a memory a *holder* (:func:`coverage_and_holders`): function characters
+    stripped, recall/answer frame words and stopwords left out, in query order, once each."""
+    return list(dict.fromkeys(t for t in map(_strip_function_chars, subject_terms(query))
+                              if t and t not in _FRAME_WORDS and t not in STOPWORDS))
+
+
 def coverage_and_holders(query: str, hits: Sequence[Hit]) -> tuple[dict[str, tuple[float, frozenset[str]]],
                                                                    set[str]]:
     """(:func:`coverage`, the ids of the ``hits`` that hold any of the query's subject words, telling or not: the
     memories about what the query names, "apple" in "Apple 怎么样？" whichever sense), one term pass."""
-    terms = list(dict.fromkeys(t for t in map(_strip_function_chars, subject_terms(query))
-                               if t and t not in _FRAME_WORDS and t not in STOPWORDS))
+    terms = holder_terms(query)
     if not terms or not hits:
         return {}, set()
     found = term_coverage(terms, [h.memory.text for h in hits])

@@ -123,6 +123,40 @@ class SearchConfig(BaseModel):
     # the river), while on the polysemy sets, whose sessions are single-sense by construction, it gave held-out 4
     # +4/168 EN, +3/120 ZH (bench/results/anchor_heldout4*.json; tests/test_anchor_mixed_sessions.py)
     anchor_context_first: bool = False
+    # senses from the store (anchormem.context.senses; issue #23): under the gates named in anchor_senses_gates
+    # (where the conversation decides), the conversation's and the candidates' context vectors are centered on the
+    # candidates' own mean context vector (not the labeller's prototypes) and the closest session holding the query's
+    # words is the reference, as anchor_context_first does (labels only break the ties the sessions leave open), unless
+    # the query's own vector picks another holder session by anchor_senses_query (a topic switch its words name).
+    # Measured (bench/anchor_heldout.py, pooled pass, off -> on): dev EN 109 -> 110/114, ZH 105 -> 106/112; held-out 2
+    # EN 28 -> 28/28, ZH 14 -> 16/16; held-out 3 EN 36 -> 38/44, ZH 24 -> 28/28 (tuned on these three); held-out 4
+    # (measured once at the end, not tuned on) EN 105 -> 116/168, ZH 70 -> 74/120. LoCoMo with the preceding session as
+    # conversation (bench/conv_locomo.py), paired on - off: conversations 0-5 R@1 +0.09 [+0.00, +0.26], R@5 +0.00;
+    # held-out 6-9 R@1 +0.00, R@5 -0.12 [-0.36, +0.00], R@10 -0.12 (on vs hybrid_rrf R@5 +2.06 [+0.56, +3.68])
+    # (bench/results/senses_*.json).
+    # "spread+conversation" is not among the gates: there the query's own words are telling, and the conversation
+    # overruled them (tests/test_context.py, 水果苹果甜不甜 about phones); it changed no polysemy case
+    anchor_senses: bool = True
+    anchor_senses_gates: str = "template|one_word|senses"  # the gates where it decides, "|"-separated
+    # gate "senses": where no label domain splits the query's words (gate None), the sessions holding them (as a
+    # substring or word start, among the anchor_gate_top best candidates) with near scores (anchor_senses_near) do,
+    # when the conversation's closest one leads the farthest by anchor_senses_tell and stands anchor_senses_stand above
+    # the median candidate (cosines centered as above; anchormem.context.senses.sessions_tell). 0.55: polysemy pooled
+    # stores gave 0.62-1.05 where it fixed a case (held-out 2 金龙鱼 x2), LoCoMo conversation 0 at most 0.45 (tell
+    # 0.001 with no stand bound: 13 of its 197 questions reordered, R@5 on them 66 -> 23). It depends on the store:
+    # in a store of 9 sessions a conversation about the tank stood 0.40 (tests/test_anchor_senses.py)
+    anchor_senses_tell: float = Field(0.05, ge=0, le=2)
+    # ... and at most this many such sessions: a word said in a few contexts (its senses), not a name that every
+    # session of a dialogue holds (LoCoMo conversations 0-1: stand up to 0.72 with 6-10 held sessions, at most 0.40
+    # with 4 or fewer; the polysemy cases hold 2-4)
+    anchor_senses_max_sessions: int = Field(4, ge=2, le=100)
+    anchor_senses_stand: float = Field(0.55, ge=0, le=2)
+    # the conversation does not decide when the query's own vector picks another holder session, leading the next
+    # by this much (anchormem.context.senses.query_disagrees: a topic switch named by the query's words; 0: off).
+    # 0.1 cost held-out 3 ZH 2 cases; 0.2 = 0.3 = 0 on the polysemy sets; a template query's own vector led a
+    # session by 0.12 in tests/test_anchor_sessions.py, "水果苹果甜不甜" by 0.35
+    anchor_senses_query: float = Field(0.2, ge=0, le=2)
+    anchor_senses_near: float = Field(0.5, ge=0, le=1)  # "near scores" of that test (anchor_gate_near's role)
     anchor_context_decisive: float = Field(0.06, ge=0, le=2)
     anchor_context_first_delta: float = Field(0.05, gt=0, le=2)
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
