@@ -15,6 +15,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
+from .answering.slot_evidence import slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
@@ -556,7 +557,12 @@ class Memory(LifecycleMixin):
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
-        if ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
+        slot = slot_evidence(asked, self.store, self._scope(user_id, agent_id, session_id), filters, found) \
+            if as_of is None and self.answer_config.slot_evidence else []
+        if slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
+            ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
+            hits = hits + more
+        elif ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
             now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = (now[0], hits + now[1]) if now is not None else (ans, hits)
         elif ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):

@@ -105,6 +105,8 @@ class AnswerConfig(BaseModel):
     ``person_swap``: abstain when another named person's own statement covers the question better than every
     candidate about the question's subject (the question attributes that person's event to the subject:
     :func:`swapped`).
+    ``slot_evidence``: a question about one of the user's own slots (in either language) cites that slot's current
+    claim first (:mod:`anchormem.answering.slot_evidence`).
     """
 
     min_coverage: float = Field(0.7, ge=0, le=1)
@@ -117,6 +119,7 @@ class AnswerConfig(BaseModel):
     semantic_credit: float = Field(0.6, ge=0.5, le=1)
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
+    slot_evidence: bool = True
 
 
 #: Per-embedder calibration: (dense floor, word-similarity threshold). Measured with multilingual-e5-small:
