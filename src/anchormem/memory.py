@@ -557,7 +557,7 @@ class Memory(LifecycleMixin):
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
-        slot = slot_evidence(asked, self.store, self._scope(user_id, agent_id, session_id), filters, found) \
+        slot = self._slot_evidence(asked, user_id, agent_id, session_id, filters, found) \
             if as_of is None and self.answer_config.slot_evidence else []
         if slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
             ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
@@ -579,6 +579,15 @@ class Memory(LifecycleMixin):
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
+
+    def _slot_evidence(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None,
+                       filters: Any, found: list[Hit]) -> list[Any]:
+        """The current claims of the user's slot ``asked`` asks about (:func:`~anchormem.answering.slot_evidence.
+        slot_evidence`: by its words, else by the nearest slot prototype with a calibrated embedder)."""
+        scope = self._scope(user_id, agent_id, session_id)
+        qv = self._searcher.embed_query(asked, scope) if self._evidence is not None and \
+            self._evidence.word_sim is not None else None
+        return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv)
 
     def _currency_answer(self, asked: str, query: str, ans: Answer, hits: list[Hit], found: list[Hit], user_id: str,
                          agent_id: str | None, session_id: str | None) -> tuple[Answer, list[Hit]]:

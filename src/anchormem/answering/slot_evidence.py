@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+import numpy as np
 
 from .. import langdata
 from ..facts.claims import asks_past, current_view
@@ -146,6 +149,10 @@ def _owners(question: str, concepts: set[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _plain_user_question(question: str) -> bool:
+    return not asks_past(question) and not _future().search(question) and about_household(question)
+
+
 def asked_user_slots(question: str) -> list[str]:
     """The slot attributes a question about the user asks for, most specific first (see the module doc); [] for a
     question about someone else, the past or a plan, or one that names no slot."""
@@ -163,8 +170,67 @@ def asked_user_slots(question: str) -> list[str]:
     return list(dict.fromkeys(named))  # ("What's my name?" asks for the user's name, "my company's name" not)
 
 
+# -- similarity to slot prototypes ---------------------------------------------------------------------------------
+PROTO_TOP = 2  # a class's score: the mean of its PROTO_TOP best prototype cosines
+PROTO_MARGIN = 0.04  # the best slot's score over the runner-up's and over the "none" class's (dev: 0.02 let
+# "我家有几辆车？" read as home_city and "Do I drink coffee?" as diet)
+
+
+class _Bank:
+    """The prototype questions of every language (``data/lang/<lang>/answers.json`` ``slot_prototypes``: {slot or
+    "none": [questions]}) embedded once per embedder (as queries: a question is compared with questions)."""
+
+    def __init__(self) -> None:
+        self._banks: dict[str, tuple[list[str], np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, embedder: Any) -> tuple[list[str], np.ndarray]:
+        key = f"{getattr(embedder, 'name', type(embedder).__name__)}/{getattr(embedder, 'dim', '')}"
+        with self._lock:
+            got = self._banks.get(key)
+        if got is None:
+            labels: list[str] = []
+            texts: list[str] = []
+            for lang in langdata.LANGUAGES:
+                for slot, qs in (langdata.load("answers", lang).get("slot_prototypes") or {}).items():
+                    labels += [slot] * len(qs)
+                    texts += qs
+            vecs = np.vstack([np.asarray(embedder.embed_query(t), dtype=np.float32) for t in texts]) if texts \
+                else np.zeros((0, 1), dtype=np.float32)
+            got = (labels, vecs)
+            with self._lock:
+                self._banks[key] = got
+        return got
+
+
+_BANK = _Bank()
+
+
+def nearest_slot(question_vector: np.ndarray, embedder: Any) -> str | None:
+    """The slot whose prototype questions the question is nearest (:data:`PROTO_TOP` best cosines, mean), when it
+    leads the runner-up slot and the "none" class (questions about the user that name no slot) by
+    :data:`PROTO_MARGIN`; None otherwise."""
+    labels, vecs = _BANK.get(embedder)
+    if not labels:
+        return None
+    sims = vecs @ np.asarray(question_vector, dtype=np.float32)
+    per: dict[str, list[float]] = {}
+    for lab, x in zip(labels, sims):
+        per.setdefault(lab, []).append(float(x))
+    score = {lab: float(np.mean(sorted(xs, reverse=True)[:PROTO_TOP])) for lab, xs in per.items()}
+    ranked = sorted(((v, k) for k, v in score.items() if k != "none"), reverse=True)
+    if not ranked:
+        return None
+    best, slot = ranked[0]
+    runner = ranked[1][0] if len(ranked) > 1 else -1.0
+    if best < score.get("none", -1.0) + PROTO_MARGIN or best < runner + PROTO_MARGIN:
+        return None
+    return slot
+
+
 def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
-                  hits: list[Hit] | tuple[Hit, ...] = ()) -> list[MemoryItem]:
+                  hits: list[Hit] | tuple[Hit, ...] = (), embedder: Any = None,
+                  question_vector: np.ndarray | None = None) -> list[MemoryItem]:
     """The memories holding the current claims of the slots ``question`` asks about (:func:`asked_user_slots`),
     as they hold now, in ``scope`` (its agent and session when set): per slot the newest said, slots in the order
     asked; a fact drawn from a kept turn among the search ``hits`` is cited as that turn (the user's words, as
@@ -173,6 +239,10 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     if filters:
         return []
     attrs = asked_user_slots(question)
+    if not attrs and embedder is not None and question_vector is not None and not kin_words(question) and \
+            _plain_user_question(question):
+        near = nearest_slot(question_vector, embedder)  # no words named a slot: the nearest prototype may
+        attrs = [near] if near else []
     if not attrs:
         return []
     found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])

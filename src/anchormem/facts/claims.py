@@ -22,7 +22,7 @@ from importlib import resources
 
 from .. import langdata
 from ..stores.claims_sql import own_claims
-from ..text.tokenize import query_terms
+from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
 __all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
@@ -75,11 +75,12 @@ def _value_end() -> re.Pattern[str]:
 
 def value_clause(text: str, value: str) -> str:
     """``text`` up to the end of its ``value`` when what follows starts with a word that ends a value (see
-    :func:`_value_end`): "I live in 上海 with my wife 小红." for the home 上海 -> "I live in 上海" (the wife is no part of
-    the home, and stays said when the home moves); ``text`` itself otherwise."""
+    :func:`_value_end`) and the value is a name (capitalised, or Chinese): "I live in 上海 with my wife 小红." for the
+    home 上海 -> "I live in 上海" (the wife is no part of the home, and stays said when the home moves); ``text``
+    itself otherwise ("I drink wine with dinner." is one habit)."""
     v = (value or "").strip()
     i = text.casefold().find(v.casefold()) if v else -1
-    if i < 0:
+    if i < 0 or not (v[:1].isupper() or has_cjk(v[:1])):  # a name (a place, a company): "wine with dinner" is one
         return text
     end = i + len(v)
     rest = text[end:]
