@@ -97,3 +97,25 @@ def test_we_live_is_the_users_home(mem):
     mem.add("我们住在苏州。", user_id="e", timestamp=T)
     assert _first(mem, "Where do I live?", "e") == "我们住在苏州。"
     assert _first(mem, "我住在哪里？", "e") == "我们住在苏州。"
+
+
+@pytest.mark.parametrize("attribute, a, b, same", [
+    ("salary", "1.2w", "一万二", True),
+    ("salary", "12k", "twelve thousand", True),
+    ("rent", "forty-five hundred", "4,500", True),
+    ("rent", "forty-five hundred", "四千五", True),
+    ("rent", "forty-five hundred", "四千二", False),
+    ("home_city", "Tokyo", "东京", True),
+])
+def test_one_value_in_its_forms(attribute, a, b, same):
+    from anchormem.facts.keys import same_value
+
+    assert same_value(attribute, a, b) is same
+
+
+def test_one_amount_said_in_two_forms_is_one_current_value(mem):
+    mem.add("My rent is forty-five hundred a month.", user_id="f", timestamp=T)
+    events = mem.add("我的房租是四千五。", user_id="f", timestamp=T + timedelta(days=3))
+    assert "SUPERSEDE" not in {e.event for e in events}
+    a = mem.ask("How much is my rent?", user_id="f")
+    assert len([c for c in a.citations if c.fact is not None and c.fact.attribute == "rent"]) == 1
