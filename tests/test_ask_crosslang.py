@@ -102,6 +102,10 @@ HELDOUT_ABSTAINED = 27  # of 28 (before the change: 27)
     ("pets", "I'm vegetarian.", False),
     ("fruit", "My favourite food is ramen.", False),
     ("coffee", "I drink two espressos a day.", True),
+    ("hobby", "Quick intro: barista at Blue Bottle, and I throw pottery on weekends.", True),
+    ("爱好", "我周末喜欢去钓鱼。", True),
+    ("hobbies", "I play tennis on Sundays.", True),  # a sport is a hobby (is_a)
+    ("hobby", "I live in Boston.", False),
 ])
 def test_category_kinds_in_either_language(term, text, named):
     assert names_kind(asked_categories(term), text.lower(), query_terms(text)) is named
