@@ -119,3 +119,28 @@ def test_one_amount_said_in_two_forms_is_one_current_value(mem):
     assert "SUPERSEDE" not in {e.event for e in events}
     a = mem.ask("How much is my rent?", user_id="f")
     assert len([c for c in a.citations if c.fact is not None and c.fact.attribute == "rent"]) == 1
+
+
+@pytest.mark.parametrize("token, parts", [
+    ("狗叫", ("狗", "叫")),  # jieba glued the dog to its name verb
+    ("猫叫", ("猫", "叫")),
+    ("房租", ("房租",)),  # a word of its own
+    ("喝咖啡", ("喝咖啡",)),  # a light verb and its object stay one term
+    ("名字", ("名字",)),
+])
+def test_a_glued_chinese_token_reads_as_its_words(token, parts):
+    from anchormem.answering.question import glued_parts
+
+    assert glued_parts(token) == parts
+
+
+def test_a_count_change_leaves_the_names_citable(e5):
+    from anchormem.eval.embed_cache import eval_embedder
+
+    mem = Memory(":memory:", embedder=eval_embedder(e5), cache=False)  # the change is read by meaning
+    mem.add("家里有两只dog，Mochi和Latte。", user_id="g", timestamp=T)
+    mem.add("又领养了一只shiba叫Kinako，现在三只狗了。", user_id="g", timestamp=T + timedelta(days=10))
+    cited = [c.text for c in mem.ask("我的狗叫什么名字？", user_id="g").citations]
+    assert any("Mochi" in t for t in cited) and any("Kinako" in t for t in cited)
+    assert not any("两只" in t for t in cited)  # the old count is not shown as current
+    mem.close()

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..facts.keys import KIN_GROUPS, KIN_NARROWER
+from ..facts.keys import KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS
 from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
 from .question_dates import question_date, said_word
 
-__all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups", "syn_group"]
+__all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups", "syn_group", "glued_parts"]
 
 
 # ------------------------------------------------------------------------------------------- question analysis
@@ -118,6 +118,39 @@ _JOB_Q_WORDS = frozenset("do living 做 干什么 干 从事".split())
 _JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
 
 
+@lru_cache(maxsize=1)
+def _group_words_zh() -> tuple[str, ...]:
+    """The Chinese words of the paraphrase groups, longest first."""
+    return tuple(sorted({w for g in paraphrase_groups()[0] for w in g if has_cjk(w)}, key=lambda w: (-len(w), w)))
+
+
+_GLUE = frozenset("我你的了吗呢什么哪谁几多在是啥")  # question words and particles a glued token may hold
+
+
+@lru_cache(maxsize=4096)
+def glued_parts(token: str) -> tuple[str, ...]:
+    """A Chinese token jieba glued from paraphrase-group words (and question words or particles) as those words:
+    狗叫 -> (狗, 叫), 猫叫 -> (猫, 叫); any other token as itself (房租, 名字: words of their own). A token that is
+    itself a group word stays whole, and so does one holding a light verb (喝咖啡: :data:`~anchormem.facts.keys.
+    LIGHT_VERBS`, read as its object by the evidence test)."""
+    if not has_cjk(token) or len(token) < 2 or _syn_group(token) is not None:
+        return (token,)
+    parts: list[str] = []
+    i = 0
+    while i < len(token):
+        w = next((w for w in _group_words_zh() if token.startswith(w, i)), None)
+        if w is not None:
+            parts.append(w)
+            i += len(w)
+        elif token[i] in _GLUE:
+            i += 1
+        else:
+            return (token,)
+    if len(parts) < 2 or any(w in LIGHT_VERBS for w in parts):  # 喝咖啡 stays one term: its light verb adds nothing
+        return (token,)
+    return tuple(parts)
+
+
 def analyze_question(question: str) -> QuestionInfo:
     """The question's names, subjects, weighted key terms (a named date as the one term :data:`DATE_TERM`) and
     whether it asks for an amount (:class:`QuestionInfo`). Never raises; an empty question has no terms."""
@@ -141,7 +174,7 @@ def analyze_question(question: str) -> QuestionInfo:
     lower_names = {n.lower() for n in names}
     terms: list[tuple[str, float]] = []
     seen: set[str] = set()
-    for t in query_terms(question):
+    for t in [p for w in query_terms(question) for p in glued_parts(w)]:
         t = t.replace("’", "'")
         if t.endswith("'s"):
             t = t[:-2]

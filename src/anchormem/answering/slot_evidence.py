@@ -45,6 +45,7 @@ from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Answer, Hit, MemoryItem, Scope
 from .extractive import quote
 from .persons import asks_about_self, kin_base, kin_words
+from .question import glued_parts
 from .slot_questions import asked_slots
 
 __all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence"]
@@ -96,43 +97,20 @@ def about_household(question: str) -> bool:
 
 
 def _concepts(question: str) -> set[str]:
-    """The paraphrase groups the question's words fall in; a Chinese word jieba glued from known words (狗叫 = 狗 +
-    叫, 住哪 = 住 + 哪) is read by its parts, but only when every part is a group word or a question word (房租 is a
-    word of its own: not 租)."""
+    """The paraphrase groups the question's words fall in; a Chinese word jieba glued from group words is read by
+    its parts (狗叫 = 狗 + 叫: :func:`~.question.glued_parts`; 房租 is a word of its own, not 租)."""
     index, _ = _groups()
     out: set[str] = set()
-    for t in query_terms(question):
-        t = t.lower().replace("’", "'")
-        t = t[:-2] if t.endswith("'s") else t
-        if _we().fullmatch(t):  # 我家 is "our", not 家 (home)
+    for w in query_terms(question):
+        w = w.lower().replace("’", "'")
+        w = w[:-2] if w.endswith("'s") else w
+        if _we().fullmatch(w):  # 我家 is "our", not 家 (home)
             continue
-        g = index.get(t) or index.get(stem(t))
-        if g is not None:
-            out.add(g)
-        elif has_cjk(t):
-            out |= _parts(t)
+        for t in glued_parts(w):
+            g = index.get(t) or index.get(stem(t))
+            if g is not None:
+                out.add(g)
     return out
-
-
-def _parts(token: str) -> set[str]:
-    """The groups of a glued Chinese token read as a sequence of group words and question words (longest first);
-    empty when some part is neither."""
-    index, cjk = _groups()
-    found: set[str] = set()
-    i = 0
-    while i < len(token):
-        w = next((w for w, _ in cjk if token.startswith(w, i)), None)
-        if w is not None:
-            found.add(index[w.lower()])
-            i += len(w)
-        elif token[i] in _QCHARS:
-            i += 1
-        else:
-            return set()
-    return found
-
-
-_QCHARS = frozenset("我你的了吗呢什么哪谁几多在是啥")
 
 
 def _owners(question: str, concepts: set[str]) -> list[str]:
