@@ -57,17 +57,14 @@ def _concept_data() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _groups() -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
-    """(word or stem -> concept id, (CJK word, concept id) longest first) over every language's paraphrases."""
+def _groups() -> dict[str, str]:
+    """Word -> concept id (its paraphrase group's id) over every language's paraphrases."""
     index: dict[str, str] = {}
-    cjk: list[tuple[str, str]] = []
     for lang in langdata.LANGUAGES:
         for gid, ws in (langdata.load("answers", lang).get("paraphrases") or {}).items():
             for w in ws:
                 index.setdefault(w.lower(), gid)
-                if has_cjk(w):
-                    cjk.append((w, gid))
-    return index, tuple(sorted(set(cjk), key=lambda x: -len(x[0])))
+    return index
 
 
 @lru_cache(maxsize=1)
@@ -99,7 +96,7 @@ def about_household(question: str) -> bool:
 def _concepts(question: str) -> set[str]:
     """The paraphrase groups the question's words fall in; a Chinese word jieba glued from group words is read by
     its parts (狗叫 = 狗 + 叫: :func:`~.question.glued_parts`; 房租 is a word of its own, not 租)."""
-    index, _ = _groups()
+    index = _groups()
     out: set[str] = set()
     for w in query_terms(question):
         w = w.lower().replace("’", "'")
