@@ -41,7 +41,8 @@ def test_we_is_the_user():
 
 @pytest.mark.parametrize("text, value, clause", [
     ("I live in 上海 with my wife 小红.", "上海", "I live in 上海"),
-    ("I live in Lisbon near the river.", "Lisbon", "I live in Lisbon"),
+    ("I live in Lisbon together with my sister Ana.", "Lisbon", "I live in Lisbon"),
+    ("I live in Lisbon near the river.", "Lisbon", "I live in Lisbon near the river."),  # describes the home
     ("I moved to Berlin last month.", "Berlin", "I moved to Berlin last month."),  # filler: nothing else said
     ("I drink wine with dinner.", "wine", "I drink wine with dinner."),  # one habit, not a name
 ])

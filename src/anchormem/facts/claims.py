@@ -67,7 +67,8 @@ def claim_words(span: str, value: str) -> str:
 @lru_cache(maxsize=1)
 def _value_end() -> re.Pattern[str]:
     """Words after which a value has ended and the clause goes on about something else (``value_goes_on`` of
-    ``data/lang/<lang>/claims.json``: "with", "near", "because"...), right after the value."""
+    ``data/lang/<lang>/claims.json``: "with", "because"...; not "near" or "which", which describe the value), right
+    after the value."""
     parts = [re.escape(w).replace(r"\ ", r"\s+") if re.search(r"[^\x00-\x7f]", w) else
              r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in langdata.words("claims", "value_goes_on")]
     return re.compile("|".join(parts) or "(?!)", re.I)
