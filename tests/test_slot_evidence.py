@@ -145,3 +145,19 @@ def test_a_count_change_leaves_the_names_citable(e5):
     assert any("Mochi" in t for t in cited) and any("Kinako" in t for t in cited)
     assert not any("两只" in t for t in cited)  # the old count is not shown as current
     mem.close()
+
+
+def test_latest_first_puts_the_newest_citation_first_for_a_present_question_about_the_user():
+    from anchormem.answering.slot_evidence import latest_first
+    from anchormem.types import Answer, MemoryItem
+
+    def item(i: int, text: str, day: int) -> MemoryItem:
+        when = T + timedelta(days=day)
+        return MemoryItem(id=f"m{i}", tenant="default", user_id="u", text=text, created_at=when, updated_at=when,
+                          valid_from=when)
+
+    old, new = item(1, "We own 2 cars.", 0), item(2, "It's just the Outback now.", 9)
+    ans = Answer(text="", citations=[old, new], abstained=False)
+    assert [m.id for m in latest_first(ans, "How many cars do we have?").citations] == ["m2", "m1"]
+    assert [m.id for m in latest_first(ans, "How many cars did Melanie have?").citations] == ["m1", "m2"]
+    assert [m.id for m in latest_first(ans, "How many cars did I have before?").citations] == ["m1", "m2"]

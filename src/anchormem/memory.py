@@ -15,7 +15,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
-from .answering.slot_evidence import slot_evidence, with_slot_evidence
+from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
@@ -575,6 +575,8 @@ class Memory(LifecycleMixin):
                 user_id, hs)) or slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = now if now is not None else (ans, hits)
         elif not ans.abstained and as_of is None and "valid_to" not in (filters or {}):
+            if self.answer_config.latest_first:
+                ans = latest_first(ans, asked)
             ans, hits = self._currency_answer(asked, query, ans, hits, found, user_id, agent_id, session_id)
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)

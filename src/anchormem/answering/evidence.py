@@ -109,6 +109,8 @@ class AnswerConfig(BaseModel):
     :func:`swapped`).
     ``slot_evidence``: a question about one of the user's own slots (in either language) cites that slot's current
     claim first (:mod:`anchormem.answering.slot_evidence`).
+    ``latest_first``: a present question about the user cites its memories newest said first
+    (:func:`anchormem.answering.slot_evidence.latest_first`; off: see CHANGELOG for its measurement).
     """
 
     min_coverage: float = Field(0.7, ge=0, le=1)
@@ -122,6 +124,7 @@ class AnswerConfig(BaseModel):
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
     slot_evidence: bool = True
+    latest_first: bool = False
 
 
 #: Per-embedder calibration: (dense floor, word-similarity threshold). Measured with multilingual-e5-small:

@@ -46,9 +46,11 @@ from ..types import Answer, Hit, MemoryItem, Scope
 from .extractive import quote
 from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
+from .tense import asks_present
 from .slot_questions import asked_slots
 
-__all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence"]
+__all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence",
+           "latest_first"]
 
 
 @lru_cache(maxsize=1)
@@ -267,3 +269,18 @@ def with_slot_evidence(ans: Answer, slot: list[MemoryItem], question: str, max_c
     hits = [Hit(memory=m, score=1.0, explain={"slot_evidence": m.fact.attribute if m.fact else None}) for m in slot]
     text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
     return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + hits), hits
+
+
+def latest_first(ans: Answer, question: str) -> Answer:
+    """``ans`` with its citations newest said first, for a present question about the user ("how many cars do we
+    have?"): two memories that both still hold and both answer it say one thing twice or a change the write path
+    did not read; the later one is what holds now. Other questions (the past, a plan, someone else) and abstentions
+    are returned as they are."""
+    if ans.abstained or len(ans.citations) < 2 or not _plain_user_question(question) or \
+            not asks_present(question):
+        return ans
+    cites = sorted(ans.citations, key=lambda m: m.valid_from, reverse=True)
+    if [m.id for m in cites] == [m.id for m in ans.citations]:
+        return ans
+    zh = has_cjk(question)
+    return ans.model_copy(update={"citations": cites, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in cites)})
