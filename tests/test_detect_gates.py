@@ -11,7 +11,11 @@ def test_one_name_in_two_scripts_by_sound():
     assert skeleton("Bristol") == "BLSTL" and skeleton("布里斯托") == "BLST"
     assert same_name("Bristol", "布里斯托") and same_name("多伦多", "Toronto") and same_name("Berlin", "柏林")
     assert not same_name("Berlin", "巴黎") and not same_name("Paris", "布里斯托") and not same_name("Austin", "字节跳动")
-    assert not same_name("Bristol", "Bristol") and not same_name("Tokyo", "东京")  # (one script; a translation)
+    assert not same_name("Bristol", "Bristol")  # one script
+    # a name translated by meaning (data: translated_names) or spelled as its pinyin is one name too
+    assert same_name("Tokyo", "东京") and same_name("香港", "Hong Kong") and same_name("Hangzhou", "杭州")
+    assert same_name("Xi'an", "西安") and not same_name("Kyoto", "东京") and not same_name("Beijing", "南京")
+    assert same_value("home_city", "东京", "Tokyo") and not same_value("home_city", "Osaka", "东京")
     assert same_value("home_city", "Bristol", "布里斯托") and not same_value("home_city", "Bristol", "柏林")
 
 

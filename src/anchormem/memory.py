@@ -15,6 +15,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
+from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
@@ -556,7 +557,12 @@ class Memory(LifecycleMixin):
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
-        if ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
+        slot = self._slot_evidence(asked, user_id, agent_id, session_id, filters, found) \
+            if as_of is None and self.answer_config.slot_evidence else []
+        if slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
+            ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
+            hits = hits + more
+        elif ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
             now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = (now[0], hits + now[1]) if now is not None else (ans, hits)
         elif ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
@@ -569,10 +575,21 @@ class Memory(LifecycleMixin):
                 user_id, hs)) or slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
             ans, hits = now if now is not None else (ans, hits)
         elif not ans.abstained and as_of is None and "valid_to" not in (filters or {}):
+            if self.answer_config.latest_first:
+                ans = latest_first(ans, asked)
             ans, hits = self._currency_answer(asked, query, ans, hits, found, user_id, agent_id, session_id)
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
+
+    def _slot_evidence(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None,
+                       filters: Any, found: list[Hit]) -> list[Any]:
+        """The current claims of the user's slot ``asked`` asks about (:func:`~anchormem.answering.slot_evidence.
+        slot_evidence`: by its words, else by the nearest slot prototype with a calibrated embedder)."""
+        scope = self._scope(user_id, agent_id, session_id)
+        qv = self._searcher.embed_query(asked, scope) if self._evidence is not None and \
+            self._evidence.word_sim is not None else None
+        return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv)
 
     def _currency_answer(self, asked: str, query: str, ans: Answer, hits: list[Hit], found: list[Hit], user_id: str,
                          agent_id: str | None, session_id: str | None) -> tuple[Answer, list[Hit]]:

@@ -52,6 +52,9 @@ a teacher.", "I moved out of Lisbon.") is no evidence for a question asking what
 我的工作是什么？): it answers only whether it is ("Am I a doctor?", 我是老师吗？) or what it used to be
 (:func:`asks_what_is`).
 
+The question's side (names, weighted key terms, the paraphrase groups) is read by :mod:`.question`; a question
+about one of the user's own slots is answered by that slot's current claim before this test (:mod:`.slot_evidence`).
+
 **Person swap.** A question about a named person is often about what another person did ("What did Caroline
 realize after her charity race?" when Melanie ran the race): when another named speaker's own statement — read
 without what it says to or about the person addressed — covers the question better than every candidate about the
@@ -65,19 +68,18 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import (KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH,
-                          PERSON_MODIFIERS, kin_covers)
+from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, kin_covers
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
-from .answer_types import asks_name, states_name
+from .answer_types import states_name
 from .categories import asked_categories, names_kind
-from .question_dates import QDate, date_matches, question_date, said_word
+from .question import DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, paraphrase_groups
+from .question_dates import QDate, date_matches, question_date, said_word  # noqa: F401 (re-exported)
 from .tense import asks_present, without_plans
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
@@ -105,6 +107,10 @@ class AnswerConfig(BaseModel):
     ``person_swap``: abstain when another named person's own statement covers the question better than every
     candidate about the question's subject (the question attributes that person's event to the subject:
     :func:`swapped`).
+    ``slot_evidence``: a question about one of the user's own slots (in either language) cites that slot's current
+    claim first (:mod:`anchormem.answering.slot_evidence`).
+    ``latest_first``: a present question about the user cites its memories newest said first
+    (:func:`anchormem.answering.slot_evidence.latest_first`; off: see CHANGELOG for its measurement).
     """
 
     min_coverage: float = Field(0.7, ge=0, le=1)
@@ -117,6 +123,8 @@ class AnswerConfig(BaseModel):
     semantic_credit: float = Field(0.6, ge=0.5, le=1)
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
+    slot_evidence: bool = True
+    latest_first: bool = False
 
 
 #: Per-embedder calibration: (dense floor, word-similarity threshold). Measured with multilingual-e5-small:
@@ -144,60 +152,6 @@ def profile_for(embedder_name: str | None, embedder: Any = None) -> tuple[float 
 
         return calibrated_thresholds(embedder)
     return (None, None)
-
-
-# ------------------------------------------------------------------------------------------- question analysis
-_QWORDS = frozenset("""what what's whats when where who whom whose which why how did does do is are was were has
-    have had ever can could would should will shall may might much many long often usually user user's i me my
-    mine myself you your we our us anything something tell know remember please about still currently anymore 什么 什么时候 时候 哪里 哪儿
-    哪 哪个 哪些 哪家 哪年 哪天 几 几个 几点 谁 为什么 怎么 怎样 怎么样 如何 多少 多 多久 是否 有没有 吗 呢 是不是 会不会
-    能不能 还 我 我的 你 用户 请问 记得 告诉 知道 曾经 一般 通常 是 能 会 了""".split())
-# light terms: generic nouns/verbs that rarely identify what the question is about
-_LIGHT = frozenset("""name names named call called time times day days date year years kind type sort thing things
-    stuff go goes going went gone get gets got take took make made do doing did feel felt think thought new old
-    first last recent recently ever like likes liked want wants wanted plan plans planning planned happen happened
-    favorite favourite recently currently now today lately way ways part use used city cities country countries
-    place places town state location area 城市 国家 地方 地点 名字 叫 名 时间 东西 事情 去 做 想
-    喜欢 结果 情况 最近 现在 平时 打算 计划 开始 新 旧 第一""".split())
-# a capitalised name; in Chinese text it touches the characters around it ("Caroline的狗"): no \b there
-_NAME = re.compile(r"(?<![A-Za-z])([A-Z][a-zA-Z\-]+)(?:'s|’s)?(?![A-Za-z])")
-_IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
-_NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
-    Can Could Would Should Will May Might Am The A An In On At For Of And Or But If My Your Our Their His Her Its
-    Tell Please Any Some Ever User Mr Mrs Ms Dr According Based Considering Given After Before Around During Since
-    Besides Between Among Regarding From To With Without Both Either Neither Other Apart Aside""".split())
-
-
-def _kin(*relations: str) -> set[str]:
-    """The words of ``relations`` (canonical, :data:`~anchormem.facts.keys.KIN_GROUPS`) and of the narrower ones
-    (:data:`~anchormem.facts.keys.KIN_NARROWER`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
-    return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
-
-
-# A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases and
-# translations (never sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. The
-# groups are language data (``data/lang/<lang>/answers.json`` ``paraphrases``, merged by id over languages), plus
-# one group per relation (:data:`~anchormem.facts.keys.KIN_GROUPS`). A relation word is covered by its own relation
-# only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the relation groups here serve the
-# search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
-@lru_cache(maxsize=1)
-def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
-    """(the paraphrase groups, word -> index of its group). Loaded on first use; a word is in one group."""
-    from ..langdata import LANGUAGES, load
-
-    by_id: dict[str, set[str]] = {}
-    for lang in LANGUAGES:
-        for gid, ws in (load("answers", lang).get("paraphrases") or {}).items():
-            by_id.setdefault(gid, set()).update(ws)
-    by_id.setdefault("married", set()).update(_kin("wife", "husband"))
-    groups = [frozenset(g) for g in by_id.values()]
-    groups += [frozenset(_kin(r)) for r in KIN_GROUPS if r not in ("wife", "husband")]
-    groups += [frozenset(_kin("sister")), frozenset(_kin("brother"))]
-    index: dict[str, int] = {}
-    for i, g in enumerate(groups):
-        for w in g:
-            index.setdefault(w, i)
-    return tuple(groups), index
 
 
 # words that embed close together but name different things: never a semantic match for each other
@@ -248,111 +202,11 @@ _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:o
 
 _ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看
 
-# nouns that name the kind of answer, not what it is about ("What activities…": the memory names the activity)
-_CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic topics field fields aspect example
-    option breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
-    species 活动 类型 种类 方面 话题 品种 品牌 牌子 型号 颜色 口味""".split())  # "What breed is my dog?": "a golden retriever"
-_LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
-
-
 def text_language(text: str) -> str:
     """"zh" when a text has at least as many Chinese characters as Latin words ("我在Shopify做前端开发。"), else
     "en"."""
     cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
     return "zh" if cjk and cjk >= len(re.findall(r"[A-Za-z]+", text)) else "en"
-
-
-def _syn_group(word: str) -> int | None:
-    index = paraphrase_groups()[1]
-    g = index.get(word)
-    if g is None:
-        g = index.get(stem(word))
-    return g
-
-
-@dataclass
-class QuestionInfo:
-    """``names``: capitalised names (first = subject); ``terms``: (term, weight) key terms, names excluded;
-    ``subjects``: the subject and the names joined to it by "and" ("How do Jon and Gina both like to destress?"):
-    a memory about any of them is about the subject. ``date``: the (year, month, day) the question names ("on 3 June,
-    2023", "in August 2023", "2023年5月"; year/day None when not given) and ``date_terms`` the key terms that spell
-    it: a memory covers them when it was said, or its event happened, at that date (:func:`date_matches`)."""
-
-    text: str
-    zh: bool
-    names: list[str]
-    terms: list[tuple[str, float]]
-    wants_number: bool = False
-    subjects: list[str] = field(default_factory=list)
-    date: tuple[int | None, int, int | None] | None = None
-    date_terms: frozenset[str] = frozenset()
-    wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
-    past: bool = False  # asked about the past (its past words already taken out: facts.claims.without_past_words)
-
-
-DATE_TERM = "@date"  # the one key term that stands for a date the question names
-# a question about a job in other words: "What do I do?", "What does my brother do for a living?", 我是做什么的？,
-# 我弟弟做什么工作？, 他是干什么的？ (its words "do", "living", 做, 干什么 then give way to the one term "occupation")
-_JOB_Q = re.compile(r"^\s*what\s+(?:do|does)\s+.{1,40}?\s+do(?:\s+for\s+(?:a\s+)?(?:living|work|job))?\s*[?？]*\s*$|"
-                    r"(?:做|干)什么(?:的|工作|职业)|从事(?:什么|哪)", re.I)
-_JOB_Q_WORDS = frozenset("do living 做 干什么 干 从事".split())
-_JOINED = re.compile(r"([A-Z][a-zA-Z\-]+)(?:'s|’s)?\s+(?:and|&)\s+(?:(?:his|her|their)\s+)?([A-Z][a-zA-Z\-]+)")
-
-
-def analyze_question(question: str) -> QuestionInfo:
-    """The question's names, subjects, weighted key terms (a named date as the one term :data:`DATE_TERM`) and
-    whether it asks for an amount (:class:`QuestionInfo`). Never raises; an empty question has no terms."""
-    zh, original = has_cjk(question), question
-    qdate, _dterms, span = question_date(question)
-    if span is not None:  # the date is one key term, matched against the memory's dates (not its words)
-        question = question[:span[0]] + " " + question[span[1]:]
-    names: list[str] = []
-    for m in _NAME.finditer(question):
-        w = m.group(1)
-        if w in _NOT_NAME or w.lower() in _QWORDS or w.isupper():
-            continue
-        if w not in names:
-            names.append(w)
-    subjects = names[:1]
-    if names:
-        for m in _JOINED.finditer(question):  # "Jon and Gina": both are the subject
-            a, b = m.group(1), m.group(2)
-            if (a in subjects and b in names) or (b in subjects and a in names):
-                subjects += [n for n in (a, b) if n not in subjects]
-    lower_names = {n.lower() for n in names}
-    terms: list[tuple[str, float]] = []
-    seen: set[str] = set()
-    for t in query_terms(question):
-        t = t.replace("’", "'")
-        if t.endswith("'s"):
-            t = t[:-2]
-        if has_cjk(t) and len(t) > 1 and t[0] in "我你" and t not in ("我们",):
-            t = t[1:]  # jieba glues the pronoun on: 我养 → 养, 我会 → 会
-        if not t or t in _QWORDS or t in lower_names or t in seen or (qdate is not None and said_word(t)):
-            continue
-        seen.add(t)
-        g = _syn_group(t)
-        if g is not None and any(_syn_group(u) == g for u, _ in terms):
-            continue  # one concept counts once ("叫什么名字")
-        light = t in _LIGHT or stem(t) in _LIGHT or stem(t) in _LIGHT_STEMS or stem(t) in _CAT_STEMS
-        terms.append((t, 0.35 if light else 1.0))
-    solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and
-            not re.search(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+$", question[:m.start(1)])}
-    # further names are key terms, matched as names only ("Barcelona" is not "Rome"); a word of a multi-word name
-    for n in [n for n in names[1:] if n not in subjects]:
-        if n in solo and n.lower() not in seen:  # ("Steady Income Fund") is not one of its own
-            seen.add(n.lower())
-            terms.append((n.lower(), 1.0))
-    if _JOB_Q.search(question):  # "What do I do?", 我是做什么的？: the question is about a job
-        terms = [(t, w) for t, w in terms if t not in _JOB_Q_WORDS]
-        if not any(_syn_group(t) == _syn_group("job") for t, _ in terms):
-            terms.append(("职业" if zh else "occupation", 1.0))
-    # a stated amount; not "how many" / 几, which LoCoMo answers by counting several memories that state no number
-    wants = bool(re.search(r"\bhow (?:much|old)\b|多少", question, re.I))
-    if qdate is not None:
-        terms.append((DATE_TERM, 1.0))
-    return QuestionInfo(original, zh, names, terms, wants, subjects, qdate,
-                        frozenset({DATE_TERM}) if qdate is not None else frozenset(), asks_name(question))
 
 
 # ------------------------------------------------------------------------------------------- scoring

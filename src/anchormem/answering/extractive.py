@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
@@ -53,16 +54,25 @@ def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> lis
 
 def _distinct(chosen: list[Scored], hits: list[Hit]) -> list[Scored]:
     """``chosen`` without a second memory of the same words said at the same time by the same speaker (the facts
-    of one clause, "I work at a hospital as a nurse.": employer and occupation): each is quoted once."""
+    of one clause, "I work at a hospital as a nurse.": employer and occupation), nor a second fact holding the same
+    value of the same slot in another form (:func:`_one_value`): each is quoted once."""
     seen: set[tuple] = set()
-    out = []
+    out: list[Scored] = []
     for s in chosen:
         m = hits[s.index].memory
         key = (m.text, m.speaker, m.created_at)
-        if key not in seen:
+        if key not in seen and not any(_one_value(m, hits[o.index].memory) for o in out):
             seen.add(key)
             out.append(s)
     return out
+
+
+def _one_value(a: MemoryItem, b: MemoryItem) -> bool:
+    """``a`` and ``b`` are facts holding one value of one slot, in two forms ("4500" / "forty-five hundred" / 四千五,
+    "Tokyo" / 东京: :func:`~anchormem.facts.keys.same_value`): one quote is enough."""
+    fa, fb = a.fact, b.fact
+    return fa is not None and fb is not None and fa.slot == fb.slot and fa.polarity == fb.polarity and \
+        same_value(fa.attribute, fa.value, fb.value)
 
 
 def abstain(question: str, evidence: list[Hit]) -> Answer:

@@ -24,6 +24,7 @@ is cited first and only: the evidence says which slot is asked about, its curren
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from ..facts.claims import claim_words, closed_claims, current_view, own_claims
@@ -111,8 +112,10 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
     """An answer citing partly superseded memories for what they still hold, when their remaining words alone are
     too few to pass the evidence test: "我的猫叫什么？" against "我有两只猫，叫咪咪和花花。" after the count changed (shown
     as "叫咪咪和花花。"). Such a memory is cited (as it holds now: :func:`~anchormem.facts.claims.current_view`) when
-    its whole text passes and the words of its superseded claims alone do not reach ``min_coverage`` (the held
-    words are what answers; "我有几只猫？" is answered by the superseded words, so not by it). ``searched``: the
+    its whole text passes and the words of its superseded claims alone do not answer: below ``min_coverage``,
+    without a number for "how much" (the heavy-term gate), or, for a question asking a name ("我的狗叫什么名字？"),
+    no closed claim is a name (:func:`_names_closed`: "家里有两只dog" is a count) (the held words are what answers;
+    "我有几只猫？" is answered by the superseded words, so not by it). ``searched``: the
     search hits before their current view. None when none qualifies."""
     cand: list[tuple[Hit, MemoryItem, str]] = []
     for h in searched:
@@ -132,7 +135,8 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
     tau = scorer.config.min_coverage
     by_whole = scorer.score(q, whole, prompts(whole) if prompts else None)
     by_part = scorer.score(q, part, None)
-    keep = [s for s, p in zip(by_whole, by_part) if p.coverage < tau - 1e-9]
+    keep = [s for s, p, (h, _, _) in zip(by_whole, by_part, cand)
+            if p.coverage < tau - 1e-9 or not p.heavy_ok or (q.wants_name and not _names_closed(h.memory))]
     chosen = _distinct(select(keep, scorer.config), whole) if keep else []
     if not chosen:
         return None
@@ -144,6 +148,12 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
     text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
     ann = annotate(out, [by_whole[s.index] for s in chosen], chosen)
     return Answer(text=text, citations=cites, abstained=False, evidence=ann), out
+
+
+def _names_closed(m: MemoryItem) -> bool:
+    """One of ``m``'s closed claims is a name ("dog_names", "wife_name"): its superseded words can answer a question
+    for a name; a count's or a home's cannot ("家里有两只dog" does not name the dogs)."""
+    return any(re.search(r"(?:^|_)names?$", c.slot.partition("|")[2]) for c in closed_claims(m))
 
 
 def _past_view(m: MemoryItem, closed_by: str) -> MemoryItem | None:

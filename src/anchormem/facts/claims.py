@@ -22,11 +22,11 @@ from importlib import resources
 
 from .. import langdata
 from ..stores.claims_sql import own_claims
-from ..text.tokenize import query_terms
+from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
 __all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
-           "without_past_words", "remainder", "has_content"]
+           "without_past_words", "remainder", "has_content", "value_clause"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
@@ -60,8 +60,34 @@ def claim_words(span: str, value: str) -> str:
     parts = [p for p in _JOINS.split(span) if p and p.strip()]
     hold = [p for p in parts if v in p.casefold()]
     if len(parts) < 2 or not hold or len(hold) == len(parts):
-        return span
-    return " ".join(p.strip() for p in hold)
+        return value_clause(span, value)
+    return " ".join(value_clause(p.strip(), value) for p in hold)
+
+
+@lru_cache(maxsize=1)
+def _value_end() -> re.Pattern[str]:
+    """Words after which a value has ended and the clause goes on about something else (``value_goes_on`` of
+    ``data/lang/<lang>/claims.json``: "with", "because"...; not "near" or "which", which describe the value), right
+    after the value."""
+    parts = [re.escape(w).replace(r"\ ", r"\s+") if re.search(r"[^\x00-\x7f]", w) else
+             r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in langdata.words("claims", "value_goes_on")]
+    return re.compile("|".join(parts) or "(?!)", re.I)
+
+
+def value_clause(text: str, value: str) -> str:
+    """``text`` up to the end of its ``value`` when what follows starts with a word that ends a value (see
+    :func:`_value_end`) and the value is a name (capitalised, or Chinese): "I live in 上海 with my wife 小红." for the
+    home 上海 -> "I live in 上海" (the wife is no part of the home, and stays said when the home moves); ``text``
+    itself otherwise ("I drink wine with dinner." is one habit)."""
+    v = (value or "").strip()
+    i = text.casefold().find(v.casefold()) if v else -1
+    if i < 0 or not (v[:1].isupper() or has_cjk(v[:1])):  # a name (a place, a company): "wine with dinner" is one
+        return text
+    end = i + len(v)
+    rest = text[end:]
+    if not _value_end().match(rest) or not has_content(rest):
+        return text
+    return text[:end].rstrip(" ,，")
 
 
 def closed_claims(item: MemoryItem, as_of: datetime | None = None) -> list[Claim]:

@@ -4,11 +4,13 @@ A restatement in the other language must not read as a change ("I live in Bristo
 The test is by sound, not by a list of cities: the Chinese name is romanised (``pypinyin``), both names are reduced
 to a skeleton of consonant classes, and every consonant class of the Chinese one must be heard, in order, in the
 Latin one, covering most of it (``data/lang/zh/transliteration.json``:
-the classes, the least skeleton length, the threshold). Only a Latin name against a Chinese one is tested; a name
-translated by meaning (东京 = Tokyo) is not recognised (it reads as another value, as before).
+the classes, the least skeleton length, the threshold). Only a Latin name against a Chinese one is tested. A Latin
+name that is the Chinese one's pinyin (杭州 = Hangzhou, 上海 = Shanghai) is the same name, and so is a name translated
+by meaning or by an older romanisation (东京 = Tokyo, 香港 = Hong Kong: ``translated_names`` in the same file).
 
     same_name("Bristol", "布里斯托")   # -> True
     same_name("Berlin", "巴黎")        # -> False
+    same_name("Tokyo", "东京")          # -> True (translated_names)
 
 Nothing is imported or read before first use.
 """
@@ -68,12 +70,30 @@ def same_name(a: str, b: str) -> bool:
             (re.search(r"[A-Za-z]", b) and has_cjk(b)):
         return False
     d = _data()
+    han, lat = (b, a) if has_cjk(b) else (a, b)
+    if _folded(lat) in {_folded(n) for n in d.get("translated_names", {}).get(han, ())} or _folded(lat) == _pinyin(han):
+        return True  # 东京 = Tokyo (by meaning: data), 杭州 = Hangzhou (the pinyin itself)
     latin, zh = (skeleton(a), skeleton(b)) if has_cjk(b) else (skeleton(b), skeleton(a))
     least = int(d.get("min_skeleton", 3))
     if len(latin) < least or len(zh) < least or latin[0] != zh[0]:
         return False
     common = _lcs(latin, zh)  # a transliteration adds vowels, not consonants: all of the Chinese one's are heard
     return common == len(zh) and common / len(latin) >= float(d.get("threshold", 0.8))
+
+
+def _folded(name: str) -> str:
+    """A Latin name without case, spaces, hyphens and apostrophes ("Xi'an" -> "xian", "Hong Kong" -> "hongkong")."""
+    return re.sub(r"[\s'’\-.]+", "", name).casefold()
+
+
+def _pinyin(name: str) -> str:
+    """The toneless pinyin of a Chinese name, run together (杭州 -> "hangzhou"); "" when it has no Chinese."""
+    han = re.sub(r"[^\u4e00-\u9fff]", "", name)
+    if not han:
+        return ""
+    from pypinyin import lazy_pinyin  # lazy: the dictionary loads on first use
+
+    return "".join(lazy_pinyin(han)).casefold()
 
 
 def _lcs(x: str, y: str) -> int:

@@ -1,0 +1,286 @@
+"""Slot evidence: a question about one of the user's own slots is answered by that slot's current claim.
+
+"我的狗叫什么？" with "My dog is called Rex." stored, "我女儿多大了？" with "my daughter turned 7", "Where do I live?" with
+"My brother moved to Denver." beside "I live in Boston.": the evidence test (:mod:`.evidence`) matches words, and a
+question in the other language, or in words the memory does not use, misses the memory that holds the answer (or
+finds someone else's). The store knows more than the words: each fact is a claim on a slot (``user|dog_name``,
+``user|daughter_age``, ``user|home_city``), current or superseded. So a question about the user (first person,
+singular or plural: "we", "our", 我们, 我家; no other named person) is read for the slot it asks about, and the
+memories holding that slot's current claim are its evidence, in whatever language they were said:
+
+- the question's *concepts* are the paraphrase groups its words fall in (``data/lang/<lang>/answers.json``
+  ``paraphrases``: 叫 / 名字 / "called" are ``name``, 多大 / 几岁 / "how old" are ``age``, 住 / "live" are ``live``),
+  and the relations it names (:func:`~.persons.kin_words`: "my daughter", 我女儿);
+- concepts map to slot attributes and owners (language-neutral data, ``data/slot_concepts.json``); a slot asked
+  by its own question words (``slot_questions``: "How much do I earn?" -> salary) is asked too
+  (:func:`~.slot_questions.asked_slots`);
+- the asked slots are ``<owner>_<attribute>`` for each relation or pet the question names ("my dog's name" ->
+  ``dog_name``), else the attribute alone: a question naming no relation asks for the user's own slot, never a
+  relative's (``brother_home_city`` is no evidence for "Where do I live?");
+- the evidence is each asked slot's current, positive claim (the newest said when two are current), in the
+  caller's agent and session, quoted as it holds now (:func:`~anchormem.facts.claims.current_view`).
+
+Words of the question are one signal (the concepts); the claims are the other. No claim, no slot evidence: the
+evidence test decides alone, as before.
+
+    asked_user_slots("我的狗叫什么？")    # -> ["dog_name"]
+    asked_user_slots("Where do I live?")  # -> ["home_city"]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .. import langdata
+from ..facts.claims import asks_past, current_view
+from ..facts.keys import KIN_NARROWER, same_value
+from ..text.tokenize import has_cjk, query_terms, stem
+from ..types import Answer, Hit, MemoryItem, Scope
+from .extractive import quote
+from .persons import asks_about_self, kin_base, kin_words
+from .question import glued_parts
+from .tense import asks_present
+from .slot_questions import asked_slots
+
+__all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence",
+           "latest_first"]
+
+
+@lru_cache(maxsize=1)
+def _concept_data() -> dict[str, Any]:
+    return json.loads(resources.files("anchormem.data").joinpath("slot_concepts.json").read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, str]:
+    """Word -> concept id (its paraphrase group's id) over every language's paraphrases."""
+    index: dict[str, str] = {}
+    for lang in langdata.LANGUAGES:
+        for gid, ws in (langdata.load("answers", lang).get("paraphrases") or {}).items():
+            for w in ws:
+                index.setdefault(w.lower(), gid)
+    return index
+
+
+@lru_cache(maxsize=1)
+def _we() -> re.Pattern[str]:
+    """First-person plural words (``data/lang/<lang>/answers.json`` ``we_words``): the user's household."""
+    parts = [re.escape(w) if has_cjk(w) else rf"\b{re.escape(w)}\b" for w in langdata.words("answers", "we_words")]
+    return re.compile("|".join(parts) or "(?!)", re.I)
+
+
+@lru_cache(maxsize=1)
+def _future() -> re.Pattern[str]:
+    """A question about a plan (``future_question`` words and ``future_question_patterns`` of
+    ``data/lang/<lang>/cues.json``: "Am I moving?", 我打算搬去哪里？): the current claim is not what it asks."""
+    parts = [re.escape(w) if has_cjk(w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
+             for w in langdata.words("cues", "future_question")]
+    for lang in langdata.LANGUAGES:
+        parts += list(langdata.load("cues", lang).get("future_question_patterns", []))
+    return re.compile("|".join(parts) or "(?!)", re.I)
+
+
+def about_household(question: str) -> bool:
+    """The question asks about the asker or their household: first person singular ("my", 我) or plural ("we",
+    "our", 我们, 我家), and no other capitalised name than "I" (a relative named by relation is fine: "my daughter")."""
+    if not (asks_about_self(question) or _we().search(question)):
+        return False
+    return not re.search(r"(?<!^)(?<![.?!]\s)\b(?!I\b|I'm\b|I've\b|I'd\b)[A-Z][a-z]+", question.strip())
+
+
+def _concepts(question: str) -> set[str]:
+    """The paraphrase groups the question's words fall in; a Chinese word jieba glued from group words is read by
+    its parts (狗叫 = 狗 + 叫: :func:`~.question.glued_parts`; 房租 is a word of its own, not 租)."""
+    index = _groups()
+    out: set[str] = set()
+    for w in query_terms(question):
+        w = w.lower().replace("’", "'")
+        w = w[:-2] if w.endswith("'s") else w
+        if _we().fullmatch(w):  # 我家 is "our", not 家 (home)
+            continue
+        for t in glued_parts(w):
+            g = index.get(t) or index.get(stem(t))
+            if g is not None:
+                out.add(g)
+    return out
+
+
+def _owners(question: str, concepts: set[str]) -> list[str]:
+    """The relations and pets the question names, as slot prefixes ("my daughter" -> daughter, and the generic
+    child words that stand for it; 我弟弟 -> 弟弟; "my brother" -> brother, 哥哥, 弟弟; "my dog" -> dog)."""
+    data = _concept_data()
+    generic = data.get("generic_kin", {})
+    out: list[str] = []
+    for k in sorted(kin_words(question)):
+        base = kin_base(k) or k
+        out += [base, *KIN_NARROWER.get(base, ()), *generic.get(base, ())]
+    for c in sorted(concepts):
+        out += data.get("owners", {}).get(c, [])
+    return list(dict.fromkeys(out))
+
+
+def _plain_user_question(question: str) -> bool:
+    return not asks_past(question) and not _future().search(question) and about_household(question)
+
+
+def asked_user_slots(question: str) -> list[str]:
+    """The slot attributes a question about the user asks for, most specific first (see the module doc); [] for a
+    question about someone else, the past or a plan, or one that names no slot."""
+    if asks_past(question) or _future().search(question) or not about_household(question):
+        return []
+    concepts = _concepts(question)
+    attrs = [a for c in sorted(concepts) for a in _concept_data().get("attributes", {}).get(c, [])]
+    owners = _owners(question, concepts)
+    said = asked_slots(question)  # a slot named by its own question words ("房租", "earn") is the one asked
+    if owners:
+        return list(dict.fromkeys(f"{o}_{a}" for o in owners for a in (said or attrs) if a != o))
+    if kin_words(question):
+        return []
+    named = said or [a for a in attrs if not a.startswith("name") or attrs[:1] == ["name"] and len(attrs) <= 2]
+    return list(dict.fromkeys(named))  # ("What's my name?" asks for the user's name, "my company's name" not)
+
+
+# -- similarity to slot prototypes ---------------------------------------------------------------------------------
+PROTO_TOP = 2  # a class's score: the mean of its PROTO_TOP best prototype cosines
+PROTO_MARGIN = 0.04  # the best slot's score over the runner-up's and over the "none" class's (dev: 0.02 let
+# "我家有几辆车？" read as home_city and "Do I drink coffee?" as diet)
+
+
+class _Bank:
+    """The prototype questions of every language (``data/lang/<lang>/answers.json`` ``slot_prototypes``: {slot or
+    "none": [questions]}) embedded once per embedder (as queries: a question is compared with questions)."""
+
+    def __init__(self) -> None:
+        self._banks: dict[str, tuple[list[str], np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, embedder: Any) -> tuple[list[str], np.ndarray]:
+        key = f"{getattr(embedder, 'name', type(embedder).__name__)}/{getattr(embedder, 'dim', '')}"
+        with self._lock:
+            got = self._banks.get(key)
+        if got is None:
+            labels: list[str] = []
+            texts: list[str] = []
+            for lang in langdata.LANGUAGES:
+                for slot, qs in (langdata.load("answers", lang).get("slot_prototypes") or {}).items():
+                    labels += [slot] * len(qs)
+                    texts += qs
+            vecs = np.vstack([np.asarray(embedder.embed_query(t), dtype=np.float32) for t in texts]) if texts \
+                else np.zeros((0, 1), dtype=np.float32)
+            got = (labels, vecs)
+            with self._lock:
+                self._banks[key] = got
+        return got
+
+
+_BANK = _Bank()
+
+
+def nearest_slot(question_vector: np.ndarray, embedder: Any) -> str | None:
+    """The slot whose prototype questions the question is nearest (:data:`PROTO_TOP` best cosines, mean), when it
+    leads the runner-up slot and the "none" class (questions about the user that name no slot) by
+    :data:`PROTO_MARGIN`; None otherwise."""
+    labels, vecs = _BANK.get(embedder)
+    if not labels:
+        return None
+    sims = vecs @ np.asarray(question_vector, dtype=np.float32)
+    per: dict[str, list[float]] = {}
+    for lab, x in zip(labels, sims):
+        per.setdefault(lab, []).append(float(x))
+    score = {lab: float(np.mean(sorted(xs, reverse=True)[:PROTO_TOP])) for lab, xs in per.items()}
+    ranked = sorted(((v, k) for k, v in score.items() if k != "none"), reverse=True)
+    if not ranked:
+        return None
+    best, slot = ranked[0]
+    runner = ranked[1][0] if len(ranked) > 1 else -1.0
+    if best < score.get("none", -1.0) + PROTO_MARGIN or best < runner + PROTO_MARGIN:
+        return None
+    return slot
+
+
+def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
+                  hits: list[Hit] | tuple[Hit, ...] = (), embedder: Any = None,
+                  question_vector: np.ndarray | None = None) -> list[MemoryItem]:
+    """The memories holding the current claims of the slots ``question`` asks about (:func:`asked_user_slots`),
+    as they hold now, in ``scope`` (its agent and session when set): per slot the newest said, slots in the order
+    asked; a fact drawn from a kept turn among the search ``hits`` is cited as that turn (the user's words, as
+    they hold now). [] for a read with ``filters`` (the caller narrowed what may answer) or when no asked slot has
+    a current claim."""
+    if filters:
+        return []
+    attrs = asked_user_slots(question)
+    if not attrs and embedder is not None and question_vector is not None and not kin_words(question) and \
+            _plain_user_question(question):
+        near = nearest_slot(question_vector, embedder)  # no words named a slot: the nearest prototype may
+        attrs = [near] if near else []
+    if not attrs:
+        return []
+    found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])
+    per: dict[str, MemoryItem] = {}
+    for m in found:  # oldest first: the newest said of a slot wins
+        if m.fact is None or m.fact.polarity <= 0 or m.kind == "summary" or \
+                any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
+            continue
+        turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.valid_to is None and
+                     any(c.fact_id == m.id and c.valid_to is None for c in h.memory.claims)), None)
+        view = (turn is not None and current_view(turn)) or current_view(m)
+        if view:
+            per[m.fact.attribute] = view
+    out: list[MemoryItem] = []
+    for a in attrs:
+        if a in per and all(per[a].id != m.id for m in out):
+            out.append(per[a])
+    return out
+
+
+def same_slot_value(a: MemoryItem, b: MemoryItem) -> bool:
+    """``a`` and ``b`` are facts of one slot (one value in two forms, or an older and a newer value of it): one of
+    them is enough as evidence for the slot."""
+    fa, fb = a.fact, b.fact
+    return fa is not None and fb is not None and fa.slot == fb.slot and \
+        (same_value(fa.attribute, fa.value, fb.value) or fa.polarity > 0 and fb.polarity > 0)
+
+
+def with_slot_evidence(ans: Answer, slot: list[MemoryItem], question: str, max_citations: int) -> tuple[Answer, list[Hit]]:
+    """``ans`` (the evidence test's answer, possibly an abstention) citing ``slot`` (:func:`slot_evidence`) first,
+    then its own citations that add something: not one of them, not the turn a slot fact was drawn from (same
+    instant, holding its words), not another fact of an asked slot's attribute (an older value still current, or a
+    relative's: "My brother moved to Denver." for "Where do I live?"); at most ``max_citations``. Returns (the
+    answer, the slot memories as hits: ``explain["slot_evidence"]``)."""
+    asked = {m.fact.attribute for m in slot if m.fact is not None}
+
+    def adds(c: MemoryItem) -> bool:
+        if any(c.id == m.id or (m.text in c.text and m.created_at == c.created_at) or same_slot_value(c, m)
+               for m in slot):
+            return False
+        f = c.fact
+        return f is None or not any(f.attribute == a or f.attribute.endswith("_" + a) for a in asked)
+
+    extra = [c for c in ([] if ans.abstained else ans.citations) if adds(c)]
+    cites = (slot + extra)[:max_citations]
+    zh = has_cjk(question)
+    hits = [Hit(memory=m, score=1.0, explain={"slot_evidence": m.fact.attribute if m.fact else None}) for m in slot]
+    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + hits), hits
+
+
+def latest_first(ans: Answer, question: str) -> Answer:
+    """``ans`` with its citations newest said first, for a present question about the user ("how many cars do we
+    have?"): two memories that both still hold and both answer it say one thing twice or a change the write path
+    did not read; the later one is what holds now. Other questions (the past, a plan, someone else) and abstentions
+    are returned as they are."""
+    if ans.abstained or len(ans.citations) < 2 or not _plain_user_question(question) or \
+            not asks_present(question):
+        return ans
+    cites = sorted(ans.citations, key=lambda m: m.valid_from, reverse=True)
+    if [m.id for m in cites] == [m.id for m in ans.citations]:
+        return ans
+    zh = has_cjk(question)
+    return ans.model_copy(update={"citations": cites, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in cites)})
