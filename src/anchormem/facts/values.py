@@ -81,16 +81,23 @@ def parse(text: str, lang: str | None = None) -> list[Value]:
     """The values said in ``text``, in order (see the module doc). ``lang``: "en" or "zh" (default: "zh" when the
     text holds Chinese characters; a Chinese text's Latin digits and English number words are read too). A year
     (2024, 2024年), a time (8:30, 8点), a date (三月份, 5号) and an ordinal are no value. Never raises."""
-    lang = lang or ("zh" if has_cjk(text) else "en")
+    return list(_parsed(text, lang or ("zh" if has_cjk(text) else "en")))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str, lang: str) -> tuple[Value, ...]:
+    """:func:`parse`, cached by (text, language): the fact rules, the change-by-meaning fallback and the relative
+    changes read the values of the same clause in turn (a bulk load parsed each clause ~2 times); a Value is
+    frozen, the list handed out is a fresh one."""
     try:
         if lang == "zh":
             zh = _parse_zh(text)
             taken = [(v.start, v.end) for v in zh]
             en = [v for v in _parse_en(text, words_only=True) if not any(s < v.end and v.start < e for s, e in taken)]
-            return sorted(zh + en, key=lambda v: v.start)
-        return _parse_en(text)
+            return tuple(sorted(zh + en, key=lambda v: v.start))
+        return tuple(_parse_en(text))
     except (ValueError, TypeError, KeyError, IndexError):  # a library refusing an odd span: no value from it
-        return []
+        return ()
 
 
 # -- data ------------------------------------------------------------------------------------------------------------

@@ -537,11 +537,23 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         return counts
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
+        """Bump the access counts of ``ids``. Committed without an fsync of the WAL (``synchronous = NORMAL`` for
+        this transaction only, whatever ``durability`` says): a search's bookkeeping is not worth a disk flush per
+        query (it was most of a search's wall time with ``durability="full"``). A power cut may lose the last bumps,
+        never corrupt the file; the next durable commit flushes them with its own (the WAL is synced as a whole)."""
         if not ids:
             return
-        with self._tx() as c:
-            c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
-                          "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+        conn = self._conn()
+        lazy = self._sync != "NORMAL" and not self._memory
+        if lazy:
+            conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with self._tx() as c:
+                c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
+                              "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+        finally:
+            if lazy:
+                conn.execute(f"PRAGMA synchronous = {self._sync}")
 
     def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
         if not expiries:
