@@ -46,6 +46,22 @@ class SQLiteRowReadsMixin:
 
     _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
 
+    def _fill_row_ids(self, key: tuple[str, str], gen: int, rowids: list[int], ids: list[str]) -> None:
+        """Start the scope's map at generation ``gen`` with every row of the scope's vectors (read with them, at
+        ``gen``): a search then maps its dense and keyword rowids without a query (at 100k memories the lazily
+        filled map missed most rowids of a search)."""
+        if len(rowids) <= self._ROW_IDS_MAX:
+            self._rowid_ids[key] = (gen, dict(zip(rowids, ids)))
+
+    def _keep_row_ids(self, gens: dict[tuple[str, str], int]) -> None:
+        """After a commit of this store that deleted no row (new rows, closed rows, new labels...): each scope's
+        map held at the generation just before moves to the new one (a rowid still names the same memory: only a
+        deleted row frees its rowid). A map another process's write left behind stays behind (and starts over)."""
+        for key, gen in gens.items():
+            got = self._rowid_ids.get(key)
+            if got is not None and got[0] == gen - 1:
+                self._rowid_ids[key] = (gen, got[1])
+
     def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
         """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
         out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""

@@ -359,6 +359,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if updates and gens and memories:  # the scope's generation moved with the rows above
                 self._put_context(c, memories[0].item.tenant, updates)
                 refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
+        self._keep_row_ids(gens)  # a write adds and closes rows, never deletes one
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))
@@ -647,11 +648,14 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx(write=False) as c:
             g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
                           ).fetchone()
-            rows = c.execute("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL "
-                             "AND tier = 'warm'", (tenant, user_id)).fetchall()
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
+            rows = c.execute("SELECT rowid, embedding, id FROM memories WHERE tenant=? AND user_id=? AND "
+                             "valid_to IS NULL AND tier = 'warm'", (tenant, user_id)).fetchall()
+        rowids = [r[0] for r in rows]
+        gen = g[0] if g else 0
+        self._fill_row_ids((tenant, user_id), gen, rowids, [r[2] for r in rows])  # .row_reads
+        ids = np.array(rowids, dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
-        return ids, mat.reshape(len(rows), self.dim or 0), g[0] if g else 0
+        return ids, mat.reshape(len(rows), self.dim or 0), gen
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
                      as_of: datetime | None = None) -> list[tuple[str, float]]:
