@@ -14,8 +14,8 @@ The steps after the ranking, and why the settled test refuses what they could ch
   whole-turn utterance of a current fact take the fact's place: the test wants the ``limit`` best to share no source
   turn and to hold no current fact (an unread utterance could replace it);
 - :func:`.currency.order_by_currency` moves a hit with a closed claim that has a successor: none may have one;
-- neighbours, session weights, anchoring, a day recap, past texts and questions about the past read or reorder the
-  whole list: :func:`applies` is False for them, and every candidate is read as before.
+- neighbours, session weights, a speaker rule, anchoring, a day recap, past texts and questions about the past read
+  or reorder the whole list: :func:`applies` is False for them, and every candidate is read as before.
 
 The hits are then the same (ids, order, scores, explain) as when every candidate is read. A search at 100k memories
 read ~20 rows instead of 100 with the ``dense`` recipe (bench/search_ab.py).
@@ -37,7 +37,9 @@ _MARGIN = 1e-9  # relative: a candidate fused exactly at the bound may tie; a hi
 
 def applies(config: SearchConfig, *, anchored: bool, past: bool, recap: bool) -> bool:
     """Whether the ranking is the per-candidate scores alone (no step reading the whole list: module doc)."""
-    return not (anchored or past or recap) and config.neighbours <= 0 and config.session_weight <= 0
+    # a speaker rule (when a config has one) is read off every candidate's speaker: it needs the whole list too
+    return not (anchored or past or recap) and config.neighbours <= 0 and config.session_weight <= 0 and \
+        getattr(config, "speaker_weight", 0.0) <= 0
 
 
 def factor_range(config: SearchConfig, window: bool) -> tuple[float, float]:

@@ -13,8 +13,8 @@ __all__ = ["SQLiteRowReadsMixin"]
 
 
 class SQLiteRowReadsMixin:
-    """:meth:`with_entities`, ``_entities``, ``_row_ids`` and ``_by_rowid`` of :class:`~.sqlite.SQLiteStore`.
-    Needs ``_read``, ``_items``, ``_ROW_COLS``, ``_id_rowids`` (memory id -> rowid as last seen),
+    """:meth:`get_many`, :meth:`with_entities`, ``_entities`` and ``_row_ids`` of :class:`~.sqlite.SQLiteStore`.
+    Needs ``_read``, ``_items``, ``_ROW_COLS`` (a memory row's columns led by its rowid),
     ``_generation`` and ``_rowid_ids`` ((tenant, user) -> (generation, {rowid: memory id}): a deleted rowid may be
     reused by a new row, so a map holds for one generation of its scope; dropped on purge)."""
 
@@ -23,7 +23,6 @@ class SQLiteRowReadsMixin:
     _items: Any
     _ROW_COLS: str
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
-    _id_rowids: dict[str, int]
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -48,21 +47,17 @@ class SQLiteRowReadsMixin:
                 ents.setdefault(mid, []).append(entity(t, v, n))
         return [with_entity_list(it, ents.get(it.id, [])) for it in items]
 
-    _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
-
     def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
-        """The memories of ``ids`` (missing ones left out), by id in id order. A memory whose rowid the store
-        saw lately (a search's candidates) is read by rowid (one B-tree walk instead of two: ~30% of the read at
-        100k memories), its id and tenant checked (a rowid freed by a delete may hold another row now)."""
-        out = self._by_rowid(tenant, ids, entities)
-        rest = [i for i in ids if i not in out] if out else ids
-        for i in range(0, len(rest), 900):
-            chunk = rest[i : i + 900]
+        out: dict[str, MemoryItem] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
             # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
             rows = self._read(f"SELECT {self._ROW_COLS} FROM memories WHERE +tenant=? AND id IN "
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
             out.update((it.id, it) for it in self._items(rows, entities))
-        return dict(sorted(out.items())) if len(rest) < len(ids) else out
+        return out
+
+    _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
 
     def _fill_row_ids(self, key: tuple[str, str], gen: int, rowids: list[int], ids: list[str]) -> None:
         """Start the scope's map at generation ``gen`` with every row of the scope's vectors (read with them, at
@@ -70,30 +65,6 @@ class SQLiteRowReadsMixin:
         filled map missed most rowids of a search)."""
         if len(rowids) <= self._ROW_IDS_MAX:
             self._rowid_ids[key] = (gen, dict(zip(rowids, ids)))
-            self._seen_rows(zip(ids, rowids))
-
-    def _seen_rows(self, pairs: Any) -> None:
-        """Remember (memory id, rowid) ``pairs`` for :meth:`_by_rowid` (the map starts over past its bound)."""
-        if len(self._id_rowids) > 2 * self._ROW_IDS_MAX:
-            self._id_rowids.clear()
-        self._id_rowids.update(pairs)
-
-    def _by_rowid(self, tenant: str, ids: list[str], entities: bool) -> dict[str, MemoryItem]:
-        """The memories of ``ids`` whose rowid was seen (:meth:`_seen_rows`), read by rowid; a row whose id or
-        tenant is not the one asked for (its rowid reused after a delete) is left out (the caller reads it by id)."""
-        known = self._id_rowids
-        want = {known[i]: i for i in ids if i in known}
-        if not want:
-            return {}
-        out: dict[str, MemoryItem] = {}
-        rowids = list(want)
-        for i in range(0, len(rowids), 900):
-            chunk = rowids[i : i + 900]
-            rows = [r for r in self._read(f"SELECT {self._ROW_COLS} FROM memories WHERE rowid IN "
-                                          f"({','.join('?' * len(chunk))})", chunk)
-                    if r[2] == tenant and want.get(r[0]) == r[1]]
-            out.update((it.id, it) for it in self._items(rows, entities))
-        return out
 
     def _keep_row_ids(self, gens: dict[tuple[str, str], int]) -> None:
         """After a commit of this store that deleted no row (new rows, closed rows, new labels...): each scope's
@@ -115,7 +86,6 @@ class SQLiteRowReadsMixin:
         miss = [r for r in rowids if r not in idmap]
         if miss:
             rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
-            self._seen_rows((i, r) for r, i in rows)
             if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
                 idmap.update(rows)
             else:

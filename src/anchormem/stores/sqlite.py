@@ -129,7 +129,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
         self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
-        self._id_rowids: dict[str, int] = {}  # memory id -> rowid, as last seen (.row_reads; checked on each read)
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -455,7 +454,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if self.keywords is not None:
             self.keywords.drop()
         self._rowid_ids.pop((tenant, user_id), None)
-        self._id_rowids.clear()  # (ids of purged rows are not kept either)
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
