@@ -69,7 +69,13 @@ def mapping(concern: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> dict[
 
 def alternation(entries: tuple[str, ...] | list[str], *, raw: bool = False) -> str:
     """A regex alternation of ``entries`` (no group), longest first; escaped unless ``raw`` (the entries are regex
-    fragments); spaces match any whitespace. ``(?!)`` (never matches) when empty."""
+    fragments); spaces match any whitespace. ``(?!)`` (never matches) when empty. Cached by entries (some rules
+    build theirs per clause: ~2% of a bulk load's CPU before)."""
+    return _alternation(tuple(entries), raw)
+
+
+@lru_cache(maxsize=512)
+def _alternation(entries: tuple[str, ...], raw: bool) -> str:
     if not entries:
         return "(?!)"
     parts = sorted(entries, key=lambda w: (-len(w), w))

@@ -81,16 +81,23 @@ def parse(text: str, lang: str | None = None) -> list[Value]:
     """The values said in ``text``, in order (see the module doc). ``lang``: "en" or "zh" (default: "zh" when the
     text holds Chinese characters; a Chinese text's Latin digits and English number words are read too). A year
     (2024, 2024年), a time (8:30, 8点), a date (三月份, 5号) and an ordinal are no value. Never raises."""
-    lang = lang or ("zh" if has_cjk(text) else "en")
+    return list(_parsed(text, lang or ("zh" if has_cjk(text) else "en")))
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str, lang: str) -> tuple[Value, ...]:
+    """:func:`parse`, cached by (text, language): the fact rules, the change-by-meaning fallback and the relative
+    changes read the values of the same clause in turn (a bulk load parsed each clause ~2 times); a Value is
+    frozen, the list handed out is a fresh one."""
     try:
         if lang == "zh":
             zh = _parse_zh(text)
             taken = [(v.start, v.end) for v in zh]
             en = [v for v in _parse_en(text, words_only=True) if not any(s < v.end and v.start < e for s, e in taken)]
-            return sorted(zh + en, key=lambda v: v.start)
-        return _parse_en(text)
+            return tuple(sorted(zh + en, key=lambda v: v.start))
+        return tuple(_parse_en(text))
     except (ValueError, TypeError, KeyError, IndexError):  # a library refusing an odd span: no value from it
-        return []
+        return ()
 
 
 # -- data ------------------------------------------------------------------------------------------------------------
@@ -103,15 +110,30 @@ def _data(lang: str) -> dict[str, Any]:
     d["_fractions"] = sorted(((k, v) for k, v in d.get("fractions", {}).items()), key=lambda kv: -len(kv[0]))
     counted = langdata.load("slots", lang).get("counted", {})
     d["_counted"] = sorted(((w, k) for k, ws in counted.items() for w in ws), key=lambda kv: -len(kv[0]))
+    # the English parser's word sets, case-folded once (not per parse)
+    d["_vocab"] = frozenset(w.casefold() for w in d.get("number_words", []))
+    d["_arts"] = frozenset(a.casefold() for a in d.get("articles", []))
+    d["_mults"] = {k.casefold(): float(v) for k, v in d.get("multipliers", {}).items()}
+    for name in ("_units", "_curr", "_periods", "_fractions", "_counted"):
+        _FOLDED[id(d[name])] = (d[name], [k.casefold() for k, _ in d[name]])
     return d
+
+
+# the keys of :func:`_data`'s sorted tables case-folded once: id(table) -> (table, keys); the table is kept beside
+# its keys, so its id never names another list
+_FOLDED: dict[int, tuple[list[tuple[str, Any]], list[str]]] = {}
+
+
+def _folded_keys(table: list[tuple[str, Any]]) -> list[str]:
+    """The keys of ``table`` case-folded: from :data:`_FOLDED` for a table of :func:`_data`, else computed."""
+    got = _FOLDED.get(id(table))
+    return got[1] if got is not None and got[0] is table else [k.casefold() for k, _ in table]
 
 
 def _starts(rest: str, table: list[tuple[str, Any]], *, words: bool) -> tuple[str, Any] | None:
     """The longest entry of ``table`` that ``rest`` starts with (after blanks; as a whole word when ``words``)."""
-    r = rest.lstrip()
-    low = r.casefold()
-    for k, v in table:
-        kk = k.casefold()
+    low = rest.lstrip().casefold()
+    for (k, v), kk in zip(table, _folded_keys(table)):
         if low.startswith(kk) and (not words or not kk[-1:].isalnum() or not low[len(kk):len(kk) + 1].isalnum()):
             return k, v
     return None
@@ -234,9 +256,7 @@ def _t2n(words: str) -> float | None:
 
 def _parse_en(text: str, words_only: bool = False) -> list[Value]:
     d = _data("en")
-    vocab = {w.casefold() for w in d.get("number_words", [])}
-    arts = {a.casefold() for a in d.get("articles", [])}
-    mults = {k.casefold(): float(v) for k, v in d.get("multipliers", {}).items()}
+    vocab, arts, mults = d["_vocab"], d["_arts"], d["_mults"]
     toks = list(_TOKEN.finditer(text))
     out: list[Value] = []
     i = 0

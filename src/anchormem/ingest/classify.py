@@ -30,6 +30,7 @@ _Q_START = re.compile(
     r"^(what|when|where|who|whom|which|why|how|is|are|was|were|do|does|did|can|could|would|will|should|shall|"
     r"may|might|have|has|had)\b", re.I)
 _NAMEISH = re.compile(r"^[A-Z][a-z]+$")
+_ALNUM = re.compile(r"[^\W_]")  # a character str.isalnum() accepts (re's \w is exactly that plus "_")
 
 
 def is_chitchat(text: str) -> bool:
@@ -37,7 +38,7 @@ def is_chitchat(text: str) -> bool:
 
     A turn is chit-chat when every word is in the filler lexicon, allowing one capitalised name (a vocative).
     """
-    words = [w for w in _tokens(text, for_index=False) if any(ch.isalnum() for ch in w)]
+    words = [w for w in _tokens(text, for_index=False) if _ALNUM.search(w)]
     if not words or len(words) > 12:
         return not words and not any(ch.isalnum() for ch in text)
     raw = re.findall(r"[A-Za-z]+", text)

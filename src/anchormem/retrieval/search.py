@@ -39,6 +39,7 @@ from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
 from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, rank_scores, wants_past
+from .bounded import BoundedFeed, applies, factor_range
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
 from .neighbours import add_neighbours
@@ -251,21 +252,26 @@ class Searcher:
         # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
         # as_of read keeps them: past.items gives each edited memory the entities it had then
         lazy = past is None
-        if anchor is not None and getattr(anchor, "wants_context_vectors", False):
+        hits: list[Hit] = []
+        feed = None  # without a step reading the whole list, rows are read only until the top is settled (.bounded)
+        if applies(config, anchored=anchor is not None, past=past is not None or past_q, recap=bool(recap)):
+            feed = BoundedFeed(fused, limit=limit, hits=hits, factors=factor_range(config, window is not None),
+                               load=lambda ids: self.store.get_many(scope.tenant, ids, entities=False))
+            items = feed.items
+        elif anchor is not None and getattr(anchor, "wants_context_vectors", False):
             items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused), entities=not lazy)
         else:
             items = self.store.get_many(scope.tenant, list(fused), entities=not lazy)
         if past is not None:  # an edited memory is returned with the text it had at as_of
             items = past.items(items)
         ref = as_of or now
-        hits: list[Hit] = []
         none2 = (None, None)
         rw, iw, curve, half_life = (config.recency_weight, config.importance_weight, config.recency_curve,
                                     config.recency_half_life_days)
         keep_r, keep_i = 1 - rw, 1 - iw
         source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
         imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
-        for doc, f in fused.items():
+        for doc, f in (fused.items() if feed is None else feed):
             item = items.get(doc)
             if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
                 continue

@@ -568,10 +568,16 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         if not ids:
             return
-        self._run(lambda conn: conn.execute(  # an id listed twice counts twice, as in SQLite
-            "UPDATE memories m SET access_count = m.access_count + t.n, last_accessed_at = %s FROM "
-            "(SELECT u.id, count(*)::int AS n FROM unnest(%s::text[]) AS u(id) GROUP BY u.id) t "
-            "WHERE m.tenant = %s AND m.id = t.id", (when.timestamp(), list(ids), tenant)))
+
+        def run(conn: Any) -> None:
+            # a search's bookkeeping: the commit does not wait for its WAL flush (a server crash may lose the last
+            # bumps, never anything else; SQLiteStore.touch does the same)
+            conn.execute("SET LOCAL synchronous_commit = off")
+            conn.execute(  # an id listed twice counts twice, as in SQLite
+                "UPDATE memories m SET access_count = m.access_count + t.n, last_accessed_at = %s FROM "
+                "(SELECT u.id, count(*)::int AS n FROM unnest(%s::text[]) AS u(id) GROUP BY u.id) t "
+                "WHERE m.tenant = %s AND m.id = t.id", (when.timestamp(), list(ids), tenant))
+        self._run(run)
 
     def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
         if not expiries:

@@ -13,12 +13,15 @@ __all__ = ["SQLiteRowReadsMixin"]
 
 
 class SQLiteRowReadsMixin:
-    """:meth:`with_entities`, ``_entities`` and ``_row_ids`` of :class:`~.sqlite.SQLiteStore`. Needs ``_read``,
+    """:meth:`get_many`, :meth:`with_entities`, ``_entities`` and ``_row_ids`` of :class:`~.sqlite.SQLiteStore`.
+    Needs ``_read``, ``_items``, ``_ROW_COLS`` (a memory row's columns led by its rowid),
     ``_generation`` and ``_rowid_ids`` ((tenant, user) -> (generation, {rowid: memory id}): a deleted rowid may be
     reused by a new row, so a map holds for one generation of its scope; dropped on purge)."""
 
     _read: Any
     _generation: Any
+    _items: Any
+    _ROW_COLS: str
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
@@ -44,7 +47,33 @@ class SQLiteRowReadsMixin:
                 ents.setdefault(mid, []).append(entity(t, v, n))
         return [with_entity_list(it, ents.get(it.id, [])) for it in items]
 
+    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
+        out: dict[str, MemoryItem] = {}
+        for i in range(0, len(ids), 900):
+            chunk = ids[i : i + 900]
+            # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
+            rows = self._read(f"SELECT {self._ROW_COLS} FROM memories WHERE +tenant=? AND id IN "
+                              f"({','.join('?' * len(chunk))})", [tenant, *chunk])
+            out.update((it.id, it) for it in self._items(rows, entities))
+        return out
+
     _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
+
+    def _fill_row_ids(self, key: tuple[str, str], gen: int, rowids: list[int], ids: list[str]) -> None:
+        """Start the scope's map at generation ``gen`` with every row of the scope's vectors (read with them, at
+        ``gen``): a search then maps its dense and keyword rowids without a query (at 100k memories the lazily
+        filled map missed most rowids of a search)."""
+        if len(rowids) <= self._ROW_IDS_MAX:
+            self._rowid_ids[key] = (gen, dict(zip(rowids, ids)))
+
+    def _keep_row_ids(self, gens: dict[tuple[str, str], int]) -> None:
+        """After a commit of this store that deleted no row (new rows, closed rows, new labels...): each scope's
+        map held at the generation just before moves to the new one (a rowid still names the same memory: only a
+        deleted row frees its rowid). A map another process's write left behind stays behind (and starts over)."""
+        for key, gen in gens.items():
+            got = self._rowid_ids.get(key)
+            if got is not None and got[0] == gen - 1:
+                self._rowid_ids[key] = (gen, got[1])
 
     def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
         """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left

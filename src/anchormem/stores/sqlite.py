@@ -16,11 +16,9 @@ database file nor its ``-wal`` file. If another connection holds a read transact
 finish; a warning is logged and the old pages stay in the WAL until the next checkpoint. Copies outside the file
 (backups, file-system snapshots, a disk's remapped sectors) are out of reach.
 
-Reads of a plaintext file go through a memory map (``PRAGMA mmap_size``, :data:`MMAP_BYTES`): a search looks up a
-few hundred scattered rows (candidates, their entities, the keyword stage's ranked rows), each a page the small
-page cache rarely holds; mapped, a page costs no ``read()`` call and copy. The mapped pages are the operating
-system's file cache (shared, evictable), not memory of this process's own. Not for an encrypted file (SQLCipher
-decrypts each page through its page cache).
+Reads of a plaintext file go through a memory map (``PRAGMA mmap_size``, :data:`MMAP_BYTES`): a search reads a few
+hundred scattered rows, each a page the small page cache rarely holds; mapped, a page costs no ``read()`` and copy
+(the operating system's shared, evictable file cache). Not for an encrypted file (SQLCipher decrypts each page).
 """
 
 from __future__ import annotations
@@ -94,6 +92,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     """
 
     _P, _SEQ, _SAME = "?", "rowid", "IS"  # the dialect of .sql_common
+    _ROW_COLS = _COLS  # a memory row led by its rowid (.row_reads)
 
     def __init__(self, path: str | Path, *, ann_threshold: int = DEFAULT_ANN_THRESHOLD,
                  encryption_key: EncryptionKey | str | bytes | None = None, durability: str = "full") -> None:
@@ -359,6 +358,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if updates and gens and memories:  # the scope's generation moved with the rows above
                 self._put_context(c, memories[0].item.tenant, updates)
                 refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
+        self._keep_row_ids(gens)  # a write adds and closes rows, never deletes one
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))
@@ -537,11 +537,18 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         return counts
 
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
+        """Bump access counts; committed without a WAL fsync (``synchronous = NORMAL`` for this transaction only):
+        a power cut may lose the last bumps, never corrupt the file; the next durable commit syncs them too."""
         if not ids:
             return
-        with self._tx() as c:
-            c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
-                          "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+        conn = self._conn()
+        conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with self._tx() as c:
+                c.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at=? "
+                              "WHERE id=? AND tenant=?", [(when.timestamp(), i, tenant) for i in ids])
+        finally:
+            conn.execute(f"PRAGMA synchronous = {self._sync}")
 
     def set_expiry(self, tenant: str, expiries: dict[str, datetime | None]) -> int:
         if not expiries:
@@ -606,16 +613,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             raise NotFoundError(f"no memory {memory_id!r}")
         return self._items(rows)[0]
 
-    def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
-        out: dict[str, MemoryItem] = {}
-        for i in range(0, len(ids), 900):
-            chunk = ids[i : i + 900]
-            # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
-            rows = self._read(f"SELECT {_COLS} FROM memories WHERE +tenant=? AND id IN "
-                              f"({','.join('?' * len(chunk))})", [tenant, *chunk])
-            out.update((it.id, it) for it in self._items(rows, entities))
-        return out
-
     def list_memories(self, scope: Scope, where: FilterNode | None, *, limit: int | None = None, offset: int = 0,
                       include_superseded: bool = False, as_of: datetime | None = None) -> list[MemoryItem]:
         sql, params = self._filters.where(scope, where, as_of, include_superseded)
@@ -635,11 +632,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         with self._tx(write=False) as c:
             g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
                           ).fetchone()
-            rows = c.execute("SELECT rowid, embedding FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL "
-                             "AND tier = 'warm'", (tenant, user_id)).fetchall()
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
+            rows = c.execute("SELECT rowid, embedding, id FROM memories WHERE tenant=? AND user_id=? AND "
+                             "valid_to IS NULL AND tier = 'warm'", (tenant, user_id)).fetchall()
+        rowids, gen = [r[0] for r in rows], g[0] if g else 0
+        self._fill_row_ids((tenant, user_id), gen, rowids, [r[2] for r in rows])  # .row_reads
+        ids = np.array(rowids, dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
-        return ids, mat.reshape(len(rows), self.dim or 0), g[0] if g else 0
+        return ids, mat.reshape(len(rows), self.dim or 0), gen
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
                      as_of: datetime | None = None) -> list[tuple[str, float]]:

@@ -204,11 +204,12 @@ class ScopeVectors:
         res = self.ann.search(q, want)
         keys = np.asarray(res.keys, dtype=np.int64)
         if allowed is not None:
-            keys = keys[np.fromiter((int(x) in allowed for x in keys), dtype=bool, count=len(keys))]
+            keys = keys[np.fromiter([x in allowed for x in keys.tolist()], dtype=bool, count=len(keys))]
             if len(keys) < k:
                 return self.exact(q, k, allowed)
         # rescored from the f32 matrix (the graph holds f16 copies): the scores and order of the exact path
-        idx = np.fromiter((self.pos.get(int(x), -1) for x in keys), dtype=np.int64, count=len(keys))
+        pos = self.pos
+        idx = np.fromiter([pos.get(x, -1) for x in keys.tolist()], dtype=np.int64, count=len(keys))
         idx = idx[idx >= 0]
         scores = self._m[idx] @ q
         order = np.lexsort((idx, -scores))[:k]
