@@ -151,6 +151,9 @@ class SearchConfig(BaseModel):
     # session then turn (anchormem.retrieval.sessions): final · s^session_weight, s = the best score of the hit's
     # session over the best hit's (0: off; the "anchored" recipe: 1)
     session_weight: float = Field(0.0, ge=0, le=4)
+    # speakers (anchormem.retrieval.speakers): when the query names some of the candidates' speakers (not all), a
+    # memory said by another speaker weighs (1 - speaker_weight); a memory without a speaker is left alone (0: off)
+    speaker_weight: float = Field(0.0, ge=0, le=1)
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
     # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid

@@ -44,6 +44,7 @@ from .hops import second_round
 from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
+from .speakers import speaker_factor
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -265,6 +266,8 @@ class Searcher:
         keep_r, keep_i = 1 - rw, 1 - iw
         source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
         imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
+        # a person the query names: their own memories over others' mentions of them (.speakers)
+        by_speaker = speaker_factor(query, (it.speaker for it in items.values()), config.speaker_weight)
         for doc, f in fused.items():
             item = items.get(doc)
             if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
@@ -284,6 +287,9 @@ class Searcher:
             final = f * (keep_r + rw * rec) * (keep_i + iw * imp) * sw
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
+            if by_speaker and item.speaker:
+                explain["speaker_weight"] = spw = by_speaker.get(item.speaker.strip(), 1.0)
+                final *= spw
             if adapt is not None:
                 explain["fusion_adapt"] = adapt
             if window is not None and dq is not None:
