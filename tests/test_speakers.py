@@ -11,7 +11,7 @@ from anchormem import Memory
 from anchormem.embedders.hashing import HashEmbedder
 from anchormem.errors import ConfigError
 from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
-from anchormem.retrieval.speakers import named_speakers, speaker_factor
+from anchormem.retrieval.speakers import named_speakers, speaker_rule
 
 T0 = datetime(2023, 5, 8, 13, 0, tzinfo=timezone.utc)
 
@@ -29,12 +29,24 @@ def test_named_speakers_whole_words_and_case():
     assert named_speakers("anything", ["", "  "]) == set()
 
 
-def test_speaker_factor_only_when_some_but_not_all_are_named():
-    assert speaker_factor("What does Ann like?", ["Ann", "Bob", None, "Bob"], 0.4) == {"Bob": pytest.approx(0.6)}
-    assert speaker_factor("What do Ann and Bob share?", ["Ann", "Bob"], 0.4) == {}
-    assert speaker_factor("What do they like?", ["Ann", "Bob"], 0.4) == {}
-    assert speaker_factor("What does Ann like?", ["Ann", "Bob"], 0.0) == {}
-    assert speaker_factor("What does Ann like?", ["Ann", None], 0.4) == {}  # one speaker: nothing to prefer
+def test_speaker_rule_only_when_some_but_not_all_are_named():
+    rule = speaker_rule("What does Ann like?", ["Ann", "Bob", None, "Bob"], 0.4)
+    assert rule is not None and rule.named == {"Ann"}
+    assert rule.weight("Bob", "I like tea.") == pytest.approx(0.6)
+    assert rule.weight("Ann", "I like tea.") == 1.0
+    assert rule.weight(None, "Ann likes tea.") == 1.0  # no speaker: never weighed down
+    assert speaker_rule("What do Ann and Bob share?", ["Ann", "Bob"], 0.4) is None
+    assert speaker_rule("What do they like?", ["Ann", "Bob"], 0.4) is None
+    assert speaker_rule("What does Ann like?", ["Ann", "Bob"], 0.0) is None
+    assert speaker_rule("What does Ann like?", ["Ann", None], 0.4) is None  # one speaker: nothing to prefer
+
+
+def test_speaker_rule_mentions_weighs_what_others_say_to_or_about_the_person():
+    rule = speaker_rule("What does Ann like?", ["Ann", "Bob"], 0.5, mentions=True)
+    assert rule.weight("Bob", "How are your kids, Ann?") == pytest.approx(0.5)  # names her
+    assert rule.weight("Bob", "Do you still paint?") == pytest.approx(0.5)  # addresses someone
+    assert rule.weight("Bob", "I ran a charity race last week.") == 1.0  # Bob on himself: left alone
+    assert rule.weight("Ann", "You should come, Ann!") == 1.0
 
 
 def _mem() -> Memory:

@@ -154,6 +154,9 @@ class SearchConfig(BaseModel):
     # speakers (anchormem.retrieval.speakers): when the query names some of the candidates' speakers (not all), a
     # memory said by another speaker weighs (1 - speaker_weight); a memory without a speaker is left alone (0: off)
     speaker_weight: float = Field(0.0, ge=0, le=1)
+    # True: only another speaker's memories that name a person the query names or address someone ("you") are
+    # weighed: what others say to or about the person, not what they say of themselves
+    speaker_mentions: bool = False
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
     # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid

@@ -11,7 +11,9 @@ Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``b
 above a better-scored one: then Hit.score is that one's, ``explain["own_score"]`` its own; :func:`.currency.rank_scores`):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
 question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
-the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`], with rw/iw the
+the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`] [· (1 - speaker_weight)
+for a memory said by a speaker the query does not name, when it names one of the candidates' speakers:
+``explain["speaker_weight"]``, :mod:`.speakers`], with rw/iw the
 config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
@@ -44,7 +46,7 @@ from .hops import second_round
 from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
-from .speakers import speaker_factor
+from .speakers import speaker_rule
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -267,7 +269,8 @@ class Searcher:
         source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
         imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
         # a person the query names: their own memories over others' mentions of them (.speakers)
-        by_speaker = speaker_factor(query, (it.speaker for it in items.values()), config.speaker_weight)
+        by_speaker = speaker_rule(query, (it.speaker for it in items.values()), config.speaker_weight,
+                                  mentions=config.speaker_mentions)
         for doc, f in fused.items():
             item = items.get(doc)
             if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
@@ -287,8 +290,8 @@ class Searcher:
             final = f * (keep_r + rw * rec) * (keep_i + iw * imp) * sw
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
-            if by_speaker and item.speaker:
-                explain["speaker_weight"] = spw = by_speaker.get(item.speaker.strip(), 1.0)
+            if by_speaker is not None and item.speaker:
+                explain["speaker_weight"] = spw = by_speaker.weight(item.speaker, item.text)
                 final *= spw
             if adapt is not None:
                 explain["fusion_adapt"] = adapt

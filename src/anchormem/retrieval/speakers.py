@@ -6,7 +6,8 @@ outrank them. Who said a memory is stored with it (``MemoryItem.speaker``); :fun
 the candidates' speakers the query names (:func:`named_speakers`) and weighs each candidate by its speaker:
 
     final ·= 1                      the memory was said by a person the query names, or has no speaker
-    final ·= 1 - speaker_weight     it was said by another speaker
+    final ·= 1 - speaker_weight     it was said by another speaker (with ``mentions``: and it names a person the
+                                    query names, or addresses someone: "you", "your" (data/lang/*/keys.json))
 
 The rule applies only when the query names some but not all of the candidates' speakers (a question naming both
 people of a conversation, or none of them, leaves the order alone), and a memory without a speaker is never
@@ -25,9 +26,10 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ..ingest.keys import pronoun_pattern
 from ..text.tokenize import has_cjk
 
-__all__ = ["named_speakers", "speaker_factor"]
+__all__ = ["SpeakerRule", "named_speakers", "speaker_rule"]
 
 
 @lru_cache(maxsize=4096)
@@ -49,16 +51,40 @@ def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
     return out
 
 
-def speaker_factor(query: str, speakers: Iterable[str | None], weight: float) -> dict[str, float]:
-    """The factor per speaker for a search of ``query`` over candidates said by ``speakers`` (None: no speaker):
-    ``{speaker: 1 - weight}`` for each speaker the query does not name, when it names at least one of them and not
-    all; ``{}`` (no change) otherwise, or when ``weight`` is 0. Speakers missing from the result weigh 1."""
+class SpeakerRule:
+    """The weight of each candidate by who said it, for one query: ``named`` (the speakers the query names),
+    ``factor`` (1 - speaker_weight) and ``mentions`` (only another speaker's memories that mention a named person or
+    address someone are weighed)."""
+
+    __slots__ = ("named", "factor", "mentions", "_names")
+
+    def __init__(self, named: set[str], factor: float, mentions: bool) -> None:
+        self.named = named
+        self.factor = factor
+        self.mentions = mentions
+        self._names = [_name_pattern(n, n == n.lower()) for n in sorted(named)]
+
+    def weight(self, speaker: str | None, text: str) -> float:
+        """The factor of a memory said by ``speaker`` (None: unknown) with ``text``: in (0, 1]."""
+        if not speaker or speaker.strip() in self.named:
+            return 1.0
+        if self.mentions and not (any(p.search(text) for p in self._names)
+                                  or pronoun_pattern("second_person").search(text)):
+            return 1.0
+        return self.factor
+
+
+def speaker_rule(query: str, speakers: Iterable[str | None], weight: float, *, mentions: bool = False
+                 ) -> SpeakerRule | None:
+    """The :class:`SpeakerRule` for a search of ``query`` over candidates said by ``speakers`` (None: no speaker)
+    when ``weight`` > 0, at least two speakers are known and the query names at least one of them and not all;
+    None (no change) otherwise."""
     if weight <= 0:
-        return {}
+        return None
     known = {s.strip() for s in speakers if s and s.strip()}
     if len(known) < 2:
-        return {}
+        return None
     named = named_speakers(query, known)
     if not named or named == known:
-        return {}
-    return {s: 1.0 - weight for s in known - named}
+        return None
+    return SpeakerRule(named, 1.0 - weight, mentions)
