@@ -153,9 +153,15 @@ class SearchConfig(BaseModel):
     session_weight: float = Field(0.0, ge=0, le=4)
     # speakers (anchormem.retrieval.speakers): when the query names some of the candidates' speakers (not all), a
     # memory said by another speaker weighs (1 - speaker_weight); a memory without a speaker is left alone (0: off)
+    # speaker_mentions: only another speaker's memories that name a person the query names or address someone
+    # ("you") are weighed: what others say to or about the person, not what they say of themselves.
+    # OFF by default (opt-in: anchored+speaker_weight=0.3+speaker_mentions=true): on LoCoMo's held-out conversations
+    # 6-9 (paired, 95% bootstrap) R@5 +1.6 [+0.5, +2.7], R@10 +0.6 [-0.1, +1.3] (the R@10 interval crosses zero),
+    # multi-hop R@5 +2.4 [+0.7, +4.5], single-hop R@1 +2.5, adversarial R@1 -3.7 (those questions ask about the
+    # wrong person by design); stronger weights (0.5, 0.8) or weighing every other speaker's memory (speaker_mentions
+    # false) cost adversarial recall more than the other categories gained on the tuning conversations 0-5
+    # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected
     speaker_weight: float = Field(0.0, ge=0, le=1)
-    # True: only another speaker's memories that name a person the query names or address someone ("you") are
-    # weighed: what others say to or about the person, not what they say of themselves
     speaker_mentions: bool = False
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
