@@ -162,6 +162,10 @@ class SearchConfig(BaseModel):
     # false) cost adversarial recall more than the other categories gained on the tuning conversations 0-5
     # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected
     speaker_weight: float = Field(0.0, ge=0, le=1)
+    # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
+    # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
+    # category_weight x the BM25 weight (rrf/minmax fusion; 0: off)
+    category_weight: float = Field(0.0, ge=0, le=2)
     speaker_mentions: bool = False
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject

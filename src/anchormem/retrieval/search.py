@@ -43,6 +43,7 @@ from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, we
 from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
+from .kinds import kind_terms
 from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
@@ -206,6 +207,13 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
+            if config.category_weight > 0:  # a category question: its kinds' words as a BM25 list (.kinds)
+                other, kinds = kind_terms(self._terms(query, offline))
+                if kinds:
+                    ls = drop_zero(self.store.keyword_search(scope, other + kinds, n, where, as_of),
+                                   config.bm25_min_score)
+                    lists["bm25_kinds"], weights["bm25_kinds"] = ls, wl * config.category_weight
+                    also |= {d for d, _ in ls}
             if got is not None and config.date_weight > 0:
                 for name, ls in got.lists.items():
                     lists[name] = ls
