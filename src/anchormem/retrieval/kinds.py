@@ -11,10 +11,17 @@ rises; single-hop questions naming no category are untouched. Cost: one keyword 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..answering.categories import asked_categories, kind_words
 from ..text.tokenize import query_terms
 
 __all__ = ["kind_terms"]
+
+
+@lru_cache(maxsize=256)
+def _own_words(cid: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in kind_words(frozenset({cid})))
 
 
 def kind_terms(terms: list[str], limit: int = 400) -> tuple[list[str], list[str]]:
@@ -24,7 +31,9 @@ def kind_terms(terms: list[str], limit: int = 400) -> tuple[list[str], list[str]
     cats: set[str] = set()
     other: list[str] = []
     for t in terms:
-        c = asked_categories(t)
+        # the term must be one of the category's own words ("pets", not "care": asked_categories matches by stem,
+        # and stem("care") is stem("car"))
+        c = frozenset(cid for cid in asked_categories(t) if t.casefold() in _own_words(cid))
         if c:
             cats |= c
         else:
