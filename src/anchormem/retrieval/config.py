@@ -155,16 +155,20 @@ class SearchConfig(BaseModel):
     # memory said by another speaker weighs (1 - speaker_weight); a memory without a speaker is left alone (0: off)
     # speaker_mentions: only another speaker's memories that name a person the query names or address someone
     # ("you") are weighed: what others say to or about the person, not what they say of themselves.
-    # OFF by default (opt-in: anchored+speaker_weight=0.3+speaker_mentions=true): on LoCoMo's held-out conversations
-    # 6-9 (paired, 95% bootstrap) R@5 +1.6 [+0.5, +2.7], R@10 +0.6 [-0.1, +1.3] (the R@10 interval crosses zero),
+    # Alone (anchored+speaker_weight=0.3+speaker_mentions=true, without category_weight): on LoCoMo's held-out
+    # conversations 6-9 (paired, 95% bootstrap) R@5 +1.6 [+0.5, +2.7], R@10 +0.6 [-0.1, +1.3] (crosses zero),
     # multi-hop R@5 +2.4 [+0.7, +4.5], single-hop R@1 +2.5, adversarial R@1 -3.7 (those questions ask about the
     # wrong person by design); stronger weights (0.5, 0.8) or weighing every other speaker's memory (speaker_mentions
     # false) cost adversarial recall more than the other categories gained on the tuning conversations 0-5
-    # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected
+    # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected.
+    # 0 here; the "anchored" recipe (the default) sets 0.3 with speaker_mentions, together with category_weight
     speaker_weight: float = Field(0.0, ge=0, le=1)
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
-    # category_weight x the BM25 weight (rrf/minmax fusion; 0: off)
+    # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo
+    # tuning conversations 0-5 R@5 +0.5 [+0.0, +1.0], R@10 +0.2 [-0.2, +0.7]; held-out 6-9 R@5 +0.5 [-0.2, +1.2],
+    # R@10 +0.3 [-0.1, +0.9], multi-hop R@25 +1.6 [+0.2, +3.5] (bench/results/locomo_kinds_*.json). 0 here; 0.5 in
+    # the "anchored" recipe with the speaker rule
     category_weight: float = Field(0.0, ge=0, le=2)
     speaker_mentions: bool = False
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
@@ -249,7 +253,12 @@ RECIPES: dict[str, SearchConfig] = {
     # +1.4 [+0.0, +3.3], R@10 +0.3 [+0.0, +0.8]; LoCoMo held-out conversations 6-9 R@1 +0.8 [+0.2, +1.6], R@5 +0.6
     # [+0.1, +1.2], R@10 +0.2 [-0.1, +0.6]; MemoryBank en R@1 -2.0 [-5.1, 0.0] (3 of 199 questions ask what the
     # assistant said: the user's question leads to the answer) (paired; docs/benchmarks.md "Questions that only ask")
-    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5),
+    # speakers and category questions (speaker_weight 0.3 with speaker_mentions, category_weight 0.5): LoCoMo
+    # held-out conversations 6-9 R@5 +2.3 [+1.1, +3.5], R@10 +0.9 [+0.2, +1.7], multi-hop R@5 +2.6, R@25 +2.6,
+    # adversarial R@1 -3.7; tuning conversations 0-5 R@5 +0.7 [-0.1, +1.6], R@10 +0.2 [-0.5, +0.9], multi-hop R@10
+    # +2.3 [+0.9, +3.9]; polysemy dev and MemoryBank unchanged (paired; bench/results/locomo_speakers_*.json)
+    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5,
+                             speaker_weight=0.3, speaker_mentions=True, category_weight=0.5),
 }
 
 
