@@ -13,7 +13,8 @@ final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_w
 question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
 the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`] [· (1 - speaker_weight)
 for a memory said by a speaker the query does not name, when it names one of the candidates' speakers:
-``explain["speaker_weight"]``, :mod:`.speakers`], with rw/iw the
+``explain["speaker_weight"]``, :mod:`.speakers`; a category question's kinds are a BM25 list of their own:
+:mod:`.kinds`], with rw/iw the
 config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
