@@ -50,8 +50,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         if audit.exists():
             shutil.copy(audit, tmp / audit.name)
         data = str(tmp / "locomo10.json")
+    reuse = bool(args.db) and Path(args.db).exists()  # a store kept from an earlier run: searched, not ingested
     result = run_locomo(data, recipe=recipes, conversations=args.conversations, progress=progress,
-                        details=True)
+                        details=True, db_path=args.db or ":memory:", ingest=not reuse)
+    result["reused_store"] = reuse
     result["skipped_conversations"] = args.skip
     result["wall_seconds"] = time.perf_counter() - t0
     result["cpu_seconds"] = time.process_time() - cpu0
@@ -140,6 +142,8 @@ def main() -> int:
                    "6-9; compare then reads them all as one split)")
     r.add_argument("--recipes", default="bm25,hybrid_rrf,anchored")
     r.add_argument("--out", required=True)
+    r.add_argument("--db", default=None, help="store file: ingested into when missing, searched without ingesting "
+                   "when present (the same --conversations/--skip and store settings, several runs of recipes)")
     c = sub.add_parser("compare")
     c.add_argument("base")
     c.add_argument("new")

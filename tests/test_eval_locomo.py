@@ -48,3 +48,22 @@ def test_locomo_first_conversation_recall(e5):
     assert hybrid["search_ms"]["p50"] > 0 and r["ingest_seconds"] > 0
     table = format_table(r)
     assert "| hybrid_rrf | raw | **overall** |" in table and "R@10" in table
+
+
+def test_kept_store_is_searched_without_ingesting(tmp_path):
+    conv = {"speaker_a": "Ann", "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat named Miso."},
+                          {"speaker": "Bob", "dia_id": "D1:2", "text": "Nice! My sister lives in Porto now."},
+                          {"speaker": "Ann", "dia_id": "D1:3", "text": "I started pottery classes on Monday."}]}
+    sample = {"sample_id": "s0", "conversation": conv,
+              "qa": [{"question": "What is the name of Ann's cat?", "evidence": ["D1:1"], "category": 4},
+                     {"question": "Where does Bob's sister live?", "evidence": ["D1:2"], "category": 4}]}
+    data = tmp_path / "locomo10.json"
+    data.write_text(__import__("json").dumps([sample]), encoding="utf-8")
+    db = str(tmp_path / "kept.db")
+    first = run_locomo(str(data), db_path=db, embedder="hash", recipe=["bm25"], ks=(1, 5))
+    again = run_locomo(str(data), db_path=db, embedder="hash", recipe=["bm25"], ks=(1, 5), ingest=False)
+    assert first["turns"] == 3 and again["turns"] == 0 and again["memories"] == 0
+    assert again["runs"]["bm25"]["raw"] == first["runs"]["bm25"]["raw"]
+    assert first["runs"]["bm25"]["raw"]["overall"]["recall@5"] == 1.0

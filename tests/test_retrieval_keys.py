@@ -38,6 +38,16 @@ def test_reply_names_dates():
     assert keys[0][0] == "Caroline"
 
 
+def test_self_names_the_speaker_only():
+    turns = _turns(("Melanie", "Hey Caroline! Did you go to the LGBTQ support group?"),
+                   ("Caroline", "Yes, last Saturday, I went and you would have loved it!"))
+    keys = retrieval_keys(turns, frozenset({"self"}))
+    # a turn speaking to Caroline is not indexed under her name; a turn saying "I" is under its speaker's
+    assert keys[0][0] == ""
+    assert keys[1][0] == "Caroline"
+    assert retrieval_keys(turns, frozenset({"names"}))[1][0] == "Caroline Melanie"
+
+
 def test_reply_keys_exact_words():
     turns = _turns(("A", "Where did you buy the ceramic bowl?"), ("B", "At the market downtown."),
                    ("A", "Nice market."))

@@ -25,7 +25,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk, stem
 
-__all__ = ["asked_categories", "names_kind"]
+__all__ = ["asked_categories", "kind_words", "names_kind"]
 
 
 @lru_cache(maxsize=1)
@@ -66,7 +66,18 @@ def _data() -> tuple[dict[str, frozenset[str]], dict[str, tuple[re.Pattern[str] 
                          + r")(?:s|es)?(?![\w-])") if en else None
         zh = tuple(w for w in phrases if has_cjk(w) and len(w) >= 2)
         said[cid] = (pat, zh, frozenset(w for w in phrases if has_cjk(w) and len(w) == 1))
+        _PHRASES[cid] = tuple(sorted(phrases))
     return {k: frozenset(v) for k, v in asked.items()}, said
+
+
+_PHRASES: dict[str, tuple[str, ...]] = {}  # category id -> its names and kinds and those of narrower ones (_data)
+
+
+def kind_words(categories: frozenset[str]) -> list[str]:
+    """The names and kinds of ``categories`` and of every narrower category, in every language, sorted and
+    deduplicated ("pet" -> ["bunny", "cat", ..., "greyhound", ..., "金毛", ...]); empty for unknown ids."""
+    _data()
+    return sorted({w for cid in categories for w in _PHRASES.get(cid, ())})
 
 
 def asked_categories(term: str) -> frozenset[str]:

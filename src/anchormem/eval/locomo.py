@@ -145,7 +145,7 @@ def _recalls(ranked: list[str], evidence: list[str], ks: Sequence[int]) -> dict[
 def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_path: str = ":memory:",
                embedder: Embedder | str | None = None, recipe: RecipeArg = None, conversations: int | None = None,
                use_audit: bool = True, progress: Callable[[int, int], None] | None = None,
-               details: bool = False) -> dict[str, Any]:
+               details: bool = False, ingest: bool = True) -> dict[str, Any]:
     """Ingest LoCoMo and measure evidence recall@k.
 
     Args:
@@ -159,6 +159,8 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
         use_audit: also report recall with the audit's corrected evidence.
         progress: ``callable(done, total)`` called after each session ingested and each search.
         details: include per-question records (ranked dia_ids, evidence, recall) under ``runs[*]["questions"]``.
+        ingest: False when ``db_path`` already holds this selection's ingest (a store file kept from an earlier
+            run with the same data and settings): the searches run on it, ``turns``/``memories`` are then 0.
 
     Returns a JSON-ready dict: ``ingest_seconds``, counts, and ``runs``: one entry per recipe with
     ``search_ms`` (mean/p50/p95/max latency; with several recipes, queries are embedded once, by the first
@@ -188,7 +190,7 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
     mem = Memory(db_path, embedder=eval_embedder(embedder))
     try:
         t0 = time.perf_counter()
-        turns, memories = ingest_locomo(mem, samples, tick=tick)
+        turns, memories = ingest_locomo(mem, samples, tick=tick) if ingest else (0, 0)
         ingest_seconds = time.perf_counter() - t0
 
         def score(q: dict[str, Any], hits: list[Any]) -> dict[str, Any]:

@@ -11,7 +11,8 @@ embedding are unchanged):
   whatever it says (off by default: it also copies a statement's words onto the reaction to it);
 - ``names``: who the turn is about: the speaker's name once more when they speak of themselves ("I", "my", "我":
   a turn by Caroline saying "I" is indexed under Caroline above turns that only address her), and the person
-  addressed ("you" → the other speaker's name);
+  addressed ("you" → the other speaker's name); ``self``: the speaker's own name only (not the addressee's: a
+  turn that speaks to a person is not about them as the person's own turn is);
 - ``dates``: each resolved date as day, month and weekday words ("last Saturday" said on 8 May 2023 →
   "6 May 2023 Saturday");
 - ``topic``: the session's topic: the few content words most turns of the call share, on every turn (off by
@@ -39,10 +40,10 @@ from ..text.tokenize import has_cjk, query_terms
 from .classify import is_question
 
 __all__ = ["KEY_KINDS", "DEFAULT_KEY_KINDS", "KeyTurn", "parse_key_kinds", "previous_turn", "retrieval_keys",
-           "date_keys", "memory_keys"]
+           "date_keys", "memory_keys", "pronoun_pattern"]
 
 #: every kind of key
-KEY_KINDS = ("reply", "context", "names", "dates", "topic")
+KEY_KINDS = ("reply", "context", "names", "self", "dates", "topic")
 #: the kinds ``Settings.index_keys`` turns on by default: ``topic`` and ``context`` cost LoCoMo recall@10 on the
 #: tuning conversations (bench/results/locomo_keys_ablation.json)
 DEFAULT_KEY_KINDS = ("reply", "names", "dates")
@@ -99,7 +100,9 @@ def previous_turn(store, scope, messages: Sequence, kinds: frozenset[str]) -> Ke
 
 
 @lru_cache(maxsize=4)
-def _pronoun_pattern(key: str) -> re.Pattern[str]:
+def pronoun_pattern(key: str) -> re.Pattern[str]:
+    """The pronouns of list ``key`` of ``data/lang/*/keys.json`` (``"first_person"``, ``"second_person"``) as one
+    case-insensitive pattern: Latin words whole, CJK ones anywhere; a pattern matching nothing for an empty list."""
     ws = lang_words("keys", key)
     latin = [re.escape(w) for w in ws if not has_cjk(w)]
     cjk = [re.escape(w) for w in ws if has_cjk(w)]
@@ -150,13 +153,13 @@ def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list
         if other is not None and ("context" in kinds or ("reply" in kinds and _asks(other.text))):
             own = set(query_terms(t.text))
             shared += [w for w in query_terms(other.text) if w not in own and w not in names][:REPLY_TERMS]
-        if "names" in kinds and t.speaker:
+        if ("names" in kinds or "self" in kinds) and t.speaker:
             addressee = next((u.speaker for u in reversed(turns[:i]) if u.speaker and u.speaker != t.speaker),
                              None) or next((u.speaker for u in turns[i + 1:] if u.speaker and u.speaker != t.speaker),
                                            None)
-            if _pronoun_pattern("first_person").search(t.text):
+            if pronoun_pattern("first_person").search(t.text):
                 shared.append(t.speaker)
-            if addressee and _pronoun_pattern("second_person").search(t.text):
+            if "names" in kinds and addressee and pronoun_pattern("second_person").search(t.text):
                 shared.append(addressee)
         shared += topic
         n_chunks = max(1, len(t.chunk_dates))

@@ -185,6 +185,27 @@ class SearchConfig(BaseModel):
     # session then turn (anchormem.retrieval.sessions): final · s^session_weight, s = the best score of the hit's
     # session over the best hit's (0: off; the "anchored" recipe: 1)
     session_weight: float = Field(0.0, ge=0, le=4)
+    # speakers (anchormem.retrieval.speakers): when the query names some of the candidates' speakers (not all), a
+    # memory said by another speaker weighs (1 - speaker_weight); a memory without a speaker is left alone (0: off)
+    # speaker_mentions: only another speaker's memories that name a person the query names or address someone
+    # ("you") are weighed: what others say to or about the person, not what they say of themselves.
+    # Alone (anchored+speaker_weight=0.3+speaker_mentions=true, without category_weight): on LoCoMo's held-out
+    # conversations 6-9 (paired, 95% bootstrap) R@5 +1.6 [+0.5, +2.7], R@10 +0.6 [-0.1, +1.3] (crosses zero),
+    # multi-hop R@5 +2.4 [+0.7, +4.5], single-hop R@1 +2.5, adversarial R@1 -3.7 (those questions ask about the
+    # wrong person by design); stronger weights (0.5, 0.8) or weighing every other speaker's memory (speaker_mentions
+    # false) cost adversarial recall more than the other categories gained on the tuning conversations 0-5
+    # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected.
+    # Opt-in: anchored+speaker_weight=0.3+speaker_mentions=true (see the "anchored" recipe's note)
+    speaker_weight: float = Field(0.0, ge=0, le=1)
+    # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
+    # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
+    # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo
+    # tuning conversations 0-5 R@5 +0.5 [+0.0, +1.0], R@10 +0.2 [-0.2, +0.7]; held-out 6-9 R@5 +0.5 [-0.2, +1.2],
+    # R@10 +0.3 [-0.1, +0.9], multi-hop R@25 +1.6 [+0.2, +3.5] (bench/results/locomo_kinds_*.json); Memora session
+    # R@10 -0.4 to -0.9 (aggregation questions "total food spending", "coffee budget": the kinds' words pull in
+    # every meal and drink). Opt-in
+    category_weight: float = Field(0.0, ge=0, le=2)
+    speaker_mentions: bool = False
     # the gate (anchormem.context.hook.informative): anchoring reorders only when the query is a template, names one
     # word whose memories lie in several domains, or the anchor_gate_top best candidates holding the query's subject
     # words lie in two domains or more whose best scores are within anchor_gate_near of the best; else the hybrid
@@ -267,6 +288,10 @@ RECIPES: dict[str, SearchConfig] = {
     # +1.4 [+0.0, +3.3], R@10 +0.3 [+0.0, +0.8]; LoCoMo held-out conversations 6-9 R@1 +0.8 [+0.2, +1.6], R@5 +0.6
     # [+0.1, +1.2], R@10 +0.2 [-0.1, +0.6]; MemoryBank en R@1 -2.0 [-5.1, 0.0] (3 of 199 questions ask what the
     # assistant said: the user's question leads to the answer) (paired; docs/benchmarks.md "Questions that only ask")
+    # NOT here (opt-in, issue #23): speaker_weight 0.3 with speaker_mentions and category_weight 0.5 together gave
+    # LoCoMo held-out conversations 6-9 R@5 +2.3 [+1.1, +3.5], R@10 +0.9 [+0.2, +1.7], but the category list costs
+    # Memora session R@10 (personas 0-2 -0.9 [-1.7, -0.2], held-out 7-9 -0.8 [-2.0, +0.1]: "food"/"coffee" spending
+    # questions pull in every dish / drink), and the speaker rule alone misses the R@10 gate (-0.1 lower bound)
     "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5),
 }
 

@@ -11,7 +11,10 @@ Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``b
 above a better-scored one: then Hit.score is that one's, ``explain["own_score"]`` its own; :func:`.currency.rank_scores`):
 final = fused · ((1-rw) + rw·recency) · ((1-iw) + iw·importance) · source_weight [· (1 + time_boost) when the
 question names a date the memory falls in: ``time_match``; with ``date_query``: · (1 + time_boost · ``date_prior``),
-the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`], with rw/iw the
+the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`] [· (1 - speaker_weight)
+for a memory said by a speaker the query does not name, when it names one of the candidates' speakers:
+``explain["speaker_weight"]``, :mod:`.speakers`; a category question's kinds are a BM25 list of their own:
+:mod:`.kinds`], with rw/iw the
 config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
@@ -42,9 +45,11 @@ from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .bounded import BoundedFeed, applies, factor_range
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
 from .hops import second_round
+from .kinds import kind_terms
 from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
+from .speakers import speaker_rule
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -204,6 +209,13 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
+            if config.category_weight > 0:  # a category question: its kinds' words as a BM25 list (.kinds)
+                other, kinds = kind_terms(self._terms(query, offline))
+                if kinds:
+                    ls = drop_zero(self.store.keyword_search(scope, other + kinds, n, where, as_of),
+                                   config.bm25_min_score)
+                    lists["bm25_kinds"], weights["bm25_kinds"] = ls, wl * config.category_weight
+                    also |= {d for d, _ in ls}
             if got is not None and config.date_weight > 0:
                 for name, ls in got.lists.items():
                     lists[name] = ls
@@ -271,6 +283,10 @@ class Searcher:
         keep_r, keep_i = 1 - rw, 1 - iw
         source_weights, min_dense, ask_weight = config.source_weights, config.min_dense, config.ask_weight
         imp_of: dict[tuple[str, float, int], float] = {}  # importance depends on these three fields only
+        # a person the query names: their own memories over others' mentions of them (.speakers); the bounded
+        # feed is off whenever speaker_weight > 0 (bounded.applies), so ``items`` then holds every candidate
+        by_speaker = speaker_rule(query, (it.speaker for it in items.values()), config.speaker_weight,
+                                  mentions=config.speaker_mentions)
         for doc, f in (fused.items() if feed is None else feed):
             item = items.get(doc)
             if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
@@ -290,6 +306,9 @@ class Searcher:
             final = f * (keep_r + rw * rec) * (keep_i + iw * imp) * sw
             explain = {"dense": ds, "dense_rank": dr, "bm25": ls, "bm25_rank": lr, "fused": f,
                        "fusion": fusion, "recency": rec, "importance": imp, "source_weight": sw}
+            if by_speaker is not None and item.speaker:
+                explain["speaker_weight"] = spw = by_speaker.weight(item.speaker, item.text)
+                final *= spw
             if adapt is not None:
                 explain["fusion_adapt"] = adapt
             if window is not None and dq is not None:

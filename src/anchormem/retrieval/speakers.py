@@ -1,0 +1,90 @@
+"""Speakers as a retrieval property: a question about a person is answered by what that person said.
+
+"What do Melanie's kids like?" is answered by Melanie's own turns ("My kids love the beach"), while the turns of the
+other speaker that name her ("How are your kids, Melanie?") share the question's words, name and all, and
+outrank them. Who said a memory is stored with it (``MemoryItem.speaker``); :func:`speaker_factor` reads which of
+the candidates' speakers the query names (:func:`named_speakers`) and weighs each candidate by its speaker:
+
+    final ·= 1                      the memory was said by a person the query names, or has no speaker
+    final ·= 1 - speaker_weight     it was said by another speaker (with ``mentions``: and it names a person the
+                                    query names, or addresses someone: "you", "your" (data/lang/*/keys.json))
+
+The rule applies only when the query names some but not all of the candidates' speakers (a question naming both
+people of a conversation, or none of them, leaves the order alone), and a memory without a speaker is never
+weighed down. Names are matched as whole words (CJK names as substrings); a capitalised name matches only as
+written unless the whole query is lower case ("will" is not "Will"). No store read, no embedding: the candidates'
+speakers are already loaded.
+
+Measured on LoCoMo (dev conversations 0-5): when a question names one of the two speakers, 97% of its evidence
+turns are that speaker's own (multi-hop 419 of 433, temporal 190/195, open-domain 89/89, single-hop 415/436); the
+adversarial category asks about the other person by design (68 of 276).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from ..ingest.keys import pronoun_pattern
+from ..text.tokenize import has_cjk
+
+__all__ = ["SpeakerRule", "named_speakers", "speaker_rule"]
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str, fold: bool) -> re.Pattern[str]:
+    if has_cjk(name):
+        return re.compile(re.escape(name))
+    return re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)", re.IGNORECASE if fold else 0)
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> set[str]:
+    """The ``speakers`` (names as stored) that ``query`` names: whole-word matches (a CJK name: a substring); a name
+    with capitals matches case-insensitively only when ``query`` has no capital letter. Empty names are ignored."""
+    fold = query == query.lower()
+    out: set[str] = set()
+    for name in speakers:
+        name = name.strip() if name else ""
+        if name and _name_pattern(name, fold or name == name.lower()).search(query):
+            out.add(name)
+    return out
+
+
+class SpeakerRule:
+    """The weight of each candidate by who said it, for one query: ``named`` (the speakers the query names),
+    ``factor`` (1 - speaker_weight) and ``mentions`` (only another speaker's memories that mention a named person or
+    address someone are weighed)."""
+
+    __slots__ = ("named", "factor", "mentions", "_names")
+
+    def __init__(self, named: set[str], factor: float, mentions: bool) -> None:
+        self.named = named
+        self.factor = factor
+        self.mentions = mentions
+        self._names = [_name_pattern(n, n == n.lower()) for n in sorted(named)]
+
+    def weight(self, speaker: str | None, text: str) -> float:
+        """The factor of a memory said by ``speaker`` (None: unknown) with ``text``: in (0, 1]."""
+        if not speaker or speaker.strip() in self.named:
+            return 1.0
+        if self.mentions and not (any(p.search(text) for p in self._names)
+                                  or pronoun_pattern("second_person").search(text)):
+            return 1.0
+        return self.factor
+
+
+def speaker_rule(query: str, speakers: Iterable[str | None], weight: float, *, mentions: bool = False
+                 ) -> SpeakerRule | None:
+    """The :class:`SpeakerRule` for a search of ``query`` over candidates said by ``speakers`` (None: no speaker)
+    when ``weight`` > 0, at least two speakers are known and the query names at least one of them and not all;
+    None (no change) otherwise."""
+    if weight <= 0:
+        return None
+    known = {s.strip() for s in speakers if s and s.strip()}
+    if len(known) < 2:
+        return None
+    named = named_speakers(query, known)
+    if not named or named == known:
+        return None
+    return SpeakerRule(named, 1.0 - weight, mentions)

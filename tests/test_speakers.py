@@ -1,0 +1,88 @@
+"""Speakers as a retrieval property (anchormem.retrieval.speakers): which speakers a query names, the factor per
+speaker, and a person's own statements over another speaker's mentions of them through Memory.search."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.embedders.hashing import HashEmbedder
+from anchormem.errors import ConfigError
+from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
+from anchormem.retrieval.speakers import named_speakers, speaker_rule
+
+T0 = datetime(2023, 5, 8, 13, 0, tzinfo=timezone.utc)
+
+
+def test_named_speakers_whole_words_and_case():
+    assert named_speakers("What do Melanie's kids like?", ["Melanie", "Caroline"]) == {"Melanie"}
+    assert named_speakers("What did Caroline tell Melanie?", ["Melanie", "Caroline"]) == {"Melanie", "Caroline"}
+    # a capitalised name is a name only as written, unless the query is all lower case
+    assert named_speakers("What will the weather be?", ["Will", "Ann"]) == set()
+    assert named_speakers("what does will like?", ["Will", "Ann"]) == {"Will"}
+    # whole words only: "Annual" does not name Ann
+    assert named_speakers("Annual report plans?", ["Ann", "Bob"]) == set()
+    # a CJK name is found inside the sentence
+    assert named_speakers("小红喜欢什么?", ["小红", "小明"]) == {"小红"}
+    assert named_speakers("anything", ["", "  "]) == set()
+
+
+def test_speaker_rule_only_when_some_but_not_all_are_named():
+    rule = speaker_rule("What does Ann like?", ["Ann", "Bob", None, "Bob"], 0.4)
+    assert rule is not None and rule.named == {"Ann"}
+    assert rule.weight("Bob", "I like tea.") == pytest.approx(0.6)
+    assert rule.weight("Ann", "I like tea.") == 1.0
+    assert rule.weight(None, "Ann likes tea.") == 1.0  # no speaker: never weighed down
+    assert speaker_rule("What do Ann and Bob share?", ["Ann", "Bob"], 0.4) is None
+    assert speaker_rule("What do they like?", ["Ann", "Bob"], 0.4) is None
+    assert speaker_rule("What does Ann like?", ["Ann", "Bob"], 0.0) is None
+    assert speaker_rule("What does Ann like?", ["Ann", None], 0.4) is None  # one speaker: nothing to prefer
+
+
+def test_speaker_rule_mentions_weighs_what_others_say_to_or_about_the_person():
+    rule = speaker_rule("What does Ann like?", ["Ann", "Bob"], 0.5, mentions=True)
+    assert rule.weight("Bob", "How are your kids, Ann?") == pytest.approx(0.5)  # names her
+    assert rule.weight("Bob", "Do you still paint?") == pytest.approx(0.5)  # addresses someone
+    assert rule.weight("Bob", "I ran a charity race last week.") == 1.0  # Bob on himself: left alone
+    assert rule.weight("Ann", "You should come, Ann!") == 1.0
+
+
+def _mem() -> Memory:
+    m = Memory(":memory:", embedder=HashEmbedder(dim=256))
+    turns = [("Bob", "I bet your kids like the beach, Ann. All kids like the beach."),
+             ("Ann", "They are great! The kids love swimming and collecting shells."),
+             ("Bob", "Nice, I went hiking in the hills last week."),
+             ("Ann", "I am repainting the kitchen this month."),
+             ("Bob", "My car needs new tyres before winter."),
+             ("Ann", "The library downtown reopened on Friday."),
+             ("Bob", "I baked bread for the neighbours yesterday.")]
+    m.add([{"role": "user", "content": c, "name": n, "timestamp": T0} for n, c in turns], user_id="u")
+    return m
+
+
+def test_search_puts_the_named_persons_own_turn_first():
+    cfg = SearchConfig(name="plain", track_access=False, query_rewrite="off")
+    on = SearchConfig(name="spk", track_access=False, query_rewrite="off", speaker_weight=0.5)
+    with _mem() as m:
+        q = "What do Ann's kids like?"
+        before = m.search(q, user_id="u", recipe=cfg, limit=3)
+        after = m.search(q, user_id="u", recipe=on, limit=3)
+        # Bob's question names Ann and shares "kids" twice: without the speaker rule it leads
+        assert before[0].memory.speaker == "Bob"
+        assert after[0].memory.speaker == "Ann"
+        assert after[0].explain.get("speaker_weight") is None or after[0].explain["speaker_weight"] == 1.0
+        bob = next(h for h in after if h.memory.speaker == "Bob")
+        assert bob.explain["speaker_weight"] == pytest.approx(0.5)
+        # a query naming nobody, or both, keeps the order
+        both = m.search("What do Ann and Bob say about kids?", user_id="u", recipe=on, limit=3)
+        assert all("speaker_weight" not in h.explain for h in both)
+
+
+def test_speaker_weight_is_a_validated_setting():
+    assert RECIPES["hybrid_rrf"].speaker_weight == 0.0
+    assert parse_recipe_spec("anchored+speaker_weight=0.4").speaker_weight == pytest.approx(0.4)
+    with pytest.raises(ConfigError):
+        parse_recipe_spec("anchored+speaker_weight=1.5")
+
