@@ -34,6 +34,8 @@ def paired(result: dict, base: str, metric: str = "session", ks=(5, 10)) -> dict
     for name, qa, qb in against_base(result, base):
         for part in ("all", "tune", "heldout"):
             idx = [i for i, q in enumerate(qa) if part == "all" or q["split"] == part]
+            if not idx:  # a persona subset may hold no question of a split
+                continue
             for k in ks:
                 a = [qa[i][metric][str(k)] or 0.0 for i in idx]
                 b = [qb[i][metric][str(k)] or 0.0 for i in idx]
@@ -51,6 +53,8 @@ def by_group(result: dict, base: str, groups: str, ks=(5, 10)) -> dict:
         members = {root_names[i] for i in range(int(lo), int(hi or lo) + 1) if i < len(root_names)}
         qb = result["runs"][base]["questions"]
         idx = [i for i, q in enumerate(qb) if q["persona"] in members]
+        if not idx:  # no persona of the group was run (a --personas subset): nothing to report
+            continue
         for name, run in result["runs"].items():
             qa = run["questions"]
             row: dict = {"n": len(idx), "personas": sorted(members)}

@@ -64,10 +64,32 @@ def test_turns_add_stored_are_not_embedded_again(mem):
     assert e.documents == [new]  # only the turn no add has seen, once (short: whole)
     mem.search("And the rate again?", user_id="u", context=[*CHAT, {"role": "user", "content": new}], recipe=ALWAYS)
     assert e.documents == [new]
-    exact = ALWAYS.model_copy(update={"conversation_turn_budget": 0})  # 0: the new turn's own text
+    exact = ALWAYS.model_copy(update={"conversation_turn_budget": 0, "conversation_turn_words": 0})  # the own text
     newer = "Should I move my savings to a fixed deposit?"
     mem.search("And the rate?", user_id="u", context=[*CHAT, {"role": "user", "content": newer}], recipe=exact)
     assert e.documents == [new, newer]
+
+
+def test_each_new_turn_is_cut_to_the_word_cap_and_kept(mem):
+    """conversation_turn_words (budget 0): each new turn its own vector, of at most that many words, all new turns in
+    one call; a turn passed again is not embedded again; a short turn is embedded whole."""
+    from anchormem.retrieval.conversation import TurnVectors
+
+    mem.add(CHAT, user_id="u", session_id="money")
+    e = mem.embedder
+    cap = ALWAYS.model_copy(update={"conversation_turn_budget": 0, "conversation_turn_words": 4})
+    long_turn = "Should I move my savings to a fixed deposit before the rates drop again?"
+    short = "Rates went up."
+    assert TurnVectors.cut(long_turn, 4) == "move savings fixed deposit" and TurnVectors.cut(short, 4) == short
+    e.documents.clear()
+    mem.search("What about the bank?", user_id="u", context=[long_turn, short], recipe=cap)
+    assert e.documents == ["move savings fixed deposit", short]  # one batched call, each turn its own text
+    newest = "My bank charges a monthly fee."
+    mem.search("And the bank fee?", user_id="u", context=[long_turn, short, newest], recipe=cap)
+    assert e.documents == ["move savings fixed deposit", short, "bank charges monthly fee"]  # only the new turn
+    v = mem._turns.vectors([long_turn, short], 0, None, 4)
+    np.testing.assert_allclose(v[0], e.inner.embed_documents(["move savings fixed deposit"])[0], rtol=1e-5)
+    np.testing.assert_allclose(v[1], e.inner.embed_documents([short])[0], rtol=1e-5)
 
 
 def test_new_turns_cost_one_embedding_within_the_budget(mem):

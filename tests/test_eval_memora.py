@@ -111,3 +111,27 @@ def test_real_data_counts_match_the_readme():
     qs = [q for p in data for q in p["questions"]]
     assert (len(qs), sum(len(q["gold"]) for q in qs), sum(len(q["retired"]) for q in qs),
             sum(len(q["gold_turns"]) for q in qs)) == (150, 840, 221, 1155)
+
+
+def test_bench_paired_and_groups_skip_splits_a_persona_subset_lacks():
+    """bench/memora.py on a persona subset (no held-out persona, a group with none of the run's personas) reports the
+    parts it has instead of failing on an empty paired comparison."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_memora", Path(__file__).resolve().parents[1] / "bench" /
+                                                  "memora.py")
+    bm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bm)
+
+    def q(score: float) -> dict:
+        return {"persona": "alpha", "split": "tune", "task": "remembering", "session": {"5": score, "10": 1.0},
+                "turn": {"5": 0.0, "10": 1.0}}
+
+    res = {"all_personas": ["alpha", "beta", "gamma"],
+           "runs": {"anchored": {"questions": [q(1.0), q(0.0)]}, "bm25": {"questions": [q(0.0), q(0.0)]}}}
+    p = bm.paired(res, "anchored")["bm25"]
+    assert sorted(p) == ["all", "tune"]
+    assert p["tune"]["session_recall@5"]["diff"] == -0.5 and p["tune"]["session_recall@5"]["n"] == 2
+    g = bm.by_group(res, "anchored", "0-0,1-2")
+    assert list(g["bm25"]) == ["0-0"] and g["bm25"]["0-0"]["n"] == 2
+    assert g["anchored"]["0-0"]["all/session_recall@5"] == 0.5

@@ -255,6 +255,14 @@ class SearchConfig(BaseModel):
     # in Chinese, context vectors within one domain): off by default (exact turns; stored turns still reuse their
     # stored vectors), a setting for callers who trade that for cost
     conversation_turn_budget: int = Field(0, ge=0, le=512)
+    # with conversation_turn_budget 0: each new turn keeps its own vector, but of at most this many words (a short turn
+    # whole, a long one by its first content words; TurnVectors.cut), all new turns in one call (0: the full text).
+    # bench/turn_cost.py (CPU p50 vs a bare search, every query ambiguous so the turns are always read): 0 -> 6 words
+    # chat flow (one new turn per search) 2.23x -> 1.68x, five new turns 6.67x -> 3.50x (4 words: 1.53x / 2.84x;
+    # bench/results/turn_cost_words.json); pooled polysemy dev, held-out 2 and 3 unchanged at 4, 6 and 8 words
+    # (bench/results/anchor_{dev,heldout2,heldout3}_turn_words.json) and the per-turn sense tests kept, but those
+    # sets did not tell the shared gist apart either: off until a set that exercises long unstored turns says more
+    conversation_turn_words: int = Field(0, ge=0, le=512)
     # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
     anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred

@@ -199,13 +199,21 @@ class TurnVectors:
         self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = Lock()
 
-    def vectors(self, texts: Sequence[str], budget: int, scope=None) -> np.ndarray:
+    def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0) -> np.ndarray:
         """(n, dim) float32 passage vectors of the turns ``texts`` (oldest first), in order (class doc); at most one
         embedding call. With ``scope`` (the search's), a turn stored as a memory of that user (its embedded text,
         ``"<speaker>: <text>"``, is the turn's) takes its stored vector: one keyword lookup per turn not kept.
+        ``words`` > 0 (with ``budget`` 0): each new turn keeps its own vector, but of at most ``words`` words
+        (:meth:`cut`: a short turn whole, a long one by its first content words), all new turns in one call; the cut
+        text's vector is kept under the cut text, so a turn passed again costs nothing.
         Raises EmbeddingError from the embedder, StoreError from the store."""
         texts = list(texts)
         got = self.searcher.kept_passages(texts)
+        cut: dict[str, str] = {}
+        if budget <= 0 and words > 0:
+            cut = {t: self.cut(t, words) for t in dict.fromkeys(texts) if t not in got}
+            seen = self.searcher.kept_passages(list(dict.fromkeys(cut.values())))
+            got.update({t: seen[c] for t, c in cut.items() if c in seen})
         with self._lock:
             for t in texts if budget > 0 else ():  # budget 0: exact vectors only
                 if t not in got and t in self._kept:
@@ -214,9 +222,12 @@ class TurnVectors:
         if scope is not None and len(got) < len(set(texts)):
             got.update(self._stored([t for t in dict.fromkeys(texts) if t not in got], scope))
         if budget <= 0:
-            if len(got) < len(set(texts)):
-                self.searcher.embed_passages([t for t in dict.fromkeys(texts) if t not in got])
-            got.update(self.searcher.kept_passages([t for t in texts if t not in got]))
+            todo = [t for t in dict.fromkeys(texts) if t not in got]
+            if todo:  # one batched call: each new turn's text, or its cut (words > 0)
+                src = {t: cut.get(t) or (self.cut(t, words) if words > 0 else t) for t in todo}
+                uniq = list(dict.fromkeys(src.values()))
+                vecs = dict(zip(uniq, self.searcher.embed_passages(uniq)))
+                got.update({t: vecs[c] for t, c in src.items()})
             return np.vstack([got[t] for t in texts]) if texts else \
                 np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
         new = [t for t in dict.fromkeys(texts) if t not in got]
@@ -235,9 +246,16 @@ class TurnVectors:
             return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
         return np.vstack([got[t] for t in texts])
 
-    def vector(self, text: str, budget: int, scope=None) -> np.ndarray:
+    def vector(self, text: str, budget: int, scope=None, words: int = 0) -> np.ndarray:
         """The (dim,) float32 vector of one turn: what :meth:`vectors` gave it, or it alone as a new turn."""
-        return self.vectors([text], budget, scope)[0]
+        return self.vectors([text], budget, scope, words)[0]
+
+    @staticmethod
+    def cut(text: str, words: int) -> str:
+        """What is embedded for a new turn ``text`` under a per-turn cap of ``words`` words: the turn itself when it
+        has at most that many words (:func:`anchormem.text.tokenize.words`), else its first ``words`` content words
+        (:func:`turn_gist` of the turn alone); the turn itself when it has no word."""
+        return turn_gist([text], words) or text
 
     def _stored(self, texts: list[str], scope) -> dict[str, np.ndarray]:
         """The stored vectors of the turns among ``texts`` that are memories of ``scope``'s user (their embedded text
