@@ -132,7 +132,7 @@ _V7 = [f"ALTER TABLE memories SET (fillfactor = {MEMORIES_FILLFACTOR})"]
 # v8: the user's rows by event time, as SQLite's ix_mem_event: a dated question's window (created_at or event_time in
 # it, retrieval/dated.py) reads two index ranges (a BitmapOr of ix_mem_created and this one), not every row of the
 # scope
-_V8 = ["CREATE INDEX ix_mem_event ON memories (tenant, user_id, event_time)"]
+_V8 = ["CREATE INDEX IF NOT EXISTS ix_mem_event ON memories (tenant, user_id, event_time)"]  # (a re-run: no-op)
 
 MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7),
                                            (8, _V8)]
