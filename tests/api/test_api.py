@@ -265,3 +265,19 @@ def test_rest_list_by_turn_folds_the_facts_of_an_utterance(api):
         rows = c.get("/v1/memories", params={"user_id": user, "by_turn": "true"}).json()["memories"]
         assert len(plain) == 3 and [m["kind"] for m in rows] == ["utterance"]
         assert {cl["fact_id"] for cl in rows[0]["claims"]} == {m["id"] for m in plain if m["kind"] == "fact"}
+
+
+def test_validation_errors_name_fields_not_validators(api):
+    """A bad role names body.messages.0.role (not pydantic's list[union[function-after[...]]] tags); a body that
+    is not JSON says so and where."""
+    with api.client("acme", "writer") as c:
+        r = c.post("/v1/memories", json={"messages": [{"role": "boss", "content": "I live in Paris"}],
+                                         "user_id": _uid()})
+        err = r.json()["error"]
+        assert r.status_code == 422 and err["code"] == "validation_error", r.text
+        assert err["message"].startswith("body.messages.0.role: "), err["message"]
+        assert all("[" not in part for d in err["details"] for part in d["loc"]), err["details"]
+        r = c.post("/v1/memories", content=b'{"messages": [1,}', headers={"content-type": "application/json"})
+        err = r.json()["error"]
+        assert r.status_code == 422 and err["message"].startswith("body: request body is not valid JSON ("), r.text
+        assert "at character 16" in err["message"], err["message"]

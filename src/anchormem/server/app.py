@@ -104,6 +104,12 @@ class MemoryRegistry:
                 log.exception("closing the store failed")
 
 
+
+def _validator_tag(part: str) -> bool:
+    """A location part that names a pydantic validator or type rather than a field: "function-after[...]",
+    "list[union[...]]", "constrained-str", a model class name ("TextTurn")."""
+    return "[" in part or part.startswith(("function-", "constrained-")) or (part[:1].isupper() and part.isidentifier())
+
 def _status(exc: AnchormemError) -> int:
     if isinstance(exc, AuthenticationError):
         return 401
@@ -164,7 +170,14 @@ def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
             msg = str(e.get("msg", ""))
             if e.get("type") == "string_pattern_mismatch":
                 msg = PATTERN_HELP.get(str((e.get("ctx") or {}).get("pattern")), msg)
-            loc = [str(p) for p in e.get("loc", ()) if not str(p).startswith(("function-", "constrained-"))]
+            if e.get("type") == "json_invalid":  # loc ("body", <character offset>)
+                where_at = (e.get("loc") or ("body", "?"))[-1]
+                msg = f"request body is not valid JSON ({(e.get('ctx') or {}).get('error', msg)} at character {where_at})"
+                details.append({"loc": ["body"], "msg": msg, "type": "json_invalid"})
+                continue
+            # pydantic names the validators it went through ("list[union[function-after[...]]]", "TextTurn"):
+            # only field names and list positions say where the error is
+            loc = [str(p) for p in e.get("loc", ()) if not _validator_tag(str(p))]
             details.append({"loc": loc, "msg": msg, "type": str(e.get("type", ""))})
         # a union's failure lists one type mismatch per branch first: name the specific error instead
         specific = [d for d in details if not d["type"].endswith("_type")]
