@@ -371,3 +371,14 @@ def test_mcp_tool_errors_for_the_bad_inputs(tmp_path):
     anyio.run(main)
     assert [x.text for x in m.get_all(user_id="u")] == ["I like tea."]
     m.close()
+
+
+def test_a_message_without_content_names_what_is_missing():
+    from anchormem import Memory
+    from anchormem.errors import InvalidInputError
+
+    with Memory(":memory:", embedder="hash") as mem:
+        with pytest.warns(UserWarning, match="ignoring unknown keys text"):
+            with pytest.raises(InvalidInputError, match=r"message 0: missing 'content' .*got keys text"):
+                mem.add([{"role": "user", "text": "I live in Paris"}], user_id="u")
+        assert mem.get_all(user_id="u") == []

@@ -103,6 +103,9 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int,
                     del raw[k]
             warnings.warn(f"anchormem: message {i}: ignoring unknown keys {', '.join(unknown)}", UserWarning,
                           stacklevel=4)
+        if "content" not in raw:  # ({"text": ...}: the unknown key is dropped above, with a warning)
+            raise InvalidInputError(f"message {i}: missing 'content' (a message is a dict with 'role' and 'content'"
+                                    + (f"; got keys {', '.join(unknown)}" if unknown else "") + ")")
         raw["content"] = check_text(raw.get("content"), what=f"message {i} content", max_chars=max_chars)
         if isinstance(raw.get("name"), str):
             check_str(raw["name"], f"message {i} name")
