@@ -65,6 +65,9 @@ def test_human_output_and_get_list_update_history(db):
     assert [h["event"] for h in hist] == ["ADD", "UPDATE"]
     assert hist[1]["old_text"] == "My sister Lena lives in Toronto."
     assert hist[1]["reason"] == "moved"
+    res = run(db, "history", mid)  # 80 columns (no terminal): one block per version, no column cut
+    assert res.exit_code == 0 and "v2 UPDATE" in res.output, res.output
+    assert "  old: My sister Lena lives in Toronto." in res.output and "  reason: moved" in res.output
 
     res = run(db, "forget-memory", mid)
     assert res.exit_code == 0

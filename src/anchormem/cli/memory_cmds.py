@@ -312,6 +312,15 @@ def history(memory_id: str = typer.Argument(..., metavar="ID")) -> None:
     if _state.json:
         _emit_json([_dump(h) for h in entries])
         return
+    if _out().width < 110:  # eight columns do not fit: one block per version, nothing cut
+        for h in entries:
+            said = f" said {_fmt_time(h.said_at)}" if h.said_at else ""
+            _out().print(f"[bold]v{h.version} {h.event}[/]{said}, written {_fmt_time(h.created_at)}"
+                         + (f" by {h.actor}" if h.actor else ""), highlight=False)
+            for label, value in (("old", h.old_text), ("new", h.new_text), ("reason", h.reason)):
+                if value:
+                    _out().print(f"  {label}: {value}", markup=False, highlight=False)
+        return
     t = Table()
     for c in ("version", "event", "said", "written", "actor", "old", "new", "reason"):
         t.add_column(c)
