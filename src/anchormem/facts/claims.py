@@ -25,7 +25,7 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+__all__ = ["carry", "starts_statement", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause"]
 
 
@@ -46,7 +46,16 @@ def carry(item: MemoryItem, claims: list[Claim]) -> None:
 
 
 # where a span starts a statement of its own: a comma, semicolon, "and" or "but" before a first-person subject
-_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=(?:I|I'm|I've|I'd|my|we|we're|our)\b|我)")
+_SUBJECT = r"(?:I|I'm|I've|I'd|my|we|we're|our)\b|我"
+_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=" + _SUBJECT + ")")
+_STARTS = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:" + _SUBJECT + ")")
+
+
+def starts_statement(piece: str) -> bool:
+    """``piece`` (a clause of a sentence) opens with a first-person subject of its own ("I smoke", "and I'm a
+    nurse", "我在学钢琴"): a statement of its own, where :func:`claim_words` cuts a span; "每周上一节课", "been here
+    five years" continue the statement before them."""
+    return bool(_STARTS.match(piece))
 
 
 def claim_words(span: str, value: str) -> str:
