@@ -89,6 +89,8 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "
         lo -= 1
     while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
         hi += 1
+    if lo == 0 and hi == len(spans) - 1:
+        return sentence.strip()  # the whole sentence, as said
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
 
 

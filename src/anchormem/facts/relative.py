@@ -546,6 +546,11 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and kind == "end" and _topic_words(o.clause, o.values):  # an ending naming a name the
+                piece = _end_piece(u.text).casefold()  # user said: "Axed Disney+" ~ "I pay for Spotify Premium,
+                shared = next((v.value for v in o.values if v.kind in ("name", "job") and len(v.value) > 1 and
+                               v.value.casefold() in piece), "")  # Disney+ and the NYT app" (not a clause saying
+                # nothing but the name, "丰田的。" after "我在4S店卖车": the sentence is what ended, by meaning)
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
