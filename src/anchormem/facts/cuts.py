@@ -40,19 +40,13 @@ def data(lang: str) -> dict[str, Any]:
     return relative_data(lang)
 
 
-def _lang(text: str) -> str:
-    from .relative import _lang as lang_of
-
-    return lang_of(text)
-
-
 def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "", whole: bool = False,
                 ending: str = "", embedder: Any = None) -> str:
     """The words of ``sentence`` (of ``memory``) an ending closes (module doc). ``clause``: the old clause the
     ending matched (returned when the sentence is one piece); ``word``: the word the two share ("" when none);
     ``whole``: the match was the sentence by meaning (the piece is then chosen by meaning against ``ending``, with
     ``embedder``). Returns a substring of ``sentence`` without its edge punctuation."""
-    raw = [m.group() for m in _piece_rx(_lang(sentence)).finditer(sentence)]
+    raw = [m.group() for m in _piece_rx().finditer(sentence)]
     starts = [sum(len(r) for r in raw[:i]) for i in range(len(raw))]
     keep = [i for i, r in enumerate(raw) if _bare(r)]
     if len(keep) < 2:
@@ -94,12 +88,14 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
 
 
-@lru_cache(maxsize=4)
-def _piece_rx(lang: str) -> re.Pattern:
+@lru_cache(maxsize=1)
+def _piece_rx() -> re.Pattern:
     """The pieces of a sentence: runs between commas, semicolons, colons and the ``list_joiners`` of relative.json
-    (Latin ones as whole words: "and", "or"; CJK ones anywhere: 、, 和), each piece with the separator after it."""
-    latin = [re.escape(w) for w in data(lang).get("list_joiners", []) if w.isascii()]
-    cjk = [re.escape(w) for w in data(lang).get("list_joiners", []) if not w.isascii()]
+    of both languages (a sentence may mix them; Latin ones as whole words: "and", "or"; CJK ones anywhere: 、, 和),
+    each piece with the separator after it."""
+    words = [w for lang in ("en", "zh") for w in data(lang).get("list_joiners", [])]
+    latin = [re.escape(w) for w in words if w.isascii()]
+    cjk = [re.escape(w) for w in words if not w.isascii()]
     sep = r"[,，;；:：]" + "".join(f"|{w}" for w in cjk) + "".join(rf"|\s+{w}(?=\s)" for w in latin)
     return re.compile(rf"(?:(?!{sep}).)+(?:{sep})*", re.S)
 
