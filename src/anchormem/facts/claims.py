@@ -63,14 +63,16 @@ def claim_words(span: str, value: str) -> str:
     dental hygienist." for the home ``Portland``): the span's statements (split where a first-person subject starts
     one: ", I", "and I'm", "，我") that hold ``value``; ``span`` itself when the value is in all of them, in none, or
     the span is one statement ("我是team lead，管五个人" is one: the second clause has no subject of its own). What a superseded claim takes out of its memory, so the rest stays current."""
+    from .cuts import statement_of
+
     v = (value or "").strip().casefold()
     if not v or not span:
         return span
     parts = [p for p in _JOINS.split(span) if p and p.strip()]
     hold = [p for p in parts if v in p.casefold()]
     if len(parts) < 2 or not hold or len(hold) == len(parts):
-        return value_clause(span, value)
-    return " ".join(value_clause(p.strip(), value) for p in hold)
+        return value_clause(statement_of(span, value), value)
+    return " ".join(value_clause(statement_of(p.strip(), value), value) for p in hold)
 
 
 @lru_cache(maxsize=1)

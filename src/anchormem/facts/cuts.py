@@ -29,9 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..types import MemoryItem
-from .claims import claim_words, own_claims, starts_statement
 
-__all__ = ["ended_words"]
+__all__ = ["ended_words", "statement_of"]
 
 
 def data(lang: str) -> dict[str, Any]:
@@ -40,12 +39,14 @@ def data(lang: str) -> dict[str, Any]:
     return relative_data(lang)
 
 
-def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "", whole: bool = False,
+def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: str = "", whole: bool = False,
                 ending: str = "", embedder: Any = None) -> str:
     """The words of ``sentence`` (of ``memory``) an ending closes (module doc). ``clause``: the old clause the
     ending matched (returned when the sentence is one piece); ``word``: the word the two share ("" when none);
     ``whole``: the match was the sentence by meaning (the piece is then chosen by meaning against ``ending``, with
     ``embedder``). Returns a substring of ``sentence`` without its edge punctuation."""
+    from .claims import claim_words, own_claims, starts_statement
+
     raw = [m.group() for m in _piece_rx().finditer(sentence)]
     starts = [sum(len(r) for r in raw[:i]) for i in range(len(raw))]
     keep = [i for i, r in enumerate(raw) if _bare(r)]
@@ -64,7 +65,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "
         hits = [int(np.argmax(vecs[:-1] @ vecs[-1]))]
     at = hits[0]
     others = [claim_words(c.span, c.value).strip(" .。!！") for c in own_claims(memory)
-              if c.valid_to is None and c.span]
+              if c.valid_to is None and c.span] if memory is not None else []
 
     def other(i: int) -> bool:
         return any(x and (x in texts[i] or texts[i] in x) for x in others)
@@ -86,6 +87,18 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem, *, word: str = "
     if lo == 0 and hi == len(spans) - 1:
         return sentence.strip()  # the whole sentence, as said
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
+
+
+def statement_of(text: str, value: str) -> str:
+    """The statement or list item of ``text`` holding ``value`` (:func:`ended_words` with ``value`` as the word and
+    no other claims): "I work at Apple in Cupertino, love the campus, also coach a kids' soccer team." for
+    ``Apple`` -> "I work at Apple in Cupertino, love the campus"; ``text`` itself when the value is in none of its
+    pieces or in more than one."""
+    v = (value or "").strip().casefold()
+    pieces = [_bare(m.group()).casefold() for m in _piece_rx().finditer(text)]
+    if not v or len(pieces) < 2 or sum(v in p for p in pieces) != 1:
+        return text
+    return ended_words(text, text, None, word=value)
 
 
 @lru_cache(maxsize=1)
