@@ -33,8 +33,9 @@ module reads a change as memory systems do (retrieve what the user already said,
    as a change replaces the older words about that slot (:mod:`.replaces`).
 4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
    claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
-   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
-   the memory stays current), said when the old memory was said, in the bank's slot when both clauses are about
+   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value; for an ending,
+   the statement or list item it ends, :func:`~anchormem.facts.cuts.ended_words`; so the rest of the memory stays
+   current), said when the old memory was said, in the bank's slot when both clauses are about
    one, else in the slot ``<kind>:<old memory id[:12]>.<n>`` (``n``: the clause's place in the memory; ``habit``
    for an ending; a count with a counted noun: ``count:<noun key>``, the slot the rules use). The old memory carries
    it too (:attr:`~anchormem.stores.protocol.NewMemory.carried_by`), so reads strip its words once it is closed
