@@ -99,16 +99,3 @@ def test_a_chinese_list_item_and_a_chinese_statement_with_another_thing(mem_e5):
     assert _sup(_add(mem_e5, "银行的工作我辞了，全职备考。", T2, user="b")) == ["我在一家银行当柜员"]
     assert current_view(mem_e5.get(first[0].memory.id)).text == "顺便在准备考研。"
     assert mem_e5.ask("我在准备什么考试？", user_id="b").text == "2024-01-01，你说过：“顺便在准备考研。”"
-
-
-def test_a_replaced_value_takes_its_statement_and_the_turn_keeps_the_rest(mem_e5):
-    """Write time uses the same cut (reconcile: a one-sentence turn saying more than its fact's statement keeps its
-    utterance): a job change leaves the soccer team current."""
-    first = _add(mem_e5, "I work at Apple in Cupertino, love the campus, also coach a kids' soccer team.", T1)
-    assert [(e.memory.kind, e.memory.text) for e in first] == [
-        ("utterance", "I work at Apple in Cupertino, love the campus, also coach a kids' soccer team."),
-        ("fact", "I work at Apple in Cupertino, love the campus")]
-    evs = _add(mem_e5, "I just joined Google as a PM.", T2)
-    assert _sup(evs) == ["I work at Apple in Cupertino, love the campus"]
-    assert current_view(mem_e5.get(first[0].memory.id)).text == "coach a kids' soccer team."
-    assert mem_e5.ask("Who do I coach?", user_id="u").citations[0].text == "coach a kids' soccer team."

@@ -50,7 +50,7 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
-from .claims import carry, claim_words, own_claims, remainder
+from .claims import carry, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
@@ -118,9 +118,8 @@ def _related(slot: FactSlot) -> list[str]:
 
 
 def _fact_span(d: Draft, f: Fact, shared: bool) -> str:
-    """The text of the fact's memory: its sentence, or its own statement (:func:`~anchormem.facts.claims.claim_words`)
-    when the sentence states several facts or more than its facts."""
-    return (claim_words(f.clause or f.source_span, f.value) if shared else f.source_span).strip() or d.item.text
+    """The text of the fact's memory: its sentence, or its own clause when the sentence states several facts."""
+    return (value_clause(f.clause or f.source_span, f.value) if shared else f.source_span).strip() or d.item.text
 
 
 _APPOSITION = (",", "，", ";", "；", "—", "–", "(", "（")
@@ -299,7 +298,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         # extracted) keeps its words: the facts take their own clauses, the kept turn stays current for the rest
         slots_said = [FactSlot(entity=f.entity, attribute=f.attribute, value=f.value) for f in facts]
         residual = len(split_sentences(d.item.text)) <= 1 and remainder(
-            d.item.text.strip(), [claim_words(f.clause or f.source_span, f.value) for f in facts], values=[  # "I quit Google and …"
+            d.item.text.strip(), [value_clause(f.clause or f.source_span, f.value) for f in facts], values=[  # "I quit Google and …"
                 c.fact.value for sl in slots_said for key in _related(sl) for c in current.get(key, []) if c.fact]
         ) is not None
         held = len(plan.reviews)
