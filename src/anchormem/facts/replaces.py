@@ -77,7 +77,6 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
     """The open claims (:class:`~anchormem.facts.relative.OpenClaim`) that the first facts of typed slots in ``out``
     (``fresh``: ids of the facts whose slot the user has no value in) replace; [] when none. ``found``: (draft, facts)
     of the add, ``out``: the facts of each draft so far. One embedding call for the new clauses, one for the old."""
-    from .cuts import ended_words
     from .meaning import _bank, classify
     from .relative import _habit, _lang, _old_clauses, _open, settings, speakers
 
@@ -129,9 +128,7 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
         if len(rows) > 1 and rows[0][0] - rows[1][0] < margin:
             continue
         o = rows[0][1]
-        value = next(v.value for v in o.values if v.kind == want and (want == "job" or _located(o.clause, v.value)))
-        words = ended_words(o.sentence or o.clause, o.clause, o.memory, word=value)  # its statement, not the sentence
-        claims.append(_open(o, g.entity, g.attribute, _habit(words), words=words))
+        claims.append(_open(o, g.entity, g.attribute, _habit(o.clause)))
         done.add(g.attribute)
         _LOG.debug("replaces CHANGE %s: %r -> %r", g.attribute, o.clause, c)
     return claims
