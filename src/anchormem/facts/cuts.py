@@ -11,13 +11,10 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
    nearest the ending by meaning (one embedding call).
 3. **An item of a list** (a piece after the first joined to a neighbour by a list joiner: "Spotify Premium, Disney+
    and the NYT app") is closed alone: one claim per item.
-4. **Else the statement around it**: the neighbouring pieces that continue it ("我在学钢琴，每周上一节课": no subject
-   of their own, :func:`~anchormem.facts.claims.starts_statement`; not opening another thing, ``another_statement``
-   of relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory ("我叫小王，在银行
-   上班，每天抽一包烟": the name and the employer stay) or a list item.
-
-    ended_words("我叫小王，在银行上班，每天抽一包烟。", "我叫小王，在银行上班，每天抽一包烟。", memory, word="",
-                whole=True, ending="烟终于戒了", embedder=e5)  # -> "每天抽一包烟"
+4. **Else the statement around it**: the neighbouring pieces that continue it ("我在学钢琴，每周上一节课"; "我每天早上
+   一杯美式，雷打不动，中午再来杯拿铁": no subject of their own, :func:`~anchormem.facts.claims.starts_statement`; not
+   opening another thing, ``another_statement`` of relative.json: "顺便在准备考研"), up to a piece stating another
+   current claim of the memory ("我叫小王，在银行上班，每天抽一包烟": the name and the employer stay) or a list item.
 """
 
 from __future__ import annotations
@@ -56,6 +53,8 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     raw = [raw[i] for i in keep]
     texts = [_bare(r) for r in raw]
     hits = [i for i, t in enumerate(texts) if word and word.casefold() in t.casefold()]
+    if hits and ending:  # the first piece sharing a word with the ending ("learning Japanese…, 200-day streak" ~
+        hits = [min(hits + [i for i, t in enumerate(texts) if _shares(ending, t)])]  # "Dropped Japanese, the streak…")
     if not hits and not whole:
         hits = [i for i, t in enumerate(texts) if t and t in clause]
     if not hits and embedder is None:
@@ -87,6 +86,13 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     if lo == 0 and hi == len(spans) - 1:
         return sentence.strip()  # the whole sentence, as said
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
+
+
+def _shares(a: str, b: str) -> bool:
+    """The two texts share a content word (:func:`~anchormem.facts.relative._shared`)."""
+    from .relative import _shared, _topic_words
+
+    return bool(_shared(_topic_words(a, []), _topic_words(b, []), a, b))
 
 
 def statement_of(text: str, value: str) -> str:
