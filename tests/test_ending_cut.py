@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from anchormem.facts.claims import current_view, starts_statement, strip_spans
+from anchormem.facts.claims import claim_words, current_view, starts_statement, strip_spans
 from anchormem.facts.cuts import ended_words
 from anchormem.types import Claim, MemoryItem
 
@@ -30,6 +30,8 @@ def _item(text: str, claims: list[Claim] = ()) -> MemoryItem:
     ("I pay for Spotify Premium, Disney+ and the NYT app.", "Disney+", "Disney+"),
     ("我订了爱奇艺、Netflix和Spotify。", "Netflix", "Netflix"),
     ("我在Google上班, and I'm learning piano on weekends.", "piano", "I'm learning piano on weekends"),
+    # a piece said in the other language is a statement of its own (a mixed turn)
+    ("I work as a nurse at Mercy, 每天晚上都要打两个小时游戏。", "游戏", "每天晚上都要打两个小时游戏"),
 ])
 def test_what_an_ending_closes(sentence, word, ended):
     assert ended_words(sentence, sentence, _item(sentence), word=word) == ended
@@ -42,6 +44,14 @@ def test_a_piece_stating_another_current_claim_is_never_closed():
     assert ended_words(text, text, _item(text, claims), word="抽") == "每天抽一包烟"
     # without those claims it is one statement (one subject, said first): the sentence as said
     assert ended_words(text, text, _item(text), word="抽") == text
+
+
+def test_claim_words_take_the_statement_holding_the_value():
+    assert claim_words("I work at Apple in Cupertino, love the campus, also coach a kids' soccer team.", "Apple") == \
+        "I work at Apple in Cupertino, love the campus"
+    assert claim_words("I live in Dublin and drive an old red Volvo.", "Dublin") == "I live in Dublin"
+    assert claim_words("I live in Shanghai, 在一家外企做HR。", "Shanghai") == "I live in Shanghai"
+    assert claim_words("房租一个月三千五，押一付三，跟对象合租，水电另算。", "三千五") == "房租一个月三千五，押一付三，跟对象合租，水电另算。"
 
 
 def test_starts_statement_and_list_tidy():

@@ -25,8 +25,8 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "starts_statement", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
-           "without_past_words", "remainder", "has_content", "value_clause"]
+__all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..text.tokenize import has_cjk
 from ..types import MemoryItem
 
 __all__ = ["ended_words", "statement_of"]
@@ -75,8 +76,9 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     if other(at) or (word and at > 0 and item(at)):
         return texts[at]  # a list item ("Disney+", 网易云黑胶: one claim per item)
 
-    def own(i: int) -> bool:  # a statement of its own: a subject ("我…", "and I…") or another thing ("顺便…")
-        return starts_statement(texts[i]) or _says_another(texts[i])
+    def own(i: int) -> bool:  # a statement of its own: a subject ("我…", "and I…"), another thing ("顺便…"), or
+        return starts_statement(texts[i]) or _says_another(texts[i]) or \
+            i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
 
     lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
     while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo):

@@ -524,7 +524,8 @@ class RelativeChanges:
                                                        sentence=old.sentence)))
                 if end and (key[0], "end") not in seen and not _ending(old.clause):
                     seen.add((key[0], "end"))
-                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values, sentence=old.sentence)))
+                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values,
+                                                         sentence=old.sentence)))
                 whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
                 if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
                     seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
