@@ -98,3 +98,9 @@ def test_a_job_said_to_hold_now_replaces_the_speakers_job(mem_e5):
     assert sup == [("I'm a barista", "occupation")]
     _add(mem_e5, "I'm a nurse at Mercy.", T1, user="sis")
     assert _sup(_add(mem_e5, "My sister is a doctor now", T2, user="sis")) == []
+
+
+def test_an_ending_naming_a_name_the_user_said(mem_e5):
+    _add(mem_e5, "I pay for Spotify Premium, Disney+ and the NYT app.", T1)
+    evs = _add(mem_e5, "Axed Disney+, nobody in this house watched it.", T2)
+    assert any("Disney+" in t for t in _sup(evs))

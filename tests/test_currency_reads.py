@@ -102,8 +102,9 @@ def test_ask_takes_as_of_as_a_string_like_search():
 
 
 def test_a_past_question_on_a_turn_with_two_closed_claims_returns_them():
-    """Two claims of one turn closed by one change (job and employer): a past question returns the old clauses,
-    not the utterance, and does not fail on the second clause (it raised ValueError)."""
+    """Two claims of one turn closed by one change (job and employer): a past question returns the turn as it was
+    said (closed as a whole, marked past), not the clauses repeating it, and does not fail on the second clause (it
+    raised ValueError)."""
     m = Memory(":memory:", embedder="hash", llm=None)
     m.add("I'm a nurse at St Mary's.", user_id="u", session_id="s0", timestamp="2024-01-01T09:00:00Z")
     m.add("I quit nursing and joined Google as an engineer.", user_id="u", session_id="s1",
@@ -112,4 +113,6 @@ def test_a_past_question_on_a_turn_with_two_closed_claims_returns_them():
         hits = m.search(q, user_id="u", limit=10)
         closed = [h for h in hits if h.memory.valid_to is not None]
         assert closed and hits[0].memory.valid_to is not None and hits[0].explain["past"] == "until 2024-03"
-        assert all(h.memory.kind == "fact" for h in closed)  # the clauses, not the utterance repeating them
+        assert [(h.memory.kind, h.memory.text) for h in closed] == [("utterance", "I'm a nurse at St Mary's.")]
+    assert m.ask("Where did I work before?", user_id="u").text == \
+        'On 2024-01-01, you said (true until 2024-03): "I\'m a nurse at St Mary\'s."'

@@ -63,6 +63,10 @@ def current_successor(memory_id: str, store: Any, scope: Scope) -> MemoryItem | 
     return nxt
 
 
+def _bare(text: str) -> str:
+    return text.strip().rstrip(".。!！?？ ")
+
+
 def _superseded_part(h: Hit) -> tuple[Hit, str] | None:
     """The hit as the words of its superseded claims only (what a change replaced: not what else the turn said,
     "喜欢爬山" beside "我住在昆明"), with the id that superseded the last of them; None without such a claim."""
@@ -71,7 +75,7 @@ def _superseded_part(h: Hit) -> tuple[Hit, str] | None:
         return None
     last = max(closed, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
     text = " ".join(dict.fromkeys(claim_words(c.span, c.value).strip() or h.memory.text for c in closed))
-    if text == h.memory.text:
+    if _bare(text) == _bare(h.memory.text):  # (the claim's words are the whole text: its dense score holds)
         return h, last.superseded_by  # type: ignore[return-value]
     view = h.memory.model_copy(update={"text": text})
     return h.model_copy(update={"memory": view, "explain": {**h.explain, "dense": None, "view": "superseded"}}), \

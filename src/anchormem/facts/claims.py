@@ -26,7 +26,7 @@ from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
 __all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
-           "without_past_words", "remainder", "has_content", "value_clause"]
+           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
@@ -46,7 +46,16 @@ def carry(item: MemoryItem, claims: list[Claim]) -> None:
 
 
 # where a span starts a statement of its own: a comma, semicolon, "and" or "but" before a first-person subject
-_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=(?:I|I'm|I've|I'd|my|we|we're|our)\b|我)")
+_SUBJECT = r"(?:I|I'm|I've|I'd|my|we|we're|our)\b|我"
+_JOINS = re.compile(r"(?:[,，;；]\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)(?=" + _SUBJECT + ")")
+_STARTS = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:" + _SUBJECT + ")")
+
+
+def starts_statement(piece: str) -> bool:
+    """``piece`` (a clause of a sentence) opens with a first-person subject of its own ("I smoke", "and I'm a
+    nurse", "我在学钢琴"): a statement of its own, where :func:`claim_words` cuts a span; "每周上一节课", "been here
+    five years" continue the statement before them."""
+    return bool(_STARTS.match(piece))
 
 
 def claim_words(span: str, value: str) -> str:
@@ -54,14 +63,16 @@ def claim_words(span: str, value: str) -> str:
     dental hygienist." for the home ``Portland``): the span's statements (split where a first-person subject starts
     one: ", I", "and I'm", "，我") that hold ``value``; ``span`` itself when the value is in all of them, in none, or
     the span is one statement ("我是team lead，管五个人" is one: the second clause has no subject of its own). What a superseded claim takes out of its memory, so the rest stays current."""
+    from .cuts import statement_of
+
     v = (value or "").strip().casefold()
     if not v or not span:
         return span
     parts = [p for p in _JOINS.split(span) if p and p.strip()]
     hold = [p for p in parts if v in p.casefold()]
     if len(parts) < 2 or not hold or len(hold) == len(parts):
-        return value_clause(span, value)
-    return " ".join(value_clause(p.strip(), value) for p in hold)
+        return value_clause(statement_of(span, value), value)
+    return " ".join(value_clause(statement_of(p.strip(), value), value) for p in hold)
 
 
 @lru_cache(maxsize=1)
@@ -163,6 +174,7 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # ". and I" -> ". I"
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
+    text = re.sub(r"[、，,]\s*(?=(?:和|及|以及)(?!\s*[.。!！?？]))", "", text)  # "爱奇艺、 和Spotify" (an item out)
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
     text = re.sub(r"([,，;；])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;" else ""),

@@ -33,8 +33,9 @@ module reads a change as memory systems do (retrieve what the user already said,
    as a change replaces the older words about that slot (:mod:`.replaces`).
 4. **The change**: when the old clause carries a current claim whose value it holds, the new fact takes that
    claim's slot (so the third value chains). When it carries none, an **open claim** is made for it at change
-   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value, so the rest of
-   the memory stays current), said when the old memory was said, in the bank's slot when both clauses are about
+   time (:class:`OpenClaim`): a fact memory of the old clause's words (its piece holding the value; for an ending,
+   the statement or list item it ends, :func:`~anchormem.facts.cuts.ended_words`; so the rest of the memory stays
+   current), said when the old memory was said, in the bank's slot when both clauses are about
    one, else in the slot ``<kind>:<old memory id[:12]>.<n>`` (``n``: the clause's place in the memory; ``habit``
    for an ending; a count with a counted noun: ``count:<noun key>``, the slot the rules use). The old memory carries
    it too (:attr:`~anchormem.stores.protocol.NewMemory.carried_by`), so reads strip its words once it is closed
@@ -519,10 +520,12 @@ class RelativeChanges:
                     nv = news[0] if kind in ("name", "job") else news[-1]  # "from 5 to 3": the last amount
                     ov = next(v for v in old.values if v.compatible(nv))
                     seen.add((key[0], kind))
-                    pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov)))
+                    pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov,
+                                                       sentence=old.sentence)))
                 if end and (key[0], "end") not in seen and not _ending(old.clause):
                     seen.add((key[0], "end"))
-                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values)))
+                    pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values,
+                                                         sentence=old.sentence)))
                 whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
                 if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
                     seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
@@ -545,6 +548,11 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and kind == "end" and _topic_words(o.clause, o.values):  # an ending naming a name the
+                piece = _end_piece(u.text).casefold()  # user said: "Axed Disney+" ~ "I pay for Spotify Premium,
+                shared = next((v.value for v in o.values if v.kind in ("name", "job") and len(v.value) > 1 and
+                               v.value.casefold() in piece), "")  # Disney+ and the NYT app" (not a clause saying
+                # nothing but the name, "丰田的。" after "我在4S店卖车": the sentence is what ended, by meaning)
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
@@ -600,6 +608,10 @@ class RelativeChanges:
             else:
                 attr = typed or self._open_slot(kind, o)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
+            words = ""  # an ending's open claim: the words of the statement (or list item) it ends, not the sentence
+            if claim is None and kind == "end":
+                words = self._ended_words(o, shared, _end_piece(u.text))
+                old_value = _habit(words) if o.value is None else old_value
             if kind == "end":
                 fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
                 if fact is not None:
@@ -620,8 +632,7 @@ class RelativeChanges:
             if claim is None:
                 ok = made.get((o.memory.id, o.n))
                 if ok is None:
-                    ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value,
-                                                          shared if kind == "end" else old_value, kind == "end")
+                    ok = made[(o.memory.id, o.n)] = _open(o, entity, attr, old_value, old_value, words=words)
                     opened.append(ok)
         return out, self._firsts(found, out, opened, fresh, store, tenant, user_id)
 
@@ -658,6 +669,13 @@ class RelativeChanges:
             best = max(allowed, key=lambda c: scores.get(c, -1.0))
             tops.append(best if scores.get(best, -1.0) > scores.get("none", -1.0) else "")
         return tops[0] if tops[0] and tops[0] == tops[1] else ""
+
+    def _ended_words(self, o: _Old, word: str, ending: str) -> str:
+        """What an ending ends of ``o``'s sentence (:func:`~anchormem.facts.cuts.ended_words`)."""
+        from .cuts import ended_words
+
+        return ended_words(o.sentence or o.clause, o.clause, o.memory, word=word, whole=o.whole, ending=ending,
+                           embedder=self.embedder)
 
     @staticmethod
     def _open_slot(kind: str, o: _Old) -> str:
@@ -709,13 +727,16 @@ def _piece(clause: str, word: str, first_only: bool = False) -> str:
     return hits[0].rstrip(" ,，、;；:：")
 
 
-def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_only: bool = False) -> OpenClaim:
-    """The open claim of an old clause: a fact memory of its words (the piece holding ``word``, :func:`_piece`), said
-    when its memory was."""
+def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_only: bool = False, *,
+          words: str = "") -> OpenClaim:
+    """The open claim of an old clause: a fact memory of its words (``words`` when given: what an ending ends,
+    :meth:`RelativeChanges._ended_words`; else the piece holding ``word``, :func:`_piece`), said when its memory
+    was."""
     it = o.memory
+    text = words or _piece(o.clause, word, first_only)
     slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
     item = it.model_copy(update={
-        "id": uuid.uuid4().hex, "text": _piece(o.clause, word, first_only), "kind": "fact", "fact": slot, "claims": [], "labels": [],
-        "entities": [e for e in it.entities if e.value in o.clause], "valid_to": None, "superseded_by": None,
+        "id": uuid.uuid4().hex, "text": text, "kind": "fact", "fact": slot, "claims": [], "labels": [],
+        "entities": [e for e in it.entities if e.value in text], "valid_to": None, "superseded_by": None,
         "metadata": {**it.metadata}})
     return OpenClaim(item, it.id)

@@ -324,7 +324,7 @@ class Searcher:
             hits = recap_first(hits, recap)
         if anchor is not None:
             ranked = collapse_repeats(anchor(hits) if ctx_vectors is None else anchor(hits, ctx_vectors),
-                                      bool(past_q))
+                                      bool(past_q), as_of)
             ranked = self._neighbours(ranked, scope, where, as_of, config, past is None and not past_q, show_expired,
                                       ref)
             out = order_by_currency(by_session(ranked, config), store=self.store, scope=scope, past=past_q,
@@ -335,7 +335,7 @@ class Searcher:
                 explain([h for h in out if not h.explain.get("inserted") and not h.explain.get("neighbour_new")])
         else:
             hits.sort(key=lambda h: (-h.score, h.memory.created_at, h.memory.id))  # ties: a stable key, never dict order
-            ranked = self._neighbours(collapse_repeats(hits, bool(past_q)), scope, where, as_of, config,
+            ranked = self._neighbours(collapse_repeats(hits, bool(past_q), as_of), scope, where, as_of, config,
                                       past is None and not past_q, show_expired, ref)
             out = order_by_currency(by_session(ranked, config), store=self.store,
                                     scope=scope, past=past_q, as_of=as_of, limit=limit, where=where, query=query)
@@ -411,13 +411,15 @@ class Searcher:
             log.warning("could not record access of %d memories: %s", len(ids), exc)
 
 
-def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
+def collapse_repeats(hits: list[Hit], past: bool = False, as_of: datetime | None = None) -> list[Hit]:
     """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
     memory and the utterance it was taken from). Order is kept. Summaries are never dropped and never drop
     others. With ``past`` (a question about the past), a fact whose claim is closed takes the place of the
-    better-ranked utterance that carries it: the old value is what is asked for, the utterance only repeats it;
-    otherwise the utterance a current fact was read from takes the fact's place (:func:`_whole_turn_of`).
-    Linear in the hits: only earlier hits of the same source turn are compared."""
+    better-ranked utterance that carries it when that utterance still holds for the rest it says (the old value
+    is what is asked for); an utterance closed as a whole is the memory as it was, and stays. With ``as_of`` (a
+    read of a past instant), the utterance a fact was read from takes the fact's place when both held then: the
+    turn as it was said, not a piece of it. Otherwise the utterance a current fact was read from takes the fact's
+    place (:func:`_whole_turn_of`). Linear in the hits: only earlier hits of the same source turn are compared."""
     kept: list[Hit] = []
     by_source: dict[str, list[Hit]] = {}
     for h in hits:
@@ -429,8 +431,9 @@ def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
                 if text in k.memory.text or k.memory.text.strip() in text]
         if same:
             k = same[0]
-            if (past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact") or \
-                    (not past and _whole_turn_of(h, k)):
+            if (past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact" and
+                    k.memory.valid_to is None) or (as_of is not None and _said_then(h, k, as_of)) or \
+                    (not past and as_of is None and _whole_turn_of(h, k)):
                 h.score = max(h.score, k.score)
                 kept[next(i for i, x in enumerate(kept) if x is k)] = h
                 for sid in h.memory.source_message_ids:  # the one replaced is gone; later clauses compare to h
@@ -440,6 +443,16 @@ def collapse_repeats(hits: list[Hit], past: bool = False) -> list[Hit]:
         for sid in h.memory.source_message_ids:
             by_source.setdefault(sid, []).append(h)
     return kept
+
+
+def _said_then(h: Hit, k: Hit, as_of: datetime) -> bool:
+    """``h`` is the utterance a better-ranked fact ``k`` was read from (its text in ``h``'s), and both held at
+    ``as_of``: what was said then is the turn, of which the fact is a piece."""
+    def held(m: MemoryItem) -> bool:
+        return m.valid_to is None or m.valid_to > as_of
+
+    return (k.memory.kind == "fact" and h.memory.kind == "utterance" and held(k.memory) and held(h.memory)
+            and k.memory.text.strip().rstrip(".。!！") in h.memory.text)
 
 
 def _whole_turn_of(h: Hit, k: Hit) -> bool:

@@ -1,0 +1,152 @@
+"""What an ending closes: the words of the statement, or the item of a list, that it ends (never the sentence).
+
+An ending ("钢琴课停了", "Axed Disney+", "烟终于戒了！") found by :mod:`.relative` closes one claim of an older
+memory. When that memory says other things too, the claim made for it covers only the words it ends, so the memory
+becomes partly superseded (its other facts stay current and citable, :func:`~anchormem.facts.claims.current_view`)
+and a past read still returns it whole. The cut (:func:`ended_words`):
+
+1. **Pieces**: the sentence cut at commas, semicolons, colons and the ``list_joiners`` of
+   ``data/lang/<lang>/relative.json`` ("and", 、, 和).
+2. **The piece ended**: the one holding the word the ending shares with it ("钢琴"), else, naming none, the piece
+   nearest the ending by meaning (one embedding call).
+3. **An item of a list** (a piece after the first joined to a neighbour by a list joiner: "Spotify Premium, Disney+
+   and the NYT app") is closed alone: one claim per item.
+4. **Else the statement around it**: the neighbouring pieces that continue it ("我在学钢琴，每周上一节课"; "我每天早上
+   一杯美式，雷打不动，中午再来杯拿铁": no subject of their own, :func:`~anchormem.facts.claims.starts_statement`; not
+   opening another thing, ``another_statement`` of relative.json: "顺便在准备考研"), up to a piece stating another
+   current claim of the memory ("我叫小王，在银行上班，每天抽一包烟": the name and the employer stay) or a list item.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..text.tokenize import has_cjk
+from ..types import MemoryItem
+
+__all__ = ["ended_words", "statement_of"]
+
+
+def data(lang: str) -> dict[str, Any]:
+    from .relative import data as relative_data
+
+    return relative_data(lang)
+
+
+def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: str = "", whole: bool = False,
+                ending: str = "", embedder: Any = None) -> str:
+    """The words of ``sentence`` (of ``memory``) an ending closes (module doc). ``clause``: the old clause the
+    ending matched (returned when the sentence is one piece); ``word``: the word the two share ("" when none);
+    ``whole``: the match was the sentence by meaning (the piece is then chosen by meaning against ``ending``, with
+    ``embedder``). Returns a substring of ``sentence`` without its edge punctuation."""
+    from .claims import claim_words, own_claims, starts_statement
+
+    raw = [m.group() for m in _piece_rx().finditer(sentence)]
+    starts = [sum(len(r) for r in raw[:i]) for i in range(len(raw))]
+    keep = [i for i, r in enumerate(raw) if _bare(r)]
+    if len(keep) < 2:
+        return clause
+    spans = [(starts[i], starts[i] + len(raw[i])) for i in keep]
+    raw = [raw[i] for i in keep]
+    texts = [_bare(r) for r in raw]
+    hits = [i for i, t in enumerate(texts) if word and word.casefold() in t.casefold()]
+    if hits and ending:  # the first piece sharing a word with the ending ("learning Japanese…, 200-day streak" ~
+        hits = [min(hits + [i for i, t in enumerate(texts) if _shares(ending, t)])]  # "Dropped Japanese, the streak…")
+    if not hits and not whole:
+        hits = [i for i, t in enumerate(texts) if t and t in clause]
+    if not hits and embedder is None:
+        return clause
+    if not hits:
+        vecs = np.asarray(embedder.embed_documents(texts + [ending]), dtype=np.float32)
+        hits = [int(np.argmax(vecs[:-1] @ vecs[-1]))]
+    at = hits[0]
+    others = [claim_words(c.span, c.value).strip(" .。!！") for c in own_claims(memory)
+              if c.valid_to is None and c.span] if memory is not None else []
+
+    def other(i: int) -> bool:
+        return any(x and (x in texts[i] or texts[i] in x) for x in others)
+
+    def item(i: int) -> bool:  # joined to a neighbour by a list joiner, not only a comma
+        return bool(_trailing_joiner(raw[i])) or i > 0 and bool(_trailing_joiner(raw[i - 1]))
+
+    if other(at) or (word and at > 0 and item(at)):
+        return texts[at]  # a list item ("Disney+", 网易云黑胶: one claim per item)
+
+    def own(i: int) -> bool:  # a statement of its own: a subject ("我…", "and I…"), another thing ("顺便…"), or
+        return starts_statement(texts[i]) or _says_another(texts[i]) or \
+            i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
+
+    lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
+    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo):
+        lo -= 1
+    while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
+        hi += 1
+    if lo == 0 and hi == len(spans) - 1:
+        return sentence.strip()  # the whole sentence, as said
+    return _bare(sentence[spans[lo][0]:spans[hi][1]])
+
+
+def _shares(a: str, b: str) -> bool:
+    """The two texts share a content word (:func:`~anchormem.facts.relative._shared`)."""
+    from .relative import _shared, _topic_words
+
+    return bool(_shared(_topic_words(a, []), _topic_words(b, []), a, b))
+
+
+def statement_of(text: str, value: str) -> str:
+    """The statement or list item of ``text`` holding ``value`` (:func:`ended_words` with ``value`` as the word and
+    no other claims): "I work at Apple in Cupertino, love the campus, also coach a kids' soccer team." for
+    ``Apple`` -> "I work at Apple in Cupertino, love the campus"; ``text`` itself when the value is in none of its
+    pieces or in more than one."""
+    v = (value or "").strip().casefold()
+    pieces = [_bare(m.group()).casefold() for m in _piece_rx().finditer(text)]
+    if not v or len(pieces) < 2 or sum(v in p for p in pieces) != 1:
+        return text
+    return ended_words(text, text, None, word=value)
+
+
+@lru_cache(maxsize=1)
+def _piece_rx() -> re.Pattern:
+    """The pieces of a sentence: runs between commas, semicolons, colons and the ``list_joiners`` of relative.json
+    of both languages (a sentence may mix them; Latin ones as whole words: "and", "or"; CJK ones anywhere: 、, 和),
+    each piece with the separator after it."""
+    words = [w for lang in ("en", "zh") for w in data(lang).get("list_joiners", [])]
+    latin = [re.escape(w) for w in words if w.isascii()]
+    cjk = [re.escape(w) for w in words if not w.isascii()]
+    sep = r"[,，;；:：]" + "".join(f"|{w}" for w in cjk) + "".join(rf"|\s+{w}(?=\s)" for w in latin)
+    return re.compile(rf"(?:(?!{sep}).)+(?:{sep})*", re.S)
+
+
+def _trailing_joiner(piece: str) -> str:
+    """The list joiner (``list_joiners`` of relative.json) ``piece`` ends with ("Disney+ and" -> "and", "腾讯视频、"
+    -> "、"), or ""."""
+    p = piece.rstrip(" ,，;；:：").casefold()
+    for lang in ("en", "zh"):
+        for w in data(lang).get("list_joiners", []):
+            w = w.casefold()
+            if p.endswith(w) and (not w.isascii() or re.search(rf"\s{re.escape(w)}$", p)):
+                return w
+    return ""
+
+
+def _says_another(piece: str) -> bool:
+    """``piece`` opens with a word saying it is about another thing (``another_statement`` of relative.json: "also",
+    顺便, 另外)."""
+    p = piece.lstrip(" ,，;；").casefold()
+    for lang in ("en", "zh"):
+        for w in data(lang).get("another_statement", []):
+            w = w.casefold()
+            if p.startswith(w) and (not w.isascii() or not p[len(w):len(w) + 1].isalnum()):
+                return True
+    return False
+
+
+def _bare(piece: str) -> str:
+    """``piece`` without its separators and trailing list joiner."""
+    p = piece.strip(" ,，;；:：.。!！")
+    j = _trailing_joiner(p)
+    return p[:len(p) - len(j)].strip(" ,，、;；:：") if j else p
