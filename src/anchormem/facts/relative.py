@@ -252,6 +252,38 @@ def _job_slot(lang: str) -> str:
     return next((s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") == "job"), "")
 
 
+def _other_attribute(text: str, attr: str, old_clause: str) -> bool:
+    """The new words name the attribute their amount is about (:func:`~anchormem.facts.frames.slots_named`: 工资,
+    rent, 会员费...) and it is not ``attr``, the attribute of the claim they would change (nor one the old words name):
+    "My salary is 20000 a month" is no change of a gym fee, 工资 no change of a 宽带套餐. Same currency and period
+    are not enough."""
+    from .frames import slots_named
+
+    named = slots_named(text)
+    if not named or attr in named:
+        return False
+    if ":" not in attr:
+        return True  # the claim's own attribute (rent, 宽带套餐) is another one
+    old = slots_named(old_clause)  # an open slot of older words: what they name, if anything
+    return bool(old) and not old & named
+
+
+def _named_fact(out: list[list[Fact]], i: int, fresh: set[int], entity: str, u: Any, nv: TypedValue) -> None:
+    """The amount ``nv`` as a new fact of the one attribute the words name, when no fact of it was read already."""
+    from .frames import slots_named
+
+    named = slots_named(u.text)
+    if len(named) != 1:
+        return
+    (slot,) = named
+    if any(g.attribute == slot for g in out[i]):
+        return
+    fact = _fact(entity, slot, nv.value, 1, u)
+    if fact is not None:
+        out[i].append(fact)
+        fresh.add(id(fact))
+
+
 def _says_now(text: str) -> bool:
     """The clause says something holds from now on: an inchoative marker (:func:`~anchormem.facts.aspect.inchoative`:
     "now", "moved", 现在, 搬)."""
@@ -600,6 +632,10 @@ class RelativeChanges:
             else:
                 attr = typed or self._open_slot(kind, o)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
+            if kind == "amount" and nv is not None and _other_attribute(u.text, attr, o.clause):
+                _LOG.debug("relative: %r names another attribute than %s (%r)", u.text, attr, o.clause)
+                _named_fact(out, i, fresh, entity, u, nv)  # 工资涨了，现在每个月38000 vs 宽带套餐: a new fact
+                continue
             if kind == "end":
                 fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
                 if fact is not None:
