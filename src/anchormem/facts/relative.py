@@ -262,10 +262,10 @@ def _other_attribute(text: str, attr: str, old_clause: str) -> bool:
     named = slots_named(text)
     if not named or attr in named:
         return False
-    if ":" not in attr:
-        return True  # the claim's own attribute (rent, 宽带套餐) is another one
-    old = slots_named(old_clause)  # an open slot of older words: what they name, if anything
-    return bool(old) and not old & named
+    old = slots_named(old_clause)  # what the older words name ("Rent on my one-bed is $1,850": rent, whatever
+    if old & named:  # attribute the claim was given)
+        return False
+    return ":" not in attr or bool(old)  # the claim's own attribute (宽带套餐) is another one; an open slot
 
 
 def _named_fact(out: list[list[Fact]], i: int, fresh: set[int], entity: str, u: Any, nv: TypedValue) -> None:
