@@ -91,3 +91,27 @@ def test_a_sensitive_change_goes_to_review_on_every_path(mem_e5):
     _events(mem_e5, "My phone number is 555-0100.", T1, user="b")
     evs = _events(mem_e5, "Got a new phone, the number is 555-0199 now.", T2, user="b")
     assert "SUPERSEDE" not in [e[0] for e in evs]
+
+
+def test_a_question_carries_the_statement_it_opens_with():
+    from anchormem.facts.rules import stated_part
+
+    assert stated_part("My monthly salary is 32000 yuan, can I apply for the premium card?") == \
+        "My monthly salary is 32000 yuan"
+    assert stated_part("我月薪三万二，可以申请白金卡吗？") == "我月薪三万二"
+    assert stated_part("Should I move to Berlin, given my rent?") == ""
+    assert stated_part("Is my rent too high?") == ""
+    assert _facts("My rent is 1,350, is that too much?") == [("rent", "1,350")]
+    assert _facts("我的房租是3000，贵不贵？") == [("rent", "3000")]
+    assert _facts("I might move to Berlin, what do you think?") == []
+    assert _facts("If I move to Berlin, should I sell my car?") == []
+
+
+def test_a_salary_said_in_a_question_is_superseded(mem_e5):
+    evs = _events(mem_e5, "My monthly salary is 32000 yuan, can I apply for the premium card?", T1)
+    assert ("ADD", "My monthly salary is 32000 yuan", "salary", "32000 yuan") in evs
+    evs = _events(mem_e5, "My salary is now 35000 yuan a month.", T2)
+    assert [e[2:] for e in evs if e[0] == "SUPERSEDE"] == [("salary", "32000 yuan")]
+    ctx = mem_e5.context(query="What is my salary?", user_id="u", session_id="s").text
+    assert "35000" in ctx and "32000" not in ctx
+    assert "35000" in mem_e5.ask("What is my salary?", user_id="u").citations[0].text

@@ -279,7 +279,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found: list[tuple[Draft, list[Fact]]] = []
     for d in drafts:
         facts: list[Fact] = []
-        if d.item.source == "user" and d.item.kind == "utterance":
+        if d.item.source == "user" and d.item.kind in ("utterance", "question"):  # (a question's opening statement)
             # one grounding gate for every extractor: a fact its own turn does not support is not stored
             facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]

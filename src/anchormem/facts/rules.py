@@ -55,7 +55,8 @@ from .values import duration_at
 from .subjects import clause_subject
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
-__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
+__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers",
+           "stated_part"]
 
 HEDGED_CONFIDENCE = 0.6
 
@@ -554,10 +555,26 @@ def _is_question(sentence: str) -> bool:
     return s.endswith(("?", "？", "吗", "吗。", "呢", "么")) or bool(_QUESTION_START.match(s)) and "." not in s
 
 
+_PART = re.compile(r"(?<=[,，;；])(?!\d{3}(?!\d))\s*")
+
+
+def stated_part(sentence: str) -> str:
+    """The statement a question sentence opens with, before its first clause that asks ("My monthly salary is 32000
+    yuan, can I apply for the premium card?" -> "My monthly salary is 32000 yuan"; 我月薪三万二，可以申请白金卡吗？ ->
+    我月薪三万二); "" when it asks from its first clause ("Should I move, given my rent?") or is one clause."""
+    parts = _PART.split(sentence.strip())
+    out: list[str] = []
+    for p in parts[:-1]:
+        if _QUESTION_START.match(p.strip()) or _is_question(p.rstrip(",，;； ")):
+            break
+        out.append(p)
+    return "".join(out).rstrip(",，;； ")
+
+
 def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
     """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins).
 
-    Per sentence (questions skipped): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
+    Per sentence (of a question only the statement it opens with, :func:`stated_part`): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
     then per clause the change patterns (:func:`~anchormem.facts.changes.clause_changes`: numeric changes, job and
     employer changes, counts and names...) or else the rules above. A clause with a hypothetical, modal or reported-speech
     cue (:func:`~anchormem.facts.changes.blocked`) states nothing; a clause whose subject is someone else ("my brother
@@ -578,8 +595,10 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
 
     hypothetical = _cue_patterns()[1]
     for sentence in split_sentences(text):
-        if _is_question(sentence):
-            continue
+        if _is_question(sentence):  # a question states only what it opens with ("My salary is 32000, can I …?")
+            sentence = stated_part(sentence)
+            if not sentence:
+                continue
         conf = hedge_confidence(sentence)
         if not blocked(sentence) and _speaker_subject(sentence) != "other":
             for attr, value, pol in sentence_changes(sentence):
