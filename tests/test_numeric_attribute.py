@@ -115,3 +115,20 @@ def test_a_salary_said_in_a_question_is_superseded(mem_e5):
     ctx = mem_e5.context(query="What is my salary?", user_id="u", session_id="s").text
     assert "35000" in ctx and "32000" not in ctx
     assert "35000" in mem_e5.ask("What is my salary?", user_id="u").citations[0].text
+
+
+def test_own_sentences_other_attributes_in_en_zh_and_mixed(mem_e5):
+    _events(mem_e5, "My gym membership is 300 a month.", T1, user="c")
+    evs = _events(mem_e5, "工资涨到了25000。", T2, user="c")
+    assert [e for e in evs if e[0] == "SUPERSEDE"] == []
+    _events(mem_e5, "我的rent是每月2800 SGD。", T1, user="d")
+    evs = _events(mem_e5, "My salary went up to 9000 SGD a month.", T2, user="d")
+    assert [e for e in evs if e[0] == "SUPERSEDE"] == []
+    evs = _events(mem_e5, "房租涨到3000 SGD了。", datetime(2024, 6, 1, tzinfo=timezone.utc), user="d")
+    assert [e[2] for e in evs if e[0] == "SUPERSEDE"] == ["rent"]
+
+
+def test_a_phone_plan_price_is_no_sensitive_change(mem_e5):
+    _events(mem_e5, "My phone plan is $35/month with Mint.", T1, user="e")
+    evs = _events(mem_e5, "Switched plans, it's $25 a month now.", T2, user="e")
+    assert "REVIEW" not in [e[0] for e in evs]
