@@ -132,3 +132,4 @@ def test_a_phone_plan_price_is_no_sensitive_change(mem_e5):
     _events(mem_e5, "My phone plan is $35/month with Mint.", T1, user="e")
     evs = _events(mem_e5, "Switched plans, it's $25 a month now.", T2, user="e")
     assert "REVIEW" not in [e[0] for e in evs]
+    assert [e[2:] for e in evs if e[0] == "SUPERSEDE"] == [("phone_plan", "$35/month")]
