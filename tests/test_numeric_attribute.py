@@ -133,3 +133,13 @@ def test_a_phone_plan_price_is_no_sensitive_change(mem_e5):
     evs = _events(mem_e5, "Switched plans, it's $25 a month now.", T2, user="e")
     assert "REVIEW" not in [e[0] for e in evs]
     assert [e[2:] for e in evs if e[0] == "SUPERSEDE"] == [("phone_plan", "$35/month")]
+
+
+def test_a_small_price_said_in_words_is_an_amount_only_when_about_a_price():
+    from anchormem.facts.relative import clause_values
+
+    assert [(v.kind, v.value) for v in clause_values("换了个五十八的套餐，够用了。")] == [("amount", "五十八")]
+    assert [(v.kind, v.value) for v in clause_values("爱奇艺又涨价了，包月要三十了。") if v.kind == "amount"] == \
+        [("amount", "三十")]
+    assert [v for v in clause_values("我们聊了三十分钟。") if v.kind == "amount" and v.value == "三十"] == []
+    assert [v for v in clause_values("I waited for thirty minutes.") if v.value == "thirty"] == []

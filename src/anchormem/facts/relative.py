@@ -166,8 +166,9 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
         if _not_amount(text[v.end:], "zh" if zh else "en"):
             continue  # "3 times a week", "20%", 三次, 5层: a frequency, a share, a floor
         digits = bool(re.search(r"\d", v.text))
-        if v.kind == "number" and not (digits or v.period or v.number >= 100):
+        if v.kind == "number" and not (digits or v.period or v.number >= 100 or _priced(text)):
             continue  # a small number said in words, no unit: a mention ("five years", 三十), as the meaning reads
+            # (unless the clause is about a price: "包月要三十了", "换了个五十八的套餐": price_words)
         if v.kind == "number" and not v.period and not zh and re.fullmatch(r"[\d,.]+", v.text) and \
                 _counts_a_noun(text[v.end:]):
             continue  # "30 people": a bare number before a noun counts it, it is no amount
@@ -182,6 +183,11 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return tuple(out)
+
+
+def _priced(text: str) -> bool:
+    """The clause is about a price (``price_words`` of relative.json: 套餐, 包月, "subscription")."""
+    return _says_word(text, _lang(text), "price_words")
 
 
 def _counts_a_noun(rest: str) -> bool:
