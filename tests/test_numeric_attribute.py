@@ -94,7 +94,7 @@ def test_a_sensitive_change_goes_to_review_on_every_path(mem_e5):
 
 
 def test_a_question_carries_the_statement_it_opens_with():
-    from anchormem.facts.rules import stated_part
+    from anchormem.ingest.classify import stated_part
 
     assert stated_part("My monthly salary is 32000 yuan, can I apply for the premium card?") == \
         "My monthly salary is 32000 yuan"

@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import langdata
+from ..ingest.classify import stated_part
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
@@ -55,8 +56,7 @@ from .values import duration_at
 from .subjects import clause_subject
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
-__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers",
-           "stated_part"]
+__all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
 
 HEDGED_CONFIDENCE = 0.6
 
@@ -555,26 +555,11 @@ def _is_question(sentence: str) -> bool:
     return s.endswith(("?", "？", "吗", "吗。", "呢", "么")) or bool(_QUESTION_START.match(s)) and "." not in s
 
 
-_PART = re.compile(r"(?<=[,，;；])(?!\d{3}(?!\d))\s*")
-
-
-def stated_part(sentence: str) -> str:
-    """The statement a question sentence opens with, before its first clause that asks ("My monthly salary is 32000
-    yuan, can I apply for the premium card?" -> "My monthly salary is 32000 yuan"; 我月薪三万二，可以申请白金卡吗？ ->
-    我月薪三万二); "" when it asks from its first clause ("Should I move, given my rent?") or is one clause."""
-    parts = _PART.split(sentence.strip())
-    out: list[str] = []
-    for p in parts[:-1]:
-        if _QUESTION_START.match(p.strip()) or _is_question(p.rstrip(",，;； ")):
-            break
-        out.append(p)
-    return "".join(out).rstrip(",，;； ")
-
-
 def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
     """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins).
 
-    Per sentence (of a question only the statement it opens with, :func:`stated_part`): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
+    Per sentence (of a question only the statement it opens with: :func:`~anchormem.ingest.classify.stated_part`):
+    the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
     then per clause the change patterns (:func:`~anchormem.facts.changes.clause_changes`: numeric changes, job and
     employer changes, counts and names...) or else the rules above. A clause with a hypothetical, modal or reported-speech
     cue (:func:`~anchormem.facts.changes.blocked`) states nothing; a clause whose subject is someone else ("my brother
