@@ -37,7 +37,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from .values import duration_at
 
-__all__ = ["frame_facts", "Frame", "pronoun_slots"]
+__all__ = ["frame_facts", "Frame", "pronoun_slots", "slots_named"]
 
 Frame = tuple[str, str, int]  # (attribute, value, polarity)
 _CAP = r"(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|de|la|am|&)(?!\w))*"
@@ -83,6 +83,8 @@ def _compiled(lang: str) -> dict[str, Any]:
         "stop": tuple(sorted(d.get("value_stop", []), key=len, reverse=True)),
         "skip": {w.casefold() for w in d.get("thing_skip", [])},
         "pending": tuple(sorted(d.get("pending_markers", []), key=len, reverse=True)),
+        "verb_use": re.compile(r"(?<![\w'’])(?:" + alt(tuple(d["verb_subjects"])).replace("'", "['’]") + r")\s+$", flags)
+        if d.get("verb_subjects") else None,
     }
     if lang == "zh":
         out["job"] = re.compile(r"^(?:一名|一个|一位|名)?(?P<v>[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + ")")
@@ -98,6 +100,25 @@ def _compiled(lang: str) -> dict[str, Any]:
                                 r"(?P<v>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
                                 r"|\b(?P<w>\d{1,3})\s*(?:" + alt(tuple(d.get("age_after", []))) + r")\b)", re.I)
     return out
+
+
+def slots_named(text: str) -> frozenset[str]:
+    """The slot keys the nouns of ``text`` name, in either language (``slot_nouns`` and ``slots.numeric_slots`` of
+    en and zh: "my rent" -> rent, 工资 / 月薪 -> salary, 会员费 -> membership, 手机号 -> phone), for telling what an
+    amount is the amount of. A noun used as a verb ("I pay 120 a month for my gym") names nothing.
+
+        slots_named("工资涨了，现在每个月38000。") -> frozenset({"salary"})
+    """
+    out: set[str] = set()
+    for lang in ("en", "zh"):
+        if lang == "zh" and not has_cjk(text):
+            continue
+        c = _compiled(lang)
+        for m in c["noun_rx"].finditer(text):
+            if c["verb_use"] is not None and c["verb_use"].search(text[: m.start()]):
+                continue
+            out.add(c["nouns"][m.group(0).casefold() if lang == "en" else m.group(0)])
+    return frozenset(out)
 
 
 # -- subjects and owners -----------------------------------------------------------------------------------------
@@ -261,6 +282,8 @@ def _noun_frames(clause: str, lang: str, inherited: str, bare: bool = True) -> l
         pre = clause[: m.start()]
         if _owner(pre, lang, inherited) != "speaker":
             continue
+        if c["verb_use"] is not None and c["verb_use"].search(pre):
+            continue  # "I pay 120 a month for my gym": the verb, not the salary
         if not bare and not re.search(r"\b(?:my|our)\s*$|我们?(?:家)?的?\s*$|[把将]\s*$", pre, re.I):
             continue
         rest = clause[m.end():]

@@ -55,6 +55,11 @@ _SENSITIVE_VALUE = re.compile(
     r"|\d{17}[\dXx]")                           # mainland ID number
 
 
+# an attribute whose head is a price or plan is an amount about the sensitive thing, not the personal data itself
+# ("phone_plan", "card_fee", 手机套餐, 电话费: a change supersedes as any price does)
+_AMOUNT_HEAD = re.compile(r"(?:^|[_\s])(?:plan|bill|fee|fees|price|cost|payment|subscription|budget)$|"
+                          r"(?:套餐|费|账单|资费)$", re.I)
+
 _TOPIC_SLOTS = frozenset({"likes", "does", "allergy", "count"})
 
 
@@ -121,8 +126,11 @@ def detect_language(text: str) -> Language:
 def is_sensitive(attribute: str, value: str) -> bool:
     """True for personal data that should be redacted or handled with care: bank cards, ID numbers, addresses,
     phone numbers, emails, passwords, health data (a change of one is held for review). An amount that changes in
-    the ordinary course of life (salary, rent) is not: "I got a raise to 45000" supersedes."""
-    return bool(_SENSITIVE_ATTR.search(attribute) or _SENSITIVE_VALUE.search(value))
+    the ordinary course of life (salary, rent) is not: "I got a raise to 45000" supersedes; nor is a price or plan of
+    a sensitive thing ("phone_plan", 手机套餐: its head is an amount)."""
+    if _SENSITIVE_VALUE.search(value):
+        return True
+    return bool(_SENSITIVE_ATTR.search(attribute)) and not _AMOUNT_HEAD.search(attribute)
 
 
 class Fact(BaseModel):

@@ -55,7 +55,7 @@ from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
-from .model import Fact, normalize_object
+from .model import Fact, is_sensitive, normalize_object
 from .plans import drop_plans
 from .rules import extract_from_text
 
@@ -259,6 +259,16 @@ def _relative(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, t
     return out, drafts
 
 
+def _sensitive_change(f: Fact, clash: list[MemoryItem]) -> bool:
+    """True when a change of ``clash`` (the current claims it conflicts with) by ``f`` touches personal data: the new
+    fact or any claim it would close is sensitive (:func:`~anchormem.facts.model.is_sensitive`: phone, card, ID,
+    address...). The one review policy of every path that detects a change (rules, the relative reader, the meaning
+    fallback, an LLM): the extractor's own ``sensitive`` flag is not relied on."""
+    if f.sensitive or is_sensitive(f.attribute, f.value):
+        return True
+    return any(c.fact is not None and is_sensitive(c.fact.attribute, c.fact.value) for c in clash)
+
+
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
@@ -269,7 +279,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found: list[tuple[Draft, list[Fact]]] = []
     for d in drafts:
         facts: list[Fact] = []
-        if d.item.source == "user" and d.item.kind == "utterance":
+        if d.item.source == "user" and d.item.kind in ("utterance", "question"):  # (a question's opening statement)
             # one grounding gate for every extractor: a fact its own turn does not support is not stored
             facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
                      if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
@@ -328,8 +338,9 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue
-            if clash and (f.sensitive or any(abs(c.confidence - new.confidence) > review_gap for c in clash)):
-                why = "sensitive attribute" if f.sensitive else \
+            sensitive = clash and _sensitive_change(f, clash)
+            if clash and (sensitive or any(abs(c.confidence - new.confidence) > review_gap for c in clash)):
+                why = "sensitive attribute" if sensitive else \
                     f"confidence {new.confidence:.2f} vs {max(c.confidence for c in clash):.2f}"
                 plan.reviews.append(ReviewItem(
                     id=uuid.uuid4().hex, tenant=tenant, user_id=user_id, reason=f"conflicts with a current "

@@ -167,8 +167,9 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
         if _not_amount(text[v.end:], "zh" if zh else "en"):
             continue  # "3 times a week", "20%", 三次, 5层: a frequency, a share, a floor
         digits = bool(re.search(r"\d", v.text))
-        if v.kind == "number" and not (digits or v.period or v.number >= 100):
+        if v.kind == "number" and not (digits or v.period or v.number >= 100 or _priced(text)):
             continue  # a small number said in words, no unit: a mention ("five years", 三十), as the meaning reads
+            # (unless the clause is about a price: "包月要三十了", "换了个五十八的套餐": price_words)
         if v.kind == "number" and not v.period and not zh and re.fullmatch(r"[\d,.]+", v.text) and \
                 _counts_a_noun(text[v.end:]):
             continue  # "30 people": a bare number before a noun counts it, it is no amount
@@ -183,6 +184,11 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return tuple(out)
+
+
+def _priced(text: str) -> bool:
+    """The clause is about a price (``price_words`` of relative.json: 套餐, 包月, "subscription")."""
+    return _says_word(text, _lang(text), "price_words")
 
 
 def _counts_a_noun(rest: str) -> bool:
@@ -251,6 +257,38 @@ def _job_slot(lang: str) -> str:
     from .meaning import _bank_data
 
     return next((s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") == "job"), "")
+
+
+def _other_attribute(text: str, attr: str, old_clause: str) -> bool:
+    """The new words name the attribute their amount is about (:func:`~anchormem.facts.frames.slots_named`: 工资,
+    rent, 会员费...) and it is not ``attr``, the attribute of the claim they would change (nor one the old words name):
+    "My salary is 20000 a month" is no change of a gym fee, 工资 no change of a 宽带套餐. Same currency and period
+    are not enough."""
+    from .frames import slots_named
+
+    named = slots_named(text)
+    if not named or attr in named:
+        return False
+    old = slots_named(old_clause)  # what the older words name ("Rent on my one-bed is $1,850": rent, whatever
+    if old & named:  # attribute the claim was given)
+        return False
+    return ":" not in attr or bool(old)  # the claim's own attribute (宽带套餐) is another one; an open slot
+
+
+def _named_fact(out: list[list[Fact]], i: int, fresh: set[int], entity: str, u: Any, nv: TypedValue) -> None:
+    """The amount ``nv`` as a new fact of the one attribute the words name, when no fact of it was read already."""
+    from .frames import slots_named
+
+    named = slots_named(u.text)
+    if len(named) != 1:
+        return
+    (slot,) = named
+    if any(g.attribute == slot for g in out[i]):
+        return
+    fact = _fact(entity, slot, nv.value, 1, u)
+    if fact is not None:
+        out[i].append(fact)
+        fresh.add(id(fact))
 
 
 def _says_now(text: str) -> bool:
@@ -612,6 +650,10 @@ class RelativeChanges:
             if claim is None and kind == "end":
                 words = self._ended_words(o, shared, _end_piece(u.text))
                 old_value = _habit(words) if o.value is None else old_value
+            if kind == "amount" and nv is not None and _other_attribute(u.text, attr, o.clause):
+                _LOG.debug("relative: %r names another attribute than %s (%r)", u.text, attr, o.clause)
+                _named_fact(out, i, fresh, entity, u, nv)  # 工资涨了，现在每个月38000 vs 宽带套餐: a new fact
+                continue
             if kind == "end":
                 fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
                 if fact is not None:

@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import langdata
+from ..ingest.classify import stated_part
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
@@ -557,7 +558,8 @@ def _is_question(sentence: str) -> bool:
 def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
     """Facts in one user turn, in order; one fact per slot (the last statement in the turn wins).
 
-    Per sentence (questions skipped): the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
+    Per sentence (of a question only the statement it opens with: :func:`~anchormem.ingest.classify.stated_part`):
+    the sentence-wide change patterns (:func:`~anchormem.facts.changes.sentence_changes`),
     then per clause the change patterns (:func:`~anchormem.facts.changes.clause_changes`: numeric changes, job and
     employer changes, counts and names...) or else the rules above. A clause with a hypothetical, modal or reported-speech
     cue (:func:`~anchormem.facts.changes.blocked`) states nothing; a clause whose subject is someone else ("my brother
@@ -578,8 +580,10 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
 
     hypothetical = _cue_patterns()[1]
     for sentence in split_sentences(text):
-        if _is_question(sentence):
-            continue
+        if _is_question(sentence):  # a question states only what it opens with ("My salary is 32000, can I …?")
+            sentence = stated_part(sentence)
+            if not sentence:
+                continue
         conf = hedge_confidence(sentence)
         if not blocked(sentence) and _speaker_subject(sentence) != "other":
             for attr, value, pol in sentence_changes(sentence):

@@ -12,7 +12,7 @@ from functools import lru_cache
 from ..text.segment import split_sentences
 from ..text.tokenize import _tokens
 
-__all__ = ["is_chitchat", "is_question", "asks_only", "content_hash", "memory_hash"]
+__all__ = ["is_chitchat", "is_question", "asks_only", "stated_part", "content_hash", "memory_hash"]
 
 _CHITCHAT = frozenset(
     """ok okay k kk fine sure yes yeah yep yup no nope nah thanks thank thx ty you so much very lot lots a bye
@@ -53,6 +53,23 @@ def is_question(text: str) -> bool:
     if t.endswith(("?", "？")) or t.endswith(("吗", "吗。", "呢")):
         return True
     return bool(_Q_START.match(t)) and len(t) < 200 and "." not in t.rstrip(".")
+
+
+_PART = re.compile(r"(?<=[,，;；])(?!\d{3}(?!\d))\s*")  # after a comma or semicolon, not a thousands comma
+
+
+def stated_part(sentence: str) -> str:
+    """The statement a question sentence opens with, before its first clause that asks ("My monthly salary is 32000
+    yuan, can I apply for the premium card?" -> "My monthly salary is 32000 yuan"; 我月薪三万二，可以申请白金卡吗？ ->
+    我月薪三万二); "" when it asks from its first clause ("Should I move, given my rent?") or is one clause. The
+    fact extractor reads only this part of a question (:func:`anchormem.facts.rules.extract_from_text`)."""
+    parts = _PART.split(sentence.strip())
+    out: list[str] = []
+    for p in parts[:-1]:
+        if is_question(p.strip().rstrip(",，;；").rstrip()):
+            break
+        out.append(p)
+    return "".join(out).rstrip(",，;； ")
 
 
 @lru_cache(maxsize=4096)
