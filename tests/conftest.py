@@ -123,3 +123,27 @@ def count():
     def _count(m: Memory, user_id: str) -> int:
         return len(m.get_all(user_id=user_id, include_superseded=True))
     return _count
+
+
+@pytest.fixture
+def two_speakers():
+    """A hash-embedder memory of one user holding a chat between Bob and Ann (7 named turns, 2023-05-08 13:00 UTC):
+    Bob's first turn names Ann and her kids; Ann's own turns are about swimming, painting and the library
+    (tests of the speaker rule and of category questions)."""
+    from datetime import datetime, timezone
+
+    from anchormem import Memory
+    from anchormem.embedders.hashing import HashEmbedder
+
+    t0 = datetime(2023, 5, 8, 13, 0, tzinfo=timezone.utc)
+    m = Memory(":memory:", embedder=HashEmbedder(dim=256))
+    turns = [("Bob", "I bet your kids like the beach, Ann. All kids like the beach."),
+             ("Ann", "They are great! The kids love swimming and collecting shells."),
+             ("Bob", "Nice, I went hiking in the hills last week."),
+             ("Ann", "I am repainting the kitchen this month."),
+             ("Bob", "My car needs new tyres before winter."),
+             ("Ann", "The library downtown reopened on Friday."),
+             ("Bob", "I baked bread for the neighbours yesterday.")]
+    m.add([{"role": "user", "content": c, "name": n, "timestamp": t0} for n, c in turns], user_id="u")
+    with m:
+        yield m

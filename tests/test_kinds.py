@@ -11,20 +11,7 @@ from anchormem.retrieval.config import SearchConfig
 T0 = datetime(2023, 5, 8, 13, 0, tzinfo=timezone.utc)
 
 
-def _mem() -> Memory:
-    m = Memory(":memory:", embedder=HashEmbedder(dim=256))
-    turns = [("Bob", "I bet your kids like the beach, Ann. All kids like the beach."),
-             ("Ann", "They are great! The kids love swimming and collecting shells."),
-             ("Bob", "Nice, I went hiking in the hills last week."),
-             ("Ann", "I am repainting the kitchen this month."),
-             ("Bob", "My car needs new tyres before winter."),
-             ("Ann", "The library downtown reopened on Friday."),
-             ("Bob", "I baked bread for the neighbours yesterday.")]
-    m.add([{"role": "user", "content": c, "name": n, "timestamp": T0} for n, c in turns], user_id="u")
-    return m
-
-
-def test_category_question_finds_the_turn_naming_a_kind():
+def test_category_question_finds_the_turn_naming_a_kind(two_speakers):
     from anchormem.retrieval.kinds import kind_terms
 
     other, kinds = kind_terms(["pets", "ann"])
@@ -33,7 +20,7 @@ def test_category_question_finds_the_turn_naming_a_kind():
     assert kind_terms(["care", "ann"]) == (["care", "ann"], [])  # not "car"
     on = SearchConfig(name="kinds", track_access=False, query_rewrite="off", category_weight=1.0)
     off = SearchConfig(name="plain", track_access=False, query_rewrite="off")
-    with _mem() as m:
+    with two_speakers as m:
         m.add([{"role": "user", "content": "We adopted a greyhound called Miso last spring.", "name": "Ann",
                 "timestamp": T0}], user_id="u")
         q = "What pets does Ann have?"

@@ -49,23 +49,10 @@ def test_speaker_rule_mentions_weighs_what_others_say_to_or_about_the_person():
     assert rule.weight("Ann", "You should come, Ann!") == 1.0
 
 
-def _mem() -> Memory:
-    m = Memory(":memory:", embedder=HashEmbedder(dim=256))
-    turns = [("Bob", "I bet your kids like the beach, Ann. All kids like the beach."),
-             ("Ann", "They are great! The kids love swimming and collecting shells."),
-             ("Bob", "Nice, I went hiking in the hills last week."),
-             ("Ann", "I am repainting the kitchen this month."),
-             ("Bob", "My car needs new tyres before winter."),
-             ("Ann", "The library downtown reopened on Friday."),
-             ("Bob", "I baked bread for the neighbours yesterday.")]
-    m.add([{"role": "user", "content": c, "name": n, "timestamp": T0} for n, c in turns], user_id="u")
-    return m
-
-
-def test_search_puts_the_named_persons_own_turn_first():
+def test_search_puts_the_named_persons_own_turn_first(two_speakers):
     cfg = SearchConfig(name="plain", track_access=False, query_rewrite="off")
     on = SearchConfig(name="spk", track_access=False, query_rewrite="off", speaker_weight=0.5)
-    with _mem() as m:
+    with two_speakers as m:
         q = "What do Ann's kids like?"
         before = m.search(q, user_id="u", recipe=cfg, limit=3)
         after = m.search(q, user_id="u", recipe=on, limit=3)
