@@ -1,0 +1,91 @@
+"""A name changes only the name it is about.
+
+A claim whose value is someone's or something's name (``cat_name`` Mochi, ``boyfriend_name`` 小王, the speaker's own
+``name``) is changed by later words only when those words are about its holder: they name the holder (cat / 猫 /
+kitty, boyfriend / 男朋友 / 男友: the holder's words of ``categories.json`` and the relation words of
+:mod:`~anchormem.facts.keys`), say a name as a name (a ``name_cues`` word of ``answers.json``: "called", "named",
+叫, 名字), or repeat the old name itself ("Mochi is Momo now"). "I moved to Cranston last month" names a place, not
+the cat; "烟终于戒了" ends a habit, not 小王.
+
+    about_holder("I moved to Cranston last month.", "cat_name", "Mochi")      # -> False
+    about_holder("We renamed the cat, she's Momo now.", "cat_name", "Mochi")  # -> True
+
+Nothing is read before first use.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+
+__all__ = ["about_holder", "holder_of", "holder_words"]
+
+
+def holder_of(attribute: str) -> str | None:
+    """The holder of a name attribute: "cat_name" -> "cat", "older brother_name" -> "older brother", "name" -> ""
+    (the speaker's own name); None when ``attribute`` holds no name (an open slot ``name:…``, ``home_city``)."""
+    if attribute == "name":
+        return ""
+    if ":" in attribute or not attribute.endswith("_name") or attribute == "_name":
+        return None
+    return attribute[: -len("_name")].replace("_", " ").strip()
+
+
+@lru_cache(maxsize=256)
+def holder_words(holder: str) -> tuple[str, ...]:
+    """The words naming ``holder`` in English and Chinese: a pet kind's category words (``categories.json``: "cat" ->
+    cat, cats, kitten, kitty, 猫, 猫咪...), a relation's words (``KIN_GROUPS``: "boyfriend" -> boyfriend, 男朋友, 男友;
+    ``KIN_NARROWER``), the holder's own head word; () for the speaker ("")."""
+    from .keys import KIN_GROUPS, KIN_NARROWER
+
+    if not holder:
+        return ()
+    head = holder.split()[-1]
+    words = {holder, head}
+    for lang in ("en", "zh"):
+        cats = langdata.load("categories", lang).get("categories", {})
+        for cid, spec in cats.items():
+            names, kinds = spec.get("names", []), spec.get("kinds", [])
+            if head == cid or head in names or head in kinds:
+                words.update(names if cid != "pet" or head in names else [head])
+                words.update(kinds if head == cid or head in names else [])
+    for canon, group in KIN_GROUPS.items():
+        if head == canon or head in group:
+            words.update(group)
+    words.update(KIN_NARROWER.get(head, ()))
+    return tuple(sorted(w for w in words if w))
+
+
+@lru_cache(maxsize=1)
+def _cues() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(w for lang in ("en", "zh") for w in langdata.load("answers", lang).get("name_cues", [])))
+
+
+def _says(text: str, word: str) -> bool:
+    if has_cjk(word):
+        return word in text
+    return re.search(rf"(?<![\w]){re.escape(word)}(?:s|es)?(?![\w])", text, re.I) is not None
+
+
+def about_holder(text: str, attribute: str, old_value: str = "") -> bool:
+    """``text`` (new words) may change the name claim ``attribute``: it names the holder, says a name as a name
+    (``name_cues``) or repeats ``old_value``; True for an attribute that holds no name (:func:`holder_of`)."""
+    holder = holder_of(attribute)
+    if holder is None:
+        return True
+    if old_value and _says(text, old_value.strip()):
+        return True
+    return any(_says(text, w) for w in holder_words(holder) + _cues())
+
+
+def ending_word(text: str, end_piece: str, shared: str, value: str) -> bool:
+    """The word a new name ``value`` would share with older words (``shared``) is said only in the piece of ``text``
+    that ends something (``end_piece``), and the name is said in another piece: the shared word is the ending's
+    ("网易云会员退订了，听歌现在用QQ音乐免费的": 会员 is what ended, QQ changes no 会员)."""
+    if not shared or not end_piece or end_piece.strip() == text.strip():
+        return False
+    piece, word = end_piece.casefold(), shared.casefold()
+    return word in piece and value.casefold() not in piece and word not in text.casefold().replace(piece, " ", 1)
