@@ -84,7 +84,8 @@ def about_holder(text: str, attribute: str, old_value: str = "") -> bool:
 def ending_word(text: str, end_piece: str, shared: str, value: str) -> bool:
     """The word a new name ``value`` would share with older words (``shared``) is said only in the piece of ``text``
     that ends something (``end_piece``), and the name is said in another piece: the shared word is the ending's
-    ("网易云会员退订了，听歌现在用QQ音乐免费的": 会员 is what ended, QQ changes no 会员)."""
+    ("网易云会员退订了，听歌现在用QQ音乐免费的": 会员 is what ended, QQ changes no 会员). The caller keeps a change
+    whose ending piece names the old value it replaces ("深圳那边的房子退了，我已经回长沙了": 深圳 ended, 长沙 holds)."""
     if not shared or not end_piece or end_piece.strip() == text.strip():
         return False
     piece, word = end_piece.casefold(), shared.casefold()

@@ -499,7 +499,8 @@ def _not_about(text: str, kind: str, shared: str, nv: TypedValue | None, o: _Old
     claim = _claim_of(o)
     if claim is not None and not about_holder(text, claim.slot.split("|", 1)[1], claim.value):
         return True
-    return kind == "name" and end and nv is not None and ending_word(text, _end_piece(text), shared, nv.value)
+    return kind == "name" and end and nv is not None and not (o.value and o.value.value in _end_piece(text)) and \
+        ending_word(text, _end_piece(text), shared, nv.value)  # (the old value named where it ended is a change)
 
 
 class RelativeChanges:
