@@ -45,13 +45,14 @@ def holder_words(holder: str) -> tuple[str, ...]:
         return ()
     head = holder.split()[-1]
     words = {holder, head}
-    for lang in ("en", "zh"):
-        cats = langdata.load("categories", lang).get("categories", {})
-        for cid, spec in cats.items():
-            names, kinds = spec.get("names", []), spec.get("kinds", [])
-            if head == cid or head in names or head in kinds:
-                words.update(names if cid != "pet" or head in names else [head])
-                words.update(kinds if head == cid or head in names else [])
+    cats = [langdata.load("categories", lang).get("categories", {}) for lang in ("en", "zh")]
+    ids = {cid: head == cid or head in spec.get("names", []) for c in cats for cid, spec in c.items()
+           if head == cid or head in spec.get("names", []) or head in spec.get("kinds", [])}
+    for c in cats:  # a category's names in both languages (one id per category); its kinds when it is the holder
+        for cid, whole in ids.items():  # ("cat": 猫, kitty, 橘猫); a kind's own categories ("parrot": bird, 鸟, pet)
+            spec = c.get(cid, {})
+            words.update(spec.get("names", []))
+            words.update(spec.get("kinds", []) if whole else [])
     for canon, group in KIN_GROUPS.items():
         if head == canon or head in group:
             words.update(group)
