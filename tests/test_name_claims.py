@@ -112,3 +112,18 @@ def test_mixed_move_keeps_pet_name():
     ev = _events(m, "上个月搬到Vancouver了。", T2)
     assert not any(a == "dog_name" for a, _ in _retired(ev))
     assert not any(a == "dog_name" and v == "Vancouver" for _, _, a, v in ev)
+
+
+def test_pronoun_may_stand_for_the_holder_unless_the_value_is_a_place():
+    assert about_holder("We changed it, she's Luna now.", "kitten_name", "Mochi")
+    assert not about_holder("She moved to Boston last month.", "kitten_name", "Mochi", placed=True)
+    assert about_holder("他现在是老李了", "boyfriend_name", "小王")
+    assert not about_holder("She's Anna now.", "boyfriend_name", "Tom")  # "she" stands for no boyfriend
+    assert not about_holder("It's Luna now.", "name", "Priya")  # the speaker's own name: no pronoun stands for it
+
+
+def test_rename_said_with_a_pronoun_changes_en():
+    m = Memory(":memory:")
+    _events(m, "My kitten's name is Mochi.", T1)
+    ev = _events(m, "We changed it, she's Luna now.", T2)
+    assert _retired(ev) == [("kitten_name", "Mochi")]

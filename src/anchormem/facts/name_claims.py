@@ -71,15 +71,35 @@ def _says(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(word)}(?:s|es)?(?![\w])", text, re.I) is not None
 
 
-def about_holder(text: str, attribute: str, old_value: str = "") -> bool:
+def _pronouns(holder: str) -> tuple[str, ...]:
+    """The pronouns that may stand for ``holder`` (``holder_pronouns`` of frames.json); for a person listed under
+    ``pronoun_persons`` only the pronouns listing them ("boyfriend": he, 他)."""
+    out: list[str] = []
+    for lang in ("en", "zh"):
+        d = langdata.load("frames", lang)
+        persons = d.get("pronoun_persons", {})
+        listed = [p for p, who in persons.items() if holder in who or holder.split()[-1] in who]
+        for p in d.get("holder_pronouns", []):
+            base = p.split("'")[0]
+            if not any(holder in who for who in persons.values()) or p in listed or base in listed or \
+                    (base in ("him", "his") and "he" in listed) or (base == "her" and "she" in listed):
+                out.append(p)
+    return tuple(out)
+
+
+def about_holder(text: str, attribute: str, old_value: str = "", *, placed: bool = False) -> bool:
     """``text`` (new words) may change the name claim ``attribute``: it names the holder, says a name as a name
-    (``name_cues``) or repeats ``old_value``; True for an attribute that holds no name (:func:`holder_of`)."""
+    (``name_cues``), repeats ``old_value`` or, its new value not ``placed`` (said where something is: "to Cranston",
+    在杭州, a place and never a name), says a pronoun that may stand for the holder ("she's Luna now"); True for an
+    attribute that holds no name (:func:`holder_of`)."""
     holder = holder_of(attribute)
     if holder is None:
         return True
     if old_value and _says(text, old_value.strip()):
         return True
-    return any(_says(text, w) for w in holder_words(holder) + _cues())
+    if any(_says(text, w) for w in holder_words(holder) + _cues()):
+        return True
+    return bool(holder) and not placed and any(_says(text, p) for p in _pronouns(holder))
 
 
 def ending_word(text: str, end_piece: str, shared: str, value: str) -> bool:

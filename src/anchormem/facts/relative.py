@@ -492,15 +492,16 @@ def _claim_of(old: _Old) -> Any:
 
 
 def _not_about(text: str, kind: str, shared: str, nv: TypedValue | None, o: _Old, end: bool) -> bool:
-    """The new words are not about what ``o`` says (:mod:`.name_claims`): a name claim whose holder they do not name,
-    or a new name whose only shared word is the one their ending ends."""
+    """The new words are not about ``o`` (:mod:`.name_claims`): its name claim's holder, or only an ending's word."""
     from .name_claims import about_holder, ending_word
+    from .replaces import _located
 
     claim = _claim_of(o)
-    if claim is not None and not about_holder(text, claim.slot.split("|", 1)[1], claim.value):
+    if claim is not None and not about_holder(text, claim.slot.split("|", 1)[1], claim.value,
+                                              placed=nv is not None and _located(text, nv.value)):
         return True
     return kind == "name" and end and nv is not None and not (o.value and o.value.value in _end_piece(text)) and \
-        ending_word(text, _end_piece(text), shared, nv.value)  # (the old value named where it ended is a change)
+        ending_word(text, _end_piece(text), shared, nv.value)  # (the old value named where it ended: a change)
 
 
 class RelativeChanges:
