@@ -491,6 +491,19 @@ def _claim_of(old: _Old) -> Any:
     return None
 
 
+def _not_about(text: str, kind: str, shared: str, nv: TypedValue | None, o: _Old, end: bool) -> bool:
+    """The new words are not about ``o`` (:mod:`.name_claims`): its name claim's holder, or only an ending's word."""
+    from .name_claims import about_holder, ending_word
+    from .replaces import _located
+
+    claim = _claim_of(o)
+    if claim is not None and not about_holder(text, claim.slot.split("|", 1)[1], claim.value,
+                                              placed=nv is not None and _located(text, nv.value)):
+        return True
+    return kind == "name" and end and nv is not None and not (o.value and o.value.value in _end_piece(text)) and \
+        ending_word(text, _end_piece(text), shared, nv.value)  # (the old value named where it ended: a change)
+
+
 class RelativeChanges:
     """The relative change reader for one embedder (see the module doc)."""
 
@@ -614,6 +627,9 @@ class RelativeChanges:
                 if not rows:
                     continue
                 rows = [(sim, "" if o.whole else sh, nv, o, pn) for sim, sh, nv, o, pn in rows]
+            rows = [r for r in rows if not _not_about(u.text, kind, r[1], r[2], r[3], units[j][3])]  # (a name claim:
+            if not rows:  # only words about its holder change it; a word an ending names is no topic of a new name)
+                continue
             best, shared, nv, o, pair_n = rows[0]
             second = max((r[0] for r in rows[1:]), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
