@@ -9,15 +9,14 @@ from datetime import datetime, timezone
 
 from anchormem import Memory
 from anchormem.facts.name_claims import about_holder, ending_word, holder_of, holder_words
+from fact_helpers import add_events
+
 
 T1 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 T2 = datetime(2024, 3, 1, tzinfo=timezone.utc)
 
 
-def _events(m, text, when, user="u"):
-    return [(e.event, e.memory.text, e.memory.fact.attribute if e.memory.fact else None,
-             e.memory.fact.value if e.memory.fact else None)
-            for e in m.add(text, user_id=user, timestamp=when)]
+_events = add_events
 
 
 def _retired(events):

@@ -8,15 +8,14 @@ from datetime import datetime, timezone
 
 from anchormem.facts.frames import slots_named
 from anchormem.facts.rules import extract_from_text
+from fact_helpers import add_events
+
 
 T1 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 T2 = datetime(2024, 4, 1, tzinfo=timezone.utc)
 
 
-def _events(m, text, when, user="u"):
-    return [(e.event, e.memory.text, e.memory.fact.attribute if e.memory.fact else None,
-             e.memory.fact.value if e.memory.fact else None)
-            for e in m.add(text, user_id=user, timestamp=when)]
+_events = add_events
 
 
 def _facts(text):
