@@ -12,14 +12,13 @@ Run: nice -n 10 python bench/conv_latency.py [--rounds 30] [--out bench/results/
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from anchormem import Memory
 from anchormem.eval.polysemy import load_cases
+from timing import emit  # bench/timing.py (bench/ is on sys.path when a script runs)
 
 
 def main(argv: list[str]) -> dict:
@@ -57,7 +56,4 @@ def main(argv: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    res = main(sys.argv[1:])
-    print(json.dumps(res, indent=1))
-    if "--out" in sys.argv:
-        Path(sys.argv[sys.argv.index("--out") + 1]).write_text(json.dumps(res, indent=1) + "\n")
+    emit(main(sys.argv[1:]), sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None)

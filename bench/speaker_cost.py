@@ -11,16 +11,16 @@ LoCoMo questions: the same store, each question searched with the base recipe an
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
-from pathlib import Path
 
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.harness import read_only_configs
 from anchormem.eval.locomo import load_locomo
 from anchormem.memory import Memory
 from anchormem.retrieval.config import parse_recipe_spec
+from timing import emit  # bench/timing.py (bench/ is on sys.path when a script runs)
+
 
 DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
 
@@ -58,9 +58,7 @@ def main() -> int:
         out[name + "_ms"] = {"cpu_mean": statistics.mean(cpu[j]), "cpu_p50": statistics.median(cpu[j]),
                              "wall_mean": statistics.mean(wall[j]), "wall_p50": statistics.median(wall[j])}
     out["cpu_ratio"] = out["new_ms"]["cpu_mean"] / out["base_ms"]["cpu_mean"]
-    print(json.dumps(out, indent=1))
-    if args.out:
-        Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    emit(out, args.out)
     return 0
 
 

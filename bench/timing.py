@@ -32,3 +32,14 @@ def progress_printer(every_s: float = 10.0):
             print(f"  {done}/{total}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def emit(result: dict, out: str | None) -> None:
+    """Print ``result`` as JSON and, with ``out`` (a path), write it there too (UTF-8, trailing newline)."""
+    import json
+    from pathlib import Path
+
+    text = json.dumps(result, indent=1)
+    print(text)
+    if out:
+        Path(out).write_text(text + "\n", encoding="utf-8")

@@ -24,12 +24,11 @@ Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6] [--rounds 20] [-
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import sys
 import time
-from pathlib import Path
+from timing import emit  # bench/timing.py (bench/ is on sys.path when a script runs)
 
 
 def _arg(argv: list[str], name: str, default: str) -> str:
@@ -136,7 +135,4 @@ def main(argv: list[str]) -> dict:
 
 
 if __name__ == "__main__":
-    res = main(sys.argv[1:])
-    print(json.dumps(res, indent=1))
-    if "--out" in sys.argv:
-        Path(sys.argv[sys.argv.index("--out") + 1]).write_text(json.dumps(res, indent=1) + "\n")
+    emit(main(sys.argv[1:]), sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None)
