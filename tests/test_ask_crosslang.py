@@ -114,3 +114,13 @@ def test_category_kinds_in_either_language(term, text, named):
 def test_a_word_names_no_category_unless_listed():
     assert asked_categories("weather") == frozenset()
     assert asked_categories("pets") == asked_categories("宠物") == frozenset({"pet"})
+
+
+@pytest.mark.parametrize("term,cats", [
+    ("care", frozenset()),          # a stemmer would make it "car"
+    ("cars", frozenset({"car"})),
+    ("Dogs", frozenset({"dog"})),
+    ("instruments", frozenset({"instrument"})),
+])
+def test_question_terms_name_categories_by_noun_lemma(term, cats):
+    assert asked_categories(term) == cats

@@ -12,7 +12,7 @@ the broader one (a greyhound is a dog, a dog a pet).
     asked_categories("pets")                              # -> frozenset({"pet"})
     names_kind(frozenset({"pet"}), "i have two cats.", ["two", "cats"])   # -> True
 
-Matching: in a question, a category name by stem (English) or as the whole word (Chinese); in a memory, an English
+Matching: in a question, a category name by its noun lemma (English: "pets" is "pet", "care" is not "car") or as the whole word (Chinese); in a memory, an English
 name or kind as whole words (plural -s/-es allowed), a Chinese one as a substring of two or more characters, or a
 single character as a word of its own or the head (last character) of one ("小猫" is a cat, "猫毛" is not).
 """
@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 
 from .. import langdata
-from ..text.tokenize import has_cjk, stem
+from ..text.tokenize import has_cjk, noun_lemma
 
 __all__ = ["asked_categories", "kind_words", "names_kind"]
 
@@ -57,7 +57,7 @@ def _data() -> tuple[dict[str, frozenset[str]], dict[str, tuple[re.Pattern[str] 
     asked: dict[str, set[str]] = {}
     for cid, entry in cats.items():
         for n in entry["names"]:
-            asked.setdefault(n if has_cjk(n) else stem(n.lower()), set()).add(cid)
+            asked.setdefault(n if has_cjk(n) else noun_lemma(n), set()).add(cid)
     said: dict[str, tuple[re.Pattern[str] | None, tuple[str, ...], frozenset[str]]] = {}
     for cid, narrower in below.items():
         phrases = {w for c in narrower for w in (*cats.get(c, {}).get("names", ()), *cats.get(c, {}).get("kinds", ()))}
@@ -82,9 +82,9 @@ def kind_words(categories: frozenset[str]) -> list[str]:
 
 def asked_categories(term: str) -> frozenset[str]:
     """The category ids a question's key term names ("pets" -> {"pet"}, 乐器 -> {"instrument"}); empty for any
-    other word."""
+    other word ("care" names no "car": English terms meet by noun lemma, not by stem)."""
     asked, _ = _data()
-    return asked.get(term if has_cjk(term) else stem(term.lower()), frozenset())
+    return asked.get(term if has_cjk(term) else noun_lemma(term), frozenset())
 
 
 def names_kind(categories: frozenset[str], text: str, words: list[str]) -> bool:

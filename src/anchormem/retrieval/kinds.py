@@ -31,8 +31,7 @@ def kind_terms(terms: list[str], limit: int = 400) -> tuple[list[str], list[str]
     cats: set[str] = set()
     other: list[str] = []
     for t in terms:
-        # the term must be one of the category's own words ("pets", not "care": asked_categories matches by stem,
-        # and stem("care") is stem("car"))
+        # the term must be one of the category's own words as said (a lemma match alone is not enough here)
         c = frozenset(cid for cid in asked_categories(t) if t.casefold() in _own_words(cid))
         if c:
             cats |= c

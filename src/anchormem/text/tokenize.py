@@ -183,6 +183,23 @@ def stem(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
+@lru_cache(maxsize=8192)
+def noun_lemma(word: str) -> str:
+    """The dictionary form of an English noun, lower-cased ("pets" -> "pet", "children" -> "child", "care" ->
+    "care", "cars" -> "car"); a word that is not ASCII letters is returned lower-cased and unchanged. Unlike
+    :func:`stem` it never merges two nouns ("care" and "car" stay apart). Tables from ``lemminflect``, loaded on
+    first use."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if not (w.isascii() and w.replace("-", "").isalpha()):
+        return w
+    from lemminflect import getLemma  # lazy: its tables load on first use (no import-time I/O)
+
+    got = getLemma(w, upos="NOUN")
+    return got[0].lower() if got else w
+
+
 def term_coverage(terms: list[str], texts: list[str]) -> list[set[int]]:
     """Which of ``terms`` (query terms, :func:`query_terms`) each text contains: per text, the indexes of the terms
     found. A Chinese term is found as a substring (黄小米 holds 小米; jieba may segment either way), a Latin one as
