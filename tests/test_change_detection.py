@@ -219,6 +219,30 @@ def test_llm_previous_value_is_kept_only_when_the_turn_says_it():
     assert (a.value, a.previous_value, b.value, b.previous_value) == ("Berlin", None, "Berlin", "Lisbon")
 
 
+def test_llm_sees_the_known_facts_and_its_previous_value_is_checked_against_them(tmp_path):
+    replies = [_llm_reply(("user", "home_city", "Cleveland", 1, 1.0, "I'm a nurse in Cleveland.", None)),
+               _llm_reply(("user", "home_city", "Raleigh", 1, 1.0, "we're in Raleigh now", "Cleveland"))]
+    with FakeLLMServer(replies) as srv, _llm_mem(tmp_path, srv) as m:
+        m.add("I'm a nurse in Cleveland.", user_id="u", timestamp=T1)
+        evs = m.add("Finally escaped!! we're in Raleigh now", user_id="u", timestamp=T2)
+        assert [(e.event, e.memory.fact.value) for e in evs if e.memory.fact] == [
+            ("ADD", "Raleigh"), ("SUPERSEDE", "Cleveland")]
+        first, second = (r["messages"][1]["content"] for r in srv.requests)
+    assert "Known current facts" not in first  # nothing known yet: no list
+    assert "- user | home_city | Cleveland" in second
+
+
+def test_llm_previous_value_neither_said_nor_known_is_dropped():
+    from anchormem.facts.llm_extract import extract_facts_llm
+
+    reply = _llm_reply(("user", "home_city", "Raleigh", 1, 1.0, "we're in Raleigh now", "Cleveland"))
+    with FakeLLMServer([reply, reply]) as srv:
+        llm = OpenAICompatLLM(srv.base_url, "fake", max_retries=0)
+        (a,) = extract_facts_llm(llm, "we're in Raleigh now", known=[("user", "home_city", "Akron")]).facts
+        (b,) = extract_facts_llm(llm, "we're in Raleigh now", known=[("user", "home_city", "cleveland")]).facts
+    assert (a.previous_value, b.previous_value) == (None, "Cleveland")
+
+
 def test_language_data_is_read_lazily_not_at_import():
     code = ("import anchormem, anchormem.facts, anchormem.langdata as L; print(L.load.cache_info().currsize); "
             "from anchormem.facts import extract_facts_rules as x; x('My rent went up to 1350.'); "

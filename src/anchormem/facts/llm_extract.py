@@ -31,7 +31,7 @@ from .grounding import Support, check_support
 from .model import Fact, detect_language, is_sensitive
 from .rules import _turns, _typed_to_person, extract_from_text, hedge_confidence, not_the_speakers
 
-__all__ = ["ExtractionResult", "Rejected", "extract_facts_llm", "pick_extractor", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
+__all__ = ["ExtractionResult", "KNOWN_LIMIT", "Rejected", "extract_facts_llm", "pick_extractor", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
 
 FACTS_SCHEMA: dict = {
     "title": "facts",
@@ -75,6 +75,10 @@ Rules:
   give the NEW value with polarity 1, and previous_value = the old value only when the user's words name it
   ("I moved from Lisbon to Berlin" -> "Lisbon"), else null. An ending without a new value ("I quit smoking",
   "not vegetarian anymore", "我辞职了", "我戒烟了") is polarity -1 with the ended thing as value.
+- Known facts: when the request lists facts already known about the user, they are for matching only, never a
+  source of values. If the user's words change or end one of them (however indirectly: "that era is over, we're in
+  Raleigh now", "烟终于戒了"), use that fact's entity and attribute EXACTLY and set previous_value to its known
+  value; a fact that only repeats a known one keeps its attribute too.
 - Someone else's change, a plan, a wish, a question or a hypothetical ("my friend moved to X", "I might move",
   "Should I move?", "if I moved…") is no fact of the user's: leave it out.
 - Never invent values. Never copy anything from these instructions or the example.
@@ -158,7 +162,21 @@ def _span(quote: str, source: str) -> str | None:
     return None
 
 
-def _build(item: Any, source: str, prompt_text: str, embedder: Any) -> tuple[Fact | None, list[str]]:
+def _known_block(known: list[tuple[str, str, str]]) -> str:
+    """The known current facts as prompt lines ("- user | home_city | Lisbon"), at most ``KNOWN_LIMIT``."""
+    return "\n".join(f"- {e} | {a} | {v}" for e, a, v in known[-KNOWN_LIMIT:])
+
+
+def _known_previous(prev: str, entity: str, attribute: str, known: list[tuple[str, str, str]]) -> bool:
+    """``prev`` is the current value of the same (entity, attribute) among the ``known`` facts (case-insensitive):
+    a previous value the model took from the store, checked against the store instead of the turn."""
+    p = prev.strip().casefold()
+    return any(e.casefold() == entity.casefold() and a == attribute and v.strip().casefold() == p
+               for e, a, v in known)
+
+
+def _build(item: Any, source: str, prompt_text: str, embedder: Any,
+           known: list[tuple[str, str, str]] | None = None) -> tuple[Fact | None, list[str]]:
     if not isinstance(item, dict):
         return None, [f"not an object: {type(item).__name__}"]
     value = item.get("value")
@@ -190,8 +208,10 @@ def _build(item: Any, source: str, prompt_text: str, embedder: Any) -> tuple[Fac
     prev = item.get("previous_value")
     if isinstance(prev, (str, int, float)) and not isinstance(prev, bool) and str(prev).strip():
         old = fact.model_copy(update={"value": str(prev).strip(), "polarity": 1})
-        # the old value must be in the turn itself; a value the model remembers from elsewhere is not kept
-        if str(prev).strip().casefold() in source.casefold() and check_support(old, source).overlap > 0:
+        # the old value must be in the turn itself, or be the current value of that slot in the store (the known
+        # facts the request listed); a value the model remembers from elsewhere is not kept
+        if (str(prev).strip().casefold() in source.casefold() and check_support(old, source).overlap > 0) or \
+                _known_previous(str(prev), fact.entity, fact.attribute, known or []):
             fact.previous_value = str(prev).strip()
     else:
         fact.source_span = max(split_sentences(source) or [source],
@@ -203,14 +223,21 @@ def _build(item: Any, source: str, prompt_text: str, embedder: Any) -> tuple[Fac
     return fact, reasons
 
 
+KNOWN_LIMIT = 60  # known facts listed in one request (the most recent ones): bounds the prompt
+
+
 def extract_facts_llm(llm: Any, turns: str | Message | dict | list[str | Message | dict], *,
                       language_hint: str | None = None, embedder: Any = None,
-                      max_tokens: int | None = 1024) -> ExtractionResult:
+                      max_tokens: int | None = 1024,
+                      known: list[tuple[str, str, str]] | None = None) -> ExtractionResult:
     """Extract grounded facts from the user's turns with ``llm`` (an :class:`anchormem.llms.LLM`).
 
     ``turns``: a string (one user turn) or messages (dicts or :class:`Message`). ``language_hint``: "en"/"zh"
     to tell the model the user's language (else it follows the text). ``embedder``: optional, adds the
-    embedding check to grounding.
+    embedding check to grounding. ``known``: the user's current facts as (entity, attribute, value), oldest first
+    (the last ``KNOWN_LIMIT`` are listed): the model proposes a change of one of them under its own attribute with
+    ``previous_value``, which is kept when it is that fact's known value; every new value is still grounded
+    against the user's turn, never against the list.
 
     Returns :class:`ExtractionResult`. Raises LLMParseError after one retry when the replies hold no usable JSON,
     and LLMError when the endpoint fails. No user turns (or only blank ones) -> an empty result, no LLM call.
@@ -225,7 +252,9 @@ def extract_facts_llm(llm: Any, turns: str | Message | dict | list[str | Message
         system += f"\nThe user writes in {language_hint}; keep values in that language."
     messages: list[dict] = [
         {"role": "system", "content": system},
-        {"role": "user", "content": "Conversation:\n" + _transcript(pairs) + "\n\nExtract the user's facts as JSON."},
+        {"role": "user", "content": ("Known current facts (entity | attribute | value), for matching only:\n"
+                                     + _known_block(known) + "\n\n" if known else "")
+         + "Conversation:\n" + _transcript(pairs) + "\n\nExtract the user's facts as JSON."},
     ]
     parsed = None
     last_error: LLMParseError | None = None
@@ -254,7 +283,7 @@ def extract_facts_llm(llm: Any, turns: str | Message | dict | list[str | Message
     prompt_text = SYSTEM_PROMPT
     seen: dict[tuple[str, str], int] = {}
     for item in items:
-        fact, reasons = _build(item, source, prompt_text, embedder)
+        fact, reasons = _build(item, source, prompt_text, embedder, known)
         if fact is None or reasons:
             result.rejected.append(Rejected(fact if fact is not None else item, reasons))
             continue
@@ -287,11 +316,12 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
         raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
     check = embedder if getattr(embedder, "semantic", True) else None  # the cosine check needs meaning
 
-    def llm_facts(text: str, *, entity: str) -> list[Any]:
-        res = extract_facts_llm(llm, text, embedder=check)
+    def llm_facts(text: str, *, entity: str, known: list[tuple[str, str, str]] | None = None) -> list[Any]:
+        res = extract_facts_llm(llm, text, embedder=check, known=known)
         stats["facts_extracted"] += len(res.facts)
         stats["facts_rejected"] += len(res.rejected)
         return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
                 for f in res.facts]
 
+    llm_facts.wants_known = True  # type: ignore[attr-defined]  (plan_facts passes the user's current facts)
     return llm_facts

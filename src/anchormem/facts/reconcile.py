@@ -212,6 +212,17 @@ def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[
     return out
 
 
+def _known_facts(store: Any, tenant: str, user_id: str) -> list[tuple[str, str, str]]:
+    """The user's current facts as (entity, attribute, value), oldest first: what an extractor that proposes changes
+    (the LLM) is shown to match a new turn against (:func:`~.llm_extract.extract_facts_llm`, ``known``)."""
+    from ..filters import Cond
+    from ..types import Scope
+
+    items = store.list_memories(Scope(tenant=tenant, user_id=user_id), Cond(field="kind", op="eq", value="fact"))
+    return [(m.fact.entity, m.fact.attribute, str(m.fact.value)) for m in items
+            if m.fact is not None and m.valid_to is None and m.fact.polarity > 0]
+
+
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
                 ) -> list[tuple[Draft, list[Fact]]]:
     """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
@@ -277,12 +288,17 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     the grounded LLM extractor when configured). Pure planning: nothing is written here."""
     plan = FactPlan()
     found: list[tuple[Draft, list[Fact]]] = []
+    known = _known_facts(store, tenant, user_id) if getattr(extract, "wants_known", False) and any(
+        d.item.source == "user" for d in drafts) else None
     for d in drafts:
         facts: list[Fact] = []
         if d.item.source == "user" and d.item.kind in ("utterance", "question"):  # (a question's opening statement)
+            speaker = d.item.speaker or "user"
+            said = extract(d.item.text, entity=speaker) if known is None else extract(
+                d.item.text, entity=speaker, known=[("user" if e in ("user", speaker) else e, a, v)
+                                                    for e, a, v in known])
             # one grounding gate for every extractor: a fact its own turn does not support is not stored
-            facts = [_typed(f) for f in extract(d.item.text, entity=d.item.speaker or "user")
-                     if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
+            facts = [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
