@@ -33,3 +33,13 @@ def test_parts_index_like_their_join_and_the_cache_lives_only_in_the_block(monke
     assert _SEGMENTS.get() is None
     assert (words(TEXTS[0]), index_text(TEXTS[0])) == first[:2]
     assert len(calls) == 3  # outside a block nothing is kept
+
+
+def test_jieba_is_quiet_whichever_call_loads_it_first():
+    # part-of-speech tagging used to load jieba's dictionary on its own, printing jieba's debug lines to stderr
+    import subprocess
+    import sys
+
+    code = "from anchormem.text.tokenize import pos_tags; print(pos_tags('我住在北京')[0].word)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "我" and "prefix dict" not in run.stderr and "Loading model" not in run.stderr

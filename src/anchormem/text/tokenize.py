@@ -69,6 +69,7 @@ def pos_tags(text: str) -> tuple[Tagged, ...]:
     """jieba's part-of-speech tagging of ``text`` (``jieba.posseg.cut``, HMM on), cached by text: the fact rules
     read a clause's tags in several places (names, subjects, a subject-less clause), and a bulk load meets the same
     clause again as an old neighbour of new turns; tagging costs ~1 ms per clause."""
+    _get_jieba()  # the one place jieba is set up (its log level, the dictionary loaded once under a lock)
     import jieba.posseg  # lazy: its dictionary loads on first use
 
     return tuple(Tagged(t.word, t.flag) for t in jieba.posseg.cut(text))
