@@ -85,6 +85,9 @@ def test_an_ambiguous_prefix_is_an_error_listing_the_matches(db):
     assert ok(db, "get", a)["id"] == a
     short = run(db, "get", "abcde")
     assert short.exit_code == 2 and f"at least {MIN_PREFIX} characters" in short.stderr
+    # a short prefix that matches nothing says it is too short, not that no memory has that id
+    nothing = run(db, "forget-memory", "0450", json_out=False)
+    assert nothing.exit_code == 2 and f"at least {MIN_PREFIX} characters" in nothing.stderr
     # nothing changed by the refused calls
     assert sorted(m["id"] for m in ok(db, "list", "--user", "al")) == [a, b]
 

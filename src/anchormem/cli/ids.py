@@ -26,8 +26,8 @@ def resolve_id(mem: Any, value: str, kind: Literal["memory", "review"] = "memory
     ``mem``'s tenant. Raises InvalidInputError for an ambiguous prefix (listing the matches) or a prefix shorter
     than :data:`MIN_PREFIX` that is not itself an id."""
     matches = ids_with_prefix(mem.store, mem.tenant, kind, value, limit=_SHOWN + 1)
-    if value in matches or not matches:
-        return value
+    if value in matches or (not matches and len(value) >= MIN_PREFIX):
+        return value  # (no match: the command's own "no memory" error names it)
     if len(value) < MIN_PREFIX:
         raise InvalidInputError(f"{kind} id {value!r} is too short to stand for an id: give at least {MIN_PREFIX} "
                                 "characters")
