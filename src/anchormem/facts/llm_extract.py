@@ -294,4 +294,5 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
         return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
                 for f in res.facts]
 
+    llm_facts.llm = True  # type: ignore[attr-defined]  (read by plan_facts: the offline job reader stays off)
     return llm_facts
