@@ -503,17 +503,13 @@ def job_facts(text: str, *, entity: str = "user",
 
 def merge_job_facts(found: list[Fact], jobs: list[Fact]) -> list[Fact]:
     """The rules' facts of a turn with the job reader's joined: a job slot the rules left empty takes the reader's
-    fact (of a plain statement, "I'm a recruiter at Meta", only when the rules read no job slot of the turn at all:
-    the turn's own reading stands); a rules' value that holds the reader's and more ("瑞幸当区域经理" for 瑞幸) or a
+    fact; a rules' value that holds the reader's and more ("瑞幸当区域经理" for 瑞幸) or a
     rules' ending beside the reader's new value takes the reader's; otherwise the rules' reading stands."""
     out = list(found)
-    plain = bool(jobs) and all(j.polarity > 0 and j.confidence == 0.89 for j in jobs)
-    ruled = any(f.attribute in JOB_SLOTS for f in found)
     for j in jobs:
         same = [f for f in out if f.slot == j.slot]
         if not same:
-            if not (plain and ruled):
-                out.append(j)
+            out.append(j)
             continue
         f = same[0]
         if f.polarity == j.polarity and f.value.casefold() == j.value.casefold():
