@@ -28,8 +28,7 @@ def _read(text: str) -> list[tuple[str, str, str]]:
     ("I got promoted to senior engineer.", [("promote", "senior engineer", "")]),
     ("chef bumped me up to sous chef!! still the ramen spot", [("promote", "sous chef", "")]),
     ("So... Maersk let go of half our team yesterday, me included.", [("end", "", "")]),
-    ("Big news, I left Shopify and started at Datadog on Monday.",
-     [("end", "", "Shopify"), ("start", "", "Datadog")]),
+    ("Big news, I left Shopify and started at Datadog on Monday.", [("start", "", "Datadog")]),
     ("Took a full-time gig as an in-house photographer at IKEA.", [("start", "in-house photographer", "IKEA")]),
     ("Junior UX designer at Shopify as of Monday.", [("start", "Junior UX designer", "Shopify")]),
     ("I'm a recruiter at Meta, been there 4 yrs", [("", "recruiter", "Meta")]),
@@ -43,7 +42,9 @@ def _read(text: str) -> list[tuple[str, str, str]]:
     ("我在县医院当了三十年护士。", [("", "护士", "县医院")]),
     ("I left Amazon last month, 现在在 Cloudflare 做 infra。", [("start", "", "Cloudflare")]),
     ("reorg之后被提成Engineering Manager，现在管三个team。", [("promote", "Engineering Manager", "")]),
-    ("Startup 倒闭了，我现在 freelance 接单。", [("end", "", ""), ("start", "freelance", "")]),
+    ("Startup 倒闭了，我现在 freelance 接单。", [("start", "freelance", "")]),
+    ("我被公司开除了。", [("end", "", "")]),
+    ("They made me redundant last Friday.", [("end", "", "")]),
 ])
 def test_reads_job_clauses(text: str, want: list[tuple[str, str, str]]) -> None:
     assert _read(text) == want
@@ -63,9 +64,23 @@ def test_reads_job_clauses(text: str, want: list[tuple[str, str, str]]) -> None:
     "我在考虑要不要辞职。",
     "如果去Amazon的话package会高一点，但是不想搬去Seattle。",
     "I didn't get the job at Google.",
+    "I started working out at Planet Fitness.",
+    "I joined a gym.",
+    "I'm at Starbucks now.",
+    "现在在星巴克。",
+    "公司裁员了，还好没裁到我。",
+    "我同事被裁了。",
 ])
 def test_non_changes_read_nothing(text: str) -> None:
     assert _read(text) == []
+
+
+def test_leaving_a_name_ends_a_job_only_when_it_is_the_current_employer() -> None:
+    text = "Big news, I left Shopify and started at Datadog on Monday."
+    got = [(r.aspect, r.org) for r in read_clauses(text, named=["Shopify"])]
+    assert got == [("end", "Shopify"), ("start", "Datadog")]
+    assert [r.aspect for r in read_clauses("I quit Instagram.", named=["Google"])] == []
+    assert [r.aspect for r in read_clauses("I left my wallet at Starbucks.", named=["Starbucks"])] == []
 
 
 def test_titles_are_typed_from_the_lexicon() -> None:

@@ -125,7 +125,8 @@ def _en_title_of(words: list[str], frame: bool) -> str:
         clean.append(w2)
         if w != w2 and w[-1:] in ".,!?;:":
             break
-    if clean and re.fullmatch(r"(?:a|an|the|my|our)", clean[0], re.I):
+    det = bool(clean) and bool(re.fullmatch(r"(?:a|an|the|my|our)", clean[0], re.I))
+    if det:
         clean = clean[1:]
     last = -1
     for i, w in enumerate(clean[:5]):
@@ -133,7 +134,7 @@ def _en_title_of(words: list[str], frame: bool) -> str:
         base = base[:-1] if base.endswith("s") and base[:-1] in heads else base
         if base in heads or base.split("-")[-1] in heads:
             last = i
-    if last < 0 and frame and clean:
+    if last < 0 and frame and det and clean:  # ("started as a cataloguer"; not "made me redundant")
         w = clean[min(len(clean), 3) - 1].casefold()
         if len(w) > 4 and any(w.endswith(s) for s in d.get("agentive", [])) and w.isalpha():
             last = min(len(clean), 3) - 1
@@ -226,7 +227,7 @@ def _zh_org(clause: str) -> tuple[str, str]:
     suffixes = sorted(d.get("org_suffixes", []), key=len, reverse=True)
     not_orgs = set(d.get("not_orgs", []))
     rx = re.compile("(?:" + "|".join(r"(?<![现正实存所自好])在" if b == "在" else re.escape(b) for b in before) + r")\s*(?P<o>[" + _CJK + r"A-Za-z0-9&.\- ]{1,16}?)\s*"
-                    r"(?P<a>" + "|".join(map(re.escape, after)) + r"|那边|$)")
+                    r"(?P<a>" + "|".join(map(re.escape, after)) + r"|那边|(?=[。！!，,.；;…])|$)")
     lead = re.compile("^(?:" + "|".join(map(re.escape, before)) + ")+")
     for m in rx.finditer(clause):
         o = lead.sub("", m.group("o").strip()).strip()
@@ -242,6 +243,19 @@ def _zh_org(clause: str) -> tuple[str, str]:
             return "", "place"  # 在北京做程序员 (or 京东, which jieba also tags a place): no employer read
         return o, m.group("a")
     return "", ""
+
+
+def _org_like(word: str) -> bool:
+    """A Chinese phrase names an organisation: it ends in an organisation word (支行, 公司) or jieba tags it one
+    (``nt``), or it is a Latin name ("普通" of 普通的销售 is none)."""
+    from ..text.tokenize import pos_tags
+
+    if re.fullmatch(r"[A-Za-z][\w&.\- ]*", word):
+        return True
+    if word in _data("zh").get("title_modifiers", []):
+        return False
+    return any(word.endswith(x) for x in _data("zh").get("org_suffixes", [])) or \
+        any(t in ("nt", "nz") for _, t in pos_tags(word))
 
 
 def _is_place(word: str) -> bool:
@@ -346,11 +360,20 @@ def _ends(clause: str, lang: str, title: str, org: str, named: Iterable[str]) ->
     if not verb:
         return ""
     low = clause.casefold()
-    after = low[low.find(verb.casefold()):] if lang == "en" else low
     from .changes import JOB_ACTIVITY
 
-    obj = bool(org or title) or bool(_find(lang, "job_words", after)) or \
-        any(a in after for a in JOB_ACTIVITY()) or any(n and n.casefold() in low for n in named)
+    if lang == "zh":
+        obj = bool(org or title) or bool(_find(lang, "job_words", low)) or any(n and n.casefold() in low for n in named)
+        return verb if obj else ""
+    # the verb's own object, right after it: "left the bookshop", "quit teaching", "quit my job", a current employer
+    after = low[low.find(verb.casefold()) + len(verb):]
+    after = re.sub(r"^\s*(?:the|my|our|a|an|that|this)\s+", " ", after).strip()
+    head = " ".join(after.split()[:3])
+    obj = bool(title and after.startswith(title.casefold().split()[0])) or \
+        bool(_words_rx("en", "job_words") and _words_rx("en", "job_words").match(head)) or \
+        any(head.startswith(a) for a in JOB_ACTIVITY()) or \
+        bool(after.split() and after.split()[0].strip(".,!") in _org_heads()) or \
+        any(n and after.startswith(n.casefold()) for n in named)
     return verb if obj else ""
 
 
@@ -403,6 +426,9 @@ def _read(clause: str, sentence: str, lang: str, named: list[str]) -> Reading | 
     start = _find(lang, "start", clause)
     if lang == "zh" and not (promote or start):
         start = _find("en", "start", clause)
+    now = "" if start else _find(lang, "now", clause)
+    if _find("en", "not_work", clause):
+        return None  # "I started working out at Planet Fitness"
     after = ""
     if lang == "zh":
         org, after = _zh_org(clause)
@@ -411,13 +437,13 @@ def _read(clause: str, sentence: str, lang: str, named: list[str]) -> Reading | 
         org = org or _en_org(clause)
     else:
         org = _en_org(clause)
-    title = _title_in(clause, lang, bool(promote or start or org))
+    title = _title_in(clause, lang, bool(promote or start or now or org))
     bare = clause.strip(" .!;:")
     if not title and lang == "en" and len(bare.split()) <= 4 and is_title(bare):
         title = bare  # a title said alone ("Audit Manager.")
     if lang == "zh" and "的" in title:  # 招行支行的客户经理: the organisation, then the title
         head, title = title.rsplit("的", 1)
-        org = org or head
+        org = org or (head if _org_like(head) else "")
     same = _find(lang, "same", clause)
     end = _ends(clause, lang, title, org, named)
     if not end and (title or _find(lang, "job_words", clause)) and terminative(clause):
@@ -437,12 +463,13 @@ def _read(clause: str, sentence: str, lang: str, named: list[str]) -> Reading | 
         return None  # "I didn't get the job at Google", 我没去腾讯
     if promote and title:
         return Reading("promote", title, "", promote, clause, sentence)
-    if not (start or promote or title):  # a plain employer needs a work verb: "i drive for UPS", 在华为上班
+    if not (start or promote or title):  # an employer alone needs a work verb: "i drive for UPS", 在华为上班 (not
+        # "I'm at Starbucks now", 现在在星巴克)
         if lang == "zh" and after not in _data("zh").get("work_after", []):
             return None
         if lang == "en" and not _find("en", "work_verbs", clause):
             return None
-    return Reading("start" if start else "", title, org, start, clause, sentence)
+    return Reading("start" if start or now else "", title, org, start or now, clause, sentence)
 
 
 # -- facts ------------------------------------------------------------------------------------------------------
