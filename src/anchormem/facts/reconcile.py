@@ -130,7 +130,8 @@ def _links() -> re.Pattern:
     """The words that join a job to its employer in one clause ("I'm a nurse at St Mary's", "我是老师，在…"):
     ``companion_links`` of data/lang/*/frames.json."""
     words = langdata.words("frames", "companion_links")
-    return re.compile(r"\s*(?:" + langdata.alternation(words) + r")(?:\s|(?=[\u4e00-\u9fff]))", re.I)
+    return re.compile(r"\s*(?:" + langdata.alternation(words) + r")(?:\s|(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])(?=[A-Za-z]))",
+                      re.I)
 
 
 def _narrowed(facts: list[Fact]) -> list[Fact]:
