@@ -65,6 +65,7 @@ def test_reads_job_clauses(text: str, want: list[tuple[str, str, str]]) -> None:
     "如果去Amazon的话package会高一点，但是不想搬去Seattle。",
     "I didn't get the job at Google.",
     "I started working out at Planet Fitness.",
+    "A recruiter from Boeing called me about a job.",
     "I joined a gym.",
     "I'm at Starbucks now.",
     "现在在星巴克。",

@@ -285,6 +285,17 @@ def _gated(clause: str, who: str) -> bool:
     return False
 
 
+def _noun_subject(clause: str, lang: str) -> bool:
+    """An English clause opens with a determiner and a noun (not a title said alone: "A recruiter from Boeing called
+    me", "The manager promoted me"): its subject is someone or something else than the speaker."""
+    if lang != "en":
+        return False
+    m = re.match(r"\s*(?:so\.*\s+|and\s+|but\s+)?(?:a|an|the|this|that|some|one|his|her|their|your)\s+[\w-]+"
+                 r"(?:\s+[\w-]+){0,3}?\s+(?:\w+ed|called|told|gave|made|let|got|sent|offered|hired|fired|promoted|"
+                 r"is|was|has|had|just|finally)\b", clause, re.I)
+    return bool(m)
+
+
 def _self_object(clause: str) -> bool:
     """The speaker is the object of the clause's verb ("let me go", "bumped me up", "me included", 提拔我当)."""
     if has_cjk(clause):
@@ -398,9 +409,12 @@ def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
             who = _speaker_subject(clause) or who
             if _subject(clause) == "other" and who != "other":
                 who = "other"
-            if _gated(clause, who):
+            other = who == "other" or _noun_subject(clause, lang)
+            if _gated(clause, "other" if other else who):
                 continue
             r = _read(clause, sentence, lang, named)
+            if r is not None and other and r.aspect not in ("end", "promote"):
+                continue  # "A recruiter from Boeing called me about a job": only what is done to the speaker
             if r is not None:
                 out.append(r)
     return out
