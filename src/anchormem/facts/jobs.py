@@ -198,7 +198,10 @@ def _en_org(clause: str) -> str:
     if before is None:
         return ""
     found = ""
+    verbs = {w.casefold() for w in _data("en").get("org_verbs", [])}
     for m in before.finditer(clause):
+        if m.group(0).casefold() not in verbs and not _anchored(clause[:m.start()]):
+            continue  # "a mentorship program for LGBTQ youth", "my work make a difference for the community"
         rest = clause[m.end():]
         cap = re.match(r"\s+(?:the\s+)?(" + _CAP_NAME.pattern + r")", rest)
         if cap:
@@ -207,7 +210,7 @@ def _en_org(clause: str) -> str:
             if first not in _not_names() and first != "i" and name.casefold() not in _heads():
                 found = name
                 continue
-        low = re.match(r"\s+(?:the|a|an|my|our)\s+((?:[a-z][\w'-]*\s+){0,2}[a-z][\w-]*)", rest)
+        low = re.match(r"\s+(?:(?:the|a|an|my|our)\s+)?((?:[a-z][\w'-]*\s+){0,2}[a-z][\w-]*)", rest)
         if low:
             words = low.group(1).split()
             for k in range(len(words), 0, -1):
@@ -215,6 +218,24 @@ def _en_org(clause: str) -> str:
                     found = " ".join(words[:k])
                     break
     return found
+
+
+def _anchored(before: str) -> bool:
+    """The words just before a preposition make what follows it an employer: a start word, a work verb said by the
+    speaker, a job word or a title ("started at", "I drive for", "a new job at", "photographer at", "Work: … at")."""
+    tail = " ".join(before.split()[-3:])
+    if not tail:
+        return False
+    near = " ".join(before.split()[-2:])
+    if _find("en", "start", near) or _find("en", "job_words", near) or tail.rstrip().endswith(":"):
+        return True
+    words = [w.strip(".,!:;").casefold() for w in tail.split()]
+    if words and (words[-1] in _heads() or words[-1].rstrip("s") in _heads()):
+        return True
+    rx = _words_rx("en", "work_verbs")
+    verb = rx.search(tail) if rx is not None else None
+    return bool(verb and re.search(r"(?:^|\b(?:I|we|i|I'm|I've|been|am|now|still|also|currently|mostly)\s+)" +
+                                   re.escape(verb.group(0)) + r"\b", tail))
 
 
 def _zh_org(clause: str) -> tuple[str, str]:
@@ -481,7 +502,7 @@ def _read(clause: str, sentence: str, lang: str, named: list[str]) -> Reading | 
         # "I'm at Starbucks now", 现在在星巴克)
         if lang == "zh" and after not in _data("zh").get("work_after", []):
             return None
-        if lang == "en" and not _find("en", "work_verbs", clause):
+        if lang == "en" and not _anchored(clause[: clause.find(org)] if org in clause else clause):
             return None
     return Reading("start" if start or now else "", title, org, start or now, clause, sentence)
 
