@@ -234,8 +234,9 @@ def _anchored(before: str) -> bool:
         return True
     rx = _words_rx("en", "work_verbs")
     verb = rx.search(tail) if rx is not None else None
-    return bool(verb and re.search(r"(?:^|\b(?:I|we|i|I'm|I've|been|am|now|still|also|currently|mostly)\s+)" +
-                                   re.escape(verb.group(0)) + r"\b", tail))
+    return bool(verb and (verb.group(0).casefold().endswith("ing") or re.search(  # ("teaching chemistry at")
+        r"(?:^|\b(?:I|we|I'm|I've|been|am|now|still|also|currently|mostly)\s+)" + re.escape(verb.group(0)) + r"\b",
+        tail, re.I)))
 
 
 def _zh_org(clause: str) -> tuple[str, str]:
