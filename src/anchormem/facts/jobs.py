@@ -223,7 +223,7 @@ def _en_org(clause: str) -> str:
 def _anchored(before: str) -> bool:
     """The words just before a preposition make what follows it an employer: a start word, a work verb said by the
     speaker, a job word or a title ("started at", "I drive for", "a new job at", "photographer at", "Work: … at")."""
-    tail = " ".join(before.split()[-3:])
+    tail = " ".join(before.split()[-4:])
     if not tail:
         return False
     near = " ".join(before.split()[-2:])
