@@ -207,7 +207,8 @@ def _en_org(clause: str) -> str:
         if cap:
             name = cap.group(1).rstrip(".,'’")
             first = name.split()[0].casefold()
-            if first not in _not_names() and first != "i" and name.casefold() not in _heads():
+            if first not in _not_names() and first != "i" and name.casefold() not in _heads() and \
+                    re.search(r"[A-Za-z]{2}", name) and not re.fullmatch(r"\d+\s*(?:am|pm|a\.m\.|p\.m\.)?", name, re.I):
                 found = name
                 continue
         low = re.match(r"\s+(?:(?:the|a|an|my|our)\s+)?((?:[a-z][\w'-]*\s+){0,2}[a-z][\w-]*)", rest)
