@@ -281,11 +281,16 @@ def _org_like(word: str) -> bool:
         any(t in ("nt", "nz") for _, t in pos_tags(word))
 
 
-def _is_place(word: str) -> bool:
+def _tagged(word: str, tags: tuple[str, ...]) -> bool:
+    """Every jieba tag of ``word`` is one of ``tags``."""
     from ..text.tokenize import pos_tags
 
-    tags = [t for _, t in pos_tags(word)]
-    return bool(tags) and all(t == "ns" for t in tags)
+    got = [t for _, t in pos_tags(word)]
+    return bool(got) and all(t in tags for t in got)
+
+
+def _is_place(word: str) -> bool:
+    return _tagged(word, ("ns",))
 
 
 # -- clauses ----------------------------------------------------------------------------------------------------
