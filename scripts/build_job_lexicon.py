@@ -1,6 +1,7 @@
 """Build the occupation lexicon of ``data/lang/<lang>/jobs.json`` (``heads`` / ``titles``) from Faker's job lists.
 
-    pip download faker==40.54.0 --no-deps -d /tmp/faker && python scripts/build_job_lexicon.py /tmp/faker/faker-40.54.0-py3-none-any.whl
+    pip download faker==40.54.0 --no-deps -d /tmp/faker
+    python scripts/build_job_lexicon.py /tmp/faker/faker-40.54.0-py3-none-any.whl
 
 Source: the ``job`` provider of Faker (MIT licence, https://pypi.org/project/Faker/): ``providers/job/__init__.py``
 (about 640 English job titles, the UK/US occupational lists Faker draws on) and ``providers/job/zh_CN/__init__.py``
@@ -58,7 +59,8 @@ def main(wheel: str) -> None:
         path = DATA / lang / "jobs.json"
         data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         data[key] = values
-        data["source"] = f"{key}: built by scripts/build_job_lexicon.py from {Path(wheel).name} (Faker job provider, MIT)"
+        data["source"] = f"{key}: built by scripts/build_job_lexicon.py from {Path(wheel).name} " \
+            "(Faker job provider, MIT)"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(path, key, len(values))
 

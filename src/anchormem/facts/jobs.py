@@ -249,7 +249,8 @@ def _zh_org(clause: str) -> tuple[str, str]:
     after = sorted(d.get("org_after", []), key=len, reverse=True)
     suffixes = sorted(d.get("org_suffixes", []), key=len, reverse=True)
     not_orgs = set(d.get("not_orgs", []))
-    rx = re.compile("(?:" + "|".join(r"(?<![现正实存所自好])在" if b == "在" else re.escape(b) for b in before) + r")\s*(?P<o>[" + _CJK + r"A-Za-z0-9&.\- ]{1,16}?)\s*"
+    pre = "|".join(r"(?<![现正实存所自好])在" if b == "在" else re.escape(b) for b in before)  # (not 现在)
+    rx = re.compile("(?:" + pre + r")\s*(?P<o>[" + _CJK + r"A-Za-z0-9&.\- ]{1,16}?)\s*"
                     r"(?P<a>" + "|".join(map(re.escape, after)) + r"|那边|(?=[。！!，,.；;…])|$)")
     lead = re.compile("^(?:" + "|".join(map(re.escape, before)) + ")+")
     for m in rx.finditer(clause):
