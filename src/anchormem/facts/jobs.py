@@ -11,11 +11,12 @@ fewer, and so are the words saying that a job began or ended. This module reads 
 2. **Typed values**: a **title** is a noun phrase whose head is an occupation noun (``heads`` of
    ``data/lang/en/jobs.json``, built from Faker's job list, or an agentive noun in a role frame: "started as a
    cataloguer"), or in Chinese a phrase ending in a job suffix (工程师, 经理, 主管, 员, 师… ``suffixes``) or one of
-   the listed titles; an **organisation** is a capitalised name after "at / with / for / joined…", a lowercase
-   phrase whose head is an organisation noun ("the university library"), or in Chinese the words between 在 / 去 /
-   入职… and 上班 / 当 / 做…, not a place (jieba ``ns``) unless it ends in an organisation word (公司, 医院, 银行).
-3. **Aspect of the clause**: ``start`` (inchoative: "started", "joined", "new gig", "now", 入职, 跳槽, 现在),
-   ``promote`` (the title changes, not the employer: "promoted to", 升, 提拔), ``end`` (terminative: ``end_patterns``
+   the listed titles; an **organisation** is a capitalised name after a job anchor ("started at", "I drive for",
+   "photographer at", "joined"; not "a mentorship program for LGBTQ youth"), a lowercase phrase whose head is an
+   organisation noun ("the university library"), or in Chinese the words between 在 / 去 / 入职… and 上班 / 当 /
+   做…, not a place (jieba ``ns``) unless it ends in an organisation word (公司, 医院, 银行).
+3. **Aspect of the clause**: ``start`` (inchoative: "started", "joined", "new gig", 入职, 跳槽), ``now`` ("now",
+   现在: an organisation alone then needs a work verb, "I'm at Starbucks now" names no employer), ``promote`` (the title changes, not the employer: "promoted to", 升, 提拔), ``end`` (terminative: ``end_patterns``
    that end a job on their own, "laid off", "handed in my notice", 被裁, 离职; ``end_verbs`` only with a job object:
    "left the bookshop", "quit teaching", 那份兼职不干了), or none (a plain statement: "I'm a recruiter at Meta").
 
