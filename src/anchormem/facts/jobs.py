@@ -129,6 +129,10 @@ def _en_title_of(words: list[str], frame: bool) -> str:
     det = bool(clean) and bool(re.fullmatch(r"(?:a|an|the|my|our)", clean[0], re.I))
     if det:
         clean = clean[1:]
+    from .keys import NOT_JOB_WORDS
+
+    if any(re.fullmatch(NOT_JOB_WORDS, w, re.I) for w in clean[:3]):
+        return ""  # "a good cook", "a big fan", "a wannabe actor"
     last = -1
     for i, w in enumerate(clean[:5]):
         base = w.casefold()
@@ -207,6 +211,9 @@ def _en_org(clause: str) -> str:
         cap = re.match(r"\s+(?:the\s+)?(" + _CAP_NAME.pattern + r")", rest)
         if cap:
             name = cap.group(1).rstrip(".,'’")
+            head = re.match(r"\s+([a-z][\w-]*)", rest[cap.end(1):])
+            if head and head.group(1) in _org_heads():  # "Santa Maria hospital"
+                name = f"{name} {head.group(1)}"
             first = name.split()[0].casefold()
             if first not in _not_names() and first != "i" and name.casefold() not in _heads() and \
                     re.search(r"[A-Za-z]{2}", name) and not re.fullmatch(r"\d+\s*(?:am|pm|a\.m\.|p\.m\.)?", name, re.I):
@@ -585,8 +592,9 @@ def merge_job_facts(found: list[Fact], jobs: list[Fact]) -> list[Fact]:
         f = same[0]
         if f.polarity == j.polarity and f.value.casefold() == j.value.casefold():
             continue
+        rest = f.value.casefold().replace(j.value.casefold(), " ", 1)
         misread = j.polarity > 0 and f.polarity > 0 and j.value.casefold() in f.value.casefold() and \
-            len(f.value) > len(j.value)
+            len(f.value) > len(j.value) and bool(re.search(r"当|做|上班|工作|报到|\bas\b|\bat\b", rest))
         if misread or (j.polarity > 0 > f.polarity and f.value.casefold() not in j.value.casefold()
                        and f.clause != j.clause):
             out[out.index(f)] = j
