@@ -324,4 +324,5 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
                 for f in res.facts]
 
     llm_facts.wants_known = True  # type: ignore[attr-defined]  (plan_facts passes the user's current facts)
+    llm_facts.llm = True  # type: ignore[attr-defined]  (read by plan_facts: the offline job reader stays off)
     return llm_facts

@@ -130,7 +130,8 @@ def _links() -> re.Pattern:
     """The words that join a job to its employer in one clause ("I'm a nurse at St Mary's", "我是老师，在…"):
     ``companion_links`` of data/lang/*/frames.json."""
     words = langdata.words("frames", "companion_links")
-    return re.compile(r"\s*(?:" + langdata.alternation(words) + r")(?:\s|(?=[\u4e00-\u9fff]))", re.I)
+    return re.compile(r"\s*(?:" + langdata.alternation(words) + r")(?:\s|(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])(?=[A-Za-z]))",
+                      re.I)
 
 
 def _narrowed(facts: list[Fact]) -> list[Fact]:
@@ -223,6 +224,25 @@ def _known_facts(store: Any, tenant: str, user_id: str) -> list[tuple[str, str, 
             if m.fact is not None and m.valid_to is None and m.fact.polarity > 0]
 
 
+def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
+    """``facts`` of a user turn with the job reader's (:func:`~anchormem.facts.jobs.job_facts`: typed job titles and
+    employers, their starts, promotions and endings) joined, each through the grounding check; an ending needs no
+    negation word there (the reader's own terminative words said it: "handed in my badge", 被优化了)."""
+    if d.item.source != "user" or d.item.kind not in ("utterance", "question"):
+        return facts
+    from .jobs import job_facts, merge_job_facts
+
+    ent = d.item.speaker or "user"
+    jobs = job_facts(d.item.text, entity=ent, current=lambda a: store.current_facts(
+        tenant, user_id, [FactSlot(entity=ent, attribute=a, value="").slot]))
+    kept = []
+    for f in jobs:
+        why = check_support(_as_user(f, d.item.speaker), d.item.text).reasons
+        if all(f.polarity < 0 and r.startswith("negative fact but no negation") for r in why):
+            kept.append(f)
+    return merge_job_facts(facts, kept)
+
+
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
                 ) -> list[tuple[Draft, list[Fact]]]:
     """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
@@ -301,6 +321,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             facts = [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
+    if not getattr(extract, "llm", False):  # (with an LLM, the LLM proposes job changes and the turn verifies them)
+        found = [(d, _with_jobs(d, fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
