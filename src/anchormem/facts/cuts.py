@@ -11,10 +11,17 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
    nearest the ending by meaning (one embedding call).
 3. **An item of a list** (a piece after the first joined to a neighbour by a list joiner: "Spotify Premium, Disney+
    and the NYT app") is closed alone: one claim per item.
-4. **Else the statement around it**: the neighbouring pieces that continue it ("我在学钢琴，每周上一节课"; "我每天早上
-   一杯美式，雷打不动，中午再来杯拿铁": no subject of their own, :func:`~anchormem.facts.claims.starts_statement`; not
-   opening another thing, ``another_statement`` of relative.json: "顺便在准备考研"), up to a piece stating another
-   current claim of the memory ("我叫小王，在银行上班，每天抽一包烟": the name and the employer stay) or a list item.
+4. **Else the statement around it**: the pieces after it that continue it ("我在学钢琴，每周上一节课": no subject of
+   their own, :func:`~anchormem.facts.claims.starts_statement`; not opening another thing, ``another_statement`` of
+   relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory or a list item. A
+   piece *before* the ended one belongs to its statement only when it is said of the same thing (shares a content
+   word with the pieces from it to the ended one, or with the ending): in a short turn whose subject is said once
+   ("我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了"; "我叫小王，在银行上班，每天抽一包烟" by "烟戒了")
+   each piece is a predicate of its own, and the job or the name stays current.
+
+What is closed is decided here, once, when the ending is written: the open claim made for the old memory keeps
+these words (:attr:`~anchormem.types.Claim.words`), and every read path takes them from the claim
+(:func:`~anchormem.facts.claims.closing_words`), never cutting the text again.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     ending matched (returned when the sentence is one piece); ``word``: the word the two share ("" when none);
     ``whole``: the match was the sentence by meaning (the piece is then chosen by meaning against ``ending``, with
     ``embedder``). Returns a substring of ``sentence`` without its edge punctuation."""
-    from .claims import claim_words, own_claims, starts_statement
+    from .claims import closing_words, own_claims, starts_statement
 
     raw = [m.group() for m in _piece_rx().finditer(sentence)]
     starts = [sum(len(r) for r in raw[:i]) for i in range(len(raw))]
@@ -64,7 +71,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
         vecs = np.asarray(embedder.embed_documents(texts + [ending]), dtype=np.float32)
         hits = [int(np.argmax(vecs[:-1] @ vecs[-1]))]
     at = hits[0]
-    others = [claim_words(c.span, c.value).strip(" .。!！") for c in own_claims(memory)
+    others = [closing_words(c).strip(" .。!！") for c in own_claims(memory)
               if c.valid_to is None and c.span] if memory is not None else []
 
     def other(i: int) -> bool:
@@ -80,8 +87,11 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
         return starts_statement(texts[i]) or _says_another(texts[i]) or \
             i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
 
+    def goes_on(i: int) -> bool:  # piece i is said of what the pieces after it, up to the ended one, are about
+        return _shares(texts[i], " ".join(texts[i + 1:at + 1] + [ending or word]))
+
     lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
-    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo):
+    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and goes_on(lo - 1):
         lo -= 1
     while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
         hi += 1
