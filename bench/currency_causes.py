@@ -11,8 +11,8 @@ fault of the answering side that would fail without any change:
   current value? No: ``recall: the change turn does not answer the question``; yes: ``currency: ...``.
 - ``past``: only the turns up to the one that said the old value; does ``ask(past_question)`` cite it (or, when the
   past question passed, ``search(question)`` rank it first)? No: ``recall``; yes: ``currency``.
-- ``kept``: only the first turn; does ``ask(keep question)`` cite the kept value? No: ``recall``; yes: ``currency``
-  (the change closed or hid the other fact), split by whether the memory holding the kept value is still current.
+- ``kept``: only the first turn; does ``ask(keep question)`` (a non-change: ``ask(question)``) cite the kept value?
+  No: ``recall``; yes: ``currency`` (the change closed, hid or outranked the other fact).
 - ``context``: always ``currency``.
 """
 
@@ -62,8 +62,10 @@ def cause(story: dict, check: str, res: dict, n: int) -> str:
                 "recall: the past question (its past words off) is not answered even before the change")
     if check == "kept":
         if story["kind"] == "nonchange":
-            bench._add_all(m, _story(story, list(range(len(turns)))), user)
-            return "currency: a non-change hides the kept fact"
+            bench._add_all(m, _story(story, [0]), user)
+            ok = any(_cites(m.ask(story["question"], user_id=user), v) for v in story["current"])
+            return ("currency: a non-change hides the kept fact" if ok else
+                    "recall: the kept fact does not answer the question even alone")
         bench._add_all(m, _story(story, [0]), user)
         ok = _cites(m.ask(story["keep"]["question"], user_id=user), story["keep"]["value"])
         return ("currency: the change closed or outranked the kept fact" if ok else

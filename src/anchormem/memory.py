@@ -15,6 +15,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
+from .answering.persons import users_own_evidence
 from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -557,6 +558,7 @@ class Memory(LifecycleMixin):
                             filters=filters, limit=limit, as_of=as_of)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant,  # as they hold now
                                                     self._view_dense(query, user_id, agent_id, session_id))
+        hits = users_own_evidence(asked, hits)  # the assistant repeating a user's fact is no evidence of it
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)

@@ -13,11 +13,11 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
    and the NYT app") is closed alone: one claim per item.
 4. **Else the statement around it**: the pieces after it that continue it ("我在学钢琴，每周上一节课": no subject of
    their own, :func:`~anchormem.facts.claims.starts_statement`; not opening another thing, ``another_statement`` of
-   relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory or a list item. A
-   piece *before* the ended one belongs to its statement only when it is said of the same thing (shares a content
-   word with the pieces from it to the ended one, or with the ending): in a short turn whose subject is said once
-   ("我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了"; "我叫小王，在银行上班，每天抽一包烟" by "烟戒了")
-   each piece is a predicate of its own, and the job or the name stays current.
+   relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory or a list item; and the
+   pieces before it that it continues ("我在4S店卖车，丰田的" ended by "丰田那边不干了"), never back into a statement
+   of who the speaker is (``identity_statement`` of ``data/lang/<lang>/claims.json``: "我是…", "我叫…", "I'm a…"):
+   that one is complete in itself, so in "我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了" the job stays
+   current.
 
 What is closed is decided here, once, when the ending is written: the open claim made for the old memory keeps
 these words (:attr:`~anchormem.types.Claim.words`), and every read path takes them from the claim
@@ -87,17 +87,29 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
         return starts_statement(texts[i]) or _says_another(texts[i]) or \
             i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
 
-    def goes_on(i: int) -> bool:  # piece i is said of what the pieces after it, up to the ended one, are about
-        return _shares(texts[i], " ".join(texts[i + 1:at + 1] + [ending or word]))
-
     lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
-    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and goes_on(lo - 1):
+    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and not _identity(texts[lo - 1]):
         lo -= 1
     while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
         hi += 1
     if lo == 0 and hi == len(spans) - 1:
         return sentence.strip()  # the whole sentence, as said
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
+
+
+def _identity(piece: str) -> bool:
+    """``piece`` states who the speaker is (opens with an ``identity_statement`` of claims.json: "我是开出租车的",
+    "I'm a nurse"): a statement complete in itself."""
+    p = piece.lstrip(" ,，;；").casefold()
+    p = re.sub(r"^(?:and|but|so)\s+", "", p)
+    return any(p.startswith(w.casefold()) for w in _identity_words())
+
+
+@lru_cache(maxsize=1)
+def _identity_words() -> tuple[str, ...]:
+    from .. import langdata
+
+    return langdata.words("claims", "identity_statement")
 
 
 def _shares(a: str, b: str) -> bool:
