@@ -556,8 +556,7 @@ class Memory(LifecycleMixin):
             return abstain(query, [])
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
-        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant,  # as they hold now
-                                                    self._view_dense(query, user_id, agent_id, session_id))
+        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
         hits = users_own_evidence(asked, hits)  # the assistant repeating a user's fact is no evidence of it
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
@@ -588,17 +587,6 @@ class Memory(LifecycleMixin):
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
-
-    def _view_dense(self, query: str, user_id: str, agent_id: str | None, session_id: str | None) -> Any:
-        """texts -> their cosines with ``query`` (the query vector from the search cache): how a partly superseded
-        memory's remaining words are judged by meaning (:func:`~anchormem.retrieval.currency.evidence_hits`)."""
-        scope = self._scope(user_id, agent_id, session_id)
-
-        def cosines(texts: list[str]) -> list[float]:
-            qv = np.asarray(self._searcher.embed_query(query, scope), dtype=np.float32)
-            dv = np.asarray(self.embedder.embed_documents(list(texts)), dtype=np.float32)
-            return [float(x) for x in dv @ qv]
-        return cosines
 
     def _slot_evidence(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None,
                        filters: Any, found: list[Hit]) -> list[Any]:

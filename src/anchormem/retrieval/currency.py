@@ -167,21 +167,17 @@ def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:
 
 
 def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = None,
-                  tenant: str = "default", view_dense: Any = None) -> tuple[str, list[Hit]]:
+                  tenant: str = "default") -> tuple[str, list[Hit]]:
     """The question as the evidence test reads it (a past question without its past words:
     :func:`~anchormem.facts.claims.without_past_words`) and the hits ``ask`` may cite: archived memories reached
     through the summary that rolled them up (:func:`rolled_up`, with ``store``), no summaries (an answer quotes
     turns; a summary only repeats them) and, unless the question is about the past, each memory as it holds (at
     ``as_of``): a partly superseded one without the words of its closed claims
     (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left. A superseded memory
-    reached by a past question or ``as_of`` is kept whole (quoted with its end date). ``view_dense``: a callable
-    (list of texts -> list of cosines with the question) that scores each partly superseded memory by its remaining
-    words, so that it still answers by meaning for what else it said ("Hi, I'm Dana. I'm a dental hygienist." for
-    "What do I do for a living?" after the home moved); without it such a memory is judged by its keywords only."""
+    reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
     out: list[Hit] = []
     as_of = None if as_of is None else to_utc(as_of, field="as_of")  # a string as search takes it
     past = as_of is None and asks_past(query)
-    views: list[int] = []
     for h in rolled_up(hits, store, tenant):
         if h.memory.kind == "summary":
             continue
@@ -190,11 +186,7 @@ def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = N
             continue
         if view is not h.memory:  # its cosine was to the words left out: judged by its remaining words only
             h = h.model_copy(update={"memory": view, "explain": {**h.explain, "dense": None, "view": "current"}})
-            views.append(len(out))
         out.append(h)
-    if views and view_dense is not None:
-        for i, d in zip(views, view_dense([out[i].memory.text for i in views])):
-            out[i].explain["dense"] = float(d)
     return (without_past_words(query) if past else query), out
 
 
