@@ -245,13 +245,17 @@ def _addressee() -> re.Pattern[str]:
 
 
 def users_own_evidence(question: str, hits: list[Hit]) -> list[Hit]:
-    """``hits`` without the assistant's turns when ``question`` asks about the asker (:func:`asks_about_self`: "Do I
-    live in Lisbon?", 我住在哪里？) and does not name the assistant ("What did you recommend?", 你推荐了什么？; the
-    conversation's own phrases such as "can you remind me" aside: :func:`~anchormem.agents.signals.strip_meta`):
-    the assistant repeating a user's fact ("So you live in Lisbon!") is no evidence of it, and after a change
-    it repeats the old value. ``hits`` unchanged otherwise."""
+    """``hits`` without the assistant's turns when ``question`` asks for one of the asker's own facts (a slot of
+    theirs: :func:`~.slot_questions.asked_slots` of a first-person question, :func:`asks_about_self`: "Do I live in
+    Lisbon?", 我以前住哪里？) and does not name the assistant ("What did you say my rent was?"; the conversation's
+    own phrases such as "can you remind me" aside: :func:`~anchormem.agents.signals.strip_meta`): the assistant
+    repeating a user's fact ("So you live in Lisbon!") is no evidence of it, and after a change it repeats the old
+    value. ``hits`` unchanged otherwise (the assistant's own advice answers "Where could I take Lena?")."""
     from ..agents.signals import strip_meta
+    from ..facts.claims import without_past_words
+    from .slot_questions import asked_slots
 
-    if not asks_about_self(question) or _addressee().search(strip_meta(question)):
+    if not asks_about_self(question) or _addressee().search(strip_meta(question)) or \
+            not asked_slots(without_past_words(question)):
         return hits
     return [h for h in hits if h.memory.source != "assistant"]
