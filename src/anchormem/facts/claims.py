@@ -197,6 +197,7 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"[、，,]\s*(?=(?:和|及|以及)(?!\s*[.。!！?？]))", "", text)  # "爱奇艺、 和Spotify" (an item out)
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
+    text = re.sub(r"[,，;；、:：]\s*([.。!！?？])", r"\1", text)  # "我是开出租车的，。" (the piece after it out)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
     text = re.sub(r"([,，;；])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;" else ""),
                   text)  # "我叫李娜，，是一名老师" -> "我叫李娜，是一名老师"

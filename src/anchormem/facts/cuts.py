@@ -7,8 +7,9 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
 
 1. **Pieces**: the sentence cut at commas, semicolons, colons and the ``list_joiners`` of
    ``data/lang/<lang>/relative.json`` ("and", 、, 和).
-2. **The piece ended**: the one holding the word the ending shares with it ("钢琴"), else, naming none, the piece
-   nearest the ending by meaning (one embedding call).
+2. **The piece ended**: the one holding the word the ending shares with it ("钢琴"; a word the segmenter glued to
+   its neighbour, "酒我", by its content terms: "酒"), else the one piece holding a content term of the ending
+   ("酒我戒了" -> "每天晚上都要喝两杯啤酒"), else the piece nearest the ending by meaning (one embedding call).
 3. **An item of a list** (a piece after the first joined to a neighbour by a list joiner: "Spotify Premium, Disney+
    and the NYT app") is closed alone: one claim per item.
 4. **Else the statement around it**: the pieces after it that continue it ("我在学钢琴，每周上一节课": no subject of
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, query_terms
 from ..types import MemoryItem
 
 __all__ = ["ended_words", "statement_of"]
@@ -61,6 +62,10 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     raw = [raw[i] for i in keep]
     texts = [_bare(r) for r in raw]
     hits = [i for i, t in enumerate(texts) if word and word.casefold() in t.casefold()]
+    if not hits and (word or ending):  # the content terms of the word ("酒我": 酒, glued by the segmenter), else of
+        terms = query_terms(word or ending)  # the ending ("酒我戒了": 酒, in 啤酒), when one piece holds them
+        named = [i for i, t in enumerate(texts) if any(w in t.casefold() for w in terms)]
+        hits = named if len(named) == 1 else []
     if hits and ending:  # the first piece sharing a word with the ending ("learning Japanese…, 200-day streak" ~
         hits = [min(hits + [i for i, t in enumerate(texts) if _shares(ending, t)])]  # "Dropped Japanese, the streak…")
     if not hits and not whole:
