@@ -86,6 +86,14 @@ def test_a_past_question_naming_other_words_of_the_old_turn_is_answered_from_it(
     assert [c.text for c in ans.citations] == ["我住北京回龙观，天天挤13号线，人都挤扁了。"]
 
 
+def test_an_ending_keeps_the_job_said_before_it(mem_e5):
+    mem_e5.add("我是开出租车的，每天晚上都要喝两杯啤酒。", user_id="u", timestamp=T1)
+    mem_e5.add("酒我戒了，快半年没碰了。", user_id="u", timestamp=T2)
+    turn = next(m for m in mem_e5.get_all(user_id="u") if m.kind == "utterance")
+    assert turn.current and [c.words for c in turn.claims] == ["每天晚上都要喝两杯啤酒"]
+    assert current_view(turn).text == "我是开出租车的。"
+
+
 def test_a_count_change_keeps_the_names_said_in_the_same_sentence(mem_e5):
     mem_e5.add("I have two hamsters, 叫 Peanut 和 Mochi。", user_id="u", timestamp=T1)
     ev = mem_e5.add("又买了一只, so three hamsters now.", user_id="u", timestamp=T2)

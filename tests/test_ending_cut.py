@@ -46,6 +46,9 @@ def test_a_piece_stating_another_current_claim_is_never_closed():
     assert ended_words(text, text, _item(text), word="抽") == "在银行上班，每天抽一包烟"
     short = "我是开出租车的，每天晚上都要喝两杯啤酒。"  # ended by "酒我戒了": the job stays
     assert ended_words(short, short, _item(short), word="酒", ending="酒我戒了，快半年没碰了。") == "每天晚上都要喝两杯啤酒"
+    # matched by meaning, no shared word given: the one piece holding a content term of the ending (酒, in 啤酒)
+    assert ended_words(short, short, _item(short), word="", whole=True, ending="酒我戒了") == "每天晚上都要喝两杯啤酒"
+    assert ended_words(short, short, _item(short), word="酒我", ending="酒我戒了") == "每天晚上都要喝两杯啤酒"  # glued
 
 
 def test_claim_words_take_the_statement_holding_the_value():
