@@ -27,8 +27,8 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in",
-           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
+__all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name",
+           "mentions", "name_in", "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:

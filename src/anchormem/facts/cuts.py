@@ -15,10 +15,10 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
 4. **Else the statement around it**: the pieces after it that continue it ("我在学钢琴，每周上一节课": no subject of
    their own, :func:`~anchormem.facts.claims.starts_statement`; not opening another thing, ``another_statement`` of
    relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory or a list item; and the
-   pieces before it that it continues ("我在4S店卖车，丰田的" ended by "丰田那边不干了"), never back into a statement
-   of who the speaker is (``identity_statement`` of ``data/lang/<lang>/claims.json``: "我是…", "我叫…", "I'm a…"):
-   that one is complete in itself, so in "我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了" the job stays
-   current.
+   pieces before it that it continues ("我在4S店卖车，丰田的" ended by "丰田那边不干了"); an ending never runs back into
+   a statement of who the speaker is (``identity_statement`` of ``data/lang/<lang>/claims.json``: "我是…", "我叫…",
+   "I'm a…"): that one is complete in itself, so in "我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了" the job stays
+   current (the words stating a value do: "我是team lead，管五个人" for 五个 is one statement, :func:`statement_of`).
 
 What is closed is decided here, once, when the ending is written: the open claim made for the old memory keeps
 these words (:attr:`~anchormem.types.Claim.words`), and every read path takes them from the claim
@@ -93,7 +93,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
             i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
 
     lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
-    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and not _identity(texts[lo - 1]):
+    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and not (ending and _identity(texts[lo - 1])):
         lo -= 1
     while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
         hi += 1
