@@ -120,7 +120,8 @@ def test_C8_utc_and_offsets(mem):
 
 @pytest.mark.parametrize("text", ["ok thanks, bye!", "好的谢谢，拜拜"])
 def test_C10_chitchat_stores_nothing(mem, text):
-    assert mem.add(text, user_id="A") == []
+    assert [(e.event, e.memory.text, e.reason) for e in mem.add(text, user_id="A")] == \
+        [("SKIP", text, "chit-chat: nothing to remember")]  # said, not silent
     assert mem.get_all(user_id="A") == []
     assert mem.export(user_id="A")["memories"] == []
 

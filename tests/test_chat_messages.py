@@ -38,7 +38,8 @@ def test_a_chat_with_tool_steps_is_added_as_it_is(m):
     stored = sorted((e.memory.role, e.memory.text) for e in events)
     assert stored == [("assistant", "It is -3C and snowing in Oslo."), ("user", "I live in Oslo now.")]
     assert not any("-3C, snow" == x.text for x in m.get_all(user_id="u"))  # the tool's raw result is no memory
-    assert m.add([{"role": "developer", "content": "Be brief."}], user_id="u") == []  # a system turn: nothing
+    skipped = m.add([{"role": "developer", "content": "Be brief."}], user_id="u")  # a system turn: nothing kept
+    assert [(e.event, e.reason) for e in skipped] == [("SKIP", "system message: not remembered")]
 
 
 @pytest.mark.parametrize("bad, msg", [

@@ -42,8 +42,13 @@ def test_a_piece_stating_another_current_claim_is_never_closed():
     claims = [Claim(fact_id=f, slot=s, value=v, said_at=T1, valid_from=T1, span=sp) for f, s, v, sp in
               [("f1", "user|name", "小王", "我叫小王"), ("f2", "user|employer", "银行", "在银行上班")]]
     assert ended_words(text, text, _item(text, claims), word="抽") == "每天抽一包烟"
-    # without those claims it is one statement (one subject, said first): the sentence as said
-    assert ended_words(text, text, _item(text), word="抽") == text
+    # without those claims, an ending runs back to the statement of who the speaker is (the name), never into it
+    assert ended_words(text, text, _item(text), word="抽", ending="烟戒了") == "在银行上班，每天抽一包烟"
+    short = "我是开出租车的，每天晚上都要喝两杯啤酒。"  # ended by "酒我戒了": the job stays
+    assert ended_words(short, short, _item(short), word="酒", ending="酒我戒了，快半年没碰了。") == "每天晚上都要喝两杯啤酒"
+    # matched by meaning, no shared word given: the one piece holding a content term of the ending (酒, in 啤酒)
+    assert ended_words(short, short, _item(short), word="", whole=True, ending="酒我戒了") == "每天晚上都要喝两杯啤酒"
+    assert ended_words(short, short, _item(short), word="酒我", ending="酒我戒了") == "每天晚上都要喝两杯啤酒"  # glued
 
 
 def test_claim_words_take_the_statement_holding_the_value():

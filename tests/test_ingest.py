@@ -30,8 +30,8 @@ def test_content_is_not_chitchat(text):
 
 
 def test_chitchat_stores_nothing(mem):
-    for text in ("ok thanks, bye!", "好的谢谢，拜拜", "Thanks, Mel!"):
-        assert mem.add(text, user_id="A") == []
+    for text in ("ok thanks, bye!", "好的谢谢，拜拜", "Thanks, Mel!", "hi"):
+        assert [(e.event, e.reason) for e in mem.add(text, user_id="A")] == [("SKIP", "chit-chat: nothing to remember")]
     assert mem.get_all(user_id="A") == []
     assert mem.search("thanks bye", user_id="A") == []
 

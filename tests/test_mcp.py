@@ -86,6 +86,11 @@ async def _scenario(client: Client) -> None:
     assert "not_found" in await call_error(client, "get_memory", user_id="bob", memory_id=mid)
     assert "not_found" in await call_error(client, "forget_memories", user_id="bob", memory_id=mid)
 
+    # a turn with nothing to keep says so (a SKIP event with its reason), never a silent empty result
+    skipped = (await call(client, "add_memory", user_id="alice", text="hi"))["events"]
+    assert [(e["event"], e["reason"], e["memory"]["text"]) for e in skipped] == \
+        [("SKIP", "chit-chat: nothing to remember", "hi")]
+
     # bad input comes back as a tool error with the library's message; the server keeps serving
     assert "empty text" in await call_error(client, "add_memory", user_id="alice", text="   ")
     err = await call_error(client, "search_memories", user_id="alice", query="marathon", filters={"nope": 1})

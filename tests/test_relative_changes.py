@@ -95,10 +95,10 @@ def test_a_count_change_keeps_the_names(mem_e5):
     from anchormem.facts.claims import current_view
     assert current_view(kept[0]).text == "豆豆和旺财。"  # read paths show the names, not the old count
     change = next(e.memory for e in evs if e.event == "ADD" and e.memory.text.startswith("旺财"))
-    mem_e5.delete(change.id)  # REOPEN: the old count holds again, in the open claim and in its carrier
+    mem_e5.delete(change.id)  # the old count stays superseded (a delete resurrects nothing); the names stay
     again = {m.text: m for m in mem_e5.get_all(user_id="u")}
-    assert current_view(again["我们家两只狗，豆豆和旺财。"]).text == "我们家两只狗，豆豆和旺财。"
-    assert again["我们家两只狗"].fact.value == "两只狗" and again["我们家两只狗"].valid_to is None
+    assert current_view(again["我们家两只狗，豆豆和旺财。"]).text == "豆豆和旺财。"
+    assert "我们家两只狗" not in again
 
 
 def test_an_ending_of_an_unlisted_habit(mem_e5):

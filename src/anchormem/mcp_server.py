@@ -113,12 +113,16 @@ class MemoryOut(BaseModel):
 class EventOut(BaseModel):
     event: str = Field(description="ADD (new memory), ADD_SUPERSEDED (new, but said before a newer value: stored "
                                    "as past), NOOP (an identical memory already existed), SUPERSEDE (a memory no "
-                                   "longer current) or REVIEW (held for review).")
+                                   "longer current), REVIEW (held for review) or SKIP (nothing kept from the turn: "
+                                   "see reason; the memory is the turn, not stored).")
     memory: MemoryOut
+    reason: str | None = Field(None, description="Why a turn was skipped (SKIP), e.g. \"chit-chat: nothing to "
+                                                     "remember\".")
 
 
 class AddResult(BaseModel):
-    events: list[EventOut] = Field(description="One event per memory written; [] when nothing was worth keeping.")
+    events: list[EventOut] = Field(description="One event per memory written or touched; when nothing was worth "
+                                               "keeping, one SKIP event per turn with its reason (never []).")
 
 
 class HitOut(MemoryOut):
@@ -248,13 +252,15 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
             description="Flat key/value metadata stored with each memory, filterable as metadata.<key>.")] = None,
     ) -> AddResult:
         """Store what the user said, verbatim, with its time and provenance. Chit-chat and system turns are
-        skipped; an identical existing memory is not duplicated (event NOOP). Returns the write events."""
+        skipped (when nothing else is written: one SKIP event per turn, with its reason); an identical existing
+        memory is not duplicated (event NOOP). Returns the write events."""
         if (text is None) == (messages is None):
             raise InvalidInputError("give exactly one of text or messages")
         payload: Any = text if text is not None else [m.model_dump(exclude_none=True) for m in messages or []]
         events = mem.add(payload, user_id=user(user_id), session_id=session_id, agent_id=agent_id,
                          timestamp=timestamp, metadata=metadata)
-        return AddResult(events=[EventOut(event=e.event, memory=MemoryOut.of(e.memory)) for e in events])
+        return AddResult(events=[EventOut(event=e.event, memory=MemoryOut.of(e.memory), reason=e.reason)
+                                 for e in events])
 
     @tool(title="Search memories", annotations=ToolAnnotations(read_only_hint=True))
     def search_memories(

@@ -15,6 +15,7 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
+from .answering.persons import users_own_evidence
 from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -31,7 +32,7 @@ from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.keys import memory_keys, parse_key_kinds, previous_turn
-from .ingest.pipeline import draft_memories, embedding_text, time_terms
+from .ingest.pipeline import draft_memories, embedding_text, skipped_turns, time_terms
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
 from .retrieval.conversation import TurnVectors, plan
@@ -197,8 +198,10 @@ class Memory(LifecycleMixin):
         value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id), ``SUPERSEDE``
         (a memory closed by a new value, or left with no current claim: ``valid_to`` set) or ``REVIEW`` (a change
         held in the review queue: ``review_id``, the proposed memory, not stored). Facts are reconciled by
-        :mod:`anchormem.facts.reconcile` (docs/currency.md). Chit-chat, system turns and empty results return
-        ``[]``; the reasons are logged at DEBUG. One transaction per call.
+        :mod:`anchormem.facts.reconcile` (docs/currency.md). A call that stores and touches nothing (chit-chat
+        such as "hi", a system turn) returns one ``SKIP`` event per turn, its ``reason`` saying why ("chit-chat:
+        nothing to remember"), its ``memory`` the turn as drafted, not stored; never ``[]``. One transaction per
+        call.
 
         Bounds (:mod:`anchormem.ingest.limits`): at most ``max_add_messages`` messages and ``max_add_chars``
         characters in all per call, ``max_message_chars`` per message; timestamps in the supported range
@@ -284,9 +287,11 @@ class Memory(LifecycleMixin):
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
             if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
                 results += self._write_summary(scope)
-        return ([MemoryEvent(event=r.event, memory=r.item) for r in results]
-                + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
-                + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
+        events = ([MemoryEvent(event=r.event, memory=r.item) for r in results]
+                  + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
+                  + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
+        return events or [MemoryEvent(event="SKIP", memory=item, reason=why)  # never a silent "0 memories"
+                          for item, why in skipped_turns(msgs, prepared, scope, default_time)]
 
     def _fact_extractor(self) -> Any:
         """The offline rules, or with an LLM the grounded LLM extractor
@@ -552,6 +557,7 @@ class Memory(LifecycleMixin):
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
+        hits = users_own_evidence(asked, hits)  # the assistant repeating a user's fact is no evidence of it
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)

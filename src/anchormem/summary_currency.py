@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .facts.claims import claim_words, closed_claims, month, strip_spans
+from .facts.claims import closed_claims, closing_words, month, strip_spans
 from .filters import parse_filters
 from .types import MemoryItem, Scope
 
@@ -36,7 +36,7 @@ def current_lines(lines: list[Any], items: list[MemoryItem], closed: list[Memory
         for c in closed_claims(it):
             if c.span not in held:
                 for mid in it.source_message_ids:
-                    cut.setdefault(mid, []).append(claim_words(c.span, c.value))  # as every read path cuts it
+                    cut.setdefault(mid, []).append(closing_words(c))  # as every read path cuts it
     by_id = {it.id: it for it in items}
     change: dict[str, list[str]] = {}  # message id -> change notes
     for old in closed:

@@ -30,7 +30,7 @@ __all__ = [
 
 Role = Literal["user", "assistant", "system"]
 Source = Literal["user", "assistant", "inferred", "external"]
-EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE", "REVIEW", "ADD_SUPERSEDED"]
+EventType = Literal["ADD", "UPDATE", "NOOP", "SUPERSEDE", "DELETE", "REVIEW", "ADD_SUPERSEDED", "SKIP"]
 
 DEFAULT_TENANT = "default"
 
@@ -105,7 +105,10 @@ class Claim(BaseModel):
     """One slot fact a memory carries (:mod:`anchormem.facts.claims`). ``fact_id``: the ``kind="fact"`` memory that
     states it (the claim's identity: an utterance carries the claims of the fact memories drawn from it).
     ``said_at``: when it was said; ``valid_from``/``valid_to``: while it held (``valid_to`` None: it holds now);
-    ``superseded_by``: the memory that closed it. ``span``: the words of the memory that state it."""
+    ``superseded_by``: the memory that closed it. ``span``: the words of the memory that state it. ``words``: the
+    words its closing takes out of the memory (the statement or list item of ``span`` that carries it), decided once
+    when the claim is written (:func:`anchormem.facts.claims.decided_words`) and used by every read path; "" on a
+    claim stored before they were kept (read paths then cut ``span`` by ``value``)."""
 
     fact_id: str
     slot: str
@@ -116,6 +119,7 @@ class Claim(BaseModel):
     valid_to: datetime | None = None
     superseded_by: str | None = None
     span: str = ""
+    words: str = ""
 
     @property
     def current(self) -> bool:
@@ -190,12 +194,15 @@ class MemoryItem(BaseModel):
 
 
 class MemoryEvent(BaseModel):
-    """What one write did to one memory."""
+    """What one write did to one memory. ``SKIP``: a turn ``add`` kept nothing from (``memory`` is that turn as it
+    would have been drafted, not stored; ``reason`` says why: "chit-chat: nothing to remember", "system message: not
+    remembered"); an ``add`` that stores and touches nothing returns one per turn, never ``[]``."""
 
     event: EventType
     memory: MemoryItem
     previous_text: str | None = None
     review_id: str | None = None
+    reason: str | None = None
 
 
 class Hit(BaseModel):

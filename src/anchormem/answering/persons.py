@@ -27,8 +27,8 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name", "mentions", "name_in",
-           "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
+__all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name",
+           "mentions", "name_in", "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -232,3 +232,30 @@ def claims_other(q: QuestionInfo, hit: Hit, role: str | None) -> bool:
     (:func:`stated_text` with ``about_speaker``), it is the evidence that the event the question attributes to the
     subject is the other person's ("What did Caroline realize after her charity race?" when Melanie ran it)."""
     return bool(q.names) and role is None and bool(hit.memory.speaker)
+
+
+@lru_cache(maxsize=1)
+def _addressee() -> re.Pattern[str]:
+    """The words naming the assistant in a question (``addressee`` of ``data/lang/*/answers.json``)."""
+    from .. import langdata
+
+    parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else rf"\b{re.escape(w)}\b"
+             for w in langdata.words("answers", "addressee")]
+    return re.compile("|".join(parts) or "(?!)", re.I)
+
+
+def users_own_evidence(question: str, hits: list[Hit]) -> list[Hit]:
+    """``hits`` without the assistant's turns when ``question`` asks for one of the asker's own facts (a slot of
+    theirs: :func:`~.slot_questions.asked_slots` of a first-person question, :func:`asks_about_self`: "Do I live in
+    Lisbon?", 我以前住哪里？) and does not name the assistant ("What did you say my rent was?"; the conversation's
+    own phrases such as "can you remind me" aside: :func:`~anchormem.agents.signals.strip_meta`): the assistant
+    repeating a user's fact ("So you live in Lisbon!") is no evidence of it, and after a change it repeats the old
+    value. ``hits`` unchanged otherwise (the assistant's own advice answers "Where could I take Lena?")."""
+    from ..agents.signals import strip_meta
+    from ..facts.claims import without_past_words
+    from .slot_questions import asked_slots
+
+    if not asks_about_self(question) or _addressee().search(strip_meta(question)) or \
+            not asked_slots(without_past_words(question)):
+        return hits
+    return [h for h in hits if h.memory.source != "assistant"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..facts.claims import claim_words, closed_claims, current_view, own_claims
+from ..facts.claims import closed_claims, closing_words, current_view, own_claims
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
@@ -74,7 +74,7 @@ def _superseded_part(h: Hit) -> tuple[Hit, str] | None:
     if not closed:
         return None
     last = max(closed, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
-    text = " ".join(dict.fromkeys(claim_words(c.span, c.value).strip() or h.memory.text for c in closed))
+    text = " ".join(dict.fromkeys(closing_words(c).strip() or h.memory.text for c in closed))
     if _bare(text) == _bare(h.memory.text):  # (the claim's words are the whole text: its dense score holds)
         return h, last.superseded_by  # type: ignore[return-value]
     view = h.memory.model_copy(update={"text": text})
@@ -127,7 +127,7 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
         if m.kind == "summary" or m.valid_to is not None:
             continue
         view = current_view(m)
-        closed = " ".join(dict.fromkeys(w for c in closed_claims(m) if (w := claim_words(c.span, c.value).strip())))
+        closed = " ".join(dict.fromkeys(w for c in closed_claims(m) if (w := closing_words(c).strip())))
         if view is not None and view is not m and closed:
             cand.append((h, view, closed))
     if not cand:
@@ -167,7 +167,7 @@ def _past_view(m: MemoryItem, closed_by: str) -> MemoryItem | None:
     if m.valid_to is not None:
         return m
     mine = [c for c in own_claims(m) if c.superseded_by == closed_by and c.valid_to is not None]
-    words = " ".join(dict.fromkeys(w for c in mine if (w := claim_words(c.span, c.value).strip())))
+    words = " ".join(dict.fromkeys(w for c in mine if (w := closing_words(c).strip())))
     if not words:
         return None
     return m.model_copy(update={"text": words, "valid_to": max(c.valid_to for c in mine),  # type: ignore[type-var]

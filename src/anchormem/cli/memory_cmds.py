@@ -41,14 +41,14 @@ def add(
         events = mem.add([{"role": role, "content": text}], user_id=user, session_id=session, agent_id=agent,
                          timestamp=timestamp, metadata=_parse_meta(meta))
         shown = {} if _state.json else {
-            **short_ids(mem, [e.memory.id for e in events if e.review_id is None]),
+            **short_ids(mem, [e.memory.id for e in events if e.review_id is None and e.event != "SKIP"]),
             **short_ids(mem, [e.review_id for e in events if e.review_id is not None], "review")}
     if _state.json:
         _emit_json([_dump(e) for e in events])
         return
     con = _out()
-    if not events:
-        con.print("[yellow]nothing stored[/] (chit-chat or system text)")
+    if all(e.event == "SKIP" for e in events):
+        con.print(f"[yellow]nothing stored[/] ({'; '.join(dict.fromkeys(e.reason or '' for e in events))})")
         return
     t = Table()
     t.add_column("event")

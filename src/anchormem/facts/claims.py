@@ -25,7 +25,7 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "own_claims", "claim_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+__all__ = ["carry", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
@@ -39,7 +39,7 @@ def carry(item: MemoryItem, claims: list[Claim]) -> None:
         seen.setdefault(c.fact_id, c)
     item.claims = list(seen.values())
     if item.claims and all(c.valid_to is not None for c in item.claims) and item.valid_to is None and \
-            remainder(item.text, [claim_words(c.span, c.value) for c in item.claims],
+            remainder(item.text, [closing_words(c) for c in item.claims],
                       values=[c.value for c in item.claims]) is None:
         last = max(item.claims, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
         item.valid_to, item.superseded_by = last.valid_to, last.superseded_by
@@ -73,6 +73,27 @@ def claim_words(span: str, value: str) -> str:
     if len(parts) < 2 or not hold or len(hold) == len(parts):
         return value_clause(statement_of(span, value), value)
     return " ".join(value_clause(statement_of(p.strip(), value), value) for p in hold)
+
+
+def decided_words(span: str, value: str, extractor: str = "") -> str:
+    """What closing a claim takes out of its memory, decided once, when the claim is written (stored as
+    :attr:`~anchormem.types.Claim.words`): for a claim made for an older memory's words by the change reader
+    (``extractor="relative"``: what an ending ends, :func:`anchormem.facts.cuts.ended_words`, or the piece a change
+    names) its ``span`` as decided there; else the statement or list item of ``span`` holding ``value``
+    (:func:`claim_words`: "I live in Portland" of "I live in Portland and I'm a dental hygienist.")."""
+    if extractor == "relative":
+        return span.strip()
+    return claim_words(span, value)
+
+
+def closing_words(claim: Claim | str, value: str = "", words: str | None = None) -> str:
+    """The words a closed claim takes out of its memory on every read path (``ask``, ``search``, ``context()``,
+    summaries): its stored :attr:`~anchormem.types.Claim.words`; for a claim stored before they were kept, its
+    span cut by its value at read time (:func:`claim_words`). Takes a :class:`~anchormem.types.Claim`, or its
+    ``span``, ``value`` and ``words`` (a row)."""
+    if isinstance(claim, Claim):
+        claim, value, words = claim.span, claim.value, claim.words
+    return words if words else claim_words(claim, value)
 
 
 @lru_cache(maxsize=1)
@@ -118,7 +139,7 @@ def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem 
     if not closed or item.valid_to is not None:
         return item
     held = [c.span for c in item.claims if c not in closed]  # words that also state a claim still holding stay
-    text = remainder(item.text, [claim_words(c.span, c.value) for c in closed], held, [c.value for c in closed])
+    text = remainder(item.text, [closing_words(c) for c in closed], held, [c.value for c in closed])
     if text is None:
         return None
     return item.model_copy(update={"text": text})
@@ -176,6 +197,7 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"[、，,]\s*(?=(?:和|及|以及)(?!\s*[.。!！?？]))", "", text)  # "爱奇艺、 和Spotify" (an item out)
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
+    text = re.sub(r"[,，;；、:：]\s*([.。!！?？])", r"\1", text)  # "我是开出租车的，。" (the piece after it out)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
     text = re.sub(r"([,，;；])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;" else ""),
                   text)  # "我叫李娜，，是一名老师" -> "我叫李娜，是一名老师"

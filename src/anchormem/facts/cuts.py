@@ -7,14 +7,22 @@ and a past read still returns it whole. The cut (:func:`ended_words`):
 
 1. **Pieces**: the sentence cut at commas, semicolons, colons and the ``list_joiners`` of
    ``data/lang/<lang>/relative.json`` ("and", 、, 和).
-2. **The piece ended**: the one holding the word the ending shares with it ("钢琴"), else, naming none, the piece
-   nearest the ending by meaning (one embedding call).
+2. **The piece ended**: the one holding the word the ending shares with it ("钢琴"; a word the segmenter glued to
+   its neighbour, "酒我", by its content terms: "酒"), else the one piece holding a content term of the ending
+   ("酒我戒了" -> "每天晚上都要喝两杯啤酒"), else the piece nearest the ending by meaning (one embedding call).
 3. **An item of a list** (a piece after the first joined to a neighbour by a list joiner: "Spotify Premium, Disney+
    and the NYT app") is closed alone: one claim per item.
-4. **Else the statement around it**: the neighbouring pieces that continue it ("我在学钢琴，每周上一节课"; "我每天早上
-   一杯美式，雷打不动，中午再来杯拿铁": no subject of their own, :func:`~anchormem.facts.claims.starts_statement`; not
-   opening another thing, ``another_statement`` of relative.json: "顺便在准备考研"), up to a piece stating another
-   current claim of the memory ("我叫小王，在银行上班，每天抽一包烟": the name and the employer stay) or a list item.
+4. **Else the statement around it**: the pieces after it that continue it ("我在学钢琴，每周上一节课": no subject of
+   their own, :func:`~anchormem.facts.claims.starts_statement`; not opening another thing, ``another_statement`` of
+   relative.json: "顺便在准备考研"), up to a piece stating another current claim of the memory or a list item; and the
+   pieces before it that it continues ("我在4S店卖车，丰田的" ended by "丰田那边不干了"); an ending never runs back into
+   a statement of who the speaker is (``identity_statement`` of ``data/lang/<lang>/claims.json``: "我是…", "我叫…",
+   "I'm a…"): that one is complete in itself, so in "我是开出租车的，每天晚上都要喝两杯啤酒" ended by "酒我戒了" the job stays
+   current (the words stating a value do: "我是team lead，管五个人" for 五个 is one statement, :func:`statement_of`).
+
+What is closed is decided here, once, when the ending is written: the open claim made for the old memory keeps
+these words (:attr:`~anchormem.types.Claim.words`), and every read path takes them from the claim
+(:func:`~anchormem.facts.claims.closing_words`), never cutting the text again.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, query_terms
 from ..types import MemoryItem
 
 __all__ = ["ended_words", "statement_of"]
@@ -43,7 +51,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     ending matched (returned when the sentence is one piece); ``word``: the word the two share ("" when none);
     ``whole``: the match was the sentence by meaning (the piece is then chosen by meaning against ``ending``, with
     ``embedder``). Returns a substring of ``sentence`` without its edge punctuation."""
-    from .claims import claim_words, own_claims, starts_statement
+    from .claims import closing_words, own_claims, starts_statement
 
     raw = [m.group() for m in _piece_rx().finditer(sentence)]
     starts = [sum(len(r) for r in raw[:i]) for i in range(len(raw))]
@@ -54,6 +62,10 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
     raw = [raw[i] for i in keep]
     texts = [_bare(r) for r in raw]
     hits = [i for i, t in enumerate(texts) if word and word.casefold() in t.casefold()]
+    if not hits and (word or ending):  # the content terms of the word ("酒我": 酒, glued by the segmenter), else of
+        terms = query_terms(word or ending)  # the ending ("酒我戒了": 酒, in 啤酒), when one piece holds them
+        named = [i for i, t in enumerate(texts) if any(w in t.casefold() for w in terms)]
+        hits = named if len(named) == 1 else []
     if hits and ending:  # the first piece sharing a word with the ending ("learning Japanese…, 200-day streak" ~
         hits = [min(hits + [i for i, t in enumerate(texts) if _shares(ending, t)])]  # "Dropped Japanese, the streak…")
     if not hits and not whole:
@@ -64,7 +76,7 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
         vecs = np.asarray(embedder.embed_documents(texts + [ending]), dtype=np.float32)
         hits = [int(np.argmax(vecs[:-1] @ vecs[-1]))]
     at = hits[0]
-    others = [claim_words(c.span, c.value).strip(" .。!！") for c in own_claims(memory)
+    others = [closing_words(c).strip(" .。!！") for c in own_claims(memory)
               if c.valid_to is None and c.span] if memory is not None else []
 
     def other(i: int) -> bool:
@@ -81,13 +93,28 @@ def ended_words(sentence: str, clause: str, memory: MemoryItem | None, *, word: 
             i > 0 and has_cjk(texts[i]) != has_cjk(texts[i - 1])  # said in the other language (a mixed turn)
 
     lo = hi = at  # (the items of a list are claims each: a statement never runs into one)
-    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo):
+    while lo > 0 and not own(lo) and not other(lo - 1) and not item(lo) and not (ending and _identity(texts[lo - 1])):
         lo -= 1
     while hi + 1 < len(spans) and not own(hi + 1) and not other(hi + 1) and not item(hi + 1):
         hi += 1
     if lo == 0 and hi == len(spans) - 1:
         return sentence.strip()  # the whole sentence, as said
     return _bare(sentence[spans[lo][0]:spans[hi][1]])
+
+
+def _identity(piece: str) -> bool:
+    """``piece`` states who the speaker is (opens with an ``identity_statement`` of claims.json: "我是开出租车的",
+    "I'm a nurse"): a statement complete in itself."""
+    p = piece.lstrip(" ,，;；").casefold()
+    p = re.sub(r"^(?:and|but|so)\s+", "", p)
+    return any(p.startswith(w.casefold()) for w in _identity_words())
+
+
+@lru_cache(maxsize=1)
+def _identity_words() -> tuple[str, ...]:
+    from .. import langdata
+
+    return langdata.words("claims", "identity_statement")
 
 
 def _shares(a: str, b: str) -> bool:

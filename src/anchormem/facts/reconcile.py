@@ -50,7 +50,7 @@ from ..text.tokenize import index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
-from .claims import carry, own_claims, remainder, value_clause
+from .claims import carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
@@ -343,10 +343,13 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             continue
         facts = _narrowed(facts)
         # a one-sentence turn saying more than its facts ("我住在成都武侯区，在一家银行做柜员。" with only the home
-        # extracted) keeps its words: the facts take their own clauses, the kept turn stays current for the rest
+        # extracted; "I have two hamsters, 叫 Peanut 和 Mochi。") keeps its words: the facts take their own clauses,
+        # the kept turn stays current for the rest. "The rest" is what is left once each fact's closing words are
+        # out, the words every read path will take out when it is superseded (facts.claims.decided_words)
         slots_said = [FactSlot(entity=f.entity, attribute=f.attribute, value=f.value) for f in facts]
         residual = len(split_sentences(d.item.text)) <= 1 and remainder(
-            d.item.text.strip(), [value_clause(f.clause or f.source_span, f.value) for f in facts], values=[  # "I quit Google and …"
+            d.item.text.strip(), [decided_words(f.clause or f.source_span, f.value, f.extractor) for f in facts],
+            values=[  # "I quit Google and …"
                 c.fact.value for sl in slots_said for key in _related(sl) for c in current.get(key, []) if c.fact]
         ) is not None
         held = len(plan.reviews)

@@ -204,6 +204,7 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "
                          f"{index[start]}-{index[end - 1]} (its write is one transaction: rolled back whole)")
             raise
+        got = [e for e in got if e.event != "SKIP"]  # (counted above as chitchat; a system turn as nothing)
         for e in got:
             counts[e.event] = counts.get(e.event, 0) + 1
         if return_events:

@@ -26,7 +26,12 @@ from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
 from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 
-__all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms"]
+__all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms", "skipped_turns", "SKIP_REASONS"]
+
+#: why ``add`` kept nothing from a turn (``MemoryEvent.reason`` of a ``SKIP`` event), by the reason code of
+#: :attr:`Prepared.skipped`
+SKIP_REASONS = {"chit-chat": "chit-chat: nothing to remember", "system message": "system message: not remembered",
+                "nothing new": "nothing new to remember"}
 
 
 def embedding_text(text: str, speaker: str | None) -> str:
@@ -78,6 +83,24 @@ class Prepared:
     messages: list[StoredMessage] = field(default_factory=list)
     drafts: list[Draft] = field(default_factory=list)
     skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def skipped_turns(messages: list[Message], prepared: "Prepared", scope: Scope, now: datetime
+                  ) -> list[tuple[MemoryItem, str]]:
+    """The turns of ``messages`` an ``add`` kept nothing from, each as an unstored memory of its words and the
+    reason (:data:`SKIP_REASONS`): those ``prepared`` skipped, else (every turn drafted, nothing written or
+    touched) each turn with "nothing new to remember"."""
+    why = dict(prepared.skipped) or {i: "nothing new" for i in range(len(messages))}
+    out = []
+    for i, code in sorted(why.items()):
+        m = messages[i]
+        ts = (m.timestamp or now).astimezone(timezone.utc)
+        kind = "assistant" if m.role == "assistant" else "utterance"
+        out.append((MemoryItem(id=uuid.uuid4().hex, text=m.content or " ", tenant=scope.tenant, user_id=scope.user_id,
+                               agent_id=scope.agent_id, session_id=scope.session_id, kind=kind, role=m.role,
+                               speaker=m.name, source="assistant" if kind == "assistant" else "user", created_at=ts,
+                               valid_from=ts, source_text=m.content), SKIP_REASONS.get(code, code)))
+    return out
 
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,

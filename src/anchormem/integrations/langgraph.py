@@ -183,7 +183,7 @@ class AnchormemStore(BaseStore):
         for m in old:  # replaced: the old memories go (kept in history)
             self.memory.delete(m.id)
         events = self.memory.add(text, user_id=user, metadata=meta)
-        if not events:
+        if all(e.event == "SKIP" for e in events):  # (a SKIP event says why nothing was kept)
             raise InvalidInputError(f"anchormem stored nothing for key {key!r}: the value's text is empty or "
                                     "chit-chat; put a value with content worth remembering")
 

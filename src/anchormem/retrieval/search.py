@@ -414,9 +414,10 @@ class Searcher:
 def collapse_repeats(hits: list[Hit], past: bool = False, as_of: datetime | None = None) -> list[Hit]:
     """Drop a hit that repeats a better-ranked one: same source turn, and one text contains the other (a fact
     memory and the utterance it was taken from). Order is kept. Summaries are never dropped and never drop
-    others. With ``past`` (a question about the past), a fact whose claim is closed takes the place of the
+    others. With ``past`` (a question about the past), a fact whose claim is closed goes right before the
     better-ranked utterance that carries it when that utterance still holds for the rest it says (the old value
-    is what is asked for); an utterance closed as a whole is the memory as it was, and stays. With ``as_of`` (a
+    is what is asked for; the turn that said it follows, whole, for a question naming its other words: "之前天天挤13号线
+    那会儿住哪？"); an utterance closed as a whole is the memory as it was, and stays. With ``as_of`` (a
     read of a past instant), the utterance a fact was read from takes the fact's place when both held then: the
     turn as it was said, not a piece of it. Otherwise the utterance a current fact was read from takes the fact's
     place (:func:`_whole_turn_of`). Linear in the hits: only earlier hits of the same source turn are compared."""
@@ -431,8 +432,15 @@ def collapse_repeats(hits: list[Hit], past: bool = False, as_of: datetime | None
                 if text in k.memory.text or k.memory.text.strip() in text]
         if same:
             k = same[0]
-            if (past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact" and
-                    k.memory.valid_to is None) or (as_of is not None and _said_then(h, k, as_of)) or \
+            if past and h.memory.kind == "fact" and h.memory.valid_to is not None and k.memory.kind != "fact" and \
+                    k.memory.valid_to is None:  # the old value first, then the turn that said it, whole: the
+                h.score = max(h.score, k.score)  # question may name its other words ("那会儿天天挤13号线")
+                at = next(i for i, x in enumerate(kept) if x is k)
+                kept[at:at + 1] = [h, k]
+                for sid in h.memory.source_message_ids:
+                    by_source.setdefault(sid, []).append(h)
+                continue
+            if (as_of is not None and _said_then(h, k, as_of)) or \
                     (not past and as_of is None and _whole_turn_of(h, k)):
                 h.score = max(h.score, k.score)
                 kept[next(i for i, x in enumerate(kept) if x is k)] = h

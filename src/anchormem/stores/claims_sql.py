@@ -21,9 +21,11 @@ import json
 from ..timeutil import from_epoch
 from ..types import Claim, FactSlot, MemoryItem
 
-__all__ = ["claims_ddl", "claims_backfill", "past_entities_ddl", "ClaimsSQL", "own_claims", "CLAIM_COLUMNS"]
+__all__ = ["claims_ddl", "claims_backfill", "claims_words_ddl", "past_entities_ddl", "ClaimsSQL", "own_claims",
+           "CLAIM_COLUMNS"]
 
-CLAIM_COLUMNS = ("memory_id, fact_id, slot, value, polarity, said_at, valid_from, valid_to, superseded_by, span")
+CLAIM_COLUMNS = ("memory_id, fact_id, slot, value, polarity, said_at, valid_from, valid_to, superseded_by, span, "
+                 "words")
 
 _TYPES = {
     "sqlite": {"text": "TEXT", "int": "INTEGER", "time": "REAL"},
@@ -81,7 +83,7 @@ def claims_backfill(dialect: str) -> list[str]:
                                       "f.source_message_ids->>0", "u.source_message_ids->>0")
         inside, ins = "strpos(u.text, f.text) > 0", "INSERT INTO"
         tail = " ON CONFLICT DO NOTHING"
-    cols = f"tenant, user_id, {CLAIM_COLUMNS}"
+    cols = "tenant, user_id, " + CLAIM_COLUMNS.rpartition(",")[0]  # (v6: before the ``words`` column of v8)
     facts = "f.fact IS NOT NULL AND f.slot IS NOT NULL"
     return [
         f"{ins} claims ({cols}) SELECT f.tenant, f.user_id, f.id, f.id, f.slot, {val}, {pol}, f.created_at, "
@@ -100,14 +102,24 @@ def claims_backfill(dialect: str) -> list[str]:
     ]
 
 
+def claims_words_ddl() -> list[str]:
+    """The ``words`` column of ``claims`` (both engines): what a claim's closing takes out of its memory, decided
+    when the claim is written (:func:`anchormem.facts.claims.decided_words`). NULL on the rows of an older store:
+    their read paths cut ``span`` by ``value`` as before."""
+    return ["ALTER TABLE claims ADD COLUMN words TEXT"]
+
+
 def own_claims(item: MemoryItem) -> list[Claim]:
-    """The claims ``item`` carries: those it names, else, for a fact memory, its own fact."""
+    """The claims ``item`` carries: those it names, else, for a fact memory, its own fact (with its closing words
+    decided: :func:`anchormem.facts.claims.decided_words`)."""
     if item.claims or item.fact is None:
         return list(item.claims)
+    from ..facts.claims import decided_words
+
     f = item.fact
     return [Claim(fact_id=item.id, slot=f.slot, value=f.value, polarity=f.polarity, said_at=item.created_at,
                   valid_from=item.valid_from, valid_to=item.valid_to, superseded_by=item.superseded_by,
-                  span=item.text)]
+                  span=item.text, words=decided_words(item.text, f.value, f.extractor))]
 
 
 def _ep(dt: Any) -> float | None:
@@ -129,27 +141,65 @@ class ClaimsSQL:
         item.claims = own_claims(item)
         for cl in item.claims:
             conn.execute(
-                f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) VALUES ({', '.join([p] * 12)}) "
+                f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) VALUES ({', '.join([p] * 13)}) "
                 "ON CONFLICT DO NOTHING",
                 (item.tenant, item.user_id, item.id, cl.fact_id, cl.slot, cl.value, int(cl.polarity),
-                 cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span))
+                 cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span,
+                 cl.words or None))
         own = [cl for cl in item.claims if cl.fact_id == item.id]
         for carrier in [c for c in carried_by if c != item.id]:
             for cl in own:
                 conn.execute(
-                    f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) SELECT {', '.join([p] * 12)} "
+                    f"INSERT INTO claims (tenant, user_id, {CLAIM_COLUMNS}) SELECT {', '.join([p] * 13)} "
                     f"WHERE EXISTS (SELECT 1 FROM memories WHERE tenant = {p} AND user_id = {p} AND id = {p} AND "
                     "valid_to IS NULL) ON CONFLICT DO NOTHING",
                     (item.tenant, item.user_id, carrier, cl.fact_id, cl.slot, cl.value, int(cl.polarity),
                      cl.said_at.timestamp(), cl.valid_from.timestamp(), _ep(cl.valid_to), cl.superseded_by, cl.span,
-                     item.tenant, item.user_id, carrier))
+                     cl.words or None, item.tenant, item.user_id, carrier))
+
+    def edited(self, store: Any, conn: Any, tenant: str, user_id: str, memory_id: str, text: str, when: float,
+               actor: str) -> int:
+        """Fact memory ``memory_id`` got the new ``text`` (``update``): its own claim now has the new words
+        (``span``, ``words``), and every other memory carrying that claim in its *old* words (the utterance the fact
+        was drawn from: "Hi, I'm Sam. I live in Lisbon…" after the fact was edited to "I live in Porto.") no longer
+        states it: the claim is closed there (``valid_to`` = ``when``, ``superseded_by`` = ``memory_id``), so read
+        paths leave those words out and cite the edited memory; a carrier with nothing else left is closed (history
+        ``SUPERSEDE``). Returns how many carriers changed (the caller reloads cached vectors when any)."""
+        from ..facts.claims import closing_words, decided_words, remainder
+
+        p = self.ph
+        row = conn.execute(f"SELECT value FROM claims WHERE tenant = {p} AND memory_id = {p} AND fact_id = {p}",
+                           (tenant, memory_id, memory_id)).fetchone()
+        if row is None:
+            return 0
+        conn.execute(f"UPDATE claims SET span = {p}, words = {p} WHERE tenant = {p} AND memory_id = {p} AND "
+                     f"fact_id = {p}", (text, decided_words(text, row[0]), tenant, memory_id, memory_id))
+        carriers = [r[0] for r in conn.execute(
+            f"SELECT memory_id FROM claims WHERE tenant = {p} AND user_id = {p} AND fact_id = {p} AND "
+            f"memory_id <> {p} AND valid_to IS NULL ORDER BY memory_id",
+            (tenant, user_id, memory_id, memory_id)).fetchall()]
+        for mid in carriers:
+            conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND "
+                         f"memory_id = {p} AND fact_id = {p}", (when, memory_id, tenant, mid, memory_id))
+            got = conn.execute(f"SELECT text, valid_to FROM memories WHERE tenant = {p} AND id = {p}",
+                               (tenant, mid)).fetchone()
+            rows = conn.execute(f"SELECT span, value, words, valid_to FROM claims WHERE tenant = {p} AND "
+                                f"memory_id = {p}", (tenant, mid)).fetchall()
+            if got is None or got[1] is not None or any(r[3] is None for r in rows):
+                continue
+            if remainder(got[0], [closing_words(r[0], r[1], r[2]) for r in rows], values=[r[1] for r in rows]) is None:
+                conn.execute(f"UPDATE memories SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND id = {p}",
+                             (when, memory_id, tenant, mid))
+                store._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor,
+                               f"superseded by {memory_id} (its fact was edited)")
+        return len(carriers)
 
     def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
         of the other current memories that carried it and now carry no current claim (to close with it), except
         those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
         银行做柜员。" stays current for its job once the home moved; "The light there is lovely." refers back)."""
-        from ..facts.claims import claim_words, remainder
+        from ..facts.claims import closing_words, remainder
 
         p = self.ph
         conn.execute(f"UPDATE claims SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = {p} "
@@ -164,9 +214,9 @@ class ClaimsSQL:
         for (mid,) in rows:
             text = conn.execute(f"SELECT text FROM memories WHERE tenant = {p} AND id = {p}",
                                 (tenant, mid)).fetchone()
-            rows = conn.execute(f"SELECT span, value FROM claims WHERE tenant = {p} AND memory_id = {p}",
+            rows = conn.execute(f"SELECT span, value, words FROM claims WHERE tenant = {p} AND memory_id = {p}",
                                 (tenant, mid)).fetchall()
-            if text is None or remainder(text[0], [claim_words(r[0], r[1]) for r in rows],
+            if text is None or remainder(text[0], [closing_words(r[0], r[1], r[2]) for r in rows],
                                          values=[r[1] for r in rows]) is None:
                 out.append(mid)
         return out
@@ -223,15 +273,17 @@ class ClaimsSQL:
                 queue += [(x, when, by) for x in self.close(conn, item.tenant, item.user_id, old_id, when, by)]
 
     def reopen(self, conn: Any, tenant: str, user_id: str, gone: list[str],
-               history: Callable[[str, str, str], None]) -> int:
-        """Before the memories ``gone`` are deleted (``delete``, ``delete_all``, a purge, a fact that ``update``
-        took away): what each of them superseded no longer has that successor. When nothing after it superseded
-        it as well (``gone``'s own successor, followed past other ``gone`` ids, is none), it holds again: the
-        memory and its claims are reopened (``valid_to``/``superseded_by`` cleared; history ``REOPEN``), unless a
-        current memory of the same text, kind and source already holds (then it stays closed). Else it is closed
-        by that later successor from its ``valid_from`` (history ``SUPERSEDE``). ``history(memory_id, event,
-        reason)`` writes a history row. Returns how many memories were reopened or re-pointed (the caller
-        reloads the scope's cached vectors when any)."""
+               history: Callable[[str, str, str], None], keep_closed: bool = False) -> int:
+        """Before the memories ``gone`` are deleted (``delete``, ``delete_all``, a purge, an expiry, a fact that
+        ``update`` took away): what each of them superseded no longer has that successor. When a later memory
+        superseded it as well (``gone``'s own successor, followed past other ``gone`` ids), it is closed by that
+        one from its ``valid_from`` (history ``SUPERSEDE``). Else, with ``keep_closed`` (``delete``,
+        ``delete_all``: deleting a statement is no statement that the older value holds again), it stays
+        superseded as it was (history ``SUCCESSOR_DELETED``); without (an expiry, an ``update`` that took the slot
+        away), it holds again: the memory and its claims are reopened (``valid_to``/``superseded_by`` cleared;
+        history ``REOPEN``), unless a current memory of the same text, kind and source already holds (then it
+        stays closed). ``history(memory_id, event, reason)`` writes a history row. Returns how many memories were
+        reopened or re-pointed (the caller reloads the scope's cached vectors when any)."""
         if not gone:
             return 0
         p = self.ph
@@ -267,6 +319,10 @@ class ClaimsSQL:
                              f"user_id = {p} AND superseded_by = {p}", (vf[0], nxt, tenant, user_id, d))
                 n += len(rows)
                 continue
+            if keep_closed:
+                for r in rows:
+                    history(r[0], "SUCCESSOR_DELETED", f"stays superseded: its successor {d} was deleted")
+                continue
             for mid, agent, kind, source, chash in rows:
                 dup = conn.execute(
                     f"SELECT 1 FROM memories WHERE tenant = {p} AND user_id = {p} AND coalesce(agent_id, '') = {p} "
@@ -285,11 +341,12 @@ class ClaimsSQL:
                          f"user_id = {p} AND superseded_by = {p}", (tenant, user_id, d))
         return n
 
-    def reopen_for(self, store: Any, conn: Any, tenant: str, user_id: str, gone: list[str], actor: str) -> int:
+    def reopen_for(self, store: Any, conn: Any, tenant: str, user_id: str, gone: list[str], actor: str,
+                   keep_closed: bool = False) -> int:
         """:meth:`reopen` writing ``store``'s history rows (by ``actor``); when anything reopened, the scope's
         generation moves once more (its cached vectors reload: reopened rows are current again)."""
         n = self.reopen(conn, tenant, user_id, gone, lambda m, e, r: store._history(
-            conn, m, tenant, user_id, e, None, None, actor, r))
+            conn, m, tenant, user_id, e, None, None, actor, r), keep_closed)
         if n:
             store._bump(conn, tenant, user_id)
         return n
@@ -319,7 +376,8 @@ class ClaimsSQL:
             conn.execute(f"DELETE FROM claims WHERE tenant = {p} AND fact_id = {p}", (tenant, memory_id))
             return
         conn.execute(f"UPDATE claims SET slot = {p}, value = {p}, polarity = {p} WHERE tenant = {p} AND "
-                     f"fact_id = {p}", (slot, value, polarity, tenant, memory_id))
+                     f"fact_id = {p} AND (memory_id = fact_id OR valid_to IS NULL)",  # (not the old words'
+                     (slot, value, polarity, tenant, memory_id))  # claim an edit closed on its carriers: .edited)
 
     def load(self, read: Callable[[str, Any], Iterable[tuple]], tenant_ids: dict[str, list[str]]
              ) -> dict[tuple[str, str], list[Claim]]:
@@ -340,5 +398,5 @@ class ClaimsSQL:
                     out.setdefault((tenant, r[0]), []).append(Claim.model_construct(  # rows as written: no validation
                         fact_id=r[1], slot=r[2], value=r[3], polarity=1 if r[4] >= 0 else -1,
                         said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
-                        superseded_by=r[8], span=r[9]))
+                        superseded_by=r[8], span=r[9], words=r[10] or ""))
         return out

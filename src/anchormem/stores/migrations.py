@@ -3,7 +3,7 @@ transaction. Add a new step at the end; never edit a released one."""
 
 from __future__ import annotations
 
-from .claims_sql import claims_backfill, claims_ddl, past_entities_ddl
+from .claims_sql import claims_backfill, claims_ddl, claims_words_ddl, past_entities_ddl
 from .keyword_index import LOG_DDL
 from .sessions_sql import sessions_ddl
 
@@ -108,5 +108,10 @@ _V6 = claims_ddl("sqlite") + claims_backfill("sqlite") + past_entities_ddl("sqli
 # (60 ms CPU at 100k memories, bench/search_stages.py)
 _V7 = LOG_DDL + ["CREATE INDEX ix_mem_event ON memories(tenant, user_id, event_time)"]
 
-MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7)]
+# v8: what each claim's closing takes out of its memory, decided when the claim is written (``claims.words``,
+# :func:`anchormem.facts.claims.decided_words`); NULL on older rows, whose read paths cut the span as before
+_V8 = claims_words_ddl()
+
+MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7),
+                                           (8, _V8)]
 LATEST = MIGRATIONS[-1][0]

@@ -418,6 +418,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             [(tenant, user_id, memory_id, e.type, e.value, e.normalized) for e in entities])
             self._history(conn, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
             self._keep_state(conn, tenant, user_id, memory_id, before)
+            self._claims.edited(self, conn, tenant, user_id, memory_id, text, utcnow().timestamp(), actor)
             rows = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND user_id = %s AND id = %s",
                                 (tenant, user_id, memory_id)).fetchall()
             return self._items(conn, rows)[0]
@@ -443,7 +444,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 raise NotFoundError(f"no memory {memory_id!r}")
             user_id, text, src_ids = row
             self._bump(conn, tenant, user_id)
-            self._claims.reopen_for(self, conn, tenant, user_id, [memory_id], actor)  # what it superseded holds again
+            self._claims.reopen_for(self, conn, tenant, user_id, [memory_id], actor,
+                                   keep_closed=True)  # what it superseded stays superseded
             counts = self._delete_rows(conn, tenant, user_id, [memory_id])
             if purge:
                 counts["history"] = conn.execute(
@@ -474,7 +476,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                    _json)  # restated in another session: it stays there
             rows = [r for r in rows if r[0] not in shared]
             ids = [r[0] for r in rows]
-            self._claims.reopen_for(self, conn, scope.tenant, scope.user_id, ids, actor)  # (see delete)
+            self._claims.reopen_for(self, conn, scope.tenant, scope.user_id, ids, actor,
+                                   keep_closed=True)  # (see delete)
             counts = self._delete_rows(conn, scope.tenant, scope.user_id, ids)
             msg_sql = "FROM messages WHERE tenant = %s AND user_id = %s"
             mparams: list[Any] = [scope.tenant, scope.user_id]

@@ -403,6 +403,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                               [(rowid, tenant, user_id, e.type, e.value, e.normalized) for e in entities])
             self._history(c, memory_id, tenant, user_id, "UPDATE", old, text, actor, reason)
             self._keep_state(c, tenant, user_id, memory_id, before)
+            if self._claims.edited(self, c, tenant, user_id, memory_id, text, utcnow().timestamp(), actor):
+                self._bump(c, tenant, user_id)  # its carrying turn changed: the cached vector sets reload
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
@@ -416,7 +418,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             rowid, user_id, text, src_ids = row
-            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor)  # what it superseded holds again
+            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor, keep_closed=True)  # stays closed
             counts = self._delete_rows(c, [rowid])
             if purge:
                 counts["history"] = c.execute(
@@ -494,7 +496,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             shared = keep_restated(c, "?", scope, [(r[1], json.loads(r[3] or "[]")) for r in rows], self._history,
                                    actor, json.dumps)  # restated in another session: it stays there
             rows = [r for r in rows if r[1] not in shared]
-            self._claims.reopen_for(self, c, scope.tenant, scope.user_id, [r[1] for r in rows], actor)  # (see delete)
+            self._claims.reopen_for(self, c, scope.tenant, scope.user_id, [r[1] for r in rows], actor, keep_closed=True)
             counts = self._delete_rows(c, [r[0] for r in rows])
             msg_sql = "FROM messages WHERE tenant=? AND user_id=?"
             mparams: list[Any] = [scope.tenant, scope.user_id]
