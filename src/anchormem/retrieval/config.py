@@ -263,6 +263,11 @@ class SearchConfig(BaseModel):
     # (bench/results/anchor_{dev,heldout2,heldout3}_turn_words.json) and the per-turn sense tests kept, but those
     # sets did not tell the shared gist apart either: off until a set that exercises long unstored turns says more
     conversation_turn_words: int = Field(0, ge=0, le=512)
+    # the conversation's new turns get static vectors (anchormem.embedders.static_e5: the model's own input
+    # embeddings of their tokens, SIF-weighted, through a linear map fitted offline; no forward pass) when the
+    # embedder offers them (the default model); budget and words then do not apply. Stored and kept turns keep
+    # their exact vectors. Measured in bench/results/turncost_*.json (issue #23)
+    conversation_turn_static: bool = False
     # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
     anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred

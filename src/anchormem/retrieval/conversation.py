@@ -196,19 +196,26 @@ class TurnVectors:
     def __init__(self, searcher, size: int = 1024) -> None:
         self.searcher = searcher
         self.size = max(int(size), 1)
-        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._kept: OrderedDict[str | tuple[str, str], np.ndarray] = OrderedDict()  # ("static", text): a static vector
         self._lock = Lock()
 
-    def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0) -> np.ndarray:
+    def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0,
+                static: bool = False) -> np.ndarray:
         """(n, dim) float32 passage vectors of the turns ``texts`` (oldest first), in order (class doc); at most one
         embedding call. With ``scope`` (the search's), a turn stored as a memory of that user (its embedded text,
         ``"<speaker>: <text>"``, is the turn's) takes its stored vector: one keyword lookup per turn not kept.
         ``words`` > 0 (with ``budget`` 0): each new turn keeps its own vector, but of at most ``words`` words
         (:meth:`cut`: a short turn whole, a long one by its first content words), all new turns in one call; the cut
         text's vector is kept under the cut text, so a turn passed again costs nothing.
+        ``static`` (and an embedder with ``embed_static``, :class:`anchormem.embedders.local_e5.E5SmallEmbedder`):
+        each new turn gets its static vector (:mod:`anchormem.embedders.static_e5`: its tokens' input embeddings
+        through a fitted map, no forward pass; kept, LRU of ``size``), whatever ``budget`` and ``words`` say; an
+        embedder without it embeds them as those say.
         Raises EmbeddingError from the embedder, StoreError from the store."""
         texts = list(texts)
         got = self.searcher.kept_passages(texts)
+        if static and getattr(self.searcher.embedder, "embed_static", None) is not None:
+            return self._static(texts, got, scope)
         cut: dict[str, str] = {}
         if budget <= 0 and words > 0:
             cut = {t: self.cut(t, words) for t in dict.fromkeys(texts) if t not in got}
@@ -246,9 +253,34 @@ class TurnVectors:
             return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
         return np.vstack([got[t] for t in texts])
 
-    def vector(self, text: str, budget: int, scope=None, words: int = 0) -> np.ndarray:
+    def vector(self, text: str, budget: int, scope=None, words: int = 0, static: bool = False) -> np.ndarray:
         """The (dim,) float32 vector of one turn: what :meth:`vectors` gave it, or it alone as a new turn."""
-        return self.vectors([text], budget, scope, words)[0]
+        return self.vectors([text], budget, scope, words, static)[0]
+
+    def _static(self, texts: list[str], got: dict[str, np.ndarray], scope) -> np.ndarray:
+        """:meth:`vectors` with ``static``: exact vectors where known (``got``, then the stored turns of ``scope``),
+        static vectors for the rest (kept under ``("static", text)``)."""
+        with self._lock:
+            for t in texts:
+                v = self._kept.get(("static", t)) if t not in got else None
+                if v is not None:
+                    got[t] = v
+                    self._kept.move_to_end(("static", t))
+        if scope is not None and len(got) < len(set(texts)):
+            got.update(self._stored([t for t in dict.fromkeys(texts) if t not in got], scope))
+        todo = [t for t in dict.fromkeys(texts) if t not in got]
+        if todo:
+            vecs = np.asarray(self.searcher.embedder.embed_static(todo), dtype=np.float32).reshape(len(todo), -1)
+            with self._lock:
+                for t, v in zip(todo, vecs):
+                    got[t] = v
+                    self._kept[("static", t)] = v
+                    self._kept.move_to_end(("static", t))
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
+        return np.vstack([got[t] for t in texts])
 
     @staticmethod
     def cut(text: str, words: int) -> str:
