@@ -4,7 +4,8 @@ query new text (no query-embedding cache hit). Per round, interleaved, for each 
 (``--budgets``: ``n`` = ``SearchConfig.conversation_turn_budget`` n with conversation_turn_words 0: 0 = each new turn
 embedded exactly, n > 0 = the new turns' shared gist of n words, one short text; ``wN`` = budget 0 with
 ``conversation_turn_words`` N: each new turn its own vector of at most N words; all in one batched call; ``s`` =
-``conversation_turn_static``: each new turn its static vector, no forward pass, :mod:`anchormem.embedders.static_e5`):
+``conversation_turn_static``: each new turn its static vector, no forward pass, :mod:`anchormem.embedders.static_e5`;
+``sN`` / ``sNwM``: static, but the newest N new turns embedded, cut to M words):
 
 - ``bare``: the query alone;
 - ``cached``: a conversation of 5 turns all seen before (their vectors kept in this process): what the conversation
@@ -43,9 +44,12 @@ def _p50(xs: list[float]) -> float:
 def _setting(spec: str) -> dict:
     """A ``--budgets`` entry: ``"12"`` → conversation_turn_budget 12 (the new turns' shared gist; words 0);
     ``"w6"`` → budget 0 and conversation_turn_words 6 (each new turn cut to 6 words); ``"0"`` / ``"w0"``: exact;
-    ``"s"``: conversation_turn_static (static vectors for the new turns)."""
-    if spec == "s":
-        return {"conversation_turn_budget": 0, "conversation_turn_words": 0, "conversation_turn_static": True}
+    ``"s"``: conversation_turn_static (static vectors for the new turns); ``"s1"``: the newest new turn embedded after
+    all (conversation_turn_static_exact 1); ``"s1w6"``: that turn cut to 6 words."""
+    if spec.startswith("s"):  # s, sN, sNwM: static, the newest N new turns exact (cut to M words)
+        n, _, m = spec[1:].partition("w")
+        return {"conversation_turn_budget": 0, "conversation_turn_words": int(m or 0), "conversation_turn_static": True,
+                "conversation_turn_static_exact": int(n or 0)}
     if spec.startswith("w"):
         return {"conversation_turn_budget": 0, "conversation_turn_words": int(spec[1:])}
     return {"conversation_turn_budget": int(spec), "conversation_turn_words": 0}

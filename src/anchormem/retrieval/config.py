@@ -268,6 +268,12 @@ class SearchConfig(BaseModel):
     # embedder offers them (the default model); budget and words then do not apply. Stored and kept turns keep
     # their exact vectors. Measured in bench/results/turncost_*.json (issue #23)
     conversation_turn_static: bool = False
+    # with conversation_turn_static: the newest this many new turns are embedded after all (each cut to
+    # conversation_turn_words words when that is > 0), in one call; the older new turns static
+    conversation_turn_static_exact: int = Field(0, ge=0, le=64)
+    # with conversation_turn_static: each static vector's share given to the BM25-weighted mean of the stored vectors
+    # of the user's memories that share the turn's words (its best 3 keyword matches; 0: none)
+    conversation_turn_static_store: float = Field(0.0, ge=0, le=1)
     # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
     anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred
