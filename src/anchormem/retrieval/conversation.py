@@ -340,7 +340,8 @@ class TurnVectors:
         vecs = self.searcher.store.get_vectors(scope.tenant, every)
         out: dict[str, np.ndarray] = {}
         for t in texts:
-            got = [(np.asarray(vecs[mid], dtype=np.float64), max(sc, 0.0)) for mid, sc in found.get(t, ()) if mid in vecs]
+            got = [(np.asarray(vecs[mid], dtype=np.float64), max(sc, 0.0))
+                   for mid, sc in found.get(t, ()) if mid in vecs]
             w = sum(sc for _, sc in got)
             if got and w > 0:
                 m = sum(v * sc for v, sc in got) / w
