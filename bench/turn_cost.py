@@ -45,11 +45,14 @@ def _setting(spec: str) -> dict:
     """A ``--budgets`` entry: ``"12"`` → conversation_turn_budget 12 (the new turns' shared gist; words 0);
     ``"w6"`` → budget 0 and conversation_turn_words 6 (each new turn cut to 6 words); ``"0"`` / ``"w0"``: exact;
     ``"s"``: conversation_turn_static (static vectors for the new turns); ``"s1"``: the newest new turn embedded after
-    all (conversation_turn_static_exact 1); ``"s1w6"``: that turn cut to 6 words."""
-    if spec.startswith("s"):  # s, sN, sNwM: static, the newest N new turns exact (cut to M words)
-        n, _, m = spec[1:].partition("w")
+    all (conversation_turn_static_exact 1); ``"s1w6"``: that turn cut to 6 words; ``"sm0.5"``: static vectors half
+    moved toward the stored memories sharing their words (conversation_turn_static_store 0.5)."""
+    if spec.startswith("s"):  # s, sN, sNwM, smX: static, the newest N new turns exact (cut to M words), store mix X
+        import re
+
+        n, m, x = re.fullmatch(r"s(\d*)(?:w(\d+))?(?:m([\d.]+))?", spec).groups()
         return {"conversation_turn_budget": 0, "conversation_turn_words": int(m or 0), "conversation_turn_static": True,
-                "conversation_turn_static_exact": int(n or 0)}
+                "conversation_turn_static_exact": int(n or 0), "conversation_turn_static_store": float(x or 0)}
     if spec.startswith("w"):
         return {"conversation_turn_budget": 0, "conversation_turn_words": int(spec[1:])}
     return {"conversation_turn_budget": int(spec), "conversation_turn_words": 0}

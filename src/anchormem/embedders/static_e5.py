@@ -113,6 +113,7 @@ class StaticE5:
                 if ol[i + 1] > ol[i] and i != unk:
                     pieces.setdefault(blob[ol[i]:ol[i + 1]].decode("utf-8", "replace"), i)
             self._pieces = pieces
+            self._seen: dict[str, list[int]] = {}
             self._max_chars = max(len(s) for s in pieces)
             self._scores = scores
             self._unk, self._unk_score = unk, float(scores.min()) - 10.0
@@ -145,7 +146,21 @@ class StaticE5:
         normalisation map, runs of spaces collapsed, a leading metaspace, unigram Viterbi (unknown characters: the
         unk id)."""
         self._load()
-        return self._viterbi(self._normalise(text))
+        out: list[int] = []
+        for seg in self._normalise(text).split(_META)[1:]:  # no piece holds a metaspace but at its start
+            out += self._segment(_META + seg)
+        return out
+
+    def _segment(self, seg: str) -> list[int]:
+        """The ids of one metaspace-led segment (a word, or a run of Chinese), kept (the last 50,000 segments)."""
+        got = self._seen.get(seg)
+        if got is None:
+            got = self._viterbi(seg)
+            with self._lock:
+                if len(self._seen) >= 50_000:
+                    self._seen.clear()
+                self._seen[seg] = got
+        return got
 
     def _normalise(self, text: str) -> str:
         s = text.translate(self._norm) if self._norm is not None else text

@@ -196,7 +196,8 @@ class TurnVectors:
     def __init__(self, searcher, size: int = 1024) -> None:
         self.searcher = searcher
         self.size = max(int(size), 1)
-        self._kept: OrderedDict[str | tuple[str, str], np.ndarray] = OrderedDict()  # ("static", text): a static vector
+        # a turn's vector by its text, or ("static", [tenant, user, mix,] text): its static vector
+        self._kept: OrderedDict[str | tuple, np.ndarray] = OrderedDict()
         self._lock = Lock()
 
     def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0,
@@ -266,23 +267,24 @@ class TurnVectors:
         for the newest ``exact`` new turns embedded now (each cut to ``words`` words when ``words`` > 0; kept by the
         searcher), static vectors for the rest (kept under ``("static", text)``); with ``mix`` > 0 (and ``scope``)
         each static vector is moved by ``mix`` toward the BM25-weighted mean of the stored vectors of the memories
-        that share its words (:meth:`_neighbours`; the user's store changes, so that mix is not kept)."""
+        that share its words (:meth:`_neighbours`; kept per user and ``mix``)."""
         if exact > 0 and words > 0:  # a turn cut before: its cut's vector is kept by the searcher
             cuts = {t: self.cut(t, words) for t in dict.fromkeys(texts) if t not in got}
             seen = self.searcher.kept_passages(list(dict.fromkeys(cuts.values())))
             got.update({t: seen[c] for t, c in cuts.items() if c in seen})
+        # a turn given a static vector before is known not to be stored (a search reads each turn several times)
+        tag = ("static",) if mix <= 0 or scope is None else ("static", scope.tenant, scope.user_id, mix)
+        with self._lock:
+            for t in dict.fromkeys(texts):
+                v = self._kept.get((*tag, t)) if t not in got else None
+                if v is not None:
+                    got[t] = v
+                    self._kept.move_to_end((*tag, t))
         found: dict[str, list[tuple[str, float]]] = {}
         if scope is not None and len(got) < len(set(texts)):
             found = self._lookup([t for t in dict.fromkeys(texts) if t not in got], scope)
             got.update(self._stored([t for t in dict.fromkeys(texts) if t not in got], scope, found))
-        static: dict[str, np.ndarray] = {}
-        with self._lock:
-            for t in dict.fromkeys(texts):
-                v = self._kept.get(("static", t)) if t not in got else None
-                if v is not None:
-                    static[t] = v
-                    self._kept.move_to_end(("static", t))
-        todo = [t for t in dict.fromkeys(texts) if t not in got and t not in static]
+        todo = [t for t in dict.fromkeys(texts) if t not in got]
         if todo and exact > 0:  # the newest new turns: their passage embeddings (or their cuts'), one call
             now = todo[-exact:]
             src = {t: self.cut(t, words) if words > 0 else t for t in now}
@@ -292,20 +294,19 @@ class TurnVectors:
             todo = todo[:-exact]
         if todo:
             vecs = np.asarray(self.searcher.embedder.embed_static(todo), dtype=np.float32).reshape(len(todo), -1)
+            if len(tag) > 1:  # moved toward the stored memories that share their words
+                near = self._neighbours(todo, found, scope)
+                for i, t in enumerate(todo):
+                    if t in near:
+                        m = (1.0 - mix) * vecs[i] + mix * near[t]
+                        vecs[i] = m / max(float(np.linalg.norm(m)), 1e-12)
             with self._lock:
                 for t, v in zip(todo, vecs):
-                    static[t] = v
-                    self._kept[("static", t)] = v
-                    self._kept.move_to_end(("static", t))
+                    got[t] = v
+                    self._kept[(*tag, t)] = v
+                    self._kept.move_to_end((*tag, t))
                 while len(self._kept) > self.size:
                     self._kept.popitem(last=False)
-        if mix > 0 and static and scope is not None:  # moved toward the stored memories that share their words
-            near = self._neighbours(list(static), found, scope)
-            for t, v in list(static.items()):
-                if t in near:
-                    m = (1.0 - mix) * v + mix * near[t]
-                    static[t] = (m / max(float(np.linalg.norm(m)), 1e-12)).astype(np.float32)
-        got.update(static)
         if not texts:
             return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
         return np.vstack([got[t] for t in texts])
