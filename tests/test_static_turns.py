@@ -109,3 +109,20 @@ def test_an_embedder_without_static_vectors_embeds_the_turns():
         mem.add(CHAT, user_id="u", session_id="money")
         got = mem._turns.vectors(["A turn nobody stored."], 0, None, 0, True)
         np.testing.assert_allclose(got[0], mem.embedder.embed_documents(["A turn nobody stored."])[0], atol=1e-6)
+
+
+def test_the_store_mix_moves_a_static_vector_to_the_memories_sharing_its_words():
+    """conversation_turn_static_store 1: a new turn's vector is the BM25-weighted mean of the stored vectors of its
+    keyword matches; one match: that memory's own vector."""
+    with Memory(":memory:", embedder=WithStatic(), cache=False, llm=None) as mem:
+        mem.add(CHAT, user_id="u", session_id="money")
+        scope = mem._scope("u")
+        turn = "Savings, savings, savings."  # one stored memory holds "savings"
+        found = mem._turns._lookup([turn], scope)
+        assert len(found[turn]) == 1
+        mid = found[turn][0][0]
+        stored = mem.store.get_vectors(scope.tenant, [mid])[mid]
+        got = mem._turns.vectors([turn], 0, scope, 0, True, 0, 1.0)[0]
+        np.testing.assert_allclose(got, stored / np.linalg.norm(stored), atol=1e-5)
+        plain = mem._turns.vectors([turn], 0, scope, 0, True)[0]  # kept apart from the mixed one
+        np.testing.assert_allclose(plain, mem.embedder.inner.embed_documents([turn])[0], atol=1e-5)
