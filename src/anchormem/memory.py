@@ -641,16 +641,20 @@ class Memory(LifecycleMixin):
 
     def _anchor_hook(self, query: str, scope: Scope, cfg: SearchConfig, ctx: list[Any], limit: int):
         budget, words = cfg.conversation_turn_budget, cfg.conversation_turn_words
+        static, exact, mix = cfg.conversation_turn_static, cfg.conversation_turn_static_exact, \
+            cfg.conversation_turn_static_store
         return AnchorHook(self.anchor, self.store, self._searcher.query_embedder(scope), query, scope, cfg, ctx, limit,
-                          embed_turn=lambda t: self._turns.vector(t, budget, scope, words),
-                          embed_turns=lambda ts: self._turns.vectors(ts, budget, scope, words))
+                          embed_turn=lambda t: self._turns.vector(t, budget, scope, words, static, exact, mix),
+                          embed_turns=lambda ts: self._turns.vectors(ts, budget, scope, words, static, exact, mix))
 
     def _conversation_query(self, query: str, ctx: list[Any], cfg: SearchConfig, scope: Scope, now: datetime):
         """:func:`anchormem.retrieval.conversation.plan` for this search (the turns anchoring reads)."""
         return plan(query, conversation_texts(ctx, cfg.anchor_context_turns or 6) if ctx else [], cfg,
                     lambda q: self._searcher.embed_query(q, scope),
                     lambda ts: self._turns.vectors(ts, cfg.conversation_turn_budget, scope,
-                                                   cfg.conversation_turn_words), now)
+                                                   cfg.conversation_turn_words, cfg.conversation_turn_static,
+                                                   cfg.conversation_turn_static_exact,
+                                                   cfg.conversation_turn_static_store), now)
 
     def relabel(self, user_id: str | None = None) -> int:
         """Re-label existing memories (one user, or every user of the tenant) with the current labeller, each

@@ -86,6 +86,18 @@ class E5SmallEmbedder:
                 parts.append(np.asarray(self._model.passage(batch), dtype=np.float32).reshape(len(batch), -1))
         return check_matrix(np.vstack(parts), len(texts), self.dim, self.name)
 
+    def embed_static(self, texts: Sequence[str]) -> np.ndarray:
+        """Static vectors of ``texts`` without a forward pass (:mod:`.static_e5`: the model's input embeddings of
+        their tokens through a fitted map): float32 (n, dim), L2-normalised, an approximation of their passage
+        embeddings for telling what a conversation is about. Raises ConfigError when the model file or the map
+        cannot be read."""
+        from .static_e5 import static_e5
+
+        texts = [self._clean(t) for t in texts]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return check_matrix(static_e5().vectors(texts), len(texts), self.dim, self.name + " (static)")
+
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
             v = np.asarray(self._model.query(self._clean(text)), dtype=np.float32).reshape(1, -1)

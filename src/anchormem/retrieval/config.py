@@ -263,6 +263,21 @@ class SearchConfig(BaseModel):
     # (bench/results/anchor_{dev,heldout2,heldout3}_turn_words.json) and the per-turn sense tests kept, but those
     # sets did not tell the shared gist apart either: off until a set that exercises long unstored turns says more
     conversation_turn_words: int = Field(0, ge=0, le=512)
+    # the conversation's new turns get static vectors (anchormem.embedders.static_e5: the model's own input
+    # embeddings of their tokens, SIF-weighted, through a linear map fitted offline; no forward pass) when the
+    # embedder offers them (the default model); budget then does not apply. Stored and kept turns keep their exact
+    # vectors. bench/turn_cost.py CPU p50 vs a bare search: five new turns 7.1x -> 1.22x, a chat 2.28x -> 1.13x; but
+    # pooled polysemy (dev + held-out 2/3/4/6, bench/turncost_polysemy.py) EN 357 -> 285 of 474, ZH 270 -> 240 of
+    # 372 (dev 109 -> 98, 105 -> 94): off by default (bench/results/turncost_*.json, issue #23)
+    conversation_turn_static: bool = False
+    # with conversation_turn_static: the newest this many new turns are embedded after all (each cut to
+    # conversation_turn_words words when that is > 0), in one call; the older new turns static. 1: polysemy EN 337,
+    # ZH 264 (five new turns 2.66x); 1 with 6 words: 330 / 260 (1.72x)
+    conversation_turn_static_exact: int = Field(0, ge=0, le=64)
+    # with conversation_turn_static: each static vector's share given to the BM25-weighted mean of the stored vectors
+    # of the user's memories that share the turn's words (its best 3 keyword matches; 0: none). 0.5: polysemy EN 311,
+    # ZH 249 (five new turns 1.18x)
+    conversation_turn_static_store: float = Field(0.0, ge=0, le=1)
     # a search anchored in a conversation is fused by RRF, whatever ``fusion`` says (anchormem.retrieval.search)
     anchor_conversation_rrf: bool = True
     # dated questions (anchormem.retrieval.dated; offline rewrite only): the date a question names, its year inferred

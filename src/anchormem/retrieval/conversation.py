@@ -196,19 +196,29 @@ class TurnVectors:
     def __init__(self, searcher, size: int = 1024) -> None:
         self.searcher = searcher
         self.size = max(int(size), 1)
-        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        # a turn's vector by its text, or ("static", [tenant, user, mix,] text): its static vector
+        self._kept: OrderedDict[str | tuple, np.ndarray] = OrderedDict()
         self._lock = Lock()
 
-    def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0) -> np.ndarray:
+    def vectors(self, texts: Sequence[str], budget: int, scope=None, words: int = 0,
+                static: bool = False, exact: int = 0, mix: float = 0.0) -> np.ndarray:
         """(n, dim) float32 passage vectors of the turns ``texts`` (oldest first), in order (class doc); at most one
         embedding call. With ``scope`` (the search's), a turn stored as a memory of that user (its embedded text,
         ``"<speaker>: <text>"``, is the turn's) takes its stored vector: one keyword lookup per turn not kept.
         ``words`` > 0 (with ``budget`` 0): each new turn keeps its own vector, but of at most ``words`` words
         (:meth:`cut`: a short turn whole, a long one by its first content words), all new turns in one call; the cut
         text's vector is kept under the cut text, so a turn passed again costs nothing.
+        ``static`` (and an embedder with ``embed_static``, :class:`anchormem.embedders.local_e5.E5SmallEmbedder`):
+        each new turn gets its static vector (:mod:`anchormem.embedders.static_e5`: its tokens' input embeddings
+        through a fitted map, no forward pass; kept, LRU of ``size``), whatever ``budget`` says, but for the newest
+        ``exact`` new turns: those are embedded (cut to ``words`` words when ``words`` > 0), in one call; ``mix``: a
+        static vector's share given to the stored memories sharing the turn's words (:meth:`_static`); an
+        embedder without ``embed_static`` embeds every new turn as ``budget`` and ``words`` say.
         Raises EmbeddingError from the embedder, StoreError from the store."""
         texts = list(texts)
         got = self.searcher.kept_passages(texts)
+        if static and getattr(self.searcher.embedder, "embed_static", None) is not None:
+            return self._static(texts, got, scope, exact, words, mix)
         cut: dict[str, str] = {}
         if budget <= 0 and words > 0:
             cut = {t: self.cut(t, words) for t in dict.fromkeys(texts) if t not in got}
@@ -246,9 +256,60 @@ class TurnVectors:
             return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
         return np.vstack([got[t] for t in texts])
 
-    def vector(self, text: str, budget: int, scope=None, words: int = 0) -> np.ndarray:
+    def vector(self, text: str, budget: int, scope=None, words: int = 0, static: bool = False,
+               exact: int = 0, mix: float = 0.0) -> np.ndarray:
         """The (dim,) float32 vector of one turn: what :meth:`vectors` gave it, or it alone as a new turn."""
-        return self.vectors([text], budget, scope, words)[0]
+        return self.vectors([text], budget, scope, words, static, exact, mix)[0]
+
+    def _static(self, texts: list[str], got: dict[str, np.ndarray], scope, exact: int, words: int,
+                mix: float = 0.0) -> np.ndarray:
+        """:meth:`vectors` with ``static``: exact vectors where known (``got``, then the stored turns of ``scope``),
+        for the newest ``exact`` new turns embedded now (each cut to ``words`` words when ``words`` > 0; kept by the
+        searcher), static vectors for the rest (kept under ``("static", text)``); with ``mix`` > 0 (and ``scope``)
+        each static vector is moved by ``mix`` toward the BM25-weighted mean of the stored vectors of the memories
+        that share its words (:meth:`_neighbours`; kept per user and ``mix``)."""
+        if exact > 0 and words > 0:  # a turn cut before: its cut's vector is kept by the searcher
+            cuts = {t: self.cut(t, words) for t in dict.fromkeys(texts) if t not in got}
+            seen = self.searcher.kept_passages(list(dict.fromkeys(cuts.values())))
+            got.update({t: seen[c] for t, c in cuts.items() if c in seen})
+        # a turn given a static vector before is known not to be stored (a search reads each turn several times)
+        tag = ("static",) if mix <= 0 or scope is None else ("static", scope.tenant, scope.user_id, mix)
+        with self._lock:
+            for t in dict.fromkeys(texts):
+                v = self._kept.get((*tag, t)) if t not in got else None
+                if v is not None:
+                    got[t] = v
+                    self._kept.move_to_end((*tag, t))
+        found: dict[str, list[tuple[str, float]]] = {}
+        if scope is not None and len(got) < len(set(texts)):
+            found = self._lookup([t for t in dict.fromkeys(texts) if t not in got], scope)
+            got.update(self._stored([t for t in dict.fromkeys(texts) if t not in got], scope, found))
+        todo = [t for t in dict.fromkeys(texts) if t not in got]
+        if todo and exact > 0:  # the newest new turns: their passage embeddings (or their cuts'), one call
+            now = todo[-exact:]
+            src = {t: self.cut(t, words) if words > 0 else t for t in now}
+            uniq = list(dict.fromkeys(src.values()))
+            vecs = dict(zip(uniq, self.searcher.embed_passages(uniq)))
+            got.update({t: vecs[c] for t, c in src.items()})
+            todo = todo[:-exact]
+        if todo:
+            vecs = np.asarray(self.searcher.embedder.embed_static(todo), dtype=np.float32).reshape(len(todo), -1)
+            if len(tag) > 1:  # moved toward the stored memories that share their words
+                near = self._neighbours(todo, found, scope)
+                for i, t in enumerate(todo):
+                    if t in near:
+                        m = (1.0 - mix) * vecs[i] + mix * near[t]
+                        vecs[i] = m / max(float(np.linalg.norm(m)), 1e-12)
+            with self._lock:
+                for t, v in zip(todo, vecs):
+                    got[t] = v
+                    self._kept[(*tag, t)] = v
+                    self._kept.move_to_end((*tag, t))
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.searcher.embedder.dim), dtype=np.float32)
+        return np.vstack([got[t] for t in texts])
 
     @staticmethod
     def cut(text: str, words: int) -> str:
@@ -257,20 +318,49 @@ class TurnVectors:
         (:func:`turn_gist` of the turn alone); the turn itself when it has no word."""
         return turn_gist([text], words) or text
 
-    def _stored(self, texts: list[str], scope) -> dict[str, np.ndarray]:
-        """The stored vectors of the turns among ``texts`` that are memories of ``scope``'s user (their embedded text
-        is the turn's): each turn's words looked up in the keyword index (its best 3 matches), those matches read
-        once. The vectors found are kept (:meth:`.search.Searcher.remember_passages`)."""
-        from ..ingest.pipeline import embedding_text
+    def _lookup(self, texts: list[str], scope) -> dict[str, list[tuple[str, float]]]:
+        """Per turn of ``texts`` with words: its best 3 memories of ``scope``'s user in the keyword index, (id, BM25
+        score) best first."""
         from ..types import Scope
 
         store = self.searcher.store
         user = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
-        ids: dict[str, list[str]] = {}
+        out: dict[str, list[tuple[str, float]]] = {}
         for t in texts:
             terms = query_terms(t)
             if terms:
-                ids[t] = [mid for mid, _ in store.keyword_search(user, terms, 3, None)]
+                out[t] = [(mid, float(sc)) for mid, sc in store.keyword_search(user, terms, 3, None)]
+        return out
+
+    def _neighbours(self, texts: list[str], found: dict[str, list[tuple[str, float]]], scope) -> dict[str, np.ndarray]:
+        """Per turn of ``texts`` with keyword matches (``found``, :meth:`_lookup`): the BM25-weighted mean of those
+        memories' stored vectors (dim,), unit length; turns without a match are left out."""
+        every = sorted({mid for t in texts for mid, _ in found.get(t, ())})
+        if not every:
+            return {}
+        vecs = self.searcher.store.get_vectors(scope.tenant, every)
+        out: dict[str, np.ndarray] = {}
+        for t in texts:
+            got = [(np.asarray(vecs[mid], dtype=np.float64), max(sc, 0.0))
+                   for mid, sc in found.get(t, ()) if mid in vecs]
+            w = sum(sc for _, sc in got)
+            if got and w > 0:
+                m = sum(v * sc for v, sc in got) / w
+                out[t] = (m / max(float(np.linalg.norm(m)), 1e-12)).astype(np.float32)
+        return out
+
+    def _stored(self, texts: list[str], scope,
+                found: dict[str, list[tuple[str, float]]] | None = None) -> dict[str, np.ndarray]:
+        """The stored vectors of the turns among ``texts`` that are memories of ``scope``'s user (their embedded text
+        is the turn's): each turn's words looked up in the keyword index (its best 3 matches, or ``found``:
+        :meth:`_lookup`'s), those matches read once. The vectors found are kept
+        (:meth:`.search.Searcher.remember_passages`)."""
+        from ..ingest.pipeline import embedding_text
+
+        store = self.searcher.store
+        if found is None:
+            found = self._lookup(texts, scope)
+        ids = {t: [mid for mid, _ in found[t]] for t in texts if t in found}
         every = sorted({mid for v in ids.values() for mid in v})
         if not every:
             return {}
