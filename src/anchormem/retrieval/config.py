@@ -77,6 +77,13 @@ class SearchConfig(BaseModel):
     adapt_strength: float = Field(1.0, ge=0, le=10)
     adapt_window: int = Field(20, ge=3, le=1000)
     adapt_agree: float = Field(0.0, ge=0, le=1)
+    # per-query weights from how far each list's best are backed by the other signal
+    # (anchormem.retrieval.fusion.agreement_weights; rrf/minmax fusion): agree_top memories of each list, the shift's
+    # exponent agree_strength. Scale-free: the weights follow the embedder (a model whose best hits BM25 confirms
+    # gains weight)
+    fusion_agree: bool = False
+    agree_top: int = Field(5, ge=1, le=100)
+    agree_strength: float = Field(1.0, ge=0, le=10)
     # query rewriting (anchormem.retrieval.rewrite): "offline" = time window boost + cross-language keywords;
     # "llm" = also alternative phrasings from the configured LLM; "off" = the query as written
     query_rewrite: Literal["off", "offline", "llm"] = "offline"

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..tracing import staged
 
-__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "drop_zero", "peak"]
+__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "agreement_weights", "drop_zero", "peak",
+           "normalised"]
 
 
 @staged("fuse")
@@ -119,6 +120,44 @@ def adaptive_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, fl
     b = min(1.0, len(lexical) / float(max(1, budget)))
     return (dense_weight * (2 * (1 - r)) ** strength, lexical_weight * (2 * r) ** strength * (1.0 - breadth * b),
             {"peak_dense": pd, "peak_bm25": pl, "overlap": o, "ratio": r, "breadth": b})
+
+
+def normalised(items: list[tuple[str, float]], window: int = 50) -> dict[str, float]:
+    """{id: score min-max normalised over the first ``window`` scores, clipped to [0, 1]} (as :func:`minmax` reads a
+    list; a list of equal scores gives 1 to each)."""
+    if not items:
+        return {}
+    top = [s for _, s in items[:max(1, window)]]
+    hi, lo = max(top), min(top)
+    span = hi - lo
+    if span <= 1e-12:
+        return {d: 1.0 for d, _ in items}
+    return {d: min(1.0, max(0.0, (s - lo) / span)) for d, s in items}
+
+
+def agreement_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], dense_weight: float,
+                      lexical_weight: float, *, top: int = 5, strength: float = 1.0, window: int = 50
+                      ) -> tuple[float, float, dict[str, float]]:
+    """Per-query weights of the dense and BM25 lists from how far each list's best are backed by the other.
+
+    ``back_dense`` = the mean, over the dense list's first ``top`` memories, of their BM25 score min-max normalised
+    over the BM25 list's first ``window`` (0 for a memory BM25 did not find); ``back_bm25`` the same of the BM25
+    list's first ``top`` under the dense scores. A list whose best the other signal also rates high is trusted
+    more: r = back_bm25 / (back_dense + back_bm25) (0.5 when neither is backed), and the weights become
+    ``dense_weight · (2(1-r))^strength`` and ``lexical_weight · (2r)^strength`` (both as configured at r = 0.5).
+    Scale-free (each list read through its own min-max), so the shift follows the embedder: a model whose best
+    hits BM25 confirms gains weight; one that ranks BM25's exact matches low loses it. An empty list gives the other
+    one alone. Returns (dense_weight', lexical_weight', features ``back_dense``, ``back_bm25``, ``ratio``)."""
+    if not lexical:
+        return dense_weight, 0.0, {"back_dense": 0.0, "back_bm25": 0.0, "ratio": 0.0}
+    if not dense:
+        return 0.0, lexical_weight, {"back_dense": 0.0, "back_bm25": 0.0, "ratio": 1.0}
+    nd, nl = normalised(dense, window), normalised(lexical, window)
+    bd = sum(nl.get(d, 0.0) for d, _ in dense[:top]) / min(top, len(dense))
+    bl = sum(nd.get(d, 0.0) for d, _ in lexical[:top]) / min(top, len(lexical))
+    r = 0.5 if bd + bl <= 1e-9 else bl / (bd + bl)
+    return (dense_weight * (2 * (1 - r)) ** strength, lexical_weight * (2 * r) ** strength,
+            {"back_dense": bd, "back_bm25": bl, "ratio": r})
 
 
 def recency_weight(when: datetime, now: datetime, *, curve: str = "log", half_life_days: float = 30.0) -> float:
