@@ -28,7 +28,7 @@ from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.paired import paired_bootstrap
 from anchormem.retrieval.config import RECIPES
-from anchormem.retrieval.fusion import agreement_weights, drop_zero, minmax
+from anchormem.retrieval.fusion import drop_zero, flatness_weights, minmax
 from anchormem.types import Scope
 
 LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
@@ -99,11 +99,11 @@ def _fused_units(row: dict, wd: float, wl: float) -> list:
     return [unit[d] for d in sorted(f, key=lambda d: (-f[d], d))]
 
 
-def _weights_agree(top: int, strength: float, wd0: float = 0.4, wl0: float = 0.6):
+def _weights_flat(gain: float, level: float, wd0: float = 0.4, wl0: float = 0.6):
     def rule(row: dict) -> tuple[float, float]:
         dense = [(d, s) for d, _, s in row["dense"]]
         lex = drop_zero([(d, s) for d, _, s in row["bm25"]])
-        wd, wl, _ = agreement_weights(dense, lex, wd0, wl0, top=top, strength=strength)
+        wd, wl, _ = flatness_weights(dense, lex, wd0, wl0, gain=gain, level=level)
         return wd, wl
     return rule
 
@@ -114,9 +114,9 @@ def replay(paths: list[str], out: str | None) -> None:
                              "bm25": lambda row: (0.0, 1.0)}
     for wl in (0.3, 0.5, 0.7):
         rules[f"fixed_lex{wl}"] = lambda row, wl=wl: (1 - wl, wl)
-    for top in (3, 5, 10):
-        for st in (0.5, 1.0, 2.0, 3.0):
-            rules[f"agree_t{top}_s{st}"] = _weights_agree(top, st)
+    for gain in (0.5, 1.0, 2.0, 4.0, 8.0):
+        for level in (0.3, 0.5, 0.7):
+            rules[f"flat_g{gain}_l{level}"] = _weights_flat(gain, level)
     ks = (1, 5, 10)
     per: dict[str, list[dict]] = {}
     for name, rule in rules.items():
@@ -145,6 +145,7 @@ def replay(paths: list[str], out: str | None) -> None:
             cells.append(f"{p}: {100*v['R@5']:.1f}/{100*v['R@10']:.1f}" +
                          (f" ({100*d['diff']:+.1f} [{100*d['low']:+.1f},{100*d['high']:+.1f}])" if d else ""))
         print(f"{name:18s}", "  ".join(cells))
+    print("(parts: R@5/R@10, then the paired R@10 difference against the default with its 95% interval)")
     if out:
         Path(out).write_text(json.dumps({"paths": paths, "results": res}, indent=1) + "\n")
 

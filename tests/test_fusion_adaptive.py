@@ -6,7 +6,8 @@ import pytest
 
 from anchormem import Memory
 from anchormem.retrieval.config import RECIPES, SearchConfig
-from anchormem.retrieval.fusion import adaptive_weights, agreement_weights, drop_zero, minmax, normalised, peak, rrf
+from anchormem.retrieval.fusion import (adaptive_weights, drop_zero, flatness, flatness_weights, minmax, normalised,
+                                       peak, rrf)
 
 
 def test_drop_zero_keeps_scored_hits_and_a_list_with_none():
@@ -59,27 +60,27 @@ def test_minmax_recipe_searches_and_explains(tmp_path):
         cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "fusion_adapt": True})
         h = m.search("Miso piano", user_id="u", recipe=cfg)[0]
         assert set(h.explain["fusion_adapt"]) >= {"dense_weight", "lexical_weight", "peak_bm25", "overlap"}
+        cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "flat_gain": 1.0})
+        ex = m.search("Miso piano", user_id="u", recipe=cfg)[0].explain["fusion_adapt"]
+        assert set(ex) == {"dense_weight", "lexical_weight", "flat_dense", "flat_bm25"}
+        assert ex["dense_weight"] + ex["lexical_weight"] == pytest.approx(1.0) and 0 <= ex["flat_bm25"] <= 1
 
 
-def test_agreement_weights_trust_the_list_the_other_backs():
-    # BM25's best (b1, b2) are also dense's runners-up; dense's best (d1, d2) are not found by BM25 at all
-    dense = [("d1", 0.90), ("d2", 0.89), ("b1", 0.88), ("b2", 0.87), ("x", 0.80)]
-    bm25 = [("b1", 9.0), ("b2", 8.0), ("y", 1.0)]
-    wd, wl, f = agreement_weights(dense, bm25, 0.4, 0.6, top=2)
-    # dense normalised over its 5: b1 0.8, b2 0.7 -> back_bm25 0.75; BM25 gives d1, d2 nothing -> back_dense 0
-    assert f["back_bm25"] == pytest.approx(0.75) and f["back_dense"] == 0.0 and f["ratio"] == 1.0
-    assert (wd, wl) == (pytest.approx(0.0), pytest.approx(1.2))
-    # the other way round: dense's best carry BM25's words, BM25's best are far down the dense list
-    wd, wl, f = agreement_weights([("b1", 0.9), ("b2", 0.85), ("z", 0.5)], [("q", 5.0), ("b1", 3.0), ("b2", 1.0)],
-                                  0.4, 0.6, top=2)
-    assert f["back_dense"] == pytest.approx((0.5 + 0.0) / 2) and f["back_bm25"] == pytest.approx(0.5)
-    assert f["ratio"] == pytest.approx(2 / 3) and wl == pytest.approx(0.6 * 4 / 3) and wd == pytest.approx(0.4 * 2 / 3)
-    # neither list backs the other: the weights as configured; strength 0: always as configured
-    assert agreement_weights([("a", 1.0), ("b", 0.5)], [("c", 2.0)], 0.4, 0.6)[:2] == (0.4, 0.6)
-    assert agreement_weights(dense, bm25, 0.4, 0.6, strength=0.0)[:2] == (0.4, 0.6)
-    assert agreement_weights(dense, [], 0.4, 0.6)[:2] == (0.4, 0.0)
-    assert agreement_weights([], bm25, 0.4, 0.6)[:2] == (0.0, 0.6)
-
+def test_flatness_weights_lean_on_the_list_that_tells_its_candidates_apart():
+    steep = [("a", 10.0), ("b", 2.0), ("c", 1.5), ("d", 1.0)]  # normalised 1, 1/9, 1/18, 0: one above 0.5
+    flat = [("a", 0.90), ("b", 0.89), ("c", 0.88), ("d", 0.80)]  # normalised 1, 0.9, 0.8, 0: three above 0.5
+    assert flatness(steep) == 0.25 and flatness(flat) == 0.75 and flatness([]) == 0.0
+    assert flatness(flat, level=0.85) == 0.5
+    # a flat dense list and a steep BM25 list: BM25 gains 1 + 0.75, dense 1 + 0.25, the sum kept at 1.0
+    wd, wl, f = flatness_weights(flat, steep, 0.4, 0.6, gain=1.0)
+    assert f == {"flat_dense": 0.75, "flat_bm25": 0.25}
+    assert wd == pytest.approx(0.4 * 1.25 / (0.4 * 1.25 + 0.6 * 1.75)) and wd + wl == pytest.approx(1.0)
+    # the other way round: dense gains
+    wd, wl, _ = flatness_weights(steep, flat, 0.4, 0.6, gain=2.0)
+    assert wd == pytest.approx(0.4 * 2.5 / (0.4 * 2.5 + 0.6 * 1.5)) and wd > 0.5
+    assert flatness_weights(flat, steep, 0.4, 0.6, gain=0.0)[:2] == (pytest.approx(0.4), pytest.approx(0.6))
+    assert flatness_weights(flat, [], 0.4, 0.6)[:2] == (0.4, 0.0)
+    assert flatness_weights([], steep, 0.4, 0.6)[:2] == (0.0, 0.6)
 
 def test_normalised_reads_a_list_as_minmax_does():
     assert normalised([("a", 3.0), ("b", 2.0), ("c", 1.0)], window=2) == {"a": 1.0, "b": 0.0, "c": 0.0}

@@ -77,13 +77,12 @@ class SearchConfig(BaseModel):
     adapt_strength: float = Field(1.0, ge=0, le=10)
     adapt_window: int = Field(20, ge=3, le=1000)
     adapt_agree: float = Field(0.0, ge=0, le=1)
-    # per-query weights from how far each list's best are backed by the other signal
-    # (anchormem.retrieval.fusion.agreement_weights; rrf/minmax fusion): agree_top memories of each list, the shift's
-    # exponent agree_strength. Scale-free: the weights follow the embedder (a model whose best hits BM25 confirms
-    # gains weight)
-    fusion_agree: bool = False
-    agree_top: int = Field(5, ge=1, le=100)
-    agree_strength: float = Field(1.0, ge=0, le=10)
+    # per-query weights from how well each list tells its candidates apart (anchormem.retrieval.fusion.
+    # flatness_weights; rrf/minmax fusion): each signal gains flat_gain x the other list's flatness (the share of its
+    # first norm_window scores above flat_level of their min-max range), the sum of the weights kept; 0: off.
+    # Scale-free: the weights follow the embedder (a model that ranks a query's candidates all alike leans on BM25)
+    flat_gain: float = Field(0.0, ge=0, le=20)
+    flat_level: float = Field(0.5, gt=0, lt=1)
     # query rewriting (anchormem.retrieval.rewrite): "offline" = time window boost + cross-language keywords;
     # "llm" = also alternative phrasings from the configured LLM; "off" = the query as written
     query_rewrite: Literal["off", "offline", "llm"] = "offline"

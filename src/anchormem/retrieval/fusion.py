@@ -9,8 +9,8 @@ import numpy as np
 
 from ..tracing import staged
 
-__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "agreement_weights", "drop_zero", "peak",
-           "normalised"]
+__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "drop_zero", "peak",
+           "normalised", "flatness", "flatness_weights"]
 
 
 @staged("fuse")
@@ -135,29 +135,36 @@ def normalised(items: list[tuple[str, float]], window: int = 50) -> dict[str, fl
     return {d: min(1.0, max(0.0, (s - lo) / span)) for d, s in items}
 
 
-def agreement_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], dense_weight: float,
-                      lexical_weight: float, *, top: int = 5, strength: float = 1.0, window: int = 50
-                      ) -> tuple[float, float, dict[str, float]]:
-    """Per-query weights of the dense and BM25 lists from how far each list's best are backed by the other.
+def flatness(items: list[tuple[str, float]], window: int = 50, level: float = 0.5) -> float:
+    """The share of a list's first ``window`` memories whose min-max normalised score (:func:`normalised`) is above
+    ``level``: near 0 when a few memories stand out and the rest fall away, near 1 when the list cannot tell its
+    first ``window`` apart (a query whose words are in many memories, or a model whose cosines are all alike for
+    this query). 0 for an empty list."""
+    top = items[:max(1, window)]
+    if not top:
+        return 0.0
+    n = normalised(top, window)
+    return sum(1 for d, _ in top if n[d] > level) / len(top)
 
-    ``back_dense`` = the mean, over the dense list's first ``top`` memories, of their BM25 score min-max normalised
-    over the BM25 list's first ``window`` (0 for a memory BM25 did not find); ``back_bm25`` the same of the BM25
-    list's first ``top`` under the dense scores. A list whose best the other signal also rates high is trusted
-    more: r = back_bm25 / (back_dense + back_bm25) (0.5 when neither is backed), and the weights become
-    ``dense_weight · (2(1-r))^strength`` and ``lexical_weight · (2r)^strength`` (both as configured at r = 0.5).
-    Scale-free (each list read through its own min-max), so the shift follows the embedder: a model whose best
-    hits BM25 confirms gains weight; one that ranks BM25's exact matches low loses it. An empty list gives the other
-    one alone. Returns (dense_weight', lexical_weight', features ``back_dense``, ``back_bm25``, ``ratio``)."""
+
+def flatness_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], dense_weight: float,
+                     lexical_weight: float, *, gain: float = 1.0, window: int = 50, level: float = 0.5
+                     ) -> tuple[float, float, dict[str, float]]:
+    """Per-query weights from how well each list tells its candidates apart: each signal gains weight as much as the
+    other one is flat (:func:`flatness`): ``dense_weight · (1 + gain · flat_bm25)`` and ``lexical_weight · (1 + gain ·
+    flat_dense)``, rescaled to the configured sum. A query whose words are in most memories (a generic question
+    over a store of similar turns) leans on the dense list; a model that ranks a query's candidates all alike leans
+    on BM25, and a model that separates them keeps its weight, so the weights follow the embedder (no per-model
+    constant). An empty list gives the other one alone. Returns (dense_weight', lexical_weight', features
+    ``flat_dense``, ``flat_bm25``)."""
     if not lexical:
-        return dense_weight, 0.0, {"back_dense": 0.0, "back_bm25": 0.0, "ratio": 0.0}
+        return dense_weight, 0.0, {"flat_dense": 0.0, "flat_bm25": 0.0}
     if not dense:
-        return 0.0, lexical_weight, {"back_dense": 0.0, "back_bm25": 0.0, "ratio": 1.0}
-    nd, nl = normalised(dense, window), normalised(lexical, window)
-    bd = sum(nl.get(d, 0.0) for d, _ in dense[:top]) / min(top, len(dense))
-    bl = sum(nd.get(d, 0.0) for d, _ in lexical[:top]) / min(top, len(lexical))
-    r = 0.5 if bd + bl <= 1e-9 else bl / (bd + bl)
-    return (dense_weight * (2 * (1 - r)) ** strength, lexical_weight * (2 * r) ** strength,
-            {"back_dense": bd, "back_bm25": bl, "ratio": r})
+        return 0.0, lexical_weight, {"flat_dense": 0.0, "flat_bm25": 0.0}
+    fd, fl = flatness(dense, window, level), flatness(lexical, window, level)
+    wd, wl = dense_weight * (1 + gain * fl), lexical_weight * (1 + gain * fd)
+    scale = (dense_weight + lexical_weight) / (wd + wl) if wd + wl > 0 else 1.0
+    return wd * scale, wl * scale, {"flat_dense": fd, "flat_bm25": fl}
 
 
 def recency_weight(when: datetime, now: datetime, *, curve: str = "log", half_life_days: float = 30.0) -> float:

@@ -40,7 +40,7 @@ from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
-from .fusion import adaptive_weights, agreement_weights, drop_zero, minmax, recency_weight, rrf, weighted
+from .fusion import adaptive_weights, drop_zero, flatness_weights, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .bounded import BoundedFeed, applies, factor_range
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
@@ -196,10 +196,10 @@ class Searcher:
                 wd, wl, adapt = adaptive_weights(dense, lexical, wd, wl, strength=config.adapt_strength,
                                                  window=config.adapt_window, agree=config.adapt_agree)
                 adapt = {**adapt, "dense_weight": wd, "lexical_weight": wl}
-            if config.fusion_agree and wd > 0 and wl > 0:
-                wd, wl, agree = agreement_weights(dense, lexical, wd, wl, top=config.agree_top,
-                                                  strength=config.agree_strength, window=config.norm_window)
-                adapt = {**(adapt or {}), **agree, "dense_weight": wd, "lexical_weight": wl}
+            if config.flat_gain > 0 and wd > 0 and wl > 0:  # per query: from how flat each list is (.fusion)
+                wd, wl, flat = flatness_weights(dense, lexical, wd, wl, gain=config.flat_gain,
+                                                window=config.norm_window, level=config.flat_level)
+                adapt = {**(adapt or {}), **flat, "dense_weight": wd, "lexical_weight": wl}
             lists = {"dense": dense, "bm25": lexical}
             weights = {"dense": wd, "bm25": wl}
             for i, q in enumerate(extra_queries or []):
