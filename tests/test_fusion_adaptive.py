@@ -60,10 +60,14 @@ def test_minmax_recipe_searches_and_explains(tmp_path):
         cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "fusion_adapt": True})
         h = m.search("Miso piano", user_id="u", recipe=cfg)[0]
         assert set(h.explain["fusion_adapt"]) >= {"dense_weight", "lexical_weight", "peak_bm25", "overlap"}
-        cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "flat_gain": 1.0})
+        cfg = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "flat_gain": 1.0, "norm_window": 3})
         ex = m.search("Miso piano", user_id="u", recipe=cfg)[0].explain["fusion_adapt"]
         assert set(ex) == {"dense_weight", "lexical_weight", "flat_dense", "flat_bm25"}
         assert ex["dense_weight"] + ex["lexical_weight"] == pytest.approx(1.0) and 0 <= ex["flat_bm25"] <= 1
+        # fused by RRF (4 memories < the default norm_window): the weights as configured, where RRF was measured
+        cfg = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "flat_gain": 1.0})
+        assert "fusion_adapt" not in m.search("Miso piano", user_id="u", recipe=cfg)[0].explain
+        assert RECIPES["anchored"].flat_gain == 4.0 and RECIPES["anchored"].flat_level == 0.3
 
 
 def test_flatness_weights_lean_on_the_list_that_tells_its_candidates_apart():
