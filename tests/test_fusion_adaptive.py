@@ -6,7 +6,8 @@ import pytest
 
 from anchormem import Memory
 from anchormem.retrieval.config import RECIPES, SearchConfig
-from anchormem.retrieval.fusion import adaptive_weights, drop_zero, minmax, peak, rrf
+from anchormem.retrieval.fusion import (adaptive_weights, drop_zero, flatness, flatness_weights, minmax, normalised,
+                                       peak, rrf)
 
 
 def test_drop_zero_keeps_scored_hits_and_a_list_with_none():
@@ -59,3 +60,33 @@ def test_minmax_recipe_searches_and_explains(tmp_path):
         cfg = SearchConfig(**{**RECIPES["hybrid_rrf"].model_dump(), "fusion_adapt": True})
         h = m.search("Miso piano", user_id="u", recipe=cfg)[0]
         assert set(h.explain["fusion_adapt"]) >= {"dense_weight", "lexical_weight", "peak_bm25", "overlap"}
+        cfg = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "flat_gain": 1.0, "norm_window": 3})
+        ex = m.search("Miso piano", user_id="u", recipe=cfg)[0].explain["fusion_adapt"]
+        assert set(ex) == {"dense_weight", "lexical_weight", "flat_dense", "flat_bm25"}
+        assert ex["dense_weight"] + ex["lexical_weight"] == pytest.approx(1.0) and 0 <= ex["flat_bm25"] <= 1
+        # fused by RRF (4 memories < the default norm_window): the weights as configured, where RRF was measured
+        cfg = SearchConfig(**{**RECIPES["hybrid_minmax"].model_dump(), "flat_gain": 1.0})
+        assert "fusion_adapt" not in m.search("Miso piano", user_id="u", recipe=cfg)[0].explain
+        assert RECIPES["anchored"].flat_gain == 4.0 and RECIPES["anchored"].flat_level == 0.3
+
+
+def test_flatness_weights_lean_on_the_list_that_tells_its_candidates_apart():
+    steep = [("a", 10.0), ("b", 2.0), ("c", 1.5), ("d", 1.0)]  # normalised 1, 1/9, 1/18, 0: one above 0.5
+    flat = [("a", 0.90), ("b", 0.89), ("c", 0.88), ("d", 0.80)]  # normalised 1, 0.9, 0.8, 0: three above 0.5
+    assert flatness(steep) == 0.25 and flatness(flat) == 0.75 and flatness([]) == 0.0
+    assert flatness(flat, level=0.85) == 0.5
+    # a flat dense list and a steep BM25 list: BM25 gains 1 + 0.75, dense 1 + 0.25, the sum kept at 1.0
+    wd, wl, f = flatness_weights(flat, steep, 0.4, 0.6, gain=1.0)
+    assert f == {"flat_dense": 0.75, "flat_bm25": 0.25}
+    assert wd == pytest.approx(0.4 * 1.25 / (0.4 * 1.25 + 0.6 * 1.75)) and wd + wl == pytest.approx(1.0)
+    # the other way round: dense gains
+    wd, wl, _ = flatness_weights(steep, flat, 0.4, 0.6, gain=2.0)
+    assert wd == pytest.approx(0.4 * 2.5 / (0.4 * 2.5 + 0.6 * 1.5)) and wd > 0.5
+    assert flatness_weights(flat, steep, 0.4, 0.6, gain=0.0)[:2] == (pytest.approx(0.4), pytest.approx(0.6))
+    assert flatness_weights(flat, [], 0.4, 0.6)[:2] == (0.4, 0.0)
+    assert flatness_weights([], steep, 0.4, 0.6)[:2] == (0.0, 0.6)
+
+def test_normalised_reads_a_list_as_minmax_does():
+    assert normalised([("a", 3.0), ("b", 2.0), ("c", 1.0)], window=2) == {"a": 1.0, "b": 0.0, "c": 0.0}
+    assert normalised([("a", 0.5), ("b", 0.5)]) == {"a": 1.0, "b": 1.0}
+    assert normalised([]) == {}

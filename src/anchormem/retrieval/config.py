@@ -77,6 +77,13 @@ class SearchConfig(BaseModel):
     adapt_strength: float = Field(1.0, ge=0, le=10)
     adapt_window: int = Field(20, ge=3, le=1000)
     adapt_agree: float = Field(0.0, ge=0, le=1)
+    # per-query weights from how well each list tells its candidates apart (anchormem.retrieval.fusion.
+    # flatness_weights; applied when min-max fusion is used, not under RRF): each signal gains flat_gain x the other
+    # list's flatness (the share of its first norm_window scores above flat_level of their min-max range), the sum
+    # of the weights kept; 0: off. Scale-free: the weights follow the embedder (a model that ranks a query's
+    # candidates all alike leans on BM25; a generic query whose words are in most memories leans on dense)
+    flat_gain: float = Field(0.0, ge=0, le=20)
+    flat_level: float = Field(0.5, gt=0, lt=1)
     # query rewriting (anchormem.retrieval.rewrite): "offline" = time window boost + cross-language keywords;
     # "llm" = also alternative phrasings from the configured LLM; "off" = the query as written
     query_rewrite: Literal["off", "offline", "llm"] = "offline"
@@ -315,7 +322,13 @@ RECIPES: dict[str, SearchConfig] = {
     # LoCoMo held-out conversations 6-9 R@5 +2.3 [+1.1, +3.5], R@10 +0.9 [+0.2, +1.7], but the category list costs
     # Memora session R@10 (personas 0-2 -0.9 [-1.7, -0.2], held-out 7-9 -0.8 [-2.0, +0.1]: "food"/"coffee" spending
     # questions pull in every dish / drink), and the speaker rule alone misses the R@10 gate (-0.1 lower bound)
-    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5),
+    # per-query weights from each list's flatness (flat_gain 4, flat_level 0.3; min-max fusion only), chosen on the
+    # tune parts of a replay of the fused lists (bench/fusion_agree.py: LoCoMo conversations 0-5, Memora personas 0-1)
+    # then measured through search, paired: LoCoMo all 10 R@5 +0.2 [-0.3, +0.8], R@10 +0.5 [+0.0, +1.0] (held-out 6-9
+    # R@10 +0.6 [-0.1, +1.3]); Memora personas 0,1,7,8 session R@5 +1.6 (held-out 7-8 +1.4 [+0.3, +2.9]), R@10 -0.3
+    # (n.s.); MemoryBank en R@5/R@10 equal, cn R@5 +1.0 [+0.0, +3.0] (bench/results/fusion_*.json)
+    "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5,
+                             flat_gain=4.0, flat_level=0.3),
 }
 
 

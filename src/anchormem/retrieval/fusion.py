@@ -9,7 +9,8 @@ import numpy as np
 
 from ..tracing import staged
 
-__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "drop_zero", "peak"]
+__all__ = ["rrf", "minmax", "weighted", "recency_weight", "adaptive_weights", "drop_zero", "peak",
+           "normalised", "flatness", "flatness_weights"]
 
 
 @staged("fuse")
@@ -119,6 +120,51 @@ def adaptive_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, fl
     b = min(1.0, len(lexical) / float(max(1, budget)))
     return (dense_weight * (2 * (1 - r)) ** strength, lexical_weight * (2 * r) ** strength * (1.0 - breadth * b),
             {"peak_dense": pd, "peak_bm25": pl, "overlap": o, "ratio": r, "breadth": b})
+
+
+def normalised(items: list[tuple[str, float]], window: int = 50) -> dict[str, float]:
+    """{id: score min-max normalised over the first ``window`` scores, clipped to [0, 1]} (as :func:`minmax` reads a
+    list; a list of equal scores gives 1 to each)."""
+    if not items:
+        return {}
+    top = [s for _, s in items[:max(1, window)]]
+    hi, lo = max(top), min(top)
+    span = hi - lo
+    if span <= 1e-12:
+        return {d: 1.0 for d, _ in items}
+    return {d: min(1.0, max(0.0, (s - lo) / span)) for d, s in items}
+
+
+def flatness(items: list[tuple[str, float]], window: int = 50, level: float = 0.5) -> float:
+    """The share of a list's first ``window`` memories whose min-max normalised score (:func:`normalised`) is above
+    ``level``: near 0 when a few memories stand out and the rest fall away, near 1 when the list cannot tell its
+    first ``window`` apart (a query whose words are in many memories, or a model whose cosines are all alike for
+    this query). 0 for an empty list."""
+    top = items[:max(1, window)]
+    if not top:
+        return 0.0
+    n = normalised(top, window)
+    return sum(1 for d, _ in top if n[d] > level) / len(top)
+
+
+def flatness_weights(dense: list[tuple[str, float]], lexical: list[tuple[str, float]], dense_weight: float,
+                     lexical_weight: float, *, gain: float = 1.0, window: int = 50, level: float = 0.5
+                     ) -> tuple[float, float, dict[str, float]]:
+    """Per-query weights from how well each list tells its candidates apart: each signal gains weight as much as the
+    other one is flat (:func:`flatness`): ``dense_weight · (1 + gain · flat_bm25)`` and ``lexical_weight · (1 + gain ·
+    flat_dense)``, rescaled to the configured sum. A query whose words are in most memories (a generic question
+    over a store of similar turns) leans on the dense list; a model that ranks a query's candidates all alike leans
+    on BM25, and a model that separates them keeps its weight, so the weights follow the embedder (no per-model
+    constant). An empty list gives the other one alone. Returns (dense_weight', lexical_weight', features
+    ``flat_dense``, ``flat_bm25``)."""
+    if not lexical:
+        return dense_weight, 0.0, {"flat_dense": 0.0, "flat_bm25": 0.0}
+    if not dense:
+        return 0.0, lexical_weight, {"flat_dense": 0.0, "flat_bm25": 0.0}
+    fd, fl = flatness(dense, window, level), flatness(lexical, window, level)
+    wd, wl = dense_weight * (1 + gain * fl), lexical_weight * (1 + gain * fd)
+    scale = (dense_weight + lexical_weight) / (wd + wl) if wd + wl > 0 else 1.0
+    return wd * scale, wl * scale, {"flat_dense": fd, "flat_bm25": fl}
 
 
 def recency_weight(when: datetime, now: datetime, *, curve: str = "log", half_life_days: float = 30.0) -> float:

@@ -4,7 +4,9 @@ Fusion (RRF, or min-max score fusion ``"minmax"``: :func:`.fusion.minmax`): BM25
 are left out (min-max needs ``norm_window`` candidates, and is not used when a conversation anchors the search:
 both fall back to RRF, ``explain["fusion"]`` says which); with ``fusion_adapt``
 the two lists' weights are set per query (:func:`.fusion.adaptive_weights`; ``explain["fusion_adapt"]``: the
-features and weights used).
+features and weights used); with ``flat_gain`` (the default recipe; min-max fusion only) each list gains weight as
+the other is flat (:func:`.fusion.flatness_weights`; ``explain["fusion_adapt"]`` then holds ``flat_dense``,
+``flat_bm25`` and the weights).
 
 Every hit carries ``explain``: ``dense`` (cosine), ``bm25``, ``dense_rank``, ``bm25_rank``, ``fused``,
 ``recency``, ``importance``, ``source_weight`` and ``final`` (= Hit.score, unless an ordering rule placed the hit
@@ -40,7 +42,7 @@ from ..stores.protocol import Store
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
-from .fusion import adaptive_weights, drop_zero, minmax, recency_weight, rrf, weighted
+from .fusion import adaptive_weights, drop_zero, flatness_weights, minmax, recency_weight, rrf, weighted
 from .currency import order_by_currency, past_where, rank_scores, wants_past
 from .bounded import BoundedFeed, applies, factor_range
 from .dated import date_query, dated_lists, proximity, recap_first, recap_order
@@ -196,6 +198,19 @@ class Searcher:
                 wd, wl, adapt = adaptive_weights(dense, lexical, wd, wl, strength=config.adapt_strength,
                                                  window=config.adapt_window, agree=config.adapt_agree)
                 adapt = {**adapt, "dense_weight": wd, "lexical_weight": wl}
+            # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
+            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
+            # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
+            # (in [1 - anchor_weight, 1]) and were set on RRF's compressed scores; on min-max's spread they cannot
+            # lift the memory of the conversation's sense (polysemy pooled EN 68/72 with min-max, 70/72 with RRF)
+            in_conversation = bool(getattr(anchor, "texts", None)) and config.anchor_conversation_rrf
+            fusion = "minmax" if (config.fusion == "minmax" and not in_conversation
+                                  and len(dense or lexical) >= config.norm_window) else "rrf"
+            # per query, from how flat each list is (.fusion); min-max fusion only, where it was measured
+            if config.flat_gain > 0 and fusion == "minmax" and wd > 0 and wl > 0:
+                wd, wl, flat = flatness_weights(dense, lexical, wd, wl, gain=config.flat_gain,
+                                                window=config.norm_window, level=config.flat_level)
+                adapt = {**(adapt or {}), **flat, "dense_weight": wd, "lexical_weight": wl}
             lists = {"dense": dense, "bm25": lexical}
             weights = {"dense": wd, "bm25": wl}
             for i, q in enumerate(extra_queries or []):
@@ -221,14 +236,6 @@ class Searcher:
                     lists[name] = ls
                     weights[name] = config.date_weight * (wl if name.startswith("bm25") else wd)
                     also |= {d for d, _ in ls}
-            # min-max needs a score range: with fewer candidates than its window (a store of a few dozen
-            # memories) one memory's small lead becomes the whole range, so such a store is fused by rank (RRF).
-            # A search anchored in a conversation is fused by RRF too: the conversation's factors are bounded
-            # (in [1 - anchor_weight, 1]) and were set on RRF's compressed scores; on min-max's spread they cannot
-            # lift the memory of the conversation's sense (polysemy pooled EN 68/72 with min-max, 70/72 with RRF)
-            in_conversation = bool(getattr(anchor, "texts", None)) and config.anchor_conversation_rrf
-            fusion = "minmax" if (config.fusion == "minmax" and not in_conversation
-                                  and len(dense or lexical) >= config.norm_window) else "rrf"
 
             def fuse(ls: dict[str, list[tuple[str, float]]], ws: dict[str, float]) -> dict[str, float]:
                 return rrf(ls, ws, config.rrf_k) if fusion == "rrf" else minmax(ls, ws, config.norm_window,
