@@ -140,6 +140,7 @@ def places_in(clause: str) -> list[tuple[int, str]]:
 
 def _ends_with(before: str, words: tuple[str, ...]) -> bool:
     b = before.rstrip().casefold()
+    b = b[:-1] if b[-1:] in ("了", "过", "着") else b  # 去了东莞, 搬到过
     for w in words:
         w = w.casefold()
         if b.endswith(w) and (has_cjk(w) or len(b) == len(w) or not b[-len(w) - 1].isalnum()):
@@ -248,10 +249,20 @@ def ended_places(clause: str) -> set[str]:
     return out
 
 
-def home_places(old: Any, slot: str) -> set[str]:
+def left_places(text: str, new: str) -> set[str]:
+    """The known places of turn ``text`` other than the new home ``new``: the places the speaker says they left
+    (:func:`ended_places`: "escaped Cleveland") and those named beside the new home (深圳房租顶不住了，…去了东莞),
+    which the reader of older words (:mod:`.replaces`) takes first as the home that ended."""
+    out = {n for s in split_sentences(text) for c in _clauses(s) for n in ended_places(c)}
+    out |= {n for _, n in places_in(text)}
+    return {n for n in out if n.casefold() != new.casefold()}
+
+
+def home_places(old: Any, slot: str, named: set[str] = frozenset()) -> set[str]:
     """The known places an older clause (``old``: a :class:`~anchormem.facts.relative._Old`, ``.clause`` and typed
     ``.values``) puts the speaker in ("night-shift nurse in Cleveland": a ``located_before`` word before a known
-    place), when ``slot`` is ``home_city``; else or when none, an empty set. The reader of older words
+    place; not with a ``not_home`` word, unless the place is one of ``named``: :func:`left_places`), when ``slot``
+    is ``home_city``; else or when none, an empty set. The reader of older words
     (:mod:`.replaces`) takes such a clause as a home by type, whatever its meaning scores."""
     if slot != "home_city":
         return set()
@@ -259,9 +270,17 @@ def home_places(old: Any, slot: str) -> set[str]:
     for v in old.values:
         at = old.clause.find(v.value) if v.kind == "name" else -1
         if at >= 0 and place_kind(v.value) and _ends_with(old.clause[:at], _words("located_before")) and \
-                not _has(old.clause, _words("not_home")):
-            out.add(v.value)
+                (v.value in named or not _has(old.clause, _words("not_home"))):
+            out.add(v.value)  # (a place named again in the new turn counts even said with work: 在深圳打工)
     return out
+
+
+def _place_as_employer(f: Fact) -> bool:
+    """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver"): a place is no organisation;
+    the clause is read again by the place reader."""
+    return f.attribute == "employer" and f.polarity > 0 and bool(place_kind(f.value)) or (
+        f.attribute == "employer" and f.polarity > 0 and has_cjk(f.value) and
+        [t.flag for t in pos_tags(f.value)] == ["ns"])
 
 
 def with_places(extract):
@@ -270,7 +289,7 @@ def with_places(extract):
     (the change-by-meaning fallback) are carried over."""
 
     def offline_facts(text: str, *, entity: str = "user") -> list[Fact]:
-        facts = extract(text, entity=entity)
+        facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f)]
         if any(f.attribute == "home_city" for f in facts):
             return facts
         return facts + home_facts(text, entity=entity)

@@ -78,7 +78,7 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
     (``fresh``: ids of the facts whose slot the user has no value in) replace; [] when none. ``found``: (draft, facts)
     of the add, ``out``: the facts of each draft so far. One embedding call for the new clauses, one for the old."""
     from .meaning import _bank, classify
-    from .places import ended_places, home_places
+    from .places import home_places, left_places
     from .relative import _habit, _lang, _old_clauses, _open, settings, speakers
 
     news: list[tuple[int, Fact, str]] = []
@@ -115,13 +115,13 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
             continue
         ov = np.asarray(embedder.embed_documents([o.clause for o in olds]), dtype=np.float32)
         rows = []
-        ended = ended_places(found[i][0].item.text) if g.attribute == "home_city" else set()
+        ended = left_places(found[i][0].item.text, g.value) if g.attribute == "home_city" else set()
         for o, v in zip(olds, ov):
             lang = _lang(o.clause)
             allowed = set(_typed_slots(lang))
             scores = classify(v, _bank(embedder, lang), allowed, lang)[1]
             top = max(allowed, key=lambda s: scores.get(s, -1.0))
-            placed = home_places(o, g.attribute)  # a known place the speaker was in (facts.places): a home by type
+            placed = home_places(o, g.attribute, ended)  # a known place the speaker was in (facts.places): a home by type
             if placed & ended:  # "finally escaped Cleveland!! we're in Raleigh now": the place said as left
                 rows.append((2.0 + scores.get(g.attribute, 0.0), o, min(placed & ended)))
             elif placed or (top == g.attribute and scores.get(top, -1.0) > scores.get("none", -1.0)):
