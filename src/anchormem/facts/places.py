@@ -172,8 +172,9 @@ def _words(key: str) -> tuple[str, ...]:
     return langdata.words("places", key, ("en", "zh"))
 
 
-def _gated(sentence: str, clause: str, value: str) -> str:
-    """Why ``clause`` of ``sentence`` states no present home of the speaker's, or ""."""
+def _gated(sentence: str, clause: str, value: str, home_subject: bool = False) -> str:
+    """Why ``clause`` of ``sentence`` states no present home of the speaker's, or "". ``home_subject``: the clause's
+    subject is the home itself ("the Manchester flat even has a balcony")."""
     from .aspect import episodic
     from .relative import speakers
     from .rules import not_the_speakers
@@ -182,7 +183,7 @@ def _gated(sentence: str, clause: str, value: str) -> str:
     why = not_the_speakers(sentence, value)
     if why:
         return why
-    if not speakers(clause):  # 我闺蜜搬去西安了, "A friend of mine is in Denver now": someone else's
+    if not speakers(clause) and not home_subject:  # 我闺蜜搬去西安了, "A friend of mine is in Denver now"
         return "someone else"
     where = scene(clause) or scene(sentence, others=False)  # (someone else's noun only in the place's clause:
     if where:  # "We're in Phoenix for now, husband's in the Air Force")
@@ -238,7 +239,8 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
                 if name in ended:
                     continue
                 why = _home_said(sentence, clause, at, name)
-                gate = _gated(sentence, clause, name) if why else ""
+                own = why == "home noun" and clause[:at].strip().casefold() in _words("home_determiners") + ("",)
+                gate = _gated(sentence, clause, name, own) if why else ""
                 _LOG.debug("places %r in %r: %s %s", name, clause, why, gate)
                 if not why or gate:
                     continue
@@ -292,11 +294,13 @@ def home_places(old: Any, slot: str, named: set[str] = frozenset()) -> set[str]:
 
 
 def _place_as_employer(f: Fact) -> bool:
-    """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver"): a place is no organisation;
-    the clause is read again by the place reader."""
-    return f.attribute == "employer" and f.polarity > 0 and bool(place_kind(f.value)) or (
-        f.attribute == "employer" and f.polarity > 0 and has_cjk(f.value) and
-        [t.flag for t in pos_tags(f.value)] == ["ns"])
+    """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver": a GeoNames name): a place is
+    no organisation; the clause is read again by the place reader."""
+    if f.attribute != "employer" or f.polarity < 0:
+        return False
+    if has_cjk(f.value):  # a GeoNames city's Chinese name (jieba's ns alone also tags companies: 京东)
+        return _gazetteer().get(f.value) == "city" and f.value not in langdata.words("places", "not_place", ("zh",))
+    return bool(place_kind(f.value))
 
 
 def with_places(extract):
