@@ -52,9 +52,10 @@ __all__ = ["place_kind", "places_in", "home_facts", "ended_places", "home_places
 _LOG = logging.getLogger(__name__)
 
 MIN_POPULATION = 15000  # the GeoNames cities file read (15000 / 5000 / 1000): see bench/places_gazetteer.py
-_LATIN_NAME = re.compile(r"[A-Z][A-Za-z'’.\-]*(?:[ \-](?:[A-Z][A-Za-z'’.\-]*|of|de|del|la|le|am|upon|on|the))*")
+_LATIN_NAME = re.compile(r"[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*(?:[ \-](?:[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*|of|de|del|la|le|am|upon|on|the))*")
 _CJK_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
-_CLAUSE = re.compile(r"[,;:，；：!！]+|\s+-\s+|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)", re.I)
+_CLAUSE = re.compile(r"[,;:，；：!！~～]+|\s+[-—]\s+|(?<=[.)])\s+(?=[a-z])|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)",
+                     re.I)
 
 
 def _data(lang: str) -> dict:
@@ -293,6 +294,19 @@ def home_places(old: Any, slot: str, named: set[str] = frozenset()) -> set[str]:
     return out
 
 
+def _past_home(f: Fact) -> bool:
+    """``f`` is a home said in the past tense ("I miss when I lived in Seattle", 以前住过: a ``past_home`` phrase of
+    places.json, not after a ``perfect`` word: "I've lived in Glasgow my whole life" is a home now)."""
+    if f.attribute != "home_city" or f.polarity < 0:
+        return False
+    clause = (f.clause or f.source_span or "").casefold()
+    for w in _words("past_home"):
+        at = clause.find(w.casefold())
+        if at >= 0 and (has_cjk(w) or not _ends_with(clause[:at], _words("perfect"))):
+            return True
+    return False
+
+
 def _place_as_employer(f: Fact) -> bool:
     """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver": a GeoNames name): a place is
     no organisation; the clause is read again by the place reader."""
@@ -309,7 +323,7 @@ def with_places(extract):
     (the change-by-meaning fallback) are carried over."""
 
     def offline_facts(text: str, *, entity: str = "user") -> list[Fact]:
-        facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f)]
+        facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f) and not _past_home(f)]
         if any(f.attribute == "home_city" for f in facts):
             return facts
         return facts + home_facts(text, entity=entity)
