@@ -132,3 +132,9 @@ def test_an_older_place_without_a_claim_is_the_home_that_ended(mem_e5):
 ])
 def test_non_changes_keep_the_home(mem, first, then):
     assert _superseded(_events(mem, first, then)) == []
+
+
+def test_an_edited_home_keeps_its_slot(mem):
+    (fact,) = [e.memory for e in mem.add("we're in Raleigh now", user_id="u") if e.memory.fact is not None]
+    edited = mem.update(fact.id, text="we're in Durham now")
+    assert (edited.fact.attribute, edited.fact.value) == ("home_city", "Durham")
