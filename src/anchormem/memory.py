@@ -58,6 +58,7 @@ from .summaries import session_summary_memory
 from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
 from .facts.reconcile import conflicts, plan_facts
+from .facts.places import with_places
 from .facts.rules import extract_from_text
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
@@ -336,7 +337,8 @@ class Memory(LifecycleMixin):
         dates = resolve_dates(text, old.created_at)
         fact = old.fact
         if old.kind == "fact":  # the slot follows the new text: same attribute if still stated, else the first
-            found = extract_from_text(text, entity=old.fact.entity if old.fact else (old.speaker or "user"))
+            found = with_places(extract_from_text)(  # (a home the place reader read: "we're in Raleigh now")
+                text, entity=old.fact.entity if old.fact else (old.speaker or "user"))
             pick = next((f for f in found if old.fact and f.attribute == old.fact.attribute), found[0] if found
                         else None)
             fact = None if pick is None else FactSlot(entity=pick.entity, attribute=pick.attribute, value=pick.value,

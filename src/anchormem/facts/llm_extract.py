@@ -302,8 +302,10 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
     every fact it returns checked against the user's own words, kept/rejected facts counted in ``stats``
     (``facts_extracted``, ``facts_rejected``). Raises ConfigError (``llm`` mode without an LLM)."""
     if mode == "rules" or (mode == "auto" and llm is None):
+        from .places import with_places  # (home claims said without a frame: "we're in Raleigh now")
+
         if not getattr(embedder, "semantic", True):
-            return extract_from_text
+            return with_places(extract_from_text)
 
         def rules_facts(text: str, *, entity: str = "user") -> list[Any]:
             return extract_from_text(text, entity=entity)
@@ -311,7 +313,7 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
         from .meaning import MeaningFallback
 
         rules_facts.meaning = MeaningFallback(embedder)  # type: ignore[attr-defined]  (read by plan_facts)
-        return rules_facts
+        return with_places(rules_facts)
     if llm is None:
         raise ConfigError("fact_extractor='llm' needs an LLM (Memory(llm=...) or ANCHORMEM_LLM_BASE_URL)")
     check = embedder if getattr(embedder, "semantic", True) else None  # the cosine check needs meaning

@@ -78,6 +78,7 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
     (``fresh``: ids of the facts whose slot the user has no value in) replace; [] when none. ``found``: (draft, facts)
     of the add, ``out``: the facts of each draft so far. One embedding call for the new clauses, one for the old."""
     from .meaning import _bank, classify
+    from .places import home_places, left_places
     from .relative import _habit, _lang, _old_clauses, _open, settings, speakers
 
     news: list[tuple[int, Fact, str]] = []
@@ -114,21 +115,26 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
             continue
         ov = np.asarray(embedder.embed_documents([o.clause for o in olds]), dtype=np.float32)
         rows = []
+        ended = left_places(found[i][0].item.text, g.value) if g.attribute == "home_city" else set()
         for o, v in zip(olds, ov):
             lang = _lang(o.clause)
             allowed = set(_typed_slots(lang))
             scores = classify(v, _bank(embedder, lang), allowed, lang)[1]
             top = max(allowed, key=lambda s: scores.get(s, -1.0))
-            if top == g.attribute and scores.get(top, -1.0) > scores.get("none", -1.0):
-                rows.append((scores[top], o))
-        _LOG.debug("replaces %s %r: %s", g.attribute, c, [(round(s, 3), o.clause) for s, o in rows])
+            placed = home_places(o, g.attribute, ended)  # a known place the speaker was in (facts.places): a home by type
+            if placed & ended:  # "finally escaped Cleveland!! we're in Raleigh now": the place said as left
+                rows.append((2.0 + scores.get(g.attribute, 0.0), o, min(placed & ended)))
+            elif placed or (top == g.attribute and scores.get(top, -1.0) > scores.get("none", -1.0)):
+                rows.append((scores.get(g.attribute, -1.0), o, min(placed) if placed else ""))
+        _LOG.debug("replaces %s %r: %s", g.attribute, c, [(round(s, 3), o.clause) for s, o, _ in rows])
         if not rows:
             continue
         rows.sort(key=lambda r: -r[0])
         if len(rows) > 1 and rows[0][0] - rows[1][0] < margin:
             continue
-        o = rows[0][1]
-        claims.append(_open(o, g.entity, g.attribute, _habit(o.clause)))
+        o, place = rows[0][1], rows[0][2]  # (a known place: the claim is the place, on the words holding it)
+        claims.append(_open(o, g.entity, g.attribute, place, place) if place else
+                      _open(o, g.entity, g.attribute, _habit(o.clause)))
         done.add(g.attribute)
         _LOG.debug("replaces CHANGE %s: %r -> %r", g.attribute, o.clause, c)
     return claims

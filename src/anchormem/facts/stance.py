@@ -6,7 +6,8 @@ what belongs to someone else ("My neighbour's rent", 我邻居的房租) or abou
 or was quoted ("saw a two-bed listed at $2,600", 看到一套挂牌五百万) states no change of the speaker's own facts,
 whatever value it holds. The change readers that compare a clause with the user's memories (the change-by-meaning
 fallback :mod:`.meaning` and the relative reader :mod:`.relative`) read no clause this gate holds. The words are
-data: ``past_time``, ``visit``, ``general`` and ``observed`` of ``data/lang/<lang>/relative.json`` (both languages
+data: ``past_time``, ``visit``, ``general`` and ``observed`` of ``data/lang/<lang>/relative.json``, read after
+the ``not_scene`` phrases that only look like one are masked ("not used to the heat") (both languages
 are looked up in every clause: a mixed clause says its scene in either).
 
     scene("back in college I lived in Ithaca")   # -> "past_time"
@@ -48,12 +49,19 @@ def _scene_rx() -> dict[str, re.Pattern]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _not_scene_rx() -> re.Pattern:
+    words = langdata.words("relative", "not_scene", ("en", "zh"))
+    return re.compile(rf"\b(?:{langdata.alternation(words)})\b", re.I) if words else re.compile(r"(?!)")
+
+
 def scene(clause: str, others: bool = True) -> str:
     """The scene that keeps ``clause`` from stating a present fact of the speaker's: "past_time", "visit",
     "general", "observed", "others" (a possessive of someone else: "my neighbour's rent"; only with ``others``: a
     reader of a person's own facts, "my daughter's 9th birthday", asks without), or "" (none)."""
     if others and _others_rx().search(clause):
         return "others"
+    clause = _not_scene_rx().sub(" ", clause)  # "still not used to the heat": no past habit
     for key, rx in _scene_rx().items():
         if rx.search(clause):
             return key

