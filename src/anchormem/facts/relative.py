@@ -357,8 +357,14 @@ def _end_piece(text: str) -> str:
     return hits[0] if hits else text
 
 
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """``stop`` of data/lang/{en,zh}/relative.json, case-folded (built once, not per clause)."""
+    return frozenset(w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", []))
+
+
 def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
-    stop = {w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", [])}
+    stop = _stop_words()
     said = " ".join(v.value for v in values).casefold()
     return {w.casefold() for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
             and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}

@@ -48,6 +48,7 @@ from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
+from . import triggers
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
@@ -486,8 +487,21 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
     return None
 
 
+def _gates() -> list[re.Pattern]:
+    """Every pattern one of which a clause matches when :func:`_parse_clause` reads a fact from it (facts.triggers):
+    the rules of both languages, the third-person rule and the negation / "used to" patterns that re-read a part of
+    the clause."""
+    return [_THIRD, _USED_TO_EN, _NO_LONGER_EN, _NOT_STATE_EN, _NO_LONGER_ZH, _NOT_HABIT_ZH] + \
+        [rx for rx, _, _ in _EN_RULES + _ZH_RULES]
+
+
+triggers.declare("rules", _gates)
+
+
 def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
     """(attribute, value, polarity, entity) for one clause, or None."""
+    if not triggers.may_read("rules", clause):
+        return None  # no literal any rule needs: none can match
     c = clause.strip()
     c = _LEAD.sub("", c) if not has_cjk(c[:2]) else _LEAD_ZH.sub("", c)
     c = c.strip()
@@ -585,8 +599,9 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if not sentence:
                 continue
         conf = hedge_confidence(sentence)
-        if not blocked(sentence) and _speaker_subject(sentence) != "other":
-            for attr, value, pol in sentence_changes(sentence):
+        said = sentence_changes(sentence)  # (first: most sentences have none, and then the gates need not run)
+        if said and not blocked(sentence) and _speaker_subject(sentence) != "other":
+            for attr, value, pol in said:
                 if not (pol > 0 and _person_action(attr) and _elsewhere(sentence)):
                     keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
@@ -603,10 +618,10 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
                                           inherited={"user": "speaker", "other": "other"}.get(who, ""))
             changes, got = _merge_frames(changes, got, frames, clause)
-            if clause_subject(clause):  # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action
+            if (changes or got) and clause_subject(clause):  # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action
                 changes = [c for c in changes if not _person_action(c[0])]
                 got = None if got and _person_action(got[0]) else got
-            if _elsewhere(clause):  # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
+            if (changes or got) and _elsewhere(clause):  # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
                 changes = [c for c in changes if not (c[2] > 0 and _person_action(c[0]))]
                 got = None if got and got[2] > 0 and _person_action(got[0]) else got
             if changes:
