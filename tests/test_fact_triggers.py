@@ -85,12 +85,3 @@ def test_pos_tags_by_block_equal_jieba_on_the_whole_text():
                  "a  b\r\nc 我的 Berlin 3.5kg，＃x", ""]:
         assert pos_tags(text) == tuple(Tagged(t.word, t.flag) for t in jieba.posseg.cut(text))
 
-
-def test_all_literal_sets_a_gate_needs_are_checked():
-    from anchormem.facts.triggers import required_all
-
-    needs = [sorted(_emit(x) for x in n) for n in required_all(re.compile(r"\bI\s+\w+\s+(?:eat|drink)\b", re.I))]
-    assert needs == [[r"\s+drink\b", r"\s+eat\b"], ["drink", "eat"], [r"\bI\s+"]]
-    declare("test.all", lambda: [re.compile(r"\bI\s+\w+\s+(?:eat|drink)\b", re.I)])
-    assert may_read("test.all", "I usually eat porridge")
-    assert not may_read("test.all", "They usually eat porridge")  # the habit verb alone is not enough

@@ -453,14 +453,22 @@ class _Old:
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
     from .claims import current_view
-    from .rules import _clause_split
 
     view = current_view(item)
     if view is None:
         return []
-    out: list[_Old] = []
+    return [_Old(item, n, words, list(values), sentence=sentence) for n, words, values, sentence in _cut_old(view.text)]
+
+
+@lru_cache(maxsize=8192)
+def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], ...]:
+    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence), cached
+    by text: a bulk load meets the same neighbours again for many new turns."""
+    from .rules import _clause_split
+
+    out: list[tuple[int, str, tuple[TypedValue, ...], str]] = []
     n = 0
-    for sentence in split_sentences(view.text):
+    for sentence in split_sentences(text):
         topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
         for c in [c for c in _clause_split().split(sentence) if c and c.strip()]:
             c = c.strip()
@@ -471,15 +479,15 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append(_Old(item, n, c, values, sentence=sentence.strip()))
+                out.append((n, c, tuple(values), sentence.strip()))
                 n += 1
                 continue
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append(_Old(item, n, words, values, sentence=sentence.strip()))
+            out.append((n, words, tuple(values), sentence.strip()))
             topic = ""
             n += 1
-    return out
+    return tuple(out)
 
 
 def _claim_of(old: _Old) -> Any:

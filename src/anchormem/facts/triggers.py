@@ -6,12 +6,12 @@ match its input for it to read anything (:func:`declare`). From them this module
 match cannot do without (:func:`required_literals`: the words of the reader's data files and rule patterns, read
 from the patterns themselves, so a new word in ``data/lang/*`` is a new trigger with no second list to keep), and
 compiles them into one alternation per reader, a trie of literals matched case-insensitively, whitespace runs and
-word boundaries kept as the gate has them (:func:`may_read`); a text that passes it is then checked gate by gate
-against the few literal sets each gate needs all of (:func:`required_all`: "I" and a habit verb). The check is a
-necessary condition only: a text it lets through is read exactly as before, and one it stops is a text none of the
-gates could match, so the facts are identical (``bench/fact_prefilter.py`` checks that over 23k real turns).
-Which of two necessary literals keys the first step is chosen by length, with the words too common in chat to be
-selective (``common`` of ``data/lang/*/triggers.json``: "I", "my", 我) counted short.
+word boundaries kept as the gate has them (:func:`may_read`: one regex search). The check is a necessary condition
+only: a text it lets through is read exactly as before, and one it stops is a text none of the gates could match,
+so the facts are identical (``bench/fact_prefilter.py`` checks that over 23k real turns). Of a gate's necessary
+literals the most selective keys it: the longest, with the words too common in chat to be selective (``common`` of
+``data/lang/*/triggers.json``: "I", "my", 我) counted short. (Checking every gate's other literal sets too stops more
+clauses but costs more than it saves: measured, 0.34 vs 0.29 ms per turn.)
 
 A reader that declares nothing, or a gate from which no literal can be derived (a pattern that can match without
 any fixed text, such as ``[A-Z]\\w+``), makes :func:`may_read` true for every text: it always runs. A gate is
@@ -33,12 +33,12 @@ from functools import lru_cache
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser as _p  # type: ignore[attr-defined]
 
-__all__ = ["declare", "may_read", "required_literals", "required_all", "declared", "trigger_pattern"]
+__all__ = ["declare", "may_read", "required_literals", "declared", "trigger_pattern"]
 
 Gates = Callable[[], Iterable["re.Pattern[str] | str"]]
 
 _GATES: dict[str, Gates] = {}
-_BUILT: dict[str, object] = {}  # reader -> (first-step alternation, per-gate literal sets) or None (always runs)
+_BUILT: dict[str, "re.Pattern[str] | None"] = {}  # reader -> its alternation, or None (it always runs)
 _LOCK = threading.Lock()
 _MAX_LITERALS = 4096  # a gate set needing more literals than this is not worth a prefilter: the reader always runs
 
@@ -58,30 +58,20 @@ def declared() -> tuple[str, ...]:
 
 
 def may_read(reader: str, text: str) -> bool:
-    """False only when no gate of ``reader`` can match ``text``; True for a reader that declared nothing or has a gate
-    without a required literal. Two steps: one search of the alternation of every gate's most selective literals
-    (most texts stop here), then, gate by gate, each of the (at most :data:`_MAX_ALL`) literal sets the gate needs
-    all of ("I" and a habit verb), compared case-insensitively."""
-    built = _built(reader)
-    if built is None:
-        return True
-    rx, gates = built
-    if rx.search(text) is None:
-        return False
-    return any(all(need.search(text) is not None for need in gate) for gate in gates)
+    """False only when no gate of ``reader`` can match ``text`` (none of their required literals occurs in it,
+    compared case-insensitively); True for a reader that declared nothing or has a gate without a required
+    literal. One regex search."""
+    rx = _built(reader)
+    return rx is None or rx.search(text) is not None
 
 
 def trigger_pattern(reader: str) -> "re.Pattern[str] | None":
     """The compiled alternation of ``reader``'s required literals (built on first use), or None when the reader
     always runs (no gates declared, or a gate with no required literal)."""
-    built = _built(reader)
-    return None if built is None else built[0]
+    return _built(reader)
 
 
-_Built = "tuple[re.Pattern[str], list[list[re.Pattern[str]]]] | None"
-
-
-def _built(reader: str) -> _Built:
+def _built(reader: str) -> "re.Pattern[str] | None":
     try:
         return _BUILT[reader]  # type: ignore[return-value]
     except KeyError:
@@ -89,30 +79,23 @@ def _built(reader: str) -> _Built:
     with _LOCK:
         if reader not in _BUILT:
             gates = _GATES.get(reader)
-            _BUILT[reader] = _build(gates()) if gates is not None else None  # type: ignore[assignment]
+            _BUILT[reader] = _build(gates()) if gates is not None else None
         return _BUILT[reader]  # type: ignore[return-value]
 
 
-_MAX_ALL = 3  # literal sets checked per gate in the second step (the most selective first)
-
-
-def _build(gates: Iterable["re.Pattern[str] | str"]) -> _Built:
+def _build(gates: Iterable["re.Pattern[str] | str"]) -> "re.Pattern[str] | None":
     lits: set[str] = set()
-    compiled: dict[frozenset[str], re.Pattern[str]] = {}
-    per_gate: list[list[re.Pattern[str]]] = []
     for g in gates:
-        needs = required_all(g)
-        if not needs:
+        need = required_literals(g)
+        if need is None:
             return None
-        lits |= needs[0]
+        lits |= need
         if len(lits) > _MAX_LITERALS:
             return None
-        per_gate.append([compiled.setdefault(n, re.compile(_trie(sorted(_minimal(set(n)))), re.I))
-                         for n in needs[:_MAX_ALL]])
     lits = _minimal(lits)
     if not lits:
         return None
-    return re.compile(_trie(sorted(lits)), re.I), per_gate
+    return re.compile(_trie(sorted(lits)), re.I)
 
 
 def _minimal(lits: set[str]) -> set[str]:
@@ -173,36 +156,6 @@ def required_literals(pattern: "re.Pattern[str] | str") -> "frozenset[str] | Non
     except Exception:  # noqa: BLE001 (an unparsable pattern: no prefilter for it)
         return None
     return _seq(list(tree))
-
-
-def required_all(pattern: "re.Pattern[str] | str") -> "list[frozenset[str]]":
-    """Every literal set a match of ``pattern`` needs (one of each set occurs in it), most selective first: the
-    elements of its top-level sequence (:func:`required_literals` is the first). [] when none can be derived.
-    ``required_all(r"\bI\s+\w+\s+(?:eat|drink)\b")`` -> ``[{"eat", "drink"} (with marks), {"\bI\s+"}]``."""
-    if isinstance(pattern, re.Pattern):
-        src, flags = pattern.pattern, pattern.flags
-    else:
-        src, flags = pattern, 0
-    if not isinstance(src, str):
-        return []
-    try:
-        items = list(_p.parse(src, flags))
-    except Exception:  # noqa: BLE001 (an unparsable pattern: no prefilter for it)
-        return []
-    best = _seq(items)
-    if best is None:
-        return []
-    found = {best}
-    for i, (op, av) in enumerate(items):
-        if i == 0 or _unit(*items[i - 1]) is None:
-            x = _starts(items[i:])
-            if x is not None:
-                found.add(x)
-        if _unit(op, av) is None:
-            x = _item(op, av)
-            if x is not None:
-                found.add(x)
-    return [best] + sorted(found - {best}, key=_score, reverse=True)
 
 
 def _weight(lit: str) -> float:
