@@ -9,7 +9,8 @@ the dev currency story files (``currency_stories.json``, gen3, gen4, gen6; never
 
 - the rule facts (:func:`anchormem.facts.rules.extract_from_text`: every field of every fact);
 - the meaning fallback's units (:func:`anchormem.facts.meaning.clause_units`, with their typed values) and the
-  relative reader's units (:func:`anchormem.facts.relative.units_of`, with :func:`~anchormem.facts.relative.clause_values`);
+  relative reader's units (:func:`anchormem.facts.relative.units_of`, with their
+  :func:`~anchormem.facts.relative.clause_values`);
 - jieba's tags of Chinese texts (:func:`anchormem.text.tokenize.pos_tags`).
 
 Every output must be equal between the trees (the report counts the texts that differ, and shows the first few).
