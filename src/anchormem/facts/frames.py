@@ -38,7 +38,7 @@ from ..text.tokenize import has_cjk
 from . import triggers
 from .values import duration_at
 
-__all__ = ["frame_facts", "Frame", "pronoun_slots", "slots_named"]
+__all__ = ["frame_facts", "merge_frames", "Frame", "pronoun_slots", "slots_named"]
 
 Frame = tuple[str, str, int]  # (attribute, value, polarity)
 _CAP = r"(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|de|la|am|&)(?!\w))*"
@@ -519,3 +519,33 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: b
         if got or left:
             return got, left
     return [], ""
+
+
+def merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None,
+                 frames: list[tuple[str, str, int]], clause: str) -> tuple[list[tuple[str, str, int]],
+                                                                        tuple[str, str, int, str] | None]:
+    """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
+    and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
+    agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
+    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
+    if not frames:
+        return changes, got
+    if not changes and not got:
+        return list(frames), None
+    if got and got[3] != "user":
+        return changes, got  # a third person's fact ("Person Q lives in Y")
+    have = {c[0] for c in changes} | ({got[0]} if got else set())
+    head = frames[0]
+    if got and not changes and got[0].startswith(("does:", "likes:")) and head[0].startswith("does:") and \
+            head[0] != got[0] and head[2] == got[2] and has_cjk(clause) and \
+            0 <= clause.find(head[1]) < clause.find("我"):
+        return [head], None  # the topicalised object
+    if head[0] not in have:
+        return changes, got
+    said = {c[1].casefold() for c in changes} | ({got[1].casefold()} if got else set())
+    extra = [f for f in frames[1:] if f[0] not in have and f[1].casefold() not in said]
+    if not extra:
+        return changes, got
+    if got and not changes:  # the rules' fact, then the frame's companion slot
+        return [(got[0], got[1], got[2])] + extra, None
+    return changes + extra, got

@@ -70,6 +70,7 @@ from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
 from .aspect import episodic
+from .topics import shared as _shared, topic_words as _topic_words
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -355,32 +356,6 @@ def _end_piece(text: str) -> str:
     pieces = [p.strip() for p in re.split(r"[,，、;；:：.。!！?？]+", text) if p.strip()]
     hits = [p for p in pieces if terminative(p)]
     return hits[0] if hits else text
-
-
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    """``stop`` of data/lang/{en,zh}/relative.json, case-folded (built once, not per clause)."""
-    return frozenset(w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", []))
-
-
-def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
-    stop = _stop_words()
-    said = " ".join(v.value for v in values).casefold()
-    return {w.casefold() for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
-            and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
-
-
-def _shared(a: set[str], b: set[str], a_text: str = "", b_text: str = "") -> str:
-    """The longest content word the two clauses share ("gym" ~ "puregym": one inside the other; a Chinese word of
-    one inside the other's text, however the segmenter cut it: 抖音 ~ 刷抖音刷到半夜), or ""."""
-    hits: list[str] = [w for w, text in [(w, b_text) for w in a] + [(w, a_text) for w in b]
-                       if has_cjk(w) and len(w) >= 2 and w in text]
-    for x in sorted(a):
-        for y in b:
-            least = 2 if has_cjk(x + y) else 3  # 钢琴 ~ 钢琴课, gym ~ puregym
-            if x == y or (len(x) >= least and len(y) >= least and (x in y or y in x)):
-                hits.append(x if len(x) <= len(y) else y)
-    return max(hits, key=len) if hits else ""
 
 
 @dataclass

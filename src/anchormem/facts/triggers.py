@@ -30,8 +30,11 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from re import _constants as _c  # type: ignore[attr-defined]
-from re import _parser as _p  # type: ignore[attr-defined]
+try:  # CPython's own regex parser (3.11+); without it no literal is derived and every reader always runs
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover (another interpreter)
+    _c = _p = None  # type: ignore[assignment]
 
 __all__ = ["declare", "may_read", "required_literals", "declared", "trigger_pattern"]
 
@@ -95,7 +98,10 @@ def _build(gates: Iterable["re.Pattern[str] | str"]) -> "re.Pattern[str] | None"
     lits = _minimal(lits)
     if not lits:
         return None
-    return re.compile(_trie(sorted(lits)), re.I)
+    try:
+        return re.compile(_trie(sorted(lits)), re.I)
+    except (re.error, RecursionError):  # pragma: no cover (a trie too deep to compile: no prefilter)
+        return None
 
 
 def _minimal(lits: set[str]) -> set[str]:
@@ -149,13 +155,12 @@ def required_literals(pattern: "re.Pattern[str] | str") -> "frozenset[str] | Non
         src, flags = pattern.pattern, pattern.flags
     else:
         src, flags = pattern, 0
-    if not isinstance(src, str):
+    if not isinstance(src, str) or _p is None:
         return None
     try:
-        tree = _p.parse(src, flags)
-    except Exception:  # noqa: BLE001 (an unparsable pattern: no prefilter for it)
+        return _seq(list(_p.parse(src, flags)))
+    except Exception:  # noqa: BLE001 (a pattern or parser this reading does not know: no prefilter for it)
         return None
-    return _seq(list(tree))
 
 
 def _weight(lit: str) -> float:
