@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from .. import langdata
 from ..text.tokenize import has_cjk
+from . import triggers
 
 __all__ = ["clause_changes", "sentence_changes", "blocked", "numeric_slots", "number_of", "is_numeric_slot",
            "JOB_ACTIVITY", "job_of_activity", "ENDS_ANY", "ends_any"]
@@ -185,7 +186,18 @@ def _value(attr: str, m: re.Match) -> str | None:
     return v or None
 
 
+def _gates(scope: str):  # noqa: ANN202 (a factory of the trigger module's gate callables)
+    """The change patterns of ``scope`` in every language: a text none of them can match states no change."""
+    return lambda: [rx for lg in langdata.LANGUAGES for rx, _, _, sc in _patterns(lg) if sc == scope]
+
+
+triggers.declare("changes.clause", _gates("clause"))
+triggers.declare("changes.sentence", _gates("sentence"))
+
+
 def _run(text: str, scope: str) -> list[tuple[str, str, int]]:
+    if not triggers.may_read("changes." + scope, text):
+        return []  # no literal any of the patterns needs (facts.triggers): none can match
     lang = "zh" if has_cjk(text) else "en"
     langs = ("zh", "en") if lang == "zh" else ("en",)  # a Chinese clause may carry English phrases ("我搬到了Berlin")
     out: dict[str, tuple[str, str, int]] = {}

@@ -35,9 +35,10 @@ from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk
+from . import triggers
 from .values import duration_at
 
-__all__ = ["frame_facts", "Frame", "pronoun_slots", "slots_named"]
+__all__ = ["frame_facts", "merge_frames", "Frame", "pronoun_slots", "slots_named"]
 
 Frame = tuple[str, str, int]  # (attribute, value, polarity)
 _CAP = r"(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|de|la|am|&)(?!\w))*"
@@ -341,13 +342,18 @@ def _pronoun_age_frames(clause: str, lang: str) -> list[Frame]:
             m = re.search(rf"(?P<v>{_num_zh()})\s*(?:周)?岁", clause)
             v = m.group("v") + "岁" if m else None
         else:
-            if not re.match(rf"\s*{pron}(?:['’]s|\s+is|\s+just|\s+turned|\s+turns)\b", clause, re.I):
+            if not re.match(r"\s*" + _pronoun_said(pron), clause, re.I):
                 continue
             m = c["age"].search(clause)
             v = (m.group("v") or m.group("w")) if m else None
         if v:
             return [(f"{pron}_age", v, 1)]
     return []
+
+
+def _pronoun_said(pron: str) -> str:
+    """An English pronoun as the subject of an age ("She's", "he just turned")."""
+    return rf"{pron}(?:['’]s|\s+is|\s+just|\s+turned|\s+turns)\b"
 
 
 def pronoun_slots(attribute: str) -> list[str] | None:
@@ -469,6 +475,23 @@ def _pending_value(slot: str, text: str, lang: str) -> str | None:
     return _value(kind, t2, lang) if kind else None
 
 
+def _gates() -> list[Any]:
+    """Every pattern a frame needs to match (facts.triggers): slot nouns, persons, units, verbs of the classes, and
+    the pronouns an age is said of, in each language with frames data."""
+    out: list[Any] = []
+    for lang in langdata.LANGUAGES:
+        if not _data(lang):
+            continue
+        c = _compiled(lang)
+        out += [c["noun_rx"], c["person"], c["unit_rx"]] + [rx for _, _, rx, _ in c["classes"]]
+        out += [re.escape(p) if lang == "zh" else re.compile(_pronoun_said(p), re.I)
+                for p in _data(lang).get("pronoun_persons", {})]
+    return out
+
+
+triggers.declare("frames", _gates)
+
+
 def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: bool = True) -> tuple[list[Frame], str]:
     """``([(attribute, value, polarity)], pending_slot)`` read from one clause (see the module doc).
 
@@ -477,8 +500,8 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: b
     ``first``: the clause starts its sentence (a later one reads a slot noun only when its owner is said).
     The returned ``pending_slot`` is the slot this clause leaves open ("" for none). Never raises on any text."""
     text = clause.strip()
-    if not text:
-        return [], ""
+    if not text or not pending and not triggers.may_read("frames", text):
+        return [], ""  # (no literal any frame needs: facts.triggers)
     langs = ("zh", "en") if has_cjk(text) else ("en",)
     for lang in langs:
         if not _data(lang):
@@ -496,3 +519,33 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: b
         if got or left:
             return got, left
     return [], ""
+
+
+def merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None,
+                 frames: list[tuple[str, str, int]], clause: str) -> tuple[list[tuple[str, str, int]],
+                                                                        tuple[str, str, int, str] | None]:
+    """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
+    and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
+    agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
+    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
+    if not frames:
+        return changes, got
+    if not changes and not got:
+        return list(frames), None
+    if got and got[3] != "user":
+        return changes, got  # a third person's fact ("Person Q lives in Y")
+    have = {c[0] for c in changes} | ({got[0]} if got else set())
+    head = frames[0]
+    if got and not changes and got[0].startswith(("does:", "likes:")) and head[0].startswith("does:") and \
+            head[0] != got[0] and head[2] == got[2] and has_cjk(clause) and \
+            0 <= clause.find(head[1]) < clause.find("我"):
+        return [head], None  # the topicalised object
+    if head[0] not in have:
+        return changes, got
+    said = {c[1].casefold() for c in changes} | ({got[1].casefold()} if got else set())
+    extra = [f for f in frames[1:] if f[0] not in have and f[1].casefold() not in said]
+    if not extra:
+        return changes, got
+    if got and not changes:  # the rules' fact, then the frame's companion slot
+        return [(got[0], got[1], got[2])] + extra, None
+    return changes + extra, got

@@ -70,6 +70,7 @@ from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
 from .aspect import episodic
+from .topics import shared as _shared, topic_words as _topic_words
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -357,26 +358,6 @@ def _end_piece(text: str) -> str:
     return hits[0] if hits else text
 
 
-def _topic_words(text: str, values: list[TypedValue]) -> set[str]:
-    stop = {w.casefold() for lg in ("en", "zh") for w in data(lg).get("stop", [])}
-    said = " ".join(v.value for v in values).casefold()
-    return {w.casefold() for w in content_words(text) if w.casefold() not in stop and not re.fullmatch(r"[\d.,]+", w)
-            and w.casefold() not in said and (len(w) >= 3 or has_cjk(w) and len(w) >= 2)}
-
-
-def _shared(a: set[str], b: set[str], a_text: str = "", b_text: str = "") -> str:
-    """The longest content word the two clauses share ("gym" ~ "puregym": one inside the other; a Chinese word of
-    one inside the other's text, however the segmenter cut it: 抖音 ~ 刷抖音刷到半夜), or ""."""
-    hits: list[str] = [w for w, text in [(w, b_text) for w in a] + [(w, a_text) for w in b]
-                       if has_cjk(w) and len(w) >= 2 and w in text]
-    for x in sorted(a):
-        for y in b:
-            least = 2 if has_cjk(x + y) else 3  # 钢琴 ~ 钢琴课, gym ~ puregym
-            if x == y or (len(x) >= least and len(y) >= least and (x in y or y in x)):
-                hits.append(x if len(x) <= len(y) else y)
-    return max(hits, key=len) if hits else ""
-
-
 @dataclass
 class Unit:
     """A run of clauses of one sentence that may state a change of the speaker's: ``text`` (the clauses joined),
@@ -447,14 +428,22 @@ class _Old:
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
     from .claims import current_view
-    from .rules import _clause_split
 
     view = current_view(item)
     if view is None:
         return []
-    out: list[_Old] = []
+    return [_Old(item, n, words, list(values), sentence=sentence) for n, words, values, sentence in _cut_old(view.text)]
+
+
+@lru_cache(maxsize=8192)
+def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], ...]:
+    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence), cached
+    by text: a bulk load meets the same neighbours again for many new turns."""
+    from .rules import _clause_split
+
+    out: list[tuple[int, str, tuple[TypedValue, ...], str]] = []
     n = 0
-    for sentence in split_sentences(view.text):
+    for sentence in split_sentences(text):
         topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
         for c in [c for c in _clause_split().split(sentence) if c and c.strip()]:
             c = c.strip()
@@ -465,15 +454,15 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append(_Old(item, n, c, values, sentence=sentence.strip()))
+                out.append((n, c, tuple(values), sentence.strip()))
                 n += 1
                 continue
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append(_Old(item, n, words, values, sentence=sentence.strip()))
+            out.append((n, words, tuple(values), sentence.strip()))
             topic = ""
             n += 1
-    return out
+    return tuple(out)
 
 
 def _claim_of(old: _Old) -> Any:

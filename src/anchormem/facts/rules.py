@@ -48,10 +48,11 @@ from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import Message
+from . import triggers
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
-from .frames import frame_facts
+from .frames import frame_facts, merge_frames
 from .values import duration_at
 from .subjects import clause_subject
 from .model import Fact, detect_language, is_sensitive, normalize_object
@@ -486,8 +487,21 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
     return None
 
 
+def _gates() -> list[re.Pattern]:
+    """Every pattern one of which a clause matches when :func:`_parse_clause` reads a fact from it (facts.triggers):
+    the rules of both languages, the third-person rule and the negation / "used to" patterns that re-read a part of
+    the clause."""
+    return [_THIRD, _USED_TO_EN, _NO_LONGER_EN, _NOT_STATE_EN, _NO_LONGER_ZH, _NOT_HABIT_ZH] + \
+        [rx for rx, _, _ in _EN_RULES + _ZH_RULES]
+
+
+triggers.declare("rules", _gates)
+
+
 def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
     """(attribute, value, polarity, entity) for one clause, or None."""
+    if not triggers.may_read("rules", clause):
+        return None  # no literal any rule needs: none can match
     c = clause.strip()
     c = _LEAD.sub("", c) if not has_cjk(c[:2]) else _LEAD_ZH.sub("", c)
     c = c.strip()
@@ -585,8 +599,9 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if not sentence:
                 continue
         conf = hedge_confidence(sentence)
-        if not blocked(sentence) and _speaker_subject(sentence) != "other":
-            for attr, value, pol in sentence_changes(sentence):
+        said = sentence_changes(sentence)  # (first: most sentences have none, and then the gates need not run)
+        if said and not blocked(sentence) and _speaker_subject(sentence) != "other":
+            for attr, value, pol in said:
                 if not (pol > 0 and _person_action(attr) and _elsewhere(sentence)):
                     keep(attr, value, pol, entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
@@ -602,11 +617,13 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             got = _parse_clause(_with_subject(clause, subject))
             frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
                                           inherited={"user": "speaker", "other": "other"}.get(who, ""))
-            changes, got = _merge_frames(changes, got, frames, clause)
-            if clause_subject(clause):  # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action
+            changes, got = merge_frames(changes, got, frames, clause)
+            # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action (tested only when there is a fact)
+            if (changes or got) and clause_subject(clause):
                 changes = [c for c in changes if not _person_action(c[0])]
                 got = None if got and _person_action(got[0]) else got
-            if _elsewhere(clause):  # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
+            # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
+            if (changes or got) and _elsewhere(clause):
                 changes = [c for c in changes if not (c[2] > 0 and _person_action(c[0]))]
                 got = None if got and got[2] > 0 and _person_action(got[0]) else got
             if changes:
@@ -627,36 +644,6 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                 continue  # "My brother left Google and joined Stripe": not the speaker's employer
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
     return list(out.values())
-
-
-def _merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None,
-                  frames: list[tuple[str, str, int]], clause: str) -> tuple[list[tuple[str, str, int]],
-                                                                         tuple[str, str, int, str] | None]:
-    """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
-    and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
-    agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
-    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
-    if not frames:
-        return changes, got
-    if not changes and not got:
-        return list(frames), None
-    if got and got[3] != "user":
-        return changes, got  # a third person's fact ("Person Q lives in Y")
-    have = {c[0] for c in changes} | ({got[0]} if got else set())
-    head = frames[0]
-    if got and not changes and got[0].startswith(("does:", "likes:")) and head[0].startswith("does:") and \
-            head[0] != got[0] and head[2] == got[2] and has_cjk(clause) and \
-            0 <= clause.find(head[1]) < clause.find("我"):
-        return [head], None  # the topicalised object
-    if head[0] not in have:
-        return changes, got
-    said = {c[1].casefold() for c in changes} | ({got[1].casefold()} if got else set())
-    extra = [f for f in frames[1:] if f[0] not in have and f[1].casefold() not in said]
-    if not extra:
-        return changes, got
-    if got and not changes:  # the rules' fact, then the frame's companion slot
-        return [(got[0], got[1], got[2])] + extra, None
-    return changes + extra, got
 
 
 @lru_cache(maxsize=1)
