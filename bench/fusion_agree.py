@@ -30,6 +30,7 @@ from anchormem.eval.paired import paired_bootstrap
 from anchormem.retrieval.config import RECIPES
 from anchormem.retrieval.fusion import drop_zero, flatness_weights, minmax
 from anchormem.types import Scope
+from fusion_tune import unit_recall  # bench/fusion_tune.py (bench/ is on sys.path when a script runs)
 
 LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
 MEMORA = "/work/shared/datasets/memora/weekly"
@@ -81,16 +82,6 @@ def dump_memora(db: str, out: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------- replay
-def _recall(units: list, gold: list, k: int) -> float:
-    seen: list = []
-    for u in units:
-        if u is not None and u not in seen:
-            seen.append(u)
-            if len(seen) == k:
-                break
-    return len(set(gold) & set(seen)) / len(gold)
-
-
 def _fused_units(row: dict, wd: float, wl: float) -> list:
     dense = [(d, s) for d, _, s in row["dense"]]
     lex = drop_zero([(d, s) for d, _, s in row["bm25"]])
@@ -124,7 +115,7 @@ def replay(paths: list[str], out: str | None) -> None:
         for row in rows:
             wd, wl = rule(row)
             units = _fused_units(row, wd, wl)
-            per[name].append({k: _recall(units, row["gold"], k) for k in ks})
+            per[name].append({k: unit_recall(units, row["gold"], k) for k in ks})
     groups = sorted({(r["set"], r["part"]) for r in rows})
     res: dict = {}
     for name in rules:

@@ -90,7 +90,9 @@ def dump_memora(db: str, out: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------- replay
-def _recall(ranked: list, gold: list, k: int) -> float:
+def unit_recall(ranked: list, gold: list, k: int) -> float:
+    """Recall@k over evidence units: the share of ``gold`` among the first ``k`` distinct units of ``ranked`` (None
+    entries skipped). Also used by bench/fusion_agree.py."""
     seen: list = []
     for u in ranked:
         if u is not None and u not in seen:
@@ -158,8 +160,8 @@ def replay(paths: list[str], out: str | None) -> None:
                 else:
                     wd, wl, k = rule(row)
                     ranked = _rank(row2, wd, wl, k)
-                r5.append(_recall(ranked, row["gold"], 5))
-                r10.append(_recall(ranked, row["gold"], 10))
+                r5.append(unit_recall(ranked, row["gold"], 5))
+                r10.append(unit_recall(ranked, row["gold"], 10))
             res.setdefault(name, {})[f"{dset}/{split}"] = {"R@5": float(np.mean(r5)), "R@10": float(np.mean(r10)),
                                                            "n": len(grp)}
     for name, parts in res.items():
@@ -205,7 +207,7 @@ def real(dset: str, db: str, recipes: list[str], out: str, ks=(1, 5, 10)) -> Non
         for c in cfgs:
             hits = mem.search(q["q"], user_id=q["user"], limit=limit, recipe=c)
             ranked = [unit(h) for h in hits]
-            per[c.name].append({str(k): _recall(ranked, q["gold"], k) for k in ks})
+            per[c.name].append({str(k): unit_recall(ranked, q["gold"], k) for k in ks})
         if i % 200 == 0:
             print(f"  {i}/{len(qs)}", file=sys.stderr, flush=True)
     mem.close()
