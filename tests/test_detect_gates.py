@@ -25,6 +25,24 @@ def test_scenes_that_state_no_present_fact():
     assert scene("saw a two-bed in Hoboken listed at $2,600") == "observed"
     assert scene("My neighbour's rent went up") == "others"
     assert scene("I live in Leeds") == ""
+    # a short stay is no home: "staying with my parents", 这周住在…
+    assert scene("这周住在西安我爸妈家，帮他们装修。", others=False) == "visit"
+    assert scene("at my sister's in Leeds for a few days", others=False) == "visit"
+    assert scene("Just arrived in Edinburgh, staying with Fiona until we find a place", others=False) == ""
+    assert scene("我上周搬到西安了", others=False) == ""
+
+
+def test_a_short_stay_retires_no_home(tmp_path):
+    from datetime import datetime, timezone
+
+    from anchormem import Memory
+
+    with Memory(str(tmp_path / "m.db"), embedder="hash") as m:
+        m.add("I live in Beijing and work at Tencent.", user_id="u", timestamp=datetime(2026, 8, 1, tzinfo=timezone.utc))
+        evs = m.add("这周住在西安我爸妈家，帮他们装修。", user_id="u", timestamp=datetime(2026, 8, 8, tzinfo=timezone.utc))
+        assert [e.event for e in evs] == ["ADD"] and evs[0].memory.fact is None
+        homes = [x.fact.value for x in m.get_all(user_id="u") if x.fact and x.fact.attribute == "home_city"]
+    assert homes == ["Beijing"]
 
 
 def test_someone_elses_move_is_no_unit_of_the_speaker():
