@@ -43,7 +43,7 @@ from typing import Any
 from .. import langdata
 from ..ingest.classify import is_question, stated_part
 from ..text.segment import split_sentences
-from ..text.tokenize import has_cjk
+from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
 __all__ = ["Reading", "read_clauses", "job_facts", "merge_job_facts", "is_title", "JOB_SLOTS"]
@@ -157,6 +157,27 @@ def is_title(value: str) -> bool:
     return bool(words) and _en_title_of(words, False).casefold() == " ".join(words).casefold()
 
 
+@lru_cache(maxsize=1)
+def _copula_speaker() -> re.Pattern:
+    """The words before a copula role word (是, 是一名...) when its subject is the speaker or the speaker's job: the
+    speaker or no subject, a job noun (本职, 我的工作, title), adverbs (``copula_subject``, ``copula_job_nouns``,
+    ``copula_adverbs`` of data/lang/zh/jobs.json), up to the clause's start."""
+    d = _data("zh")
+    who = langdata.alternation(tuple(d.get("copula_subject", ["我"])))
+    job = langdata.alternation(tuple(d.get("copula_job_nouns", []))) or "(?!)"
+    adv = langdata.alternation(tuple(d.get("copula_adverbs", []))) or "(?!)"
+    return re.compile(rf"(?:^|[，,。.！!？?；;：:\s])\s*(?:{adv})*(?:{who})?(?:的)?(?:{adv})*(?:{job})?(?:{adv})*\s*$")
+
+
+def _word_ends(text: str) -> frozenset[int]:
+    """The offsets in ``text`` where one of jieba's words ends (``text.tokenize.pos_tags``, cached)."""
+    out, at = set(), 0
+    for t in pos_tags(text):
+        at += len(t.word)
+        out.add(at)
+    return frozenset(out)
+
+
 def _zh_title(span: str) -> str:
     """The title a Chinese span opens with (the longest prefix ending in a job suffix or a listed title), or ""."""
     titles, suffixes, not_titles = _zh_titles()
@@ -167,11 +188,14 @@ def _zh_title(span: str) -> str:
     s = m.group(0)
     if re.fullmatch(r"[A-Za-z ]+", s):
         return ""
+    bounds = _word_ends(s)
     for end in range(len(s), 0, -1):
         p = s[:end]
         if any(p.endswith(n) for n in not_titles):
             continue
-        if p in titles or any(p.endswith(x) and (len(p) > len(x) or len(x) >= 2) for x in suffixes):
+        # a one-character suffix (长, 师, 员...) must end a word: 店长 is a title, 紫色长|颈鹿 (长颈鹿) is none
+        if p in titles or any(p.endswith(x) and (len(x) >= 2 or (len(p) > len(x) and end in bounds))
+                              for x in suffixes):
             rest = s[len(p):]  # a title word then a few more to the clause end: 做物流调度, 做硬件测试
             whole = len(s) <= 6 and rest and span[len(s):len(s) + 1] in ("", "。", "，", ",", ".", "！", "!", "、", " ")
             return s if whole and not re.search(r"[了的吗呢啊吧在和是也都还就很我]", rest) else p
@@ -358,6 +382,8 @@ def _title_in(clause: str, lang: str, cued: bool) -> str:
         found = ""
         for rb in sorted(d.get("role_before", []), key=len, reverse=True):
             for m in re.finditer(re.escape(rb), clause):
+                if rb.startswith("是") and not _copula_speaker().search(clause[:m.start()]):
+                    continue  # "我的银行卡密码提示是…": the copula's subject is the thing, not the speaker
                 rest = clause[m.end():]
                 t = _zh_title(rest) or _latin_title(rest)
                 if t and len(t) > len(found):
