@@ -7,10 +7,11 @@ the command's own "not found" error names it."""
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import Any, Literal
 
 from ..errors import InvalidInputError
-import bisect
 
 from ..stores.id_prefix import all_ids, ids_with_prefix
 
@@ -18,6 +19,7 @@ __all__ = ["MIN_PREFIX", "SHOWN_PREFIX", "resolve_id", "resolve_ids", "short_ids
 
 MIN_PREFIX = 6
 SHOWN_PREFIX = 8
+_HEX = re.compile(r"[0-9a-f]+")  # memory and review ids are hex
 _SHOWN = 10  # matches listed in the ambiguity error
 
 
@@ -26,8 +28,8 @@ def resolve_id(mem: Any, value: str, kind: Literal["memory", "review"] = "memory
     ``mem``'s tenant. Raises InvalidInputError for an ambiguous prefix (listing the matches) or a prefix shorter
     than :data:`MIN_PREFIX` that is not itself an id."""
     matches = ids_with_prefix(mem.store, mem.tenant, kind, value, limit=_SHOWN + 1)
-    if value in matches or (not matches and len(value) >= MIN_PREFIX):
-        return value  # (no match: the command's own "no memory" error names it)
+    if value in matches or (not matches and (len(value) >= MIN_PREFIX or not _HEX.fullmatch(value))):
+        return value  # (no match: the command's own "no memory" error names it; a short hex string is a prefix)
     if len(value) < MIN_PREFIX:
         raise InvalidInputError(f"{kind} id {value!r} is too short to stand for an id: give at least {MIN_PREFIX} "
                                 "characters")
