@@ -12,7 +12,6 @@ import re
 from typing import Any, Literal
 
 from ..errors import InvalidInputError
-
 from ..stores.id_prefix import all_ids, ids_with_prefix
 
 __all__ = ["MIN_PREFIX", "SHOWN_PREFIX", "resolve_id", "resolve_ids", "short_ids"]
