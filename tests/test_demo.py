@@ -42,8 +42,10 @@ def test_demo_stores_both_languages(demo_run):
     # (a fact) and "...on March 22, so I need to plan a weekend..." (a plan) memories of their own; 林晓's plan
     # "下个月我要去成都出差三天..." is a one-sentence turn, stored as a commitment; a one-sentence turn saying more than
     # its fact keeps its utterance too (Maya's "I'm not vegetarian anymore, I started eating fish again...", 林晓's
-    # move with the flat and rent, the allergy with its request, the coffee ending with the green tea)
-    assert demo_run["memories"] == {"demo-maya": 13, "demo-linxiao": 13}
+    # move with the flat and rent, the allergy with its request, the coffee ending with the green tea); Maya's new job
+    # ("…started a new job as a data engineer at Helix Robotics here in Lisbon") gives an occupation and an employer
+    # fact beside its turn (the job reader, facts.jobs)
+    assert demo_run["memories"] == {"demo-maya": 15, "demo-linxiao": 13}
     assert demo_run["total"] == len(QUESTIONS)
     assert [r["question"] for r in demo_run["results"]] == [q["question"] for _, q in QUESTIONS]
 
