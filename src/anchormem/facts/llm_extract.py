@@ -325,6 +325,6 @@ def pick_extractor(mode: str, llm: Any, embedder: Any, stats: dict[str, int]) ->
         return [f.model_copy(update={"entity": entity}) if f.entity.casefold() == "user" else f
                 for f in res.facts]
 
-    llm_facts.wants_known = True  # type: ignore[attr-defined]  (plan_facts passes the user's current facts)
-    llm_facts.llm = True  # type: ignore[attr-defined]  (read by plan_facts: the offline job reader stays off)
+    # read by plan_facts: it passes the user's current facts (``known``), and the offline job reader stays off
+    llm_facts.llm = True  # type: ignore[attr-defined]
     return llm_facts

@@ -308,7 +308,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     the grounded LLM extractor when configured). Pure planning: nothing is written here."""
     plan = FactPlan()
     found: list[tuple[Draft, list[Fact]]] = []
-    known = _known_facts(store, tenant, user_id) if getattr(extract, "wants_known", False) and any(
+    llm = getattr(extract, "llm", False)  # the LLM extractor: shown the known facts; the offline job reader stays off
+    known = _known_facts(store, tenant, user_id) if llm and any(
         d.item.source == "user" for d in drafts) else None
     for d in drafts:
         facts: list[Fact] = []
@@ -321,7 +322,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             facts = [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
-    if not getattr(extract, "llm", False):  # (with an LLM, the LLM proposes job changes and the turn verifies them)
+    if not llm:  # (with an LLM, the LLM proposes job changes and the turn verifies them)
         found = [(d, _with_jobs(d, fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), store, tenant, user_id)
