@@ -401,7 +401,10 @@ def _title_in(clause: str, lang: str, cued: bool) -> str:
     d = _data("en")
     for rb in sorted(d.get("role_before", []), key=len, reverse=True):
         for m in re.finditer(r"(?<![\w'’])" + re.escape(rb) + r"(?![\w'’])", clause, re.I):
-            t = _en_title_of(clause[m.end():].split()[:6], True)
+            # an agentive noun is a title only in a work frame: "started as a cataloguer", "promoted to", not
+            # "tough as a single parent", "my path as a trans woman", "became a mother"
+            work = bool(_find("en", "promote", rb)) or _anchored(clause[:m.start()])
+            t = _en_title_of(clause[m.end():].split()[:6], work)
             if t:
                 return t
     if not cued:

@@ -144,7 +144,7 @@ def _emit(lit: str) -> str:
 
 
 def required_literals(pattern: "re.Pattern[str] | str") -> "frozenset[str] | None":
-    """Texts at least one of which occurs (case-insensitively) in any match of ``pattern``, or None when no such set
+    r"""Texts at least one of which occurs (case-insensitively) in any match of ``pattern``, or None when no such set
     can be derived. A text may hold the marks of :data:`_MARKS` (whitespace runs and word boundaries of the pattern,
     so "my name is" is one text). For a sequence the most selective element is used (:func:`_score`); an alternation
     needs one of each branch's; a repeat that may occur zero times, a class of more than a few characters, a
@@ -194,7 +194,7 @@ def _better(a: "frozenset[str] | None", b: "frozenset[str] | None") -> "frozense
 
 
 def _unit(op, av) -> "frozenset[str] | None":
-    """The texts one item matches when it is a fixed, short choice: a literal, a small class of literals ("[Mm]",
+    r"""The texts one item matches when it is a fixed, short choice: a literal, a small class of literals ("[Mm]",
     "['’]"), ``\s+`` / ``\s``, ``\b``; else None."""
     if op is _c.LITERAL:
         return frozenset([chr(av)])
