@@ -94,10 +94,20 @@ def test_the_supported_range_is_documented_and_exact():
     assert shift(to_utc("2025-01-01T00:00:00Z"), timedelta(days=1)) == to_utc("2025-01-02T00:00:00Z")
 
 
+@pytest.fixture
+def clock_at_range_end():
+    """The library clock at the end of the supported range: a message may not be dated after tomorrow."""
+    from anchormem.timeutil import set_clock
+
+    set_clock(lambda: datetime(8999, 12, 31, tzinfo=timezone.utc))
+    yield
+    set_clock(None)
+
+
 @pytest.mark.parametrize("text", ["I will pay you back in 99999999 days", "see you in 9000 years",
                                   "the deadline is 9999-12-31", "I will finish it by 31 December 9999",
                                   "我会在9999年12月31日前交"])
-def test_dates_in_text_beyond_the_range_stay_unresolved_never_overflow(mem, text):
+def test_dates_in_text_beyond_the_range_stay_unresolved_never_overflow(mem, text, clock_at_range_end):
     near_end = datetime(8999, 12, 30, 12, tzinfo=timezone(timedelta(hours=-5)))
     for anchor in (datetime(2025, 3, 4, tzinfo=timezone.utc), near_end):
         assert all(in_range(s.start) and in_range(s.end) for s in resolve_dates(text, anchor))
@@ -105,7 +115,7 @@ def test_dates_in_text_beyond_the_range_stay_unresolved_never_overflow(mem, text
     assert events and all(e.memory.event_time is None or in_range(e.memory.event_time) for e in events)
 
 
-def test_relative_dates_at_the_edges_of_the_range_resolve_inside_it(mem):
+def test_relative_dates_at_the_edges_of_the_range_resolve_inside_it(mem, clock_at_range_end):
     ev = mem.add("I saw her yesterday", user_id="u2", timestamp="1000-01-01T12:00:00Z")
     assert ev[0].memory.event_time is None  # 0999-12-31: outside, left as text
     ev = mem.add("Let's meet next week", user_id="u2", timestamp="8999-12-20T12:00:00Z")  # a Friday

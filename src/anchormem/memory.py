@@ -65,7 +65,7 @@ from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text, segment_once
-from .timeutil import to_aware, to_utc, utcnow
+from .timeutil import said_time, to_utc, utcnow
 from .review_dedupe import queue_reviews
 from .memory_lifecycle import LifecycleMixin
 from .types import Answer, FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
@@ -215,7 +215,7 @@ class Memory(LifecycleMixin):
         scope, s = self._scope(user_id, agent_id, session_id), self.settings
         check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
         meta = check_metadata(metadata)
-        default_time = to_aware(timestamp) if timestamp is not None else utcnow()
+        default_time = said_time(timestamp) if timestamp is not None else utcnow()
         msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
         check_total_chars([m.content for m in msgs], s.max_add_chars)

@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import InvalidInputError
 
-__all__ = ["utcnow", "to_utc", "to_aware", "to_epoch", "from_epoch", "set_clock", "MIN_TIME", "MAX_TIME",
+__all__ = ["utcnow", "to_utc", "to_aware", "said_time", "to_epoch", "from_epoch", "set_clock", "MIN_TIME", "MAX_TIME",
            "in_range", "check_time_range", "shift", "EPOCH_MIN"]
 
 MIN_TIME = datetime(1000, 1, 1, tzinfo=timezone.utc)  # earliest supported instant (inclusive)
@@ -73,6 +73,17 @@ def to_aware(value: Any, *, field: str = "timestamp") -> datetime:
     if dt.tzinfo is None or dt.utcoffset() is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return check_time_range(dt, field=field)
+
+
+def said_time(value: Any, *, field: str = "timestamp") -> datetime:
+    """:func:`to_aware` for the time a message was said: at most one day from now (:func:`utcnow`), since a turn
+    dated later would outrank every real newer statement of its fact for ever (facts are ordered by time said).
+    Raises InvalidInputError naming ``field`` (an expiry or an ``as_of`` may lie in the future: use to_utc)."""
+    dt = to_aware(value, field=field)
+    if dt > utcnow() + timedelta(days=1):
+        raise InvalidInputError(f"{field}: {dt.isoformat()} is in the future; a message's timestamp is when it was "
+                                f"said and may be at most one day from now ({utcnow().isoformat(timespec='seconds')})")
+    return dt
 
 
 def _plausible_epoch(dt: datetime | None, value: Any, field: str) -> datetime:
