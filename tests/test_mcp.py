@@ -71,18 +71,18 @@ async def _scenario(client: Client) -> None:
     assert hits[0]["text"] == MARATHON and hits[0]["source"] == "user" and hits[0]["score"] > 0
     assert hits[0]["created_at"].startswith("2024-03-20T20:00:00") and isinstance(hits[0]["labels"], list)
 
-    ans = await call(client, "ask_memory", user_id="alice", question="What was my half marathon time in Lisbon?")
+    ans = await call(client, "ask_memory", user_id="alice", query="What was my half marathon time in Lisbon?")
     assert ans["abstained"] is False
     assert [(c["id"], c["quote"], c["date"]) for c in ans["citations"]] == [(mid, MARATHON, "2024-03-20")]
     assert MARATHON in ans["answer"]
 
-    ans = await call(client, "ask_memory", user_id="alice", question="What is the name of my dentist?")
+    ans = await call(client, "ask_memory", user_id="alice", query="What is the name of my dentist?")
     assert ans == {"answer": NO_RECORD, "abstained": True, "citations": []}
 
     # user isolation: bob sees nothing of alice's, and cannot reach her memory by id
     assert (await call(client, "search_memories", user_id="bob", query="Lisbon half marathon"))["hits"] == []
     assert (await call(client, "ask_memory", user_id="bob",
-                       question="What was my half marathon time in Lisbon?"))["abstained"] is True
+                       query="What was my half marathon time in Lisbon?"))["abstained"] is True
     assert "not_found" in await call_error(client, "get_memory", user_id="bob", memory_id=mid)
     assert "not_found" in await call_error(client, "forget_memories", user_id="bob", memory_id=mid)
 
@@ -151,9 +151,9 @@ def test_messages_metadata_filters_history_and_chinese(mem):
             hits = (await call(client, "search_memories", user_id="lin", query="月租多少",
                                filters={"source": "user", "metadata.app": "x"}))["hits"]
             assert [h["text"] for h in hits] == [RENT_ZH]
-            ans = await call(client, "ask_memory", user_id="lin", question="我的月租是多少？")
+            ans = await call(client, "ask_memory", user_id="lin", query="我的月租是多少？")
             assert [(c["id"], c["quote"], c["speaker"]) for c in ans["citations"]] == [(rent["id"], RENT_ZH, "林晓")]
-            assert (await call(client, "ask_memory", user_id="lin", question="我会说日语吗？"))["answer"] == NO_RECORD_ZH
+            assert (await call(client, "ask_memory", user_id="lin", query="我会说日语吗？"))["answer"] == NO_RECORD_ZH
 
             hist = await call(client, "memory_history", user_id="lin", memory_id=rent["id"])
             assert [(h["version"], h["event"], h["new_text"]) for h in hist["history"]] == [(1, "ADD", RENT_ZH)]
@@ -192,7 +192,7 @@ def test_pinned_user(mem):
 def test_a_blank_query_is_a_tool_error_for_search_and_ask(mem):
     async def main() -> None:
         async with Client(create_mcp_server(mem)) as client:
-            for tool, arg in (("search_memories", "query"), ("ask_memory", "question")):
+            for tool, arg in (("search_memories", "query"), ("ask_memory", "query")):
                 err = await call_error(client, tool, user_id="u", **{arg: "   "})
                 assert err.endswith("invalid_input: query: empty text"), (tool, err)
     anyio.run(main)

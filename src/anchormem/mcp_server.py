@@ -7,7 +7,7 @@ Tools (each tool's input and output JSON schemas are generated from the signatur
 
 - ``add_memory(text | messages, user_id, session_id?, agent_id?, timestamp?, metadata?)`` -> ``{"events": [...]}``
 - ``search_memories(query, user_id, limit?, filters?, context?, session_id?, agent_id?)`` -> ``{"hits": [...]}``
-- ``ask_memory(question, user_id, filters?, context?, session_id?, agent_id?)`` -> ``{"answer", "abstained",
+- ``ask_memory(query, user_id, filters?, context?, session_id?, agent_id?)`` -> ``{"answer", "abstained",
   "citations"}`` (citations quote stored memories verbatim, with their ids)
 - ``forget_memories(user_id, memory_id?, session_id?, agent_id?, purge?, physical?)`` -> ``{"memories_deleted", "deleted"}``
 - ``get_memory(memory_id, user_id)``, ``memory_history(memory_id, user_id)``
@@ -280,7 +280,8 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
 
     @tool(title="Ask memory", annotations=ToolAnnotations(read_only_hint=True))
     def ask_memory(
-        question: Annotated[str, Field(description="A question about the user's past, in any language.")],
+        query: Annotated[str, Field(description="A question about the user's past, in any language (the same "
+                                                "name as search_memories and the library's ask).")],
         user_id: UserId,
         filters: Filters = None,
         context: Context = None,
@@ -289,7 +290,7 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
     ) -> AskResult:
         """Answer from memory only: quotes the 1-3 stored memories that answer the question (with ids, speaker
         and date), or abstains (abstained=true, no citations) when nothing stored supports an answer."""
-        ans = mem.ask(question, user_id=user(user_id), session_id=session_id, agent_id=agent_id,
+        ans = mem.ask(query, user_id=user(user_id), session_id=session_id, agent_id=agent_id,
                       context=context, filters=filters)
         return AskResult(answer=ans.text, abstained=ans.abstained, citations=[
             Citation(id=m.id, quote=m.text, speaker=_who(m), date=m.created_at.date().isoformat(),
