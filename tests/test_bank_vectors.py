@@ -48,3 +48,37 @@ def test_the_first_fallback_add_does_not_embed_the_bank(monkeypatch):
     emb = Counting()
     vecs, labels = meaning._bank(emb, "en")
     assert emb.texts == 0 and vecs.shape == (len(labels), 384)
+
+
+@pytest.mark.parametrize("bank", sorted(bank_vectors.BANKS))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_ask_banks_ship_and_equal_what_the_bundled_model_gives(bank, lang):
+    from anchormem.embedders import make_embedder
+
+    texts = bank_vectors.bank_texts(bank, lang)
+    shipped = bank_vectors.load("multilingual-e5-small-q4", 384, lang, texts, bank)
+    assert shipped is not None and shipped.shape == (len(texts), 384) and len(texts) >= 20, \
+        "rebuild with: python -m anchormem.facts.bank_vectors"
+    fresh = make_embedder("auto").embed_documents(texts)
+    assert np.abs(shipped - fresh).max() < 1e-3
+    assert bank_vectors.load("multilingual-e5-small-q4", 384, lang, texts[1:], bank) is None  # edited: no vectors
+
+
+def test_the_first_ask_does_not_embed_the_calibration_banks():
+    from anchormem.answering.evidence import EvidenceScorer
+
+    class Counting:
+        name, dim = "multilingual-e5-small-q4", 384
+
+        def __init__(self):
+            self.texts = 0
+
+        def embed_documents(self, texts):
+            self.texts += len(texts)
+            return np.zeros((len(texts), 384), dtype=np.float32)
+
+    emb = Counting()
+    scorer = EvidenceScorer.__new__(EvidenceScorer)
+    scorer.embedder = emb
+    assert scorer._bank("calibration", "zh").shape == (20, 384) and scorer._bank("bar-words", "en").shape == (30, 384)
+    assert emb.texts == 0

@@ -187,12 +187,6 @@ def contrasting(a: str, b: str) -> bool:
 
 
 # unrelated everyday words: a term's mean cosine to these is its background level
-_BACKGROUND = {
-    "en": ("table window blue yesterday quickly happy music river computer paper green mountain cup friend "
-           "weekend idea money morning street phone bag garden letter week chair movie light story dinner book"
-           ).split(),
-    "zh": "桌子 窗户 蓝色 昨天 快乐 音乐 河流 电脑 纸 绿色 山 杯子 朋友 周末 想法 早上 街道 手机 包 花园 信 星期 椅子 电影 灯 故事 晚饭 书".split(),
-}
 
 _HOW_MANY_ZH = re.compile(r"^(?:几|多少)(.+)$")  # "how many" glued to its measure word and noun: 几辆车, 几只
 _ZH_NUMERAL = r"(?:\d+|[零一二两三四五六七八九十百千万]+)"
@@ -402,7 +396,7 @@ class EvidenceScorer:
         lang = lang or ("zh" if has_cjk(term) else "en")
         bg = self._bg.get(lang)
         if bg is None:
-            bg = np.asarray(self.embedder.embed_documents(_BACKGROUND[lang]), dtype=np.float32)
+            bg = self._bank("bar-words", lang)
             self._bg[lang] = bg
         return max(float(self.word_sim), float(np.mean(bg @ qv)) + self.config.word_margin)
 
@@ -430,13 +424,20 @@ class EvidenceScorer:
         with self._lock:
             bg = self._bgs.get(lang)
         if bg is None:
-            from ..langdata import load
-
-            bg = np.asarray(self.embedder.embed_documents(list(load("calibration", lang).get("sentences", []))),
-                            dtype=np.float32)
+            bg = self._bank("calibration", lang)
             with self._lock:
                 self._bgs[lang] = bg
         return bg
+
+    def _bank(self, bank: str, lang: str) -> np.ndarray:
+        """Passage vectors (float32 (n, dim)) of the fixed bank ``bank`` of ``lang`` (``data/lang/<lang>/
+        calibration.json``): shipped for the bundled embedder (:mod:`~anchormem.facts.bank_vectors`), else embedded."""
+        from ..facts.bank_vectors import bank_texts, load
+
+        texts = bank_texts(bank, lang)
+        name, dim = getattr(self.embedder, "name", None), getattr(self.embedder, "dim", None)
+        vecs = load(name, dim, lang, texts, bank) if isinstance(name, str) and isinstance(dim, int) else None
+        return vecs if vecs is not None else np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
 
     # one question ----------------------------------------------------------------------------------------
     def score(self, question: str | QuestionInfo, hits: list[Hit],
