@@ -103,10 +103,13 @@ def memory_values(it: MemoryItem, codec: JsonCodec, *, imported: bool = False) -
 
 
 def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], claims: list[Claim]) -> MemoryItem:
-    """A row of :data:`MEMORY_COLUMNS` (in order) as a MemoryItem, with its entities and claims. The row is as a
+    """A row of :data:`MEMORY_COLUMNS` (in order) as a MemoryItem, with its entities and claims (oldest said first,
+    then in the order the text states them). The row is as a
     store wrote it (every value validated then), so the item is built without validating it again (a search decodes
     ~100 candidate rows: validation was a third of that); its labels and fact are validated."""
     load, fact = codec.load, r[26]
+    if len(claims) > 1:  # oldest said first, then in the order the text states them (fact ids are random)
+        claims = sorted(claims, key=lambda c: (c.said_at, _at(r[6], c.span)))
     return _trusted(MemoryItem, {
         "id": r[0], "text": r[6], "tenant": r[1], "user_id": r[2], "agent_id": r[3], "session_id": r[4],
         "kind": r[5], "role": r[7], "speaker": r[8], "source": r[9], "created_at": _dt(r[10], _UTC),
@@ -120,6 +123,12 @@ def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], clai
         "last_accessed_at": None if r[23] is None else _dt(r[23], _UTC),
         "expires_at": None if r[24] is None else _dt(r[24], _UTC), "fact": codec.load_fact(fact) if fact else None,
         "tier": r[27], "archived_at": None if r[28] is None else _dt(r[28], _UTC), "claims": claims})
+
+
+def _at(text: str, span: str) -> int:
+    """Where ``span`` starts in ``text`` (its length when ``span`` is empty or not in it)."""
+    k = text.find(span) if span else -1
+    return k if k >= 0 else len(text)
 
 
 _dt, _UTC = datetime.fromtimestamp, timezone.utc  # from_epoch without a call per column (~100 rows a search)
