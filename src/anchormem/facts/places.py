@@ -218,7 +218,7 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
         if _has(clause, _words("lived_for")):
             return "located, for long"  # "Been in Austin for six years"
     head = re.match(r"\s*([\w'’-]+)", after)
-    if head and _has(head.group(1), _words("home")) and not has_cjk(head.group(1)):
+    if head and _has(head.group(1), _words("home_nouns")) and not has_cjk(head.group(1)):
         return "home noun"  # "the Manchester flat"
     if _has(sentence, _words("new_home")):
         return "new home"

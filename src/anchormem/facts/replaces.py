@@ -85,8 +85,11 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
     for i, (d, _) in enumerate(found):
         if d.item.source != "user" or d.item.kind != "utterance":
             continue
+        own = {"user", (d.item.speaker or "user").casefold()}
         for g in out[i]:
             c = (g.clause or g.source_span or "").strip()
+            if g.entity.casefold() not in own:
+                continue  # "Tom moved to Singapore": the older words it could replace are the speaker's own
             if id(g) in fresh and g.polarity > 0 and g.attribute in _typed_slots(_lang(c)) and _said_as_change(c):
                 news.append((i, g, c))
     if not news:

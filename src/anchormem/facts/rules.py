@@ -621,7 +621,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action (tested only when there is a fact)
             if (changes or got) and clause_subject(clause):
                 changes = [c for c in changes if not _person_action(c[0])]
-                got = None if got and _person_action(got[0]) else got
+                got = None if got and got[3] == "user" and _person_action(got[0]) else got  # (Tom's own: kept)
             # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
             if (changes or got) and _elsewhere(clause):
                 changes = [c for c in changes if not (c[2] > 0 and _person_action(c[0]))]

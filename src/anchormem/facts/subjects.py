@@ -27,7 +27,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-__all__ = ["possessed_subject", "clause_subject"]
+__all__ = ["possessed_subject", "named_subject", "clause_subject"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -107,8 +107,47 @@ def _verbs(lang: str) -> re.Pattern:
 
 
 def clause_subject(clause: str) -> str:
-    """The possessed noun that is the subject of the clause's first action verb (a verb of a frame class with a
-    slot: frames.json), or "": "我舍友搬去上海了" -> "舍友", "My roommate just took a job at Apple" -> "roommate"."""
+    """The subject of the clause's first action verb (a verb of a frame class with a slot: frames.json) when it is
+    someone or something else: a possessed noun or a person named without one, or "": "我舍友搬去上海了" -> "舍友",
+    "My roommate just took a job at Apple" -> "roommate", "Tom just moved to Singapore" -> "Tom",
+    "小李上周搬到北京了" -> "小李"."""
     lang = "zh" if has_cjk(clause) else "en"
     m = _verbs(lang).search(clause)
-    return possessed_subject(clause[: m.start()], lang) if m else ""
+    if not m:
+        return ""
+    pre = clause[: m.start()]
+    return possessed_subject(pre, lang) or named_subject(pre, lang)
+
+
+_NAME_TAGS = frozenset({"nr", "nrfg", "nrt"})
+
+
+def named_subject(pre: str, lang: str) -> str:
+    """The person named right before a verb (``pre``: the words before it, trailing adverbs and time words of
+    ``cues.adverbs`` aside), with no possessor and no first person: "Tom just " -> "Tom", "Anna Li " -> "Anna Li",
+    "小李上周" -> "小李"; "" for "I ", "Finally ", "After the lease ended, " (no name adjacent to the verb)."""
+    chunk = re.split(r"[,;:!?，。；：！？、…—()（）\n]", pre)[-1]
+    if lang == "zh":
+        p = _adverbs("zh").sub("", chunk.rstrip()).strip()
+        if not p or re.search(r"我|咱", p):
+            return ""
+        toks = [t for t in pos_tags(p) if t.word.strip()]
+        if not toks:
+            return ""
+        name = toks[-1].word
+        if len(toks) > 1 and toks[-2].word in ("小", "老", "阿"):  # 小李, 老王: jieba cuts the familiar prefix off
+            name = toks[-2].word + name
+        return name if toks[-1].flag in _NAME_TAGS or re.fullmatch(r"[小老阿][\u4e00-\u9fff]", name) else ""
+    p = _adverbs("en").sub("", " " + chunk.rstrip()).strip()
+    m = re.fullmatch(r"(?:(?:and|then|so|but|plus|oh|well|also)\s+)?((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})", p,
+                     re.I)
+    if not m:
+        return ""
+    words = m.group(1).split()
+    from .meaning import _not_names  # (months, weekdays, pronouns, openers: capitalised words that name no one)
+
+    if any(w.casefold() in _not_names("en") or w in ("I", "I'm", "I’m") for w in words):
+        return ""
+    if _adverbs("en").search(" " + words[0]):
+        return ""  # a capitalised opener ("Finally", "Recently") is no name
+    return " ".join(words)

@@ -1,0 +1,51 @@
+"""A person named as the subject of a move or a job change is someone else: the speaker's home and job stay."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.facts.subjects import clause_subject, named_subject
+
+T = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("clause, subject", [
+    ("Tom just moved to Singapore last week.", "Tom"), ("Anna Li relocated to Berlin.", "Anna Li"),
+    ("小李上周搬到北京了。", "小李"), ("老王搬去杭州了", "老王"), ("张伟跳槽到腾讯了", "张伟"),
+    ("I moved to Berlin.", ""), ("Finally moved to Reno!", ""), ("Just moved to Reno.", ""),
+    ("After the lease ended, moved to Reno.", ""), ("Sam and I moved to Paris.", ""), ("我上周搬到北京了", ""),
+    ("我和小李搬到北京了", ""), ("Update: relocated to Reno.", ""), ("My roommate just took a job at Apple", "roommate"),
+])
+def test_clause_subject_names_someone_else(clause, subject):
+    assert clause_subject(clause) == subject
+
+
+def test_named_subject_needs_the_name_next_to_the_verb():
+    assert named_subject("Tom just ", "en") == "Tom" and named_subject("So Tom ", "en") == "Tom"
+    assert named_subject("Yesterday ", "en") == "" and named_subject("Recently ", "en") == ""
+
+
+@pytest.mark.parametrize("old, new", [
+    ("I live in Shenzhen.", "Tom just moved to Singapore last week."),
+    ("I live in Shenzhen.", "Anna relocated to Berlin."),
+    ("我住在深圳。", "小李上周搬到北京了。"),
+])
+def test_someone_named_moving_leaves_the_speakers_home(old, new):
+    with Memory(":memory:", cache=False) as m:
+        m.add(old, user_id="u", timestamp=T)
+        events = m.add(new, user_id="u", timestamp=T + timedelta(days=60))
+        assert [e.event for e in events] == ["ADD"]
+        assert all(e.memory.fact is None or e.memory.fact.entity != "user" for e in events)
+        home = [x for x in m.get_all(user_id="u", filters={"kind": "fact"}) if x.fact.attribute == "home_city"]
+        assert [(x.fact.entity, x.fact.value, x.valid_to) for x in home] == [("user", old[-3:-1] if "深圳" in old
+                                                                              else "Shenzhen", None)]
+
+
+def test_a_named_persons_move_is_theirs_and_opens_no_claim_on_the_speakers_words():
+    with Memory(":memory:", cache=False) as m:
+        m.add("I live in Shenzhen.", user_id="u", timestamp=T)
+        events = m.add("Tom moved to Singapore last week.", user_id="u", timestamp=T + timedelta(days=60))
+        assert [(e.event, e.memory.fact.entity, e.memory.fact.value) for e in events if e.memory.fact] == [
+            ("ADD", "Tom", "Singapore")]
+        assert m.ask("Where do I live?", user_id="u").citations[0].text == "I live in Shenzhen."
