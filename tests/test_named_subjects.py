@@ -49,3 +49,15 @@ def test_a_named_persons_move_is_theirs_and_opens_no_claim_on_the_speakers_words
         assert [(e.event, e.memory.fact.entity, e.memory.fact.value) for e in events if e.memory.fact] == [
             ("ADD", "Tom", "Singapore")]
         assert m.ask("Where do I live?", user_id="u").citations[0].text == "I live in Shenzhen."
+
+
+@pytest.mark.parametrize("text, value", [
+    ("我的手机号换了，新号码是13900139000。", "13900139000"), ("我手机号换了，新号码是13900139000。", "13900139000"),
+    ("My phone number has changed, the new one is 0612345678.", "0612345678"),
+    ("我的工作换了，现在在美团。", "美团"),
+])
+def test_a_switch_said_of_the_speakers_own_noun_reads_the_new_value(text, value):
+    from anchormem.facts.rules import extract_from_text
+
+    assert [(f.entity, f.value) for f in extract_from_text(text)] == [("user", value)]
+    assert extract_from_text("他的手机号换了，新号码是13900139000。") == []  # (someone else's number)

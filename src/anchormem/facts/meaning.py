@@ -221,8 +221,10 @@ def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ..
         for w in pos_tags(text):
             word = w.word.strip()
             if w.flag in _NAME_TAGS and (len(word) >= 2) and word not in out["name"] and \
-                    (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip:
-                out["name"].append(word)
+                    (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip and \
+                    not (w.flag == "eng" and not text[:text.find(word)].strip(" \"'“‘(*-")):
+                out["name"].append(word)  # (an English word opening the clause is capitalised whatever it is:
+                # "Please change my address to 上海市…", "Update: I quit 字节")
         from .keys import OCCUPATION_ZH
         out["job"] = [m.group(0) for m in re.finditer(OCCUPATION_ZH, text)]
     else:
