@@ -48,6 +48,7 @@ from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
 from .tense import asks_present
 from .slot_questions import asked_slots
+from .claim_reading import ended_claim, nearest_claim_slots, person_singular
 
 __all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence",
            "latest_first"]
@@ -124,6 +125,22 @@ def _owners(question: str, concepts: set[str]) -> list[str]:
     for c in sorted(concepts):
         out += data.get("owners", {}).get(c, [])
     return list(dict.fromkeys(out))
+
+
+def _holds_claim(m: MemoryItem) -> bool:
+    """``m`` states a claim of the user's that holds now (its own fact, or a claim it carries)."""
+    return m.valid_to is None and (any(c.valid_to is None for c in m.claims) or m.fact is not None)
+
+
+def _claim_owners(kin: frozenset[str]) -> set[str]:
+    """The relations named (:func:`~.persons.kin_words`, singular: "children" -> child) with the narrower and
+    generic ones that answer for them (``slot_concepts.json`` ``generic_kin``)."""
+    generic = _concept_data().get("generic_kin", {})
+    out: set[str] = set()
+    for k in kin:
+        base = person_singular(k)
+        out |= {base, *KIN_NARROWER.get(base, ()), *generic.get(base, ())}
+    return out
 
 
 def _plain_user_question(question: str) -> bool:
@@ -207,27 +224,45 @@ def nearest_slot(question_vector: np.ndarray, embedder: Any) -> str | None:
 
 def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
                   hits: list[Hit] | tuple[Hit, ...] = (), embedder: Any = None,
-                  question_vector: np.ndarray | None = None) -> list[MemoryItem]:
-    """The memories holding the current claims of the slots ``question`` asks about (:func:`asked_user_slots`),
-    as they hold now, in ``scope`` (its agent and session when set): per slot the newest said, slots in the order
-    asked; a fact drawn from a kept turn among the search ``hits`` is cited as that turn (the user's words, as
-    they hold now). [] for a read with ``filters`` (the caller narrowed what may answer) or when no asked slot has
-    a current claim."""
+                  question_vector: np.ndarray | None = None, cited: Any = ()) -> list[MemoryItem]:
+    """The memories holding the current claims of the slots ``question`` asks about, as they hold now, in ``scope``
+    (its agent and session when set): per slot the newest said, slots in the order asked; a fact drawn from a kept
+    turn among the search ``hits`` is cited as that turn (the user's words, as they hold now). The slots: those its
+    words name (:func:`asked_user_slots`); when they name none the user has a claim of, with a calibrated
+    ``embedder`` and the question's ``question_vector``, the nearest slot prototype (:func:`nearest_slot`), else
+    the slots of the user's own claims nearest in meaning (:func:`~.claim_reading.nearest_claim_slots`) when the
+    evidence test's answer (``cited``: its citations, none for an abstention) states no current claim of the
+    user's own ("我周末在哪儿打工？" answered by "周末两天。", the rest of a turn whose job claim was closed). A slot whose current claim is an ending ("Handed in my notice at Blue Bottle", closing
+    the job) is answered by it. [] for a read with ``filters`` (the caller narrowed what may answer) or when no
+    asked slot has a current claim."""
     if filters:
         return []
     attrs = asked_user_slots(question)
-    if not attrs and embedder is not None and question_vector is not None and not kin_words(question) and \
-            _plain_user_question(question):
-        near = nearest_slot(question_vector, embedder)  # no words named a slot: the nearest prototype may
-        attrs = [near] if near else []
-    if not attrs:
-        return []
+    out = _current_evidence(attrs, store, scope, hits) if attrs else []
+    if out or embedder is None or question_vector is None or not _plain_user_question(question):
+        return out
+    kin = kin_words(question)
+    near = None if kin else nearest_slot(question_vector, embedder)  # no words named a slot: the nearest
+    more = [near] if near and near not in attrs else []  # prototype may, or the nearest of the user's claims
+    if not more and not any(_holds_claim(c) for c in cited):  # (.claim_reading; of the relations the question
+        # names, if any: "How many children do I have?")
+        owners = frozenset(_claim_owners(kin))
+        more = [a for sl in nearest_claim_slots(question_vector, store, scope, embedder, owners)
+                if (a := sl.partition("|")[2]) not in attrs]
+    return _current_evidence(more, store, scope, hits) if more else []
+
+
+def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
+    """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now."""
     found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])
+    positive = {m.fact.attribute for m in found if m.fact is not None and m.fact.polarity > 0}
     per: dict[str, MemoryItem] = {}
     for m in found:  # oldest first: the newest said of a slot wins
-        if m.fact is None or m.fact.polarity <= 0 or m.kind == "summary" or \
+        if m.fact is None or m.kind == "summary" or \
                 any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
             continue
+        if m.fact.polarity <= 0 and (m.fact.attribute in positive or not ended_claim(m, store, scope)):
+            continue  # an ending is what holds now when nothing holds since ("I handed in my notice")
         turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.valid_to is None and
                      any(c.fact_id == m.id and c.valid_to is None for c in h.memory.claims)), None)
         view = (turn is not None and current_view(turn)) or current_view(m)
