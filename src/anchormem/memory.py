@@ -16,6 +16,7 @@ import numpy as np
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
 from .answering.persons import users_own_evidence
+from .answering.evidence import names_the_asked
 from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -604,7 +605,8 @@ class Memory(LifecycleMixin):
         qv = self._searcher.embed_query(asked, scope) if self._evidence is not None and \
             self._evidence.word_sim is not None else None
         return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv,
-                             () if ans.abstained else ans.citations)
+                             () if ans.abstained else ans.citations,
+                             supports=lambda m: names_the_asked(asked, m))
 
     def _past_vector(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None
                      ) -> Callable[[], Any] | None:

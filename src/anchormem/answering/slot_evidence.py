@@ -34,7 +34,7 @@ import re
 import threading
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -125,6 +125,17 @@ def _owners(question: str, concepts: set[str]) -> list[str]:
     for c in sorted(concepts):
         out += data.get("owners", {}).get(c, [])
     return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1)
+def _known_attributes() -> frozenset[str]:
+    """The slot attributes questions name by words (``slot_concepts.json`` attributes, every language's
+    ``slot_questions`` and ``slot_prototypes``)."""
+    out = {a for attrs in _concept_data().get("attributes", {}).values() for a in attrs}
+    for lang in langdata.LANGUAGES:
+        data = langdata.load("answers", lang)
+        out |= set(data.get("slot_questions") or {}) | {k for k in data.get("slot_prototypes") or {} if k != "none"}
+    return frozenset(out)
 
 
 def _holds_claim(m: MemoryItem) -> bool:
@@ -224,7 +235,8 @@ def nearest_slot(question_vector: np.ndarray, embedder: Any) -> str | None:
 
 def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
                   hits: list[Hit] | tuple[Hit, ...] = (), embedder: Any = None,
-                  question_vector: np.ndarray | None = None, cited: Any = ()) -> list[MemoryItem]:
+                  question_vector: np.ndarray | None = None, cited: Any = (),
+                  supports: Callable[[MemoryItem], bool] | None = None) -> list[MemoryItem]:
     """The memories holding the current claims of the slots ``question`` asks about, as they hold now, in ``scope``
     (its agent and session when set): per slot the newest said, slots in the order asked; a fact drawn from a kept
     turn among the search ``hits`` is cited as that turn (the user's words, as they hold now). The slots: those its
@@ -232,7 +244,8 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     ``embedder`` and the question's ``question_vector``, the nearest slot prototype (:func:`nearest_slot`), else
     the slots of the user's own claims nearest in meaning (:func:`~.claim_reading.nearest_claim_slots`) when the
     evidence test's answer (``cited``: its citations, none for an abstention) states no current claim of the
-    user's own ("我周末在哪儿打工？" answered by "周末两天。", the rest of a turn whose job claim was closed). A slot whose current claim is an ending ("Handed in my notice at Blue Bottle", closing
+    user's own ("我周末在哪儿打工？" answered by "周末两天。", the rest of a turn whose job claim was closed); a
+    memory read that way is evidence only when ``supports`` (the evidence test's term gates) accepts it. A slot whose current claim is an ending ("Handed in my notice at Blue Bottle", closing
     the job) is answered by it. [] for a read with ``filters`` (the caller narrowed what may answer) or when no
     asked slot has a current claim."""
     if filters:
@@ -242,14 +255,19 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     if out or embedder is None or question_vector is None or not _plain_user_question(question):
         return out
     kin = kin_words(question)
-    near = None if kin else nearest_slot(question_vector, embedder)  # no words named a slot: the nearest
-    more = [near] if near and near not in attrs else []  # prototype may, or the nearest of the user's claims
-    if not more and not any(_holds_claim(c) for c in cited):  # (.claim_reading; of the relations the question
+    near = None if kin or attrs else nearest_slot(question_vector, embedder)  # no words named a slot: the
+    more = [near] if near else []  # nearest prototype may, or the nearest of the user's claims
+    if more:
+        return _current_evidence(more, store, scope, hits)
+    if not any(_holds_claim(c) for c in cited):  # (.claim_reading; of the relations the question
         # names, if any: "How many children do I have?")
-        owners = frozenset(_claim_owners(kin))
+        owners = frozenset(_claim_owners(kin) | set(_owners(question, _concepts(question)) if not kin else ()))
         more = [a for sl in nearest_claim_slots(question_vector, store, scope, embedder, owners)
-                if (a := sl.partition("|")[2]) not in attrs]
-    return _current_evidence(more, store, scope, hits) if more else []
+                if (a := sl.partition("|")[2]) not in attrs and not (attrs and a in _known_attributes())]
+        # (words that named a slot the user has no claim of, "我的工资是多少？", are not answered by another named
+        # slot, "我在华为上班。"; an open one may be what they meant: 上班路上 -> the commute)
+    found = _current_evidence(more, store, scope, hits) if more else []
+    return [m for m in found if supports is None or supports(m)]  # read by meaning: still about what is asked
 
 
 def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
