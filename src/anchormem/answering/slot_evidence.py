@@ -17,8 +17,11 @@ memories holding that slot's current claim are its evidence, in whatever languag
 - the asked slots are ``<owner>_<attribute>`` for each relation or pet the question names ("my dog's name" ->
   ``dog_name``), else the attribute alone: a question naming no relation asks for the user's own slot, never a
   relative's (``brother_home_city`` is no evidence for "Where do I live?");
-- the evidence is each asked slot's current, positive claim (the newest said when two are current), in the
-  caller's agent and session, quoted as it holds now (:func:`~anchormem.facts.claims.current_view`).
+- the evidence is each asked slot's current, positive claim (the newest said when two are current; an ending,
+  "I handed in my notice", when nothing holds since), in the caller's agent and session, quoted as it holds now
+  (:func:`~anchormem.facts.claims.current_view`);
+- when the words name no slot the user has a claim of, and the evidence test cited no current claim, the slot is
+  read by meaning from the user's own claims (:mod:`.claim_reading`: "我有几只兔子？" -> ``count:rabbit``).
 
 Words of the question are one signal (the concepts); the claims are the other. No claim, no slot evidence: the
 evidence test decides alone, as before.
@@ -245,9 +248,10 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     the slots of the user's own claims nearest in meaning (:func:`~.claim_reading.nearest_claim_slots`) when the
     evidence test's answer (``cited``: its citations, none for an abstention) states no current claim of the
     user's own ("我周末在哪儿打工？" answered by "周末两天。", the rest of a turn whose job claim was closed); a
-    memory read that way is evidence only when ``supports`` (the evidence test's term gates) accepts it. A slot whose current claim is an ending ("Handed in my notice at Blue Bottle", closing
-    the job) is answered by it. [] for a read with ``filters`` (the caller narrowed what may answer) or when no
-    asked slot has a current claim."""
+    memory read that way is evidence only when ``supports`` accepts it (``ask``: it holds the kind of value asked,
+    :func:`~.evidence.names_the_asked`). A slot whose current claim is an ending ("Handed in my notice at Blue
+    Bottle", closing the job) is answered by it. [] for a read with ``filters`` (the caller narrowed what may
+    answer) or when no asked slot has a current claim."""
     if filters:
         return []
     attrs = asked_user_slots(question)
@@ -259,13 +263,13 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     more = [near] if near else []  # nearest prototype may, or the nearest of the user's claims
     if more:
         return _current_evidence(more, store, scope, hits)
-    if not any(_holds_claim(c) for c in cited):  # (.claim_reading; of the relations the question
-        # names, if any: "How many children do I have?")
+    if not any(_holds_claim(c) for c in cited):  # .claim_reading, over the user's own slots or those of the
+        # relations / animals the question names ("How many children do I have?" -> count:child)
         owners = frozenset(_claim_owners(kin) | set(_owners(question, _concepts(question)) if not kin else ()))
+        # words that named a slot the user has no claim of ("我的工资是多少？") are not answered by another named
+        # slot ("我在华为上班。"); an open one may be what they meant (上班路上 -> the commute)
         more = [a for sl in nearest_claim_slots(question_vector, store, scope, embedder, owners)
                 if (a := sl.partition("|")[2]) not in attrs and not (attrs and a in _known_attributes())]
-        # (words that named a slot the user has no claim of, "我的工资是多少？", are not answered by another named
-        # slot, "我在华为上班。"; an open one may be what they meant: 上班路上 -> the commute)
     found = _current_evidence(more, store, scope, hits) if more else []
     return [m for m in found if supports is None or supports(m)]  # read by meaning: still about what is asked
 
