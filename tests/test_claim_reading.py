@@ -93,3 +93,19 @@ def test_a_relatives_claim_is_not_the_users_slot(mem):
     scope = mem._scope("e", None, None)
     qv = mem._searcher.embed_query("Which city am I based in these days?", scope)
     assert nearest_claim_slots(qv, mem.store, scope, mem.embedder) == []
+
+
+@pytest.mark.parametrize("question, past", [
+    ("What did the rent use to be?", True),
+    ("What was my previous employer?", True),
+    ("what was my old job title?", True),
+    ("我上一家公司是哪个？", True),
+    ("我第一份工作在哪？", True),
+    ("How old is my daughter?", False),  # "old" alone is no past
+    ("What is my first name?", False),
+    ("我目前住哪？", False),
+])
+def test_past_words_without_before(question, past):
+    from anchormem.facts.claims import asks_past
+
+    assert asks_past(question) is past
