@@ -9,13 +9,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
 from .answering.persons import users_own_evidence
+from .answering.evidence import names_the_asked
 from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -43,7 +44,7 @@ from .lifecycle import ExpiryPolicy, assign_expiry, not_expired, renewals, warm_
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.currency import evidence_hits
-from .facts.claims import asks_past
+from .facts.claims import asks_past, without_past_words
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -565,13 +566,18 @@ class Memory(LifecycleMixin):
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
-        slot = self._slot_evidence(asked, user_id, agent_id, session_id, filters, found) \
+        slot = self._slot_evidence(asked, user_id, agent_id, session_id, filters, found, ans) \
             if as_of is None and self.answer_config.slot_evidence else []
         if slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
+            held = held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
+                user_id, hs)) if ans.abstained and "valid_to" not in (filters or {}) else None
             ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
             hits = hits + more
+            if held is not None:  # what a partly superseded turn still says answers beside it ("最大那条叫大红")
+                ans, hits = with_held(ans, held[0], self.answer_config.max_citations, query), hits + held[1]
         elif ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
-            now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters)
+            now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters,
+                                   self._past_vector(asked, user_id, agent_id, session_id), self.embedder)
             ans, hits = (now[0], hits + now[1]) if now is not None else (ans, hits)
         elif ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
             # the current state of a slot whose earlier value the question names (answering.successors)
@@ -591,13 +597,25 @@ class Memory(LifecycleMixin):
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
 
     def _slot_evidence(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None,
-                       filters: Any, found: list[Hit]) -> list[Any]:
+                       filters: Any, found: list[Hit], ans: Answer) -> list[Any]:
         """The current claims of the user's slot ``asked`` asks about (:func:`~anchormem.answering.slot_evidence.
-        slot_evidence`: by its words, else by the nearest slot prototype with a calibrated embedder)."""
+        slot_evidence`: by its words, else by the nearest slot prototype with a calibrated embedder, else, when the
+        evidence test's answer ``ans`` states no current claim, by the user's claims nearest in meaning)."""
         scope = self._scope(user_id, agent_id, session_id)
         qv = self._searcher.embed_query(asked, scope) if self._evidence is not None and \
             self._evidence.word_sim is not None else None
-        return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv)
+        return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv,
+                             () if ans.abstained else ans.citations,
+                             supports=lambda m: names_the_asked(asked, m))
+
+    def _past_vector(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None
+                     ) -> Callable[[], Any] | None:
+        """With a calibrated embedder, a callable giving the query embedding of ``asked`` without its past words
+        (:func:`~anchormem.answering.successors.past_slot_answer` reads the slot by meaning from it); else None."""
+        if self._evidence is None or self._evidence.word_sim is None:
+            return None
+        scope = self._scope(user_id, agent_id, session_id)
+        return lambda: self._searcher.embed_query(without_past_words(asked), scope)
 
     def _currency_answer(self, asked: str, query: str, ans: Answer, hits: list[Hit], found: list[Hit], user_id: str,
                          agent_id: str | None, session_id: str | None) -> tuple[Answer, list[Hit]]:

@@ -84,7 +84,7 @@ from .tense import asks_present, without_plans
 from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
-__all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select",
+__all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select", "names_the_asked",
            "select_pair", "swapped", "profile_for", "PROFILES", "asks_what_is"]
 
 
@@ -565,6 +565,18 @@ class EvidenceScorer:
                 if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
                        for w, lang, x in zip(cand, cand_lang, sims)):
                     cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
+
+
+def names_the_asked(question: str, memory: Any) -> bool:
+    """``memory`` holds the kind of value ``question`` asks for (the answer-type gates of :func:`_heavy_ok`: a
+    number for "how much / 多少", a name for a name question), whatever its words: a memory found by meaning, not by
+    words (:mod:`.claim_reading`), must still answer in kind ("What's my dog's name?" is not answered by "I'm in
+    Austin.")."""
+    q = analyze_question(question)
+    stated = memory.text
+    if q.wants_name and not states_name(stated, {w.lower() for w in re.findall(r"[A-Za-z']+", q.text)}):
+        return False
+    return not (q.wants_number and not _NUMBER.search(stated))
 
 
 def select(scored: list[Scored], config: AnswerConfig, min_coverage: float | None = None,

@@ -17,8 +17,11 @@ memories holding that slot's current claim are its evidence, in whatever languag
 - the asked slots are ``<owner>_<attribute>`` for each relation or pet the question names ("my dog's name" ->
   ``dog_name``), else the attribute alone: a question naming no relation asks for the user's own slot, never a
   relative's (``brother_home_city`` is no evidence for "Where do I live?");
-- the evidence is each asked slot's current, positive claim (the newest said when two are current), in the
-  caller's agent and session, quoted as it holds now (:func:`~anchormem.facts.claims.current_view`).
+- the evidence is each asked slot's current, positive claim (the newest said when two are current; an ending,
+  "I handed in my notice", when nothing holds since), in the caller's agent and session, quoted as it holds now
+  (:func:`~anchormem.facts.claims.current_view`);
+- when the words name no slot the user has a claim of, and the evidence test cited no current claim, the slot is
+  read by meaning from the user's own claims (:mod:`.claim_reading`: "我有几只兔子？" -> ``count:rabbit``).
 
 Words of the question are one signal (the concepts); the claims are the other. No claim, no slot evidence: the
 evidence test decides alone, as before.
@@ -34,7 +37,7 @@ import re
 import threading
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,6 +51,7 @@ from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
 from .tense import asks_present
 from .slot_questions import asked_slots
+from .claim_reading import ended_claim, nearest_claim_slots, person_singular
 
 __all__ = ["asked_user_slots", "about_household", "slot_evidence", "same_slot_value", "with_slot_evidence",
            "latest_first"]
@@ -124,6 +128,33 @@ def _owners(question: str, concepts: set[str]) -> list[str]:
     for c in sorted(concepts):
         out += data.get("owners", {}).get(c, [])
     return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1)
+def _known_attributes() -> frozenset[str]:
+    """The slot attributes questions name by words (``slot_concepts.json`` attributes, every language's
+    ``slot_questions`` and ``slot_prototypes``)."""
+    out = {a for attrs in _concept_data().get("attributes", {}).values() for a in attrs}
+    for lang in langdata.LANGUAGES:
+        data = langdata.load("answers", lang)
+        out |= set(data.get("slot_questions") or {}) | {k for k in data.get("slot_prototypes") or {} if k != "none"}
+    return frozenset(out)
+
+
+def _holds_claim(m: MemoryItem) -> bool:
+    """``m`` states a claim of the user's that holds now (its own fact, or a claim it carries)."""
+    return m.valid_to is None and (any(c.valid_to is None for c in m.claims) or m.fact is not None)
+
+
+def _claim_owners(kin: frozenset[str]) -> set[str]:
+    """The relations named (:func:`~.persons.kin_words`, singular: "children" -> child) with the narrower and
+    generic ones that answer for them (``slot_concepts.json`` ``generic_kin``)."""
+    generic = _concept_data().get("generic_kin", {})
+    out: set[str] = set()
+    for k in kin:
+        base = person_singular(k)
+        out |= {base, *KIN_NARROWER.get(base, ()), *generic.get(base, ())}
+    return out
 
 
 def _plain_user_question(question: str) -> bool:
@@ -207,27 +238,53 @@ def nearest_slot(question_vector: np.ndarray, embedder: Any) -> str | None:
 
 def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
                   hits: list[Hit] | tuple[Hit, ...] = (), embedder: Any = None,
-                  question_vector: np.ndarray | None = None) -> list[MemoryItem]:
-    """The memories holding the current claims of the slots ``question`` asks about (:func:`asked_user_slots`),
-    as they hold now, in ``scope`` (its agent and session when set): per slot the newest said, slots in the order
-    asked; a fact drawn from a kept turn among the search ``hits`` is cited as that turn (the user's words, as
-    they hold now). [] for a read with ``filters`` (the caller narrowed what may answer) or when no asked slot has
-    a current claim."""
+                  question_vector: np.ndarray | None = None, cited: Any = (),
+                  supports: Callable[[MemoryItem], bool] | None = None) -> list[MemoryItem]:
+    """The memories holding the current claims of the slots ``question`` asks about, as they hold now, in ``scope``
+    (its agent and session when set): per slot the newest said, slots in the order asked; a fact drawn from a kept
+    turn among the search ``hits`` is cited as that turn (the user's words, as they hold now). The slots: those its
+    words name (:func:`asked_user_slots`); when they name none the user has a claim of, with a calibrated
+    ``embedder`` and the question's ``question_vector``, the nearest slot prototype (:func:`nearest_slot`), else
+    the slots of the user's own claims nearest in meaning (:func:`~.claim_reading.nearest_claim_slots`) when the
+    evidence test's answer (``cited``: its citations, none for an abstention) states no current claim of the
+    user's own ("我周末在哪儿打工？" answered by "周末两天。", the rest of a turn whose job claim was closed); a
+    memory read that way is evidence only when ``supports`` accepts it (``ask``: it holds the kind of value asked,
+    :func:`~.evidence.names_the_asked`). A slot whose current claim is an ending ("Handed in my notice at Blue
+    Bottle", closing the job) is answered by it. [] for a read with ``filters`` (the caller narrowed what may
+    answer) or when no asked slot has a current claim."""
     if filters:
         return []
     attrs = asked_user_slots(question)
-    if not attrs and embedder is not None and question_vector is not None and not kin_words(question) and \
-            _plain_user_question(question):
-        near = nearest_slot(question_vector, embedder)  # no words named a slot: the nearest prototype may
-        attrs = [near] if near else []
-    if not attrs:
-        return []
+    out = _current_evidence(attrs, store, scope, hits) if attrs else []
+    if out or embedder is None or question_vector is None or not _plain_user_question(question):
+        return out
+    kin = kin_words(question)
+    near = None if kin or attrs else nearest_slot(question_vector, embedder)  # no words named a slot: the
+    more = [near] if near else []  # nearest prototype may, or the nearest of the user's claims
+    if more:
+        return _current_evidence(more, store, scope, hits)
+    if not any(_holds_claim(c) for c in cited):  # .claim_reading, over the user's own slots or those of the
+        # relations / animals the question names ("How many children do I have?" -> count:child)
+        owners = frozenset(_claim_owners(kin) | set(_owners(question, _concepts(question)) if not kin else ()))
+        # words that named a slot the user has no claim of ("我的工资是多少？") are not answered by another named
+        # slot ("我在华为上班。"); an open one may be what they meant (上班路上 -> the commute)
+        more = [a for sl in nearest_claim_slots(question_vector, store, scope, embedder, owners)
+                if (a := sl.partition("|")[2]) not in attrs and not (attrs and a in _known_attributes())]
+    found = _current_evidence(more, store, scope, hits) if more else []
+    return [m for m in found if supports is None or supports(m)]  # read by meaning: still about what is asked
+
+
+def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
+    """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now."""
     found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])
+    positive = {m.fact.attribute for m in found if m.fact is not None and m.fact.polarity > 0}
     per: dict[str, MemoryItem] = {}
     for m in found:  # oldest first: the newest said of a slot wins
-        if m.fact is None or m.fact.polarity <= 0 or m.kind == "summary" or \
+        if m.fact is None or m.kind == "summary" or \
                 any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
             continue
+        if m.fact.polarity <= 0 and (m.fact.attribute in positive or not ended_claim(m, store, scope)):
+            continue  # an ending is what holds now when nothing holds since ("I handed in my notice")
         turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.valid_to is None and
                      any(c.fact_id == m.id and c.valid_to is None for c in h.memory.claims)), None)
         view = (turn is not None and current_view(turn)) or current_view(m)

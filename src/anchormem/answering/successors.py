@@ -33,6 +33,7 @@ from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
 from .extractive import _distinct, annotate, quote
 from .slot_questions import about_user, asked_slots
+from .claim_reading import nearest_claim_slots
 
 __all__ = ["successor_answer", "current_successor", "held_answer", "predecessor_answer", "past_slot_answer",
            "with_held"]
@@ -233,14 +234,20 @@ def with_held(ans: Answer, held: Answer, max_citations: int, question: str) -> A
                   evidence=list(ans.evidence) + [h for h in held.evidence if h.memory.id in {m.id for m in extra}])
 
 
-def past_slot_answer(question: str, store: Any, scope: Scope, filters: Any = None) -> tuple[Answer, list[Hit]] | None:
+def past_slot_answer(question: str, store: Any, scope: Scope, filters: Any = None,
+                     question_vector: Callable[[], Any] | None = None, embedder: Any = None
+                     ) -> tuple[Answer, list[Hit]] | None:
     """For a question about the asker's past naming a slot (:func:`~anchormem.answering.slot_questions.
     asked_slots`: "我以前工资多少？" -> salary): what the slot's current value replaced (:func:`predecessor_answer`
-    from the slot's current fact memories in ``scope``), for the first named slot that has such a value. None for a
-    read with ``filters`` (the caller narrowed what may answer), a question about someone else, or no past value."""
+    from the slot's current fact memories in ``scope``), for the first named slot that has such a value. When no
+    named slot has one and ``question_vector`` is given (a callable returning the query embedding of the question
+    without its past words, by ``embedder``), the slot of the user's claim nearest in meaning is read the same way
+    (:func:`~anchormem.answering.claim_reading.nearest_claim_slots`, superseded facts included: "我以前通勤多久？").
+    None for a read with ``filters`` (the caller narrowed what may answer), a question about someone else, or no
+    past value."""
     if filters or not about_user(question):
         return None
-    for attr in asked_slots(question):
+    for attr in _past_slots(question, store, scope, question_vector, embedder):
         now = [m for m in store.current_facts(scope.tenant, scope.user_id, [f"user|{attr}"])
                if all(getattr(scope, k) in (None, getattr(m, k)) for k in ("agent_id", "session_id"))]
         if not now:
@@ -250,3 +257,15 @@ def past_slot_answer(question: str, store: Any, scope: Scope, filters: Any = Non
         if got is not None:
             return got
     return None
+
+
+def _past_slots(question: str, store: Any, scope: Scope, question_vector: Callable[[], Any] | None, embedder: Any):
+    """The attributes a past question asks about: those its words name, then (computed only when those give no
+    answer) the slot of the nearest claim."""
+    named = asked_slots(question)
+    yield from named
+    if question_vector is not None and embedder is not None:
+        for slot in nearest_claim_slots(question_vector(), store, scope, embedder):
+            attr = slot.partition("|")[2]
+            if attr not in named:
+                yield attr
