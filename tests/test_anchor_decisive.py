@@ -78,3 +78,5 @@ def test_the_settings_are_opt_in_and_parse_from_a_spec():
     on = parse_recipe_spec("anchored+anchor_context_decisive_always=true+anchor_senses_spread=true")
     assert on.anchor_context_decisive_always is True and on.anchor_senses_spread is True
     assert SearchConfig().anchor_senses_spread is False
+    assert parse_recipe_spec("anchored:anchor_one_word_sessions=false").anchor_one_word_sessions is False
+    assert RECIPES["anchored"].anchor_one_word_sessions is True  # on: it changed no LoCoMo-conv question

@@ -11,7 +11,9 @@ something else (``SearchConfig.anchor_spread`` "query", weight ``anchor_spread_w
 Elsewhere the hybrid order is returned as it is (``explain["anchor"]["gate"]`` is None). With the conversation
 deciding ``spread`` too, LoCoMo questions asked after the preceding session's last turns lost R@5 18.8 points
 against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
-the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
+the query's own labels 4.1 (``bench/results/conv_locomo.json``). With a conversation, a query of one subject word held by a few sessions with near scores opens ``one_word`` too,
+whatever their label domains (``SearchConfig.anchor_one_word_sessions``: a lexicon may give a word's two senses one
+domain). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
 
 ``anchor_spread_tell`` (0.025) and ``anchor_spread_stand`` (0.15): a ``spread`` reorder is decided by the
@@ -237,6 +239,15 @@ class AnchorHook:
             else ("always", None)
         about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
         own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
+        if gate is None and cfg.anchor_one_word_sessions and texts and len(subject_terms(self.query)) == 1:
+            # one subject word said in a few sessions (no lexicon: the labels may give its senses one domain): with a
+            # conversation, it is as ambiguous as a word whose memories lie in several label domains
+            mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
+                               top=cfg.anchor_gate_top)
+            held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
+                                   top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
+            if 2 <= len(held) <= cfg.anchor_senses_max_sessions:
+                gate = "one_word"
         if (gate is None or (gate == "spread" and cfg.anchor_senses_spread)) and cfg.anchor_senses \
                 and cfg.anchor_senses_tell > 0 and self.wants_context_vectors:
             # no label domain splits the query's words (gate None), or the labels split them but only the query's own
