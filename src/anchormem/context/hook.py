@@ -11,7 +11,9 @@ something else (``SearchConfig.anchor_spread`` "query", weight ``anchor_spread_w
 Elsewhere the hybrid order is returned as it is (``explain["anchor"]["gate"]`` is None). With the conversation
 deciding ``spread`` too, LoCoMo questions asked after the preceding session's last turns lost R@5 18.8 points
 against hybrid (gate open for 96 of 117 sampled questions, ``bench/results/conv_locomo_before_gatefix.json``); with
-the query's own labels 4.1 (``bench/results/conv_locomo.json``). ``anchor_gate_split`` (off) asks for a *split
+the query's own labels 4.1 (``bench/results/conv_locomo.json``). With a conversation, a query of one subject word held by a few sessions with near scores opens ``one_word`` too,
+whatever their label domains (``SearchConfig.anchor_one_word_sessions``: a lexicon may give a word's two senses one
+domain). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
 
 ``anchor_spread_tell`` (0.025) and ``anchor_spread_stand`` (0.15): a ``spread`` reorder is decided by the
@@ -28,7 +30,10 @@ close to every memory of its dialogue.
 candidates' own mean context vector, and the labels only break ties; where no label domain splits the query's words
 (gate None) but the sessions holding them do and the conversation tells them apart and stands out of the store,
 gate ``senses`` reorders as ``template`` does. A query whose own vector clearly picks another of those sessions
-keeps the conversation from deciding (a topic switch).
+keeps the conversation from deciding (a topic switch). With ``SearchConfig.anchor_senses_spread`` (opt-in) the same
+test runs under gate ``spread`` too: label domains split the query's words, but where the conversation tells the
+holder sessions apart it decides as under ``senses`` instead of the query's own labels (:meth:`AnchorHook.
+_sessions_tell`).
 
 **Cost**: the conversation's unstored turns are embedded (one batched call) only when the reorder reads them: a
 gate that keeps the hybrid order embeds none (nor does a ``spread`` reorder with ``anchor_spread_tell`` 0).
@@ -197,6 +202,33 @@ class AnchorHook:
         s = self.scope
         return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
+    def _sessions_tell(self, hits: list[Hit], cand: Candidates, about: np.ndarray | None, own: np.ndarray,
+                       context_vectors: Mapping[str, np.ndarray] | None
+                       ) -> tuple[bool, Mapping[str, np.ndarray] | None, np.ndarray]:
+        """Whether the conversation tells apart the sessions holding the query's words (gate "senses", :mod:`.senses`:
+        2 to ``anchor_senses_max_sessions`` holder sessions with near scores, the conversation's closest one leading
+        the farthest by ``anchor_senses_tell`` and standing ``anchor_senses_stand`` above the median candidate, cosines
+        centered on the candidates' mean context vector; no lexicon is read). Returns (told, the candidates' context
+        vectors when they were read, else ``context_vectors`` as given; (n,) bool, the best candidates holding a query
+        word as a substring or word start, :func:`.senses.top_holders`)."""
+        cfg, anchor = self.cfg, self.anchor
+        mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score, top=cfg.anchor_gate_top)
+        held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
+                               top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
+        if not 2 <= len(held) <= cfg.anchor_senses_max_sessions:  # a word said in a few contexts, not a name
+            return False, context_vectors, mine
+        self._embed_turns()
+        if context_vectors is None:
+            context_vectors = self.store.get_context_vectors(self.scope.tenant, cand.ids)
+        center = candidate_center(context_vectors, cand.ids)
+        if center is None:
+            return False, context_vectors, mine
+        probe = anchor.context_match(hits, anchor.conversation_mean(self.texts, self.embed_turn), context_vectors,
+                                     cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
+                                     pick=None, session=cfg.anchor_context_session, center=center)
+        return sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
+                             stand=cfg.anchor_senses_stand), context_vectors, mine
+
     @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
@@ -207,27 +239,25 @@ class AnchorHook:
             else ("always", None)
         about = np.fromiter((mid in holders for mid in cand.ids), dtype=bool, count=len(cand)) if holders else None
         own = np.fromiter((h.memory.text.strip() in self.own for h in hits), dtype=bool, count=len(hits))
-        if gate is None and cfg.anchor_senses and cfg.anchor_senses_tell > 0 and self.wants_context_vectors:
-            # no label domain splits the query's words, but the store's sessions may (.senses): the conversation
-            # decides when it tells them apart
+        if gate is None and cfg.anchor_one_word_sessions and texts and len(subject_terms(self.query)) == 1:
+            # one subject word said in a few sessions (no lexicon: the labels may give its senses one domain): with a
+            # conversation, it is as ambiguous as a word whose memories lie in several label domains
             mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
                                top=cfg.anchor_gate_top)
             held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
                                    top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
-            if 2 <= len(held) <= cfg.anchor_senses_max_sessions:  # a word said in a few contexts, not a name
-                self._embed_turns()
-                context_vectors = context_vectors if context_vectors is not None else \
-                    self.store.get_context_vectors(self.scope.tenant, cand.ids)
-                center = candidate_center(context_vectors, cand.ids)
-                if center is not None:
-                    probe = anchor.context_match(hits, anchor.conversation_mean(texts, self.embed_turn),
-                                                 context_vectors, cand=cand, weight=cfg.anchor_context_weight,
-                                                 delta=cfg.anchor_context_delta, pick=None,
-                                                 session=cfg.anchor_context_session, center=center)
-                    if sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
-                                     stand=cfg.anchor_senses_stand):
-                        gate = "senses"
-                        about = mine | (about if about is not None else False)
+            if 2 <= len(held) <= cfg.anchor_senses_max_sessions:
+                gate = "one_word"
+        if (gate is None or (gate == "spread" and cfg.anchor_senses_spread)) and cfg.anchor_senses \
+                and cfg.anchor_senses_tell > 0 and self.wants_context_vectors:
+            # no label domain splits the query's words (gate None), or the labels split them but only the query's own
+            # words would pick the sense (gate "spread"): the store's sessions holding them may tell (.senses), and
+            # the conversation decides when it tells those sessions apart, whatever the labels say
+            told, context_vectors, mine = self._sessions_tell(hits, cand, about, own, context_vectors)
+            if told:
+                gate = "senses"
+                about = mine | (about if about is not None else False)
+                touch = None
         if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
             qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")
             self.reranking = rank_candidates(hits, qc, weight=0.0, min_label=cfg.anchor_min_label,
@@ -300,7 +330,8 @@ class AnchorHook:
                                          about=about, own=own if own.any() else None, gate=gate, touch=touch,
                                          context_first=first,
                                          decisive=cfg.anchor_context_decisive,
-                                         first_delta=cfg.anchor_context_first_delta)
+                                         first_delta=cfg.anchor_context_first_delta,
+                                         decisive_always=cfg.anchor_context_decisive_always)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

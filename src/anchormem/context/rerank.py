@@ -82,7 +82,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
                     about: np.ndarray | None = None, own: np.ndarray | None = None,
                     gate: str | None = "always", touch: np.ndarray | None = None,
                     context_first: bool = False, decisive: float = 0.0,
-                    first_delta: float | None = None) -> Reranking:
+                    first_delta: float | None = None, decisive_always: bool = False) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -101,7 +101,9 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     ``weight`` is scaled by max(0, 1 - gap / ``decisive``), gap = how far the closest session (by ``context.sims``)
     of the candidates holding the query's subject words leads the next such session (:func:`_session_gap`): labels
     read off a lexicon only break the ties the conversation leaves open; ``first_delta``: the context factor's
-    ``delta`` then."""
+    ``delta`` then. ``decisive_always``: the label ``weight`` is scaled so wherever a ``context`` factor is given,
+    not only with ``context_first`` (the conversation's closest holder session leading the next by ``decisive`` or
+    more leaves the labels no say: they never filter the memories of the session the conversation sits by)."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -116,15 +118,18 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         rel[int(idx[np.lexsort((-c.score[idx], -agree[idx]))[0]])] = 1.0
     if pick is not None:
         rel[c.position(pick)] = 1.0
-    if context_first and context is not None:
-        if decisive > 0:
-            weight = weight * max(0.0, 1.0 - _session_gap(context.sims, c.session, about, own) / decisive)
-        if first_delta is not None:
-            context.delta = first_delta
+    sessions_lead = False  # the conversation's closest holder session leads: the labels lose (some of) their say
+    if (context_first or decisive_always) and context is not None and decisive > 0:
+        scale = max(0.0, 1.0 - _session_gap(context.sims, c.session, about, own) / decisive)
+        weight, sessions_lead = weight * scale, scale < 1.0
+    if context_first and context is not None and first_delta is not None:
+        context.delta = first_delta
     ramp = np.where(labelled, np.clip((rel - min_label) / max(full_label - min_label, 1e-6), 0.0, 1.0), 0.5)
     factors = (1.0 - weight) + weight * ramp
-    filtered_mask = labelled & (rel < min_label)
-    eligible = np.ones(len(c), dtype=bool) if context_first else ~filtered_mask
+    filtered_mask = labelled & (rel < min_label) & (weight > 0)
+    # the context factor's reference: the best candidate whatever its labels when the session decides (context_first,
+    # or a session lead under decisive_always), else the best of those the labels keep
+    eligible = np.ones(len(c), dtype=bool) if context_first or sessions_lead else ~filtered_mask
     if own is not None and (eligible & ~own).any():
         eligible = eligible & ~own
     if about is not None and (about & eligible).any():
