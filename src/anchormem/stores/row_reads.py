@@ -78,16 +78,26 @@ class SQLiteRowReadsMixin:
     def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
         """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
         out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
+        return {r: i for r, i in zip(rowids, self._ids_of(key, gen, rowids)) if i is not None}
+
+    def _ids_of(self, key: tuple[str, str], gen: int, rowids: list[int]) -> list[str | None]:
+        """The memory id of each of ``rowids`` (in order; None: no such row) of the scope ``key`` at generation
+        ``gen``, from the map kept since the scope's last write (one lookup per rowid: a search maps a few hundred);
+        the rowids it lacks are read in one query."""
         got = self._rowid_ids.get(key)
         if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
             got = (gen, {})
             self._rowid_ids[key] = got
         idmap = got[1]
-        miss = [r for r in rowids if r not in idmap]
-        if miss:
+        get = idmap.get
+        out = [get(r) for r in rowids]
+        if None in out:
+            miss = [r for r, i in zip(rowids, out) if i is None]
             rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
             if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
                 idmap.update(rows)
+                found = idmap
             else:
-                return {**idmap, **dict(rows)}
-        return idmap
+                found = dict(rows)
+            out = [i if i is not None else found.get(r) for r, i in zip(rowids, out)]
+        return out

@@ -682,8 +682,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if len(rowids) == 0:
             return []
         rids = rowids.tolist()
-        idmap = self._row_ids(key, gen, rids)
-        return [(r, idmap[r], s) for r, s in zip(rids, scores.tolist()) if r in idmap]
+        return [(r, i, s) for r, i, s in zip(rids, self._ids_of(key, gen, rids), scores.tolist()) if i is not None]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""

@@ -1,0 +1,67 @@
+"""Vectorised row lookups of the search's read path: ``ScopeVectors.positions`` (rowids -> matrix positions, as
+``pos.get(r, -1)`` gives them) through appends, removals, compactions and reused rowids; and the keyword index's
+per-term contributions, reused by a repeated query and dropped by a write (the same scores as a fresh index)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from anchormem import Memory
+from anchormem.stores.vectors import ScopeVectors
+from anchormem.text.tokenize import query_terms
+from anchormem.types import Scope
+
+
+def _check(sv: ScopeVectors, rnd: random.Random, hi: int) -> None:
+    probe = [rnd.randint(0, hi + 5) for _ in range(200)] + list(sv.pos)
+    got = sv.positions(np.array(probe, dtype=np.int64)).tolist()
+    assert got == [sv.pos.get(r, -1) for r in probe]
+
+
+def test_positions_match_the_rowid_map_through_writes_removals_and_reused_rowids():
+    rnd = random.Random(3)
+    dim = 4
+    sv = ScopeVectors(np.array([5, 2, 9], dtype=np.int64), np.ones((3, dim), np.float32), 0)
+    assert sv.positions(np.array([2, 5, 9, 7], dtype=np.int64)).tolist() == [1, 0, 2, -1]
+    assert sv.positions(np.zeros(0, dtype=np.int64)).tolist() == []
+    top = 9
+    for step in range(300):
+        op = rnd.random()
+        if op < 0.5:  # the usual write: new rowids above every known one
+            k = rnd.randint(1, 5)
+            new = np.arange(top + 1, top + 1 + k, dtype=np.int64)
+            top += k
+            sv.append(new, np.ones((k, dim), np.float32))
+        elif op < 0.6 and sv.pos:  # a rowid reused after its row was removed (the largest one freed)
+            r = max(sv.pos)
+            sv.remove([r])
+            sv.append(np.array([r], dtype=np.int64), np.ones((1, dim), np.float32))
+        elif op < 0.7:  # rows out of order (a reload raced with a write)
+            new = np.array(sorted(rnd.sample(range(1, top + 1), 3), reverse=True), dtype=np.int64)
+            sv.append(new, np.ones((3, dim), np.float32))
+        elif sv.pos:  # removals; enough of them compact the matrix
+            sv.remove(rnd.sample(sorted(sv.pos), min(len(sv.pos), rnd.randint(1, 40))))
+        _check(sv, rnd, top)
+    sv.remove(list(sv.pos))
+    assert sv.positions(np.array([1, 2, 3], dtype=np.int64)).tolist() == [-1, -1, -1]
+
+
+def test_keyword_terms_reused_until_a_write_changes_the_index():
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"apple river hiking number{i}"} for i in range(40)], user_id="A")
+        scope = Scope(user_id="A")
+        terms = query_terms("apple river")
+        first = m.store.keyword_search(scope, terms, 10, None)
+        index = m.store.keywords
+        assert index._terms  # the query's terms kept
+        assert m.store.keyword_search(scope, terms, 10, None) == first
+        m.add([{"role": "user", "content": "apple apple apple"}], user_id="A")
+        after = m.store.keyword_search(scope, terms, 10, None)
+        m.store.keywords = None  # FTS5's own ranking: the same ids and scores
+        try:
+            want = m.store.keyword_search(scope, terms, 10, None)
+        finally:
+            m.store.keywords = index
+        assert after == want and after != first
