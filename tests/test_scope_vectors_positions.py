@@ -65,3 +65,28 @@ def test_keyword_terms_reused_until_a_write_changes_the_index():
         finally:
             m.store.keywords = index
         assert after == want and after != first
+
+
+def test_get_many_reads_hinted_rows_by_rowid_and_never_returns_a_reused_rowids_row():
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"apple river hiking number{i}"} for i in range(12)], user_id="A")
+        store, scope = m.store, Scope(user_id="A")
+        items = m.get_all(user_id="A")
+        rows = dict(store._read("SELECT id, rowid FROM memories", ()))
+        last = max(items, key=lambda it: rows[it.id])
+        store._remember_rowids([rows[it.id] for it in items], [it.id for it in items])  # as a search leaves them
+        ids = [it.id for it in items]
+        got = store.get_many(scope.tenant, ids, entities=False)
+        store._recent_rowids.clear()
+        want = store.get_many(scope.tenant, ids, entities=False)
+        assert list(got) == list(want) == sorted(ids)
+        assert all(got[i].model_dump() == want[i].model_dump() for i in ids)
+        store._remember_rowids([rows[last.id]], [last.id])
+        m.delete(last.id, purge=False)
+        store._remember_rowids([rows[last.id]], [last.id])  # a stale hint: the row is gone, its rowid reusable
+        m.add([{"role": "user", "content": "a new turn about kayaks"}], user_id="A")
+        new = [it for it in m.get_all(user_id="A") if "kayaks" in it.text][0]
+        hinted = store.get_many(scope.tenant, [last.id, new.id], entities=False)
+        assert rows[last.id] == max(r for (r,) in store._read("SELECT rowid FROM memories", ()))  # reused
+        assert last.id not in hinted
+        assert hinted[new.id].text == new.text

@@ -129,6 +129,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
         self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
+        self._recent_rowids: dict[str | None, int] = {}  # .row_reads: id -> rowid hints for get_many
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -456,6 +457,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if self.keywords is not None:
             self.keywords.drop()
         self._rowid_ids.pop((tenant, user_id), None)
+        self._recent_rowids.clear()
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
