@@ -1,14 +1,17 @@
-"""Vectorised row lookups of the search's read path: ``ScopeVectors.positions`` (rowids -> matrix positions, as
-``pos.get(r, -1)`` gives them) through appends, removals, compactions and reused rowids; and the keyword index's
-per-term contributions, reused by a repeated query and dropped by a write (the same scores as a fresh index)."""
+"""The search's cheaper lookups give what they replace: ``ScopeVectors.positions`` (rowids -> matrix positions, as
+``pos.get(r, -1)`` gives them) through appends, removals, compactions and reused rowids; the keyword index's
+per-term contributions, reused by a repeated query and dropped by a write (the same scores as FTS5); ``get_many``'s
+reads by rowid hint (the same items, never a reused rowid's row); ``best_fused`` (the same pairs as heapq)."""
 
 from __future__ import annotations
 
+import heapq
 import random
 
 import numpy as np
 
 from anchormem import Memory
+from anchormem.retrieval.search import best_fused
 from anchormem.stores.vectors import ScopeVectors
 from anchormem.text.tokenize import query_terms
 from anchormem.types import Scope
@@ -90,3 +93,12 @@ def test_get_many_reads_hinted_rows_by_rowid_and_never_returns_a_reused_rowids_r
         assert rows[last.id] == max(r for (r,) in store._read("SELECT rowid FROM memories", ()))  # reused
         assert last.id not in hinted
         assert hinted[new.id].text == new.text
+
+
+def test_best_fused_is_heapq_nsmallest_by_score_then_id():
+    rnd = random.Random(11)
+    for _ in range(300):
+        n = rnd.randint(0, 300)
+        fused = {f"{rnd.randint(0, 10**6):x}": rnd.choice([0.0, -0.0, 0.5, 1.0, rnd.random()]) for _ in range(n)}
+        k = rnd.randint(1, 120)
+        assert best_fused(fused, k) == heapq.nsmallest(k, fused.items(), key=lambda kv: (-kv[1], kv[0]))
