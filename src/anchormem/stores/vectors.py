@@ -77,7 +77,7 @@ class ScopeVectors:
         self.pos = {int(r): i for i, r in enumerate(rowids)}
         # the rows by rowid, for vectorised lookups (:meth:`positions`): rowids ascending and their positions; None
         # until first needed (and after a compaction or an append below the largest rowid: rebuilt when needed)
-        self._by_rowid: tuple[np.ndarray, np.ndarray] | None = None
+        self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
         self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
 
@@ -152,14 +152,19 @@ class ScopeVectors:
         """Keep :meth:`positions`' arrays in step with rows just appended at ``self.n``: new rowids above every
         known one (the usual write) are appended; otherwise the arrays are rebuilt when next needed."""
         got = self._by_rowid
-        if got is None:
+        k = len(rowids)
+        if got is None or not k:
             return
-        srow, spos = got
-        if len(rowids) and (bool(np.all(np.diff(rowids) > 0)) and (not len(srow) or rowids[0] > srow[-1])):
-            self._by_rowid = (np.concatenate([srow, rowids]),
-                              np.concatenate([spos, np.arange(self.n, self.n + len(rowids), dtype=np.int64)]))
-        elif len(rowids):
+        srow, spos, m = got
+        if not (bool(np.all(np.diff(rowids) > 0)) and (not m or rowids[0] > srow[m - 1])):
             self._by_rowid = None
+            return
+        if m + k > len(srow):  # capacity doubling: a write costs its own rows, not a copy of the scope's
+            cap = max(2 * len(srow), m + k, 16)
+            srow, spos = np.resize(srow, cap), np.resize(spos, cap)
+        srow[m : m + k] = rowids
+        spos[m : m + k] = np.arange(self.n, self.n + k, dtype=np.int64)
+        self._by_rowid = (srow, spos, m + k)
 
     def positions(self, rowids: np.ndarray) -> np.ndarray:
         """The positions (int64, (k,)) of ``rowids`` ((k,) int) in this scope's matrix, -1 for a row that is not
@@ -169,8 +174,9 @@ class ScopeVectors:
         if self._by_rowid is None:  # live rows only: a dead row's rowid may be reused by a live one
             live = np.flatnonzero(self._alive[: self.n])
             order = live[np.argsort(self._ids[live], kind="stable")]
-            self._by_rowid = (self._ids[order], order.astype(np.int64))
-        srow, spos = self._by_rowid
+            self._by_rowid = (self._ids[order], order.astype(np.int64), len(order))
+        srow, spos, m = self._by_rowid
+        srow, spos = srow[:m], spos[:m]
         if not len(srow) or not len(q):
             return np.full(len(q), -1, dtype=np.int64)
         i = np.minimum(np.searchsorted(srow, q), len(srow) - 1)
