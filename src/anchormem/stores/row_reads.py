@@ -77,6 +77,11 @@ class SQLiteRowReadsMixin:
             recent.clear()
         recent.update(zip(ids, rowids))
 
+    def _forget_row_ids(self, key: tuple[str, str]) -> None:
+        """Drop the scope's rowid map and every id -> rowid hint (a purge: nothing of the purged rows stays)."""
+        self._rowid_ids.pop(key, None)
+        self._recent_rowids.clear()
+
     def _rows_by_rowid(self, tenant: str, ids: list[str]) -> list[tuple]:
         """The memory rows (``_ROW_COLS``) of those ``ids`` whose rowid a search just mapped (``_recent_rowids``),
         read by rowid; a row whose id is not the one expected there (deleted, its rowid reused) is left out, so

@@ -456,8 +456,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         (its file too) and rebuilt on the next keyword search."""
         if self.keywords is not None:
             self.keywords.drop()
-        self._rowid_ids.pop((tenant, user_id), None)
-        self._recent_rowids.clear()
+        self._forget_row_ids((tenant, user_id))
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
