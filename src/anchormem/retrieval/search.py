@@ -23,11 +23,11 @@ config's ``recency_weight``/``importance_weight``. After ranking, the returned h
 
 from __future__ import annotations
 
-import heapq
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
+from operator import itemgetter
 from threading import Lock
 from typing import Any
 
@@ -266,7 +266,7 @@ class Searcher:
             # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
             # candidate dominated search time at scale)
-            fused = dict(heapq.nsmallest(max(5 * limit, 100), fused.items(), key=lambda kv: (-kv[1], kv[0])))
+            fused = dict(best_fused(fused, max(5 * limit, 100)))
         ctx_vectors = None
         # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
         # as_of read keeps them: past.items gives each edited memory the entities it had then
@@ -477,6 +477,16 @@ def _whole_turn_of(h: Hit, k: Hit) -> bool:
     return (k.memory.kind == "fact" and h.memory.kind == "utterance" and k.memory.valid_to is None
             and h.memory.valid_to is None and k.memory.text.strip() in h.memory.text
             and all(c.valid_to is None for c in (h.memory.claims or ())))
+
+
+def best_fused(fused: dict[str, float], n: int) -> list[tuple[str, float]]:
+    """The ``n`` best (id, fused score) pairs of ``fused``, best first, ties by id: what
+    ``heapq.nsmallest(n, fused.items(), key=lambda kv: (-kv[1], kv[0]))`` returns, from two C sorts on plain keys (by
+    id, then stably by score, descending) instead of a Python key per candidate (~400 a search)."""
+    return sorted(sorted(fused.items(), key=_first), key=_second, reverse=True)[:n]
+
+
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def by_session(hits: list[Hit], config: SearchConfig) -> list[Hit]:

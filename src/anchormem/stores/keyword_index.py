@@ -28,6 +28,11 @@ Derived data; the database stays the source of truth:
   caught up from a watermark that means nothing there. A purge deletes the file
   (:meth:`KeywordIndex.drop`): it holds the purged rows' tokens.
 
+- **Terms**: :meth:`KeywordIndex.top` keeps each (user, token) pair's live postings with their BM25 contributions
+  (the IDF and length-normalised term frequencies above, as float64) until the index changes (a caught-up write, a
+  merge, a save), so a user's next query with a word already asked sums them without recomputing; the same floats
+  in the same order, so the same scores. Bounded (least recently used dropped first).
+
 Layout: postings of (user, token) pairs in one array sorted by (pair key, rowid), with a small unsorted tail of
 recent additions merged in when it grows past a quarter of the sorted part; a removed row's postings stay until
 the next merge, recognised by a per-row generation number. Per row (dense arrays indexed by rowid): its length
@@ -67,6 +72,7 @@ _PRUNE_SOLE = 1000  # a sole reader prunes the log once a catch-up applied this 
 _EAGER_LOG = 5000  # unsaved log entries that make a close bring an index it never loaded up to date
 _TOKEN_KEY = "keyword_index_token"  # meta row: the token of the .kw file saved beside this database state
 _TAIL_ROWS = 1000  # a catch-up of more rows is merged into the sorted postings at once
+_TERMS_MAX = 4_000_000  # postings whose BM25 contributions top() keeps (~48 MB: rowid and float64 each)
 
 # migration v7: the change log the index catches up from (module doc)
 LOG_DDL = [
@@ -149,6 +155,10 @@ class KeywordIndex:
         self.usable = True
         self._acc: np.ndarray | None = None  # top()'s scratch: score and seen flag per rowid
         self._seen: np.ndarray | None = None
+        # top()'s terms: pair key -> (rowids, BM25 contributions) at the state ``_terms_at`` (module doc, "Terms")
+        self._terms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._terms_at: tuple[Any, ...] | None = None
+        self._terms_size = 0
 
     # ---------------------------------------------------------------- state
     def _empty(self) -> None:
@@ -172,6 +182,11 @@ class KeywordIndex:
         self.tail: dict[int, list[tuple[int, float, int]]] = {}  # pair key -> [(rowid, tf, generation)]
         self.ntail = 0
         self._words()
+        self._forget_terms()
+
+    def _forget_terms(self) -> None:
+        """Drop top()'s per-term contributions (the postings or the token ids changed)."""
+        self._terms, self._terms_at, self._terms_size = {}, None, 0
 
     def _words(self) -> None:
         """The word cache: each whitespace-free word of the rows seen (id in ``_wid``) and its token ids
@@ -416,13 +431,10 @@ class KeywordIndex:
                     tid = p[0] if p else -1
                     if tid < 0:  # a token no row has
                         continue
-                    nhit = int(self.df.a[tid])
-                    v = math.log((self.n_rows - nhit + 0.5) / (nhit + 0.5))
-                    r, f = self._postings((sid << 32) | tid)
+                    r, c = self._term((sid << 32) | tid, tid, avgdl)
                     if not len(r):
                         continue
-                    norm = _K1 * (1 - _B + _B * self.dl.a[r].astype(np.float64) / avgdl)
-                    acc[r] += (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm))
+                    acc[r] += c
                     fresh = r[~seen[r]]
                     seen[fresh] = True
                     touched.append(fresh)
@@ -440,6 +452,29 @@ class KeywordIndex:
                 rows, score = rows[keep], score[keep]
             order = np.lexsort((rows, -score))[:n]
             return list(zip(rows[order].tolist(), score[order].tolist()))
+
+    def _term(self, key: int, tid: int, avgdl: float) -> tuple[np.ndarray, np.ndarray]:
+        """The live postings of pair ``key`` (token ``tid`` of one user) and each one's BM25 contribution (float64,
+        computed as FTS5 does: IDF times the saturated, length-normalised term frequency), kept until the index
+        changes (a write caught up, a merge, a save): a user's next queries with the same word reuse them. Bounded
+        to :data:`_TERMS_MAX` postings (least recently used dropped first)."""
+        state = (self.seq, self.n_rows, self.n_tokens, self.ntail, len(self.prow))
+        if self._terms_at != state:
+            self._forget_terms()
+            self._terms_at = state
+        got = self._terms.pop(key, None)
+        if got is None:
+            nhit = int(self.df.a[tid])
+            v = math.log((self.n_rows - nhit + 0.5) / (nhit + 0.5))
+            r, f = self._postings(key)
+            norm = _K1 * (1 - _B + _B * self.dl.a[r].astype(np.float64) / avgdl)
+            got = (r, (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm)))
+            self._terms_size += len(r)
+            while self._terms and self._terms_size > _TERMS_MAX:
+                old = self._terms.pop(next(iter(self._terms)))
+                self._terms_size -= len(old[0])
+        self._terms[key] = got  # most recently used last
+        return got
 
     def _phrases(self, terms: list[str]) -> list[tuple[int, ...]]:
         """Each term's token ids (-1: a token no row has), from the word cache when the term is a word of an
@@ -522,6 +557,7 @@ class KeywordIndex:
     def _compact(self) -> None:
         """Drop what removed rows left (after :meth:`_merge`): their forward slices, and tokens no row holds any
         more (a deleted or purged row's words must not outlive it in the saved file); ids renumbered in order."""
+        self._forget_terms()  # token ids are renumbered below: the cached pair keys would name other tokens
         live_rows = np.flatnonzero(self.rscope.a >= 0)
         fn = self.fn.a[live_rows].astype(np.int64)
         ends = np.cumsum(fn)

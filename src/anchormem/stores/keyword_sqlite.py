@@ -26,6 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..filters import FilterNode
 from ..types import Scope
 from .keyword_index import KeywordIndex
@@ -101,7 +103,7 @@ class SQLiteKeywordMixin:
     """:meth:`keyword_search` of :class:`~.sqlite.SQLiteStore` and its keyword index (:mod:`.keyword_index`): saved
     beside the database as ``<file>.kw`` (not for ``":memory:"`` or an encrypted file: kept in memory, built on the
     first keyword search after opening). Uses the store's ``_read``, ``_tx``, ``_filters``, ``vectors``,
-    ``_generation``, ``_row_ids``."""
+    ``_generation``, ``_ids_of``."""
 
     keywords: KeywordIndex | None = None
 
@@ -140,7 +142,7 @@ class SQLiteKeywordMixin:
         """The keyword stage's filter answered in memory, for a search whose filter is the scope's current warm rows
         only (no ``where``, ``as_of``, agent or session): a ranked row passes when the scope's cached vectors, at
         the scope's generation, hold it (they hold exactly those rows); its id comes from the store's rowid map
-        (:meth:`.row_reads.SQLiteRowReadsMixin._row_ids`). None (filter in SQL) otherwise, or when the vectors are
+        (:meth:`.row_reads.SQLiteRowReadsMixin._ids_of`). None (filter in SQL) otherwise, or when the vectors are
         not cached at the current generation."""
         vectors = self.vectors  # type: ignore[attr-defined]
         if vectors is None or where is not None or as_of is not None or scope.agent_id is not None or \
@@ -151,10 +153,13 @@ class SQLiteKeywordMixin:
         sv = vectors.cached(key, gen)
         if sv is None:
             return None
-        pos, row_ids = sv.pos, self._row_ids  # type: ignore[attr-defined]
+        ids_of = self._ids_of  # type: ignore[attr-defined]
 
         def run(top: list[tuple[int, float]]) -> list[tuple[str, float]]:
-            rows = [(int(r), s) for r, s in top if r in pos]
-            idmap = row_ids(key, gen, [r for r, _ in rows])
-            return [(idmap[r], float(s)) for r, s in rows if r in idmap]
+            if not top:
+                return []
+            live = (sv.positions(np.fromiter((r for r, _ in top), np.int64, len(top))) >= 0).tolist()
+            rows = [(int(r), s) for (r, s), ok in zip(top, live) if ok]
+            ids = ids_of(key, gen, [r for r, _ in rows])
+            return [(i, float(s)) for (_, s), i in zip(rows, ids) if i is not None]
         return run

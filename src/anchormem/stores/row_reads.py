@@ -16,13 +16,15 @@ class SQLiteRowReadsMixin:
     """:meth:`get_many`, :meth:`with_entities`, ``_entities`` and ``_row_ids`` of :class:`~.sqlite.SQLiteStore`.
     Needs ``_read``, ``_items``, ``_ROW_COLS`` (a memory row's columns led by its rowid),
     ``_generation`` and ``_rowid_ids`` ((tenant, user) -> (generation, {rowid: memory id}): a deleted rowid may be
-    reused by a new row, so a map holds for one generation of its scope; dropped on purge)."""
+    reused by a new row, so a map holds for one generation of its scope; dropped on purge) and ``_recent_rowids``
+    ({memory id: rowid} of the rows the last searches ranked: a hint, checked against the row read)."""
 
     _read: Any
     _generation: Any
     _items: Any
     _ROW_COLS: str
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
+    _recent_rowids: dict[str | None, int]
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -49,6 +51,13 @@ class SQLiteRowReadsMixin:
 
     def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
+        rows = self._rows_by_rowid(tenant, ids)
+        if rows:  # the ids this process just mapped from rowids: read by rowid (no id index walk per row)
+            out.update((it.id, it) for it in self._items(rows, entities))
+            rest = [i for i in ids if i not in out]
+            if rest:
+                out.update(self.get_many(tenant, rest, entities=entities))
+            return dict(sorted(out.items()))  # by id, as the id index returns them
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
             # "+tenant": look rows up by the unique id index, not by scanning the (tenant, user_id) index
@@ -56,6 +65,34 @@ class SQLiteRowReadsMixin:
                               f"({','.join('?' * len(chunk))})", [tenant, *chunk])
             out.update((it.id, it) for it in self._items(rows, entities))
         return out
+
+    _RECENT_MAX = 8192  # id -> rowid entries of the last searches' candidates (``_recent_rowids``)
+
+    def _remember_rowids(self, rowids: list[int], ids: list[str | None]) -> None:
+        """Keep id -> rowid of the rows a search's dense and keyword stages just ranked (``ids``: their ids, None
+        for a row gone), so :meth:`get_many` reads their rows by rowid. Bounded: starts over past
+        :data:`_RECENT_MAX`."""
+        recent = self._recent_rowids
+        if len(recent) > self._RECENT_MAX:
+            recent.clear()
+        recent.update(zip(ids, rowids))
+
+    def _forget_row_ids(self, key: tuple[str, str]) -> None:
+        """Drop the scope's rowid map and every id -> rowid hint (a purge: nothing of the purged rows stays)."""
+        self._rowid_ids.pop(key, None)
+        self._recent_rowids.clear()
+
+    def _rows_by_rowid(self, tenant: str, ids: list[str]) -> list[tuple]:
+        """The memory rows (``_ROW_COLS``) of those ``ids`` whose rowid a search just mapped (``_recent_rowids``),
+        read by rowid; a row whose id is not the one expected there (deleted, its rowid reused) is left out, so
+        the caller reads it by id. Nothing for ids not mapped."""
+        get = self._recent_rowids.get
+        want = {r: i for i in ids if (r := get(i)) is not None}
+        if not want or len(want) > 900:
+            return []
+        rows = self._read(f"SELECT {self._ROW_COLS} FROM memories WHERE +tenant=? AND rowid IN "
+                          f"({','.join('?' * len(want))})", [tenant, *want])
+        return [r for r in rows if want.get(r[0]) == r[1]]
 
     _ROW_IDS_MAX = 1 << 20  # rowid -> id entries kept per scope (~100 B each) before the map starts over
 
@@ -78,16 +115,27 @@ class SQLiteRowReadsMixin:
     def _row_ids(self, key: tuple[str, str], gen: int, rowids: list[int]) -> dict[int, str]:
         """{rowid: memory id} holding ``rowids`` of the scope ``key`` at generation ``gen`` (rows gone are left
         out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
+        return {r: i for r, i in zip(rowids, self._ids_of(key, gen, rowids)) if i is not None}
+
+    def _ids_of(self, key: tuple[str, str], gen: int, rowids: list[int]) -> list[str | None]:
+        """The memory id of each of ``rowids`` (in order; None: no such row) of the scope ``key`` at generation
+        ``gen``, from the map kept since the scope's last write (one lookup per rowid: a search maps a few hundred);
+        the rowids it lacks are read in one query."""
         got = self._rowid_ids.get(key)
         if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
             got = (gen, {})
             self._rowid_ids[key] = got
         idmap = got[1]
-        miss = [r for r in rowids if r not in idmap]
-        if miss:
+        get = idmap.get
+        out = [get(r) for r in rowids]
+        if None in out:
+            miss = [r for r, i in zip(rowids, out) if i is None]
             rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)
             if self._generation(*key) == gen:  # no write since gen: the rows are those of gen (else not kept)
                 idmap.update(rows)
+                found = idmap
             else:
-                return {**idmap, **dict(rows)}
-        return idmap
+                found = dict(rows)
+            out = [i if i is not None else found.get(r) for r, i in zip(rowids, out)]
+        self._remember_rowids(rowids, out)
+        return out

@@ -129,6 +129,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._filters = SQLiteFilterCompiler()
         self._claims = ClaimsSQL("?")
         self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
+        self._recent_rowids: dict[str | None, int] = {}  # .row_reads: id -> rowid hints for get_many
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
@@ -455,7 +456,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         (its file too) and rebuilt on the next keyword search."""
         if self.keywords is not None:
             self.keywords.drop()
-        self._rowid_ids.pop((tenant, user_id), None)
+        self._forget_row_ids((tenant, user_id))
         if self.vectors is not None:
             key = (tenant, user_id)
             path = self.vectors._path(key)
@@ -682,8 +683,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if len(rowids) == 0:
             return []
         rids = rowids.tolist()
-        idmap = self._row_ids(key, gen, rids)
-        return [(r, idmap[r], s) for r, s in zip(rids, scores.tolist()) if r in idmap]
+        return [(r, i, s) for r, i, s in zip(rids, self._ids_of(key, gen, rids), scores.tolist()) if i is not None]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""

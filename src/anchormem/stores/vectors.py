@@ -75,6 +75,9 @@ class ScopeVectors:
         self.ann = None  # usearch Index, keyed by rowid
         self.ann_dirty = False  # the index changed since it was last saved
         self.pos = {int(r): i for i, r in enumerate(rowids)}
+        # the rows by rowid, for vectorised lookups (:meth:`positions`): rowids ascending and their positions; None
+        # until first needed (and after a compaction or an append below the largest rowid: rebuilt when needed)
+        self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
         self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
 
@@ -113,6 +116,7 @@ class ScopeVectors:
         self._alive[self.n : self.n + k] = True
         for i, r in enumerate(rowids):
             self.pos[int(r)] = self.n + i
+        self._extend_by_rowid(rowids)
         if self._cstate is not None:
             self._cstate[self.n : self.n + k] = _CTX_UNKNOWN
             for i, c in enumerate(contexts or ()):
@@ -142,6 +146,43 @@ class ScopeVectors:
             self._alive[: len(keep)] = True
             self.n = len(keep)
             self.pos = {int(r): i for i, r in enumerate(self._ids[: self.n])}
+            self._by_rowid = None
+
+    def _extend_by_rowid(self, rowids: np.ndarray) -> None:
+        """Keep :meth:`positions`' arrays in step with rows just appended at ``self.n``: new rowids above every
+        known one (the usual write) are appended; otherwise the arrays are rebuilt when next needed."""
+        got = self._by_rowid
+        k = len(rowids)
+        if got is None or not k:
+            return
+        srow, spos, m = got
+        if not (bool(np.all(np.diff(rowids) > 0)) and (not m or rowids[0] > srow[m - 1])):
+            self._by_rowid = None
+            return
+        if m + k > len(srow):  # capacity doubling: a write costs its own rows, not a copy of the scope's
+            cap = max(2 * len(srow), m + k, 16)
+            srow, spos = np.resize(srow, cap), np.resize(spos, cap)
+        srow[m : m + k] = rowids
+        spos[m : m + k] = np.arange(self.n, self.n + k, dtype=np.int64)
+        self._by_rowid = (srow, spos, m + k)
+
+    def positions(self, rowids: np.ndarray) -> np.ndarray:
+        """The positions (int64, (k,)) of ``rowids`` ((k,) int) in this scope's matrix, -1 for a row that is not
+        one of its live rows: what ``pos.get(r, -1)`` gives, for many rows at once (a search's few hundred
+        candidates: binary search over the rows sorted by rowid, no dict lookup per row)."""
+        q = np.asarray(rowids, dtype=np.int64)
+        if self._by_rowid is None:  # live rows only: a dead row's rowid may be reused by a live one
+            live = np.flatnonzero(self._alive[: self.n])
+            order = live[np.argsort(self._ids[live], kind="stable")]
+            self._by_rowid = (self._ids[order], order.astype(np.int64), len(order))
+        srow, spos, m = self._by_rowid
+        srow, spos = srow[:m], spos[:m]
+        if not len(srow) or not len(q):
+            return np.full(len(q), -1, dtype=np.int64)
+        i = np.minimum(np.searchsorted(srow, q), len(srow) - 1)
+        at = spos[i]
+        ok = (srow[i] == q) & self._alive[at]
+        return np.where(ok, at, -1)
 
     def _put_context(self, i: int, v: np.ndarray | None) -> None:
         if v is None:
@@ -208,8 +249,7 @@ class ScopeVectors:
             if len(keys) < k:
                 return self.exact(q, k, allowed)
         # rescored from the f32 matrix (the graph holds f16 copies): the scores and order of the exact path
-        pos = self.pos
-        idx = np.fromiter([pos.get(x, -1) for x in keys.tolist()], dtype=np.int64, count=len(keys))
+        idx = self.positions(keys)
         idx = idx[idx >= 0]
         scores = self._m[idx] @ q
         order = np.lexsort((idx, -scores))[:k]
