@@ -61,3 +61,19 @@ def test_a_switch_said_of_the_speakers_own_noun_reads_the_new_value(text, value)
 
     assert [(f.entity, f.value) for f in extract_from_text(text)] == [("user", value)]
     assert extract_from_text("他的手机号换了，新号码是13900139000。") == []  # (someone else's number)
+
+
+@pytest.mark.parametrize("text, homes", [
+    ("我们一家去文昌看了火箭发射。", []), ("我去上海看了F1比赛。", []), ("我来北京开会。", []),
+    ("我搬到上海了。", ["上海"]), ("我去了东莞，房租便宜多了。", ["东莞"]), ("我回成都住了。", ["成都"]),
+])
+def test_going_somewhere_to_do_something_is_no_home(text, homes):
+    from anchormem.facts.places import home_facts
+
+    assert [f.value for f in home_facts(text)] == homes
+
+
+def test_volunteering_is_no_occupation():
+    from anchormem.facts.jobs import job_facts
+
+    assert job_facts("我报名当了志愿者。") == [] and job_facts("I'm volunteering at the youth center.") == []

@@ -205,11 +205,27 @@ def _at_work(clause: str) -> bool:
     return _has(clause, _words("not_home")) or any(v.kind == "job" for v in clause_values(clause))
 
 
+def _does_there(after: str) -> bool:
+    """The words after a place reached by a motion word go on with an action of the speaker's there (a verb by
+    jieba, not a word of living or a now word: 去上海看了F1比赛, not 搬到上海住了 / 去了东莞，…)."""
+    if not has_cjk(after[:2]):
+        return False
+    from ..text.tokenize import pos_tags
+
+    toks = [t for t in pos_tags(after.lstrip("了 ")[:12]) if t.word.strip()]
+    if not toks or not toks[0].flag.startswith("v"):
+        return False
+    w = toks[0].word
+    return not _has(w, _words("home")) and not _has(w, _words("now"))
+
+
 def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
     """The evidence that ``name`` (at ``at`` in ``clause``) is where the speaker lives now, or ""."""
     from .aspect import inchoative
 
     before, after = clause[:at], clause[at + len(name):]
+    if _ends_with(before, _words("motion_before")) and _does_there(after):
+        return ""  # 去上海看了F1比赛, 我们一家去文昌看了火箭发射: went there to do something
     if _ends_with(before, _words("located_before")):
         if _has(clause, _words("now")) or inchoative(clause):
             return "located, now"
