@@ -156,3 +156,20 @@ def test_a_list_with_a_domain_name_sets_the_label(m):
     out = m.update(item.id, labels=["travel"])
     assert [(lab.domain, lab.primary, lab.set_by) for lab in out.labels] == [("travel", True, "hand")]
     assert [(lab.domain, lab.set_by) for lab in m.get(item.id).labels] == [("travel", "hand")]
+
+
+def test_a_path_that_is_no_path_and_an_unknown_context_option_are_clear_errors(tmp_path):
+    from pathlib import Path
+
+    from anchormem import Memory
+    from anchormem.errors import ConfigError, InvalidInputError
+
+    with pytest.raises(ConfigError, match="path: a file path .* got int"):
+        Memory(123, embedder="hash")
+    assert not Path("123").exists()
+    with Memory(tmp_path / "m.db", embedder="hash") as m:  # (os.PathLike is a path)
+        assert m.path == str(tmp_path / "m.db")
+        m.add("I live in Lisbon.", user_id="x", session_id="s")
+        with pytest.raises(InvalidInputError, match="unknown option foo; the options are buffer, memory_limit"):
+            m.context(user_id="x", session_id="s", query="home", foo=1)
+        assert m.context(user_id="x", session_id="s", query="home", memory_limit=3).used_tokens > 0

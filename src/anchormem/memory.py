@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import inspect
+import os
 from datetime import datetime
 from typing import Any, Callable
 
@@ -126,6 +128,10 @@ class Memory(LifecycleMixin):
         url = url or s.url
         if path is not None and url is not None:
             raise ConfigError("give either path or url, not both")
+        if path is not None:
+            if not isinstance(path, (str, os.PathLike)):
+                raise ConfigError(f"path: a file path (str or os.PathLike) or ':memory:', got {type(path).__name__}")
+            path = os.fspath(path)
         pg_url = url if url is not None and _is_postgres_url(url) else None
         if url is not None and pg_url is None:
             path = _path_from_url(url)
@@ -701,7 +707,15 @@ class Memory(LifecycleMixin):
         the REST API): the session's summary, cited long-term memories (searched with the recent turns as context)
         and the latest turns, newest user message always kept. Returns :class:`anchormem.session.ContextBlock`
         (``.text``, ``.sections``, ``.used_tokens``, ``.memory_ids``). ``options``: see
-        :func:`anchormem.session.build_context`. Raises InvalidInputError (a budget too small), ScopeError."""
+        :func:`anchormem.session.build_context`. Raises InvalidInputError (a budget too small, an unknown option),
+        ScopeError."""
+        accepted = [n for n, p in inspect.signature(build_context).parameters.items()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in (
+                        "user_id", "session_id", "query", "budget_tokens", "session_store", "agent_id")]
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise InvalidInputError(f"context: unknown option{'s' if len(unknown) > 1 else ''} "
+                                    f"{', '.join(unknown)}; the options are {', '.join(accepted)}")
         return build_context(self, user_id=user_id, session_id=session_id, query=query, budget_tokens=budget_tokens,
                              session_store=self.sessions, agent_id=agent_id, **options)
 
