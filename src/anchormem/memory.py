@@ -19,7 +19,8 @@ from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answ
 from .answering.extractive import abstain
 from .answering.persons import users_own_evidence
 from .answering.evidence import names_the_asked
-from .answering.slot_evidence import latest_first, slot_evidence, with_slot_evidence
+from .answering.question_dates import state_time
+from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
@@ -555,7 +556,9 @@ class Memory(LifecycleMixin):
         question in its session is read with that question ("They were scared" answers "How did the kids take
         the accident?" when that is what it replied to; :meth:`EvidenceScorer.score`). A question without a word
         ("???", "...", "？？") asks nothing: it abstains without searching. An empty or whitespace-only ``query``
-        raises InvalidInputError, as :meth:`search` and :meth:`context` do (REST: 422; MCP: a tool error).
+        raises InvalidInputError, as :meth:`search` and :meth:`context` do (REST: 422; MCP: a tool error). A
+        question about one of the user's slots at a calendar period it names ("Where did I live in March 2024?",
+        "2024年3月我住在哪里？") is answered as of the end of that period (``as_of``), when that answers it.
 
         Raises InvalidInputError (empty, blank or oversized query, bad context), FilterError, ScopeError.
         """
@@ -563,6 +566,12 @@ class Memory(LifecycleMixin):
                            hint="shorten the query, or raise max_query_chars")
         if not any(ch.isalnum() for ch in query):
             return abstain(query, [])
+        dated = state_time(query, utcnow()) if as_of is None and "valid_to" not in (filters or {}) else None
+        if dated is not None and asked_user_slots(dated[0]):  # "Where did I live in March 2024?": as of then
+            then = self.ask(dated[0], user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                            filters=filters, as_of=dated[1], limit=limit)
+            if not then.abstained:
+                return then
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now

@@ -21,7 +21,7 @@ from ..langdata import mapping, words
 from ..text.dates import resolve_dates
 from ..text.tokenize import stem
 
-__all__ = ["QDate", "question_date", "date_matches", "said_word"]
+__all__ = ["QDate", "question_date", "date_matches", "said_word", "state_time"]
 
 QDate = tuple[int | None, int, int | None]  # (year or None, month 1-12 or 0 for a year alone, day or None)
 
@@ -146,3 +146,45 @@ def said_word(term: str) -> bool:
     term in a question that names a date (``data/lang/<lang>/dates.json`` ``said_words``)."""
     t = term.casefold()
     return t in _said() or (t.isascii() and stem(t) in _said())
+
+
+_BEFORE = re.compile(r"(?:\bbefore\s*|之前|以前|前)$", re.I)
+_POINT_PREP = re.compile(r"(?:\b(?:in|during|of|around|on|at the end of|by)\s*|的时候|那时候?|时)$", re.I)
+
+
+def state_time(question: str, now: _dt.datetime) -> tuple[str, _dt.datetime] | None:
+    """A question asking what held at a calendar period it names ("Where did I live in March 2024?",
+    "2024年3月我住在哪里？", "What was my rent before 2023?"): (the question without the date, the last instant of
+    that period, or the instant before it after "before" / 之前), or None when the question names no date with a
+    year, names one that has not ended by ``now``, or relates it otherwise ("since", "after"). The caller reads the
+    question as of that instant when it asks about one of the user's slots."""
+    qd, _, span = question_date(question)
+    if qd is None or span is None or qd[0] is None:
+        return None
+    year, month, day = qd
+    head, tail = question[:span[0]], question[span[1]:]
+    lead = re.match(r"\s*(before|since|after|in|during|of|around|on)\s+", question[span[0]:span[1]], re.I)
+    if lead:  # (the date's own words may open with their preposition: "before 2023")
+        head += lead.group(0)
+    before = bool(_BEFORE.search(head.rstrip()) or re.match(r"\s*(?:之前|以前)", tail))
+    if not before and re.search(r"(?:\bsince|\bafter|以来|之后|以后)\s*$", head.rstrip(), re.I) or \
+            re.match(r"\s*(?:以来|之后|以后)", tail):
+        return None
+    try:
+        if before:
+            at = _dt.datetime(year, month or 1, day or 1, tzinfo=_dt.timezone.utc) - _dt.timedelta(seconds=1)
+        elif day:
+            at = _dt.datetime(year, month, day, 23, 59, 59, tzinfo=_dt.timezone.utc)
+        elif month:
+            nxt = _dt.datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=_dt.timezone.utc)
+            at = nxt - _dt.timedelta(seconds=1)
+        else:
+            at = _dt.datetime(year, 12, 31, 23, 59, 59, tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return None
+    if at >= now:
+        return None
+    head = _POINT_PREP.sub("", _BEFORE.sub("", head.rstrip()))
+    tail = re.sub(r"^\s*(?:之前|以前)", "", tail)
+    rest = re.sub(r"\s+([?？.!,，])", r"\1", (head.rstrip() + " " + tail.lstrip()).strip())
+    return (rest, at) if re.search(r"\w", rest) else None
