@@ -68,6 +68,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -192,6 +193,22 @@ _HOW_MANY_ZH = re.compile(r"^(?:几|多少)(.+)$")  # "how many" glued to its me
 _ZH_NUMERAL = r"(?:\d+|[零一二两三四五六七八九十百千万]+)"
 _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                      r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen)\b", re.I)
+
+
+_IDENTIFIER = re.compile(r"(?<![\w-])(?:[A-Za-z#]{0,6}[-#]?\d[\w-]{2,}|\d[\d -]{4,}\d)")  # R-5521, #A1234, 138 0013 8000
+
+
+def _identifier_said(term: str, cov: dict[str, float]) -> bool:
+    """The identifier word itself is in the memory (covered by its words, 1.0), not only a number or code (0.999)."""
+    return cov.get(term, 0.0) >= 1.0
+
+
+@lru_cache(maxsize=1)
+def _identifier_words() -> frozenset[str]:
+    """Question words for the number or code asked for (``identifier_words`` of ``data/lang/*/answers.json``)."""
+    from ..langdata import words
+
+    return frozenset(w.casefold() for w in words("answers", "identifier_words"))
 
 
 _ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看
@@ -466,6 +483,10 @@ class EvidenceScorer:
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
+        for cov in lexical:  # a number or code answers only in the memory that says what it is of ("What is my
+            ids = [t for t in cov if t in _identifier_words()]  # passport number?" is not "order #A1234")
+            if ids and any(c < self.config.semantic_credit for t, c in cov.items() if t not in ids and t != DATE_TERM):
+                cov.update({t: 0.0 for t in ids if not _identifier_said(t, cov)})
         own_cov = dict(zip(others, lexical[len(hits):]))
         own_stated = dict(zip(others, own))
         denses = self._language_fair(q, hits, [h.explain.get("dense") for h in hits])
@@ -534,6 +555,8 @@ class EvidenceScorer:
                 c = 1.0
             if c < 1.0 and t in extra_names and name_in(t.capitalize(), hit):
                 c = 1.0
+            if c < 1.0 and t in _identifier_words() and _IDENTIFIER.search(stated):
+                c = 0.999  # "ticket number" by "R-5521", 单号 by "SF123456789CN": the number or code asked for
             if c < 1.0 and (cats := asked_categories(t)) and names_kind(cats, text, words):
                 c = 1.0  # "pets" by "two cats" / 金毛, 乐器 by "cello": a kind of the category (.categories)
             cov[t] = c
