@@ -177,8 +177,8 @@ def same_value(attribute: str, a: str, b: str) -> bool:
 
 
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
-NAMED_SLOTS = tuple(f"{a}_name" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
-                                          "parrot", "turtle", "puppy", "kitten"))
+NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
+                                         "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
 
 
 def related_attributes(attribute: str) -> list[str]:

@@ -504,6 +504,7 @@ class RelativeChanges:
         """For each (draft, facts read from it) of an ``add``: the facts with those read relative to the user's
         memories added, and the open claims they close (to write first). Drafts other than user utterances keep
         their facts. One embedding call for the clauses, one for the masked pairs."""
+        from .jobs import acting
         from .subjects import clause_subject
 
         out = [list(fs) for _, fs in found]
@@ -521,6 +522,7 @@ class RelativeChanges:
                 owner = clause_subject(u.text)  # 我闺蜜搬去西安了, "the office moved to Kings Cross": that noun's
                 if owner:  # place, employer or job (its amounts may still be the speaker's: "my commute's down")
                     vals = [v for v in vals if v.kind not in ("name", "job")]
+                vals = [v for v in vals if v.kind != "job" or not acting(v.value, u.text)]  # ("manager took a photo")
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
                 end = _ending(u.text) and not owner
@@ -620,7 +622,7 @@ class RelativeChanges:
             if not rows:  # only words about its holder change it; a word an ending names is no topic of a new name)
                 continue
             best, shared, nv, o, pair_n = rows[0]
-            second = max((r[0] for r in rows[1:]), default=-1.0)
+            second = max((r[0] for r in rows[1:] if not _cut_from(r[3].memory, o.memory)), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
                 best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
             if kind == "job":  # a job of the speaker's said to hold now, against one they said before: the value's
@@ -746,6 +748,12 @@ def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fac
         if f is not None and check_support(f, source).ok:
             return f
     return None
+
+
+def _cut_from(a: MemoryItem, b: MemoryItem) -> bool:
+    """One memory is a fact memory cut from the other (the utterance carries its claim): one thing said, so never
+    the runner-up of the other ("每天早上六点起来跑步，绕小区五公里" and its fact "绕小区五公里")."""
+    return a.id != b.id and (any(c.fact_id == a.id for c in b.claims) or any(c.fact_id == b.id for c in a.claims))
 
 
 def _overlaps(f: Fact, text: str) -> bool:
