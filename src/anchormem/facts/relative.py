@@ -70,7 +70,7 @@ from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
 from .aspect import episodic
-from .topics import shared as _shared, topic_words as _topic_words
+from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -582,6 +582,7 @@ class RelativeChanges:
             ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
+        bridged: set[int] = set()  # the pairs that name one topic in other words (topics.same_topic)
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
             mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
@@ -590,6 +591,9 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and kind == "end":  # one topic in other words: "without a cigarette" ~ "I smoke"
+                shared = same_topic(_end_piece(u.text), o.clause)
+                bridged.add(n) if shared else None
             if not shared and kind == "end" and _topic_words(o.clause, o.values):  # an ending naming a name the
                 piece = _end_piece(u.text).casefold()  # user said: "Axed Disney+" ~ "I pay for Spotify Premium,
                 shared = next((v.value for v in o.values if v.kind in ("name", "job") and len(v.value) > 1 and
@@ -613,6 +617,7 @@ class RelativeChanges:
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
             if kind == "end":  # an ending closes a clause it names, when one is named; else a sentence by meaning
+                rows = [r for r in rows if not many_in_other_words(r, rows, bridged)]
                 rows = [r for r in rows if r[1] and not r[3].whole] or \
                     ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
                 if not rows:
