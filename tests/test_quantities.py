@@ -112,3 +112,23 @@ def test_an_ending_names_its_habit_in_other_words(mem_e5):
     add_events(mem_e5, "我每天喝奶茶，一天至少一杯。", T1, user="v")
     evs = add_events(mem_e5, "Quit boba completely, 两个月没喝了。", T2, user="v")
     assert [e[1] for e in evs if e[0] == "SUPERSEDE"] == ["我每天喝奶茶"]
+
+
+def test_the_speakers_own_age():
+    assert _read("I'm 34 and I work as a nurse.") == [("age", "34")]
+    assert _read("我今年34岁。") == [("age", "34岁")]
+    assert _read("I just turned 35.") == [("age", "35")]
+    assert _read("I'm 25 percent done") == []
+    assert _read("他今年30岁") == []
+    assert _read("我儿子今年5岁") == [("son_age", "5岁")]  # someone else's age is that person's own slot
+
+
+def test_a_turn_without_a_number_is_not_read():
+    assert quantity_facts("Hey Mel! Good to see you! How have you been?") == []
+
+
+def test_the_speakers_age_changes_when_restated_older(mem_e5):
+    add_events(mem_e5, "I'm 34 and I work as a nurse.", T1)
+    assert [e for e in add_events(mem_e5, "I'm 34.", T2) if e[0] == "SUPERSEDE"] == []  # a restatement
+    evs = add_events(mem_e5, "I just turned 35!", datetime(2024, 9, 1, tzinfo=timezone.utc))
+    assert _changes(evs) == [("ADD", "age", "35"), ("SUPERSEDE", "age", "34")]

@@ -14,7 +14,8 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
    its sentence, else in the turn. Where no word names it, **by meaning**: the user's current claims whose values
    are of the same kind, when exactly one attribute holds them and the clause says the value is new ("now",
    现在, "down to": :func:`~anchormem.facts.aspect.inchoative`, ``left`` words).
-2. **Ages**: a value the parser reads as an age ("turned seven", 六岁) of the person named in the clause: a relative
+2. **Ages**: the speaker's own ("I'm 34", "I just turned 35", 我今年34岁: ``age``), or a value the parser reads as an
+   age ("turned seven", 六岁) of the person named in the clause: a relative
    ("my daughter", 儿子: ``<person>_age``), a name the user's current age claims hold ("Mia turned seven" after
    "My daughter Mia is 6": ``daughter_age``), or another name (``<name>_age``).
 3. **Counts**: a number with a counted noun ("three cats", 三只猫; ``counted`` of slots.json) is the ``count:<noun>``
@@ -42,7 +43,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact, detect_language
-from .values import Value, parse, same_number
+from .values import Value, parse, plain, same_number
 
 __all__ = ["quantity_facts", "merge_quantity_facts", "attribute_words"]
 
@@ -204,11 +205,29 @@ def _new_said(clause: str) -> bool:
                                           for lang in _langs(clause) for rx in (_rx(lang, "left"),))
 
 
+_SELF_AGE = re.compile(r"(?:(?<![\w'’])I(?:['’]m|\s+am|\s+(?:just\s+|finally\s+)?turned)|我(?:今年|已经|都|快|刚|刚刚|现在)*)"
+                       r"\s*(?:now\s+|just\s+|already\s+)?$", re.I)
+_AFTER_AGE = re.compile(r"\s*(?:$|[,.!;，。！；]|(?:and|now|today|this|years?\b|岁))", re.I)
+
+
+def _self_age(clause: str, v: Value) -> bool:
+    """``v`` is the speaker's own age: an age said right after "I'm" / "I turned" / 我今年 ("I just turned 35", 我今年
+    34岁), or a bare number of a plausible age after "I'm" with nothing after it but an end ("I'm 34 and I work as a
+    nurse"; not "I'm 25 percent done")."""
+    if not _SELF_AGE.search(clause[:v.start]):
+        return False
+    if v.kind == "age":
+        return True
+    return v.kind == "number" and not v.period and 13 <= v.number <= 110 and bool(_AFTER_AGE.match(clause[v.end:]))
+
+
 def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
     """The age slot of the person an age in ``clause`` is about (see the module doc), or ""."""
     from .keys import PERSON_WORDS, person_key, relation_pattern
 
     before = clause[:v.start]
+    if _self_age(clause, v):
+        return "age"
     for zh in (True, False):
         rx = relation_pattern(zh, PERSON_WORDS)
         pat = rx if zh else r"\b(?:my|our)\s+(?:" + rx + r")\b"
@@ -274,27 +293,31 @@ def _fact(attr: str, value: str, clause: str, sentence: str, entity: str) -> Fac
         return None
 
 
-def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]], cut: dict[str, str]
-          ) -> list[tuple[str, str]]:
+def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]], cut: dict[str, str],
+          others: bool = False) -> list[tuple[str, str]]:
     """(attribute, value) of each quantity ``clause`` states (see the module doc); ``cut``: attribute -> the words of
-    the clause that are the fact's own, where shorter than the clause (filled here)."""
+    the clause that are the fact's own, where shorter than the clause (filled here). ``others``: someone else is the
+    subject and nothing says the attribute is the speaker's ("My brother weighs 80 kg"): only an age is read (a
+    person's own slot: "我儿子今年5岁" is ``son_age``)."""
     out: list[tuple[str, str]] = []
     lang = "zh" if has_cjk(clause) else "en"
     if _someone_else(clause):
         return out
     prev = 0
     for v in parse(clause, lang):
-        if v.kind == "count":
+        if v.kind == "count" and not others:
             out.append((f"count:{v.unit}", v.text))
             sep = re.search(r"\s*[:：,，(（—–]|\s+-\s", clause[v.end:])  # "three chickens: Nugget, Pepper and
             if sep:  # Dolly", "Two cars in the driveway: my Corolla and…": the count's own words, never what follows
                 cut[f"count:{v.unit}"] = clause[:v.end + sep.start()]
             continue
-        if v.kind == "age":
+        if v.kind == "age" or _self_age(clause, v):
             owner = _age_owner(clause, v, claims)
-            if owner:
-                out.append((owner, v.text))
+            if owner and not (others and owner == "age"):  # ("my daughter's 9th birthday": 9)
+                out.append((owner, plain(v.number) if re.fullmatch(r"\d+(?:st|nd|rd|th)", v.text) else v.text))
             continue
+        if others:
+            continue  # "My brother weighs 80 kg"; "Landlord bumped us to $2,400" is the speaker's
         if v.kind not in _AMOUNT_KINDS or v.approx and v.kind == "number" and v.number < 10:
             continue
         if _not_held(clause, v, prev):
@@ -332,6 +355,8 @@ def quantity_facts(text: str, *, entity: str = "user", claims: Callable[[], list
     only when a value names no attribute itself. Never raises."""
     from .jobs import open_clauses
 
+    if not parse(text):
+        return []  # no number said: nothing to read (most turns; the clause gates are not run)
     got = claims or (lambda: [])
     cache: list[list[Any]] = []
 
@@ -342,10 +367,8 @@ def quantity_facts(text: str, *, entity: str = "user", claims: Callable[[], list
 
     found: dict[str, Fact] = {}
     for clause, sentence, _lang, other in open_clauses(text):
-        if other and not _own_subject(clause):
-            continue  # "My brother weighs 80 kg"; "Landlord bumped us to $2,400" is the speaker's
         cut: dict[str, str] = {}
-        for attr, value in _read(clause, sentence, text, listed, cut):
+        for attr, value in _read(clause, sentence, text, listed, cut, other and not _own_subject(clause)):
             f = _fact(attr, value, cut.get(attr, clause), sentence, entity)
             if f is not None:
                 found.pop(attr, None)
