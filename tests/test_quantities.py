@@ -30,7 +30,7 @@ def test_an_amount_takes_the_attribute_named_near_it():
     assert _read("涨薪了！现在1.5w，请全组喝了奶茶") == [("salary", "1.5w")]
     assert _read("续租的时候房东涨到四千二了，心在滴血") == [("rent", "四千二")]
     assert _read("通勤单程四十分钟，地铁倒一趟") == [("commute", "四十分钟")]
-    assert _read("Landlord bumped it to 1,450. For a place with a broken dishwasher.") == [("rent", "1,450")]
+    assert _read("Landlord bumped it to 1,450. For a place with a broken dishwasher.") == []  # no word names it
     assert _read("Mid-year review went great, they bumped my base to 75k.") == [("salary", "75k")]
 
 
@@ -121,6 +121,16 @@ def test_the_speakers_own_age():
     assert _read("I'm 25 percent done") == []
     assert _read("他今年30岁") == []
     assert _read("我儿子今年5岁") == [("son_age", "5岁")]  # someone else's age is that person's own slot
+
+
+def test_a_count_said_in_an_event_or_of_someone_else_is_none():
+    assert _read("三月份我借了一辆新自行车。") == []  # borrowed a bike: no count of the speaker's (nor a car)
+    assert _read("去年夏天我朋友买了一辆新自行车，感觉很值。") == []
+    assert _read("I bought two books yesterday.") == []
+    assert _read("Tom paid for the car insurance this morning and it cost 450 euros.") == []
+    assert _read("The proposed budget for this initiative is $1,150,000.") == []
+    assert _read("It's about a thirty year old woman on a journey of self-discovery.") == []
+    assert _read("Backyard flock is six hens - Dolly, Reba and Patsy.") == [("count:chicken", "six hens")]
 
 
 def test_a_turn_without_a_number_is_not_read():

@@ -13,7 +13,8 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
    number only within the attribute's ``range``), named by the attribute word nearest to it in the clause, else in
    its sentence, else in the turn. Where no word names it, **by meaning**: the user's current claims whose values
    are of the same kind, when exactly one attribute holds them and the clause says the value is new ("now",
-   现在, "down to": :func:`~anchormem.facts.aspect.inchoative`, ``left`` words).
+   现在, "down to": :func:`~anchormem.facts.aspect.inchoative`, ``left`` words) or reached ("bumped it to", 涨到:
+   ``result_before`` of relative.json).
 2. **Ages**: the speaker's own ("I'm 34", "I just turned 35", 我今年34岁: ``age``), or a value the parser reads as an
    age ("turned seven", 六岁) of the person named in the clause: a relative
    ("my daughter", 儿子: ``<person>_age``), a name the user's current age claims hold ("Mia turned seven" after
@@ -74,6 +75,7 @@ def attribute_words() -> dict[str, tuple[tuple[str, str], ...]]:
     for lang in langdata.LANGUAGES:
         pairs = {(w, a) for a, spec in _data(lang).get("attributes", {}).items() for w in spec.get("words", [])}
         pairs |= {(w, a) for a, ws in langdata.load("slots", lang).get("numeric_slots", {}).items() for w in ws}
+        pairs = {(w, a) for w, a in pairs if a not in _data(lang).get("not_read", [])}
         out[lang] = tuple(sorted(pairs, key=lambda p: (-len(p[0]), p[0])))
     return out
 
@@ -163,6 +165,13 @@ def _someone_else(clause: str) -> bool:
     return any(rx is not None and rx.search(clause) for lang in _langs(clause) for rx in (_rx(lang, "others"),))
 
 
+def _held(clause: str) -> bool:
+    """The clause of a count says the speaker holds that many now ("I have", "we keep", "flock is six hens", 家里, 养,
+    "so three cats total", 剩): ``count_frames`` of quantities.json. A count said in an event ("borrowed a bike",
+    买了一辆自行车) is no count of the speaker's."""
+    return any(rx is not None and rx.search(clause) for lang in _langs(clause) for rx in (_rx(lang, "count_frames"),))
+
+
 def _not_held(clause: str, v: Value, prev: int) -> bool:
     """``v`` is not a value the speaker's attribute holds now: a goal or the past said before it since the previous
     value ("goal is 180", 目标减到65, "I was a 26 last year": ``not_now`` words) or a difference said right before it ("down 9 pounds", 少三公斤: ``delta``)."""
@@ -180,12 +189,27 @@ def _not_held(clause: str, v: Value, prev: int) -> bool:
     return False
 
 
+def _reached(before: str) -> bool:
+    """The words right before a value say it was reached ("bumped it to", 涨到, 换成: ``result_before`` of
+    data/lang/*/relative.json, the change reader's own list)."""
+    b = before.rstrip().casefold()
+    for w in langdata.words("relative", "result_before"):
+        w = w.casefold()
+        if b.endswith(w) and (has_cjk(w) or not b[-len(w) - 1:-len(w)].isalnum()):
+            return True
+    return False
+
+
 def _own_subject(clause: str) -> bool:
     """Someone else is the clause's subject, yet what it states is the speaker's: the speaker is its object ("bumped
-    us to $2,400", 给我涨了), so is the speaker's attribute ("they bumped my base to 75k"), or the subject is itself an
-    attribute word ("Landlord bumped it to 1,450", 房东涨到四千二)."""
+    us to $2,400", 给我涨了), so is the speaker's attribute ("they bumped my base to 75k"), the subject acts for the
+    speaker ("Landlord bumped it to 1,450") or is itself an attribute word (续租的时候房东涨到四千二)."""
+    from .meaning import _acts_for_speaker
+
     if re.search(r"(?<![\w'’])(?:me|us)(?![\w'’])|给我|给我们", clause, re.I):
         return True
+    if _acts_for_speaker(clause, "zh" if has_cjk(clause) else "en"):
+        return True  # "Landlord bumped it to 1,450", 老板给我涨了工资 (acting_subjects of the exemplar bank)
     bare = re.sub(r"^\s*(?:the|my|our|so|and|but)\s+", "", clause, flags=re.I)
     for lang in _langs(clause):
         rx = _word_rx(lang)
@@ -237,7 +261,10 @@ def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
             word = re.sub(r"^(?:my|our)\s+", "", word, flags=re.I)
             return person_key(word).casefold().replace(" ", "_") + "_age"
     names = re.findall(r"(?<![\w'’])(?-i:[A-Z][a-z]+)(?![\w])", before)
-    names = [n for n in names if n.casefold() not in ("i", "my", "our", "the", "so", "and", "but", "just")]
+    stop = {w.casefold() for lang in langdata.LANGUAGES for w in _data(lang).get("not_names", [])}
+    names = [n for n in names if n.casefold() not in stop]
+    if names and re.match(r"\s+[a-z]", clause[v.end:]) and re.search(r"old$", v.text):
+        return ""  # "a thirty year old woman": the age of the noun after it
     if not names and has_cjk(before):  # a Chinese noun before the age that a current age claim's words hold
         from ..text.tokenize import pos_tags  # (豆豆今天过四岁生日 after 我儿子豆豆三岁半: son_age)
 
@@ -278,8 +305,9 @@ def _by_meaning(claims: Callable[[], list[Any]], v: Value) -> str:
         if f is None or f.polarity <= 0 or f.attribute.startswith("count:") or f.attribute.endswith("_age"):
             continue
         old = parse(str(f.value))
-        if old and (old[0].kind == v.kind or "number" in (old[0].kind, v.kind)):
-            attrs.add(f.attribute)  # (any amount claim counts: "套餐又改了，现在每个月49块" is not the salary's)
+        if old and (old[0].kind == v.kind or "number" in (old[0].kind, v.kind)) or not old and f.attribute in _specs():
+            attrs.add(f.attribute)  # (any amount claim counts: "套餐又改了，现在每个月49块" is not the salary's; an
+            # amount attribute's value the parser does not read counts too: "grand" of "Rent's a grand")
     attr = attrs.pop() if len(attrs) == 1 else ""
     return attr if attr in _specs() and _takes(attr, v) else ""
 
@@ -305,7 +333,7 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
         return out
     prev = 0
     for v in parse(clause, lang):
-        if v.kind == "count" and not others:
+        if v.kind == "count" and not others and _held(clause):
             out.append((f"count:{v.unit}", v.text))
             sep = re.search(r"\s*[:：,，(（—–]|\s+-\s", clause[v.end:])  # "three chickens: Nugget, Pepper and
             if sep:  # Dolly", "Two cars in the driveway: my Corolla and…": the count's own words, never what follows
@@ -338,7 +366,7 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
                     attr = near[0][1]
                     cut[attr] = sentence  # the fact's words hold the word naming it ("工资涨了，现在每个月38000。")
                     break
-        if not attr and _new_said(clause):
+        if not attr and (_new_said(clause) or _reached(clause[:v.start])):
             if v.kind == "number" and (v.measure or re.search(r"\b(?:left|total|count)\b|剩", clause, re.I)):
                 attr = _counted_claims(claims, v)
             if not attr:
