@@ -172,6 +172,14 @@ def _held(clause: str) -> bool:
     return any(rx is not None and rx.search(clause) for lang in _langs(clause) for rx in (_rx(lang, "count_frames"),))
 
 
+def _time_after(rest: str) -> bool:
+    """A length of time follows a bare number ("two days ago", 三天前: ``duration_units`` of data/lang/*/dates.json)."""
+    units = langdata.words("dates", "duration_units")
+    m = re.match(r"\s*([A-Za-z]+|[\u4e00-\u9fff]{1,2})", rest)
+    return bool(m) and any(m.group(1).casefold() == u.casefold() or has_cjk(u) and m.group(1).startswith(u)
+                           for u in units)
+
+
 def _not_held(clause: str, v: Value, prev: int) -> bool:
     """``v`` is not a value the speaker's attribute holds now: a goal or the past said before it since the previous
     value ("goal is 180", 目标减到65, "I was a 26 last year": ``not_now`` words) or a difference said right before it ("down 9 pounds", 少三公斤: ``delta``)."""
@@ -348,6 +356,8 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
             continue  # "My brother weighs 80 kg"; "Landlord bumped us to $2,400" is the speaker's
         if v.kind not in _AMOUNT_KINDS or v.approx and v.kind == "number" and v.number < 10:
             continue
+        if v.kind == "number" and (v.said.casefold() in ("one", "a", "an", "一") or _time_after(clause[v.end:])):
+            continue  # "the old one broke", "two days ago": no amount
         if _not_held(clause, v, prev):
             prev = v.end
             continue  # "goal is 180", 目标减到65, "down 9 pounds", 比目标还少三公斤, "another 140"
