@@ -11,7 +11,9 @@ the dev currency story files (``currency_stories.json``, gen3, gen4, gen6; never
 - the meaning fallback's units (:func:`anchormem.facts.meaning.clause_units`, with their typed values) and the
   relative reader's units (:func:`anchormem.facts.relative.units_of`, with their
   :func:`~anchormem.facts.relative.clause_values`);
-- jieba's tags of Chinese texts (:func:`anchormem.text.tokenize.pos_tags`).
+- jieba's tags of Chinese texts (:func:`anchormem.text.tokenize.pos_tags`);
+- the typed readers' facts, those the tree has (:func:`anchormem.facts.jobs.job_facts`,
+  :func:`anchormem.facts.quantities.quantity_facts`).
 
 Every output must be equal between the trees (the report counts the texts that differ, and shows the first few).
 CPU time (``time.process_time``) of one pass over all texts is measured in each worker after a warm-up on other
@@ -21,8 +23,10 @@ texts; the trees alternate round by round (order rotated), and the medians are r
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import hashlib
+import importlib
 import json
 import os
 import statistics
@@ -79,7 +83,24 @@ def _read(t: str) -> dict[str, Any]:
                        for u in units_of(t, facts)]
     if has_cjk(t):
         out["tags"] = [list(x) for x in pos_tags(t)]
+    for name, read in _typed_readers():  # the typed readers the add path runs beside the rules
+        out[name] = [f.model_dump(mode="json") for f in read(t)]
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _typed_readers() -> tuple:
+    """(name, reader) of the typed readers this tree has: ``jobs`` (facts.jobs.job_facts) and, where the tree has
+    it, ``quantities`` (facts.quantities.quantity_facts), so a tree's CPU per text covers what its add path reads
+    (each with no current claims: the readers alone)."""
+    out = []
+    for name, mod, fn in (("jobs", "anchormem.facts.jobs", "job_facts"),
+                          ("quantities", "anchormem.facts.quantities", "quantity_facts")):
+        try:
+            out.append((name, getattr(importlib.import_module(mod), fn)))
+        except (ImportError, AttributeError):
+            pass
+    return tuple(out)
 
 
 def worker(args: argparse.Namespace) -> None:

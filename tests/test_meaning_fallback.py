@@ -57,8 +57,9 @@ def test_a_change_worded_unlike_any_exemplar_supersedes(mem_e5, first, change, s
     sup = [e for e in evs if e.event == "SUPERSEDE"]
     assert [e.memory.fact.value for e in sup] == [old]
     added = [e.memory.fact for e in evs if e.event == "ADD" and e.memory.fact is not None]
-    # (a home at a known place with a home word, "bought a house in Edinburgh", is read first by the place reader)
-    by = "places" if new == "Edinburgh" else "meaning"
+    # (a home at a known place with a home word, "bought a house in Edinburgh", is read first by the place reader;
+    # an amount or an age of a known attribute by the quantity reader: facts.quantities)
+    by = "places" if new == "Edinburgh" else "quantities" if slot in ("salary", "daughter_age") else "meaning"
     assert [(f.attribute, f.value, f.polarity, f.extractor) for f in added] == [(slot, new, 1, by)]
     cur = [m.fact.value for m in mem_e5.get_all(user_id="u") if m.fact is not None and m.fact.attribute == slot]
     assert cur == [new]

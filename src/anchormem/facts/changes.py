@@ -41,7 +41,7 @@ def numeric_slots() -> dict[str, str]:
 
 def is_numeric_slot(attribute: str) -> bool:
     """``attribute`` holds an amount or an age: compare its values by number (:func:`number_of`)."""
-    return attribute in set(numeric_slots().values()) or attribute.endswith("_age")
+    return attribute in set(numeric_slots().values()) or attribute == "age" or attribute.endswith("_age")
 
 
 def number_of(value: str) -> str | None:

@@ -35,7 +35,7 @@ Nothing is read before first use.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -46,7 +46,7 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
-__all__ = ["Reading", "read_clauses", "job_facts", "merge_job_facts", "is_title", "JOB_SLOTS"]
+__all__ = ["Reading", "read_clauses", "open_clauses", "acting", "job_facts", "merge_job_facts", "is_title", "JOB_SLOTS"]
 
 JOB_SLOTS = ("employer", "occupation")
 _CJK = r"\u4e00-\u9fff"
@@ -357,6 +357,18 @@ def _noun_subject(clause: str, lang: str) -> bool:
     return bool(m)
 
 
+_ACTS = r"(?:\w+ed|took|told|gave|made|let|got|sent|offered|hired|fired|promoted|said|says|wants|is|was|has|had)"
+
+
+def acting(title: str, clause: str) -> bool:
+    """``title`` is said in ``clause`` as a person doing something ("manager took a photo for the wall", "my boss
+    said"): the subject of a verb, someone else, not the speaker's job."""
+    if not title or has_cjk(title):
+        return False
+    return bool(re.search(r"(?<![\w'’])" + re.escape(title) + r"\s+(?:just\s+|finally\s+)?" + _ACTS + r"\b", clause,
+                          re.I))
+
+
 def _self_object(clause: str) -> bool:
     """The speaker is the object of the clause's verb ("let me go", "bumped me up", "me included", 提拔我当)."""
     if has_cjk(clause):
@@ -454,13 +466,14 @@ def _ends(clause: str, lang: str, title: str, org: str, named: Iterable[str]) ->
     return verb if obj else ""
 
 
-def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
-    """The job readings of a user turn, clause by clause, in order (see the module doc). ``named``: the values of the
-    user's current job claims (a clause naming one is about the job: "丰田那边不干了")."""
+def open_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
+    """The clauses of a user turn that pass the rules' gates (a question's stated part only; no hypothetical, plan,
+    modal, reported speech, past or trip scene, someone else's possession; see the module doc), in order, as
+    ``(clause, sentence, lang, other)``: ``other`` is True when someone else is the clause's subject (the speaker
+    or what is theirs may still be its object: "they let me go", "they bumped my base"; each reader decides).
+    Shared by the typed readers (jobs, :mod:`.quantities`)."""
     from .rules import _clause_split, _speaker_subject
 
-    named = [n for n in named if n]
-    out: list[Reading] = []
     for sentence in split_sentences(text):
         if is_question(sentence):
             sentence = stated_part(sentence)
@@ -476,13 +489,24 @@ def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
             if _subject(clause) == "other" and who != "other":
                 who = "other"
             other = who == "other" or _noun_subject(clause, lang)
-            if _gated(clause, "other" if other else who):
+            if _gated(clause, ""):
                 continue
-            r = _read(clause, sentence, lang, named)
-            if r is not None and other and r.aspect not in ("end", "promote"):
-                continue  # "A recruiter from Boeing called me about a job": only what is done to the speaker
-            if r is not None:
-                out.append(r)
+            yield clause, sentence, lang, other
+
+
+def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
+    """The job readings of a user turn, clause by clause, in order (see the module doc). ``named``: the values of the
+    user's current job claims (a clause naming one is about the job: "丰田那边不干了")."""
+    named = [n for n in named if n]
+    out: list[Reading] = []
+    for clause, sentence, lang, other in open_clauses(text):
+        if other and not _self_object(clause):
+            continue  # someone else's job ("My wife works at Apple"), unless done to the speaker ("they let me go")
+        r = _read(clause, sentence, lang, named)
+        if r is not None and other and r.aspect not in ("end", "promote"):
+            continue  # "A recruiter from Boeing called me about a job": only what is done to the speaker
+        if r is not None:
+            out.append(r)
     return out
 
 

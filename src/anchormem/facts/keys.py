@@ -177,8 +177,8 @@ def same_value(attribute: str, a: str, b: str) -> bool:
 
 
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
-NAMED_SLOTS = tuple(f"{a}_name" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
-                                          "parrot", "turtle", "puppy", "kitten"))
+NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
+                                         "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
 
 
 def related_attributes(attribute: str) -> list[str]:
@@ -197,13 +197,32 @@ def related_attributes(attribute: str) -> list[str]:
     return out
 
 
-def translated_topics(key: str) -> list[str]:
-    """The same topic key in the other language: 咖啡 -> ["coffee"], "coffee" -> ["咖啡"], "smoke" -> ["烟", "抽烟",
-    "香烟"] (``topic_synonyms``); [] for a topic without one."""
+def topic_root(key: str) -> str:
+    """The topic key a word of a thing or activity is a way of saying (``topic_synonyms`` of data/lang/*/slots.json,
+    followed to its end: 啤酒 -> "beer" -> "alcohol", "cigarette" -> "smoke"); ``key`` itself without one."""
     table = _value_synonyms("topic_synonyms")
-    if key in table:
-        return [table[key]]
-    return sorted(zh for zh, en in table.items() if en == key)
+    seen = {key}
+    while key in table and table[key] not in seen:
+        key = table[key]
+        seen.add(key)
+    return key
+
+
+def translated_topics(key: str) -> list[str]:
+    """The same topic said in other words or the other language: 咖啡 -> ["coffee"], "coffee" -> ["咖啡", ...],
+    "smoke" -> ["cigarette", ..., "烟", "抽烟", "香烟"], "cigarette" -> [..., "smoke", "烟", ...]: every key of
+    ``topic_synonyms`` with the same :func:`topic_root`, and the root; [] for a topic without one."""
+    return list(_translated(key))
+
+
+@lru_cache(maxsize=4096)
+def _translated(key: str) -> tuple[str, ...]:
+    table = _value_synonyms("topic_synonyms")
+    root = topic_root(key)
+    out = {k for k in table if k != key and topic_root(k) == root}
+    if root != key:
+        out.add(root)
+    return tuple(sorted(out))
 
 
 def sibling_attribute(attribute: str) -> str | None:

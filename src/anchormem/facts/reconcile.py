@@ -46,7 +46,7 @@ from ..tracing import staged
 from ..ingest.classify import memory_hash
 from ..ingest.pipeline import Draft, time_terms
 from ..text.segment import split_sentences
-from ..text.tokenize import index_text
+from ..text.tokenize import has_cjk, index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
@@ -243,6 +243,28 @@ def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: st
     return merge_job_facts(facts, kept)
 
 
+def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
+    """``facts`` of a user turn with the quantity reader's (:func:`~anchormem.facts.quantities.quantity_facts`:
+    amounts typed by the attribute they measure, ages, counts) joined, each through the grounding check; the user's
+    current facts are listed only when a value names no attribute itself."""
+    if d.item.source != "user" or d.item.kind not in ("utterance", "question"):
+        return facts
+    from .quantities import merge_quantity_facts, quantity_facts
+
+    ent = d.item.speaker or "user"
+
+    def claims() -> list[MemoryItem]:
+        from ..filters import Cond
+        from ..types import Scope
+
+        items = store.list_memories(Scope(tenant=tenant, user_id=user_id), Cond(field="kind", op="eq", value="fact"))
+        return [m for m in items if m.fact is not None and m.valid_to is None and m.fact.entity == ent]
+
+    said = quantity_facts(d.item.text, entity=ent, claims=claims)
+    kept = [f for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
+    return merge_quantity_facts(facts, kept)
+
+
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
                 ) -> list[tuple[Draft, list[Fact]]]:
     """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
@@ -290,6 +312,37 @@ def _relative(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, t
     return out, drafts
 
 
+_LIST_SEP = re.compile(r"\s*(?:,|，|、|;|；)\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*(?:和|跟|与|还有)\s*", re.I)
+
+
+def _remaining_names(d: Draft, facts: list[Fact], current: dict[str, list[MemoryItem]]) -> list[Fact]:
+    """For each ``gone`` fact of the turn ("Mochi passed away") naming one of several names a current names fact
+    lists ("Mochi and Dumpling"), the fact of the names left ("Dumpling"), when the turn says them too ("It's just
+    Dumpling and me now"): it replaces the list, so the one who is gone is no longer current and the others stay.
+    Each through the grounding check; a list whose other names the turn does not say is left as it is."""
+    out: list[Fact] = []
+    for f in facts:
+        if f.attribute != "gone" or f.polarity < 0:
+            continue
+        gone = normalize_object(f.value)
+        for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value)):
+            for c in current.get(key, []):
+                if c.fact is None or c.fact.polarity < 0 or not c.fact.attribute.endswith("_names"):
+                    continue
+                names = [n for n in _LIST_SEP.split(str(c.fact.value).strip()) if n]
+                rest = [n for n in names if normalize_object(n) != gone]
+                if len(rest) == len(names) or not rest or not all(n.casefold() in d.item.text.casefold() for n in rest):
+                    continue
+                said = next((s for s in split_sentences(d.item.text) if all(n.casefold() in s.casefold() for n in rest)),
+                            d.item.text)
+                value = ("和" if any(has_cjk(n) for n in names) else " and ").join(rest)
+                new = f.model_copy(update={"attribute": c.fact.attribute, "value": value, "source_span": said,
+                                           "clause": said})
+                if check_support(_as_user(new, d.item.speaker), d.item.text).ok:
+                    out.append(new)
+    return out
+
+
 def _sensitive_change(f: Fact, clash: list[MemoryItem]) -> bool:
     """True when a change of ``clash`` (the current claims it conflicts with) by ``f`` touches personal data: the new
     fact or any claim it would close is sensitive (:func:`~anchormem.facts.model.is_sensitive`: phone, card, ID,
@@ -324,6 +377,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
     if not llm:  # (with an LLM, the LLM proposes job changes and the turn verifies them)
         found = [(d, _with_jobs(d, fs, store, tenant, user_id)) for d, fs in found]
+        found = [(d, _with_quantities(d, fs, store, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), store, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
@@ -343,6 +397,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             plan.drafts.append(d)
             continue
         facts = _narrowed(facts)
+        facts = facts + _remaining_names(d, facts, current)
         # a one-sentence turn saying more than its facts ("我住在成都武侯区，在一家银行做柜员。" with only the home
         # extracted; "I have two hamsters, 叫 Peanut 和 Mochi。") keeps its words: the facts take their own clauses,
         # the kept turn stays current for the rest. "The rest" is what is left once each fact's closing words are

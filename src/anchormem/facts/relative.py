@@ -70,7 +70,7 @@ from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
 from .aspect import episodic
-from .topics import shared as _shared, topic_words as _topic_words
+from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
@@ -504,6 +504,7 @@ class RelativeChanges:
         """For each (draft, facts read from it) of an ``add``: the facts with those read relative to the user's
         memories added, and the open claims they close (to write first). Drafts other than user utterances keep
         their facts. One embedding call for the clauses, one for the masked pairs."""
+        from .jobs import acting
         from .subjects import clause_subject
 
         out = [list(fs) for _, fs in found]
@@ -521,6 +522,7 @@ class RelativeChanges:
                 owner = clause_subject(u.text)  # 我闺蜜搬去西安了, "the office moved to Kings Cross": that noun's
                 if owner:  # place, employer or job (its amounts may still be the speaker's: "my commute's down")
                     vals = [v for v in vals if v.kind not in ("name", "job")]
+                vals = [v for v in vals if v.kind != "job" or not acting(v.value, u.text)]  # ("manager took a photo")
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
                 end = _ending(u.text) and not owner
@@ -580,6 +582,7 @@ class RelativeChanges:
             ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
+        bridged: set[int] = set()  # the pairs that name one topic in other words (topics.same_topic)
         for n, (j, kind, nv, o) in enumerate(pairs):
             u, vals = units[j][1], units[j][2]
             mine = [v for v in vals if v.kind == kind] if kind == "amount" else vals  # (a name beside an amount
@@ -588,6 +591,9 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None and any(
                     v.kind == kind and v.same_value(o.value) for v in vals):
                 shared = o.value.value  # "I left Amazon, 现在在 Cloudflare": the old value named beside the new
+            if not shared and kind == "end":  # one topic in other words: "without a cigarette" ~ "I smoke"
+                shared = same_topic(_end_piece(u.text), o.clause)
+                bridged.add(n) if shared else None
             if not shared and kind == "end" and _topic_words(o.clause, o.values):  # an ending naming a name the
                 piece = _end_piece(u.text).casefold()  # user said: "Axed Disney+" ~ "I pay for Spotify Premium,
                 shared = next((v.value for v in o.values if v.kind in ("name", "job") and len(v.value) > 1 and
@@ -611,6 +617,7 @@ class RelativeChanges:
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
             if kind == "end":  # an ending closes a clause it names, when one is named; else a sentence by meaning
+                rows = [r for r in rows if not many_in_other_words(r, rows, bridged)]
                 rows = [r for r in rows if r[1] and not r[3].whole] or \
                     ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
                 if not rows:
@@ -620,7 +627,7 @@ class RelativeChanges:
             if not rows:  # only words about its holder change it; a word an ending names is no topic of a new name)
                 continue
             best, shared, nv, o, pair_n = rows[0]
-            second = max((r[0] for r in rows[1:]), default=-1.0)
+            second = max((r[0] for r in rows[1:] if not _cut_from(r[3].memory, o.memory)), default=-1.0)
             typed = self._typed_slot(kind, u.lang, vecs[j], o.clause) if kind == "name" and \
                 best >= min(cal.get("match_typed", 1.0), cal.get("match_shared", 1.0)) else ""
             if kind == "job":  # a job of the speaker's said to hold now, against one they said before: the value's
@@ -746,6 +753,12 @@ def _grounded_end(entity: str, attr: str, word: str, u: Any, source: str) -> Fac
         if f is not None and check_support(f, source).ok:
             return f
     return None
+
+
+def _cut_from(a: MemoryItem, b: MemoryItem) -> bool:
+    """One memory is a fact memory cut from the other (the utterance carries its claim): one thing said, so never
+    the runner-up of the other ("每天早上六点起来跑步，绕小区五公里" and its fact "绕小区五公里")."""
+    return a.id != b.id and (any(c.fact_id == a.id for c in b.claims) or any(c.fact_id == b.id for c in a.claims))
 
 
 def _overlaps(f: Fact, text: str) -> bool:

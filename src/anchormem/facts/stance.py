@@ -52,7 +52,9 @@ def _scene_rx() -> dict[str, re.Pattern]:
 @lru_cache(maxsize=1)
 def _not_scene_rx() -> re.Pattern:
     words = langdata.words("relative", "not_scene", ("en", "zh"))
-    return re.compile(rf"\b(?:{langdata.alternation(words)})\b", re.I) if words else re.compile(r"(?!)")
+    en, zh = tuple(w for w in words if not has_cjk(w)), tuple(w for w in words if has_cjk(w))
+    parts = ([rf"\b(?:{langdata.alternation(en)})\b"] if en else []) + ([langdata.alternation(zh)] if zh else [])
+    return re.compile("|".join(parts) or r"(?!)", re.I)  # (a Chinese phrase anywhere: 不玩了 is no trip, 玩了)
 
 
 def scene(clause: str, others: bool = True) -> str:

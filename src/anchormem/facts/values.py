@@ -346,7 +346,8 @@ def _zh_rx() -> re.Pattern:
     d = _data("zh")
     num = d.get("numerals", "零〇一二两三四五六七八九十百千万亿")
     mult = "".join(k for k in d.get("multipliers", {}) if len(k) == 1)
-    return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:(?P<m>[{re.escape(mult)}])(?P<z>\d(?![\d.])|[{num}]*))?|"
+    # (a multiplier letter starting a unit is none: "70.5kg", "5km")
+    return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:(?P<m>[{re.escape(mult)}])(?![A-Za-z])(?P<z>\d(?![\d.])|[{num}]*))?|"
                       rf"(?P<c>[{num}]+(?:点[{num}]+)?)")
 
 
