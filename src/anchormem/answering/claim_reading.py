@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .. import langdata
-from ..facts.keys import _PLURAL_PERSON, NAMED_SLOTS, RELATION_WORDS
+from ..facts.keys import NAMED_SLOTS, PLURAL_PERSON, RELATION_WORDS
 from ..filters import parse_filters
 from ..types import MemoryItem, Scope
 from .persons import kin_base
@@ -88,7 +88,7 @@ def person_singular(word: str) -> str:
     """A relation word in its singular canonical form: "children" -> child, "kids" -> kid, "Moms" -> mother,
     弟弟 -> 弟弟; any other word lower-cased."""
     w = word.lower()
-    w = _PLURAL_PERSON.get(w, w)
+    w = PLURAL_PERSON.get(w, w)
     return kin_base(w) or (kin_base(w[:-1]) if w.endswith("s") else None) or w
 
 

@@ -367,7 +367,8 @@ def is_person(word: str) -> bool:
         (w.endswith("s") and w[:-1] in PERSON_WORDS)
 
 
-_PLURAL_PERSON = {"children": "child", "wives": "wife", "grandchildren": "child"}
+PLURAL_PERSON = {"children": "child", "wives": "wife", "grandchildren": "child"}  # irregular plurals of person nouns
+_PLURAL_PERSON = PLURAL_PERSON
 
 
 def person_key(person: str) -> str:
