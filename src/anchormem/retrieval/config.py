@@ -204,6 +204,13 @@ class SearchConfig(BaseModel):
     # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected.
     # Opt-in: anchored+speaker_weight=0.3+speaker_mentions=true (see the "anchored" recipe's note)
     speaker_weight: float = Field(0.0, ge=0, le=1)
+    # a person's own memories (anchormem.retrieval.speakers.own_lists): when the query names some but not all of the
+    # speakers of its own_peek best dense and BM25 candidates, dense and BM25 search again over the named speakers'
+    # memories only, fused with own_weight × the query's weights (rrf/minmax fusion; 0: off)
+    own_weight: float = Field(0.0, ge=0, le=2)
+    own_peek: int = Field(20, ge=1, le=200)
+    # True: only for a question asking for a set of things (anchormem.retrieval.sets.asks_set)
+    own_sets: bool = True
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
     # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo

@@ -23,13 +23,15 @@ adversarial category asks about the other person by design (68 of 276).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from functools import lru_cache
 
+from ..filters import And, Cond, FilterNode
 from ..ingest.keys import pronoun_pattern
 from ..text.tokenize import has_cjk
 
-__all__ = ["SpeakerRule", "named_speakers", "speaker_rule"]
+__all__ = ["SpeakerRule", "named_speakers", "speaker_rule", "own_lists"]
 
 
 @lru_cache(maxsize=4096)
@@ -88,3 +90,38 @@ def speaker_rule(query: str, speakers: Iterable[str | None], weight: float, *, m
     if not named or named == known:
         return None
     return SpeakerRule(named, 1.0 - weight, mentions)
+
+
+Ranked = list[tuple[str, float]]
+
+
+def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
+              peek: list[str], terms: list[str], query_vector: Callable[[], object] | None, dense: bool,
+              lexical: bool) -> tuple[set[str], dict[str, Ranked]]:
+    """The person's own memories as candidate lists: when ``query`` names some but not all of the speakers of the
+    ``peek`` candidates (memory ids, best first; their speakers are read, text only), the dense search (the query
+    vector ``query_vector()``) and the keyword search (``terms``) again, over the memories said by the named
+    speakers only (``where`` and ``as_of`` kept). A question about a person ("What activities does Melanie partake
+    in?") is answered by turns of that person spread over many sessions, which the other speaker's turns naming
+    the person outrank in the search over everyone; among the person's own turns they stand out. Returns
+    ``(named speakers, {"dense_own": [(id, cosine)], "bm25_own": [(id, score)]})``, the lists asked for
+    (``dense``/``lexical``); ``(set(), {})`` when the rule does not apply. Cost: one row read of ``peek``, one
+    dense and one keyword search with a speaker filter; no embedding (the query vector is the search's)."""
+    if not peek or not (dense or lexical):
+        return set(), {}
+    items = store.get_many(scope.tenant, peek, entities=False)
+    known = {it.speaker.strip() for it in items.values() if it.speaker and it.speaker.strip()}
+    if len(known) < 2:
+        return set(), {}
+    named = named_speakers(query, known)
+    if not named or named == known:
+        return set(), {}
+    own: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
+    if where is not None:
+        own = And((where, own))
+    out: dict[str, Ranked] = {}
+    if dense and query_vector is not None:
+        out["dense_own"] = store.dense_search(scope, query_vector(), n, own, as_of)
+    if lexical and terms:
+        out["bm25_own"] = store.keyword_search(scope, terms, n, own, as_of)
+    return named, out
