@@ -206,7 +206,12 @@ class SearchConfig(BaseModel):
     speaker_weight: float = Field(0.0, ge=0, le=1)
     # a person's own memories (anchormem.retrieval.speakers.own_lists): when the query names some but not all of the
     # speakers of its own_peek best dense and BM25 candidates, dense and BM25 search again over the named speakers'
-    # memories only, fused with own_weight × the query's weights (rrf/minmax fusion; 0: off)
+    # memories only, fused with own_weight × the query's weights (rrf/minmax fusion; 0: off). Opt-in: LoCoMo
+    # anchored+own_weight=1, tuning conversations 0-4: multi-hop R@5 / R@10 +2.1 [+0.4, +4.2] / +2.1 [+0.1, +4.4],
+    # adversarial -0.8, temporal R@10 -0.6; held out (5-9): multi-hop R@10 +0.9 [-0.2, +2.0], overall R@1 -0.9
+    # [-1.6, -0.3], adversarial R@5 -2.4 [-4.8, -0.5] (those questions ask about the wrong person by design);
+    # without the set gate (own_sets false) adversarial R@1 fell 12-22 points on conversations 0-2
+    # (bench/results/multihop_store_*.json, /work/wt/briefs/multihop_bench.md). Memora (no speaker names): no effect
     own_weight: float = Field(0.0, ge=0, le=2)
     own_peek: int = Field(20, ge=1, le=200)
     # True: only for a question asking for a set of things (anchormem.retrieval.sets.asks_set)

@@ -6,8 +6,8 @@ sessions, each naming one of the things; a question asking for one thing is answ
 a cue phrase ("how many", "in what ways", 哪些, 几次), or a question word followed within a few words by a plural
 noun (the object asked for: "what books", "which LGBTQ+ events"). No model, no store read.
 
-Measured on LoCoMo conversations 0-4 (questions only, no search): 67% of the multi-hop questions are set questions,
-1% of the temporal ones, 16% of the single-hop and adversarial ones (bench/results/multihop_*.json).
+On LoCoMo (questions only, no search), conversations 0-4 / 5-9: multi-hop 88/142 and 77/140 are set questions,
+temporal 2/156 and 9/165, single-hop 41/418 and 68/423, adversarial 23/237 and 34/209.
 """
 
 from __future__ import annotations
