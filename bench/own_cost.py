@@ -1,5 +1,6 @@
 """Search cost of a recipe change on a LoCoMo store (bench/locomo_store.py ingest): CPU ms per search, p50 and mean,
-over every question and over the set questions (anchormem.retrieval.sets.asks_set) apart, the two recipes
+over every question and over the set questions (anchormem.retrieval.sets.asks_set) apart (hot cache off:
+no search is served from a cache; query embeddings are warmed first), the two recipes
 interleaved question by question (so load on the machine falls on both alike), each search repeated ``--reps``
 times (the best of them kept: the cost without other processes' interference).
 
@@ -47,7 +48,7 @@ def main() -> int:
     samples, _ = load_locomo(DATA)
     qs = [(samples[i]["sample_id"], qa["question"]) for i in _convs(args.conversations) for qa in samples[i]["qa"]]
     times: dict[str, list[tuple[bool, float]]] = {args.base: [], args.new: []}
-    with Memory(args.db, embedder=eval_embedder(None)) as mem:
+    with Memory(args.db, embedder=eval_embedder(None), cache=False) as mem:  # no result cache: every search runs
         cfgs = dict(zip((args.base, args.new),
                         read_only_configs([parse_recipe_spec(args.base), parse_recipe_spec(args.new)],
                                           mem.search_config)))

@@ -124,6 +124,37 @@ def test_own_weight_lifts_the_named_persons_turns_for_a_set_question_only(two_sp
         one = "What did Ann repaint at home this month?"  # asks for one thing: the lists are not searched
         assert [h.memory.id for h in m.search(one, user_id="u", recipe=on, limit=5)] == \
             [h.memory.id for h in m.search(one, user_id="u", recipe=base, limit=5)]
-    assert RECIPES["anchored"].own_weight == 0.0 and parse_recipe_spec("anchored+own_weight=1").own_weight == 1.0
+    assert RECIPES["hybrid_rrf"].own_weight == 0.0 and RECIPES["anchored"].own_weight == 1.0
+    assert RECIPES["anchored"].own_mentions and parse_recipe_spec("anchored+own_weight=0").own_weight == 0.0
     with pytest.raises(ConfigError):
         parse_recipe_spec("anchored+own_weight=3")
+
+
+def test_own_lists_mentions_mode_drops_what_others_say_to_or_about_the_person(two_speakers):
+    from anchormem.retrieval.speakers import own_lists
+    from anchormem.types import Scope
+
+    with two_speakers as m:
+        hits = m.search("kids beach swimming painting library hiking bread tyres", user_id="u", limit=10,
+                        recipe=SearchConfig(name="p", track_access=False, query_rewrite="off"))
+        by_text = {h.memory.text: h.memory.id for h in hits}
+        first = [(h.memory.id, h.score) for h in hits]
+        named, lists = own_lists("What activities do Ann's kids like?", store=m.store, scope=Scope(
+            tenant=m.tenant, user_id="u"), where=None, as_of=None, n=10, peek=[d for d, _ in first], terms=[],
+            query_vector=None, dense=True, lexical=False, mentions={"dense": first, "bm25": first})
+        assert named == {"Ann"} and set(lists) == {"dense_own"}  # lexical off: no BM25 list
+        kept = [d for d, _ in lists["dense_own"]]
+        # Bob's turn to Ann ("your kids ..., Ann") is left out; his turns about himself stay, in the order given
+        assert by_text["I bet your kids like the beach, Ann. All kids like the beach."] not in kept
+        assert by_text["I baked bread for the neighbours yesterday."] in kept
+        assert kept == [d for d, _ in first if d in set(kept)] and len(kept) == len(first) - 1
+
+
+def test_default_recipe_lifts_the_persons_own_turn_for_a_set_question(two_speakers):
+    base = RECIPES["anchored"].model_copy(update={"own_weight": 0.0, "track_access": False})
+    on = RECIPES["anchored"].model_copy(update={"track_access": False})
+    with two_speakers as m:
+        q = "What activities do Ann's kids like at the beach?"
+        before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=base, limit=3)]
+        after = [h.memory.speaker for h in m.search(q, user_id="u", recipe=on, limit=3)]
+        assert before[0] == "Bob" and after[0] == "Ann"

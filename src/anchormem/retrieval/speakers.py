@@ -97,25 +97,38 @@ Ranked = list[tuple[str, float]]
 
 def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
               peek: list[str], terms: list[str], query_vector: Callable[[], object] | None, dense: bool,
-              lexical: bool) -> tuple[set[str], dict[str, Ranked]]:
-    """The person's own memories as candidate lists: when ``query`` names some but not all of the speakers of the
-    ``peek`` candidates (memory ids, best first; their speakers are read, text only), the dense search (the query
-    vector ``query_vector()``) and the keyword search (``terms``) again, over the memories said by the named
-    speakers only (``where`` and ``as_of`` kept). A question about a person ("What activities does Melanie partake
-    in?") is answered by turns of that person spread over many sessions, which the other speaker's turns naming
-    the person outrank in the search over everyone; among the person's own turns they stand out. Returns
-    ``(named speakers, {"dense_own": [(id, cosine)], "bm25_own": [(id, score)]})``, the lists asked for
-    (``dense``/``lexical``); ``(set(), {})`` when the rule does not apply. Cost: one row read of ``peek``, one
-    dense and one keyword search with a speaker filter; no embedding (the query vector is the search's)."""
+              lexical: bool, mentions: dict[str, Ranked] | None = None) -> tuple[set[str], dict[str, Ranked]]:
+    """The person's own memories as candidate lists of their own, when ``query`` names some but not all of the
+    speakers of the ``peek`` candidates (memory ids; their speakers are read, text only). A question about a person
+    ("What activities does Melanie partake in?") is answered by turns of that person spread over many sessions, which
+    the other speaker's turns naming or addressing the person ("That's great, Mel!") outrank in the search over
+    everyone; without those turns the person's own stand out.
+
+    - ``mentions`` given (the first round's lists, ``{"dense": [(id, score)], "bm25": [...]}``): each list less the
+      memories another speaker says to or about a named person (:class:`SpeakerRule` with ``mentions``: naming
+      them, or "you"); another speaker's statements about themself stay (a question may name the wrong person).
+      Cost: one row read of the lists' ids (text only), no search.
+    - else: the dense search (the query vector ``query_vector()``, when ``dense``) and the keyword search
+      (``terms``, when ``lexical``) again, over the named speakers' memories only (``where``, ``as_of`` kept).
+      Cost: one row read of ``peek``, one dense and one keyword search with a speaker filter; no embedding.
+
+    Returns ``(named speakers, {"dense_own": [(id, score)], "bm25_own": [...]})`` (scores as in the lists searched
+    or given, best first); ``(set(), {})`` when the rule does not apply."""
     if not peek or not (dense or lexical):
         return set(), {}
-    items = store.get_many(scope.tenant, peek, entities=False)
-    known = {it.speaker.strip() for it in items.values() if it.speaker and it.speaker.strip()}
+    ids = list(dict.fromkeys([*peek, *(d for ls in (mentions or {}).values() for d, _ in ls)]))
+    rows = store.get_many(scope.tenant, ids, entities=False)
+    known = {rows[d].speaker.strip() for d in peek if d in rows and rows[d].speaker and rows[d].speaker.strip()}
     if len(known) < 2:
         return set(), {}
     named = named_speakers(query, known)
     if not named or named == known:
         return set(), {}
+    if mentions is not None:
+        rule = SpeakerRule(named, 0.0, True)
+        keep = {d for d in ids if d in rows and rule.weight(rows[d].speaker, rows[d].text) == 1.0}
+        return named, {f"{k}_own": [(d, v) for d, v in ls if d in keep] for k, ls in mentions.items()
+                       if (dense if k.startswith("dense") else lexical)}
     own: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
     if where is not None:
         own = And((where, own))
