@@ -220,6 +220,8 @@ class SearchConfig(BaseModel):
     # named speakers' memories only) adversarial questions (asking about the other person by design) lost R@5 2.0
     # [0.7, 3.6] on LoCoMo; with it, none (the "anchored" recipe's note)
     own_mentions: bool = False
+    # with own_mentions: the first this many of each first-round list (LoCoMo 0-4: 100 gives what 200 gives)
+    own_depth: int = Field(100, ge=1, le=1000)
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
     # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo

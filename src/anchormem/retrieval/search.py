@@ -232,7 +232,8 @@ class Searcher:
                                         peek=peek, terms=self._terms(query, offline),
                                         query_vector=lambda: query_vector if query_vector is not None
                                         else self.embed_query(query, scope), dense=wd > 0, lexical=wl > 0,
-                                        mentions={"dense": dense, "bm25": lexical} if config.own_mentions else None)
+                                        mentions={"dense": dense[:config.own_depth], "bm25": lexical[:config.own_depth]}
+                                        if config.own_mentions else None)
                 for name, ls in own.items():
                     if name.startswith("bm25"):
                         ls = drop_zero(ls, config.bm25_min_score)

@@ -107,7 +107,7 @@ def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: date
     - ``mentions`` given (the first round's lists, ``{"dense": [(id, score)], "bm25": [...]}``): each list less the
       memories another speaker says to or about a named person (:class:`SpeakerRule` with ``mentions``: naming
       them, or "you"); another speaker's statements about themself stay (a question may name the wrong person).
-      Cost: one row read of the lists' ids (text only), no search.
+      Cost: one row read of ``peek`` and one of the lists' other ids (text only), no search.
     - else: the dense search (the query vector ``query_vector()``, when ``dense``) and the keyword search
       (``terms``, when ``lexical``) again, over the named speakers' memories only (``where``, ``as_of`` kept).
       Cost: one row read of ``peek``, one dense and one keyword search with a speaker filter; no embedding.
@@ -116,15 +116,18 @@ def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: date
     or given, best first); ``(set(), {})`` when the rule does not apply."""
     if not peek or not (dense or lexical):
         return set(), {}
-    ids = list(dict.fromkeys([*peek, *(d for ls in (mentions or {}).values() for d, _ in ls)]))
-    rows = store.get_many(scope.tenant, ids, entities=False)
-    known = {rows[d].speaker.strip() for d in peek if d in rows and rows[d].speaker and rows[d].speaker.strip()}
+    rows = store.get_many(scope.tenant, peek, entities=False)
+    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
     if len(known) < 2:
         return set(), {}
     named = named_speakers(query, known)
     if not named or named == known:
         return set(), {}
     if mentions is not None:
+        ids = list(dict.fromkeys(d for ls in mentions.values() for d, _ in ls))
+        rest = [d for d in ids if d not in rows]
+        if rest:
+            rows = {**rows, **store.get_many(scope.tenant, rest, entities=False)}
         rule = SpeakerRule(named, 0.0, True)
         keep = {d for d in ids if d in rows and rule.weight(rows[d].speaker, rows[d].text) == 1.0}
         return named, {f"{k}_own": [(d, v) for d, v in ls if d in keep] for k, ls in mentions.items()
