@@ -16,7 +16,8 @@ question names a date the memory falls in: ``time_match``; with ``date_query``: 
 the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`] [· (1 - speaker_weight)
 for a memory said by a speaker the query does not name, when it names one of the candidates' speakers:
 ``explain["speaker_weight"]``, :mod:`.speakers`; a category question's kinds are a BM25 list of their own:
-:mod:`.kinds`], with rw/iw the
+:mod:`.kinds`; a question asking for several things about a person adds that person's own memories as
+lists of their own: :func:`.speakers.own_lists`, :mod:`.sets`], with rw/iw the
 config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
