@@ -80,17 +80,18 @@ def bootstrap(diffs: list[float], *, n: int = 2000, seed: int = 0) -> tuple[floa
     return sum(diffs) / m, means[int(0.025 * n)], means[int(0.975 * n) - 1]
 
 
-def _split(sample_ids: list[str]) -> dict[str, str]:
+def _split(sample_ids: list[str], dev: int = DEV_CONVERSATIONS) -> dict[str, str]:
     order = list(dict.fromkeys(sample_ids))
-    return {s: ("dev" if i < DEV_CONVERSATIONS else "heldout") for i, s in enumerate(order)}
+    return {s: ("dev" if i < dev else "heldout") for i, s in enumerate(order)}
 
 
-def compare(base: dict, new: dict, base_run: str, new_run: str, ks: tuple[int, ...]) -> dict:
+def compare(base: dict, new: dict, base_run: str, new_run: str, ks: tuple[int, ...],
+            dev: int = DEV_CONVERSATIONS) -> dict:
     """Paired NEW - BASE recall@k (percentage points) per split and category, with 95% bootstrap intervals."""
     bq = {(q["sample_id"], q["qa_index"]): q for q in base["runs"][base_run]["questions"]}
     nq = {(q["sample_id"], q["qa_index"]): q for q in new["runs"][new_run]["questions"]}
     keys = [k for k in bq if k in nq]
-    split = _split([k[0] for k in keys])
+    split = _split([k[0] for k in keys], dev)
     out: dict = {}
     for part in ("dev", "heldout", "all"):
         for cat in ["overall"] + [CATEGORY_NAMES[c] for c in (4, 1, 2, 3, 5)]:
@@ -113,10 +114,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     base = json.loads(Path(args.base).read_text(encoding="utf-8"))
     new = json.loads(Path(args.new).read_text(encoding="utf-8"))
     ks = tuple(int(k) for k in args.ks.split(","))
-    result = {"base": args.base, "new": args.new, "dev_conversations": DEV_CONVERSATIONS, "pairs": {}}
+    result = {"base": args.base, "new": args.new, "dev_conversations": args.dev, "pairs": {}}
     for pair in args.pairs.split(","):
         b, n = pair.split(":") if ":" in pair else (pair, pair)
-        table = compare(base, new, b, n, ks)
+        table = compare(base, new, b, n, ks, args.dev)
         result["pairs"][f"{b} -> {n}"] = table
         print(f"\n## {b} ({args.base}) -> {n} ({args.new})\n")
         print("| split | category | n | " + " | ".join(f"R@{k} base→new (diff [95% CI])" for k in ks) + " |")
@@ -150,6 +151,8 @@ def main() -> int:
     c.add_argument("--pairs", default="hybrid_rrf,anchored")
     c.add_argument("--ks", default="1,5,10,25")
     c.add_argument("--out", default=None)
+    c.add_argument("--dev", type=int, default=DEV_CONVERSATIONS, help="the first N conversations are the tuning "
+                   "split (dev), the rest held out")
     args = ap.parse_args()
     return cmd_run(args) if args.cmd == "run" else cmd_compare(args)
 

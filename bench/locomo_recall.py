@@ -34,13 +34,27 @@ VARIANTS = {  # explicit settings over the default recipe (candidates 200, recen
 OUT = Path(__file__).resolve().parent / "results" / "locomo_recall.json"
 
 
+def _indexes(spec: str) -> list[int]:
+    """``"0-4"`` / ``"5-9"`` / ``"0,2,7-9"`` → conversation indexes, in order."""
+    out: list[int] = []
+    for part in spec.split(","):
+        a, _, b = part.strip().partition("-")
+        if a:
+            out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
-    ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    ap.add_argument("--select", default=None, help="only these conversations, 0-based: '0-4', '5-9', '0,2,7' "
+                    "(a tuning / held-out split; not with --conversations)")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--embedder", default=None, help="embedder name (default: the default model); results are "
                     "per model: write each to its own --out")
+    ap.add_argument("--details", action="store_true", help="keep per-question recall (for paired comparisons: "
+                    "bench/locomo_paired.py compare BASE NEW)")
     ap.add_argument("--variants", action="store_true", help="also evaluate tuning variants of the default")
     ap.add_argument("--recipes", default=None,
                     help="comma-separated recipes to evaluate instead of bm25,dense,hybrid_rrf; a recipe may carry "
@@ -59,8 +73,14 @@ def main() -> int:
     progress = progress_printer(5)
 
     t0 = time.perf_counter()
-    result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, progress=progress,
-                        embedder=args.embedder)
+    select = _indexes(args.select) if args.select else None
+    result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, select=select,
+                        progress=progress, embedder=args.embedder, details=args.details)
+    if args.details:  # per-question records cut to what a paired comparison needs
+        for run in result["runs"].values():
+            run["questions"] = [{"sample_id": q["sample_id"], "qa_index": q["qa_index"], "category": q["category"],
+                                 "raw": q["raw"]} for q in run["questions"]]
+    result["select"] = select
     result["wall_seconds"] = time.perf_counter() - t0
     result["machine"] = {"python": platform.python_version(), "platform": platform.platform(),
                          "cpus": __import__("os").cpu_count()}

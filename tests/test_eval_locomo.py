@@ -67,3 +67,27 @@ def test_kept_store_is_searched_without_ingesting(tmp_path):
     assert first["turns"] == 3 and again["turns"] == 0 and again["memories"] == 0
     assert again["runs"]["bm25"]["raw"] == first["runs"]["bm25"]["raw"]
     assert first["runs"]["bm25"]["raw"]["overall"]["recall@5"] == 1.0
+
+
+def test_load_locomo_select_picks_conversations_and_maps_the_audit(tmp_path):
+    import json
+
+    from anchormem.errors import InvalidInputError
+    from anchormem.eval.locomo import load_locomo
+
+    samples = [{"sample_id": f"conv-{i}", "conversation": {}, "qa": [{"question": f"q{i}", "evidence": ["D1:1"]}]}
+               for i in range(4)]
+    (tmp_path / "locomo10.json").write_text(json.dumps(samples), encoding="utf-8")
+    audit = [{"question_id": "locomo_2_qa0", "question": "q2", "correct_evidence": ["D1:2"]},
+             {"question_id": "locomo_0_qa0", "question": "q0", "correct_evidence": ["D1:3"]}]
+    (tmp_path / "audit_errors.json").write_text(json.dumps(audit), encoding="utf-8")
+    got, fixes = load_locomo(tmp_path / "locomo10.json", select=[2, 3])
+    assert [s["sample_id"] for s in got] == ["conv-2", "conv-3"]
+    assert fixes == {(0, 0): ["D1:2"]}  # the audit's sample 2 is the first selected; sample 0 is not selected
+    got, fixes = load_locomo(tmp_path / "locomo10.json", conversations=1)
+    assert [s["sample_id"] for s in got] == ["conv-0"] and fixes == {(0, 0): ["D1:3"]}
+    for bad in ([4], [], [-1]):
+        with pytest.raises(InvalidInputError):
+            load_locomo(tmp_path / "locomo10.json", select=bad)
+    with pytest.raises(InvalidInputError):
+        load_locomo(tmp_path / "locomo10.json", select=[0], conversations=1)

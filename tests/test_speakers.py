@@ -73,3 +73,88 @@ def test_speaker_weight_is_a_validated_setting():
     with pytest.raises(ConfigError):
         parse_recipe_spec("anchored+speaker_weight=1.5")
 
+
+
+def test_asks_set_tells_a_question_for_several_things_by_its_form():
+    from anchormem.retrieval.sets import asks_set
+
+    for q in ("What activities does Melanie partake in?", "Which books has she read?",
+              "How many times has Melanie gone to the beach in 2023?", "In what ways is Caroline helping?",
+              "What LGBTQ+ events has Caroline participated in?", "她都去过哪些地方？", "他去过几次北京？"):
+        assert asks_set(q), q
+    for q in ("What did Melanie research?", "What is Caroline's identity?", "Where has Melanie camped?",
+              "What kind of counseling is she into?", "What does this mean?", "他住在哪里？", "Thanks!"):
+        assert not asks_set(q), q
+
+
+def test_own_lists_search_the_named_persons_memories_only(two_speakers):
+    from anchormem.retrieval.speakers import own_lists
+    from anchormem.types import Scope
+
+    with two_speakers as m:
+        scope = Scope(tenant=m.tenant, user_id="u")
+        hits = m.search("kids beach swimming painting library hiking", user_id="u", limit=10,
+                        recipe=SearchConfig(name="p", track_access=False, query_rewrite="off"))
+        peek = [h.memory.id for h in hits]
+        speaker = {h.memory.id: h.memory.speaker for h in hits}
+        qv = m.embedder.embed_query("What activities do Ann's kids like?")
+        named, lists = own_lists("What activities do Ann's kids like?", store=m.store, scope=scope, where=None,
+                                 as_of=None, n=10, peek=peek, terms=["activities", "ann", "kids", "like"],
+                                 query_vector=lambda: qv, dense=True, lexical=True)
+        assert named == {"Ann"}
+        assert set(lists) == {"dense_own", "bm25_own"}
+        assert len(lists["dense_own"]) == 3  # Ann's three turns, and no other
+        assert {speaker.get(d, "Ann") for d, _ in lists["dense_own"] + lists["bm25_own"]} == {"Ann"}
+        assert lists["bm25_own"][0][0] == next(h.memory.id for h in hits if "swimming" in h.memory.text)
+        # naming both speakers, or nobody: nothing to gather
+        assert own_lists("What do Ann and Bob like?", store=m.store, scope=scope, where=None, as_of=None, n=10,
+                         peek=peek, terms=["like"], query_vector=lambda: qv, dense=True, lexical=True) == (set(), {})
+        assert own_lists("What do they like?", store=m.store, scope=scope, where=None, as_of=None, n=10, peek=peek,
+                         terms=["like"], query_vector=lambda: qv, dense=True, lexical=True) == (set(), {})
+
+
+def test_own_weight_lifts_the_named_persons_turns_for_a_set_question_only(two_speakers):
+    base = SearchConfig(name="plain", track_access=False, query_rewrite="off")
+    on = SearchConfig(name="own", track_access=False, query_rewrite="off", own_weight=1.0)
+    with two_speakers as m:
+        q = "What activities do Ann's kids like at the beach?"
+        before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=base, limit=3)]
+        after = [h.memory.speaker for h in m.search(q, user_id="u", recipe=on, limit=3)]
+        assert before[0] == "Bob" and after[0] == "Ann"
+        one = "What did Ann repaint at home this month?"  # asks for one thing: the lists are not searched
+        assert [h.memory.id for h in m.search(one, user_id="u", recipe=on, limit=5)] == \
+            [h.memory.id for h in m.search(one, user_id="u", recipe=base, limit=5)]
+    assert RECIPES["hybrid_rrf"].own_weight == 0.0 and RECIPES["anchored"].own_weight == 1.0
+    assert RECIPES["anchored"].own_mentions and parse_recipe_spec("anchored+own_weight=0").own_weight == 0.0
+    with pytest.raises(ConfigError):
+        parse_recipe_spec("anchored+own_weight=3")
+
+
+def test_own_lists_mentions_mode_drops_what_others_say_to_or_about_the_person(two_speakers):
+    from anchormem.retrieval.speakers import own_lists
+    from anchormem.types import Scope
+
+    with two_speakers as m:
+        hits = m.search("kids beach swimming painting library hiking bread tyres", user_id="u", limit=10,
+                        recipe=SearchConfig(name="p", track_access=False, query_rewrite="off"))
+        by_text = {h.memory.text: h.memory.id for h in hits}
+        first = [(h.memory.id, h.score) for h in hits]
+        named, lists = own_lists("What activities do Ann's kids like?", store=m.store, scope=Scope(
+            tenant=m.tenant, user_id="u"), where=None, as_of=None, n=10, peek=[d for d, _ in first], terms=[],
+            query_vector=None, dense=True, lexical=False, mentions={"dense": first, "bm25": first})
+        assert named == {"Ann"} and set(lists) == {"dense_own"}  # lexical off: no BM25 list
+        kept = [d for d, _ in lists["dense_own"]]
+        # Bob's turn to Ann ("your kids ..., Ann") is left out; his turns about himself stay, in the order given
+        assert by_text["I bet your kids like the beach, Ann. All kids like the beach."] not in kept
+        assert by_text["I baked bread for the neighbours yesterday."] in kept
+        assert kept == [d for d, _ in first if d in set(kept)] and len(kept) == len(first) - 1
+
+
+def test_default_recipe_lifts_the_persons_own_turn_for_a_set_question(two_speakers):
+    base = RECIPES["anchored"].model_copy(update={"own_weight": 0.0, "track_access": False})
+    on = RECIPES["anchored"].model_copy(update={"track_access": False})
+    with two_speakers as m:
+        q = "What activities do Ann's kids like at the beach?"
+        before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=base, limit=3)]
+        after = [h.memory.speaker for h in m.search(q, user_id="u", recipe=on, limit=3)]
+        assert before[0] == "Bob" and after[0] == "Ann"

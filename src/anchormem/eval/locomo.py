@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..embedders import Embedder
+from ..errors import InvalidInputError
 from ..importers import locomo_turn_text
 from ..memory import Memory
 from .embed_cache import eval_embedder
@@ -96,14 +97,27 @@ def ingest_locomo(mem: Memory, samples: list[dict[str, Any]], *, tick: Callable[
     return turns, memories
 
 
-def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_audit: bool = True
-                ) -> tuple[list[dict[str, Any]], dict[tuple[int, int], list[str]]]:
-    """Read the samples (first ``conversations`` only, if given) and the audit's evidence corrections
-    ``{(sample_index, qa_index): correct_evidence}`` (empty when ``use_audit`` is False or no audit file)."""
+def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_audit: bool = True,
+                select: Sequence[int] | None = None) -> tuple[list[dict[str, Any]], dict[tuple[int, int], list[str]]]:
+    """Read the samples (first ``conversations`` only, if given; or the samples at the 0-based indexes ``select``,
+    in that order) and the audit's evidence corrections ``{(sample_index, qa_index): correct_evidence}`` (sample
+    index: the position in the returned list; empty when ``use_audit`` is False or no audit file). Raises
+    InvalidInputError for a ``select`` index outside the file or given with ``conversations``."""
     path = Path(data_path)
     samples = json.loads(path.read_text(encoding="utf-8"))
-    if conversations is not None:
+    positions = list(range(len(samples)))
+    if select is not None:
+        if conversations is not None:
+            raise InvalidInputError("give conversations (the first N) or select (indexes), not both")
+        bad = [i for i in select if not 0 <= i < len(samples)]
+        if bad or not select:
+            raise InvalidInputError(f"select: conversation indexes in 0-{len(samples) - 1}, got {list(select)}")
+        positions = list(dict.fromkeys(select))
+        samples = [samples[i] for i in positions]
+    elif conversations is not None:
         samples = samples[:conversations]
+        positions = positions[:conversations]
+    where = {p: i for i, p in enumerate(positions)}
     fixes: dict[tuple[int, int], list[str]] = {}
     audit = path.with_name("audit_errors.json")
     if use_audit and audit.exists():
@@ -111,8 +125,8 @@ def load_locomo(data_path: str | Path, *, conversations: int | None = None, use_
             m = _QID.match(str(entry.get("question_id", "")))
             if not m or "correct_evidence" not in entry:
                 continue
-            si, qi = int(m.group(1)), int(m.group(2))
-            if si >= len(samples) or qi >= len(samples[si]["qa"]):
+            si, qi = where.get(int(m.group(1)), -1), int(m.group(2))
+            if si < 0 or qi >= len(samples[si]["qa"]):
                 continue
             if samples[si]["qa"][qi].get("question") != entry.get("question"):
                 continue  # audit written against another version of the file
@@ -144,7 +158,7 @@ def _recalls(ranked: list[str], evidence: list[str], ks: Sequence[int]) -> dict[
 
 def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_path: str = ":memory:",
                embedder: Embedder | str | None = None, recipe: RecipeArg = None, conversations: int | None = None,
-               use_audit: bool = True, progress: Callable[[int, int], None] | None = None,
+               select: Sequence[int] | None = None, use_audit: bool = True, progress: Callable[[int, int], None] | None = None,
                details: bool = False, ingest: bool = True) -> dict[str, Any]:
     """Ingest LoCoMo and measure evidence recall@k.
 
@@ -156,6 +170,7 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
         recipe: a search recipe name or SearchConfig, or a list of them (ingest once, evaluate each);
             default: the Memory's default recipe.
         conversations: only the first N samples (tests).
+        select: only the samples at these 0-based indexes (a dev / held-out split: ``range(5, 10)``).
         use_audit: also report recall with the audit's corrected evidence.
         progress: ``callable(done, total)`` called after each session ingested and each search.
         details: include per-question records (ranked dia_ids, evidence, recall) under ``runs[*]["questions"]``.
@@ -170,7 +185,7 @@ def run_locomo(data_path: str, *, ks: Sequence[int] = (1, 5, 10, 25, 50), db_pat
     """
     ks = check_ks(ks)
     limit = ks[-1]
-    samples, fixes = load_locomo(data_path, conversations=conversations, use_audit=use_audit)
+    samples, fixes = load_locomo(data_path, conversations=conversations, use_audit=use_audit, select=select)
     recipes = recipe_list(recipe)
 
     questions = []

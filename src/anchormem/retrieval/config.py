@@ -228,6 +228,24 @@ class SearchConfig(BaseModel):
     # (bench/results/locomo_speakers_*.json). Data without speaker names (MemoryBank, Memora, polysemy) is unaffected.
     # Opt-in: anchored+speaker_weight=0.3+speaker_mentions=true (see the "anchored" recipe's note)
     speaker_weight: float = Field(0.0, ge=0, le=1)
+    # a person's own memories (anchormem.retrieval.speakers.own_lists): when the query names some but not all of the
+    # speakers of its own_peek best dense and BM25 candidates, lists of the named person's own memories (own_mentions)
+    # join the fusion with own_weight × the query's weights (rrf/minmax fusion; 0: off; the "anchored" recipe: 1).
+    # The search mode (own_mentions false: dense and BM25 again over the named speakers' memories only), LoCoMo
+    # anchored+own_weight=1, all 10: multi-hop R@10 +1.7 [+0.7, +2.8], adversarial R@5 -2.0 [-3.6, -0.7]; for every
+    # question naming one speaker (own_sets false) adversarial R@1 fell 12-22 points on conversations 0-2
+    # (bench/results/multihop_locomo_all10_paired.json, multihop_explore.json)
+    own_weight: float = Field(0.0, ge=0, le=2)
+    own_peek: int = Field(20, ge=1, le=200)
+    # True: only for a question asking for a set of things (anchormem.retrieval.sets.asks_set)
+    own_sets: bool = True
+    # True: no new search; the lists are the first round's own, less what another speaker says to or about the named
+    # person (naming them or "you"): another speaker's statements about themself stay. Without it (a search over the
+    # named speakers' memories only) adversarial questions (asking about the other person by design) lost R@5 2.0
+    # [0.7, 3.6] on LoCoMo; with it, none (the "anchored" recipe's note)
+    own_mentions: bool = False
+    # with own_mentions: the first this many of each first-round list (LoCoMo 0-4: 100 gives what 200 gives)
+    own_depth: int = Field(100, ge=1, le=1000)
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
     # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo
@@ -351,8 +369,13 @@ RECIPES: dict[str, SearchConfig] = {
     # then measured through search, paired: LoCoMo all 10 R@5 +0.2 [-0.3, +0.8], R@10 +0.5 [+0.0, +1.0] (held-out 6-9
     # R@10 +0.6 [-0.1, +1.3]); Memora personas 0,1,7,8 session R@5 +1.6 (held-out 7-8 +1.4 [+0.3, +2.9]), R@10 -0.3
     # (n.s.); MemoryBank en R@5/R@10 equal, cn R@5 +1.0 [+0.0, +3.0] (bench/results/fusion_*.json)
+    # a set question about a person also ranks the first round's candidates without what others say to or about
+    # that person (own_weight 1, own_mentions; anchormem.retrieval.speakers.own_lists): LoCoMo tuning conversations
+    # 0-4 R@5 +0.5 [+0.0, +1.0], multi-hop R@10 +1.9 [+0.3, +3.7]; held out 5-9 R@5 +0.6 [+0.1, +1.2], R@10 +0.3
+    # [+0.1, +0.6], multi-hop R@10 +0.8 [+0.0, +1.8] (bench/results/multihop_*.json); data without speaker names
+    # (Memora, MemoryBank, polysemy) is unaffected
     "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5,
-                             flat_gain=4.0, flat_level=0.3),
+                             flat_gain=4.0, flat_level=0.3, own_weight=1.0, own_mentions=True),
 }
 
 

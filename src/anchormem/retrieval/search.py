@@ -16,7 +16,8 @@ question names a date the memory falls in: ``time_match``; with ``date_query``: 
 the window's memories also fused as candidates and a day recap listed first: :mod:`.dated`] [· (1 - speaker_weight)
 for a memory said by a speaker the query does not name, when it names one of the candidates' speakers:
 ``explain["speaker_weight"]``, :mod:`.speakers`; a category question's kinds are a BM25 list of their own:
-:mod:`.kinds`], with rw/iw the
+:mod:`.kinds`; a question asking for several things about a person adds that person's own memories as
+lists of their own: :func:`.speakers.own_lists`, :mod:`.sets`], with rw/iw the
 config's ``recency_weight``/``importance_weight``. After ranking, the returned hits' access counts are bumped
 (``SearchConfig.track_access``); that write never fails a search.
 """
@@ -51,7 +52,8 @@ from .kinds import kind_terms
 from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
-from .speakers import speaker_rule
+from .sets import asks_set
+from .speakers import own_lists, speaker_rule
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -224,6 +226,21 @@ class Searcher:
                 lists["bm25_conv"] = drop_zero(lists["bm25_conv"], config.bm25_min_score)
                 weights["dense_conv"] = wd * conversation.weight
                 weights["bm25_conv"] = wl * conversation.weight
+            # a set question about a person: that person's own memories, as lists of their own (.speakers, .sets)
+            if config.own_weight > 0 and past is None and (not config.own_sets or asks_set(query)):
+                peek = list(dict.fromkeys(d for d, _ in (dense[:config.own_peek] + lexical[:config.own_peek])))
+                _named, own = own_lists(query, store=self.store, scope=scope, where=where, as_of=as_of, n=n,
+                                        peek=peek, terms=self._terms(query, offline),
+                                        query_vector=lambda: query_vector if query_vector is not None
+                                        else self.embed_query(query, scope), dense=wd > 0, lexical=wl > 0,
+                                        mentions={"dense": dense[:config.own_depth], "bm25": lexical[:config.own_depth]}
+                                        if config.own_mentions else None)
+                for name, ls in own.items():
+                    if name.startswith("bm25"):
+                        ls = drop_zero(ls, config.bm25_min_score)
+                    lists[name] = ls
+                    weights[name] = config.own_weight * (wl if name.startswith("bm25") else wd)
+                    also |= {d for d, _ in ls}
             if config.category_weight > 0:  # a category question: its kinds' words as a BM25 list (.kinds)
                 other, kinds = kind_terms(self._terms(query, offline))
                 if kinds:

@@ -23,13 +23,15 @@ adversarial category asks about the other person by design (68 of 276).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from functools import lru_cache
 
+from ..filters import And, Cond, FilterNode
 from ..ingest.keys import pronoun_pattern
 from ..text.tokenize import has_cjk
 
-__all__ = ["SpeakerRule", "named_speakers", "speaker_rule"]
+__all__ = ["SpeakerRule", "named_speakers", "speaker_rule", "own_lists"]
 
 
 @lru_cache(maxsize=4096)
@@ -88,3 +90,54 @@ def speaker_rule(query: str, speakers: Iterable[str | None], weight: float, *, m
     if not named or named == known:
         return None
     return SpeakerRule(named, 1.0 - weight, mentions)
+
+
+Ranked = list[tuple[str, float]]
+
+
+def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
+              peek: list[str], terms: list[str], query_vector: Callable[[], object] | None, dense: bool,
+              lexical: bool, mentions: dict[str, Ranked] | None = None) -> tuple[set[str], dict[str, Ranked]]:
+    """The person's own memories as candidate lists of their own, when ``query`` names some but not all of the
+    speakers of the ``peek`` candidates (memory ids; their speakers are read, text only). A question about a person
+    ("What activities does Melanie partake in?") is answered by turns of that person spread over many sessions, which
+    the other speaker's turns naming or addressing the person ("That's great, Mel!") outrank in the search over
+    everyone; without those turns the person's own stand out.
+
+    - ``mentions`` given (the first round's lists, ``{"dense": [(id, score)], "bm25": [...]}``): each list less the
+      memories another speaker says to or about a named person (:class:`SpeakerRule` with ``mentions``: naming
+      them, or "you"); another speaker's statements about themself stay (a question may name the wrong person).
+      Cost: one row read of ``peek`` and one of the lists' other ids (text only), no search.
+    - else: the dense search (the query vector ``query_vector()``, when ``dense``) and the keyword search
+      (``terms``, when ``lexical``) again, over the named speakers' memories only (``where``, ``as_of`` kept).
+      Cost: one row read of ``peek``, one dense and one keyword search with a speaker filter; no embedding.
+
+    Returns ``(named speakers, {"dense_own": [(id, score)], "bm25_own": [...]})`` (scores as in the lists searched
+    or given, best first); ``(set(), {})`` when the rule does not apply."""
+    if not peek or not (dense or lexical):
+        return set(), {}
+    rows = store.get_many(scope.tenant, peek, entities=False)
+    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
+    if len(known) < 2:
+        return set(), {}
+    named = named_speakers(query, known)
+    if not named or named == known:
+        return set(), {}
+    if mentions is not None:
+        ids = list(dict.fromkeys(d for ls in mentions.values() for d, _ in ls))
+        rest = [d for d in ids if d not in rows]
+        if rest:
+            rows = {**rows, **store.get_many(scope.tenant, rest, entities=False)}
+        rule = SpeakerRule(named, 0.0, True)
+        keep = {d for d in ids if d in rows and rule.weight(rows[d].speaker, rows[d].text) == 1.0}
+        return named, {f"{k}_own": [(d, v) for d, v in ls if d in keep] for k, ls in mentions.items()
+                       if (dense if k.startswith("dense") else lexical)}
+    own: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
+    if where is not None:
+        own = And((where, own))
+    out: dict[str, Ranked] = {}
+    if dense and query_vector is not None:
+        out["dense_own"] = store.dense_search(scope, query_vector(), n, own, as_of)
+    if lexical and terms:
+        out["bm25_own"] = store.keyword_search(scope, terms, n, own, as_of)
+    return named, out
