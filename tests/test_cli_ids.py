@@ -122,7 +122,7 @@ def test_tables_print_ids_that_the_cli_takes_back(db, monkeypatch):
 
 def test_add_dash_reads_stdin(db):
     events = ok(db, "add", "-", "--user", "al", input="我上周三刚搬到杭州，月租4500元。\n")
-    assert [e["memory"]["text"] for e in events] == ["我上周三刚搬到杭州，月租4500元。", "我上周三刚搬到杭州"]
+    assert [e["memory"]["text"] for e in events] == ["我上周三刚搬到杭州，月租4500元。", "我上周三刚搬到杭州", "月租4500元。"]
     two = ok(db, "add", "-", "--user", "al", input="I moved to Lisbon.\nMy cat is called Pixel.\n")
     assert two[0]["memory"]["text"] == "I moved to Lisbon.\nMy cat is called Pixel."  # all of stdin, one turn
     before = ok(db, "list", "--user", "al")

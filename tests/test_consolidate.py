@@ -136,8 +136,8 @@ def test_old_session_episodes_roll_up_into_the_session_summary_and_go_cold(mem):
 
 def test_sessionless_episodes_cluster_by_week(mem):
     with frozen_clock(T0) as clock:  # Monday of ISO week 2025-W02
-        mem.add("My sister Ana turns 30 on the 14th.", user_id="u")
-        clock.advance(days=2)
+        mem.add("My sister Ana throws her big party on the 14th.", user_id="u")  # (an episode: no fact of the
+        clock.advance(days=2)  # user's; "Ana turns 30" is her age, a fact: facts.quantities)
         mem.add("Is the gym open until 10pm on Wednesdays?", user_id="u")
         clock.advance(days=60)
         mem.add("I started a new job at the library today.", user_id="u")  # ages count on the user's timeline
@@ -145,7 +145,7 @@ def test_sessionless_episodes_cluster_by_week(mem):
         assert [c.key for c in report.clusters] == ["week:2025-W02"]
         summary = mem.get(report.clusters[0].summary_id)
         assert summary.metadata["summary_level"] == "cluster"
-        assert summary.text.startswith("Week 2025-W02\n") and "turns 30 on the 14th" in summary.text
+        assert summary.text.startswith("Week 2025-W02\n") and "big party on the 14th" in summary.text
 
 
 def test_ages_count_on_the_users_timeline_not_the_wall_clock(mem):

@@ -141,8 +141,8 @@ def test_messages_metadata_filters_history_and_chinese(mem):
                                             "timestamp": "2024-05-06T21:00:00+08:00"},
                                            {"role": "assistant", "content": "恭喜乔迁！周末可以去西溪湿地走走。"}]))["events"]
             assert [(e["event"], e["memory"]["source"], e["memory"]["kind"]) for e in events] == [
-                ("ADD", "user", "utterance"), ("ADD", "user", "fact"), ("ADD", "assistant", "assistant")]  # the rent
-            # clause says more than the home fact: the turn is kept beside the fact's own clause
+                ("ADD", "user", "utterance"), ("ADD", "user", "fact"), ("ADD", "user", "fact"),
+                ("ADD", "assistant", "assistant")]  # the turn is kept beside its home and rent facts' own clauses
             rent = events[0]["memory"]
             assert rent["speaker"] == "林晓" and rent["created_at"].startswith("2024-05-06T13:00:00")
             # 上周三 against the turn's own date (Monday 2024-05-06, UTC+8): Wednesday 2024-05-01 00:00 +08:00
@@ -165,7 +165,7 @@ def test_messages_metadata_filters_history_and_chinese(mem):
             assert "role" in await call_error(client, "add_memory", user_id="lin",
                                               messages=[{"role": "robot", "content": "beep"}])
             forgot = await call(client, "forget_memories", user_id="lin")
-            assert forgot["memories_deleted"] == 3  # the rent turn, its home fact, the reply
+            assert forgot["memories_deleted"] == 4  # the rent turn, its home and rent facts, the reply
     anyio.run(main)
     assert mem.get_all(user_id="lin") == []
 

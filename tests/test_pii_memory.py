@@ -259,8 +259,9 @@ def test_delete_all_purge_leaves_no_bytes_of_the_user(tmp_path, mode):
         assert "Zanzibarquux" in before and "月租四千五" in before  # the scan does see what is there
 
         counts = mem.delete_all(user_id="maya", purge=True)
-        # 4 turns + 2 facts: the rent turn's home fact, and "moved to Lisbonia" (its clause ends before "with ...")
-        assert counts["memories"] == 6 and counts["vault"] == len(tokens)
+        # 4 turns + 3 facts: the rent turn's home and rent facts, and "moved to Lisbonia" (its clause ends before
+        # "with ...")
+        assert counts["memories"] == 7 and counts["vault"] == len(tokens)
         assert _scan(mem, needles) == {}
         assert Path(mem.path + "-wal").stat().st_size == 0
         # the other user's text is still there, and still found

@@ -36,7 +36,7 @@ def doc(mem) -> dict:
     mem.add([{"role": "user", "content": "我上周三刚搬到杭州，月租4500元。", "name": "林晓"}], user_id="maya",
             session_id="s2", timestamp="2024-05-06T21:00:00+08:00")
     data = mem.export(user_id="maya")
-    assert data["format"] == EXPORT_FORMAT and len(data["memories"]) == 5  # the 杭州 turn: utterance + home fact
+    assert data["format"] == EXPORT_FORMAT and len(data["memories"]) == 6  # the 杭州 turn: utterance, home, rent
     return data
 
 

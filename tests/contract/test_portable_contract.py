@@ -36,7 +36,8 @@ def build_rich(mem: Memory, user: str = "maya") -> dict[str, str]:
     ev = mem.add([{"role": "user", "content": "我上周三刚搬到杭州，月租4500元。", "name": "林晓"},
                   {"role": "assistant", "content": "恭喜乔迁！周末可以去西溪湿地走走。"}],
                  user_id=user, session_id="s2", agent_id="helper", timestamp="2024-05-06T21:00:00+08:00")
-    ids["rent"], ids["home"], ids["assistant"] = (e.memory.id for e in ev)  # the turn, its home fact
+    ids["rent"], ids["home"], ids["rent_fact"], ids["assistant"] = (e.memory.id for e in ev)  # the turn, its
+    # home fact, its rent fact (the quantity reader), the assistant's turn
     ids["tea"] = mem.add("My sister Ana loves green tea from Kyoto.", user_id=user,
                          timestamp="2024-05-07T09:00:00Z", metadata={"expires_at": "2031-01-01T00:00:00Z"}
                          )[0].memory.id
@@ -117,10 +118,11 @@ def test_search_after_import_matches_the_source(source, target):
     assert turn in [h.memory.source_message_ids for h in dst.search("林晓", user_id="maya", recipe="bm25")]
     said_in_may = {m["id"] for m in doc["memories"] if m["valid_to"] is None
                    and (m["created_at"].startswith("2024-05") or (m["event_time"] or "").startswith("2024-05"))}
-    assert said_in_may == {ids["rent"], ids["home"], ids["assistant"], ids["tea"]}
+    assert said_in_may == {ids["rent"], ids["home"], ids["rent_fact"], ids["assistant"], ids["tea"]}
     found = {h.memory.id for h in dst.search("May", user_id="maya", recipe="bm25", limit=10)}
-    assert found <= said_in_may and said_in_may - found <= {ids["rent"], ids["home"]} and \
-        found & {ids["rent"], ids["home"]}  # one turn: search shows the turn or its home fact
+    turn_ids = {ids["rent"], ids["home"], ids["rent_fact"]}
+    assert found <= said_in_may and said_in_may - found <= turn_ids and \
+        found & turn_ids  # one turn: search shows the turn or one of its facts
     # the superseded fact and the done commitment stay out of current search
     current = {h.memory.id for h in dst.search("Berlin dentist", user_id="maya", limit=20)}
     assert ids["berlin"] not in current and ids["dentist"] not in current

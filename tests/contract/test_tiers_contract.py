@@ -149,7 +149,7 @@ def test_the_tier_survives_export_and_import(backend, target):
 
 def test_consolidate_end_to_end(mem):
     with frozen_clock(T0) as clock:
-        old = mem.add([{"role": "user", "content": "I paid 950 euros rent in Porto this month."},
+        old = mem.add([{"role": "user", "content": "I paid 950 euros for the boat trip in Porto this month."},
                        {"role": "user", "content": "Chess club meets on Thursday evenings near the library."}],
                       user_id="ana", session_id="jan")
         clock.advance(days=45)
@@ -166,8 +166,8 @@ def test_consolidate_end_to_end(mem):
         user_summary = mem.user_summary(user_id="ana")
         assert user_summary.id == report.user_summary_id
         assert user_summary.metadata["summary_level"] == "user"
-        assert "I paid 950 euros rent in Porto this month." in user_summary.text
+        assert "I paid 950 euros for the boat trip in Porto this month." in user_summary.text
         # the summaries stay searchable; the rolled-up episodes do not, except on request
-        hits = mem.search("rent in Porto", user_id="ana")
+        hits = mem.search("boat trip in Porto", user_id="ana")
         assert all(h.memory.tier == "warm" for h in hits) and summary.id in ids(hits)
-        assert set(old_ids) & set(ids(mem.search("rent in Porto", user_id="ana", filters={"tier": "cold"})))
+        assert set(old_ids) & set(ids(mem.search("boat trip in Porto", user_id="ana", filters={"tier": "cold"})))

@@ -178,7 +178,7 @@ def _gated(sentence: str, clause: str, value: str, home_subject: bool = False) -
     """Why ``clause`` of ``sentence`` states no present home of the speaker's, or "". ``home_subject``: the clause's
     subject is the home itself ("the Manchester flat even has a balcony")."""
     from .aspect import episodic
-    from .relative import speakers
+    from .subjects import speakers
     from .rules import not_the_speakers
     from .stance import scene
 

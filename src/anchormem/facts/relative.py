@@ -70,6 +70,7 @@ from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
 from .aspect import episodic
+from .subjects import opens_with_someone as _someone, speakers
 from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
 
 __all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
@@ -314,30 +315,6 @@ def _reached(text: str, value: TypedValue) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def _someone_rx() -> re.Pattern:
-    from .keys import RELATION_WORDS
-
-    dets = langdata.alternation(tuple(data("en").get("noun_subject", [])))
-    rel = langdata.alternation(tuple(w for w in RELATION_WORDS if not has_cjk(w)))
-    return re.compile(rf"^\W*(?:(?:{dets})\s+\w|(?:my|our)\s+(?:\w+\s+)?(?:{rel})(?:s|es)?\b)", re.I)
-
-
-def _someone(text: str) -> bool:
-    """An English clause opens with a subject other than the speaker: a determiner and a noun ("A recruiter …",
-    ``noun_subject`` of relative.json) or a relation of the speaker's ("My parents …")."""
-    return not has_cjk(text) and bool(_someone_rx().search(text))
-
-
-def speakers(clause: str) -> bool:
-    """The speaker is the subject of ``clause``, or it has none ("My wife works at Apple", "A recruiter from Boeing
-    called", "我闺蜜搬去西安了" are someone else's)."""
-    from .rules import _speaker_subject
-    from .subjects import clause_subject
-
-    return not _someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
-
-
 def _ending(text: str) -> bool:
     """The clause can say a habit ended: a terminative marker (:func:`~anchormem.facts.aspect.terminative`:
     "haven't", "quit", "no longer", 戒, 没再, 不…了; a bare negation is none: "I'll never forget it", "can't wait")
@@ -564,7 +541,7 @@ class RelativeChanges:
                     seen.add((key[0], kind))
                     pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov,
                                                        sentence=old.sentence)))
-                if end and (key[0], "end") not in seen and not _ending(old.clause):
+                if end and (key[0], "end") not in seen and not _ending(old.clause) and speakers(old.clause):
                     seen.add((key[0], "end"))
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values,
                                                          sentence=old.sentence)))
@@ -617,7 +594,8 @@ class RelativeChanges:
             cal = settings(u.lang, kind)
             rows.sort(key=lambda r: -r[0])
             if kind == "end":  # an ending closes a clause it names, when one is named; else a sentence by meaning
-                rows = [r for r in rows if not many_in_other_words(r, rows, bridged)]
+                rows = [r for r in rows if not many_in_other_words(r, rows, bridged) and
+                        not (r[4] in bridged and episodic(u.text))]  # (今天下雨，不跑了: one occasion)
                 rows = [r for r in rows if r[1] and not r[3].whole] or \
                     ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
                 if not rows:

@@ -79,7 +79,8 @@ def typed_firsts(embedder: Any, found: list[tuple[Any, list[Fact]]], out: list[l
     of the add, ``out``: the facts of each draft so far. One embedding call for the new clauses, one for the old."""
     from .meaning import _bank, classify
     from .places import home_places, left_places
-    from .relative import _habit, _lang, _old_clauses, _open, settings, speakers
+    from .relative import _habit, _lang, _old_clauses, _open, settings
+    from .subjects import speakers
 
     news: list[tuple[int, Fact, str]] = []
     for i, (d, _) in enumerate(found):

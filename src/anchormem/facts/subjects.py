@@ -27,7 +27,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-__all__ = ["possessed_subject", "named_subject", "clause_subject"]
+__all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -151,3 +151,26 @@ def named_subject(pre: str, lang: str) -> str:
     if _adverbs("en").search(" " + words[0]):
         return ""  # a capitalised opener ("Finally", "Recently") is no name
     return " ".join(words)
+
+
+@lru_cache(maxsize=1)
+def _someone_rx() -> re.Pattern:
+    from .keys import RELATION_WORDS
+
+    dets = langdata.alternation(tuple(langdata.load("relative", "en").get("noun_subject", [])))
+    rel = langdata.alternation(tuple(w for w in RELATION_WORDS if not has_cjk(w)))
+    return re.compile(rf"^\W*(?:(?:{dets})\s+\w|(?:my|our)\s+(?:\w+\s+)?(?:{rel})(?:s|es)?\b)", re.I)
+
+
+def opens_with_someone(text: str) -> bool:
+    """An English clause opens with a subject other than the speaker: a determiner and a noun ("A recruiter …",
+    ``noun_subject`` of relative.json) or a relation of the speaker's ("My parents …")."""
+    return not has_cjk(text) and bool(_someone_rx().search(text))
+
+
+def speakers(clause: str) -> bool:
+    """The speaker is the subject of ``clause``, or it has none ("My wife works at Apple", "A recruiter from Boeing
+    called", "我闺蜜搬去西安了", "Tom just moved" are someone else's)."""
+    from .rules import _speaker_subject
+
+    return not opens_with_someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
