@@ -16,11 +16,11 @@ import platform
 import time
 from pathlib import Path
 
-from anchormem.eval.locomo import format_table, run_locomo
+from anchormem.eval.locomo import format_table, parse_select, run_locomo
 from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
 from timing import progress_printer
 
-DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+DEFAULT_DATA = str(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo10.json")  # ../shared
 VARIANTS = {  # explicit settings over the default recipe (candidates 200, recency 0.1)
     "hybrid:k20_even": {"rrf_k": 20.0, "dense_weight": 0.5, "lexical_weight": 0.5},
     "hybrid:k20_lex.6": {"rrf_k": 20.0, "dense_weight": 0.4, "lexical_weight": 0.6},
@@ -32,16 +32,6 @@ VARIANTS = {  # explicit settings over the default recipe (candidates 200, recen
     "weighted:dense.3": {"fusion": "weighted", "dense_weight": 0.3},
 }
 OUT = Path(__file__).resolve().parent / "results" / "locomo_recall.json"
-
-
-def _indexes(spec: str) -> list[int]:
-    """``"0-4"`` / ``"5-9"`` / ``"0,2,7-9"`` → conversation indexes, in order."""
-    out: list[int] = []
-    for part in spec.split(","):
-        a, _, b = part.strip().partition("-")
-        if a:
-            out += list(range(int(a), int(b or a) + 1))
-    return out
 
 
 def main() -> int:
@@ -73,7 +63,7 @@ def main() -> int:
     progress = progress_printer(5)
 
     t0 = time.perf_counter()
-    select = _indexes(args.select) if args.select else None
+    select = parse_select(args.select) if args.select else None
     result = run_locomo(args.data, recipe=recipes, conversations=args.conversations, select=select,
                         progress=progress, embedder=args.embedder, details=args.details)
     if args.details:  # per-question records cut to what a paired comparison needs

@@ -19,21 +19,12 @@ from pathlib import Path
 
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.harness import read_only_configs
-from anchormem.eval.locomo import load_locomo
+from anchormem.eval.locomo import load_locomo, parse_select
 from anchormem.memory import Memory
 from anchormem.retrieval.config import parse_recipe_spec
 from anchormem.retrieval.sets import asks_set
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
-
-
-def _convs(spec: str) -> list[int]:
-    out: list[int] = []
-    for part in spec.split(","):
-        a, _, b = part.strip().partition("-")
-        if a:
-            out += list(range(int(a), int(b or a) + 1))
-    return out
+DATA = str(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo10.json")  # ../shared
 
 
 def main() -> int:
@@ -46,7 +37,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     samples, _ = load_locomo(DATA)
-    qs = [(samples[i]["sample_id"], qa["question"]) for i in _convs(args.conversations) for qa in samples[i]["qa"]]
+    qs = [(samples[i]["sample_id"], qa["question"]) for i in parse_select(args.conversations) for qa in samples[i]["qa"]]
     times: dict[str, list[tuple[bool, float]]] = {args.base: [], args.new: []}
     with Memory(args.db, embedder=eval_embedder(None), cache=False) as mem:  # no result cache: every search runs
         cfgs = dict(zip((args.base, args.new),

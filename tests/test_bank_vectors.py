@@ -33,17 +33,18 @@ def test_the_shipped_vectors_are_what_the_bundled_model_gives():
     assert np.abs(shipped[:4] @ fresh.T - fresh @ fresh.T).max() < 1e-3
 
 
+class Counting:
+    name, dim = "multilingual-e5-small-q4", 384
+
+    def __init__(self):
+        self.texts = 0
+
+    def embed_documents(self, texts):
+        self.texts += len(texts)
+        return np.zeros((len(texts), 384), dtype=np.float32)
+
+
 def test_the_first_fallback_add_does_not_embed_the_bank(monkeypatch):
-    class Counting:
-        name, dim = "multilingual-e5-small-q4", 384
-
-        def __init__(self):
-            self.texts = 0
-
-        def embed_documents(self, texts):
-            self.texts += len(texts)
-            return np.zeros((len(texts), 384), dtype=np.float32)
-
     monkeypatch.setattr(meaning, "_BANKS", {})
     emb = Counting()
     vecs, labels = meaning._bank(emb, "en")
@@ -66,16 +67,6 @@ def test_ask_banks_ship_and_equal_what_the_bundled_model_gives(bank, lang):
 
 def test_the_first_ask_does_not_embed_the_calibration_banks():
     from anchormem.answering.evidence import EvidenceScorer
-
-    class Counting:
-        name, dim = "multilingual-e5-small-q4", 384
-
-        def __init__(self):
-            self.texts = 0
-
-        def embed_documents(self, texts):
-            self.texts += len(texts)
-            return np.zeros((len(texts), 384), dtype=np.float32)
 
     emb = Counting()
     scorer = EvidenceScorer.__new__(EvidenceScorer)

@@ -32,7 +32,8 @@ from ..memory import Memory
 from .embed_cache import eval_embedder
 from .harness import RecipeArg, Ticker, check_ks, collect_runs, read_only_configs, recipe_list, search_each
 
-__all__ = ["run_locomo", "format_table", "load_locomo", "ingest_locomo", "normalize_evidence", "CATEGORY_NAMES"]
+__all__ = ["run_locomo", "format_table", "load_locomo", "ingest_locomo", "normalize_evidence", "parse_select",
+           "CATEGORY_NAMES"]
 
 #: LoCoMo category numbers → names (the paper's order differs from the numbers).
 CATEGORY_NAMES: dict[int, str] = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain",
@@ -276,3 +277,17 @@ def format_table(result: dict[str, Any]) -> str:
                 lines.append(f"| {name} | {which} | {bold}{cat}{bold} | {row['n']} | {vals} | "
                              f"{lat if cat == 'overall' else ''} |")
     return "\n".join(lines)
+
+
+def parse_select(spec: str) -> list[int]:
+    """Conversation indexes of a split spec, in order: ``"0-4"`` -> [0, 1, 2, 3, 4], ``"0,2,7-9"`` -> [0, 2, 7, 8, 9]
+    (the ``select`` of :func:`load_locomo` / :func:`run_locomo`). Raises InvalidInputError on a malformed spec."""
+    out: list[int] = []
+    for part in spec.split(","):
+        a, _, b = part.strip().partition("-")
+        if not a:
+            continue
+        if not a.isdigit() or (b and not b.isdigit()):
+            raise InvalidInputError(f"select: conversation indexes such as 0-4 or 0,2,7-9, got {spec!r}")
+        out += list(range(int(a), int(b or a) + 1))
+    return out
