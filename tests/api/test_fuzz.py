@@ -50,10 +50,19 @@ def test_all_checks(case, api):
     response = case.call(base_url=api.url, headers={"Authorization": f"Bearer {api.key[('acme', 'admin')]}"},
                          timeout=30)
     checks = ALL_CHECKS
-    if _budget_too_small(case, response):
+    if _budget_too_small(case, response) or _said_in_the_future(response):
         checks = [c for c in ALL_CHECKS if c is not st_checks.positive_data_acceptance]
     case.validate_response(response, checks=checks)
     assert response.status_code < 500, response.text
+
+
+def _said_in_the_future(response) -> bool:
+    """A message's timestamp more than a day from now (the rule the ``SaidAt`` fields' description states; no JSON
+    Schema can, it moves with the clock): that 422, and only that one, is not a hidden constraint."""
+    if response.status_code != 422:
+        return False
+    message = response.json()["error"]["message"]
+    return "timestamp: " in message and "is in the future; a message's timestamp is when it was said" in message
 
 
 def _budget_too_small(case, response) -> bool:
@@ -62,7 +71,9 @@ def _budget_too_small(case, response) -> bool:
     if case.operation.path != "/v1/context" or response.status_code != 400 or not isinstance(case.body, dict):
         return False
     message = response.json()["error"]["message"]
-    return message.startswith(f"budget_tokens={case.body.get('budget_tokens', 2000)} is too small for the newest user message")
+    budget = case.body.get("budget_tokens", 2000)
+    budget = int(budget) if isinstance(budget, float) and budget.is_integer() else budget  # (JSON 1.0 is an integer)
+    return message.startswith(f"budget_tokens={budget} is too small for the newest user message")
 
 
 @schema.parametrize()

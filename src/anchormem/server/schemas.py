@@ -12,7 +12,7 @@ from ..retrieval.config import RECIPES
 from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, ReviewItem
 from ..context.taxonomy import norm_tag
 from .constraints import NO_NUL_PATTERN as NO_NUL
-from .constraints import DateTime, Filters, Metadata, Name, QueryText, ScopeId, Text
+from .constraints import DateTime, Filters, Metadata, Name, QueryText, SaidAt, ScopeId, Text
 
 __all__ = [
     "ScopeId", "MessageIn", "AddRequest", "SearchRequest", "AskRequest", "UpdateRequest", "LabelIn",
@@ -63,7 +63,7 @@ class TextTurn(_Body):
 
     role: Literal["user", "assistant", "system", "developer"] = "user"
     content: Union[Text, Parts]
-    timestamp: Optional[DateTime] = None
+    timestamp: Optional[SaidAt] = None
     name: Optional[Name] = None
     metadata: Optional[Metadata] = None
     tool_calls: Optional[list[dict[str, Any]]] = None
@@ -86,7 +86,7 @@ class ToolStep(_Body):
     tool_calls: Optional[Annotated[list[dict[str, Any]], Field(min_length=1)]] = None
     tool_call_id: Optional[str] = None
     function_call: Optional[dict[str, Any]] = None
-    timestamp: Optional[DateTime] = None
+    timestamp: Optional[SaidAt] = None
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"anyOf": [
         {"properties": {"role": {"enum": ["tool", "function"]}}},
@@ -127,7 +127,7 @@ class AddRequest(_Body):
     user_id: ScopeId
     agent_id: Optional[ScopeId] = None
     session_id: Optional[ScopeId] = None
-    timestamp: Optional[DateTime] = None
+    timestamp: Optional[SaidAt] = None
     metadata: Optional[Metadata] = None
 
     @field_validator("messages")
