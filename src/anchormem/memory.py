@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import os
 from datetime import datetime
+from functools import lru_cache, partial
 from typing import Any, Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
 from .answering.persons import users_own_evidence
-from .answering.evidence import names_the_asked
+from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
@@ -78,6 +79,14 @@ __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
 
+
+
+@lru_cache(maxsize=1)
+def _context_options() -> tuple[str, ...]:
+    """The keyword options :meth:`Memory.context` passes on to :func:`~anchormem.session.build_context`."""
+    return tuple(n for n, p in inspect.signature(build_context).parameters.items()
+                 if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in (
+                     "user_id", "session_id", "query", "budget_tokens", "session_store", "agent_id"))
 
 class Memory(LifecycleMixin):
     """Long-term memory for agents, embedded in one SQLite file.
@@ -621,7 +630,7 @@ class Memory(LifecycleMixin):
             self._evidence.word_sim is not None else None
         return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv,
                              () if ans.abstained else ans.citations,
-                             supports=lambda m: names_the_asked(asked, m))
+                             supports=partial(names_the_asked, analyze_question(asked)))
 
     def _past_vector(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None
                      ) -> Callable[[], Any] | None:
@@ -718,9 +727,7 @@ class Memory(LifecycleMixin):
         (``.text``, ``.sections``, ``.used_tokens``, ``.memory_ids``). ``options``: see
         :func:`anchormem.session.build_context`. Raises InvalidInputError (a budget too small, an unknown option),
         ScopeError."""
-        accepted = [n for n, p in inspect.signature(build_context).parameters.items()
-                    if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in (
-                        "user_id", "session_id", "query", "budget_tokens", "session_store", "agent_id")]
+        accepted = _context_options()
         unknown = sorted(set(options) - set(accepted))
         if unknown:
             raise InvalidInputError(f"context: unknown option{'s' if len(unknown) > 1 else ''} "

@@ -198,11 +198,6 @@ _NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万]|\b(?:o
 _IDENTIFIER = re.compile(r"(?<![\w-])(?:[A-Za-z#]{0,6}[-#]?\d[\w-]{2,}|\d[\d -]{4,}\d)")  # R-5521, #A1234, 138 0013 8000
 
 
-def _identifier_said(term: str, cov: dict[str, float]) -> bool:
-    """The identifier word itself is in the memory (covered by its words, 1.0), not only a number or code (0.999)."""
-    return cov.get(term, 0.0) >= 1.0
-
-
 @lru_cache(maxsize=1)
 def _identifier_words() -> frozenset[str]:
     """Question words for the number or code asked for (``identifier_words`` of ``data/lang/*/answers.json``)."""
@@ -486,7 +481,7 @@ class EvidenceScorer:
         for cov in lexical:  # a number or code answers only in the memory that says what it is of ("What is my
             ids = [t for t in cov if t in _identifier_words()]  # passport number?" is not "order #A1234")
             if ids and any(c < self.config.semantic_credit for t, c in cov.items() if t not in ids and t != DATE_TERM):
-                cov.update({t: 0.0 for t in ids if not _identifier_said(t, cov)})
+                cov.update({t: 0.0 for t in ids if cov[t] < 1.0})  # (1.0: the word itself; 0.999: a code only)
         own_cov = dict(zip(others, lexical[len(hits):]))
         own_stated = dict(zip(others, own))
         denses = self._language_fair(q, hits, [h.explain.get("dense") for h in hits])
@@ -590,12 +585,12 @@ class EvidenceScorer:
                     cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
 
 
-def names_the_asked(question: str, memory: Any) -> bool:
+def names_the_asked(question: str | QuestionInfo, memory: Any) -> bool:
     """``memory`` holds the kind of value ``question`` asks for (the answer-type gates of :func:`_heavy_ok`: a
     number for "how much / 多少", a name for a name question), whatever its words: a memory found by meaning, not by
     words (:mod:`.claim_reading`), must still answer in kind ("What's my dog's name?" is not answered by "I'm in
     Austin.")."""
-    q = analyze_question(question)
+    q = analyze_question(question) if isinstance(question, str) else question  # (read once for many memories)
     stated = memory.text
     if q.wants_name and not states_name(stated, {w.lower() for w in re.findall(r"[A-Za-z']+", q.text)}):
         return False

@@ -423,8 +423,9 @@ def _one_verb(clause: str, lang: str, inherited: str, cls: tuple, m: re.Match) -
                 got = _pending_value(s, r[len(noun):], lang)
                 return ([(s, got, 1)], "") if got else ([], s)
         # the noun as the subject ("我的手机号换了，新号码是…", "my number changed, it's now …"): the speaker's own
-        subj = re.sub(r"(?:\s+(?:has|have|had|just|got|was|is))+\s*$", "", pre.rstrip(), flags=re.I) if lang == "en" \
-            else re.sub(r"(?:又|也|已经|刚|刚刚|都)+$", "", pre.rstrip())
+        tail = langdata.alternation(langdata.words("frames", "subject_tail", (lang,)))
+        subj = re.sub(r"(?:\s+(?:" + tail + r"))+\s*$", "", pre.rstrip(), flags=re.I) if lang == "en" \
+            else re.sub(r"(?:" + tail + r")+$", "", pre.rstrip())
         owner = r"(?:^|\s)(?:my|our)\s+$" if lang == "en" else r"^(?:我们?的?)$"
         for noun, s in sorted(c["switch_nouns"].items(), key=lambda kv: -len(kv[0])):
             k = (subj.casefold() if lang == "en" else subj).rfind(noun)

@@ -135,12 +135,14 @@ def named_subject(pre: str, lang: str) -> str:
         if not toks:
             return ""
         name = toks[-1].word
-        if len(toks) > 1 and toks[-2].word in ("小", "老", "阿"):  # 小李, 老王: jieba cuts the familiar prefix off
+        prefixes = langdata.words("cues", "name_prefixes", ("zh",))
+        if len(toks) > 1 and toks[-2].word in prefixes:  # 小李, 老王: jieba cuts the familiar prefix off
             name = toks[-2].word + name
-        return name if toks[-1].flag in _NAME_TAGS or re.fullmatch(r"[小老阿][\u4e00-\u9fff]", name) else ""
+        familiar = len(name) == 2 and name[0] in prefixes and has_cjk(name[1])
+        return name if toks[-1].flag in _NAME_TAGS or familiar else ""
     p = _adverbs("en").sub("", " " + chunk.rstrip()).strip()
-    m = re.fullmatch(r"(?:(?:and|then|so|but|plus|oh|well|also)\s+)?((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})", p,
-                     re.I)
+    openers = langdata.alternation(langdata.words("cues", "clause_openers", ("en",)))
+    m = re.fullmatch(r"(?:(?:" + openers + r")\s+)?((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})", p, re.I)
     if not m:
         return ""
     words = m.group(1).split()
