@@ -161,9 +161,16 @@ def test_messages_metadata_filters_history_and_chinese(mem):
             # argument errors: both text and messages, a limit out of range, an unknown message role
             assert "exactly one of text or messages" in await call_error(
                 client, "add_memory", user_id="lin", text="hi there", messages=[{"content": "x"}])
-            assert "limit" in await call_error(client, "search_memories", user_id="lin", query="月租", limit=0)
-            assert "role" in await call_error(client, "add_memory", user_id="lin",
-                                              messages=[{"role": "robot", "content": "beep"}])
+            # schema violations read as the library's invalid_input: the field, what is wrong, the value given
+            assert await call_error(client, "search_memories", user_id="lin", query="月租", limit=0) == (
+                "Error executing tool search_memories: invalid_input: limit: "
+                "Input should be greater than or equal to 1 (got 0)")
+            assert await call_error(client, "add_memory", user_id="lin",
+                                    messages=[{"role": "robot", "content": "beep"}]) == (
+                "Error executing tool add_memory: invalid_input: messages.0.role: "
+                "Input should be 'user', 'assistant' or 'system' (got 'robot')")
+            assert await call_error(client, "search_memories", user_id="lin") == (
+                "Error executing tool search_memories: invalid_input: query: Field required")
             forgot = await call(client, "forget_memories", user_id="lin")
             assert forgot["memories_deleted"] == 4  # the rent turn, its home and rent facts, the reply
     anyio.run(main)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .errors import AnchormemError, ConfigError, InvalidInputError, NotFoundError, ScopeError
 from .ingest.normalize import check_scope_id
@@ -186,6 +186,30 @@ def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _argument_errors(exc: ValidationError) -> str:
+    """A tool's argument-validation failure as one readable line per field, in the library's error form:
+    ``invalid_input: limit: Input should be greater than or equal to 1 (got 0); role: ...``."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        got = "" if err.get("type") == "missing" else f" (got {err.get('input')!r})"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}{got}")
+    return f"{InvalidInputError.code}: " + "; ".join(parts)
+
+
+class _Server(MCPServer):
+    """The SDK's server, with argument-validation errors reported as the library's ``invalid_input`` (a field
+    name, what was wrong, the value given) rather than pydantic's multi-line text with a documentation link."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {_argument_errors(exc.__cause__)}") from exc.__cause__
+            raise
+
+
 def _pin_user(fn: Callable[..., Any], pinned: bool) -> Callable[..., Any]:
     """Make ``user_id`` optional in the published schema when the server is pinned to one user."""
     if not pinned:
@@ -216,7 +240,7 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
     """
     mem = memory if memory is not None else Memory(path, url=url, embedder=embedder)
     pinned = None if default_user_id is None else check_scope_id(default_user_id, "default_user_id", required=True)
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level=log_level)  # type: ignore[arg-type]
+    server = _Server(SERVER_NAME, instructions=INSTRUCTIONS, log_level=log_level)  # type: ignore[arg-type]
 
     def user(user_id: str | None) -> str:
         if pinned is None:
