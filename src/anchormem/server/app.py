@@ -168,6 +168,8 @@ def _install_handlers(app: FastAPI, debug_logs: bool = False) -> None:
         details = []
         for e in exc.errors():
             msg = str(e.get("msg", ""))
+            if e.get("type") == "value_error" and msg.startswith("Value error, "):  # pydantic's prefix
+                msg = msg[len("Value error, "):]
             if e.get("type") == "string_pattern_mismatch":
                 msg = PATTERN_HELP.get(str((e.get("ctx") or {}).get("pattern")), msg)
             if e.get("type") == "json_invalid":  # loc ("body", <character offset>)

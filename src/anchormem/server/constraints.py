@@ -24,6 +24,7 @@ from pydantic import (AfterValidator, BeforeValidator, Field, StrictBool, Strict
                       WithJsonSchema)
 
 from .. import filters as _filters
+from ..errors import AnchormemError
 from ..config import Settings
 from ..context.taxonomy import DOMAIN_NAMES
 from ..ingest import normalize as _normalize
@@ -284,11 +285,30 @@ def check_filters(value: Any) -> Any:
         return value
     error = best_match(_validator.iter_errors(value))
     if error is not None:
-        where = "filters" + "".join(f"[{p!r}]" for p in error.absolute_path)
-        hint = (" (metadata keys are written 'metadata.<key>')"
-                if error.validator in ("additionalProperties", "patternProperties") else "")
-        raise ValueError(f"{where}: {error.message[:300]}{hint}")
+        raise ValueError(_filter_message(value, error))
     return value
+
+
+_BARE_KEY_NOTE = re.compile(r" and no stored memory in this scope has metadata key .*$")
+_REGEX_TAIL = re.compile(r" does not match (?:any of the regexes: )?'.*$", re.S)
+
+
+def _filter_message(value: Any, error: Any) -> str:
+    """A schema violation of a filter in words a caller can act on: the library's own parser's message where it
+    refuses the filter too (an unknown key lists the fields, a bad time says it is not ISO-8601), else the schema's
+    message with any regex replaced by what the pattern means. Over REST a bare key is never a metadata key."""
+    where = "filters" + "".join(f"[{p!r}]" for p in error.absolute_path)
+    meta_hint = "metadata keys are written 'metadata.<key>' (letters, digits, '_' or '-'; dots between parts)"
+    try:
+        _filters.parse_filters(value, metadata_keys=lambda: ())
+    except AnchormemError as exc:
+        return _BARE_KEY_NOTE.sub("; " + meta_hint, str(exc))
+    if error.validator in ("additionalProperties", "patternProperties"):
+        keys = [k for k in (error.instance if isinstance(error.instance, dict) else {})
+                if not any(re.search(p, k) for p in (error.schema.get("patternProperties") or {}))
+                and k not in (error.schema.get("properties") or {})]
+        return f"{where}: {', '.join(map(repr, keys)) or 'a key'} is not a filter key: {meta_hint}"
+    return f"{where}: {_REGEX_TAIL.sub(' is not valid here', error.message)[:300]}"
 
 
 def _rewrite_refs(node: Any) -> Any:
