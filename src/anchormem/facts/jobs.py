@@ -45,6 +45,7 @@ from ..ingest.classify import is_question, stated_part
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
+from .subjects import not_names
 
 __all__ = ["Reading", "read_clauses", "open_clauses", "acting", "job_facts", "merge_job_facts", "is_title", "JOB_SLOTS"]
 
@@ -213,13 +214,6 @@ def _org_heads() -> frozenset[str]:
     return frozenset(w.casefold() for w in _data("en").get("org_heads", []))
 
 
-@lru_cache(maxsize=1)
-def _not_names() -> frozenset[str]:
-    from .meaning import _not_names as nn
-
-    return nn("en")
-
-
 def _en_org(clause: str) -> str:
     """The organisation a clause names after "at / with / for / joined…": a capitalised name ("Kaiser", "St.
     Mary's", "Flour & Co") or a lowercase phrase whose head is an organisation noun ("the university library")."""
@@ -239,7 +233,7 @@ def _en_org(clause: str) -> str:
             if head and head.group(1) in _org_heads():  # "Santa Maria hospital"
                 name = f"{name} {head.group(1)}"
             first = name.split()[0].casefold()
-            if first not in _not_names() and first != "i" and name.casefold() not in _heads() and \
+            if first not in not_names("en") and first != "i" and name.casefold() not in _heads() and \
                     re.search(r"[A-Za-z]{2}", name) and not re.fullmatch(r"\d+\s*(?:am|pm|a\.m\.|p\.m\.)?", name, re.I):
                 found = name
                 continue

@@ -49,6 +49,7 @@ from ..text.tokenize import has_cjk, pos_tags
 from .bank_vectors import load as load_bank_vectors
 from .keys import OCCUPATION_EN, is_occupation, value_key
 from .model import Fact, detect_language
+from .subjects import not_names
 
 __all__ = ["MeaningFallback", "clause_units", "typed_values", "classify"]
 
@@ -62,12 +63,6 @@ _NAME_TAGS = frozenset({"ns", "nt", "nz", "nr", "nrt", "nrfg", "eng"})
 
 def _bank_data(lang: str) -> dict[str, Any]:
     return langdata.load("slot_exemplars", lang)
-
-
-@lru_cache(maxsize=2)
-def _not_names(lang: str) -> frozenset[str]:
-    """Capitalised words that are no place or organisation (``not_names``: months, weekdays, pronouns, openers)."""
-    return frozenset(w.casefold() for w in _bank_data(lang).get("not_names", []))
 
 
 @lru_cache(maxsize=2)
@@ -206,7 +201,7 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
 @lru_cache(maxsize=8192)
 def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
-    skip = _not_names(lang) | _not_names("en")
+    skip = not_names(lang) | not_names("en")
     for m in _CAPS.finditer(text):
         if not text[:m.start()].strip(" \"'“‘(*-"):
             continue  # the clause's first word is capitalised whatever it is ("Seven years now", "Gotta focus")

@@ -27,10 +27,18 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-__all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers"]
+
+__all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
+
+
+@lru_cache(maxsize=2)
+def not_names(lang: str) -> frozenset[str]:
+    """Capitalised words that name no one and nothing (``not_names`` of data/lang/<lang>/slot_exemplars.json:
+    months, weekdays, pronouns, openers), casefolded."""
+    return frozenset(w.casefold() for w in langdata.load("slot_exemplars", lang).get("not_names", []))
 
 
 @lru_cache(maxsize=2)
@@ -146,9 +154,7 @@ def named_subject(pre: str, lang: str) -> str:
     if not m:
         return ""
     words = m.group(1).split()
-    from .meaning import _not_names  # (months, weekdays, pronouns, openers: capitalised words that name no one)
-
-    if any(w.casefold() in _not_names("en") or w in ("I", "I'm", "I’m") for w in words):
+    if any(w.casefold() in not_names("en") or w in ("I", "I'm", "I’m") for w in words):
         return ""
     if _adverbs("en").search(" " + words[0]):
         return ""  # a capitalised opener ("Finally", "Recently") is no name
