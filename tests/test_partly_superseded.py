@@ -26,6 +26,19 @@ def test_remainder(text, closed, values, left):
     assert remainder(text, closed, values=values) == left
 
 
+def test_a_closed_claim_never_takes_the_words_of_a_claim_still_holding():
+    """The employer's claim "I work as a pharmacist at Boots" closes while the occupation's "I work as a pharmacist"
+    holds: the occupation's words stay (they once went with the employer's, leaving "Hi, quick intro")."""
+    text = ("Hi, quick intro: I live in Leeds, I work as a pharmacist at Boots, my rent is 850 pounds a month, "
+            "and I have two dogs.")
+    closed = ["I live in Leeds", "I work as a pharmacist at Boots", "my rent is 850 pounds a month",
+              "I have two dogs"]
+    assert remainder(text, closed, ["I work as a pharmacist"], ["Leeds", "Boots", "850 pounds", "two"]) == \
+        "Hi, quick intro: I work as a pharmacist."
+    assert remainder("我住在杭州，在阿里做前端开发。", ["我住在杭州，在阿里做前端开发"], ["做前端开发"], ["杭州"]) == \
+        "做前端开发。"
+
+
 @pytest.fixture(scope="module")
 def moved():
     m = Memory(":memory:", cache=False)

@@ -145,3 +145,23 @@ def test_no_reply_keys_from_a_later_stored_turn():
                 session_id="s1", timestamp=SAID - timedelta(hours=1))
         texts = [h.memory.text for h in mem.search("pottery workshop", user_id="u", recipe="bm25")]
         assert texts == ["Did you go to the pottery workshop?"]
+
+
+def test_no_reply_keys_between_two_turns_of_one_unnamed_user():
+    """A user's own question is not what their next turn answers: "Should I quit my job?" then "My sister's rent
+    went up." keeps "job" out of the rent turn's keys (so "What is my job?" does not find it by that word), while an
+    assistant's question still keys the user's reply, and named speakers still count as two parties."""
+    user = [KeyTurn("Should I quit my job?", None, role="user"),
+            KeyTurn("My sister's rent went up to 1200 pounds.", None, role="user")]
+    assert retrieval_keys(user, frozenset({"reply"})) == [[""], [""]]
+    asked = [KeyTurn("Which job did you take?", None, role="assistant"),
+             KeyTurn("The one at the pharmacy.", None, role="user")]
+    assert retrieval_keys(asked, frozenset({"reply"}))[1] == ["job take"]
+    named = [KeyTurn("Did you go to the pottery workshop?", "Melanie", role="user"),
+             KeyTurn("Yes! I made a bowl.", "Caroline", role="user")]
+    assert retrieval_keys(named, frozenset({"reply"}))[1] == ["go pottery workshop"]
+    with Memory(":memory:", embedder="hash", index_keys="default") as mem:
+        for text in ("Should I quit my job?", "My sister's rent went up to 1200 pounds."):
+            mem.add(text, user_id="u", session_id="s1", timestamp=SAID)
+        texts = [h.memory.text for h in mem.search("What is my job?", user_id="u", recipe="bm25")]
+        assert texts == ["Should I quit my job?"]

@@ -383,7 +383,7 @@ class Memory(LifecycleMixin):
         prev = self.store.previous_messages(self._scope(old.user_id), old.source_message_ids[:1]) \
             if kinds and old.source_message_ids else {}
         keys = memory_keys(text, old.speaker, old.created_at, prev.get(old.source_message_ids[0]) if prev else None,
-                           kinds) if kinds else ""
+                           kinds, old.role) if kinds else ""
         return index_text(text, " ".join(x for x in (old.speaker, time_terms(old.created_at, dates)) if x), keys)
 
     def delete(self, memory_id: str, *, purge: bool = False) -> dict[str, int]:

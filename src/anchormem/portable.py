@@ -312,7 +312,7 @@ def _index_text(it: MemoryItem, prev: dict | None = None, kinds: frozenset[str] 
     if it.kind == "summary":
         return index_text(it.text)
     dates = [_Span(it.event_time)] if it.event_time is not None else []
-    keys = memory_keys(it.text, it.speaker, it.created_at, prev, kinds) if kinds else ""
+    keys = memory_keys(it.text, it.speaker, it.created_at, prev, kinds, it.role) if kinds else ""
     return index_text(" ".join(x for x in (it.text, it.speaker, time_terms(it.created_at, dates)) if x), keys)
 
 

@@ -173,7 +173,7 @@ def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = 
     Google"), unless they hold a held claim's words. None when nothing with content (:func:`has_content`) is left:
     such a memory is wholly superseded."""
     keep = [h.strip() for h in held if h and h.strip()]
-    out = strip_spans(text, [c for c in closed if c.strip() and c.strip() not in keep])
+    out = strip_spans(text, [c for c in closed if c.strip() and c.strip() not in keep], keep)
     if out is None:
         return None
     back = _claim_words()[0]
@@ -184,14 +184,32 @@ def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = 
     return out if out is not None and has_content(out) else None
 
 
-def strip_spans(text: str, spans: list[str]) -> str | None:
-    """``text`` without each of ``spans`` (the words of closed claims), tidied (no dangling "and", doubled
-    punctuation); None when nothing but punctuation and joining words is left."""
-    for span in sorted((x.strip() for x in spans), key=len, reverse=True):
-        if span and span in text:
-            text = text.replace(span, " ")
-        elif span and span.rstrip(".。!！?？") in text:
-            text = text.replace(span.rstrip(".。!！?？"), " ")
+def _occurrences(text: str, span: str) -> list[tuple[int, int]]:
+    """Where ``span`` (or, when absent, ``span`` without its closing punctuation) stands in ``text``."""
+    for s in (span, span.rstrip(".。!！?？")):
+        if s and s in text:
+            out, at = [], text.find(s)
+            while at >= 0:
+                out.append((at, at + len(s)))
+                at = text.find(s, at + len(s))
+            return out
+    return []
+
+
+def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] = ()) -> str | None:
+    """``text`` without each of ``spans`` (the words of closed claims), except the words of ``keep`` (claims still
+    holding: "I work as a pharmacist" stays when "I work as a pharmacist at Boots" closes), tidied (no dangling
+    "and", doubled punctuation); None when nothing but punctuation and joining words is left."""
+    gone = bytearray(len(text))
+    for span in (x.strip() for x in spans):
+        for a, b in _occurrences(text, span) if span else ():
+            gone[a:b] = b"\x01" * (b - a)
+    for span in (x.strip() for x in keep):
+        for a, b in _occurrences(text, span) if span else ():
+            gone[a:b] = bytes(b - a)
+    if any(gone):
+        text = "".join(" " if gone[i] and (i == 0 or not gone[i - 1]) else "" if gone[i] else ch
+                       for i, ch in enumerate(text))
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # ". and I" -> ". I"
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
@@ -199,7 +217,7 @@ def strip_spans(text: str, spans: list[str]) -> str | None:
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
     text = re.sub(r"[,，;；、:：]\s*([.。!！?？])", r"\1", text)  # "我是开出租车的，。" (the piece after it out)
     text = re.sub(r"([.。!！?？])[,，;；\s.。]+", r"\1 ", text)
-    text = re.sub(r"([,，;；])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;" else ""),
+    text = re.sub(r"([,，;；:：])\s*[,，;；][\s,，;；]*", lambda m: m.group(1) + (" " if m.group(1) in ",;:" else ""),
                   text)  # "我叫李娜，，是一名老师" -> "我叫李娜，是一名老师"
     text = _TIDY.sub("", text).strip()
     return text if re.search(r"\w", text) else None

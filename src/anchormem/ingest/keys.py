@@ -62,6 +62,18 @@ class KeyTurn:
     text: str
     speaker: str | None
     chunk_dates: list[list[DateSpan]] = field(default_factory=list)
+    role: str | None = None  # "user" / "assistant"; None when unknown
+
+
+def _replies_to(prev: KeyTurn, t: KeyTurn) -> bool:
+    """``t`` may answer ``prev``: they are said by two parties. Two named speakers are two parties when their names
+    differ; two unnamed turns of the same role are one party (a user asking "Should I quit my job?" and then saying
+    "My sister's rent went up." is not answering themselves); otherwise the turns count as two parties."""
+    if prev.speaker and t.speaker:
+        return prev.speaker != t.speaker
+    if not prev.speaker and not t.speaker and prev.role and prev.role == t.role:
+        return False
+    return True
 
 
 def parse_key_kinds(spec: str | Sequence[str] | None) -> frozenset[str]:
@@ -96,7 +108,7 @@ def previous_turn(store, scope, messages: Sequence, kinds: frozenset[str]) -> Ke
         return None  # an older turn imported late: the stored one does not precede it
     if prev.get("role") == "system" or not prev.get("content"):
         return None
-    return KeyTurn(str(prev["content"]), prev.get("name"))
+    return KeyTurn(str(prev["content"]), prev.get("name"), role=prev.get("role"))
 
 
 @lru_cache(maxsize=4)
@@ -149,7 +161,7 @@ def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list
     for i, t in enumerate(turns):
         shared: list[str] = []
         prev = turns[i - 1] if i > 0 else None
-        other = prev if prev is not None and (prev.speaker != t.speaker or t.speaker is None) else None
+        other = prev if prev is not None and _replies_to(prev, t) else None
         if other is not None and ("context" in kinds or ("reply" in kinds and _asks(other.text))):
             own = set(query_terms(t.text))
             shared += [w for w in query_terms(other.text) if w not in own and w not in names][:REPLY_TERMS]
@@ -173,13 +185,15 @@ def retrieval_keys(turns: Sequence[KeyTurn], kinds: frozenset[str]) -> list[list
     return out
 
 
-def memory_keys(text: str, speaker: str | None, said_at: datetime, prev: dict | None, kinds: frozenset[str]) -> str:
+def memory_keys(text: str, speaker: str | None, said_at: datetime, prev: dict | None, kinds: frozenset[str],
+                role: str | None = None) -> str:
     """The keys of one stored memory rebuilt from its stored turns (``Memory.update`` of its text, an import of an
     export): ``text`` said by ``speaker`` at ``said_at`` (aware; its dates resolve against it), after the message
-    ``prev`` (a stored message dict: ``content``, ``name``, ``role``; None for the first of a session). The same
+    ``prev`` (a stored message dict: ``content``, ``name``, ``role``; None for the first of a session); ``role``: the
+    memory's own role (None: unknown). The same
     kinds as a write (``topic`` needs the whole call and is left out). Returns the space-joined key text."""
     turns = []
     if prev is not None and prev.get("content") and prev.get("role") != "system":
-        turns.append(KeyTurn(str(prev["content"]), prev.get("name")))
-    turns.append(KeyTurn(text, speaker, [resolve_dates(text, said_at)]))
+        turns.append(KeyTurn(str(prev["content"]), prev.get("name"), role=prev.get("role")))
+    turns.append(KeyTurn(text, speaker, [resolve_dates(text, said_at)], role=role))
     return retrieval_keys(turns, kinds - {"topic"})[-1][0]

@@ -127,7 +127,7 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             continue
         out.messages.append(StoredMessage(id=msg_id, scope=scope, role=msg.role, content=msg.content, ts=ts,
                                           name=msg.name, metadata=msg_meta))
-        turn = KeyTurn(msg.content, msg.name)
+        turn = KeyTurn(msg.content, msg.name, role=msg.role)
         turns.append(turn)
         if is_chitchat(msg.content):
             out.skipped.append((i, "chit-chat"))
