@@ -75,3 +75,32 @@ def test_a_chinese_aspect_question_reads_the_past(mem):
     ans = mem.ask("读研的时候我在哪个城市？", user_id="c")
     assert not ans.abstained and "武汉" in ans.citations[0].text
     assert "以前如此" in ans.text
+
+
+def test_an_as_of_question_in_other_words_reads_the_claims_valid_then(mem):
+    mem.add("Hi, I'm Sam. I live in Lisbon and I work as a nurse at Santa Maria hospital.", user_id="d", timestamp=T)
+    mem.add("I moved to Berlin last month.", user_id="d", timestamp=T + timedelta(days=60))
+    mem.add("我住在南京，在华为做硬件测试。", user_id="e", timestamp=T)
+    mem.add("上个月搬到杭州了。", user_id="e", timestamp=T + timedelta(days=60))
+    then = T + timedelta(days=1)
+    ans = mem.ask("Where am I based?", user_id="d", as_of=then)
+    assert not ans.abstained and "Lisbon" in ans.citations[0].text
+    assert "true until 2024-03" in ans.text  # the home's end: the nursing still holds
+    zh = mem.ask("我在哪住？", user_id="e", as_of=then)
+    assert not zh.abstained and "南京" in zh.citations[0].text and "2024-03以前如此" in zh.text
+    assert "杭州" in mem.ask("我在哪住？", user_id="e").citations[0].text
+
+
+def test_a_past_quote_ends_when_the_asked_slot_did():
+    from anchormem.answering.successors import _past_view
+    from anchormem.types import Claim, MemoryItem
+
+    home_end, rent_end = T + timedelta(days=60), T + timedelta(days=120)
+    claims = [Claim(fact_id="f-home", slot="user|home_city", value="Leeds", said_at=T, valid_from=T,
+                    valid_to=home_end, superseded_by="f-new-home"),
+              Claim(fact_id="f-rent", slot="user|rent", value="600", said_at=T, valid_from=T, valid_to=rent_end,
+                    superseded_by="f-new-rent")]
+    m = MemoryItem(id="m1", user_id="u", text="I live in Leeds and pay 600 rent.", created_at=T, valid_from=T,
+                   valid_to=rent_end, claims=claims)
+    assert _past_view(m, "f-new-home").valid_to == home_end
+    assert _past_view(m, "f-new-rent").valid_to == rent_end

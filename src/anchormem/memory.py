@@ -22,6 +22,7 @@ from .answering.persons import asks_about_self, users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
 from .answering.past_reading import past_tense, past_tense_answer
+from .answering.slot_questions import slot_answer_as_of
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -597,6 +598,9 @@ class Memory(LifecycleMixin):
             if then is None and as_of is None and self.answer_config.slot_evidence else []
         if then is not None:
             ans, hits = then[0], hits + then[1]
+        elif ans.abstained and as_of is not None and not filters:  # the user's claims valid then ("Where am I based?")
+            then = slot_answer_as_of(asked, found, to_utc(as_of, field="as_of"))
+            ans, hits = (then[0], hits + then[1]) if then is not None else (ans, hits)
         elif slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
             held = held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
                 user_id, hs)) if ans.abstained and "valid_to" not in (filters or {}) else None
