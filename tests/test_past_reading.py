@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from anchormem import Memory
-from anchormem.answering.past_reading import past_tense
+from anchormem.answering.past_reading import asks_about_asker, past_tense
 from anchormem.answering.slot_questions import asked_slots
 
 T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
@@ -31,6 +31,18 @@ T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
 ])
 def test_past_tense(question, past):
     assert past_tense(question) is past
+
+
+@pytest.mark.parametrize("question, asker", [
+    ("Which city did I share a house in?", True),
+    ("涨之前房租是多少？", True),  # Chinese drops the subject: the asker's
+    ("刚开始减肥时多重？", True),
+    ("他之前住哪？", False),
+    ("你之前说过什么？", False),  # the addressee
+    ("Where did Caroline live before?", False),
+])
+def test_who_a_question_asks_about(question, asker):
+    assert asks_about_asker(question) is asker
 
 
 @pytest.mark.parametrize("question", ["我在哪住？", "我现在在哪儿住？", "我在哪边住？"])
@@ -104,3 +116,11 @@ def test_a_past_quote_ends_when_the_asked_slot_did():
                    valid_to=rent_end, claims=claims)
     assert _past_view(m, "f-new-home").valid_to == home_end
     assert _past_view(m, "f-new-rent").valid_to == rent_end
+
+
+def test_a_chinese_past_question_without_a_subject_reads_the_closed_turns(mem):
+    mem.add("房租一个月三千五，押一付三，跟对象合租，水电另算。", user_id="f", timestamp=T)
+    mem.add("这个月开始房租变四千二了，房东说行情涨了。", user_id="f", timestamp=T + timedelta(days=300))
+    ans = mem.ask("涨之前房租是多少？", user_id="f")
+    assert not ans.abstained and "三千五" in ans.citations[0].text and "以前如此" in ans.text
+    assert "四千二" in mem.ask("我每个月租金多少？", user_id="f").citations[0].text

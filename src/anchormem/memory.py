@@ -18,10 +18,10 @@ import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
 from .answering.extractive import abstain
-from .answering.persons import asks_about_self, users_own_evidence
+from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
-from .answering.past_reading import past_tense, past_tense_answer
+from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
 from .answering.slot_questions import slot_answer_as_of
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
@@ -649,7 +649,7 @@ class Memory(LifecycleMixin):
         predicate is nearer a closed claim's turn than the current one, or to a past question (a past word) the
         evidence test abstained on (:mod:`anchormem.answering.past_reading`)."""
         past = asks_past(asked)
-        if (not ans.abstained if past else not past_tense(asked)) or not asks_about_self(asked) or filters or \
+        if (not ans.abstained if past else not past_tense(asked)) or not asks_about_asker(asked) or filters or \
                 self._evidence is None or self._evidence.word_sim is None:
             return None
         scope = self._scope(user_id, agent_id, session_id)

@@ -29,9 +29,10 @@ from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
 from .extractive import _distinct, annotate, quote
+from .persons import asks_about_self, kin_words
 from .successors import _past_view, _superseded_part, current_successor
 
-__all__ = ["past_tense", "past_tense_answer", "PAST_MARGIN", "MAX_OLD"]
+__all__ = ["past_tense", "asks_about_asker", "past_tense_answer", "PAST_MARGIN", "MAX_OLD"]
 
 PAST_MARGIN = 0.0  # the old turn's cosine to the question over its current successor's
 MAX_OLD = 10  # old turns compared at most (the best-ranked candidates)
@@ -79,6 +80,23 @@ def past_tense(question: str) -> bool:
             rest = rest.replace(w, " ")
         return any(w in rest for w in zh)
     return False
+
+
+@lru_cache(maxsize=1)
+def _others_zh() -> tuple[str, ...]:
+    """Chinese words naming someone other than the asker: third-person pronouns and the addressee."""
+    return tuple(langdata.load("cues", "zh").get("third_person_subjects", [])) + \
+        tuple(langdata.load("answers", "zh").get("addressee", []))
+
+
+def asks_about_asker(question: str) -> bool:
+    """The question is about the asker: in the first person (:func:`~.persons.asks_about_self`), or a Chinese
+    question naming no one (Chinese drops the subject: "涨之前房租是多少？", "刚开始减肥时多重？"): no third-person
+    pronoun nor addressee, no relation word, no capitalised Latin name."""
+    if asks_about_self(question):
+        return True
+    return has_cjk(question) and not any(w in question for w in _others_zh()) and not kin_words(question) and \
+        not re.search(r"[A-Z][a-z]", question)
 
 
 def past_tense_answer(question: str, candidates: list[Hit], *, store: Any, scope: Scope, scorer: EvidenceScorer,
