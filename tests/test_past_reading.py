@@ -124,3 +124,16 @@ def test_a_chinese_past_question_without_a_subject_reads_the_closed_turns(mem):
     ans = mem.ask("涨之前房租是多少？", user_id="f")
     assert not ans.abstained and "三千五" in ans.citations[0].text and "以前如此" in ans.text
     assert "四千二" in mem.ask("我每个月租金多少？", user_id="f").citations[0].text
+
+
+@pytest.mark.parametrize("question, past, bare", [
+    ("我跳槽前在哪家公司？", True, "我跳槽在哪家公司？"),  # a verb + 前: before that event
+    ("续约前房租多少？", True, "续约房租多少？"),
+    ("我目前住在哪个城市？", False, "我目前住在哪个城市？"),  # 目前: at present
+    ("前端代码写好了吗？", False, "前端代码写好了吗？"),
+])
+def test_before_an_event_in_chinese_asks_the_past(question, past, bare):
+    from anchormem.facts.claims import asks_past, without_past_words
+
+    assert asks_past(question) is past
+    assert without_past_words(question) == bare
