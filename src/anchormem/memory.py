@@ -21,6 +21,8 @@ from .answering.extractive import abstain
 from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
+from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
+from .answering.slot_questions import slot_answer_as_of
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -48,7 +50,7 @@ from .lifecycle import ExpiryPolicy, assign_expiry, not_expired, renewals, warm_
 from . import consolidate as _tiers
 from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.currency import evidence_hits
-from .facts.claims import asks_past, without_past_words
+from .facts.claims import asks_past, closed_claims, without_past_words
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
 from .facts.commitments import split_commitments
@@ -590,9 +592,16 @@ class Memory(LifecycleMixin):
             self._evidence = EvidenceScorer(self.embedder, self.answer_config)
         ans = extractive_answer(query, hits, self.answer_config, scorer=self._evidence,
                                 prompts=self._reply_prompts(user_id, hits), past=as_of is None and asks_past(asked))
+        then = self._past_tense(asked, query, found, user_id, agent_id, session_id, context, filters, limit, ans) \
+            if as_of is None and not filters and not asks_past(asked) else None  # "Which city did I share…"
         slot = self._slot_evidence(asked, user_id, agent_id, session_id, filters, found, ans) \
-            if as_of is None and self.answer_config.slot_evidence else []
-        if slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
+            if then is None and as_of is None and self.answer_config.slot_evidence else []
+        if then is not None:
+            ans, hits = then[0], hits + then[1]
+        elif ans.abstained and as_of is not None and not filters:  # the user's claims valid then ("Where am I based?")
+            then = slot_answer_as_of(asked, found, to_utc(as_of, field="as_of"))
+            ans, hits = (then[0], hits + then[1]) if then is not None else (ans, hits)
+        elif slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
             held = held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
                 user_id, hs)) if ans.abstained and "valid_to" not in (filters or {}) else None
             ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
@@ -601,7 +610,8 @@ class Memory(LifecycleMixin):
                 ans, hits = with_held(ans, held[0], self.answer_config.max_citations, query), hits + held[1]
         elif ans.abstained and as_of is None and asks_past(asked) and "valid_to" not in (filters or {}):
             now = past_slot_answer(asked, self.store, self._scope(user_id, agent_id, session_id), filters,
-                                   self._past_vector(asked, user_id, agent_id, session_id), self.embedder)
+                                   self._past_vector(asked, user_id, agent_id, session_id), self.embedder) or \
+                self._past_tense(asked, query, found, user_id, agent_id, session_id, context, filters, limit, ans)
             ans, hits = (now[0], hits + now[1]) if now is not None else (ans, hits)
         elif ans.abstained and as_of is None and not asks_past(asked) and "valid_to" not in (filters or {}):
             # the current state of a slot whose earlier value the question names (answering.successors)
@@ -631,6 +641,25 @@ class Memory(LifecycleMixin):
         return slot_evidence(asked, self.store, scope, filters, found, self.embedder if qv is not None else None, qv,
                              () if ans.abstained else ans.citations,
                              supports=partial(names_the_asked, analyze_question(asked)))
+
+    def _past_tense(self, asked: str, query: str, found: list[Hit], user_id: str, agent_id: str | None,
+                    session_id: str | None, context: Any, filters: Any, limit: int, ans: Answer
+                    ) -> tuple[Answer, list[Hit]] | None:
+        """The answer from the past to a question about the user in the past tense with no past word, when its
+        predicate is nearer a closed claim's turn than the current one, or to a past question (a past word) the
+        evidence test abstained on (:mod:`anchormem.answering.past_reading`)."""
+        past = asks_past(asked)
+        if (not ans.abstained if past else not past_tense(asked)) or not asks_about_asker(asked) or filters or \
+                self._evidence is None or self._evidence.word_sim is None:
+            return None
+        scope = self._scope(user_id, agent_id, session_id)
+        old = self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                          filters={"valid_to": {"exists": True}}, limit=limit)
+        return past_tense_answer(without_past_words(query) if past else query,
+                                 old + [h for h in found if closed_claims(h.memory)], store=self.store,
+                                 scope=scope, scorer=self._evidence, embedder=self.embedder,
+                                 question_vector=lambda: self._searcher.embed_query(asked, scope),
+                                 prompts=lambda hs: self._reply_prompts(user_id, hs), compare=not past)
 
     def _past_vector(self, asked: str, user_id: str, agent_id: str | None, session_id: str | None
                      ) -> Callable[[], Any] | None:

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from datetime import datetime
 from typing import Any
 
 from .. import langdata
 from ..facts.claims import current_view
 from ..text.tokenize import has_cjk
-from ..types import Answer, MemoryItem, Scope
+from ..types import Answer, Hit, MemoryItem, Scope
 from .extractive import quote
 from .persons import asks_about_self, kin_words
 
-__all__ = ["asked_slots", "about_user", "slot_answer"]
+__all__ = ["asked_slots", "about_user", "slot_answer", "slot_answer_as_of"]
 
 
 @lru_cache(maxsize=1)
@@ -68,4 +69,39 @@ def slot_answer(question: str, store: Any, scope: Scope, filters: Any = None) ->
             zh = has_cjk(question)
             text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
             return Answer(text=text, citations=cites, abstained=False), []
+    return None
+
+
+def _held_then(m: MemoryItem, slot: str, as_of: datetime) -> datetime | None | bool:
+    """Whether ``m`` stated ``slot`` (positively) and it held at ``as_of``: the end of that claim (None: it holds
+    now), or False."""
+    for c in m.claims:
+        if c.slot == slot and c.polarity > 0 and c.valid_from <= as_of and (c.valid_to is None or c.valid_to > as_of):
+            return c.valid_to
+    if m.fact is not None and m.fact.slot == slot and m.fact.polarity > 0 and m.created_at <= as_of and \
+            (m.valid_to is None or m.valid_to > as_of):
+        return m.valid_to
+    return False
+
+
+def slot_answer_as_of(question: str, found: list[Hit], as_of: datetime) -> tuple[Answer, list[Hit]] | None:
+    """The answer ``ask(question, as_of=...)`` gives from the user's claims valid then, when the evidence test
+    found none: for a question about the asker naming a slot (:func:`asked_slots`: "Where am I based?", 我在哪住？),
+    the first of ``found`` (the search as of ``as_of``, best first, as the memories read then) that carried a claim of
+    that slot holding at ``as_of``, quoted with the end of that claim ("true until 2024-03", the asked slot's end,
+    not the memory's). None when no such memory was found."""
+    if not about_user(question):
+        return None
+    for attr in asked_slots(question):
+        for h in found:
+            m = h.memory
+            if m.kind == "summary" or m.source == "assistant":
+                continue
+            end = _held_then(m, f"user|{attr}", as_of)
+            if end is False:
+                continue
+            view = m.model_copy(update={"valid_to": end}) if end != m.valid_to else m
+            zh = has_cjk(question)
+            return Answer(text=quote(view, zh=zh), citations=[view], abstained=False), \
+                [h.model_copy(update={"memory": view, "explain": {**h.explain, "as_of_slot": attr}})]
     return None

@@ -162,12 +162,13 @@ def _names_closed(m: MemoryItem) -> bool:
 
 
 def _past_view(m: MemoryItem, closed_by: str) -> MemoryItem | None:
-    """``m`` as the value it held before ``closed_by`` replaced it: itself when it no longer holds; a partly
-    superseded memory as the words of the claims ``closed_by`` closed, ending when they did; None without such
-    words."""
-    if m.valid_to is not None:
-        return m
+    """``m`` as the value it held before ``closed_by`` replaced it: itself when it no longer holds, ending when the
+    claims ``closed_by`` closed did (the asked slot's end, not a later one's: the home's, not the rent's); a partly
+    superseded memory as the words of those claims, ending when they did; None without such words."""
     mine = [c for c in own_claims(m) if c.superseded_by == closed_by and c.valid_to is not None]
+    if m.valid_to is not None:
+        end = max((c.valid_to for c in mine), default=m.valid_to)  # type: ignore[type-var]
+        return m if end == m.valid_to else m.model_copy(update={"valid_to": end})
     words = " ".join(dict.fromkeys(w for c in mine if (w := closing_words(c).strip())))
     if not words:
         return None

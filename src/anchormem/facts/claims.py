@@ -241,23 +241,40 @@ def _past_pattern() -> re.Pattern[str]:
     data = json.loads(resources.files("anchormem.data").joinpath("past_questions.json").read_text("utf-8"))
     parts: list[str] = []
     for lang, words in data.items():
-        if lang.startswith("_"):
+        if lang.startswith("_") or lang == "not_past":
             continue
         for w in sorted(words, key=len, reverse=True):
             parts.append(re.escape(w) if re.search(r"[^\x00-\x7f]", w) else rf"\b{re.escape(w)}\b")
     return re.compile("|".join(parts), re.I)
 
 
+@lru_cache(maxsize=1)
+def _not_past() -> re.Pattern[str]:
+    """Words holding a past word that ask no past (``not_past`` of ``data/past_questions.json``: 目前, 前面)."""
+    data = json.loads(resources.files("anchormem.data").joinpath("past_questions.json").read_text("utf-8"))
+    words = sorted(data.get("not_past", []), key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) for w in words) or "(?!)")
+
+
+def _past_spans(query: str) -> list[tuple[int, int]]:
+    """The spans of ``query``'s past words, those inside a ``not_past`` word left out."""
+    masked = [m.span() for m in _not_past().finditer(query)]
+    return [m.span() for m in _past_pattern().finditer(query)
+            if not any(a <= m.start() and m.end() <= b for a, b in masked)]
+
+
 def asks_past(query: str) -> bool:
-    """The question asks about the past ("Did I ever live in Lisbon?", "Where did I live before?", "我以前住哪里？";
-    words: ``data/past_questions.json``)."""
-    return bool(_past_pattern().search(query))
+    """The question asks about the past ("Did I ever live in Lisbon?", "Where did I live before?", "我以前住哪里？",
+    "我搬家前住哪？"; words: ``data/past_questions.json``; not 我目前住哪？)."""
+    return bool(_past_spans(query))
 
 
 def without_past_words(query: str) -> str:
     """``query`` without its past words ("我以前住哪里？" -> "我住哪里？"): once search has read the past, they are
     not words a memory must contain to answer (a superseded memory says "I live in Lisbon", not "before")."""
-    out = _past_pattern().sub(" ", query)
+    out = query
+    for a, b in reversed(_past_spans(query)):
+        out = out[:a] + " " + out[b:]
     out = re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", "", out)
     out = " ".join(out.split())
     return out if re.search(r"\w", out) else query
