@@ -1,5 +1,5 @@
 """A search's candidate rows decoded without the JSON parser or pydantic's validation give what those give
-(stores/schema.py: ``source_message_ids``, labels, a ``valid_from`` equal to ``created_at``), and the keyword index's
+(stores/schema.py: ``source_message_ids``, a ``valid_from`` equal to ``created_at``), and the keyword index's
 ranked arrays are its ranked pairs (stores/keyword_index.py ``top_arrays``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from anchormem import Memory
-from anchormem.stores.schema import SQLITE_JSON, _ids, _label, json_text, memory_item, memory_values, scope_token
+from anchormem.stores.schema import SQLITE_JSON, _ids, json_text, memory_item, memory_values, scope_token
 from anchormem.testing import DeterministicEmbedder, frozen_clock
 from anchormem.types import Label, MemoryItem
 
@@ -29,17 +29,6 @@ def test_source_ids_written_otherwise_go_to_the_parser():
     assert _ids(json.loads, '[ "a" ]') == ["a"]
     assert _ids(json.loads, "[]") == []
     assert _ids(lambda v: v, ["a", "b"]) == ["a", "b"]  # PostgreSQL's jsonb: a list already
-
-
-def test_a_label_as_written_equals_the_validated_one():
-    lb = Label(domain="finance", topic="bank", intent="ask", score=0.8, primary=True, set_by="hand")
-    stored = json.loads(json_text([lb.model_dump()]))[0]
-    got = _label(stored)
-    assert got == lb and got.model_dump() == lb.model_dump() and repr(got) == repr(lb)
-    # an older row without every field, or a whole-number score: validated, defaults filled in
-    assert _label({"domain": "travel"}) == Label(domain="travel", score=1.0, primary=False, set_by="labeller")
-    old = _label({"domain": "x", "topic": None, "intent": None, "score": 1, "primary": False, "set_by": "hand"})
-    assert old.score == 1.0 and isinstance(old.score, float)
 
 
 @pytest.mark.parametrize("later", [timedelta(0), timedelta(hours=5)])

@@ -106,8 +106,7 @@ def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], clai
     """A row of :data:`MEMORY_COLUMNS` (in order) as a MemoryItem, with its entities and claims (oldest said first,
     then in the order the text states them). The row is as a
     store wrote it (every value validated then), so the item is built without validating it again (a search decodes
-    ~100 candidate rows: validation was a third of that); its fact is validated, and a label unless it is in the form
-    :func:`memory_values` writes (:func:`_label`). A ``valid_from`` equal to
+    ~100 candidate rows: validation was a third of that); its labels and fact are validated. A ``valid_from`` equal to
     ``created_at`` (most rows) shares its datetime (immutable), and ``source_message_ids`` is split without the JSON
     parser when written as :func:`json_text` writes it (:func:`_ids`)."""
     load, fact = codec.load, r[26]
@@ -122,7 +121,7 @@ def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], clai
         "event_time_end": None if r[13] is None else _dt(r[13], _UTC),
         "valid_from": created if r[14] == r[10] else _dt(r[14], _UTC),
         "valid_to": None if r[15] is None else _dt(r[15], _UTC), "confidence": float(r[16]),
-        "labels": [] if r[17] == "[]" else [_label(x) for x in _load(load, r[17], "[]")], "entities": entities,
+        "labels": [] if r[17] == "[]" else [Label(**x) for x in _load(load, r[17], "[]")], "entities": entities,
         "metadata": _load(load, r[18], "{}"), "source_message_ids": _ids(load, r[19]), "source_text": r[20],
         "superseded_by": r[21], "access_count": r[22],
         "last_accessed_at": None if r[23] is None else _dt(r[23], _UTC),
@@ -155,18 +154,6 @@ _EMPTY: dict[str, Callable[[], Any]] = {"[]": list, "{}": dict}
 def _load(load: Callable[[Any], Any], value: Any, empty: str) -> Any:
     """A JSON column's value; the empty list or object (most rows' labels, metadata) without the parser."""
     return _EMPTY[empty]() if value == empty else load(value)
-
-
-_LABEL_KEYS = tuple(Label.model_fields)
-
-
-def _label(x: dict[str, Any]) -> Label:
-    """A stored label (a dict of the ``labels`` JSON column) as a Label: as :func:`memory_values` writes one (every
-    field, in declaration order, a float score) without validating it again; anything else (an older row missing a
-    field, a hand-written one) validated."""
-    if tuple(x) == _LABEL_KEYS and x["score"].__class__ is float:
-        return _trusted(Label, x)
-    return Label(**x)
 
 
 def _ids(load: Callable[[Any], Any], value: Any) -> Any:
