@@ -177,14 +177,14 @@ def test_memory_store_and_phrase_terms_fall_back_to_fts5(monkeypatch):
         m.add([{"role": "user", "content": t} for t in ("send the e-mail to Maya", "an email from Maya",
                                                          "version 3.5 is out")], user_id="A")
         calls = []
-        real = KeywordIndex.top
+        real = KeywordIndex.top_arrays  # what the store's keyword stage calls
 
         def top(self, *a, **k):
             out = real(self, *a, **k)
             calls.append(out is None)
             return out
 
-        monkeypatch.setattr(KeywordIndex, "top", top)
+        monkeypatch.setattr(KeywordIndex, "top_arrays", top)
         got, want = _both(m, Scope(user_id="A"), ["e-mail", "maya"])  # "e-mail": FTS5 reads a phrase
         assert got == want and len(got) == 2 and calls == [True]
         got, want = _both(m, Scope(user_id="A"), ["email", "maya"])

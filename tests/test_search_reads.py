@@ -20,7 +20,7 @@ def _sql_keyword(store, scope: Scope, terms: list[str], k: int) -> list[tuple[st
     sql, params = store._filters.where(scope, None, None, live=True)
     token = scope_token(scope.tenant, scope.user_id)
     return keyword_top(store._read, scope.tenant, scope.user_id, terms, k, sql, params, None,
-                       lambda n: store.keywords.top(store._read, store._kw_snapshot, token, terms, n), None)
+                       lambda n: store.keywords.top_arrays(store._read, store._kw_snapshot, token, terms, n), None)
 
 
 def test_keyword_filter_in_memory_equals_sql(tmp_path):

@@ -72,6 +72,9 @@ _PRUNE_SOLE = 1000  # a sole reader prunes the log once a catch-up applied this 
 _EAGER_LOG = 5000  # unsaved log entries that make a close bring an index it never loaded up to date
 _TOKEN_KEY = "keyword_index_token"  # meta row: the token of the .kw file saved beside this database state
 _TAIL_ROWS = 1000  # a catch-up of more rows is merged into the sorted postings at once
+_NONE = (np.zeros(0, np.int64), np.zeros(0, np.float64))  # top_arrays of no match (read-only: shared)
+for _a in _NONE:
+    _a.setflags(write=False)
 _TERMS_MAX = 4_000_000  # postings whose BM25 contributions top() keeps (~48 MB: rowid and float64 each)
 
 # migration v7: the change log the index catches up from (module doc)
@@ -408,6 +411,14 @@ class KeywordIndex:
         of ``terms``, by FTS5's BM25 (higher = better; ties: lower rowid first), after applying the change log.
         ``read(sql, params)``: rows; ``snapshot(fn)``: ``fn(connection)`` inside one read transaction. None when a
         term is an FTS5 phrase (several tokens) or the index is not usable: ask FTS5. Raises StoreError."""
+        got = self.top_arrays(read, snapshot, scope, terms, n)
+        return None if got is None else list(zip(got[0].tolist(), got[1].tolist()))
+
+    def top_arrays(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any], scope: str,
+                   terms: list[str], n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`top` as two arrays, (rowids (m,) int, scores (m,) float64), best first, m ≤ ``n``: for a caller
+        that filters and maps the ranked rows on arrays (:func:`.keyword_sqlite.keyword_top`) rather than on a
+        Python pair per row."""
         with self._lock:
             try:
                 if not self._ready(read, snapshot):
@@ -419,7 +430,7 @@ class KeywordIndex:
                 return None
             sid = self.scopes.get(scope)
             if sid is None or self.n_rows == 0:
-                return []
+                return _NONE
             avgdl = self.n_tokens / self.n_rows
             size = len(self.dl.a)
             if self._acc is None or len(self._acc) < size:  # scratch per rowid, zero between queries
@@ -439,7 +450,7 @@ class KeywordIndex:
                     seen[fresh] = True
                     touched.append(fresh)
                 if not touched:
-                    return []
+                    return _NONE
                 rows = np.concatenate(touched)
                 score = acc[rows]
             finally:
@@ -451,7 +462,7 @@ class KeywordIndex:
                 keep = np.flatnonzero(-score <= cut)
                 rows, score = rows[keep], score[keep]
             order = np.lexsort((rows, -score))[:n]
-            return list(zip(rows[order].tolist(), score[order].tolist()))
+            return rows[order], score[order]
 
     def _term(self, key: int, tid: int, avgdl: float) -> tuple[np.ndarray, np.ndarray]:
         """The live postings of pair ``key`` (token ``tid`` of one user) and each one's BM25 contribution (float64,

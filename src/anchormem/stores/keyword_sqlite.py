@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -46,24 +46,25 @@ _RANKED = "SELECT rowid, -bm25(memories_fts, 0.0, 1.0) AS s FROM memories_fts WH
 
 def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, terms: list[str], k: int,
                 filter_sql: str, filter_params: list[Any], scope_rows: int | None,
-                ranked: Callable[[int], list[tuple[int, float]] | None] | None = None,
-                live: Callable[[list[tuple[int, float]]], list[tuple[str, float]]] | None = None
+                ranked: Callable[[int], tuple[Sequence[int], Sequence[float]] | None] | None = None,
+                live: Callable[[Sequence[int], Sequence[float]], list[tuple[str, float]]] | None = None
                 ) -> list[tuple[str, float]]:
     """Top ``k`` (memory id, BM25 score) of the rows matching any of ``terms`` that pass ``filter_sql`` (a condition
     on ``memories m`` that holds the scope: :meth:`.sqlfilter.SQLiteFilterCompiler.where`), best first, ties: older
     row first. ``read(sql, params)``: rows. ``scope_rows``: about how many rows the user has (the cached vectors' count;
     None: unknown), to decide whether the scope token is needed (module doc). ``terms``: non-blank. ``ranked(n)``:
-    the user's best ``n`` (rowid, score) from the keyword index (None: ask FTS5). ``live(top)``: the same filter
-    answered without SQL (the scope's current warm rows known in memory), when the filter is only that."""
-    filtered = live or (lambda top: _filtered(read, top, filter_sql, filter_params))
+    the user's best ``n`` rows from the keyword index, as (rowids, scores), best first (None: ask FTS5;
+    :meth:`.keyword_index.KeywordIndex.top_arrays`). ``live(rowids, scores)``: the same filter answered without
+    SQL (the scope's current warm rows known in memory), when the filter is only that."""
+    filtered = live or (lambda rowids, scores: _filtered(read, rowids, scores, filter_sql, filter_params))
     if ranked is not None:  # ranking again is cheap here: a small margin over k, widened when the filter bites
         cap = k + max(k // 4, KEYWORD_CAP_MIN // 4)
         while True:
-            top = ranked(cap)
-            if top is None:
+            got = ranked(cap)
+            if got is None:
                 break
-            out = filtered(top)
-            if len(out) >= k or len(top) < cap:  # k survivors, or every match was ranked
+            out = filtered(*got)
+            if len(out) >= k or len(got[0]) < cap:  # k survivors, or every match was ranked
                 return out[:k]
             cap = cap * 4 if cap < KEYWORD_CAP_MAX else 1 << 62  # past the max: every match (ranking is cheap)
     body = "body:(" + " OR ".join(fts_quote(t) for t in terms) + ")"
@@ -77,7 +78,7 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
     while cap <= KEYWORD_CAP_MAX:
         n = int(cap / share) + 1 if share < 1.0 else cap
         top = read(_RANKED, (match, n))
-        out = filtered(top)
+        out = filtered([r[0] for r in top], [r[1] for r in top])
         if len(out) >= k or len(top) < n:  # k survivors, or every match was ranked
             return out[:k]
         cap *= 4
@@ -89,14 +90,17 @@ def keyword_top(read: Callable[[str, Any], list], tenant: str, user_id: str, ter
     return [(r[0], float(r[1])) for r in read(q, [scoped, *filter_params, k])]
 
 
-def _filtered(read: Callable[[str, Any], list], top: list, filter_sql: str, filter_params: list[Any]
-              ) -> list[tuple[str, float]]:
-    """(memory id, score) of the ranked ``top`` ((rowid, score)) rows that pass the filter, in the ranked order."""
+def _filtered(read: Callable[[str, Any], list], rowids: Sequence[int], scores: Sequence[float], filter_sql: str,
+              filter_params: list[Any]) -> list[tuple[str, float]]:
+    """(memory id, score) of the ranked rows (``rowids``, ``scores``: best first) that pass the filter, in the
+    ranked order."""
+    rows = rowids.tolist() if isinstance(rowids, np.ndarray) else list(rowids)
+    vals = scores.tolist() if isinstance(scores, np.ndarray) else scores
     # the ranked rows as the outer loop, each looked up by rowid (not the scope index, which the planner otherwise
     # walks with each rowid as a key)
     keep = dict(read(f"SELECT m.rowid, m.id FROM json_each(?) AS j CROSS JOIN memories m ON m.rowid = j.value "
-                     f"WHERE {filter_sql}", [json.dumps([r[0] for r in top]), *filter_params]))
-    return [(keep[r], float(s)) for r, s in top if r in keep]
+                     f"WHERE {filter_sql}", [json.dumps(rows), *filter_params]))
+    return [(keep[r], float(s)) for r, s in zip(rows, vals) if r in keep]
 
 
 class SQLiteKeywordMixin:
@@ -132,13 +136,13 @@ class SQLiteKeywordMixin:
         rows = vectors.cached_size((scope.tenant, scope.user_id)) if vectors is not None else None
         index, token = self.keywords, scope_token(scope.tenant, scope.user_id)
         ranked = None if index is None else \
-            (lambda n: index.top(self._read, self._kw_snapshot, token, terms, n))  # type: ignore[attr-defined]
+            (lambda n: index.top_arrays(self._read, self._kw_snapshot, token, terms, n))  # type: ignore[attr-defined]
         live = self._live_filter(scope, where, as_of) if rows is not None else None
         return keyword_top(self._read, scope.tenant, scope.user_id, terms, k, sql, params, rows,  # type: ignore
                            ranked, live)
 
     def _live_filter(self, scope: Scope, where: FilterNode | None, as_of: datetime | None
-                     ) -> Callable[[list[tuple[int, float]]], list[tuple[str, float]]] | None:
+                     ) -> Callable[[Sequence[int], Sequence[float]], list[tuple[str, float]]] | None:
         """The keyword stage's filter answered in memory, for a search whose filter is the scope's current warm rows
         only (no ``where``, ``as_of``, agent or session): a ranked row passes when the scope's cached vectors, at
         the scope's generation, hold it (they hold exactly those rows); its id comes from the store's rowid map
@@ -155,11 +159,12 @@ class SQLiteKeywordMixin:
             return None
         ids_of = self._ids_of  # type: ignore[attr-defined]
 
-        def run(top: list[tuple[int, float]]) -> list[tuple[str, float]]:
-            if not top:
+        def run(rowids: Sequence[int], scores: Sequence[float]) -> list[tuple[str, float]]:
+            if not len(rowids):
                 return []
-            live = (sv.positions(np.fromiter((r for r, _ in top), np.int64, len(top))) >= 0).tolist()
-            rows = [(int(r), s) for (r, s), ok in zip(top, live) if ok]
-            ids = ids_of(key, gen, [r for r, _ in rows])
-            return [(i, float(s)) for (_, s), i in zip(rows, ids) if i is not None]
+            rows = np.asarray(rowids, dtype=np.int64)
+            live = sv.positions(rows) >= 0  # on arrays: no Python pair per ranked row
+            ids = ids_of(key, gen, rows[live].tolist())
+            kept = np.asarray(scores, dtype=np.float64)[live].tolist()
+            return [(i, s) for i, s in zip(ids, kept) if i is not None]
         return run
