@@ -434,6 +434,10 @@ def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], .
                 out.append((n, c, tuple(values), sentence.strip()))
                 n += 1
                 continue
+            if not topic and out and out[-1][3] == sentence.strip() and values and \
+                    not {v.kind for v in out[-1][2]} & {v.kind for v in values} and not _topic_words(c, list(values)):
+                topic = out[-1][1]  # a clause saying nothing but its value ("每月二十五") is about the clause
+                # before it, however long ("爱奇艺黄金会员连续包月，每月二十五"): that clause is its topic
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
             out.append((n, words, tuple(values), sentence.strip()))
