@@ -73,7 +73,7 @@ from .aspect import episodic
 from .subjects import opens_with_someone as _someone, speakers
 from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
 
-__all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
+__all__ = ["TypedValue", "clause_values", "counted_cover", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
 _LOG = logging.getLogger(__name__)
 _MASK = {"amount": "<NUM>", "count": "<N>", "name": "<NAME>", "job": "<JOB>", "age": "<AGE>"}
@@ -101,7 +101,7 @@ class TypedValue:
             return not self.unit or not other.unit or self.unit == other.unit
         if self.kind == "count":
             if self.noun and other.noun:
-                return self.noun == other.noun
+                return bool(counted_cover(self.noun, other.noun))
             return bool(self.cls) and self.cls == other.cls
         return True
 
@@ -114,6 +114,27 @@ class TypedValue:
                 return a == b
         x, y = self.value.casefold().strip(), other.value.casefold().strip()
         return x == y or (len(x) > 1 and len(y) > 1 and (x in y or y in x))
+
+
+@lru_cache(maxsize=1)
+def _counted_kinds() -> dict[str, str]:
+    """Counted noun key -> the broader key whose count covers it (``counted_kinds`` of slots.json, both languages:
+    daughter -> child, cat -> pet)."""
+    out: dict[str, str] = {}
+    for lang in ("en", "zh"):
+        for broad, keys in langdata.load("slots", lang).get("counted_kinds", {}).items():
+            out.update({k: broad for k in keys})
+    return out
+
+
+def counted_cover(a: str, b: str) -> str:
+    """The counted noun key whose count covers both ``a`` and ``b``: the key itself when they are one, the broader
+    one when one is a kind of the other (``counted_cover("daughter", "child")`` -> "child"), else "" (a cat and a
+    dog are two things counted, not one)."""
+    if a == b:
+        return a
+    kinds = _counted_kinds()
+    return b if kinds.get(a) == b else a if kinds.get(b) == a else ""
 
 
 def data(lang: str) -> dict[str, Any]:
@@ -157,6 +178,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
         zh = has_cjk(v.text)
         if v.start and text[v.start - 1].isascii() and text[v.start - 1].isalpha():
             continue  # "L4", "x5": a level or a name, no value
+        if v.kind == "number" and text[v.end:v.end + 1].isascii() and text[v.end:v.end + 1].isalpha():
+            continue  # "4S店", "5G", "3D": a digit run into Latin letters no unit was read from is a name
         if v.kind == "number" and v.measure and (_not_amount(text[v.end:], "zh") or v.number == 1 and re.match(
                 rf"{re.escape(v.measure)}[\u4e00-\u9fff]", text[v.end:])):
             continue  # 两个月: a period; 一名护士, 一口气: 一 and a measure word before a noun is an article
@@ -401,6 +424,7 @@ class _Old:
     words: set[str] = field(default_factory=set)
     sentence: str = ""  # the sentence the clause is in
     whole: bool = False  # the candidate is the whole sentence (an ending resolved by meaning)
+    own: str = ""  # the words a change closes: the clause without a long topic joined to it (_cut_old)
 
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
@@ -409,16 +433,18 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
     view = current_view(item)
     if view is None:
         return []
-    return [_Old(item, n, words, list(values), sentence=sentence) for n, words, values, sentence in _cut_old(view.text)]
+    return [_Old(item, n, words, list(values), sentence=sentence, own=own)
+            for n, words, values, sentence, own in _cut_old(view.text)]
 
 
 @lru_cache(maxsize=8192)
-def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], ...]:
-    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence), cached
-    by text: a bulk load meets the same neighbours again for many new turns."""
+def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str, str], ...]:
+    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence, words
+    a change closes), cached by text: a bulk load meets the same neighbours again for many new turns. The words
+    compared hold the clause's topic; those closed hold it only when it is short (:func:`_piece`)."""
     from .rules import _clause_split
 
-    out: list[tuple[int, str, tuple[TypedValue, ...], str]] = []
+    out: list[tuple[int, str, tuple[TypedValue, ...], str, str]] = []
     n = 0
     for sentence in split_sentences(text):
         topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
@@ -431,16 +457,17 @@ def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], .
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append((n, c, tuple(values), sentence.strip()))
+                out.append((n, c, tuple(values), sentence.strip(), c))
                 n += 1
                 continue
+            joined = not topic
             if not topic and out and out[-1][3] == sentence.strip() and values and \
                     not {v.kind for v in out[-1][2]} & {v.kind for v in values} and not _topic_words(c, list(values)):
                 topic = out[-1][1]  # a clause saying nothing but its value ("每月二十五") is about the clause
                 # before it, however long ("爱奇艺黄金会员连续包月，每月二十五"): that clause is its topic
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append((n, words, tuple(values), sentence.strip()))
+            out.append((n, words, tuple(values), sentence.strip(), c if joined and topic else words))
             topic = ""
             n += 1
     return tuple(out)
@@ -531,7 +558,13 @@ class RelativeChanges:
         pairs: list[tuple[int, str, TypedValue | None, _Old]] = []
         for j, ((i, u, vals, end), olds) in enumerate(zip(units, cands)):
             seen: set[tuple[str, str]] = set()
+            near = " ".join(p for p in re.split(r"[,，;；。.!！?？]+", u.text) if any(v.span in p for v in vals))
             for old in olds:
+                if old.own and old.own != old.clause and not _shared(
+                        _topic_words(near, vals), _topic_words(old.clause, old.values), near, old.clause):
+                    old = _Old(old.memory, old.n, old.own, old.values, sentence=old.sentence, own=old.own)
+                    # (a long topic joined to a value-only clause is compared only when the piece of the new words
+                    # holding their value names it: "包月要三十了" ~ "爱奇艺黄金会员连续包月，每月二十五")
                 key = (old.clause.casefold().rstrip(".。!！ "), "")
                 for kind in dict.fromkeys(v.kind for v in vals):
                     if kind in ("name", "job") and not speakers(old.clause):
@@ -544,11 +577,11 @@ class RelativeChanges:
                     ov = next(v for v in old.values if v.compatible(nv))
                     seen.add((key[0], kind))
                     pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov,
-                                                       sentence=old.sentence)))
+                                                       sentence=old.sentence, own=old.own)))
                 if end and (key[0], "end") not in seen and not _ending(old.clause) and speakers(old.clause):
                     seen.add((key[0], "end"))
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values,
-                                                         sentence=old.sentence)))
+                                                         sentence=old.sentence, own=old.own)))
                 whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
                 if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
                     seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
@@ -581,7 +614,7 @@ class RelativeChanges:
                                v.value.casefold() in piece), "")  # Disney+ and the NYT app" (not a clause saying
                 # nothing but the name, "丰田的。" after "我在4S店卖车": the sentence is what ended, by meaning)
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
-                shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
+                shared = counted_cover(nv.noun, o.value.noun) if nv.noun and o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
             a, b = ix[n]
             sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
@@ -638,7 +671,7 @@ class RelativeChanges:
                 attr = claim.slot.split("|", 1)[1]
                 old_value = claim.value
             else:
-                attr = typed or self._open_slot(kind, o)
+                attr = typed or self._open_slot(kind, o, nv)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
             words = ""  # an ending's open claim: the words of the statement (or list item) it ends, not the sentence
             if claim is None and kind == "end":
@@ -714,9 +747,10 @@ class RelativeChanges:
                            embedder=self.embedder)
 
     @staticmethod
-    def _open_slot(kind: str, o: _Old) -> str:
-        if kind == "count" and o.value is not None and o.value.noun:
-            return f"count:{o.value.noun}"
+    def _open_slot(kind: str, o: _Old, nv: TypedValue | None = None) -> str:
+        if kind == "count" and o.value is not None and o.value.noun:  # (the broader of two kinds counted: a count of
+            noun = counted_cover(nv.noun, o.value.noun) if nv is not None and nv.noun else ""  # children after one
+            return f"count:{noun or o.value.noun}"  # of daughters is the children's slot, count:child)
         return f"{'habit' if kind == 'end' else kind}:{o.memory.id[:12]}.{o.n}"
 
 
@@ -775,7 +809,7 @@ def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_onl
     :meth:`RelativeChanges._ended_words`; else the piece holding ``word``, :func:`_piece`), said when its memory
     was."""
     it = o.memory
-    text = words or _piece(o.clause, word, first_only)
+    text = words or _piece(o.own or o.clause, word, first_only)
     slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
     item = it.model_copy(update={
         "id": uuid.uuid4().hex, "text": text, "kind": "fact", "fact": slot, "claims": [], "labels": [],
