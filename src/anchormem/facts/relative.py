@@ -200,6 +200,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
             continue  # "30 people": a bare number before a noun counts it, it is no amount
         unit = v.kind if v.kind != "number" else "money" if v.period else ""
         out.append(TypedValue("amount", v.text, v.text, unit=unit))
+    if not any(v.kind == "count" for v in out):
+        out += _one_counted(text)
     for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
             if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
@@ -209,6 +211,31 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return tuple(out)
+
+
+def _one_counted(text: str) -> list[TypedValue]:
+    """A count of one said without a number (``one_before`` of values.json, English: "Our only dog is Bruno", "my
+    only child"): the counted noun right after those words (:func:`~anchormem.facts.values._counted_after`)."""
+    from .values import _counted_after
+
+    words = langdata.load("values", "en").get("one_before", [])
+    if not words or has_cjk(text):
+        return []
+    m = re.search(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b", text, re.I)
+    if not m:
+        return []
+    noun, n = _counted_after(text[m.end():], "en")
+    if not noun:
+        return []
+    said = text[m.start():m.end() + n].strip()
+    return [TypedValue("count", said, m.group(0), noun=noun)]
+
+
+def _value_piece(text: str, value: TypedValue) -> str:
+    """The comma- or stop-delimited piece of ``text`` holding ``value`` ("…a beagle called Penny, so two dogs now
+    with Bruno." -> "so two dogs now with Bruno."), or ``text`` when none does."""
+    pieces = [p for p in re.split(r"(?<=[,，;；。.!！?？])\s*", text) if p.strip()]
+    return next((p.strip() for p in pieces if value.span and value.span in p), text)
 
 
 def _priced(text: str) -> bool:
@@ -593,7 +620,9 @@ class RelativeChanges:
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
             a = uniq.setdefault(_end_piece(u.text) if kind == "end" else masked(u.text, vals, kind), len(uniq))
-            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
+            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq)),
+                       uniq.setdefault(masked(_value_piece(u.text, nv), vals, kind), len(uniq))
+                       if kind == "count" and nv is not None else -1))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         bridged: set[int] = set()  # the pairs that name one topic in other words (topics.same_topic)
@@ -616,10 +645,12 @@ class RelativeChanges:
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = counted_cover(nv.noun, o.value.noun) if nv.noun and o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
-            a, b = ix[n]
+            a, b, c = ix[n]
             sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
             if kind == "end" and shared and not o.whole:  # two share a word, whichever is nearer)
                 sim = max(sim, float(vecs[j] @ mv[b]))
+            if c >= 0 and shared:  # a count of one counted noun: the piece saying it, as near as the run ("…a beagle
+                sim = max(sim, float(mv[c] @ mv[b]))  # called Penny, so two dogs now" ~ "Our only dog is Bruno")
             scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
@@ -677,6 +708,10 @@ class RelativeChanges:
             if claim is None and kind == "end":
                 words = self._ended_words(o, shared, _end_piece(u.text))
                 old_value = _habit(words) if o.value is None else old_value
+            if claim is None and kind == "count" and o.value is not None and any(
+                    v.kind == "name" and v.value in _piece(o.own or o.clause, o.value.value) for v in o.values):
+                words = o.value.value  # a count said with its names ("Our only dog is Bruno, a boxer"): the change
+                # closes the count's words, not the names, which still hold
             if kind == "amount" and nv is not None and _other_attribute(u.text, attr, o.clause):
                 _LOG.debug("relative: %r names another attribute than %s (%r)", u.text, attr, o.clause)
                 _named_fact(out, i, fresh, entity, u, nv)  # 工资涨了，现在每个月38000 vs 宽带套餐: a new fact
