@@ -65,7 +65,7 @@ from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import content_words, has_cjk
 from ..types import FactSlot, MemoryItem, Scope
-from .values import number_of
+from .values import counted_cover, number_of, one_counted
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
@@ -114,27 +114,6 @@ class TypedValue:
                 return a == b
         x, y = self.value.casefold().strip(), other.value.casefold().strip()
         return x == y or (len(x) > 1 and len(y) > 1 and (x in y or y in x))
-
-
-@lru_cache(maxsize=1)
-def _counted_kinds() -> dict[str, str]:
-    """Counted noun key -> the broader key whose count covers it (``counted_kinds`` of slots.json, both languages:
-    daughter -> child, cat -> pet)."""
-    out: dict[str, str] = {}
-    for lang in ("en", "zh"):
-        for broad, keys in langdata.load("slots", lang).get("counted_kinds", {}).items():
-            out.update({k: broad for k in keys})
-    return out
-
-
-def counted_cover(a: str, b: str) -> str:
-    """The counted noun key whose count covers both ``a`` and ``b``: the key itself when they are one, the broader
-    one when one is a kind of the other (``counted_cover("daughter", "child")`` -> "child"), else "" (a cat and a
-    dog are two things counted, not one)."""
-    if a == b:
-        return a
-    kinds = _counted_kinds()
-    return b if kinds.get(a) == b else a if kinds.get(b) == a else ""
 
 
 def data(lang: str) -> dict[str, Any]:
@@ -200,8 +179,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
             continue  # "30 people": a bare number before a noun counts it, it is no amount
         unit = v.kind if v.kind != "number" else "money" if v.period else ""
         out.append(TypedValue("amount", v.text, v.text, unit=unit))
-    if not any(v.kind == "count" for v in out):
-        out += _one_counted(text)
+    if not any(v.kind == "count" for v in out):  # "Our only dog is Bruno": a count of one, no number said
+        out += [TypedValue("count", said, span, noun=noun) for said, span, noun in one_counted(text)]
     for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
             if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
@@ -211,24 +190,6 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return tuple(out)
-
-
-def _one_counted(text: str) -> list[TypedValue]:
-    """A count of one said without a number (``one_before`` of values.json, English: "Our only dog is Bruno", "my
-    only child"): the counted noun right after those words (:func:`~anchormem.facts.values._counted_after`)."""
-    from .values import _counted_after
-
-    words = langdata.load("values", "en").get("one_before", [])
-    if not words or has_cjk(text):
-        return []
-    m = re.search(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b", text, re.I)
-    if not m:
-        return []
-    noun, n = _counted_after(text[m.end():], "en")
-    if not noun:
-        return []
-    said = text[m.start():m.end() + n].strip()
-    return [TypedValue("count", said, m.group(0), noun=noun)]
 
 
 def _value_piece(text: str, value: TypedValue) -> str:
