@@ -32,7 +32,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["terminative", "inchoative", "episodic", "aspect", "without_markers"]
+__all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "without_markers"]
 
 
 @lru_cache(maxsize=8)
@@ -93,10 +93,22 @@ def terminative(clause: str) -> str:
     return _term(clause)[0]
 
 
+@lru_cache(maxsize=4)
+def _lasting_patterns(lang: str) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, re.I) for p in langdata.load("aspect", lang).get("lasting_patterns", []))
+
+
+def lasting(clause: str) -> bool:
+    """``clause`` says a span of time has passed since a state ended (``lasting_patterns`` of aspect.json: "three
+    months without a cigarette", "day 40 without", 一个月没喝了): a lasting state, not one occasion."""
+    return any(rx.search(clause) for lang in _langs(clause) for rx in _lasting_patterns(lang))
+
+
 def episodic(clause: str) -> bool:
     """``clause`` is bounded to one occasion (``episodic`` of aspect.json: "today", "this week", 今天, 这周): "no
-    tennis this week", "今天下雨，不跑了" end an occasion, not a state."""
-    return any(_find(clause, lang, "episodic") for lang in _langs(clause))
+    tennis this week", "今天下雨，不跑了" end an occasion, not a state; not when it says a span has passed since the
+    state ended (:func:`lasting`: "Three months without a cigarette today!")."""
+    return any(_find(clause, lang, "episodic") for lang in _langs(clause)) and not lasting(clause)
 
 
 def inchoative(clause: str) -> str:

@@ -65,7 +65,7 @@ from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import content_words, has_cjk
 from ..types import FactSlot, MemoryItem, Scope
-from .values import number_of
+from .values import counted_cover, number_of, one_counted
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
@@ -73,7 +73,7 @@ from .aspect import episodic
 from .subjects import opens_with_someone as _someone, speakers
 from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
 
-__all__ = ["TypedValue", "clause_values", "masked", "OpenClaim", "RelativeChanges", "settings"]
+__all__ = ["TypedValue", "clause_values", "counted_cover", "masked", "OpenClaim", "RelativeChanges", "settings"]
 
 _LOG = logging.getLogger(__name__)
 _MASK = {"amount": "<NUM>", "count": "<N>", "name": "<NAME>", "job": "<JOB>", "age": "<AGE>"}
@@ -101,7 +101,7 @@ class TypedValue:
             return not self.unit or not other.unit or self.unit == other.unit
         if self.kind == "count":
             if self.noun and other.noun:
-                return self.noun == other.noun
+                return bool(counted_cover(self.noun, other.noun))
             return bool(self.cls) and self.cls == other.cls
         return True
 
@@ -157,6 +157,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
         zh = has_cjk(v.text)
         if v.start and text[v.start - 1].isascii() and text[v.start - 1].isalpha():
             continue  # "L4", "x5": a level or a name, no value
+        if v.kind == "number" and text[v.end:v.end + 1].isascii() and text[v.end:v.end + 1].isalpha():
+            continue  # "4S店", "5G", "3D": a digit run into Latin letters no unit was read from is a name
         if v.kind == "number" and v.measure and (_not_amount(text[v.end:], "zh") or v.number == 1 and re.match(
                 rf"{re.escape(v.measure)}[\u4e00-\u9fff]", text[v.end:])):
             continue  # 两个月: a period; 一名护士, 一口气: 一 and a measure word before a noun is an article
@@ -177,6 +179,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
             continue  # "30 people": a bare number before a noun counts it, it is no amount
         unit = v.kind if v.kind != "number" else "money" if v.period else ""
         out.append(TypedValue("amount", v.text, v.text, unit=unit))
+    if not any(v.kind == "count" for v in out):  # "Our only dog is Bruno": a count of one, no number said
+        out += [TypedValue("count", said, span, noun=noun) for said, span, noun in one_counted(text)]
     for kind in ("name", "job"):  # (an age is always someone's: the meaning fallback reads it with its person)
         for v in tv.get(kind, []):
             if kind == "name" and re.search(rf"(?:^|[,，]\s*){re.escape(v)}\s*(?:[,，.!?。！？]|$)", text.strip()):
@@ -186,6 +190,13 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
                 continue  # (a currency or a counted noun is part of its value: "8500 HKD a month")
             out.append(TypedValue(kind, v, v))
     return tuple(out)
+
+
+def _value_piece(text: str, value: TypedValue) -> str:
+    """The comma- or stop-delimited piece of ``text`` holding ``value`` ("…a beagle called Penny, so two dogs now
+    with Bruno." -> "so two dogs now with Bruno."), or ``text`` when none does."""
+    pieces = [p for p in re.split(r"(?<=[,，;；。.!！?？])\s*", text) if p.strip()]
+    return next((p.strip() for p in pieces if value.span and value.span in p), text)
 
 
 def _priced(text: str) -> bool:
@@ -401,6 +412,7 @@ class _Old:
     words: set[str] = field(default_factory=set)
     sentence: str = ""  # the sentence the clause is in
     whole: bool = False  # the candidate is the whole sentence (an ending resolved by meaning)
+    own: str = ""  # the words a change closes: the clause without a long topic joined to it (_cut_old)
 
 
 def _old_clauses(item: MemoryItem) -> list[_Old]:
@@ -409,16 +421,18 @@ def _old_clauses(item: MemoryItem) -> list[_Old]:
     view = current_view(item)
     if view is None:
         return []
-    return [_Old(item, n, words, list(values), sentence=sentence) for n, words, values, sentence in _cut_old(view.text)]
+    return [_Old(item, n, words, list(values), sentence=sentence, own=own)
+            for n, words, values, sentence, own in _cut_old(view.text)]
 
 
 @lru_cache(maxsize=8192)
-def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], ...]:
-    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence), cached
-    by text: a bulk load meets the same neighbours again for many new turns."""
+def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str, str], ...]:
+    """The clauses of an old memory's current text as (place in the memory, words, typed values, sentence, words
+    a change closes), cached by text: a bulk load meets the same neighbours again for many new turns. The words
+    compared hold the clause's topic; those closed hold it only when it is short (:func:`_piece`)."""
     from .rules import _clause_split
 
-    out: list[tuple[int, str, tuple[TypedValue, ...], str]] = []
+    out: list[tuple[int, str, tuple[TypedValue, ...], str, str]] = []
     n = 0
     for sentence in split_sentences(text):
         topic = ""  # short clauses without a value before one with a value are its topic ("健身卡嘛，一年2999")
@@ -431,12 +445,17 @@ def _cut_old(text: str) -> tuple[tuple[int, str, tuple[TypedValue, ...], str], .
             if not values and not _ending(c):
                 short = len(re.findall(r"[\u4e00-\u9fff]", c)) <= 6 if has_cjk(c) else len(c.split()) <= 3
                 topic = (sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic else c) if short else ""
-                out.append((n, c, tuple(values), sentence.strip()))
+                out.append((n, c, tuple(values), sentence.strip(), c))
                 n += 1
                 continue
+            joined = not topic
+            if not topic and out and out[-1][3] == sentence.strip() and values and \
+                    not {v.kind for v in out[-1][2]} & {v.kind for v in values} and not _topic_words(c, list(values)):
+                topic = out[-1][1]  # a clause saying nothing but its value ("每月二十五") is about the clause
+                # before it, however long ("爱奇艺黄金会员连续包月，每月二十五"): that clause is its topic
             words = sentence[sentence.find(topic):sentence.find(c) + len(c)] if topic and sentence.find(topic) >= 0 \
                 and sentence.find(c) > sentence.find(topic) else c
-            out.append((n, words, tuple(values), sentence.strip()))
+            out.append((n, words, tuple(values), sentence.strip(), c if joined and topic else words))
             topic = ""
             n += 1
     return tuple(out)
@@ -527,7 +546,13 @@ class RelativeChanges:
         pairs: list[tuple[int, str, TypedValue | None, _Old]] = []
         for j, ((i, u, vals, end), olds) in enumerate(zip(units, cands)):
             seen: set[tuple[str, str]] = set()
+            near = " ".join(p for p in re.split(r"[,，;；。.!！?？]+", u.text) if any(v.span in p for v in vals))
             for old in olds:
+                if old.own and old.own != old.clause and not _shared(
+                        _topic_words(near, vals), _topic_words(old.clause, old.values), near, old.clause):
+                    old = _Old(old.memory, old.n, old.own, old.values, sentence=old.sentence, own=old.own)
+                    # (a long topic joined to a value-only clause is compared only when the piece of the new words
+                    # holding their value names it: "包月要三十了" ~ "爱奇艺黄金会员连续包月，每月二十五")
                 key = (old.clause.casefold().rstrip(".。!！ "), "")
                 for kind in dict.fromkeys(v.kind for v in vals):
                     if kind in ("name", "job") and not speakers(old.clause):
@@ -540,11 +565,11 @@ class RelativeChanges:
                     ov = next(v for v in old.values if v.compatible(nv))
                     seen.add((key[0], kind))
                     pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov,
-                                                       sentence=old.sentence)))
+                                                       sentence=old.sentence, own=old.own)))
                 if end and (key[0], "end") not in seen and not _ending(old.clause) and speakers(old.clause):
                     seen.add((key[0], "end"))
                     pairs.append((j, "end", None, _Old(old.memory, old.n, old.clause, old.values,
-                                                         sentence=old.sentence)))
+                                                         sentence=old.sentence, own=old.own)))
                 whole = (old.sentence.casefold().rstrip(".。!！ "), "whole")  # (what ended may be the sentence's
                 if end and old.sentence and whole not in seen and not _ending(old.sentence):  # whole habit: "我每天
                     seen.add(whole)  # 早上一杯美式，雷打不动，中午再来杯拿铁" ~ "咖啡彻底戒了")
@@ -556,7 +581,9 @@ class RelativeChanges:
         for j, kind, nv, o in pairs:
             u, vals = units[j][1], units[j][2]
             a = uniq.setdefault(_end_piece(u.text) if kind == "end" else masked(u.text, vals, kind), len(uniq))
-            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq))))
+            ix.append((a, uniq.setdefault(o.clause if kind == "end" else masked(o.clause, o.values, kind), len(uniq)),
+                       uniq.setdefault(masked(_value_piece(u.text, nv), vals, kind), len(uniq))
+                       if kind == "count" and nv is not None else -1))
         mv = np.asarray(self.embedder.embed_documents(list(uniq)), dtype=np.float32)
         scored: dict[tuple[int, str], list[tuple[float, str, TypedValue | None, _Old, int]]] = {}
         bridged: set[int] = set()  # the pairs that name one topic in other words (topics.same_topic)
@@ -577,12 +604,14 @@ class RelativeChanges:
                                v.value.casefold() in piece), "")  # Disney+ and the NYT app" (not a clause saying
                 # nothing but the name, "丰田的。" after "我在4S店卖车": the sentence is what ended, by meaning)
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
-                shared = nv.noun if nv.noun and nv.noun == o.value.noun else \
+                shared = counted_cover(nv.noun, o.value.noun) if nv.noun and o.value.noun else \
                     nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
-            a, b = ix[n]
+            a, b, c = ix[n]
             sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
             if kind == "end" and shared and not o.whole:  # two share a word, whichever is nearer)
                 sim = max(sim, float(vecs[j] @ mv[b]))
+            if c >= 0 and shared:  # a count of one counted noun: the piece saying it, as near as the run ("…a beagle
+                sim = max(sim, float(mv[c] @ mv[b]))  # called Penny, so two dogs now" ~ "Our only dog is Bruno")
             scored.setdefault((j, kind), []).append((sim, shared, nv, o, n))
         opened: list[OpenClaim] = []
         made: dict[tuple[str, int], OpenClaim] = {}
@@ -634,12 +663,16 @@ class RelativeChanges:
                 attr = claim.slot.split("|", 1)[1]
                 old_value = claim.value
             else:
-                attr = typed or self._open_slot(kind, o)
+                attr = typed or self._open_slot(kind, o, nv)
                 old_value = o.value.value if o.value is not None else _habit(o.clause)
             words = ""  # an ending's open claim: the words of the statement (or list item) it ends, not the sentence
             if claim is None and kind == "end":
                 words = self._ended_words(o, shared, _end_piece(u.text))
                 old_value = _habit(words) if o.value is None else old_value
+            if claim is None and kind == "count" and o.value is not None and any(
+                    v.kind == "name" and v.value in _piece(o.own or o.clause, o.value.value) for v in o.values):
+                words = o.value.value  # a count said with its names ("Our only dog is Bruno, a boxer"): the change
+                # closes the count's words, not the names, which still hold
             if kind == "amount" and nv is not None and _other_attribute(u.text, attr, o.clause):
                 _LOG.debug("relative: %r names another attribute than %s (%r)", u.text, attr, o.clause)
                 _named_fact(out, i, fresh, entity, u, nv)  # 工资涨了，现在每个月38000 vs 宽带套餐: a new fact
@@ -710,9 +743,10 @@ class RelativeChanges:
                            embedder=self.embedder)
 
     @staticmethod
-    def _open_slot(kind: str, o: _Old) -> str:
-        if kind == "count" and o.value is not None and o.value.noun:
-            return f"count:{o.value.noun}"
+    def _open_slot(kind: str, o: _Old, nv: TypedValue | None = None) -> str:
+        if kind == "count" and o.value is not None and o.value.noun:  # (the broader of two kinds counted: a count of
+            noun = counted_cover(nv.noun, o.value.noun) if nv is not None and nv.noun else ""  # children after one
+            return f"count:{noun or o.value.noun}"  # of daughters is the children's slot, count:child)
         return f"{'habit' if kind == 'end' else kind}:{o.memory.id[:12]}.{o.n}"
 
 
@@ -771,7 +805,7 @@ def _open(o: _Old, entity: str, attr: str, value: str, word: str = "", first_onl
     :meth:`RelativeChanges._ended_words`; else the piece holding ``word``, :func:`_piece`), said when its memory
     was."""
     it = o.memory
-    text = words or _piece(o.clause, word, first_only)
+    text = words or _piece(o.own or o.clause, word, first_only)
     slot = FactSlot(entity=entity, attribute=attr, value=value, polarity=1, extractor="relative")
     item = it.model_copy(update={
         "id": uuid.uuid4().hex, "text": text, "kind": "fact", "fact": slot, "claims": [], "labels": [],

@@ -26,7 +26,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["Value", "parse", "number_of", "plain", "same_number", "duration_at"]
+__all__ = ["Value", "parse", "number_of", "plain", "same_number", "duration_at", "counted_cover", "one_counted"]
 
 
 @dataclass(frozen=True)
@@ -433,3 +433,37 @@ def duration_at(text: str) -> int:
 @lru_cache(maxsize=1)
 def _duration_units() -> frozenset[str]:
     return frozenset(w.casefold() for w in langdata.words("dates", "duration_units", ("en", "zh")))
+
+
+@lru_cache(maxsize=1)
+def _counted_kinds() -> dict[str, str]:
+    """Counted noun key -> the broader key whose count covers it (``counted_kinds`` of slots.json, both languages:
+    daughter -> child, cat -> pet)."""
+    out: dict[str, str] = {}
+    for lang in ("en", "zh"):
+        for broad, keys in langdata.load("slots", lang).get("counted_kinds", {}).items():
+            out.update({k: broad for k in keys})
+    return out
+
+
+def counted_cover(a: str, b: str) -> str:
+    """The counted noun key whose count covers both ``a`` and ``b``: the key itself when they are one, the broader
+    one when one is a kind of the other (``counted_cover("daughter", "child")`` -> "child"), else "" (a cat and a
+    dog are two things counted, not one)."""
+    if a == b:
+        return a
+    kinds = _counted_kinds()
+    return b if kinds.get(a) == b else a if kinds.get(b) == a else ""
+
+
+def one_counted(text: str) -> list[tuple[str, str, str]]:
+    """A count of one said without a number (``one_before`` of values.json, English: "Our only dog is Bruno", "my
+    only child"), as [(words said, the words before the noun, counted noun key)]; [] when there is none."""
+    words = langdata.load("values", "en").get("one_before", [])
+    if not words or has_cjk(text):
+        return []
+    m = re.search(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b", text, re.I)
+    if not m:
+        return []
+    noun, n = _counted_after(text[m.end():], "en")
+    return [(text[m.start():m.end() + n].strip(), m.group(0), noun)] if noun else []
