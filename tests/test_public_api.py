@@ -1,5 +1,6 @@
 """The public surface is exactly the documented list, and every name imports."""
 
+import asyncio
 import importlib
 
 import anchormem
@@ -7,7 +8,7 @@ import anchormem
 DOCUMENTED = [
     "Memory", "AsyncMemory", "Settings", "SearchConfig", "AnswerConfig", "Message", "MemoryItem", "MemoryEvent", "Hit",
     "Answer", "HistoryEntry", "Label", "Entity", "Scope", "AnchormemError", "ConfigError",
-    "EmbedderMismatchError", "NotFoundError", "InvalidInputError", "FilterError", "ScopeError", "ProviderError",
+    "EmbedderMismatchError", "NotFoundError", "InvalidInputError", "ArgumentError", "FilterError", "ScopeError", "ProviderError",
     "EmbeddingError", "LLMError", "StoreError", "ConflictError", "PrivacyError", "LLMParseError",
 ]
 
@@ -64,3 +65,41 @@ def test_testing_helpers():
         assert clock.advance(hours=1) == datetime(2025, 7, 25, 3, 0, tzinfo=timezone.utc)
         assert utcnow() == datetime(2025, 7, 25, 3, 0, tzinfo=timezone.utc)
     assert utcnow().year >= 2025 and utcnow() != datetime(2025, 7, 25, 3, 0, tzinfo=timezone.utc)
+
+
+def test_a_call_that_does_not_fit_the_signature_is_an_argument_error():
+    """A misspelt keyword, a missing argument or one positional too many is an AnchormemError (and still the
+    TypeError Python would raise), naming the method and the parameter meant; nothing is stored."""
+    import pytest
+
+    from anchormem import AnchormemError, ArgumentError, AsyncMemory, ConfigError, InvalidInputError, Memory
+    from anchormem.testing import DeterministicEmbedder
+
+    assert issubclass(ArgumentError, InvalidInputError) and issubclass(ArgumentError, TypeError)
+    assert ArgumentError.code == "invalid_argument"
+    with Memory(":memory:", embedder=DeterministicEmbedder()) as m:
+        with pytest.raises(ArgumentError, match=r"^Memory\.add\(\): got an unexpected keyword argument 'sesion_id'; "
+                                               r"did you mean 'session_id'\?$"):
+            m.add("I live in Oslo.", user_id="u", sesion_id="s")
+        with pytest.raises(ArgumentError, match=r"Memory\.search\(\): got an unexpected keyword argument 'k'; "
+                                               r"parameters: query, user_id, "):
+            m.search("Oslo", user_id="u", k=3)
+        with pytest.raises(ArgumentError, match=r"Memory\.add\(\): missing 1 required keyword-only argument: "
+                                               r"'user_id'"):
+            m.add("I live in Oslo.")
+        with pytest.raises(AnchormemError, match="Memory.context"):
+            m.context(user_id="u", query="where?")
+        with pytest.raises(TypeError):  # code written against Python's own error keeps working
+            m.get_all()
+        assert m.get_all(user_id="u") == []
+    with pytest.raises(ConfigError, match=r"^unknown option\(s\) 'embeder'; did you mean 'embedder'\? settings "):
+        Memory(":memory:", embeder="hash")  # Memory's keywords are settings overrides
+    with pytest.raises(ConfigError, match=r"^unknown option\(s\) 'max_worker'; settings fields are "):
+        AsyncMemory(":memory:", embedder=DeterministicEmbedder(), max_worker=2)  # passed on to Memory(...)
+
+    async def misspelt() -> None:
+        async with AsyncMemory(":memory:", embedder=DeterministicEmbedder()) as am:
+            await am.search("x", user_id="u", k=1)
+
+    with pytest.raises(ArgumentError, match=r"Memory\.search\(\): got an unexpected keyword argument 'k'"):
+        asyncio.run(misspelt())

@@ -9,6 +9,7 @@ from .answer import AnswerConfig
 from .config import Settings
 from .errors import (
     AnchormemError,
+    ArgumentError,
     ConfigError,
     ConflictError,
     EmbedderMismatchError,
@@ -56,6 +57,7 @@ __all__ = [
     "NotFoundError",
     "ConflictError",
     "InvalidInputError",
+    "ArgumentError",
     "FilterError",
     "ScopeError",
     "ProviderError",

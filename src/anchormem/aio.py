@@ -23,6 +23,7 @@ import inspect
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .arguments import checked_arguments
 from .errors import ConfigError
 from .memory import Memory
 
@@ -36,6 +37,7 @@ ASYNC_METHODS = (
 )
 
 
+@checked_arguments
 class AsyncMemory:
     """Async facade over one :class:`~anchormem.Memory`.
 

@@ -127,7 +127,11 @@ def with_overrides(settings: Settings | None, overrides: dict[str, object]) -> S
     ``Memory(path, max_message_chars=100)``. Raises ConfigError naming an unknown field or a bad value."""
     unknown = sorted(set(overrides) - set(Settings.model_fields))
     if unknown:
-        raise ConfigError(f"unknown option(s) {', '.join(map(repr, unknown))}; settings fields are "
+        import difflib
+
+        close = [m for u in unknown for m in difflib.get_close_matches(u, list(Settings.model_fields), n=1, cutoff=0.6)]
+        hint = f"did you mean {', '.join(map(repr, close))}? " if close else ""
+        raise ConfigError(f"unknown option(s) {', '.join(map(repr, unknown))}; {hint}settings fields are "
                           f"{', '.join(sorted(Settings.model_fields))}")
     if settings is None:
         return Settings(**overrides)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@
     ├── NotFoundError                   a memory id (or other record) does not exist in this scope
     ├── ConflictError                   the record is not in a state that allows this (a resolved review item)
     ├── InvalidInputError               bad caller input: empty/oversized text, bad UTF-8, bad timestamp
+    │   ├── ArgumentError               a call that does not fit the method's signature (also a TypeError)
     │   ├── FilterError                 unknown filter key or operator, wrong value type
     │   └── ScopeError                  missing or unsafe scope (e.g. an unscoped delete_all)
     ├── PrivacyError                    tokenised PII cannot be revealed (wrong key, altered vault entry)
@@ -30,6 +31,7 @@ __all__ = [
     "NotFoundError",
     "ConflictError",
     "InvalidInputError",
+    "ArgumentError",
     "FilterError",
     "ScopeError",
     "ProviderError",
@@ -75,6 +77,13 @@ class InvalidInputError(AnchormemError, ValueError):
     """The caller passed input that cannot be stored or searched."""
 
     code = "invalid_input"
+
+
+class ArgumentError(InvalidInputError, TypeError):
+    """A public method was called with arguments that do not fit its signature: a misspelt or unknown keyword, a
+    missing required argument, too many positional ones (what Python reports as a bare TypeError)."""
+
+    code = "invalid_argument"
 
 
 class FilterError(InvalidInputError):

@@ -48,6 +48,7 @@ from .context.labeller import labels_to_dist
 from .context.llm_labeller import LLMLabeller
 from .lifecycle import ExpiryPolicy, assign_expiry, not_expired, renewals, warm_only
 from . import consolidate as _tiers
+from .arguments import checked_arguments
 from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.currency import evidence_hits
 from .facts.claims import asks_past, closed_claims, without_past_words
@@ -90,6 +91,7 @@ def _context_options() -> tuple[str, ...]:
                  if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in (
                      "user_id", "session_id", "query", "budget_tokens", "session_store", "agent_id"))
 
+@checked_arguments
 class Memory(LifecycleMixin):
     """Long-term memory for agents, embedded in one SQLite file.
 
