@@ -171,6 +171,8 @@ def test_messages_metadata_filters_history_and_chinese(mem):
                 "Input should be 'user', 'assistant' or 'system' (got 'robot')")
             assert await call_error(client, "search_memories", user_id="lin") == (
                 "Error executing tool search_memories: invalid_input: query: Field required")
+            assert (await call_error(client, "search_memories", user_id="lin", query="月租", bogus=True)).startswith(
+                "Error executing tool search_memories: invalid_input: unknown argument(s) 'bogus'; arguments: ")
             forgot = await call(client, "forget_memories", user_id="lin")
             assert forgot["memories_deleted"] == 4  # the rent turn, its home and rent facts, the reply
     anyio.run(main)

@@ -199,9 +199,16 @@ def _argument_errors(exc: ValidationError) -> str:
 
 class _Server(MCPServer):
     """The SDK's server, with argument-validation errors reported as the library's ``invalid_input`` (a field
-    name, what was wrong, the value given) rather than pydantic's multi-line text with a documentation link."""
+    name, what was wrong, the value given) rather than pydantic's multi-line text with a documentation link, and
+    unknown arguments refused (the SDK drops them)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        known = set((tool.parameters or {}).get("properties", {})) if tool is not None else set()
+        unknown = sorted(set(arguments or {}) - known) if tool is not None else []
+        if unknown:  # the SDK ignores them; a misspelt argument would silently do nothing (REST refuses them too)
+            raise ToolError(f"Error executing tool {name}: {InvalidInputError.code}: unknown argument(s) "
+                            f"{', '.join(map(repr, unknown))}; arguments: {', '.join(sorted(known))}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
