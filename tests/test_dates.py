@@ -87,3 +87,17 @@ def test_message_timestamps_with_offsets(mem):
     assert item.event_time == datetime(2025, 7, 30, tzinfo=CST)
     assert item.created_at == datetime(2025, 7, 27, 15, 30, tzinfo=UTC)
     assert mem.store.messages(mem._scope("A"))[0]["timestamp"] == "2025-07-24T23:00:00+00:00"
+
+
+@pytest.mark.parametrize("text, start, end", [
+    # a negated perfect (or "first time in") makes "in N units" the length of time up to the turn
+    ("Haven't touched a cigarette in three weeks, I'm done with smoking.", "2026-09-19", "2026-10-10"),
+    ("We have not spoken in 3 months", "2026-07-10", "2026-10-10"),
+    ("First time in two years I went skiing.", "2024-10-10", "2026-10-10"),
+    # otherwise it is a date ahead, also after a negation in an earlier sentence
+    ("I'll see you in three weeks.", "2026-10-31", "2026-10-31"),
+    ("I haven't decided. See you in two days.", "2026-10-12", "2026-10-12"),
+])
+def test_in_n_units_after_a_negated_perfect_is_a_length_of_time_up_to_now(text, start, end):
+    spans = resolve_dates(text, datetime(2026, 10, 10, 9, tzinfo=UTC))
+    assert [(s.start.date().isoformat(), s.end.date().isoformat()) for s in spans] == [(start, end)]

@@ -140,6 +140,19 @@ def _unit_offset(today: date, n: float, unit: str, sign: int) -> tuple[date, dat
     return d, d
 
 
+@lru_cache(maxsize=1)
+def _lasting_rx() -> re.Pattern[str]:
+    """``in_lasting`` of data/lang/en/dates.json as one pattern (whole words)."""
+    return re.compile(_alt(langdata.load("dates", "en").get("in_lasting", []), True), re.I)
+
+
+def _lasting_before(before: str) -> bool:
+    """The clause before an "in N units" says a length of time up to now ("Haven't smoked in three weeks", "the
+    first time in two years"), not a date ahead: an ``in_lasting`` word since the clause began."""
+    clause = re.split(r"[.!?;。！？；]", before)[-1]
+    return bool(_lasting_rx().search(clause))
+
+
 def _calendar_unit(word: str) -> str:
     """"weeks" / "个星期" -> "week" (data/lang/*/dates.json calendar_units)."""
     return langdata.mapping("dates", "calendar_units").get(word.lower(), "year")
@@ -287,6 +300,8 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
                 continue
             try:
                 res = _resolve_one(kind, m, today, tz)
+                if kind == "in_n" and res is not None and _lasting_before(text[:s]):
+                    res = (_unit_offset(today, _num(m.group(1)), m.group(2), -1)[0], today, True)
                 yearless = kind in ("zh_abs", "en_abs") and not re.search(r"\d{4}", m.group())
                 span = None if res is None else _span(m.group(), res[0], res[1], tz, res[2], yearless)
             except (OverflowError, ValueError):  # beyond Python's years 1-9999 ("in 99999 days")
