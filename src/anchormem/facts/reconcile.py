@@ -343,6 +343,109 @@ def _remaining_names(d: Draft, facts: list[Fact], current: dict[str, list[Memory
     return out
 
 
+def _person(slot: FactSlot) -> tuple[str, str, str]:
+    """Whose claim ``slot`` is and of what: (entity, relation, attribute): "mei|home_city" -> ("mei", "",
+    "home_city"); "user|sister_home_city" -> ("user", "sister", "home_city"); "user|home_city" -> ("user", "",
+    "home_city")."""
+    from .rules import _typed_to_person
+
+    ent = slot.entity.casefold()
+    if _typed_to_person(slot.attribute) and ":" not in slot.attribute:
+        rel, _, rest = slot.attribute.partition("_")
+        return ent, rel, rest
+    return ent, "", slot.attribute
+
+
+_PERSON_ATTRS = ("home_city", "employer", "occupation")  # a person's slots one person said two ways share
+
+
+def _same_person(f: Fact, slot: FactSlot, store: Any, tenant: str, user_id: str,
+                 listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """The current claims of the person ``slot`` is about, of its attribute, kept under another key: one person said
+    two ways. A relation alone ("My sister moved to Beijing": ``sister_home_city``) and a name said beside it in the
+    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round; a relation and a
+    narrower or broader one ("sister" / 姐姐, :func:`~anchormem.facts.keys.kin_covers`). Only when the claims found
+    are one person's (two named friends: neither), never the speaker's own."""
+    from .keys import kin_canonical, kin_covers
+    from .subjects import person_owner
+
+    ent, rel, attr = _person(slot)
+    if attr not in _PERSON_ATTRS or (ent == "user" and not rel) or slot.polarity < 0:
+        return []
+
+    def kin(a: str, b: str) -> bool:
+        a, b = kin_canonical(a), kin_canonical(b)
+        return a == b or kin_covers(a, b) or kin_covers(b, a)
+
+    found: list[MemoryItem] = []
+    if ent == "user":  # a relation alone: a named person of that relation, or the relation said another way
+        for c in listing():
+            if c.fact is None or c.fact.polarity < 0:
+                continue
+            e2, r2, a2 = _person(c.fact)
+            if a2 != attr or (e2, r2) == (ent, rel):
+                continue
+            if r2 and e2 == "user" and kin(r2, rel):
+                found.append(c)
+            elif not r2 and e2 != "user":
+                owner = person_owner(c.text)
+                if owner[0].casefold() == e2 and owner[1] and kin(owner[1], rel):
+                    found.append(c)
+    else:  # a named person said beside a relation ("My sister Mei moved…"): the relation's claims
+        name, said_rel = person_owner(f.clause or f.source_span)
+        if name.casefold() != ent or not said_rel:
+            return []
+        found = [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and c.fact.entity.casefold() == "user"
+                 and _person(c.fact)[1] and _person(c.fact)[2] == attr and kin(_person(c.fact)[1], said_rel)]
+    people = {(c.fact.entity.casefold(), _person(c.fact)[1]) for c in found if c.fact is not None}
+    return found if len(people) == 1 else []
+
+
+def _members_ended(slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """An ending of a category ends its members: for a habit or diet ended ("I don't eat meat anymore": ``diet``
+    "meat" -1; 我戒咖啡了: ``does:咖啡`` -1), the current likings and habits of the same person whose thing is a member
+    of that category ("I love steak", 我每天早上喝一杯拿铁: :func:`~anchormem.facts.keys.category_members`, data of
+    ``topic_categories``). A thing that names no category ends nothing more; never another person's claim, never the
+    reverse (an ending of steak leaves the meat diet)."""
+    from .keys import TOPIC_HEADS, category_members, in_category
+
+    if slot.polarity >= 0:
+        return []
+    head, sep, key = slot.attribute.partition(":")
+    if slot.attribute == "diet":
+        key = {"eats meat": "meat"}.get(value_key("diet", slot.value), value_key("diet", slot.value))
+    elif not (sep and head == "does"):
+        return []
+    members = category_members(key)
+    if not members:
+        return []
+    return [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and
+            c.fact.entity.casefold() == slot.entity.casefold() and
+            c.fact.attribute.partition(":")[0] in TOPIC_HEADS and c.fact.attribute.partition(":")[1] and
+            in_category(c.fact.attribute.partition(":")[2], members)]
+
+
+def _counts_of_names(slot: FactSlot, clash: list[MemoryItem], facts: list[Fact],
+                     listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """A names list replaced by another ("来福和旺财" -> "旺财": 来福走丢了，现在只剩旺财了) changes the count said with the
+    old list: the current ``count:<counted>`` claims of the same counted noun whose number is the old list's length
+    (and not the new one's), unless the turn says a count of its own (which closes them itself)."""
+    from .values import number_of
+
+    if not slot.attribute.endswith("_names") or slot.polarity < 0 or not clash:
+        return []
+    counted = slot.attribute[: -len("_names")]
+    key = f"count:{counted}"
+    if any(f.attribute == key for f in facts):
+        return []
+    size = lambda v: len([n for n in _LIST_SEP.split(str(v).strip()) if n])  # noqa: E731
+    old = {size(c.fact.value) for c in clash if c.fact is not None and c.fact.attribute == slot.attribute}
+    new = size(slot.value)
+    return [c for c in listing() if c.fact is not None and c.fact.attribute == key and c.fact.polarity > 0 and
+            c.fact.entity.casefold() == slot.entity.casefold() and
+            (n := number_of(str(c.fact.value))) is not None and n.isdigit() and int(n) in old and int(n) != new]
+
+
 def _sensitive_change(f: Fact, clash: list[MemoryItem]) -> bool:
     """True when a change of ``clash`` (the current claims it conflicts with) by ``f`` touches personal data: the new
     fact or any claim it would close is sensitive (:func:`~anchormem.facts.model.is_sensitive`: phone, card, ID,
@@ -388,6 +491,18 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     current: dict[str, list[MemoryItem]] = {}
     for item in store.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
+    listed: list[list[MemoryItem]] = []
+
+    def listing() -> list[MemoryItem]:  # the user's current facts, read once per add when a person's claim needs it
+        if not listed:
+            from ..filters import Cond
+            from ..types import Scope
+
+            listed.append([m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                          Cond(field="kind", op="eq", value="fact"))
+                           if m.fact is not None and m.valid_to is None])
+        return listed[0]
+
     for od in opened:  # open claims for older words (facts.relative): written first, then closed by their change
         plan.drafts.append(od)
         current.setdefault(od.item.fact.slot, []).append(od.item)  # type: ignore[union-attr]
@@ -432,6 +547,10 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash)
+            clash += [c for c in _same_person(f, slot, store, tenant, user_id, listing) if c not in clash and
+                      c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
+            clash += [c for c in _members_ended(slot, listing) if c not in clash]
+            clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue

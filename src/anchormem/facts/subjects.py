@@ -27,7 +27,8 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-__all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers"]
+__all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers", "person_owner",
+           "without_name"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -176,3 +177,80 @@ def speakers(clause: str) -> bool:
     from .rules import _speaker_subject
 
     return not opens_with_someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
+
+
+@lru_cache(maxsize=2)
+def _relation_name(lang: str) -> re.Pattern:
+    """A relation of the speaker's and the name said beside it: "my (little) sister Mei", "our friend Tom Li",
+    我妹妹小美, 我的朋友Tom (relation words: :data:`~anchormem.facts.keys.PERSON_WORDS`)."""
+    from .keys import PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+
+    if lang == "zh":
+        return re.compile(r"(?:我的?|我们的?)(?P<rel>" + relation_pattern(True, PERSON_WORDS) + r")\s*(?P<name>"
+                          r"[A-Z][A-Za-z'’-]*|[\u4e00-\u9fff]{2,3}?)(?=\s*(?:" + _ZH_AFTER_NAME + r"))")
+    return re.compile(r"(?<![\w'’])(?:my|our)\s+(?P<rel>(?:" + PERSON_MODIFIERS + r"\s+)*(?:" +
+                      relation_pattern(False, PERSON_WORDS) + r"))\s+(?P<name>(?-i:[A-Z])[\w'’-]*)(?![\w'’])", re.I)
+
+
+# what follows a name said beside a relation in Chinese (我妹妹小美住在…, 我老公Tom在…): a verb, an adverb or a time
+_ZH_AFTER_NAME = r"住|搬|在|是|跳槽|去|入职|辞职|今年|现在|刚|已经|上个?月|最近|也|还|又|[，,。]"
+
+
+def person_owner(clause: str) -> tuple[str, str]:
+    """Whose action ``clause`` states when it is someone else's: (entity, relation). A person named beside a relation
+    ("My sister Mei just moved to Beijing", 我妹妹小美搬到杭州了) -> ("Mei", "sister"); a relation alone ("My wife
+    just started at Stripe", 我老公跳槽去阿里了) -> ("user", "wife" / "husband": the relation's slot form,
+    :func:`~anchormem.facts.keys.person_key`); a person named alone ("Tom just moved to Seattle", 小美搬到杭州了) ->
+    ("Tom", ""); a possessed noun that is no person ("the office moved") or the speaker -> ("", "")."""
+    from .keys import is_person, person_key
+
+    lang = "zh" if has_cjk(clause) else "en"
+    m = _verbs(lang).search(clause)
+    pre = clause[: m.start()] if m else clause
+    rn = _said_name(clause, lang)
+    if rn:
+        return rn.group("name"), person_key(rn.group("rel")).casefold()
+    if not m:
+        return "", ""
+    owned = possessed_subject(pre, lang)
+    if owned:
+        return ("user", person_key(owned).casefold()) if is_person(owned) else ("", "")
+    named = named_subject(pre, lang)
+    if named and is_person(named):  # "Mom finally moved to York": a relation said as a name
+        return "user", person_key(named).casefold()
+    return (named, "") if named else ("", "")
+
+
+def _said_name(clause: str, lang: str) -> re.Match | None:
+    """The relation and the name said beside it in ``clause`` (:func:`_relation_name`), or None: an English name is
+    no month, pronoun or opener; a Chinese one is a Latin name, a familiar name (小美, 老王) or a word jieba tags as
+    a person's name (not a verb: 我老公跳槽…)."""
+    rn = _relation_name(lang).search(clause)
+    if not rn:
+        return None
+    name = rn.group("name")
+    if lang == "en":
+        return None if name.casefold() in _not_names_en() else rn
+    if not has_cjk(name):
+        return rn
+    prefixes = langdata.words("cues", "name_prefixes", ("zh",))
+    if len(name) == 2 and name[0] in prefixes:
+        return rn
+    toks = [t for t in pos_tags(name) if t.word.strip()]
+    return rn if len(toks) == 1 and toks[0].flag in _NAME_TAGS else None
+
+
+def _not_names_en() -> frozenset[str]:
+    from .meaning import _not_names
+
+    return frozenset(_not_names("en")) | {"just", "recently", "finally", "now"}
+
+
+def without_name(clause: str) -> str:
+    """``clause`` with the name said beside a relation taken out ("My sister Mei lives in Chengdu" -> "My sister
+    lives in Chengdu", 我妹妹小美住在成都 -> 我妹妹住在成都), so that a person's rules read it; unchanged otherwise."""
+    lang = "zh" if has_cjk(clause) else "en"
+    rn = _said_name(clause, lang)
+    if not rn:
+        return clause
+    return (clause[:rn.end("rel")] + clause[rn.end("name"):]).replace("  ", " ")
