@@ -322,11 +322,12 @@ KIN_GROUPS: dict[str, tuple[str, ...]] = {
     "girlfriend": ("girlfriend", "女朋友", "女友"),
     "son": ("son", "儿子"),
     "daughter": ("daughter", "女儿"),
-    "哥哥": ("哥哥", "哥"), "姐姐": ("姐姐", "姐"), "弟弟": ("弟弟", "弟"), "妹妹": ("妹妹", "妹"),  # 我哥 = 我哥哥
     "colleague": ("colleague", "coworker", "同事"),
     "boss": ("boss", "老板"),
 }
 KIN_CANONICAL: dict[str, str] = {w: canon for canon, words in KIN_GROUPS.items() for w in words}
+# a sibling said with one character (我哥, 我姐搬到深圳了): the relation of the doubled word, a slot of its own as that is
+KIN_SHORT: dict[str, str] = {"哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹"}
 # English words broader than Chinese ones, which stay relations (and slots) of their own: 哥哥 is an older brother,
 # 弟弟 a younger one, 奶奶 the father's mother, 外婆 / 姥姥 the mother's. "brother" never merges with either (which
 # one is meant is unknown); a question about the broader word is answered by a memory of a narrower one, never the
@@ -339,7 +340,7 @@ KIN_NARROWER: dict[str, tuple[str, ...]] = {
 PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niece nephew neighbour neighbor
     roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance fiancé fiancee
     fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
-    bestie bff buddy 闺蜜 发小 舍友 哥们 好友
+    bestie bff buddy 闺蜜 发小 舍友 哥们 好友 哥 姐 弟 妹
     弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
     经理 教练 未婚妻 未婚夫""".split()) | frozenset(KIN_CANONICAL)
 # people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
@@ -427,6 +428,8 @@ def person_key(person: str) -> str:
     m = _MODIFIERS.match(p)
     lead, head = (p[:m.end()], p[m.end():]) if m else ("", p)
     h = head.lower()
+    if h in KIN_SHORT:
+        return lead + KIN_SHORT[h]
     if h in KIN_CANONICAL:
         return lead + KIN_CANONICAL[h]
     if h.endswith("s") and h[:-1] in KIN_CANONICAL and h not in _PLURAL_PERSON:  # "moms", "coworkers"

@@ -363,19 +363,18 @@ def _same_person(f: Fact, slot: FactSlot, store: Any, tenant: str, user_id: str,
                  listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
     """The current claims of the person ``slot`` is about, of its attribute, kept under another key: one person said
     two ways. A relation alone ("My sister moved to Beijing": ``sister_home_city``) and a name said beside it in the
-    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round; a relation and a
-    narrower or broader one ("sister" / 姐姐, :func:`~anchormem.facts.keys.kin_covers`). Only when the claims found
+    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round (a relation and a
+    narrower one, "sister" / 姐姐, stay two people: which sister is meant is unknown). Only when the claims found
     are one person's (two named friends: neither), never the speaker's own."""
-    from .keys import kin_canonical, kin_covers
+    from .keys import kin_canonical
     from .subjects import person_owner
 
     ent, rel, attr = _person(slot)
     if attr not in _PERSON_ATTRS or (ent == "user" and not rel) or slot.polarity < 0:
         return []
 
-    def kin(a: str, b: str) -> bool:
-        a, b = kin_canonical(a), kin_canonical(b)
-        return a == b or kin_covers(a, b) or kin_covers(b, a)
+    def kin(a: str, b: str) -> bool:  # (a broader word and a narrower one, "sister" / 姐姐, stay two people)
+        return kin_canonical(a) == kin_canonical(b)
 
     found: list[MemoryItem] = []
     if ent == "user":  # a relation alone: a named person of that relation, or the relation said another way
