@@ -153,3 +153,15 @@ def test_a_pet_gone_said_by_the_remaining_names_replaces_the_names_and_the_count
                       ("SUPERSEDE", "user|count:dog", "两只狗")]
     ans = mem_det.ask("我的狗叫什么名字？", user_id="u")
     assert ans.citations and ans.citations[0].text == "来福走丢了，现在只剩旺财了。"
+
+
+def test_a_question_about_a_relative_reads_the_claim_of_the_person_named_beside_it(mem_det):
+    _add(mem_det, ["I live in Toronto.", "My sister Mei lives in Chengdu.", "My sister Mei just moved to Beijing."])
+    from anchormem.answering.slot_evidence import slot_evidence
+    from anchormem.types import Scope
+
+    got = slot_evidence("Where does my sister live?", mem_det.store, Scope(tenant="default", user_id="u"))
+    assert [m.text for m in got] == ["My sister Mei just moved to Beijing."]
+    ans = mem_det.ask("Where does my sister live?", user_id="u")
+    assert ans.citations[0].text == "My sister Mei just moved to Beijing."
+    assert mem_det.ask("Where do I live?", user_id="u").citations[0].text == "I live in Toronto."

@@ -343,61 +343,29 @@ def _remaining_names(d: Draft, facts: list[Fact], current: dict[str, list[Memory
     return out
 
 
-def _person(slot: FactSlot) -> tuple[str, str, str]:
-    """Whose claim ``slot`` is and of what: (entity, relation, attribute): "mei|home_city" -> ("mei", "",
-    "home_city"); "user|sister_home_city" -> ("user", "sister", "home_city"); "user|home_city" -> ("user", "",
-    "home_city")."""
-    from .rules import _typed_to_person
-
-    ent = slot.entity.casefold()
-    if _typed_to_person(slot.attribute) and ":" not in slot.attribute:
-        rel, _, rest = slot.attribute.partition("_")
-        return ent, rel, rest
-    return ent, "", slot.attribute
-
-
 _PERSON_ATTRS = ("home_city", "employer", "occupation")  # a person's slots one person said two ways share
 
 
-def _same_person(f: Fact, slot: FactSlot, store: Any, tenant: str, user_id: str,
-                 listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+def _same_person(f: Fact, slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
     """The current claims of the person ``slot`` is about, of its attribute, kept under another key: one person said
     two ways. A relation alone ("My sister moved to Beijing": ``sister_home_city``) and a name said beside it in the
-    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round (a relation and a
-    narrower one, "sister" / 姐姐, stay two people: which sister is meant is unknown). Only when the claims found
-    are one person's (two named friends: neither), never the speaker's own."""
+    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round
+    (:func:`~anchormem.facts.subjects.named_relatives`); a relation and a narrower one ("sister" / 姐姐) stay two
+    people (which sister is meant is unknown). Only when the claims found are one person's (two named friends:
+    neither), never the speaker's own."""
     from .keys import kin_canonical
-    from .subjects import person_owner
+    from .subjects import claim_owner, named_relatives, person_owner
 
-    ent, rel, attr = _person(slot)
+    ent, rel, attr = claim_owner(slot)
     if attr not in _PERSON_ATTRS or (ent == "user" and not rel) or slot.polarity < 0:
         return []
-
-    def kin(a: str, b: str) -> bool:  # (a broader word and a narrower one, "sister" / 姐姐, stay two people)
-        return kin_canonical(a) == kin_canonical(b)
-
-    found: list[MemoryItem] = []
-    if ent == "user":  # a relation alone: a named person of that relation, or the relation said another way
-        for c in listing():
-            if c.fact is None or c.fact.polarity < 0:
-                continue
-            e2, r2, a2 = _person(c.fact)
-            if a2 != attr or (e2, r2) == (ent, rel):
-                continue
-            if r2 and e2 == "user" and kin(r2, rel):
-                found.append(c)
-            elif not r2 and e2 != "user":
-                owner = person_owner(c.text)
-                if owner[0].casefold() == e2 and owner[1] and kin(owner[1], rel):
-                    found.append(c)
-    else:  # a named person said beside a relation ("My sister Mei moved…"): the relation's claims
-        name, said_rel = person_owner(f.clause or f.source_span)
-        if name.casefold() != ent or not said_rel:
-            return []
-        found = [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and c.fact.entity.casefold() == "user"
-                 and _person(c.fact)[1] and _person(c.fact)[2] == attr and kin(_person(c.fact)[1], said_rel)]
-    people = {(c.fact.entity.casefold(), _person(c.fact)[1]) for c in found if c.fact is not None}
-    return found if len(people) == 1 else []
+    if ent == "user":  # a relation alone: the person named beside that relation
+        return named_relatives(rel, attr, listing())
+    name, said = person_owner(f.clause or f.source_span)  # a named person said beside a relation ("My sister Mei…")
+    if name.casefold() != ent or not said:
+        return []
+    return [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and c.fact.entity.casefold() == "user"
+            and claim_owner(c.fact)[1:] == (kin_canonical(said), attr)]
 
 
 def _members_ended(slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
@@ -546,7 +514,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash)
-            clash += [c for c in _same_person(f, slot, store, tenant, user_id, listing) if c not in clash and
+            clash += [c for c in _same_person(f, slot, listing) if c not in clash and
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
 __all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers", "person_owner",
-           "without_name"]
+           "without_name", "claim_owner", "named_relatives"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -254,3 +255,37 @@ def without_name(clause: str) -> str:
     if not rn:
         return clause
     return (clause[:rn.end("rel")] + clause[rn.end("name"):]).replace("  ", " ")
+
+
+def claim_owner(slot: Any) -> tuple[str, str, str]:
+    """Whose claim a slot fact (a :class:`~anchormem.types.FactSlot`) is and of what: (entity, relation,
+    attribute): "mei|home_city" -> ("mei", "", "home_city"); "user|sister_home_city" -> ("user", "sister",
+    "home_city"); "user|home_city" -> ("user", "", "home_city")."""
+    from .keys import is_person
+
+    ent = slot.entity.casefold()
+    head, sep, rest = slot.attribute.partition("_")
+    if sep and ":" not in slot.attribute and is_person(head):
+        return ent, head, rest
+    return ent, "", slot.attribute
+
+
+def named_relatives(relation: str, attribute: str, claims: list[Any]) -> list[Any]:
+    """Of ``claims`` (memories with a ``fact``), the current positive claims of ``attribute`` held by a person named
+    beside ``relation`` in the claim's own words ("My sister Mei lives in Chengdu" for "sister", ``home_city``),
+    when they are all one person's; [] otherwise (two named friends: which one is meant is unknown)."""
+    from .keys import kin_canonical
+
+    rel = kin_canonical(relation)
+    found = []
+    for c in claims:
+        f = getattr(c, "fact", None)
+        if f is None or f.polarity < 0 or getattr(c, "valid_to", None) is not None:
+            continue
+        ent, r2, attr = claim_owner(f)
+        if attr != attribute or r2 or ent == "user":
+            continue
+        name, said = person_owner(c.text)
+        if name.casefold() == ent and said and kin_canonical(said) == rel:
+            found.append(c)
+    return found if len({c.fact.entity.casefold() for c in found}) == 1 else []
