@@ -26,7 +26,12 @@ Patterns (first match per clause wins; see the tests for the full list of senten
   polarity flipped ("I no longer live in Y", "I used to live in Y" -> ``home_city`` -1); otherwise (no longer, 不再)
   ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
 - "I'm allergic to X", "我对X过敏" -> ``allergy:X`` (sensitive);
-- third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q".
+- third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q";
+- someone else's home, employer or job is that person's claim (:func:`~anchormem.facts.subjects.owned_facts`;
+  whose action a clause states: :func:`~anchormem.facts.subjects.person_owner`): "My wife just started at
+  Stripe" -> ``wife_employer``, 我老公跳槽去阿里了 -> ``husband_employer``, "My sister Mei moved to Beijing" /
+  "Tom just moved to Seattle" -> entity "Mei" / "Tom", ``home_city``; a possessed noun that is no person ("the
+  office moved to …") states nothing.
 
 Only user turns are read (assistant and system turns never become user facts). Questions, hypotheticals
 ("if I lived in…", "I would love…", "如果…") and wishes are skipped. Hedges ("maybe", "I think", "probably",
@@ -54,7 +59,7 @@ from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSO
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts, merge_frames
 from .values import duration_at
-from .subjects import clause_subject, person_owner, without_name
+from .subjects import clause_subject, owned_facts as _owned, person_owner, without_name
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
@@ -673,48 +678,6 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                 continue  # "My brother left Google and joined Stripe": not the speaker's employer
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
     return list(out.values())
-
-
-def _owned(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None, owner: tuple[str, str],
-           other: bool) -> tuple[list[tuple], tuple[str, str, int, str] | None]:
-    """The clause's facts given to the person whose action it states (``owner``: (entity, relation) of
-    :func:`~anchormem.facts.subjects.person_owner`), so that a change of theirs supersedes their own earlier claim of
-    the slot and nothing else: a person's home, employer or job goes to that person's slot (a relation alone:
-    ``husband_employer``; a named person: entity "Mei", ``home_city``), as does a slot already typed to the relation
-    when the person is also named ("My sister Mei lives in …": Mei's ``home_city``). With ``other`` (someone else is
-    the subject) and no person to give it to ("the office moved to …"), a home, employer or job is nobody's:
-    dropped. A fact given to someone else is returned in ``changes`` as (attribute, value, polarity, entity)."""
-    ent, rel = owner
-
-    def give(attr: str) -> tuple[str, str] | None:
-        if _typed_to_person(attr):  # "sister_home_city": hers; when she is named, her name's
-            head, _, rest = attr.partition("_")
-            return (rest, ent) if ent and ent != "user" and rest in ("home_city", "employer", "occupation") \
-                else None
-        if not _person_action(attr) or attr.startswith("does:"):
-            return None
-        if ent and ent != "user":
-            return attr, ent
-        if rel:
-            return f"{rel}_{attr}", "user"
-        return ("", "") if other else None  # (dropped: a possessed noun that is no person)
-
-    out: list[tuple] = []
-    for c in changes:
-        g = give(c[0]) if other else None
-        if g is None:
-            out.append(c)
-        elif g[0]:
-            out.append((g[0], c[1], c[2], g[1]))
-    if got and got[3] == "user" and other:
-        g = give(got[0])
-        if g is not None:
-            if g[0]:
-                out.append((g[0], got[1], got[2], g[1]))
-            got = None
-    if other and ent == "" and rel == "":  # a possessed noun that is no person: its does: facts stay, others drop
-        out = [c for c in out if len(c) > 3 or not _person_action(c[0])]
-    return out, got
 
 
 @lru_cache(maxsize=1)

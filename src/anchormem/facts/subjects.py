@@ -29,7 +29,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
 __all__ = ["possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers", "person_owner",
-           "without_name", "claim_owner", "named_relatives"]
+           "without_name", "claim_owner", "named_relatives", "owned_facts"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -289,3 +289,51 @@ def named_relatives(relation: str, attribute: str, claims: list[Any]) -> list[An
         if name.casefold() == ent and said and kin_canonical(said) == rel:
             found.append(c)
     return found if len({c.fact.entity.casefold() for c in found}) == 1 else []
+
+def owned_facts(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None, owner: tuple[str, str],
+           other: bool) -> tuple[list[tuple], tuple[str, str, int, str] | None]:
+    """The clause's facts given to the person whose action it states (``owner``: (entity, relation) of
+    :func:`~anchormem.facts.subjects.person_owner`), so that a change of theirs supersedes their own earlier claim of
+    the slot and nothing else: a person's home, employer or job goes to that person's slot (a relation alone:
+    ``husband_employer``; a named person: entity "Mei", ``home_city``), as does a slot already typed to the relation
+    when the person is also named ("My sister Mei lives in …": Mei's ``home_city``). With ``other`` (someone else is
+    the subject) and no person to give it to ("the office moved to …"), a home, employer or job is nobody's:
+    dropped. A fact given to someone else is returned in ``changes`` as (attribute, value, polarity, entity)."""
+    ent, rel = owner
+    from .keys import is_person
+
+    def _typed_to_person(attr: str) -> bool:  # "brother_home_city", "sister_occupation": a person's slot
+        return is_person(attr.split(":", 1)[0].split("_", 1)[0])
+
+    def _person_action(attr: str) -> bool:  # a home, an employer, a job or a habit: what a person does
+        return attr in ("home_city", "employer", "occupation") or attr.startswith("does:")
+
+    def give(attr: str) -> tuple[str, str] | None:
+        if _typed_to_person(attr):  # "sister_home_city": hers; when she is named, her name's
+            head, _, rest = attr.partition("_")
+            return (rest, ent) if ent and ent != "user" and rest in ("home_city", "employer", "occupation") \
+                else None
+        if not _person_action(attr) or attr.startswith("does:"):
+            return None
+        if ent and ent != "user":
+            return attr, ent
+        if rel:
+            return f"{rel}_{attr}", "user"
+        return ("", "") if other else None  # (dropped: a possessed noun that is no person)
+
+    out: list[tuple] = []
+    for c in changes:
+        g = give(c[0]) if other else None
+        if g is None:
+            out.append(c)
+        elif g[0]:
+            out.append((g[0], c[1], c[2], g[1]))
+    if got and got[3] == "user" and other:
+        g = give(got[0])
+        if g is not None:
+            if g[0]:
+                out.append((g[0], got[1], got[2], g[1]))
+            got = None
+    if other and ent == "" and rel == "":  # a possessed noun that is no person: its does: facts stay, others drop
+        out = [c for c in out if len(c) > 3 or not _person_action(c[0])]
+    return out, got
