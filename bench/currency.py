@@ -102,6 +102,41 @@ def _detected(story: dict, events: list[list]) -> tuple[bool, str]:
             repr([(e.event, e.memory.text, e.memory.fact.attribute if e.memory.fact else None) for e in later]))
 
 
+def _subject(fact) -> str:
+    """Whose claim a fact is: a named person (its entity), a relative (the person word its attribute is typed by:
+    ``sister_home_city`` -> "sister"), else the user."""
+    from anchormem.facts.keys import is_person
+
+    if fact.entity.casefold() != "user":
+        return fact.entity.casefold()
+    head = fact.attribute.split(":", 1)[0].split("_", 1)[0]
+    return head if "_" in fact.attribute and is_person(head) else "user"
+
+
+def cross_subject(events: list[list]) -> list[str]:
+    """SUPERSEDE events that retire the claim of someone else than the change's subject (the subjects of an add:
+    those of the facts it writes): the user's claim retired by a change about another person, another person's by a
+    change of the user's, one person's by another's ("Tom" by "Kara"). One person said two ways is no crossing:
+    a relation and the name said beside it in either memory ("my sister Mei": "sister" / "mei"), or a relation and a
+    narrower one (sister / 姐姐)."""
+    from anchormem.facts.keys import kin_covers
+
+    out = []
+    for evs in events:
+        new = {_subject(e.memory.fact) for e in evs if e.event != "SUPERSEDE" and e.memory.fact is not None}
+        said = " ".join(e.memory.text for e in evs if e.event != "SUPERSEDE").casefold()
+        for e in evs:
+            if e.event != "SUPERSEDE" or e.memory.fact is None or not new:
+                continue
+            old = _subject(e.memory.fact)
+            both = said + " " + e.memory.text.casefold()
+            if old in new or any(old != "user" and n != "user" and (
+                    (old in both and n in both) or kin_covers(old, n) or kin_covers(n, old)) for n in new):
+                continue
+            out.append(f"{e.memory.text!r} ({old}) by {sorted(new)}")
+    return out
+
+
 def _context_lines(block) -> list[str]:
     return [ln for s in block.sections if s.name != "recent_turns" for ln in s.text.splitlines()[1:] if ln.strip()]
 
@@ -111,7 +146,7 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
     detected, why = _detected(story, events)
     cur, old, kind = story["current"], story.get("superseded"), story["kind"]
     res: dict = {"id": story["id"], "kind": kind, "lang": story["lang"], "split": story["split"],
-                 "detected": detected, "checks": {}, "notes": {}}
+                 "detected": detected, "checks": {}, "notes": {}, "cross_subject": cross_subject(events)}
     ans = m.ask(story["question"], user_id=user)
     first = ans.citations[0].text if ans.citations and not ans.abstained else ""
     if kind != "nonchange":
@@ -248,6 +283,7 @@ def _write(args, results: list[dict], wall: float, cpu: float, command: str) -> 
         "by_split_kind_language": {sp: _table([r for r in results if r["split"] == sp],
                                               lambda r: f"{r['kind']}/{r['lang']}")
                                    for sp in sorted({r["split"] for r in results})},
+        "cross_subject_supersedes": sum(len(r.get("cross_subject", [])) for r in results),
         "failures_by_class": {cls: sum(1 for r in results for v in r["failures"].values() if v == cls)
                               for cls in ("detection", "data_model", "review_policy")},
         "results": results,
@@ -255,7 +291,7 @@ def _write(args, results: list[dict], wall: float, cpu: float, command: str) -> 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     print(markdown(report))
-    print(f"\nfailures: {report['failures_by_class']}; {len(results)} stories, wall {wall:.0f} s, cpu {cpu:.0f} s")
+    print(f"\nfailures: {report['failures_by_class']}; cross-subject SUPERSEDE: {report['cross_subject_supersedes']}; {len(results)} stories, wall {wall:.0f} s, cpu {cpu:.0f} s")
 
 
 if __name__ == "__main__":

@@ -38,8 +38,10 @@ def test_someone_named_moving_leaves_the_speakers_home(old, new):
         assert [e.event for e in events] == ["ADD"]
         assert all(e.memory.fact is None or e.memory.fact.entity != "user" for e in events)
         home = [x for x in m.get_all(user_id="u", filters={"kind": "fact"}) if x.fact.attribute == "home_city"]
-        assert [(x.fact.entity, x.fact.value, x.valid_to) for x in home] == [("user", old[-3:-1] if "深圳" in old
-                                                                              else "Shenzhen", None)]
+        assert [(x.fact.entity, x.fact.value, x.valid_to) for x in home if x.fact.entity == "user"] == [
+            ("user", old[-3:-1] if "深圳" in old else "Shenzhen", None)]
+        # the move is the named person's own claim (issue #22: claims carry their subject)
+        assert {x.fact.entity for x in home if x.fact.entity != "user"} <= {new.split()[0] if " " in new else "小李"}
 
 
 def test_a_named_persons_move_is_theirs_and_opens_no_claim_on_the_speakers_words():

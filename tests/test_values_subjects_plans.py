@@ -120,13 +120,16 @@ def test_someone_elses_move_states_no_fact_of_the_speakers(text):
     assert [f for f in extract_from_text(text) if f.attribute in ("home_city", "employer")] == []
 
 
-@pytest.mark.parametrize("first,then", [("I live in Austin.", "My bestie moved to Denver."),
-                                        ("我住在南京。", "我闺蜜搬到杭州了。"), ("我在华为上班。", "我舍友跳槽到腾讯了。")])
-def test_someone_elses_move_retires_nothing(mem_det, first, then):
+@pytest.mark.parametrize("first,then,theirs", [
+    ("I live in Austin.", "My bestie moved to Denver.", "user|bestie_home_city"),
+    ("我住在南京。", "我闺蜜搬到杭州了。", "user|闺蜜_home_city"), ("我在华为上班。", "我舍友跳槽到腾讯了。", "user|舍友_employer")])
+def test_someone_elses_move_retires_nothing(mem_det, first, then, theirs):
+    """Someone else's move is that person's claim (issue #22): it retires none of the speaker's."""
     mem_det.add(first, user_id="u", timestamp=T1)
     evs = mem_det.add(then, user_id="u", timestamp=T2)
     assert not any(e.event == "SUPERSEDE" for e in evs)
-    assert [m.text for m in mem_det.get_all(user_id="u") if m.fact is not None] == [first]
+    facts = {m.text: m.fact.slot for m in mem_det.get_all(user_id="u") if m.fact is not None and m.valid_to is None}
+    assert facts[first] in ("user|home_city", "user|employer") and facts[then] == theirs
 
 
 # -- plans -----------------------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from .. import langdata
 from ..facts.claims import asks_past, current_view
 from ..facts.keys import KIN_NARROWER, same_value
 from ..text.tokenize import has_cjk, query_terms, stem
-from ..types import Answer, Hit, MemoryItem, Scope
+from ..types import Answer, FactSlot, Hit, MemoryItem, Scope
 from .extractive import quote
 from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
@@ -256,6 +256,8 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
         return []
     attrs = asked_user_slots(question)
     out = _current_evidence(attrs, store, scope, hits) if attrs else []
+    if attrs and not out:  # "Where does my sister live?" with "My sister Mei lives in Chengdu": Mei's claim
+        out = _named_relatives_evidence(attrs, store, scope)
     if out or embedder is None or question_vector is None or not _plain_user_question(question):
         return out
     kin = kin_words(question)
@@ -272,6 +274,29 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
                 if (a := sl.partition("|")[2]) not in attrs and not (attrs and a in _known_attributes())]
     found = _current_evidence(more, store, scope, hits) if more else []
     return [m for m in found if supports is None or supports(m)]  # read by meaning: still about what is asked
+
+
+def _named_relatives_evidence(attrs: list[str], store: Any, scope: Scope) -> list[MemoryItem]:
+    """Per relative's attribute of ``attrs`` (``sister_home_city``) without a claim of its own, the current claim of
+    the one person named beside that relation in its words ("My sister Mei just moved to Beijing": ``mei|home_city``,
+    :func:`~anchormem.facts.subjects.named_relatives`), as it holds now."""
+    from ..facts.subjects import claim_owner, named_relatives
+    from ..filters import Cond
+
+    wanted = [(rel, base) for a in attrs for _, rel, base in [claim_owner(FactSlot(entity="user", attribute=a, value=""))]
+              if rel]
+    if not wanted:
+        return []
+    listed = [m for m in store.list_memories(Scope(tenant=scope.tenant, user_id=scope.user_id),
+                                             Cond(field="kind", op="eq", value="fact"))
+              if all(getattr(scope, k) in (None, getattr(m, k)) for k in ("agent_id", "session_id"))]
+    out: list[MemoryItem] = []
+    for rel, base in wanted:
+        for m in named_relatives(rel, base, listed):
+            view = current_view(m)
+            if view and all(view.id != o.id for o in out):
+                out.append(view)
+    return out
 
 
 def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:

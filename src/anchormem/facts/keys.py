@@ -35,7 +35,7 @@ from ..text.tokenize import has_cjk, words as segment
 __all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
-           "KIN_CANONICAL", "KIN_NARROWER", "OTHER_PERSON_WORDS", "RELATION_WORDS", "relation_pattern",
+           "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS", "relation_pattern",
            "kin_canonical", "kin_covers", "person_key"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
@@ -208,6 +208,52 @@ def topic_root(key: str) -> str:
     return key
 
 
+@lru_cache(maxsize=1)
+def _categories() -> dict[str, frozenset[str]]:
+    """``topic_categories`` of data/lang/*/slots.json, the languages' member lists joined per category key."""
+    from .. import langdata
+
+    table: dict[str, set[str]] = {}
+    for lang in langdata.LANGUAGES:
+        for cat, words in langdata.load("slots", lang).get("topic_categories", {}).items():
+            table.setdefault(cat.casefold(), set()).update(w.casefold() for w in words)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+@lru_cache(maxsize=1024)
+def category_members(key: str) -> frozenset[str]:
+    """The topic keys a category holds (``topic_categories`` of data/lang/*/slots.json, followed through members that
+    are categories themselves, each with its :func:`topic_root`), in both languages: "meat" -> {"steak", "bacon",
+    "红烧肉", ...}; "caffeine" -> {"coffee", "latte", "拿铁", "tea", ...}; 咖啡 (root "coffee") -> {"latte", "拿铁",
+    ...}; an empty set for a key that names no category ("steak")."""
+    cats = _categories()
+    root = topic_root(key.casefold())
+    out: set[str] = set()
+    todo = [root]
+    while todo:
+        for w in cats.get(todo.pop(), ()):
+            for m in (w, topic_root(w)):
+                if m not in out and m != root:
+                    out.add(m)
+                    todo.append(m)
+    return frozenset(out)
+
+
+def in_category(key: str, members: frozenset[str]) -> bool:
+    """A thing's topic key is one of a category's ``members`` (:func:`category_members`): itself, its root, a way of
+    saying it in the other language, its English head word ("grass-fed steak" -> "steak") or a Chinese member it
+    ends with (head-final: 美式拿铁 -> 拿铁)."""
+    k = key.casefold().strip()
+    if not k or not members:
+        return False
+    keys = {k, topic_root(k), *translated_topics(k)}
+    if not has_cjk(k) and " " in k:
+        keys.add(k.split()[-1])
+    if any(x in members for x in keys):
+        return True
+    return has_cjk(k) and any(has_cjk(m) and len(m) > 1 and k.endswith(m) for m in members)
+
+
 def translated_topics(key: str) -> list[str]:
     """The same topic said in other words or the other language: 咖啡 -> ["coffee"], "coffee" -> ["咖啡", ...],
     "smoke" -> ["cigarette", ..., "烟", "抽烟", "香烟"], "cigarette" -> [..., "smoke", "烟", ...]: every key of
@@ -280,6 +326,8 @@ KIN_GROUPS: dict[str, tuple[str, ...]] = {
     "boss": ("boss", "老板"),
 }
 KIN_CANONICAL: dict[str, str] = {w: canon for canon, words in KIN_GROUPS.items() for w in words}
+# a sibling said with one character (我哥, 我姐搬到深圳了): the relation of the doubled word, a slot of its own as that is
+KIN_SHORT: dict[str, str] = {"哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹"}
 # English words broader than Chinese ones, which stay relations (and slots) of their own: 哥哥 is an older brother,
 # 弟弟 a younger one, 奶奶 the father's mother, 外婆 / 姥姥 the mother's. "brother" never merges with either (which
 # one is meant is unknown); a question about the broader word is answered by a memory of a narrower one, never the
@@ -292,6 +340,7 @@ KIN_NARROWER: dict[str, tuple[str, ...]] = {
 PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niece nephew neighbour neighbor
     roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance fiancé fiancee
     fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
+    bestie bff buddy 闺蜜 发小 舍友 哥们 好友 哥 姐 弟 妹
     弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
     经理 教练 未婚妻 未婚夫""".split()) | frozenset(KIN_CANONICAL)
 # people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
@@ -379,6 +428,8 @@ def person_key(person: str) -> str:
     m = _MODIFIERS.match(p)
     lead, head = (p[:m.end()], p[m.end():]) if m else ("", p)
     h = head.lower()
+    if h in KIN_SHORT:
+        return lead + KIN_SHORT[h]
     if h in KIN_CANONICAL:
         return lead + KIN_CANONICAL[h]
     if h.endswith("s") and h[:-1] in KIN_CANONICAL and h not in _PLURAL_PERSON:  # "moms", "coworkers"

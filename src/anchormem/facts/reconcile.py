@@ -343,6 +343,76 @@ def _remaining_names(d: Draft, facts: list[Fact], current: dict[str, list[Memory
     return out
 
 
+_PERSON_ATTRS = ("home_city", "employer", "occupation")  # a person's slots one person said two ways share
+
+
+def _same_person(f: Fact, slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """The current claims of the person ``slot`` is about, of its attribute, kept under another key: one person said
+    two ways. A relation alone ("My sister moved to Beijing": ``sister_home_city``) and a name said beside it in the
+    claim's own words ("My sister Mei lives in Chengdu": Mei's ``home_city``), either way round
+    (:func:`~anchormem.facts.subjects.named_relatives`); a relation and a narrower one ("sister" / 姐姐) stay two
+    people (which sister is meant is unknown). Only when the claims found are one person's (two named friends:
+    neither), never the speaker's own."""
+    from .keys import kin_canonical
+    from .subjects import claim_owner, named_relatives, person_owner
+
+    ent, rel, attr = claim_owner(slot)
+    if attr not in _PERSON_ATTRS or (ent == "user" and not rel) or slot.polarity < 0:
+        return []
+    if ent == "user":  # a relation alone: the person named beside that relation
+        return named_relatives(rel, attr, listing())
+    name, said = person_owner(f.clause or f.source_span)  # a named person said beside a relation ("My sister Mei…")
+    if name.casefold() != ent or not said:
+        return []
+    return [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and c.fact.entity.casefold() == "user"
+            and claim_owner(c.fact)[1:] == (kin_canonical(said), attr)]
+
+
+def _members_ended(slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """An ending of a category ends its members: for a habit or diet ended ("I don't eat meat anymore": ``diet``
+    "meat" -1; 我戒咖啡了: ``does:咖啡`` -1), the current likings and habits of the same person whose thing is a member
+    of that category ("I love steak", 我每天早上喝一杯拿铁: :func:`~anchormem.facts.keys.category_members`, data of
+    ``topic_categories``). A thing that names no category ends nothing more; never another person's claim, never the
+    reverse (an ending of steak leaves the meat diet)."""
+    from .keys import TOPIC_HEADS, category_members, in_category
+
+    if slot.polarity >= 0:
+        return []
+    head, sep, key = slot.attribute.partition(":")
+    if slot.attribute == "diet":
+        key = {"eats meat": "meat"}.get(value_key("diet", slot.value), value_key("diet", slot.value))
+    elif not (sep and head == "does"):
+        return []
+    members = category_members(key)
+    if not members:
+        return []
+    return [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and
+            c.fact.entity.casefold() == slot.entity.casefold() and
+            c.fact.attribute.partition(":")[0] in TOPIC_HEADS and c.fact.attribute.partition(":")[1] and
+            in_category(c.fact.attribute.partition(":")[2], members)]
+
+
+def _counts_of_names(slot: FactSlot, clash: list[MemoryItem], facts: list[Fact],
+                     listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """A names list replaced by another ("来福和旺财" -> "旺财": 来福走丢了，现在只剩旺财了) changes the count said with the
+    old list: the current ``count:<counted>`` claims of the same counted noun whose number is the old list's length
+    (and not the new one's), unless the turn says a count of its own (which closes them itself)."""
+    from .values import number_of
+
+    if not slot.attribute.endswith("_names") or slot.polarity < 0 or not clash:
+        return []
+    counted = slot.attribute[: -len("_names")]
+    key = f"count:{counted}"
+    if any(f.attribute == key for f in facts):
+        return []
+    size = lambda v: len([n for n in _LIST_SEP.split(str(v).strip()) if n])  # noqa: E731
+    old = {size(c.fact.value) for c in clash if c.fact is not None and c.fact.attribute == slot.attribute}
+    new = size(slot.value)
+    return [c for c in listing() if c.fact is not None and c.fact.attribute == key and c.fact.polarity > 0 and
+            c.fact.entity.casefold() == slot.entity.casefold() and
+            (n := number_of(str(c.fact.value))) is not None and n.isdigit() and int(n) in old and int(n) != new]
+
+
 def _sensitive_change(f: Fact, clash: list[MemoryItem]) -> bool:
     """True when a change of ``clash`` (the current claims it conflicts with) by ``f`` touches personal data: the new
     fact or any claim it would close is sensitive (:func:`~anchormem.facts.model.is_sensitive`: phone, card, ID,
@@ -388,6 +458,18 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     current: dict[str, list[MemoryItem]] = {}
     for item in store.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
+    listed: list[list[MemoryItem]] = []
+
+    def listing() -> list[MemoryItem]:  # the user's current facts, read once per add when a person's claim needs it
+        if not listed:
+            from ..filters import Cond
+            from ..types import Scope
+
+            listed.append([m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                          Cond(field="kind", op="eq", value="fact"))
+                           if m.fact is not None and m.valid_to is None])
+        return listed[0]
+
     for od in opened:  # open claims for older words (facts.relative): written first, then closed by their change
         plan.drafts.append(od)
         current.setdefault(od.item.fact.slot, []).append(od.item)  # type: ignore[union-attr]
@@ -432,6 +514,10 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash)
+            clash += [c for c in _same_person(f, slot, listing) if c not in clash and
+                      c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
+            clash += [c for c in _members_ended(slot, listing) if c not in clash]
+            clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue

@@ -26,7 +26,12 @@ Patterns (first match per clause wins; see the tests for the full list of senten
   polarity flipped ("I no longer live in Y", "I used to live in Y" -> ``home_city`` -1); otherwise (no longer, 不再)
   ``does:X`` -1. "I stopped/quit X-ing" -> ``does:X`` -1;
 - "I'm allergic to X", "我对X过敏" -> ``allergy:X`` (sensitive);
-- third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q".
+- third person: "Person Q enjoys chess", "Person Q lives in Y" -> entity "Person Q";
+- someone else's home, employer or job is that person's claim (:func:`~anchormem.facts.subjects.owned_facts`;
+  whose action a clause states: :func:`~anchormem.facts.subjects.person_owner`): "My wife just started at
+  Stripe" -> ``wife_employer``, 我老公跳槽去阿里了 -> ``husband_employer``, "My sister Mei moved to Beijing" /
+  "Tom just moved to Seattle" -> entity "Mei" / "Tom", ``home_city``; a possessed noun that is no person ("the
+  office moved to …") states nothing.
 
 Only user turns are read (assistant and system turns never become user facts). Questions, hypotheticals
 ("if I lived in…", "I would love…", "如果…") and wishes are skipped. Hedges ("maybe", "I think", "probably",
@@ -54,7 +59,7 @@ from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSO
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts, merge_frames
 from .values import duration_at
-from .subjects import clause_subject
+from .subjects import clause_subject, owned_facts as _owned, person_owner, without_name
 from .model import Fact, detect_language, is_sensitive, normalize_object
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
@@ -214,6 +219,11 @@ def _person_home(m: re.Match) -> str:
     return f"{person_key(a)}_home_city" if is_person(a) else a
 
 
+def _person_employer(m: re.Match) -> str:
+    """"my X works at Y" / "我X在Y上班": ``X_employer`` for a person X (by its relation's slot form)."""
+    return f"{person_key(m.group('a'))}_employer"
+
+
 def _changed(m: re.Match) -> str:
     """"my X changed to Y": X (a person's move is :func:`_person_home`'s, not a change of a value)."""
     return m.group("a")
@@ -335,6 +345,10 @@ _EN_RULES: list[Rule] = [
         r"(?:to|into)\s+" + _V), _person_home, 1),
     (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+|both\s+|all\s+)*(?:lives|resides|"
         r"is living|is based|live|reside|are living|are based)\s+in\s+" + _V), _person_home, 1),
+    # "My wife works at Google", "My husband just started at Stripe": the person's employer
+    (_c(r"\bmy\s+(?P<a>" + _PERSON_EN + r")\s+(?:still\s+|now\s+|currently\s+|just\s+|recently\s+)*(?:works|is working|"
+        r"started|has started|joined|has joined|got a job)\s+(?:at|for|with)?\s*(?P<v>(?-i:[A-Z])[^,.;!?]*)"),
+     _person_employer, 1),
     # "my shipping address changed to …", "my phone number has changed to …"
     (_c(r"\bmy\s+(?P<a>(?!(?:\w+ )*(?:when|if|i|you|we|they|that|which|who|and|but)\b)[a-z][\w'-]*"
         r"(?: [a-z][\w'-]*){0,3}?)\s+(?:has\s+|have\s+)?(?:changed|been changed|been updated|updated|moved)\s+to\s+"
@@ -367,6 +381,9 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"我(?:们家?)?" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _const("home_city"), 1),
     # "我妈妈住在上海", "我母亲搬到北京了": the person's home (keys.person_key: 妈妈 / 母亲 / "mom" are one mother)
     (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"(?:住在|住|家在|定居在)\s*" + _ZV), _person_home, 1),
+    # "我老公在腾讯上班": the person's employer
+    (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"(?:现在|目前)?在\s*(?P<v>[^，。！？,.!?；;在]{1,30}?)\s*(?:工作|上班|任职)"),
+     _person_employer, 1),
     (re.compile(r"我(?P<a>" + _PERSON_ZH + r")" + _ZADV + r"(?:从[^，。！？,.!?；;]{1,20}?)?(?:搬到了?|搬去了?|搬家到了?|"
                 r"搬回了?|搬来了?)\s*" + _ZV), _person_home, 1),
     # "我从里斯本搬到柏林了", "我们五月搬到了柏林": the move's destination
@@ -604,28 +621,45 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             for attr, value, pol in said:
                 if not (pol > 0 and _person_action(attr) and _elsewhere(sentence)):
                     keep(attr, value, pol, entity, sentence, sentence, conf)
+        elif said and not blocked(sentence) and not _elsewhere(sentence):  # "My brother left Google and joined …"
+            owner = person_owner(sentence)
+            for attr, value, pol, ent in (c for c in _owned(said, None, owner, True)[0] if len(c) > 3):
+                keep(attr, value, pol, ent if ent != "user" else entity, sentence, sentence, conf)
         subject = ""  # the speaker as the subject of the previous clause, if it stated one of their facts
         who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
         pending = ""  # the slot a switch verb left open ("I switched jobs, now at Cisco")
+        owner = ("", "")  # whose action the previous clause stated (subjects.person_owner)
         for n, clause in enumerate(_clause_split().split(sentence)):
             if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
                 subject, who, pending = "", "", ""
                 continue
             who = _speaker_subject(clause) or who
-            changes = [c for c in clause_changes(_with_subject(clause, subject))
-                       if who != "other" or _typed_to_person(c[0])]
-            got = _parse_clause(_with_subject(clause, subject))
-            frames, pending = frame_facts(_with_subject(clause, subject), pending=pending, first=n == 0,
+            read = without_name(_with_subject(clause, subject))  # "My sister Mei lives in …": her rules read it
+            raw = clause_changes(read)
+            got = _parse_clause(read)
+            frames, pending = frame_facts(read, pending=pending, first=n == 0,
                                           inherited={"user": "speaker", "other": "other"}.get(who, ""))
+            # whose facts they are: "My sister Mei moved to Beijing" (Mei's), 我老公跳槽去阿里了 (husband_employer),
+            # "Tom just moved" (Tom's); a clause without a subject goes on about the previous one's ("… and joined X")
+            mine = person_owner(clause) if _speaker_subject(clause) == "other" or (raw or got or frames) and (
+                who == "other" or clause_subject(clause)) else ("", "")
+            owner = mine if mine != ("", "") or who != "other" or _speaker_subject(clause) else owner
+            person = who == "other" and owner != ("", "") or mine != ("", "")
+            changes = raw if person else [c for c in raw if who != "other" or _typed_to_person(c[0])]
             changes, got = merge_frames(changes, got, frames, clause)
-            # "My bestie moved to Denver", 我舍友跳槽到腾讯: a possessed noun's action (tested only when there is a fact)
-            if (changes or got) and clause_subject(clause):
-                changes = [c for c in changes if not _person_action(c[0])]
-                got = None if got and got[3] == "user" and _person_action(got[0]) else got  # (Tom's own: kept)
-            # 大学那会儿我在兰州住过四年, 国庆去了趟三亚: no home, employer or job of now
+            # 大学那会儿我在兰州住过四年, 国庆去了趟三亚, "My sister is visiting Rome": no home, employer or job of now
             if (changes or got) and _elsewhere(clause):
                 changes = [c for c in changes if not (c[2] > 0 and _person_action(c[0]))]
                 got = None if got and got[2] > 0 and _person_action(got[0]) else got
+            if (changes or got) and (person or clause_subject(clause)):
+                changes, got = _owned(changes, got, owner if person else ("", ""), True)
+            owned = [c for c in changes if len(c) > 3]
+            changes = [c for c in changes if len(c) == 3 and (not person or c not in raw or who != "other" or
+                                                              _typed_to_person(c[0]))]
+            for attr, value, pol, ent in owned:
+                keep(attr, value, pol, ent if ent != "user" else entity, sentence, clause, conf)
+            if owned and not changes and not got:
+                continue
             if changes:
                 said = " ".join(c[1].casefold() for c in changes)
                 if got and got[3] == "user" and who != "other" and got[0] not in {c[0] for c in changes} and \

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-
-__all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers"]
+__all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers", "person_owner",
+           "without_name", "claim_owner", "named_relatives", "owned_facts"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -182,3 +183,162 @@ def speakers(clause: str) -> bool:
     from .rules import _speaker_subject
 
     return not opens_with_someone(clause) and not clause_subject(clause) and _speaker_subject(clause) != "other"
+
+
+@lru_cache(maxsize=2)
+def _relation_name(lang: str) -> re.Pattern:
+    """A relation of the speaker's and the name said beside it: "my (little) sister Mei", "our friend Tom Li",
+    我妹妹小美, 我的朋友Tom (relation words: :data:`~anchormem.facts.keys.PERSON_WORDS`)."""
+    from .keys import PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+
+    if lang == "zh":
+        return re.compile(r"(?:我的?|我们的?)(?P<rel>" + relation_pattern(True, PERSON_WORDS) + r")\s*(?P<name>"
+                          r"[A-Z][A-Za-z'’-]*|[\u4e00-\u9fff]{2,3}?)(?=\s*(?:" + _ZH_AFTER_NAME + r"))")
+    return re.compile(r"(?<![\w'’])(?:my|our)\s+(?P<rel>(?:" + PERSON_MODIFIERS + r"\s+)*(?:" +
+                      relation_pattern(False, PERSON_WORDS) + r"))\s+(?P<name>(?-i:[A-Z])[\w'’-]*)(?![\w'’])", re.I)
+
+
+# what follows a name said beside a relation in Chinese (我妹妹小美住在…, 我老公Tom在…): a verb, an adverb or a time
+_ZH_AFTER_NAME = r"住|搬|在|是|跳槽|去|入职|辞职|今年|现在|刚|已经|上个?月|最近|也|还|又|[，,。]"
+
+
+def person_owner(clause: str) -> tuple[str, str]:
+    """Whose action ``clause`` states when it is someone else's: (entity, relation). A person named beside a relation
+    ("My sister Mei just moved to Beijing", 我妹妹小美搬到杭州了) -> ("Mei", "sister"); a relation alone ("My wife
+    just started at Stripe", 我老公跳槽去阿里了) -> ("user", "wife" / "husband": the relation's slot form,
+    :func:`~anchormem.facts.keys.person_key`); a person named alone ("Tom just moved to Seattle", 小美搬到杭州了) ->
+    ("Tom", ""); a possessed noun that is no person ("the office moved") or the speaker -> ("", "")."""
+    from .keys import is_person, person_key
+
+    lang = "zh" if has_cjk(clause) else "en"
+    m = _verbs(lang).search(clause)
+    pre = clause[: m.start()] if m else clause
+    rn = _said_name(clause, lang)
+    if rn:
+        return rn.group("name"), person_key(rn.group("rel")).casefold()
+    if not m:
+        return "", ""
+    owned = possessed_subject(pre, lang)
+    if owned:
+        return ("user", person_key(owned).casefold()) if is_person(owned) else ("", "")
+    named = named_subject(pre, lang)
+    if named and is_person(named):  # "Mom finally moved to York": a relation said as a name
+        return "user", person_key(named).casefold()
+    return (named, "") if named else ("", "")
+
+
+def _said_name(clause: str, lang: str) -> re.Match | None:
+    """The relation and the name said beside it in ``clause`` (:func:`_relation_name`), or None: an English name is
+    no month, pronoun or opener; a Chinese one is a Latin name, a familiar name (小美, 老王) or a word jieba tags as
+    a person's name (not a verb: 我老公跳槽…)."""
+    rn = _relation_name(lang).search(clause)
+    if not rn:
+        return None
+    name = rn.group("name")
+    if lang == "en":
+        return None if name.casefold() in _not_names_en() else rn
+    if not has_cjk(name):
+        return rn
+    prefixes = langdata.words("cues", "name_prefixes", ("zh",))
+    if len(name) == 2 and name[0] in prefixes:
+        return rn
+    toks = [t for t in pos_tags(name) if t.word.strip()]
+    return rn if len(toks) == 1 and toks[0].flag in _NAME_TAGS else None
+
+
+def _not_names_en() -> frozenset[str]:
+    from .meaning import _not_names
+
+    return frozenset(_not_names("en")) | {"just", "recently", "finally", "now"}
+
+
+def without_name(clause: str) -> str:
+    """``clause`` with the name said beside a relation taken out ("My sister Mei lives in Chengdu" -> "My sister
+    lives in Chengdu", 我妹妹小美住在成都 -> 我妹妹住在成都), so that a person's rules read it; unchanged otherwise."""
+    lang = "zh" if has_cjk(clause) else "en"
+    rn = _said_name(clause, lang)
+    if not rn:
+        return clause
+    return (clause[:rn.end("rel")] + clause[rn.end("name"):]).replace("  ", " ")
+
+
+def claim_owner(slot: Any) -> tuple[str, str, str]:
+    """Whose claim a slot fact (a :class:`~anchormem.types.FactSlot`) is and of what: (entity, relation,
+    attribute): "mei|home_city" -> ("mei", "", "home_city"); "user|sister_home_city" -> ("user", "sister",
+    "home_city"); "user|home_city" -> ("user", "", "home_city")."""
+    from .keys import is_person
+
+    ent = slot.entity.casefold()
+    head, sep, rest = slot.attribute.partition("_")
+    if sep and ":" not in slot.attribute and is_person(head):
+        return ent, head, rest
+    return ent, "", slot.attribute
+
+
+def named_relatives(relation: str, attribute: str, claims: list[Any]) -> list[Any]:
+    """Of ``claims`` (memories with a ``fact``), the current positive claims of ``attribute`` held by a person named
+    beside ``relation`` in the claim's own words ("My sister Mei lives in Chengdu" for "sister", ``home_city``),
+    when they are all one person's; [] otherwise (two named friends: which one is meant is unknown)."""
+    from .keys import kin_canonical
+
+    rel = kin_canonical(relation)
+    found = []
+    for c in claims:
+        f = getattr(c, "fact", None)
+        if f is None or f.polarity < 0 or getattr(c, "valid_to", None) is not None:
+            continue
+        ent, r2, attr = claim_owner(f)
+        if attr != attribute or r2 or ent == "user":
+            continue
+        name, said = person_owner(c.text)
+        if name.casefold() == ent and said and kin_canonical(said) == rel:
+            found.append(c)
+    return found if len({c.fact.entity.casefold() for c in found}) == 1 else []
+
+def owned_facts(changes: list[tuple[str, str, int]], got: tuple[str, str, int, str] | None, owner: tuple[str, str],
+           other: bool) -> tuple[list[tuple], tuple[str, str, int, str] | None]:
+    """The clause's facts given to the person whose action it states (``owner``: (entity, relation) of
+    :func:`~anchormem.facts.subjects.person_owner`), so that a change of theirs supersedes their own earlier claim of
+    the slot and nothing else: a person's home, employer or job goes to that person's slot (a relation alone:
+    ``husband_employer``; a named person: entity "Mei", ``home_city``), as does a slot already typed to the relation
+    when the person is also named ("My sister Mei lives in …": Mei's ``home_city``). With ``other`` (someone else is
+    the subject) and no person to give it to ("the office moved to …"), a home, employer or job is nobody's:
+    dropped. A fact given to someone else is returned in ``changes`` as (attribute, value, polarity, entity)."""
+    ent, rel = owner
+    from .keys import is_person
+
+    def _typed_to_person(attr: str) -> bool:  # "brother_home_city", "sister_occupation": a person's slot
+        return is_person(attr.split(":", 1)[0].split("_", 1)[0])
+
+    def _person_action(attr: str) -> bool:  # a home, an employer, a job or a habit: what a person does
+        return attr in ("home_city", "employer", "occupation") or attr.startswith("does:")
+
+    def give(attr: str) -> tuple[str, str] | None:
+        if _typed_to_person(attr):  # "sister_home_city": hers; when she is named, her name's
+            head, _, rest = attr.partition("_")
+            return (rest, ent) if ent and ent != "user" and rest in ("home_city", "employer", "occupation") \
+                else None
+        if not _person_action(attr) or attr.startswith("does:"):
+            return None
+        if ent and ent != "user":
+            return attr, ent
+        if rel:
+            return f"{rel}_{attr}", "user"
+        return ("", "") if other else None  # (dropped: a possessed noun that is no person)
+
+    out: list[tuple] = []
+    for c in changes:
+        g = give(c[0]) if other else None
+        if g is None:
+            out.append(c)
+        elif g[0]:
+            out.append((g[0], c[1], c[2], g[1]))
+    if got and got[3] == "user" and other:
+        g = give(got[0])
+        if g is not None:
+            if g[0]:
+                out.append((g[0], got[1], got[2], g[1]))
+            got = None
+    if other and ent == "" and rel == "":  # a possessed noun that is no person: its does: facts stay, others drop
+        out = [c for c in out if len(c) > 3 or not _person_action(c[0])]
+    return out, got
