@@ -28,8 +28,8 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
-__all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers", "person_owner",
-           "without_name", "claim_owner", "named_relatives", "owned_facts"]
+__all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers",
+           "person_owner", "without_name", "claim_owner", "named_relatives", "owned_facts"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
