@@ -61,7 +61,9 @@ def test_ask_banks_ship_and_equal_what_the_bundled_model_gives(bank, lang):
     assert shipped is not None and shipped.shape == (len(texts), 384) and len(texts) >= 20, \
         "rebuild with: python -m anchormem.facts.bank_vectors"
     fresh = make_embedder("auto").embed_documents(texts)
-    assert np.abs(shipped - fresh).max() < 1e-3
+    # the quantised model's int8 kernels differ by CPU (AVX-512 VNNI vs AVX2: components differ by up to ~0.003);
+    # the same direction is what calibration needs
+    assert (shipped * fresh).sum(axis=1).min() > 0.9995 and np.abs(shipped - fresh).max() < 5e-3
     assert bank_vectors.load("multilingual-e5-small-q4", 384, lang, texts[1:], bank) is None  # edited: no vectors
 
 

@@ -37,7 +37,7 @@ def _explain(name: str, sig: inspect.Signature, exc: TypeError) -> str:
     return message
 
 
-def _checked(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+def _checked(attr: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
@@ -48,21 +48,20 @@ def _checked(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 sig.bind(*args, **kwargs)
             except TypeError:
-                raise ArgumentError(_explain(name, sig, exc)) from None
+                owner = type(args[0]).__name__ if args else fn.__qualname__.split(".")[0]
+                raise ArgumentError(_explain(owner if attr == "__init__" else f"{owner}.{attr}", sig, exc)) from None
             raise
 
     return wrapper
 
 
 def checked_arguments(cls: C) -> C:
-    """Class decorator: every public method of ``cls`` (and of its bases but ``object``), and ``__init__``, raises
-    :class:`~anchormem.errors.ArgumentError` when called with arguments that do not fit its signature."""
-    seen: set[str] = set()
-    for klass in cls.__mro__[:-1]:
-        for attr, value in vars(klass).items():
-            if attr in seen or (attr.startswith("_") and attr != "__init__") or not inspect.isfunction(value):
-                continue
-            seen.add(attr)
-            label = cls.__name__ if attr == "__init__" else f"{cls.__name__}.{attr}"
-            setattr(cls, attr, _checked(label, value))
+    """Class decorator: every public method ``cls`` defines, and its ``__init__``, raises
+    :class:`~anchormem.errors.ArgumentError` when called with arguments that do not fit its signature (the method
+    named as ``<the instance's class>.<method>``). Decorate each class of a hierarchy that defines public methods
+    (a mixin too): methods stay where they are defined."""
+    for attr, value in list(vars(cls).items()):
+        if (attr.startswith("_") and attr != "__init__") or not inspect.isfunction(value):
+            continue
+        setattr(cls, attr, _checked(attr, value))
     return cls

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from . import consolidate as _tiers
+from .arguments import checked_arguments
 from .errors import ConflictError, InvalidInputError
 from .facts.reconcile import approval_targets
 from .filters import parse_filters
@@ -35,6 +36,7 @@ from .validate import check_id
 __all__ = ["LifecycleMixin"]
 
 
+@checked_arguments
 class LifecycleMixin:
     """Commitments, the review queue, expiry and tiers of a :class:`~anchormem.Memory` (see the module doc)."""
 

@@ -197,16 +197,18 @@ def _occurrences(text: str, span: str) -> list[tuple[int, int]]:
 
 
 def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] = ()) -> str | None:
-    """``text`` without each of ``spans`` (the words of closed claims), except the words of ``keep`` (claims still
-    holding: "I work as a pharmacist" stays when "I work as a pharmacist at Boots" closes), tidied (no dangling
+    """``text`` without each of ``spans`` (the words of closed claims), except the words of a ``keep`` span (a claim
+    still holding) said wholly inside them ("I work as a pharmacist" stays when "I work as a pharmacist at Boots"
+    closes; "I have two cats" goes from a holding "I have two cats, Tom and Jerry"), tidied (no dangling
     "and", doubled punctuation); None when nothing but punctuation and joining words is left."""
     gone = bytearray(len(text))
     for span in (x.strip() for x in spans):
         for a, b in _occurrences(text, span) if span else ():
             gone[a:b] = b"\x01" * (b - a)
-    for span in (x.strip() for x in keep):
-        for a, b in _occurrences(text, span) if span else ():
-            gone[a:b] = bytes(b - a)
+    for span in (x.strip() for x in keep):  # a holding claim said inside a closed one's words keeps its words; one
+        for a, b in _occurrences(text, span) if span else ():  # whose words hold a closed claim's does not keep those
+            if all(gone[a:b]):
+                gone[a:b] = bytes(b - a)
     if any(gone):
         text = "".join(" " if gone[i] and (i == 0 or not gone[i - 1]) else "" if gone[i] else ch
                        for i, ch in enumerate(text))

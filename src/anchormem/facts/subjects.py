@@ -246,10 +246,9 @@ def _said_name(clause: str, lang: str) -> re.Match | None:
     return rn if len(toks) == 1 and toks[0].flag in _NAME_TAGS else None
 
 
+@lru_cache(maxsize=1)
 def _not_names_en() -> frozenset[str]:
-    from .meaning import _not_names
-
-    return frozenset(_not_names("en")) | {"just", "recently", "finally", "now"}
+    return not_names("en") | {"just", "recently", "finally", "now"}
 
 
 def without_name(clause: str) -> str:
