@@ -62,7 +62,9 @@ def run_store(name: str, handler: _Changes) -> dict:
                     row = {"id": e.memory.id, "text": e.memory.text, "previous": e.previous_text,
                            "reason": e.reason, "slot": e.memory.fact.slot if e.memory.fact else None,
                            "kind": e.memory.kind,
-                           "turns_added": [t[:200] for t in said][:6]}
+                           "turns_added": [t[:200] for t in said][:6],
+                           "by": [x.memory.text[:200] for x in evs if x.event == "ADD" and x.memory.fact and
+                                  e.memory.fact and x.memory.fact.slot == e.memory.fact.slot][:2]}
                     (sup if e.event == "SUPERSEDE" else rev).append(row)
             return evs
 
