@@ -114,7 +114,8 @@ def _find(lang: str, key: str, text: str) -> str:
 def _en_title_of(words: list[str], frame: bool) -> str:
     """The title in ``words`` (a noun phrase, first word first): up to its last occupation head, at most three
     modifiers before it ("Junior UX designer", "in-house photographer", "sous chef"); in a role frame (``frame``) an
-    agentive noun is a title too ("started as a cataloguer")."""
+    agentive noun is a title too ("started as a cataloguer"). None ("") when the head is the object of a word before
+    a determiner ("Booked a coach") or modifies a noun after it ("a writers group")."""
     heads = _heads()
     d = _data("en")
     stop = {w.casefold() for w in d.get("stop", [])}
@@ -145,6 +146,11 @@ def _en_title_of(words: list[str], frame: bool) -> str:
             last = min(len(clean), 3) - 1
     if last < 0:
         return ""
+    if any(re.fullmatch(r"(?:a|an|the|my|our)", w, re.I) for w in clean[1:last]):
+        return ""  # "Booked a coach", "met a nurse": the occupation noun is the object of another word
+    if last + 1 < len(clean) and clean[last + 1].isalpha() and clean[last + 1].islower() and \
+            clean[last + 1].casefold() not in heads:
+        return ""  # "a writers group", "the nurse station": a noun heads the phrase, not the occupation
     return " ".join(clean[max(0, last - 3): last + 1])
 
 
