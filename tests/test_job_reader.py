@@ -168,3 +168,6 @@ def test_an_occupation_noun_that_heads_nothing_is_no_title():
         [("occupation", "nurse"), ("employer", "Santa Maria hospital")]
     assert [(f.attribute, f.value) for f in job_facts("I work as a dental hygienist")] == \
         [("occupation", "dental hygienist")]
+    assert job_facts("Booked a coach from London to Edinburgh, 9 hours overnight.") == []  # a bus, no job
+    assert [(f.attribute, f.value) for f in job_facts("I work as a writer for Vox")] == \
+        [("occupation", "writer"), ("employer", "Vox")]

@@ -234,9 +234,15 @@ def _en_org(clause: str) -> str:
         return ""
     found = ""
     verbs = {w.casefold() for w in _data("en").get("org_verbs", [])}
+    title_preps = {w.casefold() for w in _data("en").get("title_preps", [])}
     for m in before.finditer(clause):
         if m.group(0).casefold() not in verbs and not _anchored(clause[:m.start()]):
             continue  # "a mentorship program for LGBTQ youth", "my work make a difference for the community"
+        prev = clause[:m.start()].split()
+        last = prev[-1].strip(".,!:;").casefold() if prev else ""
+        if title_preps and (last in _heads() or last.rstrip("s") in _heads()) and \
+                m.group(0).casefold() not in title_preps:
+            continue  # "a coach from London", "a nurse from Ohio": where the person is from, not the employer
         rest = clause[m.end():]
         cap = re.match(r"\s+(?:the\s+)?(" + _CAP_NAME.pattern + r")", rest)
         if cap:
