@@ -328,15 +328,12 @@ def _ending(text: str) -> bool:
 
 
 def _occasion(text: str) -> bool:
-    """The clause's amounts are one occasion's, not a standing value of the speaker's: it is bounded to one occasion
-    (:func:`~anchormem.facts.aspect.episodic`, ``occasion`` of relative.json: "yesterday", 昨天, "first time") or
-    reports a completed purchase or payment (``spent``: "bought", "paid", 买了, 花了, 捐了), names no numeric attribute
-    (:func:`~anchormem.facts.frames.slots_named`: 体重, rent) and says nothing holds now (no inchoative marker). "给慈善
-    基金捐了五百块" is a donation, no change of "每个月定投两千块基金"; "走了三个小时" one walk, no watch running slow."""
+    """The clause's amounts are one occasion's, no standing value: bounded to one occasion (``episodic``; ``occasion``
+    of relative.json: "yesterday", 昨天) or a purchase or payment (``spent``: "bought", 花了, 捐了), naming no numeric
+    attribute (``frames.slots_named``: rent, 体重) and saying nothing holds now ("给慈善基金捐了五百块")."""
     from .frames import slots_named
 
-    lang = _lang(text)
-    if not (episodic(text) or _says_word(text, lang, "occasion", "spent")):
+    if not (episodic(text) or _says_word(text, _lang(text), "occasion", "spent")):
         return False
     return not slots_named(text) and not _says_now(text)
 

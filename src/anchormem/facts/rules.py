@@ -50,7 +50,7 @@ from ..text.tokenize import has_cjk
 from ..types import Message
 from . import triggers
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
-                   is_person, negated_person_value, person_key, person_slot, relation_pattern)
+                   is_person, negated_person_value, person_key, person_slot, possessed_attribute, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts, merge_frames
 from .values import duration_at
@@ -217,29 +217,6 @@ def _person_home(m: re.Match) -> str:
 def _changed(m: re.Match) -> str:
     """"my X changed to Y": X (a person's move is :func:`_person_home`'s, not a change of a value)."""
     return m.group("a")
-
-
-@lru_cache(maxsize=1)
-def _possessor_rx() -> re.Pattern:
-    preps = langdata.alternation(langdata.words("slots", "possessor_prepositions", ("en",)))
-    return re.compile(r"(?:^|[\s,;:—-])(?P<h>[A-Za-z][\w'-]*)\s+(?:" + preps + r")\s*$", re.I)
-
-
-def _possessed(clause: str, m: re.Match, attr: str) -> str:
-    """The attribute of "my X is Y" / "my X changed to Y" as the words say it: the noun before a preposition when
-    "my X" is its object ("Rent on my one-bed is $1,850" -> ``rent``, not ``one_bed``; ``possessor_prepositions``
-    of slots.json), "" when the word before the preposition names nothing (``possessor_heads``: "In my opinion");
-    a person named after its relation word is that person ("my son Theo is 3" -> ``son``, typed by its value by
-    :func:`~anchormem.facts.keys.person_slot`: ``son_age``), else ``attr``."""
-    pre = clause[:m.start()] + m.group(0)[:m.group(0).casefold().find("my")]
-    got = _possessor_rx().search(pre)
-    if got:
-        head = got.group("h").casefold()
-        return "" if head in {w.casefold() for w in langdata.words("slots", "possessor_heads", ("en",))} else head
-    words = attr.split()
-    while len(words) > 1 and words[-1][:1].isupper():
-        words.pop()  # (the relation word first, the name after it)
-    return " ".join(words) if len(words) < len(attr.split()) and is_person(" ".join(words)) else attr
 
 
 def _likes(m: re.Match) -> str:
@@ -488,7 +465,7 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
             continue
         attr = attr_fn(m)
         if attr_fn in (_person_is, _changed):
-            attr = _possessed(clause, m, attr)
+            attr = possessed_attribute(clause[:m.start()] + m.group(0)[:m.group(0).casefold().find("my")], attr)
             if not attr:
                 continue  # "In my opinion my X is ...": a possessed noun after a preposition that heads nothing
         if attr_fn is _person_is:
