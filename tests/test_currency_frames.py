@@ -36,6 +36,14 @@ def mem():
     ("My sister relocated to Valencia", []),
     ("我朋友的房租涨到3000了", []),
     ("我同事搬到了郑州", []),
+    # a weight said without a subject is the speaker's only as the value now; never the weight of a thing
+    ("Down to 83kg!", [("weight", "83kg", 1)]),
+    ("62公斤了！", [("weight", "62公斤", 1)]),
+    ("我现在只有65公斤了", [("weight", "65公斤", 1)]),
+    ("June, 7lb 2oz.", []),
+    ("一袋十斤", []),
+    ("买了一斤羊绒线", []),
+    ("饲养员说它们一天要吃两公斤鱼。", []),
 ])
 def test_frames_read_subject_verb_slot_value(clause, want):
     assert frame_facts(clause)[0] == want
@@ -88,3 +96,16 @@ def test_a_chinese_question_answers_from_an_english_fact(mem):
     for q in ("我现在住哪里？", "我住在哪里？"):
         ans = mem.ask(q, user_id="u")
         assert not ans.abstained and "Berlin" in ans.citations[0].text
+
+
+def test_the_attribute_is_what_the_value_is_of():
+    from anchormem.facts.rules import extract_from_text
+
+    def read(text):
+        return [(f.attribute, f.value) for f in extract_from_text(text, entity="user")]
+
+    assert read("Rent on my one-bed is $1,850.") == [("rent", "$1,850")]  # not "one_bed"
+    assert read("The rent for my flat is 1200.") == [("rent", "1200")]
+    assert read("Mom of one — my son Theo is 3.") == [("son_age", "3")]  # not "son_theo"
+    assert read("My brother is a doctor.") == [("brother_occupation", "doctor")]
+    assert read("My favourite tea is oolong.") == [("favourite_tea", "oolong")]

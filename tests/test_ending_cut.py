@@ -76,7 +76,7 @@ def _sup(evs):
 def test_an_ending_closes_the_whole_statement_and_a_past_read_returns_the_turn(mem_e5):
     _add(mem_e5, "我在学钢琴，每周上一节课。", T1)
     evs = _add(mem_e5, "钢琴课停了，太贵了，最近也没练。", T2)
-    assert _sup(evs) == ["我在学钢琴，每周上一节课。"] * 2  # the claim, then its memory (closed as a whole)
+    assert _sup(evs) == ["我在学钢琴，每周上一节课。"]  # one event: its memory, closed as a whole with its claim
     block = mem_e5.context(user_id="u", session_id="s", query="我还在学钢琴吗？", show_ids=False).text
     assert "钢琴课停了" in block and "每周上一节课" not in block  # (it was shown as current: only 学钢琴 closed)
     hits = mem_e5.search("我在学钢琴吗", user_id="u", as_of=T1 + timedelta(days=1))

@@ -158,3 +158,16 @@ def test_non_changes_retire_nothing(second: str) -> None:
     sup, cur = _changes("I'm a software engineer at Google.", second)
     assert sup == []
     assert ("employer", "Google", 1) in cur and ("occupation", "software engineer", 1) in cur
+
+
+def test_an_occupation_noun_that_heads_nothing_is_no_title():
+    from anchormem.facts.jobs import job_facts
+
+    assert job_facts("I wanted to tell ya I just joined a writers group.") == []  # a group, not a writer's job
+    assert [(f.attribute, f.value) for f in job_facts("I'm a nurse at Santa Maria hospital")] == \
+        [("occupation", "nurse"), ("employer", "Santa Maria hospital")]
+    assert [(f.attribute, f.value) for f in job_facts("I work as a dental hygienist")] == \
+        [("occupation", "dental hygienist")]
+    assert job_facts("Booked a coach from London to Edinburgh, 9 hours overnight.") == []  # a bus, no job
+    assert [(f.attribute, f.value) for f in job_facts("I work as a writer for Vox")] == \
+        [("occupation", "writer"), ("employer", "Vox")]

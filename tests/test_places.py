@@ -138,3 +138,12 @@ def test_an_edited_home_keeps_its_slot(mem):
     (fact,) = [e.memory for e in mem.add("we're in Raleigh now", user_id="u") if e.memory.fact is not None]
     edited = mem.update(fact.id, text="we're in Durham now")
     assert (edited.fact.attribute, edited.fact.value) == ("home_city", "Durham")
+
+
+def test_a_platform_or_a_site_visited_is_no_home():
+    from anchormem.facts.places import home_facts
+
+    assert home_facts("我在喜马拉雅上买了一个历史专辑，每天通勤的时候听。") == []  # 在…上: on a platform
+    assert home_facts("带女儿去成都基地看了大熊猫") == []  # went to a site there to do something
+    assert [(f.attribute, f.value) for f in home_facts("我现在在上海了")] == [("home_city", "上海")]
+    assert [(f.attribute, f.value) for f in home_facts("搬到上海住了")] == [("home_city", "上海")]

@@ -50,10 +50,13 @@ def test_an_open_slot_amount_change(mem_e5):
     added = _facts(evs, "ADD")
     slot = added[0][1]
     assert slot.startswith("amount:") and [(t, v) for t, _, v, _ in added] == \
-        [("我的手机套餐每月59块。", "59块"), ("换了个套餐，每个月39块，流量还更多。", "39块")]
-    assert _facts(evs, "SUPERSEDE") == [("我的手机套餐每月59块。", slot, "59块", 1)]
-    assert sorted(e.memory.text for e in evs if e.event == "SUPERSEDE" and e.memory.fact is None) == \
-        ["我的手机套餐每月59块。"]  # the utterance said nothing else: closed with its claim
+        [("换了个套餐，每个月39块，流量还更多。", "39块")]
+    # the open claim made for the old words is closed with the utterance carrying it: one SUPERSEDE, the utterance's
+    # (the utterance said nothing else), as for a change the rules read; the claim itself is in the store
+    assert [(e.memory.text, e.memory.kind) for e in evs if e.event == "SUPERSEDE"] == \
+        [("我的手机套餐每月59块。", "utterance")]
+    old = [m for m in mem_e5.get_all(user_id="u", include_superseded=True) if m.fact and m.valid_to is not None]
+    assert [(m.text, m.fact.attribute, m.fact.value) for m in old] == [("我的手机套餐每月59块。", slot, "59块")]
     current = [m.text for m in mem_e5.get_all(user_id="u")]
     assert "换了个套餐，每个月39块，流量还更多。" in current and "我的手机套餐每月59块。" not in current
     hits = mem_e5.search("我的手机套餐每月多少钱？", user_id="u")
@@ -107,10 +110,12 @@ def test_an_ending_of_an_unlisted_habit(mem_e5):
     evs = _add(mem_e5, "Dropped Japanese, the streak died and I just don't have the energy for it anymore.", T2)
     ended = _facts(evs, "ADD")
     slot = ended[0][1]
-    assert slot.startswith("habit:") and [(v, p) for _, _, v, p in ended] == \
-        [("learning Japanese on Duolingo every night, 200-day streak", 1), ("streak", -1)]
-    assert [(t, a) for t, a, _, _ in _facts(evs, "SUPERSEDE")] == \
-        [("I'm learning Japanese on Duolingo every night, 200-day streak.", slot)]
+    assert slot.startswith("habit:") and [(v, p) for _, _, v, p in ended] == [("streak", -1)]
+    assert [(e.memory.text, e.memory.kind) for e in evs if e.event == "SUPERSEDE"] == \
+        [("I'm learning Japanese on Duolingo every night, 200-day streak.", "utterance")]  # one event: the turn
+    old = [m for m in mem_e5.get_all(user_id="u", include_superseded=True) if m.fact and m.valid_to is not None]
+    assert [(m.fact.attribute, m.fact.value) for m in old] == \
+        [(slot, "learning Japanese on Duolingo every night, 200-day streak")]
     answer = mem_e5.ask("Am I still learning Japanese?", user_id="u")
     assert answer.citations[0].text.startswith("Dropped Japanese")
 
@@ -137,3 +142,29 @@ def test_a_name_said_by_someone_else_or_a_trip_retires_nothing(mem_e5):
     for then in ("A recruiter from Boeing called me about a job.", "My parents moved to Nice last year.",
                  "I'm flying to Munich for a conference next week."):
         assert [e for e in _add(mem_e5, then, T2) if e.event == "SUPERSEDE"] == []
+
+
+def test_an_amount_changes_only_what_it_is_of(mem_e5):
+    """An occasion's amount (a donation, one walk) is no new value of a standing amount that shares a word or a
+    unit with it; a standing one said as new still is."""
+    _add(mem_e5, "我每个月定投两千块的指数基金。", T1, user="fund")
+    evs = _add(mem_e5, "我给一个救助流浪动物的慈善基金捐了五百块。", T2, user="fund")
+    assert [e.event for e in evs] == ["ADD"]
+    _add(mem_e5, "我的手表每天慢五分钟。", T1, user="watch")
+    evs = _add(mem_e5, "国庆假期我们去爬了八达岭长城，人山人海，走了三个小时。", T2, user="watch")
+    assert [e.event for e in evs if e.event == "SUPERSEDE"] == []
+    assert [m.text for m in mem_e5.get_all(user_id="watch")][0] == "我的手表每天慢五分钟。"
+    _add(mem_e5, "Bought whites for 60 pounds.", T1, user="kit")
+    evs = _add(mem_e5, "Bought Blundstone boots for winter, size 8.", T2, user="kit")
+    assert [e.event for e in evs] == ["ADD"]
+    _add(mem_e5, "Netflix costs me 15.49 a month.", T1, user="tv")
+    evs = _add(mem_e5, "netflix went up again, 17.99 now, might cancel", T2, user="tv")
+    assert [(e.event, e.memory.text) for e in evs if e.event == "SUPERSEDE"] == \
+        [("SUPERSEDE", "Netflix costs me 15.49 a month.")]
+
+
+def test_where_the_speaker_is_from_is_no_home_of_now(mem_e5):
+    _add(mem_e5, "老家哈尔滨的，现在人在深圳打工。", T1)
+    evs = _add(mem_e5, "深圳房租顶不住了，年后跑路去了东莞，松山湖那边。", T2)
+    closed = [e.memory.text for e in evs if e.event == "SUPERSEDE"]
+    assert closed and all("哈尔滨" not in t for t in closed) and any("深圳" in t for t in closed)

@@ -39,7 +39,7 @@ from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
 from .ingest.keys import memory_keys, parse_key_kinds, previous_turn
-from .ingest.pipeline import draft_memories, embedding_text, skipped_turns, time_terms
+from .ingest.pipeline import draft_memories, embedding_text, reported_results, skipped_turns, time_terms
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
 from .retrieval.conversation import TurnVectors, plan
@@ -309,7 +309,7 @@ class Memory(LifecycleMixin):
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
             if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
                 results += self._write_summary(scope)
-        events = ([MemoryEvent(event=r.event, memory=r.item) for r in results]
+        events = ([MemoryEvent(event=r.event, memory=r.item) for r in reported_results(results, news)]
                   + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
                   + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
         return events or [MemoryEvent(event="SKIP", memory=item, reason=why)  # never a silent "0 memories"

@@ -370,11 +370,26 @@ def pronoun_slots(attribute: str) -> list[str] | None:
 
 
 def _unit_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
-    """A number whose unit names its slot, said by the speaker: "I've dropped to 74 kg", 我现在只有65公斤了."""
+    """A number whose unit names its slot, said by the speaker: "I've dropped to 74 kg", 我现在只有65公斤了; with no
+    subject said, only as a value now ("Down to 83kg", "83kg now": an inchoative marker; 62公斤了, 掉到62kg:
+    ``now_after`` / ``reached_before`` of frames.json); never one followed by what it
+    weighs ("80 kg of flour": ``measured_after`` of frames.json; 两公斤鱼: a Chinese word after the unit other than
+    the ``value_after`` of zh/frames.json, 了, 的, 左右)."""
+    from .aspect import inchoative
+
     c = _compiled(lang)
     m = c["unit_rx"].search(clause)
     if not m or _who(clause[: m.start()], lang, inherited or "speaker") != "speaker":
         return []
+    after = clause[m.end():].lstrip()
+    if _who(clause[: m.start()], lang, "") != "speaker" and not inchoative(clause) and \
+            not after.startswith(tuple(_data(lang).get("now_after", []))) and \
+            not clause[: m.start()].rstrip().casefold().endswith(tuple(_data(lang).get("reached_before", []))):
+        return []  # no subject and nothing said to hold now: "一袋十斤", "June, 7lb 2oz." weigh something else
+    if lang == "zh" and re.match(r"[\u4e00-\u9fff]", after) and not after.startswith(
+            tuple(_data(lang).get("value_after", []))) or lang == "en" and any(
+            re.match(re.escape(w) + r"\b", after, re.I) for w in _data(lang).get("measured_after", [])):
+        return []  # "两公斤鱼", "80 kg of flour": the number weighs the thing after it
     unit = re.sub(r"^" + _num_zh() + r"\s*", "", m.group("v")).casefold()
     slot = c["units"].get(unit)
     return [(slot, m.group("v").strip(), 1)] if slot else []

@@ -115,7 +115,8 @@ def _find(lang: str, key: str, text: str) -> str:
 def _en_title_of(words: list[str], frame: bool) -> str:
     """The title in ``words`` (a noun phrase, first word first): up to its last occupation head, at most three
     modifiers before it ("Junior UX designer", "in-house photographer", "sous chef"); in a role frame (``frame``) an
-    agentive noun is a title too ("started as a cataloguer")."""
+    agentive noun is a title too ("started as a cataloguer"). None ("") when the head is the object of a word before
+    a determiner ("Booked a coach") or modifies a noun after it ("a writers group")."""
     heads = _heads()
     d = _data("en")
     stop = {w.casefold() for w in d.get("stop", [])}
@@ -146,6 +147,11 @@ def _en_title_of(words: list[str], frame: bool) -> str:
             last = min(len(clean), 3) - 1
     if last < 0:
         return ""
+    if any(re.fullmatch(r"(?:a|an|the|my|our)", w, re.I) for w in clean[1:last]):
+        return ""  # "Booked a coach", "met a nurse": the occupation noun is the object of another word
+    if last + 1 < len(clean) and clean[last + 1].isalpha() and clean[last + 1].islower() and \
+            clean[last + 1].casefold() not in heads:
+        return ""  # "a writers group", "the nurse station": a noun heads the phrase, not the occupation
     return " ".join(clean[max(0, last - 3): last + 1])
 
 
@@ -222,9 +228,15 @@ def _en_org(clause: str) -> str:
         return ""
     found = ""
     verbs = {w.casefold() for w in _data("en").get("org_verbs", [])}
+    title_preps = {w.casefold() for w in _data("en").get("title_preps", [])}
     for m in before.finditer(clause):
         if m.group(0).casefold() not in verbs and not _anchored(clause[:m.start()]):
             continue  # "a mentorship program for LGBTQ youth", "my work make a difference for the community"
+        prev = clause[:m.start()].split()
+        last = prev[-1].strip(".,!:;").casefold() if prev else ""
+        if title_preps and (last in _heads() or last.rstrip("s") in _heads()) and \
+                m.group(0).casefold() not in title_preps:
+            continue  # "a coach from London", "a nurse from Ohio": where the person is from, not the employer
         rest = clause[m.end():]
         cap = re.match(r"\s+(?:the\s+)?(" + _CAP_NAME.pattern + r")", rest)
         if cap:

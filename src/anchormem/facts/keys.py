@@ -35,8 +35,8 @@ from ..text.tokenize import has_cjk, words as segment
 __all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
-           "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS", "relation_pattern",
-           "kin_canonical", "kin_covers", "person_key"]
+           "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
+           "relation_pattern", "kin_canonical", "kin_covers", "person_key", "possessed_attribute"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -486,3 +486,29 @@ def negated_person_value(person: str, value: str) -> str | None:
     the opposite polarity in ``<person>_occupation``, so it closes "My brother is a doctor."."""
     m = _NEGATED.match(value.strip())
     return m.group(1) if m and is_person(person) and is_occupation(m.group(1)) else None
+
+
+@lru_cache(maxsize=1)
+def _possessor_rx() -> re.Pattern:
+    from .. import langdata
+
+    preps = langdata.alternation(langdata.words("slots", "possessor_prepositions", ("en",)))
+    return re.compile(r"(?:^|[\s,;:—-])(?P<h>[A-Za-z][\w'-]*)\s+(?:" + preps + r")\s*$", re.I)
+
+
+def possessed_attribute(pre: str, attr: str) -> str:
+    """The attribute of "my X is Y" / "my X changed to Y" (``attr``: X; ``pre``: the words before "my") as the words
+    say it: the noun before a preposition when "my X" is its object ("Rent on my one-bed is $1,850" -> ``rent``, not
+    ``one_bed``; ``possessor_prepositions`` of slots.json), "" when the word before the preposition names nothing
+    (``possessor_heads``: "In my opinion"); a person named after its relation word is that person ("my son Theo is
+    3" -> ``son``, typed by its value by :func:`person_slot`: ``son_age``), else ``attr``. Never raises."""
+    from .. import langdata
+
+    got = _possessor_rx().search(pre)
+    if got:
+        head = got.group("h").casefold()
+        return "" if head in {w.casefold() for w in langdata.words("slots", "possessor_heads", ("en",))} else head
+    words = attr.split()
+    while len(words) > 1 and words[-1][:1].isupper():
+        words.pop()  # (the relation word first, the name after it)
+    return " ".join(words) if len(words) < len(attr.split()) and is_person(" ".join(words)) else attr

@@ -213,6 +213,8 @@ def _does_there(after: str) -> bool:
     from ..text.tokenize import pos_tags
 
     toks = [t for t in pos_tags(after.lstrip("了 ")[:12]) if t.word.strip()]
+    if len(toks) > 1 and toks[0].flag.startswith("n") and toks[1].flag.startswith("v"):
+        toks = toks[1:]  # 去成都基地看了大熊猫: a site of the place, then the action there
     if not toks or not toks[0].flag.startswith("v"):
         return False
     w = toks[0].word
@@ -226,6 +228,8 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
     before, after = clause[:at], clause[at + len(name):]
     if _ends_with(before, _words("motion_before")) and _does_there(after):
         return ""  # 去上海看了F1比赛, 我们一家去文昌看了火箭发射: went there to do something
+    if has_cjk(name) and after.startswith(tuple(_words("not_located_after"))):
+        return ""  # 在喜马拉雅上买了…, 在西瓜视频上传了…: on a platform or a surface (在…上), no place lived in
     if _ends_with(before, _words("located_before")):
         if _has(clause, _words("now")) or inchoative(clause):
             return "located, now"

@@ -252,9 +252,12 @@ def _says_word(text: str, lang: str, *keys: str, fold: bool = False) -> bool:
 
 def _gated(text: str) -> bool:
     """A clause set in the past, on a trip, about people in general, about what is someone else's or only seen
-    (:func:`~anchormem.facts.stance.scene`): no change of what holds for the speaker."""
+    (:func:`~anchormem.facts.stance.scene`), or naming where the speaker is from (``origin`` of relative.json, with no
+    inchoative marker): no change of what holds for the speaker."""
     from .stance import scene
 
+    if _says_word(text, _lang(text), "origin") and not _says_now(text):
+        return True  # "老家哈尔滨的", "my hometown is Leeds": where the speaker is from, no home of now
     return bool(scene(text))
 
 
@@ -333,6 +336,17 @@ def _ending(text: str) -> bool:
     from .aspect import terminative
 
     return not _says_word(text, _lang(text), "opinion") and bool(terminative(text))
+
+
+def _occasion(text: str) -> bool:
+    """The clause's amounts are one occasion's, no standing value: bounded to one occasion (``episodic``; ``occasion``
+    of relative.json: "yesterday", 昨天) or a purchase or payment (``spent``: "bought", 花了, 捐了), naming no numeric
+    attribute (``frames.slots_named``: rent, 体重) and saying nothing holds now ("给慈善基金捐了五百块")."""
+    from .frames import slots_named
+
+    if not (episodic(text) or _says_word(text, _lang(text), "occasion", "spent")):
+        return False
+    return not slots_named(text) and not _says_now(text)
 
 
 def _end_piece(text: str) -> str:
@@ -521,6 +535,8 @@ class RelativeChanges:
                 vals = [v for v in vals if v.kind != "job" or not acting(v.value, u.text)]  # ("manager took a photo")
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
+                if _occasion(u.text):  # an occasion's amount ("昨天给慈善基金捐了五百块") changes no standing one,
+                    vals = [v for v in vals if v.kind != "amount" or _reached(u.text, v)]  # unless said as reached
                 end = _ending(u.text) and not owner
                 if vals or end:
                     units.append((i, u, vals, end))
@@ -561,6 +577,8 @@ class RelativeChanges:
                             not any(v.same_value(nv) for v in old.values if v.kind == kind)]
                     if not news or (key[0], kind) in seen:
                         continue
+                    if kind == "amount" and _occasion(old.clause) and _occasion(old.sentence or old.clause):
+                        continue  # "Bought whites for 60 pounds": an occasion's amount is no value that changes
                     nv = news[0] if kind in ("name", "job") else news[-1]  # "from 5 to 3": the last amount
                     ov = next(v for v in old.values if v.compatible(nv))
                     seen.add((key[0], kind))
@@ -605,7 +623,9 @@ class RelativeChanges:
                 # nothing but the name, "丰田的。" after "我在4S店卖车": the sentence is what ended, by meaning)
             if not shared and nv is not None and o.value is not None:  # one thing counted or measured: 两只狗 ~
                 shared = counted_cover(nv.noun, o.value.noun) if nv.noun and o.value.noun else \
-                    nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit else ""
+                    nv.unit if nv.unit in ("weight", "duration", "distance") and nv.unit == o.value.unit and \
+                    (_says_now(u.text) or _reached(u.text, nv)) else ""  # (a weight or a duration is the one said
+                # before only when said as the value now, "Now it takes an hour": two durations are not one thing)
             a, b, c = ix[n]
             sim = float(mv[a] @ mv[b])  # (an ending: the piece holding its marker; the run as said too when the
             if kind == "end" and shared and not o.whole:  # two share a word, whichever is nearer)

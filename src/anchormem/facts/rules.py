@@ -55,7 +55,7 @@ from ..text.tokenize import has_cjk
 from ..types import Message
 from . import triggers
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
-                   is_person, negated_person_value, person_key, person_slot, relation_pattern)
+                   is_person, negated_person_value, person_key, person_slot, possessed_attribute, relation_pattern)
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts, merge_frames
 from .values import duration_at
@@ -481,6 +481,10 @@ def _apply(rules: list[Rule], clause: str) -> tuple[str, str, int] | None:
         if not value:
             continue
         attr = attr_fn(m)
+        if attr_fn in (_person_is, _changed):
+            attr = possessed_attribute(clause[:m.start()] + m.group(0)[:m.group(0).casefold().find("my")], attr)
+            if not attr:
+                continue  # "In my opinion my X is ...": a possessed noun after a preposition that heads nothing
         if attr_fn is _person_is:
             job = negated_person_value(attr, value)  # "… is not a doctor any more": closes "… is a doctor."
             if job is not None:

@@ -158,3 +158,19 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
     for draft, t, c, chunk, extra in pending:
         draft.index_text = index_text(chunk, extra, per_turn[t][c]) if per_turn else index_text(chunk, extra)
     return out
+
+
+def reported_results(results: list[Any], news: list[Any]) -> list[Any]:
+    """The write ``results`` an ``add`` reports as events: an open claim (a fact memory the relative change reader
+    made for older words at change time, :attr:`~anchormem.stores.protocol.NewMemory.carried_by`) that is closed in
+    the same write together with every memory carrying it is bookkeeping, not something said or retired on its own:
+    its ADD and SUPERSEDE are left out and the carrier's SUPERSEDE tells the change ("我的手机套餐每月59块" ->
+    "换了个套餐，每个月39块": one SUPERSEDE of the old utterance, as for a change the rules read). An open claim whose
+    carrier stays current for its other words keeps its events (the SUPERSEDE of the words it closed).
+    ``results``: :class:`~anchormem.stores.protocol.WriteResult` items; ``news``: the write's ``NewMemory`` items."""
+    carriers = {n.item.id: set(n.carried_by) for n in news if getattr(n, "carried_by", None)}
+    if not carriers:
+        return results
+    closed = {r.item.id for r in results if r.event == "SUPERSEDE"}
+    hidden = {mid for mid, by in carriers.items() if mid in closed and by and by <= closed}
+    return [r for r in results if r.item.id not in hidden or r.event not in ("ADD", "SUPERSEDE")]
