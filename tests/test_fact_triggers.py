@@ -85,3 +85,46 @@ def test_pos_tags_by_block_equal_jieba_on_the_whole_text():
                  "a  b\r\nc 我的 Berlin 3.5kg，＃x", ""]:
         assert pos_tags(text) == tuple(Tagged(t.word, t.flag) for t in jieba.posseg.cut(text))
 
+
+
+# -- the derived literals kept in the cache folder (issue #24: a first add that does not derive them again) -------
+
+def _gates():
+    return [re.compile(r"\bI\s+(?:live|reside)\s+in\s+(?P<v>.+)", re.I), re.compile(r"我(?:住在|家在)")]
+
+
+def test_literals_are_derived_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANCHORMEM_CACHE_DIR", str(tmp_path))
+    first = triggers._build(_gates())
+    files = list(tmp_path.glob("triggers-*.json"))
+    assert len(files) == 1
+    monkeypatch.setattr(triggers, "required_literals", lambda g: pytest.fail("derived again"))
+    again = triggers._build(list(reversed(_gates())))  # (the gates' order is not part of the key)
+    assert again.pattern == first.pattern
+    assert again.search("so I  reside in Leeds") and again.search("我家在成都") and not again.search("I live")
+
+
+def test_a_changed_gate_or_a_bad_file_is_derived_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANCHORMEM_CACHE_DIR", str(tmp_path))
+    base = triggers._build(_gates())
+    (path,) = tmp_path.glob("triggers-*.json")
+    other = triggers._build(_gates() + [re.compile(r"\bmoved\s+to\b", re.I)])
+    assert len(list(tmp_path.glob("triggers-*.json"))) == 2  # a new key, the old file untouched
+    assert other.search("we moved to Rome") and not base.search("we moved to Rome")
+    path.write_text("{not json")
+    assert triggers._build(_gates()).pattern == base.pattern  # derived again, and the file rewritten
+    assert '"literals"' in path.read_text()
+
+
+def test_an_empty_cache_setting_keeps_nothing_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANCHORMEM_CACHE_DIR", "")
+    monkeypatch.chdir(tmp_path)
+    rx = triggers._build(_gates())
+    assert rx.search("I live in York") and not list(tmp_path.rglob("*"))
+
+
+def test_a_reader_that_always_runs_is_cached_as_such(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANCHORMEM_CACHE_DIR", str(tmp_path))
+    assert triggers._build([re.compile(r"[A-Z]\w+")]) is None
+    monkeypatch.setattr(triggers, "required_literals", lambda g: pytest.fail("derived again"))
+    assert triggers._build([re.compile(r"[A-Z]\w+")]) is None

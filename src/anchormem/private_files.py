@@ -12,10 +12,27 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["FILE_MODE", "DIR_MODE", "private_dir", "private_file", "write_private", "check_folder"]
+__all__ = ["FILE_MODE", "DIR_MODE", "cache_dir", "private_dir", "private_file", "write_private", "check_folder"]
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+
+
+def cache_dir() -> Path | None:
+    """The folder of anchormem's rebuildable cache files (label prototypes, fact trigger literals): the
+    ``ANCHORMEM_CACHE_DIR`` setting, else the user cache dir (``platformdirs``); None when the setting is empty (no
+    cache) or no folder can be named. Not created here (:func:`write_private` creates it 0700). Never raises."""
+    env = os.environ.get("ANCHORMEM_CACHE_DIR")
+    if env == "":
+        return None
+    if env:
+        return Path(env)
+    try:
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("anchormem", appauthor=False))
+    except Exception:  # noqa: BLE001 - no cache is fine
+        return None
 
 
 def private_dir(path: str | os.PathLike[str]) -> Path:

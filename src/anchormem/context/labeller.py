@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 import re
 import threading
 from collections.abc import Sequence
@@ -68,17 +67,9 @@ def infer_intent(text: str) -> str:
 
 
 def _cache_dir() -> Path | None:
-    env = os.environ.get("ANCHORMEM_CACHE_DIR")
-    if env == "":
-        return None
-    if env:
-        return Path(env)
-    try:
-        from platformdirs import user_cache_dir
+    from ..private_files import cache_dir
 
-        return Path(user_cache_dir("anchormem", appauthor=False))
-    except Exception:  # noqa: BLE001 - no cache is fine
-        return None
+    return cache_dir()
 
 
 class OfflineLabeller:

@@ -88,7 +88,7 @@ def _zh_titles() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
             frozenset(d.get("not_titles", [])))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _words_rx(lang: str, key: str) -> re.Pattern | None:
     """The entries of ``key``: Latin ones as whole words (case-insensitive), CJK ones anywhere."""
     ws = sorted(set(_data(lang).get(key, [])), key=len, reverse=True)

@@ -133,7 +133,13 @@ def _latin_places(text: str) -> list[tuple[int, str]]:
 
 def places_in(clause: str) -> list[tuple[int, str]]:
     """(offset, name) of the known places of ``clause``, in order: Latin spans (see :func:`place_kind`) and, in a
-    Chinese clause, jieba ``ns`` words and Chinese gazetteer names (not ``not_place`` of zh/places.json)."""
+    Chinese clause, jieba ``ns`` words and Chinese gazetteer names (not ``not_place`` of zh/places.json). Cached by
+    text (the home and the ended-place readers look up the same clauses: a new list each call)."""
+    return list(_places_in(clause))
+
+
+@lru_cache(maxsize=4096)
+def _places_in(clause: str) -> tuple[tuple[int, str], ...]:
     out = _latin_places(clause)
     if has_cjk(clause):
         not_place = set(langdata.words("places", "not_place", ("zh",)))
@@ -145,7 +151,7 @@ def places_in(clause: str) -> list[tuple[int, str]]:
                 continue
             if t.flag == "ns" or (t.flag.startswith("n") and _gazetteer().get(t.word) == "city"):  # (三条, 胜利:
                 out.append((pos, t.word))  # a Japanese city's kanji or a word first, never a place here)
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def _ends_with(before: str, words: tuple[str, ...]) -> bool:

@@ -98,7 +98,7 @@ def _specs() -> dict[str, dict[str, Any]]:
     return out
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=64)
 def _rx(lang: str, key: str) -> re.Pattern | None:
     """The entries of ``key`` of quantities.json as one pattern: Latin ones as whole words, CJK ones anywhere."""
     ws = sorted(set(_data(lang).get(key, [])), key=len, reverse=True)

@@ -58,6 +58,7 @@ from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, 
 from .model import Fact, is_sensitive, normalize_object
 from .plans import drop_plans
 from .rules import extract_from_text
+from .store_reads import PlanReads
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
@@ -430,6 +431,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     (and with each other, in order). ``extract(text, entity=...)``: the extractor (offline rules by default;
     the grounded LLM extractor when configured). Pure planning: nothing is written here."""
     plan = FactPlan()
+    reads = PlanReads(store)  # the readers' repeated questions asked once (nothing is written while planning)
     found: list[tuple[Draft, list[Fact]]] = []
     llm = getattr(extract, "llm", False)  # the LLM extractor: shown the known facts; the offline job reader stays off
     known = _known_facts(store, tenant, user_id) if llm and any(
@@ -444,12 +446,12 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             # one grounding gate for every extractor: a fact its own turn does not support is not stored
             facts = [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
         found.append((d, facts))
-    found = [(d, _resolved(fs, store, tenant, user_id)) for d, fs in found]
+    found = [(d, _resolved(fs, reads, tenant, user_id)) for d, fs in found]
     if not llm:  # (with an LLM, the LLM proposes job changes and the turn verifies them)
-        found = [(d, _with_jobs(d, fs, store, tenant, user_id)) for d, fs in found]
-        found = [(d, _with_quantities(d, fs, store, tenant, user_id)) for d, fs in found]
-    found = _by_meaning(found, getattr(extract, "meaning", None), store, tenant, user_id)
-    found, opened = _relative(found, getattr(extract, "meaning", None), store, tenant, user_id)
+        found = [(d, _with_jobs(d, fs, reads, tenant, user_id)) for d, fs in found]
+        found = [(d, _with_quantities(d, fs, reads, tenant, user_id)) for d, fs in found]
+    found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
+    found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     used = {f.attribute for _, fs in found for f in fs}
     opened = [od for od in opened if od.item.fact is not None and od.item.fact.attribute in used]  # its change held

@@ -87,6 +87,19 @@ def _built(reader: str) -> "re.Pattern[str] | None":
 
 
 def _build(gates: Iterable["re.Pattern[str] | str"]) -> "re.Pattern[str] | None":
+    gates = list(gates)
+    lits = _cached_literals(gates)
+    if not lits:
+        return None
+    try:
+        return re.compile(_trie(lits), re.I)
+    except (re.error, RecursionError):  # pragma: no cover (a trie too deep to compile: no prefilter)
+        return None
+
+
+def _literals(gates: list["re.Pattern[str] | str"]) -> list[str] | None:
+    """The sorted literals of one reader's alternation (one of them occurs in any text a gate matches), or None:
+    the reader always runs."""
     lits: set[str] = set()
     for g in gates:
         need = required_literals(g)
@@ -95,13 +108,59 @@ def _build(gates: Iterable["re.Pattern[str] | str"]) -> "re.Pattern[str] | None"
         lits |= need
         if len(lits) > _MAX_LITERALS:
             return None
-    lits = _minimal(lits)
-    if not lits:
-        return None
+    return sorted(_minimal(lits)) or None
+
+
+# -- the derived literals, kept on disk --------------------------------------------------------------------------
+# Deriving a reader's literals parses every gate pattern (~0.5 CPU-s for all readers: most of a first ``add``'s cost
+# beyond loading dictionaries, paid again by every CLI call). They depend only on the gates' sources and flags, the
+# ``common`` words and this module's code, so they are kept in the cache folder
+# (:func:`anchormem.private_files.cache_dir`) under a hash of exactly those: a changed word list or pattern is a new
+# key (derived again), an unreadable or missing file is derived again, nothing is ever read from a stale one.
+_CACHE_FORMAT = 1
+
+
+def _fingerprint(gates: list["re.Pattern[str] | str"]) -> str | None:
+    import hashlib
+    import sys
+    from pathlib import Path
+
     try:
-        return re.compile(_trie(sorted(lits)), re.I)
-    except (re.error, RecursionError):  # pragma: no cover (a trie too deep to compile: no prefilter)
+        code = Path(__file__).read_bytes()
+    except OSError:
         return None
+    h = hashlib.sha256(code)
+    h.update(repr((_CACHE_FORMAT, sys.version_info[:2], _MAX_LITERALS, _MAX_PRODUCT, sorted(_common()))).encode())
+    parts = sorted(repr((g.pattern, int(g.flags)) if isinstance(g, re.Pattern) else (g, 0)) for g in gates)
+    for part in parts:  # (the literals do not depend on the gates' order)
+        h.update(part.encode("utf-8", "surrogatepass") + b"\n")
+    return h.hexdigest()[:32]
+
+
+def _cached_literals(gates: list["re.Pattern[str] | str"]) -> list[str] | None:
+    """:func:`_literals` of ``gates``, read from the cache folder when derived before, else derived and written
+    there (best effort: no folder, a read-only one or a bad file only means deriving them)."""
+    import json
+
+    from ..private_files import cache_dir, write_private
+
+    folder = cache_dir()
+    key = _fingerprint(gates) if folder is not None else None
+    path = folder / f"triggers-{key}.json" if folder is not None and key is not None else None
+    if path is not None:
+        try:
+            got = json.loads(path.read_text(encoding="utf-8"))
+            if got.get("key") == key and (got["literals"] is None or all(isinstance(x, str) for x in got["literals"])):
+                return got["literals"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+    lits = _literals(gates)
+    if path is not None:
+        try:
+            write_private(path, json.dumps({"key": key, "literals": lits}))
+        except OSError:
+            pass
+    return lits
 
 
 def _minimal(lits: set[str]) -> set[str]:
