@@ -613,7 +613,7 @@ class ContextAnchor:
         already gathered."""
         r = rank_candidates(hits, qc, weight=weight, min_label=min_label, full_label=full_label, limit=limit,
                             context=context, pick=pick, drop=drop, cand=cand,
-                            min_top_agreement=self.min_top_agreement)
+                            min_top_agreement=self.min_top_agreement, demote=False)
         return r.annotate(r.hits, limit=limit)
 
 

@@ -331,7 +331,8 @@ class AnchorHook:
                                          context_first=first,
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta,
-                                         decisive_always=cfg.anchor_context_decisive_always)
+                                         decisive_always=cfg.anchor_context_decisive_always,
+                                         demote=cfg.anchor_demote)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

@@ -193,6 +193,11 @@ class SearchConfig(BaseModel):
     # a candidate whose anchoring factor (labels × context) is below anchor_drop × the best candidate's is dropped,
     # not returned as a fallback: both signals reject it (the best candidates always stay; 0: keep every one)
     anchor_drop: float = Field(0.05, ge=0, le=1)
+    # ... and with anchor_demote such a candidate is not dropped but placed after every candidate anchoring keeps (in
+    # its own score order): anchoring reorders, a search for k returns k hits when the store holds them (issue #23: a
+    # fresh user's football conversation and "What did I say about the pitch?" returned 4 of 10, the pitch-deck and
+    # guitar memories gone; tests/test_anchor_demote.py). False: dropped, as before 2026-12-07
+    anchor_demote: bool = True
     # multi-hop (anchormem.retrieval.hops): hops=1 adds a second round from the hop_seeds best-fused memories (BM25
     # with up to hop_terms of their words, dense from the query moved hop_mix towards them), fused with hop_weight ×
     # the first round's weights (rrf fusion only). Off by default: on LoCoMo's held-out conversations 6-9 it gave
