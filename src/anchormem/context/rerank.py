@@ -109,10 +109,11 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     not only with ``context_first`` (the conversation's closest holder session leading the next by ``decisive`` or
     more leaves the labels no say: they never filter the memories of the session the conversation sits by).
     ``drop``: a candidate whose factor is below ``drop`` × the best factor is rejected by both signals; with
-    ``demote`` (the default) it is placed after every other candidate, in its own score order, not dropped: anchoring
+    ``demote`` (the default) it is placed after every candidate kept, in its own score order, not dropped: anchoring
     reorders, and a search for k hits returns k when the store holds them (a football conversation and "pitch": the
-    pitch-deck memories come after the football session's, not gone). ``demote`` False: such candidates are dropped
-    (before 2026-12-07)."""
+    pitch-deck memories come after the football session's, not gone). Rejected candidates of a session where a
+    rejected one holds the query's words (``about``: the sense the conversation disfavours) come last, after the
+    other rejected ones. ``demote`` False: such candidates are dropped (before 2026-12-07)."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -153,7 +154,13 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     scores = c.score * factors
     keep = factors >= drop * float(factors.max(initial=0.0))
     order = _order(scores, hits)
-    order = np.concatenate([order[keep[order]], order[~keep[order]]]) if demote else order[keep[order]]
+    if demote and not keep.all():
+        # the sense it disfavours goes below: the rejected candidates of a session where one names what the query
+        # names come after every other candidate (its session-mates with it: the conversation that sense was said in)
+        last = ~keep & np.isin(c.session, c.session[~keep & about]) if held else np.zeros(len(c), dtype=bool)
+        order = np.concatenate([order[keep[order]], order[(~keep & ~last)[order]], order[last[order]]])
+    else:
+        order = order[keep[order]]
     if limit is not None:
         order = order[:max(3 * limit, 30)]
     out = [hits[i] for i in order.tolist()]
