@@ -109,3 +109,17 @@ def test_sessions_split_a_word_the_labels_do_not(zorb):
     off = zorb.search(q, user_id="u", context=ctx, limit=3,
                       recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses=false"))
     assert {h.explain["anchor"]["gate"] for h in off} == {None}
+
+
+def test_sessions_lead_asks_a_lead_over_the_second_closest_holder_and_no_stand():
+    from anchormem.context.senses import sessions_lead
+
+    sims = np.array([0.30, 0.25, 0.12, 0.10, 0.28, np.nan])
+    session = np.array([0, 0, 1, 2, 3, 4])
+    # session 0 leads session 1 by 0.18 and session 2 by 0.20, though it stands only 0.14 above the median (0.25)
+    assert sessions_lead(sims, session, np.array([0, 1, 2]), lead=0.1)
+    assert not sessions_lead(sims, session, np.array([0, 1, 2]), lead=0.2)  # the second closest is within 0.2
+    assert not sessions_tell(sims, session, np.array([0, 1, 2]), margin=0.05, stand=0.55)  # the stand bound blocks
+    assert not sessions_lead(sims, session, np.array([0, 3]), lead=0.1)  # 0.02 apart: the conversation cannot tell
+    assert not sessions_lead(sims, session, np.array([0, 4]), lead=0.1)  # session 4 has no vector: one left
+    assert not sessions_lead(sims, session, np.array([0, 1]), lead=0.0)  # off

@@ -171,6 +171,11 @@ class SearchConfig(BaseModel):
     # question; bench/results/anchor_conv_locomo.json): the anchor_senses_stand bound (0.55) lets few spread queries
     # through (held-out 3's "Which scale am I stuck on?" stands 0.16)
     anchor_senses_spread: bool = False
+    # gate "senses" by the lead among the holder sessions (anchormem.context.senses.sessions_lead): under gates None
+    # and "spread", where 2 to anchor_senses_max_sessions sessions hold the query's words with near scores, the
+    # conversation decides when its closest holder session leads the second closest by this much (centered cosines),
+    # whatever it stands above the store (the stand depends on what else the store holds; 0: off)
+    anchor_senses_lead: float = Field(0.1, ge=0, le=2)
     # with a conversation, a query of one subject word held (as a substring or word start) by 2 to
     # anchor_senses_max_sessions sessions with near scores opens gate "one_word" whatever the holders' label domains
     # (anchormem.context.hook; the gate's label test needs two domains, which a lexicon may not give two senses).
