@@ -17,9 +17,12 @@ from anchormem.retrieval.config import RECIPES, parse_recipe_spec
 from anchormem.types import Hit, Label, MemoryItem
 
 SESSIONS = {
-    "football": ["The pitch was muddy after the rain, we lost 2-1.", "Our striker got injured in the first half.",
-                 "Coach wants us to train on the new pitch on Thursday.", "I bought new football boots for the season."],
-    "deck": ["I'm still polishing the pitch deck for the investors on Monday.", "The pitch needs a slide about revenue.",
+    "football": ["The pitch was muddy after the rain, we lost 2-1.",
+                 "Our striker got injured in the first half.",
+                 "Coach wants us to train on the new pitch on Thursday.",
+                 "I bought new football boots for the season."],
+    "deck": ["I'm still polishing the pitch deck for the investors on Monday.",
+             "The pitch needs a slide about revenue.",
              "Our startup's valuation came up in the investor meeting.", "I rewrote the market size slide twice."],
     "guitar": ["My guitar is out of tune, the pitch of the high E is off.", "I practice scales every evening."],
     "misc": ["I had ramen for lunch today.", "My sister moved to Berlin last month.", "I walked the dog in the park."],

@@ -209,9 +209,9 @@ class AnchorHook:
         2 to ``anchor_senses_max_sessions`` holder sessions with near scores, the conversation's closest one leading
         the farthest by ``anchor_senses_tell`` and standing ``anchor_senses_stand`` above the median candidate (only
         with ``stand``), or leading the second closest by ``anchor_senses_lead`` (:func:`.senses.sessions_lead`),
-        cosines centered on the candidates' mean context vector; no lexicon is read). Returns (told, the candidates' context
-        vectors when they were read, else ``context_vectors`` as given; (n,) bool, the best candidates holding a query
-        word as a substring or word start, :func:`.senses.top_holders`)."""
+        cosines centered on the candidates' mean context vector; no lexicon is read). Returns (told, the candidates'
+        context vectors when they were read, else ``context_vectors`` as given; (n,) bool, the best candidates holding
+        a query word as a substring or word start, :func:`.senses.top_holders`)."""
         cfg, anchor = self.cfg, self.anchor
         mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score, top=cfg.anchor_gate_top)
         held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
