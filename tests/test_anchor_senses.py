@@ -128,3 +128,13 @@ def test_sessions_lead_asks_a_lead_over_the_second_closest_holder_and_no_stand()
     assert not sessions_lead(sims, session, np.array([0, 3]), lead=0.1)  # 0.02 apart: the conversation cannot tell
     assert not sessions_lead(sims, session, np.array([0, 4]), lead=0.1)  # session 4 has no vector: one left
     assert not sessions_lead(sims, session, np.array([0, 1]), lead=0.0)  # off
+
+
+def test_closest_held_is_the_held_session_with_the_best_cosine():
+    from anchormem.context.senses import closest_held
+
+    sims = np.array([0.30, 0.25, 0.12, 0.40, np.nan])
+    session = np.array([0, 0, 1, 2, 3])
+    assert closest_held(sims, session, np.array([0, 1])) == 0
+    assert closest_held(sims, session, np.array([0, 1, 2])) == 2
+    assert closest_held(sims, session, np.array([3])) is None  # no vector

@@ -53,7 +53,8 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
-from .senses import candidate_center, holder_sessions, query_disagrees, sessions_lead, sessions_tell, top_holders
+from .senses import (candidate_center, closest_held, holder_sessions, query_disagrees, sessions_lead, sessions_tell,
+                     top_holders)
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, holder_terms, subject_terms
@@ -227,10 +228,18 @@ class AnchorHook:
         probe = anchor.context_match(hits, anchor.conversation_mean(self.texts, self.embed_turn), context_vectors,
                                      cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
                                      pick=None, session=cfg.anchor_context_session, center=center)
-        told = (stand and sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
-                                        stand=cfg.anchor_senses_stand)) \
-            or sessions_lead(probe.sims, cand.session, held, lead=cfg.anchor_senses_lead)
-        return told, context_vectors, mine
+        if stand and sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
+                                   stand=cfg.anchor_senses_stand):
+            return True, context_vectors, mine
+        if not sessions_lead(probe.sims, cand.session, held, lead=cfg.anchor_senses_lead):
+            return False, context_vectors, mine
+        if cfg.anchor_senses_lead_agree:  # the query's own vector must not point at another holder session
+            qm = anchor.context_match(hits, np.asarray(self.embed(self.query), dtype=np.float32), context_vectors,
+                                      cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
+                                      pick=None, session=cfg.anchor_context_session, center=center)
+            want = closest_held(probe.sims, cand.session, held)
+            return closest_held(qm.sims, cand.session, held) == want, context_vectors, mine
+        return True, context_vectors, mine
 
     @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:

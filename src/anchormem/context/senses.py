@@ -27,7 +27,7 @@ import numpy as np
 from ..text.tokenize import term_coverage
 
 __all__ = ["candidate_center", "DECIDING_GATES", "holder_sessions", "query_disagrees", "sessions_lead", "sessions_tell",
-           "top_holders"]
+           "closest_held", "top_holders"]
 
 #: the gates (:func:`.hook.informative`) under which the conversation, not the query's words, picks the sense;
 #: "senses": the store's own sessions split the query's words and the conversation tells them apart
@@ -104,6 +104,17 @@ def sessions_lead(sims: np.ndarray, session: np.ndarray, held: np.ndarray, *, le
     per = sorted((float(v.max()) for s in held.tolist()
                   if len(v := sims[(session == s) & ~np.isnan(sims)])), reverse=True)
     return len(per) >= 2 and per[0] - per[1] >= lead
+
+
+def closest_held(sims: np.ndarray, session: np.ndarray, held: np.ndarray) -> int | None:
+    """The session code of ``held`` whose best cosine in ``sims`` (n,; NaN: none) is highest; None when no held
+    session has one."""
+    best: tuple[float, int] | None = None
+    for s in held.tolist():
+        v = sims[(session == s) & ~np.isnan(sims)]
+        if len(v) and (best is None or float(v.max()) > best[0]):
+            best = (float(v.max()), int(s))
+    return None if best is None else best[1]
 
 
 def top_holders(terms: Sequence[str], texts: Sequence[str], score: np.ndarray, *, top: int) -> np.ndarray:

@@ -176,6 +176,10 @@ class SearchConfig(BaseModel):
     # conversation decides when its closest holder session leads the second closest by this much (centered cosines),
     # whatever it stands above the store (the stand depends on what else the store holds; 0: off)
     anchor_senses_lead: float = Field(0.1, ge=0, le=2)
+    # ... and only when the query's own vector (centered the same way) is closest to the same holder session: the
+    # conversation confirms a sense the query leans to, it does not overrule the query (without it, LoCoMo asked after
+    # the preceding session lost R@5 about 4 points over its first 500 questions: bench/results/convsense_*.json)
+    anchor_senses_lead_agree: bool = True
     # with a conversation, a query of one subject word held (as a substring or word start) by 2 to
     # anchor_senses_max_sessions sessions with near scores opens gate "one_word" whatever the holders' label domains
     # (anchormem.context.hook; the gate's label test needs two domains, which a lexicon may not give two senses).
