@@ -97,18 +97,18 @@ def zorb():
 
 def test_sessions_split_a_word_the_labels_do_not(zorb):
     """Both zorb sessions are labelled food, so no label domain splits the word (gate None); the two sessions do,
-    and a conversation about the tank picks the fish session when it stands out of the store enough, or (the
-    default, anchor_senses_lead) when the fish session is clearly nearer it than the oil session."""
+    and a conversation about the tank picks the fish session when it stands out of the store enough, or (opt-in,
+    anchor_senses_lead) when the fish session is clearly nearer it than the oil session, as the query's own vector."""
     ctx = ["The living room tank needs cleaning again.", "I read that fish hate sudden changes in the water."]
     q = "Is the zorb still not eating?"
     plain = zorb.search(q, user_id="u", context=ctx, limit=3)
-    assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in plain] == [("fish", "senses")] * 3
-    no_lead = zorb.search(q, user_id="u", context=ctx, limit=3,
-                          recipe=parse_recipe_spec("anchored+anchor_senses_lead=0"))
-    assert {h.explain["anchor"]["gate"] for h in no_lead} == {None}  # 0.40 above the median: below 0.55, kept
-    assert [h.memory.session_id for h in no_lead].count("oil") == 1
+    assert {h.explain["anchor"]["gate"] for h in plain} == {None}  # 0.40 above the median: below 0.55, kept
+    assert [h.memory.session_id for h in plain].count("oil") == 1
+    lead = zorb.search(q, user_id="u", context=ctx, limit=3,
+                       recipe=parse_recipe_spec("anchored+anchor_senses_lead=0.1"))
+    assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in lead] == [("fish", "senses")] * 3
     told = zorb.search(q, user_id="u", context=ctx, limit=3,
-                       recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses_lead=0"))
+                       recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3"))
     assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in told] == [("fish", "senses")] * 3
     off = zorb.search(q, user_id="u", context=ctx, limit=3,
                       recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses=false"))
