@@ -178,9 +178,10 @@ class SearchConfig(BaseModel):
     # under 0.3, dev over 0.3; 0: off). OPT-IN (0.1 measured, bench/results/convsense_*.json, /work/wt/briefs/
     # convsense_bench.md): pooled polysemy 0 -> 0.1 (without the agreement below) held-out 2 ZH 14 -> 16/16, held-out 4
     # EN 111 -> 115/168, ZH 73 -> 77/120, held-out 6 EN 67 -> 69/120, ZH 47 -> 50/96, dev and held-out 3 unchanged,
-    # nothing lost; but LoCoMo asked after the preceding session lost R@5 (about -4 points over the first 500
-    # questions without the agreement; with it, paired on all 10 conversations, R@1 -0.34 [-0.61, -0.12], R@5 -0.40
-    # [-0.71, -0.13], R@10 -0.51 [-0.86, -0.18]): it does not hold on every dev set
+    # nothing lost (with the agreement: held-out 2 ZH +2, held-out 4 EN +3, ZH +4, held-out 6 ZH +1); but LoCoMo
+    # asked after the preceding session lost R@5 (about -4 points over the first 500 questions without the agreement;
+    # with it, paired on all 10 conversations, R@1 -0.34 [-0.61, -0.12], R@5 -0.40 [-0.71, -0.13], R@10 -0.51
+    # [-0.86, -0.18]): it does not hold on every dev set
     anchor_senses_lead: float = Field(0.0, ge=0, le=2)
     # ... and only when the query's own vector (centered the same way) is closest to the same holder session: the
     # conversation confirms a sense the query leans to, it does not overrule the query (without it, LoCoMo asked after
