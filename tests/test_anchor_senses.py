@@ -97,15 +97,44 @@ def zorb():
 
 def test_sessions_split_a_word_the_labels_do_not(zorb):
     """Both zorb sessions are labelled food, so no label domain splits the word (gate None); the two sessions do,
-    and a conversation about the tank picks the fish session when it stands out of the store enough."""
+    and a conversation about the tank picks the fish session when it stands out of the store enough, or (opt-in,
+    anchor_senses_lead) when the fish session is clearly nearer it than the oil session, as the query's own vector."""
     ctx = ["The living room tank needs cleaning again.", "I read that fish hate sudden changes in the water."]
     q = "Is the zorb still not eating?"
     plain = zorb.search(q, user_id="u", context=ctx, limit=3)
     assert {h.explain["anchor"]["gate"] for h in plain} == {None}  # 0.40 above the median: below 0.55, kept
     assert [h.memory.session_id for h in plain].count("oil") == 1
+    lead = zorb.search(q, user_id="u", context=ctx, limit=3,
+                       recipe=parse_recipe_spec("anchored+anchor_senses_lead=0.1"))
+    assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in lead] == [("fish", "senses")] * 3
     told = zorb.search(q, user_id="u", context=ctx, limit=3,
                        recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3"))
     assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in told] == [("fish", "senses")] * 3
     off = zorb.search(q, user_id="u", context=ctx, limit=3,
                       recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses=false"))
+    assert [h.memory.session_id for h in off].count("oil") == 1
     assert {h.explain["anchor"]["gate"] for h in off} == {None}
+
+
+def test_sessions_lead_asks_a_lead_over_the_second_closest_holder_and_no_stand():
+    from anchormem.context.senses import sessions_lead
+
+    sims = np.array([0.30, 0.25, 0.12, 0.10, 0.28, np.nan])
+    session = np.array([0, 0, 1, 2, 3, 4])
+    # session 0 leads session 1 by 0.18 and session 2 by 0.20, though it stands only 0.14 above the median (0.25)
+    assert sessions_lead(sims, session, np.array([0, 1, 2]), lead=0.1)
+    assert not sessions_lead(sims, session, np.array([0, 1, 2]), lead=0.2)  # the second closest is within 0.2
+    assert not sessions_tell(sims, session, np.array([0, 1, 2]), margin=0.05, stand=0.55)  # the stand bound blocks
+    assert not sessions_lead(sims, session, np.array([0, 3]), lead=0.1)  # 0.02 apart: the conversation cannot tell
+    assert not sessions_lead(sims, session, np.array([0, 4]), lead=0.1)  # session 4 has no vector: one left
+    assert not sessions_lead(sims, session, np.array([0, 1]), lead=0.0)  # off
+
+
+def test_closest_held_is_the_held_session_with_the_best_cosine():
+    from anchormem.context.senses import closest_held
+
+    sims = np.array([0.30, 0.25, 0.12, 0.40, np.nan])
+    session = np.array([0, 0, 1, 2, 3])
+    assert closest_held(sims, session, np.array([0, 1])) == 0
+    assert closest_held(sims, session, np.array([0, 1, 2])) == 2
+    assert closest_held(sims, session, np.array([3])) is None  # no vector

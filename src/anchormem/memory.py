@@ -91,6 +91,13 @@ def _context_options() -> tuple[str, ...]:
                  if p.kind is inspect.Parameter.KEYWORD_ONLY and n not in (
                      "user_id", "session_id", "query", "budget_tokens", "session_store", "agent_id"))
 
+
+def _favoured(hits: list[Hit]) -> list[Hit]:
+    """``hits`` less those anchoring demoted (``explain["anchor"]["demoted"]``: the sense the conversation rejects,
+    listed by search after the rest, :attr:`SearchConfig.anchor_demote`): no evidence for ``ask``."""
+    return [h for h in hits if not (h.explain.get("anchor") or {}).get("demoted")]
+
+
 @checked_arguments
 class Memory(LifecycleMixin):
     """Long-term memory for agents, embedded in one SQLite file.
@@ -587,6 +594,9 @@ class Memory(LifecycleMixin):
                 return then
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
+        # a memory anchoring demoted (the sense the conversation rejects: SearchConfig.anchor_demote) is listed by
+        # search but is no evidence: 苹果多少钱？ in a phone conversation must not quote the fruit's price
+        found = _favoured(found)
         asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
         hits = users_own_evidence(asked, hits)  # the assistant repeating a user's fact is no evidence of it
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
@@ -619,6 +629,7 @@ class Memory(LifecycleMixin):
             # the current state of a slot whose earlier value the question names (answering.successors)
             old = self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                               filters={**(filters or {}), "valid_to": {"exists": True}}, limit=limit)
+            old = _favoured(old)
             now = successor_answer(query, old, store=self.store, scope=self._scope(user_id, agent_id, session_id),
                                    scorer=self._evidence, prompts=lambda hs: self._reply_prompts(user_id, hs))
             now = now or held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(

@@ -51,8 +51,9 @@ keeps the hybrid order where nothing is ambiguous, are in :mod:`.hook`):
     ramp = 0 below ``anchor_min_label`` (the candidate is *filtered*: its score takes the factor 1 - w, it is
     never removed for its labels alone, so a search never comes back empty because labels disagree; a filtered hit
     that is still returned is marked ``fallback``), 1 from ``anchor_full_label``, linear between → top-k. A
-    candidate whose whole factor (labels × context) is below ``anchor_drop`` times the best candidate's is dropped:
-    both signals reject it, and the best candidates always stay.
+    candidate whose whole factor (labels × context) is below ``anchor_drop`` times the best candidate's is rejected
+    by both signals: a search (``anchor_demote``, on) places it after every candidate kept, those of the disfavoured
+    sense's sessions last, so a search for k still returns k hits; :meth:`ContextAnchor.rerank` leaves it out.
 
 **Context-vector factor** (with a conversation; :meth:`ContextAnchor.context_match`): the conversation's vector
 (its turns' embeddings, newest weighing most, centered with the labeller's prototype mean) is compared with each
@@ -613,7 +614,7 @@ class ContextAnchor:
         already gathered."""
         r = rank_candidates(hits, qc, weight=weight, min_label=min_label, full_label=full_label, limit=limit,
                             context=context, pick=pick, drop=drop, cand=cand,
-                            min_top_agreement=self.min_top_agreement)
+                            min_top_agreement=self.min_top_agreement, demote=False)
         return r.annotate(r.hits, limit=limit)
 
 

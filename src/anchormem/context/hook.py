@@ -53,7 +53,8 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
-from .senses import candidate_center, holder_sessions, query_disagrees, sessions_tell, top_holders
+from .senses import (candidate_center, closest_held, holder_sessions, query_disagrees, sessions_lead, sessions_tell,
+                     top_holders)
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, holder_terms, subject_terms
@@ -203,14 +204,15 @@ class AnchorHook:
         return self.anchor.recent_logits(self.store, Scope(tenant=s.tenant, user_id=s.user_id, agent_id=s.agent_id))
 
     def _sessions_tell(self, hits: list[Hit], cand: Candidates, about: np.ndarray | None, own: np.ndarray,
-                       context_vectors: Mapping[str, np.ndarray] | None
+                       context_vectors: Mapping[str, np.ndarray] | None, stand: bool = True
                        ) -> tuple[bool, Mapping[str, np.ndarray] | None, np.ndarray]:
         """Whether the conversation tells apart the sessions holding the query's words (gate "senses", :mod:`.senses`:
         2 to ``anchor_senses_max_sessions`` holder sessions with near scores, the conversation's closest one leading
-        the farthest by ``anchor_senses_tell`` and standing ``anchor_senses_stand`` above the median candidate, cosines
-        centered on the candidates' mean context vector; no lexicon is read). Returns (told, the candidates' context
-        vectors when they were read, else ``context_vectors`` as given; (n,) bool, the best candidates holding a query
-        word as a substring or word start, :func:`.senses.top_holders`)."""
+        the farthest by ``anchor_senses_tell`` and standing ``anchor_senses_stand`` above the median candidate (only
+        with ``stand``), or leading the second closest by ``anchor_senses_lead`` (:func:`.senses.sessions_lead`),
+        cosines centered on the candidates' mean context vector; no lexicon is read). Returns (told, the candidates'
+        context vectors when they were read, else ``context_vectors`` as given; (n,) bool, the best candidates holding
+        a query word as a substring or word start, :func:`.senses.top_holders`)."""
         cfg, anchor = self.cfg, self.anchor
         mine = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score, top=cfg.anchor_gate_top)
         held = holder_sessions(cand.score, cand.session, mine | (about if about is not None else False), own,
@@ -226,8 +228,18 @@ class AnchorHook:
         probe = anchor.context_match(hits, anchor.conversation_mean(self.texts, self.embed_turn), context_vectors,
                                      cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
                                      pick=None, session=cfg.anchor_context_session, center=center)
-        return sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
-                             stand=cfg.anchor_senses_stand), context_vectors, mine
+        if stand and sessions_tell(probe.sims, cand.session, held, margin=cfg.anchor_senses_tell,
+                                   stand=cfg.anchor_senses_stand):
+            return True, context_vectors, mine
+        if not sessions_lead(probe.sims, cand.session, held, lead=cfg.anchor_senses_lead):
+            return False, context_vectors, mine
+        if cfg.anchor_senses_lead_agree:  # the query's own vector must not point at another holder session
+            qm = anchor.context_match(hits, np.asarray(self.embed(self.query), dtype=np.float32), context_vectors,
+                                      cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
+                                      pick=None, session=cfg.anchor_context_session, center=center)
+            want = closest_held(probe.sims, cand.session, held)
+            return closest_held(qm.sims, cand.session, held) == want, context_vectors, mine
+        return True, context_vectors, mine
 
     @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
@@ -248,12 +260,16 @@ class AnchorHook:
                                    top=cfg.anchor_gate_top, near=cfg.anchor_senses_near)
             if 2 <= len(held) <= cfg.anchor_senses_max_sessions:
                 gate = "one_word"
-        if (gate is None or (gate == "spread" and cfg.anchor_senses_spread)) and cfg.anchor_senses \
-                and cfg.anchor_senses_tell > 0 and self.wants_context_vectors:
+        spread_stand = gate == "spread" and cfg.anchor_senses_spread
+        if (gate is None or spread_stand or (gate == "spread" and cfg.anchor_senses_lead > 0)) and cfg.anchor_senses \
+                and (cfg.anchor_senses_tell > 0 or cfg.anchor_senses_lead > 0) and self.wants_context_vectors:
             # no label domain splits the query's words (gate None), or the labels split them but only the query's own
             # words would pick the sense (gate "spread"): the store's sessions holding them may tell (.senses), and
-            # the conversation decides when it tells those sessions apart, whatever the labels say
-            told, context_vectors, mine = self._sessions_tell(hits, cand, about, own, context_vectors)
+            # the conversation decides when it tells those sessions apart, whatever the labels say (under "spread":
+            # by the lead among the holder sessions, anchor_senses_lead, unless anchor_senses_spread)
+            told, context_vectors, mine = self._sessions_tell(
+                hits, cand, about, own, context_vectors,
+                stand=cfg.anchor_senses_tell > 0 and (gate is None or spread_stand))
             if told:
                 gate = "senses"
                 about = mine | (about if about is not None else False)
@@ -331,7 +347,8 @@ class AnchorHook:
                                          context_first=first,
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta,
-                                         decisive_always=cfg.anchor_context_decisive_always)
+                                         decisive_always=cfg.anchor_context_decisive_always,
+                                         demote=cfg.anchor_demote)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

@@ -43,6 +43,7 @@ class Reranking:
     context_factors: list[float] | None = None
     context_source: str | None = None
     gate: str | None = "always"  # why the order was in doubt (.hook.informative); None: the hybrid order was kept
+    demoted: list[bool] | None = None  # per kept hit: below the drop bound, placed after every other candidate
 
     def annotate(self, hits: Sequence[Hit], *, limit: int | None = None) -> list[Hit]:
         """Write ``explain["final"]`` and ``explain["anchor"]`` on ``hits`` (kept hits of this reranking, in the order
@@ -69,6 +70,8 @@ class Reranking:
                 "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
                 "gate": self.gate,
             }
+            if self.demoted is not None and self.demoted[i]:
+                a["demoted"] = True  # both signals reject it: after every candidate they keep, not dropped
             if self.sims is not None and self.context_factors is not None:
                 s = self.sims[i]
                 a.update({"context_sim": None if s != s else s, "context_factor": self.context_factors[i],
@@ -82,7 +85,8 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
                     about: np.ndarray | None = None, own: np.ndarray | None = None,
                     gate: str | None = "always", touch: np.ndarray | None = None,
                     context_first: bool = False, decisive: float = 0.0,
-                    first_delta: float | None = None, decisive_always: bool = False) -> Reranking:
+                    first_delta: float | None = None, decisive_always: bool = False,
+                    demote: bool = True) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -103,7 +107,13 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     read off a lexicon only break the ties the conversation leaves open; ``first_delta``: the context factor's
     ``delta`` then. ``decisive_always``: the label ``weight`` is scaled so wherever a ``context`` factor is given,
     not only with ``context_first`` (the conversation's closest holder session leading the next by ``decisive`` or
-    more leaves the labels no say: they never filter the memories of the session the conversation sits by)."""
+    more leaves the labels no say: they never filter the memories of the session the conversation sits by).
+    ``drop``: a candidate whose factor is below ``drop`` × the best factor is rejected by both signals; with
+    ``demote`` (the default) it is placed after every candidate kept, in its own score order, not dropped: anchoring
+    reorders, and a search for k hits returns k when the store holds them (a football conversation and "pitch": the
+    pitch-deck memories come after the football session's, not gone). Rejected candidates of a session where a
+    rejected one holds the query's words (``about``: the sense the conversation disfavours) come last, after the
+    other rejected ones. ``demote`` False: such candidates are dropped (before 2026-12-07)."""
     c = cand if cand is not None else Candidates.of(hits)
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
@@ -144,7 +154,13 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     scores = c.score * factors
     keep = factors >= drop * float(factors.max(initial=0.0))
     order = _order(scores, hits)
-    order = order[keep[order]]
+    if demote and not keep.all():
+        # the sense it disfavours goes below: the rejected candidates of a session where one names what the query
+        # names come after every other candidate (its session-mates with it: the conversation that sense was said in)
+        last = ~keep & np.isin(c.session, c.session[~keep & about]) if held else np.zeros(len(c), dtype=bool)
+        order = np.concatenate([order[keep[order]], order[(~keep & ~last)[order]], order[last[order]]])
+    else:
+        order = order[keep[order]]
     if limit is not None:
         order = order[:max(3 * limit, 30)]
     out = [hits[i] for i in order.tolist()]
@@ -153,7 +169,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
         h.score = s
     r = Reranking(hits=out, factors=factors[order].tolist(), agree=agree[order].tolist(),
                   rel=rel[order].tolist(), labelled=labelled[order].tolist(), filtered=filtered_mask[order].tolist(),
-                  query=qc, gate=gate)
+                  query=qc, gate=gate, demoted=(~keep[order]).tolist() if demote and not keep.all() else None)
     if context is not None and cfac is not None:
         r.sims, r.context_factors, r.context_source = (context.sims[order].tolist(), cfac[order].tolist(),
                                                        context.source)

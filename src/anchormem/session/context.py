@@ -233,6 +233,9 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         ctx = [dict(t) for t in turns if t is not newest][-context_turns:] if context_turns else []
         hits = memory.search(query, user_id=user_id, agent_id=agent_id, context=ctx or None, limit=memory_limit,
                              filters=filters)
+        # the sense the conversation rejects (listed by search after the rest, SearchConfig.anchor_demote) is not
+        # put in the prompt, as before demotion
+        hits = [h for h in hits if not (h.explain.get("anchor") or {}).get("demoted")]
         shown = [t["content"] for t in first.turns]
         title_cost = count(TITLES["memories"])
         said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
