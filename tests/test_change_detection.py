@@ -15,7 +15,8 @@ from anchormem import Memory, Settings
 from anchormem.facts.changes import ENDS_ANY, number_of
 from anchormem.facts.keys import value_key
 from anchormem.facts.reconcile import conflicts
-from anchormem.facts.rules import extract_facts_rules, not_the_speakers
+from anchormem.facts import extract_facts_rules
+from anchormem.facts.rules import not_the_speakers
 from anchormem.llms import OpenAICompatLLM
 from anchormem.testing.fake_llm import FakeLLMServer
 from anchormem.types import FactSlot

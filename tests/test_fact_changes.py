@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from anchormem.facts.keys import topic_key, value_key
-from anchormem.facts.rules import extract_facts_rules
+from anchormem.facts import extract_facts_rules
 
 T1 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 T2 = datetime(2024, 6, 1, 9, 0, tzinfo=timezone.utc)

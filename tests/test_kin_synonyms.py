@@ -20,7 +20,7 @@ from anchormem import Memory
 from anchormem.answering.persons import kin_base, kin_words, stated_text
 from anchormem.facts.keys import KIN_CANONICAL, kin_covers, person_key, person_slot
 from anchormem.facts.model import normalize_attribute
-from anchormem.facts.rules import extract_facts_rules
+from anchormem.facts import extract_facts_rules
 
 T1 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 T2 = datetime(2024, 6, 1, 9, 0, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .grounding import Support, check_support
 from .llm_extract import ExtractionResult, Rejected, extract_facts_llm
 from .model import Fact, detect_language, is_sensitive, normalize_attribute
-from .rules import extract_facts_rules
+from .offline import extract_facts_rules
 
 __all__ = ["Fact", "normalize_attribute", "detect_language", "is_sensitive", "extract_facts_rules",
            "extract_facts_llm", "ExtractionResult", "Rejected", "check_support", "Support"]

@@ -40,7 +40,7 @@ __all__ = ["ended_words", "statement_of"]
 
 
 def data(lang: str) -> dict[str, Any]:
-    from .relative import data as relative_data
+    from .typed_values import data as relative_data
 
     return relative_data(lang)
 

@@ -29,7 +29,8 @@ from ..text.tokenize import content_words
 from ..types import Message
 from .grounding import Support, check_support
 from .model import Fact, detect_language, is_sensitive
-from .rules import _turns, _typed_to_person, extract_from_text, hedge_confidence, not_the_speakers
+from .offline import user_turns as _turns
+from .rules import _typed_to_person, extract_from_text, hedge_confidence, not_the_speakers
 
 __all__ = ["ExtractionResult", "KNOWN_LIMIT", "Rejected", "extract_facts_llm", "pick_extractor", "FACTS_SCHEMA", "SYSTEM_PROMPT"]
 

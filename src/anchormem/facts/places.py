@@ -206,7 +206,7 @@ def _gated(sentence: str, clause: str, value: str, home_subject: bool = False) -
 def _at_work(clause: str) -> bool:
     """The clause places something else than a home: a ``not_home`` word (an office, a trip, a hotel) or a job noun
     of the occupation lexicon ("a line cook at a ramen place in Queens", "night-shift nurse in Cleveland")."""
-    from .relative import clause_values
+    from .typed_values import clause_values
 
     return _has(clause, _words("not_home")) or any(v.kind == "job" for v in clause_values(clause))
 

@@ -52,7 +52,7 @@ def _slot_type(slot: str, lang: str) -> str:
 def _located(clause: str, name: str) -> bool:
     """``name`` is said where something is or who one is with: a ``locative_before`` word of relative.json right
     before it ("in Cleveland", "at Meta", 在成都, 住Toronto); "养了只柯基", "写Java的" name no place or employer."""
-    from .relative import data
+    from .typed_values import data
 
     at = clause.find(name)
     before = clause[:at].rstrip().casefold() if at > 0 else ""

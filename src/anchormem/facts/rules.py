@@ -42,17 +42,15 @@ Only user turns are read (assistant and system turns never become user facts). Q
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any
 
 from .. import langdata
 from ..ingest.classify import stated_part
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
-from ..types import Message
 from . import triggers
 from .keys import (value_key, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, is_occupation,
                    is_person, negated_person_value, person_key, person_slot, possessed_attribute, relation_pattern)
@@ -787,35 +785,3 @@ def _work_parts(attr: str, value: str) -> list[tuple[str, str]]:
     if attr == "occupation" and (m := _AT_EMPLOYER.match(value)) and is_occupation(m.group("j")):
         return [("occupation", m.group("j")), ("employer", m.group("e"))]
     return [(attr, value)]
-
-
-def _turns(turns: Any) -> Iterable[tuple[str, str]]:
-    if isinstance(turns, str):
-        yield "user", turns
-        return
-    if isinstance(turns, (dict, Message)):
-        turns = [turns]
-    for t in turns or []:
-        if isinstance(t, str):
-            yield "user", t
-        elif isinstance(t, Message):
-            yield t.role, t.content
-        elif isinstance(t, dict):
-            yield str(t.get("role", "user")), str(t.get("content", ""))
-
-
-def extract_facts_rules(turns: str | Message | dict | list[str | Message | dict], *,
-                        entity: str = "user") -> list[Fact]:
-    """Offline facts from the user's own turns (a string is one user turn; assistant/system turns are skipped).
-
-    Returns facts in order of appearance; within a call, a later statement about the same slot replaces an
-    earlier one (the reconcile step across calls is the store's job).
-    """
-    out: dict[tuple[str, str], Fact] = {}
-    for role, content in _turns(turns):
-        if role != "user" or not content.strip():
-            continue
-        for f in extract_from_text(content, entity=entity):
-            out.pop(f.slot, None)
-            out[f.slot] = f
-    return list(out.values())
