@@ -28,23 +28,13 @@ from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.locomo import ingest_locomo, load_locomo
 from anchormem.eval.polysemy import file_cases, load_cases, pooled_history
+from anchormem.eval.change_log import ChangeLog
 
-LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
+LOCOMO = str(Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json")
 OLD = [f"polysemy_{lang}_heldout{n}.json" for n in (2, 3, 4, 6) for lang in ("en", "zh")]
 
 
-class _Changes(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.rows: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        msg = record.getMessage()
-        if msg.startswith("relative CHANGE"):
-            self.rows.append(msg[len("relative CHANGE "):])
-
-
-def run_store(name: str, handler: _Changes) -> dict:
+def run_store(name: str, handler: ChangeLog) -> dict:
     handler.rows = []
     c0 = time.process_time()
     with Memory(":memory:", embedder=eval_embedder()) as mem:
@@ -90,7 +80,7 @@ def main() -> None:
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     log = logging.getLogger("anchormem.facts.relative")
-    handler = _Changes()
+    handler = ChangeLog()
     log.addHandler(handler)
     log.setLevel(logging.DEBUG)
     report: dict = {"command": "python bench/precision.py --stores " + args.stores, "stores": {}}

@@ -18,19 +18,9 @@ from pathlib import Path
 from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.eval.grounding import _ingest
+from anchormem.eval.change_log import ChangeLog
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
-
-
-class _Changes(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.rows: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        msg = record.getMessage()
-        if msg.startswith("relative CHANGE"):
-            self.rows.append(msg[len("relative CHANGE "):])
+DATA = str(Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo10.json")
 
 
 def main() -> None:
@@ -42,7 +32,7 @@ def main() -> None:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     only = [int(x) for x in args.only.split(",") if x.strip()]
     log = logging.getLogger("anchormem.facts.relative")
-    handler = _Changes()
+    handler = ChangeLog()
     log.addHandler(handler)
     log.setLevel(logging.DEBUG)
     t0 = time.time()
