@@ -236,7 +236,7 @@ def _said_name(clause: str, lang: str) -> re.Match | None:
         return None
     name = rn.group("name")
     if lang == "en":
-        return None if name.casefold() in _not_names_en() else rn
+        return None if name.casefold() in not_names("en") else rn
     if not has_cjk(name):
         return rn
     prefixes = langdata.words("cues", "name_prefixes", ("zh",))
@@ -246,9 +246,7 @@ def _said_name(clause: str, lang: str) -> re.Match | None:
     return rn if len(toks) == 1 and toks[0].flag in _NAME_TAGS else None
 
 
-@lru_cache(maxsize=1)
-def _not_names_en() -> frozenset[str]:
-    return not_names("en") | {"just", "recently", "finally", "now"}
+
 
 
 def without_name(clause: str) -> str:
