@@ -65,6 +65,22 @@ def test_question_tense():
     assert without_plans("我下个月搬去杭州。", said) == ""
     assert without_plans("I quit Acme, I start at Initech next week.", said) == \
         "I quit Acme, I start at Initech next week."  # the old value ended: no plan beside a current one
+    # a question about the asker's own present state also leaves out clauses that state no present fact (a modal,
+    # a plan without a date, reported speech); other questions read them ("Would Caroline pursue writing?")
+    assert without_plans("I live in Leeds, but I might move to London.", said, own_state=True) == "I live in Leeds,"
+    assert without_plans("我在考虑要不要搬到上海。", said, own_state=True) == ""
+    assert without_plans("My boss said she moved to Berlin.", said, own_state=True) == ""
+    assert without_plans("I'm thinking about moving to London.", said) == "I'm thinking about moving to London."
+
+
+def test_a_modal_is_no_evidence_of_where_the_asker_lives(mem):
+    mem.add("我住在南京，在招商银行上班。", user_id="m", timestamp=T)
+    mem.add("上个月我们全家搬去苏州了。", user_id="m", timestamp=T + timedelta(days=60))
+    mem.add("我在考虑要不要搬到上海。", user_id="m", timestamp=T + timedelta(days=70))
+    mem.add("I live in Leeds.", user_id="n", timestamp=T)
+    mem.add("I'm thinking about moving to London next year.", user_id="n", timestamp=T + timedelta(days=70))
+    assert [c.text for c in mem.ask("我现在住在哪里？", user_id="m").citations] == ["上个月我们全家搬去苏州了。"]
+    assert [c.text for c in mem.ask("Where do I live?", user_id="n").citations] == ["I live in Leeds."]
 
 
 def test_a_plan_is_no_evidence_of_the_present(mem):

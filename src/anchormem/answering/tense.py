@@ -42,12 +42,22 @@ def asks_present(question: str) -> bool:
     return not _tense().search(question) and not asks_past(question)
 
 
-def without_plans(text: str, said_at: datetime | None) -> str:
-    """``text`` (a memory's stated words, said at ``said_at``) without its plan sentences; ``text`` itself when it
-    holds none."""
+_CLAUSE = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！?？]*")
+
+
+def without_plans(text: str, said_at: datetime | None, *, own_state: bool = False) -> str:
+    """``text`` (a memory's stated words, said at ``said_at``) without its plan sentences; with ``own_state`` (the
+    question asks the asker's own present state: "Where do I live?", 我现在住在哪里？) also without the clauses that
+    state no present fact of the speaker's (a modal or a plan, "I'm thinking about moving to London",
+    我在考虑要不要搬到上海; reported speech: :func:`~anchormem.facts.changes.blocked`), which answer questions about
+    inclinations ("Would Caroline pursue writing?") but not what holds. ``text`` itself when it holds none."""
+    from ..facts.changes import blocked
+
     plans = plan_sentences(text, said_at)
-    if not plans:
-        return text
     for p in plans:
         text = text.replace(p, " ")
-    return " ".join(text.split())
+    clauses = _CLAUSE.findall(text) if own_state else []
+    kept = [c for c in clauses if not blocked(c)]
+    if len(kept) < len(clauses):
+        text = "".join(kept)
+    return " ".join(text.split()) if plans or len(kept) < len(clauses) else text
