@@ -79,6 +79,22 @@ def test_a_late_arriving_older_statement_is_stored_already_closed(mem):
     assert [h.memory.text for h in mem.search("where do I live", user_id="A", as_of=T2)] == ["I live in Bergen."]
 
 
+def test_a_late_older_statement_is_closed_by_the_next_one_said_after_it(mem):
+    """Sheffield (said first) imported after Leeds and Manchester: it held until Leeds was said, not until today's
+    Manchester."""
+    leeds = mem.add("I live in Leeds.", user_id="L", timestamp=T2)[0].memory
+    mem.add("I live in Manchester.", user_id="L", timestamp=T3)
+    evs = mem.add("I live in Sheffield.", user_id="L", timestamp=T1)
+    assert [e.event for e in evs] == ["ADD_SUPERSEDED"]
+    older = evs[0].memory
+    assert (older.valid_from, older.valid_to, older.superseded_by) == (T1, T2, leeds.id)
+    between = T1 + timedelta(days=10)
+    assert [h.memory.text for h in mem.search("where do I live", user_id="L", as_of=between)] == \
+        ["I live in Sheffield."]
+    assert "I live in Sheffield." not in [h.memory.text for h in mem.search("where do I live", user_id="L",
+                                                                              as_of=T2 + timedelta(days=1))]
+
+
 def test_sensitive_or_uncertain_changes_wait_for_review(mem):
     mem.add("My favourite tea is oolong.", user_id="A", timestamp=T1)
     evs = mem.add("Maybe my favourite tea is green tea.", user_id="A", timestamp=T2)  # 0.6 vs 1.0

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -185,6 +186,23 @@ def _as_user(f: Fact, speaker: str | None) -> Fact:
     """The fact as the grounding check reads it: the speaker's own facts are about "user" (their name is the
     author of the words, not part of them)."""
     return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
+
+
+def _next_said(store: Any, tenant: str, user_id: str, current: MemoryItem, since: datetime) -> MemoryItem:
+    """The statement of ``current``'s slot said first after ``since``: ``current`` or one it replaced (followed back
+    through :meth:`~anchormem.stores.protocol.Store.predecessors`). A statement imported late is closed by the next
+    one said after it, not by today's value: Sheffield said in March, imported after Leeds (May) and Manchester
+    (June, current), held until May."""
+    seen = {current.id}
+    while current.fact is not None:
+        ids = [i for i in store.predecessors(tenant, user_id, [current.id]).get(current.id, []) if i not in seen]
+        before = [m for m in store.get_many(tenant, ids, entities=False).values() if m.fact is not None and
+                  m.fact.slot == current.fact.slot and since < m.valid_from < current.valid_from] if ids else []
+        if not before:
+            break
+        seen.update(ids)
+        current = min(before, key=lambda m: m.valid_from)
+    return current
 
 
 def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem]) -> list[MemoryItem]:
@@ -533,8 +551,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                     created_at=utcnow()))
                 continue
             later = [c for c in clash if c.valid_from > new.valid_from]
-            if later:  # an older statement arriving late: store it already closed by the newer one
-                first = min(later, key=lambda c: c.valid_from)
+            if later:  # an older statement arriving late: store it already closed by the next one said after it
+                first = _next_said(store, tenant, user_id, min(later, key=lambda c: c.valid_from), new.valid_from)
                 fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})
                 new_drafts.append((fd, []))
             else:
