@@ -466,7 +466,8 @@ class EvidenceScorer:
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
                               kin=kin) for h, r in zip(hits, roles)]
         if asks_present(q.text):  # what a memory plans is no evidence of what holds now (:mod:`.tense`)
-            stated = [without_plans(st, h.memory.valid_from, own_state=self_q and h.memory.role == "user")
+            own_state = asks_about_self(q.text) and not kin  # the asker's own state ("Do I live in Bristol?")
+            stated = [without_plans(st, h.memory.valid_from, own_state=own_state and h.memory.role == "user")
                       for h, st in zip(hits, stated)]
         # another person's own statement, read as such (the person-swap check of select)
         others = [i for i, (h, r) in enumerate(zip(hits, roles)) if claims_other(q, h, r)]
