@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from anchormem import Memory
+from anchor_helpers import sessions_memory
 
 SESSIONS = {
     "fruit": ["I bought a bag of apples at the farmers market, they were so sweet.",
@@ -25,12 +25,7 @@ RIVER_ZH = ["周末我们去河边钓鱼吧。", "河水涨得很高。"]
 
 @pytest.fixture(scope="module")
 def mem():
-    m = Memory(":memory:", cache=False)
-    for session, texts in SESSIONS.items():
-        for t in texts:
-            m.add(t, user_id="u", session_id=session)
-    yield m
-    m.close()
+    yield from sessions_memory(SESSIONS)
 
 
 def _sessions(mem, query, conversation, limit=5):

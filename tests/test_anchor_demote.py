@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
-from anchormem import Memory
+from anchor_helpers import sessions_memory
 from anchormem.context.anchor import QueryContext
 from anchormem.context.rerank import rank_candidates
 from anchormem.context.taxonomy import DOMAIN_NAMES
@@ -33,12 +33,7 @@ CONVERSATION = [{"role": "user", "content": "We played a great match yesterday, 
 
 @pytest.fixture(scope="module")
 def mem():
-    m = Memory(":memory:", cache=False)
-    for session, texts in SESSIONS.items():
-        for t in texts:
-            m.add(t, user_id="u", session_id=session)
-    yield m
-    m.close()
+    yield from sessions_memory(SESSIONS)
 
 
 def test_the_default_recipe_demotes():

@@ -462,11 +462,12 @@ class EvidenceScorer:
         kin = kin_words(q.text)
         # a question about the asker ("Am I a doctor?") is answered by what the user said of themself, not of a
         # relative ("My brother works as a doctor.")
-        self_q = not q.names and asks_about_self(q.text)
+        about_self = asks_about_self(q.text)
+        self_q = not q.names and about_self
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
                               kin=kin) for h, r in zip(hits, roles)]
         if asks_present(q.text):  # what a memory plans is no evidence of what holds now (:mod:`.tense`)
-            own_state = asks_about_self(q.text) and not kin  # the asker's own state ("Do I live in Bristol?")
+            own_state = about_self and not kin  # the asker's own state, a place named or not ("Do I live in Bristol?")
             stated = [without_plans(st, h.memory.valid_from, own_state=own_state and h.memory.role == "user")
                       for h, st in zip(hits, stated)]
         # another person's own statement, read as such (the person-swap check of select)
