@@ -173,6 +173,10 @@ def test_messages_metadata_filters_history_and_chinese(mem):
                 "Error executing tool search_memories: invalid_input: query: Field required")
             assert (await call_error(client, "search_memories", user_id="lin", query="月租", bogus=True)).startswith(
                 "Error executing tool search_memories: invalid_input: unknown argument(s) 'bogus'; arguments: ")
+            # a flag is a JSON boolean, as over REST: "yes" is refused and nothing is forgotten
+            assert await call_error(client, "forget_memories", user_id="lin", purge="yes") == (
+                "Error executing tool forget_memories: invalid_input: purge: Input should be a valid boolean "
+                "(got 'yes')")
             forgot = await call(client, "forget_memories", user_id="lin")
             assert forgot["memories_deleted"] == 4  # the rent turn, its home and rent facts, the reply
     anyio.run(main)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StrictBool, ValidationError
 
 from .errors import AnchormemError, ConfigError, InvalidInputError, NotFoundError, ScopeError
 from .ingest.normalize import check_scope_id
@@ -335,8 +335,8 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
             "agent_id if given)."))] = None,
         session_id: SessionId = None,
         agent_id: AgentId = None,
-        purge: Annotated[bool, Field(description="Also erase the text from the edit history.")] = False,
-        physical: Annotated[bool, Field(description=(
+        purge: Annotated[StrictBool, Field(description="Also erase the text from the edit history.")] = False,
+        physical: Annotated[StrictBool, Field(description=(
             "With purge, for all of a user's memories: also rewrite PostgreSQL's tables so no purged byte stays in "
             "their data files."))] = False,
     ) -> ForgetResult:

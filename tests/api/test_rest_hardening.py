@@ -125,6 +125,22 @@ def test_what_the_schema_refuses_is_a_422_naming_the_field(local, body, where):
     assert r.json()["error"]["details"][0]["loc"][:2] == ["body", where], r.text
 
 
+@pytest.mark.parametrize("body", [
+    {"messages": "I keep bees.", "timestamp": "2099-01-01T00:00:00Z"},
+    {"messages": [{"role": "user", "content": "I keep bees.", "timestamp": "2099-01-01T00:00:00Z"}]},
+    {"messages": [{"role": "user", "content": [{"type": "text", "text": "I keep bees."}],
+                   "timestamp": "2099-01-01T00:00:00Z"}]},
+], ids=["body", "text-turn", "content-parts"])
+def test_a_message_said_in_the_future_is_one_400_whatever_its_shape(local, body):
+    user = _uid()
+    r = local.post("/v1/memories", json={**body, "user_id": user})
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["code"] == "invalid_input"
+    assert "timestamp: 2099-01-01T00:00:00+00:00 is in the future" in err["message"]
+    assert local.get("/v1/memories", params={"user_id": user}).json()["memories"] == []  # nothing stored
+
+
 def test_label_and_filter_rules_are_schema_errors(local):
     user = _uid()
     mid = local.post("/v1/memories", json={"messages": "I moved to Berlin.", "user_id": user}).json()[

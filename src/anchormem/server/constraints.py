@@ -148,10 +148,11 @@ def _iso_datetime(value: Any) -> Any:
 
 #: a timestamp as a JSON string (never a number): RFC 3339 in the supported range
 DateTime = Annotated[datetime, BeforeValidator(_iso_datetime), WithJsonSchema(_DATETIME_SCHEMA)]
-#: when a message was said: a DateTime at most one day from now (a rule no JSON Schema can state: 422 past it)
+#: when a message was said: a DateTime at most one day from now (a rule no JSON Schema can state: the library checks
+#: it, 400 invalid_input past it, whatever the message's shape)
 SaidAt = Annotated[datetime, BeforeValidator(_iso_datetime), WithJsonSchema({
     **_DATETIME_SCHEMA, "description": _DATETIME_SCHEMA["description"] + "; when it was said: at most one day from "
-                                                                          "now (422 otherwise)"})]
+                                                                          "now (400 otherwise)"})]
 
 
 def _finite_int64(value: Any) -> Any:
