@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 from anchormem.eval.grounding import format_table, run_abstention
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 
 
 def main() -> None:

@@ -21,8 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import summary  # noqa: E402 - bench/timing.py
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 RAW_KEY = "3c" * 32
 PASSPHRASE = "a long passphrase for the benchmark"
 

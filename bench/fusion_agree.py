@@ -30,10 +30,11 @@ from anchormem.eval.paired import paired_bootstrap
 from anchormem.retrieval.config import RECIPES
 from anchormem.retrieval.fusion import drop_zero, flatness_weights, minmax
 from anchormem.types import Scope
+from anchormem.eval.datasets import dataset_path
 from fusion_tune import unit_recall  # bench/fusion_tune.py (bench/ is on sys.path when a script runs)
 
-LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
-MEMORA = "/work/shared/datasets/memora/weekly"
+LOCOMO = str(dataset_path("locomo/locomo10.json"))
+MEMORA = str(dataset_path("memora/weekly"))
 LOCOMO_TUNE = 6  # conversations 0-5
 
 

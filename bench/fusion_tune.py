@@ -29,9 +29,10 @@ from anchormem import Memory
 from anchormem.eval.embed_cache import eval_embedder
 from anchormem.retrieval.config import RECIPES
 from anchormem.types import Scope
+from anchormem.eval.datasets import dataset_path
 
-LOCOMO = "/work/shared/datasets/locomo/locomo10.json"
-MEMORA = "/work/shared/datasets/memora/weekly"
+LOCOMO = str(dataset_path("locomo/locomo10.json"))
+MEMORA = str(dataset_path("memora/weekly"))
 
 
 def _lists(mem: Memory, user: str, query: str) -> tuple[list, list]:

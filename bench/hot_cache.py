@@ -28,8 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import summary  # noqa: E402 - bench/timing.py
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 
 
 def load(path: str, limit_sessions: int) -> tuple[list[list[dict]], list[str]]:

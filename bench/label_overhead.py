@@ -10,8 +10,9 @@ from pathlib import Path
 
 import anchormem.memory as memory_mod
 from anchormem import Memory
+from anchormem.eval.datasets import dataset_path
 
-LOCOMO = Path("/work/shared/datasets/locomo/locomo10.json")
+LOCOMO = dataset_path("locomo/locomo10.json")
 
 
 def sessions(n_turns: int) -> list[tuple[str, list[dict]]]:

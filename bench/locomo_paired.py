@@ -23,11 +23,12 @@ from pathlib import Path
 from anchormem.config import Settings
 from anchormem.eval.locomo import CATEGORY_NAMES, format_table, run_locomo
 from anchormem.retrieval.config import parse_recipe_spec
+from anchormem.eval.datasets import dataset_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import progress_printer  # noqa: E402
 
-DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+DEFAULT_DATA = str(dataset_path("locomo/locomo10.json"))
 DEV_CONVERSATIONS = 6  # conversations 0-5 tune, 6-9 are held out
 
 

@@ -24,8 +24,9 @@ from anchormem.eval.harness import read_only_configs
 from anchormem.eval.locomo import CATEGORY_NAMES, _recalls, ingest_locomo, load_locomo, normalize_evidence
 from anchormem.memory import Memory
 from anchormem.retrieval.config import parse_recipe_spec
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 KS = (1, 5, 10, 25, 50)
 
 

@@ -23,9 +23,10 @@ from anchormem.embedders import make_embedder
 from anchormem.eval.locomo import _sessions, _turn_text, load_locomo
 from anchormem.facts import meaning
 from anchormem.facts.rules import extract_from_text
+from anchormem.eval.datasets import dataset_path
 
 ROOT = Path(__file__).parent
-DATA = Path("/work/shared/datasets/locomo/locomo10.json")
+DATA = dataset_path("locomo/locomo10.json")
 
 
 class Counting:

@@ -30,12 +30,13 @@ sys.path.insert(0, str(HERE / "peers"))
 
 from client import PgServer, Worker, WorkerError  # noqa: E402
 
+from anchormem.eval.datasets import dataset_path  # noqa: E402
 from anchormem.eval.locomo import (_recall_table, _recalls, _sessions, _turn_text, load_locomo,  # noqa: E402
                                    normalize_evidence, run_locomo)
 
 __all__ = ["CachingEmbedder", "run_recall", "DRAGON", "DEFAULT_DATA"]
 
-DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+DEFAULT_DATA = str(dataset_path("locomo/locomo10.json"))
 DRAGON = {"recall@5": 0.567, "recall@10": 0.662, "recall@25": 0.767, "recall@50": 0.827}
 KS = (1, 5, 10, 25, 50)
 

@@ -36,6 +36,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from anchormem.eval.datasets import dataset_path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -179,7 +180,7 @@ def main() -> int:
     ap.add_argument("--skip-recall", action="store_true")
     ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--conversations", type=int, default=None, help="LoCoMo conversations (quick 2, full 10)")
-    ap.add_argument("--data", default="/work/shared/datasets/locomo/locomo10.json")
+    ap.add_argument("--data", default=str(dataset_path("locomo/locomo10.json")))
     ap.add_argument("--budget", type=float, default=None, help="seconds for the whole run (quick: 570)")
     ap.add_argument("--dev", action="store_true", help="tiny scales (300, 900) to test the suite")
     ap.add_argument("--out-dir", default=None, help="where results go (default bench/results)")

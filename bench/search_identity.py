@@ -28,8 +28,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 
 
 def _digest(hit: Any) -> str:

@@ -20,8 +20,9 @@ import json
 import random
 import statistics
 from pathlib import Path
+from anchormem.eval.datasets import dataset_path
 
-DATA = "/work/shared/datasets/locomo/locomo10.json"
+DATA = str(dataset_path("locomo/locomo10.json"))
 KS = (1, 5, 10)
 
 

@@ -19,10 +19,11 @@ from anchormem.eval.harness import read_only_configs
 from anchormem.eval.locomo import load_locomo
 from anchormem.memory import Memory
 from anchormem.retrieval.config import parse_recipe_spec
+from anchormem.eval.datasets import dataset_path
 from timing import emit  # bench/timing.py (bench/ is on sys.path when a script runs)
 
 
-DEFAULT_DATA = "/work/shared/datasets/locomo/locomo10.json"
+DEFAULT_DATA = str(dataset_path("locomo/locomo10.json"))
 
 
 def main() -> int:

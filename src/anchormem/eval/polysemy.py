@@ -54,6 +54,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .datasets import dataset_path
+
 __all__ = ["run_polysemy", "format_table", "load_cases", "file_cases", "benchmark_words", "Case", "EN_WORDS",
            "EN_HELDOUT", "passes", "pooled_history", "pooled_pass_rates", "sense_of", "word_of"]
 
@@ -128,7 +130,7 @@ def _coarsewsd_dir() -> Path | None:
     here = Path.cwd().resolve()
     for base in [here, *here.parents][:4]:
         cands += [base / "shared/datasets/coarsewsd20", base.parent / "shared/datasets/coarsewsd20"]
-    cands.append(Path("/work/shared/datasets/coarsewsd20"))
+    cands.append(dataset_path("coarsewsd20"))
     for c in cands:
         if (c / "bank" / "train.data.txt").is_file():
             return c
