@@ -82,3 +82,29 @@ def test_the_claim_an_utterance_carries_stays_closed_when_its_successor_is_delet
     back = mem.get(turn.id)
     assert back.valid_to is None  # still current for the job
     assert [(c.value, c.valid_to is not None) for c in back.claims if c.slot == "user|home_city"] == [("Lisbon", True)]
+
+
+def test_updating_the_superseding_memory_with_a_new_value_keeps_the_old_one_closed(mem):
+    """The edited text is read as add reads a turn: the slot stays, with the new value; the old value stays past."""
+    _add(mem, "My rent is 1200 a month.", 0)
+    new = _add(mem, "Rent is now 1350.", 30)
+    edited = mem.update(new.id, "Rent is now 1400.")
+    assert (edited.fact.attribute, edited.fact.value) == ("rent", "1400")
+    rents = {x.fact.value: x.valid_to is None for x in mem.get_all(user_id="sam")
+             if x.fact and x.fact.attribute == "rent"}
+    assert rents == {"1400": True}  # 1200 stays superseded (get_all lists current memories)
+
+
+def test_an_edit_keeps_the_slot_of_a_value_the_change_reader_read(mem_e5):
+    """A value read on add by the change reader (relative to the stored 299) has no rule of its own: the edited
+    text's one value of the same type (an amount of money) is the slot's new value, and 299 stays past."""
+    mem_e5.add("我的健身房月费是299块", user_id="sam", timestamp=T)
+    ev = mem_e5.add("btw 健身房涨价了，现在一个月399，离谱", user_id="sam", timestamp=T + timedelta(days=10))
+    new = next(e.memory for e in ev if e.event == "ADD" and e.memory.fact)
+    assert (new.fact.attribute, new.fact.value) == ("健身房月费", "399")
+    edited = mem_e5.update(new.id, "健身房现在一个月459了")
+    assert (edited.fact.attribute, edited.fact.value) == ("健身房月费", "459")
+    assert [c.value for c in edited.claims] == ["459"]
+    current = [(x.text, x.fact.value) for x in mem_e5.get_all(user_id="sam") if x.fact]
+    assert current == [("健身房现在一个月459了", "459")]
+    assert "459" in mem_e5.ask("健身房月费多少？", user_id="sam").citations[0].text

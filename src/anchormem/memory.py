@@ -55,8 +55,7 @@ from .summaries import session_summary_memory
 from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
 from .facts.reconcile import conflicts, plan_facts
-from .facts.places import with_places
-from .facts.rules import extract_from_text
+from .facts.edits import edited_fact
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
@@ -331,8 +330,10 @@ class Memory(AskMixin, LifecycleMixin):
         :mod:`anchormem.context.taxonomy`, topic/intent normalised; the first is primary unless one says so); they
         are kept as hand-set (``Label.set_by == "hand"``: ``relabel`` and later text updates leave them). A new text
         without ``labels`` is re-labelled, unless its labels were set by hand. ``labels`` alone changes only the
-        labels (no history entry: the text did not change). Raises NotFoundError, InvalidInputError (neither text
-        nor labels, bad text, bad labels)."""
+        labels (no history entry: the text did not change). A fact memory's slot follows its new text, read as
+        ``add`` reads a turn (:func:`anchormem.facts.edits.edited_fact`: "Rent is now 1400." keeps the rent slot with
+        1400, and what it superseded stays past); a text that states no fact leaves what it superseded current again.
+        Raises NotFoundError, InvalidInputError (neither text nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")
         check_id(memory_id, "memory_id")
@@ -348,13 +349,8 @@ class Memory(AskMixin, LifecycleMixin):
         vec = self.embedder.embed_documents([embedding_text(text, old.speaker)])[0]
         dates = resolve_dates(text, old.created_at)
         fact = old.fact
-        if old.kind == "fact":  # the slot follows the new text: same attribute if still stated, else the first
-            found = with_places(extract_from_text)(  # (a home the place reader read: "we're in Raleigh now")
-                text, entity=old.fact.entity if old.fact else (old.speaker or "user"))
-            pick = next((f for f in found if old.fact and f.attribute == old.fact.attribute), found[0] if found
-                        else None)
-            fact = None if pick is None else FactSlot(entity=pick.entity, attribute=pick.attribute, value=pick.value,
-                                                      polarity=pick.polarity, extractor="rules")
+        if old.kind == "fact":  # the slot follows the new text, read as add reads a turn (facts.edits)
+            fact = edited_fact(text, old)
         item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
                                  index_text=self._reindex_text(old, text, dates),
                                  content_hash=memory_hash(old.model_copy(update={"text": text, "fact": fact})),
@@ -362,6 +358,7 @@ class Memory(AskMixin, LifecycleMixin):
                                  entities=strip_token_entities(text, extract_entities(text, dates)))
         if fact != old.fact:
             self.store.set_fact(self.tenant, memory_id, fact)
+            item = self.store.get(self.tenant, memory_id)  # its claims follow the fact
         if new_labels is None and hand_set(old):
             new_labels = old.labels
         elif new_labels is None:  # re-label the new text, its old labels standing in for the conversation
