@@ -81,6 +81,29 @@ _CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic 
 _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
 
 
+@lru_cache(maxsize=1)
+def _owner_data() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """(owner words, the words after which one is someone else, frame-noun stems): ``owner_words``,
+    ``owner_not_after`` and ``frame_nouns`` of data/lang/*/answers.json."""
+    from .. import langdata
+
+    return (frozenset(w.casefold() for w in langdata.words("answers", "owner_words")),
+            tuple(w.casefold() for w in langdata.words("answers", "owner_not_after")),
+            frozenset(stem(w.casefold()) for w in langdata.words("answers", "frame_nouns")))
+
+
+def _owner_said(question: str, word: str) -> bool:
+    """``word`` (an owner word) names the memory's owner in ``question``: not after a possessive of someone's
+    ("my customer Tom", 我的客户)."""
+    q = question.casefold()
+    not_after = _owner_data()[1]
+    for m in re.finditer(re.escape(word), q):
+        before = q[:m.start()].rstrip()
+        if not any(before.endswith(w) and (has_cjk(w) or not before[:-len(w)][-1:].isalnum()) for w in not_after):
+            return True
+    return False
+
+
 def _syn_group(word: str) -> int | None:
     index = paraphrase_groups()[1]
     g = index.get(word)
@@ -182,11 +205,14 @@ def analyze_question(question: str) -> QuestionInfo:
             t = t[1:]  # jieba glues the pronoun on: 我养 → 养, 我会 → 会
         if not t or t in _QWORDS or t in lower_names or t in seen or (qdate is not None and said_word(t)):
             continue
+        if t in _owner_data()[0] and _owner_said(question, t):
+            continue  # "Does this customer have any allergies?": the customer is the asker (answers.json)
         seen.add(t)
         g = _syn_group(t)
         if g is not None and any(_syn_group(u) == g for u, _ in terms):
             continue  # one concept counts once ("叫什么名字")
-        light = t in _LIGHT or stem(t) in _LIGHT or stem(t) in _LIGHT_STEMS or stem(t) in _CAT_STEMS
+        light = t in _LIGHT or stem(t) in _LIGHT or stem(t) in _LIGHT_STEMS or stem(t) in _CAT_STEMS or \
+            stem(t) in _owner_data()[2]
         terms.append((t, 0.35 if light else 1.0))
     solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and
             not re.search(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+$", question[:m.start(1)])}
