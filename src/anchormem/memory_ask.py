@@ -190,12 +190,11 @@ class AskMixin:
         quoted as earlier (:func:`~anchormem.answering.recency.latest_said_answer`); by meaning too with a calibrated
         embedder."""
         scope = self._scope(user_id, agent_id, session_id)
-        ev = self._evidence
-        calibrated = ev is not None and ev.word_sim is not None and ev.dense_floor is not None
+        calibrated = self._evidence is not None and self._evidence.word_sim is not None
         return latest_said_answer(asked, ans, found, max_citations=self.answer_config.max_citations,
                                   embedder=self.embedder if calibrated else None,
                                   question_vector=(lambda: self._searcher.embed_query(asked, scope)) if calibrated
-                                  else None, dense_floor=ev.dense_floor if calibrated and ev is not None else None)
+                                  else None)
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""

@@ -8,17 +8,20 @@ as not. The user said both; the later one is what they say holds now. So, for a 
 now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has a *later statement* ``n`` when:
 
 - ``n`` is the user's own (role and source "user", no summary), current, and said after ``o`` (:func:`said_at`: the
-  time it was said, or the time of the event it tells when that is earlier: an older statement imported later, or
-  "back in 2019 I lived in …" said today, never wins); not about a time ahead of when it was said (a plan: its
-  resolved event time is later than the day it was said);
+  time it was said, not the time it was added: an older statement imported later never wins); not about a time
+  ahead of when it was said (a plan: its resolved event time is later than the day it was said);
 - ``n`` can state what holds for the speaker now: the clauses left by
   :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
   I move?", "I don't like the office coffee" are never a later answer);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims), or the evidence test cites it too, or, with a calibrated embedder, by meaning: its present clauses
-  sit within :data:`LATER_MARGIN` of ``o``'s cosine to the question and at least :data:`PAIR_OVER_FLOOR` above the
-  embedder's dense floor in cosine to ``o`` itself (both tuned on the dev stories, ``bench/currency.py``).
+  stored claims); or, with a calibrated embedder, it stands out of the background of unrelated statements for the
+  question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test cites it too or, in one
+  language with the question and ``o``, it is close by meaning to both: within :data:`LATER_MARGIN` of ``o``'s
+  cosine to the question, :data:`PAIR_LIFT` above ``o``'s background in cosine to ``o`` itself, and saying a value
+  of a kind ``o`` holds or an ending (:func:`_may_replace`, as the write path's relative reader) (tuned on the dev
+  stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
+  statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
 The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
 (:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
@@ -28,6 +31,7 @@ answers do not follow the latest statement.
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -36,16 +40,18 @@ import numpy as np
 from ..facts.claims import asks_past
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
+from .evidence import text_language
 from .extractive import quote
 from .past_reading import asks_about_asker
 from .persons import kin_words
 from .tense import asks_present
 
-__all__ = ["LATER_MARGIN", "PAIR_OVER_FLOOR", "asks_own_present", "said_at", "later_statements",
+__all__ = ["LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asks_own_present", "said_at", "later_statements",
            "latest_said_answer", "latest_said_hits", "earlier_note"]
 
 LATER_MARGIN = 0.06  # a later statement's cosine to the question may sit this far below the earlier one's
-PAIR_OVER_FLOOR = 0.04  # its cosine to the earlier statement: at least the embedder's dense floor + this
+LATER_SHARE = 0.45  # its lift over the question's background: at least this share of the earlier one's
+PAIR_LIFT = 0.03  # its cosine to the earlier statement: at least the earlier one's background + this
 _PLAN_SLACK = timedelta(days=1)  # an event time this far after the day said: the statement tells a plan
 
 
@@ -61,10 +67,11 @@ def asks_own_present(question: str) -> bool:
 
 
 def said_at(m: MemoryItem) -> datetime:
-    """When ``m``'s statement holds from: when it was said (``created_at``), or the end of the event it tells when
-    that is earlier ("Back in March I moved to Leeds": the end of March)."""
-    ev = m.event_time_end or m.event_time  # (a period's end: "this year" has not begun its statement in January)
-    return min(ev, m.created_at) if ev is not None else m.created_at
+    """When ``m`` was said: its message's timestamp (``created_at``), never the time it was added (an older statement
+    imported later keeps its own time). Not the time of an event it tells: "旺财去年冬天走了，现在就剩豆豆一只狗了"
+    says what holds when it is said (a past scene, "back in college I lived in Ithaca", is no present statement at all:
+    :func:`~anchormem.facts.stance.present_clauses`)."""
+    return m.created_at
 
 
 def _own(m: MemoryItem) -> bool:
@@ -80,16 +87,57 @@ def _slots(m: MemoryItem) -> set[str]:
     return out | ({m.fact.slot} if m.fact is not None else set())
 
 
+def _may_replace(later: str, earlier: str) -> bool:
+    """``later`` can say a new value of what ``earlier`` says or its end, as the write path's relative reader reads
+    a clause (:mod:`anchormem.facts.relative`): it holds a typed value of a kind ``earlier`` holds too (a name, an
+    amount, a job, an age, a count: :func:`~anchormem.facts.meaning.typed_values`) or says an ending (the terminative
+    aspect, :func:`~anchormem.facts.aspect.terminative`: "游戏我已经不玩了", "Axed Disney+"). "I'm vegetarian." says
+    neither of "I have two cats, Miso and Tofu."."""
+    from ..facts.aspect import terminative
+    from ..facts.meaning import typed_values
+
+    if terminative(later):
+        return True
+    kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
+    return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
+
+
+_BACKGROUND: dict[tuple[str, int, str], np.ndarray] = {}
+_LOCK = threading.Lock()
+
+
+def _background(embedder: Any, lang: str) -> np.ndarray:
+    """Passage vectors (float32 (k, dim)) of the calibration sentences of ``lang`` (``data/lang/<lang>/
+    calibration.json``: unrelated everyday statements), shipped for the bundled embedder, else embedded once."""
+    from ..facts.bank_vectors import bank_texts, load
+
+    name, dim = str(getattr(embedder, "name", type(embedder).__name__)), int(getattr(embedder, "dim", 0) or 0)
+    key = (name, dim, lang)
+    with _LOCK:
+        got = _BACKGROUND.get(key)
+    if got is None:
+        texts = bank_texts("calibration", lang)
+        got = load(name, dim, lang, texts, "calibration") if dim else None
+        if got is None:
+            got = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+        with _LOCK:
+            _BACKGROUND[key] = got
+    return got
+
+
 def later_statements(question: str, earlier: list[MemoryItem], pool: list[MemoryItem], *,
                      embedder: Any = None, question_vector: Callable[[], Any] | None = None,
-                     dense_floor: float | None = None, cited: frozenset[str] = frozenset()
-                     ) -> dict[str, MemoryItem]:
+                     cited: frozenset[str] = frozenset()) -> dict[str, MemoryItem]:
     """Per memory of ``earlier`` (by id), the latest-said memory of ``pool`` that is a later statement of it (see the
-    module doc); memories without one are left out. ``cited``: ids the evidence test cited (they answer the question
-    already). ``embedder`` (``embed_documents``), ``question_vector`` (a callable giving the question's query
-    embedding, float32 (dim,)) and ``dense_floor`` (the embedder's calibrated floor) enable the reading by meaning;
-    without them a later statement is one of the same slot or one cited. {} when the question does not ask the
-    asker's own present state."""
+    module doc); memories without one are left out. ``cited``: ids the evidence test cited. With a calibrated
+    ``embedder`` (``embed_documents``) and ``question_vector`` (a callable giving the question's query embedding,
+    float32 (dim,)), a cited memory answers the same question when it stands out of the background of unrelated
+    statements by at least :data:`LATER_SHARE` of what the earlier one does (its cosine to the question, minus the
+    question's mean cosine to the calibration sentences of its language), and any memory does by meaning when,
+    besides, question, earlier and later statement are of one language, its cosine to the question is at most
+    :data:`LATER_MARGIN` below the earlier one's and its cosine to the earlier statement is at least
+    :data:`PAIR_LIFT` above the earlier statement's mean cosine to those sentences. Without them a later statement
+    is one carrying a claim of the same slot. {} when the question does not ask the asker's own present state."""
     from ..facts.stance import present_clauses
 
     olds = [o for o in earlier if _own(o)]
@@ -107,23 +155,28 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             cands.append((n, words))
     if not cands:
         return {}
-    meaning = embedder is not None and question_vector is not None and dense_floor is not None
-    vecs: dict[str, np.ndarray] = {}
+    meaning = embedder is not None and question_vector is not None
     if meaning:
         texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds]))
         vecs = dict(zip(texts, np.asarray(embedder.embed_documents(texts), dtype=np.float32)))
         qv = np.asarray(question_vector(), dtype=np.float32).reshape(-1)
+        qlang = text_language(question)
+        bank = _background(embedder, qlang)
+        floor = float(np.mean(bank @ qv))  # the question's cosine to unrelated statements of its language
     out: dict[str, MemoryItem] = {}
     for o in olds:
         best: MemoryItem | None = None
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
-            ok = n.id in cited or bool(_slots(n) & _slots(o))
+            ok = bool(_slots(n) & _slots(o))
             if not ok and meaning:
                 ov, nv = vecs[o.text], vecs[words]
-                ok = float(qv @ nv) >= float(qv @ ov) - LATER_MARGIN and \
-                    float(nv @ ov) >= float(dense_floor) + PAIR_OVER_FLOOR
+                qo, qn = float(qv @ ov), float(qv @ nv)
+                stands_out = qn - floor >= LATER_SHARE * max(qo - floor, 0.0)
+                ok = stands_out and (n.id in cited or (
+                    text_language(o.text) == qlang == text_language(words) and qn >= qo - LATER_MARGIN and
+                    float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT and _may_replace(words, o.text)))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
         if best is not None:
@@ -139,8 +192,7 @@ def earlier_note(later: MemoryItem, *, zh: bool = False) -> str:
 
 
 def latest_said_answer(question: str, ans: Answer, found: list[Hit], *, max_citations: int, embedder: Any = None,
-                       question_vector: Callable[[], Any] | None = None, dense_floor: float | None = None
-                       ) -> tuple[Answer, list[Hit]]:
+                       question_vector: Callable[[], Any] | None = None) -> tuple[Answer, list[Hit]]:
     """``ans`` citing first the latest later statement (:func:`later_statements`) of its first citation, among the
     search hits ``found`` and its own citations, then that citation quoted as earlier ("an earlier statement, before …"), then the rest
     (at most ``max_citations``). Returns (the answer, the later statement as a hit: ``explain["said_after"]``, the id
@@ -151,7 +203,7 @@ def latest_said_answer(question: str, ans: Answer, found: list[Hit], *, max_cita
     head = ans.citations[0]
     pool = list({m.id: m for m in [h.memory for h in found] + list(ans.citations)}.values())
     later = later_statements(question, [head], pool, embedder=embedder, question_vector=question_vector,
-                             dense_floor=dense_floor, cited=frozenset(c.id for c in ans.citations))
+                             cited=frozenset(c.id for c in ans.citations))
     n = later.get(head.id)
     if n is None:
         return ans, []
@@ -167,15 +219,13 @@ def latest_said_answer(question: str, ans: Answer, found: list[Hit], *, max_cita
 
 
 def latest_said_hits(question: str, hits: list[Hit], *, embedder: Any = None,
-                     question_vector: Callable[[], Any] | None = None, dense_floor: float | None = None
-                     ) -> tuple[list[Hit], dict[str, str]]:
+                     question_vector: Callable[[], Any] | None = None) -> tuple[list[Hit], dict[str, str]]:
     """``hits`` (search results, best first) with each later statement (:func:`later_statements`, among ``hits``)
     moved right above the first earlier statement it follows, and the notes for those earlier ones: (the hits,
     {earlier id: its note, :func:`earlier_note`}). Unchanged (and no notes) for a question that does not ask the asker's own present
     state or when no hit has a later statement."""
     mems = [h.memory for h in hits]
-    later = later_statements(question, mems, mems, embedder=embedder, question_vector=question_vector,
-                             dense_floor=dense_floor)
+    later = later_statements(question, mems, mems, embedder=embedder, question_vector=question_vector)
     if not later:
         return hits, {}
     by_id = {h.memory.id: h for h in hits}

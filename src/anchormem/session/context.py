@@ -147,12 +147,12 @@ def _latest_said(memory: Any, query: str, hits: list[Hit]) -> tuple[list[Hit], d
     if len(hits) < 2 or (config is not None and not config.latest_said) or not asks_own_present(query):
         return hits, {}
     emb = getattr(memory, "embedder", None)
-    floor = profile_for(getattr(emb, "name", None), emb)[0] if emb is not None else None
+    calibrated = emb is not None and profile_for(getattr(emb, "name", None), emb)[1] is not None
     searcher = getattr(memory, "_searcher", None)
     qv = (lambda: searcher.embed_query(query)) if searcher is not None else \
         (lambda: emb.embed_query(query)) if emb is not None else None
-    return latest_said_hits(query, hits, embedder=emb if floor is not None else None,
-                            question_vector=qv if floor is not None else None, dense_floor=floor)
+    return latest_said_hits(query, hits, embedder=emb if calibrated else None,
+                            question_vector=qv if calibrated else None)
 
 
 def _share(value: Any, name: str) -> float:
