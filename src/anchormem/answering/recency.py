@@ -15,11 +15,12 @@ now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has 
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
   I move?", "I don't like the office coffee" are never a later answer);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims); or, with a calibrated embedder, it stands out of the background of unrelated statements for the
-  question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test cites it too or, in one
-  language with the question and ``o``, it is close by meaning to both: within :data:`LATER_MARGIN` of ``o``'s
-  cosine to the question, :data:`PAIR_LIFT` above ``o``'s background in cosine to ``o`` itself, and saying a value
-  of a kind ``o`` holds or an ending (:func:`_may_replace`, as the write path's relative reader) (tuned on the dev
+  stored claims); or, with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
+  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test
+  cites it too or, in one language with the question and ``o``, it is close by meaning to both: within
+  :data:`LATER_MARGIN` of ``o``'s cosine to the question and :data:`PAIR_LIFT` above ``o``'s background in cosine
+  to ``o`` itself (tuned on the dev
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
@@ -174,9 +175,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                 ov, nv = vecs[o.text], vecs[words]
                 qo, qn = float(qv @ ov), float(qv @ nv)
                 stands_out = qn - floor >= LATER_SHARE * max(qo - floor, 0.0)
-                ok = stands_out and (n.id in cited or (
+                ok = stands_out and _may_replace(words, o.text) and (n.id in cited or (
                     text_language(o.text) == qlang == text_language(words) and qn >= qo - LATER_MARGIN and
-                    float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT and _may_replace(words, o.text)))
+                    float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
         if best is not None:
