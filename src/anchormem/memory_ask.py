@@ -17,6 +17,7 @@ from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
 from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
+from .answering.recency import latest_said_answer
 from .answering.slot_questions import slot_answer_as_of
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
@@ -122,6 +123,9 @@ class AskMixin:
             if self.answer_config.latest_first:
                 ans = latest_first(ans, asked)
             ans, hits = self._currency_answer(asked, query, ans, hits, found, user_id, agent_id, session_id)
+        if then is None and as_of is None and not filters and not ans.abstained and self.answer_config.latest_said:
+            ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
+            hits = hits + more
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
@@ -179,6 +183,18 @@ class AskMixin:
         if held is None:
             return ans, hits
         return with_held(ans, held[0], self.answer_config.max_citations, query), hits + held[1]
+
+    def _latest_said(self, asked: str, ans: Answer, found: list[Hit], user_id: str, agent_id: str | None,
+                     session_id: str | None) -> tuple[Answer, list[Hit]]:
+        """``ans`` citing first the user's latest statement that answers ``asked`` after its first citation, that one
+        quoted as earlier (:func:`~anchormem.answering.recency.latest_said_answer`); by meaning too with a calibrated
+        embedder."""
+        scope = self._scope(user_id, agent_id, session_id)
+        calibrated = self._evidence is not None and self._evidence.word_sim is not None
+        return latest_said_answer(asked, ans, found, max_citations=self.answer_config.max_citations,
+                                  embedder=self.embedder if calibrated else None,
+                                  question_vector=(lambda: self._searcher.embed_query(asked, scope)) if calibrated
+                                  else None)
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""

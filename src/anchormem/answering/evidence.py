@@ -110,6 +110,9 @@ class AnswerConfig(BaseModel):
     :func:`swapped`).
     ``slot_evidence``: a question about one of the user's own slots (in either language) cites that slot's current
     claim first (:mod:`anchormem.answering.slot_evidence`).
+    ``latest_said``: a question about the asker's own present state cites first the latest statement of theirs that
+    answers it after the first citation, the earlier one quoted as earlier, whether or not the write path read a
+    change (:mod:`anchormem.answering.recency`; ``context()`` orders and marks them the same way).
     ``latest_first``: a present question about the user cites its memories newest said first
     (:func:`anchormem.answering.slot_evidence.latest_first`; off: see CHANGELOG for its measurement).
     """
@@ -125,6 +128,7 @@ class AnswerConfig(BaseModel):
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
     slot_evidence: bool = True
+    latest_said: bool = True
     latest_first: bool = False
 
 

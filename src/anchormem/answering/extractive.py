@@ -20,18 +20,23 @@ def no_record(question: str) -> str:
     return NO_RECORD_ZH if has_cjk(question) else NO_RECORD
 
 
-def quote(m: MemoryItem, *, zh: bool = False) -> str:
+def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
     ``2024-03-04，你说过：“…”``. A memory whose text was edited by ``update`` since (``updated_at`` set while still
     current) was not said in those words on that day: ``Recorded on 2024-03-04 and edited on 2024-05-01: "…"``
     (``2024-03-04记录，2024-05-01修改为：“…”``). A memory that no longer holds (``valid_to`` set: superseded, read
-    by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``."""
+    by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``. ``note``: said in
+    the same place when the memory holds no end ("an earlier statement, before 2024-05-30": :mod:`.recency`)."""
     if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date() and \
             m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
         said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'
     until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None else None  # no longer holds: said so
+    if until is None and note:
+        who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
+        return f"{m.created_at.date().isoformat()}，{who}说过（{note}）：“{m.text}”" if zh else \
+            f'On {m.created_at.date().isoformat()}, {who} said ({note}): "{m.text}"'
     if zh:
         who = m.speaker or ("助手" if m.source == "assistant" else "你")
         return f"{m.created_at.date().isoformat()}，{who}说过（{until}以前如此）：“{m.text}”" if until else \

@@ -342,7 +342,7 @@ PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niec
     fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
     bestie bff buddy 闺蜜 发小 舍友 哥们 好友 哥 姐 弟 妹
     弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
-    经理 教练 未婚妻 未婚夫""".split()) | frozenset(KIN_CANONICAL)
+    经理 教练 未婚妻 未婚夫 侄子 侄女 外甥 外甥女""".split()) | frozenset(KIN_CANONICAL)
 # people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
 OTHER_PERSON_WORDS = frozenset("doctor dentist parent in-law brother-in-law sister-in-law 父母 家人".split())
 RELATION_WORDS = PERSON_WORDS | OTHER_PERSON_WORDS

@@ -24,7 +24,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["scene", "SCENES"]
+__all__ = ["scene", "SCENES", "present_clauses"]
 
 SCENES = ("past_time", "visit", "general", "observed")
 
@@ -68,3 +68,39 @@ def scene(clause: str, others: bool = True) -> str:
         if rx.search(clause):
             return key
     return ""
+
+
+
+_CLAUSE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")  # (not "2,600" nor "3.5")
+
+
+def present_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` (a user's turn) that can state what holds for its speaker now, in order. Clauses are
+    cut at punctuation; a sentence that is a question states none; a clause giving an opinion (``opinion`` of
+    relative.json: "I don't like the office coffee", 这家店的咖啡很难喝) is left out; a clause that is a supposition
+    (``hypothetical`` of cues.json: "If I moved to Berlin", 要是能在西安找到工作), a modal, plan or reported clause
+    (:func:`~anchormem.facts.changes.blocked`: "Thinking about jumping ship", 他说他搬到了深圳), set in a
+    :func:`scene` (the past, a trip, people in general, what is only seen, what is someone else's) or whose subject is
+    someone else (:func:`~anchormem.facts.subjects.speakers`: "My friend moved to Berlin", 我表哥搬去了上海; a person
+    of the speaker's: 我侄子今年都十岁了) leaves out the rest of its sentence too ("…, so jealous", "…，我就搬过去"):
+    what follows is said within it. ``[]`` when no clause can."""
+    from ..text.segment import split_sentences
+    from .changes import blocked
+    from .meaning import _person_of_speaker
+    from .rules import _cue_patterns, _is_question
+    from .subjects import speakers
+    from .typed_values import _says_word
+
+    out: list[str] = []
+    for sentence in split_sentences(text):
+        if _is_question(sentence):
+            continue
+        for clause in _CLAUSE.findall(sentence):
+            c = clause.strip()
+            if not c.strip(",，;；.。!！?？ "):
+                continue
+            if _cue_patterns()[1].search(c) or blocked(c) or scene(c) or not speakers(c) or _person_of_speaker(c):
+                break  # the rest of the sentence is said within the supposition, the scene, the other's story
+            if not _says_word(c, "zh" if has_cjk(c) else "en", "opinion"):
+                out.append(c)
+    return out

@@ -135,6 +135,26 @@ def summary_lines(hit: Hit, said: set[str]) -> Hit | None:
     return hit.model_copy(update={"memory": hit.memory.model_copy(update={"text": "\n".join(keep)})})
 
 
+def _latest_said(memory: Any, query: str, hits: list[Hit]) -> tuple[list[Hit], dict[str, str]]:
+    """``hits`` with the user's later statement that answers ``query`` (a question about their own present state)
+    above the earlier one, and the notes of the earlier ones ({id: "an earlier statement, before …"}):
+    :func:`~anchormem.answering.recency.latest_said_hits`, by meaning too with a calibrated embedder. Off with
+    ``AnswerConfig.latest_said``."""
+    from ..answering.evidence import profile_for
+    from ..answering.recency import asks_own_present, latest_said_hits
+
+    config = getattr(memory, "answer_config", None)
+    if len(hits) < 2 or (config is not None and not config.latest_said) or not asks_own_present(query):
+        return hits, {}
+    emb = getattr(memory, "embedder", None)
+    calibrated = emb is not None and profile_for(getattr(emb, "name", None), emb)[1] is not None
+    searcher = getattr(memory, "_searcher", None)
+    qv = (lambda: searcher.embed_query(query)) if searcher is not None else \
+        (lambda: emb.embed_query(query)) if emb is not None else None
+    return latest_said_hits(query, hits, embedder=emb if calibrated else None,
+                            question_vector=qv if calibrated else None)
+
+
 def _share(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
         raise InvalidInputError(f"{name} must be a number from 0 to 1, got {value!r}")
@@ -236,6 +256,7 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         # the sense the conversation rejects (listed by search after the rest, SearchConfig.anchor_demote) is not
         # put in the prompt, as before demotion
         hits = [h for h in hits if not (h.explain.get("anchor") or {}).get("demoted")]
+        hits, earlier = _latest_said(memory, query, hits)  # the asker's later statement above the earlier one
         shown = [t["content"] for t in first.turns]
         title_cost = count(TITLES["memories"])
         said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
@@ -247,8 +268,9 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
             if not text or any(text in c for c in shown):
                 dropped["memories"] += 1
                 continue
-            line, item = _memory_line(hit, show_ids, pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text))
-                                      if pend and hit.memory.valid_to is None else None)
+            notes = [pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text))
+                     if pend and hit.memory.valid_to is None else None, earlier.get(hit.memory.id)]
+            line, item = _memory_line(hit, show_ids, "; ".join(n for n in notes if n) or None)
             cost = count(line) + (0 if mem_lines else title_cost)
             if cost > mem_room:
                 dropped["memories"] += 1

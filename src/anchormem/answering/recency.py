@@ -1,0 +1,244 @@
+"""Latest said first: a present question about the asker is answered by the latest of their statements that answer
+it, the earlier ones presented as earlier, whether or not the write path read a change between them.
+
+"Where's my apartment these days?" with "signed a lease … in Astoria" (day 0) and "got handed the keys to a tiny place
+in Jersey City" (day 140): when the write path read no change (the wording held no rule's pattern, no slot fact), both
+memories are current, and the evidence test cites the one whose words fit the question best, the older one as often
+as not. The user said both; the later one is what they say holds now. So, for a question about the asker's own state
+now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has a *later statement* ``n`` when:
+
+- ``n`` is the user's own (role and source "user", no summary), current, and said after ``o`` (:func:`said_at`: the
+  time it was said, not the time it was added: an older statement imported later never wins); not about a time
+  ahead of when it was said (a plan: its resolved event time is later than the day it was said);
+- ``n`` can state what holds for the speaker now: the clauses left by
+  :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
+  trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
+  I move?", "I don't like the office coffee" are never a later answer);
+- ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
+  stored claims); or, with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
+  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test
+  cites it too or, in one language with the question and ``o``, it is close by meaning to both: within
+  :data:`LATER_MARGIN` of ``o``'s cosine to the question and :data:`PAIR_LIFT` above ``o``'s background in cosine
+  to ``o`` itself (tuned on the dev
+  stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
+  statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
+
+The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
+(:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
+(:func:`latest_said_hits`). Questions about the past, a plan, someone else or a relative are left as they are: their
+answers do not follow the latest statement.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+import numpy as np
+
+from ..facts.claims import asks_past
+from ..text.tokenize import has_cjk
+from ..types import Answer, Hit, MemoryItem
+from .evidence import text_language
+from .extractive import quote
+from .past_reading import asks_about_asker
+from .persons import kin_words
+from .tense import asks_present
+
+__all__ = ["LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asks_own_present", "said_at", "later_statements",
+           "latest_said_answer", "latest_said_hits", "earlier_note"]
+
+LATER_MARGIN = 0.06  # a later statement's cosine to the question may sit this far below the earlier one's
+LATER_SHARE = 0.45  # its lift over the question's background: at least this share of the earlier one's
+PAIR_LIFT = 0.03  # its cosine to the earlier statement: at least the earlier one's background + this
+_PLAN_SLACK = timedelta(days=1)  # an event time this far after the day said: the statement tells a plan
+
+
+def asks_own_present(question: str) -> bool:
+    """The question asks about the asker's own state now: first person, singular or plural ("we", 我们: the household),
+    or a Chinese question naming no one; no relation named, not about the past nor a plan (:func:`~.tense.asks_present`). "Where do I live these days?",
+    "Do I still play League?", 我现在住哪？ -> True; "Where does my sister live?", "Where did I live before?",
+    "Am I moving?" -> False."""
+    from .slot_evidence import _we
+
+    return asks_present(question) and not asks_past(question) and \
+        (asks_about_asker(question) or bool(_we().search(question))) and not kin_words(question)
+
+
+def said_at(m: MemoryItem) -> datetime:
+    """When ``m`` was said: its message's timestamp (``created_at``), never the time it was added (an older statement
+    imported later keeps its own time). Not the time of an event it tells: "旺财去年冬天走了，现在就剩豆豆一只狗了"
+    says what holds when it is said (a past scene, "back in college I lived in Ithaca", is no present statement at all:
+    :func:`~anchormem.facts.stance.present_clauses`)."""
+    return m.created_at
+
+
+def _own(m: MemoryItem) -> bool:
+    return m.role == "user" and m.source == "user" and m.kind != "summary" and m.valid_to is None
+
+
+def _plan(m: MemoryItem) -> bool:
+    return m.event_time is not None and m.event_time > m.created_at + _PLAN_SLACK
+
+
+def _slots(m: MemoryItem) -> set[str]:
+    out = {c.slot for c in m.claims if c.valid_to is None}
+    return out | ({m.fact.slot} if m.fact is not None else set())
+
+
+def _may_replace(later: str, earlier: str) -> bool:
+    """``later`` can say a new value of what ``earlier`` says or its end, as the write path's relative reader reads
+    a clause (:mod:`anchormem.facts.relative`): it holds a typed value of a kind ``earlier`` holds too (a name, an
+    amount, a job, an age, a count: :func:`~anchormem.facts.meaning.typed_values`) or says an ending (the terminative
+    aspect, :func:`~anchormem.facts.aspect.terminative`: "游戏我已经不玩了", "Axed Disney+"). "I'm vegetarian." says
+    neither of "I have two cats, Miso and Tofu."."""
+    from ..facts.aspect import terminative
+    from ..facts.meaning import typed_values
+
+    if terminative(later):
+        return True
+    kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
+    return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
+
+
+_BACKGROUND: dict[tuple[str, int, str], np.ndarray] = {}
+_LOCK = threading.Lock()
+
+
+def _background(embedder: Any, lang: str) -> np.ndarray:
+    """Passage vectors (float32 (k, dim)) of the calibration sentences of ``lang`` (``data/lang/<lang>/
+    calibration.json``: unrelated everyday statements), shipped for the bundled embedder, else embedded once."""
+    from ..facts.bank_vectors import bank_texts, load
+
+    name, dim = str(getattr(embedder, "name", type(embedder).__name__)), int(getattr(embedder, "dim", 0) or 0)
+    key = (name, dim, lang)
+    with _LOCK:
+        got = _BACKGROUND.get(key)
+    if got is None:
+        texts = bank_texts("calibration", lang)
+        got = load(name, dim, lang, texts, "calibration") if dim else None
+        if got is None:
+            got = np.asarray(embedder.embed_documents(texts), dtype=np.float32)
+        with _LOCK:
+            _BACKGROUND[key] = got
+    return got
+
+
+def later_statements(question: str, earlier: list[MemoryItem], pool: list[MemoryItem], *,
+                     embedder: Any = None, question_vector: Callable[[], Any] | None = None,
+                     cited: frozenset[str] = frozenset()) -> dict[str, MemoryItem]:
+    """Per memory of ``earlier`` (by id), the latest-said memory of ``pool`` that is a later statement of it (see the
+    module doc); memories without one are left out. ``cited``: ids the evidence test cited. With a calibrated
+    ``embedder`` (``embed_documents``) and ``question_vector`` (a callable giving the question's query embedding,
+    float32 (dim,)), a cited memory answers the same question when it stands out of the background of unrelated
+    statements by at least :data:`LATER_SHARE` of what the earlier one does (its cosine to the question, minus the
+    question's mean cosine to the calibration sentences of its language), and any memory does by meaning when,
+    besides, question, earlier and later statement are of one language, its cosine to the question is at most
+    :data:`LATER_MARGIN` below the earlier one's and its cosine to the earlier statement is at least
+    :data:`PAIR_LIFT` above the earlier statement's mean cosine to those sentences. Without them a later statement
+    is one carrying a claim of the same slot. {} when the question does not ask the asker's own present state."""
+    from ..facts.stance import present_clauses
+
+    olds = [o for o in earlier if _own(o)]
+    if not olds or not asks_own_present(question):
+        return {}
+    first = min(said_at(o) for o in olds)
+    cands: list[tuple[MemoryItem, str]] = []
+    seen: set[str] = set()
+    for n in pool:
+        if n.id in seen or not _own(n) or said_at(n) <= first or _plan(n):
+            continue
+        seen.add(n.id)
+        words = " ".join(present_clauses(n.text))
+        if words:
+            cands.append((n, words))
+    if not cands:
+        return {}
+    meaning = embedder is not None and question_vector is not None
+    if meaning:
+        texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds]))
+        vecs = dict(zip(texts, np.asarray(embedder.embed_documents(texts), dtype=np.float32)))
+        qv = np.asarray(question_vector(), dtype=np.float32).reshape(-1)
+        qlang = text_language(question)
+        bank = _background(embedder, qlang)
+        floor = float(np.mean(bank @ qv))  # the question's cosine to unrelated statements of its language
+    out: dict[str, MemoryItem] = {}
+    for o in olds:
+        best: MemoryItem | None = None
+        for n, words in cands:
+            if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
+                continue
+            ok = bool(_slots(n) & _slots(o))
+            if not ok and meaning:
+                ov, nv = vecs[o.text], vecs[words]
+                qo, qn = float(qv @ ov), float(qv @ nv)
+                stands_out = qn - floor >= LATER_SHARE * max(qo - floor, 0.0)
+                ok = stands_out and _may_replace(words, o.text) and (n.id in cited or (
+                    text_language(o.text) == qlang == text_language(words) and qn >= qo - LATER_MARGIN and
+                    float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT))
+            if ok and (best is None or said_at(n) > said_at(best)):
+                best = n
+        if best is not None:
+            out[o.id] = best
+    return out
+
+
+def earlier_note(later: MemoryItem, *, zh: bool = False) -> str:
+    """The note an earlier statement is presented with, ``later`` being the statement said after it: "an earlier
+    statement, before 2024-05-30" / "较早的说法，2024-05-30之前"."""
+    day = later.created_at.date().isoformat()
+    return f"较早的说法，{day}之前" if zh else f"an earlier statement, before {day}"
+
+
+def latest_said_answer(question: str, ans: Answer, found: list[Hit], *, max_citations: int, embedder: Any = None,
+                       question_vector: Callable[[], Any] | None = None) -> tuple[Answer, list[Hit]]:
+    """``ans`` citing first the latest later statement (:func:`later_statements`) of its first citation, among the
+    search hits ``found`` and its own citations, then that citation quoted as earlier ("an earlier statement, before …"), then the rest
+    (at most ``max_citations``). Returns (the answer, the later statement as a hit: ``explain["said_after"]``, the id
+    of the statement it follows); ``ans`` unchanged (and no hits) when the question does not ask the asker's own
+    present state, it abstained, or its first citation has no later statement."""
+    if ans.abstained or not ans.citations:
+        return ans, []
+    head = ans.citations[0]
+    pool = list({m.id: m for m in [h.memory for h in found] + list(ans.citations)}.values())
+    later = later_statements(question, [head], pool, embedder=embedder, question_vector=question_vector,
+                             cited=frozenset(c.id for c in ans.citations))
+    n = later.get(head.id)
+    if n is None:
+        return ans, []
+    rest = [c for c in ans.citations[1:] if c.id != n.id and not (c.created_at == n.created_at and
+                                                                  (c.text in n.text or n.text in c.text))]
+    cites = ([n, head] + rest)[:max_citations]
+    zh = has_cjk(question)
+    text = ("" if zh else " ").join(quote(m, zh=zh, note=earlier_note(n, zh=zh) if m.id == head.id else None)
+                                    for m in cites)
+    hit = Hit(memory=n, score=next((h.score for h in found if h.memory.id == n.id), 0.0),
+              explain={"said_after": head.id})
+    return ans.model_copy(update={"citations": cites, "text": text, "evidence": list(ans.evidence) + [hit]}), [hit]
+
+
+def latest_said_hits(question: str, hits: list[Hit], *, embedder: Any = None,
+                     question_vector: Callable[[], Any] | None = None) -> tuple[list[Hit], dict[str, str]]:
+    """``hits`` (search results, best first) with each later statement (:func:`later_statements`, among ``hits``)
+    moved right above the first earlier statement it follows, and the notes for those earlier ones: (the hits,
+    {earlier id: its note, :func:`earlier_note`}). Unchanged (and no notes) for a question that does not ask the asker's own present
+    state or when no hit has a later statement."""
+    mems = [h.memory for h in hits]
+    later = later_statements(question, mems, mems, embedder=embedder, question_vector=question_vector)
+    if not later:
+        return hits, {}
+    by_id = {h.memory.id: h for h in hits}
+    out: list[Hit] = []
+    placed: set[str] = set()
+    for h in hits:
+        n = later.get(h.memory.id)
+        if n is not None and n.id not in placed:
+            out.append(by_id[n.id])
+            placed.add(n.id)
+        if h.memory.id not in placed:
+            out.append(h)
+            placed.add(h.memory.id)
+    notes = {o: earlier_note(n, zh=has_cjk(by_id[o].memory.text)) for o, n in later.items()}
+    return out, notes

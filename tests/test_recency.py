@@ -1,0 +1,168 @@
+"""Latest said first (answering.recency): a present question about the asker cites their latest statement that answers
+it, the earlier one marked as earlier, even when the write path read no change ("Traded the Corolla in, the driveway
+has a Model 3 in it now." after "I drive a 2012 Corolla."); a friend's move, a visit, a plan or
+a dislike said later never becomes the latest answer; an older statement imported later never wins; the past stays
+reachable."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.answering.recency import asks_own_present, earlier_note, said_at
+from anchormem.facts.stance import present_clauses
+from anchormem.types import MemoryItem
+
+T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("text, clauses", [
+    ("游戏我已经不玩了, uninstalled it.", ["游戏我已经不玩了,", "uninstalled it."]),
+    ("麦当劳那份兼职不干了，换到星巴克了。", ["麦当劳那份兼职不干了，", "换到星巴克了。"]),
+    ("Landlord bumped it to 1,450.", ["Landlord bumped it to 1,450."]),  # no cut inside "1,450"
+    ("My best friend Kara just moved to Seattle and I'm so sad about it.", []),  # someone else's, to the end
+    ("My sister just got a raise to 95k, so jealous.", []),
+    ("我侄子今年都十岁了，时间过得真快。", []),  # a person of the speaker's as the subject
+    ("要是能在西安找到工作，我就搬过去。", []),  # a supposition governs its sentence
+    ("Back in college I lived in Boston for four years, loved it.", []),  # the past
+    ("I visited Berlin last week.", []),
+    ("saw a two-bed in Hoboken listed at $2,600, that's insane pricing honestly", []),  # only seen
+    ("I don't like the office coffee.", []),  # an opinion
+    ("Should I move to Berlin?", []),
+    ("I might move to Berlin.", []),
+])
+def test_present_clauses(text, clauses):
+    assert present_clauses(text) == clauses
+
+
+@pytest.mark.parametrize("question, own", [
+    ("Do I still play League?", True),
+    ("Where's my apartment these days?", True),
+    ("how many cats live with us?", True),  # the household
+    ("我现在住哪？", True),
+    ("Where does my sister live?", False),  # a relative
+    ("How old is Mia?", False),  # someone named
+    ("Where did I live before?", False),  # the past
+    ("Am I moving?", False),  # a plan
+])
+def test_asks_own_present(question, own):
+    assert asks_own_present(question) is own
+
+
+def _item(created: datetime, event: datetime | None = None, end: datetime | None = None) -> MemoryItem:
+    return MemoryItem(id="x", text="t", user_id="u", created_at=created, valid_from=created, event_time=event,
+                      event_time_end=end)
+
+
+def test_said_at_is_when_said_not_when_its_event_happened():
+    said = T + timedelta(days=150)  # "旺财去年冬天走了，现在就剩豆豆一只狗了": the state holds as of when said
+    assert said_at(_item(said, datetime(2023, 12, 1, tzinfo=timezone.utc),
+                         datetime(2024, 2, 29, tzinfo=timezone.utc))) == said
+    assert said_at(_item(T)) == T
+
+
+def test_earlier_note_names_the_later_day():
+    later = _item(datetime(2024, 3, 31, 9, tzinfo=timezone.utc))
+    assert earlier_note(later) == "an earlier statement, before 2024-03-31"
+    assert earlier_note(later, zh=True) == "较早的说法，2024-03-31之前"
+
+
+@pytest.fixture
+def mem(e5):
+    from anchormem.eval.embed_cache import eval_embedder
+
+    m = Memory(":memory:", embedder=eval_embedder(e5), cache=False)
+    yield m
+    m.close()
+
+
+def _memory_lines(m: Memory, user: str, query: str) -> list[str]:
+    block = m.context(user_id=user, session_id="probe", query=query)
+    return [ln for s in block.sections if s.name == "memories" for ln in s.text.splitlines()[1:]]
+
+
+def test_a_change_the_write_path_missed_is_answered_by_the_latest_statement(mem):
+    mem.add("I drive a 2012 Corolla.", user_id="a", timestamp=T)
+    events = mem.add("Traded the Corolla in, the driveway has a Model 3 in it now.", user_id="a",
+                     timestamp=T + timedelta(days=90))
+    assert [e.event for e in events] == ["ADD"]  # no change read: both statements are current
+    ans = mem.ask("What car do I drive?", user_id="a")
+    assert [c.text for c in ans.citations[:2]] == ["Traded the Corolla in, the driveway has a Model 3 in it now.",
+                                                    "I drive a 2012 Corolla."]
+    assert 'On 2024-01-01, you said (an earlier statement, before 2024-03-31): "I drive a 2012 Corolla."' in ans.text
+    assert ans.evidence[-1].explain["said_after"] == ans.citations[1].id
+    lines = _memory_lines(mem, "a", "What car do I drive?")
+    assert "Model 3" in lines[0]
+    assert "I drive a 2012 Corolla. (an earlier statement, before 2024-03-31)" in lines[1]
+
+
+def test_a_count_the_write_path_missed_cites_the_later_statement(mem):
+    mem.add("We have two cats, Miso and Tofu, plus a very tolerant dog named Beans.", user_id="c", timestamp=T)
+    mem.add("Brought home a third kitty from the shelter, calling her Pickles.", user_id="c",
+            timestamp=T + timedelta(days=90))
+    ans = mem.ask("how many cats live with us?", user_id="c")
+    assert "third kitty" in ans.citations[0].text
+    assert "two cats" in ans.citations[1].text and "(an earlier statement, before 2024-03-31)" in ans.text
+
+
+def test_an_older_statement_imported_later_does_not_win(mem):
+    mem.add("Traded the Corolla in, the driveway has a Model 3 in it now.", user_id="o",
+            timestamp=T + timedelta(days=90))
+    mem.add("I drive a 2012 Corolla.", user_id="o", timestamp=T)  # imported after, said before
+    ans = mem.ask("What car do I drive?", user_id="o")
+    assert "Model 3" in ans.citations[0].text
+
+
+def test_a_statement_in_another_language_than_the_question_is_not_read_by_meaning(mem):
+    # multilingual-e5-small sits every sentence of the other language alike: no later answer by meaning across
+    # languages (the evidence test and the claims still read them)
+    mem.add("I play League every night, 基本打到两点。", user_id="x", timestamp=T)
+    mem.add("游戏我已经不玩了, uninstalled it.", user_id="x", timestamp=T + timedelta(days=90))
+    ans = mem.ask("Do I still play League?", user_id="x")
+    assert ans.citations[0].text == "I play League every night, 基本打到两点。"
+    assert "earlier statement" not in ans.text
+
+
+@pytest.mark.parametrize("later", [
+    "My friend moved to Berlin.",
+    "I visited Berlin last week.",
+    "I might move to Berlin.",
+    "Should I move to Berlin?",
+    "If I moved to Berlin, I'd miss the sea.",
+])
+def test_what_is_no_statement_of_the_asker_s_home_never_comes_first(mem, later):
+    mem.add("I live in Lisbon.", user_id="n", timestamp=T)
+    mem.add(later, user_id="n", timestamp=T + timedelta(days=60))
+    ans = mem.ask("Where do I live?", user_id="n")
+    assert ans.citations[0].text == "I live in Lisbon."
+    assert "earlier statement" not in ans.text
+    assert not any("earlier statement" in ln for ln in _memory_lines(mem, "n", "Where do I live?"))
+
+
+def test_a_dislike_said_later_leaves_the_habit_first(mem):
+    mem.add("I drink coffee every morning.", user_id="d", timestamp=T)
+    mem.add("I don't like the office coffee.", user_id="d", timestamp=T + timedelta(days=60))
+    ans = mem.ask("Do I drink coffee?", user_id="d")
+    assert ans.citations[0].text == "I drink coffee every morning." and "earlier statement" not in ans.text
+
+
+def test_a_friend_s_later_move_does_not_answer_for_the_asker_s_relative(mem):
+    mem.add("My sister lives in Oslo.", user_id="s", timestamp=T)
+    mem.add("My friend just moved to Rome.", user_id="s", timestamp=T + timedelta(days=30))
+    ans = mem.ask("Where does my sister live?", user_id="s")
+    assert "Oslo" in ans.citations[0].text and "earlier statement" not in ans.text
+
+
+def test_off_in_the_answer_config(e5):
+    from anchormem.eval.embed_cache import eval_embedder
+
+    from anchormem.answering.evidence import AnswerConfig
+
+    m = Memory(":memory:", embedder=eval_embedder(e5), cache=False, answer=AnswerConfig(latest_said=False))
+    m.add("I drive a 2012 Corolla.", user_id="a", timestamp=T)
+    m.add("Traded the Corolla in, the driveway has a Model 3 in it now.", user_id="a", timestamp=T + timedelta(days=90))
+    ans = m.ask("What car do I drive?", user_id="a")
+    assert ans.citations[0].text == "I drive a 2012 Corolla." and "earlier statement" not in ans.text
+    m.close()
