@@ -31,7 +31,6 @@ __all__ = [
     "EmbedderMismatchError",
     "NotFoundError",
     "ConflictError",
-    "StaleWriteError",
     "InvalidInputError",
     "ArgumentError",
     "FilterError",
@@ -78,7 +77,8 @@ class ConflictError(AnchormemError):
 class StaleWriteError(ConflictError):
     """A store ``write`` given ``expect_generation`` found a user's generation moved since the write was planned
     (another writer of that user committed in between): nothing was written. ``Memory.add`` catches it and plans
-    again against the store as it is now; it does not reach ``add``'s caller."""
+    again against the store as it is now; it does not reach ``add``'s caller (so it is not in the public ``__all__``:
+    only a direct caller of ``Store.write`` sees it)."""
 
     code = "stale_write"
 
