@@ -1,14 +1,19 @@
 """Atomic reconciliation (issue 22): reading a slot's current value, deciding and writing is one serialised step per
 (tenant, user, slot). Two changes planned at the same moment against the same current value ("I moved to Paris." /
-"I moved to Rome.") end with exactly one current home and the other in history: two threads (two Memory objects,
-i.e. two API workers) on SQLite and PostgreSQL, and two processes on one SQLite file."""
+"I moved to Rome.") end with exactly one current home and the other in history: two threads (one Memory object, or
+two: two API workers) on SQLite and PostgreSQL, and two processes on one SQLite file or one PostgreSQL database. The
+writer that writes second finds the first's write (its user's generation moved: :mod:`anchormem.stores.generation`)
+and plans again against it."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import threading
 
+import pytest
+
 import anchormem.memory as memory_mod
+from anchormem import Settings
 from anchormem.testing import DeterministicEmbedder
 
 T0, T1 = "2024-01-10T10:00:00Z", "2024-03-10T10:00:00Z"
@@ -41,10 +46,11 @@ def _events(evs):
     return [(e.event, e.memory.text) for e in evs if e.memory.fact is not None]
 
 
-def test_two_writers_planning_at_once_leave_one_current_value(backend, monkeypatch):
+@pytest.mark.parametrize("shared", [False, True], ids=["two_objects", "one_object"])
+def test_two_writers_planning_at_once_leave_one_current_value(backend, monkeypatch, shared):
     first = backend.memory()
     first.add("I live in Lisbon.", user_id="u", timestamp=T0)
-    second = backend.memory()  # another worker: its own connections
+    second = first if shared else backend.memory()  # else another worker: its own connections
     barrier, calls = threading.Barrier(2), []
     _, plan = _planned_together(barrier, calls)
     monkeypatch.setattr(memory_mod, "plan_facts", plan)
@@ -97,15 +103,16 @@ def _child(path, text, barrier, calls):  # a separate process: its own Memory on
             barrier.wait(timeout=60)
         return out
     mm.plan_facts = plan
-    with Memory(path, embedder=DeterministicEmbedder(64), llm=None) as mem:
+    with Memory(url=path, embedder=DeterministicEmbedder(64), llm=None) as mem:
         mem.add(text, user_id="u", timestamp=T1)
 
 
-def test_two_processes_on_one_sqlite_file_leave_one_current_value(tmp_path):
+def test_two_processes_leave_one_current_value(backend):
+    """Two processes (two API workers) on one SQLite file, or on one PostgreSQL database."""
     from anchormem import Memory
 
-    path = str(tmp_path / "race.db")
-    with Memory(path, embedder=DeterministicEmbedder(64), llm=None) as mem:
+    path = backend.url
+    with Memory(url=path, embedder=DeterministicEmbedder(64), llm=None) as mem:
         mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
     ctx = mp.get_context("fork")
     barrier, calls = ctx.Barrier(2), ctx.Manager().list()
@@ -119,7 +126,7 @@ def test_two_processes_on_one_sqlite_file_leave_one_current_value(tmp_path):
     calls = list(calls)
     assert len(calls) == 3  # the process that wrote second planned again against the first's write
     second_text = max(set(calls), key=calls.count)
-    with Memory(path, embedder=DeterministicEmbedder(64), llm=None) as mem:
+    with Memory(url=path, embedder=DeterministicEmbedder(64), llm=None) as mem:
         current, every = _homes(mem)
         lost = next(m for m in mem.get_all(user_id="u", include_superseded=True)
                     if m.valid_to is not None and m.text != "I live in Lisbon.")
@@ -153,8 +160,6 @@ def test_a_write_planned_before_a_newer_one_landed_is_stored_closed(backend, mon
 def test_a_write_planned_at_an_old_generation_writes_nothing(backend):
     """The store half of optimistic concurrency: ``write(expect_generation=...)`` refuses (StaleWriteError, nothing
     written) once another write of the user moved its generation, and writes when it has not."""
-    import pytest
-
     from anchormem.errors import StaleWriteError
 
     from .test_contract import make, scope
@@ -223,3 +228,22 @@ def test_the_turns_of_one_add_keep_their_order_at_one_instant(backend):
     mem.add([{"role": "user", "content": "I moved to Rome."}, {"role": "user", "content": "I live in Paris."}],
             user_id="u", timestamp=T1)
     assert [m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None] == ["Paris"]
+
+
+def test_a_single_writer_plans_each_add_once(backend, monkeypatch):
+    """No other writer: every add is planned once (the generation read before planning is the one the write finds),
+    tokenised PII (vault rows written before the write) included."""
+    calls: list[str] = []
+    original = memory_mod.plan_facts
+
+    def plan(*args, **kwargs):
+        calls.append("plan")
+        return original(*args, **kwargs)
+    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    mem = backend.memory(settings=Settings(pii="tokenize", pii_key="k" * 32))
+    texts = ["I live in Lisbon.", "My email is sam@example.com.", "I moved to Berlin.", "I moved to Berlin."]
+    for n, text in enumerate(texts):
+        mem.add(text, user_id="u", session_id="s", timestamp=f"2024-0{n + 1}-10T10:00:00Z")
+    assert len(calls) == len(texts)
+    assert [m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None and m.fact.attribute == "home_city"] \
+        == ["Berlin"]
