@@ -247,3 +247,22 @@ def test_a_single_writer_plans_each_add_once(backend, monkeypatch):
     assert len(calls) == len(texts)
     assert [m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None and m.fact.attribute == "home_city"] \
         == ["Berlin"]
+
+
+def test_an_add_that_keeps_losing_the_race_writes_on_its_slot_recheck(backend, monkeypatch):
+    """Bounded: when other writers keep coming first (here: a generation read that is always behind), the add plans
+    ``_REPLANS`` + 1 times and the last attempt writes with the in-transaction recheck of its slot alone."""
+    mem = backend.memory()
+    mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
+    calls: list[str] = []
+    original = memory_mod.plan_facts
+
+    def plan(*args, **kwargs):
+        calls.append("plan")
+        return original(*args, **kwargs)
+    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    monkeypatch.setattr(mem.store, "scope_generation", lambda tenant, user_id: -1)
+    evs = _events(mem.add("I moved to Rome.", user_id="u", timestamp=T1))
+    assert len(calls) == memory_mod._REPLANS + 1 == 5
+    assert evs == [("ADD", "I moved to Rome."), ("SUPERSEDE", "I live in Lisbon.")]
+    assert _homes(mem) == (["Rome"], ["Lisbon", "Rome"])
