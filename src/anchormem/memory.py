@@ -276,10 +276,11 @@ class Memory(AskMixin, LifecycleMixin):
         s = self.settings
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
+        memo: dict[str, np.ndarray] = {}  # texts embedded by an earlier attempt of this add
         for attempt in range(_REPLANS + 1):
             try:
                 prepared, plan, news, turns, results = self._plan_and_write(msgs, scope, meta, default_time, given,
-                                                                            pii, check=attempt < _REPLANS)
+                                                                            pii, memo, check=attempt < _REPLANS)
                 break
             except StaleWriteError:  # another writer of this user came first: plan again against its write
                 continue
@@ -305,12 +306,12 @@ class Memory(AskMixin, LifecycleMixin):
                           for item, why in skipped_turns(msgs, prepared, scope, default_time)]
 
     def _plan_and_write(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
-                        given: np.ndarray | None, pii: Any, *,
+                        given: np.ndarray | None, pii: Any, memo: dict[str, np.ndarray], *,
                         check: bool) -> tuple[Any, Any, list[NewMemory], list, list]:
         """One attempt of :meth:`_add_checked`: draft, plan the facts, embed, label and write, the plan made as of
-        the user's generation read first. ``check``: the write raises StaleWriteError (nothing written) when that
-        generation moved before it ran. Returns (prepared turns, fact plan, new memories, session turns, write
-        results)."""
+        the user's generation read first. ``memo``: the add's embedded texts (kept across attempts). ``check``: the
+        write raises StaleWriteError (nothing written) when that generation moved before it ran. Returns (prepared
+        turns, fact plan, new memories, session turns, write results)."""
         s = self.settings
         gen = self.store.scope_generation(scope.tenant, scope.user_id) if check else 0  # before any read
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
@@ -320,8 +321,8 @@ class Memory(AskMixin, LifecycleMixin):
         plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
                           user_id=scope.user_id, extract=self._fact_extractor())
         plan.reviews += quarantined
-        vectors = self._embed_drafts(plan.drafts) if given is None else \
-            message_vectors(plan.drafts, msgs, prepared.messages, given, self._embed_drafts)
+        vectors = self._embed_drafts(plan.drafts, memo) if given is None else \
+            message_vectors(plan.drafts, msgs, prepared.messages, given, lambda ds: self._embed_drafts(ds, memo))
         ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
         assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
         news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,
@@ -339,11 +340,18 @@ class Memory(AskMixin, LifecycleMixin):
         return pick_extractor(self.settings.fact_extractor, self.llm, self.embedder, self.stats)
 
     @staged("embed")
-    def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
-        """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
+    def _embed_drafts(self, drafts: list[Any], memo: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector.
+        ``memo`` ({embed text: vector}, one add's): an add planned again reuses the vectors of its first attempt."""
         own = [d for d in drafts if d.reuse is None]
-        vecs = self.embedder.embed_documents([d.embed_text for d in own])
-        self._searcher.remember_passages([d.embed_text for d in own], vecs)  # the next search's conversation
+        texts = [d.embed_text for d in own]
+        if memo and texts and all(t in memo for t in texts):  # a re-planned add: its texts were embedded already
+            vecs = np.vstack([memo[t] for t in texts])
+        else:
+            vecs = self.embedder.embed_documents(texts)
+            self._searcher.remember_passages(texts, vecs)  # the next search's conversation
+            if memo is not None:
+                memo.update(zip(texts, vecs))
         by_draft = {id(d): v for d, v in zip(own, vecs)}
         if len(own) == len(drafts):
             return vecs

@@ -262,7 +262,31 @@ def test_an_add_that_keeps_losing_the_race_writes_on_its_slot_recheck(backend, m
         return original(*args, **kwargs)
     monkeypatch.setattr(memory_mod, "plan_facts", plan)
     monkeypatch.setattr(mem.store, "scope_generation", lambda tenant, user_id: -1)
+    embedded: list[list[str]] = []
+    embed = mem.embedder.embed_documents
+    monkeypatch.setattr(mem.embedder, "embed_documents", lambda texts: embedded.append(list(texts)) or embed(texts))
     evs = _events(mem.add("I moved to Rome.", user_id="u", timestamp=T1))
     assert len(calls) == memory_mod._REPLANS + 1 == 5
+    assert embedded == [["I moved to Rome."]]  # embedded once: the re-plans reuse the first attempt's vectors
     assert evs == [("ADD", "I moved to Rome."), ("SUPERSEDE", "I live in Lisbon.")]
     assert _homes(mem) == (["Rome"], ["Lisbon", "Rome"])
+
+
+def test_the_slot_recheck_orders_same_instant_statements_too(backend, monkeypatch):
+    """Without a re-plan (the write checks only its slot), a plain statement planned against Lisbon while "I moved to
+    Rome." of the same instant landed is stored already closed by the move: the same order as a plan makes."""
+    monkeypatch.setattr(memory_mod, "_REPLANS", 0)
+    mem = backend.memory()
+    mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
+    other = backend.memory()
+    original = memory_mod.plan_facts
+
+    def plan(*args, **kwargs):
+        out = original(*args, **kwargs)
+        monkeypatch.setattr(memory_mod, "plan_facts", original)
+        other.add("I moved to Rome.", user_id="u", timestamp=T1)  # lands between planning and writing
+        return out
+    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    evs = mem.add("I live in Paris.", user_id="u", timestamp=T1)
+    assert _events(evs) == [("ADD_SUPERSEDED", "I live in Paris.")]
+    assert _homes(mem) == (["Rome"], ["Lisbon", "Paris", "Rome"])

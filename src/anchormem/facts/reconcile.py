@@ -208,12 +208,12 @@ def _next_said(store: Any, tenant: str, user_id: str, current: MemoryItem, since
 def _goes_after(current: MemoryItem, new: MemoryItem) -> bool:
     """Two statements of one slot said at the same instant (two writers, one timestamp): time cannot order them,
     but a change presupposes the state it ends, so the one that reads as a change (a terminative or inchoative
-    marker, :func:`~anchormem.facts.aspect.aspect`: "I moved to Rome", "rent went up to 1,400", 搬到, 换成) goes
+    marker, :func:`~anchormem.facts.aspect.reads_as_change`: "I moved to Rome", "rent went up to 1,400", 搬到, 换成) goes
     after the one that does not ("I live in Paris"). True when ``current`` (stored) reads as a change and ``new``
     does not: ``new`` is stored already closed by it. Else arrival order (``new`` supersedes ``current``)."""
-    from .aspect import aspect
+    from .aspect import reads_as_change
 
-    return current.valid_from == new.valid_from and bool(aspect(current.text)) and not aspect(new.text)
+    return current.valid_from == new.valid_from and reads_as_change(current.text) and not reads_as_change(new.text)
 
 
 def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem]) -> list[MemoryItem]:
