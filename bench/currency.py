@@ -180,8 +180,10 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
         res["checks"]["kept"] = not ka.abstained and any(_has(c.text, story["keep"]["value"]) for c in ka.citations)
         res["notes"]["kept"] = [c.text for c in ka.citations[:3]]
     if kind == "concurrent":  # issue #22: exactly one of the two racing values current, the other in history
+        # (at the claim level: the fact memories whose value is the racing value; "五百" of "五百兆" too)
         facts = [it for it in m.get_all(user_id=user, include_superseded=True, limit=1000) if it.fact is not None]
-        said = [[it for it in facts if _has(it.fact.value, v) or _has(it.text, v)] for v in cur]
+        said = [[it for it in facts if _has(it.fact.value, v) or (it.fact.value and _has(v, it.fact.value))]
+                for v in cur]
         live = [v for v, its in zip(cur, said) if any(it.valid_to is None for it in its)]
         res["notes"]["one_current"] = len(live) == 1 and all(its for its in said)
     res["failures"] = {c: ("detection" if not detected else "review_policy" if why == "held for review"
