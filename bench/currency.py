@@ -179,6 +179,13 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
         ka = m.ask(story["keep"]["question"], user_id=user)
         res["checks"]["kept"] = not ka.abstained and any(_has(c.text, story["keep"]["value"]) for c in ka.citations)
         res["notes"]["kept"] = [c.text for c in ka.citations[:3]]
+    if kind == "concurrent":  # issue #22: exactly one of the two racing values current, the other in history
+        # (at the claim level: the fact memories whose value is the racing value; "五百" of "五百兆" too)
+        facts = [it for it in m.get_all(user_id=user, include_superseded=True, limit=1000) if it.fact is not None]
+        said = [[it for it in facts if _has(it.fact.value, v) or (it.fact.value and _has(v, it.fact.value))]
+                for v in cur]
+        live = [v for v, its in zip(cur, said) if any(it.valid_to is None for it in its)]
+        res["notes"]["one_current"] = len(live) == 1 and all(its for its in said)
     res["failures"] = {c: ("detection" if not detected else "review_policy" if why == "held for review"
                            else "data_model") for c, ok in res["checks"].items() if not ok}
     if not detected:
@@ -228,6 +235,8 @@ def main() -> None:
     ap.add_argument("--split", default="all", choices=["dev", "heldout", "all"])
     ap.add_argument("--kind", default=None, help="only stories of this kind (move, job, numeric, ...)")
     ap.add_argument("--out", default=str(ROOT / "results" / "currency.json"))
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run each story this many times (each its own user): the concurrent stories race two threads")
     ap.add_argument("--verbose", action="store_true", help="print each failed story")
     ap.add_argument("--shard", default=None, help="k/n: run every n-th story from the k-th (0-based), for parallel runs")
     ap.add_argument("--merge", nargs="+", default=None, help="merge the results files of shards into --out")
@@ -239,6 +248,7 @@ def main() -> None:
     args = ap.parse_args()
     stories = json.loads(Path(args.stories).read_text(encoding="utf-8"))["stories"]
     stories = [s for s in stories if args.split in ("all", s["split"]) and args.kind in (None, s["kind"])]
+    stories = [s for s in stories for _ in range(max(1, args.repeat))]
     if args.shard:
         k, n = (int(x) for x in args.shard.split("/"))
         stories = stories[k::n]
@@ -284,6 +294,8 @@ def _write(args, results: list[dict], wall: float, cpu: float, command: str) -> 
                                               lambda r: f"{r['kind']}/{r['lang']}")
                                    for sp in sorted({r["split"] for r in results})},
         "cross_subject_supersedes": sum(len(r.get("cross_subject", [])) for r in results),
+        "concurrent_one_current": [sum(1 for r in results if r["notes"].get("one_current")),
+                                   sum(1 for r in results if r["kind"] == "concurrent")],
         "failures_by_class": {cls: sum(1 for r in results for v in r["failures"].values() if v == cls)
                               for cls in ("detection", "data_model", "review_policy")},
         "results": results,
@@ -292,6 +304,9 @@ def _write(args, results: list[dict], wall: float, cpu: float, command: str) -> 
     Path(args.out).write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     print(markdown(report))
     print(f"\nfailures: {report['failures_by_class']}; cross-subject SUPERSEDE: {report['cross_subject_supersedes']}; {len(results)} stories, wall {wall:.0f} s, cpu {cpu:.0f} s")
+    one, n = report["concurrent_one_current"]
+    if n:
+        print(f"concurrent stories with exactly one racing value current and the other in history: {one}/{n}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
     │   └── EmbedderMismatchError       the store was built with another embedding model / dimension
     ├── NotFoundError                   a memory id (or other record) does not exist in this scope
     ├── ConflictError                   the record is not in a state that allows this (a resolved review item)
+    │   └── StaleWriteError             (internal) a planned write whose user changed meanwhile: add re-plans
     ├── InvalidInputError               bad caller input: empty/oversized text, bad UTF-8, bad timestamp
     │   ├── ArgumentError               a call that does not fit the method's signature (also a TypeError)
     │   ├── FilterError                 unknown filter key or operator, wrong value type
@@ -71,6 +72,15 @@ class ConflictError(AnchormemError):
     """The record exists but its state forbids the operation (e.g. approving an already rejected review item)."""
 
     code = "conflict"
+
+
+class StaleWriteError(ConflictError):
+    """A store ``write`` given ``expect_generation`` found a user's generation moved since the write was planned
+    (another writer of that user committed in between): nothing was written. ``Memory.add`` catches it and plans
+    again against the store as it is now; it does not reach ``add``'s caller (so it is not in the public ``__all__``:
+    only a direct caller of ``Store.write`` sees it)."""
+
+    code = "stale_write"
 
 
 class InvalidInputError(AnchormemError, ValueError):

@@ -20,7 +20,7 @@ from .answering import AnswerConfig, EvidenceScorer
 from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
     path_from_url as _path_from_url, with_overrides
 from .embedders import Embedder, make_embedder, settings_options
-from .errors import ConfigError, InvalidInputError, ScopeError
+from .errors import ConfigError, InvalidInputError, ScopeError, StaleWriteError
 from .filters import parse_filters
 from .listing import list_by_turn
 from .llms import LLM, make_llm
@@ -70,6 +70,7 @@ from .types import FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 
 EXPORT_FORMAT = "anchormem.export/1"
+_REPLANS = 4  # an add re-planned this often (other writers of its user came first) writes on its slot recheck alone
 
 
 
@@ -263,27 +264,25 @@ class Memory(AskMixin, LifecycleMixin):
     def _add_checked(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
                      given: np.ndarray | None = None) -> list[MemoryEvent]:
         """``add`` after its checks: ``msgs`` normalised and validated. ``given``: precomputed, normalised vectors,
-        one row per message of ``msgs`` (``add_many``), used instead of embedding. One store transaction."""
+        one row per message of ``msgs`` (``add_many``), used instead of embedding. One store transaction.
+
+        Optimistic concurrency per user (issue #22, :mod:`anchormem.stores.generation`): the plan (drafts, fact
+        reads, the relative reader, restatements) is made against the user's generation read first; a write that
+        finds it moved (another thread, process or API worker committed for this user meanwhile) raises
+        StaleWriteError, writes nothing, and the add plans again on the store as it is now, up to ``_REPLANS``
+        times (the last attempt writes with the in-transaction recheck of its slots only). So two concurrent
+        changes of one slot end as if said one after the other: one current, the other in history."""
         s = self.settings
         # PII out before anything is drafted, embedded or stored (no-op with pii="off")
         msgs, pii = self._pii.redact_messages(msgs, scope.tenant, scope.user_id)
-        prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
-                                  keys=(kinds := parse_key_kinds(s.index_keys)),
-                                  before=previous_turn(self.store, scope, msgs, kinds))
-        drafts, quarantined = quarantine(prepared.drafts, scope)
-        plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
-                          user_id=scope.user_id, extract=self._fact_extractor())
-        plan.reviews += quarantined
-        vectors = self._embed_drafts(plan.drafts) if given is None else \
-            message_vectors(plan.drafts, msgs, prepared.messages, given, self._embed_drafts)
-        ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
-        assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
-        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,
-                          d.carried_by) for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
-        turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
-        pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
-        results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
-                                   restated=plan.restated)
+        memo: dict[str, np.ndarray] = {}  # texts embedded by an earlier attempt of this add
+        for attempt in range(_REPLANS + 1):
+            try:
+                prepared, plan, news, turns, results = self._plan_and_write(msgs, scope, meta, default_time, given,
+                                                                            pii, memo, check=attempt < _REPLANS)
+                break
+            except StaleWriteError:  # another writer of this user came first: plan again against its write
+                continue
         restated = [r.item.id for r in results if r.event == "NOOP" and r.item.tier == "cold"] + \
             [m.id for m in plan.noops if m.tier == "cold"]
         if restated:  # saying an archived memory again brings it back (anchormem.consolidate)
@@ -305,17 +304,53 @@ class Memory(AskMixin, LifecycleMixin):
         return events or [MemoryEvent(event="SKIP", memory=item, reason=why)  # never a silent "0 memories"
                           for item, why in skipped_turns(msgs, prepared, scope, default_time)]
 
+    def _plan_and_write(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
+                        given: np.ndarray | None, pii: Any, memo: dict[str, np.ndarray], *,
+                        check: bool) -> tuple[Any, Any, list[NewMemory], list, list]:
+        """One attempt of :meth:`_add_checked`: draft, plan the facts, embed, label and write, the plan made as of
+        the user's generation read first. ``memo``: the add's embedded texts (kept across attempts). ``check``: the
+        write raises StaleWriteError (nothing written) when that generation moved before it ran. Returns (prepared
+        turns, fact plan, new memories, session turns, write results)."""
+        s = self.settings
+        gen = self.store.scope_generation(scope.tenant, scope.user_id) if check else 0  # before any read
+        prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
+                                  keys=(kinds := parse_key_kinds(s.index_keys)),
+                                  before=previous_turn(self.store, scope, msgs, kinds))
+        drafts, quarantined = quarantine(prepared.drafts, scope)
+        plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
+                          user_id=scope.user_id, extract=self._fact_extractor())
+        plan.reviews += quarantined
+        vectors = self._embed_drafts(plan.drafts, memo) if given is None else \
+            message_vectors(plan.drafts, msgs, prepared.messages, given, lambda ds: self._embed_drafts(ds, memo))
+        ctx_vectors, ctx_refresh = label_drafts(self.anchor, self.store, scope, plan.drafts, vectors)
+        assign_expiry([d.item for d in plan.drafts] + [r.proposed for r in plan.reviews], self.expiry, utcnow())
+        news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,
+                          d.carried_by) for i, (d, v, c) in enumerate(zip(plan.drafts, vectors, ctx_vectors))]
+        turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
+        pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
+        results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
+                                   restated=plan.restated,
+                                   expect_generation={(scope.tenant, scope.user_id): gen} if check else None)
+        return prepared, plan, news, turns, results
+
     def _fact_extractor(self) -> Any:
         """The offline rules, or with an LLM the grounded LLM extractor
         (:func:`anchormem.facts.llm_extract.pick_extractor`)."""
         return pick_extractor(self.settings.fact_extractor, self.llm, self.embedder, self.stats)
 
     @staged("embed")
-    def _embed_drafts(self, drafts: list[Any]) -> np.ndarray:
-        """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector."""
+    def _embed_drafts(self, drafts: list[Any], memo: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector.
+        ``memo`` ({embed text: vector}, one add's): an add planned again reuses the vectors of its first attempt."""
         own = [d for d in drafts if d.reuse is None]
-        vecs = self.embedder.embed_documents([d.embed_text for d in own])
-        self._searcher.remember_passages([d.embed_text for d in own], vecs)  # the next search's conversation
+        texts = [d.embed_text for d in own]
+        if memo and texts and all(t in memo for t in texts):  # a re-planned add: its texts were embedded already
+            vecs = np.vstack([memo[t] for t in texts])
+        else:
+            vecs = self.embedder.embed_documents(texts)
+            self._searcher.remember_passages(texts, vecs)  # the next search's conversation
+            if memo is not None:
+                memo.update(zip(texts, vecs))
         by_draft = {id(d): v for d, v in zip(own, vecs)}
         if len(own) == len(drafts):
             return vecs

@@ -32,7 +32,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "without_markers"]
+__all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "reads_as_change", "without_markers"]
 
 
 @lru_cache(maxsize=8)
@@ -125,6 +125,13 @@ def aspect(clause: str) -> str:
     """"terminative", "inchoative" or "" (a terminative marker wins: "不开出租了，改跑滴滴了" ends one state and begins
     another; the caller reads the new value of the second clause on its own)."""
     return "terminative" if terminative(clause) else "inchoative" if inchoative(clause) else ""
+
+
+def reads_as_change(clause: str) -> bool:
+    """``clause`` says a state ended or began in place of another (:func:`aspect` is not ""): "I moved to Rome.",
+    "rent went up to 1,400", 我搬到了广州, but not "I live in Paris.". Two statements of one slot said at the same
+    instant are ordered by it: a change presupposes the state it ends, so it goes after one that reads as none."""
+    return bool(aspect(clause))
 
 
 def without_markers(clause: str) -> str:

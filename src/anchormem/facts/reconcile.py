@@ -205,6 +205,17 @@ def _next_said(store: Any, tenant: str, user_id: str, current: MemoryItem, since
     return current
 
 
+def _goes_after(current: MemoryItem, new: MemoryItem) -> bool:
+    """Two statements of one slot said at the same instant (two writers, one timestamp): time cannot order them,
+    but a change presupposes the state it ends, so the one that reads as a change (a terminative or inchoative
+    marker, :func:`~anchormem.facts.aspect.reads_as_change`: "I moved to Rome", "rent went up to 1,400", 搬到, 换成) goes
+    after the one that does not ("I live in Paris"). True when ``current`` (stored) reads as a change and ``new``
+    does not: ``new`` is stored already closed by it. Else arrival order (``new`` supersedes ``current``)."""
+    from .aspect import reads_as_change
+
+    return current.valid_from == new.valid_from and reads_as_change(current.text) and not reads_as_change(new.text)
+
+
 def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem]) -> list[MemoryItem]:
     """Quitting a job ends the employer said with it: for a -1 ``occupation`` that closes "I'm a nurse", the current
     ``employer`` facts whose words hold that job's words ("I'm a nurse at St Mary's.")."""
@@ -479,6 +490,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     for item in store.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
     listed: list[list[MemoryItem]] = []
+    planned: set[str] = set()  # ids of this add's own new facts: their order is the turns' order
 
     def listing() -> list[MemoryItem]:  # the user's current facts, read once per add when a person's claim needs it
         if not listed:
@@ -550,7 +562,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                     f"{slot.attribute} fact ({why})", proposed=new, targets=[c.id for c in clash],
                     created_at=utcnow()))
                 continue
-            later = [c for c in clash if c.valid_from > new.valid_from]
+            later = [c for c in clash if c.valid_from > new.valid_from or (c.id not in planned and _goes_after(c, new))]
             if later:  # an older statement arriving late: store it already closed by the next one said after it
                 first = _next_said(store, tenant, user_id, min(later, key=lambda c: c.valid_from), new.valid_from)
                 fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})
@@ -560,6 +572,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 for key in _related(slot):
                     current[key] = [c for c in current.get(key, []) if c not in clash]
                 current[slot.slot].append(new)
+                planned.add(new.id)
         # else the fact memory is the turn; a turn whose only "fact" closed nothing is kept as it is; a clause that
         # states two facts ("I work at a hospital as a nurse.") is two fact memories of the turn's own text
         whole = d.item.text.strip()

@@ -225,25 +225,30 @@ class ClaimsSQL:
                 conflicts: Callable[[FactSlot, FactSlot], bool]) -> tuple[list[str], tuple[Any, str] | None]:
         """Reconcile a new current fact memory again inside the write transaction (its slot serialised by the
         caller): the current memories of its slot written since it was planned that ``conflicts`` with it.
-        Returns (ids to supersede as well, None) or, when one of them was said after it, ([], (that one's
-        ``valid_from``, its id)): the new one is to be stored already closed by it."""
+        Returns (ids to supersede as well, None) or, when one of them was said after it (or at the same instant
+        and reads as a change while the new one does not: :func:`~anchormem.facts.aspect.reads_as_change`), ([],
+        (that one's ``valid_from``, its id)): the new one is to be stored already closed by it."""
         f = item.fact
         if f is None or item.valid_to is not None:
             return [], None
         p = self.ph
-        rows = conn.execute(f"SELECT id, valid_from, fact FROM memories WHERE tenant = {p} AND user_id = {p} AND "
-                            f"slot = {p} AND valid_to IS NULL AND id <> {p} ORDER BY valid_from, id",
+        from ..facts.aspect import reads_as_change
+
+        rows = conn.execute(f"SELECT id, valid_from, fact, text FROM memories WHERE tenant = {p} AND user_id = {p} "
+                            f"AND slot = {p} AND valid_to IS NULL AND id <> {p} ORDER BY valid_from, id",
                             (item.tenant, item.user_id, f.slot, item.id)).fetchall()
         clash = []
-        for mid, vf, raw in rows:
+        for mid, vf, raw, text in rows:
             old = FactSlot.model_validate(raw if isinstance(raw, dict) else json.loads(raw)) if raw else None
             if mid not in supersedes and old is not None and conflicts(old, f):
-                clash.append((mid, vf))
-        later = [(vf, mid) for mid, vf in clash if vf > item.valid_from.timestamp()]
+                clash.append((mid, vf, text))
+        t = item.valid_from.timestamp()  # (said at the same instant: the one that reads as a change goes after)
+        later = [(vf, mid) for mid, vf, text in clash if vf > t or (
+            vf == t and reads_as_change(text) and not reads_as_change(item.text))]
         if later:
             vf, mid = min(later)
             return [], (from_epoch(vf), mid)
-        return [mid for mid, _ in clash], None
+        return [mid for mid, _, _ in clash], None
 
     def recheck_into(self, conn: Any, nm: Any) -> tuple[float, str] | None:
         """:meth:`recheck` for a :class:`~.protocol.NewMemory` with ``conflicts``, applied to it: conflicting current

@@ -299,7 +299,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
-              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
+              restated: dict[str, list[str]] | None = None,
+              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -319,7 +320,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
             for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
-                self._bump(conn, *key)
+                self._bump_expecting(conn, key, expect_generation)  # planned against the store as it still is
             self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
             for msg in messages:
                 s = msg.scope

@@ -75,14 +75,18 @@ class Store(Protocol):
 
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
-              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
+              restated: dict[str, list[str]] | None = None,
+              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
         """Store messages and memories in one transaction; exact duplicates become NOOP with the existing id,
         which then also cites the duplicate's source turns. ``context_updates``: new context vectors of existing
         memories (id → (dim,)), set in the same transaction (the previous turns of a session gain the new turns as
         context). ``restated``: memories a restatement matched (id → ids of turns in ``messages`` restating it),
         cited after the memories are written. A memory gains each turn it does not cite yet
         (``source_message_ids``, order kept; history: a ``NOOP`` version, reason ``"restated in message <id>"``),
-        so a purge of it forgets that turn too (:func:`cite_turn`)."""
+        so a purge of it forgets that turn too (:func:`cite_turn`). ``expect_generation``: {(tenant, user_id):
+        the :meth:`scope_generation` the write was planned at}; when one of those users it writes has moved since
+        (another writer committed), raises StaleWriteError before anything is written (optimistic concurrency:
+        :mod:`anchormem.stores.generation`)."""
 
     def get(self, tenant: str, memory_id: str) -> MemoryItem:
         """Raises NotFoundError."""

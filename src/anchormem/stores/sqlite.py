@@ -284,8 +284,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
 
     @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None,
-              restated: dict[str, list[str]] | None = None) -> list[WriteResult]:
+              context_updates: dict[str, np.ndarray] | None = None, restated: dict[str, list[str]] | None = None,
+              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -294,6 +294,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         removed: dict[tuple[str, str], list[int]] = {}
         gens: dict[tuple[str, str], int] = {}
         with self._tx() as c:
+            self._expect(c, expect_generation)  # planned against the store as it still is, or StaleWriteError
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 changed = [m for m in message_ids if cite_turn(c, _CITE, self._history, tenant, user_id, memory_id,
                                                                m, actor)]
@@ -732,9 +733,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
 
     # ---------------------------------------------------------------- facts (the review queue: .review_sql)
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
-        if not slots:
-            return []
-        return self._items(self._read(
+        return [] if not slots else self._items(self._read(
             f"SELECT {_COLS} FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL AND slot IN "
             f"({','.join('?' * len(slots))}) ORDER BY valid_from, rowid", [tenant, user_id, *slots]))
 
