@@ -4,8 +4,10 @@
     nice -n 10 python bench/facts_fingerprint.py --out bench/results/rulesdata_after.json \\
         --compare bench/results/rulesdata_before.json
 
-Two parts:
+Three parts:
 
+- ``patterns``: the compiled patterns of the clause rules (:mod:`anchormem.facts.rules`: every rule, the negation
+  and "used to" patterns, the clause split, the subject patterns), pattern text and flags;
 - ``extract``: :func:`anchormem.facts.offline.extract_facts_rules` on every turn of the dev story files
   (bench/data/currency_stories{,_gen3,_gen4,_people}.json), of the polysemy dev cases and the older held-out files
   2, 3, 4 and 6 (the sessions bench/pooled_supersedes.py pools) and of LoCoMo (every turn, when the file is there):
@@ -13,10 +15,11 @@ Two parts:
 - ``store``: every story of the four dev story files added turn by turn into a fresh ``Memory(":memory:")`` (the
   offline path, as bench/currency.py adds them; concurrent stories sequentially, so the result is deterministic):
   each add's events (event, text, previous text) and at the end every memory's kind, text, validity, fact
-  metadata and claims (slot, value, polarity, closed or not).
+  metadata and claims (slot, value, polarity, closed or not; a slot keyed by a stored memory's random id by
+  its order of first appearance).
 
-With ``--compare`` the new fingerprint is checked against an old one: the sources whose hash differs are listed with
-the first differing items, and the exit status is 1 on any difference.
+With ``--compare`` the new fingerprint is checked against an old one: the sources whose hash differs are listed (with
+the first differing items when both were written with ``--items``), and the exit status is 1 on any difference.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -40,6 +44,7 @@ STORY_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_
 POLY_FILES = [f"polysemy_{lang}_heldout{n}.json" for n in (2, 3, 4, 6) for lang in ("en", "zh")]
 LOCOMO = ROOT.resolve().parents[1] / "shared/datasets/locomo/locomo10.json"
 T0 = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
+_ID = re.compile(r":[0-9a-f]{12}(?=\.\d+$)")
 
 
 def _facts(text: str) -> list[list]:
@@ -72,12 +77,25 @@ def _store(story: dict, mem: Memory, user: str) -> dict:
     for i, turn in enumerate(story["turns"]):
         evs = mem.add(turn["text"], user_id=user, session_id=f"s{i}", timestamp=T0 + timedelta(days=turn["day"]))
         events.append([[e.event, e.memory.text, e.previous_text] for e in evs])
-    rows = []
+    rows, ids = [], {}
+
+    def slot(s: str) -> str:  # a slot keyed by a stored memory's id ("habit:cbe57e5f7a53.0"): by first appearance
+        return _ID.sub(lambda m: ids.setdefault(m.group(0), f":#{len(ids)}"), s)
+
     for m in sorted(mem.get_all(user_id=user, limit=1000, include_superseded=True),
                     key=lambda m: (m.kind, m.text, m.valid_from)):
         rows.append([m.kind, m.text, m.valid_to is not None, m.metadata.get("fact"),
-                     sorted([c.slot, c.value, c.polarity, c.valid_to is not None] for c in m.claims)])
+                     sorted([slot(c.slot), c.value, c.polarity, c.valid_to is not None] for c in m.claims)])
     return {"events": events, "memories": rows}
+
+
+def _patterns() -> dict:
+    """The compiled patterns of the clause rules (the gates: every rule and the negation patterns; the clause split;
+    the subject patterns), as (pattern, flags)."""
+    from anchormem.facts import rules
+
+    items = [[p.pattern, int(p.flags)] for p in rules._gates() + [rules._clause_split(), *rules._subject_patterns()]]
+    return {"rules": {"patterns": len(items), "sha256": _digest(items), "items": items}}
 
 
 def fingerprint() -> dict:
@@ -91,14 +109,14 @@ def fingerprint() -> dict:
         for name in STORY_FILES:
             got = {s["id"]: _store(s, mem, f"{name}/{s['id']}") for s in _stories(name)}
             store[name] = {"stories": len(got), "sha256": _digest(got), "items": got}
-    return {"extract": extract, "store": store}
+    return {"patterns": _patterns(), "extract": extract, "store": store}
 
 
 def compare(new: dict, old: dict) -> list[str]:
     diffs = []
-    for part in ("extract", "store"):
+    for part in ("patterns", "extract", "store"):
         for name, got in new[part].items():
-            was = old[part].get(name)
+            was = old.get(part, {}).get(name)
             if was is None or was["sha256"] != got["sha256"]:
                 diffs.append(f"{part}/{name}: sha256 differs")
                 a, b = (was or {}).get("items"), got.get("items")
@@ -113,6 +131,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="bench/results/rulesdata_fingerprint.json")
     ap.add_argument("--compare", default=None)
+    ap.add_argument("--items", action="store_true", help="keep every item in --out (for reading a difference)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     fp = fingerprint()
@@ -126,6 +145,8 @@ def main(argv: list[str]) -> int:
         fp["identical"] = not diffs
         fp["differences"] = diffs
         status = 1 if diffs else 0
+    if not args.items:
+        fp.update(summary)
     Path(args.out).write_text(json.dumps(fp, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     print(json.dumps(summary, ensure_ascii=False, indent=1))
     if args.compare:
