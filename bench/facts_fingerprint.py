@@ -7,7 +7,8 @@
 Three parts:
 
 - ``patterns``: the compiled patterns of the clause rules (:mod:`anchormem.facts.rules`: every rule, the negation
-  and "used to" patterns, the clause split, the subject patterns), pattern text and flags;
+  and "used to" patterns, the clause split, the subject patterns) and of the commitment reader
+  (:mod:`anchormem.facts.commitments`), pattern text and flags;
 - ``extract``: :func:`anchormem.facts.offline.extract_facts_rules` on every turn of the dev story files
   (bench/data/currency_stories{,_gen3,_gen4,_people}.json), of the polysemy dev cases and the older held-out files
   2, 3, 4 and 6 (the sessions bench/pooled_supersedes.py pools) and of LoCoMo (every turn, when the file is there):
@@ -99,8 +100,17 @@ def _patterns() -> dict:
     the subject patterns), as (pattern, flags)."""
     from anchormem.facts import rules
 
+    from anchormem.facts import commitments as cm
+
     items = [[p.pattern, int(p.flags)] for p in rules._gates() + [rules._clause_split(), *rules._subject_patterns()]]
-    return {"rules": {"patterns": len(items), "sha256": _digest(items), "items": items}}
+    if hasattr(cm, "_rx"):
+        said = [cm._rx("commitment", ("en",)), cm._rx("commitment", ("zh",)), cm._rx("not_commitment"),
+                cm._rx("promise"), cm._weekdays()[1]]
+    else:  # before its move to data/lang/*/commitments.json: the module's constants
+        said = [cm._EN, cm._ZH, cm._NOT, cm._PROMISE, cm._BARE_WEEKDAY]
+    promised = [[p.pattern, int(p.flags)] for p in said]
+    return {"rules": {"patterns": len(items), "sha256": _digest(items), "items": items},
+            "commitments": {"patterns": len(promised), "sha256": _digest(promised), "items": promised}}
 
 
 def fingerprint() -> dict:

@@ -76,20 +76,20 @@ def code_pieces(lang: str) -> dict[str, str]:
                                                  tuple(frame_verbs))}
 
 
-def expand(template: str, lang: str) -> str:
-    """``template`` with every ``{NAME}`` of ``lang``'s pieces (recursively) and :func:`code_pieces` filled in.
-    Raises ConfigError for an unknown name."""
-    pieces: dict[str, Any] = langdata.load("rules", lang).get("pieces", {})
-    code = code_pieces(lang)
+def expand(template: str, lang: str, concern: str = "rules") -> str:
+    """``template`` with every ``{NAME}`` of the pieces of ``concern``'s file for ``lang`` (recursively) filled in,
+    and for the rules also :func:`code_pieces`. Raises ConfigError for an unknown name."""
+    pieces: dict[str, Any] = langdata.load(concern, lang).get("pieces", {})
+    code = code_pieces(lang) if concern == "rules" else {}
 
     def fill(m: re.Match, depth: int) -> str:
         name = m.group(1)
         if name in code:
             return code[name]
         if name not in pieces:
-            raise ConfigError(f"data/lang/{lang}/rules.json: unknown placeholder {{{name}}}")
+            raise ConfigError(f"data/lang/{lang}/{concern}.json: unknown placeholder {{{name}}}")
         if depth > 8:
-            raise ConfigError(f"data/lang/{lang}/rules.json: piece {{{name}}} refers to itself")
+            raise ConfigError(f"data/lang/{lang}/{concern}.json: piece {{{name}}} refers to itself")
         got = pieces[name]
         got = "|".join(got) if isinstance(got, list) else str(got)
         return _PLACEHOLDER.sub(lambda n: fill(n, depth + 1), got)
@@ -97,12 +97,12 @@ def expand(template: str, lang: str) -> str:
     return _PLACEHOLDER.sub(lambda m: fill(m, 0), template)
 
 
-def _compile(spec: dict[str, Any] | str, lang: str, where: str) -> re.Pattern:
+def _compile(spec: dict[str, Any] | str, lang: str, where: str, concern: str = "rules") -> re.Pattern:
     spec = {"pattern": spec} if isinstance(spec, str) else spec
     try:
-        return re.compile(expand(spec["pattern"], lang), re.I if spec.get("ignore_case") else 0)
+        return re.compile(expand(spec["pattern"], lang, concern), re.I if spec.get("ignore_case") else 0)
     except (re.error, KeyError, TypeError) as exc:
-        raise ConfigError(f"data/lang/{lang}/rules.json: {where} is no valid pattern: {exc}") from exc
+        raise ConfigError(f"data/lang/{lang}/{concern}.json: {where} is no valid pattern: {exc}") from exc
 
 
 @lru_cache(maxsize=4)
@@ -118,17 +118,17 @@ def rules(lang: str) -> tuple[Rule, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
-def pattern(name: str, langs: tuple[str, ...] = langdata.LANGUAGES) -> re.Pattern:
-    """The pattern ``name`` of ``patterns`` in the rules of ``langs``: one language's as written, several languages'
-    joined by ``"|"`` in the order given (case-insensitive when any of them is). ``(?!)`` (never matches) when no
-    language has it."""
+@lru_cache(maxsize=128)
+def pattern(name: str, langs: tuple[str, ...] = langdata.LANGUAGES, concern: str = "rules") -> re.Pattern:
+    """The pattern ``name`` of ``patterns`` in the ``concern`` files (the rules, or another reader's file in the same
+    format: ``commitments``) of ``langs``: one language's as written, several languages' joined by ``"|"`` in the
+    order given (case-insensitive when any of them is). ``(?!)`` (never matches) when no language has it."""
     parts, flags = [], 0
     for lang in langs:
-        spec = langdata.load("rules", lang).get("patterns", {}).get(name)
+        spec = langdata.load(concern, lang).get("patterns", {}).get(name)
         if spec is None:
             continue
-        rx = _compile(spec, lang, f"pattern {name!r}")
+        rx = _compile(spec, lang, f"pattern {name!r}", concern)
         parts.append(rx.pattern)
         flags |= rx.flags & re.I
     return re.compile("|".join(parts) or "(?!)", flags)
