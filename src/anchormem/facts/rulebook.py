@@ -8,7 +8,8 @@ A rules file holds (the format is described in its ``about``):
 - ``patterns``: ``{name: {pattern, ignore_case}}``, the reader's other patterns (clause openers, negations, subjects);
 - plain word lists and tables (``pronouns``, ``question_endings``, ``third_person_verbs``...).
 
-A template's ``{NAME}`` is a piece of the same file or one filled in code from another module's data
+Another reader's data may take the same format (``pieces`` and ``patterns``: ``commitments.json``; :func:`pattern`
+with its ``concern``). A template's ``{NAME}`` is a piece of the same file or one filled in code from another module's data
 (:func:`code_pieces`: ``{PERSON}``, ``{JOB}``, ``{OCCUPATION}``, ``{THIRD}``, ``{CLAUSE_VERBS}``,
 ``{CONTINUATION}``); regex quantifiers such as ``{1,20}`` are no placeholder. Nothing is read before first use; every
 result is cached. A template naming an unknown placeholder or a pattern that does not compile raises
