@@ -146,3 +146,21 @@ def test_relation_words_are_read_the_same_on_both_sides():
     assert stated_text("我妈是老师。", about_speaker=True) == ""
     assert stated_text("我妈是老师。", about_speaker=True, kin=frozenset({"mother"})) == "我妈是老师。"
     assert [(f.attribute, f.value) for f in extract_facts_rules("我妈叫李梅。我妈妈叫我回家。")] == [("mother_name", "李梅")]
+
+
+# a one-character relation word (哥, 姐, 弟, 妹, 妈) is a relation only as a word of its own: inside 师姐 (a senior
+# fellow student), 徒弟 (an apprentice), 堂哥 (a cousin) it is none; those are people of their own, and inside 空姐 (a
+# flight attendant), 大妈, 弟子 nobody the speaker is related to (data/lang/zh/kin.json)
+@pytest.mark.parametrize("question, kin", [
+    ("我师姐住在哪里？", {"师姐"}), ("我徒弟做什么工作？", {"徒弟"}), ("我堂哥住在哪里？", {"堂哥"}),
+    ("我空姐朋友住在哪？", {"朋友"}), ("我姐住在哪里？", {"姐"}), ("我妹妹住在哪里？", {"妹妹"}),
+    ("我大妈住在哪里？", set()), ("他是我的弟子", set()),
+])
+def test_one_character_relation_words_match_only_as_words(question: str, kin: set[str]) -> None:
+    assert kin_words(question) == frozenset(kin)
+
+
+def test_a_fellow_students_job_is_not_the_speakers() -> None:
+    assert stated_text("我师姐是医生。我是老师。", about_speaker=True) == "我是老师。"
+    got = [(f.attribute, f.value) for f in extract_facts_rules(["我师姐搬到深圳了", "我徒弟在腾讯上班", "我姐搬到深圳了"])]
+    assert got == [("师姐_home_city", "深圳"), ("徒弟_employer", "腾讯"), ("姐姐_home_city", "深圳")]

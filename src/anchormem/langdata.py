@@ -3,7 +3,9 @@
 Files: ``anchormem/data/lang/<lang>/<concern>.json`` (``lang`` "en" or "zh"; concerns: ``cues`` (hedges,
 hypotheticals, modality, reported speech, endings and negations, adverbs, past-question words), ``slots`` (attribute
 synonyms, numeric slots, counted nouns, job activities, number words, units), ``changes`` (change-verb lists and the
-change patterns of :mod:`anchormem.facts.changes`)). Adding a paraphrase or a language is editing or adding such a
+change patterns of :mod:`anchormem.facts.changes`), ``rules`` (the clause rules of :mod:`anchormem.facts.rules`,
+compiled by :mod:`anchormem.facts.rulebook`), ``commitments``, ``names`` (the one list of words that are no names),
+``kin`` (zh: one-character relation words)). Adding a paraphrase or a language is editing or adding such a
 file; nothing is read until first used (no import-time I/O), then it is cached.
 
     load("cues", "en")["hedge"]             # -> list[str]

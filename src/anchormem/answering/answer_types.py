@@ -19,7 +19,9 @@ def _name_data() -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]:
 
     ask = re.compile("|".join(f"(?:{p})" for p in words("answers", "name_question")) or "(?!)", re.I)
     cue = re.compile(r"(?<![A-Za-z])(?:" + alternation(words("answers", "name_cues")) + r")(?![A-Za-z])", re.I)
-    return ask, cue, frozenset(w for lang in ("en", "zh") for w in load("answers", lang).get("not_names", []))
+    from ..facts.subjects import not_names
+
+    return ask, cue, not_names("en") | not_names("zh")
 
 
 def asks_name(question: str) -> bool:
@@ -29,13 +31,15 @@ def asks_name(question: str) -> bool:
 
 def states_name(stated: str, question_words: set[str]) -> bool:
     """``stated`` names someone or something: a name cue ("named", "called", 叫) or a capitalised word that does not
-    start its sentence, is not in the question and is no month, weekday or pronoun (``answers.json``). Chinese text
-    always passes (no capitals to tell a name by: "我女儿朵朵…")."""
+    start its sentence, is not in the question and is no month, weekday or pronoun (``not_names`` of ``names.json``)
+    nor a relation ("Mom"). Chinese text always passes (no capitals to tell a name by: "我女儿朵朵…")."""
+    from .persons import kin_base  # a relation said as a name ("Mom called") is no name
+
     _ask, cue, not_names = _name_data()
     if cue.search(stated) or re.search(r"[\u4e00-\u9fff]", stated):
         return True  # Chinese names carry no capital: a Chinese statement is given the benefit of the doubt
     for m in re.finditer(r"(?<![.!?。！？]\s)(?<!^)\b([A-Z][\w'-]*)", stated.strip()):
         w = m.group(1)
-        if w not in not_names and w.lower() not in question_words:
+        if w.casefold() not in not_names and kin_base(w) is None and w.lower() not in question_words:
             return True
     return False

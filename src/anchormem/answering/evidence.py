@@ -12,7 +12,7 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    after dropping question words and pronouns (English and Chinese). Each term is covered by the memory
    lexically (same stem; for Chinese a substring, or a share of its characters), through a small bilingual
    paraphrase lexicon (live/move/住/搬, work/job/工作...; a statement of a job, "I'm a nurse" / 我在医院当护士,
-   counts as the word "occupation": :data:`_JOB_STATED`, and a job question in other words, "What do I do?" /
+   counts as the word "occupation": :func:`_job_stated`, and a job question in other words, "What do I do?" /
    我是做什么的？, asks for "occupation": :data:`_JOB_Q`), or, with a calibrated embedder, when its query
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
    "dog"~"cat" does not). A relation word is covered lexically by any word of its relation ("mom", 妈妈 or a
@@ -82,7 +82,7 @@ from .categories import asked_categories, names_kind
 from .question import DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, paraphrase_groups
 from .question_dates import QDate, date_matches, question_date, said_word  # noqa: F401 (re-exported)
 from .tense import asks_present, without_plans
-from .persons import (KIN_EN as _KIN_NOUNS, KIN_ZH as _KIN_NOUNS_ZH, asked, asks_about_self, claims_other, in_kin,
+from .persons import (kin_alternations, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
 __all__ = ["AnswerConfig", "EvidenceScorer", "QuestionInfo", "Scored", "analyze_question", "select", "names_the_asked",
@@ -273,28 +273,33 @@ def _heavy_ok(q: QuestionInfo, heavy: list[str], cov: dict[str, float], stated: 
 # doctors", "my brother,
 # who is a doctor", 我弟弟是一名医生: a question about the speaker never sees these, :func:`.persons.stated_text`);
 # not "I am a fan of jazz", "I'm a good cook", "I'm tired", "I'm not a doctor", "is a doctor" said of anyone else
-_JOB_STATED = re.compile(
-    r"\b(?:I(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+became)|(?:we|and\s+I)(?:'re|\s+are|\s+were)|"
-    r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:e?s)?(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+"
-    r"(?:is|was|are|were|has\s+been|have\s+been|became))"
-    r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
-    r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
-    + r"(?!['’]s\b)|"
-    r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
-    r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH, re.I)
+@lru_cache(maxsize=1)
+def _job_stated() -> re.Pattern[str]:
+    """The pattern of a statement of someone's job (above), built on first use (the relation words:
+    :func:`.persons.kin_alternations`)."""
+    _KIN_NOUNS, _KIN_NOUNS_ZH = kin_alternations()  # noqa: N806
+    return re.compile(
+        r"\b(?:I(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+became)|(?:we|and\s+I)(?:'re|\s+are|\s+were)|"
+        r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:e?s)?(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+"
+        r"(?:is|was|are|were|has\s+been|have\s+been|became))"
+        r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
+        r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
+        + r"(?!['’]s\b)|"
+        r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
+        r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH, re.I)
 
 
 def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     """The memory's words as the question's terms are matched against: its stated text's terms, its speaker's
     name, its fact slot's words (:func:`_slot_words`), and "occupation" when it states someone's job
-    (:data:`_JOB_STATED`: "I'm a nurse." answers "What's my job?")."""
+    (:func:`_job_stated`: "I'm a nurse." answers "What's my job?")."""
     m = hit.memory
     words = list(query_terms(stated))
     # jieba glues the pronoun on (我开的是… -> 我开): the word without it too, as analyze_question reads a question
     words += [w[1:] for w in words if len(w) > 1 and has_cjk(w) and w[0] in "我你" and w != "我们"]
     if m.speaker:
         words.extend(query_terms(m.speaker))
-    if _JOB_STATED.search(stated):
+    if _job_stated().search(stated):
         words.append("occupation")
     return words + _slot_words(hit, kin)
 

@@ -27,8 +27,9 @@ from ..types import Hit
 if TYPE_CHECKING:
     from .evidence import QuestionInfo
 
-__all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "stated_text", "subject_role", "claims_other", "same_name",
-           "mentions", "name_in", "asked", "kin_words", "with_speaker_names", "asks_about_self", "is_kin", "kin_base", "in_kin"]
+__all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "kin_alternations", "stated_text", "subject_role",
+           "claims_other", "same_name", "mentions", "name_in", "asked", "kin_words", "with_speaker_names",
+           "asks_about_self", "is_kin", "kin_base", "in_kin"]
 
 
 def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
@@ -43,10 +44,11 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
     relative clause or an apposition says of a relative ("I visited my brother, who is a doctor." is read as "I
     visited my brother."), unless ``kin`` names the relation. "我哥哥和我都是老师" is about the speaker too."""
     keep = []
+    rx = _kin_rx()
     for sent in split_sentences(text):
         if _ASKS.search(sent.strip()) or _conditional().search(sent):  # a supposition states no fact either
             continue
-        third = (_THIRD_PARTY.match(sent) or _THIRD_PARTY_ZH.match(sent)) if about_speaker else None
+        third = (rx["third_party"].match(sent) or rx["third_party_zh"].match(sent)) if about_speaker else None
         if third and not in_kin(kin_base(third.group(1)) or "", kin):
             continue
         body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
@@ -55,7 +57,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
             continue
         if about_speaker:  # "I love your turtles": the turtles are the addressee's
             sent = _YOUR_NP.sub(" ", sent)
-            sent = _KIN_CLAUSE.sub(lambda m: m.group(0) if in_kin(kin_base(m.group(2)) or "", kin) else m.group(1),
+            sent = rx["clause"].sub(lambda m: m.group(0) if in_kin(kin_base(m.group(2)) or "", kin) else m.group(1),
                                    sent)
         keep.append(sent)
     return " ".join(keep)
@@ -70,25 +72,46 @@ def _conditional() -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternation(en)})\b|{alternation(zh)}", re.I)
 
 
-# relation words as regex alternations, from the one list of :mod:`anchormem.facts.keys` (RELATION_WORDS)
-_KIN, _KIN_ZH = relation_pattern(False), relation_pattern(True)
-# a sentence whose subject is the speaker's relative or friend: "My brother Sam works…", "And my mom is…"
-_THIRD_PARTY = re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:{PERSON_MODIFIERS}\s+)?({_KIN})(?:e?s)?\b"
-                          rf"(?!\s*(?:and\s+i|&\s*i)\b)", re.I)
-# the same in Chinese: "我弟弟小明在上海当医生。", "我的同事…"
-_THIRD_PARTY_ZH = re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({_KIN_ZH})(?!(?:和|跟|与|同)我)")
-# what a relative clause or an apposition says of the speaker's relative: "my brother, who is a doctor,",
-# "my sister (a lawyer)", "my mom, a nurse," (group 1: the noun phrase kept; group 2: the relation word)
-_KIN_CLAUSE = re.compile(rf"(\bmy\s+(?:{PERSON_MODIFIERS}\s+)?({_KIN})(?:e?s)?\b"
-                         rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
-                         rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I)
-KIN_EN, KIN_ZH = _KIN, _KIN_ZH  # relation words, as regex alternations (English; Chinese)
-_KIN_WORD = re.compile(rf"\b({_KIN})(?:e?s)?\b|({_KIN_ZH})", re.I)  # "brothers": the relation "brother"
+@lru_cache(maxsize=1)
+def _kin_rx() -> dict[str, "re.Pattern[str] | str"]:
+    """The relation-word patterns, built on first use (the relation words of :mod:`anchormem.facts.keys`, the
+    one-character guard of data/lang/zh/kin.json): ``en`` / ``zh`` the alternations; ``third_party`` a sentence whose
+    subject is the speaker's relative or friend ("My brother Sam works…", "And my mom is…"), ``third_party_zh`` the
+    same in Chinese ("我弟弟小明在上海当医生。", "我的同事…"); ``clause`` what a relative clause or an apposition says of
+    the speaker's relative ("my brother, who is a doctor,", "my sister (a lawyer)", "my mom, a nurse,"; group 1: the
+    noun phrase kept; group 2: the relation word); ``word`` a relation word in a text ("brothers": "brother"),
+    ``full`` one as a whole word; ``self_zh`` the asker as a Chinese question's subject (我, not 我弟弟)."""
+    kin, kin_zh = relation_pattern(False), relation_pattern(True)
+    return {
+        "en": kin, "zh": kin_zh,
+        "third_party": re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:{PERSON_MODIFIERS}\s+)?({kin})"
+                                  rf"(?:e?s)?\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I),
+        "third_party_zh": re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({kin_zh})(?!(?:和|跟|与|同)我)"),
+        "clause": re.compile(rf"(\bmy\s+(?:{PERSON_MODIFIERS}\s+)?({kin})(?:e?s)?\b"
+                             rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
+                             rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I),
+        "word": re.compile(rf"\b({kin})(?:e?s)?\b|({kin_zh})", re.I),
+        "full": re.compile(rf"({kin})(?:e?s)?|({kin_zh})", re.I),
+        "self_zh": re.compile(rf"我(?!们)(?!(?:的)?(?:{kin_zh}))"),
+    }
+
+
+def kin_alternations() -> tuple[str, str]:
+    """The relation words as regex alternations (no group): (English, Chinese)."""
+    rx = _kin_rx()
+    return rx["en"], rx["zh"]  # type: ignore[return-value]
+
+
+def __getattr__(name: str) -> str:
+    """``KIN_EN`` / ``KIN_ZH``: the relation words as regex alternations (:func:`kin_alternations`), built on first
+    use."""
+    if name in ("KIN_EN", "KIN_ZH"):
+        return kin_alternations()[name == "KIN_ZH"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # the asker as the question's subject: "Am I a doctor?", "What is my name?", "Where do I live?", 我是律师吗？
 _SELF_Q = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|myself)\b", re.I)
-_SELF_Q_ZH = re.compile(rf"我(?!们)(?!(?:的)?(?:{_KIN_ZH}))")
 
 
 def asks_about_self(question: str) -> bool:
@@ -96,7 +119,8 @@ def asks_about_self(question: str) -> bool:
     Then only what the asker said of themself answers it: "My brother works as a doctor." does not say the asker is
     one (:func:`stated_text` with ``about_speaker``). A question about the asker's relative ("What does my brother
     do?", 我弟弟做什么工作？) is one too; its relation words (:func:`kin_words`) keep the relative's sentences."""
-    return bool(_SELF_Q.search(question) or _SELF_Q_ZH.search(question) or _THIRD_PARTY_ZH.search(question))
+    rx = _kin_rx()
+    return bool(_SELF_Q.search(question) or rx["self_zh"].search(question) or rx["third_party_zh"].search(question))
 
 
 def is_kin(word: str) -> bool:
@@ -109,18 +133,15 @@ def kin_base(word: str) -> str | None:
     """The relation a relation word names, singular and canonical as :func:`kin_words` gives it ("Brothers" →
     "brother", "Moms" / 妈妈 / 母亲 → "mother", 弟弟 → 弟弟: :func:`~anchormem.facts.keys.kin_canonical`); None for
     any other word."""
-    m = _KIN_FULL.fullmatch(word.lower())
+    m = _kin_rx()["full"].fullmatch(word.lower())
     return kin_canonical(m.group(1) or m.group(2)) if m else None
-
-
-_KIN_FULL = re.compile(rf"({_KIN})(?:e?s)?|({_KIN_ZH})", re.I)
 
 
 def kin_words(question: str) -> frozenset[str]:
     """The relations a text names, singular and canonical ("What does Tom's brother do?" → {"brother"}; "What do my
     brothers do?" → {"brother"}; "Where does my mom live?" / 我妈妈住在哪里？ → {"mother"}; "林晓的弟弟…" →
     {"弟弟"})."""
-    return frozenset(kin_canonical(m.group(1) or m.group(2)) for m in _KIN_WORD.finditer(question))
+    return frozenset(kin_canonical(m.group(1) or m.group(2)) for m in _kin_rx()["word"].finditer(question))
 
 
 def in_kin(relation: str, kin: frozenset[str]) -> bool:

@@ -1,6 +1,6 @@
 """Decisions, commitments and todos as their own memory kind (``kind="commitment"``), with a due date.
 
-Offline rules, English and Chinese. A sentence is a commitment when it binds someone to a future action:
+Offline rules, English and Chinese, as language data (``data/lang/<lang>/commitments.json``). A sentence is a commitment when it binds someone to a future action:
 
 - promises and plans: "I will / I'll / I'm going to / I promise to / I need to / I have to / I must <verb>",
   "we will / we'll / let's <verb> ... by <date>"; 我会 / 我要 / 我得 / 我答应 / 我保证 / 我负责 / 我来;
@@ -28,52 +28,45 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 
+from .. import langdata
 from ..ingest.classify import content_hash
 from ..ingest.pipeline import Draft, time_terms
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import index_text
 from ..timeutil import in_range
+from . import rulebook
 
 __all__ = ["is_commitment", "due_date", "split_commitments"]
 
-# what follows a modal without binding anyone to an action: a speech act ("I have to admit…", "I must say…") or a
-# vow never to act ("I will never buy from you again")
-_NOT_ACTION = r"(?!\s+(?:never|not|ever|admit|say|confess|agree|disagree|tell you|be honest|thank|apologi[sz]e|" \
-              r"point out|mention|wonder|warn you|ask you|think about it|think it over|go now|go\s*[,.!]|" \
-              r"run\s*[,.!]|leave now)\b)"
-_EN = re.compile(
-    r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to| need to| have to| must| still need to|"
-    r" plan to| intend to)" + _NOT_ACTION + r"|we(?:'ll| will| shall| are going to|'re going to| need to| have to|"
-    r" must| plan to)" + _NOT_ACTION + r"|"
-    r"let's|let us|we (?:have |)(?:agreed|decided)|it was agreed|agreed (?:to|that)|the deadline (?:is|for)|"
-    r"remind me to|don't forget to|do not forget to|to-?do:|action item|"
-    # the other party's promise, as the user reports it: "You promised me a refund by Friday!"
-    r"you (?:promised|agreed|guaranteed|committed)|you said you(?:'d| will| were going to))\b", re.I)
-_ZH = re.compile(r"我(?:会|要|得|答应|保证|负责|来|打算|准备|计划)(?!说|承认)|我们(?:会|要|得|约定|约好|决定|商定)|双方同意|"
-                 r"说好了?|约好了?|商定|约定|决定了?|截止|提醒我|记得|别忘了|不要忘记|待办|"
-                 r"你们?(?:答应|保证|承诺|说好)")
-_NOT = re.compile(r"^(?:if|whether|when i was|unless)\b|\b(?:would|could|might|wish|hope)\b|如果|假如|要是|是否|"
-                  r"没有?(?:约定|约好|答应|承诺|说好|决定)|"
-                  r"希望|[?？]\s*$|吗\s*[。.]?$", re.I)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_BARE_WEEKDAY = re.compile(r"\b(?:by|on|before|until|till|next)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)
+@lru_cache(maxsize=8)
+def _rx(name: str, langs: tuple[str, ...] = langdata.LANGUAGES) -> re.Pattern:
+    """The pattern ``name`` of data/lang/<lang>/commitments.json (``commitment``, ``not_commitment``, ``promise``),
+    the languages' joined (:func:`anchormem.facts.rulebook.pattern`)."""
+    return rulebook.pattern(name, langs, "commitments")
 
 
-_PROMISE = re.compile(r"\b(?:I(?:'ll| will| shall| am going to|'m going to| promise to)|we(?:'ll| will))\b|"
-                      r"我(?:会|来|负责|保证|答应)|我们(?:会|来)", re.I)
+@lru_cache(maxsize=1)
+def _weekdays() -> tuple[list[str], re.Pattern]:
+    """(the weekdays, Monday first: ``weekdays`` of data/lang/en/dates.json; a bare weekday after a ``due_before``
+    word of commitments.json: "by Monday", "next friday")."""
+    days = sorted(langdata.load("dates", "en").get("weekdays", {}).items(), key=lambda kv: kv[1])
+    names = [d for d, _ in days]
+    before = "|".join(langdata.load("commitments", "en").get("due_before", []))
+    return names, re.compile(r"\b(?:" + before + r")\s+(" + "|".join(names) + r")\b", re.I)
 
 
 def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
     """True when ``sentence`` binds someone to a future action (see the module doc for the patterns). For the
     assistant only its own promises count ("I will call you", "我会…"), not advice to the user ("记得戴头盔")."""
     s = sentence.strip()
-    if not s or _NOT.search(s):
+    if not s or _rx("not_commitment").search(s):
         return False
     if speaker_role == "assistant":
-        return bool(_PROMISE.search(s))
-    return bool(_EN.search(s) or _ZH.search(s))
+        return bool(_rx("promise").search(s))
+    return bool(_rx("commitment", ("en",)).search(s) or _rx("commitment", ("zh",)).search(s))
 
 
 def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | None:
@@ -82,11 +75,12 @@ def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | No
     dates = resolve_dates(sentence, said_at)
     if dates:
         return dates[0].start, dates[0].end
-    m = _BARE_WEEKDAY.search(sentence)
+    weekdays, bare = _weekdays()
+    m = bare.search(sentence)
     if m is None:
         return None
     local = said_at if said_at.tzinfo else said_at.replace(tzinfo=timezone.utc)
-    ahead = (_WEEKDAYS.index(m.group(1).lower()) - local.weekday()) % 7 or 7
+    ahead = (weekdays.index(m.group(1).lower()) - local.weekday()) % 7 or 7
     try:
         day = datetime.combine(local.date() + timedelta(days=ahead), datetime.min.time(), tzinfo=local.tzinfo)
         start, end = day.astimezone(timezone.utc), (day + timedelta(days=1, microseconds=-1)).astimezone(timezone.utc)

@@ -67,7 +67,10 @@ def _date_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _not_names() -> frozenset[str]:
-    return frozenset(w.casefold() for w in langdata.words("cues", "not_names"))
+    """Words that are never names, every language (:func:`anchormem.facts.subjects.not_names`), casefolded."""
+    from .subjects import not_names
+
+    return frozenset().union(*(not_names(lang) for lang in langdata.LANGUAGES))
 
 
 @lru_cache(maxsize=1)

@@ -36,7 +36,8 @@ __all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
-           "relation_pattern", "kin_canonical", "kin_covers", "person_key", "possessed_attribute"]
+           "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
+           "possessed_attribute"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -342,24 +343,45 @@ PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niec
     fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
     bestie bff buddy 闺蜜 发小 舍友 哥们 好友 哥 姐 弟 妹
     弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
-    经理 教练 未婚妻 未婚夫 侄子 侄女 外甥 外甥女""".split()) | frozenset(KIN_CANONICAL)
+    经理 教练 未婚妻 未婚夫 侄子 侄女 外甥 外甥女 堂哥 堂姐 堂弟 堂妹 师兄 师姐 师弟 师妹 学长 学姐 学弟 学妹 徒弟""".split()) | frozenset(KIN_CANONICAL)
 # people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
 OTHER_PERSON_WORDS = frozenset("doctor dentist parent in-law brother-in-law sister-in-law 父母 家人".split())
 RELATION_WORDS = PERSON_WORDS | OTHER_PERSON_WORDS
-_SINGLE_ZH_GUARD = "舅姑姨干后继岳"  # 舅妈, 姑妈, 干爸, 后妈…: aunts and step-parents, not 妈 / 爸
 
 
+@lru_cache(maxsize=16)
 def relation_pattern(zh: bool, words: frozenset[str] = RELATION_WORDS) -> str:
     """A regex alternation (no group) of the English or the Chinese ``words``, longest first; English plurals are
-    the caller's (``(?:e?s)?``), "children" is included. A one-character Chinese word (妈, 爸) matches neither inside
-    a longer relation (舅妈, 后妈) nor the first half of a doubled one (妈妈), so backtracking never finds it there."""
+    the caller's (``(?:e?s)?``), "children" is included. A one-character Chinese word (哥, 姐, 妈) matches only as a
+    word of its own (:func:`one_character_relation`): not inside a longer relation (舅妈, 后妈), not the first half
+    of a doubled one (妈妈), not inside a word that names no such relative (师姐, 徒弟: ``not_kin`` of
+    data/lang/zh/kin.json), so backtracking never finds it there."""
     if zh:
-        parts = [re.escape(w) if len(w) > 1 else f"(?<![{_SINGLE_ZH_GUARD}]){re.escape(w)}(?!{re.escape(w)})"
+        parts = [re.escape(w) if len(w) > 1 else one_character_relation(w)
                  for w in sorted((w for w in words if has_cjk(w)), key=lambda w: (-len(w), w))]
     else:
         parts = [re.escape(w) for w in sorted({*(w for w in words if not has_cjk(w)), "children"},
                                                key=lambda w: (-len(w), w))]
     return "|".join(parts)
+
+
+def one_character_relation(word: str) -> str:
+    """A regex for the one-character relation ``word`` (哥, 妈) as a word of its own: not after a character of
+    ``one_character_guard`` (舅妈, 干爸), not doubled (妈妈), not inside a word of ``not_kin`` (师姐, 徒弟, 堂哥; both
+    of data/lang/zh/kin.json): "我师姐搬到深圳了" names no sister, "我姐搬到深圳了" does."""
+    from .. import langdata
+
+    data = langdata.load("kin", "zh")
+    w = re.escape(word)
+    guard = "".join(data.get("one_character_guard", ""))
+    out = f"(?<![{re.escape(guard)}])" if guard else ""
+    for c in sorted(data.get("not_kin", [])):
+        at = c.find(word)
+        if at < 0 or len(c) == 1:
+            continue
+        before, after = re.escape(c[:at]), re.escape(c[at + 1:])
+        out += f"(?<!{before})" if not after else f"(?!{w}{after})" if not before else f"(?!(?<={before}){w}{after})"
+    return out + f"{w}(?!{w})"
 
 
 def kin_canonical(word: str) -> str:

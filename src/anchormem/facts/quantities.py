@@ -256,6 +256,7 @@ def _self_age(clause: str, v: Value) -> bool:
 def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
     """The age slot of the person an age in ``clause`` is about (see the module doc), or ""."""
     from .keys import PERSON_WORDS, person_key, relation_pattern
+    from .subjects import not_names
 
     before = clause[:v.start]
     if _self_age(clause, v):
@@ -269,7 +270,7 @@ def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
             word = re.sub(r"^(?:my|our)\s+", "", word, flags=re.I)
             return person_key(word).casefold().replace(" ", "_") + "_age"
     names = re.findall(r"(?<![\w'’])(?-i:[A-Z][a-z]+)(?![\w])", before)
-    stop = {w.casefold() for lang in langdata.LANGUAGES for w in _data(lang).get("not_names", [])}
+    stop = frozenset().union(*(not_names(lang) for lang in langdata.LANGUAGES))
     names = [n for n in names if n.casefold() not in stop]
     if names and re.match(r"\s+[a-z]", clause[v.end:]) and re.search(r"old$", v.text):
         return ""  # "a thirty year old woman": the age of the noun after it

@@ -37,9 +37,10 @@ _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
 
 @lru_cache(maxsize=2)
 def not_names(lang: str) -> frozenset[str]:
-    """Capitalised words that name no one and nothing (``not_names`` of data/lang/<lang>/slot_exemplars.json:
-    months, weekdays, pronouns, openers), casefolded."""
-    return frozenset(w.casefold() for w in langdata.load("slot_exemplars", lang).get("not_names", []))
+    """Words that name no one and nothing though they may be capitalised (``not_names`` of
+    data/lang/<lang>/names.json, the one list of them: months, weekdays, holidays, pronouns, openers, titles; 今天,
+    老板), casefolded."""
+    return frozenset(w.casefold() for w in langdata.load("names", lang).get("not_names", []))
 
 
 @lru_cache(maxsize=2)
