@@ -163,8 +163,9 @@ class SQLiteKeywordMixin:
             if not len(rowids):
                 return []
             rows = np.asarray(rowids, dtype=np.int64)
-            live = sv.positions(rows) >= 0  # on arrays: no Python pair per ranked row
-            ids = ids_of(key, gen, rows[live].tolist())
+            pos = sv.positions(rows)
+            live = pos >= 0  # on arrays: no Python pair per ranked row; ids from the scope's arrays where known
+            ids = ids_of(key, gen, rows[live].tolist(), sv.keys_at(pos[live]))
             kept = np.asarray(scores, dtype=np.float64)[live].tolist()
             return [(i, s) for i, s in zip(ids, kept) if i is not None]
         return run
