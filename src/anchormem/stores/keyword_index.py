@@ -145,19 +145,27 @@ class _Grow:
 
 
 
-def _minor(got: list[tuple[np.ndarray, np.ndarray, float, float]], n: int) -> set[int]:
-    """The phrases of a query (``got``: each one's postings, contributions and their largest and smallest,
-    :meth:`KeywordIndex._term`) that cannot bring a row into the best ``n`` on their own (MaxScore, Turtle & Flood
-    1995): every contribution is positive, so the ``n``-th best score is at least the smallest contribution of any
-    phrase held by ``n`` rows or more (``floor``), and a row that none of the other (major) phrases holds scores at
-    most the sum of these phrases' largest contributions. Phrases taken by their largest contribution, smallest
-    first, while that sum stays below ``floor`` (less a margin for rounding), are minor: a minor phrase's posting
-    list (a common word's, the longest) is added only to the rows the major ones hold, never scattered over the
-    scope, and the best ``n`` are the same rows with the same scores (a row outside them scores below ``floor``).
-    Indexes into ``got``."""
+def _minor(got: list[tuple[np.ndarray, np.ndarray, float, float, dict[int, float]]], n: int) -> set[int]:
+    """The phrases of a query (``got``: each one's postings, contributions, their largest and smallest and its
+    ``n``-th largest ones by ``n``, :meth:`KeywordIndex._term`) that cannot bring a row into the best ``n`` on their
+    own (MaxScore, Turtle & Flood 1995). Every contribution is positive, so the ``n``-th best score is at least
+    ``floor``: the smallest contribution of any phrase held by ``n`` rows or more, or the ``n``-th largest of the one
+    of them with the largest contribution (a rare word's short list: computed once per word and ``n``, kept with its
+    postings). A row that none of the other (major) phrases holds scores at most the sum of these phrases' largest
+    contributions: phrases taken by their largest contribution, smallest first, while that sum stays below
+    ``floor`` (less a margin for rounding), are minor. A minor phrase's posting list (a common word's, the longest)
+    is added only to the rows the major ones hold, never scattered over the scope, and the best ``n`` are the same
+    rows with the same scores (a row outside them scores below ``floor``). Indexes into ``got``."""
     if len(got) < 2:
         return set()
-    floor = max((g[3] for g in got if len(g[0]) >= n), default=0.0)
+    held = [g for g in got if len(g[0]) >= n]
+    if not held:
+        return set()
+    floor = max(g[3] for g in held)
+    _, c, _, _, kth = max(held, key=lambda g: g[2])
+    if n not in kth:
+        kth[n] = float(np.partition(c, len(c) - n)[len(c) - n])
+    floor = max(floor, kth[n])
     if floor <= 0.0:
         return set()
     limit, total, minor = floor * (1.0 - 1e-9), 0.0, set()
@@ -466,14 +474,14 @@ class KeywordIndex:
             got = [g for g in got if len(g[0])]
             minor = _minor(got, n)
             try:
-                for j, (r, c, _, _) in enumerate(got):  # the rows that can reach the top: any major phrase's
+                for j, (r, c, *_) in enumerate(got):  # the rows that can reach the top: any major phrase's
                     if j not in minor:
                         fresh = r[~seen[r]]
                         seen[fresh] = True
                         touched.append(fresh)
                 # FTS5's sum, phrase by phrase in query order (a phrase a row lacks adds 0.0: no change); a minor
                 # phrase only to the rows above, so each of them sums the same floats in the same order
-                for j, (r, c, _, _) in enumerate(got):
+                for j, (r, c, *_) in enumerate(got):
                     if j in minor:
                         keep = seen[r]
                         acc[r[keep]] += c[keep]
@@ -494,12 +502,13 @@ class KeywordIndex:
             order = np.lexsort((rows, -score))[:n]
             return rows[order], score[order]
 
-    def _term(self, key: int, tid: int, avgdl: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    def _term(self, key: int, tid: int, avgdl: float
+              ) -> tuple[np.ndarray, np.ndarray, float, float, dict[int, float]]:
         """The live postings of pair ``key`` (token ``tid`` of one user), each one's BM25 contribution (float64,
-        computed as FTS5 does: IDF times the saturated, length-normalised term frequency, always > 0) and the largest
-        and smallest contribution (:func:`_minor`'s bounds; 0.0 without postings), kept until the index
-        changes (a write caught up, a merge, a save): a user's next queries with the same word reuse them. Bounded
-        to :data:`_TERMS_MAX` postings (least recently used dropped first)."""
+        computed as FTS5 does: IDF times the saturated, length-normalised term frequency, always > 0), the largest
+        and smallest contribution (0.0 without postings) and {n: n-th largest} as :func:`_minor` asks, kept until the
+        index changes (a write caught up, a merge, a save): a user's next queries with the same word reuse them.
+        Bounded to :data:`_TERMS_MAX` postings (least recently used dropped first)."""
         state = (self.seq, self.n_rows, self.n_tokens, self.ntail, len(self.prow))
         if self._terms_at != state:
             self._forget_terms()
@@ -511,7 +520,7 @@ class KeywordIndex:
             r, f = self._postings(key)
             norm = _K1 * (1 - _B + _B * self.dl.a[r].astype(np.float64) / avgdl)
             c = (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm))
-            got = (r, c, float(c.max()), float(c.min())) if len(c) else (r, c, 0.0, 0.0)
+            got = (r, c, float(c.max()), float(c.min()), {}) if len(c) else (r, c, 0.0, 0.0, {})
             self._terms_size += len(r)
             while self._terms and self._terms_size > _TERMS_MAX:
                 old = self._terms.pop(next(iter(self._terms)))
