@@ -13,7 +13,7 @@ import numpy as np
 
 from anchormem import Memory
 from anchormem.retrieval.search import best_fused
-from anchormem.stores.vectors import ScopeVectors
+from anchormem.stores.vectors import ScopeVectors, VectorCache
 from anchormem.text.tokenize import query_terms
 from anchormem.types import Scope
 
@@ -137,6 +137,16 @@ def test_row_ids_beside_the_vectors_follow_appends_removals_compactions_and_reus
         live = sorted(sv.pos)
         assert sorted(want) == live
         assert sv.keys_at(sv.positions(np.array(live, dtype=np.int64))) == [want[r] for r in live]
+    # through the cache: the ids of the rows a search ranks, and of the live ones among given rowids
+    cache = VectorCache(dim)
+    sv._m[: sv.n] = np.random.default_rng(0).normal(size=(sv.n, dim)).astype(np.float32)
+    k = min(10, len(live))
+    rowids, scores, keys = cache.search(sv, np.ones(dim, np.float32), k, None, keys=True)
+    assert k >= 3 and len(rowids) == k and keys == [want[r] for r in rowids.tolist()]
+    assert scores.tolist() == sorted(scores.tolist(), reverse=True)
+    probe = np.array([live[0], top + 100, live[-1]], dtype=np.int64)
+    mask, keys = cache.live_keys(sv, probe)
+    assert mask.tolist() == [True, False, True] and keys == [want[live[0]], want[live[-1]]]
 
 
 def test_a_closed_or_deleted_memory_is_not_named_by_the_scope_arrays_and_never_comes_back_as_current(tmp_path):

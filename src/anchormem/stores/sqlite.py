@@ -679,10 +679,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if where is not None or scope.agent_id is not None or scope.session_id is not None:
             sql, params = self._filters.where(scope, where, None, live=True)
             allowed = {r[0] for r in self._read(f"SELECT m.rowid FROM memories m WHERE {sql}", params)}
-        rowids, scores, pos = self.vectors.search(sv, q, k, allowed, positions=True)
+        rowids, scores, keys = self.vectors.search(sv, q, k, allowed, keys=True)
         if len(rowids) == 0:
             return []
-        rids, ids = rowids.tolist(), self._ids_of(key, gen, rowids.tolist(), sv.keys_at(pos))  # ids: arrays, map
+        rids, ids = rowids.tolist(), self._ids_of(key, gen, rowids.tolist(), keys)  # ids: the arrays', else the map
         return [(r, i, s) for r, i, s in zip(rids, ids, scores.tolist()) if i is not None]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:

@@ -506,12 +506,24 @@ class VectorCache:
                 self._attach_ann(key, sv)
 
     def search(self, sv: ScopeVectors, q: np.ndarray, k: int, allowed: set[int] | None,
-               positions: bool = False) -> tuple:
-        """Top-k (rowids, scores[, positions]) of ``sv`` (:meth:`ScopeVectors.exact`), by HNSW when it has one."""
+               keys: bool = False) -> tuple:
+        """Top-k (rowids, scores) of ``sv`` (:meth:`ScopeVectors.exact`), by HNSW when it has one; with ``keys``,
+        their memory ids too (:meth:`ScopeVectors.keys_at`, read under the same lock as the positions: a write
+        compacting the scope in another thread cannot shift them in between)."""
         with self._lock:
             if sv.ann is not None and (allowed is None or len(allowed) > self.ann_threshold):
-                return sv.ann_search(q, k, allowed, positions)
-            return sv.exact(q, k, allowed, positions)
+                got = sv.ann_search(q, k, allowed, keys)
+            else:
+                got = sv.exact(q, k, allowed, keys)
+            return (got[0], got[1], sv.keys_at(got[2])) if keys else got
+
+    def live_keys(self, sv: ScopeVectors, rowids: np.ndarray) -> tuple[np.ndarray, list[str | None]]:
+        """((k,) bool: which of ``rowids`` are live rows of ``sv``, the memory ids of those (None: not known)),
+        read under the cache's lock (:meth:`search`)."""
+        with self._lock:
+            pos = sv.positions(rowids)
+            live = pos >= 0
+            return live, sv.keys_at(pos[live])
 
     def has_ann(self, key: tuple[str, str]) -> bool:
         """Whether the scope is cached with an HNSW index."""
