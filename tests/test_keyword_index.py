@@ -16,6 +16,7 @@ import pytest
 from anchormem import Memory
 from anchormem.filters import Cond
 from anchormem.stores.keyword_index import KeywordIndex
+from anchormem.stores.schema import scope_token
 from anchormem.text.tokenize import query_terms
 from anchormem.types import Scope
 
@@ -252,3 +253,40 @@ def test_a_bulk_writer_that_never_searched_leaves_an_up_to_date_index(tmp_path, 
         assert len(m.store.keyword_search(Scope(user_id="A"), ["kiwi"], 100, None)) == 60
         assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 100, None)) == 10
     assert applied and set(applied) == {0}
+
+
+def test_a_common_word_is_added_only_to_the_rows_the_rarer_words_hold(monkeypatch):
+    """MaxScore (keyword_index._minor): a query's common word cannot bring a row into the best n on its own, so its
+    postings are added only to the rows its rarer words hold, never scattered over the scope; the best n are the same
+    rows with the same float scores, in the same order, as when every posting is scored."""
+    import anchormem.stores.keyword_index as ki
+
+    rnd = random.Random(11)
+    rare = ("lisbon", "orchard", "hiking")
+    with Memory(":memory:", embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": " ".join(["the"] * rnd.randint(1, 3) + rnd.choices(rare, k=rnd.randint(0, 2))
+                                                     + rnd.choices(WORDS, k=rnd.randint(1, 6)))}
+               for _ in range(400)], user_id="A")
+        store, index = m.store, m.store.keywords
+        token = scope_token("default", "A")
+        minors: list[set[int]] = []
+        real = ki._minor
+
+        def spy(got, n):  # the phrases left minor, per call
+            out = real(got, n)
+            minors.append(out)
+            return out
+
+        queries = [["the", "lisbon"], ["orchard", "the", "hiking"], ["the", "the", "lisbon", "cats"], ["hiking"],
+                   ["lisbon", "orchard", "hiking", "the"]]
+        for terms in queries:
+            for n in (5, 20, 60, 400):
+                monkeypatch.setattr(ki, "_minor", spy)
+                got = index.top_arrays(store._read, store._kw_snapshot, token, terms, n)
+                monkeypatch.setattr(ki, "_minor", lambda got, n: set())
+                want = index.top_arrays(store._read, store._kw_snapshot, token, terms, n)
+                assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), (terms, n)
+                assert len(got[0]) == min(n, len(want[0])) and len(got[0]) > 0
+        # "the" is in every row: for a small n it was left to the rows "lisbon" holds
+        assert minors[0] == {0} and minors[-1] == set()  # n=400 over 400 rows: nothing can be left out
+        assert sum(bool(x) for x in minors) >= 8

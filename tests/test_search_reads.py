@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import numpy as np
+
 from anchormem import Memory
 from anchormem.stores.keyword_sqlite import keyword_top
 from anchormem.stores.schema import scope_token
@@ -61,5 +63,15 @@ def test_rowid_map_starts_over_after_a_write(tmp_path):
         mem.add("I planted a new tree in the garden.", user_id="u")
         again = [h.memory.id for h in mem.search("tree garden", user_id="u", limit=5, recipe="dense")]
     assert first[0] not in again and len(again) == 5
-    assert mem.store._rowid_ids[(mem.tenant, "u")][0] > gen
+    store, key = mem.store, (mem.tenant, "u")
+    now = store._generation(*key)
+    assert now > gen
+    # the scope's arrays beside its vectors name every current row by its id (the new row's given by the write)
+    rows = store._read("SELECT rowid, id FROM memories WHERE tenant=? AND user_id=? AND valid_to IS NULL", key)
+    sv = store.vectors.cached(key, now)
+    rowids = np.array([r[0] for r in rows], dtype=np.int64)
+    assert sv.keys_at(sv.positions(rowids)) == [r[1] for r in rows] and len(rows) == 5
+    # the map (for rows the arrays do not name) is read at the new generation, never the old one's
+    assert store._ids_of(key, now, rowids.tolist()) == [r[1] for r in rows]
+    assert store._rowid_ids[key][0] == now
     mem.close()

@@ -144,6 +144,39 @@ class _Grow:
             self.a = b
 
 
+
+def _minor(got: list[tuple[np.ndarray, np.ndarray, float, float, dict[int, float]]], n: int) -> set[int]:
+    """The phrases of a query (``got``: each one's postings, contributions, their largest and smallest and its
+    ``n``-th largest ones by ``n``, :meth:`KeywordIndex._term`) that cannot bring a row into the best ``n`` on their
+    own (MaxScore, Turtle & Flood 1995). Every contribution is positive, so the ``n``-th best score is at least
+    ``floor``: the smallest contribution of any phrase held by ``n`` rows or more, or the ``n``-th largest of the one
+    of them with the largest contribution (a rare word's short list: computed once per word and ``n``, kept with its
+    postings). A row that none of the other (major) phrases holds scores at most the sum of these phrases' largest
+    contributions: phrases taken by their largest contribution, smallest first, while that sum stays below
+    ``floor`` (less a margin for rounding), are minor. A minor phrase's posting list (a common word's, the longest)
+    is added only to the rows the major ones hold, never scattered over the scope, and the best ``n`` are the same
+    rows with the same scores (a row outside them scores below ``floor``). Indexes into ``got``."""
+    if len(got) < 2:
+        return set()
+    held = [g for g in got if len(g[0]) >= n]
+    if not held:
+        return set()
+    floor = max(g[3] for g in held)
+    _, c, _, _, kth = max(held, key=lambda g: g[2])
+    if n not in kth:
+        kth[n] = float(np.partition(c, len(c) - n)[len(c) - n])
+    floor = max(floor, kth[n])
+    if floor <= 0.0:
+        return set()
+    limit, total, minor = floor * (1.0 - 1e-9), 0.0, set()
+    for j in sorted(range(len(got)), key=lambda i: got[i][2]):
+        total += got[j][2]
+        if total >= limit:
+            break
+        minor.add(j)
+    return minor
+
+
 class KeywordIndex:
     """The keyword index of one SQLite store (module doc). ``path``: the saved file (None: in memory only).
     ``store_id``: the database's id (a saved file of another database is rebuilt). Thread-safe (one lock)."""
@@ -436,19 +469,24 @@ class KeywordIndex:
             if self._acc is None or len(self._acc) < size:  # scratch per rowid, zero between queries
                 self._acc, self._seen = np.zeros(size, np.float64), np.zeros(size, bool)
             acc, seen, touched = self._acc, self._seen, []
+            # each phrase's postings, in query order (a token no row has, or a term without postings: none)
+            got = [self._term((sid << 32) | p[0], p[0], avgdl) for p in phrases if p and p[0] >= 0]
+            got = [g for g in got if len(g[0])]
+            minor = _minor(got, n)
             try:
-                # FTS5's sum, phrase by phrase in query order (a phrase a row lacks adds 0.0: no change)
-                for p in phrases:
-                    tid = p[0] if p else -1
-                    if tid < 0:  # a token no row has
-                        continue
-                    r, c = self._term((sid << 32) | tid, tid, avgdl)
-                    if not len(r):
-                        continue
-                    acc[r] += c
-                    fresh = r[~seen[r]]
-                    seen[fresh] = True
-                    touched.append(fresh)
+                for j, (r, c, *_) in enumerate(got):  # the rows that can reach the top: any major phrase's
+                    if j not in minor:
+                        fresh = r[~seen[r]]
+                        seen[fresh] = True
+                        touched.append(fresh)
+                # FTS5's sum, phrase by phrase in query order (a phrase a row lacks adds 0.0: no change); a minor
+                # phrase only to the rows above, so each of them sums the same floats in the same order
+                for j, (r, c, *_) in enumerate(got):
+                    if j in minor:
+                        keep = seen[r]
+                        acc[r[keep]] += c[keep]
+                    else:
+                        acc[r] += c
                 if not touched:
                     return _NONE
                 rows = np.concatenate(touched)
@@ -464,11 +502,13 @@ class KeywordIndex:
             order = np.lexsort((rows, -score))[:n]
             return rows[order], score[order]
 
-    def _term(self, key: int, tid: int, avgdl: float) -> tuple[np.ndarray, np.ndarray]:
-        """The live postings of pair ``key`` (token ``tid`` of one user) and each one's BM25 contribution (float64,
-        computed as FTS5 does: IDF times the saturated, length-normalised term frequency), kept until the index
-        changes (a write caught up, a merge, a save): a user's next queries with the same word reuse them. Bounded
-        to :data:`_TERMS_MAX` postings (least recently used dropped first)."""
+    def _term(self, key: int, tid: int, avgdl: float
+              ) -> tuple[np.ndarray, np.ndarray, float, float, dict[int, float]]:
+        """The live postings of pair ``key`` (token ``tid`` of one user), each one's BM25 contribution (float64,
+        computed as FTS5 does: IDF times the saturated, length-normalised term frequency, always > 0), the largest
+        and smallest contribution (0.0 without postings) and {n: n-th largest} as :func:`_minor` asks, kept until the
+        index changes (a write caught up, a merge, a save): a user's next queries with the same word reuse them.
+        Bounded to :data:`_TERMS_MAX` postings (least recently used dropped first)."""
         state = (self.seq, self.n_rows, self.n_tokens, self.ntail, len(self.prow))
         if self._terms_at != state:
             self._forget_terms()
@@ -479,7 +519,8 @@ class KeywordIndex:
             v = math.log((self.n_rows - nhit + 0.5) / (nhit + 0.5))
             r, f = self._postings(key)
             norm = _K1 * (1 - _B + _B * self.dl.a[r].astype(np.float64) / avgdl)
-            got = (r, (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm)))
+            c = (v if v > 0.0 else 1e-6) * ((f * (_K1 + 1.0)) / (f + norm))
+            got = (r, c, float(c.max()), float(c.min()), {}) if len(c) else (r, c, 0.0, 0.0, {})
             self._terms_size += len(r)
             while self._terms and self._terms_size > _TERMS_MAX:
                 old = self._terms.pop(next(iter(self._terms)))

@@ -163,8 +163,8 @@ class SQLiteKeywordMixin:
             if not len(rowids):
                 return []
             rows = np.asarray(rowids, dtype=np.int64)
-            live = sv.positions(rows) >= 0  # on arrays: no Python pair per ranked row
-            ids = ids_of(key, gen, rows[live].tolist())
+            live, keys = vectors.live_keys(sv, rows)  # on arrays: no Python pair per ranked row; ids from the
+            ids = ids_of(key, gen, rows[live].tolist(), keys)  # scope's arrays where known
             kept = np.asarray(scores, dtype=np.float64)[live].tolist()
             return [(i, s) for i, s in zip(ids, kept) if i is not None]
         return run

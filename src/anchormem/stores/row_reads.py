@@ -117,17 +117,22 @@ class SQLiteRowReadsMixin:
         out), from the map kept since the scope's last write; the rowids it lacks are read in one query."""
         return {r: i for r, i in zip(rowids, self._ids_of(key, gen, rowids)) if i is not None}
 
-    def _ids_of(self, key: tuple[str, str], gen: int, rowids: list[int]) -> list[str | None]:
+    def _ids_of(self, key: tuple[str, str], gen: int, rowids: list[int],
+                known: list[str | None] | None = None) -> list[str | None]:
         """The memory id of each of ``rowids`` (in order; None: no such row) of the scope ``key`` at generation
-        ``gen``, from the map kept since the scope's last write (one lookup per rowid: a search maps a few hundred);
-        the rowids it lacks are read in one query."""
+        ``gen``: ``known`` (the ids the scope's cached vectors hold for them, :meth:`.vectors.ScopeVectors.keys_at`;
+        None where they hold none), else from the map kept since the scope's last write (one lookup per rowid);
+        the rowids neither has are read in one query."""
+        if known is not None and None not in known:
+            self._remember_rowids(rowids, known)
+            return known
         got = self._rowid_ids.get(key)
         if got is None or got[0] != gen or len(got[1]) > self._ROW_IDS_MAX:
             got = (gen, {})
             self._rowid_ids[key] = got
         idmap = got[1]
         get = idmap.get
-        out = [get(r) for r in rowids]
+        out = [get(r) if known is None or known[j] is None else known[j] for j, r in enumerate(rowids)]
         if None in out:
             miss = [r for r, i in zip(rowids, out) if i is None]
             rows = self._read(f"SELECT rowid, id FROM memories WHERE rowid IN ({','.join('?' * len(miss))})", miss)

@@ -338,7 +338,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
                 if it.valid_to is None and it.tier == "warm":
-                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob))
+                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), cblob, it.id))
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
                 def close_one(old_id: str, when: float, by: str, it: MemoryItem = it, key: Any = key) -> bool:
                     row = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND user_id=? AND "
@@ -365,10 +365,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             for key in gens:
                 gone = set(removed.get(key, []))
                 rows = [r for r in added.get(key, []) if r[0] not in gone]
-                ids = np.array([r for r, _, _ in rows], dtype=np.int64)
+                ids = np.array([r[0] for r in rows], dtype=np.int64)  # (rowid, vector, context blob, memory id)
                 self.vectors.apply(key, gens[key] - 1, gens[key], removed=removed.get(key) or None,
-                                   added=(ids, np.vstack([v for _, v, _ in rows])) if rows else None,
-                                   added_contexts=[blob_vector(b) for _, _, b in rows],
+                                   added=(ids, np.vstack([r[1] for r in rows]), [r[3] for r in rows]) if rows else None,
+                                   added_contexts=[blob_vector(r[2]) for r in rows],
                                    contexts=refreshed.get(key))
         return results
 
@@ -631,7 +631,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         row = self._read("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id))
         return row[0][0] if row else 0
 
-    def _load_scope(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray, int]:
+    def _load_scope(self, tenant: str, user_id: str) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
         # rows and generation from one snapshot, so the cached copy is labelled with the state it really holds
         with self._tx(write=False) as c:
             g = c.execute("SELECT generation FROM scope_state WHERE tenant=? AND user_id=?", (tenant, user_id)
@@ -639,10 +639,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             rows = c.execute("SELECT rowid, embedding, id FROM memories WHERE tenant=? AND user_id=? AND "
                              "valid_to IS NULL AND tier = 'warm'", (tenant, user_id)).fetchall()
         rowids, gen = [r[0] for r in rows], g[0] if g else 0
-        self._fill_row_ids((tenant, user_id), gen, rowids, [r[2] for r in rows])  # .row_reads
+        self._fill_row_ids((tenant, user_id), gen, rowids, keys := [r[2] for r in rows])  # .row_reads
         ids = np.array(rowids, dtype=np.int64)
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").astype(np.float32, copy=False)
-        return ids, mat.reshape(len(rows), self.dim or 0), gen
+        return ids, mat.reshape(len(rows), self.dim or 0), gen, keys
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
                      as_of: datetime | None = None) -> list[tuple[str, float]]:
@@ -680,11 +680,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if where is not None or scope.agent_id is not None or scope.session_id is not None:
             sql, params = self._filters.where(scope, where, None, live=True)
             allowed = {r[0] for r in self._read(f"SELECT m.rowid FROM memories m WHERE {sql}", params)}
-        rowids, scores = self.vectors.search(sv, q, k, allowed)
+        rowids, scores, keys = self.vectors.search(sv, q, k, allowed, keys=True)
         if len(rowids) == 0:
             return []
-        rids = rowids.tolist()
-        return [(r, i, s) for r, i, s in zip(rids, self._ids_of(key, gen, rids), scores.tolist()) if i is not None]
+        rids, ids = rowids.tolist(), self._ids_of(key, gen, rowids.tolist(), keys)  # ids: the arrays', else the map
+        return [(r, i, s) for r, i, s in zip(rids, ids, scores.tolist()) if i is not None]
 
     def set_labels(self, tenant: str, labels: dict[str, list[Label]]) -> int:
         """Replace the context labels of memories (id → labels); no new text version. Returns rows changed."""

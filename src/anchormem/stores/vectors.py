@@ -53,14 +53,16 @@ _ANN_PARAMS = {"metric": "ip", "dtype": "f16", "connectivity": 16, "expansion_ad
 
 
 _CTX_UNKNOWN, _CTX_NONE, _CTX_STORED = -1, 0, 1  # ScopeVectors._cstate: context vector not cached / NULL / cached
+_EMPTY = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64))  # no row: rowids, scores, positions
 
 
 class ScopeVectors:
-    """One scope's vectors: a growable float32 matrix (capacity doubling), rowids, and a tombstone mask; and, once
-    :meth:`attach_contexts` ran, the rows' context vectors (same capacity) with a per-row state (cached, none
-    stored, unknown)."""
+    """One scope's vectors: a growable float32 matrix (capacity doubling), rowids, the rows' memory ids (None where
+    not known: a row appended without it), and a tombstone mask; and, once :meth:`attach_contexts` ran, the rows'
+    context vectors (same capacity) with a per-row state (cached, none stored, unknown)."""
 
-    def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int) -> None:
+    def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int,
+                 keys: list[str] | None = None) -> None:
         n, dim = matrix.shape
         cap = max(16, n)
         self.dim = dim
@@ -68,6 +70,11 @@ class ScopeVectors:
         self._m[:n] = matrix
         self._ids = np.zeros(cap, dtype=np.int64)
         self._ids[:n] = rowids
+        # the memory id of each row (object array, None: unknown), so a search maps its ranked rows to ids on
+        # arrays (:meth:`keys_at`): a row's id never changes while the row is alive (a reused rowid is a new row)
+        self._keys = np.empty(cap, dtype=object)
+        if keys is not None:
+            self._keys[:n] = keys
         self._alive = np.zeros(cap, dtype=bool)
         self._alive[:n] = True
         self.n = n
@@ -82,7 +89,7 @@ class ScopeVectors:
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
 
     def _arrays(self) -> tuple[str, ...]:
-        return ("_m", "_ids", "_alive") + (("_ctx", "_cstate") if self._ctx is not None else ())
+        return ("_m", "_ids", "_keys", "_alive") + (("_ctx", "_cstate") if self._ctx is not None else ())
 
     @property
     def nbytes(self) -> int:
@@ -93,14 +100,17 @@ class ScopeVectors:
     def size(self) -> int:
         return len(self.pos)
 
-    def append(self, rowids: np.ndarray, vecs: np.ndarray, contexts: list[np.ndarray | None] | None = None) -> None:
-        """Add rows. ``contexts``: their context vectors ((dim,) or None for none stored), or None when unknown."""
+    def append(self, rowids: np.ndarray, vecs: np.ndarray, contexts: list[np.ndarray | None] | None = None,
+               keys: list[str] | None = None) -> None:
+        """Add rows. ``contexts``: their context vectors ((dim,) or None for none stored), or None when unknown;
+        ``keys``: their memory ids, or None when unknown."""
         rowids = np.asarray(rowids, dtype=np.int64)
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(rowids), self.dim)
         fresh = np.fromiter((int(r) not in self.pos for r in rowids), dtype=bool, count=len(rowids))
         if not fresh.all():  # already loaded (a reload raced with this write): never index a row twice
             rowids, vecs = rowids[fresh], vecs[fresh]
             contexts = None if contexts is None else [c for c, f in zip(contexts, fresh) if f]
+            keys = None if keys is None else [x for x, f in zip(keys, fresh) if f]
         k = len(rowids)
         if k == 0:
             return
@@ -108,11 +118,12 @@ class ScopeVectors:
             cap = max(2 * len(self._ids), self.n + k)
             for name in self._arrays():
                 old = getattr(self, name)
-                new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
+                new = (np.empty if old.dtype == object else np.zeros)((cap,) + old.shape[1:], dtype=old.dtype)
                 new[: self.n] = old[: self.n]
                 setattr(self, name, new)
         self._m[self.n : self.n + k] = vecs
         self._ids[self.n : self.n + k] = rowids
+        self._keys[self.n : self.n + k] = None if keys is None else keys
         self._alive[self.n : self.n + k] = True
         for i, r in enumerate(rowids):
             self.pos[int(r)] = self.n + i
@@ -139,6 +150,8 @@ class ScopeVectors:
             keep = np.flatnonzero(self._alive[: self.n])
             self._m[: len(keep)] = self._m[keep]
             self._ids[: len(keep)] = self._ids[keep]
+            self._keys[: len(keep)] = self._keys[keep]
+            self._keys[len(keep) : self.n] = None
             if self._ctx is not None:
                 self._ctx[: len(keep)] = self._ctx[keep]
                 self._cstate[: len(keep)] = self._cstate[keep]
@@ -220,40 +233,47 @@ class ScopeVectors:
         stored = state == _CTX_STORED
         return rids[stored].tolist(), self._ctx[idx[stored]], rids[state == _CTX_UNKNOWN].tolist()
 
-    def exact(self, q: np.ndarray, k: int, allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
-        """Top-k (rowids, cosine scores) by exact inner product, optionally restricted to ``allowed`` rowids."""
+    def keys_at(self, positions: np.ndarray) -> list[str | None]:
+        """The memory ids of the rows at ``positions`` ((k,) int, each a live row's: :meth:`positions` >= 0), in
+        order; None for a row whose id the scope was not given."""
+        return self._keys[positions].tolist()
+
+    def exact(self, q: np.ndarray, k: int, allowed: set[int] | None, positions: bool = False) -> tuple:
+        """Top-k (rowids, cosine scores) by exact inner product, optionally restricted to ``allowed`` rowids; with
+        ``positions``, their positions in the matrix too (for :meth:`keys_at`)."""
         if allowed is not None:
             idx = np.sort(np.fromiter((self.pos[r] for r in allowed if r in self.pos), dtype=np.int64))  # not set order
             if idx.size == 0:
-                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+                return _EMPTY[: 3 if positions else 2]
             scores = self._m[idx] @ q
         else:  # score the whole live block in place (no gathered copy), then keep the alive rows
             idx = np.flatnonzero(self._alive[: self.n])
             if idx.size == 0:
-                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+                return _EMPTY[: 3 if positions else 2]
             scores = (self._m[: self.n] @ q)[idx] if idx.size != self.n else self._m[: self.n] @ q
         if idx.size > k:
             top = np.argpartition(-scores, k - 1)[:k]
         else:
             top = np.arange(idx.size)
         order = top[np.lexsort((idx[top], -scores[top]))]  # best first, ties by row (a stable key)
-        return self._ids[idx[order]], scores[order]
+        return (self._ids[idx[order]], scores[order]) + ((idx[order],) if positions else ())
 
-    def ann_search(self, q: np.ndarray, k: int, allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
-        """Top-k via HNSW; with ``allowed``, over-fetches and post-filters, falling back to exact if short."""
+    def ann_search(self, q: np.ndarray, k: int, allowed: set[int] | None, positions: bool = False) -> tuple:
+        """Top-k via HNSW; with ``allowed``, over-fetches and post-filters, falling back to exact if short. Returns
+        as :meth:`exact` does."""
         want = k if allowed is None else min(self.size, k * 20)
         res = self.ann.search(q, want)
         keys = np.asarray(res.keys, dtype=np.int64)
         if allowed is not None:
             keys = keys[np.fromiter([x in allowed for x in keys.tolist()], dtype=bool, count=len(keys))]
             if len(keys) < k:
-                return self.exact(q, k, allowed)
+                return self.exact(q, k, allowed, positions)
         # rescored from the f32 matrix (the graph holds f16 copies): the scores and order of the exact path
         idx = self.positions(keys)
         idx = idx[idx >= 0]
         scores = self._m[idx] @ q
         order = np.lexsort((idx, -scores))[:k]
-        return self._ids[idx[order]], scores[order]
+        return (self._ids[idx[order]], scores[order]) + ((idx[order],) if positions else ())
 
 
 class VectorCache:
@@ -285,7 +305,8 @@ class VectorCache:
             loader: Callable[[], tuple]) -> ScopeVectors:
         """The scope's vectors at ``generation``, loading them when the cache is missing or behind. ``loader``
         returns ``(rowids, matrix)`` or ``(rowids, matrix, generation)`` read in one snapshot (preferred: the
-        cached copy is then labelled with the generation its rows really belong to)."""
+        cached copy is then labelled with the generation its rows really belong to), or ``(rowids, matrix,
+        generation, memory ids)`` (:meth:`ScopeVectors.keys_at`)."""
         with self._lock:
             sv = self._items.get(key)
             if sv is not None and sv.generation == generation:
@@ -295,7 +316,8 @@ class VectorCache:
         rowids, matrix = loaded[0], loaded[1]
         if len(loaded) > 2:
             generation = loaded[2]
-        sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation)
+        sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
+                          loaded[3] if len(loaded) > 3 else None)
         if sv.size >= self.ann_threshold:
             self._attach_ann(key, sv)
         with self._lock:
@@ -459,12 +481,13 @@ class VectorCache:
         return written
 
     def apply(self, key: tuple[str, str], old_generation: int, new_generation: int,
-              added: tuple[np.ndarray, np.ndarray] | None = None, removed: list[int] | None = None, *,
+              added: tuple | None = None, removed: list[int] | None = None, *,
               added_contexts: list[np.ndarray | None] | None = None,
               contexts: dict[int, np.ndarray | None] | None = None) -> None:
         """Keep a cached scope in step with a committed write; drop it if it missed an earlier write.
-        ``added_contexts``: the context vectors of the ``added`` rows (None: unknown); ``contexts``: context
-        vectors the write replaced, by rowid."""
+        ``added``: (rowids, vectors) or (rowids, vectors, memory ids) of the rows added; ``added_contexts``: the
+        context vectors of the ``added`` rows (None: unknown); ``contexts``: context vectors the write replaced, by
+        rowid."""
         with self._lock:
             sv = self._items.get(key)
             if sv is None:
@@ -475,19 +498,32 @@ class VectorCache:
             if removed:
                 sv.remove(removed)
             if added is not None and len(added[0]):
-                sv.append(added[0], added[1], added_contexts)
+                sv.append(added[0], added[1], added_contexts, added[2] if len(added) > 2 else None)
             if contexts:
                 sv.set_contexts(contexts)
             sv.generation = new_generation
             if sv.ann is None and sv.size >= self.ann_threshold:
                 self._attach_ann(key, sv)
 
-    def search(self, sv: ScopeVectors, q: np.ndarray, k: int,
-               allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, sv: ScopeVectors, q: np.ndarray, k: int, allowed: set[int] | None,
+               keys: bool = False) -> tuple:
+        """Top-k (rowids, scores) of ``sv`` (:meth:`ScopeVectors.exact`), by HNSW when it has one; with ``keys``,
+        their memory ids too (:meth:`ScopeVectors.keys_at`, read under the same lock as the positions: a write
+        compacting the scope in another thread cannot shift them in between)."""
         with self._lock:
             if sv.ann is not None and (allowed is None or len(allowed) > self.ann_threshold):
-                return sv.ann_search(q, k, allowed)
-            return sv.exact(q, k, allowed)
+                got = sv.ann_search(q, k, allowed, keys)
+            else:
+                got = sv.exact(q, k, allowed, keys)
+            return (got[0], got[1], sv.keys_at(got[2])) if keys else got
+
+    def live_keys(self, sv: ScopeVectors, rowids: np.ndarray) -> tuple[np.ndarray, list[str | None]]:
+        """((k,) bool: which of ``rowids`` are live rows of ``sv``, the memory ids of those (None: not known)),
+        read under the cache's lock (:meth:`search`)."""
+        with self._lock:
+            pos = sv.positions(rowids)
+            live = pos >= 0
+            return live, sv.keys_at(pos[live])
 
     def has_ann(self, key: tuple[str, str]) -> bool:
         """Whether the scope is cached with an HNSW index."""
