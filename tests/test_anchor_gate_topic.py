@@ -20,7 +20,8 @@ from anchormem.retrieval.config import RECIPES, parse_recipe_spec
 from anchormem.types import Hit, Label, MemoryItem
 
 SESSIONS = {
-    "money": ["My salary went up by ten percent this year.", "I put 20k into a savings account locked for three years."],
+    "money": ["My salary went up by ten percent this year.",
+              "I put 20k into a savings account locked for three years."],
     "phone": ["I bought a Xiaomi 14 phone last month.", "My laptop is a ThinkPad X1."],
     "fam": ["My parents live in Madrid.", "My sister Ana lives in Porto with her husband."],
     "sport": ["I play tennis every Saturday with Marco."],

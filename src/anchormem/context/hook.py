@@ -165,7 +165,8 @@ def _one_domain(hits: Sequence[Hit], cand: Candidates, held: np.ndarray, domain:
     one (family, home) is one sense said in two conversations; the two senses of a word lie in different domains."""
     common: set[str] | None = None
     for s in np.unique(cand.session[held]).tolist():
-        doms = {lab.domain for i in np.flatnonzero(held & (cand.session == s)).tolist() for lab in hits[i].memory.labels}
+        doms = {lab.domain for i in np.flatnonzero(held & (cand.session == s)).tolist()
+                for lab in hits[i].memory.labels}
         if domain is not None:
             doms &= {domain}
         common = doms if common is None else common & doms
@@ -402,6 +403,9 @@ class AnchorHook:
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=None,
                                       session=cfg.anchor_context_session, center=center)
             first = not query_disagrees(qm.sims, cm.sims, cand.session, about, own, lead=cfg.anchor_senses_query)
+        # the memories holding the query's words, found by substring too: the disfavoured sense's sessions go last
+        word_holders = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
+                                   top=len(cand)) if cfg.anchor_demote else None
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
@@ -410,10 +414,7 @@ class AnchorHook:
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta,
                                          decisive_always=cfg.anchor_context_decisive_always,
-                                         demote=cfg.anchor_demote,
-                                         word_holders=top_holders(holder_terms(self.query), [h.memory.text for h in hits],
-                                                                  cand.score, top=len(cand)) if cfg.anchor_demote
-                                         else None)
+                                         demote=cfg.anchor_demote, word_holders=word_holders)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..text.tokenize import term_coverage
 
-__all__ = ["candidate_center", "DECIDING_GATES", "conversation_lead", "holder_sessions", "query_disagrees", "sessions_lead", "sessions_tell",
+__all__ = ["candidate_center", "DECIDING_GATES", "conversation_lead", "holder_sessions", "query_disagrees",
+           "sessions_lead", "sessions_tell",
            "closest_held", "top_holders"]
 
 #: the gates (:func:`.hook.informative`) under which the conversation, not the query's words, picks the sense;
