@@ -56,6 +56,8 @@ if __name__ == "__main__":
         print(__doc__)
         sys.exit(0)
     res = main(sys.argv[1:])
+    if "--out" in sys.argv:
+        Path(_arg(sys.argv, "--out", "")).write_text(json.dumps(res, ensure_ascii=False, indent=1) + "\n")
     print(json.dumps({n: {g: f"{s['pass']}/{s['total']}" for g, s in r["groups"].items()}
                       for n, r in res["recipes"].items()}, ensure_ascii=False, indent=1))
     if "--out" in sys.argv:

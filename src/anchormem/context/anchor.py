@@ -111,6 +111,9 @@ from .write_labels import (check_labels, context_vectors, hand_set, label_drafts
 
 log = logging.getLogger("anchormem")
 SLOT_HINT = 0.15  # logit bonus (centered-cosine units; the softmax temperature is 0.05) of a fact slot's domain
+# a query distribution whose best domain is below this many times the uniform share 1/D names no sense
+# (QueryContext.informative): its labels abstain from anchoring
+INFORMATIVE_RATIO = 2.0
 ABSTAIN_RATIO: float | None = None  # off: a stored sense-bearing turn left unlabelled cost polysemy EN 1.7 points
 
 __all__ = ["ContextAnchor", "QueryContext", "ContextMatch", "context_vectors", "is_bare_query",
@@ -136,7 +139,22 @@ class QueryContext:
         """The gap between the two most probable domains of ``dist`` (1.0 with one domain)."""
         return _margin(self.dist)
 
+    @property
+    def informative(self) -> bool:
+        """Whether some domain stands out of ``dist``: its best probability is at least :data:`INFORMATIVE_RATIO`
+        times the uniform share 1/D. A near-uniform distribution (a search whose gate kept the hybrid order, or a
+        query and conversation that say nothing the labeller knows) names no sense: it abstains from anchoring
+        (:func:`.rerank.rank_candidates` gives its labels no weight) and shows no ``query_labels``."""
+        d = np.asarray(self.dist, dtype=np.float64)
+        total = float(d.sum())
+        return bool(total > 0 and np.isfinite(d).all() and float(d.max()) / total >= INFORMATIVE_RATIO / len(d))
+
     def weights(self) -> dict[str, float]:
+        """The best (at most 4) domains of ``dist`` by probability relative to the best one's (those of 0.05 or
+        more), ``{}`` when the distribution is not :attr:`informative` (e.g. ``{"finance": 1.0, "work": 1.0, ...}``
+        was a uniform distribution's first four domain names, not labels)."""
+        if not self.informative:
+            return {}
         top = float(self.dist.max()) or 1.0
         return {DOMAIN_NAMES[i]: round(float(self.dist[i]) / top, 3) for i in np.argsort(-self.dist)[:4]
                 if self.dist[i] / top >= 0.05}

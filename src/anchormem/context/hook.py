@@ -16,6 +16,14 @@ whatever their label domains (``SearchConfig.anchor_one_word_sessions``: a lexic
 domain). ``anchor_gate_split`` (off) asks for a *split
 word* (few candidates hold it) and reorders only its holders' sessions: it cost the polysemy dev sense cases.
 
+**Untold** (``SearchConfig.anchor_conversation_tell``, ``anchor_tell_domains``): under ``template`` and
+``one_word`` the conversation does not decide when it barely tells apart the sessions holding the query's words
+(its closest holder session leads the farthest by less than ``anchor_conversation_tell``,
+:func:`.senses.conversation_lead`) and every holder session carries the query's own top label domain
+(:func:`_one_domain`): the word is said in one sense in several conversations and there is no sense to pick ("我住在哪儿？" while house hunting: 住 in the home and the
+family sessions, both labelled home), and the search goes on as without it (gate ``untold``): the query's own labels
+at ``anchor_weight_no_context``, no context-vector factor.
+
 ``anchor_spread_tell`` (0.025) and ``anchor_spread_stand`` (0.15): a ``spread`` reorder is decided by the
 conversation after all (gate ``spread+conversation``, context-vector and label weights at most
 ``anchor_spread_tell_weight``) when the conversation sits by one sense's memories and stands out of the candidate
@@ -53,8 +61,8 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
-from .senses import (candidate_center, closest_held, holder_sessions, query_disagrees, sessions_lead, sessions_tell,
-                     top_holders)
+from .senses import (candidate_center, closest_held, holder_sessions, conversation_lead, query_disagrees,
+                     sessions_lead, sessions_tell, top_holders)
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, holder_terms, subject_terms
@@ -151,6 +159,22 @@ def conversation_tells(sims: np.ndarray, cand: Candidates, about: np.ndarray | N
     return s1 - s2 >= margin and (stand is None or s1 - float(np.nanmedian(sims)) >= stand)
 
 
+def _one_domain(hits: Sequence[Hit], cand: Candidates, held: np.ndarray, domain: str | None = None) -> bool:
+    """Whether every session holding the query's words (``held``, (n,) bool) has a memory among those holders that
+    carries one same label domain (primary or secondary): "住" in a home memory (work, home, finance) and a family
+    one (family, home) is one sense said in two conversations; the two senses of a word lie in different domains."""
+    common: set[str] | None = None
+    for s in np.unique(cand.session[held]).tolist():
+        doms = {lab.domain for i in np.flatnonzero(held & (cand.session == s)).tolist()
+                for lab in hits[i].memory.labels}
+        if domain is not None:
+            doms &= {domain}
+        common = doms if common is None else common & doms
+        if not common:
+            return False
+    return bool(common)
+
+
 def _ambiguous(query: str, hits: Sequence[Hit], holders: AbstractSet[str]) -> bool:
     """The query names one thing only (one subject word, :func:`.wording.subject_terms`) and the memories holding it
     (``holders``: their ids) have primary labels of two domains or more: the word is ambiguous in this user's
@@ -241,6 +265,40 @@ class AnchorHook:
             return closest_held(qm.sims, cand.session, held) == want, context_vectors, mine
         return True, context_vectors, mine
 
+    def _untold(self, hits: list[Hit], cand: Candidates, about: np.ndarray | None, own: np.ndarray,
+                context_vectors: Mapping[str, np.ndarray] | None) -> tuple[bool, Mapping[str, np.ndarray] | None]:
+        """Whether the conversation fails to tell apart the sessions holding the query's words (the best
+        ``anchor_gate_top`` candidates holding a subject word, :func:`.senses.top_holders`, and the lexical leaders
+        holding one, ``about``; outside the conversation's own sessions): their :func:`.senses.conversation_lead` is
+        below ``SearchConfig.anchor_conversation_tell``, and (``anchor_tell_domains``) every holder session carries the
+        query's own top label domain (labelled without the conversation; "query") or one same domain ("shared").
+        Returns (untold, the candidates' context vectors when read, else ``context_vectors`` as given). False (the
+        conversation may decide) with fewer than two holder sessions or no context vectors."""
+        cfg, anchor = self.cfg, self.anchor
+        held = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score, top=cfg.anchor_gate_top)
+        if about is not None:
+            held = held | about
+        if own.any():
+            held = held & ~np.isin(cand.session, cand.session[own])
+        if len(np.unique(cand.session[held])) < 2:
+            return False, context_vectors
+        self._embed_turns()
+        if context_vectors is None:
+            context_vectors = self.store.get_context_vectors(self.scope.tenant, cand.ids)
+        center = candidate_center(context_vectors, cand.ids)
+        if center is None:
+            return False, context_vectors
+        probe = anchor.context_match(hits, anchor.conversation_mean(self.texts, self.embed_turn), context_vectors,
+                                     cand=cand, weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta,
+                                     pick=None, session=cfg.anchor_context_session, center=center)
+        lead = conversation_lead(probe.sims, cand.session, held)
+        if lead is None or lead >= cfg.anchor_conversation_tell:
+            return False, context_vectors
+        if cfg.anchor_tell_domains == "query":  # the query's own domain (no conversation) is every holder session's
+            own_qc = anchor.query_context(self.query, self.embed(self.query), with_labels=False)
+            return _one_domain(hits, cand, held, DOMAIN_NAMES[int(np.argmax(own_qc.dist))]), context_vectors
+        return cfg.anchor_tell_domains == "off" or _one_domain(hits, cand, held), context_vectors
+
     @staged("anchor")
     def __call__(self, hits: list[Hit], context_vectors: Mapping[str, np.ndarray] | None = None) -> list[Hit]:
         anchor, cfg, embed, texts = self.anchor, self.cfg, self.embed, self.texts
@@ -274,6 +332,11 @@ class AnchorHook:
                 gate = "senses"
                 about = mine | (about if about is not None else False)
                 touch = None
+        if gate in ("template", "one_word") and cfg.anchor_conversation_tell > 0 and self.wants_context_vectors:
+            untold, context_vectors = self._untold(hits, cand, about, own, context_vectors)
+            if untold:  # the query's words name what several sessions hold, and the conversation sits by none of them:
+                # the search goes on as without a conversation (its labels and context vectors are not read)
+                gate, texts, self.texts, self.wants_context_vectors = "untold", [], [], False
         if gate is None:  # nothing ambiguous: the hybrid order stays (labels computed for explain only)
             qc = QueryContext(dist=np.full(len(DOMAIN_NAMES), 1.0 / len(DOMAIN_NAMES)), source="gated")
             self.reranking = rank_candidates(hits, qc, weight=0.0, min_label=cfg.anchor_min_label,
@@ -340,6 +403,9 @@ class AnchorHook:
                                       weight=cfg.anchor_context_weight, delta=cfg.anchor_context_delta, pick=None,
                                       session=cfg.anchor_context_session, center=center)
             first = not query_disagrees(qm.sims, cm.sims, cand.session, about, own, lead=cfg.anchor_senses_query)
+        # the memories holding the query's words, found by substring too: the disfavoured sense's sessions go last
+        word_holders = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
+                                   top=len(cand)) if cfg.anchor_demote else None
         self.reranking = rank_candidates(hits, qc, weight=weight, min_label=cfg.anchor_min_label,
                                          full_label=cfg.anchor_full_label, limit=self.limit, context=cm, pick=pick,
                                          drop=cfg.anchor_drop, cand=cand, min_top_agreement=anchor.min_top_agreement,
@@ -348,7 +414,7 @@ class AnchorHook:
                                          decisive=cfg.anchor_context_decisive,
                                          first_delta=cfg.anchor_context_first_delta,
                                          decisive_always=cfg.anchor_context_decisive_always,
-                                         demote=cfg.anchor_demote)
+                                         demote=cfg.anchor_demote, word_holders=word_holders)
         return self.reranking.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

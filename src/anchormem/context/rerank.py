@@ -86,7 +86,7 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
                     gate: str | None = "always", touch: np.ndarray | None = None,
                     context_first: bool = False, decisive: float = 0.0,
                     first_delta: float | None = None, decisive_always: bool = False,
-                    demote: bool = True) -> Reranking:
+                    demote: bool = True, word_holders: np.ndarray | None = None) -> Reranking:
     """Rerank ``hits`` (all coarse candidates, any order) as :meth:`.anchor.ContextAnchor.rerank` describes, without
     writing explain dicts: the kept hits, best first, get their new ``score``; with ``limit`` only the best
     max(3 · ``limit``, 30) are kept. ``cand``: the hits' arrays, when already gathered. ``about``: (n,) bool, the
@@ -113,8 +113,16 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     reorders, and a search for k hits returns k when the store holds them (a football conversation and "pitch": the
     pitch-deck memories come after the football session's, not gone). Rejected candidates of a session where a
     rejected one holds the query's words (``about``: the sense the conversation disfavours) come last, after the
-    other rejected ones. ``demote`` False: such candidates are dropped (before 2026-12-07)."""
+    other rejected ones, and among those, the neutral ones (unlabelled, or rejected by the context factor alone) come
+    before those whose own labels disagree: when fewer than ``limit`` candidates are kept, the top ranks are filled from
+    memories no signal speaks against before any of the disfavoured sense. ``word_holders``: (n,) bool, the candidates
+    holding one of the query's words as a substring or word start (:func:`.senses.top_holders`), which mark the
+    disfavoured sense's sessions with ``about`` (a template query has no telling word: ``about`` may be empty).
+    ``demote`` False: such candidates are dropped (before 2026-12-07). A query distribution that is not
+    :attr:`.anchor.QueryContext.informative` (near-uniform) abstains: its label weight is 0."""
     c = cand if cand is not None else Candidates.of(hits)
+    if not qc.informative:  # a near-uniform query distribution names no sense: its labels abstain
+        weight = 0.0
     agree, labelled = _agreements(qc.dist, c)
     top = max(float(agree.max(initial=0.0)), min_top_agreement)
     rel = agree / top
@@ -157,8 +165,16 @@ def rank_candidates(hits: list[Hit], qc: QueryContext, *, weight: float, min_lab
     if demote and not keep.all():
         # the sense it disfavours goes below: the rejected candidates of a session where one names what the query
         # names come after every other candidate (its session-mates with it: the conversation that sense was said in)
-        last = ~keep & np.isin(c.session, c.session[~keep & about]) if held else np.zeros(len(c), dtype=bool)
-        order = np.concatenate([order[keep[order]], order[(~keep & ~last)[order]], order[last[order]]])
+        named = about if held else None
+        if word_holders is not None and word_holders.any():
+            named = word_holders | about if held else word_holders
+        last = ~keep & np.isin(c.session, c.session[~keep & named]) if named is not None \
+            else np.zeros(len(c), dtype=bool)
+        # and among the others, the neutral ones (unlabelled, or rejected by the conversation's context alone) before
+        # those whose own labels disagree: the top ranks are filled from memories no signal speaks against first
+        against = ~keep & ~last & filtered_mask
+        order = np.concatenate([order[keep[order]], order[(~keep & ~last & ~against)[order]], order[against[order]],
+                                order[last[order]]])
     else:
         order = order[keep[order]]
     if limit is not None:

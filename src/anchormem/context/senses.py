@@ -26,7 +26,8 @@ import numpy as np
 
 from ..text.tokenize import term_coverage
 
-__all__ = ["candidate_center", "DECIDING_GATES", "holder_sessions", "query_disagrees", "sessions_lead", "sessions_tell",
+__all__ = ["candidate_center", "DECIDING_GATES", "conversation_lead", "holder_sessions", "query_disagrees",
+           "sessions_lead", "sessions_tell",
            "closest_held", "top_holders"]
 
 #: the gates (:func:`.hook.informative`) under which the conversation, not the query's words, picks the sense;
@@ -153,3 +154,14 @@ def query_disagrees(query_sims: np.ndarray, conv_sims: np.ndarray, session: np.n
         return False
     j = int(np.argmax(np.where(pool, conv_sims, -np.inf)))
     return bool(session[i] != session[j])
+
+
+
+def conversation_lead(sims: np.ndarray, session: np.ndarray, held: np.ndarray) -> float | None:
+    """How clearly the conversation tells apart the sessions holding the query's words: with ``sims`` (n,) the
+    candidates' context cosines with the conversation (session-pooled, centered: :meth:`.anchor.ContextAnchor.
+    context_match`; NaN: none) and ``held`` (n,) bool the holders, the closest holder session's best cosine minus the
+    farthest's. None when fewer than two holder sessions have a vector (nothing to tell apart)."""
+    per = [float(np.max(v)) for s in np.unique(session[held]).tolist()
+           if len(v := sims[(session == s) & held & ~np.isnan(sims)])]
+    return None if len(per) < 2 else max(per) - min(per)

@@ -300,6 +300,22 @@ class SearchConfig(BaseModel):
     # -> 32.3/67.9/77.5 (hybrid_rrf 31.5/65.6/74.2). On: a conversation no longer costs ordinary recall
     anchor_spread_match_only: bool = True
     anchor_gate_near: float = Field(0.5, ge=0, le=1)  # dev polysemy pooled: 0.8 cost EN 7, ZH 6 cases; 0.5 = 0.3 = 0
+    # "untold" (anchormem.context.hook; issue #23): where the conversation would decide (gates template, one_word: the
+    # query's words do not tell its memories apart), it does not when it tells the sessions holding those words apart
+    # by less than this (the closest holder session's context cosine with the conversation minus the farthest's,
+    # centered on the candidates' mean context vector: anchormem.context.senses.conversation_lead) and every holder
+    # session carries the query's own top label domain (anchor_tell_domains "query"; "shared": any one domain they
+    # all carry; "off": the lead alone): one sense said in several conversations, no sense to pick; the search goes
+    # on as without the conversation (gate "untold"). "我住在哪儿？" while house hunting: the 住 sessions (home, family,
+    # both labelled home) led by 0.03-0.08 and the home memory was demoted out of the top 5
+    # (tests/test_anchor_gate_topic.py). Pooled polysemy (bench/anchor_heldout.py, anchored, 0 -> 0.09 "query"): dev
+    # EN 110/114, ZH 107/112 and held-out 2+3 EN 66/72, ZH 42/44 unchanged (tuned on); held-out 4+6 (check only)
+    # EN 170 -> 168/288, ZH 121 -> 120/216 (bench/results/gate_*.json). The lead alone ("off") at 0.09 cost dev EN 3,
+    # held-out 2+3 EN 5, 4+6 EN 18 and ZH 8; at 0.04 held-out 2+3 EN 1, 4+6 EN 4, ZH 1; "shared" at 0.09 dev EN 3,
+    # 2+3 EN 1: polysemy neutral cases whose conversation leads by a few hundredths are still decided right by it.
+    # 0: off
+    anchor_conversation_tell: float = Field(0.09, ge=0, le=9)
+    anchor_tell_domains: Literal["off", "shared", "query"] = "query"
     # gate "spread" with a conversation: the conversation decides after all (as "full") when it tells the senses apart:
     # among the anchor_gate_top best candidates holding a subject word of the query, outside the conversation's own
     # sessions, the best context-vector cosine with the conversation of one label domain leads every other domain's
