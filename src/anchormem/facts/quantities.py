@@ -44,6 +44,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact, detect_language
+from .counts import _readings as _count_readings
 from .values import Value, parse, plain, same_number
 
 __all__ = ["quantity_facts", "merge_quantity_facts", "attribute_words"]
@@ -342,6 +343,8 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
         return out
     prev = 0
     for v in parse(clause, lang):
+        if v.kind == "count" and any(v.text in w for *_, w in _count_readings(clause)):
+            continue  # "又养了一只狗", "two more pullets": a change of the count (facts.counts), not the count held
         if v.kind == "count" and not others and _held(clause):
             out.append((f"count:{v.unit}", v.text))
             sep = re.search(r"\s*[:：,，(（—–]|\s+-\s", clause[v.end:])  # "three chickens: Nugget, Pepper and

@@ -147,7 +147,8 @@ def _narrowed(facts: list[Fact]) -> list[Fact]:
         c = (f.clause or "").strip()
         i = c.casefold().find(f.value.casefold()) if c and f.value else -1
         end = i + len(f.value)
-        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:])) and any(
+        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:]) or
+                       f.attribute.startswith("count:")) and any(  # (a count's words are its own: 我有一只狗叫旺财)
                 g is not f and (g.clause or "").strip() == c and g.value and
                 c.casefold().find(g.value.casefold(), end) >= 0 for g in facts):
             f = f.model_copy(update={"clause": c[:end].rstrip()})
@@ -292,7 +293,14 @@ def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_
 
     said = quantity_facts(d.item.text, entity=ent, claims=claims)
     kept = [f for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
-    return merge_quantity_facts(facts, kept)
+    out = merge_quantity_facts(facts, kept)
+    from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
+
+    stated = frozenset(f.attribute for f in out if f.attribute.startswith("count:"))
+    for f, words in count_changes(d.item.text, entity=ent, claims=claims, said=stated):
+        if check_support(_as_user(f.model_copy(update={"value": words}), d.item.speaker), d.item.text).ok:
+            out.append(f)
+    return out
 
 
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str

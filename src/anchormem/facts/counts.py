@@ -1,0 +1,279 @@
+"""Relative count changes: a count said against the user's stored count of the same counted noun.
+
+People rarely restate a count: they say what changed ("adopted a third!!", "we got another one", "one more kitten",
+"gave one of the cats to my mum", 又养了一只狗, 老三出生了, 死了两条). This reader takes such a clause, finds the
+user's current ``count:<noun>`` claim it changes and says the new count: old + n, old - n, or the ordinal's number
+(an ordinal only when it is one more than the stored count: "a third" after two cats, never after five). The words
+live in ``count_changes`` of ``data/lang/<lang>/quantities.json`` (increments, decrements, ordinals, the nouns a
+change may name a counted noun by).
+
+The counted noun is the one the clause names ("another cat", 一只狗; slots.json ``counted`` and ``nouns``), else
+the one current count claim the user has (by its measure word in Chinese: 又捡了一只 ~ 两只猫). Nothing is read
+when the clause says no number and no increment word, when no count claim is stored, or when it is ambiguous.
+
+The new value is written in the form of the stored one ("two cats" + 1 -> "three cats", 两只猫 + 1 -> 三只猫,
+"2 rabbits" + 2 -> "4 rabbits"); the caller checks the words said (``said``) against the turn, not the derived
+number, which the turn does not hold.
+
+    count_changes("Adopted another cat yesterday", claims)   # with "I have two cats" stored
+    # -> [(Fact(attribute="count:cat", value="three cats"), "another cat")]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+from .model import Fact, detect_language
+from .values import number_of, parse
+
+__all__ = ["count_changes", "changed_count_before"]
+
+_EN_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+               "twelve")
+
+
+@lru_cache(maxsize=2)
+def _data(lang: str) -> dict[str, Any]:
+    return langdata.load("quantities", lang).get("count_changes", {})
+
+
+def _alt(words: list[str] | tuple[str, ...]) -> str:
+    ws = sorted(set(words), key=len, reverse=True)
+    return "|".join(re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])" for w in ws)
+
+
+@lru_cache(maxsize=1)
+def _noun_table() -> dict[str, str]:
+    """Word said (case-folded) -> counted noun key: slots.json ``counted`` of both languages and the ``nouns`` of
+    count_changes."""
+    out: dict[str, str] = {}
+    for lang in langdata.LANGUAGES:
+        for key, ws in langdata.load("slots", lang).get("counted", {}).items():
+            out.update({w.casefold(): key for w in ws})
+        out.update({w.casefold(): k for w, k in _data(lang).get("nouns", {}).items()})
+    return out
+
+
+def _noun_in(text: str) -> str:
+    """The counted noun key named first in ``text`` ("" when none): whole words in English, anywhere in Chinese."""
+    best: tuple[int, int, str] | None = None
+    for w, key in _noun_table().items():
+        rx = re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])"
+        m = re.search(rx, text, re.I)
+        if m and (best is None or (m.start(), -len(w)) < (best[0], best[1])):
+            best = (m.start(), -len(w), key)
+    return best[2] if best else ""
+
+
+def _number(word: str) -> int | None:
+    """A small number said ("one", "2", 两, "a"), else None."""
+    w = word.strip().casefold()
+    if w in ("a", "an"):
+        return 1
+    nums = _data("zh").get("numerals", [])
+    if w in nums:
+        return nums.index(w) if w != "两" else 2
+    n = number_of(w) if w else None
+    try:
+        return int(float(n)) if n is not None else None
+    except ValueError:
+        return None
+
+
+def changed_count_before(clause: str) -> bool:
+    """The clause says a count as a change (an increment or decrement word right before it: 又养了一只狗,
+    "two more"), so its number is no count the speaker holds: the quantity reader leaves it to this one."""
+    return bool(_readings(clause))
+
+
+def _readings(clause: str) -> list[tuple[str, int, str, str, str]]:
+    """(how, n, noun key or "", measure word or "", words said) of each relative count in ``clause``: how is "+"
+    (n more), "-" (n fewer) or "=" (an ordinal: the count is now n)."""
+    lang = "zh" if has_cjk(clause) else "en"
+    return _zh(clause) if lang == "zh" else _en(clause)
+
+
+_NUM_EN = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+
+
+def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("en")
+    out = []
+    nouns = r"(?:\s+[\w'’-]+){0,3}"
+    if d.get("more"):
+        for m in re.finditer(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", clause, re.I):
+            out.append(("+", 1, _noun_in(m.group("rest")), "", m.group(0).strip()))
+    if d.get("more_after"):
+        for m in re.finditer(r"(?<![\w'’])(?P<n>" + _NUM_EN + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
+                             nouns + ")", clause, re.I):
+            n = _number(m.group("n"))
+            if n and not any(o[4].casefold().startswith("one more") and m.group(0).casefold().startswith("one more")
+                             for o in out):
+                out.append(("+", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
+    if d.get("fewer"):
+        rx = r"(?:" + _alt(d["fewer"]) + r")(?:\s+away)?\s+(?P<n>" + _NUM_EN + r")(?:\s+of)?(?P<rest>" + nouns + ")"
+        for m in re.finditer(rx, clause, re.I):
+            n = _number(m.group("n"))
+            if n and m.group("n").casefold() not in ("a", "an"):
+                out.append(("-", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
+    if d.get("fewer_after"):
+        rx = r"(?<![\w'’])(?P<n>" + _NUM_EN + r")\s+of\s+(?P<rest>(?:[\w'’-]+\s+){0,3}?)(?:" + \
+            _alt(d["fewer_after"]) + ")"
+        for m in re.finditer(rx, clause, re.I):
+            n = _number(m.group("n"))
+            if n and m.group("n").casefold() not in ("a", "an"):
+                out.append(("-", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
+    ords = d.get("ordinal", {})
+    if ords:
+        rx = r"(?:" + _alt(d.get("ordinal_before", [])) + r")\s+(?P<o>" + _alt(list(ords)) + r")(?P<rest>" + \
+            nouns + ")"
+        for m in re.finditer(rx, clause, re.I):
+            rest = m.group("rest")
+            if re.match(r"\s+(?:of|time|times|floor|hand|opinion|place|half|year|day|week|month)\b", rest, re.I):
+                continue  # "a second opinion", "the third floor": no count
+            out.append(("=", int(ords[m.group("o").casefold()]), _noun_in(rest), "", m.group(0).strip()))
+        rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _NUM_EN + r")\b"
+        for m in re.finditer(rx, clause, re.I):
+            key, n = _noun_in(m.group("noun")), _number(m.group("n"))
+            if key and n and n > 1:
+                out.append(("=", n, key, "", m.group(0).strip()))
+    return out
+
+
+def _zh(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("zh")
+    measures = langdata.load("values", "zh").get("measure_words", [])
+    mw = "(?:" + "|".join(re.escape(w) for w in sorted(measures, key=len, reverse=True)) + ")" if measures else "(?!)"
+    num = "(?P<n>[" + "".join(d.get("numerals", [])) + r"]|\d+)?"
+    out = []
+    for how, key in (("+", "more"), ("-", "fewer")):
+        words = d.get(key, [])
+        if not words:
+            continue
+        gap = r"[^，。！？,.!?；;\d" + "".join(d.get("numerals", [])) + r"]{0,4}?" if how == "+" else r"(?:了)?"
+        rx = r"(?:" + _alt(words) + r")" + gap + num + r"\s*(?P<mw>" + mw + r")(?P<rest>[^，。！？,.!?；;]{0,6})"
+        for m in re.finditer(rx, clause):
+            n = _number(m.group("n")) if m.group("n") else 1  # 添了辆: one
+            if not n:
+                continue
+            out.append((how, n, _noun_in(m.group("rest")), m.group("mw"), m.group(0)))
+    ords = d.get("ordinal", {})
+    if ords:
+        for m in re.finditer(_alt(list(ords)), clause):
+            w = m.group(0)
+            noun = _noun_in(clause[m.end():]) or d.get("ordinal_nouns", {}).get(w, "")
+            out.append(("=", int(ords[w]), noun, "", w))
+    return out
+
+
+def _restated(old: str, n: int) -> str:
+    """``old`` (a count as stored: "two cats", 两只猫, "2 rabbits", "a cat") with its number made ``n``, in the same
+    form; "" when its number is not found."""
+    vals = parse(old)
+    if not vals:
+        m = re.match(r"\s*(an?|one)\s+(\S+)", old, re.I)
+        if not m:
+            return ""
+        said, start, end, noun = m.group(1), m.start(1), m.end(1), m.group(2)
+    else:
+        v = vals[0]
+        said, start, end = v.said or old[v.start:v.end], v.start, v.start + len(v.said or old[v.start:v.end])
+        if not old[start:end] == said:
+            idx = old.find(said)
+            if idx < 0:
+                return ""
+            start, end = idx, idx + len(said)
+        noun = old[end:].strip().split(" ")[0] if not has_cjk(old) else ""
+    if has_cjk(said) or has_cjk(old) and not said.isdigit():
+        nums = _data("zh").get("numerals", [])
+        word = nums[n] if n < len(nums) else str(n)
+    elif said.isdigit():
+        word = str(n)
+    else:
+        word = _EN_NUMBERS[n] if n < len(_EN_NUMBERS) else str(n)
+        if said[:1].isupper():
+            word = word.capitalize()
+    out = old[:start] + word + old[end:]
+    if not has_cjk(old) and noun:
+        out = out[:len(old[:start] + word)] + old[end:].replace(noun, _plural(noun, n), 1)
+    return out
+
+
+def _plural(noun: str, n: int) -> str:
+    """``noun`` in the number ``n`` takes ("cat" -> "cats", "kids" -> "kid", "child" -> "children")."""
+    plurals = {k.casefold(): v for k, v in _data("en").get("plurals", {}).items()}
+    singular = {v.casefold(): k for k, v in plurals.items()}
+    w = noun.casefold()
+    if n == 1:
+        if w in singular:
+            return singular[w]
+        return noun[:-1] if w.endswith("s") and not w.endswith("ss") else noun
+    if w in plurals:
+        return plurals[w]
+    if w in singular or w.endswith("s"):
+        return noun
+    return noun + "s"
+
+
+def _old(claim: Any) -> int | None:
+    """The number of a stored count claim ("two cats" -> 2, 一只狗 -> 1, "a cat" -> 1), or None."""
+    v = str(claim.fact.value)
+    n = number_of(v)
+    if n is not None:
+        return _number(n)
+    return _number(re.split(r"\s+", v.strip())[0])
+
+
+def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[Any]] | None = None,
+                  said: frozenset[str] = frozenset()) -> list[tuple[Fact, str]]:
+    """The relative count changes of one user turn (module doc), each as (fact, the words said that carry it).
+    ``claims()``: the user's current fact memories; ``said``: count slots the turn states outright (left alone).
+    Never raises."""
+    from .jobs import open_clauses
+
+    got = claims or (lambda: [])
+    out: dict[str, tuple[Fact, str]] = {}
+    counts: list[Any] | None = None
+    for clause, sentence, _lang, _other in open_clauses(text):
+        readings = _readings(clause)
+        if not readings:
+            continue
+        if counts is None:
+            counts = [c for c in got() if c.fact is not None and c.fact.attribute.startswith("count:")
+                      and c.fact.polarity > 0]
+        for how, n, noun, measure, words in readings:
+            cands = [c for c in counts if not noun or c.fact.attribute == f"count:{noun}"]
+            if how == "=":  # an ordinal is one more than the count it changes ("a third" after two cats)
+                cands = [c for c in cands if _old(c) == n - 1]
+            if not noun and measure:
+                cands = [c for c in cands if (parse(str(c.fact.value)) or [None])[0] is not None and
+                         parse(str(c.fact.value))[0].measure in ("", measure)]
+            slots = {c.fact.attribute for c in cands}
+            if len(slots) != 1:
+                continue
+            slot = slots.pop()
+            if slot in said or slot in out:
+                continue
+            cur = [c for c in cands if c.fact.attribute == slot]
+            old_n = _old(cur[-1])
+            if old_n is None:
+                continue
+            new = old_n + n if how == "+" else old_n - n if how == "-" else n
+            if how == "=" and n != old_n + 1 or new < 0 or new == old_n:
+                continue
+            value = _restated(str(cur[-1].fact.value), new)
+            if not value:
+                continue
+            try:
+                f = Fact(entity=entity, attribute=slot, value=value, polarity=1, confidence=0.9, sensitive=False,
+                         source_span=sentence, clause=clause, language=detect_language(sentence),
+                         extractor="quantities", previous_value=str(cur[-1].fact.value))
+            except ValueError:
+                continue
+            out[slot] = (f, words)
+    return list(out.values())
