@@ -59,15 +59,27 @@ def _noun_table() -> dict[str, str]:
     return out
 
 
-def _noun_in(text: str) -> str:
-    """The counted noun key named first in ``text`` ("" when none): whole words in English, anywhere in Chinese."""
-    best: tuple[int, int, str] | None = None
+def _noun_at(text: str) -> tuple[str, int]:
+    """(the counted noun key named first in ``text``, where its word ends): whole words in English, anywhere in
+    Chinese; ("", 0) when none."""
+    best: tuple[int, int, str, int] | None = None
     for w, key in _noun_table().items():
         rx = re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])"
         m = re.search(rx, text, re.I)
         if m and (best is None or (m.start(), -len(w)) < (best[0], best[1])):
-            best = (m.start(), -len(w), key)
-    return best[2] if best else ""
+            best = (m.start(), -len(w), key, m.end())
+    return (best[2], best[3]) if best else ("", 0)
+
+
+def _noun_in(text: str) -> str:
+    return _noun_at(text)[0]
+
+
+def _said(m: re.Match, rest: str = "rest") -> tuple[str, str]:
+    """(noun key, the words of match ``m`` up to the counted noun of its ``rest`` group, or up to that group)."""
+    key, end = _noun_at(m.group(rest))
+    upto = m.start(rest) + end if key else m.start(rest)
+    return key, m.string[m.start():upto].strip()
 
 
 def _number(word: str) -> int | None:
@@ -101,28 +113,49 @@ def _readings(clause: str) -> list[tuple[str, int, str, str, str]]:
 _NUM_EN = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
 
 
+def _bare(rest: str, lang: str) -> bool:
+    """Nothing but a ``bare_after`` word (or nothing) follows a change that names no counted noun ("another one",
+    "got another!", 又买了一只, 又捡了一只回来; not "another day", 再等一个月)."""
+    r = rest.strip().casefold()
+    words = [w.casefold() for w in _data(lang).get("bare_after", [])]
+    if not r:
+        return True
+    if lang == "zh":
+        return any(r.startswith(w) for w in words)
+    return r.split()[0].strip(".,!?;:") in words
+
+
 def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
     d = _data("en")
-    out = []
+    out: list[tuple[str, int, str, str, str]] = []
     nouns = r"(?:\s+[\w'’-]+){0,3}"
+    of = r"\s+of\s+(?:the|our|my|them|those|these)\b"
+
+    def add(how: str, n: int, m: re.Match, *, need_noun: bool = False, bare: bool = True) -> None:
+        key, said = _said(m)
+        if key or (not need_noun and (not bare or _bare(m.group("rest"), "en"))):
+            out.append((how, n, key, "", said))
+
     if d.get("more"):
         for m in re.finditer(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", clause, re.I):
-            out.append(("+", 1, _noun_in(m.group("rest")), "", m.group(0).strip()))
+            add("+", 1, m)
     if d.get("more_after"):
         for m in re.finditer(r"(?<![\w'’])(?P<n>" + _NUM_EN + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
                              nouns + ")", clause, re.I):
             n = _number(m.group("n"))
-            if n and not any(o[4].casefold().startswith("one more") and m.group(0).casefold().startswith("one more")
-                             for o in out):
-                out.append(("+", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
-    if d.get("fewer"):
-        rx = r"(?:" + _alt(d["fewer"]) + r")(?:\s+away)?\s+(?P<n>" + _NUM_EN + r")(?:\s+of)?(?P<rest>" + nouns + ")"
+            if n:
+                add("+", n, m)
+    for field, need_of in (("fewer", False), ("fewer_of", True)):
+        if not d.get(field):
+            continue
+        rx = r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _NUM_EN + r")(?!\s+more\b)(?P<of>" + of + \
+            (")" if need_of else ")?") + r"(?P<rest>" + nouns + ")"
         for m in re.finditer(rx, clause, re.I):
             n = _number(m.group("n"))
             if n and m.group("n").casefold() not in ("a", "an"):
-                out.append(("-", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
+                add("-", n, m, need_noun=not m.group("of"), bare=False)  # "sold one of the bikes", "lost two cats"
     if d.get("fewer_after"):
-        rx = r"(?<![\w'’])(?P<n>" + _NUM_EN + r")\s+of\s+(?P<rest>(?:[\w'’-]+\s+){0,3}?)(?:" + \
+        rx = r"(?<![\w'’])(?P<n>" + _NUM_EN + r")" + of + r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + \
             _alt(d["fewer_after"]) + ")"
         for m in re.finditer(rx, clause, re.I):
             n = _number(m.group("n"))
@@ -132,11 +165,12 @@ def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
     if ords:
         rx = r"(?:" + _alt(d.get("ordinal_before", [])) + r")\s+(?P<o>" + _alt(list(ords)) + r")(?P<rest>" + \
             nouns + ")"
+        stop = [w.casefold() for w in d.get("not_ordinal_after", [])]
         for m in re.finditer(rx, clause, re.I):
-            rest = m.group("rest")
-            if re.match(r"\s+(?:of|time|times|floor|hand|opinion|place|half|year|day|week|month)\b", rest, re.I):
+            first = m.group("rest").split()[:1]
+            if first and first[0].casefold().strip(".,!?;:") in stop:
                 continue  # "a second opinion", "the third floor": no count
-            out.append(("=", int(ords[m.group("o").casefold()]), _noun_in(rest), "", m.group(0).strip()))
+            add("=", int(ords[m.group("o").casefold()]), m)
         rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _NUM_EN + r")\b"
         for m in re.finditer(rx, clause, re.I):
             key, n = _noun_in(m.group("noun")), _number(m.group("n"))
@@ -151,17 +185,17 @@ def _zh(clause: str) -> list[tuple[str, int, str, str, str]]:
     mw = "(?:" + "|".join(re.escape(w) for w in sorted(measures, key=len, reverse=True)) + ")" if measures else "(?!)"
     num = "(?P<n>[" + "".join(d.get("numerals", [])) + r"]|\d+)?"
     out = []
-    for how, key in (("+", "more"), ("-", "fewer")):
-        words = d.get(key, [])
+    for how, field in (("+", "more"), ("-", "fewer")):
+        words = d.get(field, [])
         if not words:
             continue
         gap = r"[^，。！？,.!?；;\d" + "".join(d.get("numerals", [])) + r"]{0,4}?" if how == "+" else r"(?:了)?"
         rx = r"(?:" + _alt(words) + r")" + gap + num + r"\s*(?P<mw>" + mw + r")(?P<rest>[^，。！？,.!?；;]{0,6})"
         for m in re.finditer(rx, clause):
             n = _number(m.group("n")) if m.group("n") else 1  # 添了辆: one
-            if not n:
-                continue
-            out.append((how, n, _noun_in(m.group("rest")), m.group("mw"), m.group(0)))
+            key, said = _said(m)
+            if n and (key or _bare(m.group("rest"), "zh")):
+                out.append((how, n, key, m.group("mw"), said))
     ords = d.get("ordinal", {})
     if ords:
         for m in re.finditer(_alt(list(ords)), clause):
@@ -232,16 +266,19 @@ def _old(claim: Any) -> int | None:
 def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[Any]] | None = None,
                   said: frozenset[str] = frozenset()) -> list[tuple[Fact, str]]:
     """The relative count changes of one user turn (module doc), each as (fact, the words said that carry it).
-    ``claims()``: the user's current fact memories; ``said``: count slots the turn states outright (left alone).
-    Never raises."""
+    ``claims()``: the user's current fact memories; ``said``: count slots the turn states outright and the
+    sentences it states a count in (left alone: "two more pullets, so that's six birds" is six). Never raises."""
     from .jobs import open_clauses
 
     got = claims or (lambda: [])
     out: dict[str, tuple[Fact, str]] = {}
     counts: list[Any] | None = None
-    for clause, sentence, _lang, _other in open_clauses(text):
+    for clause, sentence, _lang, other in open_clauses(text):
         readings = _readings(clause)
-        if not readings:
+        if other:  # someone else's doing changes the speaker's count only as "N of the/our/my …" ("a fox got two of
+            # the hens"); "My sister got another cat", 我姐又生了一个孩子 are hers
+            readings = [r for r in readings if r[0] == "-" and re.search(r"\bof\s+(?:the|our|my)\b", r[4], re.I)]
+        if not readings or sentence in said:
             continue
         if counts is None:
             counts = [c for c in got() if c.fact is not None and c.fact.attribute.startswith("count:")

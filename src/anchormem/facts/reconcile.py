@@ -296,7 +296,7 @@ def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_
     out = merge_quantity_facts(facts, kept)
     from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
 
-    stated = frozenset(f.attribute for f in out if f.attribute.startswith("count:"))
+    stated = frozenset(x for f in out if f.attribute.startswith("count:") for x in (f.attribute, f.source_span))
     for f, words in count_changes(d.item.text, entity=ent, claims=claims, said=stated):
         if check_support(_as_user(f.model_copy(update={"value": words}), d.item.speaker), d.item.text).ok:
             out.append(f)
