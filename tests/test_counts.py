@@ -50,7 +50,7 @@ def test_a_decrement_takes_away_from_the_stored_count():
 def test_an_ordinal_is_one_more_than_the_stored_count():
     # no noun said: the one count claim the ordinal is one more than ("a third" after two cats, not after one kid)
     assert _read("Adopted a third!! named her Tempeh", ("count:cat", "two cats"), ("count:child", "one kid")) == [
-        ("count:cat", "three cats", "a third")]
+        ("cat_names", "Tempeh", "named her Tempeh"), ("count:cat", "three cats", "a third")]  # (her name joins)
     assert _read("老三出生了！", ("count:child", "两个孩子")) == [("count:child", "三个孩子", "老三")]
     assert _read("Baby number two arrived on Tuesday", ("count:child", "one kid")) == [
         ("count:child", "two kids", "Baby number two")]
@@ -107,3 +107,17 @@ def test_non_changes_of_a_count_retire_nothing(mem):
         add_events(mem, old, T1, user=f"u{user}")
         evs = add_events(mem, new, T2, user=f"u{user}")
         assert [e for e in evs if e[0] == "SUPERSEDE"] == [], new
+
+
+def test_a_name_said_with_an_increment_joins_the_names(mem):
+    add_events(mem, "I have two cats, Tom and Jerry.", T1)
+    evs = add_events(mem, "We adopted another cat, named her Luna.", T2)
+    assert sorted(_changes(evs)) == [("ADD", "cat_names", "Luna"), ("ADD", "count:cat", "three cats"),
+                                     ("SUPERSEDE", "count:cat", "two cats")]
+    names = sorted(m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None and
+                   m.fact.attribute == "cat_names")
+    assert names == ["Luna", "Tom and Jerry"]
+    add_events(mem, "家里两只猫，一只叫年糕，一只叫汤圆。我有两只猫。", T1, user="z")
+    evs = add_events(mem, "又捡了只小橘猫回来，取名馄饨。", T2, user="z")
+    assert ("ADD", "cat_names", "馄饨") in _changes(evs)
+    assert ("SUPERSEDE", "count:cat", "两只猫") in _changes(evs)

@@ -278,7 +278,7 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
         if other:  # someone else's doing changes the speaker's count only as "N of the/our/my …" ("a fox got two of
             # the hens"); "My sister got another cat", 我姐又生了一个孩子 are hers
             readings = [r for r in readings if r[0] == "-" and re.search(r"\bof\s+(?:the|our|my)\b", r[4], re.I)]
-        if not readings or sentence in said:
+        if not readings:
             continue
         if counts is None:
             counts = [c for c in got() if c.fact is not None and c.fact.attribute.startswith("count:")
@@ -294,7 +294,11 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
             if len(slots) != 1:
                 continue
             slot = slots.pop()
-            if slot in said or slot in out:
+            if how in "+=" and f"{slot.split(':', 1)[1]}_names" not in out:  # its name joins the names, whoever
+                joined = _new_name(text, text.find(clause), slot.split(":", 1)[1], entity, sentence)  # says the count
+                if joined is not None:
+                    out[joined[0].attribute] = joined
+            if sentence in said or slot in said or slot in out:
                 continue
             cur = [c for c in cands if c.fact.attribute == slot]
             old_n = _old(cur[-1])
@@ -314,3 +318,31 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
                 continue
             out[slot] = (f, words)
     return list(out.values())
+
+
+def _new_name(text: str, at: int, noun: str, entity: str, sentence: str) -> tuple[Fact, str] | None:
+    """The name a new one is given after an increment at ``at`` of ``text`` ("named her Luna", "meet Tempeh!",
+    叫Kinako, 取名馄饨: ``name_words`` of count_changes), as a ``<noun>_names`` fact that joins the names already
+    known (``extractor="counts"``: reconcile adds it beside them, closing none), or None."""
+    from .subjects import not_names
+
+    rest = text[max(at, 0):]
+    for lang in ("zh", "en") if has_cjk(rest) else ("en",):
+        d = _data(lang)
+        if not d.get("name_words"):
+            continue
+        pron = r"(?:\s*(?:" + _alt(d["name_pronouns"]) + r"))?" if d.get("name_pronouns") else ""
+        if lang == "en":
+            name = r"\s+(?P<v>(?-i:[A-Z])[\w'’-]+)"
+        else:
+            name = r"\s*(?P<v>[A-Za-z][\w'’-]*|[\u4e00-\u9fff]{1,3}?)(?=\s*(?:[，。！？,.!?；;~～]|$))"
+        m = re.search(r"(?:" + _alt(d["name_words"]) + r")" + pron + name, rest, re.I)
+        if m and m.group("v").casefold() not in not_names(lang) | not_names("en"):
+            try:
+                f = Fact(entity=entity, attribute=f"{noun}_names", value=m.group("v"), polarity=1, confidence=0.9,
+                         sensitive=False, source_span=sentence, clause=m.group(0).strip(),
+                         language=detect_language(sentence), extractor="counts")
+            except ValueError:
+                return None
+            return f, m.group(0).strip()
+    return None

@@ -86,13 +86,16 @@ class FactPlan:
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
     """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
-    polarities ("I love spicy food" / "I don't eat spicy food any more"); a ``gone`` fact ("Max passed away")
+    polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
+    (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
     contradicts only the current pet-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`)."""
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
+    if new.extractor == "counts" and new.attribute.endswith("_names"):
+        return False  # a name given to one more ("adopted another cat, named her Luna") joins the names known
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
         return old.polarity > 0
@@ -558,6 +561,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
+            if f.extractor == "counts" and slot.attribute.endswith("_names"):
+                clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue
