@@ -121,3 +121,20 @@ def test_a_name_said_with_an_increment_joins_the_names(mem):
     evs = add_events(mem, "又捡了只小橘猫回来，取名馄饨。", T2, user="z")
     assert ("ADD", "cat_names", "馄饨") in _changes(evs)
     assert ("SUPERSEDE", "count:cat", "两只猫") in _changes(evs)
+
+
+def test_a_count_with_one_name_in_english_keeps_the_name(mem):
+    add_events(mem, "I have one dog named Rex.", T1)
+    evs = add_events(mem, "We got another dog.", T2)
+    assert _changes(evs) == [("ADD", "count:dog", "two dogs"), ("SUPERSEDE", "count:dog", "one dog")]
+    names = [m for m in mem.get_all(user_id="u") if m.fact is not None and m.fact.attribute == "dog_names"]
+    assert [(m.fact.value, m.valid_to) for m in names] == [("Rex", None)]
+
+
+def test_n_more_is_no_count_held():
+    # "two more dogs" says a change, never "the speaker has two dogs"
+    from anchormem.facts.rules import extract_from_text
+
+    assert [f.attribute for f in extract_from_text("We got two more dogs.")] == []
+    assert [(f.attribute, f.value) for f in quantity_facts("We got two more dogs.")] == []
+    assert _read("We got two more dogs.", ("count:dog", "one dog")) == [("count:dog", "three dogs", "two more dogs")]
