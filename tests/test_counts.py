@@ -138,3 +138,12 @@ def test_n_more_is_no_count_held():
     assert [f.attribute for f in extract_from_text("We got two more dogs.")] == []
     assert [(f.attribute, f.value) for f in quantity_facts("We got two more dogs.")] == []
     assert _read("We got two more dogs.", ("count:dog", "one dog")) == [("count:dog", "three dogs", "two more dogs")]
+
+
+def test_a_name_set_off_after_a_count_is_a_claim_of_its_own():
+    from anchormem.facts.rules import extract_from_text
+
+    got = [(f.attribute, f.value) for f in extract_from_text("I have one kid, Leo, he's in kindergarten.")]
+    assert ("child_names", "Leo") in got and ("count:child", "one kid") in got
+    got = [(f.attribute, f.value) for f in extract_from_text("I have two kids, Sunday is their day off.")]
+    assert got == [("count:child", "two kids")]  # a capitalised word that goes on is no name
