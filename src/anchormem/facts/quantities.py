@@ -22,7 +22,8 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
 3. **Counts**: a number with a counted noun ("three cats", 三只猫; ``counted`` of slots.json) is the ``count:<noun>``
    slot the rules use; a count said without its noun ("Four left", 剩五盆了, "plant count: 19") takes the user's one
    current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). The names said with a count are the rules'
-   own facts (``cat_names``): a count change never touches them.
+   own facts (``cat_names``): a count change never touches them. A count said as a change ("又养了一只狗", "two more
+   pullets") is no count held: :mod:`.counts` reads it against the stored count.
 
 Each reading is a +1 fact (``extractor="quantities"``) that replaces the slot's current value through the usual
 reconcile path; the caller passes it through the grounding check. A slot the other readers already filled in the turn
