@@ -33,8 +33,6 @@ from .values import number_of, parse
 
 __all__ = ["count_changes", "changed_count_before"]
 
-_EN_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-               "twelve")
 
 
 @lru_cache(maxsize=2)
@@ -110,7 +108,18 @@ def _readings(clause: str) -> list[tuple[str, int, str, str, str]]:
     return _zh(clause) if lang == "zh" else _en(clause)
 
 
-_NUM_EN = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
+@lru_cache(maxsize=1)
+def _en_numbers() -> tuple[str, ...]:
+    """English number words from zero to nineteen, in order (``number_words`` of data/lang/en/values.json)."""
+    return tuple(w for w in langdata.load("values", "en").get("number_words", [])[:20])
+
+
+@lru_cache(maxsize=1)
+def _num_en() -> str:
+    """A small number said in English: an article, a number word, digits."""
+    words = [w for w in (langdata.load("values", "en").get("articles", []) or ["a", "an"]) if w.isalpha()]
+    return r"(?:" + "|".join(re.escape(w) for w in sorted(set(words) | set(_en_numbers()[1:13]), key=len,
+                                                            reverse=True)) + r"|\d+)(?![\w'’])"
 
 
 def _bare(rest: str, lang: str) -> bool:
@@ -129,7 +138,7 @@ def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
     d = _data("en")
     out: list[tuple[str, int, str, str, str]] = []
     nouns = r"(?:\s+[\w'’-]+){0,3}"
-    of = r"\s+of\s+(?:the|our|my|them|those|these)\b"
+    of = r"\s+of\s+(?:" + _alt(d.get("of_words", [])) + ")"
 
     def add(how: str, n: int, m: re.Match, *, need_noun: bool = False, bare: bool = True) -> None:
         key, said = _said(m)
@@ -140,7 +149,7 @@ def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
         for m in re.finditer(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", clause, re.I):
             add("+", 1, m)
     if d.get("more_after"):
-        for m in re.finditer(r"(?<![\w'’])(?P<n>" + _NUM_EN + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
+        for m in re.finditer(r"(?<![\w'’])(?P<n>" + _num_en() + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
                              nouns + ")", clause, re.I):
             n = _number(m.group("n"))
             if n:
@@ -148,14 +157,14 @@ def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
     for field, need_of in (("fewer", False), ("fewer_of", True)):
         if not d.get(field):
             continue
-        rx = r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _NUM_EN + r")(?!\s+more\b)(?P<of>" + of + \
+        rx = r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _num_en() + r")(?!\s+more\b)(?P<of>" + of + \
             (")" if need_of else ")?") + r"(?P<rest>" + nouns + ")"
         for m in re.finditer(rx, clause, re.I):
             n = _number(m.group("n"))
             if n and m.group("n").casefold() not in ("a", "an"):
                 add("-", n, m, need_noun=not m.group("of"), bare=False)  # "sold one of the bikes", "lost two cats"
     if d.get("fewer_after"):
-        rx = r"(?<![\w'’])(?P<n>" + _NUM_EN + r")" + of + r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + \
+        rx = r"(?<![\w'’])(?P<n>" + _num_en() + r")" + of + r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + \
             _alt(d["fewer_after"]) + ")"
         for m in re.finditer(rx, clause, re.I):
             n = _number(m.group("n"))
@@ -171,7 +180,7 @@ def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
             if first and first[0].casefold().strip(".,!?;:") in stop:
                 continue  # "a second opinion", "the third floor": no count
             add("=", int(ords[m.group("o").casefold()]), m)
-        rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _NUM_EN + r")\b"
+        rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _num_en() + r")\b"
         for m in re.finditer(rx, clause, re.I):
             key, n = _noun_in(m.group("noun")), _number(m.group("n"))
             if key and n and n > 1:
@@ -229,7 +238,7 @@ def _restated(old: str, n: int) -> str:
     elif said.isdigit():
         word = str(n)
     else:
-        word = _EN_NUMBERS[n] if n < len(_EN_NUMBERS) else str(n)
+        word = _en_numbers()[n] if n < len(_en_numbers()) else str(n)
         if said[:1].isupper():
             word = word.capitalize()
     out = old[:start] + word + old[end:]
@@ -277,7 +286,8 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
         readings = _readings(clause)
         if other:  # someone else's doing changes the speaker's count only as "N of the/our/my …" ("a fox got two of
             # the hens"); "My sister got another cat", 我姐又生了一个孩子 are hers
-            readings = [r for r in readings if r[0] == "-" and re.search(r"\bof\s+(?:the|our|my)\b", r[4], re.I)]
+            own = r"\bof\s+(?:" + _alt(_data("en").get("own_of_words", [])) + ")"
+            readings = [r for r in readings if r[0] == "-" and re.search(own, r[4], re.I)]
         if not readings:
             continue
         if counts is None:
