@@ -117,6 +117,8 @@ def test_a_name_said_with_an_increment_joins_the_names(mem):
     names = sorted(m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None and
                    m.fact.attribute == "cat_names")
     assert names == ["Luna", "Tom and Jerry"]
+    cited = " ".join(c.text for c in mem.ask("What are my cats called?", user_id="u").citations)
+    assert "Tom and Jerry" in cited and "Luna" in cited  # every current names claim is evidence (slot_evidence)
     add_events(mem, "家里两只猫，一只叫年糕，一只叫汤圆。我有两只猫。", T1, user="z")
     evs = add_events(mem, "又捡了只小橘猫回来，取名馄饨。", T2, user="z")
     assert ("ADD", "cat_names", "馄饨") in _changes(evs)
