@@ -86,13 +86,16 @@ class FactPlan:
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
     """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
-    polarities ("I love spicy food" / "I don't eat spicy food any more"); a ``gone`` fact ("Max passed away")
+    polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
+    (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
     contradicts only the current pet-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`)."""
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
+    if new.extractor == "counts" and new.attribute.endswith("_names"):
+        return False  # a name given to one more ("adopted another cat, named her Luna") joins the names known
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
         return old.polarity > 0
@@ -147,7 +150,8 @@ def _narrowed(facts: list[Fact]) -> list[Fact]:
         c = (f.clause or "").strip()
         i = c.casefold().find(f.value.casefold()) if c and f.value else -1
         end = i + len(f.value)
-        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:])) and any(
+        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:]) or
+                       f.attribute.startswith("count:")) and any(  # (a count's words are its own: 我有一只狗叫旺财)
                 g is not f and (g.clause or "").strip() == c and g.value and
                 c.casefold().find(g.value.casefold(), end) >= 0 for g in facts):
             f = f.model_copy(update={"clause": c[:end].rstrip()})
@@ -292,7 +296,14 @@ def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_
 
     said = quantity_facts(d.item.text, entity=ent, claims=claims)
     kept = [f for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
-    return merge_quantity_facts(facts, kept)
+    out = merge_quantity_facts(facts, kept)
+    from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
+
+    stated = frozenset(x for f in out if f.attribute.startswith("count:") for x in (f.attribute, f.source_span))
+    for f, words in count_changes(d.item.text, entity=ent, claims=claims, said=stated):
+        if check_support(_as_user(f.model_copy(update={"value": words}), d.item.speaker), d.item.text).ok:
+            out.append(f)
+    return out
 
 
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
@@ -550,6 +561,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
+            if f.extractor == "counts" and slot.attribute.endswith("_names"):
+                clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue
