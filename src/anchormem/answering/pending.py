@@ -44,8 +44,9 @@ def _about(r: ReviewItem, m: MemoryItem, asked: tuple[str, ...]) -> bool:
     f = r.proposed.fact
     if f is None:
         return True
-    if asked:
-        return f.attribute in asked or any(f.attribute.endswith("_" + a) for a in asked)
+    if asked:  # (a keyed slot by its head: allergy:peanut is read for "allergy"; a person's: sister_home_city)
+        heads = {f.attribute, f.attribute.partition(":")[0]}
+        return bool(heads & set(asked)) or any(h.endswith("_" + a) for h in heads for a in asked)
     if m.fact is not None:
         return m.fact.attribute == f.attribute
     return all(c.slot == f.slot for c in m.claims if c.valid_to is None)

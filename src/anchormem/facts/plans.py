@@ -182,7 +182,7 @@ def completed_attributes(text: str) -> tuple[str, ...] | None:
 def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
     """The sentences of ``text`` (said at ``said_at``) that state a plan as the write path reads one: a slot fact
     of the sentence (:func:`anchormem.facts.rules.extract_from_text`) that :func:`planned` finds planned ("I'm
-    moving to Edinburgh next month.", "我下个月搬去杭州。"). A sentence that only names a date ahead ("There were 7
+    moving to Edinburgh next month.", "我下个月搬去杭州。") or that is a :func:`maybe` ("我可能会搬到北京。"). A sentence that only names a date ahead ("There were 7
     people, 6 want to do it again next month!", "getting ready for a fundraiser next week") is none. ``[]``
     without a time."""
     from ..text.segment import split_sentences
@@ -191,4 +191,4 @@ def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
     if said_at is None:
         return []
     return [sent for sent in split_sentences(text)
-            if any(planned(f, said_at) is not None for f in extract_from_text(sent))]
+            if any(planned(f, said_at) is not None or maybe(f, said_at) for f in extract_from_text(sent))]
