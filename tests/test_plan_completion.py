@@ -127,11 +127,22 @@ def test_a_maybe_is_no_change_and_not_reviewed(mem):
     assert "阿里" not in mem.ask("我在哪里工作？", user_id="u").text
 
 
+@pytest.mark.parametrize("first,then", [("I live in Lisbon.", "Maybe I'll move to Rome."),
+                                         ("I work at Google.", "Maybe I'll join Stripe next year, not sure yet."),
+                                         ("我在网易工作。", "明年可能会跳槽去阿里吧")])
+def test_maybes_retire_nothing_and_queue_nothing(mem, first, then):
+    evs = _story(mem, [(0, first), (30, then)])
+    assert [e[0] for e in evs[1]] == ["ADD"] and evs[1][0][2] is None
+    assert mem.store.list_reviews("default", "u", "pending") == []
+
+
 @pytest.mark.parametrize("sentence,value,is_maybe", [
     ("明年可能会跳槽去阿里吧，还没想好", "阿里", True),  # undecided
     ("I'll join Stripe next year, haven't decided.", "Stripe", True),
     ("明年可能去成都", "成都", True),  # a hedge on a date ahead
     ("可能会去阿里", "阿里", True),  # a hedge on what will happen
+    ("Maybe I'll join Stripe.", "Stripe", True),
+    ("I'll join Stripe.", "Stripe", False),
     ("I live in Lisbon.", "Lisbon", False),
     ("我可能住在成都", "成都", False),  # a hedge on the present: confidence, not a maybe
     ("We're in Phoenix for now, husband's in the Air Force so who knows how long.", "Phoenix", False),

@@ -91,9 +91,14 @@ def _ends_now(sentence: str) -> bool:
 
 @lru_cache(maxsize=8)
 def _words_rx(key: str, lang: str) -> re.Pattern:
-    """The words of list ``key`` of data/lang/<lang>/plans.json as one pattern (English as whole words)."""
-    alt = langdata.alternation(tuple(langdata.load("plans", lang).get(key, [])))
-    return re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
+    """The words of list ``key`` of data/lang/<lang>/plans.json as one pattern (English as whole words; a clitic
+    such as "'ll" right after its word)."""
+    entries = tuple(langdata.load("plans", lang).get(key, []))
+    if lang == "zh":
+        return re.compile(langdata.alternation(entries))
+    clitics = langdata.alternation(tuple(e for e in entries if e[:1] in "'’")).replace("'", "['’]")
+    whole = langdata.alternation(tuple(e for e in entries if e[:1] not in "'’")).replace("'", "['’]")
+    return re.compile(r"(?:(?<![\w'’])(?:" + whole + r")|(?<=\w)(?:" + clitics + r"))(?![\w'’])", re.I)
 
 
 def _says(key: str, text: str) -> bool:
@@ -103,8 +108,9 @@ def _says(key: str, text: str) -> bool:
 
 def maybe(fact: Fact, said_at: datetime | None) -> bool:
     """``fact`` is only a maybe (see the module doc): its sentence holds an ``undecided`` word of plans.json ("还没想好",
-    "haven't decided"), or its clause a ``hedged_future`` word (可能会, "might") and the clause a date ahead of
-    ``said_at`` or a future word of the hedge itself (可能会 / 也许要). A numeric slot too: "maybe 30k, 但还没决定"."""
+    "haven't decided"), or its clause a ``hedged_future`` word (可能, "maybe") and a ``future_markers`` word (会, 要,
+    "will", "'ll": 可能会, "Maybe I'll move to Rome") or a date ahead of ``said_at``. A numeric slot too: "maybe
+    30k, 但还没决定"."""
     sentence = fact.source_span or fact.clause
     if not sentence:
         return False
@@ -113,8 +119,8 @@ def maybe(fact: Fact, said_at: datetime | None) -> bool:
     clause = fact.clause or sentence
     if not _says("hedged_future", clause):
         return False
-    if re.search(r"[会要]", "".join(m.group() for m in _words_rx("hedged_future", "zh").finditer(clause))):
-        return True  # 可能会 / 也许要: the hedge is on what will happen
+    if _says("future_markers", clause):
+        return True  # 可能会 / 也许要 / "Maybe I'll": the hedge is on what will happen
     day = said_at.date() if said_at is not None else None
     return day is not None and any(span.start.astimezone(said_at.tzinfo).date() > day  # type: ignore[union-attr]
                                    for span in resolve_dates(clause, said_at))
