@@ -108,22 +108,25 @@ def _says(key: str, text: str) -> bool:
 
 def maybe(fact: Fact, said_at: datetime | None) -> bool:
     """``fact`` is only a maybe (see the module doc): its sentence holds an ``undecided`` word of plans.json ("还没想好",
-    "haven't decided"), or its clause a ``hedged_future`` word (可能, "maybe") and a ``future_markers`` word (会, 要,
+    "haven't decided") and its clause says what will happen (a hedge, a future marker or a date ahead; "I moved to
+    Berlin, not sure yet if I'll stay" is a move), or its clause a ``hedged_future`` word (可能, "maybe") and a ``future_markers`` word (会, 要,
     "will", "'ll": 可能会, "Maybe I'll move to Rome") or a date ahead of ``said_at``. A numeric slot too: "maybe
     30k, 但还没决定"."""
     sentence = fact.source_span or fact.clause
     if not sentence:
         return False
-    if _says("undecided", sentence):
-        return True
     clause = fact.clause or sentence
+
+    def ahead() -> bool:  # a date of the clause after the day said
+        return said_at is not None and any(span.start.astimezone(said_at.tzinfo).date() > said_at.date()
+                                           for span in resolve_dates(clause, said_at))
+
+    if _says("undecided", sentence):  # (of what the clause says will happen: "I moved to Berlin, not sure yet if
+        return _says("undecided", clause) or _says("future_markers", clause) or \
+            _says("hedged_future", clause) or ahead()  # I'll stay" is a move)
     if not _says("hedged_future", clause):
         return False
-    if _says("future_markers", clause):
-        return True  # 可能会 / 也许要 / "Maybe I'll": the hedge is on what will happen
-    day = said_at.date() if said_at is not None else None
-    return day is not None and any(span.start.astimezone(said_at.tzinfo).date() > day  # type: ignore[union-attr]
-                                   for span in resolve_dates(clause, said_at))
+    return _says("future_markers", clause) or ahead()  # 可能会 / 也许要 / "Maybe I'll": on what will happen
 
 
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
