@@ -422,6 +422,15 @@ def _members_ended(slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> l
             in_category(c.fact.attribute.partition(":")[2], members)]
 
 
+def _refines(attribute: str, old: str, new: str) -> bool:
+    """``new`` restates ``old`` (one value: :func:`~anchormem.facts.keys.same_value`) in more words than a name in the
+    other script: a part of the place (苏州工业园区 for Suzhou), whose turn's words are then kept beside the NOOP; "东京"
+    for "Tokyo" is the same name and keeps nothing."""
+    from .names import same_name
+
+    return value_key(attribute, old) != value_key(attribute, new) and not same_name(old, new)
+
+
 def _realised(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
     """The fact of the speaker's latest open plan that user turn ``d`` says came true without restating its value
     ("下个月搬去温哥华" ... "搬完了，温哥华天气真好"; "I'm starting at Stripe next month" ... "first day at the new
@@ -580,8 +589,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
                 carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
-                refined = refined or value_key(slot.attribute, same.fact.value) != value_key(  # type: ignore[union-attr]
-                    slot.attribute, slot.value)  # (苏州工业园区 for Suzhou: the turn's words are kept, no move)
+                refined = refined or _refines(slot.attribute, same.fact.value, slot.value)  # type: ignore[union-attr]
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
