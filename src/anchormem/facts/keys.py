@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from ..text.tokenize import has_cjk, words as segment
 
-__all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
+__all__ = ["topic_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
@@ -75,9 +75,22 @@ def _quantity() -> re.Pattern:
 
     q = langdata.alternation(langdata.words("slots", "quantity", ("en",)))
     f = langdata.alternation(langdata.words("slots", "frequency", ("en",)))
-    n = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|many)"
+    h = langdata.alternation(langdata.words("slots", "quantity_hedges", ("en",)))
+    num = r"(?:\d+(?:\.\d+)?|half\s+an?|an?\s+half|half|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|" \
+          r"a couple of|several|many)"
+    n = r"(?:(?:" + h + r")\s+)?" + num  # "like 3", "maybe half a": a hedge only softens the amount
     return re.compile(r"\s(?:" + n + r"\s+(?:" + q + r")(?:\s+of)?|" + n + r"\s+(?:times?|days?|nights?)\s+(?:a|per)\s+"
-                      r"(?:day|week|month|year)|(?:" + f + r"))(?=\s|$)", re.I)
+                      r"(?:day|week|month|year)|(?:" + f + r")|(?:" + h + r")(?=\s+" + num + r"\s))(?=\s|$)", re.I)
+
+
+@lru_cache(maxsize=1)
+def _frequency() -> re.Pattern:
+    """A frequency or hedge alone ("a day", "every morning", "like"): ``frequency`` of data/lang/en/slots.json."""
+    from .. import langdata
+
+    f = langdata.alternation(langdata.words("slots", "frequency", ("en",)) +
+                             langdata.words("slots", "quantity_hedges", ("en",)))
+    return re.compile(r"\s(?:" + f + r")(?=\s|$)", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +104,46 @@ def _particular() -> re.Pattern:
     light = "|".join(w for w in LIGHT_VERBS if w.isascii())
     return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?!(?:" + light + r")\b)(?:[a-z][\w'-]*(?<!ing)\s+){0,1}"
                       r"[a-z][\w'-]*(?<!ing)\s+(?:" + preps + r")\s+(?:" + dets + r")\s+\w+", re.I)
+
+
+def cut_zh_time(text: str) -> str:
+    """``text`` (Chinese words of a thing) without a time said after it and the particles after that: 烟第三天了 ->
+    烟, 咖啡三年多 -> 咖啡; ``text`` itself when nothing (or nothing but the time) would be left (第三天)."""
+    got = _ZH_TRAIL.sub("", _zh_time_trail().sub("", text))
+    return text if not got or got in _zh_ordinals() else got
+
+
+@lru_cache(maxsize=1)
+def _zh_lead_amount() -> re.Pattern:
+    """An amount or frequency before a Chinese thing (一天两根, 每天三杯, 两瓶): numerals with a time unit or an amount
+    measure (``time_trail`` / ``amount_measures`` of data/lang/zh/slots.json), followed by something."""
+    from .. import langdata
+
+    d = langdata.load("slots", "zh")
+    nums = "".join(d.get("time_trail", {}).get("numerals", ())) + "0-9每"
+    units = langdata.alternation(tuple(d.get("time_trail", {}).get("units", ())) + tuple(d.get("amount_measures", ())))
+    return re.compile(r"^(?:[" + nums + r"]+(?:" + units + r"))+(?=.)")
+
+
+@lru_cache(maxsize=1)
+def _zh_ordinals() -> frozenset[str]:
+    from .. import langdata
+
+    return frozenset(langdata.load("slots", "zh").get("time_trail", {}).get("ordinal", ()))
+
+
+@lru_cache(maxsize=1)
+def _zh_time_trail() -> re.Pattern:
+    """A time said after a Chinese thing (戒烟第三天, 奶茶一个月, 咖啡三年多): an optional ordinal, numerals, a unit
+    (``time_trail`` of data/lang/zh/slots.json), at the end of the words; never the whole of them."""
+    from .. import langdata
+
+    d = langdata.load("slots", "zh").get("time_trail", {})
+    ordinal = langdata.alternation(tuple(d.get("ordinal", ())))
+    nums = "".join(d.get("numerals", ())) + "0-9"
+    units = langdata.alternation(tuple(d.get("units", ())))
+    after = langdata.alternation(tuple(d.get("after", ())))
+    return re.compile(r"(?<=.)(?:" + ordinal + r")?[" + nums + r"]+(?:" + units + r")(?:" + after + r")*$")
 
 
 @lru_cache(maxsize=4096)
@@ -123,17 +176,23 @@ def topic_key(text: str) -> str:
         return t
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
         z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
+        z = cut_zh_time(z)  # 戒烟第三天 -> 烟, never the fragment 烟第
         z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        z = _zh_lead_amount().sub("", z) or z  # 一天两根烟 -> 烟, 每天三杯咖啡 -> 咖啡
         if "的" in z.strip("的"):  # "公司的咖啡", "这家店的咖啡": one particular thing, not the habit ("咖啡")
             return z
         # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
-    t = _quantity().sub(" ", " " + t).strip() or t  # "two cups of tea", "a lot of soda", "a few cigarettes"
+    # "two cups of tea", "a lot of soda", "like 3 coffees a day"; when the unit is the thing itself ("two cigarettes a
+    # day"), only the frequency goes (the count is dropped below)
+    t = _quantity().sub(" ", " " + t).strip() or _frequency().sub(" ", " " + t).strip() or t
     if _particular().match(t):  # "the coffee at my office": one particular coffee, not the habit "coffee"
         return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
+    if len(words) > 1:  # "3 coffees", "two beers": the count is the amount, not the thing
+        words = [w for w in words if not (w.isdigit() or w in _NUMBERS and w not in ("a", "an", "no"))] or words
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]
     if len(lemmas) > 1 and lemmas[0] in LIGHT_VERBS:
         lemmas = lemmas[1:]
@@ -171,10 +230,44 @@ def same_value(attribute: str, a: str, b: str) -> bool:
     ("Bristol" / 布里斯托: :func:`~anchormem.facts.names.same_name`), so a restatement in the other language is
     no change."""
     if value_key(attribute, a) == value_key(attribute, b):
+        if attribute.partition(":")[0] == "does":  # "3 coffees a day" -> "one coffee a day": a new amount of it
+            x, y = habit_amount(a), habit_amount(b)
+            return x is None or y is None or x == y
         return True
     from .names import same_name
 
     return same_name(a, b)
+
+
+def habit_amount(value: str) -> str | None:
+    """The amount of a habit said in its value, as a plain number string: "like 3 coffees a day" -> "3", "one coffee
+    a day" -> "1", 喝两瓶啤酒 -> "2", 一天一杯咖啡 -> "1" (a Chinese numeral before an ``amount_measures`` word of
+    data/lang/zh/slots.json, not the one of the period 一天); None when no amount is said ("I drink coffee")."""
+    from .changes import number_of
+
+    if has_cjk(value):
+        m = _zh_amount().search(value)
+        if not m:
+            return None
+        n = m.group("n")
+        return str(_zh_numbers()[n]) if n in _zh_numbers() else number_of(n + m.group("u"))
+    return number_of(value)
+
+
+@lru_cache(maxsize=1)
+def _zh_numbers() -> dict[str, int]:
+    from .. import langdata
+
+    return dict(langdata.load("slots", "zh").get("number_words", {}))
+
+
+@lru_cache(maxsize=1)
+def _zh_amount() -> re.Pattern:
+    from .. import langdata
+
+    d = langdata.load("slots", "zh")
+    nums = "".join(d.get("time_trail", {}).get("numerals", ())) + "0-9"
+    return re.compile(r"(?P<n>[" + nums + r"]+)(?P<u>" + langdata.alternation(tuple(d.get("amount_measures", ()))) + ")")
 
 
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
