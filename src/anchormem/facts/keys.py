@@ -37,7 +37,7 @@ __all__ = ["topic_key", "cut_zh_time", "habit_amount", "value_key", "same_value"
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
-           "possessed_attribute"]
+           "possessed_attribute", "pet_kind"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -273,6 +273,19 @@ def _zh_amount() -> re.Pattern:
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
 NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
                                          "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
+
+
+def pet_kind(word: str) -> str | None:
+    """The pet kind a breed or pet word names, whose name slot it shares (``pet_kinds`` of data/lang/*/slots.json):
+    "golden retriever" -> "dog", "Labrador" -> "dog", 金毛 -> "dog", 猫咪 -> "cat"; None for any other word."""
+    return _pet_kinds().get(" ".join(word.casefold().split()))
+
+
+@lru_cache(maxsize=1)
+def _pet_kinds() -> dict[str, str]:
+    from .. import langdata
+
+    return {k.casefold(): v for k, v in langdata.mapping("slots", "pet_kinds").items()}
 
 
 def related_attributes(attribute: str) -> list[str]:
