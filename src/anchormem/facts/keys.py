@@ -84,6 +84,17 @@ def _quantity() -> re.Pattern:
 
 
 @lru_cache(maxsize=1)
+def _particular_place() -> re.Pattern:
+    """A thing (one or two words) at or from a place of ``particular_places`` (data/lang/en/slots.json): "coffee at
+    work", "the food at school"."""
+    from .. import langdata
+
+    places = langdata.alternation(langdata.words("slots", "particular_places", ("en",)))
+    return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?:[a-z][\w'-]*\s+){0,1}[a-z][\w'-]*\s+(?:at|from|in)\s+(?:"
+                      + places + r")\b", re.I)
+
+
+@lru_cache(maxsize=1)
 def _frequency() -> re.Pattern:
     """A frequency or hedge alone ("a day", "every morning", "like"): ``frequency`` of data/lang/en/slots.json."""
     from .. import langdata
@@ -166,10 +177,12 @@ def _value_synonyms(key: str) -> dict[str, str]:
     return langdata.mapping("slots", key)
 
 
-def topic_key(text: str) -> str:
+def topic_key(text: str, *, opinion: bool = False) -> str:
     """Key of a thing or activity (see module doc). ``"Jogging in the park!"`` -> ``"jog"``;
-    ``"drinking coffee every morning"`` -> ``"coffee"``; ``"吃辣"`` -> ``"辣"``. Never empty for non-empty
-    input (falls back to the case-folded text)."""
+    ``"drinking coffee every morning"`` -> ``"coffee"``; ``"吃辣"`` -> ``"辣"``; ``"like 3 coffees a day"`` ->
+    ``"coffee"``; ``"烟第三天"`` -> ``"烟"``. With ``opinion`` (the key of a ``likes`` fact), a thing at a
+    particular place (``particular_places`` of data/lang/en/slots.json: ``"coffee at work"``) keeps it: the coffee at
+    work is not coffee. Never empty for non-empty input (falls back to the case-folded text)."""
     t = unicodedata.normalize("NFKC", text).casefold().strip()
     t = re.sub(r"[\s.!?。！？,，;；:：~…'\"“”]+$", "", t)
     if not t:
@@ -187,7 +200,8 @@ def topic_key(text: str) -> str:
     # "two cups of tea", "a lot of soda", "like 3 coffees a day"; when the unit is the thing itself ("two cigarettes a
     # day"), only the frequency goes (the count is dropped below)
     t = _quantity().sub(" ", " " + t).strip() or _frequency().sub(" ", " " + t).strip() or t
-    if _particular().match(t):  # "the coffee at my office": one particular coffee, not the habit "coffee"
+    if _particular().match(t) or (opinion and _particular_place().match(t)):  # "the coffee at my office", "coffee
+        # at work" (liked or not): one particular coffee, not the habit "coffee"
         return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
