@@ -50,6 +50,8 @@ def test_an_opinion_of_a_thing_at_a_particular_place_keeps_the_place():
     ("I just don't drink anymore.", [("does:drink", "drink", -1)]),
     ("I drink like 3 coffees a day", [("does:coffee", "drink like 3 coffees a day", 1)]),
     ("cut down to one coffee a day", [("does:coffee", "one coffee a day", 1)]),
+    ("I drink about four beers every night.", [("does:beer", "drink about four beers every night", 1)]),
+    ("I go about my day", []),
     ("I've cut back to two cigarettes a day", [("does:cigarette", "two cigarettes a day", 1)]),
     ("我把咖啡减到一天一杯了", [("does:咖啡", "一天一杯咖啡", 1)]),
     ("烟我减到一天两根了", [("does:烟", "一天两根烟", 1)]),
@@ -59,7 +61,10 @@ def test_an_opinion_of_a_thing_at_a_particular_place_keeps_the_place():
     ("我家的狗叫旺财", [("dog_name", "旺财", 1)]),
     ("Lucky走了，上周去世的", [("gone", "Lucky", 1)]),
     ("I don't like the coffee at work.", [("likes:coffee at work", "coffee at work", -1)]),
-    # not the speaker's, or not a departure
+    ("奶茶我不喝了", [("does:奶茶", "奶茶", -1)]),
+    ("游戏我已经不玩了, uninstalled it.", [("does:游戏", "游戏", -1)]),
+    # not the speaker's, not a departure, not an ending (a time before the speaker: "not today")
+    ("今天我不喝了", []),
     ("他开始吃肉了", []),
     ("吃肉了的人很多", []),
     ("Lucky走了去上学", []),
@@ -99,6 +104,7 @@ def _retired(mem, first: str, then: str, user: str) -> list[str]:
     ("我每天晚上都要喝两瓶啤酒", "haven't had a drink in 3 months", ["我每天晚上都要喝两瓶啤酒"]),
     ("We have a golden retriever named Lucky.", "Lucky走了，上周去世的", ["We have a golden retriever named Lucky."]),
     ("I drink coffee every morning.", "我不再喝咖啡了", ["I drink coffee every morning."]),
+    ("我每天喝奶茶", "奶茶我已经不喝了", ["我每天喝奶茶"]),
 ])
 def test_endings_and_reductions_meet_the_habit(mem, first, then, retired):
     assert _retired(mem, first, then, "u") == retired

@@ -240,7 +240,7 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
         r = re.sub(r"^(?:eating|drinking|playing|doing|having|taking|going to|using)\s+", "", r, flags=re.I) \
             if kind == "thing" else r
         v = _cut(r, lang)
-        v = re.sub(r"^(?:the|my|all|any|on)\s+", "", v, flags=re.I)
+        v = re.sub(r"^(?:the|my|all|any|on|a single|a|an)\s+(?=\w)", "", v, flags=re.I)  # "without a cigarette"
         if not v or v.casefold() in c["skip"] or len(v.split()) > 4 or \
                 re.match(r"(?:it|that|this|them|by|at|in|on|to|for|from|with|out|up|down|over|off)\b", v, re.I):
             return None
