@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from ..text.tokenize import has_cjk, words as segment
 
-__all__ = ["topic_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
+__all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
@@ -178,11 +178,35 @@ def _value_synonyms(key: str) -> dict[str, str]:
 
 
 def topic_key(text: str, *, opinion: bool = False) -> str:
-    """Key of a thing or activity (see module doc). ``"Jogging in the park!"`` -> ``"jog"``;
-    ``"drinking coffee every morning"`` -> ``"coffee"``; ``"吃辣"`` -> ``"辣"``; ``"like 3 coffees a day"`` ->
-    ``"coffee"``; ``"烟第三天"`` -> ``"烟"``. With ``opinion`` (the key of a ``likes`` fact), a thing at a
-    particular place (``particular_places`` of data/lang/en/slots.json: ``"coffee at work"``) keeps it: the coffee at
-    work is not coffee. Never empty for non-empty input (falls back to the case-folded text)."""
+    """Key of a thing or activity (see module doc): the concept its head word names (:func:`concept_key`), one for
+    both languages. ``"Jogging in the park!"`` -> ``"run"``; ``"drinking coffee every morning"`` and 喝咖啡 ->
+    ``"coffee"``; ``"吃辣"`` -> ``"spicy food"``; ``"like 3 coffees a day"`` -> ``"coffee"``; ``"smoking"``, 抽烟 and
+    ``"烟第三天"`` -> ``"smoke"``; a word no table knows is its own key (``"bouldering"``). With ``opinion`` (the
+    key of a ``likes`` fact), a thing at a particular place (``particular_places`` of data/lang/en/slots.json:
+    ``"coffee at work"``) keeps it: the coffee at work is not coffee. Never empty for non-empty input (falls back to
+    the case-folded text). Keys stored before (``does:咖啡``) still meet these through :func:`related_attributes`."""
+    return concept_key(_words_key(text, opinion))
+
+
+def concept_key(key: str) -> str:
+    """The concept a word key is a way of saying (``topic_synonyms`` of data/lang/*/slots.json, followed while the
+    word is not a member of the category it leads to): 烟 / 抽烟 / "cigarette" -> "smoke", 咖啡 -> "coffee", 啤酒 ->
+    "beer" (a kind of "alcohol", not the category itself: "I love beer" and "I love wine" stay two likings), 拿铁 ->
+    拿铁 (a member of "coffee"), "drink" -> "alcohol"; ``key`` itself when no table has it."""
+    table = _value_synonyms("topic_synonyms")
+    cats = _categories()
+    seen = {key}
+    while key in table and table[key] not in seen:
+        nxt = table[key]
+        if key in cats.get(nxt, ()):
+            break
+        key = nxt
+        seen.add(key)
+    return key
+
+
+def _words_key(text: str, opinion: bool) -> str:
+    """:func:`topic_key` before its concept: the head words of the thing, amounts, times and light verbs dropped."""
     t = unicodedata.normalize("NFKC", text).casefold().strip()
     t = re.sub(r"[\s.!?。！？,，;；:：~…'\"“”]+$", "", t)
     if not t:
