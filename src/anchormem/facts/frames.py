@@ -22,7 +22,7 @@ hypotheticals, modals and plans, reported speech: ``cues.json``), so a frame is 
 something. Nothing is read or compiled before first use.
 
     frame_facts("The landlord hiked our rent to 2200")  -> ([("rent", "2200", 1)], "")
-    frame_facts("烟我已经戒掉了")                           -> ([("does:烟", "烟", -1)], "")
+    frame_facts("烟我已经戒掉了")                           -> ([("does:smoke", "烟", -1)], "")
     frame_facts("我换工作了")                               -> ([], "employer")
     frame_facts("现在在美团", pending="employer")           -> ([("employer", "美团", 1)], "")
 """
@@ -574,7 +574,7 @@ def merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, 
     """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
     and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
     agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
-    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
+    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:smoke``, not ``does:掉``)."""
     if not frames:
         return changes, got
     if not changes and not got:

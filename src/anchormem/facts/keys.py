@@ -3,9 +3,17 @@
 A fact's attribute for a thing (``likes:<thing>``, ``does:<activity>``, ``allergy:<thing>``, ``count:<thing>``)
 is keyed by :func:`topic_key`, not by the user's exact words, so that a change of mind is seen as one:
 
-- "I love jogging in the park" and "I hate jogging now" -> ``likes:jog`` (+1, then -1);
-- "I drink coffee every morning" and "I stopped drinking coffee" -> ``does:coffee``;
-- "我喜欢吃辣" and "我现在受不了辣了" -> ``likes:辣``.
+- "I love jogging in the park" and "I hate jogging now" -> ``likes:run`` (+1, then -1);
+- "I drink coffee every morning", "I stopped drinking coffee" and 我不再喝咖啡了 -> ``does:coffee``;
+- "我喜欢吃辣" and "我现在受不了辣了" -> ``likes:spicy food``; "I smoke like half a pack a day" and 戒烟第三天了 ->
+  ``does:smoke``.
+
+The key is the concept the head word names (:func:`concept_key`: ``topic_synonyms`` of data/lang/*/slots.json, one
+key for both languages), never a fragment of the words: amounts and their hedges ("like 3 coffees a day", 一天两根),
+and a time after a Chinese thing (第三天, 三年多) are not part of it. Keys stored as words before (``does:咖啡``) are
+still compared with the concept keys (:func:`related_attributes`); nothing is migrated. In a habit's value an amount
+is part of it: "3 coffees a day" then "cut down to one coffee a day" is a new amount of the habit
+(:func:`same_value`, :func:`habit_amount`).
 
 English words are lemmatised (``lemminflect``: "jogging" -> "jog", "cats" -> "cat"); articles, possessives,
 light verbs ("drink", "eat", "play", "go", "do", "have", "take"; 吃/喝/玩/打/去/做) and trailing place, time and
