@@ -45,8 +45,9 @@ def test_demo_stores_both_languages(demo_run):
     # move with the flat and rent, the allergy with its request, the coffee ending with the green tea); Maya's new job
     # ("…started a new job as a data engineer at Helix Robotics here in Lisbon") gives an occupation and an employer
     # fact beside its turn (the job reader, facts.jobs); 林晓's move with the flat and rent gives the rent as a fact of
-    # its own too (the quantity reader, facts.quantities)
-    assert demo_run["memories"] == {"demo-maya": 15, "demo-linxiao": 14}
+    # its own too (the quantity reader, facts.quantities); "I adopted a rescue cat named Pixel" gives the cat's name
+    # (cat_name: the noun phrase's head) beside its turn
+    assert demo_run["memories"] == {"demo-maya": 16, "demo-linxiao": 14}
     assert demo_run["total"] == len(QUESTIONS)
     assert [r["question"] for r in demo_run["results"]] == [q["question"] for _, q in QUESTIONS]
 

@@ -173,7 +173,10 @@ def _clean(v: str, *, max_words: int = 8) -> str | None:
 def _named(m: re.Match) -> str:
     """"my X is called Y" / "我X叫Y": ``X_name`` (a person X by its relation's slot form: mom, 妈妈 -> mother)."""
     a = m.group("a")
-    return f"{person_key(a) if is_person(a) else pet_kind(a) or a}_name"  # a golden retriever's name: dog_name
+    if is_person(a):
+        return f"{person_key(a)}_name"
+    head = a.split()[-1] if " " in a else a  # the noun phrase's head: "a rescue cat named Pixel" -> cat_name
+    return f"{pet_kind(a) or pet_kind(head) or head}_name"  # a golden retriever's name: dog_name
 
 
 def _person_is(m: re.Match) -> str:
