@@ -101,9 +101,23 @@ def _owner_said(question: str, word: str) -> bool:
     not_after = _owner_data()[1]
     for m in re.finditer(re.escape(word), q):
         before = q[:m.start()].rstrip()
+        if has_cjk(word) and _compound_head(before):
+            continue  # 网易云会员, vip会员: a membership, not the member
         if not any(before.endswith(w) and (has_cjk(w) or not before[:-len(w)][-1:].isalnum()) for w in not_after):
             return True
     return False
+
+
+def _compound_head(before: str) -> bool:
+    """A Chinese owner word right after a noun is the head of a compound (网易云会员: a kind of membership): what
+    precedes it is a letter, a digit or a Chinese character that is no determiner or question opener
+    (``owner_determiners`` of ``answers.json``: 这位客户, 请问用户)."""
+    if not before or not before[-1].isalnum():
+        return False
+    from .. import langdata
+
+    return not any(before.endswith(w) for w in langdata.words("answers", "owner_determiners")) and \
+        not any(before.endswith(w) for w in _owner_data()[1])
 
 
 def _syn_group(word: str) -> int | None:
