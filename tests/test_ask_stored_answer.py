@@ -33,11 +33,14 @@ CASES = [
     (["订了腾讯视频、网易云黑胶和B站大会员。", "网易云会员退订了，听歌现在用QQ音乐免费的。"], "我还开着网易云会员吗？",
      "网易云会员退订了，听歌现在用QQ音乐免费的。"),
     (["I live in Toronto.", "I moved to Vancouver."], "Where did I live before Vancouver?", "I live in Toronto."),
+    (["My daughter Mia is 6 and obsessed with dinosaurs.", "Mia turned seven on Saturday, we did a dino cake obviously."],
+     "How old is Mia?", "Mia turned seven on Saturday, we did a dino cake obviously."),
     # nothing stored answers these: abstain
     (["I love hiking in the mountains."], "我手机套餐多少钱？", None),
     (["I'm allergic to peanuts."], "What's my shipping address?", None),
     (["苹果很甜，我每天吃一个。"], "苹果多少钱一斤？", None),
     (["我女儿今年上小学三年级，学校在西湖区。"], "我儿子在哪上学？", None),
+    (["I was born in 1990.", "I have a cat."], "How old is my cat?", None),
 ]
 
 
@@ -85,7 +88,8 @@ def test_amount_covers(term, text, covered):
 
 def test_amount_words():
     assert asked_kind("钱") == asked_kind("cost") == asked_kind("价格") == "money"
-    assert asked_kind("apple") is None
+    assert asked_kind("old") == asked_kind("几岁") == "age"
+    assert asked_kind("apple") is None and asked_kind("birthday") is None
     assert asked_period("monthly") == asked_period("一个月") == asked_period("months") == "month"
     assert asked_period("money") is None
 

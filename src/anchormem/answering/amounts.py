@@ -5,9 +5,8 @@ streaming plan cost per month?" by "$17.99 a month now": the memory says no word
 "month", it states the amount itself. :func:`amount_covers` reads the memory's amounts with the value reader
 (:func:`anchormem.facts.values.parse`: currencies, units, periods of ``data/lang/<lang>/values.json``) and covers
 
-- a word of a paraphrase group whose answer is a kind of amount (``value_kinds`` of ``data/lang/*/answers.json``:
-  the ``money`` group — 钱, 花, 费用, "cost", "price", "pay" — by an amount of money; the ``age`` group by an age;
-  the ``duration`` group by a duration), and
+- a word that asks for a kind of amount (``value_kinds`` of ``data/lang/*/answers.json``: 钱, 费用, "cost", "price",
+  "pay" by an amount of money; "old", 多大, 几岁 by an age: "How old is Mia?" by "Mia turned seven"), and
 - a period word (一个月, 每月, "month", "monthly": the ``periods`` of ``values.json`` and the periods they name) by an
   amount said per that period ("$40 a month", "200刀一个月").
 
@@ -19,25 +18,22 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..text.tokenize import has_cjk, stem
-from .question import _syn_group
 
 __all__ = ["amount_covers", "asked_kind", "asked_period"]
 
 
 @lru_cache(maxsize=1)
-def _kinds_by_group() -> dict[int, str]:
-    """{paraphrase group index: the value kind that answers it} from ``value_kinds`` of ``answers.json`` ({group id:
-    kind}, merged over languages; the group's words are its ``paraphrases`` entry)."""
+def _kind_words() -> dict[str, str]:
+    """{question word, lower-cased and stemmed: the kind of amount it asks for} from ``value_kinds`` of
+    ``answers.json`` ({kind: [words]}, every language)."""
     from ..langdata import LANGUAGES, load
 
-    out: dict[int, str] = {}
+    out: dict[str, str] = {}
     for lang in LANGUAGES:
-        data = load("answers", lang)
-        for gid, kind in (data.get("value_kinds") or {}).items():
-            for w in (data.get("paraphrases") or {}).get(gid, []):
-                g = _syn_group(w)
-                if g is not None:
-                    out.setdefault(g, kind)
+        for kind, ws in (load("answers", lang).get("value_kinds") or {}).items():
+            for w in ws:
+                out.setdefault(w.casefold(), kind)
+                out.setdefault(stem(w), kind)
     return out
 
 
@@ -56,10 +52,10 @@ def _periods() -> dict[str, str]:
 
 
 def asked_kind(term: str) -> str | None:
-    """The kind of amount (``"money"``, ``"age"``, ``"duration"``...) a question word asks for ("钱", "cost" ->
-    "money"), else None."""
-    g = _syn_group(term)
-    return _kinds_by_group().get(g) if g is not None else None
+    """The kind of amount (``"money"``, ``"age"``...) a question word asks for ("钱", "cost", "costs" -> "money";
+    "old" -> "age"), else None."""
+    t = term.casefold()
+    return _kind_words().get(t) or (None if has_cjk(t) else _kind_words().get(stem(t)))
 
 
 def asked_period(term: str) -> str | None:
