@@ -33,8 +33,9 @@ CASES = [
     (["订了腾讯视频、网易云黑胶和B站大会员。", "网易云会员退订了，听歌现在用QQ音乐免费的。"], "我还开着网易云会员吗？",
      "网易云会员退订了，听歌现在用QQ音乐免费的。"),
     (["I live in Toronto.", "I moved to Vancouver."], "Where did I live before Vancouver?", "I live in Toronto."),
-    (["My daughter Mia is 6 and obsessed with dinosaurs.", "Mia turned seven on Saturday, we did a dino cake obviously."],
-     "How old is Mia?", "Mia turned seven on Saturday, we did a dino cake obviously."),
+    (["My daughter Mia is 6 and obsessed with dinosaurs.",
+      "Mia turned seven on Saturday, we did a dino cake obviously."], "How old is Mia?",
+     "Mia turned seven on Saturday, we did a dino cake obviously."),
     # nothing stored answers these: abstain
     (["I love hiking in the mountains."], "我手机套餐多少钱？", None),
     (["I'm allergic to peanuts."], "What's my shipping address?", None),

@@ -21,6 +21,9 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    one (:func:`contrasting`: no "brother" or 弟弟 for 哥哥). Light terms ("name", "time", "go", "名字"...) weigh
    less, and at least one heavy term must be covered, so "What is my dog's name?" never cites "a rescue cat named
    Pixel".
+   A word asking for an amount is covered by an amount of its kind, whatever the memory's words (钱 by "一斤八块",
+   "old" by "turned seven", "month" by "$40 a month": :mod:`.amounts`); a compound of two key terms by its
+   translation in a memory said in the other language (手机套餐 by "phone plan": :meth:`EvidenceScorer._compounds`).
    A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
    by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
    the kind of answer ("activity", "item", "topic", "breed", "brand", "colour", "活动", "类型", "品种"). A calendar

@@ -47,7 +47,8 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
-__all__ = ["place_kind", "known_place", "places_in", "home_facts", "ended_places", "home_places", "with_places", "MIN_POPULATION"]
+__all__ = ["place_kind", "known_place", "places_in", "home_facts", "ended_places", "home_places", "with_places",
+           "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
