@@ -143,13 +143,15 @@ def test_hedges_lower_confidence():
     cases = {"I think my favourite colour is blue.": ("favourite_colour", "blue"),
              "Maybe I'll move to Rome.": ("home_city", "Rome"),
              "I probably work at Initech.": ("employer", "Initech"),
-             "我可能会搬到深圳。": ("home_city", "深圳"),
+             "我可能住在深圳。": ("home_city", "深圳"),
              "我大概喜欢喝绿茶。": ("likes:绿茶", "喝绿茶"),
              "也许我住在杭州。": ("home_city", "杭州")}
     for text, (attr, value) in cases.items():
         facts = extract_facts_rules(text)
         assert [(f.attribute, f.value, f.confidence) for f in facts] == [(attr, value, 0.6)], text
     assert extract_facts_rules("My favourite colour is blue.")[0].confidence == 1.0
+    # a hedge on what will happen is a modal, as "might" is: no fact (cues.json modal; issue #22, fresh13)
+    assert extract_facts_rules("我可能会搬到深圳。") == []
 
 
 def test_sensitive_flags():
@@ -365,9 +367,9 @@ def test_c10_chitchat_prompt_and_no_facts():
 
 
 def test_hedge_in_source_caps_llm_confidence():
-    reply = _reply(_f("home_city", "深圳", "我可能会搬到深圳。", confidence=1.0))
+    reply = _reply(_f("home_city", "深圳", "我可能住在深圳。", confidence=1.0))
     with FakeLLMServer([reply]) as srv:
-        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "我可能会搬到深圳。")
+        res = extract_facts_llm(OpenAICompatLLM(srv.base_url, "fake"), "我可能住在深圳。")
     assert [(f.value, f.confidence, f.language) for f in res.facts] == [("深圳", 0.6, "zh")]
 
 

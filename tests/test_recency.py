@@ -98,13 +98,15 @@ def test_a_change_the_write_path_missed_is_answered_by_the_latest_statement(mem)
     assert "I drive a 2012 Corolla. (an earlier statement, before 2024-03-31)" in lines[1]
 
 
-def test_a_count_the_write_path_missed_cites_the_later_statement(mem):
+def test_a_count_said_relatively_cites_the_later_statement(mem):
+    # "a third kitty" is read on write now (facts.counts: the stored two cats + 1): the old count is closed, so it is
+    # no longer cited as current at all (it was cited second, as an earlier statement, while the write path missed it)
     mem.add("We have two cats, Miso and Tofu, plus a very tolerant dog named Beans.", user_id="c", timestamp=T)
     mem.add("Brought home a third kitty from the shelter, calling her Pickles.", user_id="c",
             timestamp=T + timedelta(days=90))
     ans = mem.ask("how many cats live with us?", user_id="c")
     assert "third kitty" in ans.citations[0].text
-    assert "two cats" in ans.citations[1].text and "(an earlier statement, before 2024-03-31)" in ans.text
+    assert not any("two cats" in c.text for c in ans.citations)
 
 
 def test_an_older_statement_imported_later_does_not_win(mem):

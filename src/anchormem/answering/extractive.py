@@ -20,6 +20,20 @@ def no_record(question: str) -> str:
     return NO_RECORD_ZH if has_cjk(question) else NO_RECORD
 
 
+def realised_note(m: MemoryItem, *, zh: bool = False) -> str | None:
+    """For a current memory of a turn that said a plan came true without its value ("Done moving!": metadata
+    ``realises``, :func:`~anchormem.facts.reconcile.plan_facts`), the plan it realised, worded per language
+    (``plan_realised`` of data/lang/<lang>/answers.json: 'the plan of 2024-03-11 came true: "I'm moving to Vancouver
+    next month."'); None otherwise."""
+    plan = m.metadata.get("realises") if m.valid_to is None else None
+    if not isinstance(plan, dict) or not plan.get("text"):
+        return None
+    from .. import langdata
+
+    tpl = langdata.load("answers", "zh" if zh else "en").get("plan_realised") or "{plan}"
+    return tpl.format(date=plan.get("said", ""), plan=plan["text"])
+
+
 def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
     ``2024-03-04，你说过：“…”``. A memory whose text was edited by ``update`` since (``updated_at`` set while still
@@ -27,6 +41,13 @@ def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     (``2024-03-04记录，2024-05-01修改为：“…”``). A memory that no longer holds (``valid_to`` set: superseded, read
     by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``. ``note``: said in
     the same place when the memory holds no end ("an earlier statement, before 2024-05-30": :mod:`.recency`)."""
+    plan = realised_note(m, zh=zh)  # "Done moving!" says which plan came true
+    if plan:
+        return _quote(m, zh=zh, note=note) + (f"（{plan}）" if zh else f" ({plan})")
+    return _quote(m, zh=zh, note=note)
+
+
+def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
     if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date() and \
             m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
         said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()

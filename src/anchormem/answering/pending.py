@@ -5,6 +5,12 @@ A change to a sensitive slot (a phone number, an address) or one whose confidenc
 the reader, though: a memory that a pending review item targets (its own id, or a claim it carries) is shown with
 a note, worded per language in ``data/lang/<lang>/answers.json`` ``pending_change`` ("a change to 555-0199 is
 pending review", "改为555-0199的更改待审核").
+
+Only where that slot is what is read: an answer to a question naming slots (:func:`asked_for`: "Where do I live?"
+-> home_city) shows the note of a review of one of them; a memory cited for another slot that happens to carry the
+reviewed claim too ("我住在杭州，在网易工作。" cited for the home, a change of the employer pending) shows none. With no
+slot named (or for ``context()`` lines), a memory shows the note when the reviewed slot is all it states (a fact memory
+of that slot, or a turn whose current claims are all of it).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from ..types import Answer, MemoryItem, ReviewItem
 
-__all__ = ["pending_changes", "pending_note", "with_pending"]
+__all__ = ["pending_changes", "pending_note", "with_pending", "asked_for"]
 
 
 def pending_changes(store: Any, tenant: str, user_id: str) -> list[ReviewItem]:
@@ -23,11 +29,36 @@ def pending_changes(store: Any, tenant: str, user_id: str) -> list[ReviewItem]:
     return list(store.list_reviews(tenant, user_id, "pending"))
 
 
-def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool) -> str | None:
+def asked_for(question: str) -> tuple[str, ...]:
+    """The slot attributes ``question`` names (its own question words, or the user's slots it asks:
+    :func:`~.slot_evidence.asked_user_slots`; "Where do I live?" -> ("home_city",)); () when it names none."""
+    from .slot_evidence import asked_user_slots
+    from .slot_questions import asked_slots
+
+    return tuple(dict.fromkeys(asked_slots(question) + asked_user_slots(question)))
+
+
+def _about(r: ReviewItem, m: MemoryItem, asked: tuple[str, ...]) -> bool:
+    """Review item ``r`` is about what ``m`` is read for: its slot is one ``asked`` names; with none asked, its slot
+    is all ``m`` states (``m``'s fact, or every current claim ``m`` carries). An item with no fact: always."""
+    f = r.proposed.fact
+    if f is None:
+        return True
+    if asked:  # (a keyed slot by its head: allergy:peanut is read for "allergy"; a person's: sister_home_city)
+        heads = {f.attribute, f.attribute.partition(":")[0]}
+        return bool(heads & set(asked)) or any(h.endswith("_" + a) for h in heads for a in asked)
+    if m.fact is not None:
+        return m.fact.attribute == f.attribute
+    return all(c.slot == f.slot for c in m.claims if c.valid_to is None)
+
+
+def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool,
+                 asked: tuple[str, ...] = ()) -> str | None:
     """The note for ``m`` when a pending item targets it or a claim it carries (the newest such item's proposed
-    value), in Chinese when ``zh``; None when none does."""
+    value), in Chinese when ``zh``; None when none does, or none of those is about the slot read (``asked``: the
+    question's slot attributes, :func:`asked_for`; see the module doc)."""
     ids = {m.id} | {c.fact_id for c in m.claims if c.valid_to is None}
-    hit = [r for r in pending if ids & set(r.targets)]
+    hit = [r for r in pending if ids & set(r.targets) and _about(r, m, asked)]
     if not hit:
         return None
     p = hit[-1].proposed  # a value, or for an ending ("I'm not allergic to peanuts any more") the words saying it
@@ -38,16 +69,17 @@ def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool) -> str |
 
 
 def with_pending(ans: Answer, store: Any, tenant: str, user_id: str, question: str) -> Answer:
-    """``ans`` with the note of each cited memory a pending change targets appended to its text (" (a change to
-    555-0199 is pending review)", "（改为555-0199的更改待审核）"); ``ans`` itself when there is none or it
-    abstained."""
+    """``ans`` with the note of each cited memory a pending change of the slot asked targets appended to its text
+    (" (a change to 555-0199 is pending review)", "（改为555-0199的更改待审核）"); ``ans`` itself when there is none
+    or it abstained."""
     if ans.abstained or not ans.citations:
         return ans
     pending = pending_changes(store, tenant, user_id)
     if not pending:
         return ans
     zh = has_cjk(question)
-    notes = list(dict.fromkeys(n for m in ans.citations if (n := pending_note(m, pending, zh=zh))))
+    asked = asked_for(question)
+    notes = list(dict.fromkeys(n for m in ans.citations if (n := pending_note(m, pending, zh=zh, asked=asked))))
     if not notes:
         return ans
     tail = "".join(f"（{n}）" for n in notes) if zh else "".join(f" ({n})" for n in notes)

@@ -300,10 +300,12 @@ def _named_relatives_evidence(attrs: list[str], store: Any, scope: Scope) -> lis
 
 
 def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
-    """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now."""
+    """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now; for a
+    names slot, every memory holding one of its current claims, oldest first (names joined: "Miso and Tofu", then
+    "calling her Pickles" said with one more, :mod:`anchormem.facts.counts`)."""
     found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])
     positive = {m.fact.attribute for m in found if m.fact is not None and m.fact.polarity > 0}
-    per: dict[str, MemoryItem] = {}
+    per: dict[str, list[MemoryItem]] = {}
     for m in found:  # oldest first: the newest said of a slot wins
         if m.fact is None or m.kind == "summary" or \
                 any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
@@ -314,11 +316,11 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
                      any(c.fact_id == m.id and c.valid_to is None for c in h.memory.claims)), None)
         view = (turn is not None and current_view(turn)) or current_view(m)
         if view:
-            per[m.fact.attribute] = view
+            joined = m.fact.attribute.endswith("_names") and m.fact.polarity > 0
+            per[m.fact.attribute] = [v for v in per.get(m.fact.attribute, []) if joined and v.id != view.id] + [view]
     out: list[MemoryItem] = []
     for a in attrs:
-        if a in per and all(per[a].id != m.id for m in out):
-            out.append(per[a])
+        out += [v for v in per.get(a, []) if all(v.id != m.id for m in out)]
     return out
 
 

@@ -136,7 +136,7 @@ def _pieces(lang: str) -> dict[str, str]:
         "ORG": r"(?P<v>(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|&))*)",
         "PLACE": r"(?P<v>(?-i:[A-Z])[\w' .-]*?)(?=\s+(?:last|this|next|in|on|for|with|because|to|and|since|after|"
                  r"before|a\s|two|three|about)\b|[,.;!?]|$)",
-        "COUNT": r"(?P<v>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:more\s+)?"
+        "COUNT": r"(?P<v>(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?!more\b)"
                  r"(?P<counted>" + alt(tuple(_counted("en"))) + r"))\b",
         "NAMES": r"(?P<names>(?-i:[A-Z])[\w'-]+(?:\s*,\s*(?-i:[A-Z])[\w'-]+)*\s+and\s+(?-i:[A-Z])[\w'-]+)"}
 

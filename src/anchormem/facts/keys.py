@@ -169,9 +169,14 @@ def value_key(attribute: str, value: str) -> str:
 def same_value(attribute: str, a: str, b: str) -> bool:
     """``a`` and ``b`` are one value of ``attribute``: one :func:`value_key`, or one name said in two scripts
     ("Bristol" / 布里斯托: :func:`~anchormem.facts.names.same_name`), so a restatement in the other language is
-    no change."""
+    no change; for a home, one place named whole or by a part of it (苏州工业园区 / Suzhou:
+    :func:`~anchormem.facts.places.same_place`)."""
     if value_key(attribute, a) == value_key(attribute, b):
         return True
+    if attribute == "home_city" or attribute.endswith("_home_city"):  # 苏州工业园区 is Suzhou: a refinement, no move
+        from .places import same_place
+
+        return same_place(a, b)
     from .names import same_name
 
     return same_name(a, b)

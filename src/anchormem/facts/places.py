@@ -48,7 +48,7 @@ from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
 __all__ = ["place_kind", "known_place", "places_in", "home_facts", "ended_places", "home_places", "with_places",
-           "MIN_POPULATION"]
+           "same_place", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -294,6 +294,36 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
                 except ValueError:
                     continue
     return [found] if found is not None else []
+
+
+def _named_within(value: str) -> list[str]:
+    """The known places ``value`` (a home as said) names: its own known places (:func:`places_in`) and, for a Chinese
+    value, the longest gazetteer city it opens with (苏州工业园区 -> 苏州: a Chinese place name goes from the whole to
+    its part)."""
+    out = [n for _, n in places_in(value)]
+    if has_cjk(value):
+        head = next((value[:k] for k in range(len(value) - 1, 1, -1) if _gazetteer().get(value[:k]) == "city"), "")
+        out += [head] if head else []
+    return out
+
+
+def same_place(a: str, b: str) -> bool:
+    """Two home values name one place: one names the other or a part of it (苏州工业园区 / 苏州, "downtown Toronto" /
+    Toronto), in either script (苏州工业园区 / Suzhou: :func:`~anchormem.facts.names.same_name`). A restatement or a
+    refinement of where the speaker lives, never a move. False for two places neither names ("York" / "New York":
+    the known place of "New York" is itself)."""
+    from .names import same_name
+
+    a, b = a.strip(), b.strip()
+    if not a or not b:
+        return False
+    if a.casefold() == b.casefold() or same_name(a, b):
+        return True
+    for whole, part in ((a, b), (b, a)):
+        if any(n.casefold() == part.casefold() or same_name(n, part) for n in _named_within(whole)
+               if n.casefold() != whole.casefold()):
+            return True
+    return False
 
 
 def ended_places(clause: str) -> set[str]:

@@ -9,7 +9,15 @@ gated here; nor is a value said beside the end of the old one ("我从字节离�
 frame class of polarity -1, frames.json; "I'm starting at Puma next week after leaving Adidas").
 
 A plan is not stored as a pending change (its turn stays an ordinary utterance memory, findable by search); making it
-current when its date passes is not built (noted in the CHANGELOG).
+current when its date passes is not built (noted in the CHANGELOG). It becomes current when the speaker later says
+it came true without restating the value ("Done moving!", 搬完了, 入职了, "it's official": :func:`completed_attributes`,
+words of ``completion`` in ``data/lang/<lang>/plans.json``): :func:`~anchormem.facts.reconcile.plan_facts` then
+reads the latest open plan of that action (:func:`plan_facts_of`) as the completion's own fact, from its time.
+
+A **maybe** (:func:`maybe`: "明年可能会跳槽去阿里吧，还没想好", "Thinking about jumping ship, haven't decided") is no
+plan and no change either: its sentence says the speaker has not decided (``undecided``), or its clause hedges
+what will happen (``hedged_future``: 可能会, "might") about a date ahead. It is dropped like a plan: never current,
+never queued for review.
 
     planned(Fact(attribute="home_city", value="York", clause="I'm moving to York next month", ...),
             said_at=datetime(2024, 3, 4, tzinfo=timezone.utc))   # -> DateSpan("next month", 2024-04-01 ...)
@@ -27,7 +35,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "drop_plans", "plan_sentences"]
+__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
@@ -81,15 +89,109 @@ def _ends_now(sentence: str) -> bool:
     return bool(_enders("en").search(sentence) or (has_cjk(sentence) and _enders("zh").search(sentence)))
 
 
+@lru_cache(maxsize=8)
+def _words_rx(key: str, lang: str) -> re.Pattern:
+    """The words of list ``key`` of data/lang/<lang>/plans.json as one pattern (English as whole words; a clitic
+    such as "'ll" right after its word)."""
+    entries = tuple(langdata.load("plans", lang).get(key, []))
+    if lang == "zh":
+        return re.compile(langdata.alternation(entries))
+    clitics = langdata.alternation(tuple(e for e in entries if e[:1] in "'’")).replace("'", "['’]")
+    whole = langdata.alternation(tuple(e for e in entries if e[:1] not in "'’")).replace("'", "['’]")
+    return re.compile(r"(?:(?<![\w'’])(?:" + whole + r")|(?<=\w)(?:" + clitics + r"))(?![\w'’])", re.I)
+
+
+def _says(key: str, text: str) -> bool:
+    """``text`` holds a word of list ``key`` of plans.json (English; Chinese too when it has Chinese)."""
+    return bool(_words_rx(key, "en").search(text) or (has_cjk(text) and _words_rx(key, "zh").search(text)))
+
+
+def maybe(fact: Fact, said_at: datetime | None) -> bool:
+    """``fact`` is only a maybe (see the module doc): its sentence holds an ``undecided`` word of plans.json ("还没想好",
+    "haven't decided") and its clause says what will happen (a hedge, a future marker or a date ahead; "I moved to
+    Berlin, not sure yet if I'll stay" is a move), or its clause a ``hedged_future`` word (可能, "maybe") and a ``future_markers`` word (会, 要,
+    "will", "'ll": 可能会, "Maybe I'll move to Rome") or a date ahead of ``said_at``. A numeric slot too: "maybe
+    30k, 但还没决定"."""
+    sentence = fact.source_span or fact.clause
+    if not sentence:
+        return False
+    clause = fact.clause or sentence
+
+    def ahead() -> bool:  # a date of the clause after the day said
+        return said_at is not None and any(span.start.astimezone(said_at.tzinfo).date() > said_at.date()
+                                           for span in resolve_dates(clause, said_at))
+
+    if _says("undecided", sentence):  # (of what the clause says will happen: "I moved to Berlin, not sure yet if
+        return _says("undecided", clause) or _says("future_markers", clause) or \
+            _says("hedged_future", clause) or ahead()  # I'll stay" is a move)
+    if not _says("hedged_future", clause):
+        return False
+    return _says("future_markers", clause) or ahead()  # 可能会 / 也许要 / "Maybe I'll": on what will happen
+
+
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
-    """``facts`` without the plans among them (:func:`planned`)."""
-    return [f for f in facts if planned(f, said_at) is None]
+    """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them."""
+    return [f for f in facts if planned(f, said_at) is None and not maybe(f, said_at)]
+
+
+def plan_facts_of(text: str, said_at: datetime | None, *, entity: str = "user") -> list[Fact]:
+    """The facts ``text`` (said at ``said_at``) states as a plan (:func:`planned`, not a :func:`maybe`), as the
+    rules, the job reader and the place reader read them ("下个月搬去温哥华" -> [home_city=温哥华], "I'm starting at
+    Stripe next month" -> [employer=Stripe]); ``[]`` without a time."""
+    from .jobs import job_facts
+    from .places import home_facts
+    from .rules import extract_from_text
+
+    if said_at is None:
+        return []
+    facts = extract_from_text(text, entity=entity)
+    facts += [f for f in job_facts(text, entity=entity, current=lambda a: []) if f.polarity > 0]  # 下周一去美团报到
+    if not any(f.attribute == "home_city" for f in facts):
+        facts += home_facts(text, entity=entity)
+    return [f for f in facts if planned(f, said_at) is not None and not maybe(f, said_at)]
+
+
+@lru_cache(maxsize=4)
+def _completions(lang: str) -> tuple[tuple[re.Pattern, tuple[str, ...]], ...]:
+    """(pattern, attributes) per action of ``completion`` in data/lang/<lang>/plans.json."""
+    out = []
+    for spec in (langdata.load("plans", lang).get("completion") or {}).values():
+        alt = langdata.alternation(tuple(spec.get("words", [])))
+        rx = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
+        out.append((rx, tuple(spec.get("attributes", []))))
+    return tuple(out)
+
+
+_CLAUSE_END = re.compile(r"[,.;:!?，。；：！？~～]")
+
+
+def completed_attributes(text: str) -> tuple[str, ...] | None:
+    """The attributes of the plans ``text`` says came true (``completion`` words of plans.json: "Done moving!" ->
+    ("home_city",), 入职了 -> ("employer", "occupation"); ``()`` for an action of any attribute: "it's official"), or
+    None when it says none. A completion word after a ``not_done`` word of its clause ("还没搬完", "not done moving",
+    "can't wait to be moved in") or before a ``not_done_after`` one ("moved in yet?", 入职了吗) does not count; nor a
+    question."""
+    if text.rstrip().endswith(("?", "？")):
+        return None
+    langs = ("en", "zh") if has_cjk(text) else ("en",)
+    for lang in langs:
+        for rx, attrs in _completions(lang):
+            for m in rx.finditer(text):
+                cut = max((c.end() for c in _CLAUSE_END.finditer(text, 0, m.start())), default=0)
+                before, after = text[cut:m.start()], text[m.end():]
+                nxt = _CLAUSE_END.search(after)
+                after = after[:nxt.start()] if nxt else after
+                if any(_words_rx(k, lg).search(t) for lg in langs for k, t in (("not_done", before),
+                                                                              ("not_done_after", after))):
+                    continue
+                return attrs
+    return None
 
 
 def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
     """The sentences of ``text`` (said at ``said_at``) that state a plan as the write path reads one: a slot fact
     of the sentence (:func:`anchormem.facts.rules.extract_from_text`) that :func:`planned` finds planned ("I'm
-    moving to Edinburgh next month.", "我下个月搬去杭州。"). A sentence that only names a date ahead ("There were 7
+    moving to Edinburgh next month.", "我下个月搬去杭州。") or that is a :func:`maybe` ("我可能会搬到北京。"). A sentence that only names a date ahead ("There were 7
     people, 6 want to do it again next month!", "getting ready for a fundraiser next week") is none. ``[]``
     without a time."""
     from ..text.segment import split_sentences
@@ -98,4 +200,4 @@ def plan_sentences(text: str, said_at: datetime | None) -> list[str]:
     if said_at is None:
         return []
     return [sent for sent in split_sentences(text)
-            if any(planned(f, said_at) is not None for f in extract_from_text(sent))]
+            if any(planned(f, said_at) is not None or maybe(f, said_at) for f in extract_from_text(sent))]

@@ -22,7 +22,8 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
 3. **Counts**: a number with a counted noun ("three cats", 三只猫; ``counted`` of slots.json) is the ``count:<noun>``
    slot the rules use; a count said without its noun ("Four left", 剩五盆了, "plant count: 19") takes the user's one
    current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). The names said with a count are the rules'
-   own facts (``cat_names``): a count change never touches them.
+   own facts (``cat_names``): a count change never touches them. A count said as a change ("又养了一只狗", "two more
+   pullets") is no count held: :mod:`.counts` reads it against the stored count.
 
 Each reading is a +1 fact (``extractor="quantities"``) that replaces the slot's current value through the usual
 reconcile path; the caller passes it through the grounding check. A slot the other readers already filled in the turn
@@ -44,6 +45,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact, detect_language
+from .counts import _readings as _count_readings
 from .values import Value, parse, plain, same_number
 
 __all__ = ["quantity_facts", "merge_quantity_facts", "attribute_words"]
@@ -342,6 +344,8 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
         return out
     prev = 0
     for v in parse(clause, lang):
+        if v.kind == "count" and any(v.text in w for *_, w in _count_readings(clause)):
+            continue  # "又养了一只狗", "two more pullets": a change of the count (facts.counts), not the count held
         if v.kind == "count" and not others and _held(clause):
             out.append((f"count:{v.unit}", v.text))
             sep = re.search(r"\s*[:：,，(（—–]|\s+-\s", clause[v.end:])  # "three chickens: Nugget, Pepper and

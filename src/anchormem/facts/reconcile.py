@@ -86,13 +86,16 @@ class FactPlan:
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
     """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
-    polarities ("I love spicy food" / "I don't eat spicy food any more"); a ``gone`` fact ("Max passed away")
+    polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
+    (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
     contradicts only the current pet-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`)."""
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
             normalize_object(old.value) == normalize_object(new.value)
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
+    if new.extractor == "counts" and new.attribute.endswith("_names"):
+        return False  # a name given to one more ("adopted another cat, named her Luna") joins the names known
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
         return old.polarity > 0
@@ -147,7 +150,8 @@ def _narrowed(facts: list[Fact]) -> list[Fact]:
         c = (f.clause or "").strip()
         i = c.casefold().find(f.value.casefold()) if c and f.value else -1
         end = i + len(f.value)
-        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:])) and any(
+        if i >= 0 and (c[end:].lstrip().startswith(_APPOSITION) or _links().match(c[end:]) or
+                       f.attribute.startswith("count:")) and any(  # (a count's words are its own: 我有一只狗叫旺财)
                 g is not f and (g.clause or "").strip() == c and g.value and
                 c.casefold().find(g.value.casefold(), end) >= 0 for g in facts):
             f = f.model_copy(update={"clause": c[:end].rstrip()})
@@ -292,7 +296,14 @@ def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_
 
     said = quantity_facts(d.item.text, entity=ent, claims=claims)
     kept = [f for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
-    return merge_quantity_facts(facts, kept)
+    out = merge_quantity_facts(facts, kept)
+    from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
+
+    stated = frozenset(x for f in out if f.attribute.startswith("count:") for x in (f.attribute, f.source_span))
+    for f, words in count_changes(d.item.text, entity=ent, claims=claims, said=stated):
+        if check_support(_as_user(f.model_copy(update={"value": words}), d.item.speaker), d.item.text).ok:
+            out.append(f)
+    return out
 
 
 def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
@@ -422,6 +433,54 @@ def _members_ended(slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> l
             in_category(c.fact.attribute.partition(":")[2], members)]
 
 
+def _refines(attribute: str, old: str, new: str) -> bool:
+    """``new`` restates ``old`` (one value: :func:`~anchormem.facts.keys.same_value`) in more words than a name in the
+    other script: a part of the place (苏州工业园区 for Suzhou), whose turn's words are then kept beside the NOOP; "东京"
+    for "Tokyo" is the same name and keeps nothing."""
+    from .names import same_name
+
+    return value_key(attribute, old) != value_key(attribute, new) and not same_name(old, new)
+
+
+def _realised(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
+    """The fact of the speaker's latest open plan that user turn ``d`` says came true without restating its value
+    ("下个月搬去温哥华" ... "搬完了，温哥华天气真好"; "I'm starting at Stripe next month" ... "first day at the new
+    job!": :func:`~anchormem.facts.plans.completed_attributes`), as the turn's own fact from its time: it supersedes
+    the old value like any change. Open: a plan said before this turn (a memory of the speaker's dated ahead of its
+    own day, :func:`~anchormem.facts.plans.plan_facts_of`) after every current claim of its slot, holding another
+    value. [] when the turn says no completion, already states a fact of that action, or no plan is open."""
+    from ..filters import And, Cond
+    from ..types import Scope
+    from .plans import completed_attributes, plan_facts_of
+
+    it = d.item
+    if it.source != "user" or it.kind != "utterance":
+        return []
+    attrs = completed_attributes(it.text)
+    if attrs is None or any(f.attribute in attrs or not attrs for f in facts):
+        return []
+    ent = it.speaker or "user"
+    said = d.said_at or it.created_at
+    where = And((Cond(field="kind", op="in", value=("utterance", "commitment")),
+                 Cond(field="event_time", op="exists", value=True)))
+    plans = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
+             if m.source == "user" and m.created_at < said and (m.speaker or "user") == ent and
+             m.event_time is not None and m.event_time > m.created_at]
+    for m in sorted(plans, key=lambda m: m.created_at, reverse=True):
+        for f in plan_facts_of(m.text, m.created_at, entity=ent):
+            if attrs and f.attribute not in attrs:
+                continue
+            cur = store.current_facts(tenant, user_id, [FactSlot(entity=f.entity, attribute=f.attribute, value="").slot])
+            if any(c.valid_from >= m.created_at or (c.fact and same_value(f.attribute, c.fact.value, f.value))
+                   for c in cur):
+                continue  # said again since, or already the value: the plan is no longer open
+            span = next((s for s in split_sentences(it.text) if completed_attributes(s) is not None), it.text)
+            it.metadata["realises"] = {"id": m.id, "text": m.text, "said": m.created_at.date().isoformat()}
+            return [f.model_copy(update={"source_span": span, "clause": span, "extractor": "plan",
+                                         "previous_value": None, "language": "zh" if has_cjk(span) else "en"})]
+    return []
+
+
 def _counts_of_names(slot: FactSlot, clash: list[MemoryItem], facts: list[Fact],
                      listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
     """A names list replaced by another ("来福和旺财" -> "旺财": 来福走丢了，现在只剩旺财了) changes the count said with the
@@ -482,6 +541,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
+    found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
     used = {f.attribute for _, fs in found for f in fs}
     opened = [od for od in opened if od.item.fact is not None and od.item.fact.attribute in used]  # its change held
     slots = sorted({key for _, fs in found for f in fs
@@ -523,6 +583,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 c.fact.value for sl in slots_said for key in _related(sl) for c in current.get(key, []) if c.fact]
         ) is not None
         held = len(plan.reviews)
+        refined = False
         new_drafts: list[tuple[Draft, list[str]]] = []
         carried: list[Claim] = []
         gone_only = 0
@@ -531,12 +592,15 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             per_sentence[f.source_span] = per_sentence.get(f.source_span, 0) + 1
         for f in facts:
             fd = _fact_draft(d, f, per_sentence[f.source_span] > 1 or residual)
+            if f.extractor == "plan":  # the plan's own words carry the claim it came true as ("before Vancouver?")
+                fd.carried_by = [d.item.metadata["realises"]["id"]]
             new, slot = fd.item, fd.item.fact
             assert slot is not None
             cur = [c for key in _related(slot) for c in current.get(key, [])]
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
                 carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
+                refined = refined or _refines(slot.attribute, same.fact.value, slot.value)  # type: ignore[union-attr]
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
@@ -550,6 +614,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
+            if f.extractor == "counts" and slot.attribute.endswith("_names"):
+                clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue
@@ -578,7 +644,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         whole = d.item.text.strip()
         keep_turn = len(split_sentences(d.item.text)) > 1 or gone_only == len(facts) or \
             (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts)) or \
-            (residual and len(plan.reviews) == held)  # (a change held for review is not half-applied)
+            (residual and len(plan.reviews) == held) or \
+            (refined and not new_drafts and len(plan.reviews) == held)  # (a change held for review: not half-applied)
         if keep_turn:
             carry(d.item, [c for fd, _ in new_drafts for c in own_claims(fd.item)] + carried)
             plan.drafts.append(d)

@@ -34,7 +34,8 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
-from ..answering.pending import pending_changes, pending_note
+from ..answering.extractive import realised_note
+from ..answering.pending import asked_for, pending_changes, pending_note
 from ..retrieval.currency import shown_hits
 from ..text.tokenize import has_cjk
 from ..types import Hit
@@ -109,6 +110,8 @@ def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     until = f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else ""  # shown from the past
     until += f" ({note})" if note else ""
+    plan = realised_note(m, zh=has_cjk(m.text))  # "Done moving!": the plan that came true, with its value
+    until += f" ({plan})" if plan else ""
     line = f"- [{when}] {who}: {m.text}{until}" + (f" (id {m.id})" if show_ids else "")
     return line, {"id": m.id, "text": m.text, "speaker": m.speaker, "role": m.role, "date": said,
                   "event_date": event, "score": hit.score}
@@ -261,6 +264,7 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         title_cost = count(TITLES["memories"])
         said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
         pend = pending_changes(memory.store, key.tenant, user_id) if hits and hasattr(memory, "store") else []
+        asked = asked_for(query) if pend and query else ()  # a pending change is noted where its slot is read
         for hit in shown_hits(hits):  # as they hold now: no superseded words shown as current
             if hit.memory.kind == "summary":  # a summary's lines once in the block (summary_lines)
                 hit = summary_lines(hit, said)
@@ -268,7 +272,7 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
             if not text or any(text in c for c in shown):
                 dropped["memories"] += 1
                 continue
-            notes = [pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text))
+            notes = [pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text), asked=asked)
                      if pend and hit.memory.valid_to is None else None, earlier.get(hit.memory.id)]
             line, item = _memory_line(hit, show_ids, "; ".join(n for n in notes if n) or None)
             cost = count(line) + (0 if mem_lines else title_cost)

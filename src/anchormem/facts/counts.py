@@ -1,0 +1,358 @@
+"""Relative count changes: a count said against the user's stored count of the same counted noun.
+
+People rarely restate a count: they say what changed ("adopted a third!!", "we got another one", "one more kitten",
+"gave one of the cats to my mum", 又养了一只狗, 老三出生了, 死了两条). This reader takes such a clause, finds the
+user's current ``count:<noun>`` claim it changes and says the new count: old + n, old - n, or the ordinal's number
+(an ordinal only when it is one more than the stored count: "a third" after two cats, never after five). The words
+live in ``count_changes`` of ``data/lang/<lang>/quantities.json`` (increments, decrements, ordinals, the nouns a
+change may name a counted noun by).
+
+The counted noun is the one the clause names ("another cat", 一只狗; slots.json ``counted`` and ``nouns``), else
+the one current count claim the user has (by its measure word in Chinese: 又捡了一只 ~ 两只猫). Nothing is read
+when the clause says no number and no increment word, when no count claim is stored, or when it is ambiguous.
+
+The new value is written in the form of the stored one ("two cats" + 1 -> "three cats", 两只猫 + 1 -> 三只猫,
+"2 rabbits" + 2 -> "4 rabbits"); the caller checks the words said (``said``) against the turn, not the derived
+number, which the turn does not hold.
+
+    count_changes("Adopted another cat yesterday", claims)   # with "I have two cats" stored
+    # -> [(Fact(attribute="count:cat", value="three cats"), "another cat")]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+from .model import Fact, detect_language
+from .values import number_of, parse
+
+__all__ = ["count_changes", "changed_count_before"]
+
+
+
+@lru_cache(maxsize=2)
+def _data(lang: str) -> dict[str, Any]:
+    return langdata.load("quantities", lang).get("count_changes", {})
+
+
+def _alt(words: list[str] | tuple[str, ...]) -> str:
+    ws = sorted(set(words), key=len, reverse=True)
+    return "|".join(re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])" for w in ws)
+
+
+@lru_cache(maxsize=1)
+def _noun_table() -> dict[str, str]:
+    """Word said (case-folded) -> counted noun key: slots.json ``counted`` of both languages and the ``nouns`` of
+    count_changes."""
+    out: dict[str, str] = {}
+    for lang in langdata.LANGUAGES:
+        for key, ws in langdata.load("slots", lang).get("counted", {}).items():
+            out.update({w.casefold(): key for w in ws})
+        out.update({w.casefold(): k for w, k in _data(lang).get("nouns", {}).items()})
+    return out
+
+
+def _noun_at(text: str) -> tuple[str, int]:
+    """(the counted noun key named first in ``text``, where its word ends): whole words in English, anywhere in
+    Chinese; ("", 0) when none."""
+    best: tuple[int, int, str, int] | None = None
+    for w, key in _noun_table().items():
+        rx = re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])"
+        m = re.search(rx, text, re.I)
+        if m and (best is None or (m.start(), -len(w)) < (best[0], best[1])):
+            best = (m.start(), -len(w), key, m.end())
+    return (best[2], best[3]) if best else ("", 0)
+
+
+def _noun_in(text: str) -> str:
+    return _noun_at(text)[0]
+
+
+def _said(m: re.Match, rest: str = "rest") -> tuple[str, str]:
+    """(noun key, the words of match ``m`` up to the counted noun of its ``rest`` group, or up to that group)."""
+    key, end = _noun_at(m.group(rest))
+    upto = m.start(rest) + end if key else m.start(rest)
+    return key, m.string[m.start():upto].strip()
+
+
+def _number(word: str) -> int | None:
+    """A small number said ("one", "2", 两, "a"), else None."""
+    w = word.strip().casefold()
+    if w in ("a", "an"):
+        return 1
+    nums = _data("zh").get("numerals", [])
+    if w in nums:
+        return nums.index(w) if w != "两" else 2
+    n = number_of(w) if w else None
+    try:
+        return int(float(n)) if n is not None else None
+    except ValueError:
+        return None
+
+
+def changed_count_before(clause: str) -> bool:
+    """The clause says a count as a change (an increment or decrement word right before it: 又养了一只狗,
+    "two more"), so its number is no count the speaker holds: the quantity reader leaves it to this one."""
+    return bool(_readings(clause))
+
+
+def _readings(clause: str) -> list[tuple[str, int, str, str, str]]:
+    """(how, n, noun key or "", measure word or "", words said) of each relative count in ``clause``: how is "+"
+    (n more), "-" (n fewer) or "=" (an ordinal: the count is now n)."""
+    lang = "zh" if has_cjk(clause) else "en"
+    return _zh(clause) if lang == "zh" else _en(clause)
+
+
+@lru_cache(maxsize=1)
+def _en_numbers() -> tuple[str, ...]:
+    """English number words from zero to nineteen, in order (``number_words`` of data/lang/en/values.json)."""
+    return tuple(w for w in langdata.load("values", "en").get("number_words", [])[:20])
+
+
+@lru_cache(maxsize=1)
+def _num_en() -> str:
+    """A small number said in English: an article, a number word, digits."""
+    words = [w for w in (langdata.load("values", "en").get("articles", []) or ["a", "an"]) if w.isalpha()]
+    return r"(?:" + "|".join(re.escape(w) for w in sorted(set(words) | set(_en_numbers()[1:13]), key=len,
+                                                            reverse=True)) + r"|\d+)(?![\w'’])"
+
+
+def _bare(rest: str, lang: str) -> bool:
+    """Nothing but a ``bare_after`` word (or nothing) follows a change that names no counted noun ("another one",
+    "got another!", 又买了一只, 又捡了一只回来; not "another day", 再等一个月)."""
+    r = rest.strip().casefold()
+    words = [w.casefold() for w in _data(lang).get("bare_after", [])]
+    if not r:
+        return True
+    if lang == "zh":
+        return any(r.startswith(w) for w in words)
+    return r.split()[0].strip(".,!?;:") in words
+
+
+def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("en")
+    out: list[tuple[str, int, str, str, str]] = []
+    nouns = r"(?:\s+[\w'’-]+){0,3}"
+    of = r"\s+of\s+(?:" + _alt(d.get("of_words", [])) + ")"
+
+    def add(how: str, n: int, m: re.Match, *, need_noun: bool = False, bare: bool = True) -> None:
+        key, said = _said(m)
+        if key or (not need_noun and (not bare or _bare(m.group("rest"), "en"))):
+            out.append((how, n, key, "", said))
+
+    if d.get("more"):
+        for m in re.finditer(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", clause, re.I):
+            add("+", 1, m)
+    if d.get("more_after"):
+        for m in re.finditer(r"(?<![\w'’])(?P<n>" + _num_en() + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
+                             nouns + ")", clause, re.I):
+            n = _number(m.group("n"))
+            if n:
+                add("+", n, m)
+    for field, need_of in (("fewer", False), ("fewer_of", True)):
+        if not d.get(field):
+            continue
+        rx = r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _num_en() + r")(?!\s+more\b)(?P<of>" + of + \
+            (")" if need_of else ")?") + r"(?P<rest>" + nouns + ")"
+        for m in re.finditer(rx, clause, re.I):
+            n = _number(m.group("n"))
+            if n and m.group("n").casefold() not in ("a", "an"):
+                add("-", n, m, need_noun=not m.group("of"), bare=False)  # "sold one of the bikes", "lost two cats"
+    if d.get("fewer_after"):
+        rx = r"(?<![\w'’])(?P<n>" + _num_en() + r")" + of + r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + \
+            _alt(d["fewer_after"]) + ")"
+        for m in re.finditer(rx, clause, re.I):
+            n = _number(m.group("n"))
+            if n and m.group("n").casefold() not in ("a", "an"):
+                out.append(("-", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
+    ords = d.get("ordinal", {})
+    if ords:
+        rx = r"(?:" + _alt(d.get("ordinal_before", [])) + r")\s+(?P<o>" + _alt(list(ords)) + r")(?P<rest>" + \
+            nouns + ")"
+        stop = [w.casefold() for w in d.get("not_ordinal_after", [])]
+        for m in re.finditer(rx, clause, re.I):
+            first = m.group("rest").split()[:1]
+            if first and first[0].casefold().strip(".,!?;:") in stop:
+                continue  # "a second opinion", "the third floor": no count
+            add("=", int(ords[m.group("o").casefold()]), m)
+        rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _num_en() + r")\b"
+        for m in re.finditer(rx, clause, re.I):
+            key, n = _noun_in(m.group("noun")), _number(m.group("n"))
+            if key and n and n > 1:
+                out.append(("=", n, key, "", m.group(0).strip()))
+    return out
+
+
+def _zh(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("zh")
+    measures = langdata.load("values", "zh").get("measure_words", [])
+    mw = "(?:" + "|".join(re.escape(w) for w in sorted(measures, key=len, reverse=True)) + ")" if measures else "(?!)"
+    num = "(?P<n>[" + "".join(d.get("numerals", [])) + r"]|\d+)?"
+    out = []
+    for how, field in (("+", "more"), ("-", "fewer")):
+        words = d.get(field, [])
+        if not words:
+            continue
+        gap = r"[^，。！？,.!?；;\d" + "".join(d.get("numerals", [])) + r"]{0,4}?" if how == "+" else r"(?:了)?"
+        rx = r"(?:" + _alt(words) + r")" + gap + num + r"\s*(?P<mw>" + mw + r")(?P<rest>[^，。！？,.!?；;]{0,6})"
+        for m in re.finditer(rx, clause):
+            n = _number(m.group("n")) if m.group("n") else 1  # 添了辆: one
+            key, said = _said(m)
+            if n and (key or _bare(m.group("rest"), "zh")):
+                out.append((how, n, key, m.group("mw"), said))
+    ords = d.get("ordinal", {})
+    if ords:
+        for m in re.finditer(_alt(list(ords)), clause):
+            w = m.group(0)
+            noun = _noun_in(clause[m.end():]) or d.get("ordinal_nouns", {}).get(w, "")
+            out.append(("=", int(ords[w]), noun, "", w))
+    return out
+
+
+def _restated(old: str, n: int) -> str:
+    """``old`` (a count as stored: "two cats", 两只猫, "2 rabbits", "a cat") with its number made ``n``, in the same
+    form; "" when its number is not found."""
+    vals = parse(old)
+    if not vals:
+        m = re.match(r"\s*(an?|one)\s+(\S+)", old, re.I)
+        if not m:
+            return ""
+        said, start, end, noun = m.group(1), m.start(1), m.end(1), m.group(2)
+    else:
+        v = vals[0]
+        said, start, end = v.said or old[v.start:v.end], v.start, v.start + len(v.said or old[v.start:v.end])
+        if not old[start:end] == said:
+            idx = old.find(said)
+            if idx < 0:
+                return ""
+            start, end = idx, idx + len(said)
+        noun = old[end:].strip().split(" ")[0] if not has_cjk(old) else ""
+    if has_cjk(said) or has_cjk(old) and not said.isdigit():
+        nums = _data("zh").get("numerals", [])
+        word = nums[n] if n < len(nums) else str(n)
+    elif said.isdigit():
+        word = str(n)
+    else:
+        word = _en_numbers()[n] if n < len(_en_numbers()) else str(n)
+        if said[:1].isupper():
+            word = word.capitalize()
+    out = old[:start] + word + old[end:]
+    if not has_cjk(old) and noun:
+        out = out[:len(old[:start] + word)] + old[end:].replace(noun, _plural(noun, n), 1)
+    return out
+
+
+def _plural(noun: str, n: int) -> str:
+    """``noun`` in the number ``n`` takes ("cat" -> "cats", "kids" -> "kid", "child" -> "children")."""
+    plurals = {k.casefold(): v for k, v in _data("en").get("plurals", {}).items()}
+    singular = {v.casefold(): k for k, v in plurals.items()}
+    w = noun.casefold()
+    if n == 1:
+        if w in singular:
+            return singular[w]
+        return noun[:-1] if w.endswith("s") and not w.endswith("ss") else noun
+    if w in plurals:
+        return plurals[w]
+    if w in singular or w.endswith("s"):
+        return noun
+    return noun + "s"
+
+
+def _old(claim: Any) -> int | None:
+    """The number of a stored count claim ("two cats" -> 2, 一只狗 -> 1, "a cat" -> 1), or None."""
+    v = str(claim.fact.value)
+    n = number_of(v)
+    if n is not None:
+        return _number(n)
+    return _number(re.split(r"\s+", v.strip())[0])
+
+
+def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[Any]] | None = None,
+                  said: frozenset[str] = frozenset()) -> list[tuple[Fact, str]]:
+    """The relative count changes of one user turn (module doc), each as (fact, the words said that carry it).
+    ``claims()``: the user's current fact memories; ``said``: count slots the turn states outright and the
+    sentences it states a count in (left alone: "two more pullets, so that's six birds" is six). Never raises."""
+    from .jobs import open_clauses
+
+    got = claims or (lambda: [])
+    out: dict[str, tuple[Fact, str]] = {}
+    counts: list[Any] | None = None
+    for clause, sentence, _lang, other in open_clauses(text):
+        readings = _readings(clause)
+        if other:  # someone else's doing changes the speaker's count only as "N of the/our/my …" ("a fox got two of
+            # the hens"); "My sister got another cat", 我姐又生了一个孩子 are hers
+            own = r"\bof\s+(?:" + _alt(_data("en").get("own_of_words", [])) + ")"
+            readings = [r for r in readings if r[0] == "-" and re.search(own, r[4], re.I)]
+        if not readings:
+            continue
+        if counts is None:
+            counts = [c for c in got() if c.fact is not None and c.fact.attribute.startswith("count:")
+                      and c.fact.polarity > 0]
+        for how, n, noun, measure, words in readings:
+            cands = [c for c in counts if not noun or c.fact.attribute == f"count:{noun}"]
+            if how == "=":  # an ordinal is one more than the count it changes ("a third" after two cats)
+                cands = [c for c in cands if _old(c) == n - 1]
+            if not noun and measure:
+                cands = [c for c in cands if (parse(str(c.fact.value)) or [None])[0] is not None and
+                         parse(str(c.fact.value))[0].measure in ("", measure)]
+            slots = {c.fact.attribute for c in cands}
+            if len(slots) != 1:
+                continue
+            slot = slots.pop()
+            if how in "+=" and f"{slot.split(':', 1)[1]}_names" not in out:  # its name joins the names, whoever
+                joined = _new_name(text, text.find(clause), slot.split(":", 1)[1], entity, sentence)  # says the count
+                if joined is not None:
+                    out[joined[0].attribute] = joined
+            if sentence in said or slot in said or slot in out:
+                continue
+            cur = [c for c in cands if c.fact.attribute == slot]
+            old_n = _old(cur[-1])
+            if old_n is None:
+                continue
+            new = old_n + n if how == "+" else old_n - n if how == "-" else n
+            if how == "=" and n != old_n + 1 or new < 0 or new == old_n:
+                continue
+            value = _restated(str(cur[-1].fact.value), new)
+            if not value:
+                continue
+            try:
+                f = Fact(entity=entity, attribute=slot, value=value, polarity=1, confidence=0.9, sensitive=False,
+                         source_span=sentence, clause=clause, language=detect_language(sentence),
+                         extractor="quantities", previous_value=str(cur[-1].fact.value))
+            except ValueError:
+                continue
+            out[slot] = (f, words)
+    return list(out.values())
+
+
+def _new_name(text: str, at: int, noun: str, entity: str, sentence: str) -> tuple[Fact, str] | None:
+    """The name a new one is given after an increment at ``at`` of ``text`` ("named her Luna", "meet Tempeh!",
+    叫Kinako, 取名馄饨: ``name_words`` of count_changes), as a ``<noun>_names`` fact that joins the names already
+    known (``extractor="counts"``: reconcile adds it beside them, closing none), or None."""
+    from .subjects import not_names
+
+    rest = text[max(at, 0):]
+    for lang in ("zh", "en") if has_cjk(rest) else ("en",):
+        d = _data(lang)
+        if not d.get("name_words"):
+            continue
+        pron = r"(?:\s*(?:" + _alt(d["name_pronouns"]) + r"))?" if d.get("name_pronouns") else ""
+        if lang == "en":
+            name = r"\s+(?P<v>(?-i:[A-Z])[\w'’-]+)"
+        else:
+            name = r"\s*(?P<v>[A-Za-z][\w'’-]*|[\u4e00-\u9fff]{1,3}?)(?=\s*(?:[，。！？,.!?；;~～]|$))"
+        m = re.search(r"(?:" + _alt(d["name_words"]) + r")" + pron + name, rest, re.I)
+        if m and m.group("v").casefold() not in not_names(lang) | not_names("en"):
+            try:
+                f = Fact(entity=entity, attribute=f"{noun}_names", value=m.group("v"), polarity=1, confidence=0.9,
+                         sensitive=False, source_span=sentence, clause=m.group(0).strip(),
+                         language=detect_language(sentence), extractor="counts")
+            except ValueError:
+                return None
+            return f, m.group(0).strip()
+    return None
