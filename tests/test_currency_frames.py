@@ -27,7 +27,7 @@ def mem():
     ("I relocated to Zurich for work", [("home_city", "Zurich", 1)]),
     ("I'm a software engineer at Meta", [("occupation", "software engineer", 1), ("employer", "Meta", 1)]),
     ("I haven't smoked since March", [("does:smoke", "smoke", -1)]),
-    ("烟我已经戒掉了", [("does:烟", "烟", -1)]),
+    ("烟我已经戒掉了", [("does:smoke", "烟", -1)]),
     ("我在成都生活", [("home_city", "成都", 1)]),
     ("我现在改当老师了", [("occupation", "老师", 1)]),
     ("我儿子上个月过了六岁生日", [("son_age", "六岁", 1)]),

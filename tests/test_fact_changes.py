@@ -23,21 +23,21 @@ CHANGES = [
     ("I drink coffee every morning.", "I stopped drinking coffee.", "does:coffee", "Does the user drink coffee?"),
     ("I'm a vegetarian.", "I started eating meat again last month.", "diet", "Is the user vegetarian?"),
     ("I'm vegan.", "I'm not vegan anymore.", "diet", "Is the user vegan?"),
-    ("I love jogging in the park.", "I hate jogging now, it hurts my knees.", "likes:jog", "Does the user like jogging?"),
+    ("I love jogging in the park.", "I hate jogging now, it hurts my knees.", "likes:run", "Does the user like jogging?"),
     ("I work at Google.", "I quit Google and joined Meta.", "employer", "Where does the user work?"),
     ("I have two cats.", "I have three cats now.", "count:cat", "How many cats does the user have?"),
     ("I enjoy playing tennis on weekends.", "I no longer play tennis.", "does:tennis", "Does the user play tennis?"),
     ("I love spicy food.", "I don't eat spicy food any more.", "does:spicy food", "Does the user like spicy food?"),
-    ("我喜欢吃辣。", "我现在不吃辣了。", "does:辣", "用户喜欢吃辣吗？"),
-    ("我每天早上喝咖啡。", "我不喝咖啡了。", "does:咖啡", "用户喝咖啡吗？"),
-    ("我每天喝咖啡。", "我戒咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
-    ("我每天早上都要喝一杯美式咖啡。", "我现在不喝咖啡了。", "does:咖啡", "我还喝咖啡吗？"),
-    ("我喜欢吃辣。", "我戒辣了。", "does:辣", "我还吃辣吗？"),
+    ("我喜欢吃辣。", "我现在不吃辣了。", "does:spicy food", "用户喜欢吃辣吗？"),
+    ("我每天早上喝咖啡。", "我不喝咖啡了。", "does:coffee", "用户喝咖啡吗？"),
+    ("我每天喝咖啡。", "我戒咖啡了。", "does:coffee", "我还喝咖啡吗？"),
+    ("我每天早上都要喝一杯美式咖啡。", "我现在不喝咖啡了。", "does:coffee", "我还喝咖啡吗？"),
+    ("我喜欢吃辣。", "我戒辣了。", "does:spicy food", "我还吃辣吗？"),
     ("I drink coffee every morning.", "I quit coffee last month.", "does:coffee", "Do I drink coffee?"),
     ("I drink coffee every morning.", "I switched from coffee to green tea.", "does:coffee", "Do I drink coffee?"),
     ("I'm vegetarian.", "I eat steak every weekend now.", "diet", "Am I vegetarian?"),
     ("I work at Google.", "I left Google last month.", "employer", "Do I still work at Google?"),
-    ("我喜欢吃辣。", "我现在受不了辣了。", "likes:辣", "我喜欢吃辣吗？"),
+    ("我喜欢吃辣。", "我现在受不了辣了。", "likes:spicy food", "我喜欢吃辣吗？"),
     ("我是素食者。", "我开始吃肉了。", "diet", "用户吃素吗？"),
     ("我养了两只猫。", "我现在养了三只猫。", "count:cat", "用户养了几只猫？"),
 ]
@@ -87,12 +87,15 @@ def test_no_habit_fact_from_ordinary_sentences(text):
 
 
 def test_topic_and_value_keys():
-    assert topic_key("Jogging in the park!") == "jog"
+    # a topic's key is its concept, one for both languages (issue #22: an ending in the other language meets it)
+    assert topic_key("Jogging in the park!") == topic_key("跑步") == "run"
     assert topic_key("drinking coffee every morning") == topic_key("drink coffee") == "coffee"
     assert topic_key("traffic jams") == "traffic jam"
-    assert topic_key("吃辣") == topic_key("辣") == "辣"
-    assert topic_key("喝绿茶") == "绿茶"
-    assert topic_key("喝一杯美式咖啡") == topic_key("咖啡") == "咖啡"  # head-final compounds: the last word
+    assert topic_key("吃辣") == topic_key("辣") == "spicy food"
+    assert topic_key("喝绿茶") == "green tea"
+    assert topic_key("喝一杯美式咖啡") == topic_key("咖啡") == "coffee"  # head-final compounds: the last word
+    assert topic_key("抽烟") == topic_key("smoking") == topic_key("cigarettes") == "smoke"
+    assert topic_key("啤酒") == "beer" and topic_key("wine") == "wine"  # kinds of alcohol stay kinds
     assert value_key("diet", "素食者") == value_key("diet", "a vegetarian") == "vegetarian"
     assert value_key("diet", "eating meat") == value_key("diet", "吃肉") == "eats meat"
     assert value_key("count:cat", "two cats") == value_key("count:cat", "两只猫") == "2"
@@ -247,7 +250,7 @@ def test_a_closed_job_still_answers_whether_the_user_is_one(mem_e5):
     ("I work at Oracle.", "I switched jobs, now I'm at Cisco.", {("employer", "Cisco")}),
     ("我在京东工作。", "我换工作了，现在在美团。", {("employer", "美团")}),
     # a topicalised object: 奶茶我戒了
-    ("我每天喝奶茶。", "奶茶我戒了。", {("does:奶茶", "奶茶")}),
+    ("我每天喝奶茶。", "奶茶我戒了。", {("does:milk tea", "奶茶")}),
     # the speaker's rent, raised by someone else
     ("My rent is 1200 euros.", "The landlord put my rent up to 1350.", {("rent", "1350")}),
     ("我每个月房租3000。", "房东把房租提高到3500了。", {("rent", "3500")}),
@@ -259,7 +262,7 @@ def test_clause_frames_supersede(mem, before, after, want):
     assert added == want
     assert [e.event for e in events].count("SUPERSEDE") >= 1
     old = {e.memory.fact.attribute for e in events if e.event == "SUPERSEDE" and e.memory.fact}
-    assert old <= {a for a, _ in want} | {"does:奶茶"}
+    assert old <= {a for a, _ in want} | {"does:milk tea"}
 
 
 @pytest.mark.parametrize("before,after", [

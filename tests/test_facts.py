@@ -40,13 +40,13 @@ RULE_CASES = [
     ("我住在北京。", ("user", "home_city", "北京", 1)),
     ("我搬到了上海。", ("user", "home_city", "上海", 1)),
     ("我在腾讯工作。", ("user", "employer", "腾讯", 1)),
-    ("我喜欢吃辣。", ("user", "likes:辣", "吃辣", 1)),
+    ("我喜欢吃辣。", ("user", "likes:spicy food", "吃辣", 1)),
     ("我不喜欢香菜。", ("user", "likes:香菜", "香菜", -1)),
-    ("我不再喜欢吃辣了。", ("user", "likes:辣", "吃辣", -1)),
+    ("我不再喜欢吃辣了。", ("user", "likes:spicy food", "吃辣", -1)),
     ("我叫小明。", ("user", "name", "小明", 1)),
     ("我最喜欢的茶是乌龙茶。", ("user", "favourite_tea", "乌龙茶", 1)),
     ("我是一名医生。", ("user", "occupation", "医生", 1)),
-    ("我对花生过敏。", ("user", "allergy:花生", "花生", 1)),
+    ("我对花生过敏。", ("user", "allergy:peanut", "花生", 1)),
     # a move names the new home; "we" is the user's household (fresh-user trial)
     ("I moved from Lisbon to Berlin.", ("user", "home_city", "Berlin", 1)),
     ("We moved to Berlin in May.", ("user", "home_city", "Berlin", 1)),
@@ -144,7 +144,7 @@ def test_hedges_lower_confidence():
              "Maybe I'll move to Rome.": ("home_city", "Rome"),
              "I probably work at Initech.": ("employer", "Initech"),
              "我可能住在深圳。": ("home_city", "深圳"),
-             "我大概喜欢喝绿茶。": ("likes:绿茶", "喝绿茶"),
+             "我大概喜欢喝绿茶。": ("likes:green tea", "喝绿茶"),
              "也许我住在杭州。": ("home_city", "杭州")}
     for text, (attr, value) in cases.items():
         facts = extract_facts_rules(text)
@@ -169,7 +169,7 @@ def test_c3_reversed_preference_same_slot_opposite_polarity():
     assert a[0].slot == b[0].slot == ("user", "likes:spicy food")
     assert (a[0].polarity, b[0].polarity) == (1, -1)
     za, zb = extract_facts_rules("我很喜欢吃辣。"), extract_facts_rules("我现在不喜欢吃辣了。")
-    assert za[0].slot == zb[0].slot == ("user", "likes:辣") and (za[0].polarity, zb[0].polarity) == (1, -1)
+    assert za[0].slot == zb[0].slot == ("user", "likes:spicy food") and (za[0].polarity, zb[0].polarity) == (1, -1)
     # in one call, the later statement about the slot wins
     both = extract_facts_rules(["I really enjoy spicy food.", "Actually, I can't stand spicy food any more."])
     assert [(f.attribute, f.polarity) for f in both] == [("likes:spicy food", -1)]

@@ -123,7 +123,7 @@ def test_an_ending_of_an_unlisted_habit(mem_e5):
 def test_an_ending_of_a_habit_with_a_claim(mem_e5):
     _add(mem_e5, "我每周打三次羽毛球。", T1)
     evs = _add(mem_e5, "自从腰伤了以后，羽毛球就没再打过。", T2)
-    assert [(a, v, p) for _, a, v, p in _facts(evs, "ADD")] == [("does:羽毛球", "羽毛球", -1)]
+    assert [(a, v, p) for _, a, v, p in _facts(evs, "ADD")] == [("does:badminton", "羽毛球", -1)]
     assert [t for t, _, _, _ in _facts(evs, "SUPERSEDE")] == ["我每周打三次羽毛球。"]
 
 

@@ -77,7 +77,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, kin_covers
+from ..facts.keys import (LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, kin_covers,
+                          translated_topics)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .amounts import amount_covers
@@ -340,6 +341,7 @@ def _attribute_words(attribute: str, kin: frozenset[str]) -> list[str]:
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
         words.extend(sorted(LIGHT_VERBS))
+        words.extend(translated_topics(key))  # a key in one language names its topic in both (smoke: 烟, 抽烟)
     return words
 
 

@@ -14,6 +14,9 @@ now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has 
   :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
   I move?", "I don't like the office coffee" are never a later answer);
+- ``n`` did not close a claim of ``o`` (the write path read it as that claim's change: ``o``'s current view no longer
+  says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
+  and I'm learning Japanese…" answers no job question);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
   stored claims); or, with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
@@ -167,9 +170,12 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     out: dict[str, MemoryItem] = {}
     for o in olds:
         best: MemoryItem | None = None
+        closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
+            if n.id in closers:  # the write path read it as the change of a claim of o's that it closed: that
+                continue  # change is the claims' (o's current view no longer says it), not a later answer to o
             ok = bool(_slots(n) & _slots(o))
             if not ok and meaning:
                 ov, nv = vecs[o.text], vecs[words]

@@ -22,7 +22,7 @@ hypotheticals, modals and plans, reported speech: ``cues.json``), so a frame is 
 something. Nothing is read or compiled before first use.
 
     frame_facts("The landlord hiked our rent to 2200")  -> ([("rent", "2200", 1)], "")
-    frame_facts("烟我已经戒掉了")                           -> ([("does:烟", "烟", -1)], "")
+    frame_facts("烟我已经戒掉了")                           -> ([("does:smoke", "烟", -1)], "")
     frame_facts("我换工作了")                               -> ([], "employer")
     frame_facts("现在在美团", pending="employer")           -> ([("employer", "美团", 1)], "")
 """
@@ -36,6 +36,7 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 from . import triggers
+from .keys import cut_zh_time
 from .values import duration_at
 
 __all__ = ["frame_facts", "merge_frames", "Frame", "pronoun_slots", "slots_named"]
@@ -171,6 +172,7 @@ def _cut(v: str, lang: str) -> str:
     stops = _compiled(lang)["stop"]
     if lang == "zh":
         v = re.split(r"[，。！？,.!?；;]", v)[0]
+        v = cut_zh_time(v)  # "烟第三天了": the time after the thing goes whole, not a stop word out of it (烟第)
         changed = True
         while changed:
             changed = False
@@ -238,14 +240,14 @@ def _value(kind: str, rest: str, lang: str) -> str | None:
         r = re.sub(r"^(?:eating|drinking|playing|doing|having|taking|going to|using)\s+", "", r, flags=re.I) \
             if kind == "thing" else r
         v = _cut(r, lang)
-        v = re.sub(r"^(?:the|my|all|any|on)\s+", "", v, flags=re.I)
+        v = re.sub(r"^(?:the|my|all|any|on|a single|a|an)\s+(?=\w)", "", v, flags=re.I)  # "without a cigarette"
         if not v or v.casefold() in c["skip"] or len(v.split()) > 4 or \
                 re.match(r"(?:it|that|this|them|by|at|in|on|to|for|from|with|out|up|down|over|off)\b", v, re.I):
             return None
         if kind == "verb":
             from lemminflect import getLemma  # lazy: tables load on first use
 
-            w = v.split()[0].casefold()
+            w = re.sub(r"^(?:an?|one|a single)\s+(?=\w)", "", v, flags=re.I).split()[0].casefold()  # "had a drink"
             return (getLemma(w, upos="VERB") or (w,))[0]
         return v
     return None
@@ -403,6 +405,23 @@ def _topicalised(clause: str) -> tuple[str, str] | None:
     return m.group("o"), m.group("r")
 
 
+def _amount_only(v: str) -> bool:
+    """Chinese words that are only an amount or a frequency (一天一杯, 两根, 每周一次): no thing in them (numerals,
+    units and measure words of ``time_trail`` / ``measure_words`` of data/lang/zh/slots.json)."""
+    d = langdata.load("slots", "zh")
+    t = d.get("time_trail", {})
+    nums = "".join(t.get("numerals", ())) + "0-9每"
+    units = langdata.alternation(tuple(t.get("units", ())) + tuple(d.get("measure_words", ())) +
+                                 tuple(d.get("amount_measures", ())))
+    return bool(re.fullmatch(r"(?:[" + nums + r"]+(?:" + units + r")?)+(?:左右|以内|以下)?", v))
+
+
+def _ba_object(pre: str) -> str:
+    """The object put before the verb by 把 ("我把咖啡减到..." -> 咖啡), "" without one."""
+    m = re.search(r"把(?P<o>[\u4e00-\u9fff]{1,6})\s*$", pre)
+    return m.group("o") if m else ""
+
+
 def _verb_frames(clause: str, lang: str, inherited: str) -> tuple[list[Frame], str]:
     """Frames from a verb class: each verb found, leftmost (then longest) first, until one gives a value."""
     c = _compiled(lang)
@@ -455,6 +474,9 @@ def _one_verb(clause: str, lang: str, inherited: str, cls: tuple, m: re.Match) -
             return [(slot, v, pol)], ""
         return [], ""
     v = _value(kind, _after(rest, preps, lang), lang)
+    if v and lang == "zh" and kind == "thing" and _amount_only(v):  # 咖啡减到一天一杯, 我把咖啡减到一天一杯
+        thing = topic[0] if topic else _ba_object(pre)
+        v = v + thing if thing else None  # the amount of the thing said before the verb: 一天一杯咖啡
     if v is None and kind == "thing" and topic:
         v = topic[0]
     if v is None:
@@ -552,7 +574,7 @@ def merge_frames(changes: list[tuple[str, str, int]], got: tuple[str, str, int, 
     """The clause's facts with its frames (:func:`~anchormem.facts.frames.frame_facts`) joined. The change patterns
     and rules keep their reading; the frames fill a clause they left empty, add the companion slot of a slot they
     agree on ("I'm a software engineer at Meta": the employer beside the job) and replace a habit the rules misread
-    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:烟``, not ``does:掉``)."""
+    when the frame found its object said before the speaker ("烟我已经戒掉了": ``does:smoke``, not ``does:掉``)."""
     if not frames:
         return changes, got
     if not changes and not got:

@@ -3,9 +3,17 @@
 A fact's attribute for a thing (``likes:<thing>``, ``does:<activity>``, ``allergy:<thing>``, ``count:<thing>``)
 is keyed by :func:`topic_key`, not by the user's exact words, so that a change of mind is seen as one:
 
-- "I love jogging in the park" and "I hate jogging now" -> ``likes:jog`` (+1, then -1);
-- "I drink coffee every morning" and "I stopped drinking coffee" -> ``does:coffee``;
-- "我喜欢吃辣" and "我现在受不了辣了" -> ``likes:辣``.
+- "I love jogging in the park" and "I hate jogging now" -> ``likes:run`` (+1, then -1);
+- "I drink coffee every morning", "I stopped drinking coffee" and 我不再喝咖啡了 -> ``does:coffee``;
+- "我喜欢吃辣" and "我现在受不了辣了" -> ``likes:spicy food``; "I smoke like half a pack a day" and 戒烟第三天了 ->
+  ``does:smoke``.
+
+The key is the concept the head word names (:func:`concept_key`: ``topic_synonyms`` of data/lang/*/slots.json, one
+key for both languages), never a fragment of the words: amounts and their hedges ("like 3 coffees a day", 一天两根),
+and a time after a Chinese thing (第三天, 三年多) are not part of it. Keys stored as words before (``does:咖啡``) are
+still compared with the concept keys (:func:`related_attributes`); nothing is migrated. In a habit's value an amount
+is part of it: "3 coffees a day" then "cut down to one coffee a day" is a new amount of the habit
+(:func:`same_value`, :func:`habit_amount`).
 
 English words are lemmatised (``lemminflect``: "jogging" -> "jog", "cats" -> "cat"); articles, possessives,
 light verbs ("drink", "eat", "play", "go", "do", "have", "take"; 吃/喝/玩/打/去/做) and trailing place, time and
@@ -32,12 +40,12 @@ from functools import lru_cache
 
 from ..text.tokenize import has_cjk, words as segment
 
-__all__ = ["topic_key", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
+__all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
            "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
            "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
            "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
-           "possessed_attribute"]
+           "possessed_attribute", "pet_kind"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -75,9 +83,33 @@ def _quantity() -> re.Pattern:
 
     q = langdata.alternation(langdata.words("slots", "quantity", ("en",)))
     f = langdata.alternation(langdata.words("slots", "frequency", ("en",)))
-    n = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|many)"
+    h = langdata.alternation(langdata.words("slots", "quantity_hedges", ("en",)))
+    num = r"(?:\d+(?:\.\d+)?|half\s+an?|an?\s+half|half|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|" \
+          r"a couple of|several|many)"
+    n = r"(?:(?:" + h + r")\s+)?" + num  # "like 3", "maybe half a": a hedge only softens the amount
     return re.compile(r"\s(?:" + n + r"\s+(?:" + q + r")(?:\s+of)?|" + n + r"\s+(?:times?|days?|nights?)\s+(?:a|per)\s+"
-                      r"(?:day|week|month|year)|(?:" + f + r"))(?=\s|$)", re.I)
+                      r"(?:day|week|month|year)|(?:" + f + r")|(?:" + h + r")(?=\s+" + num + r"\s))(?=\s|$)", re.I)
+
+
+@lru_cache(maxsize=1)
+def _particular_place() -> re.Pattern:
+    """A thing (one or two words) at or from a place of ``particular_places`` (data/lang/en/slots.json): "coffee at
+    work", "the food at school"."""
+    from .. import langdata
+
+    places = langdata.alternation(langdata.words("slots", "particular_places", ("en",)))
+    return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?:[a-z][\w'-]*\s+){0,1}[a-z][\w'-]*\s+(?:at|from|in)\s+(?:"
+                      + places + r")\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _frequency() -> re.Pattern:
+    """A frequency or hedge alone ("a day", "every morning", "like"): ``frequency`` of data/lang/en/slots.json."""
+    from .. import langdata
+
+    f = langdata.alternation(langdata.words("slots", "frequency", ("en",)) +
+                             langdata.words("slots", "quantity_hedges", ("en",)))
+    return re.compile(r"\s(?:" + f + r")(?=\s|$)", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +123,46 @@ def _particular() -> re.Pattern:
     light = "|".join(w for w in LIGHT_VERBS if w.isascii())
     return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?!(?:" + light + r")\b)(?:[a-z][\w'-]*(?<!ing)\s+){0,1}"
                       r"[a-z][\w'-]*(?<!ing)\s+(?:" + preps + r")\s+(?:" + dets + r")\s+\w+", re.I)
+
+
+def cut_zh_time(text: str) -> str:
+    """``text`` (Chinese words of a thing) without a time said after it and the particles after that: 烟第三天了 ->
+    烟, 咖啡三年多 -> 咖啡; ``text`` itself when nothing (or nothing but the time) would be left (第三天)."""
+    got = _ZH_TRAIL.sub("", _zh_time_trail().sub("", text))
+    return text if not got or got in _zh_ordinals() else got
+
+
+@lru_cache(maxsize=1)
+def _zh_lead_amount() -> re.Pattern:
+    """An amount or frequency before a Chinese thing (一天两根, 每天三杯, 两瓶): numerals with a time unit or an amount
+    measure (``time_trail`` / ``amount_measures`` of data/lang/zh/slots.json), followed by something."""
+    from .. import langdata
+
+    d = langdata.load("slots", "zh")
+    nums = "".join(d.get("time_trail", {}).get("numerals", ())) + "0-9每"
+    units = langdata.alternation(tuple(d.get("time_trail", {}).get("units", ())) + tuple(d.get("amount_measures", ())))
+    return re.compile(r"^(?:[" + nums + r"]+(?:" + units + r"))+(?=.)")
+
+
+@lru_cache(maxsize=1)
+def _zh_ordinals() -> frozenset[str]:
+    from .. import langdata
+
+    return frozenset(langdata.load("slots", "zh").get("time_trail", {}).get("ordinal", ()))
+
+
+@lru_cache(maxsize=1)
+def _zh_time_trail() -> re.Pattern:
+    """A time said after a Chinese thing (戒烟第三天, 奶茶一个月, 咖啡三年多): an optional ordinal, numerals, a unit
+    (``time_trail`` of data/lang/zh/slots.json), at the end of the words; never the whole of them."""
+    from .. import langdata
+
+    d = langdata.load("slots", "zh").get("time_trail", {})
+    ordinal = langdata.alternation(tuple(d.get("ordinal", ())))
+    nums = "".join(d.get("numerals", ())) + "0-9"
+    units = langdata.alternation(tuple(d.get("units", ())))
+    after = langdata.alternation(tuple(d.get("after", ())))
+    return re.compile(r"(?<=.)(?:" + ordinal + r")?[" + nums + r"]+(?:" + units + r")(?:" + after + r")*$")
 
 
 @lru_cache(maxsize=4096)
@@ -113,27 +185,60 @@ def _value_synonyms(key: str) -> dict[str, str]:
     return langdata.mapping("slots", key)
 
 
-def topic_key(text: str) -> str:
-    """Key of a thing or activity (see module doc). ``"Jogging in the park!"`` -> ``"jog"``;
-    ``"drinking coffee every morning"`` -> ``"coffee"``; ``"吃辣"`` -> ``"辣"``. Never empty for non-empty
-    input (falls back to the case-folded text)."""
+def topic_key(text: str, *, opinion: bool = False) -> str:
+    """Key of a thing or activity (see module doc): the concept its head word names (:func:`concept_key`), one for
+    both languages. ``"Jogging in the park!"`` -> ``"run"``; ``"drinking coffee every morning"`` and 喝咖啡 ->
+    ``"coffee"``; ``"吃辣"`` -> ``"spicy food"``; ``"like 3 coffees a day"`` -> ``"coffee"``; ``"smoking"``, 抽烟 and
+    ``"烟第三天"`` -> ``"smoke"``; a word no table knows is its own key (``"bouldering"``). With ``opinion`` (the
+    key of a ``likes`` fact), a thing at a particular place (``particular_places`` of data/lang/en/slots.json:
+    ``"coffee at work"``) keeps it: the coffee at work is not coffee. Never empty for non-empty input (falls back to
+    the case-folded text). Keys stored before (``does:咖啡``) still meet these through :func:`related_attributes`."""
+    return concept_key(_words_key(text, opinion))
+
+
+def concept_key(key: str) -> str:
+    """The concept a word key is a way of saying (``topic_synonyms`` of data/lang/*/slots.json, followed while the
+    word is not a member of the category it leads to): 烟 / 抽烟 / "cigarette" -> "smoke", 咖啡 -> "coffee", 啤酒 ->
+    "beer" (a kind of "alcohol", not the category itself: "I love beer" and "I love wine" stay two likings), 拿铁 ->
+    拿铁 (a member of "coffee"), "drink" -> "alcohol"; ``key`` itself when no table has it."""
+    table = _value_synonyms("topic_synonyms")
+    cats = _categories()
+    seen = {key}
+    while key in table and table[key] not in seen:
+        nxt = table[key]
+        if key in cats.get(nxt, ()):
+            break
+        key = nxt
+        seen.add(key)
+    return key
+
+
+def _words_key(text: str, opinion: bool) -> str:
+    """:func:`topic_key` before its concept: the head words of the thing, amounts, times and light verbs dropped."""
     t = unicodedata.normalize("NFKC", text).casefold().strip()
     t = re.sub(r"[\s.!?。！？,，;；:：~…'\"“”]+$", "", t)
     if not t:
         return t
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
         z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
+        z = cut_zh_time(z)  # 戒烟第三天 -> 烟, never the fragment 烟第
         z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        z = _zh_lead_amount().sub("", z) or z  # 一天两根烟 -> 烟, 每天三杯咖啡 -> 咖啡
         if "的" in z.strip("的"):  # "公司的咖啡", "这家店的咖啡": one particular thing, not the habit ("咖啡")
             return z
         # Chinese compounds are head-final: "美式咖啡" is a kind of "咖啡"; the last word is the topic
         parts = [w for w in segment(z) if w.strip()] if len(z) > 2 else [z]
         return (parts[-1] if parts and len(parts[-1]) > 1 else z) or t
-    t = _quantity().sub(" ", " " + t).strip() or t  # "two cups of tea", "a lot of soda", "a few cigarettes"
-    if _particular().match(t):  # "the coffee at my office": one particular coffee, not the habit "coffee"
+    # "two cups of tea", "a lot of soda", "like 3 coffees a day"; when the unit is the thing itself ("two cigarettes a
+    # day"), only the frequency goes (the count is dropped below)
+    t = _quantity().sub(" ", " " + t).strip() or _frequency().sub(" ", " " + t).strip() or t
+    if _particular().match(t) or (opinion and _particular_place().match(t)):  # "the coffee at my office", "coffee
+        # at work" (liked or not): one particular coffee, not the habit "coffee"
         return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
     cut = _TRAIL.sub("", " " + t).strip() or t
     words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
+    if len(words) > 1:  # "3 coffees", "two beers": the count is the amount, not the thing
+        words = [w for w in words if not (w.isdigit() or w in _NUMBERS and w not in ("a", "an", "no"))] or words
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]
     if len(lemmas) > 1 and lemmas[0] in LIGHT_VERBS:
         lemmas = lemmas[1:]
@@ -172,6 +277,9 @@ def same_value(attribute: str, a: str, b: str) -> bool:
     no change; for a home, one place named whole or by a part of it (苏州工业园区 / Suzhou:
     :func:`~anchormem.facts.places.same_place`)."""
     if value_key(attribute, a) == value_key(attribute, b):
+        if attribute.partition(":")[0] == "does":  # "3 coffees a day" -> "one coffee a day": a new amount of it
+            x, y = habit_amount(a), habit_amount(b)
+            return x is None or y is None or x == y
         return True
     if attribute == "home_city" or attribute.endswith("_home_city"):  # 苏州工业园区 is Suzhou: a refinement, no move
         from .places import same_place
@@ -182,9 +290,53 @@ def same_value(attribute: str, a: str, b: str) -> bool:
     return same_name(a, b)
 
 
+def habit_amount(value: str) -> str | None:
+    """The amount of a habit said in its value, as a plain number string: "like 3 coffees a day" -> "3", "one coffee
+    a day" -> "1", 喝两瓶啤酒 -> "2", 一天一杯咖啡 -> "1" (a Chinese numeral before an ``amount_measures`` word of
+    data/lang/zh/slots.json, not the one of the period 一天); None when no amount is said ("I drink coffee")."""
+    from .changes import number_of
+
+    if has_cjk(value):
+        m = _zh_amount().search(value)
+        if not m:
+            return None
+        n = m.group("n")
+        return str(_zh_numbers()[n]) if n in _zh_numbers() else number_of(n + m.group("u"))
+    return number_of(value)
+
+
+@lru_cache(maxsize=1)
+def _zh_numbers() -> dict[str, int]:
+    from .. import langdata
+
+    return dict(langdata.load("slots", "zh").get("number_words", {}))
+
+
+@lru_cache(maxsize=1)
+def _zh_amount() -> re.Pattern:
+    from .. import langdata
+
+    d = langdata.load("slots", "zh")
+    nums = "".join(d.get("time_trail", {}).get("numerals", ())) + "0-9"
+    return re.compile(r"(?P<n>[" + nums + r"]+)(?P<u>" + langdata.alternation(tuple(d.get("amount_measures", ()))) + ")")
+
+
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
 NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
                                          "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
+
+
+def pet_kind(word: str) -> str | None:
+    """The pet kind a breed or pet word names, whose name slot it shares (``pet_kinds`` of data/lang/*/slots.json):
+    "golden retriever" -> "dog", "Labrador" -> "dog", 金毛 -> "dog", 猫咪 -> "cat"; None for any other word."""
+    return _pet_kinds().get(" ".join(word.casefold().split()))
+
+
+@lru_cache(maxsize=1)
+def _pet_kinds() -> dict[str, str]:
+    from .. import langdata
+
+    return {k.casefold(): v for k, v in langdata.mapping("slots", "pet_kinds").items()}
 
 
 def related_attributes(attribute: str) -> list[str]:

@@ -82,7 +82,7 @@ def normalize_attribute(attr: str) -> str:
         head, _, obj = a.partition(":")
         head = normalize_attribute(head) if head.strip() else ""
         if head in _TOPIC_SLOTS:  # things liked, done, owned, allergic to: one key per topic (facts/keys.py)
-            return f"{head}:{topic_key(obj)}"
+            return f"{head}:{topic_key(obj, opinion=head == 'likes')}"
         return f"{head}:{normalize_object(obj)}" if head else normalize_object(obj)
     a = a.casefold()
     a = re.sub(r"^(?:my|the|user'?s?|我的|我)\s*", "", a)

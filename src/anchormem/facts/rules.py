@@ -56,7 +56,7 @@ from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from . import rulebook, triggers
-from .keys import (value_key, is_occupation, is_person, negated_person_value, person_key, person_slot,
+from .keys import (value_key, pet_kind, is_occupation, is_person, negated_person_value, person_key, person_slot,
                    possessed_attribute)
 from .changes import blocked, clause_changes, sentence_changes
 from .frames import frame_facts, merge_frames
@@ -173,7 +173,7 @@ def _clean(v: str, *, max_words: int = 8) -> str | None:
 def _named(m: re.Match) -> str:
     """"my X is called Y" / "我X叫Y": ``X_name`` (a person X by its relation's slot form: mom, 妈妈 -> mother)."""
     a = m.group("a")
-    return f"{person_key(a) if is_person(a) else a}_name"
+    return f"{person_key(a) if is_person(a) else pet_kind(a) or a}_name"  # a golden retriever's name: dog_name
 
 
 def _person_is(m: re.Match) -> str:
