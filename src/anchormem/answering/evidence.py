@@ -21,6 +21,9 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    one (:func:`contrasting`: no "brother" or 弟弟 for 哥哥). Light terms ("name", "time", "go", "名字"...) weigh
    less, and at least one heavy term must be covered, so "What is my dog's name?" never cites "a rescue cat named
    Pixel".
+   A word asking for an amount is covered by an amount of its kind, whatever the memory's words (钱 by "一斤八块",
+   "old" by "turned seven", "month" by "$40 a month": :mod:`.amounts`); a compound of two key terms by its
+   translation in a memory said in the other language (手机套餐 by "phone plan": :meth:`EvidenceScorer._compounds`).
    A "how much / how old / 多少" question needs a number in the memory ("how many" does not: it is often answered
    by counting several memories). Plurals of light terms are light ("types", "places"), and so are nouns that name
    the kind of answer ("activity", "item", "topic", "breed", "brand", "colour", "活动", "类型", "品种"). A calendar
@@ -78,6 +81,7 @@ from ..facts.keys import (LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_
                           translated_topics)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
+from .amounts import amount_covers
 from .answer_types import states_name
 from .categories import asked_categories, names_kind
 from .question import DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, paraphrase_groups
@@ -209,6 +213,14 @@ def _identifier_words() -> frozenset[str]:
     from ..langdata import words
 
     return frozenset(w.casefold() for w in words("answers", "identifier_words"))
+
+
+def _undoubled(word: str) -> str:
+    """The stem of an English word with a doubled final consonant undone ("shipping" / "shipped" -> "ship",
+    "planning" -> "plan"; "ship" -> "ship"): :func:`~anchormem.text.tokenize.stem` keeps the double ("shipp"), so
+    "shipping" never met "ship" (the index keeps that stem: this is the evidence test's own reading)."""
+    s = stem(word)
+    return s[:-1] if len(s) >= 4 and s.isascii() and s[-1] == s[-2] and s[-1] not in "aeiouls" else s
 
 
 _ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看
@@ -492,6 +504,7 @@ class EvidenceScorer:
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
             self._semantic(q, words, lexical)
+            self._compounds(q, all_stated, lexical)
         for cov in lexical:  # a number or code answers only in the memory that says what it is of ("What is my
             ids = [t for t in cov if t in _identifier_words()]  # passport number?" is not "order #A1234")
             if ids and any(c < self.config.semantic_credit for t, c in cov.items() if t not in ids and t != DATE_TERM):
@@ -530,12 +543,12 @@ class EvidenceScorer:
 
     def _lexical(self, q: QuestionInfo, hit: Hit, words: list[str], stated: str) -> dict[str, float]:
         text = stated.lower()
-        stems = {stem(w) for w in words}
+        stems = {stem(w) for w in words} | {_undoubled(w) for w in words}
         groups = {g for w in words if (g := _syn_group(w)) is not None}
         for i, grp in enumerate(paraphrase_groups()[0]):  # CJK synonyms can hide inside longer jieba words
             if any(has_cjk(s) and len(s) >= 2 and s in text for s in grp):
                 groups.add(i)
-        extra_names = {n.lower() for n in q.names[1:]}
+        extra_names = {n.lower() for n in q.names[1:] + q.places}
         said_kin = kin_words(stated) | {b for w in words if (b := kin_base(w)) is not None}  # "mom", "mother" slot
         cov: dict[str, float] = {}
         for t, _w in q.terms:
@@ -553,7 +566,7 @@ class EvidenceScorer:
                 else:
                     chars = [ch for ch in t if has_cjk(ch)]
                     c = 0.8 * sum(ch in text for ch in chars) / len(chars) if len(chars) > 1 else 0.0
-            elif stem(t) in stems or (len(t) >= 4 and re.search(rf"\b{re.escape(t)}", text)):
+            elif stem(t) in stems or _undoubled(t) in stems or (len(t) >= 4 and re.search(rf"\b{re.escape(t)}", text)):
                 c = 1.0
             if t in q.date_terms and q.date is not None:  # a date: when the memory was said or its event happened
                 cov[t] = 1.0 if date_matches(q.date, hit) else 0.0
@@ -568,11 +581,13 @@ class EvidenceScorer:
                 c = 0.999  # "ticket number" by "R-5521", 单号 by "SF123456789CN": the number or code asked for
             if c < 1.0 and (cats := asked_categories(t)) and names_kind(cats, text, words):
                 c = 1.0  # "pets" by "two cats" / 金毛, 乐器 by "cello": a kind of the category (.categories)
+            if c < 1.0 and amount_covers(t, stated):
+                c = 1.0  # 钱 by "一斤八块", "cost" / "month" by "$17.99 a month": the amount asked for (.amounts)
             cov[t] = c
         return cov
 
     def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]]) -> None:
-        names = {n.lower() for n in q.names}
+        names = {n.lower() for n in q.names + q.places}
         need = [t for t, _ in q.terms
                 if t not in names and t != DATE_TERM and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
         if not need:
@@ -597,6 +612,46 @@ class EvidenceScorer:
                 if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
                        for w, lang, x in zip(cand, cand_lang, sims)):
                     cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
+
+
+    def _compounds(self, q: QuestionInfo, stated: list[str], lexical: list[dict[str, float]]) -> None:
+        """Coverage by translation of a compound: two adjacent heavy question terms that name one thing (手机套餐,
+        "phone plan") are covered at ``semantic_credit`` by a memory said in the other language when the compound's
+        query embedding is close to two adjacent words of what the memory states, read as one ("phone plan" for
+        手机套餐), by the same relative bar as one word (:meth:`_term_bar`). One word of a compound rarely embeds near
+        the other language's word for it (套餐~"plan" .82 against a bar of .85; 手机套餐~"phone plan" .85 against .84).
+        Relation words and names are no part of a compound (they have their own tests)."""
+        text = q.text.lower()
+        names = {n.lower() for n in q.names + q.places}
+        heavy = [t if w >= 1.0 and t != DATE_TERM and t not in names and kin_base(t) is None else None
+                 for t, w in q.terms]
+        pairs = [(a, b, a + b if has_cjk(a) else f"{a} {b}") for a, b in zip(heavy, heavy[1:])
+                 if a and b and has_cjk(a) == has_cjk(b)]
+        pairs = [(a, b, c) for a, b, c in pairs if c in text]
+        if not pairs:
+            return
+        qlang = "zh" if has_cjk(pairs[0][0]) else "en"
+        todo = []
+        for i, (st, cov) in enumerate(zip(stated, lexical)):
+            if not st.strip() or text_language(st) == qlang:
+                continue
+            ws = [w for w in query_terms(st)[:40] if has_cjk(w) != (qlang == "zh")]  # its words in its language
+            grams = [x + y if has_cjk(x) else f"{x} {y}" for x, y in zip(ws, ws[1:])]
+            for a, b, c in pairs:
+                if grams and min(cov.get(a, 0.0), cov.get(b, 0.0)) < self.config.semantic_credit:
+                    todo.append((i, a, b, c, grams))
+        if not todo:
+            return
+        qv = self._vectors(sorted({c for _, _, _, c, _ in todo}), query=True)
+        pv = self._vectors(sorted({g for *_, grams in todo for g in grams}), query=False)
+        for i, a, b, c, grams in todo:
+            if c not in qv:
+                continue
+            bar = self._term_bar(c, qv[c], "en" if qlang == "zh" else "zh")
+            if any(g in pv and float(pv[g] @ qv[c]) >= bar for g in grams):
+                cov = lexical[i]
+                cov[a] = max(cov.get(a, 0.0), self.config.semantic_credit)
+                cov[b] = max(cov.get(b, 0.0), self.config.semantic_credit)
 
 
 def names_the_asked(question: str | QuestionInfo, memory: Any) -> bool:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..facts.keys import PERSON_MODIFIERS, kin_canonical, kin_covers, relation_pattern
+from ..facts.places import known_place
 from ..text.segment import split_sentences
 from ..types import Hit
 
@@ -52,7 +53,7 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
         if third and not in_kin(kin_base(third.group(1)) or "", kin):
             continue
         body = _OPENING.sub("", sent, count=1)  # "Hey Caroline, that roadtrip was insane!" states the speaker's news
-        to_other = _SECOND_PERSON.search(body) or _VOCATIVE.search(body)  # "you…", "That sounds great, Mel!"
+        to_other = _SECOND_PERSON.search(body) or _addresses(body)  # "you…", "That sounds great, Mel!"
         if about_speaker and to_other and not _FIRST_PERSON.search(sent):
             continue
         if about_speaker:  # "I love your turtles": the turtles are the addressee's
@@ -182,6 +183,12 @@ def same_name(a: str, b: str) -> bool:
 
 
 # a name after one opening word of a sentence, before punctuation: "Woohoo Melanie!", "Sure Caroline,"
+def _addresses(sentence: str) -> bool:
+    """The sentence addresses someone by name ("That sounds great, Mel!"); a known place after a comma is no one
+    addressed ("Please ship it to 12 Baker Street, London.": :func:`~anchormem.facts.places.place_kind`)."""
+    return any(not known_place(m.group(1)) for m in _VOCATIVE.finditer(sentence))
+
+
 _LEAD_VOCATIVE = re.compile(r"(?:^|[.!?]\s+)[A-Za-z']+\s+([A-Z][a-zA-Z\-]+)\s*(?=[,!?])")
 
 

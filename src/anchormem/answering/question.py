@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..facts.keys import KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS
+from ..facts.places import known_place
 from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
 from .question_dates import question_date, said_word
@@ -34,6 +35,7 @@ _LIGHT = frozenset("""name names named call called time times day days date year
     place places town state location area 城市 国家 地方 地点 名字 叫 名 时间 东西 事情 去 做 想
     喜欢 结果 情况 最近 现在 平时 打算 计划 开始 新 旧 第一""".split())
 # a capitalised name; in Chinese text it touches the characters around it ("Caroline的狗"): no \b there
+_ASKER = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")  # a question about the asker ("I", not "i")
 _NAME = re.compile(r"(?<![A-Za-z])([A-Z][a-zA-Z\-]+)(?:'s|’s)?(?![A-Za-z])")
 _IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
 _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
@@ -99,9 +101,23 @@ def _owner_said(question: str, word: str) -> bool:
     not_after = _owner_data()[1]
     for m in re.finditer(re.escape(word), q):
         before = q[:m.start()].rstrip()
+        if has_cjk(word) and _compound_head(before):
+            continue  # 网易云会员, vip会员: a membership, not the member
         if not any(before.endswith(w) and (has_cjk(w) or not before[:-len(w)][-1:].isalnum()) for w in not_after):
             return True
     return False
+
+
+def _compound_head(before: str) -> bool:
+    """A Chinese owner word right after a noun is the head of a compound (网易云会员: a kind of membership): what
+    precedes it is a letter, a digit or a Chinese character that is no determiner or question opener
+    (``owner_determiners`` of ``answers.json``: 这位客户, 请问用户)."""
+    if not before or not before[-1].isalnum():
+        return False
+    from .. import langdata
+
+    return not any(before.endswith(w) for w in langdata.words("answers", "owner_determiners")) and \
+        not any(before.endswith(w) for w in _owner_data()[1])
 
 
 def _syn_group(word: str) -> int | None:
@@ -118,7 +134,9 @@ class QuestionInfo:
     ``subjects``: the subject and the names joined to it by "and" ("How do Jon and Gina both like to destress?"):
     a memory about any of them is about the subject. ``date``: the (year, month, day) the question names ("on 3 June,
     2023", "in August 2023", "2023年5月"; year/day None when not given) and ``date_terms`` the key terms that spell
-    it: a memory covers them when it was said, or its event happened, at that date (:func:`date_matches`)."""
+    it: a memory covers them when it was said, or its event happened, at that date (:func:`date_matches`).
+    ``places``: in a question about the asker ("Where did I live before Vancouver?"), the known places it names: no
+    subject (the asker is), key terms matched as names only."""
 
     text: str
     zh: bool
@@ -130,6 +148,7 @@ class QuestionInfo:
     date_terms: frozenset[str] = frozenset()
     wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
     past: bool = False  # asked about the past (its past words already taken out: facts.claims.without_past_words)
+    places: list[str] = field(default_factory=list)
 
 
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
@@ -188,13 +207,17 @@ def analyze_question(question: str) -> QuestionInfo:
             continue
         if w not in names:
             names.append(w)
+    places: list[str] = []
+    if names and _ASKER.search(question):  # "Where did I live before Vancouver?": the asker is the subject, the
+        places = [n for n in names if known_place(n)]  # place a name to match (facts.places)
+        names = [n for n in names if n not in places]
     subjects = names[:1]
     if names:
         for m in _JOINED.finditer(question):  # "Jon and Gina": both are the subject
             a, b = m.group(1), m.group(2)
             if (a in subjects and b in names) or (b in subjects and a in names):
                 subjects += [n for n in (a, b) if n not in subjects]
-    lower_names = {n.lower() for n in names}
+    lower_names = {n.lower() for n in names + places}
     terms: list[tuple[str, float]] = []
     seen: set[str] = set()
     for t in [p for w in query_terms(question) for p in glued_parts(w)]:
@@ -217,7 +240,7 @@ def analyze_question(question: str) -> QuestionInfo:
     solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and
             not re.search(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+$", question[:m.start(1)])}
     # further names are key terms, matched as names only ("Barcelona" is not "Rome"); a word of a multi-word name
-    for n in [n for n in names[1:] if n not in subjects]:
+    for n in [n for n in names[1:] if n not in subjects] + places:
         if n in solo and n.lower() not in seen:  # ("Steady Income Fund") is not one of its own
             seen.add(n.lower())
             terms.append((n.lower(), 1.0))
@@ -230,7 +253,8 @@ def analyze_question(question: str) -> QuestionInfo:
     if qdate is not None:
         terms.append((DATE_TERM, 1.0))
     return QuestionInfo(original, zh, names, terms, wants, subjects, qdate,
-                        frozenset({DATE_TERM}) if qdate is not None else frozenset(), asks_name(question))
+                        frozenset({DATE_TERM}) if qdate is not None else frozenset(), asks_name(question),
+                        places=places)
 
 
 syn_group = _syn_group  # the paraphrase group of a word (stem too), or None

@@ -493,6 +493,10 @@ KIN_SHORT: dict[str, str] = {"哥": "哥哥", "姐": "姐姐", "弟": "弟弟", 
 KIN_NARROWER: dict[str, tuple[str, ...]] = {
     "brother": ("哥哥", "弟弟"), "sister": ("姐姐", "妹妹"), "grandmother": ("奶奶", "外婆", "姥姥"),
     "grandfather": ("爷爷", "外公", "姥爷")}
+# a child, in any word for one, is a son or a daughter ("Where does my kid go to school?" / 孩子在哪上学？ by 我女儿…):
+# each broad word is answered by the others and by both narrow ones, never the reverse (a son is not "my daughter")
+_CHILD_WORDS = ("child", "children", "kid", "孩子")
+KIN_NARROWER.update({w: ("son", "daughter", *(o for o in _CHILD_WORDS if o != w)) for w in _CHILD_WORDS})
 
 # people a user speaks of ("my brother is …"): their facts are typed by value (:func:`person_slot`)
 PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niece nephew neighbour neighbor

@@ -47,8 +47,8 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
-__all__ = ["place_kind", "places_in", "home_facts", "ended_places", "home_places", "with_places", "same_place",
-           "MIN_POPULATION"]
+__all__ = ["place_kind", "known_place", "places_in", "home_facts", "ended_places", "home_places", "with_places",
+           "same_place", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -110,6 +110,19 @@ def place_kind(name: str) -> str:
     if not name or name.casefold() in _stop():
         return ""
     return _gazetteer().get(name.casefold(), "")
+
+
+def known_place(word: str) -> bool:
+    """``word`` is a capitalised known place name (:func:`place_kind`); False, never an error, when the gazetteer is
+    not installed (the answering side reads a name as a place only when it can tell)."""
+    if not word[:1].isupper():
+        return False
+    from ..errors import AnchormemError
+
+    try:
+        return bool(place_kind(word))
+    except AnchormemError:
+        return False
 
 
 def _latin_places(text: str) -> list[tuple[int, str]]:
