@@ -168,3 +168,22 @@ def test_off_in_the_answer_config(e5):
     ans = m.ask("What car do I drive?", user_id="a")
     assert ans.citations[0].text == "I drive a 2012 Corolla." and "earlier statement" not in ans.text
     m.close()
+
+
+def test_a_later_statement_read_as_another_slot_is_no_later_answer(mem):
+    # fresh14: the job change was read (Stripe); a later move read as a home is no later answer to "Where do I work?"
+    mem.add("I work at Deloitte as an auditor.", user_id="j", timestamp=T)
+    mem.add("Finally handed in my notice at Deloitte. Starting at Stripe on the 1st, 新工作是做 risk analyst",
+            user_id="j", timestamp=T + timedelta(days=14))
+    mem.add("done moving!! boxes everywhere but we're in Leeds now", user_id="j", timestamp=T + timedelta(days=49))
+    ans = mem.ask("Where do I work?", user_id="j")
+    assert "Stripe" in ans.citations[0].text
+    assert "earlier statement" not in ans.text and "Leeds" not in ans.text
+
+
+def test_a_restatement_in_the_other_script_marks_nothing_earlier(mem):
+    mem.add("I live in Munich", user_id="m", timestamp=T)
+    mem.add("我住在慕尼黑，天气不错", user_id="m", timestamp=T + timedelta(days=10))
+    ans = mem.ask("Where do I live?", user_id="m")
+    assert ans.citations[0].text == "I live in Munich"
+    assert "earlier statement" not in ans.text

@@ -14,11 +14,14 @@ now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has 
   :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
   I move?", "I don't like the office coffee" are never a later answer);
+- ``n`` does not say again the value ``o`` holds for the slots they share (a restatement, in either script, has
+  nothing earlier: "I live in Munich" / 我住在慕尼黑);
 - ``n`` did not close a claim of ``o`` (the write path read it as that claim's change: ``o``'s current view no longer
   says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
   and I'm learning Japanese…" answers no job question);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims); or, with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  stored claims); or, when the two do not both carry claims (the write path read no slot in one of them: the change
+  it may have missed), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
   unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test
   cites it too or, in one language with the question and ``o``, it is close by meaning to both: within
@@ -89,6 +92,20 @@ def _plan(m: MemoryItem) -> bool:
 def _slots(m: MemoryItem) -> set[str]:
     out = {c.slot for c in m.claims if c.valid_to is None}
     return out | ({m.fact.slot} if m.fact is not None else set())
+
+
+def _values(m: MemoryItem, slot: str) -> list[str]:
+    out = [c.value for c in m.claims if c.valid_to is None and c.slot == slot]
+    return out + ([m.fact.value] if m.fact is not None and m.fact.slot == slot else [])
+
+
+def _restates(n: MemoryItem, o: MemoryItem, slot: str) -> bool:
+    """``n`` says the value ``o`` holds for ``slot`` again (:func:`~anchormem.facts.keys.same_value`: one place in
+    two scripts, one number said two ways)."""
+    from ..facts.keys import same_value
+
+    attr = slot.split("|", 1)[-1]
+    return any(same_value(attr, a, b) for a in _values(n, slot) for b in _values(o, slot))
 
 
 def _may_replace(later: str, earlier: str) -> bool:
@@ -174,16 +191,21 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
-            if n.id in closers:  # the write path read it as the change of a claim of o's that it closed: that
-                continue  # change is the claims' (o's current view no longer says it), not a later answer to o
-            ok = bool(_slots(n) & _slots(o))
-            if not ok and meaning:
+            if n.id in closers or any(c.fact_id in closers for c in n.claims):  # the write path read it as the
+                continue  # change of a claim of o's that it closed (n, or the fact n carries): that change is the
+                # claims' (o's current view no longer says it), not a later answer to what o still says
+            shared = _slots(n) & _slots(o)
+            if shared and all(_restates(n, o, slot) for slot in shared):
+                continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
+            ok = bool(shared)
+            if not ok and meaning and not (_slots(n) and _slots(o)):  # both read as slots, none shared: the write
+                # path says they speak of different things ("done moving… Leeds" is no later answer to a job)
                 ov, nv = vecs[o.text], vecs[words]
                 qo, qn = float(qv @ ov), float(qv @ nv)
                 stands_out = qn - floor >= LATER_SHARE * max(qo - floor, 0.0)
-                ok = stands_out and _may_replace(words, o.text) and (n.id in cited or (
-                    text_language(o.text) == qlang == text_language(words) and qn >= qo - LATER_MARGIN and
-                    float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT))
+                near = float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT  # it speaks of what o speaks of
+                ok = stands_out and near and qn >= qo - LATER_MARGIN and _may_replace(words, o.text) and (
+                    n.id in cited or text_language(o.text) == qlang == text_language(words))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
         if best is not None:
