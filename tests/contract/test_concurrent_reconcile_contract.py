@@ -136,20 +136,25 @@ def test_two_processes_leave_one_current_value(backend):
     assert won.text == second_text and lost.superseded_by == won.id
 
 
+def _lands_between_plan_and_write(monkeypatch, other, text: str, when) -> None:
+    """The next add's planning is followed, before it writes, by ``other.add(text)`` (once)."""
+    original = memory_mod.plan_facts
+
+    def plan(*args, **kwargs):
+        out = original(*args, **kwargs)
+        monkeypatch.setattr(memory_mod, "plan_facts", original)
+        other.add(text, user_id="u", timestamp=when)
+        return out
+    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+
+
 def test_a_write_planned_before_a_newer_one_landed_is_stored_closed(backend, monkeypatch):
     """The older statement is planned against Lisbon, but a newer change lands before it writes: it is stored
     already superseded by the newer one, never current."""
     mem = backend.memory()
     mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
     other = backend.memory()
-    original = memory_mod.plan_facts
-
-    def plan(*args, **kwargs):
-        out = original(*args, **kwargs)
-        monkeypatch.setattr(memory_mod, "plan_facts", original)
-        other.add("I moved to Rome.", user_id="u", timestamp=T1)  # lands between planning and writing
-        return out
-    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    _lands_between_plan_and_write(monkeypatch, other, "I moved to Rome.", T1)
     evs = mem.add("I moved to Paris.", user_id="u", timestamp="2024-02-10T10:00:00Z")
     paris = next(e for e in evs if e.memory.text == "I moved to Paris.")
     assert paris.event == "ADD_SUPERSEDED" and paris.memory.valid_to is not None
@@ -279,14 +284,7 @@ def test_the_slot_recheck_orders_same_instant_statements_too(backend, monkeypatc
     mem = backend.memory()
     mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
     other = backend.memory()
-    original = memory_mod.plan_facts
-
-    def plan(*args, **kwargs):
-        out = original(*args, **kwargs)
-        monkeypatch.setattr(memory_mod, "plan_facts", original)
-        other.add("I moved to Rome.", user_id="u", timestamp=T1)  # lands between planning and writing
-        return out
-    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    _lands_between_plan_and_write(monkeypatch, other, "I moved to Rome.", T1)
     evs = mem.add("I live in Paris.", user_id="u", timestamp=T1)
     assert _events(evs) == [("ADD_SUPERSEDED", "I live in Paris.")]
     assert _homes(mem) == (["Rome"], ["Lisbon", "Paris", "Rome"])
