@@ -235,9 +235,8 @@ def test_the_turns_of_one_add_keep_their_order_at_one_instant(backend):
     assert [m.fact.value for m in mem.get_all(user_id="u") if m.fact is not None] == ["Paris"]
 
 
-def test_a_single_writer_plans_each_add_once(backend, monkeypatch):
-    """No other writer: every add is planned once (the generation read before planning is the one the write finds),
-    tokenised PII (vault rows written before the write) included."""
+def _counted_plans(monkeypatch) -> list[str]:
+    """A list that gets one "plan" per planning of an add from now on."""
     calls: list[str] = []
     original = memory_mod.plan_facts
 
@@ -245,6 +244,13 @@ def test_a_single_writer_plans_each_add_once(backend, monkeypatch):
         calls.append("plan")
         return original(*args, **kwargs)
     monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    return calls
+
+
+def test_a_single_writer_plans_each_add_once(backend, monkeypatch):
+    """No other writer: every add is planned once (the generation read before planning is the one the write finds),
+    tokenised PII (vault rows written before the write) included."""
+    calls = _counted_plans(monkeypatch)
     mem = backend.memory(settings=Settings(pii="tokenize", pii_key="k" * 32))
     texts = ["I live in Lisbon.", "My email is sam@example.com.", "I moved to Berlin.", "I moved to Berlin."]
     for n, text in enumerate(texts):
@@ -259,13 +265,7 @@ def test_an_add_that_keeps_losing_the_race_writes_on_its_slot_recheck(backend, m
     ``_REPLANS`` + 1 times and the last attempt writes with the in-transaction recheck of its slot alone."""
     mem = backend.memory()
     mem.add("I live in Lisbon.", user_id="u", timestamp=T0)
-    calls: list[str] = []
-    original = memory_mod.plan_facts
-
-    def plan(*args, **kwargs):
-        calls.append("plan")
-        return original(*args, **kwargs)
-    monkeypatch.setattr(memory_mod, "plan_facts", plan)
+    calls = _counted_plans(monkeypatch)
     monkeypatch.setattr(mem.store, "scope_generation", lambda tenant, user_id: -1)
     embedded: list[list[str]] = []
     embed = mem.embedder.embed_documents
