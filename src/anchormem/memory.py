@@ -65,7 +65,7 @@ from .timeutil import said_time, to_utc, utcnow
 from .review_dedupe import queue_reviews
 from .memory_lifecycle import LifecycleMixin
 from .memory_ask import AskMixin
-from .types import FactSlot, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
+from .types import HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Scope
 
 __all__ = ["Memory", "EXPORT_FORMAT"]
 

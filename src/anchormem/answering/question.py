@@ -84,14 +84,16 @@ _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and 
 
 
 @lru_cache(maxsize=1)
-def _owner_data() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
-    """(owner words, the words after which one is someone else, frame-noun stems): ``owner_words``,
-    ``owner_not_after`` and ``frame_nouns`` of data/lang/*/answers.json."""
+def _owner_data() -> tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...]]:
+    """(owner words, the words after which one is someone else, frame-noun stems, determiners before an owner
+    word): ``owner_words``, ``owner_not_after``, ``frame_nouns`` and ``owner_determiners`` of
+    data/lang/*/answers.json, read once."""
     from .. import langdata
 
     return (frozenset(w.casefold() for w in langdata.words("answers", "owner_words")),
             tuple(w.casefold() for w in langdata.words("answers", "owner_not_after")),
-            frozenset(stem(w.casefold()) for w in langdata.words("answers", "frame_nouns")))
+            frozenset(stem(w.casefold()) for w in langdata.words("answers", "frame_nouns")),
+            langdata.words("answers", "owner_determiners"))
 
 
 def _owner_said(question: str, word: str) -> bool:
@@ -114,9 +116,7 @@ def _compound_head(before: str) -> bool:
     (``owner_determiners`` of ``answers.json``: 这位客户, 请问用户)."""
     if not before or not before[-1].isalnum():
         return False
-    from .. import langdata
-
-    return not any(before.endswith(w) for w in langdata.words("answers", "owner_determiners")) and \
+    return not any(before.endswith(w) for w in _owner_data()[3]) and \
         not any(before.endswith(w) for w in _owner_data()[1])
 
 

@@ -15,11 +15,11 @@ may then hold again: the store's ``set_fact``).
 from __future__ import annotations
 
 from ..types import FactSlot, MemoryItem
-from .grounding import check_support
 from .jobs import job_facts, merge_job_facts
 from .model import Fact
 from .places import with_places
 from .quantities import merge_quantity_facts, quantity_facts
+from .reconcile import grounded, grounded_jobs
 from .rules import extract_from_text
 from .typed_values import clause_values
 
@@ -32,11 +32,10 @@ def edited_fact(text: str, old: MemoryItem) -> FactSlot | None:
     entity = old.fact.entity if old.fact else (old.speaker or "user")
     found: list[Fact] = with_places(extract_from_text)(text, entity=entity)
     own = [old] if old.fact is not None else []
-    jobs = [f for f in job_facts(text, entity=entity, current=lambda a: [o for o in own if o.fact.attribute == a])
-            if check_support(f, text).ok or f.polarity < 0]
-    found = merge_job_facts(found, jobs)
-    amounts = [f for f in quantity_facts(text, entity=entity, claims=lambda: own) if check_support(f, text).ok]
-    found = merge_quantity_facts(found, amounts)
+    jobs = job_facts(text, entity=entity, current=lambda a: [o for o in own if o.fact.attribute == a])
+    found = merge_job_facts(found, grounded_jobs(jobs, text, old.speaker))  # the checks add applies
+    found = merge_quantity_facts(found, grounded(quantity_facts(text, entity=entity, claims=lambda: own), text,
+                                                 old.speaker))
     pick = next((f for f in found if old.fact and f.attribute == old.fact.attribute), found[0] if found else None)
     if pick is None:
         return _same_kind(text, old.fact)

@@ -269,12 +269,23 @@ def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: st
     ent = d.item.speaker or "user"
     jobs = job_facts(d.item.text, entity=ent, current=lambda a: store.current_facts(
         tenant, user_id, [FactSlot(entity=ent, attribute=a, value="").slot]))
+    return merge_job_facts(facts, grounded_jobs(jobs, d.item.text, d.item.speaker))
+
+
+def grounded_jobs(jobs: list[Fact], text: str, speaker: str | None = None) -> list[Fact]:
+    """The job reader's facts of ``text`` that pass the grounding check; an ending needs no negation word there (the
+    reader's own terminative words said it: "handed in my badge", 被优化了)."""
     kept = []
     for f in jobs:
-        why = check_support(_as_user(f, d.item.speaker), d.item.text).reasons
+        why = check_support(_as_user(f, speaker), text).reasons
         if all(f.polarity < 0 and r.startswith("negative fact but no negation") for r in why):
             kept.append(f)
-    return merge_job_facts(facts, kept)
+    return kept
+
+
+def grounded(facts: list[Fact], text: str, speaker: str | None = None) -> list[Fact]:
+    """``facts`` read from ``text`` that pass the grounding check (:func:`~anchormem.facts.grounding.check_support`)."""
+    return [f for f in facts if check_support(_as_user(f, speaker), text).ok]
 
 
 def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
@@ -295,8 +306,7 @@ def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_
         return [m for m in items if m.fact is not None and m.valid_to is None and m.fact.entity == ent]
 
     said = quantity_facts(d.item.text, entity=ent, claims=claims)
-    kept = [f for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
-    out = merge_quantity_facts(facts, kept)
+    out = merge_quantity_facts(facts, grounded(said, d.item.text, d.item.speaker))
     from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
 
     stated = frozenset(x for f in out if f.attribute.startswith("count:") for x in (f.attribute, f.source_span))
