@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import sys
 import threading
@@ -137,8 +138,13 @@ def cross_subject(events: list[list]) -> list[str]:
     return out
 
 
+_ID_TAIL = re.compile(r"\s*\(id [0-9a-f]{32}\)")
+
+
 def _context_lines(block) -> list[str]:
-    return [ln for s in block.sections if s.name != "recent_turns" for ln in s.text.splitlines()[1:] if ln.strip()]
+    """The context block's memory lines, without their "(id …)" tails (a hex id can hold a story's number)."""
+    return [_ID_TAIL.sub("", ln) for s in block.sections if s.name != "recent_turns"
+            for ln in s.text.splitlines()[1:] if ln.strip()]
 
 
 def run_story(m: Memory, story: dict, user: str) -> dict:
