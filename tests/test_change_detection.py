@@ -150,6 +150,22 @@ def test_a_change_supersedes_across_wordings_and_languages(mem, before, after, a
     assert evs[0][2] == attribute
 
 
+@pytest.mark.parametrize("before,after,job_open", [
+    ("I work at a bank in Leeds as a teller.", "I quit the bank, now I manage a cafe in York.", False),
+    ("I work as a product manager at Tencent.", "I left Tencent, 现在在一家叫Lumio的startup做head of product。", False),
+    ("I'm a software engineer at Google.", "I left Google and joined Stripe.", True),  # the job may go on there
+])
+def test_quitting_an_employer_ends_the_job_said_with_it(mem_e5, before, after, job_open):
+    mem = mem_e5  # the ending is read against the user's claims by meaning (facts.relative): the real model
+    _events(mem, before, T1)
+    _events(mem, after, T2)
+    facts = {(m.fact.attribute, m.fact.value, m.fact.polarity) for m in mem.get_all(user_id="u") if m.fact}
+    assert any(a == "occupation" for a, _, _ in facts) is job_open, facts
+    old = [c for m in mem.get_all(user_id="u", include_superseded=True) for c in m.claims
+           if c.slot == "user|employer" and c.polarity > 0 and c.value in before]
+    assert old and all(c.valid_to == T2 for c in old)
+
+
 @pytest.mark.parametrize("before,after", [
     ("I live in Lisbon.", "My friend moved to Berlin."),
     ("I live in Lisbon.", "I might move to Berlin."),
@@ -250,3 +266,14 @@ def test_language_data_is_read_lazily_not_at_import():
             "print(L.load.cache_info().currsize > 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "True"]
+
+
+@pytest.mark.parametrize("text,entity,value", [
+    ("我搬到成都去了。", "user", "成都"),          # a directional complement (去/来) is no part of the place
+    ("我朋友小王搬到成都去了。", "小王", "成都"),
+    ("我们搬回北京来了", "user", "北京"),
+    ("我搬到 Kuala Lumpur 了", "user", "Kuala Lumpur"),
+    ("我搬到了上海浦东新区", "user", "上海浦东新区"),
+])
+def test_a_chinese_move_reads_the_place_without_its_directional_complement(text, entity, value):
+    assert [(f.entity, f.value) for f in extract_facts_rules(text) if f.attribute == "home_city"] == [(entity, value)]

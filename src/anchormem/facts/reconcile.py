@@ -220,15 +220,24 @@ def _goes_after(current: MemoryItem, new: MemoryItem) -> bool:
     return current.valid_from == new.valid_from and reads_as_change(current.text) and not reads_as_change(new.text)
 
 
-def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem]) -> list[MemoryItem]:
-    """Quitting a job ends the employer said with it: for a -1 ``occupation`` that closes "I'm a nurse", the current
-    ``employer`` facts whose words hold that job's words ("I'm a nurse at St Mary's.")."""
-    if slot.attribute != "occupation" or slot.polarity >= 0 or not clash:
+def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem],
+                turn: list[Fact] = ()) -> list[MemoryItem]:  # type: ignore[assignment]
+    """Quitting ends the job and the employer said together: for a -1 ``occupation`` that closes "I'm a nurse", the
+    current ``employer`` facts whose words hold that job's words ("I'm a nurse at St Mary's."); for a -1 ``employer``
+    that closes "I work at a bank as a teller.", the current ``occupation`` facts said in those words, unless the
+    turn (``turn``: its facts) names a job or an employer of its own ("left Google and joined Stripe": the job
+    may go on at the new employer; a new job replaces the old one through its own slot)."""
+    if slot.attribute not in ("occupation", "employer") or slot.polarity >= 0 or not clash:
+        return []
+    other = "employer" if slot.attribute == "occupation" else "occupation"
+    if other == "occupation" and any(f.entity == slot.entity and f.polarity > 0 and f.attribute in ("employer",
+                                                                                                  "occupation")
+                                     for f in turn):
         return []
     spans = [c.text.strip().rstrip(".。!！") for c in clash if c.text.strip()]
-    key = FactSlot(entity=slot.entity, attribute="employer", value=slot.value).slot
-    return [e for e in store.current_facts(tenant, user_id, [key])
-            if e not in clash and any(sp and sp in e.text for sp in spans)]
+    key = FactSlot(entity=slot.entity, attribute=other, value=slot.value).slot
+    said = [(e, e.text.strip().rstrip(".。!！")) for e in store.current_facts(tenant, user_id, [key]) if e not in clash]
+    return [e for e, words in said if words and any(sp and (sp in words or words in sp) for sp in spans)]
 
 
 def _resolved(facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
@@ -619,7 +628,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
-            clash += _companions(store, tenant, user_id, slot, clash)
+            clash += _companions(store, tenant, user_id, slot, clash, facts)
             clash += [c for c in _same_person(f, slot, listing) if c not in clash and
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
