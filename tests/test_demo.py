@@ -72,7 +72,7 @@ def test_demo_question(demo_run, lang, q):
     else:
         assert r["abstained"] is False
         quotes = [c["quote"] for c in r["citations"]]
-        assert any(q["expect"] in t for t in quotes), quotes
+        assert (q["expect"] in quotes[0]) is (not q.get("known_weakness")), quotes  # the first citation answers
         cited = next(c for c in r["citations"] if q["expect"] in c["quote"])
         assert len(cited["id"]) == 32 and cited["date"].startswith("2024-")
         assert cited["speaker"] in ("Maya", "林晓", "assistant")
