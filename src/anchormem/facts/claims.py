@@ -210,10 +210,13 @@ def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] =
             if all(gone[a:b]):
                 gone[a:b] = bytes(b - a)
     if any(gone):
-        text = "".join(" " if gone[i] and (i == 0 or not gone[i - 1]) else "" if gone[i] else ch
+        text = "".join("\x00" if gone[i] and (i == 0 or not gone[i - 1]) else "" if gone[i] else ch
                        for i, ch in enumerate(text))
+        # a joining word left behind where words went out after a comma: "Hi, [I live in X] and I work…" -> "Hi, I work…"
+        text = re.sub(r"([,，;；])\s*\x00\s*(?:and|but|so|also|而且|并且|还)\s*", r"\1 ", text, flags=re.I)
+        text = text.replace("\x00", " ")
     text = re.sub(r"\s+", " ", text)
-    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:and|but|so|also)\s+", r"\1", text, flags=re.I)  # ". and I" -> ". I"
+    text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:(?:and|but|so|also)\s+|而且|并且)", r"\1", text, flags=re.I)  # ". and I"
     text = re.sub(r"\s*(?:\band\b|和)\s*(?=[.。!！?？]|$)", "", text, flags=re.I)  # a dangling "... and."
     text = re.sub(r"[、，,]\s*(?=(?:和|及|以及)(?!\s*[.。!！?？]))", "", text)  # "爱奇艺、 和Spotify" (an item out)
     text = re.sub(r"\s+([.。!！?？,，])", r"\1", text)
