@@ -139,15 +139,16 @@ def summary_lines(hit: Hit, said: set[str]) -> Hit | None:
 
 
 def _latest_said(memory: Any, query: str, hits: list[Hit]) -> tuple[list[Hit], dict[str, str]]:
-    """``hits`` with the user's later statement that answers ``query`` (a question about their own present state)
+    """``hits`` with the user's later statement that answers ``query`` (a question about their own present state or
+    a person's of theirs: :func:`~anchormem.answering.recency.asked_person`)
     above the earlier one, and the notes of the earlier ones ({id: "an earlier statement, before …"}):
     :func:`~anchormem.answering.recency.latest_said_hits`, by meaning too with a calibrated embedder. Off with
     ``AnswerConfig.latest_said``."""
     from ..answering.evidence import profile_for
-    from ..answering.recency import asks_own_present, latest_said_hits
+    from ..answering.recency import asked_person, latest_said_hits
 
     config = getattr(memory, "answer_config", None)
-    if len(hits) < 2 or (config is not None and not config.latest_said) or not asks_own_present(query):
+    if len(hits) < 2 or (config is not None and not config.latest_said) or asked_person(query) is None:
         return hits, {}
     emb = getattr(memory, "embedder", None)
     calibrated = emb is not None and profile_for(getattr(emb, "name", None), emb)[1] is not None
