@@ -288,3 +288,22 @@ def test_a_summary_marks_nothing_earlier_without_a_later_answer(mem, turns):
     for i, text in enumerate(turns):
         mem.add(text, user_id="z", session_id="s1", timestamp=T + timedelta(days=30 * i))
     assert not any(ln.startswith("earlier") for ln in _summary_lines(mem, "z"))
+
+
+def test_context_notes_a_statement_answered_later_whatever_the_query(mem):
+    mem.add("My sister lives in Vancouver.", user_id="q", timestamp=T)
+    mem.add("我姐姐搬到多伦多了。", user_id="q", timestamp=T + timedelta(days=60))
+    lines = _memory_lines(mem, "q", "tell me about my family")
+    assert any("My sister lives in Vancouver. (an earlier statement, before 2024-03-01)" in ln for ln in lines)
+    assert not any("多伦多" in ln and "earlier" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("turns", [
+    ["I live in Lisbon.", "我住在里斯本。"],
+    ["I have a cat called Misty.", "I also have a cat called Luna."],  # one more, not a new value
+    ["I play tennis on weekends.", "I also play chess."],
+])
+def test_context_notes_nothing_without_a_later_answer(mem, turns):
+    for i, text in enumerate(turns):
+        mem.add(text, user_id="w", timestamp=T + timedelta(days=30 * i))
+    assert not any("earlier statement" in ln for ln in _memory_lines(mem, "w", "what do you know about me"))

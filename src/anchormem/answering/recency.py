@@ -5,7 +5,9 @@ it, the earlier ones presented as earlier, whether or not the write path read a 
 in Jersey City" (day 140): when the write path read no change (the wording held no rule's pattern, no slot fact), both
 memories are current, and the evidence test cites the one whose words fit the question best, the older one as often
 as not. The user said both; the later one is what they say holds now. So, for a question about the asker's own state
-now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has a *later statement* ``n`` when:
+now (:func:`asks_own_present`) or the present state of a person of theirs ("Where does my sister live now?",
+我女儿现在几岁？, "Where does Tom live?": :func:`asked_person`), an earlier statement ``o`` the answer cites has a
+*later statement* ``n`` when:
 
 - ``n`` is the user's own (role and source "user", no summary), current, and said after ``o`` (:func:`said_at`: the
   time it was said, not the time it was added: an older statement imported later never wins); not about a time
@@ -13,27 +15,33 @@ now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has 
 - ``n`` can state what holds for the speaker now: the clauses left by
   :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
-  I move?", "I don't like the office coffee" are never a later answer);
+  I move?", "I don't like the office coffee" are never a later answer); for a person asked about, the clauses whose
+  subject is that person (:func:`~anchormem.facts.stance.person_clauses`, same gates: "My sister is visiting Rome
+  next week" is no later answer; a name said beside the relation, "My daughter Mia is 6", makes "Mia turned seven"
+  hers), and ``o`` says something of that person too;
 - ``n`` does not say again the value ``o`` holds for the slots they share (a restatement, in either script, has
   nothing earlier: "I live in Munich" / 我住在慕尼黑);
 - ``n`` did not close a claim of ``o`` (the write path read it as that claim's change: ``o``'s current view no longer
   says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
   and I'm learning Japanese…" answers no job question);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims); or, when the two do not both carry claims (the write path read no slot in one of them: the change
+  stored claims; a relation's slot said in either language is one: ``sister_home_city`` / ``姐姐_home_city``); or, when the two do not both carry claims (the write path read no slot in one of them: the change
   it may have missed), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
-  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test
-  cites it too or, in one language with the question and ``o``, it is close by meaning to both: within
-  :data:`LATER_MARGIN` of ``o``'s cosine to the question and :data:`PAIR_LIFT` above ``o``'s background in cosine
-  to ``o`` itself (tuned on the dev
+  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least; each lift over the
+  background of its own language) and either the evidence test cites it too or it is close by meaning to both:
+  within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
+  in cosine to ``o`` itself; when ``n`` is not of one language with the question and ``o`` (:data:`CROSS_LANGUAGE`),
+  its lift must also be :data:`CROSS_LIFT` spreads of the question's cosines to that background, and it must not say
+  again the values ``o`` holds (tuned on the dev
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
 The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
 (:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
-(:func:`latest_said_hits`). Questions about the past, a plan, someone else or a relative are left as they are: their
-answers do not follow the latest statement.
+(:func:`latest_said_hits`). Summaries mark the line of ``o`` "earlier, before <date>: …" when a later statement
+carries a new value of one of its slots (:func:`later_by_slot`, by the claims alone: a summary has no question).
+Questions about the past or a plan are left as they are: their answers do not follow the latest statement.
 """
 
 from __future__ import annotations
@@ -265,11 +273,13 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     ``embedder`` (``embed_documents``) and ``question_vector`` (a callable giving the question's query embedding,
     float32 (dim,)), a cited memory answers the same question when it stands out of the background of unrelated
     statements by at least :data:`LATER_SHARE` of what the earlier one does (its cosine to the question, minus the
-    question's mean cosine to the calibration sentences of its language), and any memory does by meaning when,
-    besides, question, earlier and later statement are of one language, its cosine to the question is at most
-    :data:`LATER_MARGIN` below the earlier one's and its cosine to the earlier statement is at least
-    :data:`PAIR_LIFT` above the earlier statement's mean cosine to those sentences. Without them a later statement
-    is one carrying a claim of the same slot. {} when the question does not ask the asker's own present state."""
+    question's mean cosine to the calibration sentences of its own language), and any memory does by meaning when,
+    besides, its lift is at most :data:`LATER_MARGIN` below the earlier one's, its cosine to the earlier statement
+    is at least :data:`PAIR_LIFT` above the earlier statement's mean cosine to the sentences of its language, and,
+    when question, earlier and later statement are not of one language, its lift is :data:`CROSS_LIFT` spreads of
+    the question's cosines to them and it says no value of the earlier one's again. Without them a later statement
+    is one carrying a claim of the same slot. {} when the question asks no present state of the asker's or of one
+    person (:func:`asked_person`)."""
     from ..facts.stance import person_clauses, present_clauses
 
     person = asked_person(question)
