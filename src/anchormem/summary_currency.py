@@ -6,7 +6,8 @@ hold (:func:`anchormem.facts.claims.strip_spans`; a line with nothing left goes)
 the change reads as a change: ``"I moved to Berlin last month. [Lisbon → Berlin, 2024-03]"`` (old value, new value,
 the month it changed). The line of a turn the user answered again later with a new value of a slot it holds,
 when the write path closed nothing (:func:`~anchormem.answering.recency.later_by_slot`), is marked as earlier:
-``"earlier, before 2024-05-30: I live in Leeds."``. Used by session summaries and the user's rolled-up summary (:mod:`anchormem.consolidate`).
+``"earlier, before 2024-05-30: I live in Leeds."``. Used by session summaries and the user's rolled-up summary
+(:mod:`anchormem.consolidate`).
 """
 
 from __future__ import annotations

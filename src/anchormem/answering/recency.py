@@ -25,15 +25,17 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
   and I'm learning Japanese…" answers no job question);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims; a relation's slot said in either language is one: ``sister_home_city`` / ``姐姐_home_city``); or, when the two do not both carry claims (the write path read no slot in one of them: the change
-  it may have missed), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  stored claims; a relation's slot said in either language is one: ``sister_home_city`` / ``姐姐_home_city``); or,
+  when the two do not both carry claims (the write path read no slot in one of them: the change it may have
+  missed; habits keyed by the word said, ``does:league`` / ``does:game``, count as none here), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
   unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least; each lift over the
   background of its own language) and either the evidence test cites it too or it is close by meaning to both:
   within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
-  in cosine to ``o`` itself; when ``n`` is not of one language with the question and ``o`` (:data:`CROSS_LANGUAGE`),
-  its lift must also be :data:`CROSS_LIFT` spreads of the question's cosines to that background, and it must not say
-  again the values ``o`` holds (tuned on the dev
+  in cosine to ``o`` itself; not cited, ``n`` answers by meaning only in one language with the question and ``o``,
+  or in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
+  Vancouver."), its lift then :data:`CROSS_LIFT` spreads of the question's cosines to that background at least and
+  no value ``o`` holds said again (tuned on the dev
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
@@ -62,15 +64,15 @@ from .past_reading import asks_about_asker
 from .persons import kin_words
 from .tense import asks_present
 
-__all__ = ["CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "asked_person", "LATER_SHARE", "PAIR_LIFT", "asks_own_present", "said_at", "later_statements",
-           "latest_said_answer", "latest_said_hits", "earlier_note",
-           "later_by_slot", "earlier_line"]
+__all__ = ["CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asked_person",
+           "asks_own_present", "said_at", "later_statements", "latest_said_answer", "latest_said_hits",
+           "earlier_note", "later_by_slot", "earlier_line"]
 
 LATER_MARGIN = 0.06  # a later statement's cosine to the question may sit this far below the earlier one's
 LATER_SHARE = 0.45  # its lift over the question's background: at least this share of the earlier one's
 PAIR_LIFT = 0.03  # its cosine to the earlier statement: at least the earlier one's background + this
-CROSS_LANGUAGE = True  # a later statement in the other language answers by meaning too (each cosine over its
-# own language's background)
+CROSS_LANGUAGE = True  # a later statement in the other language than the earlier one answers by meaning too (each
+# cosine over its own language's background)
 CROSS_LIFT = 3.0  # across languages: its lift over its language's background, in spreads of the question's cosine
 # to that background (multilingual-e5-small puts the other language's sentences close together)
 _PLAN_SLACK = timedelta(days=1)  # an event time this far after the day said: the statement tells a plan
@@ -275,9 +277,10 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     statements by at least :data:`LATER_SHARE` of what the earlier one does (its cosine to the question, minus the
     question's mean cosine to the calibration sentences of its own language), and any memory does by meaning when,
     besides, its lift is at most :data:`LATER_MARGIN` below the earlier one's, its cosine to the earlier statement
-    is at least :data:`PAIR_LIFT` above the earlier statement's mean cosine to the sentences of its language, and,
-    when question, earlier and later statement are not of one language, its lift is :data:`CROSS_LIFT` spreads of
-    the question's cosines to them and it says no value of the earlier one's again. Without them a later statement
+    is at least :data:`PAIR_LIFT` above the earlier statement's mean cosine to the sentences of its language, and
+    either question, earlier and later statement are of one language or the later one is in the other language
+    than the earlier one, its lift :data:`CROSS_LIFT` spreads of the question's cosines to them at least and no
+    value of the earlier one's said again. Without them a later statement
     is one carrying a claim of the same slot. {} when the question asks no present state of the asker's or of one
     person (:func:`asked_person`)."""
     from ..facts.stance import person_clauses, present_clauses
@@ -335,8 +338,8 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                 # write path says they speak of different things ("done moving… Leeds" is no later answer to a job)
                 ol, nl = text_language(o.text), text_language(words)
                 one = ol == qlang == nl
-                if not (one or n.id in cited or CROSS_LANGUAGE):
-                    continue
+                if not (one or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
+                    continue  # across languages: a later statement in the other language than the earlier one
                 ov, nv = vecs[o.text], vecs[words]
                 lo, ln = float(qv @ ov) - floors[ol], float(qv @ nv) - floors[nl]  # each over its language's floor
                 stands_out = ln >= LATER_SHARE * max(lo, 0.0)
