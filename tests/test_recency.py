@@ -251,6 +251,17 @@ def test_a_relative_s_later_statement_the_write_path_missed_goes_first(mem):
     assert "My sister lives in Vancouver. (an earlier statement, before 2024-03-01)" in lines[1]
 
 
+def test_a_relative_s_move_in_other_words_goes_first(mem):
+    mem.add("My sister lives in Oslo.", user_id="b", timestamp=T)
+    events = mem.add("My sister finally got the keys to her new flat in Bergen.", user_id="b",
+                     timestamp=T + timedelta(days=90))
+    assert [e.event for e in events] == ["ADD"]  # no change read: both statements are current
+    ans = mem.ask("Where does my sister live now?", user_id="b")
+    assert [c.text for c in ans.citations[:2]] == ["My sister finally got the keys to her new flat in Bergen.",
+                                                    "My sister lives in Oslo."]
+    assert "(an earlier statement, before 2024-03-31)" in ans.text
+
+
 @pytest.mark.parametrize("later", [
     "My sister is visiting Rome next week.",
     "My sister might move to Rome someday.",
