@@ -11,8 +11,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from anchormem import Memory
-from anchormem.answering.recency import asks_own_present, earlier_note, said_at
-from anchormem.facts.stance import present_clauses
+from anchormem.answering.recency import asked_person, asks_own_present, earlier_line, earlier_note, said_at
+from anchormem.facts.stance import person_clauses, present_clauses
 from anchormem.types import MemoryItem
 
 T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
@@ -117,14 +117,30 @@ def test_an_older_statement_imported_later_does_not_win(mem):
     assert "Model 3" in ans.citations[0].text
 
 
-def test_a_statement_in_another_language_than_the_question_is_not_read_by_meaning(mem):
-    # multilingual-e5-small sits every sentence of the other language alike: no later answer by meaning across
-    # languages (the evidence test and the claims still read them)
-    mem.add("I play League every night, 基本打到两点。", user_id="x", timestamp=T)
-    mem.add("游戏我已经不玩了, uninstalled it.", user_id="x", timestamp=T + timedelta(days=90))
-    ans = mem.ask("Do I still play League?", user_id="x")
-    assert ans.citations[0].text == "I play League every night, 基本打到两点。"
-    assert "earlier statement" not in ans.text
+@pytest.mark.parametrize("earlier, later, question", [
+    ("I drive a 2012 Corolla.", "旧卡罗拉换掉了，现在车库里是一辆Model 3。", "What car do I drive?"),
+    ("我每天晚上打英雄联盟。", "Quit League for good, uninstalled it.", "我还打英雄联盟吗？"),
+    ("I drink bubble tea every day.", "奶茶戒了，一个月没喝了。", "Do I still drink bubble tea?"),
+])
+def test_a_later_statement_in_the_other_language_answers_by_meaning(mem, earlier, later, question):
+    # each cosine is read over its own language's background, and across languages the later statement must stand
+    # out of it by CROSS_LIFT spreads (multilingual-e5-small puts the other language's sentences close together)
+    mem.add(earlier, user_id="x", timestamp=T)
+    assert [e.event for e in mem.add(later, user_id="x", timestamp=T + timedelta(days=90))] == ["ADD"]
+    ans = mem.ask(question, user_id="x")
+    assert [c.text for c in ans.citations[:2]] == [later, earlier]
+    assert "an earlier statement, before 2024-03-31" in ans.text or "较早的说法，2024-03-31之前" in ans.text
+
+
+@pytest.mark.parametrize("question, first", [
+    ("Where do I live?", "我现在住在柏林。"),
+    ("我在哪里工作？", "I'm a data scientist at Spotify."),
+])
+def test_an_unrelated_later_statement_in_another_language_is_no_later_answer(mem, question, first):
+    for i, text in enumerate(["I'm a data scientist at Spotify.", "我现在住在柏林。", "I'm learning Japanese."]):
+        mem.add(text, user_id="p", timestamp=T + timedelta(days=i))
+    ans = mem.ask(question, user_id="p")
+    assert ans.citations[0].text == first and "earlier statement" not in ans.text and "较早" not in ans.text
 
 
 @pytest.mark.parametrize("later", [
@@ -187,3 +203,122 @@ def test_a_restatement_in_the_other_script_marks_nothing_earlier(mem):
     ans = mem.ask("Where do I live?", user_id="m")
     assert ans.citations[0].text == "I live in Munich"
     assert "earlier statement" not in ans.text
+
+
+@pytest.mark.parametrize("question, person", [
+    ("Where do I live?", ("user", "")),
+    ("Where does my sister live now?", ("", "sister")),
+    ("我女儿现在几岁？", ("", "daughter")),
+    ("Where does Tom live?", ("Tom", "")),
+    ("小美住在哪里？", ("小美", "")),
+    ("Where did my sister live before?", None),  # the past
+    ("Where does Tom's brother live?", None),  # not the asker's relation
+])
+def test_asked_person(question, person):
+    assert asked_person(question) == person
+
+
+def _sister(clause: str) -> bool:
+    return "sister" in clause or "姐姐" in clause
+
+
+@pytest.mark.parametrize("text, clauses", [
+    ("My sister Mei just moved to Beijing.", ["My sister Mei just moved to Beijing."]),
+    ("My sister just started at Stripe, she's thrilled.", ["My sister just started at Stripe,", "she's thrilled."]),
+    ("我姐姐搬到多伦多了。", ["我姐姐搬到多伦多了。"]),
+    ("I live in Leeds, my sister moved to York.", ["my sister moved to York."]),
+    ("My sister moved to York, I live in Leeds.", ["My sister moved to York,"]),  # the speaker's own: not hers
+    ("My sister is visiting Rome next week.", []),  # a trip
+    ("我姐姐下个月去三亚旅游。", []),
+    ("My sister might move to Dublin someday.", []),  # a modal
+    ("如果我姐姐搬到上海就好了。", []),  # a supposition
+    ("Where does my sister live?", []),  # a question
+])
+def test_person_clauses(text, clauses):
+    assert person_clauses(text, _sister) == clauses
+
+
+def test_a_relative_s_later_statement_the_write_path_missed_goes_first(mem):
+    # said in the other language: the write path keys the relation by its word (sister_home_city, 姐姐_home_city),
+    # read here as one person's slot
+    mem.add("My sister lives in Vancouver.", user_id="r", timestamp=T)
+    mem.add("我姐姐搬到多伦多了。", user_id="r", timestamp=T + timedelta(days=60))
+    ans = mem.ask("Where does my sister live?", user_id="r")
+    assert [c.text for c in ans.citations[:2]] == ["我姐姐搬到多伦多了。", "My sister lives in Vancouver."]
+    assert "(an earlier statement, before 2024-03-01)" in ans.text
+    lines = _memory_lines(mem, "r", "Where does my sister live?")
+    assert "多伦多" in lines[0]
+    assert "My sister lives in Vancouver. (an earlier statement, before 2024-03-01)" in lines[1]
+
+
+def test_a_relative_s_move_in_other_words_goes_first(mem):
+    mem.add("My sister lives in Oslo.", user_id="b", timestamp=T)
+    events = mem.add("My sister finally got the keys to her new flat in Bergen.", user_id="b",
+                     timestamp=T + timedelta(days=90))
+    assert [e.event for e in events] == ["ADD"]  # no change read: both statements are current
+    ans = mem.ask("Where does my sister live now?", user_id="b")
+    assert [c.text for c in ans.citations[:2]] == ["My sister finally got the keys to her new flat in Bergen.",
+                                                    "My sister lives in Oslo."]
+    assert "(an earlier statement, before 2024-03-31)" in ans.text
+
+
+@pytest.mark.parametrize("later", [
+    "My sister is visiting Rome next week.",
+    "My sister might move to Rome someday.",
+    "If my sister moved to Rome, she'd love it.",
+    "My friend just moved to Rome.",
+    "I moved to Rome.",
+])
+def test_what_is_no_statement_of_the_relative_s_home_never_comes_first(mem, later):
+    mem.add("My sister lives in Oslo.", user_id="v", timestamp=T)
+    mem.add(later, user_id="v", timestamp=T + timedelta(days=30))
+    ans = mem.ask("Where does my sister live?", user_id="v")
+    assert "Oslo" in ans.citations[0].text and "earlier statement" not in ans.text
+    assert not any("earlier statement" in ln for ln in _memory_lines(mem, "v", "Where does my sister live?"))
+
+
+def test_earlier_line():
+    later = _item(datetime(2024, 3, 1, 9, tzinfo=timezone.utc))
+    assert earlier_line("I live in Leeds.", later) == "earlier, before 2024-03-01: I live in Leeds."
+    assert earlier_line("我住在利兹。", later) == "较早，2024-03-01之前：我住在利兹。"
+
+
+def _summary_lines(m: Memory, user: str) -> list[str]:
+    s = m.summarize(user_id=user, session_id="s1")
+    return [ln.removeprefix("- ") for ln in s.text.splitlines()[1:] if ln.startswith("- ")]
+
+
+def test_a_summary_marks_a_statement_answered_later_as_earlier(mem):
+    mem.add("My sister lives in Vancouver.", user_id="y", session_id="s1", timestamp=T)
+    mem.add("我姐姐搬到多伦多了。", user_id="y", session_id="s1", timestamp=T + timedelta(days=60))
+    assert _summary_lines(mem, "y") == ["earlier, before 2024-03-01: My sister lives in Vancouver.", "我姐姐搬到多伦多了。"]
+
+
+@pytest.mark.parametrize("turns", [
+    ["I live in Lisbon.", "我住在里斯本。"],  # the same value again
+    ["I live in Lisbon.", "My brother just moved to Porto."],  # someone else's slot
+    ["I live in Lisbon.", "I might move to Porto."],  # a plan
+])
+def test_a_summary_marks_nothing_earlier_without_a_later_answer(mem, turns):
+    for i, text in enumerate(turns):
+        mem.add(text, user_id="z", session_id="s1", timestamp=T + timedelta(days=30 * i))
+    assert not any(ln.startswith("earlier") for ln in _summary_lines(mem, "z"))
+
+
+def test_context_notes_a_statement_answered_later_whatever_the_query(mem):
+    mem.add("My sister lives in Vancouver.", user_id="q", timestamp=T)
+    mem.add("我姐姐搬到多伦多了。", user_id="q", timestamp=T + timedelta(days=60))
+    lines = _memory_lines(mem, "q", "tell me about my family")
+    assert any("My sister lives in Vancouver. (an earlier statement, before 2024-03-01)" in ln for ln in lines)
+    assert not any("多伦多" in ln and "earlier" in ln for ln in lines)
+
+
+@pytest.mark.parametrize("turns", [
+    ["I live in Lisbon.", "我住在里斯本。"],
+    ["I have a cat called Misty.", "I also have a cat called Luna."],  # one more, not a new value
+    ["I play tennis on weekends.", "I also play chess."],
+])
+def test_context_notes_nothing_without_a_later_answer(mem, turns):
+    for i, text in enumerate(turns):
+        mem.add(text, user_id="w", timestamp=T + timedelta(days=30 * i))
+    assert not any("earlier statement" in ln for ln in _memory_lines(mem, "w", "what do you know about me"))

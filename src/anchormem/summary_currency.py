@@ -4,13 +4,17 @@ Summary lines are verbatim sentences of stored turns (:mod:`anchormem.summaries`
 ("I live in Lisbon and I work as a nurse…" after "I moved to Berlin."): its line keeps only the words that still
 hold (:func:`anchormem.facts.claims.strip_spans`; a line with nothing left goes). The line of the turn that made
 the change reads as a change: ``"I moved to Berlin last month. [Lisbon → Berlin, 2024-03]"`` (old value, new value,
-the month it changed). Used by session summaries and the user's rolled-up summary (:mod:`anchormem.consolidate`).
+the month it changed). The line of a turn the user answered again later with a new value of a slot it holds,
+when the write path closed nothing (:func:`~anchormem.answering.recency.later_by_slot`), is marked as earlier:
+``"earlier, before 2024-05-30: I live in Leeds."``. Used by session summaries and the user's rolled-up summary
+(:mod:`anchormem.consolidate`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .answering.recency import earlier_line, later_by_slot
 from .facts.claims import closed_claims, closing_words, month, strip_spans
 from .filters import parse_filters
 from .types import MemoryItem, Scope
@@ -50,11 +54,18 @@ def current_lines(lines: list[Any], items: list[MemoryItem], closed: list[Memory
             notes = change.setdefault(new.source_message_ids[0], [])
             if note not in notes:
                 notes.append(note)
+    later: dict[str, MemoryItem] = {}  # message id -> the user's statement that answers its slot later
+    for oid, n in later_by_slot(items).items():
+        for mid in by_id[oid].source_message_ids:
+            if mid not in n.source_message_ids and (mid not in later or n.created_at > later[mid].created_at):
+                later[mid] = n
     out = []
     for ln in lines:
         text = strip_spans(ln.text, cut[ln.message_id]) if cut.get(ln.message_id) else ln.text
         if text is None:
             continue
+        if ln.message_id in later and ln.message_id not in change:
+            text = earlier_line(text, later[ln.message_id])  # never shown as current
         notes = [n for n in change.pop(ln.message_id, []) if n not in text]
         if notes:
             text = f"{text} {' '.join(notes)}"

@@ -5,7 +5,9 @@ it, the earlier ones presented as earlier, whether or not the write path read a 
 in Jersey City" (day 140): when the write path read no change (the wording held no rule's pattern, no slot fact), both
 memories are current, and the evidence test cites the one whose words fit the question best, the older one as often
 as not. The user said both; the later one is what they say holds now. So, for a question about the asker's own state
-now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has a *later statement* ``n`` when:
+now (:func:`asks_own_present`) or the present state of a person of theirs ("Where does my sister live now?",
+我女儿现在几岁？, "Where does Tom live?": :func:`asked_person`), an earlier statement ``o`` the answer cites has a
+*later statement* ``n`` when:
 
 - ``n`` is the user's own (role and source "user", no summary), current, and said after ``o`` (:func:`said_at`: the
   time it was said, not the time it was added: an older statement imported later never wins); not about a time
@@ -13,31 +15,40 @@ now (:func:`asks_own_present`), an earlier statement ``o`` the answer cites has 
 - ``n`` can state what holds for the speaker now: the clauses left by
   :func:`~anchormem.facts.stance.present_clauses` (no question, supposition, modal, plan or reported clause, no
   trip, past or other scene, no opinion, no one else as the subject: a friend's move, a visit, "I might move", "Should
-  I move?", "I don't like the office coffee" are never a later answer);
+  I move?", "I don't like the office coffee" are never a later answer); for a person asked about, the clauses whose
+  subject is that person (:func:`~anchormem.facts.stance.person_clauses`, same gates: "My sister is visiting Rome
+  next week" is no later answer; a name said beside the relation, "My daughter Mia is 6", makes "Mia turned seven"
+  hers), and ``o`` says something of that person too;
 - ``n`` does not say again the value ``o`` holds for the slots they share (a restatement, in either script, has
   nothing earlier: "I live in Munich" / 我住在慕尼黑);
 - ``n`` did not close a claim of ``o`` (the write path read it as that claim's change: ``o``'s current view no longer
   says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
   and I'm learning Japanese…" answers no job question);
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
-  stored claims); or, when the two do not both carry claims (the write path read no slot in one of them: the change
-  it may have missed), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  stored claims; a relation's slot said in either language is one: ``sister_home_city`` / ``姐姐_home_city``); or,
+  when the two do not both carry claims (the write path read no slot in one of them: the change it may have
+  missed; habits keyed by the word said, ``does:league`` / ``does:game``, count as none here), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
-  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least) and either the evidence test
-  cites it too or, in one language with the question and ``o``, it is close by meaning to both: within
-  :data:`LATER_MARGIN` of ``o``'s cosine to the question and :data:`PAIR_LIFT` above ``o``'s background in cosine
-  to ``o`` itself (tuned on the dev
+  unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least; each lift over the
+  background of its own language) and either the evidence test cites it too or it is close by meaning to both:
+  within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
+  in cosine to ``o`` itself; not cited, ``n`` answers by meaning only in one language with the question and ``o``,
+  or in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
+  Vancouver."), its lift then :data:`CROSS_LIFT` spreads of the question's cosines to that background at least and
+  no value ``o`` holds said again (tuned on the dev
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
 The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
 (:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
-(:func:`latest_said_hits`). Questions about the past, a plan, someone else or a relative are left as they are: their
-answers do not follow the latest statement.
+(:func:`latest_said_hits`). Summaries mark the line of ``o`` "earlier, before <date>: …" when a later statement
+carries a new value of one of its slots (:func:`later_by_slot`, by the claims alone: a summary has no question).
+Questions about the past or a plan are left as they are: their answers do not follow the latest statement.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -53,12 +64,17 @@ from .past_reading import asks_about_asker
 from .persons import kin_words
 from .tense import asks_present
 
-__all__ = ["LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asks_own_present", "said_at", "later_statements",
-           "latest_said_answer", "latest_said_hits", "earlier_note"]
+__all__ = ["CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asked_person",
+           "asks_own_present", "said_at", "later_statements", "latest_said_answer", "latest_said_hits",
+           "earlier_note", "later_by_slot", "earlier_line"]
 
 LATER_MARGIN = 0.06  # a later statement's cosine to the question may sit this far below the earlier one's
 LATER_SHARE = 0.45  # its lift over the question's background: at least this share of the earlier one's
 PAIR_LIFT = 0.03  # its cosine to the earlier statement: at least the earlier one's background + this
+CROSS_LANGUAGE = True  # a later statement in the other language than the earlier one answers by meaning too (each
+# cosine over its own language's background)
+CROSS_LIFT = 3.0  # across languages: its lift over its language's background, in spreads of the question's cosine
+# to that background (multilingual-e5-small puts the other language's sentences close together)
 _PLAN_SLACK = timedelta(days=1)  # an event time this far after the day said: the statement tells a plan
 
 
@@ -71,6 +87,78 @@ def asks_own_present(question: str) -> bool:
 
     return asks_present(question) and not asks_past(question) and \
         (asks_about_asker(question) or bool(_we().search(question))) and not kin_words(question)
+
+
+def asked_person(question: str) -> tuple[str, str] | None:
+    """Whose present state the question asks about: ("user", "") for the asker's own (:func:`asks_own_present`);
+    ("", relation) for one relation of the asker's ("Where does my sister live now?", 我女儿现在几岁？ -> ("",
+    "daughter"): canonical, :func:`~.persons.kin_words`); (name, "") for one person named ("Where does Tom live?",
+    小美住在哪里？ -> ("小美", "")); None for a question about the past or a plan, two relations or someone else's
+    relation ("Where does Tom's brother live?")."""
+    from ..facts.subjects import person_owner
+    from .question import analyze_question
+
+    if not asks_present(question) or asks_past(question):
+        return None
+    ent, _ = person_owner(question)
+    if ent and ent != "user":  # 小美住在哪里？ names no relation but a person (no asker's question)
+        return ent, ""
+    if asks_own_present(question):
+        return "user", ""
+    kin = kin_words(question)
+    if kin:
+        return ("", next(iter(kin))) if len(kin) == 1 and _MINE.search(question) else None
+    names = analyze_question(question).names
+    return (names[0], "") if len(names) == 1 else None
+
+
+_MINE = re.compile(r"\b(?:my|our)\b|我", re.I)
+
+
+def _clause_person(clause: str) -> tuple[str, str]:
+    """(entity, relation) of the person a clause is about: :func:`~anchormem.facts.subjects.person_owner`, else the
+    speaker's relation that is its subject ("My son is 13 now", 我女儿七岁了 -> ("user", "son"/"daughter"))."""
+    from ..facts.meaning import _person_of_speaker
+    from ..facts.subjects import person_owner
+
+    ent, rel = person_owner(clause)
+    if ent or rel:
+        return ent, rel
+    rel = _person_of_speaker(clause)
+    return ("user", rel) if rel else ("", "")
+
+
+def _theirs(person: tuple[str, str], texts: list[str]) -> Callable[[str], bool]:
+    """Whether a clause is about ``person`` (:func:`asked_person`, not the asker): its subject is that relation or
+    that name, or a name said beside that relation in ``texts`` ("My daughter Mia is 6" makes "Mia turned seven"
+    the daughter's), or opens with one."""
+    from ..facts.keys import kin_canonical, kin_covers
+    from ..facts.subjects import person_owner
+    from .persons import same_name
+
+    name, rel = person
+    names, rels = ({name} if name else set()), ({kin_canonical(rel)} if rel else set())
+    def covered(r: str) -> bool:  # asked "sister", said 姐姐: hers (:func:`~anchormem.facts.keys.kin_covers`)
+        return any(kin_covers(k, kin_canonical(r)) for k in rels)
+
+    for t in texts:
+        ent, r = person_owner(t)
+        if ent and ent != "user" and r:
+            if covered(r):
+                names.add(ent)
+            elif any(same_name(ent, x) for x in names):
+                rels.add(kin_canonical(r))
+
+    def theirs(clause: str) -> bool:
+        ent, r = _clause_person(clause)
+        if r and covered(r):
+            return True
+        if ent and ent != "user" and any(same_name(ent, x) for x in names):
+            return True
+        head = clause.lstrip(" \"'“‘")
+        return any(head.startswith(x) and not head[len(x):len(x) + 1].isalnum() for x in names)
+
+    return theirs
 
 
 def said_at(m: MemoryItem) -> datetime:
@@ -89,23 +177,44 @@ def _plan(m: MemoryItem) -> bool:
     return m.event_time is not None and m.event_time > m.created_at + _PLAN_SLACK
 
 
-def _slots(m: MemoryItem) -> set[str]:
+def _slots(m: MemoryItem, relation: str = "") -> set[str]:
+    """``m``'s current slots ("user|home_city"); with ``relation`` (canonical) the slots of a relation it covers
+    named as that relation's ("user|姐姐_home_city" -> "user|sister_home_city" for "sister": one person's slot
+    said in two languages)."""
     out = {c.slot for c in m.claims if c.valid_to is None}
-    return out | ({m.fact.slot} if m.fact is not None else set())
+    out |= {m.fact.slot} if m.fact is not None else set()
+    return {_as_relation(x, relation) for x in out} if relation else out
 
 
-def _values(m: MemoryItem, slot: str) -> list[str]:
-    out = [c.value for c in m.claims if c.valid_to is None and c.slot == slot]
-    return out + ([m.fact.value] if m.fact is not None and m.fact.slot == slot else [])
+def _as_relation(slot: str, relation: str) -> str:
+    from ..facts.keys import kin_canonical, kin_covers
+
+    ent, _, attr = slot.partition("|")
+    head, sep, rest = attr.partition("_")
+    if not relation:
+        return slot
+    head = kin_canonical(head) if sep else ""
+    return f"{ent}|{relation}_{rest}" if head and (kin_covers(relation, head) or kin_covers(head, relation)) else slot
 
 
-def _restates(n: MemoryItem, o: MemoryItem, slot: str) -> bool:
+def _keyed(slots: set[str]) -> bool:
+    """``slots`` hold one the write path keys by its kind (a home, a job, an amount), not only habits keyed by the
+    word said for what is done ("does:league" / "does:game": one habit in other words)."""
+    return any(not x.partition("|")[2].startswith("does:") for x in slots)
+
+
+def _values(m: MemoryItem, slot: str, relation: str = "") -> list[str]:
+    out = [c.value for c in m.claims if c.valid_to is None and _as_relation(c.slot, relation) == slot]
+    return out + ([m.fact.value] if m.fact is not None and _as_relation(m.fact.slot, relation) == slot else [])
+
+
+def _restates(n: MemoryItem, o: MemoryItem, slot: str, relation: str = "") -> bool:
     """``n`` says the value ``o`` holds for ``slot`` again (:func:`~anchormem.facts.keys.same_value`: one place in
     two scripts, one number said two ways)."""
     from ..facts.keys import same_value
 
     attr = slot.split("|", 1)[-1]
-    return any(same_value(attr, a, b) for a in _values(n, slot) for b in _values(o, slot))
+    return any(same_value(attr, a, b) for a in _values(n, slot, relation) for b in _values(o, slot, relation))
 
 
 def _may_replace(later: str, earlier: str) -> bool:
@@ -121,6 +230,18 @@ def _may_replace(later: str, earlier: str) -> bool:
         return True
     kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
     return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
+
+
+def _same_values(later: str, earlier: str) -> bool:
+    """Every typed value ``later`` holds of a kind ``earlier`` holds too is one of ``earlier``'s, in either script
+    (:func:`~anchormem.facts.keys.same_value`: 慕尼黑 / Munich): ``later`` says the same again."""
+    from ..facts.keys import same_value
+    from ..facts.meaning import typed_values
+
+    a = {k: v for k, v in typed_values(later, text_language(later)).items() if v}
+    b = {k: v for k, v in typed_values(earlier, text_language(earlier)).items() if v}
+    common = set(a) & set(b)
+    return bool(common) and all(any(same_value(k, x, y) for y in b[k]) for k in common for x in a[k])
 
 
 _BACKGROUND: dict[tuple[str, int, str], np.ndarray] = {}
@@ -154,15 +275,26 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     ``embedder`` (``embed_documents``) and ``question_vector`` (a callable giving the question's query embedding,
     float32 (dim,)), a cited memory answers the same question when it stands out of the background of unrelated
     statements by at least :data:`LATER_SHARE` of what the earlier one does (its cosine to the question, minus the
-    question's mean cosine to the calibration sentences of its language), and any memory does by meaning when,
-    besides, question, earlier and later statement are of one language, its cosine to the question is at most
-    :data:`LATER_MARGIN` below the earlier one's and its cosine to the earlier statement is at least
-    :data:`PAIR_LIFT` above the earlier statement's mean cosine to those sentences. Without them a later statement
-    is one carrying a claim of the same slot. {} when the question does not ask the asker's own present state."""
-    from ..facts.stance import present_clauses
+    question's mean cosine to the calibration sentences of its own language), and any memory does by meaning when,
+    besides, its lift is at most :data:`LATER_MARGIN` below the earlier one's, its cosine to the earlier statement
+    is at least :data:`PAIR_LIFT` above the earlier statement's mean cosine to the sentences of its language, and
+    either question, earlier and later statement are of one language or the later one is in the other language
+    than the earlier one, its lift :data:`CROSS_LIFT` spreads of the question's cosines to them at least and no
+    value of the earlier one's said again. Without them a later statement
+    is one carrying a claim of the same slot. {} when the question asks no present state of the asker's or of one
+    person (:func:`asked_person`)."""
+    from ..facts.stance import person_clauses, present_clauses
 
-    olds = [o for o in earlier if _own(o)]
-    if not olds or not asks_own_present(question):
+    person = asked_person(question)
+    if person is None:
+        return {}
+    if person == ("user", ""):
+        clauses: Callable[[str], list[str]] = present_clauses
+    else:  # someone else's: their clauses, in the words of the user's own statements
+        theirs = _theirs(person, [m.text for m in list(earlier) + list(pool) if _own(m)])
+        clauses = lambda text: person_clauses(text, theirs)  # noqa: E731
+    olds = [o for o in earlier if _own(o) and (person == ("user", "") or clauses(o.text))]
+    if not olds:
         return {}
     first = min(said_at(o) for o in olds)
     cands: list[tuple[MemoryItem, str]] = []
@@ -171,7 +303,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         if n.id in seen or not _own(n) or said_at(n) <= first or _plan(n):
             continue
         seen.add(n.id)
-        words = " ".join(present_clauses(n.text))
+        words = " ".join(clauses(n.text))
         if words:
             cands.append((n, words))
     if not cands:
@@ -182,35 +314,94 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         vecs = dict(zip(texts, np.asarray(embedder.embed_documents(texts), dtype=np.float32)))
         qv = np.asarray(question_vector(), dtype=np.float32).reshape(-1)
         qlang = text_language(question)
-        bank = _background(embedder, qlang)
-        floor = float(np.mean(bank @ qv))  # the question's cosine to unrelated statements of its language
+        banks = {lang: _background(embedder, lang) for lang in ("en", "zh")}
+        floors = {lang: float(np.mean(b @ qv)) for lang, b in banks.items()}  # the question's cosine to
+        # unrelated statements of each language, and its spread there
+        spreads = {lang: max(float(np.std(b @ qv)), 1e-6) for lang, b in banks.items()}
     out: dict[str, MemoryItem] = {}
     for o in olds:
         best: MemoryItem | None = None
         closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
+        o_words = o.text if person == ("user", "") else " ".join(clauses(o.text))
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
             if n.id in closers or any(c.fact_id in closers for c in n.claims):  # the write path read it as the
                 continue  # change of a claim of o's that it closed (n, or the fact n carries): that change is the
                 # claims' (o's current view no longer says it), not a later answer to what o still says
-            shared = _slots(n) & _slots(o)
-            if shared and all(_restates(n, o, slot) for slot in shared):
+            ns, os_ = _slots(n, person[1]), _slots(o, person[1])
+            shared = ns & os_
+            if shared and all(_restates(n, o, slot, person[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
             ok = bool(shared)
-            if not ok and meaning and not (_slots(n) and _slots(o)):  # both read as slots, none shared: the write
-                # path says they speak of different things ("done moving… Leeds" is no later answer to a job)
+            if not ok and meaning and not (_keyed(ns) and _keyed(os_)):  # both read as slots, none shared: the
+                # write path says they speak of different things ("done moving… Leeds" is no later answer to a job)
+                ol, nl = text_language(o.text), text_language(words)
+                one = ol == qlang == nl
+                if not (one or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
+                    continue  # across languages: a later statement in the other language than the earlier one
                 ov, nv = vecs[o.text], vecs[words]
-                qo, qn = float(qv @ ov), float(qv @ nv)
-                stands_out = qn - floor >= LATER_SHARE * max(qo - floor, 0.0)
-                near = float(nv @ ov) >= float(np.mean(bank @ ov)) + PAIR_LIFT  # it speaks of what o speaks of
-                ok = stands_out and near and qn >= qo - LATER_MARGIN and _may_replace(words, o.text) and (
-                    n.id in cited or text_language(o.text) == qlang == text_language(words))
+                lo, ln = float(qv @ ov) - floors[ol], float(qv @ nv) - floors[nl]  # each over its language's floor
+                stands_out = ln >= LATER_SHARE * max(lo, 0.0)
+                near = float(nv @ ov) >= float(np.mean(banks[nl] @ ov)) + PAIR_LIFT  # it speaks of what o speaks
+                # of: closer to o than unrelated statements in n's own language are
+                ok = stands_out and near and ln >= lo - LATER_MARGIN and _may_replace(words, o_words) and \
+                    (one or n.id in cited or (ln >= CROSS_LIFT * spreads[nl] and not _same_values(words, o_words)))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
         if best is not None:
             out[o.id] = best
     return out
+
+
+def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
+    """Per memory of ``items`` (by id), the latest-said memory of ``items`` that answers the same slot question
+    later, read from the stored claims alone (no question, no embedder: what a summary line is checked against):
+    both the user's own and current, the later one said after it, no plan, with a clause that can state what holds
+    now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My sister Mei just moved to Beijing"),
+    carrying a current claim of a slot the earlier one carries, not the same value again (:func:`_restates`) and not
+    the change the write path already closed the earlier claim with. Memories without one are left out."""
+    from ..facts.stance import person_clauses, present_clauses
+
+    own = [m for m in items if _own(m) and _slots(m)]
+    cands = [n for n in own if not _plan(n) and (present_clauses(n.text) or person_clauses(n.text, _anyone))]
+    out: dict[str, MemoryItem] = {}
+    for o in own:
+        closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
+        for n in cands:
+            if n.id == o.id or said_at(n) <= said_at(o) or n.text in o.text or n.id in closers or \
+                    any(c.fact_id in closers for c in n.claims):
+                continue
+            rel = _relation_of(o)
+            shared = _slots(n, rel) & _slots(o, rel)
+            if shared and not all(_restates(n, o, slot, rel) for slot in shared) and \
+                    (o.id not in out or said_at(n) > said_at(out[o.id])):
+                out[o.id] = n
+    return out
+
+
+def _relation_of(m: MemoryItem) -> str:
+    """The relation (canonical) whose slot ``m`` carries ("user|sister_home_city" -> "sister"), or ""."""
+    from ..facts.keys import is_person, kin_canonical
+
+    for slot in sorted(_slots(m)):
+        head, sep, _ = slot.partition("|")[2].partition("_")
+        if sep and ":" not in head and is_person(head):
+            return kin_canonical(head)
+    return ""
+
+
+def _anyone(clause: str) -> bool:
+    """The clause is about a person of the speaker's or someone named (:func:`_clause_person`)."""
+    ent, rel = _clause_person(clause)
+    return bool(rel) or bool(ent and ent != "user")
+
+
+def earlier_line(text: str, later: MemoryItem) -> str:
+    """A summary line ``text`` marked as earlier than ``later``: "earlier, before 2024-05-30: I live in Leeds." /
+    "较早，2024-05-30之前：我住在利兹。"."""
+    day = later.created_at.date().isoformat()
+    return f"较早，{day}之前：{text}" if has_cjk(text) else f"earlier, before {day}: {text}"
 
 
 def earlier_note(later: MemoryItem, *, zh: bool = False) -> str:

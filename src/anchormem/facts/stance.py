@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["scene", "SCENES", "present_clauses"]
+__all__ = ["scene", "SCENES", "present_clauses", "person_clauses"]
 
 SCENES = ("past_time", "visit", "general", "observed")
 
@@ -104,3 +105,52 @@ def present_clauses(text: str) -> list[str]:
             if not _says_word(c, "zh" if has_cjk(c) else "en", "opinion"):
                 out.append(c)
     return out
+
+
+def person_clauses(text: str, theirs: Callable[[str], bool]) -> list[str]:
+    """The clauses of ``text`` (a user's turn) that can state what holds now for another person, the one
+    ``theirs`` (a clause -> whether its subject is that person) tells: a sentence's clauses from the first whose
+    subject is theirs ("My sister Mei just moved to Beijing", 我妈妈搬到广州了), with the clauses after it that name
+    no other subject ("…, she's thrilled"), up to one that does. As :func:`present_clauses`, a question states
+    none, and a supposition, a modal, plan or reported clause or a :func:`scene` (the past, a trip: "My sister is
+    visiting Rome next week", 我姐姐下个月去三亚旅游) leaves out the rest of its sentence; an opinion is left out.
+    ``[]`` when no clause can."""
+    from ..text.segment import split_sentences
+    from .changes import blocked
+    from .rules import _cue_patterns, _is_question
+    from .subjects import person_owner, speakers
+
+    out: list[str] = []
+    for sentence in split_sentences(text):
+        if _is_question(sentence):
+            continue
+        on = False
+        for clause in _CLAUSE.findall(sentence):
+            c = clause.strip()
+            if not c.strip(",，;；.。!！?？ "):
+                continue
+            if _cue_patterns()[1].search(c) or blocked(c) or scene(c, others=False):
+                break
+            mine = theirs(c)
+            if not mine and (person_owner(c) != ("", "") or (on and speakers(c) and _first_person(c))):
+                if on:
+                    break  # another subject: the rest is theirs
+                continue
+            on = on or mine
+            if on and not _says_word_opinion(c):
+                out.append(c)
+    return out
+
+
+_FIRST = re.compile(r"\b(?:i|i'm|i’m|i've|we|we're)\b|我|咱", re.I)
+
+
+def _first_person(clause: str) -> bool:
+    return bool(_FIRST.search(clause))
+
+
+def _says_word_opinion(clause: str) -> bool:
+    from .typed_values import _says_word
+
+    return _says_word(clause, "zh" if has_cjk(clause) else "en", "opinion")
+

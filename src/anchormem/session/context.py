@@ -139,23 +139,31 @@ def summary_lines(hit: Hit, said: set[str]) -> Hit | None:
 
 
 def _latest_said(memory: Any, query: str, hits: list[Hit]) -> tuple[list[Hit], dict[str, str]]:
-    """``hits`` with the user's later statement that answers ``query`` (a question about their own present state)
-    above the earlier one, and the notes of the earlier ones ({id: "an earlier statement, before …"}):
-    :func:`~anchormem.answering.recency.latest_said_hits`, by meaning too with a calibrated embedder. Off with
+    """``hits`` with the user's later statement that answers ``query`` (a question about their own present state or
+    a person's of theirs: :func:`~anchormem.answering.recency.asked_person`) above the earlier one, and the notes of
+    the earlier ones ({id: "an earlier statement, before …"}): :func:`~anchormem.answering.recency.latest_said_hits`,
+    by meaning too with a calibrated embedder. Whatever the query, a hit another hit answers later with a new value
+    of one of its slots is noted the same way (:func:`~anchormem.answering.recency.later_by_slot`). Off with
     ``AnswerConfig.latest_said``."""
     from ..answering.evidence import profile_for
-    from ..answering.recency import asks_own_present, latest_said_hits
+    from ..answering.recency import asked_person, earlier_note, later_by_slot, latest_said_hits
 
     config = getattr(memory, "answer_config", None)
-    if len(hits) < 2 or (config is not None and not config.latest_said) or not asks_own_present(query):
+    if len(hits) < 2 or (config is not None and not config.latest_said):
         return hits, {}
-    emb = getattr(memory, "embedder", None)
-    calibrated = emb is not None and profile_for(getattr(emb, "name", None), emb)[1] is not None
-    searcher = getattr(memory, "_searcher", None)
-    qv = (lambda: searcher.embed_query(query)) if searcher is not None else \
-        (lambda: emb.embed_query(query)) if emb is not None else None
-    return latest_said_hits(query, hits, embedder=emb if calibrated else None,
-                            question_vector=qv if calibrated else None)
+    notes: dict[str, str] = {}
+    if asked_person(query) is not None:
+        emb = getattr(memory, "embedder", None)
+        calibrated = emb is not None and profile_for(getattr(emb, "name", None), emb)[1] is not None
+        searcher = getattr(memory, "_searcher", None)
+        qv = (lambda: searcher.embed_query(query)) if searcher is not None else \
+            (lambda: emb.embed_query(query)) if emb is not None else None
+        hits, notes = latest_said_hits(query, hits, embedder=emb if calibrated else None,
+                                       question_vector=qv if calibrated else None)
+    by_id = {h.memory.id: h.memory for h in hits}
+    for oid, n in later_by_slot(list(by_id.values())).items():
+        notes.setdefault(oid, earlier_note(n, zh=has_cjk(by_id[oid].text)))
+    return hits, notes
 
 
 def _share(value: Any, name: str) -> float:
