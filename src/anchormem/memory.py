@@ -56,6 +56,7 @@ from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
 from .facts.reconcile import conflicts, plan_facts
 from .facts.edits import edited_fact
+from .memory_update import replan_turn
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
@@ -386,8 +387,8 @@ class Memory(AskMixin, LifecycleMixin):
         fact = old.fact
         if old.kind == "fact":  # the slot follows the new text, read as add reads a turn (facts.edits)
             fact = edited_fact(text, old)
-        item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
-                                 index_text=self._reindex_text(old, text, dates),
+        reindexed = self._reindex_text(old, text, dates)
+        item = self.store.update(self.tenant, memory_id, text=text, vector=vec, index_text=reindexed,
                                  content_hash=memory_hash(old.model_copy(update={"text": text, "fact": fact})),
                                  actor="update", reason=reason,
                                  entities=strip_token_entities(text, extract_entities(text, dates)))
@@ -399,6 +400,9 @@ class Memory(AskMixin, LifecycleMixin):
         elif new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
+        if old.kind == "utterance" and old.source == "user":  # its claims follow its new text (memory_update)
+            replan_turn(self, old, item, reindexed, new_labels)
+            item = self.store.get(self.tenant, memory_id)
         return item.model_copy(update={"labels": new_labels, "fact": fact})
 
     def _reindex_text(self, old: MemoryItem, text: str, dates: list[Any]) -> str:

@@ -569,6 +569,31 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._run(run)
         return self.get(tenant, memory_id)
 
+    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str, actor: str,
+                   reason: str) -> list[str]:
+        def run(conn: Any) -> list[str]:
+            row = conn.execute("SELECT user_id FROM memories WHERE tenant = %s AND id = %s",
+                               (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            user_id, at, now = row[0], when.timestamp(), utcnow().timestamp()
+            self._bump(conn, tenant, user_id)
+            self._claims.reopen_for(self, conn, tenant, user_id, [memory_id], actor)  # what it superseded
+            closed: list[str] = []
+            queue = [memory_id]
+            while queue:
+                mid = queue.pop(0)
+                if conn.execute("UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE "
+                                "tenant = %s AND id = %s AND valid_to IS NULL",
+                                (at, by, now, tenant, mid)).rowcount == 0:
+                    continue
+                self._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
+                closed.append(mid)
+                queue += [x for x in self._claims.close(conn, tenant, user_id, mid, at, by) if x != by]
+            return closed
+
+        return self._run(run)
+
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         if not ids:
             return

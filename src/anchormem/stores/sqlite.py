@@ -766,6 +766,32 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             self.vectors.apply((tenant, row[1]), gen - 1, gen, removed=[row[0]])
         return self.get(tenant, memory_id)
 
+    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str, actor: str,
+                   reason: str) -> list[str]:
+        with self._tx() as c:
+            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            user_id, at, now = row[0], when.timestamp(), utcnow().timestamp()
+            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor)  # what it superseded
+            closed: list[tuple[int, str]] = []
+            queue = [memory_id]
+            while queue:
+                mid = queue.pop(0)
+                got = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND valid_to IS NULL",
+                                (mid, tenant)).fetchone()
+                if got is None:
+                    continue
+                c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
+                          (at, by, now, got[0]))
+                self._history(c, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
+                closed.append((got[0], mid))
+                queue += [x for x in self._claims.close(c, tenant, user_id, mid, at, by) if x != by]
+            gen = self._bump(c, tenant, user_id)
+        if self.vectors and closed:
+            self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[r for r, _ in closed])
+        return [m for _, m in closed]
+
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
         """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
         speaker is known, as :func:`anchormem.ingest.pipeline.embedding_text` does on add."""
