@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from anchormem.facts.claims import current_view
+from anchormem.timeutil import set_clock
 
 T1 = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
 T2 = T1 + timedelta(days=60)
@@ -23,6 +24,7 @@ def _facts(m, user, **kw):
 
 def test_updating_a_turn_replaces_the_claims_it_no_longer_says(mem_det):
     turn = _turn(mem_det.add(TURN, user_id="u", timestamp=T1))
+    set_clock(lambda: T2)
     lisbon = next(c.fact_id for c in turn.claims if c.value == "Lisbon")
     nurse = next(c.fact_id for c in turn.claims if c.value == "nurse")
     item = mem_det.update(turn.id, TURN.replace("Lisbon", "Porto"))
@@ -33,8 +35,8 @@ def test_updating_a_turn_replaces_the_claims_it_no_longer_says(mem_det):
     assert nurse in {c.fact_id for c in item.claims if c.valid_to is None}  # a restated claim keeps its fact
     porto = mem_det.get(next(c.fact_id for c in item.claims if c.value == "Porto"))
     assert porto.source_message_ids == turn.source_message_ids and porto.valid_from == T1  # the turn's provenance
-    old = mem_det.get(lisbon)  # retracted from when it was said, with a history entry saying why
-    assert (old.current, old.valid_to, old.superseded_by) == (False, T1, turn.id)
+    old = mem_det.get(lisbon)  # retracted at the edit, with a history entry saying why
+    assert (old.current, old.valid_to, old.superseded_by) == (False, T2, turn.id)
     assert [(h.event, h.actor) for h in mem_det.history(lisbon)][-1] == ("SUPERSEDE", "update")
     assert "no longer says it" in mem_det.history(lisbon)[-1].reason
     assert [h.event for h in mem_det.history(turn.id)][-1] == "UPDATE"

@@ -10,9 +10,10 @@ memories drawn from this turn alone are left out of the plan's reads (:class:`_W
 - a fact of the new text no own fact states is written as ``add`` writes it (provenance of the turn, ``valid_from``
   the turn's time, superseding what it conflicts with among the user's current facts, or stored closed when a later
   statement replaced it; a sensitive change is queued for review), and the utterance carries its claim;
-- an own fact the new text no longer states is retracted: closed from its own ``valid_from`` (it never held as
-  corrected), its claim closed on every memory carrying it (history ``SUPERSEDE`` by ``update``, saying why), and
-  what it had superseded holds again unless a later statement closed it (the store's ``close_fact``).
+- an own fact the new text no longer states is retracted: closed at the time of the edit (as the old words of an
+  edited fact memory close on its turn, so ``as_of`` reads before the edit still see what was stored then), its
+  claim closed on every memory carrying it (history ``SUPERSEDE`` by ``update``, saying why), and what it had
+  superseded holds again unless a later statement closed it (the store's ``close_fact``).
 
 The utterance itself stays current (it is what the user says now). Returns nothing: the item ``update`` returns is
 read again from the store.
@@ -90,7 +91,8 @@ def replan_turn(mem: Any, old: MemoryItem, item: MemoryItem, index_text: str, la
             continue
         news.append((d, plan.supersedes.get(i, [])))
     dropped = [m for m in own if m.id not in kept]
-    when_of = {m.id: m.valid_from for m in dropped}
+    now = utcnow()
+    when_of = {m.id: max(now, m.valid_from) for m in dropped}  # (as an edited fact's old words close: the edit's time)
     for m in dropped:  # retracted first: what it superseded holds again, and the new facts reconcile with that
         store.close_fact(old.tenant, m.id, when=when_of[m.id], by=old.id, actor="update",
                          reason=f"retracted: its turn {old.id} was updated and no longer says it")
