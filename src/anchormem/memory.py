@@ -448,7 +448,7 @@ class Memory(AskMixin, LifecycleMixin):
         """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
         must not live on in a summary line); the next summary of the session is built without it."""
         n = 0
-        for user_id in {it.user_id for it in gone if it.kind != "summary"}:
+        for user_id in sorted({it.user_id for it in gone if it.kind != "summary"}):
             cited = {mid for it in gone if it.user_id == user_id for mid in it.source_message_ids}
             for sm in self.store.list_memories(self._scope(user_id), parse_filters({"kind": "summary"}),
                                                include_superseded=True):

@@ -10,7 +10,7 @@ from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
-__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate"]
+__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate", "one_citation_per_text"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -128,3 +128,33 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     zh = has_cjk(question)
     return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites,
                   abstained=False, evidence=evidence)
+
+
+def _said_key(m: MemoryItem) -> tuple:
+    """What makes two memories one citation: the same words (case and spacing aside), speaker and time said."""
+    return " ".join(m.text.split()).casefold(), (m.speaker or "").casefold(), m.created_at
+
+
+def one_citation_per_text(ans: Answer, question: str) -> Answer:
+    """``ans`` citing each text once: a fact memory and the utterance it was drawn from with the same words (or two
+    facts of one clause) are one citation, in the place of the first, the utterance kept (its provenance: the turn
+    it is, its claims); a quote of the same words the answer's text repeats is left out the second time. ``ans``
+    itself when nothing repeats."""
+    groups: dict[tuple, list[MemoryItem]] = {}
+    for m in ans.citations:
+        groups.setdefault(_said_key(m), []).append(m)
+    if all(len(g) == 1 for g in groups.values()):
+        return ans
+    zh = has_cjk(question)
+    text, cites, done = ans.text, [], set()
+    for m in ans.citations:
+        key = _said_key(m)
+        if key in done:
+            q = quote(m, zh=zh)
+            if text.count(q) > 1:  # the same quote twice: the second goes, with the space before it
+                at = text.rindex(q)
+                text = (text[:at].rstrip() if not zh else text[:at]) + text[at + len(q):]
+            continue
+        done.add(key)
+        cites.append(next((x for x in groups[key] if x.kind == "utterance"), m))
+    return ans.model_copy(update={"text": text, "citations": cites})

@@ -386,7 +386,8 @@ class ClaimsSQL:
 
     def load(self, read: Callable[[str, Any], Iterable[tuple]], tenant_ids: dict[str, list[str]]
              ) -> dict[tuple[str, str], list[Claim]]:
-        """{(tenant, memory id): its claims, oldest said first} for ``tenant_ids`` ({tenant: memory ids}).
+        """{(tenant, memory id): its claims, oldest said first (then by slot and value: an order of what they say, never
+        of their random ids)} for ``tenant_ids`` ({tenant: memory ids}).
         ``read(sql, params)``: rows."""
         p = self.ph
         out: dict[tuple[str, str], list[Claim]] = {}
@@ -399,7 +400,7 @@ class ClaimsSQL:
                 else:
                     sql, params = "memory_id = ANY(%s)", [tenant, chunk]
                 for r in read(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE tenant = {p} AND {sql} "
-                              "ORDER BY said_at, fact_id", params):
+                              "ORDER BY said_at, slot, value, fact_id", params):
                     out.setdefault((tenant, r[0]), []).append(Claim.model_construct(  # rows as written: no validation
                         fact_id=r[1], slot=r[2], value=r[3], polarity=1 if r[4] >= 0 else -1,
                         said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
