@@ -400,7 +400,7 @@ class Memory(AskMixin, LifecycleMixin):
         elif new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
-        if old.kind == "utterance" and old.source == "user":  # its claims follow its new text (memory_update)
+        if old.kind in ("utterance", "question") and old.source == "user":  # its claims follow its text (memory_update)
             replan_turn(self, old, item, reindexed, new_labels)
             item = self.store.get(self.tenant, memory_id)
         return item.model_copy(update={"labels": new_labels, "fact": fact})

@@ -18,6 +18,7 @@ from typing import Any
 
 import json
 
+from ..errors import NotFoundError
 from ..timeutil import from_epoch
 from ..types import Claim, FactSlot, MemoryItem
 
@@ -366,6 +367,27 @@ class ClaimsSQL:
             return 0
         return self.reopen_for(store, conn, tenant, was[0], [memory_id], "update")
 
+    def retract(self, store: Any, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str,
+                actor: str, reason: str) -> list[str]:
+        """The store's ``close_fact``: what fact memory ``fact_id`` superseded holds again (:meth:`reopen_for`), then it
+        is closed (``valid_to`` = ``when``, ``superseded_by`` = ``by``) with its claim on every carrier, and each
+        carrier left with nothing current closes too (never ``by`` itself); history ``SUPERSEDE`` with ``reason``
+        for each. Returns the ids closed."""
+        from ..timeutil import utcnow
+
+        p, now = self.ph, utcnow().timestamp()
+        self.reopen_for(store, conn, tenant, user_id, [fact_id], actor)
+        closed: list[str] = []
+        queue = [fact_id]
+        while queue:
+            mid = queue.pop(0)
+            if conn.execute(f"UPDATE memories SET valid_to = {p}, superseded_by = {p}, updated_at = {p} WHERE "
+                            f"tenant = {p} AND id = {p} AND valid_to IS NULL", (when, by, now, tenant, mid)).rowcount:
+                store._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
+                closed.append(mid)
+                queue += [x for x in self.close(conn, tenant, user_id, mid, when, by) if x != by]
+        return closed
+
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
         """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories
         reconcile (sorted: writers queue, never deadlock), so read-decide-write is one step across workers."""
@@ -406,3 +428,26 @@ class ClaimsSQL:
                         said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
                         superseded_by=r[8], span=r[9], words=r[10] or ""))
         return out
+
+
+class SQLiteRetractMixin:
+    """The SQLite store's ``close_fact`` (:meth:`ClaimsSQL.retract`, then its cached vectors drop the rows closed)."""
+
+    _claims: ClaimsSQL
+    _tx: Any
+    _bump: Any
+    vectors: Any
+
+    def close_fact(self, tenant: str, memory_id: str, *, when: Any, by: str, actor: str,
+                   reason: str) -> list[str]:
+        with self._tx() as c:
+            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            closed = self._claims.retract(self, c, tenant, row[0], memory_id, when.timestamp(), by, actor, reason)
+            rowids = [r[0] for r in c.execute(f"SELECT rowid FROM memories WHERE tenant=? AND id IN "
+                                              f"({','.join('?' * len(closed))})", [tenant, *closed])]
+            gen = self._bump(c, tenant, row[0])
+        if self.vectors and rowids:
+            self.vectors.apply((tenant, row[0]), gen - 1, gen, removed=rowids)
+        return closed

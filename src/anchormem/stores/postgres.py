@@ -576,21 +576,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                (tenant, memory_id)).fetchone()
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
-            user_id, at, now = row[0], when.timestamp(), utcnow().timestamp()
-            self._bump(conn, tenant, user_id)
-            self._claims.reopen_for(self, conn, tenant, user_id, [memory_id], actor)  # what it superseded
-            closed: list[str] = []
-            queue = [memory_id]
-            while queue:
-                mid = queue.pop(0)
-                if conn.execute("UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE "
-                                "tenant = %s AND id = %s AND valid_to IS NULL",
-                                (at, by, now, tenant, mid)).rowcount == 0:
-                    continue
-                self._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
-                closed.append(mid)
-                queue += [x for x in self._claims.close(conn, tenant, user_id, mid, at, by) if x != by]
-            return closed
+            self._bump(conn, tenant, row[0])
+            return self._claims.retract(self, conn, tenant, row[0], memory_id, when.timestamp(), by, actor, reason)
 
         return self._run(run)
 

@@ -43,7 +43,7 @@ from ..timeutil import to_epoch, utcnow
 from ..validate import unstorable
 from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
-from .claims_sql import ClaimsSQL
+from .claims_sql import ClaimsSQL, SQLiteRetractMixin
 from .sessions_sql import keep_restated
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
@@ -80,7 +80,7 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
                   PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLiteRowReadsMixin,
-                  SQLCommonMixin):
+                  SQLCommonMixin, SQLiteRetractMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -765,32 +765,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if self.vectors:
             self.vectors.apply((tenant, row[1]), gen - 1, gen, removed=[row[0]])
         return self.get(tenant, memory_id)
-
-    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str, actor: str,
-                   reason: str) -> list[str]:
-        with self._tx() as c:
-            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
-            if row is None:
-                raise NotFoundError(f"no memory {memory_id!r}")
-            user_id, at, now = row[0], when.timestamp(), utcnow().timestamp()
-            self._claims.reopen_for(self, c, tenant, user_id, [memory_id], actor)  # what it superseded
-            closed: list[tuple[int, str]] = []
-            queue = [memory_id]
-            while queue:
-                mid = queue.pop(0)
-                got = c.execute("SELECT rowid FROM memories WHERE id=? AND tenant=? AND valid_to IS NULL",
-                                (mid, tenant)).fetchone()
-                if got is None:
-                    continue
-                c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
-                          (at, by, now, got[0]))
-                self._history(c, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
-                closed.append((got[0], mid))
-                queue += [x for x in self._claims.close(c, tenant, user_id, mid, at, by) if x != by]
-            gen = self._bump(c, tenant, user_id)
-        if self.vectors and closed:
-            self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[r for r, _ in closed])
-        return [m for _, m in closed]
 
     def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
         """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
