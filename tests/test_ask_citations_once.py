@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from anchormem.answering.extractive import one_citation_per_text, quote
-from anchormem.memory_ask import _favoured, asks_question
-from anchormem.types import Answer, FactSlot, Hit, MemoryItem
+from anchormem.answering.extractive import asks_question, cited_once, quote
+from anchormem.types import Answer, FactSlot, MemoryItem
 
 T1 = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
 
@@ -24,8 +23,11 @@ def test_a_question_that_only_asks_is_no_evidence():
     stating = [_m("s1", "I got a job offer in Munich. Should I take it?", "question"),
                _m("s2", "I live in Lisbon.", "fact")]
     assert [asks_question(m) for m in asked + stating] == [True, True, True, True, False, False]
-    hits = [Hit(memory=m, score=1.0 - i / 10) for i, m in enumerate(asked + stating)]
-    assert [h.memory.id for h in _favoured(hits)] == ["s1", "s2"]
+    ans = Answer(text=" ".join(quote(m) for m in [asked[0], stating[1]]), citations=[asked[0], stating[1]])
+    kept = cited_once(ans, "Where do I live?")  # whatever path put the question there, it goes with its quote
+    assert [m.id for m in kept.citations] == ["s2"] and kept.text == 'On 2024-01-01, you said: "I live in Lisbon."'
+    alone = cited_once(Answer(text=quote(asked[2], zh=True), citations=[asked[2]]), "我应该搬到上海吗？")
+    assert alone.abstained and alone.citations == [] and alone.text == "我没有这方面的记录。"
 
 
 def test_ask_never_cites_the_users_question_though_search_finds_it(mem_det):
@@ -44,10 +46,10 @@ def test_a_fact_and_its_turn_in_the_same_words_are_one_citation_the_turn():
              fact=FactSlot(entity="user", attribute="occupation", value="nurse"))
     other = _m("f2", "I live in Lisbon.", "fact")
     ans = Answer(text=" ".join(quote(m) for m in (job, other, turn)), citations=[job, other, turn])
-    one = one_citation_per_text(ans, "What do I do?")
+    one = cited_once(ans, "What do I do?")
     assert [m.id for m in one.citations] == ["t1", "f2"]
     assert one.text == 'On 2024-01-01, you said: "I work at a hospital as a nurse." On 2024-01-01, you said: ' \
                        '"I live in Lisbon."'
     again = _m("t2", "I work at a hospital as a nurse.", created_at=T1 + timedelta(days=9))  # said again later
     ans = Answer(text=quote(turn) + " " + quote(again), citations=[turn, again])
-    assert one_citation_per_text(ans, "What do I do?") == ans
+    assert cited_once(ans, "What do I do?") == ans

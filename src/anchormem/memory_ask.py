@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any, Callable
 
 from .answering import EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
-from .answering.extractive import abstain, one_citation_per_text
+from .answering.extractive import abstain, cited_once
 from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
@@ -22,7 +22,6 @@ from .answering.slot_questions import slot_answer_as_of
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
-from .ingest.classify import asks_only
 from .ingest.normalize import check_text
 from .arguments import checked_arguments
 from .retrieval.currency import evidence_hits
@@ -36,18 +35,9 @@ __all__ = ["AskMixin"]
 
 
 def _favoured(hits: list[Hit]) -> list[Hit]:
-    """``hits`` less those that are no evidence for ``ask``: anchoring demoted (``explain["anchor"]["demoted"]``: the
-    sense the conversation rejects, listed by search after the rest, :attr:`SearchConfig.anchor_demote`), and a
-    question the user asked that states nothing (:func:`asks_question`: "Should I move to Berlin?", "How does the
-    customer prefer to be contacted?"; "I got an offer in Munich. Should I take it?" states the offer and stays)."""
-    return [h for h in hits if not (h.explain.get("anchor") or {}).get("demoted") and not asks_question(h.memory)]
-
-
-def asks_question(memory: Any) -> bool:
-    """``memory`` is a question its speaker asked and nothing else (kind ``"question"``, every sentence a question
-    or social filler: :func:`anchormem.ingest.classify.asks_only`). It records that the question was asked, never
-    its answer, so ``ask`` never cites it (a search still finds it)."""
-    return memory.kind == "question" and asks_only(memory.text)
+    """``hits`` less those anchoring demoted (``explain["anchor"]["demoted"]``: the sense the conversation rejects,
+    listed by search after the rest, :attr:`SearchConfig.anchor_demote`): no evidence for ``ask``."""
+    return [h for h in hits if not (h.explain.get("anchor") or {}).get("demoted")]
 
 
 @checked_arguments
@@ -136,7 +126,7 @@ class AskMixin:
         if then is None and as_of is None and not filters and not ans.abstained and self.answer_config.latest_said:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more
-        ans = one_citation_per_text(ans, asked)  # a fact and its turn in the same words: one citation, the turn's
+        ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said
@@ -164,8 +154,8 @@ class AskMixin:
                 self._evidence is None or self._evidence.word_sim is None:
             return None
         scope = self._scope(user_id, agent_id, session_id)
-        old = _favoured(self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id,
-                                    context=context, filters={"valid_to": {"exists": True}}, limit=limit))
+        old = self.search(asked, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                          filters={"valid_to": {"exists": True}}, limit=limit)
         return past_tense_answer(without_past_words(query) if past else query,
                                  old + [h for h in found if closed_claims(h.memory)], store=self.store,
                                  scope=scope, scorer=self._evidence, embedder=self.embedder,
