@@ -369,6 +369,9 @@ class Memory(AskMixin, LifecycleMixin):
         labels (no history entry: the text did not change). A fact memory's slot follows its new text, read as
         ``add`` reads a turn (:func:`anchormem.facts.edits.edited_fact`: "Rent is now 1400." keeps the rent slot with
         1400, and what it superseded stays past); a text that states no fact leaves what it superseded current again.
+        A user's turn (``kind`` ``"utterance"``/``"question"``) re-plans its claims as ``add`` plans a turn
+        (:mod:`anchormem.memory_update`): claims it no longer says are retracted (history ``SUPERSEDE`` by
+        ``update``), new ones written with its provenance; the returned item carries its claims as they are now.
         Raises NotFoundError, InvalidInputError (neither text nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")

@@ -74,7 +74,8 @@ def replan_turn(mem: Any, old: MemoryItem, item: MemoryItem, index_text: str, la
     keyword-index text; ``labels``: its labels, given to the new fact memories). ``mem``: the Memory. Module doc."""
     store = mem.store
     own = own_facts(store, old)
-    draft_item = item.model_copy(update={"claims": [], "fact": None, "labels": list(labels)})
+    draft_item = item.model_copy(update={"claims": [], "fact": None, "labels": list(labels), "valid_to": None,
+                                         "superseded_by": None})  # (its facts are reconciled as said, not as it is)
     draft = Draft(draft_item, memory_hash(draft_item), index_text, said_at=old.created_at)
     plan = plan_facts([draft], store=_Without(store, {m.id for m in own}), tenant=old.tenant,
                       user_id=old.user_id, extract=mem._fact_extractor())

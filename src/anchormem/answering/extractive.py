@@ -10,7 +10,8 @@ from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
-__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate", "cited_once", "asks_question"]
+__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate", "cited_once",
+           "asks_question"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"

@@ -227,7 +227,8 @@ class Store(Protocol):
         ``when``, ``superseded_by`` = ``by``) and its claim on every memory carrying it; a carrier left with no
         current claim and nothing else said is closed with it. What it had superseded holds again, unless a later
         statement closed it too (``reopen`` as for an ``update`` that took a fact's slot away). History
-        ``SUPERSEDE`` by ``actor`` with ``reason`` for each. Returns the ids closed (none when it was closed already). Raises NotFoundError."""
+        ``SUPERSEDE`` by ``actor`` with ``reason`` for each. Returns the ids closed (none when it was closed
+        already). Raises NotFoundError."""
 
     def add_review(self, item: ReviewItem) -> None:
         """Queue a change for review."""
