@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import sys
 import threading
@@ -138,7 +139,12 @@ def cross_subject(events: list[list]) -> list[str]:
 
 
 def _context_lines(block) -> list[str]:
-    return [ln for s in block.sections if s.name != "recent_turns" for ln in s.text.splitlines()[1:] if ln.strip()]
+    """The block's memory lines without their "(id …)" (a random id may hold a value's digits: "…212bd…" for 12)."""
+    return [_ID.sub("", ln) for s in block.sections if s.name != "recent_turns" for ln in s.text.splitlines()[1:]
+            if ln.strip()]
+
+
+_ID = re.compile(r"\s*\(id [0-9a-f]{32}\)")
 
 
 def run_story(m: Memory, story: dict, user: str) -> dict:
