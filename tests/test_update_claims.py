@@ -31,17 +31,27 @@ def test_updating_a_turn_replaces_the_claims_it_no_longer_says(mem_det):
     assert _facts(mem_det, "u") == [("employer", "city hospital", True), ("home_city", "Porto", True),
                                     ("occupation", "nurse", True)]
     assert item.current and sorted((c.value, c.valid_to is None) for c in item.claims) == \
-        [("Lisbon", False), ("Porto", True), ("city hospital", True), ("nurse", True)]
+        [("Porto", True), ("city hospital", True), ("nurse", True)]  # it no longer carries what it no longer says
     assert nurse in {c.fact_id for c in item.claims if c.valid_to is None}  # a restated claim keeps its fact
     porto = mem_det.get(next(c.fact_id for c in item.claims if c.value == "Porto"))
     assert porto.source_message_ids == turn.source_message_ids and porto.valid_from == T1  # the turn's provenance
-    old = mem_det.get(lisbon)  # retracted at the edit, with a history entry saying why
-    assert (old.current, old.valid_to, old.superseded_by) == (False, T2, turn.id)
+    old = mem_det.get(lisbon)  # retracted at the edit, replaced by the new home, with a history entry saying why
+    assert (old.current, old.valid_to, old.superseded_by) == (False, T2, porto.id)
     assert [(h.event, h.actor) for h in mem_det.history(lisbon)][-1] == ("SUPERSEDE", "update")
     assert "no longer says it" in mem_det.history(lisbon)[-1].reason
     assert [h.event for h in mem_det.history(turn.id)][-1] == "UPDATE"
     answer = mem_det.ask("Where do I live?", user_id="u")
     assert "Lisbon" not in " ".join(c.text for c in answer.citations)
+
+
+def test_a_turn_updated_to_say_nothing_of_its_claims_answers_none_of_them(mem_det):
+    turn = _turn(mem_det.add("我住在成都，在一家银行做柜员。我女儿叫小雨。", user_id="u", timestamp=T1))
+    assert sorted(c.value for c in turn.claims) == ["小雨", "成都", "柜员"]
+    item = mem_det.update(turn.id, "今天天气不错。")
+    assert item.current and item.claims == [] and _facts(mem_det, "u") == []
+    gone = [x for x in mem_det.get_all(user_id="u", include_superseded=True) if x.kind == "fact"]
+    assert len(gone) == 3 and all(x.superseded_by is None and not x.current for x in gone)  # nothing replaced them
+    assert mem_det.ask("我住在哪里？", user_id="u").abstained
 
 
 def test_a_turn_updated_to_state_no_change_lets_the_older_value_hold_again(mem_det):

@@ -12,8 +12,9 @@ memories drawn from this turn alone are left out of the plan's reads (:class:`_W
   statement replaced it; a sensitive change is queued for review), and the utterance carries its claim;
 - an own fact the new text no longer states is retracted: closed at the time of the edit (as the old words of an
   edited fact memory close on its turn, so ``as_of`` reads before the edit still see what was stored then), its
-  claim closed on every memory carrying it (history ``SUPERSEDE`` by ``update``, saying why), and what it had
-  superseded holds again unless a later statement closed it (the store's ``close_fact``).
+  successor the new fact of its slot when there is one (else none: the turn's new words did not replace it), its
+  claim closed on every memory carrying it and dropped from the turn (history ``SUPERSEDE`` by ``update``, saying
+  why), and what it had superseded holds again unless a later statement closed it (the store's ``close_fact``).
 
 The utterance itself stays current (it is what the user says now). Returns nothing: the item ``update`` returns is
 read again from the store.
@@ -95,7 +96,8 @@ def replan_turn(mem: Any, old: MemoryItem, item: MemoryItem, index_text: str, la
     now = utcnow()
     when_of = {m.id: max(now, m.valid_from) for m in dropped}  # (as an edited fact's old words close: the edit's time)
     for m in dropped:  # retracted first: what it superseded holds again, and the new facts reconcile with that
-        store.close_fact(old.tenant, m.id, when=when_of[m.id], by=old.id, actor="update",
+        by = next((d.item.id for d, _ in news if d.item.fact and m.fact and d.item.fact.slot == m.fact.slot), None)
+        store.close_fact(old.tenant, m.id, when=when_of[m.id], by=by, turn=old.id, actor="update",
                          reason=f"retracted: its turn {old.id} was updated and no longer says it")
     if news:
         drafts = [d for d, _ in news]

@@ -195,7 +195,7 @@ class ClaimsSQL:
                                f"superseded by {memory_id} (its fact was edited)")
         return len(carriers)
 
-    def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
+    def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str | None) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
         of the other current memories that carried it and now carry no current claim (to close with it), except
         those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
@@ -367,12 +367,13 @@ class ClaimsSQL:
             return 0
         return self.reopen_for(store, conn, tenant, was[0], [memory_id], "update")
 
-    def retract(self, store: Any, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str,
-                actor: str, reason: str) -> list[str]:
+    def retract(self, store: Any, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str | None,
+                turn: str, actor: str, reason: str) -> list[str]:
         """The store's ``close_fact``: what fact memory ``fact_id`` superseded holds again (:meth:`reopen_for`), then it
-        is closed (``valid_to`` = ``when``, ``superseded_by`` = ``by``) with its claim on every carrier, and each
-        carrier left with nothing current closes too (never ``by`` itself); history ``SUPERSEDE`` with ``reason``
-        for each. Returns the ids closed."""
+        is closed (``valid_to`` = ``when``, ``superseded_by`` = ``by``, None when nothing replaced it) with its claim
+        on every carrier, and each carrier left with nothing current closes too, never ``turn`` (the edited turn that
+        no longer says it: it stops carrying the claim); history ``SUPERSEDE`` with ``reason`` for each. Returns the
+        ids closed."""
         from ..timeutil import utcnow
 
         p, now = self.ph, utcnow().timestamp()
@@ -385,7 +386,9 @@ class ClaimsSQL:
                             f"tenant = {p} AND id = {p} AND valid_to IS NULL", (when, by, now, tenant, mid)).rowcount:
                 store._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
                 closed.append(mid)
-                queue += [x for x in self.close(conn, tenant, user_id, mid, when, by) if x != by]
+                queue += [x for x in self.close(conn, tenant, user_id, mid, when, by) if x != turn]
+        conn.execute(f"DELETE FROM claims WHERE tenant = {p} AND memory_id = {p} AND fact_id = {p}",
+                     (tenant, turn, fact_id))
         return closed
 
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
@@ -438,13 +441,14 @@ class SQLiteRetractMixin:
     _bump: Any
     vectors: Any
 
-    def close_fact(self, tenant: str, memory_id: str, *, when: Any, by: str, actor: str,
+    def close_fact(self, tenant: str, memory_id: str, *, when: Any, by: str | None, turn: str, actor: str,
                    reason: str) -> list[str]:
         with self._tx() as c:
             row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
-            closed = self._claims.retract(self, c, tenant, row[0], memory_id, when.timestamp(), by, actor, reason)
+            closed = self._claims.retract(self, c, tenant, row[0], memory_id, when.timestamp(), by, turn, actor,
+                                          reason)
             rowids = [r[0] for r in c.execute(f"SELECT rowid FROM memories WHERE tenant=? AND id IN "
                                               f"({','.join('?' * len(closed))})", [tenant, *closed])]
             gen = self._bump(c, tenant, row[0])

@@ -569,7 +569,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._run(run)
         return self.get(tenant, memory_id)
 
-    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str, actor: str,
+    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str | None, turn: str, actor: str,
                    reason: str) -> list[str]:
         def run(conn: Any) -> list[str]:
             row = conn.execute("SELECT user_id FROM memories WHERE tenant = %s AND id = %s",
@@ -577,7 +577,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             if row is None:
                 raise NotFoundError(f"no memory {memory_id!r}")
             self._bump(conn, tenant, row[0])
-            return self._claims.retract(self, conn, tenant, row[0], memory_id, when.timestamp(), by, actor, reason)
+            return self._claims.retract(self, conn, tenant, row[0], memory_id, when.timestamp(), by, turn, actor,
+                                        reason)
 
         return self._run(run)
 
