@@ -91,3 +91,16 @@ def test_a_turn_whose_claims_are_all_closed_is_not_current_anywhere(mem_det):
     assert turn.id not in {h.memory.id for h in mem_det.search("Lisbon nurse", user_id="u")}
     exported = next(x for x in mem_det.export(user_id="u")["memories"] if x["id"] == turn.id)
     assert exported["valid_to"] is not None and exported.get("current", False) is False
+
+
+def test_a_turn_updated_to_restate_another_turns_fact_carries_its_claim(mem_det):
+    mem_det.add("I live in Porto.", user_id="u", timestamp=T1)
+    turn = _turn(mem_det.add("Hi there, I drive a Honda and I work as a nurse.", user_id="u", timestamp=T2))
+    item = mem_det.update(turn.id, "Hi there, I live in Porto and I work as a nurse.")
+    porto = next(x for x in mem_det.get_all(user_id="u") if x.fact and x.fact.value == "Porto")
+    assert [c.fact_id for c in item.claims if c.value == "Porto"] == [porto.id]  # no second Porto fact
+    assert [x.fact.value for x in mem_det.get_all(user_id="u") if x.fact and x.fact.attribute == "home_city"] == \
+        ["Porto"]
+    mem_det.add("I moved to Berlin.", user_id="u", timestamp=T2 + timedelta(days=30))
+    now = mem_det.get(turn.id)  # the home it restated closes on it too
+    assert now.current and current_view(now).text == "I work as a nurse."

@@ -3,10 +3,13 @@
 A kept utterance carries the claims of the fact memories drawn from it (:mod:`anchormem.facts.claims`). When its
 text is replaced, the new text is planned by :func:`anchormem.facts.reconcile.plan_facts` exactly as ``add`` plans a
 turn (the same extractors, grounding checks and supersede rules), against the user's *other* claims: the fact
-memories drawn from this turn alone are left out of the plan's reads (:class:`_Without`). Then, per claim:
+memories drawn from this turn alone are left out of the plan's reads, and the facts they had superseded read as
+current again (:class:`_Without`). Then, per claim:
 
 - a fact of the new text that one of the turn's own facts already states (same slot, value and polarity) keeps that
   fact memory as it is (its id, provenance, validity);
+- a fact of the new text another turn's current fact already states is that fact's: the utterance carries its claim
+  (``carry_claims``), as a turn restating it on ``add`` does;
 - a fact of the new text no own fact states is written as ``add`` writes it (provenance of the turn, ``valid_from``
   the turn's time, superseding what it conflicts with among the user's current facts, or stored closed when a later
   statement replaced it; a sensitive change is queued for review), and the utterance carries its claim;
@@ -38,19 +41,30 @@ __all__ = ["replan_turn"]
 
 
 class _Without:
-    """A view of ``store`` whose fact reads (``current_facts``, ``list_memories``) leave out the memories ``ids``."""
+    """A view of ``store`` whose fact reads (``current_facts``, ``list_memories``) leave out the memories ``ids`` (the
+    turn's own facts) and show ``back`` (the facts they superseded, which hold again when they go) as current."""
 
-    def __init__(self, store: Any, ids: set[str]) -> None:
-        self._store, self._ids = store, ids
+    def __init__(self, store: Any, ids: set[str], back: list[MemoryItem]) -> None:
+        self._store, self._ids, self._back = store, ids, back
 
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[MemoryItem]:
-        return [m for m in self._store.current_facts(tenant, user_id, slots) if m.id not in self._ids]
+        now = [m for m in self._store.current_facts(tenant, user_id, slots) if m.id not in self._ids]
+        return now + [m for m in self._back if m.fact is not None and m.fact.slot in slots]
 
     def list_memories(self, scope: Any, *args: Any, **kwargs: Any) -> list[MemoryItem]:
         return [m for m in self._store.list_memories(scope, *args, **kwargs) if m.id not in self._ids]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
+
+
+def _superseded_by(store: Any, old: MemoryItem, own: list[MemoryItem]) -> list[MemoryItem]:
+    """The fact memories the turn's own facts ``own`` closed, each as it would be reopened (current)."""
+    ids = {m.id for m in own}
+    got = store.predecessors(old.tenant, old.user_id, sorted(ids)) if ids else {}
+    found = store.get_many(old.tenant, sorted({x for xs in got.values() for x in xs}))
+    return [m.model_copy(update={"valid_to": None, "superseded_by": None}) for _, m in sorted(found.items())
+            if m.kind == "fact" and m.fact is not None and m.superseded_by in ids]
 
 
 def _states(fact: Any, other: Any) -> bool:
@@ -78,8 +92,8 @@ def replan_turn(mem: Any, old: MemoryItem, item: MemoryItem, index_text: str, la
     draft_item = item.model_copy(update={"claims": [], "fact": None, "labels": list(labels), "valid_to": None,
                                          "superseded_by": None})  # (its facts are reconciled as said, not as it is)
     draft = Draft(draft_item, memory_hash(draft_item), index_text, said_at=old.created_at)
-    plan = plan_facts([draft], store=_Without(store, {m.id for m in own}), tenant=old.tenant,
-                      user_id=old.user_id, extract=mem._fact_extractor())
+    view = _Without(store, {m.id for m in own}, _superseded_by(store, old, own))  # the store as if they had gone
+    plan = plan_facts([draft], store=view, tenant=old.tenant, user_id=old.user_id, extract=mem._fact_extractor())
     kept: set[str] = set()
     renamed: dict[str, str] = {}
     news: list[tuple[Draft, list[str]]] = []
@@ -112,5 +126,8 @@ def replan_turn(mem: Any, old: MemoryItem, item: MemoryItem, index_text: str, la
         store.write([], [NewMemory(d.item, v, d.content_hash, d.index_text, sup, None, conflicts,
                                    sorted(set(d.carried_by + carriers)))
                      for (d, sup), v in zip(news, vectors)], actor="update")
+    restated = sorted({m.id for m in plan.noops if m.kind == "fact"})
+    if restated:  # the new text says again what another turn said: it carries that claim, as add's turn would
+        store.carry_claims(old.tenant, old.id, restated)
     if plan.reviews:
         queue_reviews(store, plan.reviews)

@@ -391,6 +391,16 @@ class ClaimsSQL:
                      (tenant, turn, fact_id))
         return closed
 
+    def carry(self, conn: Any, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        """Memory ``memory_id`` carries the claims of the facts ``fact_ids`` too (each fact's own claim row, as it
+        is now, copied for it; one it carries already is left as it is)."""
+        p = self.ph
+        cols = CLAIM_COLUMNS.replace("memory_id, ", "")
+        for fid in fact_ids:
+            conn.execute(f"INSERT INTO claims (tenant, user_id, memory_id, {cols}) SELECT tenant, user_id, {p}, {cols} "
+                         f"FROM claims WHERE tenant = {p} AND memory_id = {p} AND fact_id = {p} ON CONFLICT DO NOTHING",
+                         (memory_id, tenant, fid, fid))
+
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
         """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories
         reconcile (sorted: writers queue, never deadlock), so read-decide-write is one step across workers."""
@@ -434,7 +444,8 @@ class ClaimsSQL:
 
 
 class SQLiteRetractMixin:
-    """The SQLite store's ``close_fact`` (:meth:`ClaimsSQL.retract`, then its cached vectors drop the rows closed)."""
+    """The SQLite store's ``close_fact`` (:meth:`ClaimsSQL.retract`, then its cached vectors drop the rows closed)
+    and ``carry_claims`` (:meth:`ClaimsSQL.carry`)."""
 
     _claims: ClaimsSQL
     _tx: Any
@@ -455,3 +466,13 @@ class SQLiteRetractMixin:
         if self.vectors and rowids:
             self.vectors.apply((tenant, row[0]), gen - 1, gen, removed=rowids)
         return closed
+
+    def carry_claims(self, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        with self._tx() as c:
+            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            self._claims.carry(c, tenant, memory_id, fact_ids)
+            gen = self._bump(c, tenant, row[0])
+        if self.vectors:
+            self.vectors.apply((tenant, row[0]), gen - 1, gen)

@@ -230,6 +230,11 @@ class Store(Protocol):
         too (``reopen`` as for an ``update`` that took a fact's slot away). History ``SUPERSEDE`` by ``actor`` with
         ``reason`` for each. Returns the ids closed (none when it was closed already). Raises NotFoundError."""
 
+    def carry_claims(self, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        """Memory ``memory_id`` (a turn ``update`` re-planned, restating facts of other turns) carries the claims of
+        the fact memories ``fact_ids`` too, as they are now (one it carries already stays as it is). Raises
+        NotFoundError."""
+
     def add_review(self, item: ReviewItem) -> None:
         """Queue a change for review."""
 
