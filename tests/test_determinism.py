@@ -47,3 +47,22 @@ def test_searches_and_answers_do_not_depend_on_the_hash_seed(tmp_path):
     differ = [k for k in first if first[k] != second.get(k)]
     assert not differ, {k: (first[k], second.get(k)) for k in differ[:3]}
     assert first.keys() == second.keys()
+
+
+def test_currency_events_claims_citations_and_summaries_do_not_depend_on_the_hash_seed():
+    """tests/currency_probe.py (changes, an ended pet, a question, an edited turn, asks, get_all, context, history,
+    a summary, export; ids from a seeded generator) prints the same JSON under PYTHONHASHSEED 1 and 2."""
+    probe = Path(__file__).with_name("currency_probe.py")
+    src = Path(__file__).resolve().parents[1] / "src"
+    outs = []
+    for seed in (1, 2):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed), "ANCHORMEM_CACHE": "false",
+               "PYTHONPATH": os.pathsep.join(p for p in (str(src), os.environ.get("PYTHONPATH", "")) if p)}
+        run = subprocess.run([sys.executable, str(probe)], env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-3000:]
+        outs.append(json.loads(run.stdout))
+    first, second = outs
+    assert len(first["events"]) == 7 and len(first["asks"]) == 10 and first["all"]
+    assert any(e[0] == "SUPERSEDE" for turn in first["events"] for e in turn)
+    differ = [k for k in first if first[k] != second[k]]
+    assert not differ, {k: (first[k], second[k]) for k in differ}

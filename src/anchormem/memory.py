@@ -56,6 +56,7 @@ from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
 from .facts.reconcile import conflicts, plan_facts
 from .facts.edits import edited_fact
+from .memory_update import replan_turn
 from .stores.protocol import NewMemory
 from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
@@ -368,6 +369,9 @@ class Memory(AskMixin, LifecycleMixin):
         labels (no history entry: the text did not change). A fact memory's slot follows its new text, read as
         ``add`` reads a turn (:func:`anchormem.facts.edits.edited_fact`: "Rent is now 1400." keeps the rent slot with
         1400, and what it superseded stays past); a text that states no fact leaves what it superseded current again.
+        A user's turn (``kind`` ``"utterance"``/``"question"``) re-plans its claims as ``add`` plans a turn
+        (:mod:`anchormem.memory_update`): claims it no longer says are retracted (history ``SUPERSEDE`` by
+        ``update``), new ones written with its provenance; the returned item carries its claims as they are now.
         Raises NotFoundError, InvalidInputError (neither text nor labels, bad text, bad labels)."""
         if text is None and labels is None:
             raise InvalidInputError("update needs a new text, labels, or both")
@@ -386,8 +390,8 @@ class Memory(AskMixin, LifecycleMixin):
         fact = old.fact
         if old.kind == "fact":  # the slot follows the new text, read as add reads a turn (facts.edits)
             fact = edited_fact(text, old)
-        item = self.store.update(self.tenant, memory_id, text=text, vector=vec,
-                                 index_text=self._reindex_text(old, text, dates),
+        reindexed = self._reindex_text(old, text, dates)
+        item = self.store.update(self.tenant, memory_id, text=text, vector=vec, index_text=reindexed,
                                  content_hash=memory_hash(old.model_copy(update={"text": text, "fact": fact})),
                                  actor="update", reason=reason,
                                  entities=strip_token_entities(text, extract_entities(text, dates)))
@@ -399,6 +403,9 @@ class Memory(AskMixin, LifecycleMixin):
         elif new_labels is None:  # re-label the new text, its old labels standing in for the conversation
             new_labels = self.anchor.label_texts([text], vec.reshape(1, -1), prior=[labels_to_dist(old.labels)])[0]
         self.store.set_labels(self.tenant, {memory_id: new_labels})
+        if old.kind in ("utterance", "question") and old.source == "user":  # its claims follow its text (memory_update)
+            replan_turn(self, old, item, reindexed, new_labels)
+            item = self.store.get(self.tenant, memory_id)
         return item.model_copy(update={"labels": new_labels, "fact": fact})
 
     def _reindex_text(self, old: MemoryItem, text: str, dates: list[Any]) -> str:
@@ -444,7 +451,7 @@ class Memory(AskMixin, LifecycleMixin):
         """Delete the session summaries that quote a deleted or expired memory's turn (case C15: a deleted fact
         must not live on in a summary line); the next summary of the session is built without it."""
         n = 0
-        for user_id in {it.user_id for it in gone if it.kind != "summary"}:
+        for user_id in sorted({it.user_id for it in gone if it.kind != "summary"}):
             cited = {mid for it in gone if it.user_id == user_id for mid in it.source_message_ids}
             for sm in self.store.list_memories(self._scope(user_id), parse_filters({"kind": "summary"}),
                                                include_superseded=True):

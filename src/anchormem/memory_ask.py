@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any, Callable
 
 from .answering import EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
-from .answering.extractive import abstain
+from .answering.extractive import abstain, cited_once
 from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
@@ -126,6 +126,7 @@ class AskMixin:
         if then is None and as_of is None and not filters and not ans.abstained and self.answer_config.latest_said:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more
+        ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said

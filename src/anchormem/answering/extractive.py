@@ -10,7 +10,8 @@ from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
-__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate"]
+__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate", "cited_once",
+           "asks_question"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -128,3 +129,60 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     zh = has_cjk(question)
     return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites,
                   abstained=False, evidence=evidence)
+
+
+def asks_question(memory: MemoryItem) -> bool:
+    """``memory`` is a question its speaker asked and nothing else (kind ``"question"``, every sentence a question
+    or social filler: :func:`anchormem.ingest.classify.asks_only`): "Should I move to Berlin?", "How does the
+    customer prefer to be contacted?", 我应该搬到上海吗？; not "I got an offer in Munich. Should I take it?". It records
+    that the question was asked, never its answer."""
+    from ..ingest.classify import asks_only
+
+    return memory.kind == "question" and asks_only(memory.text)
+
+
+def _said_key(m: MemoryItem) -> tuple:
+    """What makes two memories one citation: the same words (case and spacing aside), speaker and time said."""
+    return " ".join(m.text.split()).casefold(), (m.speaker or "").casefold(), m.created_at
+
+
+def _without_quote(text: str, q: str, zh: bool, *, repeated: bool) -> str:
+    """``text`` without its last quote ``q`` (and the space before it); with ``repeated``, only when ``q`` is in it
+    twice (the first stays)."""
+    if q not in text or (repeated and text.count(q) < 2):
+        return text
+    at = text.rindex(q)
+    return (text[:at] if zh else text[:at].rstrip()) + text[at + len(q):].lstrip(" " if not text[:at] else "")
+
+
+def cited_once(ans: Answer, question: str) -> Answer:
+    """``ans`` as every ``ask`` path returns it: never citing a question the user asked (:func:`asks_question`:
+    it may have been read beside its reply, it is no evidence; its quote goes too, and with no citation left the
+    answer abstains), and citing each text once (a fact memory and the utterance it was drawn from in the same
+    words, or two facts of one clause: one citation in the place of the first, the utterance kept, with its
+    provenance; a quote of the same words repeated is left out the second time). ``ans`` itself when neither
+    happens."""
+    if not ans.citations:
+        return ans
+    zh = has_cjk(question)
+    text = ans.text
+    stating = [m for m in ans.citations if not asks_question(m)]
+    for m in ans.citations:
+        if asks_question(m):
+            text = _without_quote(text, quote(m, zh=zh), zh, repeated=False)
+    if not stating:
+        return abstain(question, ans.evidence)
+    groups: dict[tuple, list[MemoryItem]] = {}
+    for m in stating:
+        groups.setdefault(_said_key(m), []).append(m)
+    if len(stating) == len(ans.citations) and all(len(g) == 1 for g in groups.values()):
+        return ans
+    cites, done = [], set()
+    for m in stating:
+        key = _said_key(m)
+        if key in done:
+            text = _without_quote(text, quote(m, zh=zh), zh, repeated=True)
+            continue
+        done.add(key)
+        cites.append(next((x for x in groups[key] if x.kind == "utterance"), m))
+    return ans.model_copy(update={"text": text, "citations": cites})

@@ -18,6 +18,7 @@ from typing import Any
 
 import json
 
+from ..errors import NotFoundError
 from ..timeutil import from_epoch
 from ..types import Claim, FactSlot, MemoryItem
 
@@ -194,7 +195,7 @@ class ClaimsSQL:
                                f"superseded by {memory_id} (its fact was edited)")
         return len(carriers)
 
-    def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str) -> list[str]:
+    def close(self, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str | None) -> list[str]:
         """Close every current claim of fact ``fact_id`` (``valid_to=when``, ``superseded_by=by``). Returns the ids
         of the other current memories that carried it and now carry no current claim (to close with it), except
         those whose text says something else as well (:func:`anchormem.facts.claims.remainder`: "我住在成都，在一家
@@ -366,6 +367,40 @@ class ClaimsSQL:
             return 0
         return self.reopen_for(store, conn, tenant, was[0], [memory_id], "update")
 
+    def retract(self, store: Any, conn: Any, tenant: str, user_id: str, fact_id: str, when: float, by: str | None,
+                turn: str, actor: str, reason: str) -> list[str]:
+        """The store's ``close_fact``: what fact memory ``fact_id`` superseded holds again (:meth:`reopen_for`), then it
+        is closed (``valid_to`` = ``when``, ``superseded_by`` = ``by``, None when nothing replaced it) with its claim
+        on every carrier, and each carrier left with nothing current closes too, never ``turn`` (the edited turn that
+        no longer says it: it stops carrying the claim); history ``SUPERSEDE`` with ``reason`` for each. Returns the
+        ids closed."""
+        from ..timeutil import utcnow
+
+        p, now = self.ph, utcnow().timestamp()
+        self.reopen_for(store, conn, tenant, user_id, [fact_id], actor)
+        closed: list[str] = []
+        queue = [fact_id]
+        while queue:
+            mid = queue.pop(0)
+            if conn.execute(f"UPDATE memories SET valid_to = {p}, superseded_by = {p}, updated_at = {p} WHERE "
+                            f"tenant = {p} AND id = {p} AND valid_to IS NULL", (when, by, now, tenant, mid)).rowcount:
+                store._history(conn, mid, tenant, user_id, "SUPERSEDE", None, None, actor, reason)
+                closed.append(mid)
+                queue += [x for x in self.close(conn, tenant, user_id, mid, when, by) if x != turn]
+        conn.execute(f"DELETE FROM claims WHERE tenant = {p} AND memory_id = {p} AND fact_id = {p}",
+                     (tenant, turn, fact_id))
+        return closed
+
+    def carry(self, conn: Any, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        """Memory ``memory_id`` carries the claims of the facts ``fact_ids`` too (each fact's own claim row, as it
+        is now, copied for it; one it carries already is left as it is)."""
+        p = self.ph
+        cols = CLAIM_COLUMNS.replace("memory_id, ", "")
+        for fid in fact_ids:
+            conn.execute(f"INSERT INTO claims (tenant, user_id, memory_id, {cols}) SELECT tenant, user_id, {p}, {cols} "
+                         f"FROM claims WHERE tenant = {p} AND memory_id = {p} AND fact_id = {p} ON CONFLICT DO NOTHING",
+                         (memory_id, tenant, fid, fid))
+
     def lock_slots(self, conn: Any, memories: list[Any]) -> None:
         """PostgreSQL: take the transaction's advisory lock of each (tenant, user, slot) the new fact memories
         reconcile (sorted: writers queue, never deadlock), so read-decide-write is one step across workers."""
@@ -386,7 +421,8 @@ class ClaimsSQL:
 
     def load(self, read: Callable[[str, Any], Iterable[tuple]], tenant_ids: dict[str, list[str]]
              ) -> dict[tuple[str, str], list[Claim]]:
-        """{(tenant, memory id): its claims, oldest said first} for ``tenant_ids`` ({tenant: memory ids}).
+        """{(tenant, memory id): its claims, oldest said first (then by slot and value: an order of what they say, never
+        of their random ids)} for ``tenant_ids`` ({tenant: memory ids}).
         ``read(sql, params)``: rows."""
         p = self.ph
         out: dict[tuple[str, str], list[Claim]] = {}
@@ -399,9 +435,44 @@ class ClaimsSQL:
                 else:
                     sql, params = "memory_id = ANY(%s)", [tenant, chunk]
                 for r in read(f"SELECT {CLAIM_COLUMNS} FROM claims WHERE tenant = {p} AND {sql} "
-                              "ORDER BY said_at, fact_id", params):
+                              "ORDER BY said_at, slot, value, fact_id", params):
                     out.setdefault((tenant, r[0]), []).append(Claim.model_construct(  # rows as written: no validation
                         fact_id=r[1], slot=r[2], value=r[3], polarity=1 if r[4] >= 0 else -1,
                         said_at=from_epoch(r[5]), valid_from=from_epoch(r[6]), valid_to=from_epoch(r[7]),
                         superseded_by=r[8], span=r[9], words=r[10] or ""))
         return out
+
+
+class SQLiteRetractMixin:
+    """The SQLite store's ``close_fact`` (:meth:`ClaimsSQL.retract`, then its cached vectors drop the rows closed)
+    and ``carry_claims`` (:meth:`ClaimsSQL.carry`)."""
+
+    _claims: ClaimsSQL
+    _tx: Any
+    _bump: Any
+    vectors: Any
+
+    def close_fact(self, tenant: str, memory_id: str, *, when: Any, by: str | None, turn: str, actor: str,
+                   reason: str) -> list[str]:
+        with self._tx() as c:
+            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            closed = self._claims.retract(self, c, tenant, row[0], memory_id, when.timestamp(), by, turn, actor,
+                                          reason)
+            rowids = [r[0] for r in c.execute(f"SELECT rowid FROM memories WHERE tenant=? AND id IN "
+                                              f"({','.join('?' * len(closed))})", [tenant, *closed])]
+            gen = self._bump(c, tenant, row[0])
+        if self.vectors and rowids:
+            self.vectors.apply((tenant, row[0]), gen - 1, gen, removed=rowids)
+        return closed
+
+    def carry_claims(self, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        with self._tx() as c:
+            row = c.execute("SELECT user_id FROM memories WHERE id=? AND tenant=?", (memory_id, tenant)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            self._claims.carry(c, tenant, memory_id, fact_ids)
+            gen = self._bump(c, tenant, row[0])
+        if self.vectors:
+            self.vectors.apply((tenant, row[0]), gen - 1, gen)

@@ -569,6 +569,30 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         self._run(run)
         return self.get(tenant, memory_id)
 
+    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str | None, turn: str, actor: str,
+                   reason: str) -> list[str]:
+        def run(conn: Any) -> list[str]:
+            row = conn.execute("SELECT user_id FROM memories WHERE tenant = %s AND id = %s",
+                               (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            self._bump(conn, tenant, row[0])
+            return self._claims.retract(self, conn, tenant, row[0], memory_id, when.timestamp(), by, turn, actor,
+                                        reason)
+
+        return self._run(run)
+
+    def carry_claims(self, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        def run(conn: Any) -> None:
+            row = conn.execute("SELECT user_id FROM memories WHERE tenant = %s AND id = %s",
+                               (tenant, memory_id)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {memory_id!r}")
+            self._bump(conn, tenant, row[0])
+            self._claims.carry(conn, tenant, memory_id, fact_ids)
+
+        self._run(run)
+
     def touch(self, tenant: str, ids: list[str], when: datetime) -> None:
         if not ids:
             return

@@ -221,6 +221,20 @@ class Store(Protocol):
         """End a memory's validity at ``when`` (a done commitment); history records ``event``. Raises
         NotFoundError, ConflictError (already closed)."""
 
+    def close_fact(self, tenant: str, memory_id: str, *, when: datetime, by: str | None, turn: str, actor: str,
+                   reason: str) -> list[str]:
+        """A fact memory whose words its turn ``turn`` no longer says (``update`` of that turn): close it
+        (``valid_to`` = ``when``, ``superseded_by`` = ``by``: the fact that now states its slot, or None) and its
+        claim on every memory carrying it (``turn`` stops carrying it); a carrier left with no current claim and
+        nothing else said is closed with it. What it had superseded holds again, unless a later statement closed it
+        too (``reopen`` as for an ``update`` that took a fact's slot away). History ``SUPERSEDE`` by ``actor`` with
+        ``reason`` for each. Returns the ids closed (none when it was closed already). Raises NotFoundError."""
+
+    def carry_claims(self, tenant: str, memory_id: str, fact_ids: list[str]) -> None:
+        """Memory ``memory_id`` (a turn ``update`` re-planned, restating facts of other turns) carries the claims of
+        the fact memories ``fact_ids`` too, as they are now (one it carries already stays as it is). Raises
+        NotFoundError."""
+
     def add_review(self, item: ReviewItem) -> None:
         """Queue a change for review."""
 

@@ -43,7 +43,7 @@ from ..timeutil import to_epoch, utcnow
 from ..validate import unstorable
 from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
-from .claims_sql import ClaimsSQL
+from .claims_sql import ClaimsSQL, SQLiteRetractMixin
 from .sessions_sql import keep_restated
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
@@ -80,7 +80,7 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
                   PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLiteRowReadsMixin,
-                  SQLCommonMixin):
+                  SQLCommonMixin, SQLiteRetractMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
