@@ -61,8 +61,8 @@ from ..types import Hit
 from .anchor import ContextAnchor, QueryContext, is_bare_query
 from .candidates import Candidates
 from .rerank import Reranking, rank_candidates
-from .senses import (candidate_center, closest_held, holder_sessions, conversation_lead, query_disagrees,
-                     sessions_lead, sessions_tell, top_holders)
+from .senses import (candidate_center, closest_held, decide_session, holder_sessions, conversation_lead,
+                     query_disagrees, sessions_lead, sessions_tell, top_holders)
 from .taxonomy import DOMAIN_NAMES
 from ..text.tokenize import term_coverage
 from .wording import coverage_and_holders, holder_terms, subject_terms
@@ -342,7 +342,7 @@ class AnchorHook:
             self.reranking = rank_candidates(hits, qc, weight=0.0, min_label=cfg.anchor_min_label,
                                              full_label=cfg.anchor_full_label, limit=self.limit, cand=cand,
                                              min_top_agreement=anchor.min_top_agreement, gate=None)
-            return self.reranking.hits
+            return self._by_sessions(hits, cand, about, own, context_vectors, gate, cov=cov)
         pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
                                   cov=cov)
         if pick is not None and pick.memory.text.strip() in self.own:
@@ -415,7 +415,71 @@ class AnchorHook:
                                          first_delta=cfg.anchor_context_first_delta,
                                          decisive_always=cfg.anchor_context_decisive_always,
                                          demote=cfg.anchor_demote, word_holders=word_holders)
-        return self.reranking.hits
+        return self._by_sessions(hits, cand, about, own, context_vectors, gate, pick=pick)
+
+    def _by_sessions(self, hits: list[Hit], cand: Candidates, about: np.ndarray | None, own: np.ndarray,
+                     context_vectors: Mapping[str, np.ndarray] | None, gate: str | None, *, pick: Hit | None = None,
+                     cov: dict[str, tuple[float, frozenset[str]]] | None = None) -> list[Hit]:
+        """The last step (``SearchConfig.anchor_sessions_decide``; no lexicon read): when 2 to
+        ``anchor_sessions_decide_max`` sessions (not the conversation's own) hold the query's words among the
+        ``anchor_sessions_decide_top`` best candidates, the conversation, plus the query's own vector unless the gate is
+        ``template``, picks one of them on centered session cosines (:func:`.senses.decide_session`, lead
+        ``anchor_sessions_decide_lead``); that session's holders come first and the other holder sessions' memories
+        after every other candidate (kept, in their order). A memory the query's own words single out (``pick``,
+        :meth:`.anchor.ContextAnchor.singled_out`; computed here from ``cov`` when not given) names the session
+        instead (its words, not a lexicon, tell: "what did I say about 'a sports and football club in Åland'?").
+        Returns ``self.reranking.hits``, reordered in place."""
+        cfg, anchor, r = self.cfg, self.anchor, self.reranking
+        if r is None or not (cfg.anchor_sessions_decide and self.texts and self.wants_context_vectors) \
+                or not getattr(anchor.embedder, "semantic", True):
+            return r.hits if r is not None else hits
+        held = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
+                           top=cfg.anchor_sessions_decide_top)
+        if about is not None:
+            held = held | about
+        if own.any():
+            held = held & ~np.isin(cand.session, cand.session[own])
+        if not 2 <= len(np.unique(cand.session[held])) <= cfg.anchor_sessions_decide_max:
+            return r.hits
+        self._embed_turns()
+        if context_vectors is None:
+            context_vectors = self.store.get_context_vectors(self.scope.tenant, cand.ids)
+        center = candidate_center(context_vectors, cand.ids)
+        if center is None:
+            return r.hits
+
+        def sims(vec: np.ndarray) -> np.ndarray:
+            return anchor.context_match(hits, vec, context_vectors, cand=cand, weight=cfg.anchor_context_weight,
+                                        delta=cfg.anchor_context_delta, pick=None,
+                                        session=cfg.anchor_sessions_decide_pool, center=center).sims
+        conv = sims(anchor.conversation_mean(self.texts, self.embed_turn))
+        query = None if gate == "template" else sims(np.asarray(self.embed(self.query), dtype=np.float32))
+        if pick is None and cov is not None and cfg.anchor_sessions_decide_pick:
+            pick = anchor.singled_out(hits, cfg.anchor_match_lead, cfg.anchor_match_bm25, query=self.query, cand=cand,
+                                      cov=cov)
+            if pick is not None and pick.memory.text.strip() in self.own:
+                pick = None
+        win = None
+        if pick is not None and cfg.anchor_sessions_decide_pick:
+            j = cand.position(pick)
+            rivals = held & (cand.session != cand.session[j]) & ~np.isnan(cand.bm25)
+            rival = float(cand.bm25[rivals].max()) if rivals.any() else 0.0
+            win = int(cand.session[j]) if held[j] and float(cand.bm25[j]) >= cfg.anchor_sessions_decide_pick_bm25 * \
+                max(rival, 0.0) else None
+        if win is None:
+            win = decide_session(conv, query, cand.session, held, lead=cfg.anchor_sessions_decide_lead)
+        if win is None:
+            return r.hits
+        pos = {id(h): i for i, h in enumerate(hits)}
+        idx = [pos[id(h)] for h in r.hits]
+        first = [k for k, i in enumerate(idx) if held[i] and cand.session[i] == win]
+        lost = set(cand.session[held].tolist()) - {win}
+        last = [k for k, i in enumerate(idx) if int(cand.session[i]) in lost]
+        moved = set(first) | set(last)
+        rest = [k for k in range(len(idx)) if k not in moved]
+        r.reorder(first + rest + last, promoted=len(first), demoted=len(last))
+        r.gate = f"{gate}+sessions"
+        return r.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:
         """Write ``explain["anchor"]`` on the hits the search returns (some of what :meth:`__call__` returned, in

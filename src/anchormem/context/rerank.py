@@ -45,6 +45,27 @@ class Reranking:
     gate: str | None = "always"  # why the order was in doubt (.hook.informative); None: the hybrid order was kept
     demoted: list[bool] | None = None  # per kept hit: below the drop bound, placed after every other candidate
 
+    def reorder(self, perm: Sequence[int], *, promoted: int = 0, demoted: int = 0) -> None:
+        """Put the kept hits (and their per-hit lists) in the order ``perm`` (a permutation of range(len(hits))), the
+        first ``promoted`` raised to at least the best score of the others and the last ``demoted`` lowered below
+        half the lowest score of the others, so that the scores still define the order (a later sort by score, such
+        as :func:`anchormem.retrieval.sessions.weigh`, keeps it). Raises ValueError when ``perm`` is no
+        permutation."""
+        perm = list(perm)
+        if sorted(perm) != list(range(len(self.hits))):
+            raise ValueError("perm must be a permutation of the kept hits")
+        for name in ("hits", "factors", "agree", "rel", "labelled", "filtered", "sims", "context_factors", "demoted"):
+            v = getattr(self, name)
+            if v is not None:
+                setattr(self, name, [v[k] for k in perm])
+        mid = self.hits[promoted:len(self.hits) - demoted]
+        if mid:
+            hi, lo = max(h.score for h in mid), min(h.score for h in mid)
+            for h in self.hits[:promoted]:
+                h.score = max(h.score, hi)
+            for h in self.hits[len(self.hits) - demoted:]:
+                h.score = min(h.score, 0.5 * lo)
+
     def annotate(self, hits: Sequence[Hit], *, limit: int | None = None) -> list[Hit]:
         """Write ``explain["final"]`` and ``explain["anchor"]`` on ``hits`` (kept hits of this reranking, in the order
         they are returned) and return them as a list. ``fallback``: a filtered hit (its labels disagree) that is

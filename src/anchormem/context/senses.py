@@ -26,7 +26,8 @@ import numpy as np
 
 from ..text.tokenize import term_coverage
 
-__all__ = ["candidate_center", "DECIDING_GATES", "conversation_lead", "holder_sessions", "query_disagrees",
+__all__ = ["candidate_center", "DECIDING_GATES", "conversation_lead", "decide_session", "holder_sessions",
+           "query_disagrees",
            "sessions_lead", "sessions_tell",
            "closest_held", "top_holders"]
 
@@ -165,3 +166,22 @@ def conversation_lead(sims: np.ndarray, session: np.ndarray, held: np.ndarray) -
     per = [float(np.max(v)) for s in np.unique(session[held]).tolist()
            if len(v := sims[(session == s) & held & ~np.isnan(sims)])]
     return None if len(per) < 2 else max(per) - min(per)
+
+
+def decide_session(conv_sims: np.ndarray, query_sims: np.ndarray | None, session: np.ndarray, held: np.ndarray, *,
+                   lead: float) -> int | None:
+    """The holder session the conversation (and the query) picks, contrastively among the sessions holding the
+    query's words (``held``, (n,) bool; no lexicon is read): each session's score is the best of its holders' centered
+    context cosines with the conversation (``conv_sims``, (n,), session-pooled, NaN: none) plus, when given, with the
+    query's own vector (``query_sims``, (n,): a query whose other words name the sense, "what did the trainer suggest
+    for the barking?"; None for a template query, whose vector names the word only). Returns the winning session
+    code when it leads the runner-up by ``lead`` or more, else None (also with fewer than two scored sessions)."""
+    total = conv_sims if query_sims is None else conv_sims + query_sims
+    per: dict[int, float] = {}
+    for i in np.flatnonzero(held & ~np.isnan(total)).tolist():
+        s = int(session[i])
+        per[s] = max(per.get(s, float("-inf")), float(total[i]))
+    if len(per) < 2:
+        return None
+    (s1, v1), (_, v2) = sorted(per.items(), key=lambda kv: -kv[1])[:2]
+    return s1 if v1 - v2 >= lead else None

@@ -194,6 +194,25 @@ class SearchConfig(BaseModel):
     # nothing lost; LoCoMo asked after the preceding session: no question changes (paired 0 [0, 0] at R@1/5/10,
     # bench/results/anchor_conv_locomo_one_word.json); a search without a conversation is never touched
     anchor_one_word_sessions: bool = True
+    # the sense by the holder sessions (anchormem.context.hook.AnchorHook._by_sessions, issue #23): with a
+    # conversation, whatever the gate, when 2 to anchor_sessions_decide_max sessions hold the query's words, the
+    # conversation (plus the query's own vector unless the query is a template) picks one on centered session cosines,
+    # contrastively among them (no lexicon read): its holders first, the other holder sessions last. Pooled polysemy
+    # pass, anchored -> anchored+anchor_sessions_decide=true (bench/results/anchor11_*.json): tune (held-out 2+3) EN
+    # 66 -> 69/72, ZH 42 -> 43/44; check held-out 4 EN 116 -> 132/168, ZH 75 -> 98/120; held-out 6 EN 69 -> 91/120,
+    # ZH 46 -> 60/96; held-out 9 (aggregate only) EN 73 -> 72/80, ZH 56 -> 58/64; but dev EN 110 -> 107/114, ZH
+    # 108 -> 107/112 (CoarseWSD conversations closer to the other sense's session; quoted sense queries); LoCoMo 0-4
+    # unchanged (no conversation). Opt-in until dev holds
+    anchor_sessions_decide: bool = False
+    anchor_sessions_decide_max: int = Field(6, ge=2, le=100)
+    anchor_sessions_decide_top: int = Field(10, ge=1, le=1000)  # the best candidates searched for holders
+    anchor_sessions_decide_lead: float = Field(0.0, ge=0, le=2)
+    # each holder's cosine: (1 - pool) · its own + pool · its session's candidates' mean
+    anchor_sessions_decide_pool: float = Field(1.0, ge=0, le=1)
+    # a memory the query's own words single out (a holder, its BM25 score pick_bm25 × the other holder sessions' best)
+    # names the session
+    anchor_sessions_decide_pick: bool = True
+    anchor_sessions_decide_pick_bm25: float = Field(2.0, ge=0)
     anchor_context_decisive: float = Field(0.06, ge=0, le=2)
     anchor_context_first_delta: float = Field(0.05, gt=0, le=2)
     # the anchor_context_decisive scaling of the label weight wherever the conversation's context factor is read
