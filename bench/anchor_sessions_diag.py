@@ -75,7 +75,10 @@ def main(argv: list[str]) -> dict:
                 hits = mem.search(c.query, user_id="diag", context=c.context, limit=3, recipe=cfg)
                 keys = [owner.get(h.memory.id) for h in hits]
                 ok = passes(c, keys)
-                gate = hits[0].explain.get("anchor", {}).get("gate") if hits else None
+                a0 = hits[0].explain.get("anchor", {}) if hits else {}
+                gate = a0.get("gate")
+                if a0.get("sessions_decided"):
+                    gate = f"{gate}+sessions"  # as the result files name it
                 sims = per_case[c.id]
                 right = max(sims, key=sims.get) == c.target
                 top = "top_sense_ok" if keys and sense_of(keys[0]) == sense_of(c.target) else "top_sense_wrong"

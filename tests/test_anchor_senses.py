@@ -101,9 +101,12 @@ def test_sessions_split_a_word_the_labels_do_not(zorb):
     anchor_senses_lead) when the fish session is clearly nearer it than the oil session, as the query's own vector."""
     ctx = ["The living room tank needs cleaning again.", "I read that fish hate sudden changes in the water."]
     q = "Is the zorb still not eating?"
-    plain = zorb.search(q, user_id="u", context=ctx, limit=3)
+    plain = zorb.search(q, user_id="u", context=ctx, limit=3,
+                        recipe=parse_recipe_spec("anchored+anchor_sessions_decide=false"))
     assert {h.explain["anchor"]["gate"] for h in plain} == {None}  # 0.40 above the median: below 0.55, kept
     assert [h.memory.session_id for h in plain].count("oil") == 1
+    by_sessions = zorb.search(q, user_id="u", context=ctx, limit=3)  # the default: the holder sessions decide
+    assert [h.memory.session_id for h in by_sessions] == ["fish"] * 3
     lead = zorb.search(q, user_id="u", context=ctx, limit=3,
                        recipe=parse_recipe_spec("anchored+anchor_senses_lead=0.1"))
     assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in lead] == [("fish", "senses")] * 3
@@ -111,7 +114,8 @@ def test_sessions_split_a_word_the_labels_do_not(zorb):
                        recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3"))
     assert [(h.memory.session_id, h.explain["anchor"]["gate"]) for h in told] == [("fish", "senses")] * 3
     off = zorb.search(q, user_id="u", context=ctx, limit=3,
-                      recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses=false"))
+                      recipe=parse_recipe_spec("anchored+anchor_senses_stand=0.3+anchor_senses=false"
+                                               "+anchor_sessions_decide=false"))
     assert [h.memory.session_id for h in off].count("oil") == 1
     assert {h.explain["anchor"]["gate"] for h in off} == {None}
 

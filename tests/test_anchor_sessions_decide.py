@@ -19,6 +19,7 @@ from anchormem.retrieval.config import RECIPES, parse_recipe_spec
 from anchormem.types import Hit, MemoryItem
 
 ON = parse_recipe_spec("anchored+anchor_sessions_decide=true")
+OFF = parse_recipe_spec("anchored+anchor_sessions_decide=false")
 
 
 def test_decide_session_adds_the_query_and_asks_a_lead():
@@ -88,11 +89,11 @@ def test_the_conversation_picks_the_holder_session_where_no_gate_opens(zorb):
     about the tank gives the fish session, the one about cooking the oil session, the other sense after the rest."""
     q = "Do we have zorb left?"
     for ctx in (TANK, COOK):
-        base = zorb.search(q, user_id="u", context=ctx, limit=3)
+        base = zorb.search(q, user_id="u", context=ctx, limit=3, recipe=OFF)
         assert {"fish", "oil"} <= set(_sessions(base)) and {h.explain["anchor"]["gate"] for h in base} == {None}
     fish = zorb.search(q, user_id="u", context=TANK, limit=5, recipe=ON)
     assert _sessions(fish)[:3] == ["fish"] * 3 and "oil" not in _sessions(fish)[:4]
-    assert fish[0].explain["anchor"]["gate"] == "None+sessions"
+    assert fish[0].explain["anchor"]["gate"] is None and fish[0].explain["anchor"]["sessions_decided"] is True
     oil = zorb.search(q, user_id="u", context=COOK, limit=5, recipe=ON)
     assert _sessions(oil)[:3] == ["oil"] * 3 and "fish" not in _sessions(oil)[:4]
 
@@ -110,5 +111,7 @@ def test_without_a_conversation_nothing_changes(zorb):
     assert [h.memory.id for h in zorb.search(q, user_id="u", limit=5, recipe=ON)] == base
 
 
-def test_off_in_the_default_recipe_until_measured():
-    assert RECIPES["anchored"].anchor_sessions_decide is False
+def test_on_in_the_default_recipe_for_at_most_three_holder_sessions_outside_the_template_gate():
+    cfg = RECIPES["anchored"]
+    assert cfg.anchor_sessions_decide is True and cfg.anchor_sessions_decide_max == 3
+    assert cfg.anchor_sessions_decide_template is False

@@ -431,7 +431,8 @@ class AnchorHook:
         Returns ``self.reranking.hits``, reordered in place."""
         cfg, anchor, r = self.cfg, self.anchor, self.reranking
         if r is None or not (cfg.anchor_sessions_decide and self.texts and self.wants_context_vectors) \
-                or not getattr(anchor.embedder, "semantic", True):
+                or not getattr(anchor.embedder, "semantic", True) \
+                or (gate == "template" and not cfg.anchor_sessions_decide_template):
             return r.hits if r is not None else hits
         held = top_holders(holder_terms(self.query), [h.memory.text for h in hits], cand.score,
                            top=cfg.anchor_sessions_decide_top)
@@ -478,7 +479,7 @@ class AnchorHook:
         moved = set(first) | set(last)
         rest = [k for k in range(len(idx)) if k not in moved]
         r.reorder(first + rest + last, promoted=len(first), demoted=len(last))
-        r.gate = f"{gate}+sessions"
+        r.by_sessions = True
         return r.hits
 
     def explain(self, hits: Sequence[Hit]) -> None:

@@ -43,6 +43,7 @@ class Reranking:
     context_factors: list[float] | None = None
     context_source: str | None = None
     gate: str | None = "always"  # why the order was in doubt (.hook.informative); None: the hybrid order was kept
+    by_sessions: bool = False  # the sessions holding the query's words decided the sense (.hook, anchor_sessions_decide)
     demoted: list[bool] | None = None  # per kept hit: below the drop bound, placed after every other candidate
 
     def reorder(self, perm: Sequence[int], *, promoted: int = 0, demoted: int = 0) -> None:
@@ -91,6 +92,8 @@ class Reranking:
                 "fallback": filtered and (limit is None or rank < limit),  # returned although its labels disagree
                 "gate": self.gate,
             }
+            if self.by_sessions:
+                a["sessions_decided"] = True
             if self.demoted is not None and self.demoted[i]:
                 a["demoted"] = True  # both signals reject it: after every candidate they keep, not dropped
             if self.sims is not None and self.context_factors is not None:
