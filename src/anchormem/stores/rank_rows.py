@@ -1,0 +1,85 @@
+"""The columns of a stored memory that a search ranks on, read for its ~100 candidates instead of whole rows.
+
+A search fuses ~200 candidates, reads the 100 best-fused, scores, anchors, collapses and orders them, and returns
+``limit`` (10 by default). Every step between the read and the return reads a fixed set of a memory's fields (its
+text, kind, speaker, session, times, labels, source turns, validity, access count, claims: :data:`RANK_COLUMNS`),
+never its metadata, source text, fact, entities, update or archive times. :class:`RankRow` holds just those fields,
+decoded exactly as :func:`.schema.memory_item` decodes them (the same values, so the same scores, order and
+explain), and :meth:`Searcher.search <anchormem.retrieval.search.Searcher.search>` reads the whole rows of the hits it
+returns only (``Store.get_many``). At 100k memories reading and decoding the candidates' whole rows was the largest
+stage of the default search (docs/benchmarks.md).
+
+A store offers the narrow read as ``rank_rows(tenant, ids) -> {id: RankRow}`` (ids missing are left out, ordered by
+id as ``get_many`` orders them); a store without it is read whole (``get_many``), with the same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+from typing import Any
+
+from ..types import Claim, Label
+from .schema import JsonCodec, _dt, _ids, _load, _UTC, sorted_claims
+
+__all__ = ["RANK_COLUMNS", "RANK_COLS", "RankRow", "rank_row"]
+
+# the columns a RankRow is built from, in this order (claims live in their table); a subset of MEMORY_COLUMNS
+RANK_COLUMNS: tuple[str, ...] = (
+    "id", "tenant", "user_id", "agent_id", "session_id", "kind", "text", "role", "speaker", "source", "created_at",
+    "event_time", "event_time_end", "valid_from", "valid_to", "confidence", "labels", "source_message_ids",
+    "superseded_by", "access_count", "expires_at", "tier")
+RANK_COLS = ", ".join(RANK_COLUMNS)
+
+_FIELDS = RANK_COLUMNS + ("claims",)
+
+
+class RankRow(tuple):  # type: ignore[type-arg]
+    """The fields of a stored memory a search ranks on (:data:`RANK_COLUMNS` and ``claims``), read by attribute as
+    on a :class:`~anchormem.types.MemoryItem` (same names, same values; ``current``, ``state`` and an empty
+    ``entities`` as a candidate read without entities has). Any other MemoryItem field (``metadata``, ``fact``,
+    ``source_text``...) raises AttributeError: the ranking never reads one. Immutable; built by :func:`rank_row`."""
+
+    __slots__ = ()
+
+    @property
+    def current(self) -> bool:
+        """True exactly when ``valid_to`` is None (:attr:`MemoryItem.current <anchormem.types.MemoryItem.current>`)."""
+        return self[14] is None
+
+    @property
+    def state(self) -> str:
+        """:attr:`MemoryItem.state <anchormem.types.MemoryItem.state>`."""
+        if self[14] is not None:
+            return "superseded"
+        return "partly_superseded" if any(c.valid_to is not None for c in self[22]) else "current"
+
+    @property
+    def entities(self) -> list[Any]:
+        """Empty: the hits' entities are read with their whole rows."""
+        return []
+
+    def counted(self, access_count: int) -> RankRow:
+        """This row with another ``access_count`` (a search's ``touch`` bumped it since the row was read)."""
+        return RankRow(self[:19] + (access_count,) + self[20:])
+
+    def __repr__(self) -> str:
+        return f"RankRow(id={self[0]!r}, kind={self[5]!r}, text={self[6]!r})"
+
+
+for _i, _name in enumerate(_FIELDS):
+    setattr(RankRow, _name, property(itemgetter(_i), doc=f"The memory's ``{_name}`` (as on MemoryItem)."))
+
+
+def rank_row(r: Sequence[Any], codec: JsonCodec, claims: list[Claim]) -> RankRow:
+    """A row of :data:`RANK_COLUMNS` (in order) as a RankRow with its ``claims``, each value as
+    :func:`.schema.memory_item` decodes it (datetimes in UTC, ``valid_from`` sharing ``created_at`` when equal,
+    labels validated, claims oldest said first)."""
+    load: Callable[[Any], Any] = codec.load
+    created = _dt(r[10], _UTC)
+    return RankRow((
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], created,
+        None if r[11] is None else _dt(r[11], _UTC), None if r[12] is None else _dt(r[12], _UTC),
+        created if r[13] == r[10] else _dt(r[13], _UTC), None if r[14] is None else _dt(r[14], _UTC), float(r[15]),
+        [] if r[16] == "[]" else [Label(**x) for x in _load(load, r[16], "[]")], _ids(load, r[17]), r[18], r[19],
+        None if r[20] is None else _dt(r[20], _UTC), r[21], sorted_claims(claims, r[6])))
