@@ -34,7 +34,15 @@ def test_bounded_reads_return_what_reading_every_candidate_returns(tmp_path, mon
         reads.append(len(ids))
         return get_many(tenant, ids, **kw)
 
+    ranked: list[int] = []
+    rank_rows = mem.store.rank_rows
+
+    def rank_counted(scope, ids):
+        ranked.append(len(ids))
+        return rank_rows(scope, ids)
+
     monkeypatch.setattr(mem.store, "get_many", counted)
+    monkeypatch.setattr(mem.store, "rank_rows", rank_counted)
     cfg = RECIPES[recipe].model_copy(update={"track_access": False})
     with frozen_clock(T0 + timedelta(days=30)):
         bounded = [(h.memory.id, h.score, h.explain) for h in
@@ -46,7 +54,9 @@ def test_bounded_reads_return_what_reading_every_candidate_returns(tmp_path, mon
         full = [(h.memory.id, h.score, h.explain) for h in
                 mem.search("garden bees hive honey", user_id="u", limit=5, recipe=cfg)]
     assert len(bounded) == 5 and bounded == full
-    assert read_bounded < sum(reads) == 100  # the top-100 cut of max(5 * limit, 100) candidates
+    # every candidate: the top-100 cut of max(5 * limit, 100) candidates, their rank columns only; whole rows for
+    # the 5 returned
+    assert ranked == [100] and reads == [5]
     assert read_bounded == 20  # the first chunk: 2 * limit, at least 20
 
 

@@ -103,6 +103,8 @@ class SQLiteRowReadsMixin:
             rows = [r for r in rows if expect.get(r[0]) == r[1]]
         if not rows:
             return
+        if by == "id":  # read by rowid next time (:meth:`_rows_by_rowid`), kept rows too
+            self._remember_rowids([r[0] for r in rows], [r[1] for r in rows])
         claims = self._claims.load(self._read, {scope.tenant: [r[1] for r in rows]})
         for r in rows:
             row = out[r[1]] = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
