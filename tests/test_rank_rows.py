@@ -40,8 +40,10 @@ def test_a_rank_row_holds_the_fields_of_the_stored_memory(tmp_path):
         item = items[mid]
         assert isinstance(row, RankRow)
         for name in (*RANK_COLUMNS, "claims", "current", "state"):
-            assert getattr(row, name) == getattr(item, name), name
-        assert row.entities == []
+            value = getattr(row, name)
+            assert (list(value) if isinstance(value, tuple) else value) == getattr(item, name), name
+        assert isinstance(row.labels, tuple) and isinstance(row.claims, tuple)  # no list the collector tracks
+        assert row.entities == ()
         with pytest.raises(AttributeError):
             row.metadata  # noqa: B018 - never read by the ranking: not held
 
@@ -52,8 +54,12 @@ def test_kept_rows_follow_touches_writes_and_purges(tmp_path):
     ids = sorted(m.id for m in mem.store.list_memories(scope, None))
     first = mem.store.rank_rows(scope, ids)  # read by id, kept by rowid (and the rowids remembered)
     kept = mem.store._rank_cache[(scope.tenant, "u")][1]  # noqa: SLF001 - kept for this generation
-    assert sorted(r.id for r in kept.values()) == ids
-    assert mem.store.rank_rows(scope, ids)[ids[0]] is first[ids[0]]  # the kept row itself
+    assert sorted(r[0] for r in kept.values()) == ids
+    reads: list[str] = []
+    mem.store._conn().set_trace_callback(reads.append)  # noqa: SLF001
+    assert mem.store.rank_rows(scope, ids) == first  # the kept rows: only ids and access counts read
+    mem.store._conn().set_trace_callback(None)  # noqa: SLF001
+    assert [q.split(" FROM")[0] for q in reads if "FROM memories" in q] == ["SELECT rowid, id, access_count"]
     mem.store.touch(scope.tenant, ids[:2], T0 + timedelta(days=1))  # no new generation: counts read fresh
     again = mem.store.rank_rows(scope, ids)
     assert [again[i].access_count for i in ids[:3]] == [first[ids[0]].access_count + 1,

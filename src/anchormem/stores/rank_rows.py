@@ -36,9 +36,11 @@ _FIELDS = RANK_COLUMNS + ("claims",)
 
 class RankRow(tuple):  # type: ignore[type-arg]
     """The fields of a stored memory a search ranks on (:data:`RANK_COLUMNS` and ``claims``), read by attribute as
-    on a :class:`~anchormem.types.MemoryItem` (same names, same values; ``current``, ``state`` and an empty
-    ``entities`` as a candidate read without entities has). Any other MemoryItem field (``metadata``, ``fact``,
-    ``source_text``...) raises AttributeError: the ranking never reads one. Immutable; built by :func:`rank_row`."""
+    on a :class:`~anchormem.types.MemoryItem` (same names, same values, ``labels``, ``source_message_ids`` and
+    ``claims`` as tuples; ``current``, ``state`` and an empty ``entities`` as a candidate read without entities
+    has). Any other MemoryItem field (``metadata``, ``fact``, ``source_text``...) raises AttributeError: the
+    ranking never reads one. Immutable: ``RankRow(rank_row(...))``; a search's rows are made of the tuples a store
+    keeps (:func:`rank_row`), so they die with the search."""
 
     __slots__ = ()
 
@@ -55,13 +57,9 @@ class RankRow(tuple):  # type: ignore[type-arg]
         return "partly_superseded" if any(c.valid_to is not None for c in self[22]) else "current"
 
     @property
-    def entities(self) -> list[Any]:
+    def entities(self) -> tuple:
         """Empty: the hits' entities are read with their whole rows."""
-        return []
-
-    def counted(self, access_count: int) -> RankRow:
-        """This row with another ``access_count`` (a search's ``touch`` bumped it since the row was read)."""
-        return RankRow(self[:19] + (access_count,) + self[20:])
+        return ()
 
     def __repr__(self) -> str:
         return f"RankRow(id={self[0]!r}, kind={self[5]!r}, text={self[6]!r})"
@@ -71,15 +69,17 @@ for _i, _name in enumerate(_FIELDS):
     setattr(RankRow, _name, property(itemgetter(_i), doc=f"The memory's ``{_name}`` (as on MemoryItem)."))
 
 
-def rank_row(r: Sequence[Any], codec: JsonCodec, claims: list[Claim]) -> RankRow:
-    """A row of :data:`RANK_COLUMNS` (in order) as a RankRow with its ``claims``, each value as
-    :func:`.schema.memory_item` decodes it (datetimes in UTC, ``valid_from`` sharing ``created_at`` when equal,
-    labels validated, claims oldest said first)."""
+def rank_row(r: Sequence[Any], codec: JsonCodec, claims: list[Claim]) -> tuple:
+    """A row of :data:`RANK_COLUMNS` (in order) with its ``claims`` as the plain tuple a :class:`RankRow` wraps,
+    each value as :func:`.schema.memory_item` decodes it (datetimes in UTC, ``valid_from`` sharing ``created_at``
+    when equal, labels validated, claims oldest said first), the lists (labels, source turns, claims) as tuples: a
+    row without labels or claims then holds no container the garbage collector tracks, so a store keeping many
+    (:meth:`.row_reads.SQLiteRowReadsMixin.rank_rows`) adds nothing to a collection's work."""
     load: Callable[[Any], Any] = codec.load
     created = _dt(r[10], _UTC)
-    return RankRow((
+    return (
         r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], created,
         None if r[11] is None else _dt(r[11], _UTC), None if r[12] is None else _dt(r[12], _UTC),
         created if r[13] == r[10] else _dt(r[13], _UTC), None if r[14] is None else _dt(r[14], _UTC), float(r[15]),
-        [] if r[16] == "[]" else [Label(**x) for x in _load(load, r[16], "[]")], _ids(load, r[17]), r[18], r[19],
-        None if r[20] is None else _dt(r[20], _UTC), r[21], sorted_claims(claims, r[6])))
+        () if r[16] == "[]" else tuple(Label(**x) for x in _load(load, r[16], "[]")), tuple(_ids(load, r[17])),
+        r[18], r[19], None if r[20] is None else _dt(r[20], _UTC), r[21], tuple(sorted_claims(claims, r[6])))

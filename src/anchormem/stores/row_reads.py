@@ -26,7 +26,7 @@ class SQLiteRowReadsMixin:
     _ROW_COLS: str
     _RANK_COLS = "rowid, " + RANK_COLS  # the columns a search ranks on (.rank_rows), led by the rowid
     _claims: Any
-    _rank_cache: dict[tuple[str, str], tuple[int, dict[int, RankRow]]]  # (tenant, user) -> (generation, rows)
+    _rank_cache: dict[tuple[str, str], tuple[int, dict[int, tuple]]]  # (tenant, user) -> (generation, rows)
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
     _recent_rowids: dict[str | None, int]
 
@@ -81,7 +81,7 @@ class SQLiteRowReadsMixin:
                                                   f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have]):
                     if want[rid] == mid:
                         row = kept[rid]
-                        out[mid] = row if row.access_count == count else row.counted(count)
+                        out[mid] = RankRow(row if row[19] == count else row[:19] + (count,) + row[20:])
             if len(have) < len(want):
                 self._rank_read(scope, kept, out, "rowid", [r for r in want if r not in kept], want)
         rest = [i for i in ids if i not in out]
@@ -89,11 +89,11 @@ class SQLiteRowReadsMixin:
             self._rank_read(scope, kept, out, "id", rest)
         return dict(sorted(out.items()))
 
-    def _rank_read(self, scope: Scope, kept: dict[int, RankRow], out: dict[str, RankRow], by: str,
+    def _rank_read(self, scope: Scope, kept: dict[int, tuple], out: dict[str, RankRow], by: str,
                    values: list[Any], expect: dict[int, str] | None = None) -> None:
         """Read the rank columns of the rows whose ``by`` (``"rowid"`` or ``"id"``) is in ``values`` (of
         ``scope``'s tenant) into ``out`` ({id: RankRow}), and keep those of ``scope``'s user in ``kept``
-        ({rowid: RankRow}). ``expect``: {rowid: id} the rows must hold (a row holding another id is left out)."""
+        ({rowid: :func:`~.rank_rows.rank_row` tuple}). ``expect``: {rowid: id} the rows must hold (a row holding another id is left out)."""
         rows: list[tuple] = []
         for i in range(0, len(values), 900):
             chunk = values[i : i + 900]
@@ -107,7 +107,8 @@ class SQLiteRowReadsMixin:
             self._remember_rowids([r[0] for r in rows], [r[1] for r in rows])
         claims = self._claims.load(self._read, {scope.tenant: [r[1] for r in rows]})
         for r in rows:
-            row = out[r[1]] = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
+            row = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
+            out[r[1]] = RankRow(row)
             if r[3] == scope.user_id:
                 kept[r[0]] = row
 
