@@ -54,9 +54,9 @@ def test_bounded_reads_return_what_reading_every_candidate_returns(tmp_path, mon
         full = [(h.memory.id, h.score, h.explain) for h in
                 mem.search("garden bees hive honey", user_id="u", limit=5, recipe=cfg)]
     assert len(bounded) == 5 and bounded == full
-    # every candidate: the top-100 cut of max(5 * limit, 100) candidates, their rank columns only; whole rows for
-    # the 5 returned
-    assert ranked == [100] and reads == [5]
+    # every candidate: the top-100 cut of max(5 * limit, 100) candidates, their rank columns only (the 5 returned
+    # read whole by Store.whole_rows, not get_many)
+    assert ranked == [100] and reads == []
     assert read_bounded == 20  # the first chunk: 2 * limit, at least 20
 
 

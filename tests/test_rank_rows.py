@@ -46,6 +46,11 @@ def test_a_rank_row_holds_the_fields_of_the_stored_memory(tmp_path):
         assert row.entities == ()
         with pytest.raises(AttributeError):
             row.metadata  # noqa: B018 - never read by the ranking: not held
+    whole = mem.store.whole_rows(scope.tenant, list(rows.values()))  # the returned hits' items, read from the rows
+    assert whole == mem.store.get_many(scope.tenant, list(items)) == items
+    assert any(m.entities for m in whole.values())
+    first = next(m for m in whole.values() if m.labels)
+    assert first.labels[0] is not rows[first.id].labels[0]  # a copy: the caller may change it
 
 
 def test_kept_rows_follow_touches_writes_and_purges(tmp_path):

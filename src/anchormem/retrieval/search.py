@@ -426,7 +426,7 @@ class Searcher:
     def _whole(self, tenant: str, hits: list[Hit], loaded: dict[str, Any]) -> list[Hit]:
         """``hits`` with the memories read in part (``loaded``: the candidates as read, without their entities, or
         only the columns ranked on: :class:`~anchormem.stores.rank_rows.RankRow`) read whole: their entities added,
-        or their whole rows read (``get_many``; a hit whose row is gone since is left out). A memory read whole
+        or the rest of their rows read (``Store.whole_rows``; a hit whose row is gone since is left out). A memory read whole
         elsewhere (a successor placed by currency) is kept as it is."""
         bare = [h for h in hits if loaded.get(h.memory.id) is h.memory]
         if not bare:
@@ -435,7 +435,7 @@ class Searcher:
             for h, item in zip(bare, self.store.with_entities(tenant, [h.memory for h in bare])):
                 h.memory = item
             return hits
-        whole = self.store.get_many(tenant, [h.memory.id for h in bare], entities=True)
+        whole = self.store.whole_rows(tenant, [h.memory for h in bare])
         gone = False
         for h in bare:
             item = whole.get(h.memory.id)

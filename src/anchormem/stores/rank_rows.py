@@ -9,8 +9,11 @@ explain), and :meth:`Searcher.search <anchormem.retrieval.search.Searcher.search
 returns only (``Store.get_many``). At 100k memories reading and decoding the candidates' whole rows was the largest
 stage of the default search (docs/benchmarks.md).
 
-A store offers the narrow read as ``rank_rows(tenant, ids) -> {id: RankRow}`` (ids missing are left out, ordered by
-id as ``get_many`` orders them); a store without it is read whole (``get_many``), with the same results.
+A store offers the narrow read as ``rank_rows(scope, ids) -> {id: RankRow}`` (ids missing are left out, ordered by
+id as ``get_many`` orders them) and ``whole_rows(tenant, rows) -> {id: MemoryItem}`` (the returned hits: the
+columns a RankRow lacks and the entities, :func:`whole_item`); a store without them (PostgreSQL today) is read whole
+(``get_many``), with the same results. The SQLite store keeps the rows it read for the scope's generation
+(:meth:`.row_reads.SQLiteRowReadsMixin.rank_rows`), so a candidate ranked again costs its access count only.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from ..types import Claim, Label
-from .schema import JsonCodec, _dt, _ids, _load, _UTC, sorted_claims
+from ..types import Claim, Entity, Label, MemoryItem
+from .schema import JsonCodec, _dt, _ids, _load, _trusted, _UTC, sorted_claims
 
-__all__ = ["RANK_COLUMNS", "RANK_COLS", "RankRow", "rank_row"]
+__all__ = ["RANK_COLUMNS", "RANK_COLS", "RankRow", "rank_row", "whole_item"]
 
 # the columns a RankRow is built from, in this order (claims live in their table); a subset of MEMORY_COLUMNS
 RANK_COLUMNS: tuple[str, ...] = (
@@ -83,3 +86,20 @@ def rank_row(r: Sequence[Any], codec: JsonCodec, claims: list[Claim]) -> tuple:
         created if r[13] == r[10] else _dt(r[13], _UTC), None if r[14] is None else _dt(r[14], _UTC), float(r[15]),
         () if r[16] == "[]" else tuple(Label(**x) for x in _load(load, r[16], "[]")), tuple(_ids(load, r[17])),
         r[18], r[19], None if r[20] is None else _dt(r[20], _UTC), r[21], tuple(sorted_claims(claims, r[6])))
+
+
+def whole_item(row: RankRow, rest: Sequence[Any], codec: JsonCodec, entities: list[Entity]) -> MemoryItem:
+    """The MemoryItem :func:`.schema.memory_item` builds from the whole stored row, from ``row`` and the columns it
+    lacks (``rest``: updated_at, metadata, source_text, last_accessed_at, fact, archived_at) with ``entities``: the
+    same values (labels and claims copied, lists again)."""
+    return _trusted(MemoryItem, {
+        "id": row[0], "text": row[6], "tenant": row[1], "user_id": row[2], "agent_id": row[3], "session_id": row[4],
+        "kind": row[5], "role": row[7], "speaker": row[8], "source": row[9], "created_at": row[10],
+        "updated_at": None if rest[0] is None else _dt(rest[0], _UTC), "event_time": row[11],
+        "event_time_end": row[12], "valid_from": row[13], "valid_to": row[14], "confidence": row[15],
+        "labels": [lab.model_copy() for lab in row[16]], "entities": entities,
+        "metadata": _load(codec.load, rest[1], "{}"), "source_message_ids": list(row[17]), "source_text": rest[2],
+        "superseded_by": row[18], "access_count": row[19],
+        "last_accessed_at": None if rest[3] is None else _dt(rest[3], _UTC), "expires_at": row[20],
+        "fact": codec.load_fact(rest[4]) if rest[4] else None, "tier": row[21],
+        "archived_at": None if rest[5] is None else _dt(rest[5], _UTC), "claims": [c.model_copy() for c in row[22]]})

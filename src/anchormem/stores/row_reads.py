@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..types import Entity, MemoryItem, Scope
-from .rank_rows import RANK_COLS, RankRow, rank_row
+from .rank_rows import RANK_COLS, RankRow, rank_row, whole_item
 from .schema import SQLITE_JSON, entity, with_entity_list
 
 __all__ = ["SQLiteRowReadsMixin"]
@@ -111,6 +111,28 @@ class SQLiteRowReadsMixin:
             out[r[1]] = RankRow(row)
             if r[3] == scope.user_id:
                 kept[r[0]] = row
+
+    def whole_rows(self, tenant: str, rows: list[RankRow]) -> dict[str, MemoryItem]:
+        """{id: the whole MemoryItem, entities included} of the memories of ``rows`` (as :meth:`rank_rows` read
+        them in this search; a memory gone since is left out): the columns a RankRow lacks and the entities read in
+        one query, the rest taken from the row (labels and claims copied: an item is the caller's to change)."""
+        out: dict[str, MemoryItem] = {}
+        have = {r.id: r for r in rows}
+        rest: dict[str, tuple] = {}
+        ents: dict[str, list[Entity]] = {}
+        for i in range(0, len(rows), 900):
+            chunk = list(have)[i : i + 900]
+            for mid, *cols, t, v, n in self._read(
+                    "SELECT m.id, m.updated_at, m.metadata, m.source_text, m.last_accessed_at, m.fact, m.archived_at, "
+                    "e.type, e.value, e.normalized FROM memories m LEFT JOIN memory_entities e ON e.memory_rowid = "
+                    f"m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) ORDER BY e.rowid",
+                    [tenant, *chunk]):
+                rest.setdefault(mid, cols)
+                if t is not None:
+                    ents.setdefault(mid, []).append(entity(t, v, n))
+        for mid, cols in rest.items():
+            out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))
+        return out
 
     def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
