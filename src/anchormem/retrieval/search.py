@@ -426,8 +426,8 @@ class Searcher:
     def _whole(self, tenant: str, hits: list[Hit], loaded: dict[str, Any]) -> list[Hit]:
         """``hits`` with the memories read in part (``loaded``: the candidates as read, without their entities, or
         only the columns ranked on: :class:`~anchormem.stores.rank_rows.RankRow`) read whole: their entities added,
-        or the rest of their rows read (``Store.whole_rows``; a hit whose row is gone since is left out). A memory read whole
-        elsewhere (a successor placed by currency) is kept as it is."""
+        or the rest of their rows read (``Store.whole_rows``; a hit whose row is gone since is left out). A memory
+        read whole elsewhere (a successor placed by currency) is kept as it is."""
         bare = [h for h in hits if loaded.get(h.memory.id) is h.memory]
         if not bare:
             return hits

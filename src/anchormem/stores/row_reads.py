@@ -93,7 +93,8 @@ class SQLiteRowReadsMixin:
                    values: list[Any], expect: dict[int, str] | None = None) -> None:
         """Read the rank columns of the rows whose ``by`` (``"rowid"`` or ``"id"``) is in ``values`` (of
         ``scope``'s tenant) into ``out`` ({id: RankRow}), and keep those of ``scope``'s user in ``kept``
-        ({rowid: :func:`~.rank_rows.rank_row` tuple}). ``expect``: {rowid: id} the rows must hold (a row holding another id is left out)."""
+        ({rowid: :func:`~.rank_rows.rank_row` tuple}). ``expect``: {rowid: id} the rows must hold (a row holding
+        another id is left out)."""
         rows: list[tuple] = []
         for i in range(0, len(values), 900):
             chunk = values[i : i + 900]
