@@ -289,17 +289,19 @@ class Searcher:
         # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
         # as_of read keeps them: past.items gives each edited memory the entities it had then
         lazy = past is None
+        # the columns the steps below rank on only (.stores.rank_rows); the hits returned are read whole below
+        rank = getattr(self.store, "rank_rows", None) if lazy else None
         hits: list[Hit] = []
         feed = None  # without a step reading the whole list, rows are read only until the top is settled (.bounded)
         if applies(config, anchored=anchor is not None, past=past is not None or past_q, recap=bool(recap)):
             feed = BoundedFeed(fused, limit=limit, hits=hits, factors=factor_range(config, window is not None),
-                               load=lambda ids: self.store.get_many(scope.tenant, ids, entities=False))
+                               load=(lambda ids: rank(scope, ids)) if rank is not None else
+                               (lambda ids: self.store.get_many(scope.tenant, ids, entities=False)))
             items = feed.items
         elif anchor is not None and getattr(anchor, "wants_context_vectors", False):
             items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused), entities=not lazy)
-        elif lazy and getattr(self.store, "rank_rows", None) is not None:
-            # the columns the steps below rank on only (.stores.rank_rows); the hits returned are read whole below
-            items = self.store.rank_rows(scope, list(fused))
+        elif rank is not None:
+            items = rank(scope, list(fused))
         else:
             items = self.store.get_many(scope.tenant, list(fused), entities=not lazy)
         if past is not None:  # an edited memory is returned with the text it had at as_of
