@@ -94,3 +94,15 @@ def test_a_search_on_rank_rows_returns_what_reading_every_candidate_whole_return
     assert calls and calls[0] >= 4  # the candidates were ranked on their rank columns
     monkeypatch.setattr(mem.store, "rank_rows", None)  # a store without the narrow read: every candidate whole
     assert ranked == hits()
+
+
+def test_rank_rows_are_kept_for_a_bounded_number_of_scopes(tmp_path, monkeypatch):
+    mem = Memory(str(tmp_path / "m.db"), embedder=DeterministicEmbedder(32), llm=None, cache=False)
+    monkeypatch.setattr(type(mem.store), "_RANK_SCOPES", 2)
+    for user in ("a", "b", "c"):
+        with frozen_clock(T0):
+            mem.add(f"{user} planted tomatoes in the garden.", user_id=user)
+        scope = Scope(tenant=mem.tenant, user_id=user)
+        ids = [m.id for m in mem.store.list_memories(scope, None)]
+        assert [r.user_id for r in mem.store.rank_rows(scope, ids).values()] == [user]
+    assert list(mem.store._rank_cache) == [(mem.tenant, "b"), (mem.tenant, "c")]  # noqa: SLF001 - "a" dropped

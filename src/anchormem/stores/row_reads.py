@@ -54,22 +54,27 @@ class SQLiteRowReadsMixin:
         return [with_entity_list(it, ents.get(it.id, [])) for it in items]
 
     _RANK_MAX = 1 << 18  # rank rows kept per scope (a few hundred bytes each) before its cache starts over
+    _RANK_SCOPES = 64  # scopes whose rank rows are kept (the oldest started is dropped first)
 
     def rank_rows(self, scope: Scope, ids: list[str]) -> dict[str, RankRow]:
         """{id: the memory's :class:`~.rank_rows.RankRow`} of ``ids`` in ``scope`` (missing ones left out), ordered
         by id as :meth:`get_many` orders them: the columns a search ranks its candidates on.
 
-        Kept per scope for one generation (``_rank_cache``: every write to the scope's rows raises it, so a kept
-        row is the stored one; a purge drops it, :meth:`_forget_row_ids`), except the access count, which a
-        search's ``touch`` bumps without a new generation: it is read fresh with the rows' ids, by rowid where a
-        search just mapped it (``_recent_rowids``). A row not kept, or not mapped, is read (its rank columns) and
+        Kept per scope for one generation (``_rank_cache``, at most ``_RANK_SCOPES`` scopes of ``_RANK_MAX`` rows:
+        every write to the scope's rows raises it, so a kept row is the stored one; a purge drops it,
+        :meth:`_forget_row_ids`), except the access count, which a search's ``touch`` bumps without a new
+        generation: it is read fresh with the rows' ids, by rowid where a search just mapped it (``_recent_rowids``). A row not kept, or not mapped, is read (its rank columns) and
         kept."""
         key = (scope.tenant, scope.user_id)
         gen = self._generation(*key)
         got = self._rank_cache.get(key)
         if got is None or got[0] != gen or len(got[1]) > self._RANK_MAX:
             got = (gen, {})
-            self._rank_cache[key] = got
+            cache = self._rank_cache
+            cache.pop(key, None)
+            cache[key] = got  # the newest scope last: the oldest goes first past _RANK_SCOPES
+            while len(cache) > self._RANK_SCOPES:
+                cache.pop(next(iter(cache)), None)
         kept = got[1]
         out: dict[str, RankRow] = {}
         get = self._recent_rowids.get
