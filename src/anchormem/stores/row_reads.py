@@ -63,8 +63,8 @@ class SQLiteRowReadsMixin:
         Kept per scope for one generation (``_rank_cache``, at most ``_RANK_SCOPES`` scopes of ``_RANK_MAX`` rows:
         every write to the scope's rows raises it, so a kept row is the stored one; a purge drops it,
         :meth:`_forget_row_ids`), except the access count, which a search's ``touch`` bumps without a new
-        generation: it is read fresh with the rows' ids, by rowid where a search just mapped it (``_recent_rowids``). A row not kept, or not mapped, is read (its rank columns) and
-        kept."""
+        generation: it is read fresh with the rows' ids, by rowid where a search just mapped it
+        (``_recent_rowids``). A row not kept, or not mapped, is read (its rank columns) and kept."""
         key = (scope.tenant, scope.user_id)
         gen = self._generation(*key)
         got = self._rank_cache.get(key)
