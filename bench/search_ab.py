@@ -44,7 +44,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 STORE_CALLS = ("dense_search", "keyword_search", "get_many", "with_entities", "get_many_with_context",
                "get_context_vectors", "touch",
-               "candidate_rows", "past_texts", "metadata_keys", "recent_memories", "session_labels")
+               "candidate_rows", "rank_rows", "whole_rows", "past_texts", "metadata_keys", "recent_memories",
+               "session_labels")
 
 
 # ---------------------------------------------------------------- worker (runs inside one source tree)

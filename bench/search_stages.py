@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE / "peers"))
 import keyword_scale  # noqa: E402
 import synth  # noqa: E402
 
-STAGES = ("dense_search", "keyword_search", "get_many", "get_many_with_context", "touch")
+STAGES = ("dense_search", "keyword_search", "get_many", "get_many_with_context", "rank_rows", "whole_rows", "touch")
 
 
 def main() -> int:

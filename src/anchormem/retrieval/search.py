@@ -40,6 +40,7 @@ from ..filters import FilterNode
 from ..ingest.classify import asks_only
 from ..lifecycle import importance
 from ..stores.protocol import Store
+from ..stores.rank_rows import RankRow
 from ..text.tokenize import query_terms
 from ..types import Hit, MemoryItem, Scope
 from .config import SearchConfig
@@ -288,14 +289,19 @@ class Searcher:
         # the candidates' entities are read for the hits returned only (none of the stages below reads them); an
         # as_of read keeps them: past.items gives each edited memory the entities it had then
         lazy = past is None
+        # the columns the steps below rank on only (.stores.rank_rows); the hits returned are read whole below
+        rank = getattr(self.store, "rank_rows", None) if lazy else None
         hits: list[Hit] = []
         feed = None  # without a step reading the whole list, rows are read only until the top is settled (.bounded)
         if applies(config, anchored=anchor is not None, past=past is not None or past_q, recap=bool(recap)):
             feed = BoundedFeed(fused, limit=limit, hits=hits, factors=factor_range(config, window is not None),
-                               load=lambda ids: self.store.get_many(scope.tenant, ids, entities=False))
+                               load=(lambda ids: rank(scope, ids)) if rank is not None else
+                               (lambda ids: self.store.get_many(scope.tenant, ids, entities=False)))
             items = feed.items
         elif anchor is not None and getattr(anchor, "wants_context_vectors", False):
             items, ctx_vectors = self.store.get_many_with_context(scope.tenant, list(fused), entities=not lazy)
+        elif rank is not None:
+            items = rank(scope, list(fused))
         else:
             items = self.store.get_many(scope.tenant, list(fused), entities=not lazy)
         if past is not None:  # an edited memory is returned with the text it had at as_of
@@ -367,7 +373,7 @@ class Searcher:
             out = recap_order(out)
         out = rank_scores(out)  # Hit.score: the score that defines the rank (never rising down the list)
         if lazy and out:
-            out = self._with_entities(scope.tenant, out, items)
+            out = self._whole(scope.tenant, out, items)
         if config.track_access and out:
             self._touch(scope.tenant, [h.memory.id for h in out], now)
         return out
@@ -419,13 +425,27 @@ class Searcher:
         return PastTexts(texts, {mid: it.speaker for mid, it in rows.items()},
                          self.store.past_states(scope, where, as_of))
 
-    def _with_entities(self, tenant: str, hits: list[Hit], loaded: dict[str, MemoryItem]) -> list[Hit]:
-        """``hits`` with the entities of the memories read without them (``loaded``: the candidates as read); a
-        memory read whole elsewhere (a successor placed by currency) is kept as it is."""
+    def _whole(self, tenant: str, hits: list[Hit], loaded: dict[str, Any]) -> list[Hit]:
+        """``hits`` with the memories read in part (``loaded``: the candidates as read, without their entities, or
+        only the columns ranked on: :class:`~anchormem.stores.rank_rows.RankRow`) read whole: their entities added,
+        or the rest of their rows read (``Store.whole_rows``; a hit whose row is gone since is left out). A memory
+        read whole elsewhere (a successor placed by currency) is kept as it is."""
         bare = [h for h in hits if loaded.get(h.memory.id) is h.memory]
-        for h, item in zip(bare, self.store.with_entities(tenant, [h.memory for h in bare])):
-            h.memory = item
-        return hits
+        if not bare:
+            return hits
+        if not isinstance(bare[0].memory, RankRow):
+            for h, item in zip(bare, self.store.with_entities(tenant, [h.memory for h in bare])):
+                h.memory = item
+            return hits
+        whole = self.store.whole_rows(tenant, [h.memory for h in bare])
+        gone = False
+        for h in bare:
+            item = whole.get(h.memory.id)
+            if item is None:
+                gone = True
+            else:
+                h.memory = item
+        return [h for h in hits if not isinstance(h.memory, RankRow)] if gone else hits
 
     def _touch(self, tenant: str, ids: list[str], now: datetime) -> None:
         """Bump access counts of returned hits; a failure (a locked or read-only database) is logged, not raised."""

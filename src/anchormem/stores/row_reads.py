@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..types import Entity, MemoryItem
-from .schema import entity, with_entity_list
+from ..types import Entity, MemoryItem, Scope
+from .rank_rows import RANK_COLS, RankRow, rank_row, whole_item
+from .schema import SQLITE_JSON, entity, with_entity_list
 
 __all__ = ["SQLiteRowReadsMixin"]
 
@@ -23,6 +24,9 @@ class SQLiteRowReadsMixin:
     _generation: Any
     _items: Any
     _ROW_COLS: str
+    _RANK_COLS = "rowid, " + RANK_COLS  # the columns a search ranks on (.rank_rows), led by the rowid
+    _claims: Any
+    _rank_cache: dict[tuple[str, str], tuple[int, dict[int, tuple]]]  # (tenant, user) -> (generation, rows)
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
     _recent_rowids: dict[str | None, int]
 
@@ -48,6 +52,93 @@ class SQLiteRowReadsMixin:
                     "ORDER BY e.rowid", [tenant, *chunk]):
                 ents.setdefault(mid, []).append(entity(t, v, n))
         return [with_entity_list(it, ents.get(it.id, [])) for it in items]
+
+    _RANK_MAX = 1 << 18  # rank rows kept per scope (a few hundred bytes each) before its cache starts over
+    _RANK_SCOPES = 64  # scopes whose rank rows are kept (the oldest started is dropped first)
+
+    def rank_rows(self, scope: Scope, ids: list[str]) -> dict[str, RankRow]:
+        """{id: the memory's :class:`~.rank_rows.RankRow`} of ``ids`` in ``scope`` (missing ones left out), ordered
+        by id as :meth:`get_many` orders them: the columns a search ranks its candidates on.
+
+        Kept per scope for one generation (``_rank_cache``, at most ``_RANK_SCOPES`` scopes of ``_RANK_MAX`` rows:
+        every write to the scope's rows raises it, so a kept row is the stored one; a purge drops it,
+        :meth:`_forget_row_ids`), except the access count, which a search's ``touch`` bumps without a new
+        generation: it is read fresh with the rows' ids, by rowid where a search just mapped it
+        (``_recent_rowids``). A row not kept, or not mapped, is read (its rank columns) and kept."""
+        key = (scope.tenant, scope.user_id)
+        gen = self._generation(*key)
+        got = self._rank_cache.get(key)
+        if got is None or got[0] != gen or len(got[1]) > self._RANK_MAX:
+            got = (gen, {})
+            cache = self._rank_cache
+            cache.pop(key, None)
+            cache[key] = got  # the newest scope last: the oldest goes first past _RANK_SCOPES
+            while len(cache) > self._RANK_SCOPES:
+                cache.pop(next(iter(cache)), None)
+        kept = got[1]
+        out: dict[str, RankRow] = {}
+        get = self._recent_rowids.get
+        want = {r: i for i in ids if (r := get(i)) is not None}
+        if want and len(want) <= 900:
+            have = [r for r in want if r in kept]
+            if have:  # kept rows: their ids (a rowid reused by another row is read by id below) and access counts
+                for rid, mid, count in self._read("SELECT rowid, id, access_count FROM memories WHERE +tenant=? AND "
+                                                  f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have]):
+                    if want[rid] == mid:
+                        row = kept[rid]
+                        out[mid] = RankRow(row if row[19] == count else row[:19] + (count,) + row[20:])
+            if len(have) < len(want):
+                self._rank_read(scope, kept, out, "rowid", [r for r in want if r not in kept], want)
+        rest = [i for i in ids if i not in out]
+        if rest:
+            self._rank_read(scope, kept, out, "id", rest)
+        return dict(sorted(out.items()))
+
+    def _rank_read(self, scope: Scope, kept: dict[int, tuple], out: dict[str, RankRow], by: str,
+                   values: list[Any], expect: dict[int, str] | None = None) -> None:
+        """Read the rank columns of the rows whose ``by`` (``"rowid"`` or ``"id"``) is in ``values`` (of
+        ``scope``'s tenant) into ``out`` ({id: RankRow}), and keep those of ``scope``'s user in ``kept``
+        ({rowid: :func:`~.rank_rows.rank_row` tuple}). ``expect``: {rowid: id} the rows must hold (a row holding
+        another id is left out)."""
+        rows: list[tuple] = []
+        for i in range(0, len(values), 900):
+            chunk = values[i : i + 900]
+            rows += self._read(f"SELECT {self._RANK_COLS} FROM memories WHERE +tenant=? AND {by} IN "
+                               f"({','.join('?' * len(chunk))})", [scope.tenant, *chunk])
+        if expect is not None:
+            rows = [r for r in rows if expect.get(r[0]) == r[1]]
+        if not rows:
+            return
+        if by == "id":  # read by rowid next time (:meth:`_rows_by_rowid`), kept rows too
+            self._remember_rowids([r[0] for r in rows], [r[1] for r in rows])
+        claims = self._claims.load(self._read, {scope.tenant: [r[1] for r in rows]})
+        for r in rows:
+            row = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
+            out[r[1]] = RankRow(row)
+            if r[3] == scope.user_id:
+                kept[r[0]] = row
+
+    def whole_rows(self, tenant: str, rows: list[RankRow]) -> dict[str, MemoryItem]:
+        """{id: the whole MemoryItem, entities included} of the memories of ``rows`` (as :meth:`rank_rows` read
+        them in this search; a memory gone since is left out): the columns a RankRow lacks and the entities read in
+        one query, the rest taken from the row (labels and claims copied: an item is the caller's to change)."""
+        out: dict[str, MemoryItem] = {}
+        have = {r.id: r for r in rows}
+        rest: dict[str, tuple] = {}
+        ents: dict[str, list[Entity]] = {}
+        for i in range(0, len(rows), 900):
+            chunk = list(have)[i : i + 900]
+            for mid, *cols, t, v, n in self._read(
+                    "SELECT m.id, m.updated_at, m.metadata, m.source_text, m.last_accessed_at, m.fact, m.archived_at, "
+                    "e.type, e.value, e.normalized FROM memories m LEFT JOIN memory_entities e ON e.memory_rowid = "
+                    f"m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) ORDER BY e.rowid",
+                    [tenant, *chunk]):
+                rest.setdefault(mid, cols)
+                if t is not None:
+                    ents.setdefault(mid, []).append(entity(t, v, n))
+        for mid, cols in rest.items():
+            out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))
+        return out
 
     def get_many(self, tenant: str, ids: list[str], *, entities: bool = True) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
@@ -78,19 +169,21 @@ class SQLiteRowReadsMixin:
         recent.update(zip(ids, rowids))
 
     def _forget_row_ids(self, key: tuple[str, str]) -> None:
-        """Drop the scope's rowid map and every id -> rowid hint (a purge: nothing of the purged rows stays)."""
+        """Drop the scope's rowid map, its kept rank rows and every id -> rowid hint (a purge: nothing of the purged
+        rows stays)."""
         self._rowid_ids.pop(key, None)
         self._recent_rowids.clear()
+        self._rank_cache.pop(key, None)
 
-    def _rows_by_rowid(self, tenant: str, ids: list[str]) -> list[tuple]:
-        """The memory rows (``_ROW_COLS``) of those ``ids`` whose rowid a search just mapped (``_recent_rowids``),
-        read by rowid; a row whose id is not the one expected there (deleted, its rowid reused) is left out, so
-        the caller reads it by id. Nothing for ids not mapped."""
+    def _rows_by_rowid(self, tenant: str, ids: list[str], cols: str | None = None) -> list[tuple]:
+        """The memory rows (``cols``: columns led by rowid then id, ``_ROW_COLS`` by default) of those ``ids`` whose
+        rowid a search just mapped (``_recent_rowids``), read by rowid; a row whose id is not the one expected
+        there (deleted, its rowid reused) is left out, so the caller reads it by id. Nothing for ids not mapped."""
         get = self._recent_rowids.get
         want = {r: i for i in ids if (r := get(i)) is not None}
         if not want or len(want) > 900:
             return []
-        rows = self._read(f"SELECT {self._ROW_COLS} FROM memories WHERE +tenant=? AND rowid IN "
+        rows = self._read(f"SELECT {cols or self._ROW_COLS} FROM memories WHERE +tenant=? AND rowid IN "
                           f"({','.join('?' * len(want))})", [tenant, *want])
         return [r for r in rows if want.get(r[0]) == r[1]]
 

@@ -40,7 +40,8 @@ from typing import Any
 from ..types import Claim, Entity, FactSlot, Label, MemoryItem
 
 __all__ = ["MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",
-           "memory_item", "entity", "memory_cols", "scope_token", "fts_quote", "json_text", "with_entity_list"]
+           "memory_item", "sorted_claims", "entity", "memory_cols", "scope_token", "fts_quote", "json_text",
+           "with_entity_list"]
 
 # the columns of a memory row that make a MemoryItem, in this order (entities and claims live in their tables)
 MEMORY_COLUMNS: tuple[str, ...] = (
@@ -110,8 +111,7 @@ def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], clai
     ``created_at`` (most rows) shares its datetime (immutable), and ``source_message_ids`` is split without the JSON
     parser when written as :func:`json_text` writes it (:func:`_ids`)."""
     load, fact = codec.load, r[26]
-    if len(claims) > 1:  # oldest said first, then in the order the text states them (fact ids are random)
-        claims = sorted(claims, key=lambda c: (c.said_at, _at(r[6], c.span)))
+    claims = sorted_claims(claims, r[6])
     created = _dt(r[10], _UTC)
     return _trusted(MemoryItem, {
         "id": r[0], "text": r[6], "tenant": r[1], "user_id": r[2], "agent_id": r[3], "session_id": r[4],
@@ -127,6 +127,14 @@ def memory_item(r: Sequence[Any], codec: JsonCodec, entities: list[Entity], clai
         "last_accessed_at": None if r[23] is None else _dt(r[23], _UTC),
         "expires_at": None if r[24] is None else _dt(r[24], _UTC), "fact": codec.load_fact(fact) if fact else None,
         "tier": r[27], "archived_at": None if r[28] is None else _dt(r[28], _UTC), "claims": claims})
+
+
+def sorted_claims(claims: list[Claim], text: str) -> list[Claim]:
+    """A memory's ``claims`` as its item lists them: oldest said first, then in the order ``text`` states them (fact
+    ids are random); the list itself when it has one claim or none."""
+    if len(claims) > 1:
+        return sorted(claims, key=lambda c: (c.said_at, _at(text, c.span)))
+    return claims
 
 
 def _at(text: str, span: str) -> int:

@@ -130,6 +130,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         self._claims = ClaimsSQL("?")
         self._rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]] = {}  # .row_reads
         self._recent_rowids: dict[str | None, int] = {}  # .row_reads: id -> rowid hints for get_many
+        self._rank_cache: dict[tuple[str, str], tuple[int, dict]] = {}  # .row_reads: rank rows kept per scope
         self._keepalive = self._conn()  # keeps a shared in-memory database alive
         self._migrate()
         self._open_keywords(self.path, self.store_id, self._memory, self._key is not None)
