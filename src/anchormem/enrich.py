@@ -38,18 +38,21 @@ from .ingest.pipeline import Draft
 from .stores.protocol import NewMemory
 from .types import Scope
 
-__all__ = ["enrich_user", "DEFER_KINDS", "ENRICH_MODES"]
+__all__ = ["enrich_user", "ENRICH_MODES", "pending_markers"]
 
-DEFER_KINDS = ("utterance", "question")  # the user drafts plan_facts extracts from (facts.reconcile.plan_facts)
 ENRICH_MODES = ("now", "later")
 _REPLANS = 3
 
 
-def pending_markers(drafts: list[Draft]) -> dict[str, str]:
-    """{memory id: time said (ISO 8601, the speaker's offset)} of the drafts whose enrichment a deferred write
-    leaves pending."""
-    return {d.item.id: (d.said_at or d.item.created_at).isoformat() for d in drafts
-            if d.item.source == "user" and d.item.kind in DEFER_KINDS}
+def pending_markers(drafts: list[Draft], given: bool, summary: bool) -> dict[str, str]:
+    """{memory id: time said (ISO 8601, the speaker's offset)} of a deferred write's drafts (every one: the
+    enrichment plans and labels the rows of one write together, as its ``add`` would have), and under ``""`` the
+    write's batch id: "v" first when its vectors were given (its new memories take their turn's vector), then "s"
+    when the session summary ``add`` writes every ``summary_every`` turns is due after it."""
+    import uuid
+
+    return {"": ("v" if given else "e") + ("s" if summary else "-") + uuid.uuid4().hex,
+            **{d.item.id: (d.said_at or d.item.created_at).isoformat() for d in drafts}}
 
 
 def _drafts(rows: list[tuple[Any, str, str, Any, np.ndarray]]) -> tuple[list[Draft], dict[str, np.ndarray]]:
@@ -60,6 +63,45 @@ def _drafts(rows: list[tuple[Any, str, str, Any, np.ndarray]]) -> tuple[list[Dra
         for mid in item.source_message_ids[:1]:
             by_turn.setdefault(mid, vec)
     return drafts, by_turn
+
+
+def _vectors(mem: Any, drafts: list[Draft], own: set[int], stored: dict[str, np.ndarray],
+             by_turn: dict[str, np.ndarray], given: bool) -> np.ndarray:
+    """(len(drafts), dim): a pending row's own stored vector; a new memory's as ``add`` gives it: with the write's
+    precomputed vectors, its turn's (:func:`anchormem.ingest.many.message_vectors`); else its own text embedded,
+    or the vector of the draft it ``reuse``s (a sentence of a kept turn)."""
+    if not drafts:
+        return np.zeros((0, mem.embedder.dim), np.float32)
+    if given:
+        turn = [d for d in drafts if id(d) not in own and not (d.item.source_message_ids and
+                                                               d.item.source_message_ids[0] in by_turn)]
+    else:
+        turn = [d for d in drafts if id(d) not in own and d.reuse is None]
+    fresh = dict(zip(map(id, turn), mem._embed_drafts(turn))) if turn else {}
+
+    def one(d: Draft) -> np.ndarray:
+        if id(d) in own:
+            return stored[d.item.id]
+        if id(d) in fresh:
+            return fresh[id(d)]
+        if given:
+            return by_turn[d.item.source_message_ids[0]]
+        return one(d.reuse)  # type: ignore[arg-type]
+
+    return np.vstack([one(d) for d in drafts]).astype(np.float32)
+
+
+class _Settled:
+    """The store as labelling reads it before an enrichment batch: its recent turns without the pending ones."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def recent_memories(self, scope: Scope, limit: int) -> list[Any]:
+        return self._store.settled_recent(scope, limit)
 
 
 def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, int]:
@@ -77,8 +119,10 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
         rows = store.pending_rows(tenant, user_id, batch)
         if not rows:
             return {"enriched": 0}
-        first = rows[0][0]  # one scope per batch: the rows of the first one's agent and session
-        rows = [r for r in rows if (r[0].agent_id, r[0].session_id) == (first.agent_id, first.session_id)]
+        given = rows[0][5][0] == "v"  # the write had precomputed vectors (add_many(vectors=...))
+        summary = rows[0][5][1] == "s"  # add writes the session summary after it
+        rows = [r[:5] for r in rows]
+        first = rows[0][0]  # (one write: one scope)
         scope = Scope(tenant=tenant, user_id=user_id, agent_id=first.agent_id, session_id=first.session_id)
         drafts, by_turn = _drafts(rows)
         before = {d.item.id: (d.item.valid_to, len(d.item.claims)) for d in drafts}
@@ -89,24 +133,25 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
         retired = [d.item.id for d in drafts if d.item.id not in kept_ids]
         carriers = [d.item for d in drafts if d.item.id in kept_ids and  # a kept turn made to carry its facts' claims
                     (d.item.valid_to, len(d.item.claims)) != before[d.item.id]]
-        news: list[NewMemory] = []
-        if new:
-            ds = [d for _, d in new]
-            missing = [d for d in ds if not any(m in by_turn for m in d.item.source_message_ids[:1])]
-            extra = iter(mem._embed_drafts(missing)) if missing else iter(())
-            vecs = np.vstack([by_turn[d.item.source_message_ids[0]] if d.item.source_message_ids and
-                              d.item.source_message_ids[0] in by_turn else next(extra) for d in ds])
-            ctx_vectors, _ = label_drafts(mem.anchor, store, scope, ds, vecs)
-            assign_expiry([d.item for d in ds] + [r.proposed for r in plan.reviews], mem.expiry, utcnow())
-            news = [NewMemory(d.item, v, d.content_hash, d.index_text, plan.supersedes.get(i, []), c, conflicts,
-                              d.carried_by) for (i, d), v, c in zip(new, vecs, ctx_vectors)]
+        ds = [d for _, d in new]
+        vecs = _vectors(mem, plan.drafts, own, {r[0].id: r[4] for r in rows}, by_turn, given)
+        # labels and context vectors of the whole batch as add computes them: its fact memories among its turns,
+        # after the settled rows only (no later turn still pending)
+        ctx_all, refresh = label_drafts(mem.anchor, _Settled(store), scope, plan.drafts, vecs)
+        assign_expiry([d.item for d in ds] + [r.proposed for r in plan.reviews], mem.expiry, utcnow())
+        news = [NewMemory(d.item, vecs[i], d.content_hash, d.index_text, plan.supersedes.get(i, []), ctx_all[i],
+                          conflicts, d.carried_by) for i, d in new]
+        updates = {**refresh, **{d.item.id: ctx_all[i] for i, d in enumerate(plan.drafts) if id(d) in own}}
+        labels = {d.item.id: d.item.labels for d in plan.drafts if id(d) in own}
         try:
-            results = store.write([], news, actor="enrich", restated=plan.restated,
+            results = store.write([], news, actor="enrich", restated=plan.restated, context_updates=updates,
                                   expect_generation={(tenant, user_id): gen} if check else None,
-                                  settle=(tenant, user_id, sorted(kept_ids), retired, carriers))
+                                  settle=(tenant, user_id, sorted(kept_ids), retired, carriers, labels))
         except StaleWriteError:  # another writer of this user came first: plan the batch again
             continue
         queue_reviews(store, plan.reviews)
+        if summary and scope.session_id is not None:  # the summary add writes, from the enriched turns
+            results += mem._write_summary(scope)
         counts = {"enriched": len(rows), "retired": len(retired), "REVIEW": len(plan.reviews),
                   "NOOP": len(plan.noops)}
         for r in results:
@@ -115,7 +160,7 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
     raise StaleWriteError("enrich: the user's store kept moving")  # (unreachable: the last attempt does not check)
 
 
-def enrich_user(mem: Any, tenant: str, user_id: str, *, limit: int | None = None, batch: int = 500
+def enrich_user(mem: Any, tenant: str, user_id: str, *, limit: int | None = None, batch: int = 5000
                 ) -> dict[str, int]:
     """Enrich the user's pending rows, oldest said first, ``batch`` per transaction, at most ``limit`` rows
     (None: all). Returns counts: ``enriched`` (rows settled), ``retired`` (provisional rows replaced), one key per

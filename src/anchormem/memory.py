@@ -342,7 +342,7 @@ class Memory(AskMixin, LifecycleMixin):
         if turns:  # the session layer sees every stored turn (checked above, before the write)
             self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
-        if every and scope.session_id is not None and prepared.messages:
+        if every and scope.session_id is not None and prepared.messages and not defer:  # deferred: at enrichment
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
             if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
                 results += self._write_summary(scope)
@@ -378,9 +378,19 @@ class Memory(AskMixin, LifecycleMixin):
         turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
-                                   restated=plan.restated, **({"pending": pending_markers(plan.drafts)} if defer else {}),
+                                   restated=plan.restated, **({"pending": pending_markers(plan.drafts, given is not None, self._summary_due(
+                                       scope, len(prepared.messages)))} if defer else {}),
                                    expect_generation={(scope.tenant, scope.user_id): gen} if check else None)
         return prepared, plan, news, turns, results
+
+    def _summary_due(self, scope: Scope, n_new: int) -> bool:
+        """Whether ``n_new`` more stored turns of the session cross a multiple of ``summary_every`` (the session
+        summary ``add`` writes then; a deferred write leaves it to its enrichment)."""
+        every = self.settings.summary_every
+        if not every or scope.session_id is None or not n_new:
+            return False
+        n = self.store.count_messages(scope)
+        return (n + n_new) // every > n // every
 
     def _fact_extractor(self) -> Any:
         """The offline rules, or with an LLM the grounded LLM extractor

@@ -134,12 +134,19 @@ def enrich(
     user: Optional[str] = typer.Option(None, "--user", "-u", help="Only this user (default: every user)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many rows (default: all)."),
     status: bool = typer.Option(False, "--status", help="Only count the pending rows; enrich nothing."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1,
+                                help="Worker processes for every user's queue (users in parallel; default 1)."),
 ) -> None:
     """Run the deferred enrichment of rows imported with ``add_many(enrich="later")`` (``import --enrich later``):
     facts extracted and reconciled as an eager add would have, oldest said first (:mod:`anchormem.enrich`)."""
     with _open(must_exist=True) as mem:
         if status:
             got = {"pending": mem.pending(user)}
+        elif workers > 1 and user is None and limit is None:
+            from ..bulk import enrich_users
+
+            got = enrich_users(memory=mem, workers=workers)
+            got["pending"] = mem.pending()
         else:
             got = mem.enrich(user, limit=limit)
     if _state.json:

@@ -19,14 +19,16 @@ __all__ = ["QUEUE_DDL", "SQLitePendingMixin", "carry_pending", "mark_pending", "
 QUEUE_DDL = [
     """CREATE TABLE enrich_queue (
         memory_rowid INTEGER PRIMARY KEY REFERENCES memories(rowid) ON DELETE CASCADE,
-        tenant TEXT NOT NULL, user_id TEXT NOT NULL, said_at TEXT NOT NULL)""",
+        tenant TEXT NOT NULL, user_id TEXT NOT NULL, said_at TEXT NOT NULL, batch TEXT NOT NULL)""",
     "CREATE INDEX ix_enrich_scope ON enrich_queue(tenant, user_id)",
+    "CREATE INDEX ix_enrich_batch ON enrich_queue(batch)",
 ]
 
 
-def mark_pending(c: sqlite3.Connection, rowid: int, tenant: str, user_id: str, said_at: str) -> None:
-    """The marker of one just-inserted row (in the writer's transaction)."""
-    c.execute("INSERT OR REPLACE INTO enrich_queue VALUES (?,?,?,?)", (rowid, tenant, user_id, said_at))
+def mark_pending(c: sqlite3.Connection, rowid: int, tenant: str, user_id: str, said_at: str, batch: str) -> None:
+    """The marker of one just-inserted row (in the writer's transaction); ``batch``: the write it came from (the
+    rows of one ``add`` call are enriched together, as that call would have planned and labelled them)."""
+    c.execute("INSERT OR REPLACE INTO enrich_queue VALUES (?,?,?,?,?)", (rowid, tenant, user_id, said_at, batch))
 
 
 def carry_pending(c: sqlite3.Connection, claims: Any, carriers: list[Any]) -> list[int]:
@@ -47,10 +49,16 @@ def carry_pending(c: sqlite3.Connection, claims: Any, carriers: list[Any]) -> li
 
 
 def settle_pending(c: sqlite3.Connection, tenant: str, user_id: str, kept: list[str], retired: list[str],
-                   carriers: Any = ()) -> list[int]:
-    """In the writer's transaction, after its new memories: ``kept`` rows lose their marker; ``retired`` rows
-    (still pending) are deleted with their marker, keyword entries, entities and ADD history (``carriers``: written
-    by :func:`carry_pending`). Returns the deleted rowids."""
+                   carriers: Any = (), labels: dict[str, list[Any]] | None = None) -> list[int]:
+    """In the writer's transaction, after its new memories: ``kept`` rows lose their marker and take ``labels``
+    (id → labels: as the eager add labels them, beside its fact memories); ``retired`` rows (still pending) are
+    deleted with their marker, keyword entries, entities and ADD history (``carriers``: written by
+    :func:`carry_pending`). Returns the deleted rowids."""
+    from .schema import json_text
+
+    c.executemany("UPDATE memories SET labels=? WHERE tenant=? AND user_id=? AND id=?",
+                  [(json_text([lb.model_dump() for lb in labs]), tenant, user_id, mid)
+                   for mid, labs in (labels or {}).items()])
     for ids in (kept, retired):
         for i in range(0, len(ids), 900):
             part = ids[i:i + 900]
@@ -75,15 +83,20 @@ def settle_pending(c: sqlite3.Connection, tenant: str, user_id: str, kept: list[
 
 def pending_rows(c: sqlite3.Connection, cols: str, tenant: str, user_id: str, limit: int
                  ) -> list[tuple[tuple, str, str, datetime, bytes]]:
-    """The user's oldest ``limit`` pending rows in the order they were said (created_at, then write order): each
-    (memory row as ``cols`` selects it, its content hash, its keyword-index text, its time as said, its vector)."""
+    """The pending rows of the user's write said first (the batch of its oldest pending row: created_at, then write
+    order), in write order, at most ``limit``: each (memory row as ``cols`` selects it, its content hash, its
+    keyword-index text, its time as said, its vector)."""
     mcols = ", ".join("m." + col.strip() for col in cols.split(","))
+    first = c.execute("SELECT q.batch FROM enrich_queue q JOIN memories m ON m.rowid = q.memory_rowid WHERE "
+                      "q.tenant=? AND q.user_id=? ORDER BY m.created_at, m.rowid LIMIT 1", (tenant, user_id)).fetchone()
+    if first is None:
+        return []
     rows = c.execute(
         f"SELECT {mcols}, m.content_hash, ifnull(f.body, ''), q.said_at, m.embedding FROM enrich_queue q "
         "JOIN memories m ON m.rowid = q.memory_rowid LEFT JOIN memories_fts f ON f.rowid = m.rowid "
-        "WHERE q.tenant=? AND q.user_id=? ORDER BY m.created_at, m.rowid LIMIT ?",
-        (tenant, user_id, limit)).fetchall()
-    return [(r[:-4], r[-4], r[-3], datetime.fromisoformat(r[-2]), r[-1]) for r in rows]
+        "WHERE q.batch=? AND q.tenant=? AND q.user_id=? ORDER BY m.rowid LIMIT ?",
+        (first[0], tenant, user_id, limit)).fetchall()
+    return [(r[:-4], r[-4], r[-3], datetime.fromisoformat(r[-2]), r[-1], first[0]) for r in rows]
 
 
 def pending_counts(c: sqlite3.Connection, tenant: str, user_id: str | None) -> dict[str, int]:
@@ -99,15 +112,24 @@ class SQLitePendingMixin:
     """The store's reads of the queue (``SQLiteStore``)."""
 
     def pending_rows(self, tenant: str, user_id: str, limit: int) -> list[tuple[Any, str, str, datetime, Any]]:
-        """The user's oldest ``limit`` pending rows in said order: (MemoryItem, content hash, keyword-index text,
-        time as said, (dim,) float32 vector)."""
+        """The pending rows of the user's write said first, at most ``limit``: (MemoryItem, content hash,
+        keyword-index text, time as said, (dim,) float32 vector, the write's batch id)."""
         import numpy as np
 
         with self._tx(write=False) as c:  # type: ignore[attr-defined]
             rows = pending_rows(c, self._ROW_COLS, tenant, user_id, limit)  # type: ignore[attr-defined]
         items = self._items([r[0] for r in rows])  # type: ignore[attr-defined]
-        return [(it, h, body, said, np.frombuffer(v, dtype=np.float32).copy())
-                for it, (_, h, body, said, v) in zip(items, rows)]
+        return [(it, h, body, said, np.frombuffer(v, dtype=np.float32).copy(), batch)
+                for it, (_, h, body, said, v, batch) in zip(items, rows)]
+
+    def settled_recent(self, scope: Any, limit: int) -> list[Any]:
+        """``recent_memories`` without the rows still pending: the newest current memories of a scope as an eager
+        add would have left them before the batch being enriched (newest first)."""
+        sql, params = self._filters.where(scope, None, None, live=True)  # type: ignore[attr-defined]
+        return self._items(self._read(  # type: ignore[attr-defined]
+            f"SELECT {self._ROW_COLS} FROM memories m WHERE {sql} AND m.rowid NOT IN "  # type: ignore[attr-defined]
+            "(SELECT memory_rowid FROM enrich_queue) ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?",
+            params + [limit]))
 
     def pending_counts(self, tenant: str, user_id: str | None = None) -> dict[str, int]:
         """{user_id: rows whose enrichment is pending} (users with none left out)."""

@@ -287,7 +287,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None, restated: dict[str, list[str]] | None = None,
               expect_generation: dict[tuple[str, str], int] | None = None, pending: dict[str, str] | None = None,
-              settle: tuple[str, str, list[str], list[str], list[MemoryItem]] | None = None) -> list[WriteResult]:
+              settle: tuple[str, str, list[str], list[str], list[MemoryItem], dict[str, list[Label]]] | None = None
+              ) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -330,7 +331,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     continue
                 rowid = cur.lastrowid
                 if pending and it.id in pending:  # enrichment deferred: its marker in this transaction (.pending_sql)
-                    mark_pending(c, rowid, it.tenant, it.user_id, pending[it.id])
+                    mark_pending(c, rowid, it.tenant, it.user_id, pending[it.id], pending[""])
                 c.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
                           (rowid, scope_token(it.tenant, it.user_id), nm.index_text))
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
@@ -362,13 +363,13 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             for tenant, user_id, memory_id, message_id in restating_turns(messages, restated):
                 cite(tenant, user_id, memory_id, [message_id])
             gone = settle_pending(c, *settle) if settle else []  # after the inserts: no rowid of these reused
-            if (gone or shut) and settle[:2] not in gens:  # type: ignore[index]
-                gens[settle[:2]] = self._bump(c, *settle[:2])  # type: ignore[index]
+            if settle and settle[:2] not in gens:  # (a settle changes labels and markers at least)
+                gens[settle[:2]] = self._bump(c, *settle[:2])
             removed.setdefault(settle[:2], []).extend(gone + shut) if gone or shut else None  # type: ignore[index]
             refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
-            if updates and gens and memories:  # the scope's generation moved with the rows above
-                self._put_context(c, memories[0].item.tenant, updates)
-                refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
+            if updates and gens and (memories or settle):  # the scope's generation moved with the rows above
+                self._put_context(c, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
+                refreshed = self._context_rowids(c, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
         self._keep_row_ids(gens) if not gone else self._forget_row_ids(settle[:2])  # type: ignore[index]
         if self.vectors:
             for key in gens:
