@@ -57,9 +57,9 @@ def test_after_enrich_the_memories_are_those_of_an_eager_add(batch):
     eager.add_many(_log(), user_id="ann", batch_size=batch)
     got = later.add_many(_log(), user_id="ann", batch_size=batch, enrich="later")
     assert got["chitchat"] == 1
-    assert later.pending("ann") == 5  # user utterances (the repeated one is one row; a commitment has no facts)
+    assert later.pending("ann") == 7  # every row stored (the repeated "I live in Berlin." is one)
     res = later.enrich("ann")
-    assert res["enriched"] == 5 and res["pending"] == 0 and res["ADD"] >= 4
+    assert res["enriched"] == 7 and res["pending"] == 0 and res["ADD"] >= 4
     assert _state(later) == _state(eager)
     assert later.enrich() == {"enriched": 0, "pending": 0}
 
@@ -68,12 +68,12 @@ def test_rows_are_searchable_before_enrichment_and_no_fact_is_written(tmp_path):
     db = tmp_path / "m.db"
     m = _mem(db)
     m.add_many(_log(), user_id="ann", enrich="later")
-    assert _raw(db) == (5, 0)
+    assert _raw(db) == (7, 0)
     hits = m.search("Munich", user_id="ann", limit=3)
     assert hits and hits[0].memory.text == "I moved to Munich." and hits[0].memory.kind == "utterance"
     m.close()
     m = _mem(db)  # the queue survives a reopen
-    assert m.pending() == 5
+    assert m.pending() == 7
     m.close()
 
 
@@ -90,7 +90,7 @@ def test_reads_that_depend_on_claims_enrich_that_user_first(tmp_path, read):
         m.search("Berlin", user_id="ann", as_of="2024-01-02T12:00:00Z")
     else:
         m.summarize(user_id="ann")
-    assert m.pending("ann") == 0 and m.pending("bo") == 5
+    assert m.pending("ann") == 0 and m.pending("bo") == 7
     current = {x.text for x in m.get_all(user_id="ann") if x.kind == "fact"}
     assert "I moved to Munich." in current and "I live in Berlin." not in current
 
@@ -99,20 +99,20 @@ def test_plain_search_does_not_wait_for_enrichment():
     m = _mem()
     m.add_many(_log(), user_id="ann", enrich="later")
     m.search("Berlin", user_id="ann")
-    assert m.pending("ann") == 5
+    assert m.pending("ann") == 7
 
 
-def test_limit_enriches_the_oldest_said_first(tmp_path):
+def test_limit_enriches_the_writes_said_first(tmp_path):
     db = tmp_path / "m.db"
     m = _mem(db)
-    m.add_many(list(reversed(_log())), user_id="ann", enrich="later")  # stored newest first
-    got = m.enrich("ann", limit=2)
-    assert got["enriched"] == 2 and got["pending"] == 3
+    m.add_many(list(reversed(_log())), user_id="ann", batch_size=1, enrich="later")  # written newest first
     con = sqlite3.connect(db)
-    left = [r[0] for r in con.execute("SELECT m.text FROM enrich_queue q JOIN memories m ON m.rowid=q.memory_rowid "
-                                      "ORDER BY m.created_at")]
+    said = "SELECT m.created_at FROM enrich_queue q JOIN memories m ON m.rowid=q.memory_rowid ORDER BY 1"
+    before = [r[0] for r in con.execute(said)]
+    got = m.enrich("ann", limit=2)
+    assert got["enriched"] == 2 and got["pending"] == 5
+    assert [r[0] for r in con.execute(said)] == before[2:]  # the two said first are gone from the queue
     con.close()
-    assert left == ["I live in Berlin.", "I moved to Munich.", "Yesterday I quit the hospital and joined a clinic."]
 
 
 def test_said_time_keeps_the_speakers_offset_for_relative_dates(tmp_path):
@@ -140,7 +140,7 @@ def test_failed_enrichment_write_leaves_the_queue_and_rows_as_they_were(tmp_path
         m.enrich("ann")
     con = sqlite3.connect(db)
     assert con.execute("SELECT id, text, valid_to FROM memories ORDER BY rowid").fetchall() == rows_before
-    assert con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0] == 5
+    assert con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0] == 7
     con.close()
 
 
@@ -174,7 +174,7 @@ def test_the_cli_reports_and_drains_the_queue(tmp_path, hash_cli_env):
     m = Memory(str(db), embedder="hash", llm=None, cache=False)
     m.add_many(_log(), user_id="ann", enrich="later")
     m.close()
-    assert invoke_json(str(db), "enrich", "--status") == {"pending": 5}
+    assert invoke_json(str(db), "enrich", "--status") == {"pending": 7}
     got = invoke_json(str(db), "enrich")
-    assert got["enriched"] == 5 and got["pending"] == 0
+    assert got["enriched"] == 7 and got["pending"] == 0
     assert _raw(db)[0] == 0 and _raw(db)[1] >= 4
