@@ -1,30 +1,33 @@
 """Deferred enrichment: ``Memory.add_many(..., enrich="later")`` stores turns searchable at once and leaves their
-fact extraction and reconciliation (the costly part of a write: ~77% of a bulk load's CPU, ``bench/load_1m.py
+fact extraction and reconciliation (the costly part of a write: 80% of a 20k-turn bulk load's CPU, ``bench/load_1m.py
 --profile``) for later.
 
 What a deferred write stores: every memory ``add`` drafts from the turns (utterances, commitments split out,
-assistant turns), with its text, vector, keyword-index entry, time said, scope, metadata and context labels, and
-for each user utterance or question (the drafts ``plan_facts`` reads) a pending marker in the same transaction
-(:mod:`anchormem.stores.pending_sql`). Nothing about facts is written: no fact memory, claim, supersede or review.
+assistant turns), with its text, vector, keyword-index entry, time said, scope, metadata and context labels, each
+with a pending marker in the same transaction (:mod:`anchormem.stores.pending_sql`). Nothing about facts is
+written: no fact memory, claim, supersede or review; no session summary (it reads the facts).
 
-Enrichment (:func:`enrich_user`) takes a user's pending rows in the order they were said (created_at, then write
-order), at most ``batch`` at a time, and runs on them the plan an eager ``add`` runs
+Enrichment (:func:`enrich_user`) takes the user's write said first (the write of its oldest pending row: each
+deferred write's rows carry one batch id) and runs on its rows the plan an eager ``add`` of that write runs
 (:func:`anchormem.facts.reconcile.plan_facts` with the store's extractor) against the store as it is. Then, in one
-transaction with the plan's writes: a pending row the plan keeps as it is loses its marker; one the plan replaces
-(by its fact memories, or by the current memory a restatement matched) is deleted, with its ADD history (it was
-never an event an eager add would have recorded); the plan's new memories are written with the vector of the turn
-they come from, labelled as ``add`` labels them; reviews are queued. A write that finds the user's generation moved
-(another writer) plans that batch again.
+transaction with the plan's writes: a pending row the plan keeps loses its marker and takes the labels and context
+vector ``add`` would have given it beside its fact memories; one the plan replaces (by its fact memories, or by the
+current memory a restatement matched) is deleted with its ADD history (never an event an eager add would have
+recorded); a kept turn made to carry its facts' claims gets them; the plan's new memories are written with the
+vector ``add`` gives them (the turn's precomputed one, else their own text embedded); reviews are queued; a session
+summary due after the write is written then. A write that finds the user's generation moved (another writer)
+plans that write again.
 
 Currency: the read paths whose answer depends on claims (``ask``, ``context``, ``get_all``, ``summarize``, a
 search with ``as_of``) first enrich the user's pending rows (:meth:`Memory._settle`), so they never answer from
 a state in which a superseded value still looks current. A plain ``search`` does not wait: pending rows are found
 as the utterances they are.
 
-What can differ from an eager add of the same turns: the reconciler reads the store as it is when the batch is
-enriched, which also holds the user's later turns still pending (as utterances, never as claims); fact memories
-are written after the rows they were drawn from (row order, not content); their context labels see the batch's
-turns as stored. ``bench/write_identity.py --by-content`` compares the two stores.
+What can differ from an eager add of the same turns: the reconciler reads the store as it is when a write is
+enriched, which also holds the user's later writes still pending (as utterances, never as claims; labelling reads
+only settled rows); fact memories are written after the rows of their write (row order, not content); a session
+summary due mid-session is drawn from the session's turns stored by then, later ones included. On LoCoMo
+conversations 0-1 the two stores are identical row for row (``bench/enrich_identity.py``).
 """
 
 from __future__ import annotations
