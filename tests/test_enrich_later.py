@@ -178,3 +178,23 @@ def test_the_cli_reports_and_drains_the_queue(tmp_path, hash_cli_env):
     got = invoke_json(str(db), "enrich")
     assert got["enriched"] == 7 and got["pending"] == 0
     assert _raw(db)[0] == 0 and _raw(db)[1] >= 4
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_enrich_users_across_processes_gives_what_memory_enrich_gives(tmp_path, monkeypatch, workers):
+    from anchormem.bulk import enrich_users
+
+    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")  # the workers' embedder, by the settings
+    one, many = tmp_path / "one.db", tmp_path / "many.db"
+    for db in (one, many):
+        m = Memory(str(db), embedder="hash", llm=None, cache=False)
+        m.add_many(_log(), user_id="ann", enrich="later")
+        m.add_many(_log("Bo"), user_id="bo", enrich="later")
+        m.close()
+    a = Memory(str(one), embedder="hash", llm=None, cache=False)
+    a.enrich()
+    got = enrich_users(path=str(many), embedder="hash", workers=workers)
+    assert (got["enriched"], got["users"], got["workers"]) == (14, 2, workers)
+    b = Memory(str(many), embedder="hash", llm=None, cache=False)
+    assert b.pending() == 0
+    assert [_state(a, u) for u in ("ann", "bo")] == [_state(b, u) for u in ("ann", "bo")]
