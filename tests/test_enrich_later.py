@@ -198,3 +198,9 @@ def test_enrich_users_across_processes_gives_what_memory_enrich_gives(tmp_path, 
     b = Memory(str(many), embedder="hash", llm=None, cache=False)
     assert b.pending() == 0
     assert [_state(a, u) for u in ("ann", "bo")] == [_state(b, u) for u in ("ann", "bo")]
+
+
+def test_a_deferred_import_keeps_the_scopes_vectors_in_step(tmp_path):
+    m = _mem(tmp_path / "m.db")
+    m.add_many(_log(), user_id="ann", enrich="later")
+    assert m.store.vectors.cached_size((m.tenant, "ann")) == 7  # kept by the writes: saved on close, no rebuild

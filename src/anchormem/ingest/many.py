@@ -190,6 +190,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     times = _fill(times, default_time, timestamp is not None)
     counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
     events: list[Any] = []
+    if defer and hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search loads it)
+        mem.store.warm_vectors(scope.tenant, scope.user_id)
     for start, end in _batches(sizes, batch_size, s.max_add_chars):
         part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
         msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)

@@ -131,6 +131,14 @@ class SQLitePendingMixin:
             "(SELECT memory_rowid FROM enrich_queue) ORDER BY m.created_at DESC, m.rowid DESC LIMIT ?",
             params + [limit]))
 
+    def warm_vectors(self, tenant: str, user_id: str) -> None:
+        """Load the scope's vectors into the cache (HNSW past the threshold) so that the writes that follow keep
+        them, and its index, in step (saved on close): a bulk import that searches nothing would otherwise leave
+        the whole index to be built by the first search after it (minutes at 1M rows)."""
+        if self.vectors is not None:  # type: ignore[attr-defined]
+            key = (tenant, user_id)
+            self.vectors.get(key, self._generation(*key), lambda: self._load_scope(*key))  # type: ignore
+
     def pending_counts(self, tenant: str, user_id: str | None = None) -> dict[str, int]:
         """{user_id: rows whose enrichment is pending} (users with none left out)."""
         with self._tx(write=False) as c:  # type: ignore[attr-defined]
