@@ -14,9 +14,11 @@ Phases:
    500 inside: one transaction each), the HNSW index maintained as it goes (a scope passes the ANN threshold at
    20k). Per chunk: rows, wall and CPU seconds, RSS. Then ``close`` (the vector and keyword indexes saved), timed.
    ``--profile FILE``: cProfile of the whole load (slower; for finding costs, not for the figure).
+   ``--enrich later``: ``add_many(enrich="later")``, fact extraction deferred (:mod:`anchormem.enrich`).
 2. ``reopen`` (a fresh process, as after a restart): ``Memory(...)`` opened, then the first default search (wall
    and CPU, query vector precomputed), then ``--queries`` default searches and as many ``recipe="dense"`` ones:
    p50/p95 wall and CPU ms, and the hit rate (the target memory in the top 10). Peak RSS of that process.
+   ``--drain N`` then (another fresh process): ``Memory.enrich("u0", limit=N)`` timed, the deferred enrichment's rate.
 3. disk: database (+WAL), ``.kw`` keyword index, ``.vec`` HNSW files, per memory.
 
 CPU time is ``time.process_time`` (all threads of this process). On a loaded machine, wall time is not the
@@ -144,7 +146,7 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
         w, c = time.perf_counter(), time.process_time()
         if prof:
             prof.enable()
-        got = mem.add_many(msgs, user_id="u0", vectors=v)
+        got = mem.add_many(msgs, user_id="u0", vectors=v, enrich=args.enrich)
         if prof:
             prof.disable()
         dw, dc = time.perf_counter() - w, time.process_time() - c
@@ -220,6 +222,24 @@ def reopen(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def drain(args: argparse.Namespace) -> dict[str, Any]:
+    """In a fresh process: the deferred enrichment of the oldest ``--drain`` pending rows (``Memory.enrich``),
+    timed: rows per CPU second and per wall second, what it wrote, and the rows still pending."""
+    from anchormem import Memory
+
+    mem = Memory(str(Path(args.work) / "load.db"), embedder=_Embedder(), llm=None, cache=False)
+    before = mem.pending("u0")
+    w, c = time.perf_counter(), time.process_time()
+    got = mem.enrich("u0", limit=args.drain)
+    dw, dc = time.perf_counter() - w, time.process_time() - c
+    mem.close()
+    n = got["enriched"]
+    out = {"pending_before": before, "counts": got, "wall_s": round(dw, 2), "cpu_s": round(dc, 2),
+           "rows_per_cpu_s": round(n / dc, 1) if dc else None, "rows_per_wall_s": round(n / dw, 1) if dw else None}
+    _log("drain", out)
+    return out
+
+
 def _pct(ms: list[float]) -> dict[str, float]:
     s = sorted(ms)
     return {"p50": round(s[len(s) // 2], 2), "p95": round(s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))], 2),
@@ -235,16 +255,19 @@ def main() -> int:
     ap.add_argument("--work", required=True)
     ap.add_argument("--out")
     ap.add_argument("--profile")
-    ap.add_argument("--phase", choices=("all", "load", "reopen"), default="all")
+    ap.add_argument("--phase", choices=("all", "load", "reopen", "drain"), default="all")
+    ap.add_argument("--enrich", choices=("now", "later"), default="now",
+                    help="add_many(enrich=...): 'later' defers fact extraction to Memory.enrich")
+    ap.add_argument("--drain", type=int, default=0, help="after reopen: enrich this many pending rows, timed")
     ap.add_argument("--n-loaded", type=int, default=0, help="(reopen) rows actually loaded, when fewer than --n")
     ap.add_argument("--stop-at", type=float, default=0.0, help="unix time: stop loading after the chunk then")
     args = ap.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    if args.phase == "reopen":
-        print(json.dumps(reopen(args)))
+    if args.phase in ("reopen", "drain"):
+        print(json.dumps(reopen(args) if args.phase == "reopen" else drain(args)))
         return 0
-    res: dict[str, Any] = {"command": " ".join(sys.argv), "n": args.n, "chunk": args.chunk,
+    res: dict[str, Any] = {"command": " ".join(sys.argv), "n": args.n, "chunk": args.chunk, "enrich": args.enrich,
                            "started": time.strftime("%Y-%m-%d %H:%M:%S"), "loadavg_start": os.getloadavg(),
                            "cpus": os.cpu_count()}
     res["load"] = load(args)
@@ -256,6 +279,12 @@ def main() -> int:
         p = subprocess.run(cmd, capture_output=True, text=True)
         sys.stderr.write(p.stderr[-3000:])
         res["reopen"] = json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr[-2000:]}
+    if args.drain:
+        cmd = [sys.executable, __file__, "--phase", "drain", "--n", str(args.n), "--work", str(work),
+               "--drain", str(args.drain)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        sys.stderr.write(p.stderr[-3000:])
+        res["drain"] = json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr[-2000:]}
     sizes = _sizes(db)
     n = res["load"]["rows_total"]
     res["disk_bytes"] = sizes

@@ -7,6 +7,10 @@ Compares, in insertion order, every memory (kind, text, role, speaker, source, t
 fact without ids, tier, whether it is closed or superseded, its embedding and context vector) and every claim (slot,
 value, polarity, span, times, whether closed); ids are random per run and are left out. Exit status 1 when they
 differ (the first differences are printed).
+
+``--by-content``: compare the two stores' rows as sorted lists instead of in insertion order (a deferred enrichment,
+``add_many(enrich="later")``, writes a turn's fact memories after the turns stored before them: same rows, other
+order).
 """
 
 from __future__ import annotations
@@ -64,9 +68,12 @@ def main() -> int:
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--out")
+    ap.add_argument("--by-content", action="store_true", help="compare sorted rows, not insertion order")
     args = ap.parse_args()
     a, b = rows(args.old), rows(args.new)
-    report: dict[str, Any] = {"old": args.old, "new": args.new}
+    if args.by_content:
+        a, b = ({t: sorted(v, key=repr) for t, v in x.items()} for x in (a, b))
+    report: dict[str, Any] = {"old": args.old, "new": args.new, "by_content": args.by_content}
     same = True
     for table in ("memories", "claims"):
         diff = [i for i, (x, y) in enumerate(zip(a[table], b[table])) if x != y]

@@ -43,11 +43,12 @@ def test_an_older_store_gets_the_words_column_and_reads_its_rows_as_before(tmp_p
     m.close()
     db = sqlite3.connect(path)  # the file as v7 wrote it: no words column
     db.execute("ALTER TABLE claims DROP COLUMN words")
+    db.execute("DROP TABLE enrich_queue")  # (v9)
     db.execute("PRAGMA user_version = 7")
     db.commit()
     db.close()
     m = Memory(path, embedder="hash")
-    assert m.store._read("PRAGMA user_version", [])[0][0] == 8
+    assert m.store._read("PRAGMA user_version", [])[0][0] == 9
     assert [c.words for c in m.get(turn.id).claims] == ["", ""]
     m.add("I moved to Berlin.", user_id="sam", timestamp=T2)
     assert current_view(m.get(turn.id)).text == "Hi, I'm Sam. I work as a nurse."  # cut at read time, as before

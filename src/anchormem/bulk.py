@@ -24,7 +24,7 @@ from typing import Any
 
 from .errors import AnchormemError, InvalidInputError
 
-__all__ = ["import_batches", "plan_workers"]
+__all__ = ["enrich_users", "import_batches", "plan_workers"]
 
 Batch = tuple[dict[str, Any], list[dict[str, Any]]]
 
@@ -54,7 +54,7 @@ def _count(counts: dict[str, Any], got: dict[str, Any], n_messages: int) -> None
             counts[k] = counts.get(k, 0) + v
 
 
-def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None]) -> dict[str, Any]:
+def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None], enrich: str = "now") -> dict[str, Any]:
     """Each batch through :meth:`Memory.add_many` (its own transactions of at most 500 messages); ``tick(n)`` with
     the messages of each transaction (tool steps it left out included)."""
     counts: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
@@ -65,7 +65,7 @@ def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None]) -> dict[
             tick(done - seen[0])
             seen[0] = done
 
-        got = mem.add_many(msgs, **scope, on_progress=step)
+        got = mem.add_many(msgs, **scope, on_progress=step, enrich=enrich)
         _count(counts, got, len(msgs))
         counts["batches"] += 1
         if seen[0] < len(msgs):
@@ -83,18 +83,19 @@ def _init_worker(threads: int, queue: Any, path: str | None, url: str | None, em
     _worker_queue = queue
 
 
-def _worker_lane(lane: list[Batch]) -> dict[str, Any]:
+def _worker_lane(lane: list[Batch], enrich: str = "now") -> dict[str, Any]:
     try:
-        return _run_lane(_worker_mem, lane, lambda n: _worker_queue.put(n))
+        return _run_lane(_worker_mem, lane, lambda n: _worker_queue.put(n), enrich)
     except AnchormemError as exc:  # re-raised in the parent with its type and message
         return {"error": type(exc).__name__, "message": str(exc)}
 
 
 def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | None = None,
                    url: str | None = None, embedder: str | None = None, tenant: str | None = None,
-                   workers: int = 1, on_progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+                   workers: int = 1, on_progress: Callable[[int], None] | None = None,
+                   enrich: str = "now") -> dict[str, Any]:
     """Import ``batches``; returns counts: ``batches``, ``messages`` and one key per event type (ADD, NOOP,
-    SUPERSEDE, REVIEW...), plus ``users`` and ``workers`` used.
+    SUPERSEDE, REVIEW...), plus ``users`` and ``workers`` used. ``enrich``: as :meth:`Memory.add_many` takes it.
 
     ``workers=1`` (or an in-memory store, or a single user) runs in this process with ``memory`` (or a Memory
     opened on ``path``/``url``). ``workers>1`` starts that many processes (``spawn``), each with
@@ -116,7 +117,7 @@ def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | 
 
             own = Memory(path, url=url, embedder=embedder, tenant=tenant)
         try:
-            counts = _run_lane(own, [b for lane in lanes for b in lane], tick)
+            counts = _run_lane(own, [b for lane in lanes for b in lane], tick, enrich)
         finally:
             if memory is None:
                 own.close()
@@ -134,7 +135,7 @@ def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | 
     total: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
     with ProcessPoolExecutor(max_workers=len(lanes), mp_context=ctx, initializer=_init_worker,
                              initargs=args) as pool:
-        futures = [pool.submit(_worker_lane, lane) for lane in lanes]
+        futures = [pool.submit(_worker_lane, lane, enrich) for lane in lanes]
         pending = set(futures)
         while pending:
             while not queue.empty():
@@ -158,3 +159,76 @@ def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | 
             for k, v in res.items():
                 total[k] = total.get(k, 0) + v
     return {**total, "users": users, "workers": len(lanes)}
+
+
+def _enrich_lane(users: list[str]) -> dict[str, Any]:
+    try:
+        total: dict[str, Any] = {}
+        for u in users:
+            got = _worker_mem.enrich(u)
+            got.pop("pending", None)
+            for k, v in got.items():
+                total[k] = total.get(k, 0) + v
+            _worker_queue.put(got.get("enriched", 0))
+        return total
+    except AnchormemError as exc:
+        return {"error": type(exc).__name__, "message": str(exc)}
+
+
+def enrich_users(*, memory: Any = None, path: str | None = None, embedder: str | None = None,
+                 tenant: str | None = None, workers: int = 1,
+                 on_progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Drain the deferred-enrichment queue (``add_many(enrich="later")``) of every user of the tenant, users spread
+    over ``workers`` processes (largest queue first; one user's rows stay in one process, in said order: users
+    are independent, so the result is the one :meth:`Memory.enrich` gives). ``workers=1`` or one user: in this
+    process. Returns the summed counts of :meth:`Memory.enrich` plus ``users`` and ``workers``; ``on_progress(n)``
+    with each user's enriched rows. Raises InvalidInputError (bad ``workers``), the first worker's AnchormemError."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise InvalidInputError(f"workers must be a positive integer, got {workers!r}")
+    from .memory import Memory
+
+    own = memory if memory is not None else Memory(path, embedder=embedder, tenant=tenant)
+    tick = on_progress or (lambda n: None)
+    try:
+        counts = own.store.pending_counts(own.tenant) if hasattr(own.store, "pending_counts") else {}
+        target, tenant = getattr(own, "path", None), own.tenant
+        lanes: list[list[str]] = [[] for _ in range(max(1, min(workers, len(counts))))]
+        load = [0] * len(lanes)
+        for u, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+            i = load.index(min(load))
+            lanes[i].append(u)
+            load[i] += n
+        if len(lanes) <= 1 or target in (None, ":memory:"):
+            total: dict[str, Any] = {"enriched": 0}
+            for u in sorted(counts):
+                got = own.enrich(u)
+                got.pop("pending", None)
+                tick(got.get("enriched", 0))
+                for k, v in got.items():
+                    total[k] = total.get(k, 0) + v
+            return {**total, "users": len(counts), "workers": 1}
+    finally:
+        if memory is None:
+            own.close()
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    threads = max(1, (os.cpu_count() or 1) // len(lanes))
+    total = {"enriched": 0}
+    with ProcessPoolExecutor(max_workers=len(lanes), mp_context=ctx, initializer=_init_worker,
+                             initargs=(threads, queue, target, None, embedder, tenant)) as pool:
+        futures = [pool.submit(_enrich_lane, lane) for lane in lanes]
+        for f in as_completed(futures):
+            while not queue.empty():
+                tick(queue.get())
+            res = f.result()
+            if "error" in res:
+                from . import errors
+
+                raise getattr(errors, res["error"], AnchormemError)(res["message"])
+            for k, v in res.items():
+                total[k] = total.get(k, 0) + v
+        while not queue.empty():
+            tick(queue.get())
+    return {**total, "users": len(counts), "workers": len(lanes)}

@@ -54,7 +54,8 @@ from .tracing import check_available as _check_tracing, describe_add, describe_q
 from .summaries import session_summary_memory
 from .facts.llm_extract import pick_extractor
 from .hotcache import resolve_cache, search_key
-from .facts.reconcile import conflicts, plan_facts
+from .facts.reconcile import FactPlan, conflicts, plan_facts
+from .enrich import ENRICH_MODES, enrich_user, pending_markers
 from .facts.edits import edited_fact
 from .memory_update import replan_turn
 from .stores.protocol import NewMemory
@@ -246,7 +247,7 @@ class Memory(AskMixin, LifecycleMixin):
     def add_many(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                  timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
                  vectors: Any = None, batch_size: int = 500, on_progress: Any = None,
-                 return_events: bool = False) -> dict[str, Any]:
+                 return_events: bool = False, enrich: str = "now") -> dict[str, Any]:
         """Remember many messages of one scope (a chat log, a backfill): :meth:`add`'s pipeline per message, in
         batches of at most ``batch_size`` messages (default 500, at most ``max_add_messages``) and ``max_add_chars``
         characters, each batch one store transaction. ``messages``: a list of any length (``str`` = a user turn, or
@@ -256,14 +257,60 @@ class Memory(AskMixin, LifecycleMixin):
         ``on_progress(done, total)`` after each batch: input messages handled so far, cumulative, of len(messages).
         All is checked first; a failure in a batch rolls it back, earlier ones stay (a note counts them). Returns counts
         (``messages``, ``batches``, ``skipped`` tool steps, ``chitchat`` turns kept out, one key per event: ``ADD``...),
-        with ``return_events`` also ``events`` (as :meth:`add` returns them). Raises InvalidInputError (a bad
-        message, batch_size or vectors: shape, dtype, NaN/inf, a zero row), ScopeError, what :meth:`add` raises."""
+        with ``return_events`` also ``events`` (as :meth:`add` returns them). ``enrich``: ``"now"`` (default:
+        facts extracted and reconciled as ``add`` does) or ``"later"`` (an import: the turns are stored searchable
+        at once, their fact extraction queued per user, :mod:`anchormem.enrich`; :meth:`enrich` drains it, and the
+        read paths that depend on claims drain the user's queue first; SQLite store only). Raises
+        InvalidInputError (a bad message, batch_size, enrich or vectors: shape, dtype, NaN/inf, a zero row),
+        ConfigError (``enrich="later"`` on a store without the queue), ScopeError, what :meth:`add` raises."""
+        if enrich not in ENRICH_MODES:
+            raise InvalidInputError(f"enrich must be one of {', '.join(ENRICH_MODES)}, got {enrich!r}")
+        if enrich == "later" and not hasattr(self.store, "pending_rows"):
+            raise ConfigError('add_many(enrich="later") needs the SQLite store (the PostgreSQL store has no '
+                              'enrichment queue yet); use enrich="now"')
         return _add_many(self, messages, user_id=user_id, agent_id=agent_id, session_id=session_id,
                          timestamp=timestamp, metadata=metadata, vectors=vectors, batch_size=batch_size,
-                         on_progress=on_progress, return_events=return_events)
+                         on_progress=on_progress, return_events=return_events, defer=enrich == "later")
+
+    def enrich(self, user_id: str | None = None, *, limit: int | None = None) -> dict[str, Any]:
+        """Run the deferred enrichment (``add_many(enrich="later")``, :mod:`anchormem.enrich`) of one user's
+        pending rows (``user_id``) or every user's of this tenant, oldest said first, one transaction per 500 rows,
+        at most ``limit`` rows in all (None: every pending row). Returns counts: ``enriched`` rows, ``retired``
+        (provisional rows replaced by their facts), one key per write event (``ADD``, ``SUPERSEDE``...),
+        ``pending`` (rows left). Raises InvalidInputError (a bad limit), ScopeError."""
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+            raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
+        if not hasattr(self.store, "pending_rows"):
+            return {"enriched": 0, "pending": 0}
+        users = [self._scope(user_id).user_id] if user_id is not None else \
+            sorted(self.store.pending_counts(self.tenant))
+        total: dict[str, Any] = {"enriched": 0}
+        with segment_once():
+            for u in users:
+                left = None if limit is None else limit - total["enriched"]
+                if left is not None and left <= 0:
+                    break
+                for k, v in enrich_user(self, self.tenant, u, limit=left).items():
+                    total[k] = total.get(k, 0) + v
+        total["pending"] = self.pending(user_id)
+        return total
+
+    def pending(self, user_id: str | None = None) -> int:
+        """Rows whose enrichment is pending (``add_many(enrich="later")``): of one user, or of the tenant."""
+        if not hasattr(self.store, "pending_counts"):
+            return 0
+        return sum(self.store.pending_counts(self.tenant, None if user_id is None else
+                                             self._scope(user_id).user_id).values())
+
+    def _settle(self, scope: Scope) -> None:
+        """Before a read that depends on claims: the user's pending rows enriched (currency is never stale)."""
+        has = getattr(self.store, "has_pending", None)
+        if has is not None and has(scope.tenant, scope.user_id):
+            with segment_once():
+                enrich_user(self, scope.tenant, scope.user_id)
 
     def _add_checked(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
-                     given: np.ndarray | None = None) -> list[MemoryEvent]:
+                     given: np.ndarray | None = None, defer: bool = False) -> list[MemoryEvent]:
         """``add`` after its checks: ``msgs`` normalised and validated. ``given``: precomputed, normalised vectors,
         one row per message of ``msgs`` (``add_many``), used instead of embedding. One store transaction.
 
@@ -280,7 +327,8 @@ class Memory(AskMixin, LifecycleMixin):
         for attempt in range(_REPLANS + 1):
             try:
                 prepared, plan, news, turns, results = self._plan_and_write(msgs, scope, meta, default_time, given,
-                                                                            pii, memo, check=attempt < _REPLANS)
+                                                                            pii, memo, check=attempt < _REPLANS,
+                                                                            defer=defer)
                 break
             except StaleWriteError:  # another writer of this user came first: plan again against its write
                 continue
@@ -295,7 +343,7 @@ class Memory(AskMixin, LifecycleMixin):
         if turns:  # the session layer sees every stored turn (checked above, before the write)
             self.sessions.append(SessionKey(scope.user_id, scope.session_id, scope.tenant), turns)
         every = self.settings.summary_every
-        if every and scope.session_id is not None and prepared.messages:
+        if every and scope.session_id is not None and prepared.messages and not defer:  # deferred: at enrichment
             n = self.store.count_messages(scope)  # one indexed count, not every message of the user
             if n // every > (n - len(prepared.messages)) // every:  # crossed a multiple of summary_every
                 results += self._write_summary(scope)
@@ -307,7 +355,7 @@ class Memory(AskMixin, LifecycleMixin):
 
     def _plan_and_write(self, msgs: list[Any], scope: Scope, meta: dict[str, Any] | None, default_time: datetime,
                         given: np.ndarray | None, pii: Any, memo: dict[str, np.ndarray], *,
-                        check: bool) -> tuple[Any, Any, list[NewMemory], list, list]:
+                        check: bool, defer: bool = False) -> tuple[Any, Any, list[NewMemory], list, list]:
         """One attempt of :meth:`_add_checked`: draft, plan the facts, embed, label and write, the plan made as of
         the user's generation read first. ``memo``: the add's embedded texts (kept across attempts). ``check``: the
         write raises StaleWriteError (nothing written) when that generation moved before it ran. Returns (prepared
@@ -318,8 +366,9 @@ class Memory(AskMixin, LifecycleMixin):
                                   keys=(kinds := parse_key_kinds(s.index_keys)),
                                   before=previous_turn(self.store, scope, msgs, kinds))
         drafts, quarantined = quarantine(prepared.drafts, scope)
-        plan = plan_facts(split_commitments(drafts), store=self.store, tenant=scope.tenant,
-                          user_id=scope.user_id, extract=self._fact_extractor())
+        plan = FactPlan(drafts=split_commitments(drafts)) if defer else plan_facts(  # deferred: .enrich
+            split_commitments(drafts), store=self.store, tenant=scope.tenant, user_id=scope.user_id,
+            extract=self._fact_extractor())
         plan.reviews += quarantined
         vectors = self._embed_drafts(plan.drafts, memo) if given is None else \
             message_vectors(plan.drafts, msgs, prepared.messages, given, lambda ds: self._embed_drafts(ds, memo))
@@ -330,9 +379,19 @@ class Memory(AskMixin, LifecycleMixin):
         turns = session_turns(prepared.messages, max_chars=s.max_message_chars) if scope.session_id else []
         pii.before_write([m.content for m in prepared.messages], plan.drafts)  # vault rows first
         results = self.store.write(prepared.messages, news, actor="add", context_updates=ctx_refresh,
-                                   restated=plan.restated,
+                                   restated=plan.restated, **({"pending": pending_markers(plan.drafts, given is not None, self._summary_due(
+                                       scope, len(prepared.messages)))} if defer else {}),
                                    expect_generation={(scope.tenant, scope.user_id): gen} if check else None)
         return prepared, plan, news, turns, results
+
+    def _summary_due(self, scope: Scope, n_new: int) -> bool:
+        """Whether ``n_new`` more stored turns of the session cross a multiple of ``summary_every`` (the session
+        summary ``add`` writes then; a deferred write leaves it to its enrichment)."""
+        every = self.settings.summary_every
+        if not every or scope.session_id is None or not n_new:
+            return False
+        n = self.store.count_messages(scope)
+        return (n + n_new) // every > n // every
 
     def _fact_extractor(self) -> Any:
         """The offline rules, or with an LLM the grounded LLM extractor
@@ -515,6 +574,7 @@ class Memory(AskMixin, LifecycleMixin):
         (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`).
         ``by_turn``: one row per utterance, the fact memories it carries left to its ``claims`` (:mod:`.listing`)."""
         scope = self._scope(user_id, agent_id, session_id)
+        self._settle(scope)  # the current flags as an eager add leaves them
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
             raise InvalidInputError("limit must be a positive integer")
@@ -560,6 +620,8 @@ class Memory(AskMixin, LifecycleMixin):
         context, ctx = normalize_context(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
+        if when is not None:  # what held then, by the claims an eager add writes
+            self._settle(scope)
         cfg = self.search_config if recipe is None else resolve_recipe(recipe)
         if ctx and recipe is None and not cfg.anchor:  # a conversation given without a recipe: use it
             cfg = cfg.model_copy(update={"anchor": True, "name": f"{cfg.name}+anchor"})
@@ -647,6 +709,7 @@ class Memory(AskMixin, LifecycleMixin):
         if unknown:
             raise InvalidInputError(f"context: unknown option{'s' if len(unknown) > 1 else ''} "
                                     f"{', '.join(unknown)}; the options are {', '.join(accepted)}")
+        self._settle(self._scope(user_id, agent_id, session_id))
         return build_context(self, user_id=user_id, session_id=session_id, query=query, budget_tokens=budget_tokens,
                              session_store=self.sessions, agent_id=agent_id, **options)
 
@@ -661,6 +724,7 @@ class Memory(AskMixin, LifecycleMixin):
         to summarise. See :mod:`anchormem.summaries`. Without ``session_id``: the user's rolled-up summary
         (``metadata["summary_level"] == "user"``; sessions without a summary get one first), see
         :func:`anchormem.consolidate.user_summary_memory`. Raises ScopeError."""
+        self._settle(self._scope(user_id, agent_id))
         if session_id is None:
             return _tiers.build_user_summary(self, self._scope(user_id, agent_id))
         results = self._write_summary(self._scope(user_id, agent_id, session_id))

@@ -66,6 +66,7 @@ class AskMixin:
 
         Raises InvalidInputError (empty, blank or oversized query, bad context), FilterError, ScopeError.
         """
+        self._settle(self._scope(user_id, agent_id, session_id))  # claims as an eager add leaves them (.enrich)
         query = check_text(query, what="query", max_chars=self.settings.max_query_chars,
                            hint="shorten the query, or raise max_query_chars")
         if not any(ch.isalnum() for ch in query):

@@ -316,7 +316,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     near = [m.id for m in session_items if m.kind != "summary" and cited & set(m.source_message_ids)]
     vecs = list(store.get_vectors(scope.tenant, near).values()) if near else []
     if vecs:
-        v = np.mean(np.vstack(vecs), axis=0)
+        v = np.mean(np.vstack(vecs).astype(np.float64), axis=0)  # (float64: the same vector whatever the rows' order)
         vec = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
     else:
         vec = np.asarray(embedder.embed_documents([summary.render()[:600]])[0], dtype=np.float32)

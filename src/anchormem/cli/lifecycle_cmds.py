@@ -1,5 +1,6 @@
 """``anchormem gc``: delete expired memories (see :mod:`anchormem.lifecycle` for how expiry is decided);
-``anchormem consolidate`` / ``archive`` / ``restore``: storage tiers (see :mod:`anchormem.consolidate`)."""
+``anchormem consolidate`` / ``archive`` / ``restore``: storage tiers (see :mod:`anchormem.consolidate`);
+``anchormem enrich``: the deferred enrichment of a bulk import (see :mod:`anchormem.enrich`)."""
 
 from __future__ import annotations
 
@@ -125,3 +126,34 @@ def restore(
 ) -> None:
     """Move archived (cold) memories back to the warm tier."""
     _tier_cmd("restore", ids, user, filter_json, reason)
+
+
+@app.command()
+@_handled
+def enrich(
+    user: Optional[str] = typer.Option(None, "--user", "-u", help="Only this user (default: every user)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many rows (default: all)."),
+    status: bool = typer.Option(False, "--status", help="Only count the pending rows; enrich nothing."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1,
+                                help="Worker processes for every user's queue (users in parallel; default 1)."),
+) -> None:
+    """Run the deferred enrichment of rows imported with ``add_many(enrich="later")`` (``import --enrich later``):
+    facts extracted and reconciled as an eager add would have, oldest said first (:mod:`anchormem.enrich`)."""
+    with _open(must_exist=True) as mem:
+        if status:
+            got = {"pending": mem.pending(user)}
+        elif workers > 1 and user is None and limit is None:
+            from ..bulk import enrich_users
+
+            got = enrich_users(memory=mem, workers=workers)
+            got["pending"] = mem.pending()
+        else:
+            got = mem.enrich(user, limit=limit)
+    if _state.json:
+        _emit_json(got)
+    elif status:
+        _out().print(f"{got['pending']} row(s) pending enrichment")
+    else:
+        _out().print(f"[green]enriched[/] {got['enriched']} row(s): {got.get('ADD', 0)} fact memories, "
+                     f"{got.get('SUPERSEDE', 0)} superseded, {got.get('REVIEW', 0)} held for review; "
+                     f"{got['pending']} still pending")

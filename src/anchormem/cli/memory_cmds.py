@@ -104,6 +104,9 @@ def import_(
                                 help="Worker processes (default 0 = one per CPU core, at most one per user)."),
     on_conflict: str = typer.Option("error", "--on-conflict",
                                     help="anchormem/mem0 exports: error (default) or skip ids already stored."),
+    enrich: str = typer.Option("now", "--enrich",
+                               help="now (default) or later: store the turns searchable at once and leave their "
+                                    "fact extraction to 'anchormem enrich' (or the first read that needs it)."),
 ) -> None:
     """Import a chat log (JSON, JSONL or LoCoMo) through add_many, one call per session (a transaction per 500
     messages), with a progress bar; users in parallel. An anchormem
@@ -125,7 +128,7 @@ def import_(
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=_err(), disable=_state.json, transient=False) as progress:
             task = progress.add_task(f"importing {file.name}", total=total)
-            counts = import_batches(batches, memory=mem, workers=n,
+            counts = import_batches(batches, memory=mem, workers=n, enrich=enrich,
                                     on_progress=lambda k: progress.advance(task, k))
     if _state.json:
         counts.pop("workers", None)

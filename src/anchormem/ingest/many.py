@@ -168,7 +168,8 @@ def _batches(sizes: list[int], batch_size: int, max_chars: int) -> list[tuple[in
 def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
              timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
              vectors: Any = None, batch_size: int = DEFAULT_BATCH,
-             on_progress: Callable[[int, int], None] | None = None, return_events: bool = False) -> dict[str, Any]:
+             on_progress: Callable[[int, int], None] | None = None, return_events: bool = False,
+             defer: bool = False) -> dict[str, Any]:
     """:meth:`anchormem.Memory.add_many` (its docstring is the contract)."""
     from .limits import check_total_chars
 
@@ -189,6 +190,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     times = _fill(times, default_time, timestamp is not None)
     counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
     events: list[Any] = []
+    if defer and hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search loads it)
+        mem.store.warm_vectors(scope.tenant, scope.user_id)
     for start, end in _batches(sizes, batch_size, s.max_add_chars):
         part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
         msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)
@@ -198,7 +201,7 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
                 # turns that say nothing to remember ("ok thanks", 你好) are counted, not silently dropped
                 counts["chitchat"] += sum(m.role != "system" and is_chitchat(m.content) for m in msgs)
                 got = mem._add_checked(msgs, scope, meta, default_time,
-                                       None if given is None else given[start:end])
+                                       None if given is None else given[start:end], defer=defer)
         except AnchormemError as exc:
             exc.add_note(f"add_many: the {counts['batches']} batch(es) before this one stay written "
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "

@@ -23,7 +23,7 @@ from .schemas import (AddRequest, AddResponse, AskRequest, AskResponse, ContextR
                       ForgetRequest,
                       EventsResponse, GcRequest, HealthResponse, HistoryResponse, MemoryItem, MemoryList, ReadyResponse,
                       ReviewItem, ReviewList, SearchRequest, SearchResponse, UpdateRequest)
-from .schemas import ConsolidateRequest, SummarizeRequest, TierRequest
+from .schemas import ConsolidateRequest, EnrichRequest, EnrichResponse, SummarizeRequest, TierRequest
 from ..consolidate import ConsolidateReport
 
 __all__ = ["router"]
@@ -293,6 +293,21 @@ def summarize_session(body: SummarizeRequest, request: Request,
 def gc(body: GcRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
     return CountsResponse(deleted=_mem(request, who).gc(user_id=body.user_id, dry_run=body.dry_run,
                                                         purge=body.purge))
+
+
+@router.get("/enrich", response_model=EnrichResponse, responses=_AUTH, tags=["memories"],
+            summary="Rows whose deferred enrichment is pending: one user's, or the tenant's")
+def enrich_pending(request: Request, user_id: Optional[str] = _scope_query(),
+                   who: Principal = Depends(require("reader"))) -> Any:
+    return EnrichResponse(pending=_mem(request, who).pending(user_id))
+
+
+@router.post("/enrich", response_model=EnrichResponse, responses=_AUTH, tags=["memories"],
+             summary="Run the deferred enrichment of one user's or every user's pending rows (admin)")
+def enrich(body: EnrichRequest, request: Request, who: Principal = Depends(require("admin"))) -> Any:
+    got = _mem(request, who).enrich(body.user_id, limit=body.limit)
+    pending, done = got.pop("pending"), got.pop("enriched")
+    return EnrichResponse(enriched=done, pending=pending, counts=got)
 
 
 @router.post("/consolidate", response_model=ConsolidateReport, responses=_AUTH, tags=["memories"],

@@ -297,6 +297,23 @@ class HistoryResponse(BaseModel):
     history: list[HistoryEntry]
 
 
+class EnrichRequest(_Body):
+    """Run the deferred enrichment (``add_many(enrich="later")``): one user's pending rows, or every user's of the
+    tenant when ``user_id`` is absent; at most ``limit`` rows (absent: all)."""
+
+    user_id: Optional[ScopeId] = None
+    limit: Optional[int] = Field(default=None, ge=1)
+
+
+class EnrichResponse(BaseModel):
+    """``enriched``: rows settled by this call (0 for a GET); ``pending``: rows still waiting; ``counts``: what the
+    enrichment wrote, by event (``ADD`` fact memories, ``SUPERSEDE``, ``retired`` provisional rows...)."""
+
+    enriched: int = 0
+    pending: int
+    counts: dict[str, int] = {}
+
+
 class CountsResponse(BaseModel):
     """Rows deleted, per table."""
 

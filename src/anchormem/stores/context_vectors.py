@@ -222,6 +222,28 @@ class SQLiteContextMixin(_ContextVectors):
                 self.vectors.apply(key, gen - 1, gen, contexts=rowids.get(key))
         return n
 
+    # (vector maintenance of the embedded store, here for room: sqlite.py stays under 800 lines)
+    def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
+        """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
+        speaker is known, as :func:`anchormem.ingest.pipeline.embedding_text` does on add."""
+        last = 0
+        while True:
+            rows = self._read("SELECT rowid, CASE WHEN ifnull(speaker, '') = '' THEN text ELSE speaker || ': ' || text "
+                              "END FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch))
+            if not rows:
+                return
+            yield [(r[0], r[1]) for r in rows]
+            last = rows[-1][0]
+
+    def replace_vectors(self, pairs: list[tuple[int, np.ndarray]]) -> None:
+        """Overwrite stored vectors by rowid (reindex); drops every cached scope."""
+        with self._tx() as c:
+            c.executemany("UPDATE memories SET embedding=? WHERE rowid=?",
+                          [(np.asarray(v, dtype="<f4").tobytes(), r) for r, v in pairs])
+            c.execute("UPDATE scope_state SET generation = generation + 1")  # saved ANN files are now stale
+        if self.vectors:
+            self.vectors.clear()
+
 
 class PostgresContextMixin(_ContextVectors):
     """Needs ``_read``, ``_run``, ``_conn``, ``_items``, ``_bump_ids``, ``dim``."""

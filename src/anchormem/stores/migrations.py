@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .claims_sql import claims_backfill, claims_ddl, claims_words_ddl, past_entities_ddl
 from .keyword_index import LOG_DDL
+from .pending_sql import QUEUE_DDL
 from .sessions_sql import sessions_ddl
 
 __all__ = ["MIGRATIONS", "LATEST"]
@@ -112,6 +113,9 @@ _V7 = LOG_DDL + ["CREATE INDEX ix_mem_event ON memories(tenant, user_id, event_t
 # :func:`anchormem.facts.claims.decided_words`); NULL on older rows, whose read paths cut the span as before
 _V8 = claims_words_ddl()
 
+# v9: the deferred-enrichment queue (``add_many(enrich="later")``, :mod:`.pending_sql`)
+_V9 = QUEUE_DDL
+
 MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7),
-                                           (8, _V8)]
+                                           (8, _V8), (9, _V9)]
 LATEST = MIGRATIONS[-1][0]

@@ -45,6 +45,7 @@ from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .claims_sql import ClaimsSQL, SQLiteRetractMixin
 from .sessions_sql import keep_restated
+from .pending_sql import SQLitePendingMixin, carry_pending, mark_pending, settle_pending
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -80,7 +81,7 @@ MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
                   PastTextMixin, SQLiteReviewMixin, SQLiteSecretMixin, SQLiteKeywordMixin, SQLiteRowReadsMixin,
-                  SQLCommonMixin, SQLiteRetractMixin):
+                  SQLitePendingMixin, SQLCommonMixin, SQLiteRetractMixin):
     """Embedded store. ``path``: a file path or ``":memory:"``. ``dim`` is fixed by the embedder.
     ``encryption_key``: open the file with SQLCipher (str passphrase, 64 hex characters or 32 bytes; see
     :mod:`.sqlcipher`); needs ``anchormem[encryption]`` and a file path. Saved HNSW index files (plaintext) are
@@ -286,7 +287,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
     @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None, restated: dict[str, list[str]] | None = None,
-              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
+              expect_generation: dict[tuple[str, str], int] | None = None, pending: dict[str, str] | None = None,
+              settle: tuple[str, str, list[str], list[str], list[MemoryItem], dict[str, list[Label]]] | None = None
+              ) -> list[WriteResult]:
         blobs = [self._vec_blob(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -296,6 +299,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         gens: dict[tuple[str, str], int] = {}
         with self._tx() as c:
             self._expect(c, expect_generation)  # planned against the store as it still is, or StaleWriteError
+            shut = carry_pending(c, self._claims, settle[4]) if settle else []  # (.pending_sql: enrichment)
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 changed = [m for m in message_ids if cite_turn(c, _CITE, self._history, tenant, user_id, memory_id,
                                                                m, actor)]
@@ -327,6 +331,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                     results.append(WriteResult("NOOP", self._items_conn(c, [row])[0]))
                     continue
                 rowid = cur.lastrowid
+                if pending and it.id in pending:  # enrichment deferred: its marker in this transaction (.pending_sql)
+                    mark_pending(c, rowid, it.tenant, it.user_id, pending[it.id], pending[""])
                 c.execute("INSERT INTO memories_fts (rowid, scope, body) VALUES (?, ?, ?)",
                           (rowid, scope_token(it.tenant, it.user_id), nm.index_text))
                 c.executemany("INSERT INTO memory_entities VALUES (?,?,?,?,?,?)",
@@ -357,11 +363,15 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 self._claims.supersede(c, it, nm.supersedes, late, close_one)  # then carriers with no current claim
             for tenant, user_id, memory_id, message_id in restating_turns(messages, restated):
                 cite(tenant, user_id, memory_id, [message_id])
+            gone = settle_pending(c, *settle) if settle else []  # after the inserts: no rowid of these reused
+            if settle and settle[:2] not in gens:  # (a settle changes labels and markers at least)
+                gens[settle[:2]] = self._bump(c, *settle[:2])
+            removed.setdefault(settle[:2], []).extend(gone + shut) if gone or shut else None  # type: ignore[index]
             refreshed: dict[tuple[str, str], dict[int, np.ndarray | None]] = {}
-            if updates and gens and memories:  # the scope's generation moved with the rows above
-                self._put_context(c, memories[0].item.tenant, updates)
-                refreshed = self._context_rowids(c, memories[0].item.tenant, updates)
-        self._keep_row_ids(gens)  # a write adds and closes rows, never deletes one
+            if updates and gens and (memories or settle):  # the scope's generation moved with the rows above
+                self._put_context(c, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
+                refreshed = self._context_rowids(c, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
+        self._keep_row_ids(gens) if not gone else self._forget_row_ids(settle[:2])  # type: ignore[index]
         if self.vectors:
             for key in gens:
                 gone = set(removed.get(key, []))
@@ -766,27 +776,6 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if self.vectors:
             self.vectors.apply((tenant, row[1]), gen - 1, gen, removed=[row[0]])
         return self.get(tenant, memory_id)
-
-    def all_vectors(self, batch: int = 512) -> Iterator[list[tuple[int, str]]]:
-        """Yield batches of (rowid, text to embed) of every memory (for reindex): ``"speaker: text"`` when the
-        speaker is known, as :func:`anchormem.ingest.pipeline.embedding_text` does on add."""
-        last = 0
-        while True:
-            rows = self._read("SELECT rowid, CASE WHEN ifnull(speaker, '') = '' THEN text ELSE speaker || ': ' || text "
-                              "END FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch))
-            if not rows:
-                return
-            yield [(r[0], r[1]) for r in rows]
-            last = rows[-1][0]
-
-    def replace_vectors(self, pairs: list[tuple[int, np.ndarray]]) -> None:
-        """Overwrite stored vectors by rowid (reindex); drops every cached scope."""
-        with self._tx() as c:
-            c.executemany("UPDATE memories SET embedding=? WHERE rowid=?",
-                          [(np.asarray(v, dtype="<f4").tobytes(), r) for r, v in pairs])
-            c.execute("UPDATE scope_state SET generation = generation + 1")  # saved ANN files are now stale
-        if self.vectors:
-            self.vectors.clear()
 
 
 def _scored(rows: list, q: np.ndarray, dim: int, k: int) -> list[tuple[int, str, float]]:

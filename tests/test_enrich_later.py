@@ -1,0 +1,206 @@
+"""add_many(enrich="later"): rows searchable at once with their fact extraction queued; Memory.enrich and every
+read that depends on claims settle the queue to the state an eager add_many leaves; the marker is written in the
+row's transaction and settled in the enrichment's."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+
+from anchormem import Memory
+from anchormem.errors import InvalidInputError
+from anchormem.testing import HashEmbedder
+
+from cli_helpers import hash_cli_env, invoke_json  # noqa: F401 (a fixture)
+
+
+def _log(user: str = "Ann"):
+    t = "2024-01-0{}T10:0{}:00+02:00"
+    return [
+        {"role": "user", "content": "I live in Berlin.", "timestamp": t.format(1, 0), "name": user},
+        {"role": "user", "content": "I adopted a cat named Pixel.", "timestamp": t.format(1, 1), "name": user},
+        {"role": "assistant", "content": "A cat is lovely company.", "timestamp": t.format(1, 2)},
+        {"role": "user", "content": "ok thanks", "timestamp": t.format(1, 3)},
+        {"role": "user", "content": "I work as a nurse at the city hospital.", "timestamp": t.format(2, 0)},
+        {"role": "user", "content": "I live in Berlin.", "timestamp": t.format(2, 1), "name": user},
+        {"role": "user", "content": "I moved to Munich.", "timestamp": t.format(3, 0), "name": user},
+        {"role": "user", "content": "I have to renew my passport by Friday.", "timestamp": t.format(3, 1)},
+        {"role": "user", "content": "Yesterday I quit the hospital and joined a clinic.", "timestamp": t.format(4, 0)},
+    ]
+
+
+def _state(m: Memory, user: str = "ann"):
+    return sorted((x.kind, x.text, x.valid_to is None, x.fact.slot if x.fact else None, x.created_at.isoformat(),
+                   x.event_time.isoformat() if x.event_time else None, tuple(sorted((c.slot, c.valid_to is None) for c in x.claims)))
+                  for x in m.get_all(user_id=user, include_superseded=True))
+
+
+def _mem(path=":memory:") -> Memory:
+    return Memory(str(path), embedder=HashEmbedder(64), llm=None, cache=False)
+
+
+def _raw(path) -> tuple[int, int]:
+    con = sqlite3.connect(path)
+    try:
+        return (con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0],
+                con.execute("SELECT count(*) FROM memories WHERE kind='fact'").fetchone()[0])
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("batch", [1, 3, 500])
+def test_after_enrich_the_memories_are_those_of_an_eager_add(batch):
+    eager, later = _mem(), _mem()
+    eager.add_many(_log(), user_id="ann", batch_size=batch)
+    got = later.add_many(_log(), user_id="ann", batch_size=batch, enrich="later")
+    assert got["chitchat"] == 1
+    assert later.pending("ann") == 7  # every row stored (the repeated "I live in Berlin." is one)
+    res = later.enrich("ann")
+    assert res["enriched"] == 7 and res["pending"] == 0 and res["ADD"] >= 4
+    assert _state(later) == _state(eager)
+    assert later.enrich() == {"enriched": 0, "pending": 0}
+
+
+def test_rows_are_searchable_before_enrichment_and_no_fact_is_written(tmp_path):
+    db = tmp_path / "m.db"
+    m = _mem(db)
+    m.add_many(_log(), user_id="ann", enrich="later")
+    assert _raw(db) == (7, 0)
+    hits = m.search("Munich", user_id="ann", limit=3)
+    assert hits and hits[0].memory.text == "I moved to Munich." and hits[0].memory.kind == "utterance"
+    m.close()
+    m = _mem(db)  # the queue survives a reopen
+    assert m.pending() == 7
+    m.close()
+
+
+@pytest.mark.parametrize("read", ["get_all", "ask", "as_of", "summarize"])
+def test_reads_that_depend_on_claims_enrich_that_user_first(tmp_path, read):
+    m = _mem(tmp_path / "m.db")
+    m.add_many(_log(), user_id="ann", enrich="later")
+    m.add_many(_log("Bo"), user_id="bo", enrich="later")
+    if read == "get_all":
+        m.get_all(user_id="ann")
+    elif read == "ask":
+        m.ask("Where do I live?", user_id="ann")
+    elif read == "as_of":
+        m.search("Berlin", user_id="ann", as_of="2024-01-02T12:00:00Z")
+    else:
+        m.summarize(user_id="ann")
+    assert m.pending("ann") == 0 and m.pending("bo") == 7
+    current = {x.text for x in m.get_all(user_id="ann") if x.kind == "fact"}
+    assert "I moved to Munich." in current and "I live in Berlin." not in current
+
+
+def test_plain_search_does_not_wait_for_enrichment():
+    m = _mem()
+    m.add_many(_log(), user_id="ann", enrich="later")
+    m.search("Berlin", user_id="ann")
+    assert m.pending("ann") == 7
+
+
+def test_limit_enriches_the_writes_said_first(tmp_path):
+    db = tmp_path / "m.db"
+    m = _mem(db)
+    m.add_many(list(reversed(_log())), user_id="ann", batch_size=1, enrich="later")  # written newest first
+    con = sqlite3.connect(db)
+    said = "SELECT m.created_at FROM enrich_queue q JOIN memories m ON m.rowid=q.memory_rowid ORDER BY 1"
+    before = [r[0] for r in con.execute(said)]
+    got = m.enrich("ann", limit=2)
+    assert got["enriched"] == 2 and got["pending"] == 5
+    assert [r[0] for r in con.execute(said)] == before[2:]  # the two said first are gone from the queue
+    con.close()
+
+
+def test_said_time_keeps_the_speakers_offset_for_relative_dates(tmp_path):
+    db = tmp_path / "m.db"
+    m = _mem(db)
+    m.add_many(_log(), user_id="ann", enrich="later")
+    con = sqlite3.connect(db)
+    said = sorted(r[0] for r in con.execute("SELECT said_at FROM enrich_queue"))
+    con.close()
+    assert said[0] == "2024-01-01T10:00:00+02:00"
+
+
+def test_failed_enrichment_write_leaves_the_queue_and_rows_as_they_were(tmp_path, monkeypatch):
+    db = tmp_path / "m.db"
+    m = _mem(db)
+    m.add_many(_log(), user_id="ann", enrich="later")
+    con = sqlite3.connect(db)
+    rows_before = con.execute("SELECT id, text, valid_to FROM memories ORDER BY rowid").fetchall()
+    con.close()
+    def boom(*a, **k):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr("anchormem.stores.sqlite.settle_pending", boom)
+    with pytest.raises(Exception):
+        m.enrich("ann")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT id, text, valid_to FROM memories ORDER BY rowid").fetchall() == rows_before
+    assert con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0] == 7
+    con.close()
+
+
+def test_precomputed_vectors_are_kept_by_the_fact_memories():
+    msgs = _log()
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(len(msgs), 64)).astype(np.float32)
+    eager, later = _mem(), _mem()
+    eager.add_many(msgs, user_id="ann", vectors=vecs)
+    later.add_many(msgs, user_id="ann", vectors=vecs, enrich="later")
+    later.enrich()
+
+    def by_text(m):
+        items = m.get_all(user_id="ann", include_superseded=True)
+        vs = m.store.get_vectors(m.tenant, [x.id for x in items])
+        return {(x.kind, x.text): np.round(vs[x.id], 5).tobytes() for x in items}
+
+    assert by_text(eager) == by_text(later)
+
+
+def test_bad_mode_and_limit_are_refused():
+    m = _mem()
+    with pytest.raises(InvalidInputError, match="enrich must be one of now, later"):
+        m.add_many(["hi there"], user_id="ann", enrich="soon")
+    with pytest.raises(InvalidInputError, match="limit must be a positive integer"):
+        m.enrich("ann", limit=0)
+
+
+def test_the_cli_reports_and_drains_the_queue(tmp_path, hash_cli_env):
+    db = tmp_path / "m.db"
+    m = Memory(str(db), embedder="hash", llm=None, cache=False)
+    m.add_many(_log(), user_id="ann", enrich="later")
+    m.close()
+    assert invoke_json(str(db), "enrich", "--status") == {"pending": 7}
+    got = invoke_json(str(db), "enrich")
+    assert got["enriched"] == 7 and got["pending"] == 0
+    assert _raw(db)[0] == 0 and _raw(db)[1] >= 4
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_enrich_users_across_processes_gives_what_memory_enrich_gives(tmp_path, monkeypatch, workers):
+    from anchormem.bulk import enrich_users
+
+    monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")  # the workers' embedder, by the settings
+    one, many = tmp_path / "one.db", tmp_path / "many.db"
+    for db in (one, many):
+        m = Memory(str(db), embedder="hash", llm=None, cache=False)
+        m.add_many(_log(), user_id="ann", enrich="later")
+        m.add_many(_log("Bo"), user_id="bo", enrich="later")
+        m.close()
+    a = Memory(str(one), embedder="hash", llm=None, cache=False)
+    a.enrich()
+    got = enrich_users(path=str(many), embedder="hash", workers=workers)
+    assert (got["enriched"], got["users"], got["workers"]) == (14, 2, workers)
+    b = Memory(str(many), embedder="hash", llm=None, cache=False)
+    assert b.pending() == 0
+    assert [_state(a, u) for u in ("ann", "bo")] == [_state(b, u) for u in ("ann", "bo")]
+
+
+def test_a_deferred_import_keeps_the_scopes_vectors_in_step(tmp_path):
+    m = _mem(tmp_path / "m.db")
+    m.add_many(_log(), user_id="ann", enrich="later")
+    assert m.store.vectors.cached_size((m.tenant, "ann")) == 7  # kept by the writes: saved on close, no rebuild
