@@ -204,3 +204,24 @@ def test_a_deferred_import_keeps_the_scopes_vectors_in_step(tmp_path):
     m = _mem(tmp_path / "m.db")
     m.add_many(_log(), user_id="ann", enrich="later")
     assert m.store.vectors.cached_size((m.tenant, "ann")) == 7  # kept by the writes: saved on close, no rebuild
+
+
+def test_a_search_before_enrichment_leaves_no_stale_ranking_rows_after_it(tmp_path):
+    """Searches rank on kept rank rows (stores.rank_rows, kept per scope generation); enrichment rewrites rows (its
+    fact memories, labels, closed claims), so a search after it ranks what a fresh process reads."""
+    db = tmp_path / "m.db"
+    m = _mem(db)
+    m.add_many(_log(), user_id="ann", enrich="later")
+    queries = ["Where do I live?", "Munich", "Where do I work?", "cat"]
+    for q in queries:
+        m.search(q, user_id="ann", limit=5)
+    m.enrich("ann")
+    after = [[(h.memory.id, h.memory.text, h.memory.valid_to, h.memory.state, [lb.domain for lb in h.memory.labels])
+              for h in m.search(q, user_id="ann", limit=5)] for q in queries]
+    m.close()
+    fresh = _mem(db)
+    again = [[(h.memory.id, h.memory.text, h.memory.valid_to, h.memory.state, [lb.domain for lb in h.memory.labels])
+              for h in fresh.search(q, user_id="ann", limit=5)] for q in queries]  # (scores: the access counts grew)
+    fresh.close()
+    assert after == again
+    assert any(text == "I moved to Munich." for text in (h[1] for h in after[1]))
