@@ -23,12 +23,12 @@ from .. import langdata
 from ..facts.claims import asks_past
 from ..facts.plans import plan_sentences
 
-__all__ = ["asks_present", "without_plans"]
+__all__ = ["asks_present", "asks_plan", "without_plans"]
 
 
-@lru_cache(maxsize=1)
-def _tense() -> re.Pattern[str]:
-    words = langdata.words("cues", "future_question") + langdata.words("cues", "past_question_tense")
+@lru_cache(maxsize=2)
+def _tense(past: bool = True) -> re.Pattern[str]:
+    words = langdata.words("cues", "future_question") + (langdata.words("cues", "past_question_tense") if past else ())
     parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
              for w in sorted(words, key=len, reverse=True)]
     for lang in langdata.LANGUAGES:  # patterns (the present progressive: "Where is my sister getting married?")
@@ -40,6 +40,12 @@ def asks_present(question: str) -> bool:
     """The question asks what holds now ("Do I live in Edinburgh?", "Where do I live?", 我住哪里？), not what is
     planned ("Am I moving?", "When is the move?"), what happened ("Did I move?") or what held before."""
     return not _tense().search(question) and not asks_past(question)
+
+
+def asks_plan(question: str) -> bool:
+    """The question asks what is planned or coming ("Am I moving?", "When is the move?", 我什么时候搬家？: the
+    ``future_question`` words and patterns of ``data/lang/<lang>/cues.json``), not what holds or happened."""
+    return bool(_tense(False).search(question))
 
 
 _CLAUSE = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！?？]*")
