@@ -297,10 +297,10 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     else:  # someone else's: their clauses, in the words of the user's own statements
         theirs = _theirs(person, [m.text for m in list(earlier) + list(pool) if _own(m)])
         clauses = lambda text: person_clauses(text, theirs)  # noqa: E731
-    # an earlier statement states something: a question asked or a plan stating nothing now is none (a plan is one
-    # of what its later outcome tells); for another person, it says something of theirs
+    # a question asked is no earlier statement (a plan is one of what its later outcome tells); for another
+    # person, it says something of theirs
     olds = [o for o in earlier if _own(o) and not _asks(o.text) and
-            (_planned(o) if person is None else bool(clauses(o.text)) or (person == ("user", "") and _planned(o)))]
+            (_planned(o) if person is None else person == ("user", "") or bool(clauses(o.text)))]
     if not olds:
         return {}
     first = min(said_at(o) for o in olds)
