@@ -372,3 +372,19 @@ def test_a_question_asked_or_a_plan_is_no_earlier_statement():
                       created_at=T, valid_from=T)
     assert _planned(plan) and not _planned(plan, "她最近每天练琴一个小时。")
     assert _planned(MemoryItem(id="q", text="I might move to Berlin.", user_id="u", created_at=T, valid_from=T))
+
+
+def test_a_question_the_user_asked_is_never_marked_earlier_in_context(mem):
+    texts = ["我的宽带是100M的套餐，每个月100元。", "如果我换成500M的套餐，每个月要多少钱？", "我换了500M的套餐，现在每个月150元。"]
+    for i, text in enumerate(texts):
+        mem.add(text, user_id="q", timestamp=T + timedelta(days=10 * i))
+    lines = _memory_lines(mem, "q", "我的宽带每个月多少钱？")
+    asked = [ln for ln in lines if "如果我换成500M的套餐" in ln]
+    assert len(asked) == 1 and "较早的说法" not in asked[0]  # it was marked "(较早的说法，2024-01-21之前)"
+
+
+def test_a_plan_is_no_evidence_of_where_the_user_lived_before(mem):
+    mem.add("我住在深圳。", user_id="p", timestamp=T)
+    mem.add("我下个月可能会搬到广州。", user_id="p", timestamp=T + timedelta(days=10))
+    for question in ("Where did I live before?", "我以前住在哪里？"):
+        assert [c.text for c in mem.ask(question, user_id="p").citations] == ["我住在深圳。"]

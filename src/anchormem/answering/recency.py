@@ -39,11 +39,22 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
+A long earlier turn speaks of many things: when ``n`` says a value of a kind that clauses of ``o`` hold
+(:func:`_value_clauses`: "花了3200元" and "月租4500元。" of "我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。"),
+``n`` must stand out for the question by :data:`LATER_SHARE` of the best of those clauses' lifts too, not only of
+the whole turn's: an e-bike's price is no later rent. A question the user asked is never an earlier statement
+("如果我换成500M的套餐，每个月要多少钱？"). When the part of ``o`` nearest the question is a plan (an event time
+ahead, a modal or a future marker: :func:`_planned`, "我女儿朵朵六一要参加学校的钢琴演出"), its later statement is its
+outcome: said once the planned time came, close to it by meaning as above and cited by the evidence test too, no
+new value needed ("朵朵的钢琴演出很成功…拿了二等奖"); this holds for a question about what happened too ("How did
+the recital go?"), not for one about what is planned (:func:`~.tense.asks_plan`).
+
 The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
 (:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
 (:func:`latest_said_hits`). Summaries mark the line of ``o`` "earlier, before <date>: …" when a later statement
 carries a new value of one of its slots (:func:`later_by_slot`, by the claims alone: a summary has no question).
-Questions about the past or a plan are left as they are: their answers do not follow the latest statement.
+Other questions about the past and questions about a plan are left as they are: their answers do not follow the
+latest statement.
 """
 
 from __future__ import annotations
@@ -64,15 +75,13 @@ from .past_reading import asks_about_asker
 from .persons import kin_words
 from .tense import asks_plan, asks_present
 
-__all__ = ["CLAUSE_LIFT", "CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asked_person",
+__all__ = ["CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asked_person",
            "asks_own_present", "said_at", "later_statements", "latest_said_answer", "latest_said_hits",
            "earlier_note", "later_by_slot", "earlier_line"]
 
 LATER_MARGIN = 0.06  # a later statement's cosine to the question may sit this far below the earlier one's
 LATER_SHARE = 0.45  # its lift over the question's background: at least this share of the earlier one's
 PAIR_LIFT = 0.03  # its cosine to the earlier statement: at least the earlier one's background + this
-CLAUSE_LIFT = 0.045  # and to the clause of a turn of several that answers the question: its background + this
-# (dev: rent said again 0.063-0.079 over the rent clause's background, an e-bike's price or giving up coffee 0.026-0.039)
 CROSS_LANGUAGE = True  # a later statement in the other language than the earlier one answers by meaning too (each
 # cosine over its own language's background)
 CROSS_LIFT = 3.0  # across languages: its lift over its language's background, in spreads of the question's cosine
@@ -234,6 +243,20 @@ def _may_replace(later: str, earlier: str) -> bool:
     return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
 
 
+def _value_clauses(later: str, clauses: list[str]) -> list[str]:
+    """The clauses of an earlier turn (``clauses``, several) holding a typed value of a kind ``later`` holds
+    (:func:`~anchormem.facts.meaning.typed_values`: "月租4500元。" for "花了3200元"), which ``later`` must be close
+    to when it is to say a new value of one of them; [] when ``later`` says an ending
+    (:func:`~anchormem.facts.aspect.terminative`) or no clause holds such a value."""
+    from ..facts.aspect import terminative
+    from ..facts.meaning import typed_values
+
+    if terminative(later):
+        return []
+    kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
+    return [c for c in clauses if kinds & {k for k, v in typed_values(c, text_language(c)).items() if v}]
+
+
 def _same_values(later: str, earlier: str) -> bool:
     """Every typed value ``later`` holds of a kind ``earlier`` holds too is one of ``earlier``'s, in either script
     (:func:`~anchormem.facts.keys.same_value`: 慕尼黑 / Munich): ``later`` says the same again."""
@@ -336,10 +359,11 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         if meaning:  # the clause of o that answers the question (a long turn speaks of many things)
             ol = text_language(o.text)
             part = max(parts[o.id], key=lambda c: float(qv @ vecs[c]))
-            ov = vecs[part]
-            lo = max(float(qv @ vecs[o.text]), float(qv @ ov)) - floors[ol]
+            lo = float(qv @ vecs[o.text]) - floors[ol]
         # what o answers with is a plan: its later statement is its outcome, said once the planned time came
         outcome = _planned(o, part) and (person is None or not present_clauses(part))
+        if person is None and not outcome:
+            continue  # a question about what happened: only what answers it as a plan has a later statement
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
@@ -352,7 +376,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             shared = ns & os_
             if shared and all(_restates(n, o, slot, (person or ("", ""))[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
-            ok = bool(shared) and not outcome
+            ok = bool(shared)
             if not ok and meaning and (outcome or not (_keyed(ns) and _keyed(os_))):  # both read as slots, none
                 # shared: the write path says they speak of different things ("done moving… Leeds" is no later
                 # answer to a job)
@@ -362,13 +386,15 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                     continue  # across languages: a later statement in the other language than the earlier one
                 nv = vecs[words]
                 ln = float(qv @ nv) - floors[nl]  # each over its language's floor
-                stands_out = ln >= LATER_SHARE * max(lo, 0.0)
+                valued = _value_clauses(words, parts[o.id][1:])  # o's clauses holding a value of a kind n holds:
+                # n stands out as much as a share of the best of them does ("月租4500元。" for "花了3200元")
+                lo_n = max([lo] + [float(qv @ vecs[c]) - floors[ol] for c in valued])
+                stands_out = ln >= LATER_SHARE * max(lo_n, 0.0)
                 wv = vecs[o.text]  # it speaks of what o speaks of: closer to it than unrelated statements in n's
-                # own language are, and to o's answering clause when o says several things
-                near = float(nv @ wv) >= float(np.mean(banks[nl] @ wv)) + PAIR_LIFT and \
-                    (part == o.text or float(nv @ ov) >= float(np.mean(banks[nl] @ ov)) + CLAUSE_LIFT)
+                # own language are
+                near = float(nv @ wv) >= float(np.mean(banks[nl] @ wv)) + PAIR_LIFT
                 ok = stands_out and near and ln >= lo - LATER_MARGIN and \
-                    (outcome or _may_replace(words, o_words)) and \
+                    (_may_replace(words, o_words) or outcome and n.id in cited) and \
                     (one or n.id in cited or (ln >= CROSS_LIFT * spreads[nl] and not _same_values(words, o_words)))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
@@ -423,8 +449,8 @@ def _answering_parts(o: MemoryItem, clauses: Callable[[str], list[str]]) -> list
 def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     """Per memory of ``items`` (by id), the latest-said memory of ``items`` that answers the same slot question
     later, read from the stored claims alone (no question, no embedder: what a summary line is checked against):
-    both the user's own and current, both said as no plan and with a clause that can state what holds now (a
-    question asked is no earlier statement either), the later one said after it (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My sister Mei just moved to Beijing"),
+    both the user's own and current, the earlier one no question asked, the later one said after it, no plan, with
+    a clause that can state what holds now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My sister Mei just moved to Beijing"),
     carrying a current claim of a slot the earlier one carries, not the same value again (:func:`_restates`) and not
     the change the write path already closed the earlier claim with. Memories without one are left out."""
     from ..facts.stance import person_clauses, present_clauses
@@ -432,7 +458,9 @@ def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     own = [m for m in items if _own(m) and _slots(m)]
     cands = [n for n in own if not _plan(n) and (present_clauses(n.text) or person_clauses(n.text, _anyone))]
     out: dict[str, MemoryItem] = {}
-    for o in cands:  # a question asked or a plan is no earlier statement ("如果我换成500M的套餐，每个月要多少钱？")
+    for o in own:
+        if _asks(o.text):  # a question asked is no earlier statement ("如果我换成500M的套餐，每个月要多少钱？")
+            continue
         closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
         for n in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or n.text in o.text or n.id in closers or \
