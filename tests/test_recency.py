@@ -388,3 +388,20 @@ def test_a_plan_is_no_evidence_of_where_the_user_lived_before(mem):
     mem.add("我下个月可能会搬到广州。", user_id="p", timestamp=T + timedelta(days=10))
     for question in ("Where did I live before?", "我以前住在哪里？"):
         assert [c.text for c in mem.ask(question, user_id="p").citations] == ["我住在深圳。"]
+
+
+def test_someone_elses_move_is_no_evidence_of_the_askers_home(mem):
+    for i, text in enumerate(["I live in Shenzhen.", "I relocated to Guangzhou.", "My friend Ahmed just moved to Shenzhen."]):
+        mem.add(text, user_id="h", timestamp=T + timedelta(days=10 * i))
+    assert [c.text for c in mem.ask("Where do I live now?", user_id="h").citations] == ["I relocated to Guangzhou."]
+    # the friend's move was cited second (its slot words "live" answered though no clause of it is the asker's)
+    assert [c.text for c in mem.ask("Where did I live before?", user_id="h").citations] == ["I live in Shenzhen."]
+
+
+def test_without_plans_leaves_out_someone_named():
+    from anchormem.answering.tense import without_plans
+
+    assert without_plans("My friend Ahmed just moved to Shenzhen.", T, own_state=True) == ""
+    assert without_plans("我朋友Ahmed刚搬到深圳。", T, own_state=True) == ""
+    assert without_plans("The rent is 900.", T, own_state=True) == "The rent is 900."
+    assert without_plans("My friend Ahmed just moved to Shenzhen.", T) == "My friend Ahmed just moved to Shenzhen."

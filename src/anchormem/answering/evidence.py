@@ -314,7 +314,9 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
         words.extend(query_terms(m.speaker))
     if _job_stated().search(stated):
         words.append("occupation")
-    return words + _slot_words(hit, kin)
+    # a memory that states nothing for the question (its words all someone else's, plans or questions: "My friend
+    # Ahmed just moved to Shenzhen." for "Where do I live?") has no slot words either
+    return words + (_slot_words(hit, kin) if stated.strip() else [])
 
 
 _KIN_MODIFIER = re.compile(PERSON_MODIFIERS, re.I)  # "older", "best"… before a relation word
