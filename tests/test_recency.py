@@ -391,7 +391,8 @@ def test_a_plan_is_no_evidence_of_where_the_user_lived_before(mem):
 
 
 def test_someone_elses_move_is_no_evidence_of_the_askers_home(mem):
-    for i, text in enumerate(["I live in Shenzhen.", "I relocated to Guangzhou.", "My friend Ahmed just moved to Shenzhen."]):
+    texts = ["I live in Shenzhen.", "I relocated to Guangzhou.", "My friend Ahmed just moved to Shenzhen."]
+    for i, text in enumerate(texts):
         mem.add(text, user_id="h", timestamp=T + timedelta(days=10 * i))
     assert [c.text for c in mem.ask("Where do I live now?", user_id="h").citations] == ["I relocated to Guangzhou."]
     # the friend's move was cited second (its slot words "live" answered though no clause of it is the asker's)

@@ -245,8 +245,8 @@ def _may_replace(later: str, earlier: str) -> bool:
 
 def _value_clauses(later: str, clauses: list[str]) -> list[str]:
     """The clauses of an earlier turn (``clauses``, several) holding a typed value of a kind ``later`` holds
-    (:func:`~anchormem.facts.meaning.typed_values`: "月租4500元。" for "花了3200元"), which ``later`` must be close
-    to when it is to say a new value of one of them; [] when ``later`` says an ending
+    (:func:`~anchormem.facts.meaning.typed_values`: "月租4500元。" for "花了3200元"): what ``later`` would say a new
+    value of, so it must stand out for the question by a share of their lift; [] when ``later`` says an ending
     (:func:`~anchormem.facts.aspect.terminative`) or no clause holds such a value."""
     from ..facts.aspect import terminative
     from ..facts.meaning import typed_values
@@ -422,15 +422,16 @@ def _asks(text: str) -> bool:
 
 def _planned(m: MemoryItem, part: str = "") -> bool:
     """``m`` (or its ``part`` that answers a question) tells a plan: an event time ahead of when it was said
-    (:func:`_plan`), or a sentence, no question,
-    that is a modal or plan of the speaker's (:func:`~anchormem.facts.changes.modal`: "I might move to Berlin") or
-    tells what will happen (:func:`~anchormem.facts.plans.says_future`: "我女儿朵朵六一要参加学校的钢琴演出")."""
+    (:func:`_plan`), or a sentence, no question, that is a modal or plan of the speaker's
+    (:func:`~anchormem.facts.changes.modal`: "I might move to Berlin") or tells what will happen
+    (:func:`~anchormem.facts.plans.says_future`: "我女儿朵朵六一要参加学校的钢琴演出")."""
     from ..facts.changes import modal
     from ..facts.plans import says_future
     from ..facts.rules import _is_question
     from ..text.segment import split_sentences
 
-    return _plan(m) or any(not _is_question(s) and (modal(s) or says_future(s)) for s in split_sentences(part or m.text))
+    return _plan(m) or any(not _is_question(s) and (modal(s) or says_future(s))
+                           for s in split_sentences(part or m.text))
 
 
 def _planned_end(m: MemoryItem) -> datetime:
@@ -450,7 +451,8 @@ def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     """Per memory of ``items`` (by id), the latest-said memory of ``items`` that answers the same slot question
     later, read from the stored claims alone (no question, no embedder: what a summary line is checked against):
     both the user's own and current, the earlier one no question asked, the later one said after it, no plan, with
-    a clause that can state what holds now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My sister Mei just moved to Beijing"),
+    a clause that can state what holds now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My
+    sister Mei just moved to Beijing"),
     carrying a current claim of a slot the earlier one carries, not the same value again (:func:`_restates`) and not
     the change the write path already closed the earlier claim with. Memories without one are left out."""
     from ..facts.stance import person_clauses, present_clauses
