@@ -322,3 +322,87 @@ def test_context_notes_nothing_without_a_later_answer(mem, turns):
     for i, text in enumerate(turns):
         mem.add(text, user_id="w", timestamp=T + timedelta(days=30 * i))
     assert not any("earlier statement" in ln for ln in _memory_lines(mem, "w", "what do you know about me"))
+
+
+_LINXIAO = ["我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。", "我对花生过敏，帮我推荐外卖的时候一定要注意。",
+            "我女儿朵朵六一要参加学校的钢琴演出，她最近每天练琴一个小时。", "上周末我买了一辆电动自行车，花了3200元，上班骑车只要十五分钟。",
+            "我现在不喝咖啡了，改喝绿茶，因为咖啡让我睡不好。", "朵朵的钢琴演出很成功，她弹了《小星星》，拿了二等奖。"]
+
+
+@pytest.fixture
+def linxiao(mem):
+    for i, text in enumerate(_LINXIAO):
+        mem.add(text, user_id="lx", timestamp=T + timedelta(days=10 * i))
+    return mem
+
+
+@pytest.mark.parametrize("question, first", [
+    # a later statement is compared with the clause of the earlier turn that answers (月租4500元), not the whole
+    # turn, which speaks of many things: an e-bike's price is no later rent, giving up coffee no later allergy
+    ("我的月租是多少？", "我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。"),
+    ("我对什么过敏？", "我对花生过敏，帮我推荐外卖的时候一定要注意。"),
+])
+def test_a_later_statement_of_another_thing_is_no_later_answer_to_one_clause(linxiao, question, first):
+    assert linxiao.ask(question, user_id="lx").citations[0].text == first
+
+
+def test_a_plan_is_followed_by_its_outcome(linxiao):
+    # "六一要参加…演出" tells what will happen (a future marker); the later statement of the same event is its outcome
+    ans = linxiao.ask("朵朵的钢琴演出结果怎么样？", user_id="lx")
+    assert [c.text for c in ans.citations[:2]] == [_LINXIAO[5], _LINXIAO[2]]
+
+
+@pytest.mark.parametrize("question, plan", [
+    ("Am I moving?", True), ("When is the move?", True), ("我什么时候搬家？", True),
+    ("朵朵的钢琴演出结果怎么样？", False), ("How did Mia's recital go?", False), ("Where did I live before?", False),
+])
+def test_asks_plan(question, plan):
+    from anchormem.answering.tense import asks_plan
+
+    assert asks_plan(question) is plan
+
+
+def test_a_question_asked_or_a_plan_is_no_earlier_statement():
+    from anchormem.answering.recency import _asks, _planned
+
+    assert _asks("如果我换成500M的套餐，每个月要多少钱？") and _asks("Should I move to Berlin?")
+    assert not _asks("我的宽带是100M的套餐，每个月100元。")
+    assert _planned(_item(T)) is False
+    plan = MemoryItem(id="p", text="我女儿朵朵六一要参加学校的钢琴演出，她最近每天练琴一个小时。", user_id="u",
+                      created_at=T, valid_from=T)
+    assert _planned(plan) and not _planned(plan, "她最近每天练琴一个小时。")
+    assert _planned(MemoryItem(id="q", text="I might move to Berlin.", user_id="u", created_at=T, valid_from=T))
+
+
+def test_a_question_the_user_asked_is_never_marked_earlier_in_context(mem):
+    texts = ["我的宽带是100M的套餐，每个月100元。", "如果我换成500M的套餐，每个月要多少钱？", "我换了500M的套餐，现在每个月150元。"]
+    for i, text in enumerate(texts):
+        mem.add(text, user_id="q", timestamp=T + timedelta(days=10 * i))
+    lines = _memory_lines(mem, "q", "我的宽带每个月多少钱？")
+    asked = [ln for ln in lines if "如果我换成500M的套餐" in ln]
+    assert len(asked) == 1 and "较早的说法" not in asked[0]  # it was marked "(较早的说法，2024-01-21之前)"
+
+
+def test_a_plan_is_no_evidence_of_where_the_user_lived_before(mem):
+    mem.add("我住在深圳。", user_id="p", timestamp=T)
+    mem.add("我下个月可能会搬到广州。", user_id="p", timestamp=T + timedelta(days=10))
+    for question in ("Where did I live before?", "我以前住在哪里？"):
+        assert [c.text for c in mem.ask(question, user_id="p").citations] == ["我住在深圳。"]
+
+
+def test_someone_elses_move_is_no_evidence_of_the_askers_home(mem):
+    texts = ["I live in Shenzhen.", "I relocated to Guangzhou.", "My friend Ahmed just moved to Shenzhen."]
+    for i, text in enumerate(texts):
+        mem.add(text, user_id="h", timestamp=T + timedelta(days=10 * i))
+    assert [c.text for c in mem.ask("Where do I live now?", user_id="h").citations] == ["I relocated to Guangzhou."]
+    # the friend's move was cited second (its slot words "live" answered though no clause of it is the asker's)
+    assert [c.text for c in mem.ask("Where did I live before?", user_id="h").citations] == ["I live in Shenzhen."]
+
+
+def test_without_plans_leaves_out_someone_named():
+    from anchormem.answering.tense import without_plans
+
+    assert without_plans("My friend Ahmed just moved to Shenzhen.", T, own_state=True) == ""
+    assert without_plans("我朋友Ahmed刚搬到深圳。", T, own_state=True) == ""
+    assert without_plans("The rent is 900.", T, own_state=True) == "The rent is 900."
+    assert without_plans("My friend Ahmed just moved to Shenzhen.", T) == "My friend Ahmed just moved to Shenzhen."

@@ -86,7 +86,7 @@ from .answer_types import states_name
 from .categories import asked_categories, names_kind
 from .question import DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, paraphrase_groups
 from .question_dates import QDate, date_matches, question_date, said_word  # noqa: F401 (re-exported)
-from .tense import asks_present, without_plans
+from .tense import asks_plan, asks_present, without_plans
 from .persons import (kin_alternations, asked, asks_about_self, claims_other, in_kin,
                       kin_base, kin_words, name_in, stated_text, subject_role, with_speaker_names)
 
@@ -314,7 +314,9 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
         words.extend(query_terms(m.speaker))
     if _job_stated().search(stated):
         words.append("occupation")
-    return words + _slot_words(hit, kin)
+    # a memory that states nothing for the question (its words all someone else's, plans or questions: "My friend
+    # Ahmed just moved to Shenzhen." for "Where do I live?") has no slot words either
+    return words + (_slot_words(hit, kin) if stated.strip() else [])
 
 
 _KIN_MODIFIER = re.compile(PERSON_MODIFIERS, re.I)  # "older", "best"… before a relation word
@@ -489,7 +491,8 @@ class EvidenceScorer:
         self_q = not q.names and about_self
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
                               kin=kin) for h, r in zip(hits, roles)]
-        if asks_present(q.text):  # what a memory plans is no evidence of what holds now (:mod:`.tense`)
+        if asks_present(q.text) or (q.past and not asks_plan(q.text)):  # what a memory plans is no
+            # evidence of what holds now nor of what held before ("Where did I live before?") (:mod:`.tense`)
             own_state = about_self and not kin  # the asker's own state, a place named or not ("Do I live in Bristol?")
             stated = [without_plans(st, h.memory.valid_from, own_state=own_state and h.memory.role == "user")
                       for h, st in zip(hits, stated)]

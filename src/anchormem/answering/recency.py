@@ -39,11 +39,22 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
 
+A long earlier turn speaks of many things: when ``n`` says a value of a kind that clauses of ``o`` hold
+(:func:`_value_clauses`: "花了3200元" and "月租4500元。" of "我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。"),
+``n`` must stand out for the question by :data:`LATER_SHARE` of the best of those clauses' lifts too, not only of
+the whole turn's: an e-bike's price is no later rent. A question the user asked is never an earlier statement
+("如果我换成500M的套餐，每个月要多少钱？"). When the part of ``o`` nearest the question is a plan (an event time
+ahead, a modal or a future marker: :func:`_planned`, "我女儿朵朵六一要参加学校的钢琴演出"), its later statement is its
+outcome: said once the planned time came, close to it by meaning as above and cited by the evidence test too, no
+new value needed ("朵朵的钢琴演出很成功…拿了二等奖"); this holds for a question about what happened too ("How did
+the recital go?"), not for one about what is planned (:func:`~.tense.asks_plan`).
+
 The latest such ``n`` is cited first, ``o`` after it with "an earlier statement, before <n's date>"
 (:func:`latest_said_answer`); ``context()`` shows ``n`` above ``o`` and marks ``o`` the same way
 (:func:`latest_said_hits`). Summaries mark the line of ``o`` "earlier, before <date>: …" when a later statement
 carries a new value of one of its slots (:func:`later_by_slot`, by the claims alone: a summary has no question).
-Questions about the past or a plan are left as they are: their answers do not follow the latest statement.
+Other questions about the past and questions about a plan are left as they are: their answers do not follow the
+latest statement.
 """
 
 from __future__ import annotations
@@ -62,7 +73,7 @@ from .evidence import text_language
 from .extractive import quote
 from .past_reading import asks_about_asker
 from .persons import kin_words
-from .tense import asks_present
+from .tense import asks_plan, asks_present
 
 __all__ = ["CROSS_LANGUAGE", "CROSS_LIFT", "LATER_MARGIN", "LATER_SHARE", "PAIR_LIFT", "asked_person",
            "asks_own_present", "said_at", "later_statements", "latest_said_answer", "latest_said_hits",
@@ -232,6 +243,20 @@ def _may_replace(later: str, earlier: str) -> bool:
     return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
 
 
+def _value_clauses(later: str, clauses: list[str]) -> list[str]:
+    """The clauses of an earlier turn (``clauses``, several) holding a typed value of a kind ``later`` holds
+    (:func:`~anchormem.facts.meaning.typed_values`: "月租4500元。" for "花了3200元"): what ``later`` would say a new
+    value of, so it must stand out for the question by a share of their lift; [] when ``later`` says an ending
+    (:func:`~anchormem.facts.aspect.terminative`) or no clause holds such a value."""
+    from ..facts.aspect import terminative
+    from ..facts.meaning import typed_values
+
+    if terminative(later):
+        return []
+    kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
+    return [c for c in clauses if kinds & {k for k, v in typed_values(c, text_language(c)).items() if v}]
+
+
 def _same_values(later: str, earlier: str) -> bool:
     """Every typed value ``later`` holds of a kind ``earlier`` holds too is one of ``earlier``'s, in either script
     (:func:`~anchormem.facts.keys.same_value`: 慕尼黑 / Munich): ``later`` says the same again."""
@@ -286,14 +311,19 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     from ..facts.stance import person_clauses, present_clauses
 
     person = asked_person(question)
-    if person is None:
-        return {}
-    if person == ("user", ""):
-        clauses: Callable[[str], list[str]] = present_clauses
+    if person is None and asks_plan(question):
+        return {}  # a question about what is planned: its answer is the plan
+    if person is None:  # a question about what happened: only a plan has a later statement, its outcome
+        clauses: Callable[[str], list[str]] = _stated
+    elif person == ("user", ""):
+        clauses = present_clauses
     else:  # someone else's: their clauses, in the words of the user's own statements
         theirs = _theirs(person, [m.text for m in list(earlier) + list(pool) if _own(m)])
         clauses = lambda text: person_clauses(text, theirs)  # noqa: E731
-    olds = [o for o in earlier if _own(o) and (person == ("user", "") or clauses(o.text))]
+    # a question asked is no earlier statement (a plan is one of what its later outcome tells); for another
+    # person, it says something of theirs
+    olds = [o for o in earlier if _own(o) and not _asks(o.text) and
+            (_planned(o) if person is None else person == ("user", "") or bool(clauses(o.text)))]
     if not olds:
         return {}
     first = min(said_at(o) for o in olds)
@@ -310,7 +340,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         return {}
     meaning = embedder is not None and question_vector is not None
     if meaning:
-        texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds]))
+        parts = {o.id: _answering_parts(o, clauses) for o in olds}
+        texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds] +
+                                   [c for p in parts.values() for c in p]))
         vecs = dict(zip(texts, np.asarray(embedder.embed_documents(texts), dtype=np.float32)))
         qv = np.asarray(question_vector(), dtype=np.float32).reshape(-1)
         qlang = text_language(question)
@@ -323,29 +355,46 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         best: MemoryItem | None = None
         closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
         o_words = o.text if person == ("user", "") else " ".join(clauses(o.text))
+        part = o.text
+        if meaning:  # the clause of o that answers the question (a long turn speaks of many things)
+            ol = text_language(o.text)
+            part = max(parts[o.id], key=lambda c: float(qv @ vecs[c]))
+            lo = float(qv @ vecs[o.text]) - floors[ol]
+        # what o answers with is a plan: its later statement is its outcome, said once the planned time came
+        outcome = _planned(o, part) and (person is None or not present_clauses(part))
+        if person is None and not outcome:
+            continue  # a question about what happened: only what answers it as a plan has a later statement
         for n, words in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or words in o.text:
                 continue
+            if outcome and said_at(n) < _planned_end(o):
+                continue  # said before the planned time came: no outcome
             if n.id in closers or any(c.fact_id in closers for c in n.claims):  # the write path read it as the
                 continue  # change of a claim of o's that it closed (n, or the fact n carries): that change is the
                 # claims' (o's current view no longer says it), not a later answer to what o still says
-            ns, os_ = _slots(n, person[1]), _slots(o, person[1])
+            ns, os_ = _slots(n, (person or ("", ""))[1]), _slots(o, (person or ("", ""))[1])
             shared = ns & os_
-            if shared and all(_restates(n, o, slot, person[1]) for slot in shared):
+            if shared and all(_restates(n, o, slot, (person or ("", ""))[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
             ok = bool(shared)
-            if not ok and meaning and not (_keyed(ns) and _keyed(os_)):  # both read as slots, none shared: the
-                # write path says they speak of different things ("done moving… Leeds" is no later answer to a job)
-                ol, nl = text_language(o.text), text_language(words)
+            if not ok and meaning and (outcome or not (_keyed(ns) and _keyed(os_))):  # both read as slots, none
+                # shared: the write path says they speak of different things ("done moving… Leeds" is no later
+                # answer to a job)
+                nl = text_language(words)
                 one = ol == qlang == nl
                 if not (one or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
                     continue  # across languages: a later statement in the other language than the earlier one
-                ov, nv = vecs[o.text], vecs[words]
-                lo, ln = float(qv @ ov) - floors[ol], float(qv @ nv) - floors[nl]  # each over its language's floor
-                stands_out = ln >= LATER_SHARE * max(lo, 0.0)
-                near = float(nv @ ov) >= float(np.mean(banks[nl] @ ov)) + PAIR_LIFT  # it speaks of what o speaks
-                # of: closer to o than unrelated statements in n's own language are
-                ok = stands_out and near and ln >= lo - LATER_MARGIN and _may_replace(words, o_words) and \
+                nv = vecs[words]
+                ln = float(qv @ nv) - floors[nl]  # each over its language's floor
+                valued = _value_clauses(words, parts[o.id][1:])  # o's clauses holding a value of a kind n holds:
+                # n stands out as much as a share of the best of them does ("月租4500元。" for "花了3200元")
+                lo_n = max([lo] + [float(qv @ vecs[c]) - floors[ol] for c in valued])
+                stands_out = ln >= LATER_SHARE * max(lo_n, 0.0)
+                wv = vecs[o.text]  # it speaks of what o speaks of: closer to it than unrelated statements in n's
+                # own language are
+                near = float(nv @ wv) >= float(np.mean(banks[nl] @ wv)) + PAIR_LIFT
+                ok = stands_out and near and ln >= lo - LATER_MARGIN and \
+                    (_may_replace(words, o_words) or outcome and n.id in cited) and \
                     (one or n.id in cited or (ln >= CROSS_LIFT * spreads[nl] and not _same_values(words, o_words)))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n
@@ -354,11 +403,56 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     return out
 
 
+def _stated(text: str) -> list[str]:
+    """The clauses of ``text`` that state what holds now, the speaker's or a person's of theirs (a plan's outcome:
+    "朵朵的钢琴演出很成功" after "我女儿朵朵六一要参加学校的钢琴演出")."""
+    from ..facts.stance import person_clauses, present_clauses
+
+    return present_clauses(text) or person_clauses(text, _anyone)
+
+
+def _asks(text: str) -> bool:
+    """Every sentence of ``text`` is a question ("如果我换成500M的套餐，每个月要多少钱？"): it states nothing."""
+    from ..facts.rules import _is_question
+    from ..text.segment import split_sentences
+
+    sentences = [s for s in split_sentences(text) if s.strip()]
+    return bool(sentences) and all(_is_question(s) for s in sentences)
+
+
+def _planned(m: MemoryItem, part: str = "") -> bool:
+    """``m`` (or its ``part`` that answers a question) tells a plan: an event time ahead of when it was said
+    (:func:`_plan`), or a sentence, no question, that is a modal or plan of the speaker's
+    (:func:`~anchormem.facts.changes.modal`: "I might move to Berlin") or tells what will happen
+    (:func:`~anchormem.facts.plans.says_future`: "我女儿朵朵六一要参加学校的钢琴演出")."""
+    from ..facts.changes import modal
+    from ..facts.plans import says_future
+    from ..facts.rules import _is_question
+    from ..text.segment import split_sentences
+
+    return _plan(m) or any(not _is_question(s) and (modal(s) or says_future(s))
+                           for s in split_sentences(part or m.text))
+
+
+def _planned_end(m: MemoryItem) -> datetime:
+    """When what a plan ``m`` tells is over: its resolved event's end, else its time."""
+    return m.event_time_end or m.event_time or m.created_at
+
+
+def _answering_parts(o: MemoryItem, clauses: Callable[[str], list[str]]) -> list[str]:
+    """The parts of ``o`` one of which answers a question: its whole text and, for a turn of several clauses, each
+    clause that can state what holds (:func:`~anchormem.facts.stance.present_clauses` or a person's): "月租4500元。" of
+    "我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。"."""
+    cs = [c for c in clauses(o.text) if c.strip(",，;；.。!！?？ ")]
+    return [o.text] + (cs if len(cs) > 1 else [])
+
+
 def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     """Per memory of ``items`` (by id), the latest-said memory of ``items`` that answers the same slot question
     later, read from the stored claims alone (no question, no embedder: what a summary line is checked against):
-    both the user's own and current, the later one said after it, no plan, with a clause that can state what holds
-    now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My sister Mei just moved to Beijing"),
+    both the user's own and current, the earlier one no question asked, the later one said after it, no plan, with
+    a clause that can state what holds now (:func:`~anchormem.facts.stance.present_clauses`, or a person's: "My
+    sister Mei just moved to Beijing"),
     carrying a current claim of a slot the earlier one carries, not the same value again (:func:`_restates`) and not
     the change the write path already closed the earlier claim with. Memories without one are left out."""
     from ..facts.stance import person_clauses, present_clauses
@@ -367,6 +461,8 @@ def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     cands = [n for n in own if not _plan(n) and (present_clauses(n.text) or person_clauses(n.text, _anyone))]
     out: dict[str, MemoryItem] = {}
     for o in own:
+        if _asks(o.text):  # a question asked is no earlier statement ("如果我换成500M的套餐，每个月要多少钱？")
+            continue
         closers = {c.superseded_by for c in o.claims if c.valid_to is not None}
         for n in cands:
             if n.id == o.id or said_at(n) <= said_at(o) or n.text in o.text or n.id in closers or \

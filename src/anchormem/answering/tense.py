@@ -23,12 +23,12 @@ from .. import langdata
 from ..facts.claims import asks_past
 from ..facts.plans import plan_sentences
 
-__all__ = ["asks_present", "without_plans"]
+__all__ = ["asks_present", "asks_plan", "without_plans"]
 
 
-@lru_cache(maxsize=1)
-def _tense() -> re.Pattern[str]:
-    words = langdata.words("cues", "future_question") + langdata.words("cues", "past_question_tense")
+@lru_cache(maxsize=2)
+def _tense(past: bool = True) -> re.Pattern[str]:
+    words = langdata.words("cues", "future_question") + (langdata.words("cues", "past_question_tense") if past else ())
     parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
              for w in sorted(words, key=len, reverse=True)]
     for lang in langdata.LANGUAGES:  # patterns (the present progressive: "Where is my sister getting married?")
@@ -42,6 +42,21 @@ def asks_present(question: str) -> bool:
     return not _tense().search(question) and not asks_past(question)
 
 
+def _someone_named(clause: str) -> bool:
+    """The clause's subject is a person named other than the speaker ("My friend Ahmed just moved", 我朋友Ahmed刚搬到
+    深圳)."""
+    from ..facts.subjects import person_owner
+
+    ent, _ = person_owner(clause)
+    return bool(ent) and ent != "user"
+
+
+def asks_plan(question: str) -> bool:
+    """The question asks what is planned or coming ("Am I moving?", "When is the move?", 我什么时候搬家？: the
+    ``future_question`` words and patterns of ``data/lang/<lang>/cues.json``), not what holds or happened."""
+    return bool(_tense(False).search(question))
+
+
 _CLAUSE = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！?？]*")
 
 
@@ -50,14 +65,16 @@ def without_plans(text: str, said_at: datetime | None, *, own_state: bool = Fals
     question asks the asker's own present state: "Where do I live?", 我现在住在哪里？) also without the clauses that
     state no present fact of the speaker's (a modal or a plan, "I'm thinking about moving to London",
     我在考虑要不要搬到上海; reported speech: :func:`~anchormem.facts.changes.blocked`), which answer questions about
-    inclinations ("Would Caroline pursue writing?") but not what holds. ``text`` itself when it holds none."""
+    inclinations ("Would Caroline pursue writing?") but not what holds, and the clauses whose subject is someone
+    named (:func:`~anchormem.facts.subjects.person_owner`: "My friend Ahmed just moved to Shenzhen." is no evidence
+    of where the asker lives). ``text`` itself when it holds none."""
     from ..facts.changes import blocked
 
     plans = plan_sentences(text, said_at)
     for p in plans:
         text = text.replace(p, " ")
     clauses = _CLAUSE.findall(text) if own_state else []
-    kept = [c for c in clauses if not blocked(c)]
+    kept = [c for c in clauses if not blocked(c) and not _someone_named(c)]
     if len(kept) < len(clauses):
         text = "".join(kept)
     return " ".join(text.split()) if plans or len(kept) < len(clauses) else text

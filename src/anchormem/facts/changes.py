@@ -23,7 +23,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from . import triggers
 
-__all__ = ["clause_changes", "sentence_changes", "blocked", "numeric_slots", "number_of", "is_numeric_slot",
+__all__ = ["clause_changes", "sentence_changes", "blocked", "modal", "numeric_slots", "number_of", "is_numeric_slot",
            "JOB_ACTIVITY", "job_of_activity", "ENDS_ANY", "ends_any"]
 
 ENDS_ANY = "*"  # value_key of a value that ends whatever the slot holds ("我辞职了": the employer, whichever it was)
@@ -227,10 +227,10 @@ def sentence_changes(sentence: str) -> list[tuple[str, str, int]]:
     return _run(sentence.strip(), "sentence")
 
 
-@lru_cache(maxsize=2)
-def _blockers(lang: str) -> re.Pattern:
+@lru_cache(maxsize=4)
+def _blockers(lang: str, reported: bool = True) -> re.Pattern:
     cues = langdata.load("cues", lang)
-    entries = tuple(cues.get("modal", [])) + tuple(cues.get("reported_speech", []))
+    entries = tuple(cues.get("modal", [])) + (tuple(cues.get("reported_speech", [])) if reported else ())
     alt = langdata.alternation(entries)
     return re.compile(alt if lang == "zh" else r"\b(?:" + alt + r")\b", re.I)
 
@@ -239,3 +239,9 @@ def blocked(clause: str) -> bool:
     """The clause states no present fact of the speaker's: a modal or plan ("I might move to Berlin", "We're
     considering relocating", "我可能会搬到北京") or reported speech ("My boss said she moved", "他说他搬到了深圳")."""
     return bool(_blockers("en").search(clause) or (has_cjk(clause) and _blockers("zh").search(clause)))
+
+
+def modal(clause: str) -> bool:
+    """The clause is a modal or plan of its speaker's (``modal`` of cues.json: "I might move to Berlin",
+    "我女儿六一要参加钢琴演出"), not reported speech."""
+    return bool(_blockers("en", False).search(clause) or (has_cjk(clause) and _blockers("zh", False).search(clause)))

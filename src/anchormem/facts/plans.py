@@ -35,7 +35,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes"]
+__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
@@ -99,6 +99,12 @@ def _words_rx(key: str, lang: str) -> re.Pattern:
     clitics = langdata.alternation(tuple(e for e in entries if e[:1] in "'’")).replace("'", "['’]")
     whole = langdata.alternation(tuple(e for e in entries if e[:1] not in "'’")).replace("'", "['’]")
     return re.compile(r"(?:(?<![\w'’])(?:" + whole + r")|(?<=\w)(?:" + clitics + r"))(?![\w'’])", re.I)
+
+
+def says_future(text: str) -> bool:
+    """``text`` holds a ``future_markers`` word of plans.json: it tells what will happen ("I'll run the Lisbon half",
+    "我女儿六一要参加钢琴演出")."""
+    return _says("future_markers", text)
 
 
 def _says(key: str, text: str) -> bool:
