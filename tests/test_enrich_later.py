@@ -225,3 +225,19 @@ def test_a_search_before_enrichment_leaves_no_stale_ranking_rows_after_it(tmp_pa
     fresh.close()
     assert after == again
     assert any(text == "I moved to Munich." for text in (h[1] for h in after[1]))
+
+
+def test_a_turn_is_never_read_against_itself_or_a_later_pending_turn(tmp_path):
+    """The enrichment's fact plan does not see the rows still pending (the relative reader's dense search found the
+    turn itself and read "started a new job at Tencent" as a home that its own move then closed)."""
+    msgs = [{"role": "user", "content": "My shipping address is 88 Wulin Road, Hangzhou.",
+             "timestamp": "2026-08-03T10:00:00Z"},
+            {"role": "user", "content": "I just relocated to Shenzhen and started a new job at Tencent, so ship to 12 "
+             "Keyuan Road, Nanshan from now on.", "timestamp": "2026-09-15T10:00:00Z"}]
+    eager, later = Memory(":memory:", cache=False), Memory(":memory:", cache=False)  # the real model: meaning reads
+    eager.add_many(msgs, user_id="w")
+    later.add_many(msgs, user_id="w", enrich="later")
+    later.enrich("w")
+    assert _state(later, "w") == _state(eager, "w")
+    slots = {(c.slot, c.value, c.valid_to is None) for x in later.get_all(user_id="w") for c in x.claims}
+    assert ("user|employer", "Tencent", True) in slots and ("user|home_city", "Shenzhen", True) in slots

@@ -107,6 +107,23 @@ class _Settled:
         return self._store.settled_recent(scope, limit)
 
 
+class _Planning(_Settled):
+    """The store as the fact plan reads it for an enrichment batch: the user's memories as an eager ``add`` would
+    have found them, without the rows still pending (this batch's own turns and those said after them: a turn is
+    never read against itself or a later one by the relative reader's dense search or a listing)."""
+
+    def __init__(self, store: Any, pending: frozenset[str]) -> None:
+        super().__init__(store)
+        self._pending = pending
+
+    def dense_search(self, scope: Any, query: Any, k: int, where: Any, as_of: Any = None) -> list[tuple[str, float]]:
+        got = self._store.dense_search(scope, query, k + len(self._pending), where, as_of)
+        return [(i, s) for i, s in got if i not in self._pending][:k]
+
+    def list_memories(self, *args: Any, **kwargs: Any) -> list[Any]:
+        return [m for m in self._store.list_memories(*args, **kwargs) if m.id not in self._pending]
+
+
 def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, int]:
     """Plan and write one batch of the user's oldest pending rows; counts by event, ``enriched``: rows settled."""
     from .context.anchor import label_drafts
@@ -129,7 +146,8 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
         scope = Scope(tenant=tenant, user_id=user_id, agent_id=first.agent_id, session_id=first.session_id)
         drafts, by_turn = _drafts(rows)
         before = {d.item.id: (d.item.valid_to, len(d.item.claims)) for d in drafts}
-        plan = plan_facts(drafts, store=store, tenant=tenant, user_id=user_id, extract=mem._fact_extractor())
+        plan = plan_facts(drafts, store=_Planning(store, store.pending_ids(tenant, user_id)), tenant=tenant,
+                          user_id=user_id, extract=mem._fact_extractor())
         own = {id(d) for d in drafts}
         kept_ids = {d.item.id for d in plan.drafts if id(d) in own}
         new = [(i, d) for i, d in enumerate(plan.drafts) if id(d) not in own]

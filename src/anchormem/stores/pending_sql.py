@@ -144,6 +144,12 @@ class SQLitePendingMixin:
         with self._tx(write=False) as c:  # type: ignore[attr-defined]
             return pending_counts(c, tenant, user_id)
 
+    def pending_ids(self, tenant: str, user_id: str) -> frozenset[str]:
+        """The ids of the user's memories whose enrichment is pending."""
+        return frozenset(r[0] for r in self._read(  # type: ignore[attr-defined]
+            "SELECT m.id FROM enrich_queue q JOIN memories m ON m.rowid = q.memory_rowid WHERE q.tenant=? AND "
+            "q.user_id=?", (tenant, user_id)))
+
     def has_pending(self, tenant: str, user_id: str) -> bool:
         """Whether the user has a row whose enrichment is pending (one indexed probe)."""
         return bool(self._read("SELECT 1 FROM enrich_queue WHERE tenant=? AND user_id=? LIMIT 1",  # type: ignore
