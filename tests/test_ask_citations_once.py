@@ -53,3 +53,17 @@ def test_a_fact_and_its_turn_in_the_same_words_are_one_citation_the_turn():
     again = _m("t2", "I work at a hospital as a nurse.", created_at=T1 + timedelta(days=9))  # said again later
     ans = Answer(text=quote(turn) + " " + quote(again), citations=[turn, again])
     assert cited_once(ans, "What do I do?") == ans
+
+
+def test_a_question_about_what_the_user_asked_cites_the_users_question():
+    """A question the user asked is no evidence, except for a question about what they asked (asking_words of
+    data/lang/<lang>/answers.json): a support agent's "What did I ask about returns?"."""
+    from anchormem import Memory
+
+    m = Memory(":memory:")
+    m.add("Can I return an opened kettle?", user_id="c", timestamp="2026-10-01T10:00:00Z")
+    m.add("My order number is A1234 and it arrived damaged.", user_id="c", timestamp="2026-10-01T10:01:00Z")
+    ans = m.ask("What did I ask about returns?", user_id="c")
+    assert [c.text for c in ans.citations] == ["Can I return an opened kettle?"]
+    assert m.ask("Can I return the kettle?", user_id="c").abstained  # a question is still no answer to itself
+    m.close()

@@ -84,7 +84,8 @@ from ..types import Hit
 from .amounts import amount_covers
 from .answer_types import states_name
 from .categories import asked_categories, names_kind
-from .question import DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, paraphrase_groups
+from .question import (DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, asks_about_asking,
+                       paraphrase_groups)
 from .question_dates import QDate, date_matches, question_date, said_word  # noqa: F401 (re-exported)
 from .tense import asks_plan, asks_present, without_plans
 from .persons import (kin_alternations, asked, asks_about_self, claims_other, in_kin,
@@ -489,8 +490,9 @@ class EvidenceScorer:
         # relative ("My brother works as a doctor.")
         about_self = asks_about_self(q.text)
         self_q = not q.names and about_self
+        asking = asks_about_asking(q.text)  # "What did I ask about returns?": the user's questions are evidence
         stated = [stated_text(h.memory.text, about_speaker=r == "speaker" or (self_q and h.memory.role == "user"),
-                              kin=kin) for h, r in zip(hits, roles)]
+                              kin=kin, questions=asking) for h, r in zip(hits, roles)]
         if asks_present(q.text) or (q.past and not asks_plan(q.text)):  # what a memory plans is no
             # evidence of what holds now nor of what held before ("Where did I live before?") (:mod:`.tense`)
             own_state = about_self and not kin  # the asker's own state, a place named or not ("Do I live in Bristol?")

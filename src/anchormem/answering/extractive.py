@@ -166,9 +166,12 @@ def cited_once(ans: Answer, question: str) -> Answer:
         return ans
     zh = has_cjk(question)
     text = ans.text
-    stating = [m for m in ans.citations if not asks_question(m)]
+    from .question import asks_about_asking
+
+    about_asking = asks_about_asking(question)  # "What did I ask about returns?": the user's question is the answer
+    stating = [m for m in ans.citations if about_asking or not asks_question(m)]
     for m in ans.citations:
-        if asks_question(m):
+        if not about_asking and asks_question(m):
             text = _without_quote(text, quote(m, zh=zh), zh, repeated=False)
     if not stating:
         return abstain(question, ans.evidence)

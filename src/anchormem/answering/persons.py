@@ -33,7 +33,8 @@ __all__ = ["users_own_evidence", "KIN_EN", "KIN_ZH", "kin_alternations", "stated
            "asks_about_self", "is_kin", "kin_base", "in_kin"]
 
 
-def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset()) -> str:
+def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] = frozenset(),
+                questions: bool = False) -> str:
     """The sentences of ``text`` that state something: questions ask, they are no evidence ("What motivated you to
     pursue counseling?" says nothing about who did). ``about_speaker``: only what the speaker says of themself or
     others, not of the person addressed (a sentence with "you" or a vocative name and no "I/my/we": "That charity
@@ -43,11 +44,12 @@ def stated_text(text: str, *, about_speaker: bool = False, kin: frozenset[str] =
     subject of a sentence ("My brother Sam works as a doctor." says nothing of the speaker's job) unless ``kin`` (the
     question's relation words, :func:`kin_words`) names that relation ("What does Tom's brother do?"); nor what a
     relative clause or an apposition says of a relative ("I visited my brother, who is a doctor." is read as "I
-    visited my brother."), unless ``kin`` names the relation. "我哥哥和我都是老师" is about the speaker too."""
+    visited my brother."), unless ``kin`` names the relation. "我哥哥和我都是老师" is about the speaker too.
+    ``questions``: keep the questions too (the question asks what the user asked: "What did I ask about returns?")."""
     keep = []
     rx = _kin_rx()
     for sent in split_sentences(text):
-        if _ASKS.search(sent.strip()) or _conditional().search(sent):  # a supposition states no fact either
+        if not questions and (_ASKS.search(sent.strip()) or _conditional().search(sent)):  # nor does a supposition
             continue
         third = (rx["third_party"].match(sent) or rx["third_party_zh"].match(sent)) if about_speaker else None
         if third and not in_kin(kin_base(third.group(1)) or "", kin):

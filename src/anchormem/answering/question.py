@@ -193,6 +193,23 @@ def glued_parts(token: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+@lru_cache(maxsize=1)
+def _asking_words() -> frozenset[str]:
+    from .. import langdata
+
+    return frozenset(w.casefold() for w in langdata.words("answers", "asking_words"))
+
+
+def asks_about_asking(question: str) -> bool:
+    """Whether ``question`` asks what the user asked ("What did I ask about returns?", 我问过能不能退水壶吗？): one of
+    ``asking_words`` (data/lang/<lang>/answers.json) as a word (English) or anywhere (Chinese)."""
+    low = question.casefold()
+    for w in _asking_words():
+        if (has_cjk(w) and w in low) or (not has_cjk(w) and re.search(rf"\b{re.escape(w)}\b", low)):
+            return True
+    return False
+
+
 def analyze_question(question: str) -> QuestionInfo:
     """The question's names, subjects, weighted key terms (a named date as the one term :data:`DATE_TERM`) and
     whether it asks for an amount (:class:`QuestionInfo`). Never raises; an empty question has no terms."""
@@ -230,6 +247,8 @@ def analyze_question(question: str) -> QuestionInfo:
             continue
         if t in _owner_data()[0] and _owner_said(question, t):
             continue  # "Does this customer have any allergies?": the customer is the asker (answers.json)
+        if t.casefold() in _asking_words():
+            continue  # "What did I ask about returns?": what was asked is the question's subject, not a key term
         seen.add(t)
         g = _syn_group(t)
         if g is not None and any(_syn_group(u) == g for u, _ in terms):

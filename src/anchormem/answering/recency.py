@@ -339,6 +339,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     if not cands:
         return {}
     meaning = embedder is not None and question_vector is not None
+    ident = _asks_identifier(question)
     if meaning:
         parts = {o.id: _answering_parts(o, clauses) for o in olds}
         texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds] +
@@ -384,6 +385,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                 one = ol == qlang == nl
                 if not (one or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
                     continue  # across languages: a later statement in the other language than the earlier one
+                if ident and n.id not in cited:
+                    continue  # a number or code asked for by its kind ("What's my order number?") is answered by a
+                    # statement the evidence test cites for that kind, not by any later number ("我的手机号是…")
                 nv = vecs[words]
                 ln = float(qv @ nv) - floors[nl]  # each over its language's floor
                 valued = _value_clauses(words, parts[o.id][1:])  # o's clauses holding a value of a kind n holds:
@@ -445,6 +449,16 @@ def _answering_parts(o: MemoryItem, clauses: Callable[[str], list[str]]) -> list
     "我上周三刚搬到杭州，在西湖区租了一套两居室，月租4500元。"."""
     cs = [c for c in clauses(o.text) if c.strip(",，;；.。!！?？ ")]
     return [o.text] + (cs if len(cs) > 1 else [])
+
+
+def _asks_identifier(question: str) -> bool:
+    """Whether ``question`` asks for a number or code by its kind (a key term among ``identifier_words`` of
+    data/lang/<lang>/answers.json: "What's my order number?", 我的快递单号是多少？)."""
+    from .evidence import _identifier_words
+    from .question import analyze_question
+
+    ids = _identifier_words()
+    return any(t.casefold() in ids for t, _ in analyze_question(question).terms)
 
 
 def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
