@@ -33,7 +33,7 @@ __all__ = ["AsyncMemory", "ASYNC_METHODS"]
 ASYNC_METHODS = (
     "add", "add_many", "search", "ask", "context", "get", "get_all", "update", "delete", "delete_all", "history", "export",
     "import_memories", "summarize", "user_summary", "due", "complete", "review_queue", "approve", "reject",
-    "expired", "gc", "archive", "restore", "consolidate", "relabel", "reveal",
+    "expired", "gc", "archive", "restore", "consolidate", "relabel", "reveal", "enrich", "pending",
 )
 
 

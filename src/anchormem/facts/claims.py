@@ -212,8 +212,10 @@ def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] =
     if any(gone):
         text = "".join("\x00" if gone[i] and (i == 0 or not gone[i - 1]) else "" if gone[i] else ch
                        for i, ch in enumerate(text))
-        # a joining word left behind where words went out after a comma: "Hi, [I live in X] and I work…" -> "Hi, I work…"
-        text = re.sub(r"([,，;；])\s*\x00\s*(?:and|but|so|also|而且|并且|还)\s*", r"\1 ", text, flags=re.I)
+        # a joining word left behind where a clause went out after a comma: "Hi, [I live in X] and I work…" -> "Hi, I
+        # work…" (before the speaker's next clause only: a list keeps it, "Spotify, [Disney+] and the NYT app")
+        text = re.sub(r"([,，;；])\s*\x00\s*(?:(?:and|but|so|also)\s+(?=(?:I|I'm|I've|we|my|our)\b)|(?:而且|并且)\s*)",
+                      r"\1 ", text, flags=re.I)
         text = text.replace("\x00", " ")
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"(^\s*|[.。!！?？]\s*)(?:(?:and|but|so|also)\s+|而且|并且)", r"\1", text, flags=re.I)  # ". and I"
