@@ -406,3 +406,22 @@ def test_without_plans_leaves_out_someone_named():
     assert without_plans("我朋友Ahmed刚搬到深圳。", T, own_state=True) == ""
     assert without_plans("The rent is 900.", T, own_state=True) == "The rent is 900."
     assert without_plans("My friend Ahmed just moved to Shenzhen.", T) == "My friend Ahmed just moved to Shenzhen."
+
+
+@pytest.mark.xfail(reason="latest said first reads an unrelated statement said minutes later as the later answer "
+                          "(a name or amount of any kind passes _may_replace; found by a new user, eleventh round)",
+                   strict=False)
+def test_an_unrelated_statement_said_later_in_the_same_session_is_no_later_answer():
+    from anchormem import Memory
+
+    m = Memory(":memory:")
+    m.add("Quick update: I moved again, now at 5 Binhai Ave, Zhuhai, and I left Tencent for a job at Meizu.",
+          user_id="w", session_id="c1", timestamp="2026-11-02T10:00:00+08:00")
+    m.add("我们家那只最老的猫上周去世了，现在只剩两只猫。", user_id="w", session_id="c1", timestamp="2026-11-02T10:05:00+08:00")
+    m.add("I cancelled the premium plan, 不想再付69元了, back to basic for 39 yuan.", user_id="w", session_id="c1",
+          timestamp="2026-11-02T10:06:00+08:00")
+    m.add("Order #B778 for a rice cooker was placed today, should arrive Friday.", user_id="w", session_id="c1",
+          timestamp="2026-11-02T10:08:00+08:00")
+    assert "Meizu" in m.ask("Where do I work now?", user_id="w").citations[0].text
+    assert "猫" in m.ask("我有几只猫？", user_id="w").citations[0].text
+    m.close()
