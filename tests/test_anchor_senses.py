@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from zorb_store import zorb_store
 
 from anchormem import Memory
 from anchormem.context.senses import (DECIDING_GATES, candidate_center, holder_sessions, query_disagrees,
@@ -71,26 +72,9 @@ def test_the_default_recipe_decides_by_senses_under_the_conversation_gates():
     assert "spread+conversation" not in cfg.anchor_senses_gates.split("|")
 
 
-def _turns(*texts):
-    return [{"role": "user", "content": t} for t in texts]
-
-
 @pytest.fixture(scope="module")
 def zorb():
-    m = Memory(":memory:", cache=False)
-    m.add(_turns("My zorb in the big tank has stopped eating this week.",
-                 "The pet shop said I change the water too often.",
-                 "I added a heater and some plants to the aquarium."), user_id="u", session_id="fish")
-    m.add(_turns("The supermarket had zorb on sale, the five litre bottles.", "I bought two of them for frying.",
-                 "It smokes less than the oil we used before."), user_id="u", session_id="oil")
-    for i, t in enumerate([("We repainted the kitchen a pale green.", "The landlord agreed to pay for the paint."),
-                           ("My sister starts her new job in Leeds on Monday.", "She is nervous about the commute."),
-                           ("I renewed my passport at the post office.", "The photo booth was broken so I went twice."),
-                           ("Our team lost the quiz night by two points.", "The last round was about eighties films."),
-                           ("I have a dentist appointment on Thursday.", "The filling on the left side came loose."),
-                           ("The train to Manchester was cancelled again.", "I got a refund for the ticket."),
-                           ("I started learning the guitar online.", "My fingertips hurt after twenty minutes.")]):
-        m.add(_turns(*t), user_id="u", session_id=f"other{i}")
+    m = zorb_store()
     yield m
     m.close()
 

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+from zorb_store import zorb_store
 
 from anchormem import Memory
 from anchormem.context.anchor import QueryContext
@@ -53,24 +54,9 @@ def test_reorder_keeps_the_scores_defining_the_order():
         r.reorder([0, 0, 1, 2])
 
 
-def _turns(*texts):
-    return [{"role": "user", "content": t} for t in texts]
-
-
 @pytest.fixture(scope="module")
 def zorb():
-    m = Memory(":memory:", cache=False)
-    m.add(_turns("My zorb in the big tank has stopped eating this week.",
-                 "The pet shop said I change the water too often.",
-                 "I added a heater and some plants to the aquarium."), user_id="u", session_id="fish")
-    m.add(_turns("The supermarket had zorb on sale, the five litre bottles.", "I bought two of them for frying.",
-                 "It smokes less than the oil we used before."), user_id="u", session_id="oil")
-    for i, t in enumerate([("We repainted the kitchen a pale green.", "The landlord agreed to pay for the paint."),
-                           ("My sister starts her new job in Leeds on Monday.", "She is nervous about the commute."),
-                           ("I renewed my passport at the post office.", "The photo booth was broken so I went twice."),
-                           ("Our team lost the quiz night by two points.", "The last round was about eighties films."),
-                           ("I have a dentist appointment on Thursday.", "The filling on the left side came loose.")]):
-        m.add(_turns(*t), user_id="u", session_id=f"other{i}")
+    m = zorb_store(5)
     yield m
     m.close()
 
