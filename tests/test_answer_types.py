@@ -43,3 +43,25 @@ def test_a_supposition_is_no_evidence():
         london = m.ask("Do I live in London?", user_id="u")
         assert london.abstained and london.citations == []
         assert [c.text for c in m.ask("Where do I live?", user_id="u").citations][:1] == ["I live in Leeds."]
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("Where do I work now?", {"name"}),
+    ("我有几只猫？", {"count", "name"}),
+    ("How many cats do we have?", {"count", "name"}),
+    ("我租房子每月花多少钱？", {"number"}),
+    ("How old is my son?", {"age"}),
+    ("Do I still drink bubble tea?", set()),
+])
+def test_asked_value_kinds(question, kinds):
+    from anchormem.answering.answer_types import asked_value_kinds
+
+    assert asked_value_kinds(question) == kinds
+
+
+def test_a_code_is_no_name():
+    from anchormem.facts.meaning import typed_values
+
+    got = typed_values("Order #B778 for a rice cooker was placed today, should arrive Friday.", "en")
+    assert got.get("name", []) == [] and got["number"] == ["778"]
+    assert "Model" in typed_values("Now I drive a Tesla Model 3.", "en")["name"][-1]

@@ -408,9 +408,6 @@ def test_without_plans_leaves_out_someone_named():
     assert without_plans("My friend Ahmed just moved to Shenzhen.", T) == "My friend Ahmed just moved to Shenzhen."
 
 
-@pytest.mark.xfail(reason="latest said first reads an unrelated statement said minutes later as the later answer "
-                          "(a name or amount of any kind passes _may_replace; found by a new user, eleventh round)",
-                   strict=False)
 def test_an_unrelated_statement_said_later_in_the_same_session_is_no_later_answer():
     from anchormem import Memory
 
@@ -425,3 +422,18 @@ def test_an_unrelated_statement_said_later_in_the_same_session_is_no_later_answe
     assert "Meizu" in m.ask("Where do I work now?", user_id="w").citations[0].text
     assert "猫" in m.ask("我有几只猫？", user_id="w").citations[0].text
     m.close()
+
+
+def test_may_replace_reads_the_asked_kind_and_what_an_ending_ends():
+    from anchormem.answering.recency import _may_replace
+
+    cats = "我们家那只最老的猫上周去世了，现在只剩两只猫。"
+    plan = "I cancelled the premium plan, 不想再付69元了, back to basic for 39 yuan."
+    job = "Quick update: I moved again, now at 5 Binhai Ave, Zhuhai, and I left Tencent for a job at Meizu."
+    order = "Order #B778 for a rice cooker was placed today, should arrive Friday."
+    assert not _may_replace(plan, cats, frozenset({"count", "name"}))  # an ending of something else
+    assert not _may_replace(order, job, frozenset({"name"}))  # a number, no employer
+    assert _may_replace(order, job)  # no kind asked: any shared kind (a number) as before
+    assert _may_replace("I quit last week.", "I'm an engineer at Tencent.", frozenset({"name"}))  # a bare ending
+    assert _may_replace("adopted a third!! tiny tuxedo kitten, named her Tempeh.",
+                        "Two cats in this house: Miso and Tofu.", frozenset({"count", "name"}))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["asks_name", "states_name"]
+__all__ = ["asked_value_kinds", "asks_name", "states_name"]
 
 @lru_cache(maxsize=1)
 def _name_data() -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]:
@@ -43,3 +43,21 @@ def states_name(stated: str, question_words: set[str]) -> bool:
         if w.casefold() not in not_names and kin_base(w) is None and w.lower() not in question_words:
             return True
     return False
+
+
+@lru_cache(maxsize=1)
+def _kind_questions() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    from ..langdata import LANGUAGES, load
+
+    pats: dict[str, list[str]] = {}
+    for lang in LANGUAGES:
+        for kind, ps in (load("answers", lang).get("typed_kind_questions") or {}).items():
+            pats.setdefault(kind, []).extend(ps)
+    return tuple((k, re.compile("|".join(f"(?:{p})" for p in ps), re.I)) for k, ps in pats.items() if ps)
+
+
+def asked_value_kinds(question: str) -> frozenset[str]:
+    """The kinds of typed value (:func:`~anchormem.facts.meaning.typed_values`: ``name``, ``count``, ``number``,
+    ``age``, ``job``) ``question`` asks for (``typed_kind_questions`` of ``answers.json``): "Where do I work now?"
+    -> {"name"}, 我有几只猫？ -> {"count"}; empty when it asks for none of them ("Do I still drink bubble tea?")."""
+    return frozenset(k for k, rx in _kind_questions() if rx.search(question))

@@ -69,6 +69,7 @@ import numpy as np
 from ..facts.claims import asks_past
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
+from .answer_types import asked_value_kinds
 from .evidence import text_language
 from .extractive import quote
 from .past_reading import asks_about_asker
@@ -228,19 +229,44 @@ def _restates(n: MemoryItem, o: MemoryItem, slot: str, relation: str = "") -> bo
     return any(same_value(attr, a, b) for a in _values(n, slot, relation) for b in _values(o, slot, relation))
 
 
-def _may_replace(later: str, earlier: str) -> bool:
+def _may_replace(later: str, earlier: str, asked: frozenset[str] = frozenset()) -> bool:
     """``later`` can say a new value of what ``earlier`` says or its end, as the write path's relative reader reads
     a clause (:mod:`anchormem.facts.relative`): it holds a typed value of a kind ``earlier`` holds too (a name, an
     amount, a job, an age, a count: :func:`~anchormem.facts.meaning.typed_values`) or says an ending (the terminative
     aspect, :func:`~anchormem.facts.aspect.terminative`: "游戏我已经不玩了", "Axed Disney+"). "I'm vegetarian." says
-    neither of "I have two cats, Miso and Tofu."."""
+    neither of "I have two cats, Miso and Tofu.". ``asked``: the kinds the question asks for
+    (:func:`~anchormem.answering.answer_types.asked_value_kinds`); when ``earlier`` holds one of them, the shared kind
+    must be one of them ("Order #B778…" holds a number, no place or employer for "Where do I work now?") and an
+    ending naming a value of another kind must end what ``earlier`` says (:func:`_ends_what`: "I cancelled the
+    premium plan, 不想再付69元了" ends no cat; a bare "I quit last week" may end the asked job)."""
     from ..facts.aspect import terminative
     from ..facts.meaning import typed_values
 
-    if terminative(later):
-        return True
+    mine = {k for k, v in typed_values(earlier, text_language(earlier)).items() if v}
+    focus = asked & mine
     kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
-    return bool(kinds & {k for k, v in typed_values(earlier, text_language(earlier)).items() if v})
+    if terminative(later):  # a bare ending ("I quit last week") ends what is asked; one naming a value of
+        # another kind ends that ("cancelled the plan, 69元") unless it speaks of what ``earlier`` says
+        return not focus or not kinds - focus or _ends_what(later, earlier)
+    return bool(kinds & (focus or mine))
+
+
+def _ends_what(later: str, earlier: str) -> bool:
+    """The ending ``later`` says is of what ``earlier`` says: they share a content word (a stem, not a bare number:
+    :func:`~anchormem.text.tokenize.content_words`: 猫 / 猫都送人了) or a typed value, in either script
+    (:func:`~anchormem.facts.keys.same_value`: "I left Tencent" / 在腾讯上班)."""
+    from ..facts.keys import same_value
+    from ..facts.meaning import typed_values
+    from ..text.tokenize import content_words, stem
+
+    def stems(text: str) -> set[str]:
+        return {stem(w) for w in content_words(text) if not w.isdigit()}
+
+    if stems(later) & stems(earlier):
+        return True
+    a = typed_values(later, text_language(later))
+    b = typed_values(earlier, text_language(earlier))
+    return any(same_value(k, x, y) for k in set(a) & set(b) for x in a[k] for y in b[k])
 
 
 def _value_clauses(later: str, clauses: list[str]) -> list[str]:
@@ -340,6 +366,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         return {}
     meaning = embedder is not None and question_vector is not None
     ident = _asks_identifier(question)
+    asked = asked_value_kinds(question)
     if meaning:
         parts = {o.id: _answering_parts(o, clauses) for o in olds}
         texts = list(dict.fromkeys([w for _, w in cands] + [o.text for o in olds] +
@@ -398,7 +425,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                 # own language are
                 near = float(nv @ wv) >= float(np.mean(banks[nl] @ wv)) + PAIR_LIFT
                 ok = stands_out and near and ln >= lo - LATER_MARGIN and \
-                    (_may_replace(words, o_words) or outcome and n.id in cited) and \
+                    (_may_replace(words, o_words, asked) or outcome and n.id in cited) and \
                     (one or n.id in cited or (ln >= CROSS_LIFT * spreads[nl] and not _same_values(words, o_words)))
             if ok and (best is None or said_at(n) > said_at(best)):
                 best = n

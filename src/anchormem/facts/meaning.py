@@ -198,6 +198,15 @@ def typed_values(text: str, lang: str) -> dict[str, list[str]]:
     return {k: list(v) for k, v in _typed_values(text, lang)}
 
 
+def _code(words: list[str]) -> bool:
+    """One word with more digits than letters ("#B778", "A1234"): an order number or a code, no place or
+    organisation ("Model 3", "A4", "M3" stay)."""
+    if len(words) != 1:
+        return False
+    digits = sum(ch.isdigit() for ch in words[0])
+    return digits > sum(ch.isalpha() for ch in words[0])
+
+
 @lru_cache(maxsize=8192)
 def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out: dict[str, list[str]] = {"name": [], "number": [], "job": [], "age": []}
@@ -210,14 +219,14 @@ def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ..
         words = m.group(0).rstrip(".'’").split()
         while words and words[0].casefold().strip(".,") in skip:
             words = words[1:]
-        if words and not any(w.casefold() in skip for w in words[-1:]):
+        if words and not any(w.casefold() in skip for w in words[-1:]) and not _code(words):
             out["name"].append(" ".join(words))
     if has_cjk(text):
         for w in pos_tags(text):
             word = w.word.strip()
             if w.flag in _NAME_TAGS and (len(word) >= 2) and word not in out["name"] and \
                     (w.flag != "eng" or word[:1].isupper() or word.isupper()) and word.casefold() not in skip and \
-                    not (w.flag == "eng" and not text[:text.find(word)].strip(" \"'“‘(*-")):
+                    not (w.flag == "eng" and not text[:text.find(word)].strip(" \"'“‘(*-")) and not _code([word]):
                 out["name"].append(word)  # (an English word opening the clause is capitalised whatever it is:
                 # "Please change my address to 上海市…", "Update: I quit 字节")
         from .keys import OCCUPATION_ZH
