@@ -200,14 +200,17 @@ def _asking_words() -> frozenset[str]:
     return frozenset(w.casefold() for w in langdata.words("answers", "asking_words"))
 
 
+@lru_cache(maxsize=1)
+def _asking_rx() -> re.Pattern:
+    """One pattern for the asking words: an English one as a word, a Chinese one anywhere."""
+    words = sorted(_asking_words(), key=lambda w: (-len(w), w))
+    return re.compile("|".join(re.escape(w) if has_cjk(w) else rf"\b{re.escape(w)}\b" for w in words))
+
+
 def asks_about_asking(question: str) -> bool:
     """Whether ``question`` asks what the user asked ("What did I ask about returns?", 我问过能不能退水壶吗？): one of
     ``asking_words`` (data/lang/<lang>/answers.json) as a word (English) or anywhere (Chinese)."""
-    low = question.casefold()
-    for w in _asking_words():
-        if (has_cjk(w) and w in low) or (not has_cjk(w) and re.search(rf"\b{re.escape(w)}\b", low)):
-            return True
-    return False
+    return bool(_asking_rx().search(question.casefold()))
 
 
 def analyze_question(question: str) -> QuestionInfo:

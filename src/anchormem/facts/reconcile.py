@@ -38,7 +38,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -221,7 +221,7 @@ def _goes_after(current: MemoryItem, new: MemoryItem) -> bool:
 
 
 def _companions(store: Any, tenant: str, user_id: str, slot: FactSlot, clash: list[MemoryItem],
-                turn: list[Fact] = ()) -> list[MemoryItem]:  # type: ignore[assignment]
+                turn: Sequence[Fact] = ()) -> list[MemoryItem]:
     """Quitting ends the job and the employer said together: for a -1 ``occupation`` that closes "I'm a nurse", the
     current ``employer`` facts whose words hold that job's words ("I'm a nurse at St Mary's."); for a -1 ``employer``
     that closes "I work at a bank as a teller.", the current ``occupation`` facts said in those words, unless the
