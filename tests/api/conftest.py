@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 from dataclasses import dataclass, field
@@ -23,7 +24,8 @@ TENANTS = ("acme", "globex", "initech")
 
 class LiveServer:
     """``uvicorn anchormem.server.app:create_app_from_env`` in a subprocess, on a loopback socket bound here
-    (passed by file descriptor, so there is no race for the port), until ``stop()``."""
+    (passed by file descriptor, so there is no race for the port), until ``stop()``. Its stdout and stderr go to a
+    temporary file (``log()`` reads it): an unread pipe would block the server once 64 KiB of log lines fill it."""
 
     def __init__(self, env: dict[str, str], *, access_log: bool = False) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -35,12 +37,13 @@ class LiveServer:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("ANCHORMEM_")}
         full_env.update(env)
         fd = self.sock.fileno()
+        self._log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "anchormem.server.app:create_app_from_env", "--factory",
              "--fd", str(fd), "--log-level", "info" if access_log else "warning",
              "--access-log" if access_log else "--no-access-log", "--h11-max-incomplete-event-size", "65536"],
-            env=full_env, pass_fds=(fd,), stderr=subprocess.PIPE,
-            stdout=subprocess.PIPE if access_log else None)  # uvicorn writes its access log to stdout
+            env=full_env, pass_fds=(fd,), stderr=self._log,
+            stdout=self._log)  # uvicorn writes its access log to stdout
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -49,7 +52,7 @@ class LiveServer:
             except httpx.TransportError:
                 pass
             if self.proc.poll() is not None:
-                raise RuntimeError("the API server died: " + self.proc.stderr.read().decode(errors="replace"))
+                raise RuntimeError("the API server died: " + self.log())
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError("the API server did not start")
@@ -64,6 +67,12 @@ class LiveServer:
                 self.proc.kill()
                 self.proc.wait()
         self.sock.close()
+
+    def log(self) -> str:
+        """What the server has written to stdout and stderr so far."""
+        self._log.flush()
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
 
 
 @dataclass
@@ -94,10 +103,25 @@ def _serve(tmp_path_factory, name: str, **env: str) -> Api:
     return api
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed API test's report ends with the tail of its server's log (with the main server's debug logging,
+    the error's type and message: a 5xx says which backend failed and why)."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when != "call" or not rep.failed:
+        return
+    for name in ("api", "limited_api"):
+        server = getattr(item.funcargs.get(name), "server", None)
+        if server is not None:
+            rep.sections.append((f"{name} server log (tail)", server.log()[-6000:]))
+
+
 @pytest.fixture(scope="session")
 def api(tmp_path_factory):
-    """The main server: three tenants, keys of every role, no rate limit."""
-    a = _serve(tmp_path_factory, "api", ANCHORMEM_RATE_LIMIT="off")
+    """The main server: three tenants, keys of every role, no rate limit; debug logs, so that a failure's
+    report shows the server's error messages."""
+    a = _serve(tmp_path_factory, "api", ANCHORMEM_RATE_LIMIT="off", ANCHORMEM_DEBUG_LOGS="true")
     yield a
     a.server.stop()
     a.keys.close()

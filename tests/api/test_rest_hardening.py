@@ -248,7 +248,7 @@ def test_access_log_has_no_user_ids_filters_or_text(tmp_path, debug):
     finally:
         server.stop()
         keys.close()
-    log = (server.proc.stdout.read() + server.proc.stderr.read()).decode(errors="replace")
+    log = server.log()
     assert "GET /v1/memories" in log and "POST /v1/search" in log  # the access log is on
     leaks = [s for s in (user, "vermilion", "colour", "oolong", "X1234567") if s in log]
     if debug:
