@@ -91,6 +91,11 @@ async def _scenario(client: Client) -> None:
     assert [(e["event"], e["reason"], e["memory"]["text"]) for e in skipped] == \
         [("SKIP", "chit-chat: nothing to remember", "hi")]
 
+    # messages as one string is one user turn, as in the library and over REST
+    one = (await call(client, "add_memory", user_id="carol", messages="I keep bees on the roof."))["events"]
+    assert [(e["event"], e["memory"]["text"], e["memory"]["source"]) for e in one] == \
+        [("ADD", "I keep bees on the roof.", "user")]
+
     # bad input comes back as a tool error with the library's message; the server keeps serving
     assert "empty text" in await call_error(client, "add_memory", user_id="alice", text="   ")
     err = await call_error(client, "search_memories", user_id="alice", query="marathon", filters={"nope": 1})

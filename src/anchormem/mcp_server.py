@@ -189,12 +189,28 @@ def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _argument_errors(exc: ValidationError) -> str:
     """A tool's argument-validation failure as one readable line per field, in the library's error form:
     ``invalid_input: limit: Input should be greater than or equal to 1 (got 0); role: ...``."""
+    errors = exc.errors(include_url=False)
+    # a union argument (messages: a string or a list of turns) fails once per branch: the branch whose shape the
+    # value has names the error; the other branches' type mismatches ("Input should be a valid string") say nothing
+    def mismatch(e: Any) -> bool:
+        return str(e.get("type", "")).endswith("_type")
+
+    field_of = [str((e.get("loc") or ("",))[0]) for e in errors]
+    named = {f for f, e in zip(field_of, errors) if not mismatch(e)}
     parts = []
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+    for f, err in zip(field_of, errors):
+        if mismatch(err) and f in named:
+            continue
+        loc = [str(p) for p in err.get("loc", ()) if not _branch_tag(str(p))]
+        where = ".".join(loc) or "arguments"
         got = "" if err.get("type") == "missing" else f" (got {err.get('input')!r})"
         parts.append(f"{where}: {err.get('msg', 'invalid')}{got}")
     return f"{InvalidInputError.code}: " + "; ".join(parts)
+
+
+def _branch_tag(part: str) -> bool:
+    """A location part naming a union's branch rather than a field: "str", "list[ChatMessage]"."""
+    return "[" in part or part in ("str", "int", "float", "bool", "dict", "list", "none")
 
 
 class _Server(MCPServer):
@@ -273,8 +289,9 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
         user_id: UserId,
         text: Annotated[str | None, Field(description="One user turn to remember, verbatim. Give this or "
                                                       "messages.")] = None,
-        messages: Annotated[list[ChatMessage] | None, Field(description="Conversation turns to remember, "
-                                                                        "oldest first. Give this or text.")] = None,
+        messages: Annotated[str | list[ChatMessage] | None, Field(
+            description="Conversation turns to remember, oldest first (a string is one user turn, as in the "
+                        "library and REST). Give this or text.")] = None,
         session_id: SessionId = None,
         agent_id: AgentId = None,
         timestamp: Annotated[str | None, Field(description="When it was said, ISO-8601; relative dates ('last "
@@ -287,7 +304,8 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
         memory is not duplicated (event NOOP). Returns the write events."""
         if (text is None) == (messages is None):
             raise InvalidInputError("give exactly one of text or messages")
-        payload: Any = text if text is not None else [m.model_dump(exclude_none=True) for m in messages or []]
+        payload: Any = text if text is not None else messages if isinstance(messages, str) else \
+            [m.model_dump(exclude_none=True) for m in messages or []]
         events = mem.add(payload, user_id=user(user_id), session_id=session_id, agent_id=agent_id,
                          timestamp=timestamp, metadata=metadata)
         return AddResult(events=[EventOut(event=e.event, memory=MemoryOut.of(e.memory), reason=e.reason)

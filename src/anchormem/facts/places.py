@@ -47,7 +47,7 @@ from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
-__all__ = ["place_kind", "known_place", "places_in", "home_facts", "ended_places", "home_places", "with_places",
+__all__ = ["place_kind", "known_place", "located_at", "places_in", "home_facts", "ended_places", "home_places", "with_places",
            "same_place", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
@@ -176,6 +176,12 @@ def _ends_with(before: str, words: tuple[str, ...]) -> bool:
         if b.endswith(w) and (has_cjk(w) or len(b) == len(w) or not b[-len(w) - 1].isalnum()):
             return True
     return False
+
+
+def located_at(clause: str, at: int) -> bool:
+    """Whether ``clause`` places something at offset ``at``: a ``located_before`` word ("in", "to", "over in")
+    ends the words before it ("Our apartment's in |Hatagaya")."""
+    return at > 0 and _ends_with(clause[:at], _words("located_before"))
 
 
 def _has(text: str, words: tuple[str, ...]) -> bool:

@@ -97,6 +97,23 @@ def _name_slots(lang: str) -> frozenset[str]:
     return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
 
 
+def _typed_value_fits(slot: str, lang: str, value: TypedValue | None, clause: str) -> bool:
+    """Whether the name ``value`` of an old ``clause`` no rule read (it carries no claim) can be the value of the
+    bank's typed ``slot``: a ``place`` slot (``home_city``) takes a Latin-script name the gazetteer knows as a place
+    (:func:`~anchormem.facts.places.known_place`) or one the clause places something in ("Our apartment's in
+    Hatagaya": a ``located_before`` word of places.json right before it), not any capitalised word ("I'm on the
+    Family plan", "the Premium tier"); a Chinese name as jieba typed it; an ``org`` slot any name. The clause's
+    meaning (the exemplar bank) says what the clause is about, not that its capitalised word is that slot's value."""
+    from .meaning import _bank_data
+    from .places import known_place, located_at
+
+    if value is None:
+        return False
+    if _bank_data(lang).get("slots", {}).get(slot, {}).get("type") != "place" or has_cjk(value.value):
+        return True
+    return known_place(value.value) or located_at(clause, clause.find(value.span or value.value))
+
+
 def _job_slot(lang: str) -> str:
     """The well-known slot whose value is a job (the bank's ``job`` class: occupation), or ""."""
     from .meaning import _bank_data
@@ -492,6 +509,8 @@ class RelativeChanges:
                 typed = next((g.attribute for g in out[i] if id(g) in fresh and _overlaps(g, u.text) and
                               g.polarity > 0 and g.attribute in _name_slots(u.lang) and nv is not None and
                               TypedValue("name", g.value, g.value).same_value(nv)), "")
+            if typed and _claim_of(o) is None and not _typed_value_fits(typed, u.lang, o.value, o.clause):
+                typed = ""  # "I'm on the Family plan" is no home (_typed_value_fits)
             # an ending naming nothing the user said ("day 30 without a cigarette" after "I smoke"): the clause it
             # ends is resolved by meaning alone, the nearest by a clear margin and close enough
             need = (cal.get("end", 0.9) if shared else cal.get("end_meaning", 1.0)) if kind == "end" else \

@@ -264,6 +264,19 @@ def _is_place(value: str) -> bool:
         not any(w.lower().strip(".,") in _not_places()[0] for w in words)
 
 
+def _name_like(value: str) -> bool:
+    """Whether ``value``, read as the speaker's name ("call me …", "my name is …"), is a name: no word of it is a
+    function word (:data:`~anchormem.text.tokenize.EN_STOPWORDS`: "call me instead of emailing", "call me when
+    you can"), and not every word names no one (:func:`~anchormem.facts.subjects.not_names`: "call me Monday";
+    "Dr. Li" is a name)."""
+    from ..text.tokenize import EN_STOPWORDS
+    from .subjects import not_names
+
+    words = [w.casefold().strip(".,!?'\"") for w in value.split()]
+    return bool(words) and not any(w in EN_STOPWORDS for w in words) and \
+        not all(w in not_names("en") for w in words)
+
+
 def _apply(lang: str, clause: str) -> tuple[str, str, int] | None:
     """(attribute, value, polarity) of the first of ``lang``'s rules that reads a fact from ``clause``, or None."""
     moved = bookrx("move", langdata.LANGUAGES)
@@ -276,6 +289,8 @@ def _apply(lang: str, clause: str) -> tuple[str, str, int] | None:
         value = _clean(m.group("v"), max_words=4 if build == "named" or attr == "name" else 8)
         if not value:
             continue
+        if attr == "name" and not has_cjk(value) and not _name_like(value):
+            continue  # "please call me instead of emailing": no name
         if build in ("person_is", "changed"):
             cut = m.group(0).casefold().find(rulebook.text("possessive", "en"))
             attr = possessed_attribute(clause[:m.start()] + m.group(0)[:cut], attr)
