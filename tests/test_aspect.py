@@ -26,6 +26,9 @@ def test_terminative_markers_are_grammar_words():
     assert terminative("not vegetarian anymore") == "not vegetarian anymore"
     assert terminative("不开出租了，改跑滴滴了") == "不开出租了"
     assert terminative("day 30 without a cigarette") == "without"
+    assert terminative("我已经不是黄金会员了。") == "不是黄金会员了"  # 不(再)是…了: no longer being something
+    assert terminative("他不是我男朋友了") == "不是我男朋友了"
+    assert terminative("我不是学生") == "" and terminative("这不是问题") == ""  # a plain negation ends nothing
     assert terminative("胃不行了") == ""  # (not_terminative: a state said with 不…了, nothing ended)
     assert terminative("the night shift is over") == ""  # a bare "over" says an event ended, not a state
     assert terminative("I live in Leeds") == ""
@@ -104,3 +107,9 @@ def test_an_ending_naming_a_name_the_user_said(mem_e5):
     _add(mem_e5, "I pay for Spotify Premium, Disney+ and the NYT app.", T1)
     evs = _add(mem_e5, "Axed Disney+, nobody in this house watched it.", T2)
     assert any("Disney+" in t for t in _sup(evs))
+
+
+def test_no_longer_being_a_member_ends_the_membership(mem_e5):
+    _add(mem_e5, "我是黄金会员。", T1)
+    assert _sup(_add(mem_e5, "我已经不是黄金会员了。", T2)) == ["我是黄金会员。"]
+    assert [c.text for c in mem_e5.ask("我还是黄金会员吗？", user_id="u").citations] == ["我已经不是黄金会员了。"]

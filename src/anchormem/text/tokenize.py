@@ -168,10 +168,16 @@ def index_text(text: str, *more: str) -> str:
 def _query_terms_cached(text: str) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for t in _tokens(text, for_index=False):
-        if t in STOPWORDS or (len(t) == 1 and not has_cjk(t) and not t.isdigit()):
+        if t in STOPWORDS or (len(t) == 1 and not has_cjk(t) and not t.isdigit()) or _function_compound(t):
             continue
         seen.setdefault(t, None)
     return tuple(seen)
+
+
+def _function_compound(token: str) -> bool:
+    """A Chinese token jieba joined from function characters only (还有 = 还 + 有, 都是, 就是): a function word as
+    much as its parts (:data:`ZH_STOPWORDS`), not a term a memory must hold."""
+    return len(token) > 1 and has_cjk(token) and all(ch in ZH_STOPWORDS for ch in token)
 
 
 def query_terms(text: str) -> list[str]:
