@@ -101,3 +101,14 @@ def test_a_saving_is_no_amount_held(mem_e5):
 def test_a_colloquial_kin_word_names_the_relative():
     assert _read("我闺女今年七岁") == [("daughter_age", "七岁")]
     assert _read("家里三个小孩") == [("count:child", "三个小孩")]
+
+
+# -- job nouns -----------------------------------------------------------------------------------------------------
+def test_more_job_nouns_name_an_occupation(mem_e5):
+    from anchormem.facts.keys import is_occupation
+
+    assert is_occupation("clinical educator") and is_occupation("a dispatcher") and is_occupation("nutritionist")
+    assert not is_occupation("a fan of curators")
+    add_events(mem_e5, "I'm a staff nurse at the county hospital.", T1)
+    evs = add_events(mem_e5, "Moved off the wards: I'm a clinical educator at the county hospital now.", T2)
+    assert ("occupation", "staff nurse") in _sup(evs)
