@@ -24,8 +24,8 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
    current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). A count is held when a frame says so
    ("I have", 家里: ``count_frames``) or when it lists as many named members as it counts, verb or none ("Two cats
    in this house: Miso and Tofu": :func:`_enumerated`; those names are then read here as ``cat_names``). The names
-   said with a held count are the rules' own facts (``cat_names``): a count change never touches them. A count said as a change ("又养了一只狗", "two more
-   pullets") is no count held: :mod:`.counts` reads it against the stored count.
+   said with a held count are the rules' own facts (``cat_names``): a count change never touches them. A count
+   said as a change ("又养了一只狗", "two more pullets") is no count held: :mod:`.counts` reads it against the stored count.
 
 Each reading is a +1 fact (``extractor="quantities"``) that replaces the slot's current value through the usual
 reconcile path; the caller passes it through the grounding check. A slot the other readers already filled in the turn
