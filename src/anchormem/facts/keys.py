@@ -451,7 +451,9 @@ _JOBS_EN = """doctor physician surgeon nurse dentist pharmacist vet veterinarian
     police(?:man|woman)?
     (?:police )?officer detective soldier sailor guard cleaner janitor housekeeper nanny caregiver carer hairdresser
     barber stylist tailor student intern apprentice economist mathematician physicist chemist biologist
-    programmer administrator admin"""
+    programmer administrator admin educator instructor coordinator specialist strategist supervisor dispatcher
+    cataloguer cataloger copywriter copyeditor nutritionist dietitian optometrist radiographer sonographer
+    hygienist physiotherapist midwife surveyor curator archivist underwriter actuary sommelier courier"""
 OCCUPATION_EN = r"(?:" + "|".join(w for w in _JOBS_EN.split()) + r")(?:e?s)?(?![\w-])"
 _JOBS_ZH = """医生 医师 大夫 护士 牙医 兽医 药剂师 老师 教师 教授 讲师 校长 律师 法官 会计 会计师 审计师 工程师 程序员 码农
     建筑师 设计师 科学家 研究员 分析师 顾问 咨询师 经理 总监 老板 创业者 厨师 司机 警察 消防员 军人 飞行员 空姐 记者 编辑
@@ -473,13 +475,13 @@ KIN_GROUPS: dict[str, tuple[str, ...]] = {
     "mother": ("mother", "mom", "mum", "mommy", "妈妈", "母亲", "妈", "老妈"),
     "father": ("father", "dad", "daddy", "爸爸", "父亲", "爸", "老爸"),
     "wife": ("wife", "老婆", "妻子", "太太"),
-    "husband": ("husband", "老公", "丈夫"),
+    "husband": ("husband", "hubby", "老公", "丈夫"),
     "grandfather": ("grandfather", "grandpa"),
     "grandmother": ("grandmother", "grandma"),
     "boyfriend": ("boyfriend", "男朋友", "男友"),
     "girlfriend": ("girlfriend", "女朋友", "女友"),
     "son": ("son", "儿子"),
-    "daughter": ("daughter", "女儿"),
+    "daughter": ("daughter", "女儿", "闺女"),
     "colleague": ("colleague", "coworker", "同事"),
     "boss": ("boss", "老板"),
 }

@@ -248,13 +248,15 @@ def _amounts(text: str, lang: str) -> tuple[list[str], list[str]]:
     a duration, or a number said with digits, a multiplier or a period, or of 100 and more ("seventy-two thousand",
     一万二; not "two" or 十); an age is said with its unit or cue (六岁, "turned seven", "9th birthday") or a small number
     beside a weak age cue ("Mia is 6", "7 now": ``age_weak_*`` of data/lang/en/values.json)."""
-    from .values import parse
+    from .values import after_delta, parse
 
     d = langdata.load("values", "en")
     weak_before = tuple(w.casefold() for w in d.get("age_weak_before", []))
     weak_after = tuple(w.casefold() for w in d.get("age_weak_after", []))
     amounts, ages = [], []
     for v in parse(text, "zh" if has_cjk(text) else lang):
+        if after_delta(text[:v.start], "zh" if has_cjk(v.text) or has_cjk(text[:v.start][-1:]) else "en"):
+            continue  # "能省四百", "lost 5 kg": a difference, no value held
         digits = bool(re.search(r"\d", v.text))
         if v.kind == "age":
             ages.append(re.sub(r"\D", "", v.text) if digits and not has_cjk(v.text) else plain_age(v))

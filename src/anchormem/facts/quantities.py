@@ -21,9 +21,11 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
    "My daughter Mia is 6": ``daughter_age``), or another name (``<name>_age``).
 3. **Counts**: a number with a counted noun ("three cats", 三只猫; ``counted`` of slots.json) is the ``count:<noun>``
    slot the rules use; a count said without its noun ("Four left", 剩五盆了, "plant count: 19") takes the user's one
-   current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). The names said with a count are the rules'
-   own facts (``cat_names``): a count change never touches them. A count said as a change ("又养了一只狗", "two more
-   pullets") is no count held: :mod:`.counts` reads it against the stored count.
+   current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). A count is held when a frame says so
+   ("I have", 家里: ``count_frames``) or when it lists as many named members as it counts, verb or none ("Two cats
+   in this house: Miso and Tofu": :func:`_enumerated`; those names are then read here as ``cat_names``). The names
+   said with a held count are the rules' own facts (``cat_names``): a count change never touches them. A count
+   said as a change ("又养了一只狗", "two more pullets") is no count held: :mod:`.counts` reads it against the stored count.
 
 Each reading is a +1 fact (``extractor="quantities"``) that replaces the slot's current value through the usual
 reconcile path; the caller passes it through the grounding check. A slot the other readers already filled in the turn
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
@@ -174,6 +177,73 @@ def _held(clause: str) -> bool:
     return any(rx is not None and rx.search(clause) for lang in _langs(clause) for rx in (_rx(lang, "count_frames"),))
 
 
+@lru_cache(maxsize=2)
+def _list_rx(lang: str) -> tuple[re.Pattern, re.Pattern, frozenset[str]]:
+    """(opener, joiner, the word-like joiners that close a list) of ``lang`` (``list_openers`` / ``list_joiners`` of
+    quantities.json)."""
+    d = _data(lang)
+    opens = sorted(d.get("list_openers", []), key=len, reverse=True)
+    joins = sorted(d.get("list_joiners", []), key=len, reverse=True)
+    word = frozenset(j.casefold() for j in joins if j[:1].isalnum())  # (and, 和: a word closes a list)
+    alt = "|".join(rf"\s*\b{re.escape(j)}\b\s*" if j[:1].isalnum() and not has_cjk(j) else rf"\s*{re.escape(j)}\s*"
+                   for j in joins)
+    return (re.compile("|".join(re.escape(o) for o in opens) or r"(?!)"), re.compile(alt or r"(?!)", re.I), word)
+
+
+def _dated(words: str) -> bool:
+    """``words`` hold a time phrase ("today", "this week", 昨天: ``value_stops`` of dates.json, or a date)."""
+    from ..text.dates import resolve_dates
+    from .rules import _time_stops
+
+    return bool(_time_stops().search(" " + words)) or bool(resolve_dates(words, _ANCHOR))
+
+
+_ANCHOR = datetime(2000, 6, 15, 12, tzinfo=timezone.utc)  # any day: only whether a date is said matters
+
+
+def _has_name(item: str) -> bool:
+    """A listed member holds a name: a capitalised word (not "I"); in Chinese a person's name (jieba ``nr``), or the
+    member is a bare noun of two or three characters (豆豆, 球球, 花花: a pet's or a child's name as listed)."""
+    if re.search(r"(?<![\w'’])(?!I\b)(?-i:[A-Z])[\w'’.-]*", item):
+        return True
+    if has_cjk(item):
+        from ..text.tokenize import pos_tags
+
+        tags = [t for t in pos_tags(item) if t.word.strip()]
+        if any(t.flag.startswith("nr") and len(t.word.strip()) >= 2 for t in tags):
+            return True
+        return bool(re.fullmatch(r"[\u4e00-\u9fff]{2,3}", item)) and all(t.flag[:1] in ("n", "o") for t in tags)
+    return False
+
+
+def _enumerated(rest: str, v: Value) -> str:
+    """The members ``rest`` (the sentence after the count ``v``) lists, as said, when it lists exactly as many as ``v``
+    counts, each with a name ("Two cats at home: Miso and Tofu" -> "Miso and Tofu", "three kids, Ann, Bo and Cy",
+    两只猫：咪咪和球球), else "". The list follows an opener (``list_openers`` of quantities.json; at most four words
+    between, no time phrase among them: "in the yard:", not "at the park today:"), its members are cut by
+    ``list_joiners``, and the count's last member comes after a closing word ("and", 和) or ends the sentence. Such a
+    count is held, with or without a verb saying so ("We keep 4 hens: …" is read by :func:`_held` too)."""
+    n = v.number
+    if not n.is_integer() or not 2 <= n <= 12:
+        return ""
+    for lang in _langs(rest):
+        opener, joiner, closing = _list_rx(lang)
+        m = opener.search(rest)
+        if not m or len(rest[:m.start()].split()) > 4 or re.search(r"[.!?。！？;；]", rest[:m.start()]):
+            continue
+        if _dated(rest[:m.start()]):
+            continue  # "Three dogs at the park today: Rex, Bo and Pip": a scene of a day, nothing held
+        body = re.split(r"[.!?。！？;；]", rest[m.end():], maxsplit=1)[0]
+        seps = list(joiner.finditer(body))
+        items = [p.strip() for p in joiner.split(body)]
+        k = int(n)
+        if len(items) < k or not all(items[:k]) or not all(_has_name(i) for i in items[:k]):
+            continue
+        if len(items) == k or seps[k - 2].group(0).strip().casefold() in closing:
+            return body[:seps[k - 1].start()].strip() if len(items) > k else body.strip()
+    return ""
+
+
 def _time_after(rest: str) -> bool:
     """A length of time follows a bare number ("two days ago", 三天前: ``duration_units`` of data/lang/*/dates.json)."""
     units = langdata.words("dates", "duration_units")
@@ -197,6 +267,13 @@ def _not_held(clause: str, v: Value, prev: int) -> bool:
             if m is not None and not between[m.end():].strip(" :：$£€¥"):
                 return True
     return False
+
+
+def _after(clause: str, sentence: str, v: Value) -> str:
+    """The words of ``sentence`` after the value ``v`` of its ``clause`` (the clause's own rest when it is not found
+    in the sentence)."""
+    at = sentence.find(clause)
+    return sentence[at + v.end:] if at >= 0 else clause[v.end:]
 
 
 def _reached(before: str) -> bool:
@@ -346,8 +423,14 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
     for v in parse(clause, lang):
         if v.kind == "count" and any(v.text in w for *_, w in _count_readings(clause)):
             continue  # "又养了一只狗", "two more pullets": a change of the count (facts.counts), not the count held
-        if v.kind == "count" and not others and _held(clause):
+        held = v.kind == "count" and not others and _held(clause)
+        members = _enumerated(_after(clause, sentence, v), v) if v.kind == "count" and not others and not held \
+            else ""
+        if held or members:
             out.append((f"count:{v.unit}", v.text))
+            if members:  # "Two cats in this house: Miso and Tofu": held by the list alone, which no rule reads
+                out.append((f"{v.unit}_names", members))  # (a held count's names are the rules' own facts)
+                cut[f"{v.unit}_names"] = sentence
             sep = re.search(r"\s*[:：,，(（—–]|\s+-\s", clause[v.end:])  # "three chickens: Nugget, Pepper and
             if sep:  # Dolly", "Two cars in the driveway: my Corolla and…": the count's own words, never what follows
                 cut[f"count:{v.unit}"] = clause[:v.end + sep.start()]

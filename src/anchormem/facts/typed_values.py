@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk
-from .values import counted_cover, number_of, one_counted
+from .values import after_delta, counted_cover, number_of, one_counted
 
 __all__ = ["TypedValue", "clause_values", "masked", "data", "settings"]
 
@@ -112,6 +112,8 @@ def _clause_values(text: str) -> tuple[TypedValue, ...]:
             continue  # (an age is always someone's: the meaning fallback reads it with its person)
         if _not_amount(text[v.end:], "zh" if zh else "en"):
             continue  # "3 times a week", "20%", 三次, 5层: a frequency, a share, a floor
+        if after_delta(text[:v.start], "zh" if zh else "en"):
+            continue  # "能省六百", "lost 5 kg": a difference, no amount held (the quantity reader's own rule)
         digits = bool(re.search(r"\d", v.text))
         if v.kind == "number" and not (digits or v.period or v.number >= 100 or _priced(text)):
             continue  # a small number said in words, no unit: a mention ("five years", 三十), as the meaning reads

@@ -26,7 +26,8 @@ from typing import Any
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["Value", "parse", "number_of", "plain", "same_number", "duration_at", "counted_cover", "one_counted"]
+__all__ = ["Value", "parse", "number_of", "plain", "same_number", "duration_at", "counted_cover", "one_counted",
+           "after_delta"]
 
 
 @dataclass(frozen=True)
@@ -226,19 +227,32 @@ def _tail(text: str, start: int, end: int, number: float, lang: str, approx: boo
 
 def _counted_after(rest: str, lang: str) -> tuple[str, int]:
     """(the counted noun's key, characters up to its end) right after a number ("three cats", 三只猫, 一只小橘猫,
-    "two more dogs"), or ("", 0)."""
+    "two more dogs", 两只 dog: an English noun after a Chinese measure word), or ("", 0)."""
     d = _data(lang)
     if lang == "zh":
         mw = _starts(rest, [(m, True) for m in d.get("measure_words", [])], words=False)
         skip = len(rest) - len(rest.lstrip()) + (len(mw[0]) if mw else 0)
+        skip += len(rest[skip:]) - len(rest[skip:].lstrip())  # (两个 monitor: the blank before a noun)
         for extra in range(0, 4):  # up to three characters of a modifier: 一只小橘猫, 两条小的金鱼
             got = _starts(rest[skip + extra:], d["_counted"], words=False)
             if got and (mw or extra == 0):
                 return got[1], skip + extra + len(got[0])
+        if mw:  # code-switching: a Chinese number and measure word, an English noun (两只 dog, 三个 kids)
+            got = _starts(rest[skip:], _data("en")["_counted"], words=True)
+            if got:
+                return got[1], skip + len(got[0])
         return "", 0
     m = re.match(r"\s*(?:more\s+)?", rest, re.I)
-    got = _starts(rest[m.end():], d["_counted"], words=True)
-    return (got[1], m.end() + len(rest[m.end():]) - len(rest[m.end():].lstrip()) + len(got[0])) if got else ("", 0)
+    not_mod = {w.casefold() for w in d.get("count_modifier_not", [])}
+    for mods in range(0, 3):  # up to two modifiers: "5 tomato plants", "three tabby cats", "two more old bikes"
+        w = re.match(r"(?:[A-Za-z][\w-]*\s+){%d}" % mods, rest[m.end():])
+        if not w or any(x.casefold() in not_mod or x.isdigit() for x in w.group(0).split()):
+            break
+        at = m.end() + w.end()
+        got = _starts(rest[at:], d["_counted"], words=True)
+        if got:
+            return got[1], at + len(rest[at:]) - len(rest[at:].lstrip()) + len(got[0])
+    return "", 0
 
 
 # -- English ---------------------------------------------------------------------------------------------------------
@@ -467,3 +481,15 @@ def one_counted(text: str) -> list[tuple[str, str, str]]:
         return []
     noun, n = _counted_after(text[m.end():], "en")
     return [(text[m.start():m.end() + n].strip(), m.group(0), noun)] if noun else []
+
+
+def after_delta(before: str, lang: str) -> bool:
+    """The words right before a value make it a difference, no amount held ("down 9 pounds", "would save 40",
+    少三公斤, 能省六百: ``delta`` of data/lang/<lang>/quantities.json), blanks and a currency sign between at most.
+    ``after_delta("moving would save", "en") is True``; ``after_delta("rent is", "en") is False``."""
+    b = before.rstrip(" \t$£€¥").casefold()
+    for w in langdata.load("quantities", lang).get("delta", []):
+        w = w.casefold()
+        if b.endswith(w) and (has_cjk(w) or not b[-len(w) - 1:-len(w)].isalnum()):
+            return True
+    return False
