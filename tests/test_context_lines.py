@@ -222,3 +222,14 @@ def test_an_own_plan_without_a_resolved_date_is_no_done_fact():
         # before: a home_city fact Paris that superseded "I live in Lisbon."
         assert events[1] == [("ADD", "utterance", "I'm moving to Paris next spring.")]
         assert m.ask("Where do I live?", user_id="u").text == 'On 2026-01-05, you said: "I live in Lisbon."'
+
+
+def test_a_cancelled_flight_to_the_plans_city_calls_nothing_off():
+    with Memory(":memory:", embedder="hash") as m:
+        events = _add(m, [("I live in Lisbon.", "2026-01-05T10:00:00Z"),
+                          ("I'm moving to Paris next month.", "2026-01-15T10:00:00Z"),
+                          ("My flight to Paris got cancelled.", "2026-01-20T10:00:00Z"),
+                          ("The Paris plan is cancelled.", "2026-01-25T10:00:00Z")])
+        assert events[2] == [("ADD", "utterance", "My flight to Paris got cancelled.")]
+        assert events[3] == [("ADD", "utterance", "The Paris plan is cancelled."),
+                             ("SUPERSEDE", "utterance", "I'm moving to Paris next month.")]

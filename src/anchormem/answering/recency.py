@@ -360,8 +360,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         if n.id in seen or not _own(n) or said_at(n) <= first or _plan(n):
             continue
         seen.add(n.id)
-        words = " ".join(c for c in clauses(n.text) if not says_ahead(c))  # what will happen is no later value
-        if words:
+        said = clauses(n.text)
+        words = " ".join(said)
+        if words and not all(says_ahead(c) for c in said):  # what will happen only is no later value
             cands.append((n, words))
     if not cands:
         return {}

@@ -66,10 +66,29 @@ def called_off(text: str) -> CallOff | None:
     return None
 
 
+@lru_cache(maxsize=4)
+def _plan_words(lang: str) -> dict[str, re.Pattern[str]]:
+    out = {}
+    for attr, words in (langdata.load("plans", lang).get("plan_words") or {}).items():
+        alt = langdata.alternation(tuple(words))
+        out[attr] = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt + r")(?![\w'’])", re.I)
+    return out
+
+
+def _names_plan(sentence: str, fact: Fact) -> bool:
+    """``sentence`` names the plan of ``fact``: its value and a ``plan_words`` word of its attribute ("the Paris move
+    is cancelled"; not "my flight to Paris got cancelled")."""
+    if not fact.value or fact.value.casefold() not in sentence.casefold():
+        return False
+    langs = ("en", "zh") if has_cjk(sentence) else ("en",)
+    return any(rx.search(sentence) for lang in langs for a, rx in _plan_words(lang).items() if a == fact.attribute)
+
+
 def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datetime, attributes: tuple[str, ...],
               named_in: str | None = None) -> tuple[MemoryItem, Fact] | None:
     """The speaker's latest open plan said before ``before`` with a fact of one of ``attributes`` (any when empty),
-    and that fact; with ``named_in``, only a plan whose value that text names. A plan: a current utterance or
+    and that fact; with ``named_in``, only a plan that text names (its value and a ``plan_words`` word of its
+    attribute: :func:`_names_plan`). A plan: a current utterance or
     commitment of the speaker's stating a fact with a date ahead of its own day (:func:`~anchormem.facts.plans.plan_facts_of`). Open: no
     current claim of its slot was said since, nor holds its value already. ``store``: ``list_memories`` and
     ``current_facts`` of a :class:`~anchormem.stores.protocol.Store` (or its planning reads)."""
@@ -87,7 +106,7 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
         for f in plan_facts_of(m.text, m.created_at, entity=speaker):
             if attributes and f.attribute not in attributes:
                 continue
-            if named_in is not None and (not f.value or f.value.casefold() not in named_in.casefold()):
+            if named_in is not None and not _names_plan(named_in, f):
                 continue
             cur = store.current_facts(tenant, user_id, [FactSlot(entity=f.entity, attribute=f.attribute, value="").slot])
             if any(c.valid_from >= m.created_at or (c.fact and same_value(f.attribute, c.fact.value, f.value))

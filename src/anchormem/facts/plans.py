@@ -41,8 +41,8 @@ __all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
     """The date ahead that makes ``fact`` a plan (a date span of its clause starting after ``said_at``'s day; for
-    an ``ahead`` phrase of plans.json in a clause where no date resolves, "next spring", the day after ``said_at``'s),
-    or None (no such date, no time known, or a numeric slot)."""
+    an ``ahead`` phrase of plans.json beside the value, in a clause where no date resolves, "next spring", the day
+    after ``said_at``'s), or None (no such date, no time known, or a numeric slot)."""
     if said_at is None or is_numeric_slot(fact.attribute):
         return None
     clause = fact.clause or fact.source_span
@@ -57,7 +57,9 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
         if span.start.astimezone(said_at.tzinfo).date() > day:
             return span
         dated = True
-    ahead = None if dated else _words_rx("ahead", "zh" if has_cjk(clause) else "en").search(clause)
+    own = "" if dated or not value else next(  # the piece of the clause that holds the value ("…, $17.99 a month
+        (p for p in _CLAUSE_END.split(clause) if value in p.casefold()), "")  # now. cancelling soon.": not soon)
+    ahead = _words_rx("ahead", "zh" if has_cjk(own) else "en").search(own) if own else None
     if ahead is not None:  # a time ahead no date resolves ("next spring", 开春): from the next day on
         start = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=said_at.tzinfo)
         return DateSpan(ahead.group(0), start, start + timedelta(days=1, microseconds=-1), relative=True)
