@@ -99,9 +99,10 @@ def test_rest_context_without_a_session(tmp_path):
 # ------------------------------------------------------------------------ 2. one line per source turn, no fragment
 @pytest.mark.parametrize("text,standing", [
     ("I work as a nurse", True), ("I quit.", True), ("My rent went up to 1350 euros.", True),
-    ("Anna is a teacher.", True), ("我住在上海", True), ("工资涨到一万二", True),
+    ("Anna is a teacher.", True), ("我住在上海", True), ("工资涨到一万二", True), ("我家在杭州。", True),
+    ("我戒烟了。", True), ("我每天喝咖啡。", True), ("我不当老师了。", True),
     ("joined Stripe.", False), ("My job.", False), ("I hate it honestly.", False), ("I moved there in May.", False),
-    ("在一家银行工作。", False), ("我的工作。", False), ("戒烟了", False),
+    ("在一家银行工作。", False), ("我的工作。", False), ("戒烟了", False), ("是一名护士。", False), ("它很可爱", False),
 ])
 def test_self_standing(text, standing):
     assert self_standing(text) is standing

@@ -57,7 +57,8 @@ def _back_references(lang: str) -> re.Pattern[str]:
 def self_standing(text: str) -> bool:
     """Whether ``text`` (a fact's words) is a statement on its own: it opens with a subject (after the ``openers``
     of ``data/lang/<lang>/lines.json``: a pronoun, a noun phrase, a name), says something of it (a predicate: one
-    more word after a pronoun, two after a determiner; in Chinese a verb, adjective or number after the subject) and
+    more word after a pronoun, two after a determiner; in Chinese a word after the subject that is no noun or
+    particle: a verb, 在, an adverb, a number) and
     points at nothing outside itself (no ``back_references``: "it", "there", 它, 那里)."""
     text = text.strip()
     if not text:
@@ -83,13 +84,16 @@ def self_standing(text: str) -> bool:
 
 def _zh_standing(text: str) -> bool:
     openers = _words("zh", "openers")
-    subject, verbs = _words("zh", "subject_tags"), _words("zh", "verb_tags")
+    subject, idle = _words("zh", "subject_tags"), _words("zh", "not_predicate_tags")
     tags = [t for t in pos_tags(text) if t.word.strip() and t.flag != "x"]
     while tags and (tags[0].word in openers or tags[0].flag in ("t", "c", "e", "y")):
         tags = tags[1:]
     if not tags or tags[0].flag not in subject:
         return False
-    return any(t.flag in verbs for t in tags[1:])
+    rest = [t for t in tags[1:] if t.flag not in ("ul", "y")]
+    if tags[0].word in _words("zh", "pronouns") and rest and rest[0].flag != "uj":
+        return True  # 我戒烟了, 我每天喝咖啡 (jieba tags 戒烟 n, 喝咖啡 nr); not 我的工作
+    return any(t.flag not in idle for t in rest)
 
 
 def _core(text: str) -> str:
