@@ -295,7 +295,9 @@ def build_context(memory: Any, *, user_id: str, session_id: str | None, query: s
                 dropped["memories"] += 1
                 continue
             notes = [pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text), asked=asked)
-                     if pend and hit.memory.valid_to is None else None, earlier.get(hit.memory.id)]
+                     if pend and hit.memory.valid_to is None else None,
+                     earlier.get(hit.memory.id) or earlier.get(hit.explain.get("turn_of", ""))]  # (a fact's, shown
+            # as its turn: :mod:`.turn_lines`)
             line, item = _memory_line(hit, show_ids, "; ".join(n for n in notes if n) or None)
             cost = count(line) + (0 if mem_lines else title_cost)
             if cost > mem_room:
