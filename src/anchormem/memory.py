@@ -696,11 +696,13 @@ class Memory(AskMixin, LifecycleMixin):
         return self._sessions
 
     @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
-    def context(self, *, user_id: str, session_id: str, query: str, budget_tokens: int = 2000,
+    def context(self, *, user_id: str, query: str, session_id: str | None = None, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
         the REST API): the session's summary, cited long-term memories (searched with the recent turns as context)
-        and the latest turns, newest user message always kept. Returns :class:`anchormem.session.ContextBlock`
+        and the latest turns, newest user message always kept. Without ``session_id``, a user-level block: the
+        user's rolled-up summary (when there is one), the memories searched without a conversation, and the current
+        message alone under "## Recent conversation". Returns :class:`anchormem.session.ContextBlock`
         (``.text``, ``.sections``, ``.used_tokens``, ``.memory_ids``). ``options``: see
         :func:`anchormem.session.build_context`. Raises InvalidInputError (a budget too small, an unknown option),
         ScopeError."""

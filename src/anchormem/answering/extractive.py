@@ -35,6 +35,25 @@ def realised_note(m: MemoryItem, *, zh: bool = False) -> str | None:
     return tpl.format(date=plan.get("said", ""), plan=plan["text"])
 
 
+def called_off_note(m: MemoryItem, *, zh: bool = False) -> str | None:
+    """For a memory of a turn that called a plan off ("the Paris move is off": metadata ``calls_off``,
+    :mod:`anchormem.facts.called_off`), the plan it ended, worded per language (``plan_called_off`` of
+    data/lang/<lang>/answers.json: 'calls off the plan of 2024-03-11: "I'm moving to Paris next month."'); None
+    otherwise."""
+    plan = m.metadata.get("calls_off")
+    if not isinstance(plan, dict) or not plan.get("text"):
+        return None
+    from .. import langdata
+
+    tpl = langdata.load("answers", "zh" if zh else "en").get("plan_called_off") or "{plan}"
+    return tpl.format(date=plan.get("said", ""), plan=plan["text"])
+
+
+def plan_note(m: MemoryItem, *, zh: bool = False) -> str | None:
+    """The plan a memory's turn realised (:func:`realised_note`) or called off (:func:`called_off_note`), or None."""
+    return realised_note(m, zh=zh) or called_off_note(m, zh=zh)
+
+
 def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     """``On 2024-03-04, Maya said: "…"`` (the verbatim memory text); for a Chinese question
     ``2024-03-04，你说过：“…”``. A memory whose text was edited by ``update`` since (``updated_at`` set while still
@@ -42,7 +61,7 @@ def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     (``2024-03-04记录，2024-05-01修改为：“…”``). A memory that no longer holds (``valid_to`` set: superseded, read
     by a past question or ``as_of``) says so: ``On 2024-01-10, you said (true until 2024-03): "…"``. ``note``: said in
     the same place when the memory holds no end ("an earlier statement, before 2024-05-30": :mod:`.recency`)."""
-    plan = realised_note(m, zh=zh)  # "Done moving!" says which plan came true
+    plan = plan_note(m, zh=zh)  # "Done moving!" / "the move is off" says which plan came true or ended
     if plan:
         return _quote(m, zh=zh, note=note) + (f"（{plan}）" if zh else f" ({plan})")
     return _quote(m, zh=zh, note=note)

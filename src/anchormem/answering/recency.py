@@ -67,6 +67,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..facts.claims import asks_past
+from ..facts.plans import says_ahead
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .answer_types import asked_value_kinds
@@ -359,8 +360,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
         if n.id in seen or not _own(n) or said_at(n) <= first or _plan(n):
             continue
         seen.add(n.id)
-        words = " ".join(clauses(n.text))
-        if words:
+        said = clauses(n.text)
+        words = " ".join(said)
+        if words and not all(says_ahead(c) for c in said):  # what will happen only is no later value
             cands.append((n, words))
     if not cands:
         return {}
@@ -499,7 +501,8 @@ def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
     from ..facts.stance import person_clauses, present_clauses
 
     own = [m for m in items if _own(m) and _slots(m)]
-    cands = [n for n in own if not _plan(n) and (present_clauses(n.text) or person_clauses(n.text, _anyone))]
+    cands = [n for n in own if not _plan(n) and any(not says_ahead(c) for c in  # what will happen: no later value
+                                                    present_clauses(n.text) + person_clauses(n.text, _anyone))]
     out: dict[str, MemoryItem] = {}
     for o in own:
         if _asks(o.text):  # a question asked is no earlier statement ("如果我换成500M的套餐，每个月要多少钱？")

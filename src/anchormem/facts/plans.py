@@ -26,7 +26,7 @@ never queued for review.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from .. import langdata
@@ -35,12 +35,14 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future"]
+__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
+           "says_ahead"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
-    """The date ahead that makes ``fact`` a plan (a date span of its clause starting after ``said_at``'s day), or
-    None (no such date, no time known, or a numeric slot)."""
+    """The date ahead that makes ``fact`` a plan (a date span of its clause starting after ``said_at``'s day; for
+    an ``ahead`` phrase of plans.json beside the value, in a clause where no date resolves, "next spring", the day
+    after ``said_at``'s), or None (no such date, no time known, or a numeric slot)."""
     if said_at is None or is_numeric_slot(fact.attribute):
         return None
     clause = fact.clause or fact.source_span
@@ -48,11 +50,19 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
         return None
     day = said_at.date()
     value = (fact.value or "").casefold()
+    dated = False
     for span in resolve_dates(clause, said_at):
         if value and _overlaps(span.text.casefold(), value):
             continue  # the date is the fact's value ("My wife's birthday is on March 3"), not when it happens
         if span.start.astimezone(said_at.tzinfo).date() > day:
             return span
+        dated = True
+    own = "" if dated or not value else next(  # the piece of the clause that holds the value ("…, $17.99 a month
+        (p for p in _CLAUSE_END.split(clause) if value in p.casefold()), "")  # now. cancelling soon.": not soon)
+    ahead = _words_rx("ahead", "zh" if has_cjk(own) else "en").search(own) if own else None
+    if ahead is not None:  # a time ahead no date resolves ("next spring", 开春): from the next day on
+        start = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=said_at.tzinfo)
+        return DateSpan(ahead.group(0), start, start + timedelta(days=1, microseconds=-1), relative=True)
     return None
 
 
@@ -105,6 +115,12 @@ def says_future(text: str) -> bool:
     """``text`` holds a ``future_markers`` word of plans.json: it tells what will happen ("I'll run the Lisbon half",
     "我女儿六一要参加钢琴演出")."""
     return _says("future_markers", text)
+
+
+def says_ahead(text: str) -> bool:
+    """``text`` tells what will happen: a ``future_markers`` word or an ``ahead`` phrase of plans.json ("My sister
+    is moving to Rome next spring", 我妹妹明年要搬去罗马), whether or not its date resolves."""
+    return _says("future_markers", text) or _says("ahead", text)
 
 
 def _says(key: str, text: str) -> bool:

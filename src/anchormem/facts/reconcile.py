@@ -56,6 +56,7 @@ from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
+from .called_off import calls_off
 from .model import Fact, is_sensitive, normalize_object
 from .plans import drop_plans
 from .rules import extract_from_text
@@ -468,9 +469,8 @@ def _realised(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str
     the old value like any change. Open: a plan said before this turn (a memory of the speaker's dated ahead of its
     own day, :func:`~anchormem.facts.plans.plan_facts_of`) after every current claim of its slot, holding another
     value. [] when the turn says no completion, already states a fact of that action, or no plan is open."""
-    from ..filters import And, Cond
-    from ..types import Scope
-    from .plans import completed_attributes, plan_facts_of
+    from .called_off import open_plan
+    from .plans import completed_attributes
 
     it = d.item
     if it.source != "user" or it.kind != "utterance":
@@ -478,25 +478,13 @@ def _realised(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str
     attrs = completed_attributes(it.text)
     if attrs is None or any(f.attribute in attrs or not attrs for f in facts):
         return []
-    ent = it.speaker or "user"
-    said = d.said_at or it.created_at
-    where = And((Cond(field="kind", op="in", value=("utterance", "commitment")),
-                 Cond(field="event_time", op="exists", value=True)))
-    plans = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
-             if m.source == "user" and m.created_at < said and (m.speaker or "user") == ent and
-             m.event_time is not None and m.event_time > m.created_at]
-    for m in sorted(plans, key=lambda m: m.created_at, reverse=True):
-        for f in plan_facts_of(m.text, m.created_at, entity=ent):
-            if attrs and f.attribute not in attrs:
-                continue
-            cur = store.current_facts(tenant, user_id, [FactSlot(entity=f.entity, attribute=f.attribute, value="").slot])
-            if any(c.valid_from >= m.created_at or (c.fact and same_value(f.attribute, c.fact.value, f.value))
-                   for c in cur):
-                continue  # said again since, or already the value: the plan is no longer open
-            span = next((s for s in split_sentences(it.text) if completed_attributes(s) is not None), it.text)
-            it.metadata["realises"] = {"id": m.id, "text": m.text, "said": m.created_at.date().isoformat()}
-            return [f.model_copy(update={"source_span": span, "clause": span, "extractor": "plan",
-                                         "previous_value": None, "language": "zh" if has_cjk(span) else "en"})]
+    found = open_plan(store, tenant, user_id, it.speaker or "user", d.said_at or it.created_at, attrs)
+    if found is not None:
+        m, f = found
+        span = next((s for s in split_sentences(it.text) if completed_attributes(s) is not None), it.text)
+        it.metadata["realises"] = {"id": m.id, "text": m.text, "said": m.created_at.date().isoformat()}
+        return [f.model_copy(update={"source_span": span, "clause": span, "extractor": "plan",
+                                     "previous_value": None, "language": "zh" if has_cjk(span) else "en"})]
     return []
 
 
@@ -561,6 +549,12 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
+    off: dict[int, str] = {}  # id(draft) -> the plan it calls off ("the Paris move is off": facts.called_off)
+    for i, (d, fs) in enumerate(found):
+        fs, gone = calls_off(d.item, d.said_at or d.item.created_at, fs, reads, tenant, user_id)
+        found[i] = (d, fs)
+        if gone is not None:
+            off[id(d)] = gone.id
     used = {f.attribute for _, fs in found for f in fs}
     opened = [od for od in opened if od.item.fact is not None and od.item.fact.attribute in used]  # its change held
     slots = sorted({key for _, fs in found for f in fs
@@ -587,6 +581,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
 
     for d, facts in found:
         if not facts:
+            if id(d) in off:
+                plan.supersedes[len(plan.drafts)] = [off[id(d)]]
             plan.drafts.append(d)
             continue
         facts = _narrowed(facts)
@@ -665,6 +661,11 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             (len(facts) > 1 and any(_fact_span(d, f, per_sentence[f.source_span] > 1) != whole for f in facts)) or \
             (residual and len(plan.reviews) == held) or \
             (refined and not new_drafts and len(plan.reviews) == held)  # (a change held for review: not half-applied)
+        if id(d) in off:  # the plan it calls off is closed by the turn (or by its first fact: the turn is that)
+            if keep_turn:
+                plan.supersedes[len(plan.drafts)] = [off[id(d)]]
+            elif new_drafts:
+                new_drafts[0] = (new_drafts[0][0], new_drafts[0][1] + [off[id(d)]])
         if keep_turn:
             carry(d.item, [c for fd, _ in new_drafts for c in own_claims(fd.item)] + carried)
             plan.drafts.append(d)

@@ -170,11 +170,13 @@ class AskRequest(_QueryBody):
 class ContextRequest(_Body):
     """A prompt-ready context for the current user message ``query``: the session's summary and recent turns
     (from the session store: Redis when ``ANCHORMEM_SESSION_URL`` is set, shared by every worker) and cited
-    long-term memories, within ``budget_tokens``. ``memory_limit=0`` skips long-term search."""
+    long-term memories, within ``budget_tokens``. ``memory_limit=0`` skips long-term search. Without
+    ``session_id``: a user-level block (the user's rolled-up summary, memories searched without a conversation, the
+    query alone as the recent conversation)."""
 
     query: QueryText
     user_id: ScopeId
-    session_id: ScopeId
+    session_id: Optional[ScopeId] = None
     agent_id: Optional[ScopeId] = None
     budget_tokens: Annotated[int, Field(ge=1, le=1_000_000, description=(
         "Token budget of the whole block. It must hold at least the newest user message (the query) and its "

@@ -9,11 +9,15 @@ The block has up to three sections, in this order (a section with nothing in it 
     ## Relevant memories
     - [2024-05-06, about 2024-05-01] user (林晓): 我上周三刚搬到杭州，月租4500元。 (id 45998b7c…)
     (a memory shown from the past, read by a past question, ends "(until 2024-03)"; a memory partly superseded is
-     shown without the superseded words: :func:`anchormem.retrieval.currency.shown_hits`)
+     shown without the superseded words: :func:`anchormem.retrieval.currency.shown_hits`; one line per source
+     turn, a fact that is no statement of its own shown as its turn: :mod:`anchormem.session.turn_lines`)
 
     ## Recent conversation
     assistant: …
     user: <the current message>
+
+Without a session (``session_id=None``) the block is the user's: no session summary (the user summary stands in),
+memories searched without a conversation, and the current message alone under "## Recent conversation".
 
 Budget (tokens by the working buffer's counter, :func:`~anchormem.session.buffer.count_tokens` by default):
 the newest user message and its section title come first and must fit (else InvalidInputError); then the
@@ -34,13 +38,15 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
-from ..answering.extractive import realised_note
+from ..answering.extractive import plan_note
 from ..answering.pending import asked_for, pending_changes, pending_note
+from ..facts.claims import current_view
 from ..retrieval.currency import shown_hits
 from ..text.tokenize import has_cjk
 from ..types import Hit
 from .buffer import MAX_TURN_CHARS, Turn, WorkingBuffer, decay_weight, make_turn
 from .store import SessionKey, SessionStore
+from .turn_lines import one_per_turn, store_turn_of
 
 __all__ = ["ContextBlock", "ContextSection", "build_context", "TITLES"]
 
@@ -110,7 +116,7 @@ def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     until = f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else ""  # shown from the past
     until += f" ({note})" if note else ""
-    plan = realised_note(m, zh=has_cjk(m.text))  # "Done moving!": the plan that came true, with its value
+    plan = plan_note(m, zh=has_cjk(m.text))  # "Done moving!" / "the move is off": the plan it realised or ended
     until += f" ({plan})" if plan else ""
     line = f"- [{when}] {who}: {m.text}{until}" + (f" (id {m.id})" if show_ids else "")
     return line, {"id": m.id, "text": m.text, "speaker": m.speaker, "role": m.role, "date": said,
@@ -172,7 +178,7 @@ def _share(value: Any, name: str) -> float:
     return float(value)
 
 
-def build_context(memory: Any, *, user_id: str, session_id: str, query: str, budget_tokens: int,
+def build_context(memory: Any, *, user_id: str, session_id: str | None, query: str, budget_tokens: int,
                   session_store: SessionStore, agent_id: str | None = None, buffer: WorkingBuffer | None = None,
                   memory_limit: int = 10, memory_share: float = 0.4, summary_share: float = 0.25,
                   context_turns: int = 6, filters: dict[str, Any] | None = None,
@@ -182,6 +188,9 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
     memory: a :class:`~anchormem.Memory` (its ``tenant`` scopes the session; its ``search`` finds long-term
     memories with ``context`` = the last ``context_turns`` session turns, ``limit=memory_limit``, ``filters``,
     ``agent_id``). session_store: where the session's turns and summary are (read only; nothing is written).
+    session_id: the session, or None for a user-level block: no stored turns and no session summary (the user's
+    rolled-up summary stands in when there is one), memories searched without a conversation, and the current
+    message alone under "## Recent conversation".
     query: the current user message; when the session's last user turn has the same text it is not repeated,
     otherwise it is shown as the newest turn. buffer: the :class:`WorkingBuffer` (max turns, decay half-life and
     cut-off, token counter; its counter must be additive over newlines, as the default is).
@@ -205,10 +214,11 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
     settings = getattr(memory, "settings", None)
     query = check_text(query, what="query", max_chars=getattr(settings, "max_query_chars", MAX_TURN_CHARS),
                        hint="shorten the query, or raise max_query_chars")
-    key = SessionKey(user_id=user_id, session_id=session_id, tenant=getattr(memory, "tenant", "default"))
+    tenant = getattr(memory, "tenant", "default")
+    key = SessionKey(user_id=user_id, session_id=session_id, tenant=tenant) if session_id is not None else None
     now = utcnow()
 
-    stored: list[Turn] = session_store.turns(key)
+    stored: list[Turn] = session_store.turns(key) if key is not None else []
     turns: list[Mapping[str, Any]] = list(stored)
     last_user = next((t for t in reversed(turns) if t["role"] == "user"), None)
     if last_user is None or last_user["content"].strip() != query.strip():
@@ -227,7 +237,7 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
 
     # 2. the session summary, if it fits its share and is not stale
     sections: dict[str, ContextSection] = {}
-    summary = session_store.get_summary(key)
+    summary = session_store.get_summary(key) if key is not None else None
     if summary is not None:
         weight = decay_weight((now - to_utc(summary["timestamp"])).total_seconds(), buffer.half_life_seconds)
         cost = count(TITLES["summary"]) + count(summary["text"])
@@ -271,9 +281,13 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
         shown = [t["content"] for t in first.turns]
         title_cost = count(TITLES["memories"])
         said = set(sections["summary"].text.splitlines()) if "summary" in sections else set()
-        pend = pending_changes(memory.store, key.tenant, user_id) if hits and hasattr(memory, "store") else []
+        pend = pending_changes(memory.store, tenant, user_id) if hits and hasattr(memory, "store") else []
         asked = asked_for(query) if pend and query else ()  # a pending change is noted where its slot is read
-        for hit in shown_hits(hits):  # as they hold now: no superseded words shown as current
+        store = getattr(memory, "store", None)
+        lines, merged = one_per_turn(shown_hits(hits), store_turn_of(store, tenant) if store is not None else None,
+                                     view=current_view)  # as they hold now, one line per source turn
+        dropped["memories"] += merged
+        for hit in lines:
             if hit.memory.kind == "summary":  # a summary's lines once in the block (summary_lines)
                 hit = summary_lines(hit, said)
             text = hit.memory.text.strip() if hit is not None else ""
@@ -281,7 +295,9 @@ def build_context(memory: Any, *, user_id: str, session_id: str, query: str, bud
                 dropped["memories"] += 1
                 continue
             notes = [pending_note(hit.memory, pend, zh=has_cjk(hit.memory.text), asked=asked)
-                     if pend and hit.memory.valid_to is None else None, earlier.get(hit.memory.id)]
+                     if pend and hit.memory.valid_to is None else None,
+                     earlier.get(hit.memory.id) or earlier.get(hit.explain.get("turn_of", ""))]  # (a fact's, shown
+            # as its turn: :mod:`.turn_lines`)
             line, item = _memory_line(hit, show_ids, "; ".join(n for n in notes if n) or None)
             cost = count(line) + (0 if mem_lines else title_cost)
             if cost > mem_room:

@@ -1,0 +1,144 @@
+"""Plans called off: "I'm moving to Paris next month" … "the Paris move is off" ends the plan, not the home.
+
+A plan is stored as an ordinary utterance dated ahead of its own day (:mod:`anchormem.facts.plans`). A later turn
+of the same speaker that says it was called off (``called_off`` of ``data/lang/<lang>/plans.json``: per action the
+words and the attributes of the plans they end — "the move is off", "decided to stay", 不搬了 for a home;
+"the offer fell through", offer黄了 for a job; words of any action, "cancelled", 取消了, count only when the turn
+also names the plan's value: "the Paris trip is cancelled") closes the latest open plan of those attributes
+(:func:`open_plan`): the plan memory is superseded by the turn (it no longer holds; ``as_of`` and past questions
+still read it, marked "until …"), and the turn's metadata ``calls_off`` = ``{"id", "text", "said"}`` names it
+(:func:`~anchormem.answering.extractive.called_off_note` words it on the read paths). The turn states no value of
+those attributes itself: "I'm not moving to Paris after all" and "搬去杭州的计划取消了" are no home, so the current
+home stays current.
+
+    called_off("Actually the Paris move is off, we decided to stay.")
+    # -> CallOff(attributes=("home_city",), named=False, sentence="Actually the Paris move is off, we decided …")
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..text.segment import split_sentences
+from ..text.tokenize import has_cjk
+from ..types import FactSlot, MemoryItem
+from .model import Fact
+
+__all__ = ["CallOff", "called_off", "open_plan", "calls_off"]
+
+
+@dataclass(frozen=True)
+class CallOff:
+    """What a turn calls off: the plan attributes (``()``: any), whether the plan's value must be named in the turn
+    (``named``: a word of any action), and the sentence that says it."""
+
+    attributes: tuple[str, ...]
+    named: bool
+    sentence: str
+
+
+@lru_cache(maxsize=4)
+def _patterns(lang: str) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    out = []
+    for spec in (langdata.load("plans", lang).get("called_off") or {}).values():
+        alt = langdata.alternation(tuple(spec.get("words", [])))
+        rx = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
+        out.append((rx, tuple(spec.get("attributes", []))))
+    return tuple(out)
+
+
+def called_off(text: str) -> CallOff | None:
+    """The first sentence of ``text`` that says a plan was called off (no question), or None. An action's own words
+    come before the words of any action (``called_off`` entries in file order)."""
+    for sentence in split_sentences(text):
+        if sentence.rstrip().endswith(("?", "？")):
+            continue
+        langs = ("en", "zh") if has_cjk(sentence) else ("en",)
+        for lang in langs:
+            for rx, attrs in _patterns(lang):
+                if rx.search(sentence):
+                    return CallOff(attributes=attrs, named=not attrs, sentence=sentence)
+    return None
+
+
+@lru_cache(maxsize=4)
+def _plan_words(lang: str) -> dict[str, re.Pattern[str]]:
+    out = {}
+    for attr, words in (langdata.load("plans", lang).get("plan_words") or {}).items():
+        alt = langdata.alternation(tuple(words))
+        out[attr] = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt + r")(?![\w'’])", re.I)
+    return out
+
+
+def _names_plan(sentence: str, fact: Fact) -> bool:
+    """``sentence`` names the plan of ``fact``: its value and a ``plan_words`` word of its attribute ("the Paris move
+    is cancelled"; not "my flight to Paris got cancelled")."""
+    if not fact.value or fact.value.casefold() not in sentence.casefold():
+        return False
+    langs = ("en", "zh") if has_cjk(sentence) else ("en",)
+    return any(rx.search(sentence) for lang in langs for a, rx in _plan_words(lang).items() if a == fact.attribute)
+
+
+def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datetime, attributes: tuple[str, ...],
+              named_in: str | None = None) -> tuple[MemoryItem, Fact] | None:
+    """The speaker's latest open plan said before ``before`` with a fact of one of ``attributes`` (any when empty),
+    and that fact; with ``named_in``, only a plan that text names (its value and a ``plan_words`` word of its
+    attribute: :func:`_names_plan`). A plan: a current utterance or
+    commitment of the speaker's stating a fact with a date ahead of its own day (:func:`~anchormem.facts.plans.plan_facts_of`). Open: no
+    current claim of its slot was said since, nor holds its value already. ``store``: ``list_memories`` and
+    ``current_facts`` of a :class:`~anchormem.stores.protocol.Store` (or its planning reads)."""
+    from ..filters import Cond
+    from ..types import Scope
+    from .keys import same_value
+    from .plans import plan_facts_of, says_ahead
+
+    where = Cond(field="kind", op="in", value=("utterance", "commitment"))
+    plans = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
+             if m.source == "user" and m.created_at < before and (m.speaker or "user") == speaker and
+             m.valid_to is None and  # dated ahead, or a time ahead no date resolves ("next spring")
+             ((m.event_time is not None and m.event_time > m.created_at) or says_ahead(m.text))]
+    for m in sorted(plans, key=lambda m: m.created_at, reverse=True):
+        for f in plan_facts_of(m.text, m.created_at, entity=speaker):
+            if attributes and f.attribute not in attributes:
+                continue
+            if named_in is not None and not _names_plan(named_in, f):
+                continue
+            cur = store.current_facts(tenant, user_id, [FactSlot(entity=f.entity, attribute=f.attribute, value="").slot])
+            if any(c.valid_from >= m.created_at or (c.fact and same_value(f.attribute, c.fact.value, f.value))
+                   for c in cur):
+                continue  # said again since, or already the value: the plan is no longer open
+            return m, f
+    return None
+
+
+def calls_off(item: MemoryItem, said: datetime, facts: list[Fact], store: Any, tenant: str,
+              user_id: str) -> tuple[list[Fact], MemoryItem | None]:
+    """For a user turn ``item`` (said at ``said``) with its ``facts``: the facts it states once what it calls off
+    is taken out (a fact of a called-off attribute read from the sentence that calls it off), and the open plan it
+    closes (``item.metadata["calls_off"]`` is set), or None. A fact of the attributes of an action's own words is
+    taken out even when no open plan is found (the sentence speaks of a plan, not of a value)."""
+    if item.source != "user" or item.kind not in ("utterance", "commitment"):
+        return facts, None
+    off = called_off(item.text)
+    if off is None:
+        return facts, None
+    speaker = item.speaker or "user"
+    found = open_plan(store, tenant, user_id, speaker, said, off.attributes,
+                      named_in=off.sentence if off.named else None)
+    ends = off.attributes or ((found[1].attribute,) if found is not None else ())
+
+    def in_call(f: Fact) -> bool:  # a fact of an attribute called off, read from the sentence saying so
+        span = f.source_span or f.clause or ""
+        return f.attribute in ends and bool(span) and (span in off.sentence or off.sentence in span)
+
+    kept = [f for f in facts if not in_call(f)]
+    if found is None:
+        return kept, None
+    plan = found[0]
+    item.metadata["calls_off"] = {"id": plan.id, "text": plan.text, "said": plan.created_at.date().isoformat()}
+    return kept, plan
