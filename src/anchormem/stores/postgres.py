@@ -38,6 +38,7 @@ from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
 from .past_text import BLANK_HISTORY, PastTextMixin
+from .pending_pg import PostgresPendingMixin, mark_pending, settle_pending, start_settle
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -91,7 +92,7 @@ def _redact(url: str) -> str:
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
                     PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin,
-                    SQLCommonMixin):
+                    PostgresPendingMixin, SQLCommonMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -300,7 +301,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
               context_updates: dict[str, np.ndarray] | None = None,
               restated: dict[str, list[str]] | None = None,
-              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
+              expect_generation: dict[tuple[str, str], int] | None = None, pending: dict[str, str] | None = None,
+              settle: tuple[str, str, list[str], list[str], list[MemoryItem], dict[str, list[Label]]] | None = None
+              ) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -319,9 +322,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                                                  memory_id, m, actor)])
 
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
-            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
+            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns} |
+                              ({settle[:2]} if settle else set())):  # (a settle changes labels and markers at least)
                 self._bump_expecting(conn, key, expect_generation)  # planned against the store as it still is
             self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
+            start_settle(conn, self._claims, settle) if settle else None  # an enrichment (.pending_pg)
+            marks: list[tuple[str, str, str, str, str, str]] = []
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -350,6 +356,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                             (it.tenant, rows[0][0])).fetchall()
                     results.append(WriteResult("NOOP", self._items(conn, rows)[0]))
                     continue
+                if pending and it.id in pending:  # enrichment deferred: its marker in this transaction
+                    marks.append((it.tenant, it.user_id, it.id, pending[it.id], pending[""], nm.index_text))
                 if it.entities:
                     with conn.cursor() as cur:
                         cur.executemany(
@@ -376,8 +384,9 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
-            if updates and memories:  # the scope's generation was bumped above
-                self._put_context(conn, memories[0].item.tenant, updates)
+            mark_pending(conn, marks), settle_pending(conn, *settle) if settle else None  # (.pending_pg)
+            if updates and (memories or settle):  # the scope's generation was bumped above
+                self._put_context(conn, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
             return results
 
         return self._run(run)
