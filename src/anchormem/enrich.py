@@ -120,6 +120,9 @@ class _Planning(_Settled):
         self._pending = pending
 
     def dense_search(self, scope: Any, query: Any, k: int, where: Any, as_of: Any = None) -> list[tuple[str, float]]:
+        settled = getattr(self._store, "settled_dense_search", None)  # the store leaves them out (PostgreSQL)
+        if settled is not None:
+            return settled(scope, query, k, where, as_of)
         got = self._store.dense_search(scope, query, k + len(self._pending), where, as_of)
         return [(i, s) for i, s in got if i not in self._pending][:k]
 

@@ -22,12 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from .schema import PG_JSON, memory_cols
+from .schema import json_text, memory_cols
 
-__all__ = ["PostgresPendingMixin", "carry_pending", "check_pending", "mark_pending", "settle_pending",
+__all__ = ["SETTLED", "PostgresPendingMixin", "carry_pending", "check_pending", "mark_pending", "settle_pending",
            "start_settle"]
 
 _MCOLS = memory_cols("m")
+SETTLED = (" AND NOT EXISTS (SELECT 1 FROM enrich_queue q WHERE q.tenant = m.tenant AND q.user_id = m.user_id AND "
+           "q.memory_id = m.id)")  # a condition on ``memories m``: the row is not pending
 _JOIN = "JOIN memories m ON m.tenant = q.tenant AND m.user_id = q.user_id AND m.id = q.memory_id"
 # the user's advisory lock key: 64 bits of a hash of (tenant, user); a collision only makes two users' enrichments
 # wait for each other
@@ -81,25 +83,35 @@ def start_settle(conn: Any, claims: Any, settle: tuple) -> list[str]:
 
 
 def settle_pending(conn: Any, tenant: str, user_id: str, kept: list[str], retired: list[str],
-                   carriers: Any = (), labels: dict[str, list[Any]] | None = None) -> list[str]:
-    """In the writer's transaction, after its new memories: ``kept`` rows lose their marker and take ``labels``;
-    ``retired`` rows are deleted with their marker, entities, claims and ADD history (as
-    :func:`.pending_sql.settle_pending`). Returns the deleted ids."""
-    if labels:
-        with conn.cursor() as cur:
-            cur.executemany("UPDATE memories SET labels = %s WHERE tenant = %s AND user_id = %s AND id = %s",
-                            [(PG_JSON.dump([lb.model_dump() for lb in labs]), tenant, user_id, mid)
-                             for mid, labs in labels.items()])
+                   carriers: Any = (), labels: dict[str, list[Any]] | None = None,
+                   context: dict[str, bytes | None] | None = None) -> set[str]:
+    """In the writer's transaction, after its new memories: ``kept`` rows lose their marker and take ``labels``
+    (and their stored ``context`` vector, when given: one new row version, one statement); ``retired`` rows are
+    deleted with their marker, entities, claims and ADD history (as :func:`.pending_sql.settle_pending`). Returns
+    the ids of ``context`` written."""
+    ctx = context or {}
+    ids = list(labels or {})
+    if ids:
+        conn.execute("UPDATE memories m SET labels = v.l::jsonb, context_vec = CASE WHEN v.c THEN v.b ELSE "
+                     "m.context_vec END FROM unnest(%s::text[], %s::text[], %s::bool[], %s::bytea[]) AS v(id, l, c, b) "
+                     "WHERE m.tenant = %s AND m.user_id = %s AND m.id = v.id",
+                     (ids, [json_text([lb.model_dump() for lb in labels[i]]) for i in ids],  # type: ignore[index]
+                      [i in ctx for i in ids], [ctx.get(i) for i in ids], tenant, user_id))
     conn.execute("DELETE FROM enrich_queue WHERE tenant = %s AND user_id = %s AND memory_id = ANY(%s)",
                  (tenant, user_id, list(kept) + list(retired)))
-    if not retired:
-        return []
+    if retired:
+        _retire(conn, tenant, user_id, list(retired))
+    return {i for i in ids if i in ctx}
+
+
+def _retire(conn: Any, tenant: str, user_id: str, retired: list[str]) -> None:
+    """Delete the retired pending rows with their history of being added, entities (claims and marker cascade)."""
     conn.execute("DELETE FROM memory_history WHERE tenant = %s AND user_id = %s AND event = 'ADD' AND "
                  "memory_id = ANY(%s)", (tenant, user_id, list(retired)))
     conn.execute("DELETE FROM memory_entities WHERE tenant = %s AND user_id = %s AND memory_id = ANY(%s)",
                  (tenant, user_id, list(retired)))
-    return [r[0] for r in conn.execute("DELETE FROM memories WHERE tenant = %s AND user_id = %s AND id = ANY(%s) "
-                                       "RETURNING id", (tenant, user_id, list(retired))).fetchall()]
+    conn.execute("DELETE FROM memories WHERE tenant = %s AND user_id = %s AND id = ANY(%s)",
+                 (tenant, user_id, list(retired)))
 
 
 class PostgresPendingMixin:
@@ -129,9 +141,14 @@ class PostgresPendingMixin:
         """``recent_memories`` without the rows still pending (newest first)."""
         sql, params = self._filters.where(scope, None, None, live=True)  # type: ignore[attr-defined]
         return self._select(  # type: ignore[attr-defined]
-            f"SELECT {_MCOLS} FROM memories m WHERE {sql} AND NOT EXISTS (SELECT 1 FROM enrich_queue q WHERE "
-            "q.tenant = m.tenant AND q.user_id = m.user_id AND q.memory_id = m.id) "
-            "ORDER BY m.created_at DESC, m.seq DESC LIMIT %s", params + [limit])
+            f"SELECT {_MCOLS} FROM memories m WHERE {sql}{SETTLED} ORDER BY m.created_at DESC, m.seq DESC LIMIT %s",
+            params + [limit])
+
+    def settled_dense_search(self, scope: Any, query: Any, k: int, where: Any, as_of: Any = None
+                             ) -> list[tuple[str, float]]:
+        """``dense_search`` without the rows still pending (an enrichment's fact plan: the turns of its batch and
+        those said after them are never read against it)."""
+        return self.dense_search(scope, query, k, where, as_of, settled=True)  # type: ignore[attr-defined]
 
     def pending_counts(self, tenant: str, user_id: str | None = None) -> dict[str, int]:
         """{user_id: rows whose enrichment is pending} (users with none left out)."""

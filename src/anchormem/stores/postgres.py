@@ -38,7 +38,7 @@ from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
 from .past_text import BLANK_HISTORY, PastTextMixin
-from .pending_pg import PostgresPendingMixin, mark_pending, settle_pending, start_settle
+from .pending_pg import SETTLED, PostgresPendingMixin, mark_pending, settle_pending, start_settle
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -67,9 +67,8 @@ else:
 
 __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 
-# cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
 _CITE = ("UPDATE memories SET source_message_ids = source_message_ids || jsonb_build_array(%s::text) WHERE "
-         "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")
+         "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")  # (cite a turn: protocol)
 _MCOLS = memory_cols("m")
 _json = PG_JSON.dump
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -299,8 +298,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None,
-              restated: dict[str, list[str]] | None = None,
+              context_updates: dict[str, np.ndarray] | None = None, restated: dict[str, list[str]] | None = None,
               expect_generation: dict[tuple[str, str], int] | None = None, pending: dict[str, str] | None = None,
               settle: tuple[str, str, list[str], list[str], list[MemoryItem], dict[str, list[Label]]] | None = None
               ) -> list[WriteResult]:
@@ -384,9 +382,11 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
-            mark_pending(conn, marks), settle_pending(conn, *settle) if settle else None  # (.pending_pg)
+            mark_pending(conn, marks)
+            done = settle_pending(conn, *settle, context=updates) if settle else set()  # (.pending_pg)
             if updates and (memories or settle):  # the scope's generation was bumped above
-                self._put_context(conn, memories[0].item.tenant if memories else settle[0], updates)  # type: ignore
+                self._put_context(conn, settle[0] if settle else memories[0].item.tenant, {  # (settle: its tenant)
+                    k: v for k, v in updates.items() if k not in done})
             return results
 
         return self._run(run)
@@ -703,13 +703,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "LIMIT %s", params + [limit])
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
-                     as_of: datetime | None = None) -> list[tuple[str, float]]:
+                     as_of: datetime | None = None, *, settled: bool = False) -> list[tuple[str, float]]:
         if self.dim is None or k <= 0:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
         sql, params = self._filters.where(scope, where, as_of, live=True)
+        sql += SETTLED if settled else ""  # without the rows pending enrichment (.pending_pg)
 
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False
