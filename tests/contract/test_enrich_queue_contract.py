@@ -110,3 +110,19 @@ def test_two_workers_draining_at_once_enrich_each_row_once(backend, call):
     assert _markers(loader) == {}
     for u in users:
         assert _state(loader, u) == _state(ref, "eager-" + u), u
+
+
+def test_the_users_enrichment_lock_is_taken_by_one_worker_at_a_time(backend):
+    """PostgreSQL: a second store's try on a held user fails until the holder lets go; the holder's own thread
+    takes it again (re-entrant). SQLite: no lock (its writers serialise on the file)."""
+    a, b = backend.open(), backend.open()
+    with a.enrich_lock("t", "u") as got:
+        assert got is True
+        with a.enrich_lock("t", "u") as again:  # the same thread, nested
+            assert again is True
+        with b.enrich_lock("t", "u", wait=False) as other:
+            assert other is (backend.name == "sqlite")
+        with b.enrich_lock("t", "v", wait=False) as other_user:
+            assert other_user is True
+    with b.enrich_lock("t", "u", wait=False) as after:
+        assert after is True

@@ -15,6 +15,7 @@ A worker that dies releases the lock with its connection; its uncommitted batch 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -33,6 +34,7 @@ SETTLED = (" AND NOT EXISTS (SELECT 1 FROM enrich_queue q WHERE q.tenant = m.ten
 _JOIN = "JOIN memories m ON m.tenant = q.tenant AND m.user_id = q.user_id AND m.id = q.memory_id"
 # the user's advisory lock key: 64 bits of a hash of (tenant, user); a collision only makes two users' enrichments
 # wait for each other
+_HELD = threading.local()  # (store, tenant, user) locks this thread holds
 _LOCK = "hashtextextended(%s, hashtextextended(%s, 7302770))"  # parameters: (user_id, tenant)
 
 
@@ -172,12 +174,22 @@ class PostgresPendingMixin:
     @contextmanager
     def enrich_lock(self, tenant: str, user_id: str, *, wait: bool = True) -> Iterator[bool]:
         """Hold the user's enrichment lock (module doc) for the block: yields True; with ``wait=False``, yields
-        False at once (holding nothing) when another worker holds it. Raises StoreError."""
+        False at once (holding nothing) when another worker holds it. Re-entrant in one thread (the lock is a
+        connection's: a nested hold on another connection would wait for itself). Raises StoreError."""
+        held = _HELD.__dict__.setdefault("keys", set())
+        key = (id(self), tenant, user_id)
+        if key in held:
+            yield True
+            return
         with self._conn() as conn:  # type: ignore[attr-defined]  # a session lock: this connection, held
             got = conn.execute(f"SELECT {'pg_advisory_lock' if wait else 'pg_try_advisory_lock'}({_LOCK})",
                                (user_id, tenant)).fetchone()[0]
+            if got is False:
+                yield False
+                return
+            held.add(key)
             try:
-                yield got is not False
+                yield True
             finally:
-                if got is not False:
-                    conn.execute(f"SELECT pg_advisory_unlock({_LOCK})", (user_id, tenant))
+                held.discard(key)
+                conn.execute(f"SELECT pg_advisory_unlock({_LOCK})", (user_id, tenant))
