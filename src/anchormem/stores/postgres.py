@@ -715,8 +715,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False
             if as_of is None:  # the scope's current rows (counted once per generation)
-                n = self._scope_count(conn, scope, "m.tenant = %s AND m.user_id = %s AND m.valid_to IS NULL" + (
-                    SETTLED if settled else ""), [scope.tenant, scope.user_id], None)  # (settled: those searched)
+                n = self._scope_count(conn, scope, "m.tenant = %s AND m.user_id = %s AND m.valid_to IS NULL",
+                                      [scope.tenant, scope.user_id], None)
                 use_ann = n > self._ann_threshold
             if use_ann:  # HNSW: widen the candidate list, since the scope filter is applied to its output
                 conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(100, 4 * k))}")
