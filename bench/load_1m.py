@@ -21,6 +21,14 @@ Phases:
    ``--drain N`` then (another fresh process): ``Memory.enrich("u0", limit=N)`` timed, the deferred enrichment's rate.
 3. disk: database (+WAL), ``.kw`` keyword index, ``.vec`` HNSW files, per memory.
 
+``--pg DIR``: the same on PostgreSQL: a pgserver in ``DIR`` (started here, stopped at the end), a fresh database
+per run; CPU figures then add the server's processes' CPU (``server_cpu_s``, /proc at the kernel's 10 ms tick,
+every backend and autovacuum: :class:`keyword_scale._ServerCPU`), and ``rows_per_cpu_s`` divides by the sum.
+A 20k deferred load + drain on each engine (issue #24, the PostgreSQL queue)::
+
+    python bench/load_1m.py --n 20000 --enrich later --phase load --drain 20000 --work /tmp/w --out ...
+    python bench/load_1m.py --n 20000 --enrich later --phase load --drain 20000 --pg /tmp/pgdata --work /tmp/w2 ...
+
 CPU time is ``time.process_time`` (all threads of this process). On a loaded machine, wall time is not the
 cost: report both. Writes one JSON with every figure (``--out``), and prints progress to stderr.
 """
@@ -123,13 +131,28 @@ def _sizes(db: Path) -> dict[str, int]:
             "vec": size(Path(str(db) + ".vec"))}
 
 
-def load(args: argparse.Namespace) -> dict[str, Any]:
+def _server_cpu(args: argparse.Namespace) -> Any:
+    """CPU seconds so far of the PostgreSQL server's processes (``--pg``), else 0."""
+    if not args.pg:
+        return lambda: 0.0
+    from keyword_scale import _ServerCPU
+
+    return _ServerCPU(Path(args.pg))
+
+
+def _open(args: argparse.Namespace, **kwargs: Any) -> Any:
     from anchormem import Memory
 
+    if args.url:
+        return Memory(url=args.url, llm=None, cache=False, **kwargs)
+    return Memory(str(Path(args.work) / "load.db"), llm=None, cache=False, **kwargs)
+
+
+def load(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.work)
-    db = work / "load.db"
     vecs = _vectors(work, args.n)
-    mem = Memory(str(db), embedder=_Embedder(), llm=None, cache=False)
+    server = _server_cpu(args)
+    mem = _open(args, embedder=_Embedder())
     done = args.start
     chunks: list[dict[str, Any]] = []
     prof = None
@@ -137,7 +160,7 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
         import cProfile
 
         prof = cProfile.Profile(time.process_time)  # CPU time: wall time on a loaded machine is noise
-    w0, c0 = time.perf_counter(), time.process_time()
+    w0, c0, s0 = time.perf_counter(), time.process_time(), server()
     while done < args.n:
         end = min(args.n, done + args.chunk)
         msgs = [{"role": "user", "content": text(i), "timestamp": _T0 + timedelta(seconds=i)}
@@ -160,15 +183,16 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
         if args.stop_at and time.time() > args.stop_at:
             _log("stopping: --stop-at reached")
             break
-    load_wall, load_cpu = time.perf_counter() - w0, time.process_time() - c0
+    load_wall, load_cpu, load_server = time.perf_counter() - w0, time.process_time() - c0, server() - s0
     w, c = time.perf_counter(), time.process_time()
     mem.close()
     close = {"wall_s": round(time.perf_counter() - w, 2), "cpu_s": round(time.process_time() - c, 2)}
     out: dict[str, Any] = {
         "rows": done - args.start, "rows_total": done, "wall_s": round(load_wall, 1),
-        "cpu_s": round(load_cpu, 1), "rows_per_wall_s": round((done - args.start) / load_wall, 1),
-        "rows_per_cpu_s": round((done - args.start) / load_cpu, 1), "close": close, "peak_rss_mb": _rss()[1],
-        "chunks": chunks}
+        "cpu_s": round(load_cpu, 1), "server_cpu_s": round(load_server, 1),
+        "rows_per_wall_s": round((done - args.start) / load_wall, 1),
+        "rows_per_cpu_s": round((done - args.start) / (load_cpu + load_server), 1), "close": close,
+        "peak_rss_mb": _rss()[1], "chunks": chunks}
     if prof:
         import io
         import pstats
@@ -195,7 +219,7 @@ def reopen(args: argparse.Namespace) -> dict[str, Any]:
         emb.queries[r["text"]] = v
     t_prep = time.perf_counter() - w0
     w1, c1 = time.perf_counter(), time.process_time()
-    mem = Memory(str(work / "load.db"), embedder=emb, llm=None, cache=False)
+    mem = _open(args, embedder=emb)
     opened = {"wall_s": round(time.perf_counter() - w1, 3), "cpu_s": round(time.process_time() - c1, 3)}
     w2, c2 = time.perf_counter(), time.process_time()
     first_hits = mem.search(rows[0]["text"], user_id="u0", limit=10)
@@ -225,19 +249,26 @@ def reopen(args: argparse.Namespace) -> dict[str, Any]:
 def drain(args: argparse.Namespace) -> dict[str, Any]:
     """In a fresh process: the deferred enrichment of the oldest ``--drain`` pending rows (``Memory.enrich``),
     timed: rows per CPU second and per wall second, what it wrote, and the rows still pending."""
-    from anchormem import Memory
-
-    mem = Memory(str(Path(args.work) / "load.db"), embedder=_Embedder(), llm=None, cache=False)
+    server = _server_cpu(args)
+    mem = _open(args, embedder=_Embedder())
     before = mem.pending("u0")
-    w, c = time.perf_counter(), time.process_time()
+    w, c, s0 = time.perf_counter(), time.process_time(), server()
     got = mem.enrich("u0", limit=args.drain)
-    dw, dc = time.perf_counter() - w, time.process_time() - c
+    dw, dc, ds = time.perf_counter() - w, time.process_time() - c, server() - s0
     mem.close()
     n = got["enriched"]
     out = {"pending_before": before, "counts": got, "wall_s": round(dw, 2), "cpu_s": round(dc, 2),
-           "rows_per_cpu_s": round(n / dc, 1) if dc else None, "rows_per_wall_s": round(n / dw, 1) if dw else None}
+           "server_cpu_s": round(ds, 2), "rows_per_cpu_s": round(n / (dc + ds), 1) if dc + ds else None,
+           "rows_per_wall_s": round(n / dw, 1) if dw else None}
     _log("drain", out)
     return out
+
+
+def _pg_size(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
 
 
 def _pct(ms: list[float]) -> dict[str, float]:
@@ -261,31 +292,52 @@ def main() -> int:
     ap.add_argument("--drain", type=int, default=0, help="after reopen: enrich this many pending rows, timed")
     ap.add_argument("--n-loaded", type=int, default=0, help="(reopen) rows actually loaded, when fewer than --n")
     ap.add_argument("--stop-at", type=float, default=0.0, help="unix time: stop loading after the chunk then")
+    ap.add_argument("--pg", help="PostgreSQL: a pgserver data directory (a fresh database per run)")
+    ap.add_argument("--url", help=argparse.SUPPRESS)  # (the drain phase's database, given by the parent)
     args = ap.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     if args.phase in ("reopen", "drain"):
         print(json.dumps(reopen(args) if args.phase == "reopen" else drain(args)))
         return 0
+    import anchormem
+
     res: dict[str, Any] = {"command": " ".join(sys.argv), "n": args.n, "chunk": args.chunk, "enrich": args.enrich,
+                           "engine": "postgres" if args.pg else "sqlite", "anchormem": anchormem.__file__,
                            "started": time.strftime("%Y-%m-%d %H:%M:%S"), "loadavg_start": os.getloadavg(),
                            "cpus": os.cpu_count()}
+    pg = None
+    if args.pg:
+        from client import PgServer
+
+        pg = PgServer(Path(args.pg))
+        args.url = pg.database("load")
+        res["postgres"] = pg.version
+    try:
+        return _run(args, res, work)
+    finally:
+        if pg is not None:
+            pg.close()
+
+
+def _run(args: argparse.Namespace, res: dict[str, Any], work: Path) -> int:
     res["load"] = load(args)
     res["loadavg_after_load"] = os.getloadavg()
     db = work / "load.db"
     if args.phase == "all":
         cmd = [sys.executable, __file__, "--phase", "reopen", "--n", str(args.n), "--work", str(work),
-               "--queries", str(args.queries), "--n-loaded", str(res["load"]["rows_total"])]
+               "--queries", str(args.queries), "--n-loaded", str(res["load"]["rows_total"])] + (
+                   ["--pg", args.pg, "--url", args.url] if args.pg else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
         sys.stderr.write(p.stderr[-3000:])
         res["reopen"] = json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr[-2000:]}
     if args.drain:
         cmd = [sys.executable, __file__, "--phase", "drain", "--n", str(args.n), "--work", str(work),
-               "--drain", str(args.drain)]
+               "--drain", str(args.drain)] + (["--pg", args.pg, "--url", args.url] if args.pg else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
         sys.stderr.write(p.stderr[-3000:])
         res["drain"] = json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr[-2000:]}
-    sizes = _sizes(db)
+    sizes = _sizes(db) if not args.pg else {"db": _pg_size(args.url)}
     n = res["load"]["rows_total"]
     res["disk_bytes"] = sizes
     res["disk_bytes_per_memory"] = {k: round(v / max(1, n), 1) for k, v in sizes.items()}

@@ -1,11 +1,14 @@
 """add_many(enrich="later"): rows searchable at once with their fact extraction queued; Memory.enrich and every
 read that depends on claims settle the queue to the state an eager add_many leaves; the marker is written in the
-row's transaction and settled in the enrichment's."""
+row's transaction and settled in the enrichment's. The store-facing scenarios run on SQLite and on PostgreSQL
+(``eng``: a fresh database per test on each; pgserver as in tests/contract)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from anchormem.errors import InvalidInputError
 from anchormem.testing import HashEmbedder
 
 from cli_helpers import hash_cli_env, invoke_json  # noqa: F401 (a fixture)
+from pg_fixtures import pg_server  # noqa: F401 (a fixture: PostgreSQL for the eng["postgres"] scenarios)
 
 
 def _log(user: str = "Ann"):
@@ -42,18 +46,71 @@ def _mem(path=":memory:") -> Memory:
     return Memory(str(path), embedder=HashEmbedder(64), llm=None, cache=False)
 
 
-def _raw(path) -> tuple[int, int]:
-    con = sqlite3.connect(path)
-    try:
-        return (con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0],
-                con.execute("SELECT count(*) FROM memories WHERE kind='fact'").fetchone()[0])
-    finally:
-        con.close()
+@dataclass
+class Eng:
+    """Fresh databases of one engine: ``mem(n)`` opens a Memory on database ``n`` (made on first use), ``sql(n, q)``
+    reads it directly (``?`` placeholders; ``JOIN`` joins ``enrich_queue q`` to ``memories m``)."""
+
+    name: str
+    _new: Any
+    _dbs: dict[int, str] = field(default_factory=dict)
+    _open: list[Memory] = field(default_factory=list)
+
+    @property
+    def JOIN(self) -> str:
+        return ("JOIN memories m ON m.rowid = q.memory_rowid" if self.name == "sqlite" else
+                "JOIN memories m ON m.tenant = q.tenant AND m.user_id = q.user_id AND m.id = q.memory_id")
+
+    def db(self, n: int = 0) -> str:
+        if n not in self._dbs:
+            self._dbs[n] = self._new(n)
+        return self._dbs[n]
+
+    def mem(self, n: int = 0, **kwargs: Any) -> Memory:
+        kwargs = {"embedder": HashEmbedder(64), "llm": None, "cache": False, **kwargs}
+        m = Memory(self.db(n), **kwargs) if self.name == "sqlite" else Memory(url=self.db(n), **kwargs)
+        self._open.append(m)
+        return m
+
+    def sql(self, q: str, params: tuple = (), n: int = 0) -> list[tuple]:
+        if self.name == "sqlite":
+            con = sqlite3.connect(self.db(n))
+            try:
+                return con.execute(q, params).fetchall()
+            finally:
+                con.close()
+        import psycopg
+
+        with psycopg.connect(self.db(n), autocommit=True) as con:
+            return con.execute(q.replace("?", "%s"), params).fetchall()
+
+    def raw(self, n: int = 0) -> tuple[int, int]:
+        """(queue markers, fact memories) of database ``n``."""
+        return (self.sql("SELECT count(*) FROM enrich_queue", n=n)[0][0],
+                self.sql("SELECT count(*) FROM memories WHERE kind='fact'", n=n)[0][0])
+
+    def close(self) -> None:
+        for m in reversed(self._open):
+            try:
+                m.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def eng(request, tmp_path):
+    if request.param == "sqlite":
+        e = Eng("sqlite", lambda n: str(tmp_path / f"m{n}.db"))
+    else:
+        server = request.getfixturevalue("pg_server")
+        e = Eng("postgres", lambda n: server.new_database())
+    yield e
+    e.close()
 
 
 @pytest.mark.parametrize("batch", [1, 3, 500])
-def test_after_enrich_the_memories_are_those_of_an_eager_add(batch):
-    eager, later = _mem(), _mem()
+def test_after_enrich_the_memories_are_those_of_an_eager_add(eng, batch):
+    eager, later = eng.mem(0), eng.mem(1)
     eager.add_many(_log(), user_id="ann", batch_size=batch)
     got = later.add_many(_log(), user_id="ann", batch_size=batch, enrich="later")
     assert got["chitchat"] == 1
@@ -64,22 +121,20 @@ def test_after_enrich_the_memories_are_those_of_an_eager_add(batch):
     assert later.enrich() == {"enriched": 0, "pending": 0}
 
 
-def test_rows_are_searchable_before_enrichment_and_no_fact_is_written(tmp_path):
-    db = tmp_path / "m.db"
-    m = _mem(db)
+def test_rows_are_searchable_before_enrichment_and_no_fact_is_written(eng):
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
-    assert _raw(db) == (7, 0)
+    assert eng.raw() == (7, 0)
     hits = m.search("Munich", user_id="ann", limit=3)
     assert hits and hits[0].memory.text == "I moved to Munich." and hits[0].memory.kind == "utterance"
     m.close()
-    m = _mem(db)  # the queue survives a reopen
+    m = eng.mem()  # the queue survives a reopen
     assert m.pending() == 7
-    m.close()
 
 
 @pytest.mark.parametrize("read", ["get_all", "ask", "as_of", "summarize"])
-def test_reads_that_depend_on_claims_enrich_that_user_first(tmp_path, read):
-    m = _mem(tmp_path / "m.db")
+def test_reads_that_depend_on_claims_enrich_that_user_first(eng, read):
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
     m.add_many(_log("Bo"), user_id="bo", enrich="later")
     if read == "get_all":
@@ -95,60 +150,50 @@ def test_reads_that_depend_on_claims_enrich_that_user_first(tmp_path, read):
     assert "I moved to Munich." in current and "I live in Berlin." not in current
 
 
-def test_plain_search_does_not_wait_for_enrichment():
-    m = _mem()
+def test_plain_search_does_not_wait_for_enrichment(eng):
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
     m.search("Berlin", user_id="ann")
     assert m.pending("ann") == 7
 
 
-def test_limit_enriches_the_writes_said_first(tmp_path):
-    db = tmp_path / "m.db"
-    m = _mem(db)
+def test_limit_enriches_the_writes_said_first(eng):
+    m = eng.mem()
     m.add_many(list(reversed(_log())), user_id="ann", batch_size=1, enrich="later")  # written newest first
-    con = sqlite3.connect(db)
-    said = "SELECT m.created_at FROM enrich_queue q JOIN memories m ON m.rowid=q.memory_rowid ORDER BY 1"
-    before = [r[0] for r in con.execute(said)]
+    said = f"SELECT m.created_at FROM enrich_queue q {eng.JOIN} ORDER BY 1"
+    before = [r[0] for r in eng.sql(said)]
     got = m.enrich("ann", limit=2)
     assert got["enriched"] == 2 and got["pending"] == 5
-    assert [r[0] for r in con.execute(said)] == before[2:]  # the two said first are gone from the queue
-    con.close()
+    assert [r[0] for r in eng.sql(said)] == before[2:]  # the two said first are gone from the queue
 
 
-def test_said_time_keeps_the_speakers_offset_for_relative_dates(tmp_path):
-    db = tmp_path / "m.db"
-    m = _mem(db)
+def test_said_time_keeps_the_speakers_offset_for_relative_dates(eng):
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
-    con = sqlite3.connect(db)
-    said = sorted(r[0] for r in con.execute("SELECT said_at FROM enrich_queue"))
-    con.close()
+    said = sorted(r[0] for r in eng.sql("SELECT said_at FROM enrich_queue"))
     assert said[0] == "2024-01-01T10:00:00+02:00"
 
 
-def test_failed_enrichment_write_leaves_the_queue_and_rows_as_they_were(tmp_path, monkeypatch):
-    db = tmp_path / "m.db"
-    m = _mem(db)
+def test_failed_enrichment_write_leaves_the_queue_and_rows_as_they_were(eng, monkeypatch):
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
-    con = sqlite3.connect(db)
-    rows_before = con.execute("SELECT id, text, valid_to FROM memories ORDER BY rowid").fetchall()
-    con.close()
+    rows = "SELECT id, text, valid_to, labels FROM memories ORDER BY id"
+    rows_before = eng.sql(rows)
     def boom(*a, **k):
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr("anchormem.stores.sqlite.settle_pending", boom)
+    monkeypatch.setattr(f"anchormem.stores.{'sqlite' if eng.name == 'sqlite' else 'postgres'}.settle_pending", boom)
     with pytest.raises(Exception):
         m.enrich("ann")
-    con = sqlite3.connect(db)
-    assert con.execute("SELECT id, text, valid_to FROM memories ORDER BY rowid").fetchall() == rows_before
-    assert con.execute("SELECT count(*) FROM enrich_queue").fetchone()[0] == 7
-    con.close()
+    assert eng.sql(rows) == rows_before
+    assert eng.raw() == (7, 0)
 
 
-def test_precomputed_vectors_are_kept_by_the_fact_memories():
+def test_precomputed_vectors_are_kept_by_the_fact_memories(eng):
     msgs = _log()
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(len(msgs), 64)).astype(np.float32)
-    eager, later = _mem(), _mem()
+    eager, later = eng.mem(0), eng.mem(1)
     eager.add_many(msgs, user_id="ann", vectors=vecs)
     later.add_many(msgs, user_id="ann", vectors=vecs, enrich="later")
     later.enrich()
@@ -177,25 +222,24 @@ def test_the_cli_reports_and_drains_the_queue(tmp_path, hash_cli_env):
     assert invoke_json(str(db), "enrich", "--status") == {"pending": 7}
     got = invoke_json(str(db), "enrich")
     assert got["enriched"] == 7 and got["pending"] == 0
-    assert _raw(db)[0] == 0 and _raw(db)[1] >= 4
+    assert Eng("sqlite", lambda n: str(db)).raw()[0] == 0 and Eng("sqlite", lambda n: str(db)).raw()[1] >= 4
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_enrich_users_across_processes_gives_what_memory_enrich_gives(tmp_path, monkeypatch, workers):
+def test_enrich_users_across_processes_gives_what_memory_enrich_gives(eng, monkeypatch, workers):
     from anchormem.bulk import enrich_users
 
     monkeypatch.setenv("ANCHORMEM_EMBEDDER", "hash")  # the workers' embedder, by the settings
-    one, many = tmp_path / "one.db", tmp_path / "many.db"
-    for db in (one, many):
-        m = Memory(str(db), embedder="hash", llm=None, cache=False)
+    for n in (0, 1):
+        m = eng.mem(n, embedder="hash")
         m.add_many(_log(), user_id="ann", enrich="later")
         m.add_many(_log("Bo"), user_id="bo", enrich="later")
         m.close()
-    a = Memory(str(one), embedder="hash", llm=None, cache=False)
+    a = eng.mem(0, embedder="hash")
     a.enrich()
-    got = enrich_users(path=str(many), embedder="hash", workers=workers)
+    got = enrich_users(memory=eng.mem(1, embedder="hash"), embedder="hash", workers=workers)
     assert (got["enriched"], got["users"], got["workers"]) == (14, 2, workers)
-    b = Memory(str(many), embedder="hash", llm=None, cache=False)
+    b = eng.mem(1, embedder="hash")
     assert b.pending() == 0
     assert [_state(a, u) for u in ("ann", "bo")] == [_state(b, u) for u in ("ann", "bo")]
 
@@ -206,11 +250,10 @@ def test_a_deferred_import_keeps_the_scopes_vectors_in_step(tmp_path):
     assert m.store.vectors.cached_size((m.tenant, "ann")) == 7  # kept by the writes: saved on close, no rebuild
 
 
-def test_a_search_before_enrichment_leaves_no_stale_ranking_rows_after_it(tmp_path):
+def test_a_search_before_enrichment_leaves_no_stale_ranking_rows_after_it(eng):
     """Searches rank on kept rank rows (stores.rank_rows, kept per scope generation); enrichment rewrites rows (its
     fact memories, labels, closed claims), so a search after it ranks what a fresh process reads."""
-    db = tmp_path / "m.db"
-    m = _mem(db)
+    m = eng.mem()
     m.add_many(_log(), user_id="ann", enrich="later")
     queries = ["Where do I live?", "Munich", "Where do I work?", "cat"]
     for q in queries:
@@ -219,22 +262,21 @@ def test_a_search_before_enrichment_leaves_no_stale_ranking_rows_after_it(tmp_pa
     after = [[(h.memory.id, h.memory.text, h.memory.valid_to, h.memory.state, [lb.domain for lb in h.memory.labels])
               for h in m.search(q, user_id="ann", limit=5)] for q in queries]
     m.close()
-    fresh = _mem(db)
+    fresh = eng.mem()
     again = [[(h.memory.id, h.memory.text, h.memory.valid_to, h.memory.state, [lb.domain for lb in h.memory.labels])
               for h in fresh.search(q, user_id="ann", limit=5)] for q in queries]  # (scores: the access counts grew)
-    fresh.close()
     assert after == again
     assert any(text == "I moved to Munich." for text in (h[1] for h in after[1]))
 
 
-def test_a_turn_is_never_read_against_itself_or_a_later_pending_turn(tmp_path):
+def test_a_turn_is_never_read_against_itself_or_a_later_pending_turn(eng):
     """The enrichment's fact plan does not see the rows still pending (the relative reader's dense search found the
     turn itself and read "started a new job at Tencent" as a home that its own move then closed)."""
     msgs = [{"role": "user", "content": "My shipping address is 88 Wulin Road, Hangzhou.",
              "timestamp": "2026-08-03T10:00:00Z"},
             {"role": "user", "content": "I just relocated to Shenzhen and started a new job at Tencent, so ship to 12 "
              "Keyuan Road, Nanshan from now on.", "timestamp": "2026-09-15T10:00:00Z"}]
-    eager, later = Memory(":memory:", cache=False), Memory(":memory:", cache=False)  # the real model: meaning reads
+    eager, later = eng.mem(0, embedder=None, llm=None), eng.mem(1, embedder=None, llm=None)  # the real model
     eager.add_many(msgs, user_id="w")
     later.add_many(msgs, user_id="w", enrich="later")
     later.enrich("w")

@@ -216,8 +216,10 @@ def enrich_users(*, memory: Any = None, path: str | None = None, embedder: str |
     queue = ctx.Queue()
     threads = max(1, (os.cpu_count() or 1) // len(lanes))
     total = {"enriched": 0}
+    is_url = str(target).startswith(("postgresql:", "postgres:"))  # (a Memory's path: a file, or its PG URL)
     with ProcessPoolExecutor(max_workers=len(lanes), mp_context=ctx, initializer=_init_worker,
-                             initargs=(threads, queue, target, None, embedder, tenant)) as pool:
+                             initargs=(threads, queue, None if is_url else target, target if is_url else None,
+                                       embedder, tenant)) as pool:
         futures = [pool.submit(_enrich_lane, lane) for lane in lanes]
         for f in as_completed(futures):
             while not queue.empty():

@@ -16,7 +16,10 @@ current memory a restatement matched) is deleted with its ADD history (never an 
 recorded); a kept turn made to carry its facts' claims gets them; the plan's new memories are written with the
 vector ``add`` gives them (the turn's precomputed one, else their own text embedded); reviews are queued; a session
 summary due after the write is written then. A write that finds the user's generation moved (another writer)
-plans that write again.
+plans that write again; so does one that finds a row of its batch no longer pending (another worker enriched it,
+or a delete took it: checked in the write's transaction on every attempt), so each row is enriched once.
+Concurrent workers: the store's ``enrich_lock`` holds a user's queue for one batch at a time (PostgreSQL: an
+advisory lock per user, :mod:`anchormem.stores.pending_pg`; SQLite: its writers serialise on the file).
 
 Currency: the read paths whose answer depends on claims (``ask``, ``context``, ``get_all``, ``summarize``, a
 search with ``as_of``) first enrich the user's pending rows (:meth:`Memory._settle`), so they never answer from
@@ -117,6 +120,9 @@ class _Planning(_Settled):
         self._pending = pending
 
     def dense_search(self, scope: Any, query: Any, k: int, where: Any, as_of: Any = None) -> list[tuple[str, float]]:
+        settled = getattr(self._store, "settled_dense_search", None)  # the store leaves them out (PostgreSQL)
+        if settled is not None:
+            return settled(scope, query, k, where, as_of)
         got = self._store.dense_search(scope, query, k + len(self._pending), where, as_of)
         return [(i, s) for i, s in got if i not in self._pending][:k]
 
@@ -124,8 +130,16 @@ class _Planning(_Settled):
         return [m for m in self._store.list_memories(*args, **kwargs) if m.id not in self._pending]
 
 
-def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, int]:
-    """Plan and write one batch of the user's oldest pending rows; counts by event, ``enriched``: rows settled."""
+def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int, wait: bool = True) -> dict[str, int]:
+    """Plan and write one batch of the user's oldest pending rows, holding the store's lock on the user's queue
+    (``enrich_lock``: one worker at a time per user, each row enriched once); counts by event, ``enriched``: rows
+    settled, ``busy``: 1 when ``wait`` is False and another worker holds the user (nothing done)."""
+    with mem.store.enrich_lock(tenant, user_id, wait=wait) as got:
+        return _plan_and_settle(mem, tenant, user_id, batch) if got else {"enriched": 0, "busy": 1}
+
+
+def _plan_and_settle(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, int]:
+    """:func:`_enrich_batch` under the user's lock."""
     from .context.anchor import label_drafts
     from .facts.reconcile import conflicts, plan_facts
     from .lifecycle import assign_expiry
@@ -133,7 +147,8 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
     from .timeutil import utcnow
 
     store = mem.store
-    for attempt in range(_REPLANS + 1):
+    attempt = 0
+    while True:  # (ends: a replan follows a commit by another writer; an empty queue returns)
         check = attempt < _REPLANS
         gen = store.scope_generation(tenant, user_id) if check else 0  # before any read
         rows = store.pending_rows(tenant, user_id, batch)
@@ -168,7 +183,8 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
             results = store.write([], news, actor="enrich", restated=plan.restated, context_updates=updates,
                                   expect_generation={(tenant, user_id): gen} if check else None,
                                   settle=(tenant, user_id, sorted(kept_ids), retired, carriers, labels))
-        except StaleWriteError:  # another writer of this user came first: plan the batch again
+        except StaleWriteError:  # another writer of this user came first, or another worker settled (or a delete
+            attempt += 1  # removed) rows of the batch (checked on every attempt): plan it again on the queue as it is
             continue
         queue_reviews(store, plan.reviews)
         if summary and scope.session_id is not None:  # the summary add writes, from the enriched turns
@@ -178,18 +194,18 @@ def _enrich_batch(mem: Any, tenant: str, user_id: str, batch: int) -> dict[str, 
         for r in results:
             counts[r.event] = counts.get(r.event, 0) + 1
         return counts
-    raise StaleWriteError("enrich: the user's store kept moving")  # (unreachable: the last attempt does not check)
 
 
-def enrich_user(mem: Any, tenant: str, user_id: str, *, limit: int | None = None, batch: int = 5000
-                ) -> dict[str, int]:
+def enrich_user(mem: Any, tenant: str, user_id: str, *, limit: int | None = None, batch: int = 5000,
+                wait: bool = True) -> dict[str, int]:
     """Enrich the user's pending rows, oldest said first, ``batch`` per transaction, at most ``limit`` rows
-    (None: all). Returns counts: ``enriched`` (rows settled), ``retired`` (provisional rows replaced), one key per
-    write event (``ADD`` fact memories, ``SUPERSEDE``...)."""
+    (None: all). ``wait``: wait for another worker enriching this user (False: stop when one is, with ``busy``: 1
+    in the counts; that worker goes on). Returns counts: ``enriched`` (rows settled), ``retired`` (provisional rows
+    replaced), one key per write event (``ADD`` fact memories, ``SUPERSEDE``...)."""
     total: dict[str, int] = {"enriched": 0}
     while limit is None or total["enriched"] < limit:
         step = batch if limit is None else min(batch, limit - total["enriched"])
-        got = _enrich_batch(mem, tenant, user_id, step)
+        got = _enrich_batch(mem, tenant, user_id, step, wait)
         if not got["enriched"]:
             break
         for k, v in got.items():

@@ -260,14 +260,14 @@ class Memory(AskMixin, LifecycleMixin):
         with ``return_events`` also ``events`` (as :meth:`add` returns them). ``enrich``: ``"now"`` (default:
         facts extracted and reconciled as ``add`` does) or ``"later"`` (an import: the turns are stored searchable
         at once, their fact extraction queued per user, :mod:`anchormem.enrich`; :meth:`enrich` drains it, and the
-        read paths that depend on claims drain the user's queue first; SQLite store only). Raises
+        read paths that depend on claims drain the user's queue first; the SQLite and PostgreSQL stores). Raises
         InvalidInputError (a bad message, batch_size, enrich or vectors: shape, dtype, NaN/inf, a zero row),
         ConfigError (``enrich="later"`` on a store without the queue), ScopeError, what :meth:`add` raises."""
         if enrich not in ENRICH_MODES:
             raise InvalidInputError(f"enrich must be one of {', '.join(ENRICH_MODES)}, got {enrich!r}")
         if enrich == "later" and not hasattr(self.store, "pending_rows"):
-            raise ConfigError('add_many(enrich="later") needs the SQLite store (the PostgreSQL store has no '
-                              'enrichment queue yet); use enrich="now"')
+            raise ConfigError(f'add_many(enrich="later") needs a store with an enrichment queue (SQLite, '
+                              f'PostgreSQL), not {type(self.store).__name__}; use enrich="now"')
         return _add_many(self, messages, user_id=user_id, agent_id=agent_id, session_id=session_id,
                          timestamp=timestamp, metadata=metadata, vectors=vectors, batch_size=batch_size,
                          on_progress=on_progress, return_events=return_events, defer=enrich == "later")
@@ -275,9 +275,12 @@ class Memory(AskMixin, LifecycleMixin):
     def enrich(self, user_id: str | None = None, *, limit: int | None = None) -> dict[str, Any]:
         """Run the deferred enrichment (``add_many(enrich="later")``, :mod:`anchormem.enrich`) of one user's
         pending rows (``user_id``) or every user's of this tenant, oldest said first, one transaction per 500 rows,
-        at most ``limit`` rows in all (None: every pending row). Returns counts: ``enriched`` rows, ``retired``
-        (provisional rows replaced by their facts), one key per write event (``ADD``, ``SUPERSEDE``...),
-        ``pending`` (rows left). Raises InvalidInputError (a bad limit), ScopeError."""
+        at most ``limit`` rows in all (None: every pending row). Workers may run it at once on one store: each row
+        is enriched once, a user's in the order said (one worker per user at a time); every user's (no
+        ``user_id``) passes by a user another worker is enriching (counted in ``busy``), one user's waits for it.
+        Returns counts: ``enriched`` rows, ``retired`` (provisional rows replaced by their facts), one key per
+        write event (``ADD``, ``SUPERSEDE``...), ``busy`` (users passed by, when any), ``pending`` (rows left).
+        Raises InvalidInputError (a bad limit), ScopeError."""
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
             raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
         if not hasattr(self.store, "pending_rows"):
@@ -290,7 +293,7 @@ class Memory(AskMixin, LifecycleMixin):
                 left = None if limit is None else limit - total["enriched"]
                 if left is not None and left <= 0:
                     break
-                for k, v in enrich_user(self, self.tenant, u, limit=left).items():
+                for k, v in enrich_user(self, self.tenant, u, limit=left, wait=user_id is not None).items():
                     total[k] = total.get(k, 0) + v
         total["pending"] = self.pending(user_id)
         return total
@@ -743,9 +746,11 @@ class Memory(AskMixin, LifecycleMixin):
     def export(self, *, user_id: str) -> dict[str, Any]:
         """Everything stored for a user as portable JSON-ready data (format ``anchormem.export/1``): memories
         with provenance and validity (superseded ones included), each memory's history, source messages and the
-        review queue (``anchormem.portable.export_document``)."""
+        review queue (``anchormem.portable.export_document``). The user's rows still pending enrichment
+        (``add_many(enrich="later")``) are enriched first: the export holds their facts."""
         from .portable import export_document
 
+        self._settle(self._scope(user_id))
         return export_document(self, self._scope(user_id))
 
     def import_memories(self, data: dict[str, Any] | list[Any], *, user_id: str | None = None,

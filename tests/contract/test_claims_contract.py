@@ -98,6 +98,7 @@ def _downgrade(backend, store):
             c.execute("DROP TABLE claims")
             c.execute("DROP TABLE memory_entities_past")
             c.execute("DROP TABLE memory_sessions")
+            c.execute("DROP TABLE enrich_queue")  # v10
             c.execute("ALTER TABLE memory_history DROP COLUMN old_state")
             c.execute("UPDATE memories SET valid_to = NULL, superseded_by = NULL WHERE kind = 'utterance'")
             c.execute("DELETE FROM anchormem_schema WHERE version >= 6")

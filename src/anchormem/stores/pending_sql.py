@@ -1,4 +1,5 @@
-"""The deferred-enrichment queue of the SQLite store (``Memory.add_many(enrich="later")``, :mod:`anchormem.enrich`).
+"""The deferred-enrichment queue: its schema on both engines (:func:`queue_ddl`) and the SQLite store's side of it
+(the PostgreSQL store's: :mod:`.pending_pg`) (``Memory.add_many(enrich="later")``, :mod:`anchormem.enrich`).
 
 A row stored with its enrichment deferred (its facts not yet extracted and reconciled) has a marker in
 ``enrich_queue``, written in the same transaction as the row, holding the turn's time as said (ISO 8601 with the
@@ -11,24 +12,65 @@ history (they were never an event of the store's history: an eager ``add`` would
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-__all__ = ["QUEUE_DDL", "SQLitePendingMixin", "carry_pending", "mark_pending", "settle_pending"]
+__all__ = ["QUEUE_DDL", "SQLitePendingMixin", "carry_pending", "check_pending", "mark_pending", "queue_ddl",
+           "settle_pending", "start_settle"]
 
-QUEUE_DDL = [
-    """CREATE TABLE enrich_queue (
+def queue_ddl(dialect: str) -> list[str]:
+    """The ``enrich_queue`` table and its indexes for ``dialect`` (``"sqlite"`` or ``"postgres"``): one marker per
+    pending memory, going with its memory (``ON DELETE CASCADE``: a deleted or purged row, or a deleted user, takes
+    its marker along), holding the user, the time said (ISO 8601, the speaker's offset) and the write's batch id.
+    What differs: SQLite keys a marker by the memory's rowid; PostgreSQL by (tenant, user_id, memory id), with
+    ``body``, the row's keyword-index text (its ``tsvector`` keeps only the lexemes, and the enrichment's fact
+    memories reuse the text of the turn they repeat), and ``seq`` (write order), so its rows are distributable
+    with the memories (Citus, :mod:`.pg_migrations`)."""
+    if dialect == "sqlite":
+        return [
+            """CREATE TABLE enrich_queue (
         memory_rowid INTEGER PRIMARY KEY REFERENCES memories(rowid) ON DELETE CASCADE,
         tenant TEXT NOT NULL, user_id TEXT NOT NULL, said_at TEXT NOT NULL, batch TEXT NOT NULL)""",
-    "CREATE INDEX ix_enrich_scope ON enrich_queue(tenant, user_id)",
-    "CREATE INDEX ix_enrich_batch ON enrich_queue(batch)",
-]
+            "CREATE INDEX ix_enrich_scope ON enrich_queue(tenant, user_id)",
+            "CREATE INDEX ix_enrich_batch ON enrich_queue(batch)",
+        ]
+    return [
+        """CREATE TABLE enrich_queue (
+        tenant text NOT NULL, user_id text NOT NULL, memory_id text NOT NULL,
+        said_at text NOT NULL, batch text NOT NULL, body text NOT NULL DEFAULT '',
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (tenant, user_id, memory_id),
+        FOREIGN KEY (tenant, user_id, memory_id) REFERENCES memories (tenant, user_id, id) ON DELETE CASCADE)""",
+        "CREATE INDEX ix_enrich_batch ON enrich_queue (tenant, user_id, batch)",
+    ]
+
+
+QUEUE_DDL = queue_ddl("sqlite")  # SQLite v9 (released: never edit)
 
 
 def mark_pending(c: sqlite3.Connection, rowid: int, tenant: str, user_id: str, said_at: str, batch: str) -> None:
     """The marker of one just-inserted row (in the writer's transaction); ``batch``: the write it came from (the
     rows of one ``add`` call are enriched together, as that call would have planned and labelled them)."""
     c.execute("INSERT OR REPLACE INTO enrich_queue VALUES (?,?,?,?,?)", (rowid, tenant, user_id, said_at, batch))
+
+
+def check_pending(c: sqlite3.Connection, tenant: str, user_id: str, ids: list[str]) -> None:
+    """First in an enrichment's write transaction (``BEGIN IMMEDIATE``: no writer between this and the commit):
+    raise StaleWriteError unless every row of the batch (``ids``) is still pending: another worker settled it
+    since, or it was deleted, and the batch is planned again from the queue as it is (each row enriched once)."""
+    from ..errors import StaleWriteError
+
+    want = sorted(set(ids))
+    for i in range(0, len(want), 900):
+        part = want[i:i + 900]
+        n = c.execute(f"SELECT count(*) FROM enrich_queue q JOIN memories m ON m.rowid = q.memory_rowid WHERE "
+                      f"m.tenant=? AND m.user_id=? AND m.id IN ({','.join('?' * len(part))})",
+                      (tenant, user_id, *part)).fetchone()[0]
+        if n != len(part):
+            raise StaleWriteError(f"user {user_id!r}: rows of this enrichment batch were settled or deleted since "
+                                  "it was planned")
 
 
 def carry_pending(c: sqlite3.Connection, claims: Any, carriers: list[Any]) -> list[int]:
@@ -46,6 +88,13 @@ def carry_pending(c: sqlite3.Connection, claims: Any, carriers: list[Any]) -> li
                           (it.valid_to.timestamp(), it.superseded_by, row[0]))
                 closed.append(row[0])
     return closed
+
+
+def start_settle(c: sqlite3.Connection, claims: Any, settle: tuple) -> list[int]:
+    """First in an enrichment's write transaction, ``settle`` as the write takes it (tenant, user_id, kept ids,
+    retired ids, carriers, labels): :func:`check_pending` on its rows, then :func:`carry_pending`."""
+    check_pending(c, settle[0], settle[1], list(settle[2]) + list(settle[3]))
+    return carry_pending(c, claims, settle[4])
 
 
 def settle_pending(c: sqlite3.Connection, tenant: str, user_id: str, kept: list[str], retired: list[str],
@@ -110,6 +159,13 @@ def pending_counts(c: sqlite3.Connection, tenant: str, user_id: str | None) -> d
 
 class SQLitePendingMixin:
     """The store's reads of the queue (``SQLiteStore``)."""
+
+    @contextmanager
+    def enrich_lock(self, tenant: str, user_id: str, *, wait: bool = True) -> Iterator[bool]:
+        """The enrichment's hold on the user's queue (:mod:`.pending_pg` has a lock): yields True. On SQLite the
+        writers of a file serialise, and a batch another process settled first fails the generation check of the
+        write, whose replan reads the queue as that process left it."""
+        yield True
 
     def pending_rows(self, tenant: str, user_id: str, limit: int) -> list[tuple[Any, str, str, datetime, Any]]:
         """The pending rows of the user's write said first, at most ``limit``: (MemoryItem, content hash,

@@ -14,6 +14,7 @@ to the same comparisons. The ``embedding vector(dim)`` column and its HNSW index
 from __future__ import annotations
 
 from .claims_sql import claims_backfill, claims_ddl, claims_words_ddl, past_entities_ddl
+from .pending_sql import queue_ddl
 from .sessions_sql import sessions_ddl
 
 __all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM", "MEMORIES_FILLFACTOR"]
@@ -138,8 +139,11 @@ _V8 = ["CREATE INDEX IF NOT EXISTS ix_mem_event ON memories (tenant, user_id, ev
 # :func:`anchormem.facts.claims.decided_words`); NULL on older rows, whose read paths cut the span as before
 _V9 = claims_words_ddl()
 
+# v10: the deferred-enrichment queue (``add_many(enrich="later")``, :mod:`.pending_pg`; SQLite's v9)
+_V10 = queue_ddl("postgres")
+
 MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7),
-                                           (8, _V8), (9, _V9)]
+                                           (8, _V8), (9, _V9), (10, _V10)]
 LATEST = MIGRATIONS[-1][0]
 
 

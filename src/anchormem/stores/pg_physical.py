@@ -35,7 +35,7 @@ __all__ = ["USER_TABLES", "PostgresPhysicalMixin"]
 # every table that holds a tenant's or user's data (all but ``meta`` and the migrations table)
 USER_TABLES: tuple[str, ...] = ("memories", "messages", "memory_history", "memory_entities", "metadata_keys",
                                 "review_queue", "pii_vault", "scope_state", "claims", "memory_sessions",
-                                "memory_entities_past")
+                                "memory_entities_past", "enrich_queue")
 
 
 class PostgresPhysicalMixin:

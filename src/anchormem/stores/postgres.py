@@ -38,6 +38,7 @@ from .pg_migrations import LATEST, MIGRATIONS, VERSION_TABLE, embedding_ddl
 from .context_vectors import PostgresContextMixin, context_blob
 from .generation import PostgresGenerationMixin
 from .past_text import BLANK_HISTORY, PastTextMixin
+from .pending_pg import SETTLED, PostgresPendingMixin, mark_pending, settle_pending, start_settle
 from .pii_vault import PostgresVaultMixin
 from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
@@ -66,9 +67,8 @@ else:
 
 __all__ = ["PostgresStore", "PostgresFilterCompiler", "is_postgres_url"]
 
-# cite a turn (parameters of protocol.cite_turn): append its id unless the memory cites it already
 _CITE = ("UPDATE memories SET source_message_ids = source_message_ids || jsonb_build_array(%s::text) WHERE "
-         "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")
+         "tenant = %s AND user_id = %s AND id = %s AND NOT source_message_ids ? %s")  # (cite a turn: protocol)
 _MCOLS = memory_cols("m")
 _json = PG_JSON.dump
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -91,7 +91,7 @@ def _redact(url: str) -> str:
 # ---------------------------------------------------------------- the store
 class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin, PostgresGenerationMixin,
                     PostgresContextMixin, PastTextMixin, ReviewReadMixin, PostgresSecretMixin, PostgresPhysicalMixin,
-                    SQLCommonMixin):
+                    PostgresPendingMixin, SQLCommonMixin):
     """PostgreSQL store. ``url``: a libpq URL (``postgresql://user:pass@host:5432/db``).
 
     ``schema``: put anchormem's tables in this schema (created if missing; default: the connection's search
@@ -298,9 +298,10 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     @staged("write")
     def write(self, messages: list[StoredMessage], memories: list[NewMemory], *, actor: str,
-              context_updates: dict[str, np.ndarray] | None = None,
-              restated: dict[str, list[str]] | None = None,
-              expect_generation: dict[tuple[str, str], int] | None = None) -> list[WriteResult]:
+              context_updates: dict[str, np.ndarray] | None = None, restated: dict[str, list[str]] | None = None,
+              expect_generation: dict[tuple[str, str], int] | None = None, pending: dict[str, str] | None = None,
+              settle: tuple[str, str, list[str], list[str], list[MemoryItem], dict[str, list[Label]]] | None = None
+              ) -> list[WriteResult]:
         vecs = [self._vec(m.vector) for m in memories]
         ctx = [context_blob(m.context_vector, self.dim) for m in memories]
         updates = self._context_blobs(context_updates or {})  # checked before anything is written
@@ -319,9 +320,12 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                                                  memory_id, m, actor)])
 
             # lock each user's scope row first, in a fixed order: writers of one user queue instead of deadlocking
-            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns}):
+            for key in sorted({(m.item.tenant, m.item.user_id) for m in memories} | {t[:2] for t in turns} |
+                              ({settle[:2]} if settle else set())):  # (a settle changes labels and markers at least)
                 self._bump_expecting(conn, key, expect_generation)  # planned against the store as it still is
             self._claims.lock_slots(conn, memories)  # read-decide-write per (tenant, user, slot): one step
+            start_settle(conn, self._claims, settle) if settle else None  # an enrichment (.pending_pg)
+            marks: list[tuple[str, str, str, str, str, str]] = []
             for msg in messages:
                 s = msg.scope
                 conn.execute(
@@ -350,6 +354,8 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                                             (it.tenant, rows[0][0])).fetchall()
                     results.append(WriteResult("NOOP", self._items(conn, rows)[0]))
                     continue
+                if pending and it.id in pending:  # enrichment deferred: its marker in this transaction
+                    marks.append((it.tenant, it.user_id, it.id, pending[it.id], pending[""], nm.index_text))
                 if it.entities:
                     with conn.cursor() as cur:
                         cur.executemany(
@@ -376,8 +382,11 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
             for tenant, user_id, memory_id, message_id in turns:
                 cite(tenant, user_id, memory_id, [message_id])
-            if updates and memories:  # the scope's generation was bumped above
-                self._put_context(conn, memories[0].item.tenant, updates)
+            mark_pending(conn, marks)
+            done = settle_pending(conn, *settle, context=updates) if settle else set()  # (.pending_pg)
+            if updates and (memories or settle):  # the scope's generation was bumped above
+                self._put_context(conn, settle[0] if settle else memories[0].item.tenant, {  # (settle: its tenant)
+                    k: v for k, v in updates.items() if k not in done})
             return results
 
         return self._run(run)
@@ -694,13 +703,14 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                             "LIMIT %s", params + [limit])
 
     def dense_search(self, scope: Scope, query: np.ndarray, k: int, where: FilterNode | None,
-                     as_of: datetime | None = None) -> list[tuple[str, float]]:
+                     as_of: datetime | None = None, *, settled: bool = False) -> list[tuple[str, float]]:
         if self.dim is None or k <= 0:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         if q.shape[0] != self.dim:
             raise InvalidInputError(f"query embedding has dimension {q.shape[0]}, the store expects {self.dim}")
         sql, params = self._filters.where(scope, where, as_of, live=True)
+        sql += SETTLED if settled else ""  # without the rows pending enrichment (.pending_pg)
 
         def run(conn: Any) -> list[tuple[str, float]]:
             use_ann = False

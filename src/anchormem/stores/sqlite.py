@@ -45,7 +45,7 @@ from ..types import Entity, FactSlot, Label, MemoryItem, Scope
 from .context_vectors import SQLiteContextMixin, blob_vector, context_blob
 from .claims_sql import ClaimsSQL, SQLiteRetractMixin
 from .sessions_sql import keep_restated
-from .pending_sql import SQLitePendingMixin, carry_pending, mark_pending, settle_pending
+from .pending_sql import SQLitePendingMixin, mark_pending, settle_pending, start_settle
 from .migrations import LATEST, MIGRATIONS
 from .pii_vault import SQLiteVaultMixin
 from .portable_sql import SQLitePortableMixin
@@ -299,7 +299,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         gens: dict[tuple[str, str], int] = {}
         with self._tx() as c:
             self._expect(c, expect_generation)  # planned against the store as it still is, or StaleWriteError
-            shut = carry_pending(c, self._claims, settle[4]) if settle else []  # (.pending_sql: enrichment)
+            shut = start_settle(c, self._claims, settle) if settle else []  # an enrichment (.pending_sql)
             def cite(tenant: str, user_id: str, memory_id: str, message_ids: list[str]) -> bool:
                 changed = [m for m in message_ids if cite_turn(c, _CITE, self._history, tenant, user_id, memory_id,
                                                                m, actor)]
