@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..tracing import staged
+from ..config import is_postgres_url  # (re-exported: one definition)
 from ..errors import ConfigError, ConflictError, EmbedderMismatchError, InvalidInputError, NotFoundError, StoreError
 from ..filters import FilterNode
 from ..timeutil import to_epoch, utcnow
@@ -78,10 +79,6 @@ if psycopg is not None:
     _RETRYABLE = (pg_errors.DeadlockDetected, pg_errors.SerializationFailure)
 
 T = TypeVar("T")
-
-
-def is_postgres_url(url: str) -> bool:
-    return url.split(":", 1)[0].lower() in ("postgresql", "postgres")
 
 
 def _redact(url: str) -> str:
