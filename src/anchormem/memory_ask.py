@@ -19,6 +19,7 @@ from .answering.question_dates import state_time
 from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
 from .answering.recency import latest_said_answer
 from .answering.slot_questions import slot_answer_as_of
+from .answering.value_shapes import in_shape
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -62,7 +63,9 @@ class AskMixin:
         ("???", "...", "？？") asks nothing: it abstains without searching. An empty or whitespace-only ``query``
         raises InvalidInputError, as :meth:`search` and :meth:`context` do (REST: 422; MCP: a tool error). A
         question about one of the user's slots at a calendar period it names ("Where did I live in March 2024?",
-        "2024年3月我住在哪里？") is answered as of the end of that period (``as_of``), when that answers it.
+        "2024年3月我住在哪里？") is answered as of the end of that period (``as_of``), when that answers it. A question
+        asking for a value of a known shape (an email, a phone number, a postal address, the asker's own name: "Who am
+        I?") cites only memories holding one or about that slot, else abstains (:mod:`anchormem.answering.value_shapes`).
 
         Raises InvalidInputError (empty, blank or oversized query, bad context), FilterError, ScopeError.
         """
@@ -127,6 +130,7 @@ class AskMixin:
         if then is None and as_of is None and not filters and not ans.abstained and self.answer_config.latest_said:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more
+        ans = in_shape(ans, asked)  # "What is my email?" cites an email or a word on that slot, else abstains
         ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)

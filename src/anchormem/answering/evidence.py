@@ -83,6 +83,7 @@ from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .amounts import amount_covers
 from .answer_types import states_name
+from .value_shapes import holds_asked_shape, shape_covers
 from .categories import asked_categories, names_kind
 from .question import (DATE_TERM, QuestionInfo, _kin, _syn_group, analyze_question, asks_about_asking,
                        paraphrase_groups)
@@ -518,8 +519,10 @@ class EvidenceScorer:
         own_stated = dict(zip(others, own))
         denses = self._language_fair(q, hits, [h.explain.get("dense") for h in hits])
         # the bar is set by memories that state something: a question alone ("How did your kids like the
-        # museum?") is no evidence and must not rule out its own reply
-        best = max((d for d, st in zip(denses, stated) if d is not None and st.strip()), default=None)
+        # museum?") is no evidence and must not rule out its own reply; nor is a memory without the value shape
+        # asked ("Who am I?" is answered by "Hi, I'm Dana", however near "my Gold membership" embeds: .value_shapes)
+        best = max((d for d, st, h in zip(denses, stated, hits) if d is not None and st.strip() and
+                    holds_asked_shape(q.shapes, h.memory, st)), default=None)
         out = []
         total = sum(w for _, w in q.terms)
         heavy = [t for t, w in q.terms if w >= 1.0 and t != DATE_TERM]
@@ -527,7 +530,8 @@ class EvidenceScorer:
         for i, (h, cov) in enumerate(zip(hits, lexical)):
             subject_ok = roles[i] is not None
             coverage = _coverage(q.terms, cov, total)
-            heavy_ok = _heavy_ok(q, heavy, cov, stated[i]) and not (open_q and _denied_value(h))
+            heavy_ok = _heavy_ok(q, heavy, cov, stated[i]) and not (open_q and _denied_value(h)) and \
+                holds_asked_shape(q.shapes, h.memory, stated[i])  # an email for "my email" (.value_shapes)
             other = None
             if i in own_cov and _heavy_ok(q, heavy, own_cov[i], own_stated[i]):
                 other = _coverage(q.terms, own_cov[i], total)
@@ -586,6 +590,8 @@ class EvidenceScorer:
                 c = 0.999  # "ticket number" by "R-5521", 单号 by "SF123456789CN": the number or code asked for
             if c < 1.0 and (cats := asked_categories(t)) and names_kind(cats, text, words):
                 c = 1.0  # "pets" by "two cats" / 金毛, 乐器 by "cello": a kind of the category (.categories)
+            if c < 1.0 and q.shapes and shape_covers(q.text, t, stated):
+                c = 1.0  # "email" by "carol@example.org", 地址 by 文三路88号: the value asked for (.value_shapes)
             if c < 1.0 and amount_covers(t, stated):
                 c = 1.0  # 钱 by "一斤八块", "cost" / "month" by "$17.99 a month": the amount asked for (.amounts)
             cov[t] = c
@@ -661,11 +667,14 @@ class EvidenceScorer:
 
 def names_the_asked(question: str | QuestionInfo, memory: Any) -> bool:
     """``memory`` holds the kind of value ``question`` asks for (the answer-type gates of :func:`_heavy_ok`: a
-    number for "how much / 多少", a name for a name question), whatever its words: a memory found by meaning, not by
+    number for "how much / 多少", a name for a name question, a value of the shape asked: :mod:`.value_shapes`),
+    whatever its words: a memory found by meaning, not by
     words (:mod:`.claim_reading`), must still answer in kind ("What's my dog's name?" is not answered by "I'm in
     Austin.")."""
     q = analyze_question(question) if isinstance(question, str) else question  # (read once for many memories)
     stated = memory.text
+    if not holds_asked_shape(q.shapes, memory):  # "What is my email?" is not answered by a postal address
+        return False
     if q.wants_name and not states_name(stated, {w.lower() for w in re.findall(r"[A-Za-z']+", q.text)}):
         return False
     return not (q.wants_number and not _NUMBER.search(stated))

@@ -16,6 +16,7 @@ from ..facts.keys import KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS
 from ..facts.places import known_place
 from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
+from .value_shapes import asked_shapes
 from .question_dates import question_date, said_word
 
 __all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups", "syn_group", "glued_parts"]
@@ -136,7 +137,8 @@ class QuestionInfo:
     2023", "in August 2023", "2023年5月"; year/day None when not given) and ``date_terms`` the key terms that spell
     it: a memory covers them when it was said, or its event happened, at that date (:func:`date_matches`).
     ``places``: in a question about the asker ("Where did I live before Vancouver?"), the known places it names: no
-    subject (the asker is), key terms matched as names only."""
+    subject (the asker is), key terms matched as names only. ``shapes``: the value shapes it asks for ("email",
+    "phone", "address", "self_name": :func:`~.value_shapes.asked_shapes`): only a memory holding one answers it."""
 
     text: str
     zh: bool
@@ -149,6 +151,7 @@ class QuestionInfo:
     wants_name: bool = False  # "What is my sister's name?": only a memory that states a name answers it
     past: bool = False  # asked about the past (its past words already taken out: facts.claims.without_past_words)
     places: list[str] = field(default_factory=list)
+    shapes: frozenset[str] = frozenset()
 
 
 DATE_TERM = "@date"  # the one key term that stands for a date the question names
@@ -276,7 +279,7 @@ def analyze_question(question: str) -> QuestionInfo:
         terms.append((DATE_TERM, 1.0))
     return QuestionInfo(original, zh, names, terms, wants, subjects, qdate,
                         frozenset({DATE_TERM}) if qdate is not None else frozenset(), asks_name(question),
-                        places=places)
+                        places=places, shapes=asked_shapes(original))
 
 
 syn_group = _syn_group  # the paraphrase group of a word (stem too), or None
