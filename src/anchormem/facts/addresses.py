@@ -45,7 +45,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     cap = r"[A-Z][\w'’-]*"
     en = re.compile(
         rf"\b\d+[A-Za-z]?,?\s+(?:{cap}\s+){{1,4}}(?i:{en_types})\b\.?"
-        rf"(?:\s*,\s*(?P<city>{cap}(?:\s+{cap}){{0,2}})(?![\w'’-]))?")
+        rf"(?:\s*[,，]\s*(?P<city>{cap}(?:\s+{cap}){{0,2}}(?![\w'’-])|[\u4e00-\u9fff]{{2,3}}(?![\u4e00-\u9fff])))?")
     stop = re.escape(str(langdata.load("addresses", "zh").get("not_in_names", "")))
     han = rf"(?:(?![{stop}])[\u4e00-\u9fff])" if stop else r"[\u4e00-\u9fff]"
     zh = re.compile(

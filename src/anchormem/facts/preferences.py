@@ -10,7 +10,7 @@ whatever language either was said in: "I prefer email." -> "I now prefer phone c
 
 What is read is data, per language (``data/lang/<lang>/preferences.json``): ``kinds`` (the words of each kind's
 values) and ``cues`` (regular expressions in which ``{VALUE}`` stands for a value of any kind: "prefer X", "switch
-me to X", "X instead of", 以后用X, 改用X). A thing outside every kind ("I prefer tea") is no preference slot (the
+me to X", "X instead of Y", 以后用X, 改用X; ``{OTHER}``: another value, matched but not read). A thing outside every kind ("I prefer tea") is no preference slot (the
 opinion rules read it as a liking).
 """
 
@@ -49,7 +49,8 @@ def _cues() -> tuple[re.Pattern[str], ...]:
     out = []
     for lang in langdata.LANGUAGES:
         for cue in langdata.load("preferences", lang).get("cues") or []:
-            out.append(re.compile(cue.replace("{VALUE}", value), re.I))
+            other = rf"(?:{values})(?![A-Za-z])"
+            out.append(re.compile(cue.replace("{VALUE}", value).replace("{OTHER}", other), re.I))
     return tuple(out)
 
 
