@@ -127,3 +127,14 @@ def test_preference_change_supersedes(before, after, question, now, old):
         ans = m.ask(question, user_id="u")
         assert not ans.abstained and now in ans.citations[0].text
         assert all(c.text != before for c in ans.citations)
+
+
+def test_context_marks_the_held_address_of_a_turn_whose_home_moved():
+    """A turn stating the home and the shipping address: the move closes the home; the line left shows the address
+    with its pending change, asked about the city or not."""
+    with Memory(":memory:", embedder="hash") as m:
+        m.add("I live in Bath. My shipping address is 3 Hill Road, Bath.", user_id="u", timestamp=T[0])
+        m.add("We relocated to 18 Castle Way, Durham last month.", user_id="u", timestamp=T[1])
+        ctx = m.context(user_id="u", query="Which city do I live in?").text
+        line = next(x for x in ctx.splitlines() if "3 Hill Road" in x)
+        assert "I live in Bath" not in line and "a change to 18 Castle Way, Durham is pending review" in line

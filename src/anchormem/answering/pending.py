@@ -46,8 +46,9 @@ def _about(r: ReviewItem, m: MemoryItem, asked: tuple[str, ...]) -> bool:
     f = r.proposed.fact
     if f is None:
         return True
-    if is_address_slot(f.attribute):  # a move's new address is held against every address slot it targets
-        return any(is_address_slot(a) for a in asked) if asked else \
+    if is_address_slot(f.attribute):  # a move's new address is held against every address slot it targets: the
+        # note goes where an address is asked, or on a memory whose current words are an address only
+        return any(is_address_slot(a) for a in asked) or \
             (m.fact is not None and is_address_slot(m.fact.attribute)) or \
             bool(m.claims) and all(is_address_slot(c.slot.split("|", 1)[-1]) for c in m.claims if c.valid_to is None)
     if asked:  # (a keyed slot by its head: allergy:peanut is read for "allergy"; a person's: sister_home_city)
