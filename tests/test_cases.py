@@ -183,7 +183,7 @@ def test_C17_unexpected_fields(mem):
         ("ADD", "utterance", "Please call me Ann; I prefer Spanish."), ("ADD", "fact", "Please call me Ann"),
         ("ADD", "fact", "I prefer Spanish.")]
     assert [(e.memory.fact.attribute, e.memory.fact.value) for e in evs[1:]] == [
-        ("name", "Ann"), ("likes:spanish", "Spanish")]
+        ("name", "Ann"), ("prefers:language", "Spanish")]
     assert [m.text for m in mem.get_all(user_id="A")][0] == "likes hiking"
     hits = mem.search("Spanish", user_id="A", recipe="bm25")
     assert len(hits) == 1 and "I prefer Spanish" in hits[0].memory.text

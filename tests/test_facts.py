@@ -23,7 +23,7 @@ RULE_CASES = [
     ("I moved to Berlin last month.", ("user", "home_city", "Berlin", 1)),
     ("I work at Acme Corp.", ("user", "employer", "Acme Corp", 1)),
     ("I work as a nurse.", ("user", "occupation", "nurse", 1)),
-    ("I prefer Spanish.", ("user", "likes:spanish", "Spanish", 1)),
+    ("I prefer Spanish.", ("user", "prefers:language", "Spanish", 1)),  # a preference of a kind (facts.preferences)
     ("I love jazz.", ("user", "likes:jazz", "jazz", 1)),
     ("I don't like cilantro.", ("user", "likes:cilantro", "cilantro", -1)),
     ("I hate traffic jams.", ("user", "likes:traffic jam", "traffic jams", -1)),
@@ -122,7 +122,7 @@ def test_rules_mixed_c9_and_multi_clause():
     assert [(f.attribute, f.value) for f in facts] == [("home_city", "City C"), ("employer", "Company K")]
     assert all(f.language == "mixed" for f in facts)
     facts = extract_facts_rules("Please call me <NAME>; I prefer Spanish.")  # C17
-    assert [(f.attribute, f.value) for f in facts] == [("name", "<NAME>"), ("likes:spanish", "Spanish")]
+    assert [(f.attribute, f.value) for f in facts] == [("name", "<NAME>"), ("prefers:language", "Spanish")]
 
 
 @pytest.mark.parametrize("text", ["ok thanks, bye!", "好的谢谢，拜拜", "Do I like spicy food?", "你喜欢吃辣吗？",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import langdata
+from ..facts.addresses import is_address_slot
 from ..text.tokenize import has_cjk
 from ..types import Answer, MemoryItem, ReviewItem
 
@@ -40,10 +41,16 @@ def asked_for(question: str) -> tuple[str, ...]:
 
 def _about(r: ReviewItem, m: MemoryItem, asked: tuple[str, ...]) -> bool:
     """Review item ``r`` is about what ``m`` is read for: its slot is one ``asked`` names; with none asked, its slot
-    is all ``m`` states (``m``'s fact, or every current claim ``m`` carries). An item with no fact: always."""
+    is all ``m`` states (``m``'s fact, or every current claim ``m`` carries). An item with no fact: always. An
+    address (a move's new address targets the shipping and delivery addresses too) is about any address slot."""
     f = r.proposed.fact
     if f is None:
         return True
+    if is_address_slot(f.attribute):  # a move's new address is held against every address slot it targets: the
+        # note goes where an address is asked, or on a memory whose current words are an address only
+        return any(is_address_slot(a) for a in asked) or \
+            (m.fact is not None and is_address_slot(m.fact.attribute)) or \
+            bool(m.claims) and all(is_address_slot(c.slot.split("|", 1)[-1]) for c in m.claims if c.valid_to is None)
     if asked:  # (a keyed slot by its head: allergy:peanut is read for "allergy"; a person's: sister_home_city)
         heads = {f.attribute, f.attribute.partition(":")[0]}
         return bool(heads & set(asked)) or any(h.endswith("_" + a) for h in heads for a in asked)

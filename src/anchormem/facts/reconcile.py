@@ -57,6 +57,7 @@ from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
 from .called_off import calls_off
+from .addresses import is_address_slot, is_move
 from .model import Fact, is_sensitive, normalize_object
 from .plans import drop_plans
 from .rules import extract_from_text
@@ -109,7 +110,27 @@ def approval_targets(store: Any, tenant: str, user_id: str, new: MemoryItem) -> 
     """The current facts an approved review item (``new``) supersedes now: those of its slot it conflicts with."""
     if new.fact is None:
         return []
-    return [c for c in store.current_facts(tenant, user_id, [new.fact.slot]) if c.fact and conflicts(c.fact, new.fact)]
+    out = [c for c in store.current_facts(tenant, user_id, [new.fact.slot]) if c.fact and conflicts(c.fact, new.fact)]
+    if new.fact.attribute == "address" and is_move(new.text):  # a move to a street address: every address slot
+        from ..filters import Cond
+        from ..types import Scope
+
+        listed = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                 Cond(field="kind", op="eq", value="fact"))
+                  if m.fact is not None and m.valid_to is None]
+        out += [c for c in _moved_addresses(new.text, new.fact, lambda: listed) if c not in out]
+    return out
+
+
+def _moved_addresses(said: str, slot: FactSlot, listing: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+    """For a move to a street address (``said``: the words of the home ``address`` fact ``slot``; :mod:`.addresses`), the user's
+    current facts of the other address slots (shipping, delivery, 收货地址) holding another address: the move
+    replaces them too (an address is sensitive, so the change goes to review). [] for any other fact."""
+    if slot.attribute != "address" or slot.polarity < 0 or not is_move(said):
+        return []
+    return [c for c in listing() if c.fact is not None and c.fact.polarity > 0 and
+            c.fact.entity.casefold() == slot.entity.casefold() and c.fact.attribute != "address" and
+            is_address_slot(c.fact.attribute) and not same_value(c.fact.attribute, c.fact.value, slot.value)]
 
 
 def _same(old: FactSlot, new: FactSlot) -> bool:
@@ -628,6 +649,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             clash += [c for c in _same_person(f, slot, listing) if c not in clash and
                       c.fact is not None and not same_value(c.fact.attribute, c.fact.value, slot.value)]
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
+            clash += [c for c in _moved_addresses(f.clause or f.source_span, slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known

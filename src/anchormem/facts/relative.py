@@ -70,6 +70,7 @@ from .typed_values import (TypedValue, _lang, _says_word, _value_piece, clause_v
 from .keys import value_key
 from .meaning import unit_fact
 from .model import Fact
+from .addresses import is_address_slot, street_address
 from .aspect import episodic
 from .subjects import opens_with_someone as _someone, speakers
 from .topics import many_in_other_words, same_topic, shared as _shared, topic_words as _topic_words
@@ -527,6 +528,9 @@ class RelativeChanges:
             d = found[i][0]
             entity = d.item.speaker or "user"
             claim = _claim_of(o)
+            if claim is not None and kind != "end" and is_address_slot(claim.slot.split("|", 1)[1]) and \
+                    (nv is None or street_address(nv.value) is None):
+                continue  # "I moved to Bristol" against "My delivery address is 7 Rose Lane, York": a town is no address
             if claim is not None:
                 attr = claim.slot.split("|", 1)[1]
                 old_value = claim.value

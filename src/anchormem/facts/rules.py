@@ -59,6 +59,8 @@ from . import rulebook, triggers
 from .keys import (value_key, pet_kind, is_occupation, is_person, negated_person_value, person_key, person_slot,
                    possessed_attribute)
 from .changes import blocked, clause_changes, sentence_changes
+from .addresses import is_address_slot, moved_to_address, whole_address
+from .preferences import preference_facts
 from .frames import frame_facts, merge_frames
 from .values import duration_at
 from .subjects import clause_subject, owned_facts as _owned, person_owner, without_name
@@ -496,7 +498,42 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if ent == "user" and who == "other" and not _typed_to_person(attr):
                 continue  # "My brother left Google and joined Stripe": not the speaker's employer
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
+        if not blocked(sentence) and _speaker_subject(sentence) != "other":
+            _address_facts(out, sentence, entity, keep, conf)
+            for attr, value, _ in preference_facts(sentence):
+                _drop_opinions(out, sentence, value)  # (its own clause: "Please call me Ann; I prefer Spanish.")
+                clause = next((c for c in _clause_split().split(sentence) if c and value in c), sentence)
+                keep(attr, value, 1, entity, sentence, clause, conf)
     return list(out.values())
+
+
+def _address_facts(out: dict, sentence: str, entity: str, keep: Callable[..., None], conf: float) -> None:
+    """Addresses of ``sentence`` (:mod:`.addresses`): an address slot's value widened to the whole street address
+    ("12 Oak Street, Leeds"); a move to a street address read as the home ``address`` and, when it names one, the
+    new ``home_city`` (the address's town), in place of a home read from the street's words."""
+    for key, f in list(out.items()):
+        if f.source_span == sentence and is_address_slot(f.attribute):
+            out[key] = f.model_copy(update={"value": whole_address(sentence, f.value)})
+    moved = moved_to_address(sentence)
+    if moved is None:
+        return
+    for key, f in list(out.items()):
+        if f.source_span == sentence and f.attribute == "home_city" and f.entity == entity and \
+                (f.value in moved.text or moved.text in f.value):
+            del out[key]  # 我搬到世纪大道100号了: the street is no city
+    keep("address", moved.text, 1, entity, sentence, sentence, conf)
+    if moved.city:
+        keep("home_city", moved.city, 1, entity, sentence, sentence, conf)
+
+
+def _drop_opinions(out: dict, sentence: str, value: str) -> None:
+    """A preference read from ``sentence`` (:mod:`.preferences`) takes the place of the liking the rules read of
+    the same thing there ("I prefer email": prefers:contact, not likes:email)."""
+    v = value.casefold()
+    for key, f in list(out.items()):
+        if f.source_span == sentence and f.attribute.startswith("likes:") and \
+                (v in f.value.casefold() or f.value.casefold() in v):
+            del out[key]
 
 
 def _subject_patterns() -> tuple[re.Pattern, re.Pattern]:
