@@ -42,14 +42,10 @@ class CallOff:
     sentence: str
 
 
-@lru_cache(maxsize=4)
 def _patterns(lang: str) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    out = []
-    for spec in (langdata.load("plans", lang).get("called_off") or {}).values():
-        alt = langdata.alternation(tuple(spec.get("words", [])))
-        rx = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
-        out.append((rx, tuple(spec.get("attributes", []))))
-    return tuple(out)
+    from .plans import action_patterns
+
+    return action_patterns(lang, "called_off")
 
 
 def called_off(text: str) -> CallOff | None:

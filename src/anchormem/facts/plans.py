@@ -36,7 +36,7 @@ from .changes import is_numeric_slot
 from .model import Fact
 
 __all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
-           "says_ahead"]
+           "says_ahead", "action_patterns"]
 
 
 def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
@@ -173,11 +173,18 @@ def plan_facts_of(text: str, said_at: datetime | None, *, entity: str = "user") 
     return [f for f in facts if planned(f, said_at) is not None and not maybe(f, said_at)]
 
 
-@lru_cache(maxsize=4)
 def _completions(lang: str) -> tuple[tuple[re.Pattern, tuple[str, ...]], ...]:
     """(pattern, attributes) per action of ``completion`` in data/lang/<lang>/plans.json."""
+    return action_patterns(lang, "completion")
+
+
+@lru_cache(maxsize=16)
+def action_patterns(lang: str, key: str) -> tuple[tuple[re.Pattern, tuple[str, ...]], ...]:
+    """(pattern, attributes) per action of the table ``key`` of data/lang/<lang>/plans.json (``completion``,
+    ``called_off``): each action's words as whole words (any case; a Chinese word anywhere), with the attributes
+    it completes or calls off."""
     out = []
-    for spec in (langdata.load("plans", lang).get("completion") or {}).values():
+    for spec in (langdata.load("plans", lang).get(key) or {}).values():
         alt = langdata.alternation(tuple(spec.get("words", [])))
         rx = re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt.replace("'", "['’]") + r")(?![\w'’])", re.I)
         out.append((rx, tuple(spec.get("attributes", []))))
