@@ -65,22 +65,25 @@ def _check(tenant: str, messages: list[StoredMessage], memories: list[NewMemory]
     return by_id
 
 
+_SKIP = "use on_conflict='skip', in the CLI --on-conflict skip, to leave existing ids as they are"
+
+
 def _first_clash(messages: list[StoredMessage], memories: list[NewMemory], taken_msgs: set[str],
                  taken_mems: set[str]) -> None:
     for nm in memories:
         if nm.item.id in taken_mems:
             raise InvalidInputError(f"memory id {nm.item.id!r} already exists in the target store (nothing was "
-                                    "imported; use on_conflict='skip' to leave existing ids as they are)")
+                                    f"imported; {_SKIP})")
     for m in messages:
         if m.id in taken_msgs:
             raise InvalidInputError(f"message id {m.id!r} already exists in the target store (nothing was "
-                                    "imported; use on_conflict='skip' to leave existing ids as they are)")
+                                    f"imported; {_SKIP})")
 
 
 def _duplicate(item: MemoryItem, existing: str | None) -> InvalidInputError:
     other = f"current memory {existing!r}" if existing else "another current memory"
     return InvalidInputError(f"memory {item.id!r} duplicates {other} of user {item.user_id!r} (same text, kind, "
-                             "source and speaker); nothing was imported (on_conflict='skip' leaves it out)")
+                             f"source and speaker); nothing was imported ({_SKIP})")
 
 
 def _import_reviews(c: Any, ph: str, tenant: str, reviews: list[ReviewItem], on_conflict: str,
@@ -101,7 +104,7 @@ def _import_reviews(c: Any, ph: str, tenant: str, reviews: list[ReviewItem], on_
         if c.execute(f"SELECT 1 FROM review_queue WHERE tenant={ph} AND id={ph}", (tenant, r.id)).fetchone():
             if on_conflict == "error":
                 raise InvalidInputError(f"review item {r.id!r} already exists in the target store (nothing was "
-                                        "imported; use on_conflict='skip' to leave existing ids as they are)")
+                                        f"imported; {_SKIP})")
             counts["skipped_reviews"] += 1
             continue
         c.execute(f"INSERT INTO review_queue ({REVIEW_COLUMNS}) VALUES ({','.join([ph] * 11)})", review_row(r))
