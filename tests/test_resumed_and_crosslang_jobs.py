@@ -62,3 +62,13 @@ def test_a_job_change_in_english_supersedes_the_chinese_job(mem) -> None:
               if e.event == "SUPERSEDE" and e.memory.fact is not None}
     assert closed == {"employer": "银行", "occupation": "风控"}
     assert "Alibaba" in mem.ask("Where do I work?", user_id="u").citations[0].text
+
+
+def test_a_chinese_job_at_a_hospital_changes_the_occupation_and_names_the_employer(mem) -> None:
+    first = mem.add("我是一名护士。", user_id="u", timestamp=T1)
+    events = mem.add("我在医院当医生。", user_id="u", timestamp=T2)
+    assert [(e.event, e.memory.fact.attribute if e.memory.fact else None) for e in events if e.event != "ADD"] == [
+        ("SUPERSEDE", "occupation")]
+    assert events[[e.event for e in events].index("SUPERSEDE")].memory.id == first[0].memory.id
+    assert sorted((e.memory.fact.attribute, e.memory.fact.value) for e in events
+                  if e.event == "ADD" and e.memory.fact) == [("employer", "医院"), ("occupation", "医生")]
