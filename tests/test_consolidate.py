@@ -111,7 +111,7 @@ def test_consolidate_merges_near_duplicates_and_dry_run_changes_nothing(mem):
 def test_old_session_episodes_roll_up_into_the_session_summary_and_go_cold(mem):
     with frozen_clock(T0) as clock:
         jan = mem.add([{"role": "user", "content": "I don't drink coffee after 3pm any more."},
-                       {"role": "assistant", "content": "Noted, no coffee after 3pm."},
+                       {"role": "assistant", "content": "Noted: decaf or rooibos tea in the afternoon then."},
                        {"role": "user", "content": "We agreed to pay 4500 yuan rent by the 5th."}],
                       user_id="u", session_id="jan")
         clock.advance(days=40)

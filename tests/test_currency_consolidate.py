@@ -9,7 +9,7 @@ from anchormem import Memory
 def _mem():
     m = Memory(":memory:", embedder="hash", llm=None)
     m.add([{"role": "user", "content": "My sister Ana is getting married in Porto on 14 June 2023."},
-           {"role": "assistant", "content": "Congratulations to her!"}], user_id="u", session_id="s1",
+           {"role": "assistant", "content": "The São João festival fills Porto that month."}], user_id="u", session_id="s1",
           timestamp="2023-01-10T10:00:00Z")
     m.add("I adopted a cat named Miso.", user_id="u", session_id="s2", timestamp="2023-03-10T10:00:00Z")
     return m
@@ -21,7 +21,7 @@ def test_archiving_age_is_measured_on_the_users_timeline_not_the_wall_clock():
         texts = {x.text: x.tier for x in m.get_all(user_id="u", filters={"tier": {"in": ["warm", "cold"]}})
                  if x.kind != "summary"}
         assert texts == {"My sister Ana is getting married in Porto on 14 June 2023.": "cold",
-                         "Congratulations to her!": "cold", "I adopted a cat named Miso.": "warm"}
+                         "The São João festival fills Porto that month.": "cold", "I adopted a cat named Miso.": "warm"}
         assert len(rep.archived) == 2
 
 

@@ -143,7 +143,7 @@ TYPED = [
     ("我弟弟是一名医生。", "我弟弟叫小明。", False),
     ("I am a nurse.", "I'm a doctor now.", True),
     ("I work as a nurse.", "I'm a software engineer now.", True),
-    ("我是一名护士。", "我在医院当医生。", True),
+    ("我是一名护士。", "我现在当医生了。", True),  # "我在医院当医生" names an employer too: test_resumed_and_crosslang_jobs
     ("I live in Lisbon.", "I moved out of Lisbon and now live in Berlin.", True),
     ("I live in Lisbon.", "I left Lisbon and moved to Berlin.", True),
     ("I live in Lisbon.", "I moved out of Lisbon.", True),

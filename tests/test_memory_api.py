@@ -61,9 +61,9 @@ def test_exact_repeat_is_noop_with_same_id(mem, count):
 # ---------------------------------------------------------------- assistant text
 def test_assistant_text_is_not_a_user_fact(mem):
     evs = mem.add([{"role": "user", "content": "My dog is named Rex."},
-                   {"role": "assistant", "content": "My dog is named Rex."}], user_id="A")
+                   {"role": "assistant", "content": "My dog is named Bruno."}], user_id="A")
     user_ev, asst_ev = evs
-    # the user's sentence is a fact (dog_name = Rex); the assistant's identical sentence is not
+    # the user's sentence is a fact (dog_name = Rex); the assistant's sentence of the same form is not
     assert (user_ev.memory.source, user_ev.memory.role, user_ev.memory.kind) == ("user", "user", "fact")
     assert (user_ev.memory.fact.attribute, user_ev.memory.fact.value) == ("dog_name", "Rex")
     assert asst_ev.memory.fact is None
@@ -76,6 +76,14 @@ def test_assistant_text_is_not_a_user_fact(mem):
     only_user = mem.search("dog named Rex", user_id="A", filters={"source": "user"})
     assert [h.memory.id for h in only_user] == [user_ev.memory.id]
     assert [m.id for m in mem.get_all(user_id="A", filters={"source": "user"})] == [user_ev.memory.id]
+
+
+def test_an_assistant_echo_of_the_user_is_a_noop_with_its_reason(mem):
+    evs = mem.add([{"role": "user", "content": "My dog is named Rex."},
+                   {"role": "assistant", "content": "My dog is named Rex."}], user_id="A")
+    assert [(e.event, e.memory.source) for e in evs] == [("ADD", "user"), ("NOOP", "assistant")]
+    assert evs[1].reason.startswith("assistant turn adds nothing of its own")
+    assert [m.source for m in mem.get_all(user_id="A")] == ["user"]
 
 
 # ---------------------------------------------------------------- delete

@@ -52,10 +52,12 @@ def test_a_one_sentence_turn_saying_more_than_its_fact_keeps_its_utterance(moved
     m, first = moved
     assert [(e.event, e.memory.kind, e.memory.text) for e in first] == [
         ("ADD", "utterance", "我住在成都武侯区，在一家银行做柜员。"), ("ADD", "fact", "我住在成都武侯区"),
-        ("ADD", "fact", "在一家银行做柜员。")]  # (the job clause is a fact of its own: anchormem.facts.jobs)
+        ("ADD", "fact", "在一家银行做柜员。"), ("ADD", "fact", "在一家银行")]  # (the job clause's title and employer
+    # are facts of their own, as "I work at a bank as a teller" gives both: anchormem.facts.jobs)
     turn = m.get(first[0].memory.id)
     assert turn.valid_to is None  # the home moved; the job clause still holds
-    assert [(c.value, c.valid_to is not None) for c in turn.claims] == [("成都武侯区", True), ("柜员", False)]
+    assert [(c.value, c.valid_to is not None) for c in turn.claims] == [("成都武侯区", True), ("银行", False),
+                                                                        ("柜员", False)]
     assert m.get(first[1].memory.id).valid_to == T + timedelta(days=30)
 
 

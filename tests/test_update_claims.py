@@ -46,11 +46,11 @@ def test_updating_a_turn_replaces_the_claims_it_no_longer_says(mem_det):
 
 def test_a_turn_updated_to_say_nothing_of_its_claims_answers_none_of_them(mem_det):
     turn = _turn(mem_det.add("我住在成都，在一家银行做柜员。我女儿叫小雨。", user_id="u", timestamp=T1))
-    assert sorted(c.value for c in turn.claims) == ["小雨", "成都", "柜员"]
+    assert sorted(c.value for c in turn.claims) == ["小雨", "成都", "柜员", "银行"]  # 一家银行: the employer
     item = mem_det.update(turn.id, "今天天气不错。")
     assert item.current and item.claims == [] and _facts(mem_det, "u") == []
     gone = [x for x in mem_det.get_all(user_id="u", include_superseded=True) if x.kind == "fact"]
-    assert len(gone) == 3 and all(x.superseded_by is None and not x.current for x in gone)  # nothing replaced them
+    assert len(gone) == 4 and all(x.superseded_by is None and not x.current for x in gone)  # nothing replaced them
     assert mem_det.ask("我住在哪里？", user_id="u").abstained
 
 

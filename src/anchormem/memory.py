@@ -29,8 +29,8 @@ from .purge_targets import physical_erase, pii_tokens, purge_copies, quoting_ses
 from .ingest.classify import memory_hash
 from .ingest.limits import check_message_count, check_total_chars, session_turns
 from .ingest.normalize import check_scope_id, check_text, normalize_context, normalize_messages
-from .ingest.keys import memory_keys, parse_key_kinds, previous_turn
-from .ingest.pipeline import draft_memories, embedding_text, reported_results, skipped_turns, time_terms
+from .ingest.keys import memory_keys, parse_key_kinds, previous_turn, prior_turn
+from .ingest.pipeline import ECHO_CODES, draft_memories, embedding_text, reported_results, skipped_turns, time_terms
 from .ingest.many import add_many as _add_many, message_vectors
 from .context.hook import AnchorHook, conversation_texts
 from .retrieval.conversation import TurnVectors, plan
@@ -210,7 +210,8 @@ class Memory(AskMixin, LifecycleMixin):
         ("yesterday", "上周三") resolve against each turn's own time.
 
         Returns one MemoryEvent per memory touched: ``ADD`` (new), ``ADD_SUPERSEDED`` (new, said before a newer
-        value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id), ``SUPERSEDE``
+        value: stored closed), ``NOOP`` (an identical current memory or the same fact exists; its id; or an assistant
+        turn with nothing of its own, an acknowledgement or echo: not stored, ``reason`` says so), ``SUPERSEDE``
         (a memory closed by a new value, or left with no current claim: ``valid_to`` set) or ``REVIEW`` (a change
         held in the review queue: ``review_id``, the proposed memory, not stored). Facts are reconciled by
         :mod:`anchormem.facts.reconcile` (docs/currency.md). A call that stores and touches nothing (chit-chat
@@ -352,7 +353,9 @@ class Memory(AskMixin, LifecycleMixin):
                 results += self._write_summary(scope)
         events = ([MemoryEvent(event=r.event, memory=r.item) for r in reported_results(results, news)]
                   + [MemoryEvent(event="NOOP", memory=m) for m in plan.noops]
-                  + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews])
+                  + [MemoryEvent(event="REVIEW", memory=r.proposed, review_id=r.id) for r in plan.reviews]
+                  + [MemoryEvent(event="NOOP", memory=item, reason=why)  # an assistant echo: said, not stored
+                     for item, why in skipped_turns(msgs, prepared, scope, default_time, ECHO_CODES)])
         return events or [MemoryEvent(event="SKIP", memory=item, reason=why)  # never a silent "0 memories"
                           for item, why in skipped_turns(msgs, prepared, scope, default_time)]
 
@@ -367,7 +370,8 @@ class Memory(AskMixin, LifecycleMixin):
         gen = self.store.scope_generation(scope.tenant, scope.user_id) if check else 0  # before any read
         prepared = draft_memories(msgs, scope=scope, metadata=meta, now=default_time, chunk_chars=s.chunk_chars,
                                   keys=(kinds := parse_key_kinds(s.index_keys)),
-                                  before=previous_turn(self.store, scope, msgs, kinds))
+                                  before=(before := previous_turn(self.store, scope, msgs, kinds)),
+                                  prior=before or prior_turn(self.store, scope, msgs))
         drafts, quarantined = quarantine(prepared.drafts, scope)
         plan = FactPlan(drafts=split_commitments(drafts)) if defer else plan_facts(  # deferred: .enrich
             split_commitments(drafts), store=self.store, tenant=scope.tenant, user_id=scope.user_id,

@@ -83,8 +83,9 @@ def _heads() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _zh_titles() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
-    d = _data("zh")
-    return (frozenset(d.get("titles", [])), tuple(sorted(d.get("suffixes", []), key=len, reverse=True)),
+    d = _data("zh")  # an organisation word (银行, 医院: the first word of Faker's 银行柜员) is no title on its own
+    titles = (set(d.get("titles", [])) | set(d.get("titles_extra", []))) - set(d.get("org_suffixes", []))
+    return (frozenset(titles), tuple(sorted(d.get("suffixes", []), key=len, reverse=True)),
             frozenset(d.get("not_titles", [])))
 
 

@@ -327,7 +327,7 @@ def _gates() -> list[re.Pattern]:
     the clause."""
     en, zh = ("en",), ("zh",)
     return [bookrx("third_person", en), bookrx("used_to", en), bookrx("no_longer", en), bookrx("not_state", en),
-            bookrx("no_longer", zh), bookrx("not_habit", zh)] + \
+            bookrx("no_longer", zh), bookrx("not_habit", zh), bookrx("resumed", en), bookrx("resumed", zh)] + \
         [r.regex for r in rulebook.rules("en") + rulebook.rules("zh")]
 
 
@@ -375,9 +375,14 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
         return None
     state = bookrx("not_state", en).search(c)
     if state:  # "I'm not vegetarian any more", "I'm no longer allergic to X": the positive state, flipped
-        inner = _apply("en", im + bookrx("any_more", en).sub("", state.group("rest")))
+        rest = bookrx("any_more", en).sub("", state.group("rest"))
+        inner = _apply("en", im + rest) or (None if bookrx("progressive_plan", en).match(rest) else
+                                            _apply("en", i + _base_verb(rest)))  # "I'm not drinking coffee"
         if inner:
             return inner[0], inner[1], -inner[2], "user"
+    back = _resumed(c, "en")
+    if back:
+        return back
     got = _apply("en", c)
     if got:
         return got[0], got[1], got[2], "user"
@@ -395,10 +400,40 @@ def _parse_clause(clause: str) -> tuple[str, str, int, str] | None:
             inner = _apply("zh", me + zstop.group("rest"))
             if inner:
                 return inner[0], inner[1], -inner[2], "user"
+        back = _resumed(c, "zh")
+        if back:
+            return back
         got = _apply("zh", c)
         if got:
             return got[0], got[1], got[2], "user"
     return None
+
+
+def _base_verb(rest: str) -> str:
+    """``rest`` with its opening gerund in the base form ("drinking coffee" -> "drink coffee"); else unchanged."""
+    m = re.match(r"(\w+ing)\b", rest)
+    if not m:
+        return rest
+    from lemminflect import getLemma  # lazy: its tables load on first use
+
+    got = getLemma(m.group(1).lower(), upos="VERB")
+    return (got[0] if got else m.group(1)) + rest[m.end():]
+
+
+def _resumed(c: str, lang: str) -> tuple[str, str, int, str] | None:
+    """A habit or diet taken up again or newly allowed ("back on coffee", "I started eating meat again", 又开始喝咖啡
+    了, 现在可以吃一点辣了: ``resumed`` of data/lang/<lang>/rules.json): the positive statement of its rest, which
+    replaces a negated or ended one of the same slot. A rest no rule reads is a ``does:`` habit of its own."""
+    m = bookrx("resumed", (lang,)).search(c)
+    if not m:
+        return None
+    rest = _base_verb(m.group("rest").strip()) if lang == "en" else \
+        bookrx("degree", ("zh",)).sub("", m.group("rest").strip())
+    inner = _apply(lang, (rulebook.text("speaker", lang) or "") + rest)
+    if inner:
+        return inner[0], inner[1], abs(inner[2]), "user"
+    value = _clean(rest)
+    return (f"does:{normalize_object(value)}", value, 1, "user") if value else None
 
 
 def _is_question(sentence: str) -> bool:

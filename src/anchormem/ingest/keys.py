@@ -111,6 +111,14 @@ def previous_turn(store, scope, messages: Sequence, kinds: frozenset[str]) -> Ke
     return KeyTurn(str(prev["content"]), prev.get("name"), role=prev.get("role"))
 
 
+def prior_turn(store, scope, messages: Sequence) -> KeyTurn | None:
+    """The session's stored turn before ``messages`` for the assistant-echo test (:mod:`.echo`), read whatever
+    keys are on, and only when ``messages`` hold an assistant turn (else None: no read)."""
+    if not any(getattr(m, "role", None) == "assistant" for m in messages):
+        return None
+    return previous_turn(store, scope, messages, frozenset({"reply"}))
+
+
 @lru_cache(maxsize=4)
 def pronoun_pattern(key: str) -> re.Pattern[str]:
     """The pronouns of list ``key`` of ``data/lang/*/keys.json`` (``"first_person"``, ``"second_person"``) as one

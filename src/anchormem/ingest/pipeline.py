@@ -2,7 +2,8 @@
 
 - user turns → verbatim ``utterance`` memories (``question`` when the turn only asks), split into chunks of
   at most ``chunk_chars`` characters on sentence boundaries;
-- assistant turns → ``assistant`` memories with ``source="assistant"``: context, never user facts;
+- assistant turns → ``assistant`` memories with ``source="assistant"``: context, never user facts; an assistant
+  turn with nothing of its own (an acknowledgement, the user's words echoed: :mod:`.echo`) → nothing;
 - system turns and chit-chat → nothing;
 - every memory keeps its provenance (source message id and verbatim turn), the turn's timestamp, the first
   date it mentions resolved against that timestamp (``event_time``/``event_time_end``), and its entities;
@@ -24,14 +25,18 @@ from ..text.segment import chunk_text
 from ..text.tokenize import index_text
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
+from .echo import ECHO_REASON, adds_nothing
 from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 
-__all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms", "skipped_turns", "SKIP_REASONS"]
+__all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms", "skipped_turns", "SKIP_REASONS",
+           "ECHO_CODES"]
 
 #: why ``add`` kept nothing from a turn (``MemoryEvent.reason`` of a ``SKIP`` event), by the reason code of
 #: :attr:`Prepared.skipped`
 SKIP_REASONS = {"chit-chat": "chit-chat: nothing to remember", "system message": "system message: not remembered",
-                "nothing new": "nothing new to remember"}
+                "nothing new": "nothing new to remember", "assistant echo": ECHO_REASON}
+#: the skip codes ``add`` reports even when it stored something else (a ``NOOP`` with the reason): said, not stored
+ECHO_CODES = frozenset({"assistant echo"})
 
 
 def embedding_text(text: str, speaker: str | None) -> str:
@@ -85,12 +90,14 @@ class Prepared:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
 
-def skipped_turns(messages: list[Message], prepared: "Prepared", scope: Scope, now: datetime
-                  ) -> list[tuple[MemoryItem, str]]:
+def skipped_turns(messages: list[Message], prepared: "Prepared", scope: Scope, now: datetime,
+                  codes: frozenset[str] | None = None) -> list[tuple[MemoryItem, str]]:
     """The turns of ``messages`` an ``add`` kept nothing from, each as an unstored memory of its words and the
     reason (:data:`SKIP_REASONS`): those ``prepared`` skipped, else (every turn drafted, nothing written or
-    touched) each turn with "nothing new to remember"."""
+    touched) each turn with "nothing new to remember". ``codes``: only the turns skipped for these reason codes."""
     why = dict(prepared.skipped) or {i: "nothing new" for i in range(len(messages))}
+    if codes is not None:
+        why = {i: c for i, c in why.items() if c in codes}
     out = []
     for i, code in sorted(why.items()):
         m = messages[i]
@@ -105,18 +112,23 @@ def skipped_turns(messages: list[Message], prepared: "Prepared", scope: Scope, n
 
 def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str, Any] | None, now: datetime,
                    chunk_chars: int = 600, keys: frozenset[str] = frozenset(DEFAULT_KEY_KINDS),
-                   before: KeyTurn | None = None) -> Prepared:
+                   before: KeyTurn | None = None, prior: KeyTurn | None = None) -> Prepared:
     """Build drafts for ``messages`` (already validated; timestamps aware, in any UTC offset).
 
     Relative dates resolve on the speaker's calendar day (the timestamp's own offset); everything stored is UTC.
     ``keys``: the kinds of retrieval keys added to each draft's keyword-index text (:mod:`.keys`; empty: none).
     ``before``: the session's stored turn just before ``messages`` (an agent adds one turn per call: the question
     a reply answers was stored by the call before); it only feeds the keys, nothing is drafted from it.
+    ``prior``: that turn for the assistant-echo test (:mod:`.echo`; default ``before``): an assistant turn with no
+    content word beyond acknowledgements and the user turns' words (of ``messages`` and ``prior``) is skipped.
     """
     out = Prepared()
     meta = dict(metadata or {})
     turns: list[KeyTurn] = [before] if before is not None else []  # non-system messages, for the retrieval keys
     pending: list[tuple[Draft, int, int, str]] = []  # (draft, turn, chunk, text to index before the keys)
+    prior = prior if prior is not None else before
+    user_texts = [m.content for m in messages if m.role == "user"] + \
+        ([prior.text] if prior is not None and prior.role != "assistant" else [])
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex
         local_ts = msg.timestamp or now
@@ -133,6 +145,9 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             out.skipped.append((i, "chit-chat"))
             continue
         if msg.role == "assistant":
+            if adds_nothing(msg.content, user_texts):
+                out.skipped.append((i, "assistant echo"))
+                continue
             kind, source = "assistant", "assistant"
         else:
             kind, source = ("question" if is_question(msg.content) else "utterance"), "user"
