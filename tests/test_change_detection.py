@@ -277,3 +277,28 @@ def test_language_data_is_read_lazily_not_at_import():
 ])
 def test_a_chinese_move_reads_the_place_without_its_directional_complement(text, entity, value):
     assert [(f.entity, f.value) for f in extract_facts_rules(text) if f.attribute == "home_city"] == [(entity, value)]
+
+
+@pytest.mark.parametrize("text,gone", [
+    ("我上个月搬到苏州了，之前住在无锡。", "无锡"),  # fresh20 D2: the earlier home said after the move
+    ("我原来在腾讯上班，现在在阿里。", "腾讯"),
+    ("I moved to Denver last month; before that I lived in Austin.", "Austin"),
+    ("Previously I worked at Google, now I'm at a startup.", "Google"),
+])
+def test_a_clause_opened_by_a_past_adverb_states_no_value_of_now(text, gone):
+    """past_opening of relative.json: 之前 / 原来 / "before that" opening a clause set it in the past."""
+    assert all(f.value != gone for f in extract_facts_rules(text))
+
+
+def test_a_move_said_with_a_time_before_is_still_a_move():
+    """之前 inside a clause is a time ("三天之前" = three days ago), not a past scene."""
+    assert [(f.attribute, f.value) for f in extract_facts_rules("我三天之前搬到了杭州。")] == [("home_city", "杭州")]
+
+
+def test_the_earlier_home_said_beside_a_move_retires_nothing():
+    with Memory(":memory:") as m:
+        m.add("我住在苏州。", user_id="z", timestamp="2026-11-20T09:00:00Z")
+        events = m.add("我上个月搬到苏州了，之前住在无锡。", user_id="z", timestamp="2026-11-21T09:00:00Z")
+        assert "SUPERSEDE" not in [e.event for e in events]
+        homes = [it.fact.value for it in m.get_all(user_id="z") if it.fact is not None and it.valid_to is None]
+        assert homes == ["苏州"]

@@ -107,7 +107,7 @@ def test_history_and_duplicate_ids_are_checked(doc, fresh):
 
 
 def test_bad_arguments_and_shapes(doc, fresh):
-    with pytest.raises(InvalidInputError, match="on_conflict must be 'error' or 'skip'"):
+    with pytest.raises(InvalidInputError, match="on_conflict must be 'error', 'skip' or 'new_ids'"):
         fresh.import_memories(doc, on_conflict="overwrite")
     with pytest.raises(InvalidInputError, match="format must be"):
         fresh.import_memories(doc, format="csv")
@@ -279,3 +279,31 @@ def test_docs_list_every_field_of_the_format():
     for model in (ExportDocument, ExportMemory, ExportHistory, ExportMessage, ExportReview):
         missing = [f for f in model.model_fields if f"`{f}`" not in text]
         assert missing == [], f"{model.__name__}: {missing}"
+
+
+def test_new_ids_copy_a_user_into_another_user_of_the_same_store(mem, doc):
+    """on_conflict="new_ids": the export's ids are taken in this file, so every row gets a new id and every
+    reference follows (fresh20 D10: the README's "into another user" line imported nothing with "skip")."""
+    with pytest.raises(InvalidInputError, match="already exists"):
+        mem.import_memories(doc, user_id="lee")
+    counts = mem.import_memories(doc, user_id="lee", on_conflict="new_ids")
+    assert counts["memories"] == 6 and counts["skipped_memories"] == 0
+    maya = mem.get_all(user_id="maya", include_superseded=True)
+    lee = mem.get_all(user_id="lee", include_superseded=True)
+    assert sorted(it.text for it in lee) == sorted(it.text for it in maya)
+    assert not {it.id for it in lee} & {it.id for it in maya}
+    ids = {it.id for it in lee}
+    closed = [it for it in lee if it.superseded_by]
+    assert closed and all(it.superseded_by in ids for it in closed)  # the supersede link points into the copy
+    assert all(c.fact_id in ids for it in lee for c in it.claims)
+    for q in ("Where do I live?", "Where did I live before?", "What tea do I drink?"):
+        assert [c.text for c in mem.ask(q, user_id="lee").citations] == \
+            [c.text for c in mem.ask(q, user_id="maya").citations]
+    assert [h.event for h in mem.history(next(it.id for it in lee if it.text.startswith("I drink")))] == \
+        [h.event for h in mem.history(next(it.id for it in maya if it.text.startswith("I drink")))]
+    assert len(mem.get_all(user_id="maya", include_superseded=True)) == 6  # the original is untouched
+
+
+def test_new_ids_is_for_anchormem_exports(fresh):
+    with pytest.raises(InvalidInputError, match="new_ids' applies to anchormem exports"):
+        fresh.import_memories([{"id": "m1", "memory": "I like tea", "user_id": "u"}], on_conflict="new_ids")

@@ -168,3 +168,15 @@ def test_review_queue_all_and_context_default_budget(mem):
     block = mem.context(user_id="u", session_id="s", query="Where is my bike?")
     assert block.budget_tokens == 2000 and 0 < block.used_tokens <= 2000
     assert "garage" in block.text
+
+
+def test_keys_create_prints_the_key_alone_on_stdout(tmp_path, monkeypatch):
+    """fresh20: ``KEY=$(anchormem keys create ...)`` gets the key, not the status line (stderr)."""
+    for k in ("ANCHORMEM_URL", "ANCHORMEM_KEYS_PATH", "ANCHORMEM_PATH"):
+        monkeypatch.delenv(k, raising=False)
+    db = str(tmp_path / "k.db")
+    res = runner.invoke(app, ["--db", db, "keys", "create", "--tenant", "acme", "--role", "writer"])
+    assert res.exit_code == 0
+    lines = res.stdout.strip().splitlines()
+    assert len(lines) == 1 and " " not in lines[0] and len(lines[0]) >= 20
+    assert "created" in res.stderr and "shown once" in res.stderr

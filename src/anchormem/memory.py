@@ -766,7 +766,9 @@ class Memory(AskMixin, LifecycleMixin):
         [...]}`` or a list; mapped as :func:`anchormem.portable.import_mem0` says). ``format``: ``"auto"``,
         ``"anchormem"`` or ``"mem0"``. ``user_id``: import into this user instead of the export's.
         ``on_conflict``: ``"error"`` (an id this store already holds, or a duplicate of a current memory: raise,
-        write nothing) or ``"skip"`` (leave those rows out). One transaction. Returns counts (``messages``,
+        write nothing), ``"skip"`` (leave those rows out) or ``"new_ids"`` (an anchormem export gets new ids for
+        every memory, message and review item, references rewritten: to copy a user into another user of the same
+        store, where the export's ids are taken). One transaction. Returns counts (``messages``,
         ``memories``, ``history``, ``entities``, ``skipped_messages``, ``skipped_memories``). See
         docs/portable.md. Raises InvalidInputError (unknown format, missing or mistyped fields, conflicts),
         ScopeError, StoreError."""

@@ -235,20 +235,61 @@ def import_memories(memory: "Memory", data: Any, *, user_id: str | None = None, 
     """Import an export into ``memory`` (its store, tenant and embedder). ``format``: ``"auto"`` (see
     :func:`detect_format`), ``"anchormem"`` or ``"mem0"``. ``user_id`` imports into that user instead of the
     export's. ``on_conflict``: ``"error"`` (an id the target holds, or a duplicate of a current memory, raises
-    and nothing is written) or ``"skip"`` (such rows are left out). One transaction. Returns counts per table
+    and nothing is written), ``"skip"`` (such rows are left out) or ``"new_ids"`` (anchormem exports: every row
+    gets a new id, its references rewritten: :func:`with_new_ids`; copying a user into another user of one store). One transaction. Returns counts per table
     (see :meth:`anchormem.stores.protocol.Store.import_rows`). Every value in ``data`` must be storable
     (:func:`anchormem.validate.check_json`: no lone surrogates or NUL, integers within 64 bits, no NaN/inf).
     Raises InvalidInputError, ScopeError, StoreError."""
     if format not in ("auto", "anchormem", "mem0"):
         raise InvalidInputError(f"format must be 'auto', 'anchormem' or 'mem0', not {format!r}")
-    if on_conflict not in ("error", "skip"):
-        raise InvalidInputError(f"on_conflict must be 'error' or 'skip', not {on_conflict!r}")
+    if on_conflict not in ("error", "skip", "new_ids"):
+        raise InvalidInputError(f"on_conflict must be 'error', 'skip' or 'new_ids', not {on_conflict!r}")
     uid = check_scope_id(user_id, "user_id", required=False)
     check_json(data, "import data")  # every string, number and key storable (anchormem.validate)
     fmt = detect_format(data) if format == "auto" else format
     if fmt == "mem0":
+        if on_conflict == "new_ids":
+            raise InvalidInputError("on_conflict='new_ids' applies to anchormem exports; a mem0 export's ids are "
+                                    "derived from its ids and the user, so importing it into another user gives "
+                                    "new ids already")
         return import_mem0(memory, data, user_id=uid, on_conflict=on_conflict)
+    if on_conflict == "new_ids":
+        return import_export(memory, with_new_ids(data), user_id=uid, on_conflict="error")
     return import_export(memory, data, user_id=uid, on_conflict=on_conflict)
+
+
+_HEX_ID = re.compile(r"\b[0-9a-f]{32}\b")
+
+
+def with_new_ids(data: Any) -> Any:
+    """A copy of an ``anchormem.export/1`` document whose memory, message and review ids are new (uuid4 hex), every
+    reference to them rewritten the same way: ``superseded_by``, claims (``fact_id``), ``source_message_ids``,
+    history (its keys and ``memory_id``), metadata links, and the ids named inside history reasons. For copying a
+    user into another user of the same store (on SQLite an id is unique in the whole file). ``data`` that is not an
+    export is returned as it is (:func:`parse_export` then says what is wrong)."""
+    if not isinstance(data, dict):
+        return data
+    old: set[str] = set()
+    for key in ("memories", "messages", "reviews"):
+        rows = data.get(key)
+        for row in rows if isinstance(rows, list) else ():
+            if isinstance(row, dict) and isinstance(row.get("id"), str):
+                old.add(row["id"])
+    new = {o: uuid.uuid4().hex for o in sorted(old)}
+
+    def text(s: str) -> str:
+        return new[s] if s in new else _HEX_ID.sub(lambda m: new.get(m.group(0), m.group(0)), s)
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, str):
+            return text(x)
+        if isinstance(x, dict):
+            return {text(k) if isinstance(k, str) else k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    return walk(data)
 
 
 # ------------------------------------------------------------------------------------------------ anchormem

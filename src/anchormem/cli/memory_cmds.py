@@ -103,7 +103,9 @@ def import_(
     workers: int = typer.Option(0, "--workers", "-w", min=0,
                                 help="Worker processes (default 0 = one per CPU core, at most one per user)."),
     on_conflict: str = typer.Option("error", "--on-conflict",
-                                    help="anchormem/mem0 exports: error (default) or skip ids already stored."),
+                                    help="anchormem/mem0 exports: error (default), skip ids already stored, or "
+                                         "new_ids (an anchormem export copied with new ids: into another user of the "
+                                         "same store)."),
     enrich: str = typer.Option("now", "--enrich",
                                help="now (default) or later: store the turns searchable at once and leave their "
                                     "fact extraction to 'anchormem enrich' (or the first read that needs it)."),
@@ -155,8 +157,10 @@ def _import_export(file: Path, text: str, fmt: str, user: Optional[str], on_conf
     else:
         _out().print(f"[green]imported[/] {counts['memories']} memories, {counts['messages']} messages and "
                      f"{counts['history']} history rows from {escape(file.name)} ({fmt}); skipped "
-                     f"{counts['skipped_memories']} memories and {counts['skipped_messages']} messages already "
-                     "stored")
+                     f"{counts['skipped_memories']} memories and {counts['skipped_messages']} messages whose ids "
+                     "this store already holds" + (" (to copy them into another user of this store: --on-conflict "
+                                                   "new_ids)" if counts['skipped_memories'] and not
+                                                   counts['memories'] else ""))
 
 
 # ----------------------------------------------------------------------------------------------- read

@@ -85,7 +85,8 @@ def keys_create(
     url: Optional[str] = typer.Option(None, "--url", envvar="ANCHORMEM_URL", help="Store URL."),
     keys_path: Optional[str] = typer.Option(None, "--keys-path", envvar="ANCHORMEM_KEYS_PATH"),
 ) -> None:
-    """Create an API key. The key is printed once and stored only as a salted hash."""
+    """Create an API key. The key alone is printed on stdout, once (``KEY=$(anchormem keys create ...)``); what
+    was created goes to stderr. The key is stored only as a salted hash."""
     ks = _key_store(url, keys_path)
     try:
         key, secret = ks.create(tenant, role, name=name)
@@ -94,7 +95,7 @@ def keys_create(
     if _state.json:
         _emit_json({**key.as_dict(), "key": secret})
         return
-    _out().print(f"[green]created[/] key {key.id} for tenant {escape(key.tenant)!r}, role {key.role}", soft_wrap=True)
+    _err().print(f"[green]created[/] key {key.id} for tenant {escape(key.tenant)!r}, role {key.role}", soft_wrap=True)
     typer.echo(secret)
     _err().print("[yellow]This key is shown once; store it now.[/]")
 

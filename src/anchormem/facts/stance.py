@@ -46,7 +46,26 @@ def _scene_rx() -> dict[str, re.Pattern]:
         zh = [w for w in langdata.words("relative", key, ("en", "zh")) if has_cjk(w)]
         parts = ([rf"\b(?:{langdata.alternation(tuple(en))})\b"] if en else []) + \
                 ([langdata.alternation(tuple(zh))] if zh else [])
+        if key == "past_time":  # a past adverb opening the clause: "before that I lived in…", 之前住在…, 原来在…上班
+            parts += _opening_parts()
         out[key] = re.compile("|".join(parts) or r"(?!)", re.I)
+    return out
+
+
+def _opening_parts() -> list[str]:
+    """Patterns of ``past_opening`` of relative.json: one of its adverbs at the start of a clause, after at most one
+    of ``past_opening_subjects`` ("before that I lived in Austin", 我之前住在无锡, 原来在腾讯上班); the same word inside a
+    clause may be a time ("三天之前搬的", "the week before") and is left to the ``past_time`` phrases."""
+    out = []
+    for lang in ("en", "zh"):
+        words = langdata.words("relative", "past_opening", (lang,))
+        subjects = langdata.words("relative", "past_opening_subjects", (lang,))
+        if not words:
+            continue
+        sep = r"\s+" if lang == "en" else r"\s*"
+        subj = rf"(?:(?:{langdata.alternation(tuple(subjects))}){sep})?" if subjects else ""
+        word = langdata.alternation(tuple(words))
+        out.append(rf"^[\W_]*{subj}(?:{word})" + (r"\b" if lang == "en" else ""))
     return out
 
 
