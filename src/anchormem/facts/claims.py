@@ -170,8 +170,10 @@ def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = 
     words (:func:`strip_spans`; words that are also a claim still holding, ``held``, stay) and without the clauses
     that refer back to them ("I live in Lisbon. The light there is lovely.": "there"; 那里, 那儿; data:
     ``claims.json`` ``back_references``) or name one of their ``values`` ("I quit Google and joined Meta.": "I quit
-    Google"), unless they hold a held claim's words. None when nothing with content (:func:`has_content`) is left:
-    such a memory is wholly superseded."""
+    Google"), unless they hold a held claim's words. A clause referring back takes only its own sub-clause: one
+    of its sub-clauses saying something of its own stays (:func:`_own_pieces`: "been here five years with my partner
+    and our dog Pickles." keeps "my partner and our dog Pickles."). None when nothing with content
+    (:func:`has_content`) is left: such a memory is wholly superseded."""
     keep = [h.strip() for h in held if h and h.strip()]
     out = strip_spans(text, [c for c in closed if c.strip() and c.strip() not in keep], keep)
     if out is None:
