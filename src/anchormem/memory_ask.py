@@ -85,7 +85,8 @@ class AskMixin:
         # a memory anchoring demoted (the sense the conversation rejects: SearchConfig.anchor_demote) is listed by
         # search but is no evidence: 苹果多少钱？ in a phone conversation must not quote the fruit's price
         found = _favoured(found)
-        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant)  # as they hold now
+        asked, (query, hits) = query, evidence_hits(query, found, as_of, self.store, self.tenant,
+                                                    self._view_cosines(query, user_id, agent_id, session_id))
         hits = users_own_evidence(asked, hits)  # the assistant repeating a user's fact is no evidence of it
         query = self._pii.redact_query(query, self.tenant)  # the evidence test and the LLM see the stored form
         if self._evidence is None:
@@ -201,6 +202,19 @@ class AskMixin:
                                   embedder=self.embedder if calibrated else None,
                                   question_vector=(lambda: self._searcher.embed_query(asked, scope)) if calibrated
                                   else None)
+
+    def _view_cosines(self, query: str, user_id: str, agent_id: str | None,
+                      session_id: str | None) -> Callable[[list[Any]], list[float]]:
+        """The query's cosine to each memory as embedded (:func:`~anchormem.ingest.pipeline.embedding_text`): a
+        partly superseded memory's current view is judged by the embedding of its remaining words
+        (:func:`~anchormem.retrieval.currency.evidence_hits`), as a whole memory is by its own."""
+        from .ingest.pipeline import embedding_text
+
+        def run(items: list[Any]) -> list[float]:
+            qv = self._searcher.embed_query(query, self._scope(user_id, agent_id, session_id))
+            vs = self._searcher.embed_passages([embedding_text(m.text, m.speaker) for m in items])
+            return [float(v @ qv) for v in vs]
+        return run
 
     def _reply_prompts(self, user_id: str, hits: list[Hit]) -> list[str | None]:
         """Per hit, the turn it replies to: the previous turn of its session when another speaker said it."""

@@ -169,9 +169,10 @@ _GREETING = r"(?:hey|hi|hello|thanks|thank you|yo|yep|yeah|yes|wow|woah|oh|aw|aw
     r"bye|dear|ok|okay|great|nice|haha)"
 # Chinese greetings before a name ("谢谢你，Melanie！", "嗨 Tom，"): CJK characters have no word boundary between them
 _GREETING_ZH = r"(?:你好|您好|嗨|哈喽|谢谢你?|多谢|亲爱的|恭喜你?)"
-# a name between sentence or clause punctuation, or after a greeting ("Thanks, Melanie!", "…，Melanie！")
+# a name between sentence or clause punctuation, or after a greeting ("Thanks, Melanie!", "…，Melanie！"); the greeting
+# in any case, the name capitalised (", affectionately." ends a sentence, it addresses no one)
 _VOCATIVE = re.compile(rf"(?:^|[.!?。！？]\s*|[,，]\s*|\b{_GREETING}\s*,?\s*|{_GREETING_ZH}\s*[,，]?\s*)"
-                       r"([A-Z][a-zA-Z\-]+)\s*(?=[,!.?;:，。！？；：]|$)", re.I)
+                       r"((?-i:[A-Z])[a-zA-Z\-]+)\s*(?=[,!.?;:，。！？；：]|$)", re.I)
 
 
 # a greeting that opens a sentence and goes on to say something: "Hey Caroline, …", "Hi Mel, …", "嗨 Tom，…"

@@ -79,7 +79,7 @@ def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
 
 # nouns that name the kind of answer, not what it is about ("What activities…": the memory names the activity)
 _CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic topics field fields aspect example
-    option breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
+    option subject subjects breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
     species 活动 类型 种类 方面 话题 品种 品牌 牌子 型号 颜色 口味""".split())  # "What breed is my dog?": "a golden retriever"
 _LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
 

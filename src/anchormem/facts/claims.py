@@ -170,18 +170,61 @@ def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = 
     words (:func:`strip_spans`; words that are also a claim still holding, ``held``, stay) and without the clauses
     that refer back to them ("I live in Lisbon. The light there is lovely.": "there"; 那里, 那儿; data:
     ``claims.json`` ``back_references``) or name one of their ``values`` ("I quit Google and joined Meta.": "I quit
-    Google"), unless they hold a held claim's words. None when nothing with content (:func:`has_content`) is left:
-    such a memory is wholly superseded."""
+    Google"), unless they hold a held claim's words. A clause referring back takes only its own sub-clause: one
+    of its sub-clauses saying something of its own stays (:func:`_own_pieces`: "been here five years with my partner
+    and our dog Pickles." keeps "my partner and our dog Pickles."). None when nothing with content
+    (:func:`has_content`) is left: such a memory is wholly superseded."""
     keep = [h.strip() for h in held if h and h.strip()]
     out = strip_spans(text, [c for c in closed if c.strip() and c.strip() not in keep], keep)
     if out is None:
         return None
     back = _claim_words()[0]
     named = [v.casefold() for v in values if v and len(v.strip()) > 1]
-    parts = [p for p in _CLAUSE.findall(out) if not (back.search(p) or any(v in p.casefold() for v in named)) or
-             any(h in p or p.strip(" ,，;；.。") in h for h in keep)]
+    parts = []
+    for p in _CLAUSE.findall(out):
+        if any(h in p or p.strip(" ,，;；.。") in h for h in keep) or \
+                not (back.search(p) or any(v in p.casefold() for v in named)):
+            parts.append(p)
+        elif not any(v in p.casefold() for v in named) and (own := _own_pieces(p, back)):
+            parts.append(own)
     out = strip_spans("".join(parts), []) if parts else None
     return out if out is not None and has_content(out) else None
+
+
+@lru_cache(maxsize=1)
+def _joins() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(sub-clause joins, own content) of ``data/lang/*/claims.json``: ``back_reference_joins`` split a clause
+    (kept in the split), ``own_content`` words say something of the speaker's own (whole words for Latin entries)."""
+    def alt(key: str) -> str:
+        return "|".join(re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w) + r"\b"
+                        for w in langdata.words("claims", key)) or "(?!)"
+    return re.compile(r"(\s+(?:" + alt("back_reference_joins") + r")\s+|(?:" + alt("back_reference_joins") + "))",
+                      re.I), re.compile(alt("own_content"))
+
+
+_NAME = re.compile(r"(?<![\w'])(?!I\b|I')[A-Z][a-z]+")
+
+
+def _own_pieces(clause: str, back: re.Pattern[str]) -> str | None:
+    """What a clause holding a back reference (``back``) says of its own beyond the old value: its sub-clauses
+    (split at ``back_reference_joins``: "so", "with", "and", 所以…) without a back reference that name a person or
+    thing of the speaker's or a name (``own_content``; a capitalised word): "been here about five years with my
+    partner and our dog Pickles." -> "my partner and our dog Pickles."; "Mei works nights at the hospital so she
+    sleeps thru it" -> "Mei works nights at the hospital"; None when none does ("The light there is lovely.")."""
+    joins, own = _joins()
+    body = clause.rstrip(" .。!！?？;；,，")
+    tail = clause[len(body):]
+    bits = joins.split(body)  # [piece, join, piece, join, piece...]
+    pieces = bits[0::2]
+    kept = [bool(p.strip()) and not back.search(p) and bool(own.search(p) or _NAME.search(p)) and has_content(p)
+            for p in pieces]
+    if not any(kept):
+        return None
+    out = ""
+    for i, p in enumerate(pieces):
+        if kept[i]:
+            out += (bits[2 * i - 1] if i and kept[i - 1] else (" " if out else "")) + p.strip()
+    return clause[:len(clause) - len(clause.lstrip())] + out.strip() + tail  # (its leading space: "2am. Mei")
 
 
 def _occurrences(text: str, span: str) -> list[tuple[int, int]]:

@@ -167,14 +167,16 @@ def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:
 
 
 def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = None,
-                  tenant: str = "default") -> tuple[str, list[Hit]]:
+                  tenant: str = "default", cosines: Any = None) -> tuple[str, list[Hit]]:
     """The question as the evidence test reads it (a past question without its past words:
     :func:`~anchormem.facts.claims.without_past_words`) and the hits ``ask`` may cite: archived memories reached
     through the summary that rolled them up (:func:`rolled_up`, with ``store``), no summaries (an answer quotes
     turns; a summary only repeats them) and, unless the question is about the past, each memory as it holds (at
     ``as_of``): a partly superseded one without the words of its closed claims
     (:func:`~anchormem.facts.claims.current_view`), left out when nothing else is left. A superseded memory
-    reached by a past question or ``as_of`` is kept whole (quoted with its end date)."""
+    reached by a past question or ``as_of`` is kept whole (quoted with its end date). ``cosines`` (optional:
+    memories -> the query's cosine to each as embedded): a current view's cosine is that of its remaining words
+    (its search cosine was to the words left out too); without it, None (judged by its words only)."""
     out: list[Hit] = []
     as_of = None if as_of is None else to_utc(as_of, field="as_of")  # a string as search takes it
     past = as_of is None and asks_past(query)
@@ -187,6 +189,10 @@ def evidence_hits(query: str, hits: list[Hit], as_of: Any = None, store: Any = N
         if view is not h.memory:  # its cosine was to the words left out: judged by its remaining words only
             h = h.model_copy(update={"memory": view, "explain": {**h.explain, "dense": None, "view": "current"}})
         out.append(h)
+    views = [i for i, h in enumerate(out) if h.explain.get("view") == "current" and h.explain.get("dense") is None]
+    if cosines is not None and views:
+        for i, c in zip(views, cosines([out[i].memory for i in views])):
+            out[i] = out[i].model_copy(update={"explain": {**out[i].explain, "dense": float(c)}})
     return (without_past_words(query) if past else query), out
 
 
