@@ -100,18 +100,34 @@ def test_an_ending_naming_one_item_of_a_list_closes_that_item(mem_e5):
     evs = _add(mem_e5, "Axed Disney+, nobody in this house watched it.", T2)
     assert _sup(evs) == ["Disney+"]
     turn = mem_e5.get(first[0].memory.id)
-    assert turn.valid_to is None and current_view(turn).text == "I pay for Spotify Premium, and the NYT app."
+    # the item out is marked (facts.claims.elided: a quote with words taken out never reads as verbatim)
+    assert turn.valid_to is None and current_view(turn).text == "I pay for Spotify Premium, … and the NYT app."
     assert mem_e5.ask("Do I pay for Spotify?", user_id="u").citations[0].text == \
-        "I pay for Spotify Premium, and the NYT app."
+        "I pay for Spotify Premium, … and the NYT app."
     assert mem_e5.ask("Do I still have Disney+?", user_id="u").citations[0].text.startswith("Axed Disney+")
 
 
 def test_a_chinese_list_item_and_a_chinese_statement_with_another_thing(mem_e5):
     first = _add(mem_e5, "我订了爱奇艺、Netflix和Spotify。", T1, user="a")
     assert _sup(_add(mem_e5, "Netflix我退订了。", T2, user="a")) == ["Netflix"]
-    assert current_view(mem_e5.get(first[0].memory.id)).text == "我订了爱奇艺和Spotify。"
+    assert current_view(mem_e5.get(first[0].memory.id)).text == "我订了爱奇艺…和Spotify。"
     first = _add(mem_e5, "我在一家银行当柜员，顺便在准备考研。", T1, user="b")
     # quitting ends the job and the employer (一家银行 is read as the employer: fix19)
     assert _sup(_add(mem_e5, "银行的工作我辞了，全职备考。", T2, user="b")) == ["我在一家银行", "我在一家银行当柜员"]
     assert current_view(mem_e5.get(first[0].memory.id)).text == "顺便在准备考研。"
     assert mem_e5.ask("我在准备什么考试？", user_id="b").text == "2024-01-01，你说过：“顺便在准备考研。”"
+
+
+@pytest.mark.parametrize("original,cut,shown", [
+    ("我上周从腾讯辞职了，现在在字节跳动做产品经理。", "我上周从腾讯辞职了， 做产品经理。", "我上周从腾讯辞职了，…做产品经理。"),  # fresh20 D6
+    ("Hi, I'm Chen Wei. I live in Shenzhen with my wife Mei and our son Leo, who is 6.",
+     "Hi, I'm Chen Wei. with my wife Mei and our son Leo, who is 6.",
+     "Hi, I'm Chen Wei. … with my wife Mei and our son Leo, who is 6."),
+    ("Hi, I'm Sam. I live in Lisbon. I work as a nurse.", "Hi, I'm Sam. I work as a nurse.",
+     "Hi, I'm Sam. I work as a nurse."),  # a whole sentence out: the rest reads as said
+    ("I'm Dana, I work as a nurse and I'm learning Japanese.", "I'm Dana, I work as a nurse.",
+     "I'm Dana, I work as a nurse."),  # a sentence's tail out
+])
+def test_a_cut_inside_what_is_left_is_marked(original, cut, shown):
+    from anchormem.facts.claims import elided
+    assert elided(original, cut) == shown

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from difflib import SequenceMatcher
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
@@ -142,7 +143,38 @@ def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem 
     text = remainder(item.text, [closing_words(c) for c in closed], held, [c.value for c in closed])
     if text is None:
         return None
-    return item.model_copy(update={"text": text})
+    return item.model_copy(update={"text": elided(item.text, text)})
+
+
+ELISION = "…"
+
+
+def elided(original: str, cut: str) -> str:
+    """``cut`` (words taken out of ``original``, in order) with :data:`ELISION` where words went out, so a quote of
+    what is left never reads as verbatim: "Hi, I'm Chen Wei. … with my wife Mei" / "我上周从腾讯辞职了，…做产品经理。"
+    Only removed pieces holding a letter or digit are marked (a comma the tidying dropped is not), and only inside
+    what is left."""
+    if cut == original:
+        return cut
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, original, cut, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace") and re.search(r"\w", original[i1:i2]) and \
+                not (out and out[-1].rstrip().endswith(ELISION)):
+            out.append(f" {ELISION} " if not has_cjk(original[i1:i2]) else ELISION)
+        if tag in ("equal", "insert", "replace"):
+            out.append(cut[j1:j2])
+    text = re.sub(r"\s+", " ", "".join(out))
+    text = re.sub(r"\s+([.。!！?？,，;；:：])", r"\1", text)
+    text = re.sub(rf"(?:{ELISION}\s*)+", f"{ELISION} ", text).replace(f"{ELISION} 」", f"{ELISION}」")
+    text = re.sub(rf"([\u3000-\u9fff\uff00-\uffef]){ELISION} ", rf"\1{ELISION}", text)
+    # only a cut inside what is left joins two pieces: one at its start or end (a whole sentence or clause out)
+    # leaves the rest as said
+    text = re.sub(rf"^\s*{ELISION}\s*|\s*{ELISION}\s*(?=[.。!！?？]|$)", "", text)  # (a sentence's tail out)
+    # nor does a whole sentence out between two sentences ("Hi, I'm Sam. [I live in Lisbon.] I work as a nurse.")
+    text = re.sub(rf"(?<=[.!?])\s*{ELISION}\s*(?=[A-Z\"“'(])", " ", text)
+    text = re.sub(rf"(?<=[。！？])\s*{ELISION}\s*", "", text)
+    text = re.sub(rf"(?<=[\u3000-\u9fff\uff00-\uffef])\s*{ELISION}\s*(?=\S)", ELISION, text)
+    return text.strip()
 
 
 @lru_cache(maxsize=1)
