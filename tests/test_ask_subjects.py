@@ -36,6 +36,10 @@ def _mem(text, slots=()):
     ("My job is at a bank.", "Where do I work?", False),
     ("Vegan since 2019.", "Am I vegan?", False),  # no subject said: the speaker's
     ("Berlin is great.", "Where do I live?", False),  # a place is no person
+    ("旧卡罗拉换掉了，现在车库里是一辆Model 3。", "What car do I drive?", False),  # 车库里 is no name
+    ("我女儿朵朵六一要参加学校的钢琴演出。", "朵朵的钢琴演出结果怎么样？", False),  # the question asks about 朵朵
+    ("鱼竿都送人了，钓鱼这事翻篇了，老婆很开心。", "我周末还钓鱼吗？", False),  # no subject first: the speaker's
+    ("我爸住在广州。", "我住在哪里？", True),
 ])
 def test_others_only_reads_the_subject_of_the_words(text, question, other):
     assert others_only(_mem(text), question) is other
@@ -47,6 +51,8 @@ def test_claims_tell_a_named_subject_the_words_do_not():
     assert owners(_mem("Mia turned seven.", ["user|daughter_age"])) == {("user", "daughter")}
     assert others_only(_mem("Tom drives to Google.", ["tom|employer"]), "Where do I work?") is True
     assert others_only(_mem("Tom drives to Google.", ["tom|employer"]), "Where does Tom work?") is False
+    # a capitalised common noun read as a name is overruled by the speaker's own claim
+    assert others_only(_mem("Landlord bumped the rent to $2,050.", ["user|rent"]), "What's my rent?") is False
 
 
 @pytest.mark.parametrize("text, person, about", [

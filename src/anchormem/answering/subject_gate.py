@@ -98,8 +98,9 @@ def _other_subject(clause: str, question: str) -> str:
     if ent or rel:
         if ent and ent != "user" and _names_person(question, ent):
             return ""  # 小美在哪里工作？: the question names the subject read
-        if rel and not (ent and ent != "user") and _names_relation(question, rel):
-            return ""
+        if rel and not (ent and ent != "user") and (_names_relation(question, rel) or
+                                                     any(_names_person(question, n) for n in _beside_kin(clause))):
+            return ""  # 我女儿朵朵…: the question asks about 朵朵
         return "person"
     pet = _pets()[1].search(clause)
     if pet and not _pets()[2].search(question) and not kin_base(pet.group(0).split()[-1]):
@@ -108,6 +109,28 @@ def _other_subject(clause: str, question: str) -> str:
         return "person"
     name = _leading_name(clause)
     return "name" if name and not _names_person(question, name) else ""
+
+
+def _beside_kin(clause: str) -> list[str]:
+    """The names said right after a relation word in ``clause`` ("my daughter Mia" -> Mia, 我女儿朵朵六一… -> 朵朵):
+    a capitalised word, or two Chinese characters."""
+    from ..text.tokenize import pos_tags
+    from .persons import _kin_rx
+
+    out = []
+    for m in _kin_rx()["word"].finditer(clause):
+        after = clause[m.end():]
+        n = re.match(r"\s*((?-i:[A-Z])[A-Za-z'’-]+)", after)
+        if n:
+            out.append(n.group(1))
+        elif m.group(2) and after[:1] in langdata.words("cues", "name_prefixes", ("zh",)):
+            out.append(after[:2])  # 我妹妹小美…
+        elif m.group(2):
+            toks = [t for t in pos_tags(after[:8]) if t.word.strip()]
+            if toks and len(toks[0].word) >= 2 and has_cjk(toks[0].word) and \
+                    not toks[0].flag.startswith(("v", "p", "d", "t", "m", "c", "u", "r", "f")):
+                out.append(toks[0].word)  # 我女儿朵朵六一…; not 我爸住在…, 我儿子今年…
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -131,18 +154,21 @@ def _predicate_rx() -> re.Pattern[str]:
 
 def _leading_name(clause: str) -> str:
     """The person named as the clause's subject when it opens with a name ("Tom is vegetarian." -> "Tom", "Sarah
-    lives in Madrid" -> "Sarah", 小王在阿里巴巴上班 -> 小王), not a known place ("Berlin is great"); "" otherwise."""
+    lives in Madrid" -> "Sarah", 小王在阿里巴巴上班 -> 小王: in Chinese a familiar name only), not a known place
+    ("Berlin is great"); "" otherwise."""
     from ..facts.places import known_place
     from ..facts.subjects import named_subject
     from ..text.tokenize import pos_tags
 
-    if has_cjk(clause):
+    if has_cjk(clause):  # a familiar name only (小王, 老李: ``name_prefixes``): jieba tags 车库里 or 卡罗 a name too
         pre = ""
         for t in pos_tags(clause.strip()):
             if t.flag.startswith(("v", "p", "x", "d")) or t.word in "是在":
                 break
             pre += t.word
-        return named_subject(pre, "zh") if pre else ""
+        name = named_subject(pre, "zh") if pre else ""
+        return name if name == pre and len(name) == 2 and name[0] in langdata.words("cues", "name_prefixes",
+                                                                                  ("zh",)) else ""
     m = re.match(r"\W*((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})(?=\s)", clause)
     if not m or not _predicate_rx().match(clause[m.end():]):
         return ""
