@@ -149,7 +149,7 @@ def _predicate_rx() -> re.Pattern[str]:
     adv = langdata.alternation(langdata.words("cues", "adverbs", ("en",)))
     tense = langdata.alternation(langdata.words("cues", "present_tense_words", ("en",)) +
                                  langdata.words("cues", "past_tense_words", ("en",)))
-    return re.compile(rf"\s+(?:(?:{adv})\s+)*(?:(?:{tense})\b|[a-z]+(?:s|ed)\b)")
+    return re.compile(rf"\s+(?:(?:{adv})\s+)*(?:(?:{tense})\b|[a-z]{{2,}}(?:s|ed)\b)")
 
 
 def _leading_name(clause: str) -> str:
