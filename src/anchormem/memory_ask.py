@@ -20,6 +20,7 @@ from .answering.past_reading import asks_about_asker, past_tense, past_tense_ans
 from .answering.recency import latest_said_answer
 from .answering.slot_questions import slot_answer_as_of
 from .answering.value_shapes import in_shape
+from .answering.subject_gate import of_subject
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
 from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
@@ -132,6 +133,7 @@ class AskMixin:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more
         ans = in_shape(ans, asked)  # "What is my email?" cites an email or a word on that slot, else abstains
+        ans = of_subject(ans, asked, [h.memory for h in found])  # the subject asked is the one cited
         ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
