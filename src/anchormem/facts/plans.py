@@ -35,7 +35,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
+__all__ = ["planned", "scheduled_start", "schedule", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
            "says_ahead", "action_patterns"]
 
 
@@ -64,6 +64,38 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
         start = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=said_at.tzinfo)
         return DateSpan(ahead.group(0), start, start + timedelta(days=1, microseconds=-1), relative=True)
     return None
+
+
+def scheduled_start(fact: Fact, said_at: datetime | None) -> datetime | None:
+    """When ``fact`` takes effect, when its clause dates it ahead of the day it was said ("My son turns 7 next
+    month", "the rent goes up to 1,500 from March 1", 下个月开始三千五): the start of that date, resolved against
+    ``said_at`` (:func:`anchormem.text.dates.resolve_dates`). None when no date of the clause resolves ahead of that
+    day (an ``ahead`` phrase no date resolves, "next spring", schedules nothing), when no time is known, or when the
+    sentence says the old value ended now ("I quit Acme, I start at Initech next week": the old one ends today)."""
+    if said_at is None:
+        return None
+    clause = fact.clause or fact.source_span
+    if not clause or _ends_now(fact.source_span or clause):
+        return None
+    day, value = said_at.date(), (fact.value or "").casefold()
+    for span in resolve_dates(clause, said_at):
+        if value and _overlaps(span.text.casefold(), value):
+            continue  # the date is the value itself ("my birthday is on March 3")
+        if span.start.astimezone(said_at.tzinfo).date() > day:
+            return span.start
+        return None  # dated on or before the day said ("last month I turned 30"): no schedule
+    return None
+
+
+def schedule(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
+    """``facts`` (plans and maybes already out: :func:`drop_plans`) with ``starts`` set on each one that takes effect
+    on a date ahead (:func:`scheduled_start`): the write path stores it with ``valid_from`` = that time and closes
+    the value it replaces then, not when it was said."""
+    out = []
+    for f in facts:
+        start = scheduled_start(f, said_at)
+        out.append(f if start is None else f.model_copy(update={"starts": start}))
+    return out
 
 
 def _overlaps(span: str, value: str) -> bool:

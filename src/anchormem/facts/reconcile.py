@@ -59,7 +59,7 @@ from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, 
 from .called_off import calls_off
 from .addresses import is_address_slot, is_move
 from .model import Fact, is_sensitive, normalize_object
-from .plans import drop_plans
+from .plans import drop_plans, schedule
 from .rules import extract_from_text
 from .store_reads import PlanReads
 
@@ -569,6 +569,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
+    found = [(d, schedule(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
     off: dict[int, str] = {}  # id(draft) -> the plan it calls off ("the Paris move is off": facts.called_off)
     for i, (d, fs) in enumerate(found):
@@ -630,6 +631,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             fd = _fact_draft(d, f, per_sentence[f.source_span] > 1 or residual)
             if f.extractor == "plan":  # the plan's own words carry the claim it came true as ("before Vancouver?")
                 fd.carried_by = [d.item.metadata["realises"]["id"]]
+            if f.starts is not None and f.starts > fd.item.valid_from:  # scheduled: holds from then, closes the old
+                fd.item = fd.item.model_copy(update={"valid_from": f.starts})  # value then (stores: supersede)
             new, slot = fd.item, fd.item.fact
             assert slot is not None
             cur = [c for key in _related(slot) for c in current.get(key, [])]
