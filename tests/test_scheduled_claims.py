@@ -45,7 +45,8 @@ def test_age_scheduled_holds_from_its_date(mem):
     after = mem.ask("How old is my son?", user_id="u", as_of=T + timedelta(days=30))
     assert after.citations[0].text == "My son turns 7 next month."
     hits = mem.search("How old is my son?", user_id="u", as_of=T + timedelta(days=10))
-    assert [h.memory.text for h in hits] == ["My son is 6 years old."]
+    # the value in effect first; the scheduled one, said by then, after it (a plan, findable: "When does he turn 7?")
+    assert [h.memory.text for h in hits] == ["My son is 6 years old.", "My son turns 7 next month."]
     assert mem.ask("How old is my son?", user_id="u").citations[0].text == "My son turns 7 next month."
 
 
@@ -66,3 +67,34 @@ def test_said_today_without_date_supersedes_at_once(mem):
     new = next(e.memory for e in ev if e.event == "ADD")
     old = next(e.memory for e in ev if e.event == "SUPERSEDE")
     assert new.valid_from == T + timedelta(days=3) == old.valid_to
+
+
+from pg_fixtures import pg_server  # noqa: E402,F401 (a fixture: PostgreSQL for the "postgres" stores below)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_mem(request, tmp_path):
+    if request.param == "sqlite":
+        m = Memory(str(tmp_path / "m.db"), embedder="hash")
+    else:
+        m = Memory(url=request.getfixturevalue("pg_server").new_database(), embedder="hash")
+    yield m
+    m.close()
+
+
+def test_job_start_scheduled_and_called_off_on_both_stores(store_mem):
+    m = store_mem
+    m.add("I work at Google as an engineer.", user_id="u", timestamp=T)
+    ev = m.add("I start at Stripe next month.", user_id="u", timestamp=T + timedelta(days=2))
+    start = datetime(2024, 4, 1, tzinfo=timezone.utc)
+    assert [(e.event, e.memory.text) for e in ev if e.event == "SUPERSEDE"] == [("SUPERSEDE", "I work at Google")]
+    assert next(e.memory.valid_from for e in ev if e.event == "ADD") == start
+    assert m.ask("Where do I work?", user_id="u", as_of=start - timedelta(days=1)).citations[0].text.startswith(
+        "I work at Google")
+    assert m.ask("Where do I work?", user_id="u").citations[0].text == "I start at Stripe next month."
+    m.add("I live in Leeds.", user_id="u", timestamp=T)
+    m.add("We move to Edinburgh next week.", user_id="u", timestamp=T + timedelta(days=1))
+    ev = m.add("Actually the Edinburgh move is off, we decided to stay.", user_id="u", timestamp=T + timedelta(days=3))
+    assert ("ADD", "I live in Leeds.") in [(e.event, e.memory.text) for e in ev]
+    homes = [it.fact.value for it in m.get_all(user_id="u") if it.fact and it.fact.attribute == "home_city"]
+    assert homes == ["Leeds"]

@@ -8,11 +8,15 @@ of the speaker's: numeric slots (rent, salary, an age: :func:`~anchormem.facts.c
 gated here; nor is a value said beside the end of the old one ("我从字节离职了，下周一去美团报到": a verb of a
 frame class of polarity -1, frames.json; "I'm starting at Puma next week after leaving Adidas").
 
-A plan is not stored as a pending change (its turn stays an ordinary utterance memory, findable by search); making it
-current when its date passes is not built (noted in the CHANGELOG). It becomes current when the speaker later says
-it came true without restating the value ("Done moving!", 搬完了, 入职了, "it's official": :func:`completed_attributes`,
-words of ``completion`` in ``data/lang/<lang>/plans.json``): :func:`~anchormem.facts.reconcile.plan_facts` then
-reads the latest open plan of that action (:func:`plan_facts_of`) as the completion's own fact, from its time.
+A plan whose date resolves ("next month", "on the 15th", 下周一) is **scheduled** (:func:`scheduled_start`,
+:func:`schedule`): its fact is stored with ``valid_from`` = that date and closes the value it replaces then, so it is
+current from its date with no write at that moment (reads decide against their ``as_of``, else now:
+:func:`anchormem.facts.claims.scheduled_ahead`). A plan whose time ahead does not resolve ("next spring", 开春) is
+not stored as a change (its turn stays an ordinary utterance memory, findable by search). It becomes current when
+the speaker later says it came true without restating the value ("Done moving!", 搬完了, 入职了, "it's official":
+:func:`completed_attributes`, words of ``completion`` in ``data/lang/<lang>/plans.json``):
+:func:`~anchormem.facts.reconcile.plan_facts` then reads the latest open plan of that action (:func:`plan_facts_of`)
+as the completion's own fact, from its time (for a scheduled plan, a restatement: NOOP).
 
 A **maybe** (:func:`maybe`: "明年可能会跳槽去阿里吧，还没想好", "Thinking about jumping ship, haven't decided") is no
 plan and no change either: its sentence says the speaker has not decided (``undecided``), or its clause hedges
@@ -184,8 +188,11 @@ def maybe(fact: Fact, said_at: datetime | None) -> bool:
 
 
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
-    """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them."""
-    return [f for f in facts if planned(f, said_at) is None and not maybe(f, said_at)]
+    """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them. A plan whose date
+    resolves ("I start at Stripe next month", 下周一开始去新公司上班) is kept: it is scheduled (:func:`schedule`), current
+    from that date; one whose time ahead does not resolve ("next spring", "someday") stays a plan."""
+    return [f for f in facts if not maybe(f, said_at) and
+            (planned(f, said_at) is None or scheduled_start(f, said_at) is not None)]
 
 
 def plan_facts_of(text: str, said_at: datetime | None, *, entity: str = "user") -> list[Fact]:
