@@ -59,14 +59,16 @@ def test_no_completion(text):
     assert completed_attributes(text) is None
 
 
-def test_a_chinese_plan_comes_true_without_its_value(mem):
+def test_a_chinese_plan_with_a_date_is_scheduled_and_its_completion_restates_it(mem):
     evs = _story(mem, [(0, "I live in Toronto."), (10, "下个月搬去温哥华"), (45, "搬完了，温哥华天气真好")])
-    assert evs[1] == [("ADD", "下个月搬去温哥华", None)]  # a plan: no change
-    assert evs[2] == [("ADD", "搬完了，温哥华天气真好", "温哥华"), ("SUPERSEDE", "I live in Toronto.", "Toronto")]
+    # a plan whose date resolves is scheduled: current from that date, closing the old home then
+    assert evs[1] == [("ADD", "下个月搬去温哥华", "温哥华"), ("SUPERSEDE", "I live in Toronto.", "Toronto")]
+    assert evs[2] == [("ADD", "搬完了，温哥华天气真好", None), ("NOOP", "下个月搬去温哥华", "温哥华")]
     assert _current(mem, "home_city") == ["温哥华"]
     (fact,) = [m for m in mem.get_all(user_id="u") if m.fact and m.fact.attribute == "home_city"]
-    assert fact.valid_from == T + timedelta(days=45)  # current from the completion's time
-    assert fact.metadata["realises"]["text"] == "下个月搬去温哥华"
+    assert fact.valid_from == datetime(2026, 4, 1, tzinfo=timezone.utc)  # "下个月" of 2026-03-11
+    assert mem.ask("Where do I live?", user_id="u", as_of=T + timedelta(days=20)).citations[0].text == \
+        "I live in Toronto."
     ans = mem.ask("Where do I live?", user_id="u")
     assert ans.citations[0].text == "搬完了，温哥华天气真好"
     assert ans.text.startswith('On 2026-04-15, you said: "搬完了，温哥华天气真好" '
@@ -75,26 +77,54 @@ def test_a_chinese_plan_comes_true_without_its_value(mem):
     assert past.citations[0].text == "I live in Toronto."
 
 
-def test_an_english_plan_comes_true_and_the_past_is_reachable(mem):
-    evs = _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."),
-                       (45, "Done moving! Loving it here.")])
-    assert evs[2] == [("ADD", "Done moving! Loving it here.", None), ("ADD", "Done moving!", "Vancouver"),
-                      ("SUPERSEDE", "I live in Toronto.", "Toronto")]
+def test_an_undated_plan_comes_true_without_its_value(mem):
+    evs = _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next spring."),
+                       (120, "Done moving! Loving it here.")])
+    assert [e[0] for e in evs[1]] == ["ADD"] and evs[1][0][2] is None  # no date resolves: a plan, no schedule
+    assert ("SUPERSEDE", "I live in Toronto.", "Toronto") in evs[2]
     assert _current(mem, "home_city") == ["Vancouver"]
-    assert "Toronto" not in mem.ask("Where do I live?", user_id="u").citations[0].text
     assert mem.ask("Where did I live before?", user_id="u").citations[0].text == "I live in Toronto."
 
 
-def test_a_job_plan_comes_true_by_the_job_reader(mem):
+def test_a_job_plan_with_a_date_is_scheduled(mem):
     evs = _story(mem, [(0, "我在字节工作。"), (10, "下周一去美团报到"), (20, "今天入职了，好累")])
-    assert evs[2] == [("ADD", "今天入职了，好累", "美团"), ("SUPERSEDE", "我在字节工作。", "字节")]
+    assert evs[1] == [("ADD", "下周一去美团报到", "美团"), ("SUPERSEDE", "我在字节工作。", "字节")]
+    assert evs[2] == [("ADD", "今天入职了，好累", None), ("NOOP", "下周一去美团报到", "美团")]
     assert _current(mem, "employer") == ["美团"]
+    start = datetime(2026, 3, 16, tzinfo=timezone.utc)  # 下周一 of Wednesday 2026-03-11
+    assert [m.valid_from for m in mem.get_all(user_id="u") if m.fact and m.fact.value == "美团"] == [start]
+    assert mem.ask("我在哪里工作？", user_id="u", as_of=start - timedelta(hours=1)).citations[0].text == "我在字节工作。"
+
+
+def test_a_scheduled_move_not_done_before_its_date_still_holds_from_it(mem):
+    _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."),
+                 (20, "Not done moving yet, boxes everywhere.")])
+    assert mem.ask("Where do I live?", user_id="u", as_of=T + timedelta(days=25)).citations[0].text == \
+        "I live in Toronto."
+    assert _current(mem, "home_city") == ["Vancouver"]  # read after 2026-04-01
+
+
+def test_a_scheduled_move_overtaken_by_another(mem):
+    evs = _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."),
+                       (20, "I moved to Seattle."), (40, "Done moving!")])
+    assert ("SUPERSEDE", "I'm moving to Vancouver next month.", "Vancouver") in evs[2]  # said later: it wins
+    assert _current(mem, "home_city") == ["Seattle"]
+
+
+def test_a_scheduled_move_called_off_restores_the_home(mem):
+    evs = _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Paris next month."),
+                       (20, "Actually the Paris move is off, we decided to stay.")])
+    assert ("SUPERSEDE", "I'm moving to Paris next month.", "Paris") in evs[2]
+    assert ("ADD", "I live in Toronto.", "Toronto") in evs[2]  # the home it was to replace holds again
+    assert _current(mem, "home_city") == ["Toronto"]
+    assert mem.ask("Where do I live?", user_id="u").citations[0].text == "I live in Toronto."
 
 
 @pytest.mark.parametrize("turns", [
-    [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."), (20, "Not done moving yet, boxes everywhere.")],
+    [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next spring."),
+     (20, "Not done moving yet, boxes everywhere.")],
     [(0, "I live in Toronto."), (20, "Done moving! Loving it here.")],  # no plan: nothing to realise
-    [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."), (20, "I moved to Seattle."),
+    [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next spring."), (20, "I moved to Seattle."),
      (40, "Done moving!")],  # the plan was overtaken by a later statement: not open
 ])
 def test_no_open_plan_no_change(mem, turns):

@@ -3,7 +3,7 @@ its structure (facts.subjects), and a fact with a date ahead as a plan (facts.pl
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -137,13 +137,15 @@ def test_someone_elses_move_retires_nothing(mem_det, first, then, theirs):
     ("I live in Leeds.", "I'm moving to York next month.", "I moved to York."),
     ("我住在南京。", "下个月搬去苏州。", "我搬到苏州了。"),
 ])
-def test_a_move_with_a_date_ahead_is_a_plan_not_a_change(mem_det, first, plan, later):
+def test_a_move_with_a_date_ahead_is_scheduled(mem_det, first, plan, later):
     mem_det.add(first, user_id="u", timestamp=T1)
     evs = mem_det.add(plan, user_id="u", timestamp=T2)
-    assert [(e.event, e.memory.kind) for e in evs] == [("ADD", "utterance")]  # stored, closes nothing
-    assert [m.text for m in mem_det.get_all(user_id="u") if m.fact is not None] == [first]
+    start = datetime(2024, 4, 1, tzinfo=timezone.utc)  # "next month" of 2024-03-04: holds from then
+    assert [(e.event, e.memory.valid_from if e.event == "ADD" else e.memory.valid_to) for e in evs] == \
+        [("ADD", start), ("SUPERSEDE", start)]
+    assert mem_det.ask(first, user_id="u", as_of=T2 + timedelta(days=1)).citations[0].text == first
     evs = mem_det.add(later, user_id="u", timestamp=datetime(2024, 4, 10, tzinfo=timezone.utc))
-    assert [e.memory.text for e in evs if e.event == "SUPERSEDE"] == [first]  # said as done: the change
+    assert [e.event for e in evs if e.event == "SUPERSEDE"] == []  # said as done: the value already scheduled
 
 
 def test_a_move_said_with_a_past_date_is_a_change(mem_det):

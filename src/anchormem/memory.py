@@ -43,6 +43,7 @@ from .arguments import checked_arguments
 from .retrieval.config import SearchConfig, recipe, recipe as resolve_recipe  # search()'s "recipe" shadows it
 from .retrieval.rewrite import llm_queries
 from .retrieval.search import Searcher
+from .facts.claims import scheduled_ahead
 from .facts.commitments import split_commitments
 from .ingest.poison import quarantine
 from .session.context import build_context
@@ -627,6 +628,8 @@ class Memory(AskMixin, LifecycleMixin):
         context, ctx = normalize_context(context, default_time=utcnow(), max_chars=self.settings.max_message_chars)
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
         when = to_utc(as_of, field="as_of") if as_of is not None else None
+        if when is None and not filters and scheduled_ahead(self.store, scope, utcnow()):
+            when = utcnow()  # a value scheduled ahead: what holds now is read as of now (facts.claims)
         if when is not None:  # what held then, by the claims an eager add writes
             self._settle(scope)
         cfg = self.search_config if recipe is None else resolve_recipe(recipe)

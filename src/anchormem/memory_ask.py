@@ -27,7 +27,7 @@ from .answering.successors import (held_answer, past_slot_answer, predecessor_an
 from .ingest.normalize import check_text
 from .arguments import checked_arguments
 from .retrieval.currency import evidence_hits
-from .facts.claims import asks_past, closed_claims, without_past_words
+from .facts.claims import asks_past, closed_claims, scheduled_ahead, without_past_words
 from .blas import with_one_blas_thread
 from .tracing import describe_query, traced
 from .timeutil import to_utc, utcnow
@@ -81,6 +81,9 @@ class AskMixin:
                             filters=filters, as_of=dated[1], limit=limit)
             if not then.abstained:
                 return then
+        if as_of is None and not filters and scheduled_ahead(self.store, self._scope(user_id, agent_id, session_id),
+                                                             now := utcnow()):
+            as_of = now  # a value scheduled ahead ("I start at Stripe on March 1"): what holds now, read as of now
         found = self.search(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
                             filters=filters, limit=limit, as_of=as_of)
         # a memory anchoring demoted (the sense the conversation rejects: SearchConfig.anchor_demote) is listed by

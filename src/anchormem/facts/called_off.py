@@ -1,6 +1,8 @@
 """Plans called off: "I'm moving to Paris next month" … "the Paris move is off" ends the plan, not the home.
 
-A plan is stored as an ordinary utterance dated ahead of its own day (:mod:`anchormem.facts.plans`). A later turn
+A plan is stored as an ordinary utterance dated ahead of its own day, or as a scheduled fact (``valid_from`` ahead
+of when it was said: :mod:`anchormem.facts.plans`); calling a scheduled one off also restores the value it was to
+replace (:func:`restored`). A later turn
 of the same speaker that says it was called off (``called_off`` of ``data/lang/<lang>/plans.json``: per action the
 words and the attributes of the plans they end — "the move is off", "decided to stay", 不搬了 for a home;
 "the offer fell through", offer黄了 for a job; words of any action, "cancelled", 取消了, count only when the turn
@@ -29,7 +31,7 @@ from ..text.tokenize import has_cjk
 from ..types import FactSlot, MemoryItem
 from .model import Fact
 
-__all__ = ["CallOff", "called_off", "open_plan", "calls_off"]
+__all__ = ["CallOff", "called_off", "open_plan", "calls_off", "restored"]
 
 
 @dataclass(frozen=True)
@@ -93,11 +95,11 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
     from .keys import same_value
     from .plans import plan_facts_of, says_ahead
 
-    where = Cond(field="kind", op="in", value=("utterance", "commitment"))
+    where = Cond(field="kind", op="in", value=("utterance", "commitment", "fact"))
     plans = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
              if m.source == "user" and m.created_at < before and (m.speaker or "user") == speaker and
-             m.valid_to is None and  # dated ahead, or a time ahead no date resolves ("next spring")
-             ((m.event_time is not None and m.event_time > m.created_at) or says_ahead(m.text))]
+             m.valid_to is None and (m.valid_from > m.created_at if m.kind == "fact" else  # a scheduled fact, or a
+             (m.event_time is not None and m.event_time > m.created_at) or says_ahead(m.text))]  # plan dated ahead
     for m in sorted(plans, key=lambda m: m.created_at, reverse=True):
         for f in plan_facts_of(m.text, m.created_at, entity=speaker):
             if attributes and f.attribute not in attributes:
@@ -105,8 +107,8 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
             if named_in is not None and not _names_plan(named_in, f):
                 continue
             cur = store.current_facts(tenant, user_id, [FactSlot(entity=f.entity, attribute=f.attribute, value="").slot])
-            if any(c.valid_from >= m.created_at or (c.fact and same_value(f.attribute, c.fact.value, f.value))
-                   for c in cur):
+            if any(c.id != m.id and (c.valid_from >= m.created_at or (c.fact and same_value(
+                    f.attribute, c.fact.value, f.value))) for c in cur):
                 continue  # said again since, or already the value: the plan is no longer open
             return m, f
     return None
@@ -138,3 +140,21 @@ def calls_off(item: MemoryItem, said: datetime, facts: list[Fact], store: Any, t
     plan = found[0]
     item.metadata["calls_off"] = {"id": plan.id, "text": plan.text, "said": plan.created_at.date().isoformat()}
     return kept, plan
+
+
+def restored(store: Any, plan: MemoryItem, said: datetime) -> list[MemoryItem]:
+    """When ``plan`` (the plan a turn said at ``said`` calls off) is a scheduled fact (``valid_from`` after the time
+    it was said: :func:`anchormem.facts.plans.scheduled_start`), the values it was to replace hold again: a copy of
+    each fact memory it closed at its start (``valid_to`` = its ``valid_from``), current from ``said``
+    (``metadata["restored_from"]`` names the original, which keeps its closed interval). [] otherwise."""
+    import uuid
+
+    if plan.kind != "fact" or plan.valid_from <= plan.created_at:
+        return []
+    ids = store.predecessors(plan.tenant, plan.user_id, [plan.id]).get(plan.id, [])
+    olds = store.get_many(plan.tenant, ids) if ids else {}
+    return [m.model_copy(update={
+        "id": uuid.uuid4().hex, "created_at": said, "valid_from": said, "valid_to": None, "superseded_by": None,
+        "claims": [], "metadata": {**m.metadata, "restored_from": m.id}})
+        for m in (olds.get(i) for i in ids)
+        if m is not None and m.kind == "fact" and m.superseded_by == plan.id and m.valid_to == plan.valid_from]

@@ -26,7 +26,7 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+__all__ = ["carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
@@ -308,6 +308,17 @@ def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] =
 def month(dt: datetime) -> str:
     """``"2024-03"``."""
     return dt.strftime("%Y-%m")
+
+
+def scheduled_ahead(store, scope, now: datetime) -> bool:
+    """The scope holds a scheduled claim not in effect yet at ``now``: a current fact memory whose ``valid_from`` (when
+    it takes effect: :func:`anchormem.facts.plans.scheduled_start`) is after both the time it was said
+    (``created_at``) and ``now``. A read without ``as_of`` then reads as of ``now`` (the value it replaces still
+    holds, closed only from that time on), so that no write is needed when the date comes."""
+    from ..filters import And, Cond
+
+    where = And((Cond(field="kind", op="eq", value="fact"), Cond(field="valid_from", op="gt", value=now.timestamp())))
+    return any(m.valid_from > m.created_at for m in store.list_memories(scope, where))
 
 
 def past_note(item: MemoryItem, as_of: datetime | None = None) -> str | None:

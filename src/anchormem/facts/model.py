@@ -13,6 +13,7 @@ Attribute names: snake_case English keys for well-known slots (``name``, ``home_
 from __future__ import annotations
 
 import re
+from datetime import datetime
 import unicodedata
 from functools import lru_cache
 from typing import Literal
@@ -161,6 +162,7 @@ class Fact(BaseModel):
     extractor: str = "rules"
     previous_value: str | None = None
     ends: str = ""
+    starts: datetime | None = None  # a scheduled value: when it takes effect (facts.plans.scheduled_start)
 
     @field_validator("attribute")
     @classmethod

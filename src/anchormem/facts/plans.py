@@ -8,11 +8,15 @@ of the speaker's: numeric slots (rent, salary, an age: :func:`~anchormem.facts.c
 gated here; nor is a value said beside the end of the old one ("我从字节离职了，下周一去美团报到": a verb of a
 frame class of polarity -1, frames.json; "I'm starting at Puma next week after leaving Adidas").
 
-A plan is not stored as a pending change (its turn stays an ordinary utterance memory, findable by search); making it
-current when its date passes is not built (noted in the CHANGELOG). It becomes current when the speaker later says
-it came true without restating the value ("Done moving!", 搬完了, 入职了, "it's official": :func:`completed_attributes`,
-words of ``completion`` in ``data/lang/<lang>/plans.json``): :func:`~anchormem.facts.reconcile.plan_facts` then
-reads the latest open plan of that action (:func:`plan_facts_of`) as the completion's own fact, from its time.
+A plan whose date resolves ("next month", "on the 15th", 下周一) is **scheduled** (:func:`scheduled_start`,
+:func:`schedule`): its fact is stored with ``valid_from`` = that date and closes the value it replaces then, so it is
+current from its date with no write at that moment (reads decide against their ``as_of``, else now:
+:func:`anchormem.facts.claims.scheduled_ahead`). A plan whose time ahead does not resolve ("next spring", 开春) is
+not stored as a change (its turn stays an ordinary utterance memory, findable by search). It becomes current when
+the speaker later says it came true without restating the value ("Done moving!", 搬完了, 入职了, "it's official":
+:func:`completed_attributes`, words of ``completion`` in ``data/lang/<lang>/plans.json``):
+:func:`~anchormem.facts.reconcile.plan_facts` then reads the latest open plan of that action (:func:`plan_facts_of`)
+as the completion's own fact, from its time (for a scheduled plan, a restatement: NOOP).
 
 A **maybe** (:func:`maybe`: "明年可能会跳槽去阿里吧，还没想好", "Thinking about jumping ship, haven't decided") is no
 plan and no change either: its sentence says the speaker has not decided (``undecided``), or its clause hedges
@@ -35,7 +39,7 @@ from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
 
-__all__ = ["planned", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
+__all__ = ["planned", "scheduled_start", "schedule", "maybe", "drop_plans", "plan_sentences", "plan_facts_of", "completed_attributes", "says_future",
            "says_ahead", "action_patterns"]
 
 
@@ -64,6 +68,38 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
         start = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=said_at.tzinfo)
         return DateSpan(ahead.group(0), start, start + timedelta(days=1, microseconds=-1), relative=True)
     return None
+
+
+def scheduled_start(fact: Fact, said_at: datetime | None) -> datetime | None:
+    """When ``fact`` takes effect, when its clause dates it ahead of the day it was said ("My son turns 7 next
+    month", "the rent goes up to 1,500 from March 1", 下个月开始三千五): the start of that date, resolved against
+    ``said_at`` (:func:`anchormem.text.dates.resolve_dates`). None when no date of the clause resolves ahead of that
+    day (an ``ahead`` phrase no date resolves, "next spring", schedules nothing), when no time is known, or when the
+    sentence says the old value ended now ("I quit Acme, I start at Initech next week": the old one ends today)."""
+    if said_at is None:
+        return None
+    clause = fact.clause or fact.source_span
+    if not clause or _ends_now(fact.source_span or clause):
+        return None
+    day, value = said_at.date(), (fact.value or "").casefold()
+    for span in resolve_dates(clause, said_at):
+        if value and _overlaps(span.text.casefold(), value):
+            continue  # the date is the value itself ("my birthday is on March 3")
+        if span.start.astimezone(said_at.tzinfo).date() > day:
+            return span.start
+        return None  # dated on or before the day said ("last month I turned 30"): no schedule
+    return None
+
+
+def schedule(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
+    """``facts`` (plans and maybes already out: :func:`drop_plans`) with ``starts`` set on each one that takes effect
+    on a date ahead (:func:`scheduled_start`): the write path stores it with ``valid_from`` = that time and closes
+    the value it replaces then, not when it was said."""
+    out = []
+    for f in facts:
+        start = scheduled_start(f, said_at)
+        out.append(f if start is None else f.model_copy(update={"starts": start}))
+    return out
 
 
 def _overlaps(span: str, value: str) -> bool:
@@ -152,8 +188,11 @@ def maybe(fact: Fact, said_at: datetime | None) -> bool:
 
 
 def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
-    """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them."""
-    return [f for f in facts if planned(f, said_at) is None and not maybe(f, said_at)]
+    """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them. A plan whose date
+    resolves ("I start at Stripe next month", 下周一开始去新公司上班) is kept: it is scheduled (:func:`schedule`), current
+    from that date; one whose time ahead does not resolve ("next spring", "someday") stays a plan."""
+    return [f for f in facts if not maybe(f, said_at) and
+            (planned(f, said_at) is None or scheduled_start(f, said_at) is not None)]
 
 
 def plan_facts_of(text: str, said_at: datetime | None, *, entity: str = "user") -> list[Fact]:

@@ -56,10 +56,10 @@ from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
-from .called_off import calls_off
+from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
 from .model import Fact, is_sensitive, normalize_object
-from .plans import drop_plans
+from .plans import drop_plans, schedule
 from .rules import extract_from_text
 from .store_reads import PlanReads
 
@@ -569,6 +569,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
+    found = [(d, schedule(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
     off: dict[int, str] = {}  # id(draft) -> the plan it calls off ("the Paris move is off": facts.called_off)
     for i, (d, fs) in enumerate(found):
@@ -600,7 +601,10 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         plan.drafts.append(od)
         current.setdefault(od.item.fact.slot, []).append(od.item)  # type: ignore[union-attr]
 
+    back: list[MemoryItem] = []
     for d, facts in found:
+        if id(d) in off:  # a scheduled change called off: the values it was to replace hold again (written last)
+            back += restored(store, store.get_many(tenant, [off[id(d)]])[off[id(d)]], d.item.created_at)
         if not facts:
             if id(d) in off:
                 plan.supersedes[len(plan.drafts)] = [off[id(d)]]
@@ -630,13 +634,16 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             fd = _fact_draft(d, f, per_sentence[f.source_span] > 1 or residual)
             if f.extractor == "plan":  # the plan's own words carry the claim it came true as ("before Vancouver?")
                 fd.carried_by = [d.item.metadata["realises"]["id"]]
+            if f.starts is not None and f.starts > fd.item.valid_from:  # scheduled: holds from then, closes the old
+                fd.item = fd.item.model_copy(update={"valid_from": f.starts})  # value then (stores: supersede)
             new, slot = fd.item, fd.item.fact
             assert slot is not None
             cur = [c for key in _related(slot) for c in current.get(key, [])]
             same = next((c for c in cur if _same(c.fact, slot)), None)  # type: ignore[arg-type]
             if same is not None:
                 carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
-                refined = refined or _refines(slot.attribute, same.fact.value, slot.value)  # type: ignore[union-attr]
+                refined = refined or _refines(slot.attribute, same.fact.value, slot.value) or \
+                    f.extractor == "plan"  # type: ignore[union-attr]  (a scheduled plan said done: the turn stays)
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
@@ -665,7 +672,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                     f"{slot.attribute} fact ({why})", proposed=new, targets=[c.id for c in clash],
                     created_at=utcnow()))
                 continue
-            later = [c for c in clash if c.valid_from > new.valid_from or (c.id not in planned and _goes_after(c, new))]
+            later = [c for c in clash if min(c.valid_from, c.created_at) > new.valid_from or (c.id not in planned and _goes_after(c, new))]
             if later:  # an older statement arriving late: store it already closed by the next one said after it
                 first = _next_said(store, tenant, user_id, min(later, key=lambda c: c.valid_from), new.valid_from)
                 fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})
@@ -703,4 +710,5 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
             if old_ids:
                 plan.supersedes[len(plan.drafts)] = old_ids
             plan.drafts.append(fd)
+    plan.drafts += [Draft(b, memory_hash(b), index_text(b.text, time_terms(b.created_at))) for b in back]
     return plan

@@ -235,7 +235,8 @@ class ClaimsSQL:
         p = self.ph
         from ..facts.aspect import reads_as_change
 
-        rows = conn.execute(f"SELECT id, valid_from, fact, text FROM memories WHERE tenant = {p} AND user_id = {p} "
+        said = "CASE WHEN created_at < valid_from THEN created_at ELSE valid_from END"  # (a scheduled one: when said)
+        rows = conn.execute(f"SELECT id, {said}, fact, text FROM memories WHERE tenant = {p} AND user_id = {p} "
                             f"AND slot = {p} AND valid_to IS NULL AND id <> {p} ORDER BY valid_from, id",
                             (item.tenant, item.user_id, f.slot, item.id)).fetchall()
         clash = []

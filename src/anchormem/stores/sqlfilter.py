@@ -114,7 +114,9 @@ class SQLiteFilterCompiler:
         base, params = self.scope_sql(scope)
         if as_of is not None:
             t = as_of.timestamp()
-            base += f" AND m.valid_from <= {ph} AND m.created_at <= {ph} AND (m.valid_to IS NULL OR m.valid_to > {ph})"
+            # (a value scheduled ahead, said by then: read as a plan, not as what holds: facts.plans.scheduled_start)
+            base += (f" AND (m.valid_from <= {ph} OR (m.valid_from > m.created_at AND m.valid_to IS NULL)) AND "
+                     f"m.created_at <= {ph} AND (m.valid_to IS NULL OR m.valid_to > {ph})")
             params += [t, t, t]
         elif not include_superseded and not names_field(node, "valid_to"):  # a filter on valid_to asks for the past
             base += " AND m.valid_to IS NULL"
