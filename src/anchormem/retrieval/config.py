@@ -309,7 +309,7 @@ class SearchConfig(BaseModel):
     # current claims as a list of the fusion, with slot_weight x the query's larger list weight (rrf/minmax fusion;
     # 0: off), and with slot_first places them first (inserted when the fusion or the anchor left them out). The
     # "anchored" recipe: slot_first only. Currency search check (first hit holds the current value), dev + gen3 + gen4
-    # 465/486 -> 470/486, gen6 (check) 91/120 -> see docs/benchmarks.md; slot_weight 1 on top ranked a fact above the
+    # 463/486 -> 469/486, gen6 (check) 91/120 -> 91/120 (docs/benchmarks.md); slot_weight 1 on top ranked a fact above the
     # turn it was read from, so the turn was collapsed away and ask cited the fragment ("I work as a nurse")
     slot_weight: float = Field(0.0, ge=0, le=2)
     slot_first: bool = False
