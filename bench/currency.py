@@ -15,6 +15,8 @@ public API is used. Checks, per story:
   hold the current value or a past marker such as "until" / "以前");
 - (d) ``kept``: a non-change retires nothing (no SUPERSEDE, the fact is still cited first); a story's ``keep`` fact
   (another fact of a multi-fact first turn, the pets' names of a count change) is still cited.
+- (e) ``search``: the first hit of ``search(question)`` holds the current value (for non-changes: the kept one; for
+  two concurrent writers: the one ``ask`` cites); ``top3``: one of its first three hits does.
 
 A failed check is classified ``review_policy`` when the change was held for review (a sensitive slot: an allergy, an
 identifier), ``detection`` when the change turn's ``add`` events show the change was not detected
@@ -45,7 +47,7 @@ T0 = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
 # a line holding an old value is fine when it marks it as past
 PAST_MARKERS = ("until", "before", "formerly", "previously", "used to", "no longer", "(past", "superseded",
                 "moved from", "以前", "之前", "曾经", "曾", "不再", "已搬离")
-CHECKS = ("current", "past", "context", "kept")
+CHECKS = ("current", "past", "context", "kept", "search", "top3")
 
 
 def _has(text: str, value: str) -> bool:
@@ -192,6 +194,12 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
                 for v in cur]
         live = [v for v, its in zip(cur, said) if any(it.valid_to is None for it in its)]
         res["notes"]["one_current"] = len(live) == 1 and all(its for its in said)
+    # (e) last, so its access-count bump moves none of the checks above
+    want = cur if kind != "concurrent" or not first else [v for v in cur if _has(first, v)]
+    found = [h.memory.text for h in m.search(story["question"], user_id=user, limit=10)]
+    res["checks"]["search"] = bool(found) and any(_has(found[0], v) for v in want)
+    res["checks"]["top3"] = any(_has(t, v) for t in found[:3] for v in want)
+    res["notes"]["search"] = found[:3]
     res["failures"] = {c: ("detection" if not detected else "review_policy" if why == "held for review"
                            else "data_model") for c, ok in res["checks"].items() if not ok}
     if not detected:
@@ -228,7 +236,8 @@ def _fmt(row: dict) -> str:
 
 def markdown(report: dict) -> str:
     lines = ["| split | language | stories | change detected | (a) ask cites current | (b) past reachable | "
-             "(c) context shows no stale value | (d) non-change / other fact kept |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "(c) context shows no stale value | (d) non-change / other fact kept | (e) search: first hit current | "
+             "search: current in top 3 |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for split, t in report["by_split_language"].items():
         for lang, row in t.items():
             lines.append(f"| {split} | {lang} | {row['stories']} | {100 * row['detected']:.1f}% | {_fmt(row)} |")

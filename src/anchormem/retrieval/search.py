@@ -54,6 +54,7 @@ from .neighbours import add_neighbours
 from .past import PastTexts
 from .sessions import weigh
 from .sets import asks_set
+from .slots import place_first, slot_list
 from .speakers import own_lists, speaker_rule
 from .rewrite import expand_terms, in_window, time_window
 
@@ -173,6 +174,7 @@ class Searcher:
         and fused by RRF with its ``weight`` times the query's weights (rrf fusion only). ``time_text``: a date phrase
         the time window is read from when the query names none (the conversation's, :mod:`.conversation`)."""
         n = max(config.candidates, limit)
+        slot_facts: list[MemoryItem] = []
         offline = config.query_rewrite != "off"
         past_q = wants_past(query, where, as_of)  # a question about the past also reads superseded memories
         if past_q:
@@ -249,6 +251,13 @@ class Searcher:
                                    config.bm25_min_score)
                     lists["bm25_kinds"], weights["bm25_kinds"] = ls, wl * config.category_weight
                     also |= {d for d, _ in ls}
+            # a slot question: the memories holding the asked slots' current claims, a list of their own (.slots)
+            slot_facts = slot_list(query, self.store, scope, where=where, as_of=as_of, past=past_q) \
+                if config.slot_weight > 0 or config.slot_first else []
+            if slot_facts and config.slot_weight > 0:
+                lists["slot"] = [(m.id, 1.0) for m in slot_facts]
+                weights["slot"] = config.slot_weight * max(wd, wl)
+                also |= {m.id for m in slot_facts}
             if got is not None and config.date_weight > 0:
                 for name, ls in got.lists.items():
                     lists[name] = ls
@@ -371,6 +380,8 @@ class Searcher:
                                     scope=scope, past=past_q, as_of=as_of, limit=limit, where=where, query=query)
         if recap:
             out = recap_order(out)
+        if config.slot_first and slot_facts:
+            out = place_first(out, slot_facts, limit)
         out = rank_scores(out)  # Hit.score: the score that defines the rank (never rising down the list)
         if lazy and out:
             out = self._whole(scope.tenant, out, items)
