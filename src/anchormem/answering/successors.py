@@ -19,7 +19,9 @@ The question's words are those of the first statement; the change often says it 
 戒烟), or says that the value ended (polarity -1), which alone does not answer what the value is. When no current
 memory passes the evidence test, the superseded memories are tested too; each that passes is replaced by the
 current memory that superseded it (following ``superseded_by`` to the end of the chain, in the asker's scope), which
-is cited first and only: the evidence says which slot is asked about, its current state is the answer.
+is cited first and only: the evidence says which slot is asked about, its current state is the answer. A plan
+called off as a whole (:mod:`anchormem.facts.called_off`: "We're planning a trip to Chengdu" then 成都的旅行取消了)
+holds no claim: the turn that superseded it is its successor ("When is the Chengdu trip?" cites the cancellation).
 """
 
 from __future__ import annotations
@@ -72,8 +74,9 @@ def _superseded_part(h: Hit) -> tuple[Hit, str] | None:
     """The hit as the words of its superseded claims only (what a change replaced: not what else the turn said,
     "喜欢爬山" beside "我住在昆明"), with the id that superseded the last of them; None without such a claim."""
     closed = [c for c in own_claims(h.memory) if c.valid_to is not None and c.superseded_by]
-    if not closed:
-        return None
+    if not closed:  # a plan called off (facts.called_off): the whole turn was superseded by the turn saying so
+        off = h.memory.superseded_by
+        return (h, off) if off and h.memory.kind in ("utterance", "commitment") else None
     last = max(closed, key=lambda c: c.valid_to)  # type: ignore[arg-type,return-value]
     text = " ".join(dict.fromkeys(closing_words(c).strip() or h.memory.text for c in closed))
     if _bare(text) == _bare(h.memory.text):  # (the claim's words are the whole text: its dense score holds)

@@ -13,6 +13,15 @@ still read it, marked "until …"), and the turn's metadata ``calls_off`` = ``{"
 those attributes itself: "I'm not moving to Paris after all" and "搬去杭州的计划取消了" are no home, so the current
 home stays current.
 
+A plan of no slot, an **event plan** (a trip, a party, a wedding, a visit: ``events`` of plans.json, one kind key for
+both languages, "trip" ~ 旅行), said dated ahead or with an ``event_plan_words`` word ("planning", 计划), is keyed
+``plan:<kind>[:<place>]`` (:func:`event_plan`). A turn calling off with words of any action ("We called off the
+Hawaii trip", 成都的旅行取消了, "Sarah's party is off") closes the latest such plan of the speaker's whose kind the piece
+of the sentence holding the event word names and no place the plan does not name ("my flight to Beijing got
+cancelled", 小李的东京旅行取消了 close nothing), whoever the plan's subject is (I, we, my wife). The plan memory is
+superseded by the turn as above, so a question about it finds the turn that called it off
+(:func:`~anchormem.answering.successors.successor_answer`).
+
     called_off("Actually the Paris move is off, we decided to stay.")
     # -> CallOff(attributes=("home_city",), named=False, sentence="Actually the Paris move is off, we decided …")
 """
@@ -31,7 +40,7 @@ from ..text.tokenize import has_cjk
 from ..types import FactSlot, MemoryItem
 from .model import Fact
 
-__all__ = ["CallOff", "called_off", "open_plan", "calls_off", "restored"]
+__all__ = ["CallOff", "called_off", "open_plan", "calls_off", "restored", "event_plan"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,75 @@ def _names_plan(sentence: str, fact: Fact) -> bool:
     return any(rx.search(sentence) for lang in langs for a, rx in _plan_words(lang).items() if a == fact.attribute)
 
 
+@lru_cache(maxsize=4)
+def _events(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    out = []
+    for kind, words in (langdata.load("plans", lang).get("events") or {}).items():
+        alt = langdata.alternation(tuple(words))
+        out.append((kind, re.compile(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt + r")(?![\w'’])", re.I)))
+    return tuple(out)
+
+
+def _event_kinds(text: str) -> list[str]:
+    """The event kinds (``events`` of plans.json, keys shared by the languages) ``text`` names, in order."""
+    langs = ("en", "zh") if has_cjk(text) else ("en",)
+    return list(dict.fromkeys(k for lang in langs for k, rx in _events(lang) if rx.search(text)))
+
+
+def _plan_worded(text: str) -> bool:
+    """``text`` holds an ``event_plan_words`` word ("planning", "booked", 计划, 打算)."""
+    langs = ("en", "zh") if has_cjk(text) else ("en",)
+    for lang in langs:
+        words = tuple(langdata.load("plans", lang).get("event_plan_words") or ())
+        if words:
+            alt = langdata.alternation(words)
+            if re.search(alt if lang == "zh" else r"(?<![\w'’])(?:" + alt + r")(?![\w'’])", text, re.I):
+                return True
+    return False
+
+
+def _places(text: str) -> list[str]:
+    from ..errors import AnchormemError
+    from .places import places_in
+
+    try:
+        return [n for _, n in places_in(text)]
+    except AnchormemError:  # (no gazetteer: an event plan is keyed by its kind alone)
+        return []
+
+
+def event_plan(text: str, *, entity: str = "user") -> Fact | None:
+    """The event plan ``text`` states, a plan of no slot ("We're planning a family trip to Chengdu on December 12",
+    我们计划下个月去成都旅行): a fact of slot ``plan:<kind>[:<place>]`` (the first event kind it names, ``events``
+    of plans.json, and its first known place), value the kind and place as said; None when it names no event.
+    Whoever does it (I, we, my wife): a family's plan is the speaker's to call off."""
+    kinds = _event_kinds(text)
+    if not kinds:
+        return None
+    places = _places(text)
+    key = f"plan:{kinds[0]}" + (f":{places[0].casefold()}" if places else "")
+    return Fact(entity=entity, attribute=key, value=" ".join([kinds[0], *places[:1]]), polarity=1,
+                source_span=text, extractor="rules")
+
+
+def _names_event(sentence: str, fact: Fact, text: str) -> bool:
+    """``sentence`` (calling off a plan) names the event plan ``fact`` read from ``text``: its kind in either
+    language ("trip" ~ 旅行), and no place the plan does not name (成都的旅行 ~ "a trip to Chengdu"; not "the Tokyo
+    trip" when the plan was Chengdu)."""
+    from .places import same_place
+
+    kind = fact.attribute.split(":")[1]
+    pieces = [p for p in re.split(r"[,，;；]+", sentence) if kind in _event_kinds(p)]
+    if not pieces:
+        return False
+    sentence = pieces[0]  # (the piece naming the event: "成都的trip取消了，because Leo got sick": no place Leo)
+    from .names import same_name
+
+    theirs = _places(text) + re.findall(r"\b[A-Z][a-z]+\b", text)  # (a capitalised word: 云南 ~ "Yunnan")
+    return all(p.casefold() in text.casefold() or any(same_place(p, q) or same_name(p, q) for q in theirs)
+               for p in _places(sentence))
+
+
 def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datetime, attributes: tuple[str, ...],
               named_in: str | None = None) -> tuple[MemoryItem, Fact] | None:
     """The speaker's latest open plan said before ``before`` with a fact of one of ``attributes`` (any when empty),
@@ -96,11 +174,13 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
     from .plans import plan_facts_of, says_ahead
 
     where = Cond(field="kind", op="in", value=("utterance", "commitment", "fact"))
-    plans = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
-             if m.source == "user" and m.created_at < before and (m.speaker or "user") == speaker and
-             m.valid_to is None and (m.valid_from > m.created_at if m.kind == "fact" else  # a scheduled fact, or a
-             (m.event_time is not None and m.event_time > m.created_at) or says_ahead(m.text))]  # plan dated ahead
-    for m in sorted(plans, key=lambda m: m.created_at, reverse=True):
+    mine = [m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id), where)
+            if m.source == "user" and m.created_at < before and (m.speaker or "user") == speaker and
+            m.valid_to is None]
+    ahead = [m for m in mine  # a scheduled fact, or a plan dated ahead or with a time ahead no date resolves
+             if (m.valid_from > m.created_at if m.kind == "fact" else
+                 (m.event_time is not None and m.event_time > m.created_at) or says_ahead(m.text))]
+    for m in sorted(ahead, key=lambda m: m.created_at, reverse=True):
         for f in plan_facts_of(m.text, m.created_at, entity=speaker):
             if attributes and f.attribute not in attributes:
                 continue
@@ -111,6 +191,15 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
                     f.attribute, c.fact.value, f.value))) for c in cur):
                 continue  # said again since, or already the value: the plan is no longer open
             return m, f
+    if attributes or named_in is None:  # an event plan (no slot) is closed by words of any action naming it
+        return None
+    dated = {m.id for m in ahead}
+    for m in sorted(mine, key=lambda m: m.created_at, reverse=True):
+        if m.kind == "fact" or (m.id not in dated and not _plan_worded(m.text)):
+            continue
+        ev = event_plan(m.text, entity=speaker)
+        if ev is not None and _names_event(named_in, ev, m.text):
+            return m, ev
     return None
 
 

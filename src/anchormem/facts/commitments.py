@@ -64,8 +64,10 @@ def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
     s = sentence.strip()
     if not s or _rx("not_commitment").search(s):
         return False
-    if speaker_role == "assistant":
-        return bool(_rx("promise").search(s))
+    if speaker_role == "assistant":  # (a promise to remember or note, "Got it, I'll remember your mom's birthday",
+        from ..ingest.echo import acknowledges_at  # 我会记住…, acknowledges: nothing is due)
+
+        return any(not acknowledges_at(s, m.start(), m.end()) for m in _rx("promise").finditer(s))
     return bool(_rx("commitment", ("en",)).search(s) or _rx("commitment", ("zh",)).search(s))
 
 

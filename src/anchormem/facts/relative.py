@@ -185,6 +185,15 @@ def _ending(text: str) -> bool:
     return not _says_word(text, _lang(text), "opinion") and bool(terminative(text))
 
 
+def _cancels(text: str) -> bool:
+    """The run says something was called off ("the trip got cancelled", 成都的trip取消了: ``called_off`` of
+    plans.json, :func:`~anchormem.facts.called_off.called_off`): what it ends is what it names, a plan or a thing
+    sharing a word with the run, never a claim found by meaning alone (a trip is no job)."""
+    from .called_off import called_off
+
+    return called_off(_end_piece(text)) is not None
+
+
 def _occasion(text: str) -> bool:
     """The clause's amounts are one occasion's, no standing value: bounded to one occasion (``episodic``; ``occasion``
     of relative.json: "yesterday", 昨天) or a purchase or payment (``spent``: "bought", 花了, 捐了), naming no numeric
@@ -493,7 +502,8 @@ class RelativeChanges:
                 rows = [r for r in rows if not many_in_other_words(r, rows, bridged) and
                         not (r[4] in bridged and episodic(u.text))]  # (今天下雨，不跑了: one occasion)
                 rows = [r for r in rows if r[1] and not r[3].whole] or \
-                    ([] if episodic(u.text) else [r for r in rows if r[3].whole])  # ("no tennis this week")
+                    ([] if episodic(u.text) or _cancels(u.text) else [r for r in rows if r[3].whole])
+                # ("no tennis this week"; "成都的trip取消了": a cancellation ends what it names, never by meaning)
                 if not rows:
                     continue
                 rows = [(sim, "" if o.whole else sh, nv, o, pn) for sim, sh, nv, o, pn in rows]

@@ -28,7 +28,7 @@ from functools import lru_cache
 from .. import langdata
 from ..text.tokenize import STOPWORDS, content_words, has_cjk, stem
 
-__all__ = ["new_content", "adds_nothing", "ECHO_REASON"]
+__all__ = ["new_content", "adds_nothing", "acknowledges_at", "ECHO_REASON"]
 
 #: the ``reason`` of the NOOP event ``add`` reports for an assistant turn with nothing of its own
 ECHO_REASON = "assistant turn adds nothing of its own (an acknowledgement or the user's words echoed): not stored"
@@ -69,6 +69,15 @@ def new_content(text: str, user_texts: list[str]) -> list[str]:
         if not _said(low, user_text, user_stems):
             out.append(w)
     return out
+
+
+def acknowledges_at(text: str, start: int, end: int) -> bool:
+    """An acknowledgement phrase of ``acknowledgements.json`` opens at ``start`` or right after ``end`` (spaces
+    skipped) in ``text``: the promise ``text[start:end]`` is one to note or remember ("I'll remember your mom's
+    birthday", 我会记住…), an acknowledgement, no action to follow up (:func:`anchormem.facts.commitments.is_commitment`)."""
+    rx = _phrases()
+    after = len(text[end:]) - len(text[end:].lstrip())
+    return bool(rx.match(text, start) or rx.match(text, end + after))
 
 
 def adds_nothing(text: str, user_texts: list[str]) -> bool:
