@@ -7,9 +7,9 @@
 
 Data: tests/data/ask_crosslang_{dev,heldout}.json (the held-out half was written before the code it measures and is
 not tuned on; changes_dev: a person's change said in the other language, amounts asked across languages, tuned
-on). ``--separate`` keeps each persona in a store of its own. Default offline path: ``Memory(":memory:")`` with the cached eval embedder (multilingual-e5-small),
-each persona its own user, one memory a day. A question passes when it abstains and nothing answers it, or when it
-answers and its first citation is a gold memory. Reports the pass rate per kind (zh->en, en->zh, category, none),
+on). ``--separate`` keeps each persona in a store of its own. Default offline path: ``Memory(":memory:")`` with
+the cached eval embedder (multilingual-e5-small), each persona its own user, one memory a day. A question passes
+when it abstains and nothing answers it, or when it answers and its first citation is a gold memory. Reports the pass rate per kind (zh->en, en->zh, category, none),
 answered / citing gold (first) over the answerable questions, and abstained over the no-answer ones.
 """
 

@@ -33,7 +33,8 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   background of its own language, ``n``'s read on ``o``'s scale: times the ratio of the spreads of the question's
   cosines to the two backgrounds, so a question nearer its own language does not sink a later statement in the
   other one; one the evidence test cites then needs no :data:`LATER_MARGIN`: "我妹妹兰兰也换工作了，现在在北京协和医院
-  当护士。" after "My sister Lan works as a nurse at a hospital in Guangzhou.") and either the evidence test cites it too or it is close by meaning to both:
+  当护士。" after "My sister Lan works as a nurse at a hospital in Guangzhou.") and either the evidence test cites
+  it too or it is close by meaning to both:
   within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
   in cosine to ``o`` itself; not cited, ``n`` answers by meaning only in one language with the question and ``o``,
   or in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
