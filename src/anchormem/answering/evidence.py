@@ -629,8 +629,10 @@ class EvidenceScorer:
         """Coverage by translation of a compound: two adjacent heavy question terms that name one thing (手机套餐,
         "phone plan") are covered at ``semantic_credit`` by a memory said in the other language when the compound's
         query embedding is close to two adjacent words of what the memory states, read as one ("phone plan" for
-        手机套餐), by the same relative bar as one word (:meth:`_term_bar`). One word of a compound rarely embeds near
-        the other language's word for it (套餐~"plan" .82 against a bar of .85; 手机套餐~"phone plan" .85 against .84).
+        手机套餐), by the same relative bar as one word (:meth:`_term_bar`), and nearer them than either word of the
+        compound alone is (旅行预算 is not covered by "grocery budget": 预算 alone is nearer it). One word of a
+        compound rarely embeds near the other language's word for it (套餐~"plan" .82 against a bar of .85;
+        手机套餐~"phone plan" .85 against .84).
         Relation words and names are no part of a compound (they have their own tests)."""
         text = q.text.lower()
         names = {n.lower() for n in q.names + q.places}
@@ -653,13 +655,16 @@ class EvidenceScorer:
                     todo.append((i, a, b, c, grams))
         if not todo:
             return
-        qv = self._vectors(sorted({c for _, _, _, c, _ in todo}), query=True)
+        qv = self._vectors(sorted({x for _, a, b, c, _ in todo for x in (a, b, c)}), query=True)
         pv = self._vectors(sorted({g for *_, grams in todo for g in grams}), query=False)
         for i, a, b, c, grams in todo:
             if c not in qv:
                 continue
             bar = self._term_bar(c, qv[c], "en" if qlang == "zh" else "zh")
-            if any(g in pv and float(pv[g] @ qv[c]) >= bar for g in grams):
+            # the compound's translation is nearer the two words than either word alone is (旅行预算 is no
+            # "grocery budget": 预算 alone is nearer it; 买菜预算 is)
+            if any(g in pv and (x := float(pv[g] @ qv[c])) >= bar and
+                   all(x > float(pv[g] @ qv[p]) for p in (a, b) if p in qv) for g in grams):
                 cov = lexical[i]
                 cov[a] = max(cov.get(a, 0.0), self.config.semantic_credit)
                 cov[b] = max(cov.get(b, 0.0), self.config.semantic_credit)

@@ -216,6 +216,21 @@ def asks_about_asking(question: str) -> bool:
     return bool(_asking_rx().search(question.casefold()))
 
 
+def _periods_joined(tokens: list[str]) -> list[str]:
+    """``tokens`` with two adjacent Chinese ones that together name a period (每个 + 月: ``periods`` of
+    ``values.json``, :func:`~.amounts.asked_period`) joined into one term: 每个月 asks "per month", which an amount
+    per month covers, while 每个 alone asks nothing and 月 alone is no period."""
+    from .amounts import asked_period
+
+    out: list[str] = []
+    for t in tokens:
+        if out and has_cjk(t) and has_cjk(out[-1]) and asked_period(out[-1] + t) and not asked_period(t):
+            out[-1] += t
+        else:
+            out.append(t)
+    return out
+
+
 def analyze_question(question: str) -> QuestionInfo:
     """The question's names, subjects, weighted key terms (a named date as the one term :data:`DATE_TERM`) and
     whether it asks for an amount (:class:`QuestionInfo`). Never raises; an empty question has no terms."""
@@ -243,7 +258,7 @@ def analyze_question(question: str) -> QuestionInfo:
     lower_names = {n.lower() for n in names + places}
     terms: list[tuple[str, float]] = []
     seen: set[str] = set()
-    for t in [p for w in query_terms(question) for p in glued_parts(w)]:
+    for t in _periods_joined([p for w in query_terms(question) for p in glued_parts(w)]):
         t = t.replace("’", "'")
         if t.endswith("'s"):
             t = t[:-2]

@@ -30,7 +30,11 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   missed; habits keyed by the word said, ``does:league`` / ``does:game``, count as none here), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
   unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least; each lift over the
-  background of its own language) and either the evidence test cites it too or it is close by meaning to both:
+  background of its own language, ``n``'s read on ``o``'s scale: times the ratio of the spreads of the question's
+  cosines to the two backgrounds, so a question nearer its own language does not sink a later statement in the
+  other one; one the evidence test cites then needs no :data:`LATER_MARGIN`: "我妹妹兰兰也换工作了，现在在北京协和医院
+  当护士。" after "My sister Lan works as a nurse at a hospital in Guangzhou.") and either the evidence test cites
+  it too or it is close by meaning to both:
   within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
   in cosine to ``o`` itself; not cited, ``n`` answers by meaning only in one language with the question and ``o``,
   or in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
@@ -419,14 +423,18 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                     # statement the evidence test cites for that kind, not by any later number ("我的手机号是…")
                 nv = vecs[words]
                 ln = float(qv @ nv) - floors[nl]  # each over its language's floor
+                fair = ln * spreads[ol] / spreads[nl]  # n's lift on o's scale: in spreads of the question's cosines
+                # to each language's background (the same when both are of one language)
                 valued = _value_clauses(words, parts[o.id][1:])  # o's clauses holding a value of a kind n holds:
                 # n stands out as much as a share of the best of them does ("月租4500元。" for "花了3200元")
                 lo_n = max([lo] + [float(qv @ vecs[c]) - floors[ol] for c in valued])
-                stands_out = ln >= LATER_SHARE * max(lo_n, 0.0)
+                stands_out = fair >= LATER_SHARE * max(lo_n, 0.0)
                 wv = vecs[o.text]  # it speaks of what o speaks of: closer to it than unrelated statements in n's
                 # own language are
                 near = float(nv @ wv) >= float(np.mean(banks[nl] @ wv)) + PAIR_LIFT
-                ok = stands_out and near and ln >= lo - LATER_MARGIN and \
+                # across languages, a later statement the evidence test cites needs no margin to o's lift: a
+                # question sits nearer its own language than either floor removes
+                ok = stands_out and near and (fair >= lo - LATER_MARGIN or nl != ol and n.id in cited) and \
                     (_may_replace(words, o_words, asked) or outcome and n.id in cited) and \
                     (one or n.id in cited or (ln >= CROSS_LIFT * spreads[nl] and not _same_values(words, o_words)))
             if ok and (best is None or said_at(n) > said_at(best)):
