@@ -201,3 +201,18 @@ def test_a_pending_note_only_on_the_slot_under_review(mem):
     assert "杭州" in block.text and "待审核" not in block.text
     block = mem.context(user_id="p", session_id="s", query="我的手机号是多少？", show_ids=False)
     assert "改为13900000000的更改待审核" in block.text
+
+
+def test_the_completion_turn_is_not_cited_as_the_value(mem):
+    """"Done moving!" carries the realised plan's claim but names no city: the slot evidence for "Where do I live?"
+    is the plan that states it, even when the completion turn is the search hit (sched13b, issue #22 item 4)."""
+    from anchormem.answering.slot_evidence import slot_evidence
+    from anchormem.types import Hit, Scope
+
+    _story(mem, [(0, "I live in Toronto."), (10, "I'm moving to Vancouver next month."),
+                 (45, "Done moving! Loving it here.")])
+    rows = {it.text: it for it in mem.get_all(user_id="u")}
+    done = rows["Done moving! Loving it here."]
+    assert [c.value for c in done.claims] == ["Vancouver"]  # it carries the claim
+    got = slot_evidence("Where do I live?", mem.store, Scope(user_id="u"), hits=[Hit(memory=done, score=1.0)])
+    assert [m.text for m in got] == ["I'm moving to Vancouver next month."]

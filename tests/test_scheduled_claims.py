@@ -98,3 +98,40 @@ def test_job_start_scheduled_and_called_off_on_both_stores(store_mem):
     assert ("ADD", "I live in Leeds.") in [(e.event, e.memory.text) for e in ev]
     homes = [it.fact.value for it in m.get_all(user_id="u") if it.fact and it.fact.attribute == "home_city"]
     assert homes == ["Leeds"]
+
+
+def _homes_at(m, when):
+    """The home_city values of the fact memories in effect at ``when`` (valid_from <= when < valid_to)."""
+    rows = m.get_all(user_id="u", include_superseded=True)
+    return sorted(it.fact.value for it in rows if it.kind == "fact" and it.fact and it.fact.attribute == "home_city"
+                  and it.valid_from <= when and (it.valid_to is None or it.valid_to > when))
+
+
+def test_a_value_said_before_the_scheduled_date_ends_the_old_one_then(store_mem):
+    """Toronto; Vancouver scheduled for next month (said day 10); Seattle said on day 20, before that date: Toronto
+    ends on day 20 (not on Vancouver's date), Vancouver never holds, exactly one home at every instant."""
+    m = store_mem
+    m.add("I live in Toronto.", user_id="u", timestamp=T)
+    m.add("I'm moving to Vancouver next month.", user_id="u", timestamp=T + timedelta(days=10))
+    m.add("I moved to Seattle.", user_id="u", timestamp=T + timedelta(days=20))
+    toronto = next(it for it in m.get_all(user_id="u", include_superseded=True) if it.text == "I live in Toronto.")
+    seattle = next(it for it in m.get_all(user_id="u") if it.text == "I moved to Seattle.")
+    assert toronto.valid_to == T + timedelta(days=20) and toronto.superseded_by == seattle.id
+    assert toronto.claims[0].valid_to == T + timedelta(days=20)
+    for day in range(0, 70):
+        want = ["Toronto"] if day < 20 else ["Seattle"]
+        assert _homes_at(m, T + timedelta(days=day, hours=12)) == want, day
+
+
+def test_a_called_off_schedule_leaves_one_home_at_every_instant(store_mem):
+    """Leeds; Edinburgh scheduled for next month; called off before the date: Leeds holds throughout (the original
+    until the call-off, its restored copy from then), Edinburgh never."""
+    m = store_mem
+    m.add("I live in Leeds.", user_id="u", timestamp=T)
+    m.add("We move to Edinburgh next month.", user_id="u", timestamp=T + timedelta(days=1))
+    m.add("Actually the Edinburgh move is off, we decided to stay.", user_id="u", timestamp=T + timedelta(days=3))
+    leeds = sorted((it for it in m.get_all(user_id="u", include_superseded=True) if it.text == "I live in Leeds."),
+                   key=lambda it: it.valid_from)
+    assert [(it.valid_from, it.valid_to) for it in leeds] == [(T, T + timedelta(days=3)), (T + timedelta(days=3), None)]
+    for day in range(0, 60):
+        assert _homes_at(m, T + timedelta(days=day, hours=12)) == ["Leeds"], day

@@ -56,7 +56,7 @@ from .filters import And, Cond, parse_filters
 from .ingest.classify import content_hash
 from .lifecycle import importance, not_expired
 from .stores.protocol import NewMemory
-from .summary_currency import closed_facts, current_lines
+from .summary_currency import closed_facts, current_lines, held_now
 from .summaries import SECTIONS, Summary, SummaryLine, datetime_of, session_summary_memory, summarize_messages, \
     summary_metadata
 from .text.tokenize import index_text, query_terms
@@ -245,7 +245,7 @@ def user_summary_memory(store: Any, scope: Scope, *, embedder: Any, now: datetim
     the normalised mean of the rolled-up summaries' vectors (no extra embedding)."""
     when = now or utcnow()
     user_scope = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
-    items = store.list_memories(user_scope, None)
+    items = held_now(store, user_scope, when)  # (what a value scheduled ahead replaces holds until its date)
     parts = sorted([m for m in items if m.kind == "summary" and _level(m) != USER_LEVEL],
                    key=lambda m: (m.created_at, m.id))
     old = [m.id for m in items if m.kind == "summary" and _level(m) == USER_LEVEL]

@@ -10,6 +10,7 @@ lost. A fact memory without such an utterance (a one-sentence turn stating one f
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from .types import MemoryItem, Scope
@@ -24,10 +25,16 @@ def fold_facts(items: list[MemoryItem]) -> list[MemoryItem]:
 
 
 def list_by_turn(store: Any, scope: Scope, where: Any, limit: int | None, offset: int, include_superseded: bool,
-                 by_turn: bool) -> list[MemoryItem]:
+                 by_turn: bool, now: datetime | None = None) -> list[MemoryItem]:
     """``store.list_memories`` as :meth:`anchormem.Memory.get_all` pages it; with ``by_turn`` the whole listing is
-    read, folded (:func:`fold_facts`), then paged (``offset``, ``limit`` count the folded rows)."""
-    if not by_turn:
+    read, folded (:func:`fold_facts`), then paged (``offset``, ``limit`` count the folded rows). With ``now`` (a
+    value is scheduled for a time still ahead: :func:`anchormem.facts.claims.scheduled_ahead`) the listing is read
+    as of ``now``, as search and ask read it: a memory closed at a time still ahead (what a scheduled value
+    replaces) is listed, current until then; the scheduled one is listed with ``state`` ``"scheduled"``."""
+    if now is None and not by_turn:
         return store.list_memories(scope, where, limit=limit, offset=offset, include_superseded=include_superseded)
-    rows = fold_facts(store.list_memories(scope, where, include_superseded=include_superseded))
+    rows = store.list_memories(scope, where, include_superseded=include_superseded or now is not None)
+    if now is not None and not include_superseded:
+        rows = [m for m in rows if m.valid_to is None or m.valid_to > now]
+    rows = fold_facts(rows) if by_turn else rows
     return rows[offset:] if limit is None else rows[offset:offset + limit]

@@ -94,11 +94,15 @@ class MemoryOut(BaseModel):
     event_time: datetime | None = Field(None, description="When the content happened, if a date was resolved.")
     labels: list[Label] = Field(default_factory=list, description="Context labels (domain, topic, intent).")
     metadata: dict[str, Any] = Field(default_factory=dict)
-    current: bool = Field(True, description="False when it no longer holds (superseded: valid_to set); always "
-                                             "valid_to is None.")
+    current: bool = Field(True, description="False when it does not hold now: superseded (valid_to passed) or "
+                                             "scheduled (valid_from still ahead).")
     state: str = Field("current", description="current | partly_superseded (current for its other content, some "
-                                              "claims superseded) | superseded.")
-    valid_to: datetime | None = Field(None, description="When it stopped holding (UTC), if it did.")
+                                              "claims superseded) | superseded | scheduled (said for a date still "
+                                              "ahead: holds from valid_from; what it replaces is current until then).")
+    valid_from: datetime | None = Field(None, description="When it holds from (UTC): after created_at for a value "
+                                                          "said for a later date.")
+    valid_to: datetime | None = Field(None, description="When it stops holding (UTC), if it does; a time ahead "
+                                                        "when a scheduled value replaces it.")
     claims: list[Claim] = Field(default_factory=list, description="The slot facts it carries, each with its own "
                                                                   "validity (valid_to set: superseded).")
 
@@ -107,7 +111,7 @@ class MemoryOut(BaseModel):
         return cls(id=m.id, text=m.text, user_id=m.user_id, session_id=m.session_id, agent_id=m.agent_id,
                    kind=m.kind, source=m.source, speaker=m.speaker, created_at=m.created_at,
                    event_time=m.event_time, labels=m.labels, metadata=m.metadata, current=m.current,
-                   state=m.state, valid_to=m.valid_to, claims=m.claims)
+                   state=m.state, valid_from=m.valid_from, valid_to=m.valid_to, claims=m.claims)
 
 
 class EventOut(BaseModel):

@@ -580,7 +580,9 @@ class Memory(AskMixin, LifecycleMixin):
         """Memories of a user scope, oldest first. ``filters``: see :mod:`anchormem.filters`. Expired memories
         (``expires_at`` passed; see :mod:`anchormem.lifecycle`) are left out unless ``show_expired``; archived
         (cold) ones unless the filter names ``tier`` (``{"tier": "cold"}``; :mod:`anchormem.consolidate`).
-        ``by_turn``: one row per utterance, the fact memories it carries left to its ``claims`` (:mod:`.listing`)."""
+        ``by_turn``: one row per utterance, the fact memories it carries left to its ``claims`` (:mod:`.listing`).
+        While a value is scheduled for a date still ahead, the listing reads as of now as search and ask do: the
+        value it replaces is listed (current until then), the scheduled one has ``state`` ``"scheduled"``."""
         scope = self._scope(user_id, agent_id, session_id)
         self._settle(scope)  # the current flags as an eager add leaves them
         where = parse_filters(filters, metadata_keys=lambda: self.store.metadata_keys(scope))
@@ -591,7 +593,9 @@ class Memory(AskMixin, LifecycleMixin):
         if not show_expired:
             where = not_expired(where, utcnow())
         where = warm_only(where)  # archived (cold) memories only when the filter names tier
-        return list_by_turn(self.store, scope, where, limit, offset, include_superseded, by_turn)
+        now = utcnow()  # a value scheduled ahead: listed as of now (what it replaces still current: .listing)
+        return list_by_turn(self.store, scope, where, limit, offset, include_superseded, by_turn,
+                            now if not include_superseded and scheduled_ahead(self.store, scope, now) else None)
 
     @traced("search", describe_query)
     @with_one_blas_thread

@@ -278,7 +278,7 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     import numpy as np
 
     from .ingest.classify import content_hash
-    from .summary_currency import closed_facts, current_lines
+    from .summary_currency import closed_facts, current_lines, held_now
     from .stores.protocol import NewMemory
     from .text.tokenize import index_text
     from .types import MemoryItem, Scope
@@ -286,8 +286,8 @@ def session_summary_memory(store: Any, scope: Any, *, llm: Any = None, embedder:
     from .timeutil import utcnow
 
     user_scope = Scope(tenant=scope.tenant, user_id=scope.user_id, agent_id=scope.agent_id)
-    session_items = store.list_memories(scope, None)
     when = now or utcnow()
+    session_items = held_now(store, scope, when)  # (what a value scheduled ahead replaces holds until its date)
     # only turns that a current, unexpired memory still stands for: deleted, expired, quarantined or chit-chat
     # turns stay out of the summary
     alive = {mid for m in session_items if m.kind != "summary" and not (m.expires_at is not None and

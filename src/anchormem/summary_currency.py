@@ -4,7 +4,8 @@ Summary lines are verbatim sentences of stored turns (:mod:`anchormem.summaries`
 ("I live in Lisbon and I work as a nurse…" after "I moved to Berlin."): its line keeps only the words that still
 hold (:func:`anchormem.facts.claims.strip_spans`; a line with nothing left goes). The line of the turn that made
 the change reads as a change: ``"I moved to Berlin last month. [Lisbon → Berlin, 2024-03]"`` (old value, new value,
-the month it changed). The line of a turn the user answered again later with a new value of a slot it holds,
+the month it changed; a change scheduled for a date still ahead says so: ``[Leeds → Vancouver, planned: from
+2024-04-01]``). The line of a turn the user answered again later with a new value of a slot it holds,
 when the write path closed nothing (:func:`~anchormem.answering.recency.later_by_slot`), is marked as earlier:
 ``"earlier, before 2024-05-30: I live in Leeds."``. Used by session summaries and the user's rolled-up summary
 (:mod:`anchormem.consolidate`).
@@ -15,11 +16,24 @@ from __future__ import annotations
 from typing import Any
 
 from .answering.recency import earlier_line, later_by_slot
-from .facts.claims import closed_claims, closing_words, month, strip_spans
+from .facts.claims import closed_claims, closing_words, month, schedule_note, strip_spans
+from .text.tokenize import has_cjk
 from .filters import parse_filters
 from .types import MemoryItem, Scope
 
-__all__ = ["current_lines", "closed_facts"]
+__all__ = ["current_lines", "closed_facts", "held_now"]
+
+
+def held_now(store: Any, scope: Scope, now: Any) -> list[MemoryItem]:
+    """The memories of ``scope`` that hold at ``now`` as search and ask read them: the current ones, and while a
+    value is scheduled for a date still ahead (:func:`anchormem.facts.claims.scheduled_ahead`) also those it
+    replaces (closed at that date, current until then)."""
+    from .facts.claims import scheduled_ahead
+
+    if not scheduled_ahead(store, scope, now):
+        return store.list_memories(scope, None)
+    return [m for m in store.list_memories(scope, None, include_superseded=True) if m.valid_to is None or
+            m.valid_to > now]
 
 
 def closed_facts(store: Any, scope: Scope) -> list[MemoryItem]:
@@ -49,8 +63,8 @@ def current_lines(lines: list[Any], items: list[MemoryItem], closed: list[Memory
             continue
         before = old.fact.value if old.fact.polarity > 0 else f"not {old.fact.value}"
         after = new.fact.value if new.fact.polarity > 0 else f"not {new.fact.value}"
-        if before != after:
-            note = f"[{before} → {after}, {month(new.valid_from)}]"
+        if before != after:  # (a change scheduled ahead: "[Leeds → Vancouver, planned: from 2024-04-01]")
+            note = f"[{before} → {after}, {schedule_note(new, zh=has_cjk(new.text)) or month(new.valid_from)}]"
             notes = change.setdefault(new.source_message_ids[0], [])
             if note not in notes:
                 notes.append(note)

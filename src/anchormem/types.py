@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 __all__ = [
+    "validity_state",
     "Role",
     "Source",
     "EventType",
@@ -123,7 +124,27 @@ class Claim(BaseModel):
 
     @property
     def current(self) -> bool:
-        return self.valid_to is None
+        """Holds now: not closed by now, and not scheduled for a time still ahead (:func:`validity_state`)."""
+        return self.state == "current"
+
+    @property
+    def state(self) -> Literal["current", "scheduled", "superseded"]:
+        """:func:`validity_state` of the claim now."""
+        return validity_state(self.valid_from, self.valid_to, self.said_at)
+
+
+def validity_state(valid_from: datetime, valid_to: datetime | None, said: datetime,
+                   now: datetime | None = None) -> Literal["current", "scheduled", "superseded"]:
+    """Where an interval stands at ``now`` (default: the wall clock), one rule for every read path: ``"superseded"``
+    when it was closed by then (``valid_to`` <= now); ``"scheduled"`` when it takes effect later than it was said
+    (``said``) and that time is still ahead (a value planned for a date: :func:`anchormem.facts.plans.scheduled_start`);
+    else ``"current"`` — also a value closed at a date still ahead (what a scheduled one replaces holds until then)."""
+    from .timeutil import utcnow
+
+    now = utcnow() if now is None else now
+    if valid_to is not None and valid_to <= now:
+        return "superseded"
+    return "scheduled" if valid_from > now and valid_from > said else "current"
 
 
 class MemoryItem(BaseModel):
@@ -175,22 +196,25 @@ class MemoryItem(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def current(self) -> bool:
-        """True while the memory holds now, exactly when ``valid_to`` is None (one rule for every read path, the
-        REST API and MCP: ``current`` and ``valid_to`` never disagree). A memory some of whose claims were
-        superseded stays current for the rest of what it says (:attr:`state` ``"partly_superseded"``; the read
-        paths show it without the superseded words, :func:`anchormem.facts.claims.current_view`); when nothing
-        else is left the store closes it (``valid_to`` set)."""
-        return self.valid_to is None
+        """True while the memory holds now (one rule for every read path, the REST API and MCP:
+        :func:`validity_state`): ``valid_to`` unset or still ahead (a value a scheduled one replaces holds until its
+        date), and not scheduled for a time still ahead (:attr:`state` ``"scheduled"``). A memory some of whose
+        claims were superseded stays current for the rest of what it says (:attr:`state` ``"partly_superseded"``;
+        the read paths show it without the superseded words, :func:`anchormem.facts.claims.current_view`); when
+        nothing else is left the store closes it (``valid_to`` set)."""
+        return validity_state(self.valid_from, self.valid_to, self.created_at) == "current"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
-    def state(self) -> Literal["current", "partly_superseded", "superseded"]:
-        """``"superseded"`` (``valid_to`` set: it no longer holds), ``"partly_superseded"`` (current, but at least
-        one of its :attr:`claims` was superseded: its other content holds, those claims' words do not) or
+    def state(self) -> Literal["current", "partly_superseded", "superseded", "scheduled"]:
+        """``"superseded"`` (closed by now: it no longer holds), ``"scheduled"`` (said for a date still ahead: it
+        holds from ``valid_from``; what it replaces is current until then), ``"partly_superseded"`` (current, but at
+        least one of its :attr:`claims` was superseded: its other content holds, those claims' words do not) or
         ``"current"``."""
-        if self.valid_to is not None:
-            return "superseded"
-        return "partly_superseded" if any(c.valid_to is not None for c in self.claims) else "current"
+        state = validity_state(self.valid_from, self.valid_to, self.created_at)
+        if state != "current":
+            return state
+        return "partly_superseded" if any(c.state == "superseded" for c in self.claims) else "current"
 
 
 class MemoryEvent(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..facts.claims import schedule_note
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
@@ -73,7 +74,9 @@ def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
         said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'
-    until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None else None  # no longer holds: said so
+    planned = schedule_note(m, zh=zh)  # a change scheduled ahead: "planned: from 2024-04-01" / what holds till then
+    note = f"{planned}; {note}" if planned and note else planned or note
+    until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None and not planned else None  # no longer holds
     if until is None and note:
         who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
         return f"{m.created_at.date().isoformat()}，{who}说过（{note}）：“{m.text}”" if zh else \

@@ -313,7 +313,8 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
         if m.fact.polarity <= 0 and (m.fact.attribute in positive or not ended_claim(m, store, scope)):
             continue  # an ending is what holds now when nothing holds since ("I handed in my notice")
         turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.valid_to is None and
-                     any(c.fact_id == m.id and c.valid_to is None for c in h.memory.claims)), None)
+                     any(c.fact_id == m.id and c.valid_to is None and _states(h.memory, c) for c in h.memory.claims)),
+                    None)  # (a turn carrying a claim in other words, "Done moving!" realising a plan: the fact)
         view = (turn is not None and current_view(turn)) or current_view(m)
         if view:
             joined = m.fact.attribute.endswith("_names") and m.fact.polarity > 0
@@ -322,6 +323,14 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
     for a in attrs:
         out += [v for v in per.get(a, []) if all(v.id != m.id for m in out)]
     return out
+
+
+def _states(turn: MemoryItem, claim: Any) -> bool:
+    """``turn`` states ``claim``: it holds its words (``span``; a claim without one counts as stated) or its value
+    ("搬完了，温哥华天气真好" realising "下个月搬去温哥华"), not only carries it from another turn ("Done moving!"
+    carrying the planned move it realised, naming no city)."""
+    text = " ".join(turn.text.split()).casefold()
+    return not claim.span or " ".join(claim.span.split()).casefold() in text or claim.value.casefold() in text
 
 
 def same_slot_value(a: MemoryItem, b: MemoryItem) -> bool:

@@ -20,13 +20,15 @@ from difflib import SequenceMatcher
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from .. import langdata
 from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
+from ..timeutil import utcnow
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "asks_past", "month",
+__all__ = ["carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
@@ -124,8 +126,10 @@ def value_clause(text: str, value: str) -> str:
 
 
 def closed_claims(item: MemoryItem, as_of: datetime | None = None) -> list[Claim]:
-    """The claims of ``item`` no longer holding (at ``as_of``, default now)."""
-    return [c for c in item.claims if c.valid_to is not None and (as_of is None or c.valid_to <= as_of)]
+    """The claims of ``item`` no longer holding (at ``as_of``, default now: a claim closed at a date still ahead,
+    by a scheduled value, holds until then)."""
+    as_of = utcnow() if as_of is None else as_of
+    return [c for c in item.claims if c.valid_to is not None and c.valid_to <= as_of]
 
 
 _TIDY = re.compile(r"^[\s,，;；、.。!！?？:：\-–—]+|[\s,，;；、:：\-–—]+$")
@@ -321,10 +325,33 @@ def scheduled_ahead(store, scope, now: datetime) -> bool:
     return any(m.valid_from > m.created_at for m in store.list_memories(scope, where))
 
 
+def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -> str | None:
+    """How a memory is marked while a scheduled change is still ahead of ``now`` (default the wall clock), in the
+    words of ``schedule_notes`` of ``data/lang/<lang>/plans.json``: a scheduled value (``state`` "scheduled":
+    :func:`anchormem.types.validity_state`) "planned: from 2024-04-01" / "计划4月1日起"; the value it replaces,
+    closed at that date and current until then, "current; until 2024-04-01, a change is planned" /
+    "目前如此，计划4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
+    from ..types import validity_state
+
+    now = utcnow() if now is None else now
+    state = validity_state(item.valid_from, item.valid_to, item.created_at, now)
+    if state == "scheduled":
+        key, when = "scheduled", item.valid_from
+    elif state == "current" and item.valid_to is not None:
+        key, when = "ending", item.valid_to
+    else:
+        return None
+    notes = langdata.load("plans", "zh" if zh else "en").get("schedule_notes") or {}
+    template = notes.get(key)
+    if not template:
+        return None
+    return template.format(date=when.date().isoformat(), year=when.year, month=when.month, day=when.day)
+
+
 def past_note(item: MemoryItem, as_of: datetime | None = None) -> str | None:
     """How a memory that no longer holds (at ``as_of``) is marked when shown: ``"until 2024-03"``; None when it holds
     (``valid_to`` unset or later than ``as_of``)."""
-    if item.valid_to is None or (as_of is not None and item.valid_to > as_of):
+    if item.valid_to is None or item.valid_to > (as_of or utcnow()):  # (closed at a date ahead: holds until then)
         return None
     return f"until {month(item.valid_to)}"
 

@@ -40,7 +40,7 @@ from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
 from ..answering.extractive import plan_note
 from ..answering.pending import asked_for, pending_changes, pending_note
-from ..facts.claims import current_view
+from ..facts.claims import current_view, schedule_note
 from ..retrieval.currency import shown_hits
 from ..text.tokenize import has_cjk
 from ..types import Hit
@@ -114,7 +114,9 @@ def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str
     said, event = _date(m.created_at), _event_date(m.event_time, m.event_time_end)
     when = f"{said}, about {event}" if event and event != said else said
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
-    until = f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else ""  # shown from the past
+    planned = schedule_note(m, zh=has_cjk(m.text))  # a change scheduled ahead: "planned: from 2024-04-01", or
+    until = f" ({planned})" if planned else (  # what holds until then; else a memory shown from the past
+        f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else "")
     until += f" ({note})" if note else ""
     plan = plan_note(m, zh=has_cjk(m.text))  # "Done moving!" / "the move is off": the plan it realised or ended
     until += f" ({plan})" if plan else ""

@@ -277,7 +277,23 @@ class ClaimsSQL:
         while queue:
             old_id, when, by = queue.pop(0)
             if close_one(old_id, when, by):
+                self._never_held(conn, item.tenant, item.user_id, old_id, when, by)
                 queue += [(x, when, by) for x in self.close(conn, item.tenant, item.user_id, old_id, when, by)]
+
+    def _never_held(self, conn: Any, tenant: str, user_id: str, old_id: str, when: float, by: str) -> None:
+        """``old_id`` was just closed at ``when`` by ``by``: when it was scheduled (its ``valid_from`` after ``when``:
+        it never held), what it was to close at its start holds until ``when`` instead and is closed by ``by``, so
+        that exactly one value of the slot holds at every instant (Leeds, then Vancouver scheduled for March, then
+        Seattle said in February: Leeds ends when Seattle was said, not in March)."""
+        p = self.ph
+        row = conn.execute(f"SELECT valid_from FROM memories WHERE tenant = {p} AND user_id = {p} AND id = {p}",
+                           (tenant, user_id, old_id)).fetchone()
+        if row is None or row[0] <= when:
+            return
+        for table in ("memories", "claims"):
+            conn.execute(f"UPDATE {table} SET valid_to = {p}, superseded_by = {p} WHERE tenant = {p} AND user_id = "
+                         f"{p} AND superseded_by = {p} AND valid_to > {p} AND valid_from <= {p}",
+                         (when, by, tenant, user_id, old_id, when, when))
 
     def reopen(self, conn: Any, tenant: str, user_id: str, gone: list[str],
                history: Callable[[str, str, str], None], keep_closed: bool = False) -> int:

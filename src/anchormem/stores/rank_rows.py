@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from ..types import Claim, Entity, Label, MemoryItem
+from ..types import Claim, Entity, Label, MemoryItem, validity_state
 from .schema import JsonCodec, _dt, _ids, _load, _trusted, _UTC, sorted_claims
 
 __all__ = ["RANK_COLUMNS", "RANK_COLS", "RankRow", "rank_row", "whole_item"]
@@ -49,15 +49,16 @@ class RankRow(tuple):  # type: ignore[type-arg]
 
     @property
     def current(self) -> bool:
-        """True exactly when ``valid_to`` is None (:attr:`MemoryItem.current <anchormem.types.MemoryItem.current>`)."""
-        return self[14] is None
+        """:attr:`MemoryItem.current <anchormem.types.MemoryItem.current>`."""
+        return validity_state(self[13], self[14], self[10]) == "current"
 
     @property
     def state(self) -> str:
         """:attr:`MemoryItem.state <anchormem.types.MemoryItem.state>`."""
-        if self[14] is not None:
-            return "superseded"
-        return "partly_superseded" if any(c.valid_to is not None for c in self[22]) else "current"
+        state = validity_state(self[13], self[14], self[10])
+        if state != "current":
+            return state
+        return "partly_superseded" if any(c.state == "superseded" for c in self[22]) else "current"
 
     @property
     def entities(self) -> tuple:

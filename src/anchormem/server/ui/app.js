@@ -258,7 +258,7 @@
       ["entities", (m.entities || []).map((e) => `${e.type}: ${e.value}`).join(", ") || "—"],
       ["fact", m.fact ? `${m.fact.entity}.${m.fact.attribute} = ${m.fact.value}${m.fact.polarity < 0 ? " (not)" : ""}`
         : "—"],
-      ["superseded_by", dash(m.superseded_by)], ["current", m.current === false ? "no" : m.state === "partly_superseded" ? "yes (some claims superseded)" : "yes"],
+      ["superseded_by", dash(m.superseded_by)], ["current", m.state === "scheduled" ? `not yet (scheduled from ${m.valid_from})` : m.current === false ? "no" : m.state === "partly_superseded" ? "yes (some claims superseded)" : "yes"],
       ["claims", (m.claims || []).map((c) => `${c.slot} = ${c.value}${c.polarity < 0 ? " (not)" : ""} `
         + `(${c.valid_to ? `superseded ${c.valid_to}` : "current"})`).join("; ") || "—"],
       ["expires_at", dash(m.expires_at)],
