@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts.claims import schedule_note
+from ..facts.claims import said_on, schedule_note
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
@@ -69,9 +69,9 @@ def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
 
 
 def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
-    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != m.created_at.date() and \
+    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != said_on(m).date() and \
             m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
-        said, edited = m.created_at.date().isoformat(), m.updated_at.date().isoformat()
+        said, edited = said_on(m).date().isoformat(), m.updated_at.date().isoformat()
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'
     planned = schedule_note(m, zh=zh)  # a change scheduled ahead: "planned: from 2024-04-01" / what holds till then
@@ -79,15 +79,15 @@ def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
     until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None and not planned else None  # no longer holds
     if until is None and note:
         who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
-        return f"{m.created_at.date().isoformat()}，{who}说过（{note}）：“{m.text}”" if zh else \
-            f'On {m.created_at.date().isoformat()}, {who} said ({note}): "{m.text}"'
+        return f"{said_on(m).date().isoformat()}，{who}说过（{note}）：“{m.text}”" if zh else \
+            f'On {said_on(m).date().isoformat()}, {who} said ({note}): "{m.text}"'
     if zh:
         who = m.speaker or ("助手" if m.source == "assistant" else "你")
-        return f"{m.created_at.date().isoformat()}，{who}说过（{until}以前如此）：“{m.text}”" if until else \
-            f"{m.created_at.date().isoformat()}，{who}说过：“{m.text}”"
+        return f"{said_on(m).date().isoformat()}，{who}说过（{until}以前如此）：“{m.text}”" if until else \
+            f"{said_on(m).date().isoformat()}，{who}说过：“{m.text}”"
     who = m.speaker or ("the assistant" if m.source == "assistant" else "you")
-    return f'On {m.created_at.date().isoformat()}, {who} said (true until {until}): "{m.text}"' if until else \
-        f'On {m.created_at.date().isoformat()}, {who} said: "{m.text}"'
+    return f'On {said_on(m).date().isoformat()}, {who} said (true until {until}): "{m.text}"' if until else \
+        f'On {said_on(m).date().isoformat()}, {who} said: "{m.text}"'
 
 
 def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> list[Hit]:

@@ -235,7 +235,8 @@ def restored(store: Any, plan: MemoryItem, said: datetime) -> list[MemoryItem]:
     """When ``plan`` (the plan a turn said at ``said`` calls off) is a scheduled fact (``valid_from`` after the time
     it was said: :func:`anchormem.facts.plans.scheduled_start`), the values it was to replace hold again: a copy of
     each fact memory it closed at its start (``valid_to`` = its ``valid_from``), current from ``said``
-    (``metadata["restored_from"]`` names the original, which keeps its closed interval). [] otherwise."""
+    (``metadata["restored_from"]`` names the original, which keeps its closed interval; ``restored_said`` when it
+    was said, the date its quotes carry: :func:`anchormem.facts.claims.said_on`). [] otherwise."""
     import uuid
 
     if plan.kind != "fact" or plan.valid_from <= plan.created_at:
@@ -244,6 +245,7 @@ def restored(store: Any, plan: MemoryItem, said: datetime) -> list[MemoryItem]:
     olds = store.get_many(plan.tenant, ids) if ids else {}
     return [m.model_copy(update={
         "id": uuid.uuid4().hex, "created_at": said, "valid_from": said, "valid_to": None, "superseded_by": None,
-        "claims": [], "metadata": {**m.metadata, "restored_from": m.id}})
+        "claims": [], "metadata": {**m.metadata, "restored_from": m.id,
+                                    "restored_said": m.created_at.isoformat()}})
         for m in (olds.get(i) for i in ids)
         if m is not None and m.kind == "fact" and m.superseded_by == plan.id and m.valid_to == plan.valid_from]

@@ -28,7 +28,7 @@ from ..text.tokenize import has_cjk, query_terms
 from ..timeutil import utcnow
 from ..types import Claim, MemoryItem
 
-__all__ = ["carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
+__all__ = ["said_on", "carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
@@ -398,3 +398,16 @@ def without_past_words(query: str) -> str:
     out = re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", "", out)
     out = " ".join(out.split())
     return out if re.search(r"\w", out) else query
+
+
+def said_on(m: MemoryItem) -> datetime:
+    """When the words of ``m`` were said, as a quote dates them: its ``created_at``; for a value a call-off restored
+    (:func:`anchormem.facts.called_off.restored`: a copy current from the call-off) the time its original was said
+    (``metadata["restored_said"]``), so "I live in Lisbon." is never quoted as said on the day a plan was called off."""
+    said = (m.metadata or {}).get("restored_said")
+    if isinstance(said, str):
+        try:
+            return datetime.fromisoformat(said)
+        except ValueError:
+            pass
+    return m.created_at

@@ -40,7 +40,7 @@ from ..ingest.normalize import check_text
 from ..timeutil import to_utc, utcnow
 from ..answering.extractive import plan_note
 from ..answering.pending import asked_for, pending_changes, pending_note
-from ..facts.claims import current_view, schedule_note
+from ..facts.claims import current_view, said_on, schedule_note
 from ..retrieval.currency import shown_hits
 from ..text.tokenize import has_cjk
 from ..types import Hit
@@ -111,7 +111,7 @@ def _event_date(start: datetime | None, end: datetime | None) -> str | None:
 def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str, dict[str, Any]]:
     """A memory's line; ``note``: a change of it pending review (:mod:`anchormem.answering.pending`)."""
     m = hit.memory
-    said, event = _date(m.created_at), _event_date(m.event_time, m.event_time_end)
+    said, event = _date(said_on(m)), _event_date(m.event_time, m.event_time_end)
     when = f"{said}, about {event}" if event and event != said else said
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     planned = schedule_note(m, zh=has_cjk(m.text))  # a change scheduled ahead: "planned: from 2024-04-01", or
