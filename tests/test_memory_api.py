@@ -171,9 +171,11 @@ def test_keyword_search_chinese_english_and_mixed(mem):
     zh = mem.add("我周末去杭州西湖划船了。", user_id="A")[0].memory.id
     en = mem.add("I repaired the bicycle chain on Sunday.", user_id="A")[0].memory.id
     evs = mem.add("我下个月搬到 City C，new job at Company K 下周一开始。", user_id="A")
-    # a move and a job said with a date ahead are plans (facts.plans): the turn is stored, no fact is
-    assert [(e.event, e.memory.kind, e.memory.text) for e in evs] == [
-        ("ADD", "utterance", "我下个月搬到 City C，new job at Company K 下周一开始。")]
+    # a move and a job said with a date ahead are scheduled values: the turn is stored, and each fact holds from
+    # its date (valid_from ahead of when it was said: facts.plans.scheduled_start)
+    assert [(e.event, e.memory.kind) for e in evs] == [("ADD", "utterance"), ("ADD", "fact"), ("ADD", "fact")]
+    assert evs[0].memory.text == "我下个月搬到 City C，new job at Company K 下周一开始。"
+    assert all(e.memory.valid_from > e.memory.created_at for e in evs[1:])
     mixed = evs[0].memory.source_message_ids
     assert [h.memory.id for h in mem.search("西湖", user_id="A", recipe="bm25")] == [zh]
     assert [h.memory.id for h in mem.search("杭州划船", user_id="A", recipe="bm25")] == [zh]

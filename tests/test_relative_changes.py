@@ -168,3 +168,12 @@ def test_where_the_speaker_is_from_is_no_home_of_now(mem_e5):
     evs = _add(mem_e5, "深圳房租顶不住了，年后跑路去了东莞，松山湖那边。", T2)
     closed = [e.memory.text for e in evs if e.event == "SUPERSEDE"]
     assert closed and all("哈尔滨" not in t for t in closed) and any("深圳" in t for t in closed)
+
+
+def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_the_users():
+    """fresh21 D1: "Priya switched careers, she's a nurse now." is no change of the user's occupation (the clause
+    after the comma has its own subject: relative._third_person_split)."""
+    from anchormem.facts.relative import units_of
+
+    assert [u.text for u in units_of("Priya switched careers, she's a nurse now.", [])] == ["Priya switched careers,"]
+    assert units_of("我妹妹换工作了，她现在是护士了。", []) == []

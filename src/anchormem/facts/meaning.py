@@ -92,6 +92,17 @@ class Unit:
     impersonal: bool = False
 
 
+def _taken_up_again(f: Fact) -> bool:
+    """``f`` is the habit of a clause saying something is taken up again that no rule read further ("I started
+    eating fish and chicken again": ``does:`` of :func:`~anchormem.facts.rules._resumed`): its clause is still read
+    by meaning, which may read what it ends (a vegetarian diet)."""
+    from . import rulebook
+
+    clause = f.clause or f.source_span or ""
+    return f.attribute.startswith("does:") and bool(rulebook.pattern("resumed", ("zh" if has_cjk(clause) else "en",))
+                                                     .search(clause))
+
+
 def clause_units(text: str, found: list[Fact]) -> list[Unit]:
     """The units of ``text`` that may state a fact by meaning: the clauses no fact of ``found`` was read from, after
     the gates (a question, a hypothetical / modal / reported clause, someone else as the subject -- except a person
@@ -104,7 +115,8 @@ def clause_units(text: str, found: list[Fact]) -> list[Unit]:
     for sentence in split_sentences(text):
         if _is_question(sentence):
             continue
-        read = [(f.clause or f.source_span or "").strip() for f in found if f.source_span == sentence]
+        read = [(f.clause or f.source_span or "").strip() for f in found if f.source_span == sentence and
+                not _taken_up_again(f)]
         if any(r == sentence.strip() for r in read):
             continue
         run: list[str] = []

@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk
 from ..types import FactSlot, MemoryItem, Scope
@@ -243,10 +244,12 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
         run: list[str] = []
         stop = False
         pieces = [p for c in _clause_split().split(sentence) if c and c.strip()
-                  for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
+                  for q in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)
+                  for p in _third_person_split().split(q)]
         for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
-            other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
+            other = bool(c) and (_speaker_subject(c) == "other" or not speakers(c)) and \
+                not _acts_for_speaker(c, _lang(c))  # ("she's a nurse now": a pronoun of someone else, contracted)
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
                 any(r and (r in c or c in r) for r in read)
             stop = stop or other
@@ -260,6 +263,17 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
                 out.append(Unit(joined, sentence, "zh" if len(re.findall(r"[\u4e00-\u9fff]", joined)) >= 2 else "en"))
             run = []
     return out
+
+
+@lru_cache(maxsize=1)
+def _third_person_split() -> re.Pattern:
+    """Where a clause of someone else's starts after a comma ("Priya switched careers, she's a nurse now", "…，她现在
+    是护士了"): a comma and one of ``third_person_subjects`` of cues.json; the clause is gated on its own."""
+    words = langdata.words("cues", "third_person_subjects", ("en",))
+    zh = langdata.words("cues", "third_person_subjects", ("zh",))
+    en = rf"(?<=,)\s+(?=(?:{langdata.alternation(words)})(?:['’]\w+)?\b)" if words else r"(?!)"
+    cjk = rf"(?<=[，,])(?=(?:{langdata.alternation(zh)}))" if zh else r"(?!)"
+    return re.compile(f"{en}|{cjk}", re.I)
 
 
 @dataclass
