@@ -19,7 +19,8 @@ FILLER = ["I love live music at the jazz bar on Fridays.", "We went hiking in th
           "Live music makes my week.", "The live recording sounds better than the album.", "Do you live-tweet concerts?",
           "They play live every Sunday.", "Where do you live these days, Tom asked me.", "A live demo went wrong at work.",
           "Live theatre is pricey here.", "I do love live comedy."]
-ON = RECIPES["anchored"].model_copy(update={"track_access": False})  # the same access counts for both reads
+# slot_first is opt-in (the default recipe leaves it off: retrieval.config)
+ON = RECIPES["anchored"].model_copy(update={"track_access": False, "slot_first": True})  # same access counts for both
 OFF = ON.model_copy(update={"slot_weight": 0.0, "slot_first": False})
 
 
@@ -40,7 +41,7 @@ def _story(mem, user: str, first: str, change: str) -> None:
 ])
 def test_a_slot_question_finds_the_current_claim_first(mem, first, change, question, now):
     _story(mem, "u", first, change)
-    hits = mem.search(question, user_id="u", limit=10)
+    hits = mem.search(question, user_id="u", limit=10, recipe=ON)
     assert hits[0].memory.text == now
     assert hits[0].explain["slot"] == "home_city"
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -50,7 +51,7 @@ def test_a_slot_question_finds_the_current_claim_first(mem, first, change, quest
 
 def test_a_persons_slot_question_finds_their_current_claim(mem):
     _story(mem, "u", "My sister Mei lives in Chengdu.", "My sister Mei moved to Shanghai.")
-    hits = mem.search("Where does my sister live?", user_id="u", limit=10)
+    hits = mem.search("Where does my sister live?", user_id="u", limit=10, recipe=ON)
     assert hits[0].memory.text == "My sister Mei moved to Shanghai."
 
 
@@ -69,12 +70,12 @@ def test_a_question_naming_no_slot_is_ranked_as_without_the_slot_list(mem):
 def test_past_as_of_and_filtered_reads_are_left_alone(mem):
     _story(mem, "u", "Hi, I'm Sam. I live in Lisbon and I work as a nurse at Santa Maria hospital.",
            "I moved to Berlin last month.")
-    past = mem.search("Where did I live before?", user_id="u", limit=10)
+    past = mem.search("Where did I live before?", user_id="u", limit=10, recipe=ON)
     assert all("slot" not in h.explain for h in past)
     assert any("Lisbon" in h.memory.text for h in past[:3])
-    then = mem.search("where do I live", user_id="u", limit=10, as_of=T + timedelta(days=30))
+    then = mem.search("where do I live", user_id="u", limit=10, as_of=T + timedelta(days=30), recipe=ON)
     assert all("Berlin" not in h.memory.text and "slot" not in h.explain for h in then)  # not said yet then
-    other = mem.search("where do I live", user_id="u", limit=10, filters={"session_id": "f3"})
+    other = mem.search("where do I live", user_id="u", limit=10, filters={"session_id": "f3"}, recipe=ON)
     assert [h.memory.text for h in other] == [FILLER[3]]
 
 
@@ -82,6 +83,6 @@ def test_another_users_claim_is_never_placed(mem):
     _story(mem, "u", "Hi, I'm Sam. I live in Lisbon.", "I moved to Berlin last month.")
     mem.add("I live in Madrid.", user_id="v", timestamp=T)
     mem.add("We cooked pasta with mushrooms for dinner.", user_id="v", timestamp=T)
-    hits = mem.search("where do I live", user_id="v", limit=10)
+    hits = mem.search("where do I live", user_id="v", limit=10, recipe=ON)
     assert hits[0].memory.text == "I live in Madrid."
     assert all(h.memory.user_id == "v" for h in hits)
