@@ -94,3 +94,17 @@ def test_an_acknowledgement_is_not_due():
                        timestamp="2026-11-23T09:00:05Z")
         assert [e.memory.kind for e in events] == ["assistant"]
         assert m.due(user_id="w") == []
+
+
+def test_a_trip_scrapped_is_called_off():
+    """fresh21 D3: the words that call a plan off include the common ones ("scrapped", "ditched", "had to cancel":
+    plans.json called_off.any), not only "called off"."""
+    from anchormem import Memory
+
+    with Memory(":memory:", embedder="hash") as m:
+        m.add("We're planning a family trip to Lisbon on March 12.", user_id="c", timestamp="2026-02-01T09:00:00Z")
+        ev = m.add("We scrapped the Lisbon trip, the kids have exams.", user_id="c", timestamp="2026-02-10T09:00:00Z")
+        assert ("SUPERSEDE", "We're planning a family trip to Lisbon on March 12.") in \
+            [(e.event, e.memory.text) for e in ev]
+        assert m.ask("When is the Lisbon trip?", user_id="c").text.startswith(
+            'On 2026-02-10, you said: "We scrapped the Lisbon trip')
