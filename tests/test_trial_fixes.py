@@ -180,3 +180,17 @@ def test_keys_create_prints_the_key_alone_on_stdout(tmp_path, monkeypatch):
     lines = res.stdout.strip().splitlines()
     assert len(lines) == 1 and " " not in lines[0] and len(lines[0]) >= 20
     assert "created" in res.stderr and "shown once" in res.stderr
+
+
+def test_plain_cli_ask_shows_what_the_answer_says_of_each_quote(tmp_path, monkeypatch):
+    """fresh21 D7: the plain CLI printed the quotes only; "true until", "an earlier statement", "pending review"
+    were in --json alone."""
+    for k in ("ANCHORMEM_URL", "ANCHORMEM_PATH", "ANCHORMEM_EMBEDDER"):
+        monkeypatch.delenv(k, raising=False)
+    db = str(tmp_path / "c.db")
+    with Memory(db, embedder="hash") as m:
+        m.add("I live in Lisbon.", user_id="u", timestamp="2026-01-05T10:00:00Z")
+        m.add("I moved to Berlin.", user_id="u", timestamp="2026-03-01T10:00:00Z")
+    res = runner.invoke(app, ["--db", db, "ask", "Where did I live before?", "--user", "u"], env={"ANCHORMEM_EMBEDDER": "hash"})
+    assert res.exit_code == 0, res.output
+    assert "I live in Lisbon." in res.stdout and "(true until 2026-03)" in res.stdout
