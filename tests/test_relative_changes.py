@@ -172,7 +172,7 @@ def test_where_the_speaker_is_from_is_no_home_of_now(mem_e5):
 
 def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_the_users():
     """fresh21 D1: "Priya switched careers, she's a nurse now." is no change of the user's occupation (the clause
-    after the comma has its own subject: relative._third_person_split)."""
+    after the comma has its own subject: relative._third_person)."""
     from anchormem.facts.relative import units_of
 
     assert [u.text for u in units_of("Priya switched careers, she's a nurse now.", [])] == ["Priya switched careers,"]

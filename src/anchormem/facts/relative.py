@@ -245,10 +245,10 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
         stop = False
         pieces = [p for c in _clause_split().split(sentence) if c and c.strip()
                   for q in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)
-                  for p in _third_person_split().split(q)]
+                  for p in _third_person(False).split(q)]
         for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
-            other = bool(c) and (_speaker_subject(c) == "other" or not speakers(c)) and \
+            other = bool(c) and (_speaker_subject(c) == "other" or bool(_third_person(True).match(c))) and \
                 not _acts_for_speaker(c, _lang(c))  # ("she's a nurse now": a pronoun of someone else, contracted)
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
                 any(r and (r in c or c in r) for r in read)
@@ -265,15 +265,16 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
     return out
 
 
-@lru_cache(maxsize=1)
-def _third_person_split() -> re.Pattern:
-    """Where a clause of someone else's starts after a comma ("Priya switched careers, she's a nurse now", "…，她现在
-    是护士了"): a comma and one of ``third_person_subjects`` of cues.json; the clause is gated on its own."""
-    words = langdata.words("cues", "third_person_subjects", ("en",))
-    zh = langdata.words("cues", "third_person_subjects", ("zh",))
-    en = rf"(?<=,)\s+(?=(?:{langdata.alternation(words)})(?:['’]\w+)?\b)" if words else r"(?!)"
-    cjk = rf"(?<=[，,])(?=(?:{langdata.alternation(zh)}))" if zh else r"(?!)"
-    return re.compile(f"{en}|{cjk}", re.I)
+@lru_cache(maxsize=2)
+def _third_person(opening: bool) -> re.Pattern:
+    """``third_person_subjects`` of cues.json as the subject of a clause of someone else's: with ``opening``, at the
+    start of a clause ("she's a nurse now", 她现在是护士了); else where such a clause starts after a comma ("Priya
+    switched careers, she's a nurse now", "…，她现在是护士了": :func:`units_of` splits there and gates it alone)."""
+    en = langdata.alternation(langdata.words("cues", "third_person_subjects", ("en",)))
+    zh = langdata.alternation(langdata.words("cues", "third_person_subjects", ("zh",)))
+    if opening:
+        return re.compile(rf"^\s*(?:(?:{en})(?:['’]\w+)?\b|(?:{zh}))", re.I)
+    return re.compile(rf"(?<=,)\s+(?=(?:{en})(?:['’]\w+)?\b)|(?<=[，,])(?=(?:{zh}))", re.I)
 
 
 @dataclass
