@@ -170,10 +170,10 @@ def test_where_the_speaker_is_from_is_no_home_of_now(mem_e5):
     assert closed and all("哈尔滨" not in t for t in closed) and any("深圳" in t for t in closed)
 
 
-def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_the_users():
-    """fresh21 D1: "Priya switched careers, she's a nurse now." is no change of the user's occupation (the clause
-    after the comma has its own subject: relative._third_person)."""
-    from anchormem.facts.relative import units_of
-
-    assert [u.text for u in units_of("Priya switched careers, she's a nurse now.", [])] == ["Priya switched careers,"]
-    assert units_of("我妹妹换工作了，她现在是护士了。", []) == []
+def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_the_users(mem_e5):
+    """fresh21 D1: "Priya switched careers, she's a nurse now." is no change of the user's occupation (a unit with a
+    clause opening with a third-person pronoun changes no job of the speaker's: relative._third_person)."""
+    mem_e5.add("I work as a dispatcher at Northwind.", user_id="a", timestamp="2026-11-02T10:00:00Z")
+    mem_e5.add("My sister Priya is a pharmacist.", user_id="a", timestamp="2026-11-02T10:01:00Z")
+    ev = mem_e5.add("Priya switched careers, she's a nurse now.", user_id="a", timestamp="2026-11-18T10:00:00Z")
+    assert [e.event for e in ev] == ["ADD"] and ev[0].memory.fact is None

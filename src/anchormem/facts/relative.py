@@ -244,12 +244,10 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
         run: list[str] = []
         stop = False
         pieces = [p for c in _clause_split().split(sentence) if c and c.strip()
-                  for q in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)
-                  for p in _third_person(False).split(q)]
+                  for p in re.split(r"(?<=,)\s+(?=(?:might|may|could|would|should|maybe|if|unless)\b)", c, flags=re.I)]
         for clause in pieces + [""]:  # (", might cancel": a plan of its own, gated alone)
             c = clause.strip()
-            other = bool(c) and (_speaker_subject(c) == "other" or bool(_third_person(True).match(c))) and \
-                not _acts_for_speaker(c, _lang(c))  # ("she's a nurse now": a pronoun of someone else, contracted)
+            other = bool(c) and _speaker_subject(c) == "other" and not _acts_for_speaker(c, _lang(c))
             gated = stop or not c or other or bool(_cue_patterns()[1].search(c)) or blocked(c) or _gated(c) or \
                 any(r and (r in c or c in r) for r in read)
             stop = stop or other
@@ -269,7 +267,8 @@ def units_of(text: str, found: list[Fact]) -> list[Unit]:
 def _third_person(opening: bool) -> re.Pattern:
     """``third_person_subjects`` of cues.json as the subject of a clause of someone else's: with ``opening``, at the
     start of a clause ("she's a nurse now", 她现在是护士了); else where such a clause starts after a comma ("Priya
-    switched careers, she's a nurse now", "…，她现在是护士了": :func:`units_of` splits there and gates it alone)."""
+    switched careers, she's a nurse now", "…，她现在是护士了"): a unit holding one changes no job of the speaker's and
+    ends nothing of theirs (a name it says may still be of something of theirs: "We changed it, she's Luna now")."""
     en = langdata.alternation(langdata.words("cues", "third_person_subjects", ("en",)))
     zh = langdata.alternation(langdata.words("cues", "third_person_subjects", ("zh",)))
     if opening:
@@ -403,12 +402,15 @@ class RelativeChanges:
                 owner = clause_subject(u.text)  # 我闺蜜搬去西安了, "the office moved to Kings Cross": that noun's
                 if owner:  # place, employer or job (its amounts may still be the speaker's: "my commute's down")
                     vals = [v for v in vals if v.kind not in ("name", "job")]
+                third = bool(_third_person(True).match(u.text) or _third_person(False).search(u.text))
+                if third:  # "Priya switched careers, she's a nurse now": her job, no ending of the speaker's
+                    vals = [v for v in vals if v.kind != "job"]  # (a name stays: "We changed it, she's Luna now")
                 vals = [v for v in vals if v.kind != "job" or not acting(v.value, u.text)]  # ("manager took a photo")
                 if not _says_now(u.text):  # a name, a job or a count only mentioned ("I had an interview with
                     vals = [v for v in vals if v.kind == "amount"]  # Boeing", "[photo: two children]"): no change
                 if _occasion(u.text):  # an occasion's amount ("昨天给慈善基金捐了五百块") changes no standing one,
                     vals = [v for v in vals if v.kind != "amount" or _reached(u.text, v)]  # unless said as reached
-                end = _ending(u.text) and not owner
+                end = _ending(u.text) and not owner and not third
                 if vals or end:
                     units.append((i, u, vals, end))
         _LOG.debug("relative units %s", [(u.text, [v.value for v in vals], end) for _, u, vals, end in units])
