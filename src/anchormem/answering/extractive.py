@@ -211,3 +211,14 @@ def cited_once(ans: Answer, question: str) -> Answer:
         done.add(key)
         cites.append(next((x for x in groups[key] if x.kind == "utterance"), m))
     return ans.model_copy(update={"text": text, "citations": cites})
+
+
+def with_citations(ans: Answer, question: str, kept: list[MemoryItem]) -> Answer:
+    """``ans`` citing ``kept`` only (a subset of its citations, in order), its text re-quoted in the question's
+    language; the abstention (:func:`abstain`) when none is kept; ``ans`` itself when all are."""
+    if len(kept) == len(ans.citations):
+        return ans
+    if not kept:
+        return abstain(question, list(ans.evidence))
+    zh = has_cjk(question)
+    return ans.model_copy(update={"citations": kept, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in kept)})

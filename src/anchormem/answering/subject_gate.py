@@ -297,11 +297,6 @@ def of_subject(ans: Any, question: str, found: Iterable[Any] = ()) -> Any:
     else:
         theirs = _theirs(person, list(whole.values()))
         kept = [c for c in ans.citations if about_asked(c, person, theirs, whole.get(c.id, c.text))]
-    if len(kept) == len(ans.citations):
-        return ans
-    from .extractive import abstain, quote
+    from .extractive import with_citations
 
-    if not kept:
-        return abstain(question, list(ans.evidence))
-    zh = has_cjk(question)
-    return ans.model_copy(update={"citations": kept, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in kept)})
+    return with_citations(ans, question, kept)

@@ -97,15 +97,9 @@ def in_shape(ans: Any, question: str) -> Any:
     if not kinds or ans.abstained:
         return ans
     kept = [c for c in ans.citations if holds_asked_shape(kinds, c)]
-    if len(kept) == len(ans.citations):
-        return ans
-    from ..text.tokenize import has_cjk
-    from .extractive import abstain, quote
+    from .extractive import with_citations
 
-    if not kept:
-        return abstain(question, list(ans.evidence))
-    zh = has_cjk(question)
-    return ans.model_copy(update={"citations": kept, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in kept)})
+    return with_citations(ans, question, kept)
 
 
 def shape_covers(question: str, term: str, stated: str) -> bool:
