@@ -58,6 +58,7 @@ from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, json_text, memory_i
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
+from .sqlite_conn import MMAP_BYTES, open_connection  # noqa: F401  (MMAP_BYTES: named in the module doc)
 from .generation import SQLiteGenerationMixin
 from .keyword_sqlite import SQLiteKeywordMixin
 from .past_text import BLANK_HISTORY, PastTextMixin
@@ -76,7 +77,6 @@ log = logging.getLogger(__name__)
 _CITE = ("UPDATE memories SET source_message_ids=json_insert(source_message_ids, '$[#]', ?) WHERE tenant=? AND "
          "user_id=? AND id=? AND NOT EXISTS (SELECT 1 FROM json_each(memories.source_message_ids) WHERE value=?)")
 _COLS = "rowid, " + MEMORY_COLS  # a memory row (schema.MEMORY_COLUMNS) led by its rowid
-MMAP_BYTES = 1 << 30  # PRAGMA mmap_size of a plaintext database file (search at 50k memories: ~15% less CPU)
 
 
 class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLiteGenerationMixin, SQLiteContextMixin,
@@ -142,20 +142,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             raise StoreError("the store is closed")
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False,
-                                       timeout=30.0) if self._key is None else \
-                    sqlcipher.connect(self._uri, self._key, timeout=30.0)
-                conn.execute("PRAGMA busy_timeout = 30000")
-                conn.execute("PRAGMA foreign_keys = ON")
-                conn.execute("PRAGMA secure_delete = ON")  # deleted content is zeroed, not left in free space
-                if not self._memory:
-                    if self._key is None:  # reads map the file: no read() call and copy per page (module doc)
-                        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-                    conn.execute("PRAGMA journal_mode = WAL")
-                    conn.execute(f"PRAGMA synchronous = {self._sync}")  # stores/durability.py
-            except self._db_errors as exc:
-                raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+            conn = open_connection(self._uri, self.path, self._key, self._memory, self._sync, self._db_errors)
             self._local.conn = conn
             with self._conns_lock:
                 self._conns.append(conn)
