@@ -69,6 +69,18 @@ def mapping(concern: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> dict[
     return out
 
 
+@lru_cache(maxsize=64)
+def word_groups(concern: str, key: str, casefold: bool = False) -> dict[str, str]:
+    """The groups of ``key`` in ``concern`` (``{group: [words]}`` per language) inverted over every language:
+    {word (lower-cased, or case-folded with ``casefold``): its group}; a word listed in two groups keeps the first."""
+    out: dict[str, str] = {}
+    for lang in LANGUAGES:
+        for group, ws in (load(concern, lang).get(key) or {}).items():
+            for w in ws:
+                out.setdefault(w.casefold() if casefold else w.lower(), group)
+    return out
+
+
 def alternation(entries: tuple[str, ...] | list[str], *, raw: bool = False) -> str:
     """A regex alternation of ``entries`` (no group), longest first; escaped unless ``raw`` (the entries are regex
     fragments); spaces match any whitespace. ``(?!)`` (never matches) when empty. Cached by entries (some rules

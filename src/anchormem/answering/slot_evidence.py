@@ -62,15 +62,9 @@ def _concept_data() -> dict[str, Any]:
     return json.loads(resources.files("anchormem.data").joinpath("slot_concepts.json").read_text("utf-8"))
 
 
-@lru_cache(maxsize=1)
 def _groups() -> dict[str, str]:
     """Word -> concept id (its paraphrase group's id) over every language's paraphrases."""
-    index: dict[str, str] = {}
-    for lang in langdata.LANGUAGES:
-        for gid, ws in (langdata.load("answers", lang).get("paraphrases") or {}).items():
-            for w in ws:
-                index.setdefault(w.lower(), gid)
-    return index
+    return langdata.word_groups("answers", "paraphrases")
 
 
 @lru_cache(maxsize=1)

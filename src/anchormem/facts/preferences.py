@@ -24,15 +24,9 @@ from .. import langdata
 __all__ = ["preference_facts", "kind_of"]
 
 
-@lru_cache(maxsize=1)
 def _kinds() -> dict[str, str]:
     """{value word (case-folded): kind} over every language."""
-    out: dict[str, str] = {}
-    for lang in langdata.LANGUAGES:
-        for kind, values in (langdata.load("preferences", lang).get("kinds") or {}).items():
-            for v in values:
-                out[v.casefold()] = kind
-    return out
+    return langdata.word_groups("preferences", "kinds", casefold=True)
 
 
 def kind_of(value: str) -> str:
