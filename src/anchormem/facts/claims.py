@@ -319,6 +319,8 @@ def scheduled_ahead(store, scope, now: datetime) -> bool:
     it takes effect: :func:`anchormem.facts.plans.scheduled_start`) is after both the time it was said
     (``created_at``) and ``now``. A read without ``as_of`` then reads as of ``now`` (the value it replaces still
     holds, closed only from that time on), so that no write is needed when the date comes."""
+    if hasattr(store, "has_scheduled_ahead"):  # one indexed read (both SQL stores)
+        return bool(store.has_scheduled_ahead(scope, now))
     from ..filters import And, Cond
 
     where = And((Cond(field="kind", op="eq", value="fact"), Cond(field="valid_from", op="gt", value=now.timestamp())))

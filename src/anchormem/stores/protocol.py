@@ -154,6 +154,10 @@ class Store(Protocol):
     def get_vectors(self, tenant: str, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored embeddings by memory id (missing ids left out)."""
 
+    def has_scheduled_ahead(self, scope: Scope, after: datetime) -> bool:
+        """Whether the scope holds a current fact memory whose ``valid_from`` is after ``after`` and after the time
+        it was said (a scheduled value not in effect yet); one indexed read."""
+
     def count_messages(self, scope: Scope) -> int:
         """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""
 

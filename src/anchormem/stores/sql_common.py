@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import NotFoundError
-from ..filters import FilterNode
+from ..filters import And, Cond, FilterNode
 from ..types import HistoryEntry, Scope
 from ..timeutil import from_epoch
 from .protocol import HISTORY_COLUMNS, MESSAGE_COLUMNS, history_entries, message_dicts
@@ -172,6 +172,16 @@ class SQLCommonMixin:
             rows = self._read(sql + f" ORDER BY ts DESC, {self._SEQ} DESC LIMIT {int(last)}", params)
             return message_dicts(rows[::-1])
         return message_dicts(self._read(sql + f" ORDER BY ts, {self._SEQ}", params))
+
+    def has_scheduled_ahead(self, scope: Scope, after: datetime) -> bool:
+        """Whether the scope holds a current fact memory scheduled ahead: ``valid_from`` after ``after`` and after the
+        time it was said (``created_at``). One indexed read (the partial index of current slot memories; no order,
+        so the engine need not walk the scope by time), at most one row."""
+        where = And((Cond(field="kind", op="eq", value="fact"), Cond(field="slot", op="exists", value=True),
+                     Cond(field="valid_from", op="gt", value=after.timestamp())))
+        sql, params = self._filters.where(scope, where, None)
+        return bool(self._read(f"SELECT 1 FROM memories m WHERE {sql} AND m.valid_from > m.created_at LIMIT 1",
+                               params))
 
     def count_messages(self, scope: Scope) -> int:
         """How many messages the scope's user has in the scope's session (``session_id`` None: without one)."""

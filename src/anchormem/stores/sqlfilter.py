@@ -35,8 +35,8 @@ class SQLiteFilterCompiler:
     param = "?"
 
     def column(self, field: str) -> str:
-        if field in TEXT_FIELDS or field in TIME_FIELDS or field in ("confidence", "access_count"):
-            return f"m.{field}"
+        if field in TEXT_FIELDS or field in TIME_FIELDS or field in ("confidence", "access_count", "slot"):
+            return f"m.{field}"  # ("slot": internal reads only, parse_filters offers no such key)
         raise FilterError(f"no column for {field!r}")  # pragma: no cover - parse_filters guards this
 
     def meta_expr(self, key: str, params: list[Any]) -> str:
