@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..facts.keys import KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS
+from ..facts.keys import kin_groups, kin_narrower, light_verbs
 from ..facts.places import known_place
 from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
@@ -46,15 +46,15 @@ _NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did 
 
 
 def _kin(*relations: str) -> set[str]:
-    """The words of ``relations`` (canonical, :data:`~anchormem.facts.keys.KIN_GROUPS`) and of the narrower ones
-    (:data:`~anchormem.facts.keys.KIN_NARROWER`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
-    return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
+    """The words of ``relations`` (canonical, :func:`~anchormem.facts.keys.kin_groups`) and of the narrower ones
+    (:func:`~anchormem.facts.keys.kin_narrower`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
+    return {w for r in relations for w in (r, *kin_groups().get(r, ()), *kin_narrower().get(r, ()))}
 
 
 # A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases and
 # translations (never sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. The
 # groups are language data (``data/lang/<lang>/answers.json`` ``paraphrases``, merged by id over languages), plus
-# one group per relation (:data:`~anchormem.facts.keys.KIN_GROUPS`). A relation word is covered by its own relation
+# one group per relation (:func:`~anchormem.facts.keys.kin_groups`). A relation word is covered by its own relation
 # only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the relation groups here serve the
 # search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
 @lru_cache(maxsize=1)
@@ -68,7 +68,7 @@ def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
             by_id.setdefault(gid, set()).update(ws)
     by_id.setdefault("married", set()).update(_kin("wife", "husband"))
     groups = [frozenset(g) for g in by_id.values()]
-    groups += [frozenset(_kin(r)) for r in KIN_GROUPS if r not in ("wife", "husband")]
+    groups += [frozenset(_kin(r)) for r in kin_groups() if r not in ("wife", "husband")]
     groups += [frozenset(_kin("sister")), frozenset(_kin("brother"))]
     index: dict[str, int] = {}
     for i, g in enumerate(groups):
@@ -176,8 +176,8 @@ _GLUE = frozenset("我你的了吗呢什么哪谁几多在是啥")  # question w
 def glued_parts(token: str) -> tuple[str, ...]:
     """A Chinese token jieba glued from paraphrase-group words (and question words or particles) as those words:
     狗叫 -> (狗, 叫), 猫叫 -> (猫, 叫); any other token as itself (房租, 名字: words of their own). A token that is
-    itself a group word stays whole, and so does one holding a light verb (喝咖啡: :data:`~anchormem.facts.keys.
-    LIGHT_VERBS`, read as its object by the evidence test)."""
+    itself a group word stays whole, and so does one holding a light verb (喝咖啡: :func:`~anchormem.facts.keys.
+    light_verbs`, read as its object by the evidence test)."""
     if not has_cjk(token) or len(token) < 2 or _syn_group(token) is not None:
         return (token,)
     parts: list[str] = []
@@ -191,7 +191,7 @@ def glued_parts(token: str) -> tuple[str, ...]:
             i += 1
         else:
             return (token,)
-    if len(parts) < 2 or any(w in LIGHT_VERBS for w in parts):  # 喝咖啡 stays one term: its light verb adds nothing
+    if len(parts) < 2 or any(w in light_verbs() for w in parts):  # 喝咖啡 stays one term: its light verb adds nothing
         return (token,)
     return tuple(parts)
 
