@@ -77,8 +77,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import (light_verbs, not_job_words, occupation_en, occupation_zh, person_modifiers, kin_covers,
-                          translated_topics)
+from ..facts.keys import (kin_covers, light_verbs, not_job_words, occupation_en, occupation_zh, person_modifiers,
+                          title_measures, translated_topics)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .amounts import amount_covers
@@ -307,7 +307,7 @@ def _job_stated() -> re.Pattern[str]:
         r"(?:(?!" + not_job_words() + r"\b)[\w-]+\s+){0,2}?" + occupation_en()
         + r"(?!['’]s\b)|"
         r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
-        r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + occupation_zh(), re.I)
+        r"(?:是|当|做|成为了?|成了)(?:" + title_measures() + r")?[\u4e00-\u9fff]{0,4}?" + occupation_zh(), re.I)
 
 
 def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:

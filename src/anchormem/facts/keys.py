@@ -49,7 +49,7 @@ from .kin import (_escaped, _modifiers, kin_canonical, kin_canonical_map, kin_co
 
 __all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS",
            "light_verbs", "NAMED_SLOTS", "related_attributes", "sibling_attribute", "occupation_en", "occupation_zh",
-           "not_job_words", "is_occupation", "is_person", "person_slot", "negated_person_value", "person_words",
+           "not_job_words", "title_measures", "is_occupation", "is_person", "person_slot", "negated_person_value", "person_words",
            "person_modifiers", "clean_value", "kin_groups", "kin_canonical_map", "kin_short", "kin_narrower",
            "category_members", "in_category", "other_person_words", "relation_words", "plural_person",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
@@ -135,8 +135,7 @@ def _quantity() -> re.Pattern:
     q = langdata.alternation(langdata.words("slots", "quantity", ("en",)))
     f = langdata.alternation(langdata.words("slots", "frequency", ("en",)))
     h = langdata.alternation(langdata.words("slots", "quantity_hedges", ("en",)))
-    num = r"(?:\d+(?:\.\d+)?|half\s+an?|an?\s+half|half|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|" \
-          r"a couple of|several|many)"
+    num = r"(?:" + "|".join(langdata.load("slots", "en").get("quantity_numbers", ())) + r")"
     n = r"(?:(?:" + h + r")\s+)?" + num  # "like 3", "maybe half a": a hedge only softens the amount
     return re.compile(r"\s(?:" + n + r"\s+(?:" + q + r")(?:\s+of)?|" + n + r"\s+(?:times?|days?|nights?)\s+(?:a|per)\s+"
                       r"(?:day|week|month|year)|(?:" + f + r")|(?:" + h + r")(?=\s+" + num + r"\s))(?=\s|$)", re.I)
@@ -312,7 +311,7 @@ def value_key(attribute: str, value: str) -> str:
     if ends_any(value):  # "我辞职了", "I resigned": ends whatever the slot holds
         return ENDS_ANY
     if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
-        v = re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        v = re.sub(r"^(?:a|an)\s+|^(?:" + title_measures() + r")", "", v)
         v = job_of_activity(v) or v  # "nursing" = "nurse"
         return _value_synonyms("job_synonyms").get(v, v)  # 护士 = "nurse"
     if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
@@ -511,6 +510,15 @@ def occupation_zh() -> str:
 
 
 @lru_cache(maxsize=1)
+def title_measures() -> str:
+    """A regex alternation (no group) of the Chinese measure words before a job noun (一名医生, 一位老师:
+    ``title_measures`` of data/lang/zh/jobs.json, in their order)."""
+    from .. import langdata
+
+    return _escaped(langdata.load("jobs", "zh").get("title_measures", ())) or "(?!)"
+
+
+@lru_cache(maxsize=1)
 def not_job_words() -> str:
     """A regex (one group) of the words before a job noun that make it no job: "a fan of doctors", "a good cook",
     "a wannabe actor" (``not_job_words`` of data/lang/en/jobs.json)."""
@@ -526,7 +534,7 @@ def _occ_en() -> re.Pattern:
 
 @lru_cache(maxsize=1)
 def _occ_zh() -> re.Pattern:
-    return re.compile(r"^(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + occupation_zh() + r"$")
+    return re.compile(r"^(?:" + title_measures() + r")?[\u4e00-\u9fff]{0,4}?" + occupation_zh() + r"$")
 
 
 @lru_cache(maxsize=1)
@@ -559,7 +567,15 @@ def _slot_words(key: str) -> frozenset[str]:
 _AGE = re.compile(r"^(?:about |around )?\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?$|^[\d一二两三四五六七八九十百]{1,4}岁$",
                   re.I)
 _NEGATED = re.compile(r"^(?:not|no longer)\s+(.+?)(?:\s+any\s?more)?$", re.I)
-_NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
+
+
+@lru_cache(maxsize=1)
+def _name_word() -> re.Pattern:
+    """A word of a name as said: a title (``titles`` of data/lang/*/names.json: "Dr", "Mr"; a full stop allowed), a
+    capitalised word or an initial."""
+    from .. import langdata
+
+    return re.compile(r"(?:(?:" + _escaped(langdata.words("names", "titles")) + r")\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
 
 
 def is_occupation(value: str) -> bool:
@@ -638,7 +654,7 @@ def person_slot(person: str, value: str) -> str:
     if value.strip().lower() in _slot_words("marital"):
         return f"{p}_marital"
     words = value.split()
-    if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
+    if not has_cjk(value) and 0 < len(words) <= 4 and all(_name_word().fullmatch(w) for w in words) and \
             not any(w.lower() in _slot_words("nationalities") for w in words):
         return f"{p}_name"
     return f"{p}:{value_key(p, value)}"  # a description is a slot of its own: "tall" never closes "30"
