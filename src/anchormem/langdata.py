@@ -5,7 +5,8 @@ hypotheticals, modality, reported speech, endings and negations, adverbs, past-q
 synonyms, numeric slots, counted nouns, job activities, number words, units), ``changes`` (change-verb lists and the
 change patterns of :mod:`anchormem.facts.changes`), ``rules`` (the clause rules of :mod:`anchormem.facts.rules`,
 compiled by :mod:`anchormem.facts.rulebook`), ``commitments``, ``names`` (the one list of words that are no names),
-``kin`` (zh: one-character relation words), ``plans`` (maybes and the words that say a plan came true)). Adding a paraphrase or a language is editing or adding such a
+``kin`` (the relation words: groups, narrower Chinese words, person words, modifiers; zh: the
+one-character ones), ``jobs`` (the job reader's lexicon and the job nouns of a job statement), ``plans`` (maybes and the words that say a plan came true)). Adding a paraphrase or a language is editing or adding such a
 file; nothing is read until first used (no import-time I/O), then it is cached.
 
     load("cues", "en")["hedge"]             # -> list[str]

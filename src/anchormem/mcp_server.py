@@ -144,6 +144,9 @@ class Citation(BaseModel):
     date: str = Field(description="The day it was said, YYYY-MM-DD (UTC).")
     created_at: datetime
     source: str
+    note: str | None = Field(None, description=(
+        "What the answer says of this quote besides its words: 'true until 2024-03' (no longer holds), 'planned: "
+        "from 2024-04-01' (scheduled), 'an earlier statement, before …', a pending change; null when it holds now."))
 
 
 class AskResult(BaseModel):
@@ -347,7 +350,7 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
                       context=context, filters=filters)
         return AskResult(answer=ans.text, abstained=ans.abstained, citations=[
             Citation(id=m.id, quote=m.text, speaker=_who(m), date=m.created_at.date().isoformat(),
-                     created_at=m.created_at, source=m.source) for m in ans.citations])
+                     created_at=m.created_at, source=m.source, note=m.note) for m in ans.citations])
 
     @tool(title="Forget", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
     def forget_memories(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 __all__ = [
     "validity_state",
@@ -23,6 +23,8 @@ __all__ = [
     "MemoryEvent",
     "Hit",
     "Answer",
+    "Citation",
+    "as_citation",
     "HistoryEntry",
     "FactSlot",
     "Claim",
@@ -242,14 +244,51 @@ class Hit(BaseModel):
     explain: dict[str, Any] = Field(default_factory=dict)
 
 
+class Citation(MemoryItem):
+    """A memory an :class:`Answer` cites (every field of :class:`MemoryItem`), with ``note``: the qualifier the
+    answer's text shows beside its quote, as one string, so that a client need not parse ``Answer.text``:
+
+    - past: ``"true until 2024-03"`` (``"2024-03以前如此"``) for a memory that no longer holds (superseded, or read
+      by a past question / ``as_of``);
+    - scheduled: ``"planned: from 2024-04-01"`` for a change said ahead, or what holds until it takes effect;
+    - said-on / earlier: ``"an earlier statement, before 2024-05-30"`` when a later statement of the asker's is
+      preferred; ``"edited on 2024-05-01"`` for a memory whose words were edited since they were said;
+    - a plan it realised or called off (``'the plan of 2024-03-11 came true: "…"'``), a change of it pending review
+      (``"a change to 555-0199 is pending review"``);
+
+    several joined with ``"; "`` in the order the text shows them, in the question's language. ``None`` when the
+    citation holds now and the text says nothing more of it."""
+
+    note: str | None = None
+
+
 class Answer(BaseModel):
     """The result of :meth:`Memory.ask`. ``abstained`` is True when no memory passed the evidence threshold;
-    then ``text`` says plainly that nothing was recorded and ``citations`` is empty."""
+    then ``text`` says plainly that nothing was recorded and ``citations`` is empty. ``citations``: the quoted
+    memories in the order quoted, each a :class:`Citation` (a :class:`MemoryItem` with ``note``, the qualifier the
+    text shows for it: "true until 2024-03", "planned: from …"; None when it holds now)."""
 
     text: str
-    citations: list[MemoryItem] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
     abstained: bool = False
     evidence: list[Hit] = Field(default_factory=list)
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _as_citations(cls, value: Any) -> Any:
+        """A plain :class:`MemoryItem` given as a citation is one without a note."""
+        if isinstance(value, list):
+            return [as_citation(m) if isinstance(m, MemoryItem) and not isinstance(m, Citation) else m
+                    for m in value]
+        return value
+
+
+def as_citation(m: MemoryItem, note: str | None = None) -> Citation:
+    """``m`` as a :class:`Citation` with ``note`` (its fields as they are, not validated again)."""
+    if isinstance(m, Citation) and m.note == note:
+        return m
+    fields = {k: getattr(m, k) for k in MemoryItem.model_fields}
+    return Citation.model_construct(_fields_set=set(m.model_fields_set) | {"note"}, **fields, note=note)
 
 
 class HistoryEntry(BaseModel):

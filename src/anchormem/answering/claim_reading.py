@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .. import langdata
-from ..facts.keys import NAMED_SLOTS, PLURAL_PERSON, RELATION_WORDS
+from ..facts.keys import NAMED_SLOTS, plural_person, relation_words
 from ..filters import parse_filters
 from ..types import MemoryItem, Scope
 from .persons import kin_base
@@ -88,7 +88,7 @@ def person_singular(word: str) -> str:
     """A relation word in its singular canonical form: "children" -> child, "kids" -> kid, "Moms" -> mother,
     弟弟 -> 弟弟; any other word lower-cased."""
     w = word.lower()
-    w = PLURAL_PERSON.get(w, w)
+    w = plural_person().get(w, w)
     return kin_base(w) or (kin_base(w[:-1]) if w.endswith("s") else None) or w
 
 
@@ -106,7 +106,7 @@ def own_slot(slot: str, owners: frozenset[str] = frozenset()) -> bool:
         named = {person_singular(o) for o in owners}
         return any(person_singular(p) in named for p in re.split(r"[_:]", attribute) if p)
     head = attribute.split("_", 1)[0] if "_" in attribute and ":" not in attribute.split("_", 1)[0] else ""
-    return not head or (kin_base(head) is None and head.lower() not in RELATION_WORDS and
+    return not head or (kin_base(head) is None and head.lower() not in relation_words() and
                         head.lower() not in _ANIMAL_OWNERS)  # dog_breed is the dog's: "my horse" is not asked
 
 

@@ -16,7 +16,7 @@ A memory *supports* a question when all of these hold (see :class:`EvidenceScore
    我是做什么的？, asks for "occupation": :data:`_JOB_Q`), or, with a calibrated embedder, when its query
    embedding is close to one of the memory's words (cosine ≥ ``word_sim``: "dog"~"retriever" passes,
    "dog"~"cat" does not). A relation word is covered lexically by any word of its relation ("mom", 妈妈 or a
-   ``mother_…`` slot for "mother": :data:`~anchormem.facts.keys.KIN_GROUPS`) or of a narrower one (哥哥 for
+   ``mother_…`` slot for "mother": :func:`~anchormem.facts.keys.kin_groups`) or of a narrower one (哥哥 for
    "brother"), not by another relation (no wife for "husband", no 表哥 for 哥哥), nor by embedding by a contrasting
    one (:func:`contrasting`: no "brother" or 弟弟 for 哥哥). Light terms ("name", "time", "go", "名字"...) weigh
    less, and at least one heavy term must be covered, so "What is my dog's name?" never cites "a rescue cat named
@@ -39,7 +39,7 @@ memory is no evidence); when the question's subject is the memory's speaker, onl
 that says "you" or addresses someone by name without "I/my/we" is about the addressee, and so is "your …": "I love
 your turtles" is not about the speaker's turtles). Further names in the
 question match as names only, never by embedding ("Barcelona" is not "Rome"), and contrasting words never cover
-each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: :data:`_CONTRASTS`).
+each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: ``contrasts`` of data/lang/*/answers.json).
 
 A term covered only by embedding similarity counts ``semantic_credit`` (0.6), a lexical or lexicon match counts 1:
 a near word is weaker evidence than the word itself ("charity race" is not covered as well by "a support system").
@@ -77,8 +77,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..facts.keys import (LIGHT_VERBS, NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, kin_covers,
-                          translated_topics)
+from ..facts.keys import (kin_covers, light_verbs, not_job_words, occupation_en, occupation_zh, person_modifiers,
+                          title_measures, translated_topics)
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Hit
 from .amounts import amount_covers
@@ -166,29 +166,31 @@ def profile_for(embedder_name: str | None, embedder: Any = None) -> tuple[float 
     return (None, None)
 
 
-# words that embed close together but name different things: never a semantic match for each other
-# ("grandpa" must not be covered by "grandma"); each row: the mutually exclusive groups of one contrast
-# (and within one group, a relation never covers another it does not include: 哥哥 / 弟弟, 哥哥 / "brother")
-_CONTRASTS: list[list[set[str]]] = [
-    [_kin("grandmother") | {"granny", "nana"}, _kin("grandfather") | {"granddad"}],
-    [_kin("mother"), _kin("father")], [_kin("sister") | {"sis"}, _kin("brother") | {"bro"}],
-    [_kin("daughter"), _kin("son")], [_kin("wife"), _kin("husband")],
-    [{"aunt", "阿姨", "姑姑"}, {"uncle", "叔叔", "舅舅"}], [{"niece"}, {"nephew"}],
-    [_kin("girlfriend"), _kin("boyfriend")], [{"girl", "女孩"}, {"boy", "男孩"}],
-    [{"woman", "women"}, {"man", "men"}],
-    [{"cat", "cats", "kitten", "猫"}, {"dog", "dogs", "puppy", "狗"}],
-    [{w} for w in "monday tuesday wednesday thursday friday saturday sunday".split()],
-    [{w} for w in "january february march april june july august september october november december".split()],
-]
-_CONTRAST_INDEX: dict[str, tuple[int, int]] = {w: (i, j) for i, row in enumerate(_CONTRASTS)
-                                               for j, grp in enumerate(row) for w in grp}
+@lru_cache(maxsize=1)
+def _contrast_index() -> dict[str, tuple[int, int]]:
+    """Words that embed close together but name different things, never a semantic match for each other ("grandpa"
+    is not covered by "grandma"): word -> (its contrast, its group) over ``contrasts`` of data/lang/*/answers.json
+    (merged by id, group by group; "@mother" is the relation's words and its narrower ones: :func:`_kin`)."""
+    from ..langdata import LANGUAGES, load
+
+    rows: dict[str, list[set[str]]] = {}
+    for lang in LANGUAGES:
+        for cid, groups in (load("answers", lang).get("contrasts") or {}).items():
+            row = rows.setdefault(cid, [])
+            for j, words in enumerate(groups):
+                if j == len(row):
+                    row.append(set())
+                for w in words:
+                    row[j].update(_kin(w[1:]) if w.startswith("@") else {w})
+    return {w: (i, j) for i, row in enumerate(rows.values()) for j, grp in enumerate(row) for w in grp}
 
 
 def contrasting(a: str, b: str) -> bool:
     """``a`` (a question's word) and ``b`` (a memory's) name different members of one contrast (grandma / grandpa,
     Monday / Friday), or relations of one group of it that ``b``'s does not answer for ``a``'s (哥哥 / 弟弟, 哥哥 /
     "brother": :func:`~anchormem.facts.keys.kin_covers`; "brother" / 哥哥 is no contrast)."""
-    ca, cb = _CONTRAST_INDEX.get(a.lower()), _CONTRAST_INDEX.get(b.lower())
+    index = _contrast_index()
+    ca, cb = index.get(a.lower()), index.get(b.lower())
     if ca is None or cb is None or ca[0] != cb[0]:
         return False
     if ca[1] != cb[1]:
@@ -225,7 +227,11 @@ def _undoubled(word: str) -> str:
     return s[:-1] if len(s) >= 4 and s.isascii() and s[-1] == s[-2] and s[-1] not in "aeiouls" else s
 
 
-_ZH_LIGHT_VERBS = frozenset(v for v in LIGHT_VERBS if has_cjk(v))  # 吃 喝 玩 打 去 做 抽 看
+@lru_cache(maxsize=1)
+def _zh_light_verbs() -> frozenset[str]:
+    """The Chinese light verbs (吃 喝 玩 打 去 做 抽 看: :func:`~anchormem.facts.keys.light_verbs`)."""
+    return frozenset(v for v in light_verbs() if has_cjk(v))
+
 
 def text_language(text: str) -> str:
     """"zh" when a text has at least as many Chinese characters as Latin words ("我在Shopify做前端开发。"), else
@@ -298,10 +304,10 @@ def _job_stated() -> re.Pattern[str]:
         r"my\s+(?:\w+\s+)?(?:" + _KIN_NOUNS + r")(?:e?s)?(?:\s+[A-Z][a-z]+)?(?:\s*,?\s*who)?\s+"
         r"(?:is|was|are|were|has\s+been|have\s+been|became))"
         r"\s+(?!not\b|no\b)(?:(?:now|currently|still|also|both|all|actually)\s+)*(?:an?\s+)?"
-        r"(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN
+        r"(?:(?!" + not_job_words() + r"\b)[\w-]+\s+){0,2}?" + occupation_en()
         + r"(?!['’]s\b)|"
         r"(?:我|我们|" + _KIN_NOUNS_ZH + r")(?:都|也|现在|目前|已经|一直|还|在[^，。！？,.!?；;在]{1,12}?)*"
-        r"(?:是|当|做|成为了?|成了)(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH, re.I)
+        r"(?:是|当|做|成为了?|成了)(?:" + title_measures() + r")?[\u4e00-\u9fff]{0,4}?" + occupation_zh(), re.I)
 
 
 def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
@@ -321,7 +327,11 @@ def _memory_words(hit: Hit, stated: str, kin: frozenset[str]) -> list[str]:
     return words + (_slot_words(hit, kin) if stated.strip() else [])
 
 
-_KIN_MODIFIER = re.compile(PERSON_MODIFIERS, re.I)  # "older", "best"… before a relation word
+@lru_cache(maxsize=1)
+def _kin_modifier() -> re.Pattern[str]:
+    """A word before a relation word ("older", "best": :func:`~anchormem.facts.keys.person_modifiers`)."""
+    return re.compile(person_modifiers(), re.I)
+
 
 
 def _slot_words(hit: Hit, kin: frozenset[str]) -> list[str]:
@@ -339,12 +349,12 @@ def _attribute_words(attribute: str, kin: frozenset[str]) -> list[str]:
     """The words of a fact attribute, as :func:`_slot_words` reads them."""
     head, _, key = attribute.partition(":")
     words = [w for w in re.split(r"[_\s]+", head) + key.split() if w]
-    person = next((w for w in words[:-1] if not _KIN_MODIFIER.fullmatch(w)), None)  # "older_brother_name"
+    person = next((w for w in words[:-1] if not _kin_modifier().fullmatch(w)), None)  # "older_brother_name"
     base = kin_base(person) if person is not None else None  # "brothers_occupation": the relation "brother"
     if len(words) > 1 and base is not None and not in_kin(base, kin):  # "mother_home_city" for "my mom"
         return []
     if head in ("does", "likes"):  # the key dropped the light verb ("drink coffee" -> does:coffee, 吃辣 -> 辣)
-        words.extend(sorted(LIGHT_VERBS))
+        words.extend(sorted(light_verbs()))
         words.extend(translated_topics(key))  # a key in one language names its topic in both (smoke: 烟, 抽烟)
     return words
 
@@ -568,8 +578,8 @@ class EvidenceScorer:
             elif has_cjk(t):
                 if len(t) == 1:  # one character: a word of its own or the head (last character) of a compound
                     c = 1.0 if any(w.endswith(t) for w in words) else 0.0
-                elif t in text or (len(t) >= 3 and t[0] in _ZH_LIGHT_VERBS and t[1:] in text):
-                    c = 1.0  # 喝咖啡 is covered by 我戒咖啡了: the light verb adds nothing (facts.keys.LIGHT_VERBS)
+                elif t in text or (len(t) >= 3 and t[0] in _zh_light_verbs() and t[1:] in text):
+                    c = 1.0  # 喝咖啡 is covered by 我戒咖啡了: the light verb adds nothing (facts.keys.light_verbs)
                 elif (hm := _HOW_MANY_ZH.match(t)) and re.search(_ZH_NUMERAL + re.escape(hm.group(1)), text):
                     c = 1.0  # 几辆车 is covered by 一辆车 / 3辆车: the question word stands for a number
                 else:

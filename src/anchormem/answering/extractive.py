@@ -8,11 +8,11 @@ from ..facts.claims import said_on, schedule_note
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
-from ..types import Answer, Hit, MemoryItem
+from ..types import Answer, Citation, Hit, MemoryItem, as_citation
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
-__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "annotate", "cited_once",
-           "asks_question"]
+__all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "quoted", "citation_note", "annotate",
+           "cited_once", "asks_question"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -68,26 +68,58 @@ def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
     return _quote(m, zh=zh, note=note)
 
 
-def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
+def _edited_on(m: MemoryItem) -> str | None:
+    """The day ``m``'s words were edited by ``update`` when that is not the day they were said and it still holds
+    (``updated_at`` set; an archived memory's ``updated_at`` is its tier move, not an edit of its words), else None."""
     if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != said_on(m).date() and \
-            m.archived_at is None:  # an archived memory's updated_at is its tier move, not an edit of its words
-        said, edited = said_on(m).date().isoformat(), m.updated_at.date().isoformat()
-        return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
-            f'Recorded on {said} and edited on {edited}: "{m.text}"'
+            m.archived_at is None:
+        return m.updated_at.date().isoformat()
+    return None
+
+
+def _lead_note(m: MemoryItem, *, zh: bool, note: str | None) -> str | None:
+    """The qualifier in the lead-in of ``m``'s quote (the memory is not edited): a change scheduled ahead ("planned:
+    from 2024-04-01") with ``note`` after it, else "true until 2024-03" for one that no longer holds, else ``note``."""
     planned = schedule_note(m, zh=zh)  # a change scheduled ahead: "planned: from 2024-04-01" / what holds till then
     note = f"{planned}; {note}" if planned and note else planned or note
     until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None and not planned else None  # no longer holds
-    if until is None and note:
-        who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
-        return f"{said_on(m).date().isoformat()}，{who}说过（{note}）：“{m.text}”" if zh else \
-            f'On {said_on(m).date().isoformat()}, {who} said ({note}): "{m.text}"'
+    if until is not None:
+        return f"{until}以前如此" if zh else f"true until {until}"
+    return note
+
+
+def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
+    edited = _edited_on(m)
+    if edited is not None:
+        said = said_on(m).date().isoformat()
+        return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
+            f'Recorded on {said} and edited on {edited}: "{m.text}"'
+    note = _lead_note(m, zh=zh, note=note)
+    who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
+    day = said_on(m).date().isoformat()
     if zh:
-        who = m.speaker or ("助手" if m.source == "assistant" else "你")
-        return f"{said_on(m).date().isoformat()}，{who}说过（{until}以前如此）：“{m.text}”" if until else \
-            f"{said_on(m).date().isoformat()}，{who}说过：“{m.text}”"
-    who = m.speaker or ("the assistant" if m.source == "assistant" else "you")
-    return f'On {said_on(m).date().isoformat()}, {who} said (true until {until}): "{m.text}"' if until else \
-        f'On {said_on(m).date().isoformat()}, {who} said: "{m.text}"'
+        return f"{day}，{who}说过（{note}）：“{m.text}”" if note else f"{day}，{who}说过：“{m.text}”"
+    return f'On {day}, {who} said ({note}): "{m.text}"' if note else f'On {day}, {who} said: "{m.text}"'
+
+
+def citation_note(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str | None:
+    """What :func:`quote` (same arguments) shows of ``m`` besides its words, time and speaker, as
+    :attr:`~anchormem.types.Citation.note`: the qualifier of its lead-in ("true until 2024-03", "planned: from …",
+    ``note``; "edited on 2024-05-01" for an edited memory) and the plan it realised or called off after it, joined
+    with "; "; None when it says nothing more (the memory holds now)."""
+    edited = _edited_on(m)
+    lead = (f"{edited}修改" if zh else f"edited on {edited}") if edited is not None else \
+        _lead_note(m, zh=zh, note=note)
+    return "; ".join(p for p in (lead, plan_note(m, zh=zh)) if p) or None
+
+
+def quoted(cites: list[MemoryItem], *, zh: bool = False,
+           notes: dict[str, str | None] | None = None) -> tuple[str, list[Citation]]:
+    """The answer text quoting ``cites`` in order (:func:`quote`, ``notes``: memory id -> the extra note of its
+    lead-in) and the citations, each carrying the note its quote shows (:func:`citation_note`)."""
+    notes = notes or {}
+    text = ("" if zh else " ").join(quote(m, zh=zh, note=notes.get(m.id)) for m in cites)
+    return text, [as_citation(m, citation_note(m, zh=zh, note=notes.get(m.id))) for m in cites]
 
 
 def annotate(hits: list[Hit], scored: list[Scored], chosen: list[Scored]) -> list[Hit]:
@@ -147,10 +179,9 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     evidence = annotate(hits, scored, chosen)
     if not chosen:
         return abstain(question, evidence)
-    cites = [hits[s.index].memory for s in chosen]
     zh = has_cjk(question)
-    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites,
-                  abstained=False, evidence=evidence)
+    text, cites = quoted([hits[s.index].memory for s in chosen], zh=zh)
+    return Answer(text=text, citations=cites, abstained=False, evidence=evidence)
 
 
 def asks_question(memory: MemoryItem) -> bool:
@@ -209,7 +240,8 @@ def cited_once(ans: Answer, question: str) -> Answer:
             text = _without_quote(text, quote(m, zh=zh), zh, repeated=True)
             continue
         done.add(key)
-        cites.append(next((x for x in groups[key] if x.kind == "utterance"), m))
+        kept = next((x for x in groups[key] if x.kind == "utterance"), m)  # in the place (and with the note) of m
+        cites.append(as_citation(kept, getattr(m, "note", None)) if kept is not m else m)
     return ans.model_copy(update={"text": text, "citations": cites})
 
 
@@ -220,5 +252,5 @@ def with_citations(ans: Answer, question: str, kept: list[MemoryItem]) -> Answer
         return ans
     if not kept:
         return abstain(question, list(ans.evidence))
-    zh = has_cjk(question)
-    return ans.model_copy(update={"citations": kept, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in kept)})
+    text, cites = quoted(kept, zh=has_cjk(question))
+    return ans.model_copy(update={"citations": cites, "text": text})

@@ -24,7 +24,7 @@ from ..facts.grounding import check_support
 from ..llms.jsonparse import parse_json_reply
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
-from .extractive import abstain, quote
+from .extractive import abstain, quoted
 
 __all__ = ["llm_answer", "SYSTEM_PROMPT", "ANSWER_SCHEMA"]
 
@@ -122,5 +122,6 @@ def llm_answer(question: str, candidates: list[Hit], fallback: Answer, llm: Any)
         return fallback
     text = text.strip()
     sep = "" if has_cjk(text[-1:]) or text.endswith((".", "!", "?")) else "."
-    return Answer(text=f"{text}{sep} " + " ".join(quote(m) for m in cited), citations=cited, abstained=False,
+    quotes, cites = quoted(cited)
+    return Answer(text=f"{text}{sep} " + quotes, citations=cites, abstained=False,
                   evidence=fallback.evidence)

@@ -28,7 +28,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
-from .extractive import _distinct, annotate, quote
+from .extractive import _distinct, annotate, quoted
 from .persons import asks_about_self, kin_words
 from .successors import _past_view, _superseded_part, current_successor
 
@@ -153,7 +153,7 @@ def past_tense_answer(question: str, candidates: list[Hit], *, store: Any, scope
         return None
     cites = [then, nxt]
     zh = has_cjk(question)
-    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    text, cites = quoted(cites, zh=zh)
     out = [Hit(memory=then, score=h.score, explain={**h.explain, "past": f"until {then.valid_to:%Y-%m}"}),
            Hit(memory=nxt, score=h.score, explain={"past_tense_of": h.memory.id})]
     ev = annotate(whole, scored, [s for s in chosen if s.index == best[1]])

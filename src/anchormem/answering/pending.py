@@ -20,7 +20,7 @@ from typing import Any
 from .. import langdata
 from ..facts.addresses import is_address_slot
 from ..text.tokenize import has_cjk
-from ..types import Answer, MemoryItem, ReviewItem
+from ..types import Answer, MemoryItem, ReviewItem, as_citation
 
 __all__ = ["pending_changes", "pending_note", "with_pending", "asked_for"]
 
@@ -77,8 +77,8 @@ def pending_note(m: MemoryItem, pending: list[ReviewItem], *, zh: bool,
 
 def with_pending(ans: Answer, store: Any, tenant: str, user_id: str, question: str) -> Answer:
     """``ans`` with the note of each cited memory a pending change of the slot asked targets appended to its text
-    (" (a change to 555-0199 is pending review)", "（改为555-0199的更改待审核）"); ``ans`` itself when there is none
-    or it abstained."""
+    (" (a change to 555-0199 is pending review)", "（改为555-0199的更改待审核）") and to that citation's ``note``;
+    ``ans`` itself when there is none or it abstained."""
     if ans.abstained or not ans.citations:
         return ans
     pending = pending_changes(store, tenant, user_id)
@@ -86,8 +86,11 @@ def with_pending(ans: Answer, store: Any, tenant: str, user_id: str, question: s
         return ans
     zh = has_cjk(question)
     asked = asked_for(question)
-    notes = list(dict.fromkeys(n for m in ans.citations if (n := pending_note(m, pending, zh=zh, asked=asked))))
+    each = [pending_note(m, pending, zh=zh, asked=asked) for m in ans.citations]
+    notes = list(dict.fromkeys(n for n in each if n))
     if not notes:
         return ans
     tail = "".join(f"（{n}）" for n in notes) if zh else "".join(f" ({n})" for n in notes)
-    return ans.model_copy(update={"text": ans.text + tail})
+    cites = [as_citation(m, "; ".join(x for x in (getattr(m, "note", None), n) if x)) if n else m
+             for m, n in zip(ans.citations, each)]  # each citation's note says its pending change too
+    return ans.model_copy(update={"text": ans.text + tail, "citations": cites})

@@ -1,8 +1,8 @@
 """Who a memory is about: its speaker, the people it names as third persons, and the people it addresses.
 
 The person rules of the evidence test (:mod:`.evidence`), English and Chinese. Relation words come from the one
-list of :mod:`anchormem.facts.keys` (``RELATION_WORDS``), each read as its relation's canonical word ("mom", 妈妈,
-母亲 -> "mother": ``KIN_CANONICAL``; :func:`kin_words`, :func:`kin_base`, :func:`in_kin`):
+list of :mod:`anchormem.facts.keys` (``relation_words``), each read as its relation's canonical word ("mom", 妈妈,
+母亲 -> "mother": ``kin_canonical_map``; :func:`kin_words`, :func:`kin_base`, :func:`in_kin`):
 
 - :func:`stated_text`: the sentences that state something (questions are no evidence); read as the speaker's own
   statement (``about_speaker``), without what is said to or about the person addressed ("That charity race sounds
@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..facts.keys import PERSON_MODIFIERS, kin_canonical, kin_covers, relation_pattern
+from ..facts.keys import person_modifiers, kin_canonical, kin_covers, relation_pattern
 from ..facts.places import known_place
 from ..text.segment import split_sentences
 from ..types import Hit
@@ -87,10 +87,10 @@ def _kin_rx() -> dict[str, "re.Pattern[str] | str"]:
     kin, kin_zh = relation_pattern(False), relation_pattern(True)
     return {
         "en": kin, "zh": kin_zh,
-        "third_party": re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:{PERSON_MODIFIERS}\s+)?({kin})"
+        "third_party": re.compile(rf"^\W*(?:(?:and|but|so|also|oh|well)\s+)?my\s+(?:{person_modifiers()}\s+)?({kin})"
                                   rf"(?:e?s)?\b(?!\s*(?:and\s+i|&\s*i)\b)", re.I),
         "third_party_zh": re.compile(rf"^\W*(?:而且|还有|另外)?我(?:的)?({kin_zh})(?!(?:和|跟|与|同)我)"),
-        "clause": re.compile(rf"(\bmy\s+(?:{PERSON_MODIFIERS}\s+)?({kin})(?:e?s)?\b"
+        "clause": re.compile(rf"(\bmy\s+(?:{person_modifiers()}\s+)?({kin})(?:e?s)?\b"
                              rf"(?:\s+[A-Z][a-zA-Z\-]+)?)(?:\s*,?\s*(?:who|that|which)\b[^,.;:!?()]*|"
                              rf"\s*,\s*(?:an?|the)\s+[^,.;:!?()]*(?=,)|\s*\((?:an?|the)\s+[^)]*\))(?:\s*,)?", re.I),
         "word": re.compile(rf"\b({kin})(?:e?s)?\b|({kin_zh})", re.I),

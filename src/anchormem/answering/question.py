@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..facts.keys import KIN_GROUPS, KIN_NARROWER, LIGHT_VERBS
+from ..facts.keys import kin_groups, kin_narrower, light_verbs
 from ..facts.places import known_place
 from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
@@ -23,38 +23,22 @@ __all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups",
 
 
 # ------------------------------------------------------------------------------------------- question analysis
-_QWORDS = frozenset("""what what's whats when where who whom whose which why how did does do is are was were has
-    have had ever can could would should will shall may might much many long often usually user user's i me my
-    mine myself you your we our us anything something tell know remember please about still currently anymore 什么 什么时候 时候 哪里 哪儿
-    哪 哪个 哪些 哪家 哪年 哪天 几 几个 几点 谁 为什么 怎么 怎样 怎么样 如何 多少 多 多久 是否 有没有 吗 呢 是不是 会不会
-    能不能 还 我 我的 你 用户 请问 记得 告诉 知道 曾经 一般 通常 是 能 会 了""".split())
-# light terms: generic nouns/verbs that rarely identify what the question is about
-_LIGHT = frozenset("""name names named call called time times day days date year years kind type sort thing things
-    stuff go goes going went gone get gets got take took make made do doing did feel felt think thought new old
-    first last recent recently ever like likes liked want wants wanted plan plans planning planned happen happened
-    favorite favourite recently currently now today lately way ways part use used city cities country countries
-    place places town state location area 城市 国家 地方 地点 名字 叫 名 时间 东西 事情 去 做 想
-    喜欢 结果 情况 最近 现在 平时 打算 计划 开始 新 旧 第一""".split())
 # a capitalised name; in Chinese text it touches the characters around it ("Caroline的狗"): no \b there
 _ASKER = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")  # a question about the asker ("I", not "i")
 _NAME = re.compile(r"(?<![A-Za-z])([A-Z][a-zA-Z\-]+)(?:'s|’s)?(?![A-Za-z])")
 _IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
-_NOT_NAME = frozenset("""I I'm What When Where Who Whom Whose Which Why How Did Does Do Is Are Was Were Has Have Had
-    Can Could Would Should Will May Might Am The A An In On At For Of And Or But If My Your Our Their His Her Its
-    Tell Please Any Some Ever User Mr Mrs Ms Dr According Based Considering Given After Before Around During Since
-    Besides Between Among Regarding From To With Without Both Either Neither Other Apart Aside""".split())
 
 
 def _kin(*relations: str) -> set[str]:
-    """The words of ``relations`` (canonical, :data:`~anchormem.facts.keys.KIN_GROUPS`) and of the narrower ones
-    (:data:`~anchormem.facts.keys.KIN_NARROWER`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
-    return {w for r in relations for w in (r, *KIN_GROUPS.get(r, ()), *KIN_NARROWER.get(r, ()))}
+    """The words of ``relations`` (canonical, :func:`~anchormem.facts.keys.kin_groups`) and of the narrower ones
+    (:func:`~anchormem.facts.keys.kin_narrower`): ``_kin("brother")`` = {"brother", 哥哥, 弟弟}."""
+    return {w for r in relations for w in (r, *kin_groups().get(r, ()), *kin_narrower().get(r, ()))}
 
 
 # A small bilingual paraphrase lexicon: words in one group answer for each other. Only true paraphrases and
 # translations (never sibling concepts such as dog/cat): the embedding check is there for the open vocabulary. The
 # groups are language data (``data/lang/<lang>/answers.json`` ``paraphrases``, merged by id over languages), plus
-# one group per relation (:data:`~anchormem.facts.keys.KIN_GROUPS`). A relation word is covered by its own relation
+# one group per relation (:func:`~anchormem.facts.keys.kin_groups`). A relation word is covered by its own relation
 # only (:func:`_kin_covered`; "husband" is in the "married" group, but no wife), the relation groups here serve the
 # search's cross-language expansion (:mod:`anchormem.retrieval.rewrite`).
 @lru_cache(maxsize=1)
@@ -68,7 +52,7 @@ def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
             by_id.setdefault(gid, set()).update(ws)
     by_id.setdefault("married", set()).update(_kin("wife", "husband"))
     groups = [frozenset(g) for g in by_id.values()]
-    groups += [frozenset(_kin(r)) for r in KIN_GROUPS if r not in ("wife", "husband")]
+    groups += [frozenset(_kin(r)) for r in kin_groups() if r not in ("wife", "husband")]
     groups += [frozenset(_kin("sister")), frozenset(_kin("brother"))]
     index: dict[str, int] = {}
     for i, g in enumerate(groups):
@@ -77,11 +61,19 @@ def paraphrase_groups() -> tuple[tuple[frozenset[str], ...], dict[str, int]]:
     return tuple(groups), index
 
 
-# nouns that name the kind of answer, not what it is about ("What activities…": the memory names the activity)
-_CAT_STEMS = frozenset(stem(w) for w in """activity activities item items topic topics field fields aspect example
-    option subject subjects breed breeds brand brands model colour color colours colors flavour flavor flavours flavors genre genres
-    species 活动 类型 种类 方面 话题 品种 品牌 牌子 型号 颜色 口味""".split())  # "What breed is my dog?": "a golden retriever"
-_LIGHT_STEMS = frozenset(stem(w) for w in _LIGHT if w.isascii())  # plurals and inflections: "types", "places"
+@lru_cache(maxsize=1)
+def _question_words() -> dict[str, frozenset[str]]:
+    """The word lists of question analysis (``_doc_question_words`` of data/lang/en/answers.json), all languages:
+    ``question_words`` (never a key term), ``light_terms`` (a key term of low weight; ``light_stems``: the English
+    ones' stems, for plurals and inflections: "types", "places"), ``kind_stems`` (the stems of ``kind_nouns``: the kind
+    of answer, "What breed is my dog?") and ``question_not_names`` (capitalised words that are no name)."""
+    from .. import langdata
+
+    light = frozenset(langdata.words("answers", "light_terms"))
+    return {"question_words": frozenset(langdata.words("answers", "question_words")), "light_terms": light,
+            "light_stems": frozenset(stem(w) for w in light if w.isascii()),
+            "kind_stems": frozenset(stem(w) for w in langdata.words("answers", "kind_nouns")),
+            "question_not_names": frozenset(langdata.words("answers", "question_not_names"))}
 
 
 @lru_cache(maxsize=1)
@@ -176,8 +168,8 @@ _GLUE = frozenset("我你的了吗呢什么哪谁几多在是啥")  # question w
 def glued_parts(token: str) -> tuple[str, ...]:
     """A Chinese token jieba glued from paraphrase-group words (and question words or particles) as those words:
     狗叫 -> (狗, 叫), 猫叫 -> (猫, 叫); any other token as itself (房租, 名字: words of their own). A token that is
-    itself a group word stays whole, and so does one holding a light verb (喝咖啡: :data:`~anchormem.facts.keys.
-    LIGHT_VERBS`, read as its object by the evidence test)."""
+    itself a group word stays whole, and so does one holding a light verb (喝咖啡: :func:`~anchormem.facts.keys.
+    light_verbs`, read as its object by the evidence test)."""
     if not has_cjk(token) or len(token) < 2 or _syn_group(token) is not None:
         return (token,)
     parts: list[str] = []
@@ -191,7 +183,7 @@ def glued_parts(token: str) -> tuple[str, ...]:
             i += 1
         else:
             return (token,)
-    if len(parts) < 2 or any(w in LIGHT_VERBS for w in parts):  # 喝咖啡 stays one term: its light verb adds nothing
+    if len(parts) < 2 or any(w in light_verbs() for w in parts):  # 喝咖啡 stays one term: its light verb adds nothing
         return (token,)
     return tuple(parts)
 
@@ -238,10 +230,11 @@ def analyze_question(question: str) -> QuestionInfo:
     qdate, _dterms, span = question_date(question)
     if span is not None:  # the date is one key term, matched against the memory's dates (not its words)
         question = question[:span[0]] + " " + question[span[1]:]
+    qw = _question_words()
     names: list[str] = []
     for m in _NAME.finditer(question):
         w = m.group(1)
-        if w in _NOT_NAME or w.lower() in _QWORDS or w.isupper():
+        if w in qw["question_not_names"] or w.lower() in qw["question_words"] or w.isupper():
             continue
         if w not in names:
             names.append(w)
@@ -264,7 +257,7 @@ def analyze_question(question: str) -> QuestionInfo:
             t = t[:-2]
         if has_cjk(t) and len(t) > 1 and t[0] in "我你" and t not in ("我们",):
             t = t[1:]  # jieba glues the pronoun on: 我养 → 养, 我会 → 会
-        if not t or t in _QWORDS or t in lower_names or t in seen or (qdate is not None and said_word(t)):
+        if not t or t in qw["question_words"] or t in lower_names or t in seen or (qdate is not None and said_word(t)):
             continue
         if t in _owner_data()[0] and _owner_said(question, t):
             continue  # "Does this customer have any allergies?": the customer is the asker (answers.json)
@@ -274,7 +267,8 @@ def analyze_question(question: str) -> QuestionInfo:
         g = _syn_group(t)
         if g is not None and any(_syn_group(u) == g for u, _ in terms):
             continue  # one concept counts once ("叫什么名字")
-        light = t in _LIGHT or stem(t) in _LIGHT or stem(t) in _LIGHT_STEMS or stem(t) in _CAT_STEMS or \
+        light = t in qw["light_terms"] or stem(t) in qw["light_terms"] or stem(t) in qw["light_stems"] or \
+            stem(t) in qw["kind_stems"] or \
             stem(t) in _owner_data()[2]
         terms.append((t, 0.35 if light else 1.0))
     solo = {m.group(1) for m in _NAME.finditer(question) if not _IN_PHRASE.match(question, m.start(1)) and

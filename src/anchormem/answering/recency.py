@@ -76,7 +76,7 @@ from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
 from .answer_types import asked_value_kinds
 from .evidence import text_language
-from .extractive import quote
+from .extractive import quoted
 from .past_reading import asks_about_asker
 from .persons import kin_words
 from .tense import asks_plan, asks_present
@@ -579,8 +579,7 @@ def latest_said_answer(question: str, ans: Answer, found: list[Hit], *, max_cita
                                                                   (c.text in n.text or n.text in c.text))]
     cites = ([n, head] + rest)[:max_citations]
     zh = has_cjk(question)
-    text = ("" if zh else " ").join(quote(m, zh=zh, note=earlier_note(n, zh=zh) if m.id == head.id else None)
-                                    for m in cites)
+    text, cites = quoted(cites, zh=zh, notes={head.id: earlier_note(n, zh=zh)})
     hit = Hit(memory=n, score=next((h.score for h in found if h.memory.id == n.id), 0.0),
               explain={"said_after": head.id})
     return ans.model_copy(update={"citations": cites, "text": text, "evidence": list(ans.evidence) + [hit]}), [hit]

@@ -43,10 +43,10 @@ import numpy as np
 
 from .. import langdata
 from ..facts.claims import asks_past, current_view
-from ..facts.keys import KIN_NARROWER, same_value
+from ..facts.keys import kin_narrower, same_value
 from ..text.tokenize import has_cjk, query_terms, stem
 from ..types import Answer, FactSlot, Hit, MemoryItem, Scope
-from .extractive import quote
+from .extractive import quoted
 from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
 from .tense import asks_present
@@ -118,7 +118,7 @@ def _owners(question: str, concepts: set[str]) -> list[str]:
     out: list[str] = []
     for k in sorted(kin_words(question)):
         base = kin_base(k) or k
-        out += [base, *KIN_NARROWER.get(base, ()), *generic.get(base, ())]
+        out += [base, *kin_narrower().get(base, ()), *generic.get(base, ())]
     for c in sorted(concepts):
         out += data.get("owners", {}).get(c, [])
     return list(dict.fromkeys(out))
@@ -147,7 +147,7 @@ def _claim_owners(kin: frozenset[str]) -> set[str]:
     out: set[str] = set()
     for k in kin:
         base = person_singular(k)
-        out |= {base, *KIN_NARROWER.get(base, ()), *generic.get(base, ())}
+        out |= {base, *kin_narrower().get(base, ()), *generic.get(base, ())}
     return out
 
 
@@ -354,7 +354,7 @@ def with_slot_evidence(ans: Answer, slot: list[MemoryItem], question: str, max_c
     cites = (slot + extra)[:max_citations]
     zh = has_cjk(question)
     hits = [Hit(memory=m, score=1.0, explain={"slot_evidence": m.fact.attribute if m.fact else None}) for m in slot]
-    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    text, cites = quoted(cites, zh=zh)
     return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + hits), hits
 
 
@@ -369,5 +369,5 @@ def latest_first(ans: Answer, question: str) -> Answer:
     cites = sorted(ans.citations, key=lambda m: m.valid_from, reverse=True)
     if [m.id for m in cites] == [m.id for m in ans.citations]:
         return ans
-    zh = has_cjk(question)
-    return ans.model_copy(update={"citations": cites, "text": ("" if zh else " ").join(quote(m, zh=zh) for m in cites)})
+    text, cites = quoted(cites, zh=has_cjk(question))
+    return ans.model_copy(update={"citations": cites, "text": text})

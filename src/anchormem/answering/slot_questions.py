@@ -20,7 +20,7 @@ from .. import langdata
 from ..facts.claims import current_view
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
-from .extractive import quote
+from .extractive import quoted
 from .persons import asks_about_self, kin_words
 
 __all__ = ["asked_slots", "about_user", "slot_answer", "slot_answer_as_of"]
@@ -67,7 +67,7 @@ def slot_answer(question: str, store: Any, scope: Scope, filters: Any = None) ->
         if found:
             cites = found[-1:]  # the newest said holds (a slot has one current value)
             zh = has_cjk(question)
-            text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+            text, cites = quoted(cites, zh=zh)
             return Answer(text=text, citations=cites, abstained=False), []
     return None
 
@@ -102,6 +102,7 @@ def slot_answer_as_of(question: str, found: list[Hit], as_of: datetime) -> tuple
                 continue
             view = m.model_copy(update={"valid_to": end}) if end != m.valid_to else m
             zh = has_cjk(question)
-            return Answer(text=quote(view, zh=zh), citations=[view], abstained=False), \
+            text, cites = quoted([view], zh=zh)
+            return Answer(text=text, citations=cites, abstained=False), \
                 [h.model_copy(update={"memory": view, "explain": {**h.explain, "as_of_slot": attr}})]
     return None

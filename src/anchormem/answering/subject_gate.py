@@ -22,7 +22,7 @@ A citation that is the current part of a partly superseded memory is read in the
 When no citation is left, ``ask`` abstains ("I have no record of that."): someone else's value is never the answer.
 A question about the past or a plan, or about two people, has no single subject and is not gated
 (:func:`~.recency.asked_person` is None). Relation words, pet words and the first-person words are the existing
-language data (``RELATION_WORDS`` of :mod:`anchormem.facts.keys`, data/lang/zh/kin.json, slots.json).
+language data (``relation_words`` of :mod:`anchormem.facts.keys`, data/lang/zh/kin.json, slots.json).
 
     of_subject(ans, "Am I vegan?", found)   # -> an abstention when ans cites only "My brother is vegan."
 """
@@ -60,13 +60,13 @@ def _self_rx() -> re.Pattern[str]:
     我家的狗)."""
     from .persons import kin_alternations
 
-    from ..facts.keys import PERSON_MODIFIERS
+    from ..facts.keys import person_modifiers
 
     en_kin, zh_kin = kin_alternations()
     en_pets = langdata.alternation(tuple(w for w in _pets()[0] if not has_cjk(w)))
     zh_pets = langdata.alternation(tuple(w for w in _pets()[0] if has_cjk(w)))
     return re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|i'll|me|myself|we|we're|us|ourselves)\b|"
-                      rf"\b(?:my|our)\b(?!\s+(?:(?:{PERSON_MODIFIERS}|\w+)\s+)?(?:{en_kin}|{en_pets})(?:e?s)?\b)|"
+                      rf"\b(?:my|our)\b(?!\s+(?:(?:{person_modifiers()}|\w+)\s+)?(?:{en_kin}|{en_pets})(?:e?s)?\b)|"
                       rf"我(?:们)?(?!(?:的|家)?(?:的)?(?:{zh_kin}|{zh_pets}))", re.I)
 
 

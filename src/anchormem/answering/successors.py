@@ -33,7 +33,7 @@ from ..facts.claims import closed_claims, closing_words, current_view, own_claim
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem, Scope
 from .evidence import EvidenceScorer, analyze_question, select
-from .extractive import _distinct, annotate, quote
+from .extractive import _distinct, annotate, quoted
 from .slot_questions import about_user, asked_slots
 from .claim_reading import nearest_claim_slots
 
@@ -111,7 +111,7 @@ def successor_answer(question: str, past: list[Hit], *, store: Any, scope: Scope
     if not cites:
         return None
     zh = has_cjk(question)
-    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    text, cites = quoted(cites, zh=zh)
     return Answer(text=text, citations=cites, abstained=False, evidence=annotate(tested, scored, chosen) + out), out
 
 
@@ -153,7 +153,7 @@ def held_answer(question: str, searched: list[Hit], *, scorer: EvidenceScorer,
            for s in chosen]
     cites = [h.memory for h in out]
     zh = has_cjk(question)
-    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    text, cites = quoted(cites, zh=zh)
     ann = annotate(out, [by_whole[s.index] for s in chosen], chosen)
     return Answer(text=text, citations=cites, abstained=False, evidence=ann), out
 
@@ -219,7 +219,7 @@ def predecessor_answer(question: str, ans: Answer, *, store: Any, scope: Scope) 
                                          (len(w.text) > len(v.text) or w.id < v.id) for w in cites)]
     cites = cites[: len(ans.citations) + 1]
     zh = has_cjk(question)
-    text = ("" if zh else " ").join(quote(m, zh=zh) for m in cites)
+    text, cites = quoted(cites, zh=zh)
     kept = {m.id for m in cites}
     out = [h for h in out if h.memory.id in kept]
     return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + out), out
@@ -234,7 +234,8 @@ def with_held(ans: Answer, held: Answer, max_citations: int, question: str) -> A
         return ans
     cites = list(ans.citations) + extra
     zh = has_cjk(question)
-    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites, abstained=False,
+    text, cites = quoted(cites, zh=zh)
+    return Answer(text=text, citations=cites, abstained=False,
                   evidence=list(ans.evidence) + [h for h in held.evidence if h.memory.id in {m.id for m in extra}])
 
 

@@ -15,7 +15,6 @@ import contextlib
 import functools
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -251,7 +250,8 @@ def _answer_json(question: str, ans: Any) -> dict[str, Any]:
             "citations": [{"id": m.id, "speaker": _who(m), "date": m.created_at.date().isoformat(),
                            "created_at": m.created_at.isoformat(), "quote": m.text, "source": m.source,
                            "event_time": m.event_time.isoformat() if m.event_time else None,
-                           "event_time_end": m.event_time_end.isoformat() if m.event_time_end else None}
+                           "event_time_end": m.event_time_end.isoformat() if m.event_time_end else None,
+                           "note": getattr(m, "note", None)}
                           for m in ans.citations]}
 
 
@@ -267,27 +267,10 @@ def _answer_renderable(ans: Any) -> Any:
         head.append(f"  id {m.id}", style="dim")
         parts.append(head)
         parts.append(Text(f"  “{m.text}”", overflow="fold"))
-        for note in _notes(ans.text, m.text):  # "true until 2024-03", "an earlier statement…", "pending review"
+        note = getattr(m, "note", None)  # Citation.note: "true until 2024-03", "planned: from …", "pending review"
+        if note:
             parts.append(Text(f"  ({note})", style="yellow", overflow="fold"))
     return Group(*parts)
-
-
-def _notes(answer: str, quoted: str) -> list[str]:
-    """The qualifiers ``answer`` (``Answer.text``) says of the quote of ``quoted``: the note inside its lead-in
-    ("On 2024-01-10, you said (true until 2024-03): …", "2024-01-10，你说过（较早的说法…）：…") and the one after it
-    ("… (a change to … is pending review)", "…（取消了…的计划）"), so the plain CLI shows what ``--json`` shows."""
-    out = []
-    q = re.escape(quoted)
-    lead = re.search(r'said \(((?:[^()]|\([^()]*\))*)\): "' + q + '"', answer) or \
-        re.search(r"说过（((?:[^（）]|（[^（）]*）)*)）：“" + q + "”", answer)
-    if lead:
-        out.append(lead.group(1))
-    tail = re.search('"' + q + r'"\s*\(((?:[^()]|\([^()]*\))*)\)', answer) or \
-        re.search("“" + q + "”（((?:[^（）]|（[^（）]*）)*)）", answer)
-    if tail:
-        out.append(tail.group(1))
-    return out
-
 
 
 def console_main() -> None:

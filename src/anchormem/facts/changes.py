@@ -4,7 +4,7 @@ The patterns live in ``data/lang/<lang>/changes.json`` (:mod:`anchormem.langdata
 placeholders this module fills from the other data files: ``{SLOT}`` a numeric slot noun ("rent", 房租, "salary",
 工资, "weight"; ``slots.numeric_slots``), ``{CHANGE}`` a change verb ("went up to", 涨到; ``changes.numeric_change``),
 ``{NUM}`` an amount ("1350", "1,350 euros", "两万五"), ``{WEIGHT}`` / ``{AGE}``, ``{PERSON}`` a relative
-(:data:`~anchormem.facts.keys.PERSON_WORDS`), ``{JOB}`` a job noun, ``{JOBACT}`` a job as an activity ("nursing";
+(:func:`~anchormem.facts.keys.person_words`), ``{JOB}`` a job noun, ``{JOBACT}`` a job as an activity ("nursing";
 ``slots.job_activities``), ``{ORG}`` an organisation, ``{PLACE}`` a place, ``{COUNT}`` a number and a counted noun
 ("three cats", 三只猫), ``{NAMES}`` a list of names ("Tom and Jerry", 咪咪和花花), ``{I}`` the speaker (I / we, 我 / 我们)
 and ``{ADV}`` adverbs ("just", "now", 已经, 现在; ``cues.adverbs``).
@@ -95,7 +95,7 @@ def _number_words_en() -> str:
 
 @lru_cache(maxsize=2)
 def _pieces(lang: str) -> dict[str, str]:
-    from .keys import OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+    from .keys import occupation_en, occupation_zh, person_modifiers, person_words, relation_pattern
 
     alt = langdata.alternation
     units = alt(tuple(langdata.load("slots", lang).get("units", [])))
@@ -113,14 +113,14 @@ def _pieces(lang: str) -> dict[str, str]:
                                             for w in ws])) + r")",
             "CHANGE": r"(?:" + alt(tuple(changes)) + r")",
             "NUM": rf"(?P<v>{num}\s*(?:{units})?)", "WEIGHT": rf"(?P<v>{num}\s*(?:公斤|千克|斤|kg))",
-            "AGE": rf"(?P<v>{num}\s*(?:周)?岁)", "PERSON": r"(?P<person>" + relation_pattern(True, PERSON_WORDS) + ")",
-            "JOB": r"(?P<v>" + OCCUPATION_ZH + ")", "JOBN": r"(?:" + OCCUPATION_ZH + ")", "JOBACT": r"(?P<v>(?!))",
+            "AGE": rf"(?P<v>{num}\s*(?:周)?岁)", "PERSON": r"(?P<person>" + relation_pattern(True, person_words()) + ")",
+            "JOB": r"(?P<v>" + occupation_zh() + ")", "JOBN": r"(?:" + occupation_zh() + ")", "JOBACT": r"(?P<v>(?!))",
             "ORG": r"(?P<v>[^，。！？,.!?；;了]{1,20}?)(?=了|$|[，。！？,.!?；;])", "PLACE": r"(?P<v>[^，。！？,.!?；;]+)",
             "COUNT": r"(?P<v>(?:\d+|[" + _ZH_NUM + r"])\s*(?:" + alt(tuple(langdata.load("slots", "zh").get(
                 "measure_words", []))) + r")\s*(?P<counted>" + alt(tuple(_counted("zh"))) + "))",
             "NAMES": r"(?P<names>[^，。！？,.!?；;]{1,30})"}
     num = r"(?:\d[\d,.]*\s*k?|" + _number_words_en() + ")"
-    person = r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + relation_pattern(False, PERSON_WORDS) + r")"
+    person = r"(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) + r")"
     return {
         "I": r"(?:I|we)", "ADV": r"(?:(?:" + alt(tuple(adv)) + r")\s+)*",
         "SLOT": r"(?P<slot>" + alt(tuple(w for ws in langdata.load("slots", "en").get("numeric_slots", {}).values()
@@ -130,8 +130,8 @@ def _pieces(lang: str) -> dict[str, str]:
         "WEIGHT": rf"(?P<v>{num}\s*(?:kg|kgs|kilos|kilograms|pounds|lbs|lb|stone)\b)",
         "AGE": rf"(?P<v>{num}(?:\s*(?:years?|yrs?)(?:\s+old)?)?)(?![\w,.]*\d)",
         "PERSON": r"(?P<person>" + person + ")",
-        "JOB": r"(?P<v>(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
-        "JOBN": r"(?:(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + ")",
+        "JOB": r"(?P<v>(?:[\w-]+\s+){0,2}?" + occupation_en() + ")",
+        "JOBN": r"(?:(?:[\w-]+\s+){0,2}?" + occupation_en() + ")",
         "JOBACT": r"(?P<v>" + alt(tuple(JOB_ACTIVITY())) + r")\b",
         "ORG": r"(?P<v>(?-i:[A-Z])[\w&.'-]*(?:\s+(?:(?-i:[A-Z])[\w&.'-]*|of|&))*)",
         "PLACE": r"(?P<v>(?-i:[A-Z])[\w' .-]*?)(?=\s+(?:last|this|next|in|on|for|with|because|to|and|since|after|"

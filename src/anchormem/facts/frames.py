@@ -58,9 +58,9 @@ def _data(lang: str) -> dict[str, Any]:
 @lru_cache(maxsize=2)
 def _compiled(lang: str) -> dict[str, Any]:
     """Regexes built from the frames data of ``lang`` (first use only)."""
-    from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, RELATION_WORDS, relation_pattern
+    from .keys import not_job_words, occupation_en, occupation_zh, person_modifiers, relation_pattern, relation_words
 
-    PERSON_WORDS = RELATION_WORDS  # noqa: N806 (kin, friends, parents, in-laws)
+    persons = relation_words()  # kin, friends, parents, in-laws
 
     d = _data(lang)
     alt = langdata.alternation
@@ -77,9 +77,9 @@ def _compiled(lang: str) -> dict[str, Any]:
                     for name, spec in d.get("classes", {}).items()],
         "switch_nouns": {w: k for k, ws in d.get("switch_nouns", {}).items() for w in ws},
         "other": re.compile(wb(alt(tuple(d.get("other_subjects", []))) + "|" +
-                               (relation_pattern(True, PERSON_WORDS) if lang == "zh" else
-                                r"(?:my|our)\s+(?:" + PERSON_MODIFIERS + r"\s+)*(?:" +
-                                relation_pattern(False, PERSON_WORDS) + r")s?")), flags),
+                               (relation_pattern(True, persons) if lang == "zh" else
+                                r"(?:my|our)\s+(?:" + person_modifiers() + r"\s+)*(?:" +
+                                relation_pattern(False, persons) + r")s?")), flags),
         "speaker": re.compile(wb(alt(tuple(d.get("speaker", []))).replace("'", "['’]")), flags),
         "units": {u.casefold(): s for u, s in d.get("unit_slots", {}).items()},
         "stop": tuple(sorted(d.get("value_stop", []), key=len, reverse=True)),
@@ -89,14 +89,14 @@ def _compiled(lang: str) -> dict[str, Any]:
         if d.get("verb_subjects") else None,
     }
     if lang == "zh":
-        out["job"] = re.compile(r"^(?:一名|一个|一位|名)?(?P<v>[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + ")")
-        out["person"] = re.compile(r"(?:我的?|我们的?)?(?P<p>" + relation_pattern(True, PERSON_WORDS) + ")")
+        out["job"] = re.compile(r"^(?:一名|一个|一位|名)?(?P<v>[\u4e00-\u9fff]{0,4}?" + occupation_zh() + ")")
+        out["person"] = re.compile(r"(?:我的?|我们的?)?(?P<p>" + relation_pattern(True, persons) + ")")
         out["unit_rx"] = re.compile(rf"(?P<v>{_num_zh()}\s*(?:{alt(tuple(out['units']))}))")
     else:
-        out["job"] = re.compile(r"^(?:an?\s+)?(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN +
+        out["job"] = re.compile(r"^(?:an?\s+)?(?P<v>(?:(?!" + not_job_words() + r"\b)[\w-]+\s+){0,2}?" + occupation_en() +
                                 r")(?!['’]s\b)", re.I)
-        out["person"] = re.compile(r"\b(?:my|our)\s+(?P<p>(?:" + PERSON_MODIFIERS + r"\s+)*(?:" +
-                                   relation_pattern(False, PERSON_WORDS) + r"))\b", re.I)
+        out["person"] = re.compile(r"\b(?:my|our)\s+(?P<p>(?:" + person_modifiers() + r"\s+)*(?:" +
+                                   relation_pattern(False, persons) + r"))\b", re.I)
         out["unit_rx"] = re.compile(rf"(?P<v>\d[\d,.]*\s*(?:{alt(tuple(out['units']))}))\b", re.I)
         out["age"] = re.compile(r"(?:\b(?:" + alt(tuple(d.get("age_cues", []))) + r")\s+(?:now\s+)?(?:age\s+)?"
                                 r"(?P<v>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"

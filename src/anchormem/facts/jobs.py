@@ -132,9 +132,9 @@ def _en_title_of(words: list[str], frame: bool) -> str:
     det = bool(clean) and bool(re.fullmatch(r"(?:a|an|the|my|our)", clean[0], re.I))
     if det:
         clean = clean[1:]
-    from .keys import NOT_JOB_WORDS
+    from .keys import not_job_words
 
-    if any(re.fullmatch(NOT_JOB_WORDS, w, re.I) for w in clean[:3]):
+    if any(re.fullmatch(not_job_words(), w, re.I) for w in clean[:3]):
         return ""  # "a good cook", "a big fan", "a wannabe actor"
     last = -1
     for i, w in enumerate(clean[:5]):

@@ -27,9 +27,13 @@ user's own words; only the key is normalised.
 about the other ("I love spicy food" then "I don't eat spicy food any more"), see
 :func:`anchormem.facts.reconcile.conflicts`.
 
-:data:`OCCUPATION_EN` / :data:`OCCUPATION_ZH` are patterns over job nouns ("nurse", "software engineer", 护士,
-工程师): the facts rules read "I'm a nurse" / 我当护士 as an ``occupation`` and type "my brother is a doctor" as
-``brother_occupation`` (:func:`person_slot`); the evidence test links such a statement to job questions.
+:func:`occupation_en` / :func:`occupation_zh` are patterns over job nouns ("nurse", "software engineer", 护士,
+工程师: ``occupation_nouns`` of data/lang/*/jobs.json): the facts rules read "I'm a nurse" / 我当护士 as an
+``occupation`` and type "my brother is a doctor" as ``brother_occupation`` (:func:`person_slot`); the evidence test
+links such a statement to job questions. The relation words (:func:`kin_groups`, :func:`person_words`,
+:func:`relation_words`...) are data/lang/*/kin.json. Every word list is read on first use (no import-time I/O); the
+old constant names (``OCCUPATION_EN``, ``PERSON_WORDS``, ``KIN_CANONICAL``...) still resolve, lazily, to the same
+values.
 """
 
 from __future__ import annotations
@@ -39,26 +43,73 @@ import unicodedata
 from functools import lru_cache
 
 from ..text.tokenize import has_cjk, words as segment
+from .kin import (_escaped, _modifiers, kin_canonical, kin_canonical_map, kin_covers, kin_groups, kin_narrower,
+                  kin_short, one_character_relation, other_person_words, person_modifiers, person_words,
+                  plural_person, relation_pattern, relation_words)
 
-__all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS", "LIGHT_VERBS", "NAMED_SLOTS", "related_attributes",
-           "sibling_attribute", "OCCUPATION_EN", "OCCUPATION_ZH", "NOT_JOB_WORDS", "is_occupation", "is_person",
-           "person_slot", "negated_person_value", "PERSON_WORDS", "PERSON_MODIFIERS", "clean_value", "KIN_GROUPS",
-           "KIN_CANONICAL", "KIN_NARROWER", "category_members", "in_category", "OTHER_PERSON_WORDS", "RELATION_WORDS",
+__all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key", "same_value", "TOPIC_HEADS",
+           "light_verbs", "NAMED_SLOTS", "related_attributes", "sibling_attribute", "occupation_en", "occupation_zh",
+           "not_job_words", "title_measures", "is_occupation", "is_person", "person_slot", "negated_person_value", "person_words",
+           "person_modifiers", "clean_value", "kin_groups", "kin_canonical_map", "kin_short", "kin_narrower",
+           "category_members", "in_category", "other_person_words", "relation_words", "plural_person",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
            "possessed_attribute", "pet_kind"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
-_STOP = frozenset("the a an some any my our your his her their this that these those to of for".split())
-LIGHT_VERBS = frozenset("drink eat play go do have take get 吃 喝 玩 打 去 做 抽 看".split())
-# a trailing place / time / company / frequency phrase is not part of the thing ("jogging in the park")
-_TRAIL = re.compile(
-    r"\s+(?:in|on|at|with|every|each|after|before|during|around|near|daily|weekly|regularly|sometimes|often|"
-    r"usually|a lot|twice|once|three times|several times|all the time|together|alone|outside|outdoors|"
-    r"at home|these days|again)\b.*$", re.I)
-_ZH_LEAD = re.compile(r"^(?:吃|喝|玩|打|去|做|抽|看)(?=.)")
-_ZH_MEASURE = re.compile(r"^(?:[一两二三几半]?(?:杯|个|碗|瓶|份|点|块|片|根|包|盒|罐|口))+")
-_ZH_TRAIL = re.compile(r"(?:了|啦|的|呢|吧|啊|呀|哦|东西)+$")
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """Words dropped from a thing's key (``topic_stop_words`` of data/lang/*/slots.json)."""
+    from .. import langdata
+
+    return frozenset(langdata.words("slots", "topic_stop_words"))
+
+
+@lru_cache(maxsize=1)
+def light_verbs() -> frozenset[str]:
+    """Verbs that add nothing to the thing they take ("drink", "eat", 吃, 喝: ``light_verbs`` of
+    data/lang/*/slots.json): "drink coffee" and 喝咖啡 are keyed by the thing."""
+    from .. import langdata
+
+    return frozenset(langdata.words("slots", "light_verbs"))
+
+
+@lru_cache(maxsize=1)
+def _trail() -> re.Pattern:
+    """A trailing place / time / company / frequency phrase, not part of the thing ("jogging in the park":
+    ``topic_trail`` of data/lang/en/slots.json)."""
+    from .. import langdata
+
+    return re.compile(r"\s+(?:" + _escaped(langdata.load("slots", "en").get("topic_trail", ())) + r")\b.*$", re.I)
+
+
+@lru_cache(maxsize=1)
+def _zh_lead() -> re.Pattern:
+    """A Chinese light verb before a thing (喝咖啡: ``light_verbs`` of data/lang/zh/slots.json)."""
+    from .. import langdata
+
+    return re.compile(r"^(?:" + _escaped(langdata.load("slots", "zh").get("light_verbs", ())) + r")(?=.)")
+
+
+@lru_cache(maxsize=1)
+def _zh_measure() -> re.Pattern:
+    """An amount before a Chinese thing (两杯, 一碗: ``topic_lead_measures`` of data/lang/zh/slots.json)."""
+    from .. import langdata
+
+    d = langdata.load("slots", "zh").get("topic_lead_measures", {})
+    nums = "".join(re.escape(c) for c in d.get("numerals", ()))
+    return re.compile(r"^(?:[" + nums + r"]?(?:" + _escaped(d.get("measures", ())) + r"))+")
+
+
+@lru_cache(maxsize=1)
+def _zh_trail() -> re.Pattern:
+    """Particles after a Chinese thing (了, 啦, 东西: ``topic_trail_particles`` of data/lang/zh/slots.json)."""
+    from .. import langdata
+
+    return re.compile(r"(?:" + _escaped(langdata.load("slots", "zh").get("topic_trail_particles", ())) + r")+$")
+
 
 _NUMBERS = {w: str(i) for i, ws in enumerate(
     ["zero no", "a an one 一", "two 二 两", "three 三", "four 四", "five 五", "six 六", "seven 七", "eight 八",
@@ -84,8 +135,7 @@ def _quantity() -> re.Pattern:
     q = langdata.alternation(langdata.words("slots", "quantity", ("en",)))
     f = langdata.alternation(langdata.words("slots", "frequency", ("en",)))
     h = langdata.alternation(langdata.words("slots", "quantity_hedges", ("en",)))
-    num = r"(?:\d+(?:\.\d+)?|half\s+an?|an?\s+half|half|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|" \
-          r"a couple of|several|many)"
+    num = r"(?:" + "|".join(langdata.load("slots", "en").get("quantity_numbers", ())) + r")"
     n = r"(?:(?:" + h + r")\s+)?" + num  # "like 3", "maybe half a": a hedge only softens the amount
     return re.compile(r"\s(?:" + n + r"\s+(?:" + q + r")(?:\s+of)?|" + n + r"\s+(?:times?|days?|nights?)\s+(?:a|per)\s+"
                       r"(?:day|week|month|year)|(?:" + f + r")|(?:" + h + r")(?=\s+" + num + r"\s))(?=\s|$)", re.I)
@@ -120,7 +170,7 @@ def _particular() -> re.Pattern:
 
     preps = langdata.alternation(langdata.words("slots", "particular_prepositions", ("en",)))
     dets = langdata.alternation(langdata.words("slots", "particular_determiners", ("en",)))
-    light = "|".join(w for w in LIGHT_VERBS if w.isascii())
+    light = "|".join(w for w in light_verbs() if w.isascii())
     return re.compile(r"^(?:the\s+|that\s+|this\s+)?(?!(?:" + light + r")\b)(?:[a-z][\w'-]*(?<!ing)\s+){0,1}"
                       r"[a-z][\w'-]*(?<!ing)\s+(?:" + preps + r")\s+(?:" + dets + r")\s+\w+", re.I)
 
@@ -128,7 +178,7 @@ def _particular() -> re.Pattern:
 def cut_zh_time(text: str) -> str:
     """``text`` (Chinese words of a thing) without a time said after it and the particles after that: 烟第三天了 ->
     烟, 咖啡三年多 -> 咖啡; ``text`` itself when nothing (or nothing but the time) would be left (第三天)."""
-    got = _ZH_TRAIL.sub("", _zh_time_trail().sub("", text))
+    got = _zh_trail().sub("", _zh_time_trail().sub("", text))
     return text if not got or got in _zh_ordinals() else got
 
 
@@ -220,9 +270,9 @@ def _words_key(text: str, opinion: bool) -> str:
     if not t:
         return t
     if has_cjk(t) and not re.search(r"[a-z]{2,}", t):
-        z = _ZH_TRAIL.sub("", re.sub(r"\s+", "", t))
+        z = _zh_trail().sub("", re.sub(r"\s+", "", t))
         z = cut_zh_time(z)  # 戒烟第三天 -> 烟, never the fragment 烟第
-        z = _ZH_MEASURE.sub("", _ZH_LEAD.sub("", z))
+        z = _zh_measure().sub("", _zh_lead().sub("", z))
         z = _zh_lead_amount().sub("", z) or z  # 一天两根烟 -> 烟, 每天三杯咖啡 -> 咖啡
         if "的" in z.strip("的"):  # "公司的咖啡", "这家店的咖啡": one particular thing, not the habit ("咖啡")
             return z
@@ -235,12 +285,13 @@ def _words_key(text: str, opinion: bool) -> str:
     if _particular().match(t) or (opinion and _particular_place().match(t)):  # "the coffee at my office", "coffee
         # at work" (liked or not): one particular coffee, not the habit "coffee"
         return " ".join(w for w in re.findall(r"[\w'-]+", t) if w not in ("the", "a", "an"))
-    cut = _TRAIL.sub("", " " + t).strip() or t
-    words = [w for w in re.findall(r"[\w'-]+", cut) if w not in _STOP]
+    cut = _trail().sub("", " " + t).strip() or t
+    stop = _stop_words()
+    words = [w for w in re.findall(r"[\w'-]+", cut) if w not in stop]
     if len(words) > 1:  # "3 coffees", "two beers": the count is the amount, not the thing
         words = [w for w in words if not (w.isdigit() or w in _NUMBERS and w not in ("a", "an", "no"))] or words
     lemmas = [_lemma(w) if w.isascii() and w.isalpha() else w for w in words]
-    if len(lemmas) > 1 and lemmas[0] in LIGHT_VERBS:
+    if len(lemmas) > 1 and lemmas[0] in light_verbs():
         lemmas = lemmas[1:]
     return " ".join(lemmas) or t
 
@@ -260,7 +311,7 @@ def value_key(attribute: str, value: str) -> str:
     if ends_any(value):  # "我辞职了", "I resigned": ends whatever the slot holds
         return ENDS_ANY
     if attribute == "occupation" or attribute.endswith("_occupation"):  # "a nurse" = "nurse", 一名医生 = 医生
-        v = re.sub(r"^(?:a|an)\s+|^(?:一名|一个|一位|名|个)", "", v)
+        v = re.sub(r"^(?:a|an)\s+|^(?:" + title_measures() + r")", "", v)
         v = job_of_activity(v) or v  # "nursing" = "nurse"
         return _value_synonyms("job_synonyms").get(v, v)  # 护士 = "nurse"
     if is_numeric_slot(attribute):  # "1,350 euros" = "1350", 两万五 = 25000, "6岁" = "6"
@@ -437,133 +488,72 @@ def sibling_attribute(attribute: str) -> str | None:
     return f"{TOPIC_HEADS[1 - TOPIC_HEADS.index(head)]}:{key}"
 
 
-# -- jobs and people ---------------------------------------------------------------------------------------------
-# job nouns, singular; a pattern matches them with an optional plural "s"/"es" ("teachers")
-_JOBS_EN = """doctor physician surgeon nurse dentist pharmacist vet veterinarian paramedic therapist psychologist
-    psychiatrist counsel(?:l)?or teacher professor lecturer tutor principal librarian lawyer attorney solicitor
-    barrister
-    judge paralegal accountant auditor banker bookkeeper engineer developer programmer coder architect designer
-    scientist researcher analyst consultant manager director executive ceo cto founder entrepreneur freelancer
-    contractor electrician plumber carpenter mechanic technician builder welder painter artist illustrator
-    photographer musician singer actor actress dancer writer author novelist journalist reporter editor translator
-    interpreter chef cook baker barista waiter waitress bartender cashier clerk receptionist secretary assistant
-    salesman saleswoman salesperson realtor agent marketer recruiter driver pilot farmer firefighter
-    police(?:man|woman)?
-    (?:police )?officer detective soldier sailor guard cleaner janitor housekeeper nanny caregiver carer hairdresser
-    barber stylist tailor student intern apprentice economist mathematician physicist chemist biologist
-    programmer administrator admin educator instructor coordinator specialist strategist supervisor dispatcher
-    cataloguer cataloger copywriter copyeditor nutritionist dietitian optometrist radiographer sonographer
-    hygienist physiotherapist midwife surveyor curator archivist underwriter actuary sommelier courier"""
-OCCUPATION_EN = r"(?:" + "|".join(w for w in _JOBS_EN.split()) + r")(?:e?s)?(?![\w-])"
-_JOBS_ZH = """医生 医师 大夫 护士 牙医 兽医 药剂师 老师 教师 教授 讲师 校长 律师 法官 会计 会计师 审计师 工程师 程序员 码农
-    建筑师 设计师 科学家 研究员 分析师 顾问 咨询师 经理 总监 老板 创业者 厨师 司机 警察 消防员 军人 飞行员 空姐 记者 编辑
-    作家 翻译 演员 歌手 画家 摄影师 销售 店员 服务员 收银员 快递员 外卖员 保安 保姆 农民 工人 电工 公务员 学生 研究生 博士生
-    实习生 秘书 助理 前台 导游 理发师 心理咨询师 社工 教练 售货员 客服 主播 模特"""
-OCCUPATION_ZH = r"(?:" + "|".join(sorted(_JOBS_ZH.split(), key=len, reverse=True)) + r")"
-_OCC_EN = re.compile(r"^(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r"$", re.I)
-_OCC_ZH = re.compile(r"^(?:一名|一个|一位|名|个)?[\u4e00-\u9fff]{0,4}?" + OCCUPATION_ZH + r"$")
-# words before a job noun that make it no job: "a fan of doctors", "a good cook", "a bad driver", "a wannabe actor"
-NOT_JOB_WORDS = r"(?:of|fan|friend|not|no|big|huge|wannabe|aspiring|future|patient|client|customer|good|bad|great|" \
-    r"terrible|awful|horrible|lousy|poor|decent|better|worse|best|worst|excellent|amazing|careful|safe|fast|slow|" \
-    r"quick|natural|born|picky|hopeless|frustrated|amateur|hobby|weekend|self-taught)"
-_NOT_JOB_LEAD = re.compile(r"\b" + NOT_JOB_WORDS + r"\b", re.I)
-
-# -- relatives and acquaintances: the one source of the relation words (facts, answering) --------------------------
-# relations said several ways, English and Chinese: each word -> the one slot its facts share (:func:`person_key`),
-# so "My mom lives in Paris." and a later "My mother moved to Berlin." / 我母亲搬到北京了 are one ``mother_home_city``
-KIN_GROUPS: dict[str, tuple[str, ...]] = {
-    "mother": ("mother", "mom", "mum", "mommy", "妈妈", "母亲", "妈", "老妈"),
-    "father": ("father", "dad", "daddy", "爸爸", "父亲", "爸", "老爸"),
-    "wife": ("wife", "老婆", "妻子", "太太"),
-    "husband": ("husband", "hubby", "老公", "丈夫"),
-    "grandfather": ("grandfather", "grandpa"),
-    "grandmother": ("grandmother", "grandma"),
-    "boyfriend": ("boyfriend", "男朋友", "男友"),
-    "girlfriend": ("girlfriend", "女朋友", "女友"),
-    "son": ("son", "儿子"),
-    "daughter": ("daughter", "女儿", "闺女"),
-    "colleague": ("colleague", "coworker", "同事"),
-    "boss": ("boss", "老板"),
-}
-KIN_CANONICAL: dict[str, str] = {w: canon for canon, words in KIN_GROUPS.items() for w in words}
-# a sibling said with one character (我哥, 我姐搬到深圳了): the relation of the doubled word, a slot of its own as that is
-KIN_SHORT: dict[str, str] = {"哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹"}
-# English words broader than Chinese ones, which stay relations (and slots) of their own: 哥哥 is an older brother,
-# 弟弟 a younger one, 奶奶 the father's mother, 外婆 / 姥姥 the mother's. "brother" never merges with either (which
-# one is meant is unknown); a question about the broader word is answered by a memory of a narrower one, never the
-# reverse (:func:`kin_covers`)
-KIN_NARROWER: dict[str, tuple[str, ...]] = {
-    "brother": ("哥哥", "弟弟"), "sister": ("姐姐", "妹妹"), "grandmother": ("奶奶", "外婆", "姥姥"),
-    "grandfather": ("爷爷", "外公", "姥爷")}
-# a child, in any word for one, is a son or a daughter ("Where does my kid go to school?" / 孩子在哪上学？ by 我女儿…):
-# each broad word is answered by the others and by both narrow ones, never the reverse (a son is not "my daughter")
-_CHILD_WORDS = ("child", "children", "kid", "孩子")
-KIN_NARROWER.update({w: ("son", "daughter", *(o for o in _CHILD_WORDS if o != w)) for w in _CHILD_WORDS})
-
-# people a user speaks of ("my brother is …"): their facts are typed by value (:func:`person_slot`)
-PERSON_WORDS = frozenset("""brother sister partner friend cousin aunt uncle niece nephew neighbour neighbor
-    roommate flatmate kid child teacher landlord landlady manager coach tutor classmate fiance fiancé fiancee
-    fiancée stepmom stepdad stepmother stepfather stepbrother stepsister sibling spouse
-    bestie bff buddy 闺蜜 发小 舍友 哥们 好友 哥 姐 弟 妹
-    弟弟 哥哥 姐姐 妹妹 朋友 表哥 表姐 表弟 表妹 叔叔 阿姨 爷爷 奶奶 外婆 外公 姥姥 姥爷 孩子 邻居 室友 老师 同学 房东 领导
-    经理 教练 未婚妻 未婚夫 侄子 侄女 外甥 外甥女 堂哥 堂姐 堂弟 堂妹 师兄 师姐 师弟 师妹 学长 学姐 学弟 学妹 徒弟""".split()) | frozenset(KIN_CANONICAL)
-# people whose sentences are theirs, not the speaker's (:mod:`anchormem.answering.persons`), without typed slots
-OTHER_PERSON_WORDS = frozenset("doctor dentist parent in-law brother-in-law sister-in-law 父母 家人".split())
-RELATION_WORDS = PERSON_WORDS | OTHER_PERSON_WORDS
-
-
-@lru_cache(maxsize=16)
-def relation_pattern(zh: bool, words: frozenset[str] = RELATION_WORDS) -> str:
-    """A regex alternation (no group) of the English or the Chinese ``words``, longest first; English plurals are
-    the caller's (``(?:e?s)?``), "children" is included. A one-character Chinese word (哥, 姐, 妈) matches only as a
-    word of its own (:func:`one_character_relation`): not inside a longer relation (舅妈, 后妈), not the first half
-    of a doubled one (妈妈), not inside a word that names no such relative (师姐, 徒弟: ``not_kin`` of
-    data/lang/zh/kin.json), so backtracking never finds it there."""
-    if zh:
-        parts = [re.escape(w) if len(w) > 1 else one_character_relation(w)
-                 for w in sorted((w for w in words if has_cjk(w)), key=lambda w: (-len(w), w))]
-    else:
-        parts = [re.escape(w) for w in sorted({*(w for w in words if not has_cjk(w)), "children"},
-                                               key=lambda w: (-len(w), w))]
-    return "|".join(parts)
-
-
-def one_character_relation(word: str) -> str:
-    """A regex for the one-character relation ``word`` (哥, 妈) as a word of its own: not after a character of
-    ``one_character_guard`` (舅妈, 干爸), not doubled (妈妈), not inside a word of ``not_kin`` (师姐, 徒弟, 堂哥; both
-    of data/lang/zh/kin.json): "我师姐搬到深圳了" names no sister, "我姐搬到深圳了" does."""
+# -- jobs and people: word lists of data/lang/*/jobs.json and kin.json, read on first use -------------------------
+@lru_cache(maxsize=1)
+def occupation_en() -> str:
+    """A regex (one group, no capture) over English job nouns, an optional plural "s"/"es" after them ("nurse",
+    "teachers"; ``occupation_nouns`` of data/lang/en/jobs.json, regex fragments)."""
     from .. import langdata
 
-    data = langdata.load("kin", "zh")
-    w = re.escape(word)
-    guard = "".join(data.get("one_character_guard", ""))
-    out = f"(?<![{re.escape(guard)}])" if guard else ""
-    for c in sorted(data.get("not_kin", [])):
-        at = c.find(word)
-        if at < 0 or len(c) == 1:
-            continue
-        before, after = re.escape(c[:at]), re.escape(c[at + 1:])
-        out += f"(?<!{before})" if not after else f"(?!{w}{after})" if not before else f"(?!(?<={before}){w}{after})"
-    return out + f"{w}(?!{w})"
+    nouns = langdata.load("jobs", "en").get("occupation_nouns", ())
+    return r"(?:" + ("|".join(nouns) or "(?!)") + r")(?:e?s)?(?![\w-])"
 
 
-def kin_canonical(word: str) -> str:
-    """The canonical word of a relation word (:data:`KIN_CANONICAL`: "mom" -> "mother", 太太 -> "wife"), lower-cased;
-    any other word lower-cased as it is ("brother", 哥哥)."""
-    w = word.strip().lower()
-    return KIN_CANONICAL.get(w, w)
+@lru_cache(maxsize=1)
+def occupation_zh() -> str:
+    """A regex (one group, no capture) over Chinese job nouns, longest first (护士, 工程师: ``occupation_nouns`` of
+    data/lang/zh/jobs.json)."""
+    from .. import langdata
+
+    nouns = sorted(langdata.load("jobs", "zh").get("occupation_nouns", ()), key=len, reverse=True)
+    return r"(?:" + ("|".join(re.escape(w) for w in nouns) or "(?!)") + r")"
 
 
-def kin_covers(asked: str, said: str) -> bool:
-    """A question about relation ``asked`` is answered by what is said of relation ``said`` (both canonical,
-    :func:`kin_canonical`): the same relation, or a narrower one (:data:`KIN_NARROWER`: asked "brother", said
-    哥哥). Asked 哥哥, said "brother" or 弟弟: no."""
-    return asked == said or said in KIN_NARROWER.get(asked, ())
+@lru_cache(maxsize=1)
+def title_measures() -> str:
+    """A regex alternation (no group) of the Chinese measure words before a job noun (一名医生, 一位老师:
+    ``title_measures`` of data/lang/zh/jobs.json, in their order)."""
+    from .. import langdata
+
+    return _escaped(langdata.load("jobs", "zh").get("title_measures", ())) or "(?!)"
 
 
-PERSON_MODIFIERS = r"(?:older|younger|little|big|best|elder|baby|twin|eldest|youngest|oldest|step|new|current|ex|" \
-    r"former)"  # words before a relation: "my older brother", "my best friend"
-_MODIFIERS = re.compile(r"^(?:" + PERSON_MODIFIERS + r"\s+)+", re.I)
+@lru_cache(maxsize=1)
+def not_job_words() -> str:
+    """A regex (one group) of the words before a job noun that make it no job: "a fan of doctors", "a good cook",
+    "a wannabe actor" (``not_job_words`` of data/lang/en/jobs.json)."""
+    from .. import langdata
+
+    return r"(?:" + _escaped(langdata.load("jobs", "en").get("not_job_words", ())) + r")"
+
+
+@lru_cache(maxsize=1)
+def _occ_en() -> re.Pattern:
+    return re.compile(r"^(?:an?\s+)?(?:[\w-]+\s+){0,2}?" + occupation_en() + r"$", re.I)
+
+
+@lru_cache(maxsize=1)
+def _occ_zh() -> re.Pattern:
+    return re.compile(r"^(?:" + title_measures() + r")?[\u4e00-\u9fff]{0,4}?" + occupation_zh() + r"$")
+
+
+@lru_cache(maxsize=1)
+def _not_job_lead() -> re.Pattern:
+    return re.compile(r"\b" + not_job_words() + r"\b", re.I)
+
+
+# the names these lists had as module constants: still importable, each built on first access
+_LAZY = {"OCCUPATION_EN": occupation_en, "OCCUPATION_ZH": occupation_zh, "NOT_JOB_WORDS": not_job_words,
+         "KIN_GROUPS": kin_groups, "KIN_CANONICAL": kin_canonical_map, "KIN_SHORT": kin_short,
+         "KIN_NARROWER": kin_narrower, "PERSON_WORDS": person_words, "OTHER_PERSON_WORDS": other_person_words,
+         "RELATION_WORDS": relation_words, "PERSON_MODIFIERS": person_modifiers, "PLURAL_PERSON": plural_person,
+         "LIGHT_VERBS": light_verbs}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return _LAZY[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @lru_cache(maxsize=2)
@@ -577,32 +567,36 @@ def _slot_words(key: str) -> frozenset[str]:
 _AGE = re.compile(r"^(?:about |around )?\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?$|^[\d一二两三四五六七八九十百]{1,4}岁$",
                   re.I)
 _NEGATED = re.compile(r"^(?:not|no longer)\s+(.+?)(?:\s+any\s?more)?$", re.I)
-_NAME_WORD = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
+
+
+@lru_cache(maxsize=1)
+def _name_word() -> re.Pattern:
+    """A word of a name as said: a title (``titles`` of data/lang/*/names.json: "Dr", "Mr"; a full stop allowed), a
+    capitalised word or an initial."""
+    from .. import langdata
+
+    return re.compile(r"(?:(?:" + _escaped(langdata.words("names", "titles")) + r")\.?|[A-Z][a-z'’-]+|[A-Z]\.)")
 
 
 def is_occupation(value: str) -> bool:
     """``value`` names a job: "a nurse", "software engineer", "an ER doctor", 一名医生, 护士 (a job noun of
-    :data:`OCCUPATION_EN` / :data:`OCCUPATION_ZH` as its head, at most two modifiers); not "a fan of doctors",
+    :func:`occupation_en` / :func:`occupation_zh` as its head, at most two modifiers); not "a fan of doctors",
     "a friend of a teacher"."""
     v = value.strip()
     if has_cjk(v):
-        return bool(_OCC_ZH.match(v))
-    return bool(_OCC_EN.match(v)) and not _NOT_JOB_LEAD.search(v)
+        return bool(_occ_zh().match(v))
+    return bool(_occ_en().match(v)) and not _not_job_lead().search(v)
 
 
 def is_person(word: str) -> bool:
-    """``word`` names a relative or acquaintance (:data:`PERSON_WORDS`), one or several: "brother", "older brother",
+    """``word`` names a relative or acquaintance (:func:`person_words`), one or several: "brother", "older brother",
     "older_brother", "best friend", "brothers", "children", 弟弟."""
     w = word.strip()
+    persons = person_words()
     if has_cjk(w):
-        return w in PERSON_WORDS
-    w = _MODIFIERS.sub("", w.lower().replace("_", " "))
-    return w in PERSON_WORDS or _PLURAL_PERSON.get(w, "") in PERSON_WORDS or \
-        (w.endswith("s") and w[:-1] in PERSON_WORDS)
-
-
-PLURAL_PERSON = {"children": "child", "wives": "wife", "grandchildren": "child"}  # irregular plurals of person nouns
-_PLURAL_PERSON = PLURAL_PERSON
+        return w in persons
+    w = _modifiers().sub("", w.lower().replace("_", " "))
+    return w in persons or plural_person().get(w, "") in persons or (w.endswith("s") and w[:-1] in persons)
 
 
 def person_key(person: str) -> str:
@@ -610,15 +604,16 @@ def person_key(person: str) -> str:
     kept: "Mom" -> "mother", 妈妈 / 母亲 / 老妈 -> "mother", "older brother" -> "older brother", "moms" -> "mothers",
     老公 -> "husband", 哥哥 -> 哥哥. Any other word is returned as it is."""
     p = person.strip()
-    m = _MODIFIERS.match(p)
+    m = _modifiers().match(p)
     lead, head = (p[:m.end()], p[m.end():]) if m else ("", p)
     h = head.lower()
-    if h in KIN_SHORT:
-        return lead + KIN_SHORT[h]
-    if h in KIN_CANONICAL:
-        return lead + KIN_CANONICAL[h]
-    if h.endswith("s") and h[:-1] in KIN_CANONICAL and h not in _PLURAL_PERSON:  # "moms", "coworkers"
-        canon = KIN_CANONICAL[h[:-1]]
+    short, canonical = kin_short(), kin_canonical_map()
+    if h in short:
+        return lead + short[h]
+    if h in canonical:
+        return lead + canonical[h]
+    if h.endswith("s") and h[:-1] in canonical and h not in plural_person():  # "moms", "coworkers"
+        canon = canonical[h[:-1]]
         return lead + canon + ("es" if canon.endswith("s") else "s")
     return p
 
@@ -642,7 +637,7 @@ def clean_value(attribute: str, value: str) -> str:
 
 def person_slot(person: str, value: str) -> str:
     """The attribute of "my <person> is <value>" when ``person`` is a relative or acquaintance
-    (:data:`PERSON_WORDS`, with "older", "best"... allowed before it), typed by the value so that only a change of
+    (:func:`person_words`, with "older", "best"... allowed before it), typed by the value so that only a change of
     the same kind supersedes: a job -> ``<person>_occupation`` ("a doctor", 一名医生), an age -> ``<person>_age``
     ("30", "25 years old", 三十岁), a marital status -> ``<person>_marital`` ("married"), a name ->
     ``<person>_name`` ("Tom", "Dr. Lee"; not a nationality such as "Italian"); anything else (a description:
@@ -659,7 +654,7 @@ def person_slot(person: str, value: str) -> str:
     if value.strip().lower() in _slot_words("marital"):
         return f"{p}_marital"
     words = value.split()
-    if not has_cjk(value) and 0 < len(words) <= 4 and all(_NAME_WORD.fullmatch(w) for w in words) and \
+    if not has_cjk(value) and 0 < len(words) <= 4 and all(_name_word().fullmatch(w) for w in words) and \
             not any(w.lower() in _slot_words("nationalities") for w in words):
         return f"{p}_name"
     return f"{p}:{value_key(p, value)}"  # a description is a slot of its own: "tall" never closes "30"

@@ -8,7 +8,7 @@ for it) gives them nothing. This module reads such a clause by meaning instead:
    else as the subject state nothing (``cues.json``; a person of the speaker's, "my daughter", only for an age).
 2. **Value by type**, anywhere in the clause: a name (capitalised span in English, ``ns`` / ``nt`` / ``nz`` / ``nr``
    / a Latin word in Chinese: a place or an organisation), a number (rent, salary, weight), a job noun
-   (:data:`~anchormem.facts.keys.OCCUPATION_EN`), an age ("9th birthday", 四岁). A clause without a typed value and
+   (:func:`~anchormem.facts.keys.occupation_en`), an age ("9th birthday", 四岁). A clause without a typed value and
    without an ending the user can have said is not embedded at all.
 3. **Slot by similarity**: the clauses of one ``add`` are embedded together (one batched ``embed_documents`` call)
    and compared with the exemplar bank of their language (``data/lang/<lang>/slot_exemplars.json``: 10-25 short
@@ -47,7 +47,7 @@ from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
 from .bank_vectors import load as load_bank_vectors
-from .keys import OCCUPATION_EN, is_occupation, value_key
+from .keys import occupation_en, is_occupation, value_key
 from .model import Fact, detect_language
 from .subjects import not_names
 
@@ -241,10 +241,10 @@ def _typed_values(text: str, lang: str) -> tuple[tuple[str, tuple[str, ...]], ..
                     not (w.flag == "eng" and not text[:text.find(word)].strip(" \"'“‘(*-")) and not _code([word]):
                 out["name"].append(word)  # (an English word opening the clause is capitalised whatever it is:
                 # "Please change my address to 上海市…", "Update: I quit 字节")
-        from .keys import OCCUPATION_ZH
-        out["job"] = [m.group(0) for m in re.finditer(OCCUPATION_ZH, text)]
+        from .keys import occupation_zh
+        out["job"] = [m.group(0) for m in re.finditer(occupation_zh(), text)]
     else:
-        for m in re.finditer(r"\b((?:[\w-]+\s+){0,2}?" + OCCUPATION_EN + r")", text, re.I):
+        for m in re.finditer(r"\b((?:[\w-]+\s+){0,2}?" + occupation_en() + r")", text, re.I):
             words = m.group(1).split()
             while words and (not is_occupation(" ".join(words)) or words[0].casefold() in skip):
                 words = words[1:]  # "promoted to data scientist": the job, not "to data scientist"

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .. import langdata
 from ..text.tokenize import has_cjk
-from .keys import KIN_CANONICAL, clean_value, topic_key
+from .keys import kin_canonical_map, clean_value, topic_key
 
 __all__ = ["Fact", "normalize_attribute", "normalize_object", "detect_language", "is_sensitive"]
 
@@ -112,8 +112,8 @@ def normalize_attribute(attr: str) -> str:
 
 def _word(part: str) -> str:
     """One word of an attribute as its slot key: a known slot's synonym ("手机号" -> "phone"), a relation's
-    canonical word (:data:`~anchormem.facts.keys.KIN_CANONICAL`: "mom", 妈妈, 母亲 -> "mother"), else as it is."""
-    return _synonyms().get(part) or KIN_CANONICAL.get(part, part)
+    canonical word (:func:`~anchormem.facts.keys.kin_canonical_map`: "mom", 妈妈, 母亲 -> "mother"), else as it is."""
+    return _synonyms().get(part) or kin_canonical_map().get(part, part)
 
 
 def detect_language(text: str) -> Language:

@@ -37,9 +37,9 @@ def holder_of(attribute: str) -> str | None:
 @lru_cache(maxsize=256)
 def holder_words(holder: str) -> tuple[str, ...]:
     """The words naming ``holder`` in English and Chinese: a pet kind's category words (``categories.json``: "cat" ->
-    cat, cats, kitten, kitty, 猫, 猫咪...), a relation's words (``KIN_GROUPS``: "boyfriend" -> boyfriend, 男朋友, 男友;
-    ``KIN_NARROWER``), the holder's own head word; () for the speaker ("")."""
-    from .keys import KIN_GROUPS, KIN_NARROWER
+    cat, cats, kitten, kitty, 猫, 猫咪...), a relation's words (``kin_groups``: "boyfriend" -> boyfriend, 男朋友, 男友;
+    ``kin_narrower``), the holder's own head word; () for the speaker ("")."""
+    from .keys import kin_groups, kin_narrower
 
     if not holder:
         return ()
@@ -53,10 +53,10 @@ def holder_words(holder: str) -> tuple[str, ...]:
             spec = c.get(cid, {})
             words.update(spec.get("names", []))
             words.update(spec.get("kinds", []) if whole else [])
-    for canon, group in KIN_GROUPS.items():
+    for canon, group in kin_groups().items():
         if head == canon or head in group:
             words.update(group)
-    words.update(KIN_NARROWER.get(head, ()))
+    words.update(kin_narrower().get(head, ()))
     return tuple(sorted(w for w in words if w))
 
 

@@ -334,14 +334,14 @@ def _self_age(clause: str, v: Value) -> bool:
 
 def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
     """The age slot of the person an age in ``clause`` is about (see the module doc), or ""."""
-    from .keys import PERSON_WORDS, person_key, relation_pattern
+    from .keys import person_words, person_key, relation_pattern
     from .subjects import not_names
 
     before = clause[:v.start]
     if _self_age(clause, v):
         return "age"
     for zh in (True, False):
-        rx = relation_pattern(zh, PERSON_WORDS)
+        rx = relation_pattern(zh, person_words())
         pat = rx if zh else r"\b(?:my|our)\s+(?:" + rx + r")\b"
         hits = list(re.finditer(pat, before, 0 if zh else re.I))
         if hits:

@@ -52,26 +52,26 @@ class Rule:
 
 @lru_cache(maxsize=4)
 def code_pieces(lang: str) -> dict[str, str]:
-    """The placeholders filled from other modules' data: ``PERSON`` (a relative: :data:`~anchormem.facts.keys.
-    PERSON_WORDS`, in English after :data:`~anchormem.facts.keys.PERSON_MODIFIERS`, plural allowed), ``JOB`` (an
+    """The placeholders filled from other modules' data: ``PERSON`` (a relative: :func:`~anchormem.facts.keys.
+    person_words`, in English after :func:`~anchormem.facts.keys.person_modifiers`, plural allowed), ``JOB`` (an
     English job noun after at most two modifiers, as group ``v``), ``OCCUPATION`` (a Chinese job noun), ``THIRD``
     (``third_person_subjects`` of cues.json), ``CLAUSE_VERBS`` (verbs after "and" that start a clause: ``clause_verbs``
     of changes.json and the frames' verbs but copulas and moves) and ``CONTINUATION`` (``continuation`` of
     changes.json)."""
-    from .keys import NOT_JOB_WORDS, OCCUPATION_EN, OCCUPATION_ZH, PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+    from .keys import not_job_words, occupation_en, occupation_zh, person_modifiers, person_words, relation_pattern
 
     third = langdata.alternation(langdata.words("cues", "third_person_subjects", (lang,)))
     if lang == "zh":
-        return {"PERSON": r"(?:" + relation_pattern(True, PERSON_WORDS) + r")", "OCCUPATION": OCCUPATION_ZH,
+        return {"PERSON": r"(?:" + relation_pattern(True, person_words()) + r")", "OCCUPATION": occupation_zh(),
                 "THIRD": third,
                 "CONTINUATION": langdata.alternation(langdata.words("changes", "continuation", ("zh",)))}
     skip = set(langdata.load("rules", lang).get("not_clause_verbs", []))
     frame_verbs = [v for name, spec in langdata.load("frames", lang).get("classes", {}).items() for v in spec["verbs"]
                    if v[:1].isalpha() and v not in skip and name != "move"]  # "… and now work at X" (not a move:
     # "I left Lisbon and moved to Berlin" is one statement about the home)
-    return {"PERSON": r"(?:" + PERSON_MODIFIERS + r"\s+)*(?:" + relation_pattern(False, PERSON_WORDS) +
+    return {"PERSON": r"(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) +
                       r")(?:e?s)?(?![\w'])",  # "my sisters"
-            "JOB": r"(?P<v>(?:(?!" + NOT_JOB_WORDS + r"\b)[\w-]+\s+){0,2}?" + OCCUPATION_EN + r")(?!['’]s\b)",
+            "JOB": r"(?P<v>(?:(?!" + not_job_words() + r"\b)[\w-]+\s+){0,2}?" + occupation_en() + r")(?!['’]s\b)",
             "THIRD": third,
             "CLAUSE_VERBS": langdata.alternation(tuple(langdata.words("changes", "clause_verbs", (lang,))) +
                                                  tuple(frame_verbs))}

@@ -15,12 +15,12 @@ for the full list of sentences):
   Berlin." -> ``sister_home_city``, "我妈妈住在上海" -> ``mother_home_city``, "My brother is tall." -> ``brother``; so
   only a change of the same kind supersedes; several ("My brothers are doctors.") are a person of their own:
   ``brothers_occupation``; one relation said several ways is one person ("mom", "mother", 妈妈, 母亲 -> ``mother``:
-  :data:`~anchormem.facts.keys.KIN_GROUPS`), 哥哥 / 弟弟 and "brother" are three;
+  :func:`~anchormem.facts.keys.kin_groups`), 哥哥 / 弟弟 and "brother" are three;
 - home: "I live in Y", "I'm based in Y", "I moved to Y", "I moved out of X and now live in Y", "我住在Y",
   "我搬到了Y", "我搬出了X，现在住在Y" (a Chinese clause without a subject that goes on about the home is the
   speaker's) -> ``home_city``; "I moved out of X", "我搬出了X" -> ``home_city`` X, -1;
 - work: "I work at/for Y", "new job at Y", "我在Y工作", "入职Y" -> ``employer``; "I work as Y", "I'm a nurse",
-  "I'm a software engineer at Google" (a job noun: :data:`~anchormem.facts.keys.OCCUPATION_EN`),
+  "I'm a software engineer at Google" (a job noun: :func:`~anchormem.facts.keys.occupation_en`),
   "我是一名Y", "我是老师", "我在医院当护士" -> ``occupation``; "I work at a hospital as a nurse" / "I work as a nurse
   at a hospital" -> both; "I used to be a teacher", "I quit my job as a nurse", "我不再是老师了", "我不当老师了"
   -> ``occupation``, -1;
@@ -187,7 +187,7 @@ def _person_is(m: re.Match) -> str:
 
 
 def _person_home(m: re.Match) -> str:
-    """"my X moved to Y" / "my X lives in Y" / "我X住在Y": ``X_home_city`` for a person X (:data:`PERSON_WORDS`, by
+    """"my X moved to Y" / "my X lives in Y" / "我X住在Y": ``X_home_city`` for a person X (:func:`person_words`, by
     its relation's slot form: "mom", "mother", 妈妈, 母亲 -> ``mother_home_city``), else X."""
     a = m.group("a")
     return f"{person_key(a)}_home_city" if is_person(a) else a

@@ -32,9 +32,9 @@ SCENES = ("past_time", "visit", "general", "observed")
 
 @lru_cache(maxsize=1)
 def _others_rx() -> re.Pattern:
-    from .keys import RELATION_WORDS
+    from .keys import relation_words
 
-    alt = langdata.alternation(tuple(RELATION_WORDS))
+    alt = langdata.alternation(tuple(relation_words()))
     return re.compile(rf"\b(?:{alt})['’]s\b|(?:{alt})的", re.I)
 
 

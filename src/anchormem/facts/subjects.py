@@ -165,10 +165,10 @@ def named_subject(pre: str, lang: str) -> str:
 
 @lru_cache(maxsize=1)
 def _someone_rx() -> re.Pattern:
-    from .keys import RELATION_WORDS
+    from .keys import relation_words
 
     dets = langdata.alternation(tuple(langdata.load("relative", "en").get("noun_subject", [])))
-    rel = langdata.alternation(tuple(w for w in RELATION_WORDS if not has_cjk(w)))
+    rel = langdata.alternation(tuple(w for w in relation_words() if not has_cjk(w)))
     return re.compile(rf"^\W*(?:(?:{dets})\s+\w|(?:my|our)\s+(?:\w+\s+)?(?:{rel})(?:s|es)?\b)", re.I)
 
 
@@ -189,14 +189,14 @@ def speakers(clause: str) -> bool:
 @lru_cache(maxsize=2)
 def _relation_name(lang: str) -> re.Pattern:
     """A relation of the speaker's and the name said beside it: "my (little) sister Mei", "our friend Tom Li",
-    我妹妹小美, 我的朋友Tom (relation words: :data:`~anchormem.facts.keys.PERSON_WORDS`)."""
-    from .keys import PERSON_MODIFIERS, PERSON_WORDS, relation_pattern
+    我妹妹小美, 我的朋友Tom (relation words: :func:`~anchormem.facts.keys.person_words`)."""
+    from .keys import person_modifiers, person_words, relation_pattern
 
     if lang == "zh":
-        return re.compile(r"(?:我的?|我们的?)(?P<rel>" + relation_pattern(True, PERSON_WORDS) + r")\s*(?P<name>"
+        return re.compile(r"(?:我的?|我们的?)(?P<rel>" + relation_pattern(True, person_words()) + r")\s*(?P<name>"
                           r"[A-Z][A-Za-z'’-]*|[\u4e00-\u9fff]{2,3}?)(?=\s*(?:" + _ZH_AFTER_NAME + r"))")
-    return re.compile(r"(?<![\w'’])(?:my|our)\s+(?P<rel>(?:" + PERSON_MODIFIERS + r"\s+)*(?:" +
-                      relation_pattern(False, PERSON_WORDS) + r"))\s+(?P<name>(?-i:[A-Z])[\w'’-]*)(?![\w'’])", re.I)
+    return re.compile(r"(?<![\w'’])(?:my|our)\s+(?P<rel>(?:" + person_modifiers() + r"\s+)*(?:" +
+                      relation_pattern(False, person_words()) + r"))\s+(?P<name>(?-i:[A-Z])[\w'’-]*)(?![\w'’])", re.I)
 
 
 # what follows a name said beside a relation in Chinese (我妹妹小美住在…, 我老公Tom在…): a verb, an adverb or a time

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, 
 
 from ..context.taxonomy import DOMAIN_NAMES
 from ..retrieval.config import RECIPES
-from ..types import Answer, HistoryEntry, Hit, MemoryEvent, MemoryItem, ReviewItem
+from ..types import Answer, Citation, HistoryEntry, Hit, MemoryEvent, MemoryItem, ReviewItem
 from ..context.taxonomy import norm_tag
 from .constraints import NO_NUL_PATTERN as NO_NUL
 from .constraints import DateTime, Filters, Metadata, Name, QueryText, SaidAt, ScopeId, Text
@@ -389,6 +389,8 @@ class AskResponse(BaseModel):
     scored memories the answer was chosen from, as search hits) only with ``?include=candidates``."""
 
     text: str
-    citations: list[MemoryItem]
+    citations: list[Citation] = Field(description=(
+        "The quoted memories in the order quoted, each with `note`: what the text says of its quote besides its "
+        "words ('true until 2024-03', 'planned: from 2024-04-01', a pending change), null when it holds now."))
     abstained: bool
     candidates: Optional[list[Hit]] = Field(None, description="Only with ?include=candidates.")
