@@ -7,7 +7,7 @@ import anchormem
 
 DOCUMENTED = [
     "Memory", "AsyncMemory", "Settings", "SearchConfig", "AnswerConfig", "Message", "MemoryItem", "MemoryEvent", "Hit",
-    "Answer", "HistoryEntry", "Label", "Entity", "Scope", "AnchormemError", "ConfigError",
+    "Answer", "Citation", "HistoryEntry", "Label", "Entity", "Scope", "AnchormemError", "ConfigError",
     "EmbedderMismatchError", "NotFoundError", "InvalidInputError", "ArgumentError", "FilterError", "ScopeError", "ProviderError",
     "EmbeddingError", "LLMError", "StoreError", "ConflictError", "PrivacyError", "LLMParseError",
 ]

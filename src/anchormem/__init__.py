@@ -26,7 +26,7 @@ from .errors import (
 )
 from .memory import Memory
 from .retrieval.config import SearchConfig
-from .types import Answer, Entity, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Message, Scope
+from .types import Answer, Citation, Entity, HistoryEntry, Hit, Label, MemoryEvent, MemoryItem, Message, Scope
 
 try:  # the one source of the version is pyproject.toml, read from the installed distribution's metadata
     from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
@@ -47,6 +47,7 @@ __all__ = [
     "MemoryEvent",
     "Hit",
     "Answer",
+    "Citation",
     "HistoryEntry",
     "Label",
     "Entity",
