@@ -87,9 +87,10 @@ def test_a_call_that_does_not_fit_the_signature_is_an_argument_error():
         with pytest.raises(ArgumentError, match=r"Memory\.add\(\): missing 1 required keyword-only argument: "
                                                r"'user_id'"):
             m.add("I live in Oslo.")
-        with pytest.raises(AnchormemError, match=r"Memory\.context\(\): missing 1 required keyword-only argument: "
+        with pytest.raises(AnchormemError, match=r"Memory\.context\(\): missing 1 required positional argument: "
                                                 r"'query'"):
             m.context(user_id="u", session_id="s")  # (session_id is optional: a user-level block without it)
+        assert "Recent conversation" in m.context("hello", user_id="u").text  # the message first, as in search
         with pytest.raises(TypeError):  # code written against Python's own error keeps working
             m.get_all()
         assert m.get_all(user_id="u") == []

@@ -710,7 +710,7 @@ class Memory(AskMixin, LifecycleMixin):
         return self._sessions
 
     @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
-    def context(self, *, user_id: str, query: str, session_id: str | None = None, budget_tokens: int = 2000,
+    def context(self, query: str, *, user_id: str, session_id: str | None = None, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
         the REST API): the session's summary, cited long-term memories (searched with the recent turns as context)
