@@ -437,3 +437,26 @@ def test_may_replace_reads_the_asked_kind_and_what_an_ending_ends():
     assert _may_replace("I quit last week.", "I'm an engineer at Tencent.", frozenset({"name"}))  # a bare ending
     assert _may_replace("adopted a third!! tiny tuxedo kitten, named her Tempeh.",
                         "Two cats in this house: Miso and Tofu.", frozenset({"count", "name"}))
+
+
+@pytest.mark.parametrize("question, whole", [
+    ("Tell me about Anna", True), ("What do you know about my sister?", True), ("What do you know about me?", True),
+    ("跟我说说小美", True), ("我妹妹最近怎么样？", True),
+    ("Where does Anna live?", False), ("How old is my son?", False), ("What pets do I have?", False),
+    ("Do I still play League?", False), ("我姐姐现在做什么工作？", False), ("我现在住哪？", False),
+])
+def test_asks_whole_person(question, whole):
+    from anchormem.answering.recency import asks_whole_person
+
+    assert asks_whole_person(question, asked_person(question)) is whole
+
+
+def test_a_question_about_a_person_as_a_whole_marks_nothing_earlier_by_meaning(mem):
+    """fresh21 D4: a later statement about the same person that says something else (a puppy) is no later answer
+    to what the earlier one says (where she lives, her job): all of it holds at once."""
+    mem.add("My sister Anna lives in Paris and works as a pharmacist.", user_id="a", timestamp=T)
+    mem.add("Anna just adopted a puppy called Biscuit.", user_id="a", timestamp=T + timedelta(days=20))
+    for question in ("Tell me about Anna", "What do you know about my sister?"):
+        lines = _memory_lines(mem, "a", question)
+        assert any("Paris" in ln for ln in lines)
+        assert not any("earlier statement" in ln for ln in lines)

@@ -132,6 +132,33 @@ def asked_person(question: str) -> tuple[str, str] | None:
 _MINE = re.compile(r"\b(?:my|our)\b|我", re.I)
 
 
+def asks_whole_person(question: str, person: tuple[str, str] | None) -> bool:
+    """The question asks about a person (:func:`asked_person`) and names nothing of theirs: it asks for no kind of
+    value (:func:`~.answer_types.asked_value_kinds`) and every content term of full weight
+    (:func:`~.question.analyze_question`) is a person: a relation word, the name asked, a name written as one (a
+    capitalised word inside an English question; a person's name by jieba's tags in Chinese, 小美, 老王). "Tell me
+    about Anna", "What do you know about my sister?", "What do you know about me?", 跟我说说小美, 我妹妹最近怎么样？ ->
+    True; "Where does Anna live?", "How old is my son?", "What pets do I have?" -> False; False when no person is
+    asked about."""
+    from ..facts.subjects import pos_tags
+    from .question import analyze_question
+
+    if person is None or asked_value_kinds(question):
+        return False
+    name = person[0].casefold() if person[0] not in ("", "user") else ""
+    inside = {w.casefold() for w in re.findall(r"(?<=\s)[A-Z][\w'’-]*", question)}  # capitalised, not first
+    zh_names = {t.word for t in pos_tags(question) if t.flag in _NAME_FLAGS} if has_cjk(question) else set()
+    for term, weight in analyze_question(question).terms:
+        if weight < 1.0 or term.casefold() in inside or term == name or term in zh_names or kin_words(term) or \
+                re.fullmatch(r"[小老阿][\u4e00-\u9fff]", term):
+            continue
+        return False
+    return True
+
+
+_NAME_FLAGS = frozenset({"nr", "nrfg", "nrt"})
+
+
 def _clause_person(clause: str) -> tuple[str, str]:
     """(entity, relation) of the person a clause is about: :func:`~anchormem.facts.subjects.person_owner`, else the
     speaker's relation that is its subject ("My son is 13 now", 我女儿七岁了 -> ("user", "son"/"daughter"))."""
@@ -370,7 +397,10 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             cands.append((n, words))
     if not cands:
         return {}
-    meaning = embedder is not None and question_vector is not None
+    # a question that names the person and nothing of theirs ("Tell me about Anna", "How is my sister doing?",
+    # 跟我说说小美) asks for everything said of them: all of it holds at once unless the claims read a new value of
+    # a slot, so no later statement by meaning (a puppy Anna adopted is no later answer to where she lives)
+    meaning = embedder is not None and question_vector is not None and not asks_whole_person(question, person)
     ident = _asks_identifier(question)
     asked = asked_value_kinds(question)
     if meaning:
