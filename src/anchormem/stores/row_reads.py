@@ -29,6 +29,8 @@ class SQLiteRowReadsMixin:
     _rank_cache: dict[tuple[str, str], tuple[int, dict[int, tuple]]]  # (tenant, user) -> (generation, rows)
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
     _recent_rowids: dict[str | None, int]
+    _touches: Any  # .touches: the access counts of searches not written yet
+    _pending_count: Any
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -83,7 +85,8 @@ class SQLiteRowReadsMixin:
             have = [r for r in want if r in kept]
             if have:  # kept rows: their ids (a rowid reused by another row is read by id below) and access counts
                 for rid, mid, count in self._read("SELECT rowid, id, access_count FROM memories WHERE +tenant=? AND "
-                                                  f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have]):
+                                                  f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have],
+                                                  overlay=True):
                     if want[rid] == mid:
                         row = kept[rid]
                         out[mid] = RankRow(row if row[19] == count else row[:19] + (count,) + row[20:])
@@ -92,6 +95,12 @@ class SQLiteRowReadsMixin:
         rest = [i for i in ids if i not in out]
         if rest:
             self._rank_read(scope, kept, out, "id", rest)
+        if self._touches:  # the access counts of searches not written yet (.touches): read as if written
+            pending = self._pending_count
+            for mid, row in out.items():
+                got = pending(scope.tenant, mid)
+                if got is not None:
+                    out[mid] = RankRow(row[:19] + (row[19] + got[0],) + row[20:])
         return dict(sorted(out.items()))
 
     def _rank_read(self, scope: Scope, kept: dict[int, tuple], out: dict[str, RankRow], by: str,
@@ -104,7 +113,7 @@ class SQLiteRowReadsMixin:
         for i in range(0, len(values), 900):
             chunk = values[i : i + 900]
             rows += self._read(f"SELECT {self._RANK_COLS} FROM memories WHERE +tenant=? AND {by} IN "
-                               f"({','.join('?' * len(chunk))})", [scope.tenant, *chunk])
+                               f"({','.join('?' * len(chunk))})", [scope.tenant, *chunk], overlay=True)
         if expect is not None:
             rows = [r for r in rows if expect.get(r[0]) == r[1]]
         if not rows:
@@ -132,11 +141,15 @@ class SQLiteRowReadsMixin:
                     "SELECT m.id, m.updated_at, m.metadata, m.source_text, m.last_accessed_at, m.fact, m.archived_at, "
                     "e.type, e.value, e.normalized FROM memories m LEFT JOIN memory_entities e ON e.memory_rowid = "
                     f"m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) ORDER BY e.rowid",
-                    [tenant, *chunk]):
+                    [tenant, *chunk], overlay=True):
                 rest.setdefault(mid, cols)
                 if t is not None:
                     ents.setdefault(mid, []).append(entity(t, v, n))
+        pending = self._pending_count if self._touches else None
         for mid, cols in rest.items():
+            got = pending(tenant, mid) if pending is not None else None
+            if got is not None:  # last_accessed_at of a search not written yet (.touches; the count is the row's)
+                cols[3] = got[1]
             out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))
         return out
 
