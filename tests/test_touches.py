@@ -82,3 +82,26 @@ def test_pending_bumps_are_due_by_count_and_by_age(monkeypatch):
     assert not p and p.get("t", "a") is None
     monkeypatch.setattr(PendingTouches, "MAX_AGE", 0.0)
     assert p.add("t", ["a"], 4.0) is True
+
+
+def test_the_user_summary_is_found_once_per_generation(tmp_path):
+    """``context()`` asks for the user's rolled-up summary each call: kept (which memory, or none) until a write."""
+    mem = Memory(str(tmp_path / "s.db"), embedder="hash", llm=None)
+    with frozen_clock(T0):
+        mem.add([{"role": "user", "content": "I pay 900 euros rent every month."},
+                 {"role": "user", "content": "I moved to Munich last week."}], user_id="a", session_id="s1")
+        lists = []
+        real = mem.store.list_memories
+        mem.store.list_memories = lambda *a, **kw: lists.append(1) or real(*a, **kw)
+        assert mem.user_summary(user_id="a") is None and mem.user_summary(user_id="a") is None
+        assert len(lists) == 1
+        summary = mem.summarize(user_id="a")  # a write: the next call looks again
+        lists.clear()
+        got = mem.user_summary(user_id="a")
+        assert got is not None and got.id == summary.id and len(lists) == 1
+        again = mem.user_summary(user_id="a")  # kept: read by id
+        assert again.model_dump() == got.model_dump() and len(lists) == 1
+        mem.add("The garage closes at ten.", user_id="a")
+        lists.clear()
+        assert mem.user_summary(user_id="a").id == got.id and len(lists) == 1
+    mem.close()

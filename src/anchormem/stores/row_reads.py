@@ -30,7 +30,7 @@ class SQLiteRowReadsMixin:
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
     _recent_rowids: dict[str | None, int]
     _touches: Any  # .touches: the access counts of searches not written yet
-    _pending_count: Any
+    _pending_counts: Any
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -95,12 +95,9 @@ class SQLiteRowReadsMixin:
         rest = [i for i in ids if i not in out]
         if rest:
             self._rank_read(scope, kept, out, "id", rest)
-        if self._touches:  # the access counts of searches not written yet (.touches): read as if written
-            pending = self._pending_count
-            for mid, row in out.items():
-                got = pending(scope.tenant, mid)
-                if got is not None:
-                    out[mid] = RankRow(row[:19] + (row[19] + got[0],) + row[20:])
+        for mid, (n, _when) in self._pending_counts(scope.tenant, out).items():  # the access counts of searches
+            row = out[mid]  # not written yet (.touches): read as if written
+            out[mid] = RankRow(row[:19] + (row[19] + n,) + row[20:])
         return dict(sorted(out.items()))
 
     def _rank_read(self, scope: Scope, kept: dict[int, tuple], out: dict[str, RankRow], by: str,
@@ -145,11 +142,9 @@ class SQLiteRowReadsMixin:
                 rest.setdefault(mid, cols)
                 if t is not None:
                     ents.setdefault(mid, []).append(entity(t, v, n))
-        pending = self._pending_count if self._touches else None
+        for mid, (_n, when) in self._pending_counts(tenant, rest).items():
+            rest[mid][3] = when  # last_accessed_at of a search not written yet (.touches; the count is the row's)
         for mid, cols in rest.items():
-            got = pending(tenant, mid) if pending is not None else None
-            if got is not None:  # last_accessed_at of a search not written yet (.touches; the count is the row's)
-                cols[3] = got[1]
             out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))
         return out
 

@@ -170,7 +170,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
 
     def _read(self, sql: str, params: Any = (), *, overlay: bool = False) -> list[sqlite3.Row]:
         """The rows of one query. A query naming the access columns writes the pending access counts first
-        (:mod:`.touches`), unless ``overlay``: the caller adds them itself (:meth:`_pending_count`)."""
+        (:mod:`.touches`), unless ``overlay``: the caller adds them itself (:meth:`_pending_counts`)."""
         if not overlay and self._touches:
             self._flush_for(sql)
         try:
@@ -710,7 +710,10 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                           ) -> dict[str, dict[str, Any]]:
         """For each message id, the message just before it (by time, then order of storing) in its session, or,
         for a message without a session, among the user's session-less messages of the same agent said at most
-        ``window_s`` seconds before it: {id: message dict}. The first of a session is left out."""
+        ``window_s`` seconds before it: {id: message dict}. The first of a session is left out. Each message is
+        found by its id (``+``: not by walking the user's messages) and its predecessor by one descent of the
+        session's time index (``q.ts <= m.ts`` bounds it; without it every later message of the session was read
+        first: ~100 ms for 10 messages at 100k)."""
         out: dict[str, dict[str, Any]] = {}
         cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
         for i in range(0, len(ids), 900):
@@ -719,8 +722,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                 f"SELECT m.id, {cols} FROM messages m JOIN messages p ON p.rowid = (SELECT q.rowid FROM messages q "
                 "WHERE q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS m.session_id AND "
                 "(m.session_id IS NOT NULL OR (ifnull(q.agent_id, '') = ifnull(m.agent_id, '') AND q.ts >= m.ts - ?))"
-                " AND (q.ts < m.ts OR (q.ts = m.ts AND q.rowid < m.rowid)) ORDER BY q.ts DESC, q.rowid DESC LIMIT 1) "
-                f"WHERE m.tenant=? AND m.user_id=? AND m.id IN ({','.join('?' * len(chunk))})",
+                " AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.rowid < m.rowid)) "
+                "ORDER BY q.ts DESC, q.rowid DESC LIMIT 1) "
+                f"WHERE +m.tenant=? AND +m.user_id=? AND m.id IN ({','.join('?' * len(chunk))})",
                 [window_s, scope.tenant, scope.user_id, *chunk])
             out.update((r[0], d) for r, d in zip(rows, message_dicts([r[1:] for r in rows])))
         return out

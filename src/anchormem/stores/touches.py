@@ -10,7 +10,7 @@ seconds old (checked at the next bump), and before anything else could see the c
 - every transaction of the store (``_tx``: every write, a purge included) writes them first;
 - every read through ``_read`` whose SQL names ``access_count`` or ``last_accessed_at`` (a whole memory row, a
   filter on the count) writes them first, except the search's own reads of its candidates (``overlay=True``:
-  ``rank_rows``/``whole_rows`` add the pending bumps to what they read, :meth:`SQLiteTouchMixin._pending_count`);
+  ``rank_rows``/``whole_rows`` add the pending bumps to what they read, :meth:`SQLiteTouchMixin._pending_counts`);
 - closing the store writes them.
 
 The pending bumps are kept per database (:func:`pending_for`: every store object of this process opened on the same
@@ -71,6 +71,13 @@ class PendingTouches:
             rows, self._rows = self._rows, {}
         return [(n, when, mid, tenant) for (tenant, mid), (n, when) in rows.items()]
 
+    def of(self, tenant: str, ids: Any) -> dict[str, tuple[int, float]]:
+        """{id: (bumps, latest time)} of those of ``ids`` with bumps pending."""
+        rows = self._rows  # a snapshot: take() swaps the dict, add() only grows it
+        if not rows:
+            return {}
+        return {mid: (got[0], got[1]) for mid in ids if (got := rows.get((tenant, mid))) is not None}
+
     def get(self, tenant: str, mid: str) -> tuple[int, float] | None:
         """(bumps, latest time) pending for the memory, or None."""
         got = self._rows.get((tenant, mid))
@@ -92,7 +99,7 @@ def pending_for(database: str) -> PendingTouches:
 
 
 class SQLiteTouchMixin:
-    """``touch``, ``_flush_touches`` and ``_pending_count`` of :class:`~.sqlite.SQLiteStore`. Needs ``_touches``
+    """``touch``, ``_flush_touches`` and ``_pending_counts`` of :class:`~.sqlite.SQLiteStore`. Needs ``_touches``
     (a :class:`PendingTouches`), ``_conn``, ``_tx`` (which calls :meth:`_flush_touches` before it begins) and
     ``_sync`` (the store's ``synchronous`` setting)."""
 
@@ -130,6 +137,7 @@ class SQLiteTouchMixin:
         if self._touches and any(c in sql for c in _COUNT_COLS):
             self._flush_touches()
 
-    def _pending_count(self, tenant: str, mid: str) -> tuple[int, float] | None:
-        """(bumps, latest time) of the memory not written yet, or None (a read with ``overlay=True`` adds them)."""
-        return self._touches.get(tenant, mid) if self._touches else None
+    def _pending_counts(self, tenant: str, ids: Any) -> dict[str, tuple[int, float]]:
+        """{id: (bumps, latest time)} of those of the memories ``ids`` not written yet (a read with ``overlay=True``
+        adds them)."""
+        return self._touches.of(tenant, ids)
