@@ -105,3 +105,17 @@ def test_the_user_summary_is_found_once_per_generation(tmp_path):
         lists.clear()
         assert mem.user_summary(user_id="a").id == got.id and len(lists) == 1
     mem.close()
+
+
+def test_a_read_inside_a_write_leaves_the_pending_bumps_for_the_next_flush(tmp_path):
+    db, mem, kept = _filled(tmp_path)
+    store = mem.store
+    with frozen_clock(T0 + timedelta(hours=1)):
+        mem.search("parked level", user_id="a", limit=1)  # a bump pending
+        with store._tx() as c:  # noqa: SLF001 - a write's transaction (it wrote the bump first) ...
+            store.touch("default", [kept.id], T0 + timedelta(hours=1))  # ... another thread's bump meanwhile ...
+            assert store.get("default", kept.id).access_count == 1  # ... and a row read inside it: no nested
+            c.execute("UPDATE memories SET confidence = confidence WHERE id=?", (kept.id,))  # transaction
+        assert mem.get(kept.id).access_count == 2  # the bump left pending is written by the next read
+    mem.close()
+    assert _stored(db, kept.id)[0] == 2

@@ -22,6 +22,7 @@ never fails a search nor a write).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import weakref
@@ -88,6 +89,20 @@ _SHARED: weakref.WeakValueDictionary[str, PendingTouches] = weakref.WeakValueDic
 _SHARED_LOCK = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A forked child starts with no pending bumps (its parent writes its own: never counted twice) and free
+    locks."""
+    global _SHARED_LOCK
+    _SHARED_LOCK = threading.Lock()
+    for pending in list(_SHARED.values()):
+        pending._lock = threading.Lock()  # noqa: SLF001
+        pending._rows = {}  # noqa: SLF001
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def pending_for(database: str) -> PendingTouches:
     """The pending bumps of the database ``database`` (its connection URI): one object per database in this process,
     shared by the stores open on it (while one is open)."""
@@ -117,11 +132,15 @@ class SQLiteTouchMixin:
         """Write every pending bump in one transaction, committed without a WAL fsync (``synchronous = NORMAL``
         for this transaction only): a power cut may lose the last bumps, never corrupt the file; the next durable
         commit syncs them too. A failure is logged, the batch dropped."""
+        if not self._touches:
+            return
+        conn = self._conn()
+        if conn.in_transaction:  # a read inside this thread's own transaction: left for the next flush
+            return
         rows = self._touches.take()
         if not rows:
             return
         try:
-            conn = self._conn()
             conn.execute("PRAGMA synchronous = NORMAL")
             try:
                 with self._tx() as c:
