@@ -77,6 +77,8 @@ def test_pending_bumps_are_due_by_count_and_by_age(monkeypatch):
     assert p.add("t", ["a", "b"], 1.0) is False
     assert p.add("t", ["a"], 2.0) is False  # a repeat bumps twice, keeps the latest time
     assert p.get("t", "a") == (1 + 1, 2.0)
+    assert p.counts("t", ["a", "b", "z"]) == {"a": 2, "b": 1} and p.times("t", ["b"]) == {"b": 1.0}
+    assert p.counts("other", ["a"]) == {}
     assert p.add("t", ["c"], 3.0) is True
     assert sorted(p.take()) == [(1, 1.0, "b", "t"), (1, 3.0, "c", "t"), (2, 2.0, "a", "t")]
     assert not p and p.get("t", "a") is None

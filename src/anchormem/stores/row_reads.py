@@ -31,6 +31,7 @@ class SQLiteRowReadsMixin:
     _recent_rowids: dict[str | None, int]
     _touches: Any  # .touches: the access counts of searches not written yet
     _pending_counts: Any
+    _pending_times: Any
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -84,20 +85,20 @@ class SQLiteRowReadsMixin:
         if want and len(want) <= 900:
             have = [r for r in want if r in kept]
             if have:  # kept rows: their ids (a rowid reused by another row is read by id below) and access counts
+                # (with the bumps of searches not written yet: .touches)
+                pending = self._pending_counts(scope.tenant, [want[r] for r in have])
                 for rid, mid, count in self._read("SELECT rowid, id, access_count FROM memories WHERE +tenant=? AND "
                                                   f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have],
                                                   overlay=True):
                     if want[rid] == mid:
                         row = kept[rid]
+                        count += pending.get(mid, 0)
                         out[mid] = RankRow(row if row[19] == count else row[:19] + (count,) + row[20:])
             if len(have) < len(want):
                 self._rank_read(scope, kept, out, "rowid", [r for r in want if r not in kept], want)
         rest = [i for i in ids if i not in out]
         if rest:
             self._rank_read(scope, kept, out, "id", rest)
-        for mid, (n, _when) in self._pending_counts(scope.tenant, out).items():  # the access counts of searches
-            row = out[mid]  # not written yet (.touches): read as if written
-            out[mid] = RankRow(row[:19] + (row[19] + n,) + row[20:])
         return dict(sorted(out.items()))
 
     def _rank_read(self, scope: Scope, kept: dict[int, tuple], out: dict[str, RankRow], by: str,
@@ -118,11 +119,13 @@ class SQLiteRowReadsMixin:
         if by == "id":  # read by rowid next time (:meth:`_rows_by_rowid`), kept rows too
             self._remember_rowids([r[0] for r in rows], [r[1] for r in rows])
         claims = self._claims.load(self._read, {scope.tenant: [r[1] for r in rows]})
+        pending = self._pending_counts(scope.tenant, [r[1] for r in rows])  # bumps not written yet (.touches)
         for r in rows:
             row = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
-            out[r[1]] = RankRow(row)
+            n = pending.get(r[1])
+            out[r[1]] = RankRow(row if n is None else row[:19] + (row[19] + n,) + row[20:])
             if r[3] == scope.user_id:
-                kept[r[0]] = row
+                kept[r[0]] = row  # as stored: a kept row's count is read again each time
 
     def whole_rows(self, tenant: str, rows: list[RankRow]) -> dict[str, MemoryItem]:
         """{id: the whole MemoryItem, entities included} of the memories of ``rows`` (as :meth:`rank_rows` read
@@ -142,7 +145,7 @@ class SQLiteRowReadsMixin:
                 rest.setdefault(mid, cols)
                 if t is not None:
                     ents.setdefault(mid, []).append(entity(t, v, n))
-        for mid, (_n, when) in self._pending_counts(tenant, rest).items():
+        for mid, when in self._pending_times(tenant, rest).items():
             rest[mid][3] = when  # last_accessed_at of a search not written yet (.touches; the count is the row's)
         for mid, cols in rest.items():
             out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))

@@ -2,7 +2,7 @@
 
 A search bumps ``access_count`` and ``last_accessed_at`` of the hits it returns. Written one transaction per search,
 that write (its ``BEGIN IMMEDIATE`` and ``COMMIT`` most of it) was a twentieth of a search's CPU at 100k memories and
-a tenth at 1k. :class:`PendingTouches` keeps the bumps instead: {(tenant, memory id): [bumps, latest time]}, written
+a tenth at 1k. :class:`PendingTouches` keeps the bumps instead (per tenant: bumps and latest time per memory), written
 by :meth:`SQLiteTouchMixin._flush_touches` in one transaction (``UPDATE ... SET access_count = access_count + n``)
 when :data:`PendingTouches.MAX_IDS` memories are pending or the oldest bump is :data:`PendingTouches.MAX_AGE`
 seconds old (checked at the next bump), and before anything else could see the columns without them:
@@ -10,13 +10,15 @@ seconds old (checked at the next bump), and before anything else could see the c
 - every transaction of the store (``_tx``: every write, a purge included) writes them first;
 - every read through ``_read`` whose SQL names ``access_count`` or ``last_accessed_at`` (a whole memory row, a
   filter on the count) writes them first, except the search's own reads of its candidates (``overlay=True``:
-  ``rank_rows``/``whole_rows`` add the pending bumps to what they read, :meth:`SQLiteTouchMixin._pending_counts`);
+  ``rank_rows``/``whole_rows`` add the pending bumps to what they read, :meth:`SQLiteTouchMixin._pending_counts`,
+  ``_pending_times``);
 - closing the store writes them.
 
 The pending bumps are kept per database (:func:`pending_for`: every store object of this process opened on the same
-file shares them), so every read in this process sees exact counts. Another process sees them once written: at most ``MAX_AGE`` seconds of a busy process's bumps later, or at the next write, read or
-close of this one. A failed write is logged and the batch dropped, as a failed per-search write was (access tracking
-never fails a search nor a write).
+file shares them), so every read in this process sees exact counts. Another process sees them once written: at most
+``MAX_AGE`` seconds of a busy process's bumps later, or at the next write, read or close of this one (an idle process
+keeps them until then; a forked child starts without its parent's). A failed write is logged and the batch
+dropped, as a failed per-search write was (access tracking never fails a search nor a write).
 """
 
 from __future__ import annotations
@@ -32,57 +34,65 @@ __all__ = ["PendingTouches", "SQLiteTouchMixin", "pending_for"]
 
 log = logging.getLogger("anchormem")
 
-_COUNT_COLS = ("access_count", "last_accessed_at")
 
 
 class PendingTouches:
-    """The access-count bumps not written yet: {(tenant, id): [bumps, latest epoch seconds]}. Thread-safe."""
+    """The access-count bumps not written yet, per tenant: {id: bumps} and {id: latest epoch seconds} (plain values:
+    no container per memory for the garbage collector to track while they wait). Thread-safe."""
 
     MAX_IDS = 1024  # memories pending before a bump writes them all
     MAX_AGE = 1.0  # seconds the oldest pending bump may wait (checked at the next bump)
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._rows: dict[tuple[str, str], list[Any]] = {}
+        self._counts: dict[str, dict[str, int]] = {}
+        self._times: dict[str, dict[str, float]] = {}
+        self._n = 0
         self._since = 0.0
 
     def __bool__(self) -> bool:
-        return bool(self._rows)
+        return self._n > 0
 
     def add(self, tenant: str, ids: list[str], when: float) -> bool:
         """Bump each of ``ids`` once (a repeated id twice, as one ``UPDATE`` per id would) at ``when``; True when
         the pending bumps are due to be written (:data:`MAX_IDS`, :data:`MAX_AGE`)."""
         now = time.monotonic()
         with self._lock:
-            rows = self._rows
-            if not rows:
+            if not self._n:
                 self._since = now
+            counts = self._counts.get(tenant)
+            if counts is None:
+                counts = self._counts[tenant] = {}
+                self._times[tenant] = {}
+            times = self._times[tenant]
             for mid in ids:
-                got = rows.get((tenant, mid))
-                if got is None:
-                    rows[(tenant, mid)] = [1, when]
-                else:
-                    got[0] += 1
-                    got[1] = when
-            return len(rows) >= self.MAX_IDS or now - self._since >= self.MAX_AGE
+                counts[mid] = counts.get(mid, 0) + 1
+                times[mid] = when
+            self._n = sum(len(c) for c in self._counts.values())
+            return self._n >= self.MAX_IDS or now - self._since >= self.MAX_AGE
 
     def take(self) -> list[tuple[int, float, str, str]]:
         """Every pending bump as ``(bumps, latest time, id, tenant)`` (the ``UPDATE``'s parameters), cleared."""
         with self._lock:
-            rows, self._rows = self._rows, {}
-        return [(n, when, mid, tenant) for (tenant, mid), (n, when) in rows.items()]
+            counts, times = self._counts, self._times
+            self._counts, self._times, self._n = {}, {}, 0
+        return [(n, times[tenant][mid], mid, tenant) for tenant, c in counts.items() for mid, n in c.items()]
 
-    def of(self, tenant: str, ids: Any) -> dict[str, tuple[int, float]]:
-        """{id: (bumps, latest time)} of those of ``ids`` with bumps pending."""
-        rows = self._rows  # a snapshot: take() swaps the dict, add() only grows it
-        if not rows:
-            return {}
-        return {mid: (got[0], got[1]) for mid in ids if (got := rows.get((tenant, mid))) is not None}
+    def counts(self, tenant: str, ids: Any) -> dict[str, int]:
+        """{id: bumps} of those of ``ids`` with bumps pending."""
+        got = self._counts.get(tenant)  # a snapshot: take() swaps the dicts, add() only grows them
+        return {mid: n for mid in ids if (n := got.get(mid)) is not None} if got else {}
+
+    def times(self, tenant: str, ids: Any) -> dict[str, float]:
+        """{id: latest bump's time} of those of ``ids`` with bumps pending."""
+        got = self._times.get(tenant)
+        return {mid: t for mid in ids if (t := got.get(mid)) is not None} if got else {}
 
     def get(self, tenant: str, mid: str) -> tuple[int, float] | None:
         """(bumps, latest time) pending for the memory, or None."""
-        got = self._rows.get((tenant, mid))
-        return None if got is None else (got[0], got[1])
+        with self._lock:
+            n = self._counts.get(tenant, {}).get(mid)
+            return None if n is None else (n, self._times[tenant][mid])
 
 
 _SHARED: weakref.WeakValueDictionary[str, PendingTouches] = weakref.WeakValueDictionary()
@@ -96,7 +106,7 @@ def _forget_in_child() -> None:
     _SHARED_LOCK = threading.Lock()
     for pending in list(_SHARED.values()):
         pending._lock = threading.Lock()  # noqa: SLF001
-        pending._rows = {}  # noqa: SLF001
+        pending._counts, pending._times, pending._n = {}, {}, 0  # noqa: SLF001
 
 
 if hasattr(os, "register_at_fork"):
@@ -114,9 +124,9 @@ def pending_for(database: str) -> PendingTouches:
 
 
 class SQLiteTouchMixin:
-    """``touch``, ``_flush_touches`` and ``_pending_counts`` of :class:`~.sqlite.SQLiteStore`. Needs ``_touches``
-    (a :class:`PendingTouches`), ``_conn``, ``_tx`` (which calls :meth:`_flush_touches` before it begins) and
-    ``_sync`` (the store's ``synchronous`` setting)."""
+    """``touch``, ``_flush_touches``, ``_pending_counts`` and ``_pending_times`` of :class:`~.sqlite.SQLiteStore`.
+    Needs ``_touches`` (a :class:`PendingTouches`), ``_conn``, ``_tx`` (which calls :meth:`_flush_touches` before
+    it begins) and ``_sync`` (the store's ``synchronous`` setting)."""
 
     _touches: PendingTouches
     _conn: Any
@@ -153,10 +163,13 @@ class SQLiteTouchMixin:
 
     def _flush_for(self, sql: str) -> None:
         """Write the pending bumps before a read whose SQL names the access columns."""
-        if self._touches and any(c in sql for c in _COUNT_COLS):
+        if self._touches and ("access_count" in sql or "last_accessed_at" in sql):
             self._flush_touches()
 
-    def _pending_counts(self, tenant: str, ids: Any) -> dict[str, tuple[int, float]]:
-        """{id: (bumps, latest time)} of those of the memories ``ids`` not written yet (a read with ``overlay=True``
-        adds them)."""
-        return self._touches.of(tenant, ids)
+    def _pending_counts(self, tenant: str, ids: Any) -> dict[str, int]:
+        """{id: bumps} of those of the memories ``ids`` not written yet (a read with ``overlay=True`` adds them)."""
+        return self._touches.counts(tenant, ids) if self._touches else {}
+
+    def _pending_times(self, tenant: str, ids: Any) -> dict[str, float]:
+        """{id: the latest bump's time} of those of the memories ``ids`` not written yet."""
+        return self._touches.times(tenant, ids) if self._touches else {}
