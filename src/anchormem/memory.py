@@ -169,6 +169,7 @@ class Memory(AskMixin, LifecycleMixin):
         self.llm: LLM | None = make_llm() if isinstance(llm, str) and llm == "auto" else llm  # type: ignore
         self._evidence: EvidenceScorer | None = None  # ask's evidence scorer (caches word embeddings)
         self._searcher = Searcher(self.store, embedder)
+        self._user_summaries: dict[tuple[str, str, str | None], tuple[int, str | None]] = {}  # .memory_lifecycle
         self._turns = TurnVectors(self._searcher)  # a search's conversation turns, embedded at a bounded cost
         self._anchor: ContextAnchor | None = None  # context labeller, built on first use (no I/O here)
         self._sessions: Any = None  # the session store, opened on first use

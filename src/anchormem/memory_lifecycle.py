@@ -19,7 +19,7 @@ from typing import Any
 
 from . import consolidate as _tiers
 from .arguments import checked_arguments
-from .errors import ConflictError, InvalidInputError
+from .errors import ConflictError, InvalidInputError, NotFoundError
 from .facts.reconcile import approval_targets
 from .filters import parse_filters
 from .ingest.classify import memory_hash
@@ -45,6 +45,7 @@ class LifecycleMixin:
     embedder: Any
     anchor: Any
     _scope: Any
+    _user_summaries: dict[tuple[str, str, str | None], tuple[int, str | None]]  # user_summary: (generation, id)
     get: Any
     _drop_summaries_citing: Any
     _purge_copies: Any
@@ -174,6 +175,24 @@ class LifecycleMixin:
 
     def user_summary(self, *, user_id: str, agent_id: str | None = None) -> MemoryItem | None:
         """The user's current rolled-up summary (written by :meth:`consolidate` or ``summarize(user_id=...)``),
-        or None."""
-        return _tiers.current_user_summary(self.store, self._scope(user_id, agent_id))
+        or None. Which memory it is (or that there is none) is kept per user and agent for the user's generation
+        (every write raises it): ``context()`` asks each call, and finding it reads every current memory of the
+        user (~80 ms at 100k); while no write happened since, it costs the generation's read (and the summary's own
+        row, read by id: its access count may have changed)."""
+        scope = self._scope(user_id, agent_id)
+        key, gen = (scope.tenant, scope.user_id, scope.agent_id), self.store.scope_generation(scope.tenant,
+                                                                                                scope.user_id)
+        kept = self._user_summaries.get(key)
+        if kept is not None and kept[0] == gen:
+            if kept[1] is None:
+                return None
+            try:
+                return self.store.get(scope.tenant, kept[1])
+            except NotFoundError:  # gone without a new generation (another process's store): look again
+                pass
+        item = _tiers.current_user_summary(self.store, scope)
+        if len(self._user_summaries) > 4096:
+            self._user_summaries.clear()
+        self._user_summaries[key] = (gen, None if item is None else item.id)
+        return item
 

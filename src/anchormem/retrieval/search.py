@@ -287,8 +287,10 @@ class Searcher:
             window = time_window(time_text, as_of or now)
         if not fused:
             return []
-        dmap = {d: (s, r) for r, (d, s) in enumerate(dense, start=1)}
-        lmap = {d: (s, r) for r, (d, s) in enumerate(lexical, start=1)}
+        # each candidate's rank in the two lists (its score read from the list): no (score, rank) pair per list
+        # entry (~500 tuples a search the garbage collector tracks, for the ~100 candidates that read one)
+        dpos = {d: r for r, (d, _s) in enumerate(dense, start=1)}
+        lpos = {d: r for r, (d, _s) in enumerate(lexical, start=1)}
         if len(fused) > max(5 * limit, 100):
             # the weights below (and the anchor's, in [1 - anchor_weight, 1]) move a score by a bounded factor:
             # only the best-fused candidates can end in the top ``limit``, so only they are loaded (loading every
@@ -316,7 +318,6 @@ class Searcher:
         if past is not None:  # an edited memory is returned with the text it had at as_of
             items = past.items(items)
         ref = as_of or now
-        none2 = (None, None)
         rw, iw, curve, half_life = (config.recency_weight, config.importance_weight, config.recency_curve,
                                     config.recency_half_life_days)
         keep_r, keep_i = 1 - rw, 1 - iw
@@ -330,8 +331,9 @@ class Searcher:
             item = items.get(doc)
             if item is None or (not show_expired and item.expires_at is not None and item.expires_at <= ref):
                 continue
-            ds, dr = dmap.get(doc, none2)
-            ls, lr = lmap.get(doc, none2)
+            dr, lr = dpos.get(doc), lpos.get(doc)
+            ds = None if dr is None else dense[dr - 1][1]
+            ls = None if lr is None else lexical[lr - 1][1]
             if ls is None and (ds is None or ds < min_dense) and doc not in also:
                 continue
             rec = recency_weight(item.created_at, ref, curve=curve, half_life_days=half_life)

@@ -794,7 +794,7 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
             f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
             "q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS NOT DISTINCT FROM m.session_id AND "
             "(m.session_id IS NOT NULL OR (coalesce(q.agent_id, '') = coalesce(m.agent_id, '') AND "
-            "q.ts >= m.ts - %s)) AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) "
+            "q.ts >= m.ts - %s)) AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) "
             "ORDER BY q.ts DESC, q.seq DESC LIMIT 1) p WHERE m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)",
             (window_s, scope.tenant, scope.user_id, list(ids)))
         return {r[0]: d for r, d in zip(rows, message_dicts([r[1:] for r in rows]))}

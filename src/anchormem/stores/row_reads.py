@@ -29,6 +29,9 @@ class SQLiteRowReadsMixin:
     _rank_cache: dict[tuple[str, str], tuple[int, dict[int, tuple]]]  # (tenant, user) -> (generation, rows)
     _rowid_ids: dict[tuple[str, str], tuple[int, dict[int, str]]]
     _recent_rowids: dict[str | None, int]
+    _touches: Any  # .touches: the access counts of searches not written yet
+    _pending_counts: Any
+    _pending_times: Any
 
     def _entities(self, rowids: list[int]) -> dict[int, list[Entity]]:
         """{memory rowid: its entities, in the order written} (rows without entities left out)."""
@@ -82,10 +85,14 @@ class SQLiteRowReadsMixin:
         if want and len(want) <= 900:
             have = [r for r in want if r in kept]
             if have:  # kept rows: their ids (a rowid reused by another row is read by id below) and access counts
+                # (with the bumps of searches not written yet: .touches)
+                pending = self._pending_counts(scope.tenant, [want[r] for r in have])
                 for rid, mid, count in self._read("SELECT rowid, id, access_count FROM memories WHERE +tenant=? AND "
-                                                  f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have]):
+                                                  f"rowid IN ({','.join('?' * len(have))})", [scope.tenant, *have],
+                                                  overlay=True):
                     if want[rid] == mid:
                         row = kept[rid]
+                        count += pending.get(mid, 0)
                         out[mid] = RankRow(row if row[19] == count else row[:19] + (count,) + row[20:])
             if len(have) < len(want):
                 self._rank_read(scope, kept, out, "rowid", [r for r in want if r not in kept], want)
@@ -104,7 +111,7 @@ class SQLiteRowReadsMixin:
         for i in range(0, len(values), 900):
             chunk = values[i : i + 900]
             rows += self._read(f"SELECT {self._RANK_COLS} FROM memories WHERE +tenant=? AND {by} IN "
-                               f"({','.join('?' * len(chunk))})", [scope.tenant, *chunk])
+                               f"({','.join('?' * len(chunk))})", [scope.tenant, *chunk], overlay=True)
         if expect is not None:
             rows = [r for r in rows if expect.get(r[0]) == r[1]]
         if not rows:
@@ -112,11 +119,13 @@ class SQLiteRowReadsMixin:
         if by == "id":  # read by rowid next time (:meth:`_rows_by_rowid`), kept rows too
             self._remember_rowids([r[0] for r in rows], [r[1] for r in rows])
         claims = self._claims.load(self._read, {scope.tenant: [r[1] for r in rows]})
+        pending = self._pending_counts(scope.tenant, [r[1] for r in rows])  # bumps not written yet (.touches)
         for r in rows:
             row = rank_row(r[1:], SQLITE_JSON, claims.get((r[2], r[1]), []))
-            out[r[1]] = RankRow(row)
+            n = pending.get(r[1])
+            out[r[1]] = RankRow(row if n is None else row[:19] + (row[19] + n,) + row[20:])
             if r[3] == scope.user_id:
-                kept[r[0]] = row
+                kept[r[0]] = row  # as stored: a kept row's count is read again each time
 
     def whole_rows(self, tenant: str, rows: list[RankRow]) -> dict[str, MemoryItem]:
         """{id: the whole MemoryItem, entities included} of the memories of ``rows`` (as :meth:`rank_rows` read
@@ -132,10 +141,12 @@ class SQLiteRowReadsMixin:
                     "SELECT m.id, m.updated_at, m.metadata, m.source_text, m.last_accessed_at, m.fact, m.archived_at, "
                     "e.type, e.value, e.normalized FROM memories m LEFT JOIN memory_entities e ON e.memory_rowid = "
                     f"m.rowid WHERE +m.tenant=? AND m.id IN ({','.join('?' * len(chunk))}) ORDER BY e.rowid",
-                    [tenant, *chunk]):
+                    [tenant, *chunk], overlay=True):
                 rest.setdefault(mid, cols)
                 if t is not None:
                     ents.setdefault(mid, []).append(entity(t, v, n))
+        for mid, when in self._pending_times(tenant, rest).items():
+            rest[mid][3] = when  # last_accessed_at of a search not written yet (.touches; the count is the row's)
         for mid, cols in rest.items():
             out[mid] = whole_item(have[mid], cols, SQLITE_JSON, ents.get(mid, []))
         return out
