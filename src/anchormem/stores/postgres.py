@@ -790,11 +790,16 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
         if not ids:
             return {}
         cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
+        # one branch per kind of message, each an index range of (tenant, user_id, session_id, ts) read newest
+        # first (IS NOT DISTINCT FROM is no index condition in PostgreSQL: it sorted every message of the user)
+        order = "AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) ORDER BY q.ts DESC, q.seq DESC"
         rows = self._read(
             f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
-            "q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS NOT DISTINCT FROM m.session_id AND "
-            "(m.session_id IS NOT NULL OR (coalesce(q.agent_id, '') = coalesce(m.agent_id, '') AND "
-            "q.ts >= m.ts - %s)) AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) "
-            "ORDER BY q.ts DESC, q.seq DESC LIMIT 1) p WHERE m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)",
-            (window_s, scope.tenant, scope.user_id, list(ids)))
+            f"q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id = m.session_id {order} LIMIT 1) p "
+            "WHERE m.session_id IS NOT NULL AND m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s) UNION ALL "
+            f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
+            "q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS NULL AND "
+            f"coalesce(q.agent_id, '') = coalesce(m.agent_id, '') AND q.ts >= m.ts - %s {order} LIMIT 1) p "
+            "WHERE m.session_id IS NULL AND m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)",
+            (scope.tenant, scope.user_id, list(ids), window_s, scope.tenant, scope.user_id, list(ids)))
         return {r[0]: d for r, d in zip(rows, message_dicts([r[1:] for r in rows]))}

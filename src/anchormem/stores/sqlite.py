@@ -713,7 +713,9 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         ``window_s`` seconds before it: {id: message dict}. The first of a session is left out. Each message is
         found by its id (``+``: not by walking the user's messages) and its predecessor by one descent of the
         session's time index (``q.ts <= m.ts`` bounds it; without it every later message of the session was read
-        first: ~100 ms for 10 messages at 100k)."""
+        first: ~100 ms for 10 messages at 100k), bounded below by the window for a session-less message (a range
+        of the index, not a filter: a session-less turn with nothing in its window read every earlier
+        session-less message of the user)."""
         out: dict[str, dict[str, Any]] = {}
         cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
         for i in range(0, len(ids), 900):
@@ -721,7 +723,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             rows = self._read(
                 f"SELECT m.id, {cols} FROM messages m JOIN messages p ON p.rowid = (SELECT q.rowid FROM messages q "
                 "WHERE q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS m.session_id AND "
-                "(m.session_id IS NOT NULL OR (ifnull(q.agent_id, '') = ifnull(m.agent_id, '') AND q.ts >= m.ts - ?))"
+                "(m.session_id IS NOT NULL OR ifnull(q.agent_id, '') = ifnull(m.agent_id, '')) AND "
+                "q.ts >= (CASE WHEN m.session_id IS NULL THEN m.ts - ? ELSE -1e300 END) "
                 " AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.rowid < m.rowid)) "
                 "ORDER BY q.ts DESC, q.rowid DESC LIMIT 1) "
                 f"WHERE +m.tenant=? AND +m.user_id=? AND m.id IN ({','.join('?' * len(chunk))})",
