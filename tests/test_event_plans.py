@@ -108,3 +108,18 @@ def test_a_trip_scrapped_is_called_off():
             [(e.event, e.memory.text) for e in ev]
         assert m.ask("When is the Lisbon trip?", user_id="c").text.startswith(
             'On 2026-02-10, you said: "We scrapped the Lisbon trip')
+
+
+def test_a_dated_plan_to_be_somewhere_is_a_trip_whatever_verb_says_it():
+    """fresh22 D8: "I'm going to Chengdu … on May 3rd" names no event word; being at a place at a time ahead is a
+    trip there, so "We called off the Chengdu trip" closes it (and a trip elsewhere does not)."""
+    assert event_plan("I'm going to Chengdu with my sister on May 3rd.", dated=True).attribute == "plan:trip:chengdu"
+    assert event_plan("I'm going to Chengdu with my sister on May 3rd.") is None  # not dated ahead: no plan
+    plan = ("I'm going to Chengdu with my sister on May 3rd.", "2025-04-01T09:00:00Z")
+    for off, closes in (("We called off the Chengdu trip.", True), ("The Tokyo trip got cancelled.", False)):
+        with Memory(":memory:", embedder="hash") as m:
+            events = _add(m, [plan, (off, "2025-04-20T09:00:00Z")])
+            assert any(e[0] == "SUPERSEDE" and e[2] == plan[0] for e in events[1]) is closes
+    with Memory(":memory:", embedder="hash") as m:
+        events = _add(m, [("我五一要去成都。", "2025-04-01T09:00:00+08:00"), ("成都那趟旅行取消了。", "2025-04-20T09:00:00+08:00")])
+        assert events[1] == [("ADD", "utterance", "成都那趟旅行取消了。"), ("SUPERSEDE", "utterance", "我五一要去成都。")]

@@ -128,15 +128,19 @@ def _places(text: str) -> list[str]:
         return []
 
 
-def event_plan(text: str, *, entity: str = "user") -> Fact | None:
+def event_plan(text: str, *, entity: str = "user", dated: bool = False) -> Fact | None:
     """The event plan ``text`` states, a plan of no slot ("We're planning a family trip to Chengdu on December 12",
     我们计划下个月去成都旅行): a fact of slot ``plan:<kind>[:<place>]`` (the first event kind it names, ``events``
     of plans.json, and its first known place), value the kind and place as said; None when it names no event.
-    Whoever does it (I, we, my wife): a family's plan is the speaker's to call off."""
+    ``dated``: the text is dated ahead of when it was said; a dated plan that names no event but a place is a trip
+    there ("I'm going to Chengdu with my sister on May 3rd", 我五一去成都): being somewhere at a time ahead is what a
+    trip is, whatever verb says it. Whoever does it (I, we, my wife): a family's plan is the speaker's to call off."""
     kinds = _event_kinds(text)
+    places = _places(text)
+    if not kinds and dated and places:
+        kinds = ["trip"]
     if not kinds:
         return None
-    places = _places(text)
     key = f"plan:{kinds[0]}" + (f":{places[0].casefold()}" if places else "")
     return Fact(entity=entity, attribute=key, value=" ".join([kinds[0], *places[:1]]), polarity=1,
                 source_span=text, extractor="rules")
@@ -197,7 +201,7 @@ def open_plan(store: Any, tenant: str, user_id: str, speaker: str, before: datet
     for m in sorted(mine, key=lambda m: m.created_at, reverse=True):
         if m.kind == "fact" or (m.id not in dated and not _plan_worded(m.text)):
             continue
-        ev = event_plan(m.text, entity=speaker)
+        ev = event_plan(m.text, entity=speaker, dated=m.id in dated)
         if ev is not None and _names_event(named_in, ev, m.text):
             return m, ev
     return None
