@@ -180,3 +180,14 @@ def test_not_yet_last_moves_only_a_value_not_in_effect_then():
         [new.memory.id, old.memory.id]
     # a question about the plan itself reads the plan first
     assert not_yet_last([new, old], A, "When is my rent going up?")[0] is new
+
+
+def test_now_at_an_insurer_doing_claims_states_employer_and_job():
+    """fresh-user D5: 现在在X做Y states employer X and job Y; an organisation ending in 保险 is an employer."""
+    m, rows = two_turns("我在腾讯做产品经理。", "上个月跳槽了，现在在平安保险做理赔。")
+    now = {(it.fact.attribute, it.fact.value) for it in m.get_all(user_id="u") if it.fact is not None}
+    assert {("employer", "平安保险"), ("occupation", "理赔")} <= now
+    gone = {(it.fact.attribute, it.fact.value) for it in m.get_all(user_id="u", include_superseded=True)
+            if it.fact is not None and it.state == "superseded"}
+    assert {("employer", "腾讯"), ("occupation", "产品经理")} <= gone
+    m.close()
