@@ -202,7 +202,7 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
     res["checks"]["search"] = bool(found) and any(_has(found[0], v) for v in want)
     res["checks"]["top3"] = any(_has(t, v) for t in found[:3] for v in want)
     res["notes"]["search"] = found[:3]
-    if story.get("ahead"):  # (f) after (e), like it: as of a day before a scheduled date: the value holding then comes first
+    if story.get("ahead"):  # (f), after (e) like it: as of a day before a scheduled date, what holds then comes first
         at = T0 + timedelta(days=story["ahead"]["day"])
         held = story["ahead"]["value"]
         aa = m.ask(story["question"], user_id=user, as_of=at)

@@ -81,7 +81,8 @@ def test_a_clause_takes_its_sentences_time_phrase():
     assert clause_dates("I live in Lisbon", A, sentence="I live in Lisbon, and next month I'm moving to Berlin.",
                         values=("Lisbon", "Berlin")) == []
     # a time phrase frames the clauses after it only
-    assert clause_dates("I'm a teacher", A, sentence="I'm a teacher, I get paid on the 15th.", values=("teacher",)) == []
+    assert clause_dates("I'm a teacher", A, sentence="I'm a teacher, I get paid on the 15th.",
+                        values=("teacher",)) == []
     # its own date wins
     got = clause_dates("下周一去美团报到。", A, sentence="上个月离职了，下周一去美团报到。", values=("美团",))
     assert [s.start.date() for s in got] == [date(2026, 12, 14)]
@@ -134,13 +135,26 @@ def test_a_bare_day_in_the_past_applies_at_once(first, second, value):
     m.close()
 
 
-def test_the_sentences_time_phrase_schedules_the_next_clause():
-    m, rows = two_turns("我住在上海。", "我下个月搬家，搬到杭州滨江。")
+@pytest.mark.parametrize("first,second,attribute,old", [
+    ("我住在上海。", "我下个月搬家，搬到杭州滨江。", "home_city", "上海"),
+    ("My rent is 1,300 a month.", "Next month things change, my rent goes up to 1,450.", "rent", "1,300 a month"),
+    ("I live in Glasgow.", "It's happening next month, I'm moving to Leith.", "home_city", "Glasgow"),
+])
+def test_the_sentences_time_phrase_schedules_the_next_clause(first, second, attribute, old):
+    m, rows = two_turns(first, second)
     first_next = (SAID.date().replace(day=1) + timedelta(days=32)).replace(day=1)
-    homes = [it for it in rows.values() if it.fact is not None and it.fact.attribute == "home_city"
-             and it.fact.value != "上海"]
-    assert [(h.state, h.valid_from) for h in homes] == [("scheduled", start_of(first_next))]
-    assert (rows["我住在上海。"].state, rows["我住在上海。"].valid_to) == ("current", start_of(first_next))
+    new = [it for it in rows.values() if it.fact is not None and it.fact.attribute == attribute
+           and it.fact.value != old]
+    assert [(h.state, h.valid_from) for h in new] == [("scheduled", start_of(first_next))]
+    assert (rows[first].state, rows[first].valid_to) == ("current", start_of(first_next))
+    m.close()
+
+
+def test_a_time_phrase_after_a_clause_leaves_it_current():
+    m, rows = two_turns("I work as a nurse.", "I'm a teacher now, I get paid on the 15th.")
+    jobs = [it for it in rows.values() if it.fact is not None and it.fact.attribute == "occupation"
+            and it.fact.value == "teacher"]
+    assert [j.state for j in jobs] == ["current"] and rows["I work as a nurse."].state == "superseded"
     m.close()
 
 

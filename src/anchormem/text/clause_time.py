@@ -31,7 +31,7 @@ from .tokenize import has_cjk
 
 __all__ = ["tense_of", "clause_dates", "split_clauses"]
 
-_CLAUSES = re.compile(r"[^,，;；:：.。!！?？]+[,，;；:：.。!！?？]*")
+_CLAUSES = re.compile(r"(?:[^,，;；:：.。!！?？]|(?<=\d)[,.:](?=\d))+[,，;；:：.。!！?？]*")  # (not inside 1,450)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 
 
@@ -61,7 +61,8 @@ def _simple_past(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _participle_after() -> frozenset[str]:
-    return frozenset(w.casefold() for w in langdata.load("dates", "en").get("clause_time", {}).get("participle_after", []))
+    words = langdata.load("dates", "en").get("clause_time", {}).get("participle_after", [])
+    return frozenset(w.casefold() for w in words)
 
 
 def _past_verb(clause: str) -> bool:
@@ -92,7 +93,8 @@ def tense_of(clause: str) -> str:
 
 
 def split_clauses(sentence: str) -> list[str]:
-    """The clauses of ``sentence``: its pieces between commas, semicolons, colons and sentence ends."""
+    """The clauses of ``sentence``: its pieces between commas, semicolons, colons and sentence ends (not those inside
+    a number: "1,450", "9:30")."""
     return [c for c in (m.group().strip() for m in _CLAUSES.finditer(sentence)) if c]
 
 
