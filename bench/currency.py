@@ -15,6 +15,8 @@ public API is used. Checks, per story:
   hold the current value or a past marker such as "until" / "以前");
 - (d) ``kept``: a non-change retires nothing (no SUPERSEDE, the fact is still cited first); a story's ``keep`` fact
   (another fact of a multi-fact first turn, the pets' names of a count change) is still cited.
+- (f) ``ahead`` (stories with an ``ahead`` day): read as of that day (before a scheduled change's date, or after a
+  change said in the past tense), ``ask`` cites first and ``search`` finds first the value holding then.
 - (e) ``search``: the first hit of ``search(question)`` holds the current value (for non-changes: the kept one; for
   two concurrent writers: the one ``ask`` cites); ``top3``: one of its first three hits does.
 
@@ -47,7 +49,7 @@ T0 = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
 # a line holding an old value is fine when it marks it as past
 PAST_MARKERS = ("until", "before", "formerly", "previously", "used to", "no longer", "(past", "superseded",
                 "moved from", "以前", "之前", "曾经", "曾", "不再", "已搬离")
-CHECKS = ("current", "past", "context", "kept", "search", "top3")
+CHECKS = ("current", "past", "context", "kept", "search", "top3", "ahead")
 
 
 def _has(text: str, value: str) -> bool:
@@ -200,6 +202,14 @@ def run_story(m: Memory, story: dict, user: str) -> dict:
     res["checks"]["search"] = bool(found) and any(_has(found[0], v) for v in want)
     res["checks"]["top3"] = any(_has(t, v) for t in found[:3] for v in want)
     res["notes"]["search"] = found[:3]
+    if story.get("ahead"):  # (f), after (e) like it: as of a day before a scheduled date, what holds then comes first
+        at = T0 + timedelta(days=story["ahead"]["day"])
+        held = story["ahead"]["value"]
+        aa = m.ask(story["question"], user_id=user, as_of=at)
+        then = aa.citations[0].text if aa.citations and not aa.abstained else ""
+        top = [h.memory.text for h in m.search(story["question"], user_id=user, as_of=at, limit=3)]
+        res["checks"]["ahead"] = any(_has(then, v) for v in held) and bool(top) and any(_has(top[0], v) for v in held)
+        res["notes"]["ahead"] = {"ask": then, "search": top[:2]}
     res["failures"] = {c: ("detection" if not detected else "review_policy" if why == "held for review"
                            else "data_model") for c, ok in res["checks"].items() if not ok}
     if not detected:
@@ -237,7 +247,7 @@ def _fmt(row: dict) -> str:
 def markdown(report: dict) -> str:
     lines = ["| split | language | stories | change detected | (a) ask cites current | (b) past reachable | "
              "(c) context shows no stale value | (d) non-change / other fact kept | (e) search: first hit current | "
-             "search: current in top 3 |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "search: current in top 3 | (f) as of before the date |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for split, t in report["by_split_language"].items():
         for lang, row in t.items():
             lines.append(f"| {split} | {lang} | {row['stories']} | {100 * row['detected']:.1f}% | {_fmt(row)} |")

@@ -18,7 +18,7 @@ from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
 from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
 from .answering.recency import latest_said_answer
-from .answering.slot_questions import slot_answer_as_of
+from .answering.slot_questions import held_first, slot_answer_as_of
 from .answering.value_shapes import in_shape
 from .answering.subject_gate import of_subject
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
@@ -132,6 +132,9 @@ class AskMixin:
             if self.answer_config.latest_first:
                 ans = latest_first(ans, asked)
             ans, hits = self._currency_answer(asked, query, ans, hits, found, user_id, agent_id, session_id)
+        if as_of is not None and not filters:  # a value scheduled after as_of cited first: what held then goes first
+            held = held_first(ans, asked, found, to_utc(as_of, field="as_of"), self.answer_config.max_citations)
+            ans, hits = (held[0], hits + held[1]) if held is not None else (ans, hits)
         if then is None and as_of is None and not filters and not ans.abstained and self.answer_config.latest_said:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more

@@ -169,13 +169,17 @@ def extractive_answer(question: str, hits: list[Hit], cfg: AnswerConfig | None =
     the per-embedder calibration. ``prompts`` (optional, one per hit, None where unknown): the other speaker's turn
     each hit replies to; its questions count as the hit's words ("They were scared" answers "How did they handle
     the accident?"). ``past``: the question asked about the past (its past words taken out of ``question``): a
-    value denied or ended answers it (:attr:`~.evidence.QuestionInfo.past`)."""
+    value denied or ended answers it (:attr:`~.evidence.QuestionInfo.past`). A hit search marked ``scheduled`` (not
+    in effect yet at the time read: :func:`anchormem.retrieval.currency.not_yet_last`) is quoted after the others."""
     scorer = scorer or EvidenceScorer(embedder, cfg)
     cfg = cfg or scorer.config
     q = analyze_question(question)
     q.past = past
     scored = scorer.score(q, hits, prompts)
     chosen = _distinct(select(scored, cfg, terms=q.terms), hits)
+    # a value scheduled for a time after the one read (search's explain["scheduled"]: retrieval.currency) is quoted
+    # after what holds then, never first
+    chosen = sorted(chosen, key=lambda s: "scheduled" in hits[s.index].explain)
     evidence = annotate(hits, scored, chosen)
     if not chosen:
         return abstain(question, evidence)

@@ -23,7 +23,7 @@ from ..types import Answer, Hit, MemoryItem, Scope
 from .extractive import quoted
 from .persons import asks_about_self, kin_words
 
-__all__ = ["asked_slots", "about_user", "slot_answer", "slot_answer_as_of"]
+__all__ = ["asked_slots", "about_user", "slot_answer", "slot_answer_as_of", "held_first"]
 
 
 @lru_cache(maxsize=1)
@@ -106,3 +106,27 @@ def slot_answer_as_of(question: str, found: list[Hit], as_of: datetime) -> tuple
             return Answer(text=text, citations=cites, abstained=False), \
                 [h.model_copy(update={"memory": view, "explain": {**h.explain, "as_of_slot": attr}})]
     return None
+
+
+def held_first(ans: Answer, question: str, found: list[Hit], as_of: datetime, max_citations: int
+               ) -> tuple[Answer, list[Hit]] | None:
+    """``ans`` (an answer read as of ``as_of``) when its first citation is a value scheduled for a time after
+    ``as_of`` ("My rent goes up to 1,500 from the 1st", read before the 1st: :func:`anchormem.types.validity_state`)
+    and the asked slot's value holding then is found (:func:`slot_answer_as_of`): that value quoted first, the
+    answer's own citations after it (at most ``max_citations`` in all). None otherwise: as of then the scheduled
+    value is not yet the current one."""
+    from ..types import validity_state
+
+    if ans.abstained or not ans.citations:
+        return None
+    first = ans.citations[0]
+    if validity_state(first.valid_from, first.valid_to, first.created_at, as_of) != "scheduled":
+        return None
+    then = slot_answer_as_of(question, found, as_of)
+    if then is None:
+        return None
+    held = then[0].citations[0]
+    cites = ([held] + [c for c in ans.citations if c.id != held.id])[:max_citations]
+    zh = has_cjk(question)
+    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites, abstained=False,
+                  evidence=list(ans.evidence) + then[1]), then[1]

@@ -300,8 +300,9 @@ def _zh_org(clause: str) -> tuple[str, str]:
         o = cut or o
         if not o or o in not_orgs or o[0] in "我你他她家" or (has_cjk(o) and len(o) < 2):
             continue
-        if re.match(r"^[\d一二两三四五六七八九十百几]+(?:多)?(?:周|天|年|个月|月|小时)", o) or _zh_title(o) == o:
-            continue
+        if re.match(r"^[\d一二两三四五六七八九十百几]+(?:多)?(?:周|天|年|个月|月|小时)", o) or (
+                _zh_title(o) == o and not any(o.endswith(x) and o != x for x in suffixes)):
+            continue  # (a title ending in an organisation word names the organisation: 平安保险)
         if not any(o.endswith(x) for x in suffixes) and has_cjk(o) and _is_place(o):
             return "", "place"  # 在北京做程序员 (or 京东, which jieba also tags a place): no employer read
         return o, m.group("a")

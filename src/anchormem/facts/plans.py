@@ -34,7 +34,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 
 from .. import langdata
-from ..text.dates import DateSpan, resolve_dates
+from ..text.clause_time import clause_dates
+from ..text.dates import DateSpan
 from ..text.tokenize import has_cjk
 from .changes import is_numeric_slot
 from .model import Fact
@@ -43,10 +44,18 @@ __all__ = ["planned", "scheduled_start", "schedule", "maybe", "drop_plans", "pla
            "says_ahead", "action_patterns"]
 
 
-def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
-    """The date ahead that makes ``fact`` a plan (a date span of its clause starting after ``said_at``'s day; for
-    an ``ahead`` phrase of plans.json beside the value, in a clause where no date resolves, "next spring", the day
-    after ``said_at``'s), or None (no such date, no time known, or a numeric slot)."""
+def _fact_dates(fact: Fact, clause: str, said_at: datetime, values: tuple[str, ...]) -> list[DateSpan]:
+    """The dates of ``fact``'s clause read by its tense, else the time phrase of its sentence
+    (:func:`anchormem.text.clause_time.clause_dates`; ``values``: the values its turn states)."""
+    return clause_dates(clause, said_at, sentence=fact.source_span,
+                        values=tuple(v for v in values if v) or ((fact.value or ""),))
+
+
+def planned(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) -> DateSpan | None:
+    """The date ahead that makes ``fact`` a plan (a date span of its clause, or of its sentence's time phrase,
+    starting after ``said_at``'s day: :func:`_fact_dates`; for an ``ahead`` phrase of plans.json beside the value,
+    in a clause where no date resolves, "next spring", the day after ``said_at``'s), or None (no such date, no time
+    known, or a numeric slot). ``values``: the values the fact's turn states (:func:`clause_dates`)."""
     if said_at is None or is_numeric_slot(fact.attribute):
         return None
     clause = fact.clause or fact.source_span
@@ -55,7 +64,7 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
     day = said_at.date()
     value = (fact.value or "").casefold()
     dated = False
-    for span in resolve_dates(clause, said_at):
+    for span in _fact_dates(fact, clause, said_at, values):
         if value and _overlaps(span.text.casefold(), value):
             continue  # the date is the fact's value ("My wife's birthday is on March 3"), not when it happens
         if span.start.astimezone(said_at.tzinfo).date() > day:
@@ -70,10 +79,11 @@ def planned(fact: Fact, said_at: datetime | None) -> DateSpan | None:
     return None
 
 
-def scheduled_start(fact: Fact, said_at: datetime | None) -> datetime | None:
+def scheduled_start(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) -> datetime | None:
     """When ``fact`` takes effect, when its clause dates it ahead of the day it was said ("My son turns 7 next
     month", "the rent goes up to 1,500 from March 1", 下个月开始三千五): the start of that date, resolved against
-    ``said_at`` (:func:`anchormem.text.dates.resolve_dates`). None when no date of the clause resolves ahead of that
+    ``said_at`` (:func:`_fact_dates`: "on the 1st", 1号起 read by the clause's tense; a clause with no date of its
+    own takes its sentence's time phrase: "我下个月搬家，搬到杭州滨江"). None when no date of the clause resolves ahead of that
     day (an ``ahead`` phrase no date resolves, "next spring", schedules nothing), when no time is known, or when the
     sentence says the old value ended now ("I quit Acme, I start at Initech next week": the old one ends today)."""
     if said_at is None:
@@ -82,7 +92,7 @@ def scheduled_start(fact: Fact, said_at: datetime | None) -> datetime | None:
     if not clause or _ends_now(fact.source_span or clause):
         return None
     day, value = said_at.date(), (fact.value or "").casefold()
-    for span in resolve_dates(clause, said_at):
+    for span in _fact_dates(fact, clause, said_at, values):
         if value and _overlaps(span.text.casefold(), value):
             continue  # the date is the value itself ("my birthday is on March 3")
         if span.start.astimezone(said_at.tzinfo).date() > day:
@@ -96,8 +106,9 @@ def schedule(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
     on a date ahead (:func:`scheduled_start`): the write path stores it with ``valid_from`` = that time and closes
     the value it replaces then, not when it was said."""
     out = []
+    values = tuple(f.value or "" for f in facts)
     for f in facts:
-        start = scheduled_start(f, said_at)
+        start = scheduled_start(f, said_at, values)
         out.append(f if start is None else f.model_copy(update={"starts": start}))
     return out
 
@@ -164,7 +175,7 @@ def _says(key: str, text: str) -> bool:
     return bool(_words_rx(key, "en").search(text) or (has_cjk(text) and _words_rx(key, "zh").search(text)))
 
 
-def maybe(fact: Fact, said_at: datetime | None) -> bool:
+def maybe(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) -> bool:
     """``fact`` is only a maybe (see the module doc): its sentence holds an ``undecided`` word of plans.json ("还没想好",
     "haven't decided") and its clause says what will happen (a hedge, a future marker or a date ahead; "I moved to
     Berlin, not sure yet if I'll stay" is a move), or its clause a ``hedged_future`` word (可能, "maybe") and a ``future_markers`` word (会, 要,
@@ -177,7 +188,7 @@ def maybe(fact: Fact, said_at: datetime | None) -> bool:
 
     def ahead() -> bool:  # a date of the clause after the day said
         return said_at is not None and any(span.start.astimezone(said_at.tzinfo).date() > said_at.date()
-                                           for span in resolve_dates(clause, said_at))
+                                           for span in _fact_dates(fact, clause, said_at, values))
 
     if _says("undecided", sentence):  # (of what the clause says will happen: "I moved to Berlin, not sure yet if
         return _says("undecided", clause) or _says("future_markers", clause) or \
@@ -191,8 +202,9 @@ def drop_plans(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
     """``facts`` without the plans (:func:`planned`) and the maybes (:func:`maybe`) among them. A plan whose date
     resolves ("I start at Stripe next month", 下周一开始去新公司上班) is kept: it is scheduled (:func:`schedule`), current
     from that date; one whose time ahead does not resolve ("next spring", "someday") stays a plan."""
-    return [f for f in facts if not maybe(f, said_at) and
-            (planned(f, said_at) is None or scheduled_start(f, said_at) is not None)]
+    values = tuple(f.value or "" for f in facts)
+    return [f for f in facts if not maybe(f, said_at, values) and
+            (planned(f, said_at, values) is None or scheduled_start(f, said_at, values) is not None)]
 
 
 def plan_facts_of(text: str, said_at: datetime | None, *, entity: str = "user") -> list[Fact]:

@@ -110,13 +110,13 @@ _ANCHOR = datetime(2000, 6, 15, 12, tzinfo=timezone.utc)  # only where a date ph
 
 def time_cut(v: str) -> str:
     """``v`` up to its first time phrase past its start, in either script ("上海 last month" -> "上海", "Berlin
-    上个月" -> "Berlin", "Lisbon 3 weeks ago" -> "Lisbon"): a :data:`_time_stops` word or any date
-    :func:`~anchormem.text.dates.resolve_dates` reads."""
+    上个月" -> "Berlin", "Lisbon 3 weeks ago" -> "Lisbon", "Denver on the 1st" -> "Denver"): a :data:`_time_stops`
+    word or any date :func:`~anchormem.text.dates.resolve_dates` reads, with a tense (a bare day of the month too)."""
     cut = len(v)
     m = _time_stops().search(v, 1)
     if m:
         cut = m.start()
-    for span in resolve_dates(v, _ANCHOR):
+    for span in resolve_dates(v, _ANCHOR, tense="present"):  # (with a tense: "Denver on the 1st", "杭州15号")
         at = v.find(span.text)
         if 0 < at < cut:
             cut = at

@@ -10,6 +10,11 @@
   :func:`~anchormem.facts.claims.asks_past`), or a filter naming ``valid_to``, also reads superseded memories;
   for a past question they are weighted up by :data:`PAST_BOOST` and every hit that no longer holds is marked
   ``explain["past"] = "until 2024-03"``.
+- A read as of an instant (``as_of``; a read without one while a value is scheduled ahead reads as of now) places a
+  memory whose value is scheduled for a time still ahead of that instant ("My rent goes up to 1,450 from the 1st",
+  state ``"scheduled"`` then: :func:`anchormem.types.validity_state`) after every hit that holds then, unless the
+  question asks what is planned ("When am I moving?": :func:`anchormem.answering.tense.asks_plan`): as of then the
+  value it replaces is the current one (:func:`not_yet_last`, ``explain["scheduled"]``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ..types import Hit, Scope
 from ..timeutil import to_utc
 
 __all__ = ["PAST_BOOST", "past_where", "wants_past", "order_by_currency", "rank_scores", "evidence_hits", "shown_hits",
-           "rolled_up"]
+           "rolled_up", "not_yet_last"]
 
 PAST_BOOST = 1.5  # a past question: superseded memories' scores times this
 
@@ -98,7 +103,9 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
                 h.score *= PAST_BOOST
                 h.explain["final"] = h.score
         return sorted(hits, key=lambda h: -h.score)[:limit]
-    if as_of is not None or names_field(where, "valid_to"):
+    if as_of is not None:
+        return not_yet_last(hits, to_utc(as_of, field="as_of"), query)[:limit]
+    if names_field(where, "valid_to"):
         return hits[:limit]
     if not any(c.superseded_by for h in hits[:limit] for c in closed_claims(h.memory)):
         return hits[:limit]  # nothing to place (the asked slots below only narrow what moves)
@@ -140,6 +147,40 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
             out.append(h)
         shown.add(h.memory.id)
     return (out + later)[:limit]
+
+
+def _scheduled_at(item: Any, when: Any, asked: set[str]) -> str | None:
+    """When ``item`` (or one of its claims of an asked slot; any slot when none is asked) is scheduled for a time
+    after ``when``: that time as ISO-8601; else None."""
+    from ..types import validity_state
+
+    if validity_state(item.valid_from, item.valid_to, item.created_at, when) == "scheduled":
+        return item.valid_from.isoformat()
+    for c in getattr(item, "claims", None) or ():
+        if (not asked or _attribute(c.slot) in asked) and \
+                validity_state(c.valid_from, c.valid_to, c.said_at, when) == "scheduled":
+            return c.valid_from.isoformat()
+    return None
+
+
+def not_yet_last(hits: list[Hit], when: Any, query: str | None) -> list[Hit]:
+    """``hits`` with those scheduled for a time after ``when`` (see the module doc) moved after every other hit, in
+    their order; unchanged for a question asking what is planned."""
+    from ..answering.tense import asks_plan
+
+    if query and asks_plan(query):
+        return hits
+    asked = set(asked_slots(query)) if query else set()
+    now: list[Hit] = []
+    later: list[Hit] = []
+    for h in hits:
+        ahead = _scheduled_at(h.memory, when, asked)
+        if ahead is None:
+            now.append(h)
+        else:
+            h.explain["scheduled"] = ahead
+            later.append(h)
+    return now + later if later and now else hits
 
 
 def rolled_up(hits: list[Hit], store: Any, tenant: str) -> list[Hit]:

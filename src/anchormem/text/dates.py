@@ -4,6 +4,13 @@ timestamp, not against the current clock.
 Each mention becomes a :class:`DateSpan` with an inclusive day range ``[start, end]`` (timezone-aware UTC; day
 boundaries are taken in the anchor's own UTC offset). Calendar weeks run Monday-Sunday. Absolute dates found by
 the patterns here are parsed with ``dateparser`` (missing years come from the anchor, preferring the past).
+
+Read with a clause's tense (``resolve_dates(text, anchor, tense="future" | "past" | "present")``: the reader of a
+clause's time, :mod:`anchormem.text.clause_time`), a mention that only the tense places is read too: a bare day of the
+month ("on the 1st", "from the 15th", 1号起, 15号开始: the next such day on or after the anchor's, or in the past tense
+the last one on or before it), a day of a month named relatively (下个月15号, "the 15th of next month") and a part of
+a month or year ("the end of next month", 这个月底, 年底): ``clause_time`` of ``data/lang/<lang>/dates.json``.
+Without a tense they are not read (a bare "the 3rd" in a question or an event's words stays text).
 """
 
 from __future__ import annotations
@@ -84,6 +91,114 @@ def _patterns() -> list[tuple[str, re.Pattern]]:
             r"|\b(" + full_months + "|" + abbr + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b"
             r"|\b(" + full_months + r")\s+(\d{4})\b", re.I)),
     ]
+
+
+@lru_cache(maxsize=1)
+def _tensed_patterns() -> tuple[list[tuple[str, re.Pattern]], list[tuple[str, re.Pattern]]]:
+    """(patterns read before the others, patterns read after them) when a tense is known: parts of months and years
+    and days of a month named relatively first (they hold a shorter mention: 这个月底 holds 这个月), bare days of the
+    month last (3月15号 is an absolute date). Built from ``clause_time`` of data/lang/<lang>/dates.json."""
+    en, zh = langdata.load("dates", "en"), langdata.load("dates", "zh")
+    ce, cz = en.get("clause_time", {}), zh.get("clause_time", {})
+    mod = "(" + langdata.alternation(tuple(en["relative_modifiers"])) + ")"
+    zh_mod = "(" + langdata.alternation(tuple(zh["relative_modifiers"])) + ")"
+    zh_measure = "(?:" + langdata.alternation(tuple(zh["measure_word"])) + ")?"
+    zh_num = r"(\d{1,2}|[" + "".join(zh["count_words"]) + "十]{1,3})"
+    marks = cz.get("day_marks", ["号"])
+    zh_not = langdata.alternation(tuple(cz.get("not_day_after", [])))
+    zh_before = r"(?<![\d" + "".join(re.escape(c) for c in cz.get("not_day_before", []) if len(c) == 1) + "".join(
+        zh["count_words"]) + "十])"  # (not inside a longer number: 九十九号 is no 十九号)
+    en_not = langdata.alternation(tuple(ce.get("not_day_after", [])))
+    en_parts = langdata.alternation(tuple(ce.get("month_parts", {})))
+    en_units = langdata.alternation(tuple(ce.get("month_part_units", {})))
+    zh_parts = langdata.alternation(tuple(cz.get("month_parts", {})))
+    zh_units = langdata.alternation(tuple(cz.get("month_part_units", {})))
+    years = langdata.alternation(tuple(zh["year_offsets"]))
+    first = [
+        ("zh_month_day", re.compile(zh_mod + zh_measure + "月" + zh_num + "(?:" + langdata.alternation(tuple(marks))
+                                    + ")(?!" + zh_not + ")")),
+        ("zh_part", re.compile("(?:" + zh_mod + zh_measure + "(" + zh_units + ")|(" + years + ")|(" + zh_units
+                               + "))(" + zh_parts + ")")),
+        ("en_part", re.compile(r"\b(?:the\s+)?(" + en_parts + r")\s+of\s+(?:the\s+|" + mod + r"\s+)?(" + en_units
+                               + r")\b", re.I)),
+        ("en_month_day", re.compile(r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\s+of\s+" + mod + r"\s+month\b", re.I)),
+    ]
+    last = [
+        # 15号, 十五号; 日 after digits only (一日三餐 is no date): never after a digit nor a not_day_before word
+        # (3月15号, 第3号, 建国路1号)
+        ("zh_dom", re.compile(zh_before + zh_num + "(" + marks[0] + ")(?!" + zh_not + ")|" + zh_before + r"(\d{1,2})("
+                              + langdata.alternation(tuple(marks[1:])) + ")(?!" + zh_not + ")")),
+        ("en_dom", re.compile(r"\b(?:" + langdata.alternation(tuple(ce.get("day_frames", []))) + r")\s+(?:the\s+)?"
+                              r"(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:" + en_not + r")\b)", re.I)),
+    ]
+    return first, last
+
+
+def _day_of_month(today: date, day: int, direction: int) -> date | None:
+    """The first day numbered ``day`` on or after ``today`` (``direction`` +1), or the last one on or before it
+    (-1); months too short for it are passed over. None for a day no month has."""
+    if not 1 <= day <= 31:
+        return None
+    start = today.replace(day=1)
+    for k in range(13):
+        m = _add_months(start, direction * k)
+        if day <= calendar.monthrange(m.year, m.month)[1]:
+            d = m.replace(day=day)
+            if (d >= today) if direction > 0 else (d <= today):
+                return d
+    return None
+
+
+def _part(a: date, b: date, part: str) -> date:
+    """The day a part of the range [a, b] (a month or a year) names: its first, middle (the 15th; 1 July) or last."""
+    if part == "start":
+        return a
+    if part == "end":
+        return b
+    return a.replace(day=15) if a.month == b.month else a.replace(month=7)
+
+
+def _resolve_tensed(kind: str, m: re.Match, today: date, direction: int) -> tuple[date, date, bool] | None:
+    """A mention only a tense places (see the module doc); ``direction`` +1 for a future or present clause, -1 for
+    one in the past."""
+    g = m.groups()
+    if kind in ("zh_dom", "en_dom"):
+        num = g[0] if kind == "en_dom" or g[0] else g[2]
+        d = _day_of_month(today, int(_num(num)), direction)
+        return None if d is None else (d, d, True)
+    if kind in ("zh_month_day", "en_month_day"):
+        n = _modifier(g[0], "zh") if kind == "zh_month_day" else _modifier(g[1], "en")
+        mo = _add_months(today.replace(day=1), n)
+        day = int(_num(g[1] if kind == "zh_month_day" else g[0]))
+        if not 1 <= day <= calendar.monthrange(mo.year, mo.month)[1]:
+            return None
+        d = mo.replace(day=day)
+        return d, d, True
+    if kind == "zh_part":
+        units = _table("clause_time", "zh").get("month_part_units", {})
+        part = _table("clause_time", "zh").get("month_parts", {})[g[4]]
+        if g[2]:  # 年底, 今年底, 明年初
+            y = today.year + _table("year_offsets", "zh")[g[2]]
+            a, b = date(y, 1, 1), date(y, 12, 31)
+            return (d := _part(a, b, part)), d, True
+        unit = units[g[1] or g[3]]
+        n = _modifier(g[0], "zh") if g[0] else None
+    else:  # en_part
+        part = _table("clause_time", "en").get("month_parts", {})[g[0].lower()]
+        unit = _table("clause_time", "en").get("month_part_units", {})[g[2].lower()]
+        n = _modifier(g[1], "en") if g[1] else None
+    d = _unit_part(today, unit, part, 0 if n is None else n)
+    if n is None and ((direction > 0 and d < today) or (direction < 0 and d > today)):
+        d = _unit_part(today, unit, part, direction)  # 月初 said on the 7th of a plan: the next month's
+    return d, d, True
+
+
+def _unit_part(today: date, unit: str, part: str, n: int) -> date:
+    """The ``part`` (start / mid / end) of the month or year ``n`` months or years from ``today``'s."""
+    if unit == "year":
+        y = today.year + n
+        return _part(date(y, 1, 1), date(y, 12, 31), part)
+    return _part(*_month_range(_add_months(today.replace(day=1), n)), part)
 
 
 def _num(tok: str) -> float:
@@ -277,8 +392,10 @@ def _parse_en_abs(text: str, today: date) -> tuple[date, date, bool] | None:
     return d, d, not has_year
 
 
-def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
+def resolve_dates(text: str, anchor: datetime, *, tense: str | None = None) -> list[DateSpan]:
     """Every date mention in ``text`` resolved against ``anchor`` (an aware datetime: the turn's timestamp).
+    ``tense`` ("future", "past" or "present": the clause's, :func:`anchormem.text.clause_time.tense_of`) reads the
+    mentions only a tense places too (see the module doc); "past" reads a bare day as the last such day.
 
     Returns spans in order of appearance; overlapping matches keep the first, longest pattern. A mention that
     resolves outside the supported time range (:data:`anchormem.timeutil.MIN_TIME` ..
@@ -291,7 +408,10 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
     today = anchor.date()
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateSpan]] = []
-    for kind, pat in _patterns():
+    direction = -1 if tense == "past" else 1
+    kinds = _patterns() if tense is None else _tensed_patterns()[0] + _patterns() + _tensed_patterns()[1]
+    tensed = {k for k, _ in _tensed_patterns()[0] + _tensed_patterns()[1]}
+    for kind, pat in kinds:
         for m in pat.finditer(text):
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
@@ -299,7 +419,7 @@ def resolve_dates(text: str, anchor: datetime) -> list[DateSpan]:
             if kind == "en_abs" and m.group().lower().startswith("may ") and not re.search(r"\d{4}|\d", m.group()):
                 continue
             try:
-                res = _resolve_one(kind, m, today, tz)
+                res = _resolve_tensed(kind, m, today, direction) if kind in tensed else _resolve_one(kind, m, today, tz)
                 if kind == "in_n" and res is not None and _lasting_before(text[:s]):
                     res = (_unit_offset(today, _num(m.group(1)), m.group(2), -1)[0], today, True)
                 yearless = kind in ("zh_abs", "en_abs") and not re.search(r"\d{4}", m.group())
