@@ -128,5 +128,5 @@ def held_first(ans: Answer, question: str, found: list[Hit], as_of: datetime, ma
     held = then[0].citations[0]
     cites = ([held] + [c for c in ans.citations if c.id != held.id])[:max_citations]
     zh = has_cjk(question)
-    return Answer(text=("" if zh else " ").join(quote(m, zh=zh) for m in cites), citations=cites, abstained=False,
-                  evidence=list(ans.evidence) + then[1]), then[1]
+    text, citations = quoted(cites, zh=zh)
+    return Answer(text=text, citations=citations, abstained=False, evidence=list(ans.evidence) + then[1]), then[1]
