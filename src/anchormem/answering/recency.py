@@ -278,9 +278,11 @@ def _may_replace(later: str, earlier: str, asked: frozenset[str] = frozenset()) 
     focus = asked & mine
     kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
     if terminative(later):  # a bare ending ("I quit last week") ends what is asked; one naming something
-        # ("cancelled the plan, 69元", "Quit smoking three weeks ago") ends that, unless it speaks of what
-        # ``earlier`` says
-        return _ends_what(later, earlier) or (_bare_ending(later) and (not focus or not kinds - focus))
+        # ("cancelled the plan, 69元") ends that, unless it speaks of what ``earlier`` says
+        if asked and not kinds & asked and not _bare_ending(later) and not _ends_what(later, earlier):
+            return False  # the question asks for a kind of value; an ending that names something else and holds
+            # none of that kind ends something else ("Quit smoking three weeks ago" answers no "Where do I work?")
+        return not focus or not kinds - focus or _ends_what(later, earlier)
     return bool(kinds & (focus or mine))
 
 
