@@ -460,3 +460,19 @@ def test_a_question_about_a_person_as_a_whole_marks_nothing_earlier_by_meaning(m
         lines = _memory_lines(mem, "a", question)
         assert any("Paris" in ln for ln in lines)
         assert not any("earlier statement" in ln for ln in lines)
+
+
+def test_an_ending_of_something_else_is_no_later_answer_to_a_job_question(mem):
+    """fresh22 D5: "Quit smoking three weeks ago" ends a habit; asked where the user works, it is no later answer
+    and the current job is no "earlier statement"; asked about smoking, it is."""
+    mem.add("I work as a nurse at St James's hospital.", user_id="d", timestamp=T)
+    mem.add("I smoke about ten cigarettes a day.", user_id="d", timestamp=T + timedelta(minutes=1))
+    mem.add("Also I left the hospital, I'm a paramedic with the ambulance service now.", user_id="d",
+            timestamp=T + timedelta(days=21))
+    mem.add("Quit smoking three weeks ago, feeling great.", user_id="d", timestamp=T + timedelta(days=35))
+    for question in ("Where do I work?", "What do I do for a living?"):
+        cites = mem.ask(question, user_id="d").citations
+        assert cites[0].text.startswith("Also I left the hospital") and cites[0].note is None
+        assert all("smoking" not in c.text for c in cites)
+    smoke = mem.ask("Do I smoke?", user_id="d").citations
+    assert smoke[0].text == "Quit smoking three weeks ago, feeling great."

@@ -277,10 +277,33 @@ def _may_replace(later: str, earlier: str, asked: frozenset[str] = frozenset()) 
     mine = {k for k, v in typed_values(earlier, text_language(earlier)).items() if v}
     focus = asked & mine
     kinds = {k for k, v in typed_values(later, text_language(later)).items() if v}
-    if terminative(later):  # a bare ending ("I quit last week") ends what is asked; one naming a value of
-        # another kind ends that ("cancelled the plan, 69元") unless it speaks of what ``earlier`` says
+    if terminative(later):  # a bare ending ("I quit last week") ends what is asked; one naming something
+        # ("cancelled the plan, 69元") ends that, unless it speaks of what ``earlier`` says
+        if asked and not kinds & asked and not _bare_ending(later) and not _ends_what(later, earlier):
+            return False  # the question asks for a kind of value; an ending that names something else and holds
+            # none of that kind ends something else ("Quit smoking three weeks ago" answers no "Where do I work?")
         return not focus or not kinds - focus or _ends_what(later, earlier)
     return bool(kinds & (focus or mine))
+
+
+def _bare_ending(text: str) -> bool:
+    """``text`` says an ending and names nothing it ends: no content word is left once its terminative marker
+    (:func:`~anchormem.facts.aspect.terminative`) and its time phrases (:func:`~anchormem.text.dates.resolve_dates`)
+    are taken out ("I quit last week", 我辞职了, "Done with it as of Monday" -> True; "Quit smoking three weeks ago",
+    "I cancelled the premium plan" -> False)."""
+    from datetime import datetime, timezone
+
+    from ..facts.aspect import terminative
+    from ..text.dates import resolve_dates
+    from ..text.tokenize import content_words
+
+    rest = text
+    for span in resolve_dates(text, datetime(2000, 1, 1, tzinfo=timezone.utc)):
+        rest = rest.replace(span.text, " ")
+    marker = terminative(text)
+    if marker:
+        rest = rest.replace(marker, " ")
+    return not [w for w in content_words(rest) if not w.isdigit()]
 
 
 def _ends_what(later: str, earlier: str) -> bool:
