@@ -27,7 +27,7 @@ from .answering.successors import (held_answer, past_slot_answer, predecessor_an
 from .ingest.normalize import check_text
 from .arguments import checked_arguments
 from .retrieval.currency import evidence_hits
-from .facts.claims import asks_past, closed_claims, scheduled_ahead, without_past_words
+from .facts.claims import asks_past, closed_claims, read_at, reading_as_of, scheduled_ahead, without_past_words
 from .blas import with_one_blas_thread
 from .tracing import describe_query, traced
 from .timeutil import to_utc, utcnow
@@ -75,6 +75,10 @@ class AskMixin:
                            hint="shorten the query, or raise max_query_chars")
         if not any(ch.isalnum() for ch in query):
             return abstain(query, [])
+        if as_of is not None and read_at() is None:  # the notes are worded as of the read ("planned: from …")
+            with reading_as_of(to_utc(as_of, field="as_of")):
+                return self.ask(query, user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,
+                                filters=filters, as_of=as_of, limit=limit)
         dated = state_time(query, utcnow()) if as_of is None and "valid_to" not in (filters or {}) else None
         if dated is not None and asked_user_slots(dated[0]):  # "Where did I live in March 2024?": as of then
             then = self.ask(dated[0], user_id=user_id, session_id=session_id, agent_id=agent_id, context=context,

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from difflib import SequenceMatcher
 from datetime import datetime
 from functools import lru_cache
@@ -28,7 +31,7 @@ from ..text.tokenize import has_cjk, query_terms
 from ..timeutil import utcnow
 from ..types import Claim, MemoryItem
 
-__all__ = ["said_on", "carry", "scheduled_ahead", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
+__all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
 
 
@@ -327,6 +330,26 @@ def scheduled_ahead(store, scope, now: datetime) -> bool:
     return any(m.valid_from > m.created_at for m in store.list_memories(scope, where))
 
 
+_READ_AT: ContextVar[datetime | None] = ContextVar("anchormem_read_at", default=None)
+
+
+@contextmanager
+def reading_as_of(when: datetime) -> Iterator[None]:
+    """Within the block, notes are worded as of ``when`` (an aware datetime: the ``as_of`` of the read being
+    answered) instead of the wall clock: a value scheduled for a date after ``when`` is "planned", the one it replaces
+    is current until then (:func:`schedule_note`). Per thread and task (a context variable)."""
+    token = _READ_AT.set(when)
+    try:
+        yield
+    finally:
+        _READ_AT.reset(token)
+
+
+def read_at() -> datetime | None:
+    """The instant of the read being answered (:func:`reading_as_of`), None outside one."""
+    return _READ_AT.get()
+
+
 def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -> str | None:
     """How a memory is marked while a scheduled change is still ahead of ``now`` (default the wall clock), in the
     words of ``schedule_notes`` of ``data/lang/<lang>/plans.json``: a scheduled value (``state`` "scheduled":
@@ -335,7 +358,7 @@ def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -
     "目前如此，计划4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
     from ..types import validity_state
 
-    now = utcnow() if now is None else now
+    now = (_READ_AT.get() or utcnow()) if now is None else now
     state = validity_state(item.valid_from, item.valid_to, item.created_at, now)
     if state == "scheduled":
         key, when = "scheduled", item.valid_from
