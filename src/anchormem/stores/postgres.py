@@ -784,22 +784,17 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
 
     def previous_messages(self, scope: Scope, ids: list[str], *, window_s: float = 1800.0
                           ) -> dict[str, dict[str, Any]]:
-        """For each message id, the message just before it (by time, then order of storing) in its session, or,
-        for a message without a session, among the user's session-less messages of the same agent said at most
-        ``window_s`` seconds before it: {id: message dict}. The first of a session is left out."""
+        """See :meth:`~anchormem.stores.protocol.Store.previous_messages`. Per kind of message one index range of
+        (tenant, user_id, session_id, ts) read newest first (IS NOT DISTINCT FROM is no index condition here)."""
         if not ids:
             return {}
         cols = ", ".join(f"p.{c.strip()}" for c in MESSAGE_COLUMNS.split(","))
-        # one branch per kind of message, each an index range of (tenant, user_id, session_id, ts) read newest
-        # first (IS NOT DISTINCT FROM is no index condition in PostgreSQL: it sorted every message of the user)
-        order = "AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts AND q.seq < m.seq)) ORDER BY q.ts DESC, q.seq DESC"
-        rows = self._read(
-            f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
-            f"q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id = m.session_id {order} LIMIT 1) p "
-            "WHERE m.session_id IS NOT NULL AND m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s) UNION ALL "
-            f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE "
-            "q.tenant = m.tenant AND q.user_id = m.user_id AND q.session_id IS NULL AND "
-            f"coalesce(q.agent_id, '') = coalesce(m.agent_id, '') AND q.ts >= m.ts - %s {order} LIMIT 1) p "
-            "WHERE m.session_id IS NULL AND m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)",
-            (scope.tenant, scope.user_id, list(ids), window_s, scope.tenant, scope.user_id, list(ids)))
+        lateral = (f"SELECT m.id, {cols} FROM messages m CROSS JOIN LATERAL (SELECT * FROM messages q WHERE q.tenant = "
+                   "m.tenant AND q.user_id = m.user_id AND {same} AND q.ts <= m.ts AND (q.ts < m.ts OR (q.ts = m.ts "
+                   "AND q.seq < m.seq)) ORDER BY q.ts DESC, q.seq DESC LIMIT 1) p WHERE m.session_id IS {kind} AND "
+                   "m.tenant = %s AND m.user_id = %s AND m.id = ANY(%s)")
+        rows = self._read(lateral.format(same="q.session_id = m.session_id", kind="NOT NULL") + " UNION ALL " +
+                          lateral.format(same="q.session_id IS NULL AND coalesce(q.agent_id, '') = coalesce("
+                                              "m.agent_id, '') AND q.ts >= m.ts - %s", kind="NULL"),
+                          (scope.tenant, scope.user_id, list(ids), window_s, scope.tenant, scope.user_id, list(ids)))
         return {r[0]: d for r, d in zip(rows, message_dicts([r[1:] for r in rows]))}
