@@ -30,8 +30,8 @@ def test_a_slot_noun_qualified_by_a_place_is_a_remark_about_the_place(clause, ge
 
 
 @pytest.mark.parametrize("sentence, value, why", [
-    ("Rent in London is like 2000 pounds these days.", "2000 pounds", "place"),
-    ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900。", "900", "place"),  # the friend's 900, the remark's example
+    ("Rent in London is like 2000 pounds these days.", "2000 pounds", "place:London"),
+    ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900。", "900", "person"),  # the friend's, the remark's example
     ("Landlord bumped it to 1,450. For a place with a broken dishwasher.", "1,450", ""),  # acts on the speaker's
     ("朋友那边每周要 900。", "900", ""),  # a person not possessed, no remark: left to the readers
     ("我 friend 那边每周要 900。", "900", "person"),
@@ -166,3 +166,13 @@ def test_a_real_job_change_in_mixed_words_still_retires(mem_e5):
 def test_a_real_rent_change_in_mixed_words_still_retires(mem_e5):
     assert _run(mem_e5, "我的房租每周 650 澳元。", "我的 rent 涨到每周 900 了。") == ["我的房租每周 650 澳元。"]
     assert _cited(mem_e5, "How much is my rent?") == ["我的 rent 涨到每周 900 了。"]
+
+
+def test_a_remark_about_where_the_user_lives_is_their_own(mem_e5):
+    # the speaker lives in 深圳: 深圳房租 is their rent; elsewhere (London for a Leeds tenant) it is the place's
+    assert _run(mem_e5, "我住在深圳，房租每月四千。", "深圳房租涨到五千了。") == ["房租每月四千。"]
+    assert _cited(mem_e5, "我的房租多少？")[0] == "深圳房租涨到五千了。"
+
+
+def test_a_remark_about_another_city_is_not_the_users_rent(mem_e5):
+    assert _run(mem_e5, "我住在广州，房租每月四千。", "深圳房租涨到五千了。") == []

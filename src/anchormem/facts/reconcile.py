@@ -304,11 +304,18 @@ def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: st
     return merge_job_facts(facts, grounded_jobs(jobs, d.item.text, d.item.speaker))
 
 
-def _others_value(f: Fact, d: Draft) -> bool:
-    """``f`` is said in a remark about a place in general, or is a value of the speaker's own slot said by a clause
-    whose subject is a person of theirs (:func:`~anchormem.facts.stance.others_value`)."""
+def _others_value(f: Fact, d: Draft, reads: Any, tenant: str, user_id: str) -> bool:
+    """``f`` is said in a remark about a place in general where the speaker does not live (their current home_city
+    claims: "深圳房租涨到五千了" from someone living in 深圳 is their rent), or is a value of the speaker's own slot said
+    by a clause whose subject is a person of theirs (:func:`~anchormem.facts.stance.others_value`)."""
     why = others_value(f.source_span or d.item.text, f.value)
-    return why == "place" or why == "person" and f.entity in ("user", d.item.speaker or "user") and \
+    if why.startswith("place:"):
+        from .places import same_place
+
+        homes = [m.fact.value for m in reads.current_facts(tenant, user_id, [f"{d.item.speaker or 'user'}|home_city"])
+                 if m.fact is not None and m.fact.polarity > 0]
+        return not any(same_place(why[6:], h) for h in homes)
+    return why == "person" and f.entity in ("user", d.item.speaker or "user") and \
         not is_person(f.attribute.split(":", 1)[0].split("_", 1)[0])
 
 
@@ -580,7 +587,7 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     # one gate for every reader: a value said in a remark about a place in general is nobody's ("Rent in London is
     # like 2000 pounds these days"), one said by a clause opening with a person of the speaker's in either script
     # is not the speaker's own ("我 friend 那边每周要 900", "my 男朋友 moved to Canva": facts.stance.others_value)
-    found = [(d, [f for f in fs if not _others_value(f, d)]) for d, fs in found]
+    found = [(d, [f for f in fs if not _others_value(f, d, reads, tenant, user_id)]) for d, fs in found]
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     found = [(d, schedule(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds

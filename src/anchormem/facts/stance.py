@@ -30,7 +30,8 @@ from typing import Callable
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["scene", "SCENES", "present_clauses", "person_clauses", "remark_of_place", "others_value", "opens_with_person"]
+__all__ = ["scene", "SCENES", "present_clauses", "person_clauses", "remark_of_place", "remarked_place", "others_value",
+           "opens_with_person"]
 
 SCENES = ("past_time", "visit", "general", "observed")
 
@@ -122,10 +123,15 @@ def remark_of_place(clause: str) -> bool:
     than owned by the speaker ("Rent in London is like 2000 pounds these days", "Rent 在 Sydney 越来越贵了",
     "Sydney的房租涨了", "London rents are mad"), with none of the speaker's words in it ("My rent in London is
     2000" is the speaker's). A value it holds is the place's, no fact of the speaker's."""
+    return bool(remarked_place(clause))
+
+
+def remarked_place(clause: str) -> str:
+    """The place ``clause`` remarks on in general (:func:`remark_of_place`), or ""."""
     nouns, speaker, before, after = _remark_rx()
     found = list(nouns.finditer(clause))
     if not found or speaker.search(clause):
-        return False
+        return ""
     from .places import places_in
 
     for at, name in places_in(clause):
@@ -133,24 +139,28 @@ def remark_of_place(clause: str) -> bool:
         for n in found:
             if n.end() <= at and before.match(clause[n.end():at]) or \
                     end <= n.start() and after.match(clause[end:n.start()]):
-                return True
-    return False
+                return name
+    return ""
 
 
 def others_value(sentence: str, value: str) -> str:
-    """Why the clause of ``sentence`` that holds ``value`` states no fact of the speaker's, or "": "place", a remark
-    about a place in general (:func:`remark_of_place`: "Rent in London is like 2000 pounds these days"); "person", it
-    opens with a person of the speaker's, possessed or not, said in either script (:func:`opens_with_person`: "我
-    friend 那边每周要 900", "朋友那边每周要 900"), with none of the speaker's words after the person and no slot noun of
-    the speaker's named ("Landlord bumped the rent to $2,050" names the rent it changed: the speaker's). When no
-    clause holds the value, the whole sentence is read as one."""
+    """Why the clause of ``sentence`` that holds ``value`` states no fact of the speaker's, or "": "place:<place>", a
+    remark about a place in general (:func:`remark_of_place`: "Rent in London is like 2000 pounds these days" ->
+    "place:London": the speaker's only if they live there, which the caller knows); "person", it opens with a person
+    the speaker possesses, said in either script after either possessive (:func:`opens_with_person`: "我 friend
+    那边每周要 900", "my 男朋友 moved to Canva"), with none of the speaker's words after the person and no slot noun
+    named ("My landlord raised the rent to 2050" names the rent it changed: the speaker's), or a person not possessed
+    opening it after a remark about a place in the same sentence ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900": the
+    example the remark goes on with; "Landlord bumped it to 1,450" alone is the speaker's rent). When no clause holds
+    the value, the whole sentence is read as one."""
     nouns, speaker = _remark_rx()[:2]
     v = value.casefold().strip()
     clauses = _CLAUSE.findall(sentence)
     at = next((i for i, c in enumerate(clauses) if v and v in c.casefold()), None)
     clause = sentence if at is None else clauses[at]
-    if remark_of_place(clause):
-        return "place"
+    place = remarked_place(clause)
+    if place:
+        return "place:" + place
     m = _person_rx().match(clause)
     if not m or speaker.search(clause[m.end():]) or nouns.search(clause):
         return ""
@@ -158,7 +168,7 @@ def others_value(sentence: str, value: str) -> str:
         return "person"
     # a person not possessed ("Landlord bumped it to 1,450": acts on the speaker's) is someone else only as the
     # example a remark about a place goes on with ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900")
-    return "place" if at and any(remark_of_place(c) for c in clauses[:at]) else ""
+    return "person" if at and any(remark_of_place(c) for c in clauses[:at]) else ""
 
 
 @lru_cache(maxsize=1)
