@@ -20,6 +20,10 @@ answer about that person cites only memories that say something of them:
 
 A citation that is the current part of a partly superseded memory is read in the memory's whole words.
 When no citation is left, ``ask`` abstains ("I have no record of that."): someone else's value is never the answer.
+A statement opens with someone else also when the person is said in the other script or without a possessive
+("我 boyfriend 换工作了", "my 男朋友 moved…", 朋友小李现在在深圳工作). Asked about the asker now, a memory all of
+whose statements are set in a scene that is not the present (:func:`scene_only`: "小时候我住在福州。", "I used to dream
+of living in Paris as a kid.", a remark about a place in general) is left out when another citation is kept.
 A question about the past or a plan, or about two people, has no single subject and is not gated
 (:func:`~.recency.asked_person` is None). Relation words, pet words and the first-person words are the existing
 language data (``relation_words`` of :mod:`anchormem.facts.keys`, data/lang/zh/kin.json, slots.json).
@@ -36,7 +40,7 @@ from typing import Any, Iterable
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["of_subject", "about_asked", "others_only", "owners"]
+__all__ = ["of_subject", "about_asked", "others_only", "owners", "scene_only"]
 
 
 @lru_cache(maxsize=1)
@@ -65,9 +69,11 @@ def _self_rx() -> re.Pattern[str]:
     en_kin, zh_kin = kin_alternations()
     en_pets = langdata.alternation(tuple(w for w in _pets()[0] if not has_cjk(w)))
     zh_pets = langdata.alternation(tuple(w for w in _pets()[0] if has_cjk(w)))
+    zh_other = rf"\s*(?:{zh_kin}|{zh_pets})"  # (either script after either possessive: "my 男朋友", "我 boyfriend")
+    en_other = rf"\s*(?:(?:{person_modifiers()}|\w+)\s+)?(?:{en_kin}|{en_pets})(?:e?s)?\b"
     return re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|i'll|me|myself|we|we're|us|ourselves)\b|"
-                      rf"\b(?:my|our)\b(?!\s+(?:(?:{person_modifiers()}|\w+)\s+)?(?:{en_kin}|{en_pets})(?:e?s)?\b)|"
-                      rf"我(?:们)?(?!(?:的|家)?(?:的)?(?:{zh_kin}|{zh_pets}))", re.I)
+                      rf"\b(?:my|our)\b(?!{en_other}|{zh_other})|"
+                      rf"我(?:们)?(?!(?:的|家)?(?:的)?(?:{zh_other}|{en_other}))", re.I)
 
 
 _CLAUSES = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！]*")
@@ -91,6 +97,7 @@ def _other_subject(clause: str, question: str) -> str:
     (a relation or a person read by :func:`~.recency._clause_person`, a third person pronoun: "She is vegan."),
     "pet" ("My dog Rex is 5"), "name" (a capitalised name opening it: "Tom is vegetarian."), or "" (the speaker's,
     no subject, or the subject the question asks about)."""
+    from ..facts.stance import opens_with_person
     from .persons import kin_base
     from .recency import _clause_person
 
@@ -102,6 +109,9 @@ def _other_subject(clause: str, question: str) -> str:
                                                      any(_names_person(question, n) for n in _beside_kin(clause))):
             return ""  # 我女儿朵朵…: the question asks about 朵朵
         return "person"
+    kin = opens_with_person(clause)  # (in a mixed clause or without a possessive: what person_owner and the
+    if kin and not _names_relation(question, kin):  # relation readers do not read; overruled as a name is:
+        return "name"  # "Landlord bumped the rent…" holds the speaker's claim)
     pet = _pets()[1].search(clause)
     if pet and not _pets()[2].search(question) and not kin_base(pet.group(0).split()[-1]):
         return "pet"
@@ -252,6 +262,20 @@ def others_only(memory: Any, question: str, text: str | None = None) -> bool:
     return bool(own) and all(_named_other(o, question) for o in own)
 
 
+def scene_only(text: str) -> bool:
+    """No statement of ``text`` says what holds for the speaker now: each is set in a scene that is not the present
+    (:func:`~anchormem.facts.stance.scene`: the past, a trip, what was only seen: "小时候我住在福州。", "I used to dream
+    of living in Paris as a kid."; a remark about a place in general, :func:`~anchormem.facts.stance.remark_of_place`:
+    "Rent in London is like 2000 pounds these days.") or opens with
+    a person of the speaker's (:func:`~anchormem.facts.stance.opens_with_person`: "Rent 在 Sydney 越来越贵了, 朋友那边每周要
+    900。"), and at least one is a scene: no answer to a question about the asker now beside one that is."""
+    from ..facts.stance import opens_with_person, remark_of_place, scene
+
+    stated = _statements(text)
+    scenes = [bool(scene(c, others=False)) or remark_of_place(c) for c in stated]
+    return any(scenes) and all(sc or opens_with_person(c) for c, sc in zip(stated, scenes))
+
+
 def about_asked(memory: Any, person: tuple[str, str], theirs: Any = None, text: str | None = None) -> bool:
     """``memory`` is about the person ``person`` (:func:`~.recency.asked_person`, not the asker): they said it (its
     ``speaker``: a conversation between named people), one of its claims is theirs (:func:`owners`), or its text names them (their name, their relation or one it covers), or a clause
@@ -294,6 +318,8 @@ def of_subject(ans: Any, question: str, found: Iterable[Any] = ()) -> Any:
     whole = {m.id: m.text for m in found}
     if person == ("user", ""):
         kept = [c for c in ans.citations if not others_only(c, question, whole.get(c.id, c.text))]
+        now = [c for c in kept if not scene_only(whole.get(c.id, c.text))]
+        kept = now or kept  # (a scene the only evidence left: the evidence test's answer stands)
     else:
         theirs = _theirs(person, list(whole.values()))
         kept = [c for c in ans.citations if about_asked(c, person, theirs, whole.get(c.id, c.text))]

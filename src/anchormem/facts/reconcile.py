@@ -54,13 +54,14 @@ from .changes import ENDS_ANY
 from .claims import carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, clean_value, negated_person_value, person_slot, related_attributes,
+from .keys import (NAMED_SLOTS, clean_value, is_person, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
 from .model import Fact, is_sensitive, normalize_object
 from .plans import drop_plans, schedule
 from .rules import extract_from_text
+from .stance import others_value
 from .store_reads import PlanReads
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
@@ -301,6 +302,21 @@ def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: st
     jobs = job_facts(d.item.text, entity=ent, current=lambda a: store.current_facts(
         tenant, user_id, [FactSlot(entity=ent, attribute=a, value="").slot]))
     return merge_job_facts(facts, grounded_jobs(jobs, d.item.text, d.item.speaker))
+
+
+def _others_value(f: Fact, d: Draft, reads: Any, tenant: str, user_id: str) -> bool:
+    """``f`` is said in a remark about a place in general where the speaker does not live (their current home_city
+    claims: "深圳房租涨到五千了" from someone living in 深圳 is their rent), or is a value of the speaker's own slot said
+    by a clause whose subject is a person of theirs (:func:`~anchormem.facts.stance.others_value`)."""
+    why = others_value(f.source_span or d.item.text, f.value)
+    if why.startswith("place:"):
+        from .places import same_place
+
+        homes = [m.fact.value for m in reads.current_facts(tenant, user_id, [f"{d.item.speaker or 'user'}|home_city"])
+                 if m.fact is not None and m.fact.polarity > 0]
+        return not any(same_place(why[6:], h) for h in homes)
+    return why == "person" and f.entity in ("user", d.item.speaker or "user") and \
+        not is_person(f.attribute.split(":", 1)[0].split("_", 1)[0])
 
 
 def grounded_jobs(jobs: list[Fact], text: str, speaker: str | None = None) -> list[Fact]:
@@ -568,6 +584,10 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
         found = [(d, _with_quantities(d, fs, reads, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
+    # one gate for every reader: a value said in a remark about a place in general is nobody's ("Rent in London is
+    # like 2000 pounds these days"), one said by a clause opening with a person of the speaker's in either script
+    # is not the speaker's own ("我 friend 那边每周要 900", "my 男朋友 moved to Canva": facts.stance.others_value)
+    found = [(d, [f for f in fs if not _others_value(f, d, reads, tenant, user_id)]) for d, fs in found]
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     found = [(d, schedule(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds

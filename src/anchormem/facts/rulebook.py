@@ -56,20 +56,24 @@ def code_pieces(lang: str) -> dict[str, str]:
     person_words`, in English after :func:`~anchormem.facts.keys.person_modifiers`, plural allowed), ``JOB`` (an
     English job noun after at most two modifiers, as group ``v``), ``OCCUPATION`` (a Chinese job noun), ``THIRD``
     (``third_person_subjects`` of cues.json), ``CLAUSE_VERBS`` (verbs after "and" that start a clause: ``clause_verbs``
-    of changes.json and the frames' verbs but copulas and moves) and ``CONTINUATION`` (``continuation`` of
-    changes.json)."""
+    of changes.json and the frames' verbs but copulas and moves), ``CONTINUATION`` (``continuation`` of
+    changes.json) and, in either language, ``PERSON_EN`` / ``PERSON_ZH`` (a relative in the other script too: a
+    mixed clause names the speaker's people in either, "我 boyfriend 换工作了", "my 男朋友 moved to …")."""
     from .keys import not_job_words, occupation_en, occupation_zh, person_modifiers, person_words, relation_pattern
 
     third = langdata.alternation(langdata.words("cues", "third_person_subjects", (lang,)))
+    either = {"PERSON_ZH": r"(?:" + relation_pattern(True, person_words()) + r")",
+              "PERSON_EN": r"(?:(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) +
+                           r")(?:e?s)?(?![\w'’]))"}
     if lang == "zh":
-        return {"PERSON": r"(?:" + relation_pattern(True, person_words()) + r")", "OCCUPATION": occupation_zh(),
+        return {**either, "PERSON": either["PERSON_ZH"], "OCCUPATION": occupation_zh(),
                 "THIRD": third,
                 "CONTINUATION": langdata.alternation(langdata.words("changes", "continuation", ("zh",)))}
     skip = set(langdata.load("rules", lang).get("not_clause_verbs", []))
     frame_verbs = [v for name, spec in langdata.load("frames", lang).get("classes", {}).items() for v in spec["verbs"]
                    if v[:1].isalpha() and v not in skip and name != "move"]  # "… and now work at X" (not a move:
     # "I left Lisbon and moved to Berlin" is one statement about the home)
-    return {"PERSON": r"(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) +
+    return {**either, "PERSON": r"(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) +
                       r")(?:e?s)?(?![\w'])",  # "my sisters"
             "JOB": r"(?P<v>(?:(?!" + not_job_words() + r"\b)[\w-]+\s+){0,2}?" + occupation_en() + r")(?!['’]s\b)",
             "THIRD": third,

@@ -13,6 +13,11 @@ are looked up in every clause: a mixed clause says its scene in either).
     scene("back in college I lived in Ithaca")   # -> "past_time"
     scene("I live in Leeds")                      # -> ""
 
+Two checks of one clause serve every reader through the one gate of :func:`~anchormem.facts.reconcile.plan_facts`
+(:func:`others_value`): a remark about a place in general (:func:`remark_of_place`: "Rent in London is like 2000
+pounds these days", Sydney的房租) holds no value of the speaker's, and neither does a clause opening with a person the
+speaker possesses, named in either script ("我 boyfriend 换工作了, now at Canva", "my 男朋友 moved to …").
+
 Nothing is read before first use.
 """
 
@@ -25,7 +30,8 @@ from typing import Callable
 from .. import langdata
 from ..text.tokenize import has_cjk
 
-__all__ = ["scene", "SCENES", "present_clauses", "person_clauses"]
+__all__ = ["scene", "SCENES", "present_clauses", "person_clauses", "remark_of_place", "remarked_place", "others_value",
+           "opens_with_person"]
 
 SCENES = ("past_time", "visit", "general", "observed")
 
@@ -89,6 +95,99 @@ def scene(clause: str, others: bool = True) -> str:
             return key
     return ""
 
+
+@lru_cache(maxsize=1)
+def _remark_rx() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    """(a slot noun of either language: ``numeric_slots`` of slots.json, rent / 房租; the speaker's words of
+    ``general_speaker``; the words between a slot noun and the place after it, ``general_place_before``: "in", 在;
+    the words between a place and the slot noun after it, ``general_place_after``: 的, or none) of relative.json."""
+    def alt(words: list[str] | tuple[str, ...], plural: bool = False) -> str:
+        en = tuple(w for w in words if not has_cjk(w))
+        zh = tuple(w for w in words if has_cjk(w))
+        tail = r"(?:e?s)?" if plural else ""
+        parts = ([rf"(?<![\w'’])(?:{langdata.alternation(en)}){tail}(?![\w'’])"] if en else []) + \
+                ([langdata.alternation(zh)] if zh else [])
+        return "|".join(parts) or r"(?!)"
+
+    nouns = [w for lang in ("en", "zh") for ws in langdata.load("slots", lang).get("numeric_slots", {}).values()
+             for w in ws]
+    before = langdata.words("relative", "general_place_before", ("en", "zh"))
+    after = langdata.words("relative", "general_place_after", ("en", "zh"))
+    return (re.compile(alt(nouns, plural=True), re.I),
+            re.compile(alt(langdata.words("relative", "general_speaker", ("en", "zh"))), re.I),
+            re.compile(rf"^\s*(?:{alt(before)})\s*$", re.I), re.compile(rf"^\s*(?:{alt(after)})?\s*$", re.I))
+
+
+def remark_of_place(clause: str) -> bool:
+    """``clause`` is a remark about a place in general: a slot noun (rent, 房租) qualified by a known place rather
+    than owned by the speaker ("Rent in London is like 2000 pounds these days", "Rent 在 Sydney 越来越贵了",
+    "Sydney的房租涨了", "London rents are mad"), with none of the speaker's words in it ("My rent in London is
+    2000" is the speaker's). A value it holds is the place's, no fact of the speaker's."""
+    return bool(remarked_place(clause))
+
+
+def remarked_place(clause: str) -> str:
+    """The place ``clause`` remarks on in general (:func:`remark_of_place`), or ""."""
+    nouns, speaker, before, after = _remark_rx()
+    found = list(nouns.finditer(clause))
+    if not found or speaker.search(clause):
+        return ""
+    from .places import places_in
+
+    for at, name in places_in(clause):
+        end = at + len(name)
+        for n in found:
+            if n.end() <= at and before.match(clause[n.end():at]) or \
+                    end <= n.start() and after.match(clause[end:n.start()]):
+                return name
+    return ""
+
+
+def others_value(sentence: str, value: str) -> str:
+    """Why the clause of ``sentence`` that holds ``value`` states no fact of the speaker's, or "": "place:<place>", a
+    remark about a place in general (:func:`remark_of_place`: "Rent in London is like 2000 pounds these days" ->
+    "place:London": the speaker's only if they live there, which the caller knows); "person", it opens with a person
+    the speaker possesses, said in either script after either possessive (:func:`opens_with_person`: "我 friend
+    那边每周要 900", "my 男朋友 moved to Canva"), with none of the speaker's words after the person and no slot noun
+    named ("My landlord raised the rent to 2050" names the rent it changed: the speaker's), or a person not possessed
+    opening it after a remark about a place in the same sentence ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900": the
+    example the remark goes on with; "Landlord bumped it to 1,450" alone is the speaker's rent). When no clause holds
+    the value, the whole sentence is read as one."""
+    nouns, speaker = _remark_rx()[:2]
+    v = value.casefold().strip()
+    clauses = _CLAUSE.findall(sentence)
+    at = next((i for i, c in enumerate(clauses) if v and v in c.casefold()), None)
+    clause = sentence if at is None else clauses[at]
+    place = remarked_place(clause)
+    if place:
+        return "place:" + place
+    m = _person_rx().match(clause)
+    if not m or speaker.search(clause[m.end():]) or nouns.search(clause):
+        return ""
+    if m.group("own"):
+        return "person"
+    # a person not possessed ("Landlord bumped it to 1,450": acts on the speaker's) is someone else only as the
+    # example a remark about a place goes on with ("Rent 在 Sydney 越来越贵了, 朋友那边每周要 900")
+    return "person" if at and any(remark_of_place(c) for c in clauses[:at]) else ""
+
+
+@lru_cache(maxsize=1)
+def _person_rx() -> re.Pattern:
+    """A clause opening with a person of the speaker's (``person_words`` / ``other_person_words`` of
+    data/lang/*/kin.json, :func:`~anchormem.facts.kin.relation_pattern`), possessed or not, in either script after
+    either possessive ("My boyfriend …", "我 boyfriend …", "my 男朋友 …", 朋友小李…), not with the speaker beside them
+    ("my wife and I", 我老婆和我); group ``own``: the possessive, group 2: the person word."""
+    from .kin import person_modifiers, relation_pattern
+
+    en, zh = relation_pattern(False), relation_pattern(True)
+    return re.compile(rf"^[\W_]*(?P<own>(?:my|our)\s*|我们?的?\s*)?(?:(?:{person_modifiers()})\s+)*"
+                      rf"((?:{en})(?:e?s)?(?![\w'’])|{zh})(?!\s*(?:(?:and|&)\s*(?:i|me)\b|(?:和|跟|与|同)我))", re.I)
+
+
+def opens_with_person(clause: str) -> str:
+    """The person word ``clause`` opens with (see :func:`_person_rx`), or ""."""
+    m = _person_rx().match(clause)
+    return m.group(2) if m else ""
 
 
 _CLAUSE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")  # (not "2,600" nor "3.5")
