@@ -46,6 +46,12 @@ _READABLE_BUILDS = (2, 3)  # 2: f32 graph, expansion_add 128 (restored as it is:
 # searches faster (half the memory read per hop). Scores are not taken from the f16 distances: the hits are
 # rescored from the f32 matrix (ScopeVectors.ann_search), so a score is the same as the exact path's.
 _ANN_PARAMS = {"metric": "ip", "dtype": "f16", "connectivity": 16, "expansion_add": 64, "expansion_search": 64}
+# Inserts of at least this many rows (a bulk import's batch, a build from nothing, a large catch-up on reopen) go to
+# the cache's background indexer thread (:class:`VectorCache`): usearch releases the GIL while it inserts, so the
+# graph grows on a second core while the writer's Python pipeline runs on the first. Rows queued and not yet in the
+# graph are searched exactly beside it (:meth:`ScopeVectors.ann_search`), so a search never misses them.
+BACKGROUND_ROWS = 256
+_CHUNK = 128  # rows the indexer inserts per hold of the cache lock (a write or search waits at most one chunk)
 # _ADD_THREADS: HNSW inserts run on one thread. usearch's concurrent add() can strand a stored vector where no
 # search reaches it (unum-cloud/USearch#735, fix #772 unmerged as of 2.26.6): on 240 near-duplicate vectors, 31 of
 # 9,600 self-queries missed their own vector with threads=0, 0 with threads=1 (40 builds). Costs ~1.8x build time
@@ -87,6 +93,12 @@ class ScopeVectors:
         self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
         self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
+        # rowids queued for the HNSW index and not yet in it (a FIFO buffer [_qh, _qt)): the background indexer
+        # inserts them; searches score them exactly beside the graph. The vector is read from the matrix when the
+        # row is inserted, so a row removed (or re-embedded) meanwhile is skipped (or inserted as it is now).
+        self._queue = np.zeros(0, dtype=np.int64)
+        self._qh = self._qt = 0
+        self.background_rows = BACKGROUND_ROWS
 
     def _arrays(self) -> tuple[str, ...]:
         return ("_m", "_ids", "_keys", "_alive") + (("_ctx", "_cstate") if self._ctx is not None else ())
@@ -134,8 +146,55 @@ class ScopeVectors:
                 self._put_context(self.n + i, c)
         self.n += k
         if self.ann is not None:
-            self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs, threads=1)  # see _ADD_THREADS
-            self.ann_dirty = True
+            self.index_rows(rowids, vecs)
+
+    @property
+    def queued(self) -> int:
+        """Rows waiting for the HNSW index (searched exactly meanwhile)."""
+        return self._qt - self._qh
+
+    def index_rows(self, rowids: np.ndarray, vecs: np.ndarray | None = None) -> None:
+        """Put rows in the HNSW index: inserted now when few and nothing is queued (``vecs``: theirs, else read from
+        the matrix), else queued for the background indexer (:meth:`index_queued`)."""
+        rowids = np.asarray(rowids, dtype=np.int64)
+        if not len(rowids):
+            return
+        self.ann_dirty = True
+        if len(rowids) < self.background_rows and not self.queued:
+            if vecs is None:
+                vecs = self._m[self.positions(rowids)]
+            self.ann.add(rowids.astype(np.uint64), vecs, threads=1)  # see _ADD_THREADS
+            return
+        k = len(rowids)
+        if self._qt + k > len(self._queue):
+            live = self._queue[self._qh : self._qt]
+            buf = np.zeros(max(2 * len(live) + k, 1024), dtype=np.int64)
+            buf[: len(live)] = live
+            self._queue, self._qh, self._qt = buf, 0, len(live)
+        self._queue[self._qt : self._qt + k] = rowids
+        self._qt += k
+
+    def index_queued(self, limit: int | None = None) -> int:
+        """Insert up to ``limit`` queued rows (all when None) into the HNSW index, oldest first, one thread; rows no
+        longer live and rows already in the index are skipped. Returns the rows taken off the queue."""
+        end = self._qt if limit is None else min(self._qt, self._qh + limit)
+        rows = self._queue[self._qh : end]
+        taken = len(rows)
+        if taken and self.ann is not None:
+            pos = self.positions(rows)
+            live = pos >= 0
+            rows, pos = rows[live], pos[live]
+            if len(rows):
+                fresh = ~np.asarray(self.ann.contains(rows.astype(np.uint64)), dtype=bool).reshape(len(rows))
+                rows, first = np.unique(rows[fresh], return_index=True)  # a row queued twice: once
+                pos = pos[fresh][first]
+                if len(rows):
+                    self.ann.add(rows.astype(np.uint64), self._m[pos], threads=1)  # see _ADD_THREADS
+                    self.ann_dirty = True
+        self._qh = end
+        if self._qh == self._qt:
+            self._qh = self._qt = 0
+        return taken
 
     def remove(self, rowids) -> None:
         for r in rowids:
@@ -261,6 +320,8 @@ class ScopeVectors:
     def ann_search(self, q: np.ndarray, k: int, allowed: set[int] | None, positions: bool = False) -> tuple:
         """Top-k via HNSW; with ``allowed``, over-fetches and post-filters, falling back to exact if short. Returns
         as :meth:`exact` does."""
+        if self.queued * 2 > self.size:  # most rows not in the graph yet (a build in progress): exact
+            return self.exact(q, k, allowed, positions)
         want = k if allowed is None else min(self.size, k * 20)
         res = self.ann.search(q, want)
         keys = np.asarray(res.keys, dtype=np.int64)
@@ -271,6 +332,12 @@ class ScopeVectors:
         # rescored from the f32 matrix (the graph holds f16 copies): the scores and order of the exact path
         idx = self.positions(keys)
         idx = idx[idx >= 0]
+        if self.queued:  # rows not in the graph yet: every one scored (exactly), beside the graph's hits
+            tail = self._queue[self._qh : self._qt]
+            if allowed is not None:
+                tail = tail[np.fromiter([x in allowed for x in tail.tolist()], dtype=bool, count=len(tail))]
+            more = self.positions(tail)
+            idx = np.unique(np.concatenate([idx, more[more >= 0]]))
         scores = self._m[idx] @ q
         order = np.lexsort((idx, -scores))[:k]
         return (self._ids[idx[order]], scores[order]) + ((idx[order],) if positions else ())
@@ -292,6 +359,10 @@ class VectorCache:
         self.max_bytes = max_bytes
         self._lock = threading.RLock()
         self._items: OrderedDict[tuple[str, str], ScopeVectors] = OrderedDict()
+        self.background_rows = BACKGROUND_ROWS
+        self._wake = threading.Condition(self._lock)  # the indexer waits here for queued rows
+        self._indexer: threading.Thread | None = None
+        self._stopped = False
 
     def _path(self, key: tuple[str, str]) -> Path | None:
         if self.index_dir is None:
@@ -318,13 +389,57 @@ class VectorCache:
             generation = loaded[2]
         sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
                           loaded[3] if len(loaded) > 3 else None)
+        sv.background_rows = self.background_rows
         if sv.size >= self.ann_threshold:
             self._attach_ann(key, sv)
         with self._lock:
             self._items[key] = sv
             self._items.move_to_end(key)
             self._evict()
+            self._kick(sv)
         return sv
+
+    def _kick(self, sv: ScopeVectors) -> None:
+        """(Under the lock.) Wake the indexer thread, started on first use, when ``sv`` has rows queued."""
+        if not sv.queued or self._stopped:
+            return
+        if self._indexer is None or not self._indexer.is_alive():
+            self._indexer = threading.Thread(target=self._index_loop, name="anchormem-hnsw-indexer", daemon=True)
+            self._indexer.start()
+        self._wake.notify()
+
+    def _index_loop(self) -> None:
+        """The background indexer: inserts queued rows of the cached scopes into their HNSW index, ``_CHUNK`` rows
+        per hold of the lock (usearch releases the GIL while inserting, so the caller's thread runs meanwhile on
+        another core; a write or search waits for at most one chunk). Exits when the cache is closed."""
+        import time
+
+        while True:
+            with self._wake:
+                busy = next((sv for sv in self._items.values() if sv.queued and sv.ann is not None), None)
+                while busy is None and not self._stopped:
+                    self._wake.wait()
+                    busy = next((sv for sv in self._items.values() if sv.queued and sv.ann is not None), None)
+                if self._stopped:
+                    return
+                busy.index_queued(_CHUNK)
+            time.sleep(0.0005)  # let a thread blocked on the lock take it before the next chunk
+
+    def wait_indexed(self, key: tuple[str, str] | None = None) -> None:
+        """Insert every queued row (of ``key``, or of every cached scope) now, in this thread."""
+        with self._lock:
+            for k, sv in list(self._items.items()):
+                if (key is None or k == key) and sv.ann is not None and sv.queued:
+                    sv.index_queued()
+
+    def close(self) -> None:
+        """Stop the indexer thread (queued rows stay queued: :meth:`persist` inserts them before a save)."""
+        with self._wake:
+            self._stopped = True
+            self._wake.notify_all()
+        t = self._indexer
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=60)
 
     def cached(self, key: tuple[str, str], generation: int) -> ScopeVectors | None:
         """The scope's cached vectors when they are at ``generation`` (its ``pos``: the rowids of the scope's
@@ -386,22 +501,24 @@ class VectorCache:
                         sv.ann = idx  # saved at this very state: nothing to catch up
                         return
                     if idx is not None:
-                        changed = self._reconcile(idx, sv)
                         sv.ann = idx
+                        changed = self._reconcile(idx, sv)
                         if info.get("generation") != sv.generation or changed or not marked:
-                            # saved again once the catch-up is large; small deltas wait for persist()
+                            # saved again once the catch-up is large (after the indexer inserted it, or on
+                            # close); small deltas wait for persist()
                             sv.ann_dirty = True
-                            if changed > max(1000, sv.size // 20):
+                            if changed > max(1000, sv.size // 20) and not sv.queued:
                                 self._save(key, sv)
                         return
             except (OSError, ValueError, RuntimeError):
-                pass  # unreadable: rebuild below
+                sv.ann = None  # unreadable: rebuild below
         idx = Index(ndim=self.dim, **_ANN_PARAMS)
         alive = np.flatnonzero(sv._alive[: sv.n])
-        if alive.size:
-            idx.add(sv._ids[alive].astype(np.uint64), sv._m[alive], threads=1)  # see _ADD_THREADS
         sv.ann = idx
-        self._save(key, sv)
+        if alive.size:
+            sv.index_rows(sv._ids[alive], sv._m[alive])  # many rows: built by the indexer (saved on close)
+        if not sv.queued:
+            self._save(key, sv)
 
     def _marked(self, path: Path, info: dict) -> bool:
         """The database holds the token the file was saved with, or there are no marks to check. Otherwise the
@@ -436,7 +553,10 @@ class VectorCache:
             idx.remove(gone.astype(np.uint64))  # type: ignore[attr-defined]
         add = alive[~have]
         if add.size:
-            idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
+            if sv.ann is idx:  # many rows: queued for the background indexer
+                sv.index_rows(sv._ids[add], sv._m[add])
+            else:
+                idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
         return int(gone.size + add.size)
 
     def _save(self, key: tuple[str, str], sv: ScopeVectors) -> None:
@@ -467,7 +587,7 @@ class VectorCache:
         a cached scope behind it (another process wrote, or purged: its file was deleted) is not saved. Returns
         the number of files written."""
         with self._lock:
-            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and sv.ann_dirty]
+            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and (sv.ann_dirty or sv.queued)]
         written = 0
         for key, sv in dirty:
             try:
@@ -476,6 +596,7 @@ class VectorCache:
                 continue
             with self._lock:
                 if self._items.get(key) is sv and sv.generation == current:
+                    sv.index_queued()  # what the indexer has not inserted yet, here
                     self._save(key, sv)
                     written += 1
         return written
@@ -504,6 +625,7 @@ class VectorCache:
             sv.generation = new_generation
             if sv.ann is None and sv.size >= self.ann_threshold:
                 self._attach_ann(key, sv)
+            self._kick(sv)
 
     def search(self, sv: ScopeVectors, q: np.ndarray, k: int, allowed: set[int] | None,
                keys: bool = False) -> tuple:

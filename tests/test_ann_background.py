@@ -1,0 +1,84 @@
+"""The HNSW index kept through a bulk import: rows queued for the background indexer are searched exactly until
+they are in the graph, the index is complete and saved when the store closes, and a reopen takes the saved file as
+it is (no rebuild, no catch-up)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from anchormem import Memory
+from anchormem.config import Settings
+from anchormem.types import Scope
+from anchormem.stores import vectors as vmod
+from anchormem.stores.vectors import ScopeVectors, VectorCache
+
+pytestmark = pytest.mark.skipif(bool(os.environ.get("ANCHORMEM_TEST_ENCRYPT")),
+                                reason="an encrypted store keeps its HNSW index in memory only")
+
+
+def _unit(n: int, dim: int, seed: int = 3) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _scope(n: int = 600, dim: int = 16) -> tuple[ScopeVectors, np.ndarray]:
+    from usearch.index import Index
+
+    m = _unit(n, dim)
+    sv = ScopeVectors(np.arange(1, n + 1), m, 1)
+    sv.ann = Index(ndim=dim, **vmod._ANN_PARAMS)
+    sv.background_rows = 100
+    sv.index_rows(np.arange(1, n + 1))
+    return sv, m
+
+
+def test_queued_rows_are_searched_exactly_until_the_indexer_inserts_them():
+    sv, m = _scope()
+    assert sv.queued == 600 and len(sv.ann) == 0
+    sv.index_queued(500)  # 500 in the graph, 100 still queued
+    assert sv.queued == 100 and len(sv.ann) == 500
+    for i in (3, 250, 520, 599):  # a graph row and queued rows: each finds itself first, with its exact score
+        rowids, scores = sv.ann_search(m[i], 5, None)
+        assert int(rowids[0]) == i + 1 and scores[0] == pytest.approx(1.0, abs=1e-5)
+        ex_rowids, ex_scores = sv.exact(m[i], 5, None)
+        assert rowids.tolist() == ex_rowids.tolist()
+    # a queued row removed, another re-added under its rowid with a new vector: skipped / inserted as it is now
+    new = _unit(1, 16, seed=9)[0]
+    sv.remove([520, 560])
+    sv.append(np.array([560]), new[None, :])
+    assert sv.index_queued() == 101 and sv.queued == 0
+    assert len(sv.ann) == 599 and not sv.ann.contains(520)
+    assert np.allclose(np.asarray(sv.ann.get(560), dtype=np.float32), new, atol=1e-3)
+    assert int(sv.ann_search(new, 1, None)[0][0]) == 560
+
+
+def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(tmp_path, monkeypatch):
+    db = tmp_path / "bulk.db"
+    s = Settings(ann_threshold=500)
+    n = 3000
+    texts = [f"note {i}: the {['red', 'blue', 'green'][i % 3]} kite number k{i} flew over hill h{i % 17}"
+             for i in range(n)]
+    with Memory(str(db), embedder="hash", llm=None, settings=s) as m:
+        vecs = _unit(n, m.embedder.dim)
+        m.add_many(texts, user_id="u", vectors=vecs, enrich="later")
+        key = (m.tenant, "u")
+        sv = m.store.vectors._items[key]
+        assert sv.ann is not None and sv.size == n and len(sv.ann) == n and sv.queued == 0  # kept through the load
+        scope = Scope(tenant=m.tenant, user_id="u")
+        top = m.store.dense_search(scope, vecs[2999], 1, None)  # found whether or not it is in the graph yet
+        assert m.get(top[0][0]).text == texts[2999] and top[0][1] == pytest.approx(1.0, abs=1e-5)
+    info = __import__("json").loads(next((tmp_path / "bulk.db.vec").glob("*.json")).read_text())
+    assert info["size"] == n  # saved complete on close
+    calls: list[str] = []
+    monkeypatch.setattr(VectorCache, "_reconcile", staticmethod(lambda idx, sv: calls.append("reconcile") or 0))
+    real_index_rows = ScopeVectors.index_rows
+    monkeypatch.setattr(ScopeVectors, "index_rows", lambda self, *a, **k: calls.append("insert")
+                        or real_index_rows(self, *a, **k))
+    with Memory(str(db), embedder="hash", llm=None, settings=s) as m:
+        top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), vecs[1234], 1, None)
+        sv = m.store.vectors._items[(m.tenant, "u")]
+        assert m.get(top[0][0]).text == texts[1234]
+        assert calls == [] and sv.queued == 0 and len(sv.ann) == sv.size == n  # restored as saved
