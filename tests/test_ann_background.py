@@ -78,7 +78,25 @@ def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(
     monkeypatch.setattr(ScopeVectors, "index_rows", lambda self, *a, **k: calls.append("insert")
                         or real_index_rows(self, *a, **k))
     with Memory(str(db), embedder="hash", llm=None, settings=s) as m:
+        loads = []
+        real_load = m.store._load_scope
+        m.store._load_scope = lambda *a: loads.append(a) or real_load(*a)
         top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), vecs[1234], 1, None)
         sv = m.store.vectors._items[(m.tenant, "u")]
-        assert m.get(top[0][0]).text == texts[1234]
-        assert calls == [] and sv.queued == 0 and len(sv.ann) == sv.size == n  # restored as saved
+        assert m.get(top[0][0]).text == texts[1234] and top[0][1] == pytest.approx(1.0, abs=1e-5)
+        # restored as saved: the vectors and ids from the saved scope (no read of the table), the index mapped
+        assert calls == [] and loads == [] and sv.queued == 0 and len(sv.ann) == sv.size == n
+        assert sv.ann_view is not None and isinstance(sv._m, np.memmap)
+        assert sorted(sv._keys[: sv.n].tolist()) == sorted(x.id for x in m.get_all(user_id="u", limit=n + 10))
+        v = _unit(1, m.embedder.dim, seed=11)
+        m.add_many(["a kite that came later"], user_id="u", vectors=v, enrich="later")  # the mapped index: loaded
+        assert sv.ann_view is None and len(sv.ann) == n + 1
+        top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), v[0], 1, None)
+        assert m.get(top[0][0]).text == "a kite that came later"
+    calls.clear()
+    with Memory(str(db), embedder="hash", llm=None, settings=s) as m:  # saved again on close, restored again
+        top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), v[0], 1, None)
+        sv = m.store.vectors._items[(m.tenant, "u")]
+        assert m.get(top[0][0]).text == "a kite that came later" and sv.ann_view is not None
+        assert len(sv.ann) == sv.size == n + 1 and calls == []
+    assert len(list((tmp_path / "bulk.db.vec").glob("*.mat.npy"))) == 1  # the older save's vectors deleted

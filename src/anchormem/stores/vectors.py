@@ -68,14 +68,17 @@ class ScopeVectors:
     context vectors (same capacity) with a per-row state (cached, none stored, unknown)."""
 
     def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int,
-                 keys: list[str] | None = None) -> None:
+                 keys: list[str] | np.ndarray | None = None, *, adopt: bool = False) -> None:
         n, dim = matrix.shape
         cap = max(16, n)
         self.dim = dim
-        self._m = np.zeros((cap, dim), dtype=np.float32)
-        self._m[:n] = matrix
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._ids[:n] = rowids
+        if adopt and n == cap:  # arrays read from the saved scope (:meth:`VectorCache._restore`): used as they are
+            self._m, self._ids = matrix, np.asarray(rowids, dtype=np.int64)
+        else:
+            self._m = np.zeros((cap, dim), dtype=np.float32)
+            self._m[:n] = matrix
+            self._ids = np.zeros(cap, dtype=np.int64)
+            self._ids[:n] = rowids
         # the memory id of each row (object array, None: unknown), so a search maps its ranked rows to ids on
         # arrays (:meth:`keys_at`): a row's id never changes while the row is alive (a reused rowid is a new row)
         self._keys = np.empty(cap, dtype=object)
@@ -87,7 +90,8 @@ class ScopeVectors:
         self.generation = generation
         self.ann = None  # usearch Index, keyed by rowid
         self.ann_dirty = False  # the index changed since it was last saved
-        self.pos = {int(r): i for i, r in enumerate(rowids)}
+        self.ann_view: str | None = None  # the saved file ``ann`` memory-maps (read-only), until a write needs it
+        self.pos = dict(zip(np.asarray(rowids, dtype=np.int64).tolist(), range(n)))
         # the rows by rowid, for vectorised lookups (:meth:`positions`): rowids ascending and their positions; None
         # until first needed (and after a compaction or an append below the largest rowid: rebuilt when needed)
         self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
@@ -148,6 +152,13 @@ class ScopeVectors:
         if self.ann is not None:
             self.index_rows(rowids, vecs)
 
+    def _own_ann(self) -> None:
+        """Before the index changes: a memory-mapped (read-only) saved index is loaded into memory."""
+        if self.ann_view is not None:
+            from usearch.index import Index
+
+            self.ann, self.ann_view = Index.restore(self.ann_view), None
+
     @property
     def queued(self) -> int:
         """Rows waiting for the HNSW index (searched exactly meanwhile)."""
@@ -160,6 +171,7 @@ class ScopeVectors:
         if not len(rowids):
             return
         self.ann_dirty = True
+        self._own_ann()
         if len(rowids) < self.background_rows and not self.queued:
             if vecs is None:
                 vecs = self._m[self.positions(rowids)]
@@ -181,6 +193,7 @@ class ScopeVectors:
         rows = self._queue[self._qh : end]
         taken = len(rows)
         if taken and self.ann is not None:
+            self._own_ann()
             pos = self.positions(rows)
             live = pos >= 0
             rows, pos = rows[live], pos[live]
@@ -202,6 +215,7 @@ class ScopeVectors:
             if i is not None:
                 self._alive[i] = False
                 if self.ann is not None:
+                    self._own_ann()
                     self.ann.remove(int(r))
                     self.ann_dirty = True
         dead = self.n - len(self.pos)
@@ -383,14 +397,16 @@ class VectorCache:
             if sv is not None and sv.generation == generation:
                 self._items.move_to_end(key)
                 return sv
-        loaded = loader()
-        rowids, matrix = loaded[0], loaded[1]
-        if len(loaded) > 2:
-            generation = loaded[2]
-        sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
-                          loaded[3] if len(loaded) > 3 else None)
+        sv = self._restore(key, generation)
+        if sv is None:
+            loaded = loader()
+            rowids, matrix = loaded[0], loaded[1]
+            if len(loaded) > 2:
+                generation = loaded[2]
+            sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
+                              loaded[3] if len(loaded) > 3 else None)
         sv.background_rows = self.background_rows
-        if sv.size >= self.ann_threshold:
+        if sv.ann is None and sv.size >= self.ann_threshold:
             self._attach_ann(key, sv)
         with self._lock:
             self._items[key] = sv
@@ -499,6 +515,7 @@ class VectorCache:
                     marked = idx is not None and self._marked(path, info)
                     if marked and info.get("generation") == sv.generation and len(idx) == sv.size:
                         sv.ann = idx  # saved at this very state: nothing to catch up
+                        sv.ann_dirty = not info.get("side")  # (saved again on close with its rows: _restore)
                         return
                     if idx is not None:
                         sv.ann = idx
@@ -519,6 +536,61 @@ class VectorCache:
             sv.index_rows(sv._ids[alive], sv._m[alive])  # many rows: built by the indexer (saved on close)
         if not sv.queued:
             self._save(key, sv)
+
+    def _restore(self, key: tuple[str, str], generation: int) -> ScopeVectors | None:
+        """The scope as saved beside its HNSW file (:meth:`_save`), when that save is of this very state (this store,
+        the scope's ``generation``, the database's token): rowids and memory ids read, the vectors memory-mapped
+        (copy on write) and the index memory-mapped until a write changes it. A reopen then reads neither the
+        vectors from the database nor the whole index file. None when there is no such save."""
+        path = self._path(key)
+        if path is None or not path.exists():
+            return None
+        try:
+            info = json.loads(path.with_suffix(".json").read_text())
+            side = path.with_suffix(".rows.npz")
+            if not (info.get("store_id") == self.store_id and info.get("dim") == self.dim and info.get("side")
+                    and info.get("build") in _READABLE_BUILDS and info.get("generation") == generation
+                    and side.exists() and self._marked(path, info)):
+                return None
+            with np.load(side) as z:
+                if str(z["token"]) != info.get("token"):
+                    return None
+                rowids, ids = z["rows"], z["ids"]
+            mat = np.load(path.with_name(f"{path.stem}.{info['token']}.mat.npy"), mmap_mode="c")
+            if mat.shape != (len(rowids), self.dim) or len(rowids) != info.get("size"):
+                return None
+            from usearch.index import Index
+
+            idx = Index.restore(str(path), view=True)
+            if idx is None or len(idx) != len(rowids):
+                return None
+        except (OSError, ValueError, KeyError, RuntimeError):
+            return None
+        sv = ScopeVectors(rowids, mat, generation, ids.astype(object), adopt=True)
+        sv.ann, sv.ann_view = idx, str(path)
+        return sv
+
+    def _save_side(self, path: Path, sv: ScopeVectors, token: str) -> bool:
+        """Save the scope's live rows beside its index (rowids, memory ids, the vectors) for :meth:`_restore`: the
+        rows and ids in ``<name>.rows.npz`` with ``token``, the vectors in ``<name>.<token>.mat.npy`` (named by
+        the token: a crash between the two writes leaves no file the other would be taken with). Only when every
+        row's memory id is known and nothing is queued. Returns whether it was saved."""
+        alive = np.flatnonzero(sv._alive[: sv.n])
+        keys = sv._keys[alive]
+        if sv.queued or (keys == None).any():  # noqa: E711 - elementwise on an object array
+            return False
+        for old in path.parent.glob(f"{path.stem}.*.mat.npy"):
+            old.unlink(missing_ok=True)
+        mat = path.with_name(f"{path.stem}.{token}.mat.npy")
+        for target, write in ((mat, lambda fh: np.save(fh, sv._m[alive] if len(alive) < sv.n else sv._m[: sv.n])),
+                              (path.with_suffix(".rows.npz"), lambda fh: np.savez(
+                                  fh, rows=sv._ids[alive], ids=keys.astype(str), token=np.array(token)))):
+            tmp = target.with_name(target.name + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+            with os.fdopen(fd, "wb") as fh:
+                write(fh)
+            os.replace(tmp, target)
+        return True
 
     def _marked(self, path: Path, info: dict) -> bool:
         """The database holds the token the file was saved with, or there are no marks to check. Otherwise the
@@ -570,9 +642,10 @@ class VectorCache:
             os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
             token = uuid.uuid4().hex
+            side = self._save_side(path, sv, token)
             write_private(path.with_suffix(".json"), json.dumps(
                 {"generation": sv.generation, "size": sv.size, "store_id": self.store_id, "dim": self.dim,
-                 "build": _INDEX_BUILD, "token": token}))
+                 "build": _INDEX_BUILD, "token": token, "side": side}))
             sv.ann_dirty = False
             if self.marks is not None:
                 self.marks[1](path.stem, token)
@@ -658,7 +731,8 @@ class VectorCache:
             self._items.pop(key, None)
         path = self._path(key)
         if path:
-            for p in (path, path.with_suffix(".json")):
+            for p in (path, path.with_suffix(".json"), path.with_suffix(".rows.npz"),
+                      *path.parent.glob(f"{path.stem}.*.mat.npy")):
                 try:
                     p.unlink()
                 except FileNotFoundError:
