@@ -13,6 +13,12 @@ and, through ``marks``, into the database: a file is taken as it is (no reconcil
 match the scope's and the database holds its token, so a restored backup or a diverged copy of the database with
 the same generation numbers is reconciled rather than served from an index of other rows.
 
+Large inserts (a bulk import's batches, a build from nothing, a large catch-up) are queued and inserted by one
+background thread per cache (:meth:`VectorCache._index_loop`), rows not yet in the graph being scored exactly beside
+it. Each save also writes the scope's live rows (rowids, memory ids, vectors) beside the index, under the same
+token: a reopen at that very state takes them memory-mapped and maps the index file (:meth:`VectorCache._restore`),
+so neither the vectors nor the whole graph are read before the first search.
+
 The scope's *context vectors* (:mod:`.context_vectors`) join the matrix on the first anchored search that asks for
 them (:meth:`VectorCache.contexts`), loaded in one read, and are then kept in step with writes too: an anchored
 search reads them from memory instead of decoding a blob per candidate. Rows whose context vector the cache does
@@ -606,9 +612,10 @@ class VectorCache:
     @staticmethod
     def _reconcile(idx: object, sv: ScopeVectors) -> int:
         """Bring a restored index in line with ``sv`` (the database's current rows): remove keys that are no
-        longer current, add rows it lacks, re-add rows whose stored vector differs (compared at the graph's precision) (a text edit re-embeds under the
-        same rowid). Cost: one pass over the keys and vectors (vectorised), plus one insert per changed row.
-        Returns the number of rows removed or added."""
+        longer current, add rows it lacks, re-add rows whose stored vector differs (compared at the graph's
+        precision; a text edit re-embeds under the same rowid). Cost: one pass over the keys and vectors
+        (vectorised), plus one insert per changed row (queued for the background indexer when many). Returns the
+        number of rows removed or added."""
         alive = np.flatnonzero(sv._alive[: sv.n])
         live = sv._ids[alive]
         keys = np.asarray(idx.keys, dtype=np.int64)  # type: ignore[attr-defined]
