@@ -100,3 +100,20 @@ def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(
         assert m.get(top[0][0]).text == "a kite that came later" and sv.ann_view is not None
         assert len(sv.ann) == sv.size == n + 1 and calls == []
     assert len(list((tmp_path / "bulk.db.vec").glob("*.mat.npy"))) == 1  # the older save's vectors deleted
+
+
+def test_bulk_import_keeps_the_keyword_index_current_batch_by_batch(tmp_path, monkeypatch):
+    from anchormem.stores.keyword_index import KeywordIndex
+
+    texts = [f"note {i}: the {['red', 'blue', 'green'][i % 3]} kite k{i} flew over hill h{i % 17}" for i in range(1200)]
+    with Memory(str(tmp_path / "kw.db"), embedder="hash", llm=None) as m:
+        m.add_many(texts, user_id="u", enrich="later", batch_size=300)
+        kw = m.store.keywords
+        head = KeywordIndex._head_sql_read(m.store._read)
+        assert head > 0 and kw.seq == head  # caught up with every batch's rows, before any search
+        applied: list[int] = []
+        real = KeywordIndex._add
+        monkeypatch.setattr(KeywordIndex, "_add", lambda self, rows: applied.append(len(rows)) or real(self, rows))
+        scope = Scope(tenant=m.tenant, user_id="u")
+        got = m.store.keyword_search(scope, ["k777"], 3, None)
+        assert applied == [] and [m.get(i).text for i, _ in got] == [texts[777]]  # nothing left to apply

@@ -207,6 +207,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "
                          f"{index[start]}-{index[end - 1]} (its write is one transaction: rolled back whole)")
             raise
+        if hasattr(mem.store, "keep_keywords"):  # the keyword index follows the import batch by batch
+            mem.store.keep_keywords()
         got = [e for e in got if e.event != "SKIP"]  # (counted above as chitchat; a system turn as nothing)
         for e in got:
             counts[e.event] = counts.get(e.event, 0) + 1

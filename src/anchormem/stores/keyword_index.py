@@ -447,6 +447,16 @@ class KeywordIndex:
         got = self.top_arrays(read, snapshot, scope, terms, n)
         return None if got is None else list(zip(got[0].tolist(), got[1].tolist()))
 
+    def keep(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any]) -> None:
+        """Bring the index up to date with the log now (loaded or built first if it never was): a bulk import calls
+        this after each batch, so its postings grow in the tail (merged when the tail is a quarter of them) and the
+        first search after the import has nothing to apply. Raises StoreError."""
+        with self._lock:
+            try:
+                self._ready(read, snapshot)
+            except sqlite3.Error as exc:
+                raise StoreError(f"keyword index: {exc}") from exc
+
     def top_arrays(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any], scope: str,
                    terms: list[str], n: int) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`top` as two arrays, (rowids (m,) int, scores (m,) float64), best first, m ≤ ``n``: for a caller
