@@ -1,6 +1,6 @@
-"""The HNSW index kept through a bulk import: rows queued for the background indexer are searched exactly until
-they are in the graph, the index is complete and saved when the store closes, and a reopen takes the saved file as
-it is (no rebuild, no catch-up)."""
+"""The indexes kept through a bulk import. HNSW: rows queued for the background indexer are searched exactly until
+they are in the graph, the index is complete when ``add_many`` returns and saved when the store closes, and a reopen
+takes the saved file as it is (no rebuild, no catch-up). Keywords: current when ``add_many`` returns."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(
     assert len(list((tmp_path / "bulk.db.vec").glob("*.mat.npy"))) == 1  # the older save's vectors deleted
 
 
-def test_bulk_import_keeps_the_keyword_index_current_batch_by_batch(tmp_path, monkeypatch):
+def test_bulk_import_returns_with_the_keyword_index_current(tmp_path, monkeypatch):
     from anchormem.stores.keyword_index import KeywordIndex
 
     texts = [f"note {i}: the {['red', 'blue', 'green'][i % 3]} kite k{i} flew over hill h{i % 17}" for i in range(1200)]
@@ -110,7 +110,7 @@ def test_bulk_import_keeps_the_keyword_index_current_batch_by_batch(tmp_path, mo
         m.add_many(texts, user_id="u", enrich="later", batch_size=300)
         kw = m.store.keywords
         head = KeywordIndex._head_sql_read(m.store._read)
-        assert head > 0 and kw.seq == head  # caught up with every batch's rows, before any search
+        assert head > 0 and kw.seq == head  # caught up with every batch's rows on return, before any search
         applied: list[int] = []
         real = KeywordIndex._add
         monkeypatch.setattr(KeywordIndex, "_add", lambda self, rows: applied.append(len(rows)) or real(self, rows))

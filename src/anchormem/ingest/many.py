@@ -207,8 +207,6 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "
                          f"{index[start]}-{index[end - 1]} (its write is one transaction: rolled back whole)")
             raise
-        if hasattr(mem.store, "keep_keywords"):  # the keyword index follows the import batch by batch
-            mem.store.keep_keywords()
         got = [e for e in got if e.event != "SKIP"]  # (counted above as chitchat; a system turn as nothing)
         for e in got:
             counts[e.event] = counts.get(e.event, 0) + 1
@@ -220,6 +218,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
             on_progress(index[end - 1] + 1 if end < len(turns) else len(messages), len(messages))
     if hasattr(mem.store, "index_vectors"):  # the index holds every row on return (the indexer's backlog)
         mem.store.index_vectors(scope.tenant, scope.user_id)
+    if hasattr(mem.store, "keep_keywords"):  # and the keyword index too: no search after the call applies them
+        mem.store.keep_keywords()
     counts["skipped"] = len(messages) - len(turns)  # tool steps and text-less turns
     if return_events:
         counts["events"] = events

@@ -448,9 +448,8 @@ class KeywordIndex:
         return None if got is None else list(zip(got[0].tolist(), got[1].tolist()))
 
     def keep(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any]) -> None:
-        """Bring the index up to date with the log now (loaded or built first if it never was): a bulk import calls
-        this after each batch, so its postings grow in the tail (merged when the tail is a quarter of them) and the
-        first search after the import has nothing to apply. Raises StoreError."""
+        """Bring the index up to date with the log now (loaded or built first if it never was): ``add_many`` calls
+        this before it returns, so the first search after a bulk import has nothing to apply. Raises StoreError."""
         with self._lock:
             try:
                 self._ready(read, snapshot)

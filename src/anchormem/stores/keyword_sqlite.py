@@ -125,7 +125,7 @@ class SQLiteKeywordMixin:
 
     def keep_keywords(self) -> None:
         """Catch the keyword index up with the writes so far (:meth:`.keyword_index.KeywordIndex.keep`): a bulk
-        import's batches, so that no search after it pays for them."""
+        import, before it returns, so that no search after it pays for its rows."""
         if self.keywords is not None:
             self.keywords.keep(self._read, self._kw_snapshot)  # type: ignore[attr-defined]
 
