@@ -12,7 +12,10 @@ Phases:
 
 1. ``load`` (this process): :meth:`Memory.add_many` with ``vectors=``, ``--chunk`` messages per call (batches of
    500 inside: one transaction each), the HNSW index maintained as it goes (a scope passes the ANN threshold at
-   20k). Per chunk: rows, wall and CPU seconds, RSS. Then ``close`` (the vector and keyword indexes saved), timed.
+   20k; inserts go to the store's background indexer thread, :mod:`anchormem.stores.vectors`). Per chunk: rows,
+   wall and CPU seconds (every thread's), RSS. ``--after-load K``: the first search right after the load and K more,
+   timed. Then ``close`` (the vector and keyword indexes saved), timed, and the saved HNSW file's rows and
+   generation beside the database's.
    ``--profile FILE``: cProfile of the whole load (slower; for finding costs, not for the figure).
    ``--enrich later``: ``add_many(enrich="later")``, fact extraction deferred (:mod:`anchormem.enrich`).
 2. ``reopen`` (a fresh process, as after a restart): ``Memory(...)`` opened, then the first default search (wall
@@ -184,15 +187,20 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
             _log("stopping: --stop-at reached")
             break
     load_wall, load_cpu, load_server = time.perf_counter() - w0, time.process_time() - c0, server() - s0
+    after = _after_load(args, mem, vecs, done) if args.after_load else None
     w, c = time.perf_counter(), time.process_time()
     mem.close()
     close = {"wall_s": round(time.perf_counter() - w, 2), "cpu_s": round(time.process_time() - c, 2)}
+    if not args.pg:
+        close["index_files"] = _index_files(work)
     out: dict[str, Any] = {
         "rows": done - args.start, "rows_total": done, "wall_s": round(load_wall, 1),
         "cpu_s": round(load_cpu, 1), "server_cpu_s": round(load_server, 1),
         "rows_per_wall_s": round((done - args.start) / load_wall, 1),
         "rows_per_cpu_s": round((done - args.start) / (load_cpu + load_server), 1), "close": close,
         "peak_rss_mb": _rss()[1], "chunks": chunks}
+    if after is not None:
+        out["after_load"] = after
     if prof:
         import io
         import pstats
@@ -202,6 +210,41 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
             s = io.StringIO()
             pstats.Stats(prof, stream=s).sort_stats(key).print_stats(60)
             Path(args.profile + name).write_text(s.getvalue())
+    return out
+
+
+def _index_files(work: Path) -> list[dict[str, Any]]:
+    """The saved HNSW files (``load.db.vec``): size in rows and bytes, and the generation they were saved at
+    beside the scope's in the database (equal: a reopen takes the file as it is)."""
+    import sqlite3
+
+    out = []
+    with sqlite3.connect(work / "load.db") as conn:
+        gen = {u: g for u, g in conn.execute("SELECT user_id, generation FROM scope_state")}
+    for meta in sorted((work / "load.db.vec").glob("*.json")):
+        info = json.loads(meta.read_text())
+        out.append({"rows": info.get("size"), "generation": info.get("generation"), "db_generation": gen.get("u0"),
+                    "bytes": meta.with_suffix(".usearch").stat().st_size})
+    return out
+
+
+def _after_load(args: argparse.Namespace, mem: Any, vecs: np.ndarray, n: int) -> dict[str, Any]:
+    """In the loading process, right after the load (the index possibly still being caught up by the background
+    indexer): the first default search, then ``--after-load`` more, timed (wall and CPU ms)."""
+    rows, qv = synth.make_queries(vecs, n, args.after_load + 1, seed=n + 1)
+    for r, v in zip(rows, qv):
+        mem.embedder.queries[r["text"]] = v
+    sv = mem.store.vectors._items.get((mem.tenant, "u0")) if getattr(mem.store, "vectors", None) else None
+    queued = sv.queued if sv is not None else None
+    wall, cpu = [], []
+    for r in rows:
+        w, c = time.perf_counter(), time.process_time()
+        mem.search(r["text"], user_id="u0", limit=10)
+        wall.append((time.perf_counter() - w) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    out = {"queued_at_first": queued, "first_wall_ms": round(wall[0], 2), "first_cpu_ms": round(cpu[0], 2),
+           "next_wall_ms": _pct(wall[1:]), "next_cpu_ms": _pct(cpu[1:])}
+    _log("after load", out)
     return out
 
 
@@ -228,7 +271,8 @@ def reopen(args: argparse.Namespace) -> dict[str, Any]:
     first["open_plus_first_wall_s"] = round(opened["wall_s"] + first["wall_s"], 3)
     first["open_plus_first_cpu_s"] = round(opened["cpu_s"] + first["cpu_s"], 3)
     _log(f"reopen: open {opened}, first search {first}")
-    out: dict[str, Any] = {"prep_s": round(t_prep, 2), "open": opened, "first_search": first}
+    out: dict[str, Any] = {"prep_s": round(t_prep, 2), "open": opened, "first_search": first,
+                           "loadavg": os.getloadavg()}
     for recipe in (None, "dense"):
         wall, cpu, hit = [], [], 0
         for r in rows[1:]:
@@ -289,6 +333,8 @@ def main() -> int:
     ap.add_argument("--phase", choices=("all", "load", "reopen", "drain"), default="all")
     ap.add_argument("--enrich", choices=("now", "later"), default="now",
                     help="add_many(enrich=...): 'later' defers fact extraction to Memory.enrich")
+    ap.add_argument("--after-load", type=int, default=0,
+                    help="in the loading process, right after the load: the first search and this many more, timed")
     ap.add_argument("--drain", type=int, default=0, help="after reopen: enrich this many pending rows, timed")
     ap.add_argument("--n-loaded", type=int, default=0, help="(reopen) rows actually loaded, when fewer than --n")
     ap.add_argument("--stop-at", type=float, default=0.0, help="unix time: stop loading after the chunk then")

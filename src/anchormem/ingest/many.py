@@ -190,7 +190,7 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     times = _fill(times, default_time, timestamp is not None)
     counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
     events: list[Any] = []
-    if defer and hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search loads it)
+    if hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search need load it)
         mem.store.warm_vectors(scope.tenant, scope.user_id)
     for start, end in _batches(sizes, batch_size, s.max_add_chars):
         part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
@@ -216,6 +216,10 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
         counts["batches"] += 1
         if on_progress is not None:  # cumulative: input messages handled so far (skipped ones included), of all
             on_progress(index[end - 1] + 1 if end < len(turns) else len(messages), len(messages))
+    if hasattr(mem.store, "index_vectors"):  # the index holds every row on return (the indexer's backlog)
+        mem.store.index_vectors(scope.tenant, scope.user_id)
+    if hasattr(mem.store, "keep_keywords"):  # and the keyword index too: no search after the call applies them
+        mem.store.keep_keywords()
     counts["skipped"] = len(messages) - len(turns)  # tool steps and text-less turns
     if return_events:
         counts["events"] = events

@@ -447,6 +447,15 @@ class KeywordIndex:
         got = self.top_arrays(read, snapshot, scope, terms, n)
         return None if got is None else list(zip(got[0].tolist(), got[1].tolist()))
 
+    def keep(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any]) -> None:
+        """Bring the index up to date with the log now (loaded or built first if it never was): ``add_many`` calls
+        this before it returns, so the first search after a bulk import has nothing to apply. Raises StoreError."""
+        with self._lock:
+            try:
+                self._ready(read, snapshot)
+            except sqlite3.Error as exc:
+                raise StoreError(f"keyword index: {exc}") from exc
+
     def top_arrays(self, read: Callable[[str, Any], list], snapshot: Callable[..., Any], scope: str,
                    terms: list[str], n: int) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`top` as two arrays, (rowids (m,) int, scores (m,) float64), best first, m ≤ ``n``: for a caller
@@ -647,8 +656,10 @@ class KeywordIndex:
                 self._empty()
                 vocab = bytes(z["vocab"]).decode("utf-8")
                 scopes = bytes(z["scopes"]).decode("utf-8")
-                self.vocab = {t: i for i, t in enumerate(vocab.split("\n"))} if vocab else {}
-                self.scopes = {t: i for i, t in enumerate(scopes.split("\n"))} if scopes else {}
+                words = vocab.split("\n") if vocab else []  # (dict(zip): 40% less than a comprehension at 1M)
+                self.vocab = dict(zip(words, range(len(words))))
+                names = scopes.split("\n") if scopes else []
+                self.scopes = dict(zip(names, range(len(names))))
                 self.df = _Grow(np.int64, data=z["df"])
                 self.dl, self.rscope = _Grow(np.int64, data=z["dl"]), _Grow(np.int32, -1, data=z["rscope"])
                 self.rgen, self.fstart = _Grow(np.uint32, data=z["rgen"]), _Grow(np.int64, data=z["fstart"])

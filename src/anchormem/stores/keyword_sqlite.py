@@ -123,6 +123,12 @@ class SQLiteKeywordMixin:
         if self.keywords is not None:
             self.keywords.persist(self._read, self._kw_snapshot)  # type: ignore[attr-defined]
 
+    def keep_keywords(self) -> None:
+        """Catch the keyword index up with the writes so far (:meth:`.keyword_index.KeywordIndex.keep`): a bulk
+        import, before it returns, so that no search after it pays for its rows."""
+        if self.keywords is not None:
+            self.keywords.keep(self._read, self._kw_snapshot)  # type: ignore[attr-defined]
+
     def keyword_search(self, scope: Scope, terms: list[str], k: int, where: FilterNode | None,
                        as_of: datetime | None = None) -> list[tuple[str, float]]:
         """Top ``k`` (memory id, BM25 score) of the scope's rows matching any of ``terms``, best first (ties: older

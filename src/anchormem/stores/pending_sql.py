@@ -195,6 +195,12 @@ class SQLitePendingMixin:
             key = (tenant, user_id)
             self.vectors.get(key, self._generation(*key), lambda: self._load_scope(*key))  # type: ignore
 
+    def index_vectors(self, tenant: str, user_id: str) -> None:
+        """Insert the scope's rows still queued for its HNSW index (the background indexer's backlog) now: the end of
+        a bulk import, so that the index holds every row when it returns."""
+        if self.vectors is not None:  # type: ignore[attr-defined]
+            self.vectors.wait_indexed((tenant, user_id))  # type: ignore[attr-defined]
+
     def pending_counts(self, tenant: str, user_id: str | None = None) -> dict[str, int]:
         """{user_id: rows whose enrichment is pending} (users with none left out)."""
         with self._tx(write=False) as c:  # type: ignore[attr-defined]

@@ -217,6 +217,7 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
         if not self._closed:
             self._flush_touches()  # the searches' pending access counts (.touches)
         if self.vectors and not self._closed:  # HNSW indexes changed by writes: saved, so a reopen restores them
+            self.vectors.close()  # the background indexer stopped; persist inserts what it left queued
             self.vectors.persist(lambda key: self._generation(*key))
         if not self._closed:
             self._close_keywords()  # the keyword index too (saved with its watermark)

@@ -13,6 +13,12 @@ and, through ``marks``, into the database: a file is taken as it is (no reconcil
 match the scope's and the database holds its token, so a restored backup or a diverged copy of the database with
 the same generation numbers is reconciled rather than served from an index of other rows.
 
+Large inserts (a bulk import's batches, a build from nothing, a large catch-up) are queued and inserted by one
+background thread per cache (:meth:`VectorCache._index_loop`), rows not yet in the graph being scored exactly beside
+it. Each save also writes the scope's live rows (rowids, memory ids, vectors) beside the index, under the same
+token: a reopen at that very state takes them memory-mapped and maps the index file (:meth:`VectorCache._restore`),
+so neither the vectors nor the whole graph are read before the first search.
+
 The scope's *context vectors* (:mod:`.context_vectors`) join the matrix on the first anchored search that asks for
 them (:meth:`VectorCache.contexts`), loaded in one read, and are then kept in step with writes too: an anchored
 search reads them from memory instead of decoding a blob per candidate. Rows whose context vector the cache does
@@ -46,6 +52,12 @@ _READABLE_BUILDS = (2, 3)  # 2: f32 graph, expansion_add 128 (restored as it is:
 # searches faster (half the memory read per hop). Scores are not taken from the f16 distances: the hits are
 # rescored from the f32 matrix (ScopeVectors.ann_search), so a score is the same as the exact path's.
 _ANN_PARAMS = {"metric": "ip", "dtype": "f16", "connectivity": 16, "expansion_add": 64, "expansion_search": 64}
+# Inserts of at least this many rows (a bulk import's batch, a build from nothing, a large catch-up on reopen) go to
+# the cache's background indexer thread (:class:`VectorCache`): usearch releases the GIL while it inserts, so the
+# graph grows on a second core while the writer's Python pipeline runs on the first. Rows queued and not yet in the
+# graph are searched exactly beside it (:meth:`ScopeVectors.ann_search`), so a search never misses them.
+BACKGROUND_ROWS = 256
+_CHUNK = 128  # rows the indexer inserts per hold of the cache lock (a write or search waits at most one chunk)
 # _ADD_THREADS: HNSW inserts run on one thread. usearch's concurrent add() can strand a stored vector where no
 # search reaches it (unum-cloud/USearch#735, fix #772 unmerged as of 2.26.6): on 240 near-duplicate vectors, 31 of
 # 9,600 self-queries missed their own vector with threads=0, 0 with threads=1 (40 builds). Costs ~1.8x build time
@@ -62,14 +74,17 @@ class ScopeVectors:
     context vectors (same capacity) with a per-row state (cached, none stored, unknown)."""
 
     def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int,
-                 keys: list[str] | None = None) -> None:
+                 keys: list[str] | np.ndarray | None = None, *, adopt: bool = False) -> None:
         n, dim = matrix.shape
         cap = max(16, n)
         self.dim = dim
-        self._m = np.zeros((cap, dim), dtype=np.float32)
-        self._m[:n] = matrix
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._ids[:n] = rowids
+        if adopt and n == cap:  # arrays read from the saved scope (:meth:`VectorCache._restore`): used as they are
+            self._m, self._ids = matrix, np.asarray(rowids, dtype=np.int64)
+        else:
+            self._m = np.zeros((cap, dim), dtype=np.float32)
+            self._m[:n] = matrix
+            self._ids = np.zeros(cap, dtype=np.int64)
+            self._ids[:n] = rowids
         # the memory id of each row (object array, None: unknown), so a search maps its ranked rows to ids on
         # arrays (:meth:`keys_at`): a row's id never changes while the row is alive (a reused rowid is a new row)
         self._keys = np.empty(cap, dtype=object)
@@ -81,12 +96,19 @@ class ScopeVectors:
         self.generation = generation
         self.ann = None  # usearch Index, keyed by rowid
         self.ann_dirty = False  # the index changed since it was last saved
-        self.pos = {int(r): i for i, r in enumerate(rowids)}
+        self.ann_view: str | None = None  # the saved file ``ann`` memory-maps (read-only), until a write needs it
+        self.pos = dict(zip(np.asarray(rowids, dtype=np.int64).tolist(), range(n)))
         # the rows by rowid, for vectorised lookups (:meth:`positions`): rowids ascending and their positions; None
         # until first needed (and after a compaction or an append below the largest rowid: rebuilt when needed)
         self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
         self._ctx: np.ndarray | None = None  # (capacity, dim) float32 context vectors, after attach_contexts
         self._cstate: np.ndarray | None = None  # (capacity,) int8 _CTX_* per row
+        # rowids queued for the HNSW index and not yet in it (a FIFO buffer [_qh, _qt)): the background indexer
+        # inserts them; searches score them exactly beside the graph. The vector is read from the matrix when the
+        # row is inserted, so a row removed (or re-embedded) meanwhile is skipped (or inserted as it is now).
+        self._queue = np.zeros(0, dtype=np.int64)
+        self._qh = self._qt = 0
+        self.background_rows = BACKGROUND_ROWS
 
     def _arrays(self) -> tuple[str, ...]:
         return ("_m", "_ids", "_keys", "_alive") + (("_ctx", "_cstate") if self._ctx is not None else ())
@@ -134,8 +156,64 @@ class ScopeVectors:
                 self._put_context(self.n + i, c)
         self.n += k
         if self.ann is not None:
-            self.ann.add(np.asarray(rowids, dtype=np.uint64), vecs, threads=1)  # see _ADD_THREADS
-            self.ann_dirty = True
+            self.index_rows(rowids, vecs)
+
+    def _own_ann(self) -> None:
+        """Before the index changes: a memory-mapped (read-only) saved index is loaded into memory."""
+        if self.ann_view is not None:
+            from usearch.index import Index
+
+            self.ann, self.ann_view = Index.restore(self.ann_view), None
+
+    @property
+    def queued(self) -> int:
+        """Rows waiting for the HNSW index (searched exactly meanwhile)."""
+        return self._qt - self._qh
+
+    def index_rows(self, rowids: np.ndarray, vecs: np.ndarray | None = None) -> None:
+        """Put rows in the HNSW index: inserted now when few and nothing is queued (``vecs``: theirs, else read from
+        the matrix), else queued for the background indexer (:meth:`index_queued`)."""
+        rowids = np.asarray(rowids, dtype=np.int64)
+        if not len(rowids):
+            return
+        self.ann_dirty = True
+        self._own_ann()
+        if len(rowids) < self.background_rows and not self.queued:
+            if vecs is None:
+                vecs = self._m[self.positions(rowids)]
+            self.ann.add(rowids.astype(np.uint64), vecs, threads=1)  # see _ADD_THREADS
+            return
+        k = len(rowids)
+        if self._qt + k > len(self._queue):
+            live = self._queue[self._qh : self._qt]
+            buf = np.zeros(max(2 * len(live) + k, 1024), dtype=np.int64)
+            buf[: len(live)] = live
+            self._queue, self._qh, self._qt = buf, 0, len(live)
+        self._queue[self._qt : self._qt + k] = rowids
+        self._qt += k
+
+    def index_queued(self, limit: int | None = None) -> int:
+        """Insert up to ``limit`` queued rows (all when None) into the HNSW index, oldest first, one thread; rows no
+        longer live and rows already in the index are skipped. Returns the rows taken off the queue."""
+        end = self._qt if limit is None else min(self._qt, self._qh + limit)
+        rows = self._queue[self._qh : end]
+        taken = len(rows)
+        if taken and self.ann is not None:
+            self._own_ann()
+            pos = self.positions(rows)
+            live = pos >= 0
+            rows, pos = rows[live], pos[live]
+            if len(rows):
+                fresh = ~np.asarray(self.ann.contains(rows.astype(np.uint64)), dtype=bool).reshape(len(rows))
+                rows, first = np.unique(rows[fresh], return_index=True)  # a row queued twice: once
+                pos = pos[fresh][first]
+                if len(rows):
+                    self.ann.add(rows.astype(np.uint64), self._m[pos], threads=1)  # see _ADD_THREADS
+                    self.ann_dirty = True
+        self._qh = end
+        if self._qh == self._qt:
+            self._qh = self._qt = 0
+        return taken
 
     def remove(self, rowids) -> None:
         for r in rowids:
@@ -143,6 +221,7 @@ class ScopeVectors:
             if i is not None:
                 self._alive[i] = False
                 if self.ann is not None:
+                    self._own_ann()
                     self.ann.remove(int(r))
                     self.ann_dirty = True
         dead = self.n - len(self.pos)
@@ -261,6 +340,8 @@ class ScopeVectors:
     def ann_search(self, q: np.ndarray, k: int, allowed: set[int] | None, positions: bool = False) -> tuple:
         """Top-k via HNSW; with ``allowed``, over-fetches and post-filters, falling back to exact if short. Returns
         as :meth:`exact` does."""
+        if self.queued * 2 > self.size:  # most rows not in the graph yet (a build in progress): exact
+            return self.exact(q, k, allowed, positions)
         want = k if allowed is None else min(self.size, k * 20)
         res = self.ann.search(q, want)
         keys = np.asarray(res.keys, dtype=np.int64)
@@ -271,6 +352,12 @@ class ScopeVectors:
         # rescored from the f32 matrix (the graph holds f16 copies): the scores and order of the exact path
         idx = self.positions(keys)
         idx = idx[idx >= 0]
+        if self.queued:  # rows not in the graph yet: every one scored (exactly), beside the graph's hits
+            tail = self._queue[self._qh : self._qt]
+            if allowed is not None:
+                tail = tail[np.fromiter([x in allowed for x in tail.tolist()], dtype=bool, count=len(tail))]
+            more = self.positions(tail)
+            idx = np.unique(np.concatenate([idx, more[more >= 0]]))
         scores = self._m[idx] @ q
         order = np.lexsort((idx, -scores))[:k]
         return (self._ids[idx[order]], scores[order]) + ((idx[order],) if positions else ())
@@ -292,6 +379,10 @@ class VectorCache:
         self.max_bytes = max_bytes
         self._lock = threading.RLock()
         self._items: OrderedDict[tuple[str, str], ScopeVectors] = OrderedDict()
+        self.background_rows = BACKGROUND_ROWS
+        self._wake = threading.Condition(self._lock)  # the indexer waits here for queued rows
+        self._indexer: threading.Thread | None = None
+        self._stopped = False
 
     def _path(self, key: tuple[str, str]) -> Path | None:
         if self.index_dir is None:
@@ -312,19 +403,65 @@ class VectorCache:
             if sv is not None and sv.generation == generation:
                 self._items.move_to_end(key)
                 return sv
-        loaded = loader()
-        rowids, matrix = loaded[0], loaded[1]
-        if len(loaded) > 2:
-            generation = loaded[2]
-        sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
-                          loaded[3] if len(loaded) > 3 else None)
-        if sv.size >= self.ann_threshold:
+        sv = self._restore(key, generation)
+        if sv is None:
+            loaded = loader()
+            rowids, matrix = loaded[0], loaded[1]
+            if len(loaded) > 2:
+                generation = loaded[2]
+            sv = ScopeVectors(rowids, matrix.reshape(len(rowids), self.dim), generation,
+                              loaded[3] if len(loaded) > 3 else None)
+        sv.background_rows = self.background_rows
+        if sv.ann is None and sv.size >= self.ann_threshold:
             self._attach_ann(key, sv)
         with self._lock:
             self._items[key] = sv
             self._items.move_to_end(key)
             self._evict()
+            self._kick(sv)
         return sv
+
+    def _kick(self, sv: ScopeVectors) -> None:
+        """(Under the lock.) Wake the indexer thread, started on first use, when ``sv`` has rows queued."""
+        if not sv.queued or self._stopped:
+            return
+        if self._indexer is None or not self._indexer.is_alive():
+            self._indexer = threading.Thread(target=self._index_loop, name="anchormem-hnsw-indexer", daemon=True)
+            self._indexer.start()
+        self._wake.notify()
+
+    def _index_loop(self) -> None:
+        """The background indexer: inserts queued rows of the cached scopes into their HNSW index, ``_CHUNK`` rows
+        per hold of the lock (usearch releases the GIL while inserting, so the caller's thread runs meanwhile on
+        another core; a write or search waits for at most one chunk). Exits when the cache is closed."""
+        import time
+
+        while True:
+            with self._wake:
+                busy = next((sv for sv in self._items.values() if sv.queued and sv.ann is not None), None)
+                while busy is None and not self._stopped:
+                    self._wake.wait()
+                    busy = next((sv for sv in self._items.values() if sv.queued and sv.ann is not None), None)
+                if self._stopped:
+                    return
+                busy.index_queued(_CHUNK)
+            time.sleep(0.0005)  # let a thread blocked on the lock take it before the next chunk
+
+    def wait_indexed(self, key: tuple[str, str] | None = None) -> None:
+        """Insert every queued row (of ``key``, or of every cached scope) now, in this thread."""
+        with self._lock:
+            for k, sv in list(self._items.items()):
+                if (key is None or k == key) and sv.ann is not None and sv.queued:
+                    sv.index_queued()
+
+    def close(self) -> None:
+        """Stop the indexer thread (queued rows stay queued: :meth:`persist` inserts them before a save)."""
+        with self._wake:
+            self._stopped = True
+            self._wake.notify_all()
+        t = self._indexer
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=60)
 
     def cached(self, key: tuple[str, str], generation: int) -> ScopeVectors | None:
         """The scope's cached vectors when they are at ``generation`` (its ``pos``: the rowids of the scope's
@@ -384,24 +521,82 @@ class VectorCache:
                     marked = idx is not None and self._marked(path, info)
                     if marked and info.get("generation") == sv.generation and len(idx) == sv.size:
                         sv.ann = idx  # saved at this very state: nothing to catch up
+                        sv.ann_dirty = not info.get("side")  # (saved again on close with its rows: _restore)
                         return
                     if idx is not None:
-                        changed = self._reconcile(idx, sv)
                         sv.ann = idx
+                        changed = self._reconcile(idx, sv)
                         if info.get("generation") != sv.generation or changed or not marked:
-                            # saved again once the catch-up is large; small deltas wait for persist()
+                            # saved again once the catch-up is large (after the indexer inserted it, or on
+                            # close); small deltas wait for persist()
                             sv.ann_dirty = True
-                            if changed > max(1000, sv.size // 20):
+                            if changed > max(1000, sv.size // 20) and not sv.queued:
                                 self._save(key, sv)
                         return
             except (OSError, ValueError, RuntimeError):
-                pass  # unreadable: rebuild below
+                sv.ann = None  # unreadable: rebuild below
         idx = Index(ndim=self.dim, **_ANN_PARAMS)
         alive = np.flatnonzero(sv._alive[: sv.n])
-        if alive.size:
-            idx.add(sv._ids[alive].astype(np.uint64), sv._m[alive], threads=1)  # see _ADD_THREADS
         sv.ann = idx
-        self._save(key, sv)
+        if alive.size:
+            sv.index_rows(sv._ids[alive], sv._m[alive])  # many rows: built by the indexer (saved on close)
+        if not sv.queued:
+            self._save(key, sv)
+
+    def _restore(self, key: tuple[str, str], generation: int) -> ScopeVectors | None:
+        """The scope as saved beside its HNSW file (:meth:`_save`), when that save is of this very state (this store,
+        the scope's ``generation``, the database's token): rowids and memory ids read, the vectors memory-mapped
+        (copy on write) and the index memory-mapped until a write changes it. A reopen then reads neither the
+        vectors from the database nor the whole index file. None when there is no such save."""
+        path = self._path(key)
+        if path is None or not path.exists():
+            return None
+        try:
+            info = json.loads(path.with_suffix(".json").read_text())
+            side = path.with_suffix(".rows.npz")
+            if not (info.get("store_id") == self.store_id and info.get("dim") == self.dim and info.get("side")
+                    and info.get("build") in _READABLE_BUILDS and info.get("generation") == generation
+                    and side.exists() and self._marked(path, info)):
+                return None
+            with np.load(side) as z:
+                if str(z["token"]) != info.get("token"):
+                    return None
+                rowids, ids = z["rows"], z["ids"]
+            mat = np.load(path.with_name(f"{path.stem}.{info['token']}.mat.npy"), mmap_mode="c")
+            if mat.shape != (len(rowids), self.dim) or len(rowids) != info.get("size"):
+                return None
+            from usearch.index import Index
+
+            idx = Index.restore(str(path), view=True)
+            if idx is None or len(idx) != len(rowids):
+                return None
+        except (OSError, ValueError, KeyError, RuntimeError):
+            return None
+        sv = ScopeVectors(rowids, mat, generation, ids.astype(object), adopt=True)
+        sv.ann, sv.ann_view = idx, str(path)
+        return sv
+
+    def _save_side(self, path: Path, sv: ScopeVectors, token: str) -> bool:
+        """Save the scope's live rows beside its index (rowids, memory ids, the vectors) for :meth:`_restore`: the
+        rows and ids in ``<name>.rows.npz`` with ``token``, the vectors in ``<name>.<token>.mat.npy`` (named by
+        the token: a crash between the two writes leaves no file the other would be taken with). Only when every
+        row's memory id is known and nothing is queued. Returns whether it was saved."""
+        alive = np.flatnonzero(sv._alive[: sv.n])
+        keys = sv._keys[alive]
+        if sv.queued or (keys == None).any():  # noqa: E711 - elementwise on an object array
+            return False
+        for old in path.parent.glob(f"{path.stem}.*.mat.npy"):
+            old.unlink(missing_ok=True)
+        mat = path.with_name(f"{path.stem}.{token}.mat.npy")
+        for target, write in ((mat, lambda fh: np.save(fh, sv._m[alive] if len(alive) < sv.n else sv._m[: sv.n])),
+                              (path.with_suffix(".rows.npz"), lambda fh: np.savez(
+                                  fh, rows=sv._ids[alive], ids=keys.astype(str), token=np.array(token)))):
+            tmp = target.with_name(target.name + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+            with os.fdopen(fd, "wb") as fh:
+                write(fh)
+            os.replace(tmp, target)
+        return True
 
     def _marked(self, path: Path, info: dict) -> bool:
         """The database holds the token the file was saved with, or there are no marks to check. Otherwise the
@@ -417,9 +612,10 @@ class VectorCache:
     @staticmethod
     def _reconcile(idx: object, sv: ScopeVectors) -> int:
         """Bring a restored index in line with ``sv`` (the database's current rows): remove keys that are no
-        longer current, add rows it lacks, re-add rows whose stored vector differs (compared at the graph's precision) (a text edit re-embeds under the
-        same rowid). Cost: one pass over the keys and vectors (vectorised), plus one insert per changed row.
-        Returns the number of rows removed or added."""
+        longer current, add rows it lacks, re-add rows whose stored vector differs (compared at the graph's
+        precision; a text edit re-embeds under the same rowid). Cost: one pass over the keys and vectors
+        (vectorised), plus one insert per changed row (queued for the background indexer when many). Returns the
+        number of rows removed or added."""
         alive = np.flatnonzero(sv._alive[: sv.n])
         live = sv._ids[alive]
         keys = np.asarray(idx.keys, dtype=np.int64)  # type: ignore[attr-defined]
@@ -436,7 +632,10 @@ class VectorCache:
             idx.remove(gone.astype(np.uint64))  # type: ignore[attr-defined]
         add = alive[~have]
         if add.size:
-            idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
+            if sv.ann is idx:  # many rows: queued for the background indexer
+                sv.index_rows(sv._ids[add], sv._m[add])
+            else:
+                idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
         return int(gone.size + add.size)
 
     def _save(self, key: tuple[str, str], sv: ScopeVectors) -> None:
@@ -450,9 +649,10 @@ class VectorCache:
             os.chmod(tmp, FILE_MODE)
             os.replace(tmp, path)
             token = uuid.uuid4().hex
+            side = self._save_side(path, sv, token)
             write_private(path.with_suffix(".json"), json.dumps(
                 {"generation": sv.generation, "size": sv.size, "store_id": self.store_id, "dim": self.dim,
-                 "build": _INDEX_BUILD, "token": token}))
+                 "build": _INDEX_BUILD, "token": token, "side": side}))
             sv.ann_dirty = False
             if self.marks is not None:
                 self.marks[1](path.stem, token)
@@ -467,7 +667,7 @@ class VectorCache:
         a cached scope behind it (another process wrote, or purged: its file was deleted) is not saved. Returns
         the number of files written."""
         with self._lock:
-            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and sv.ann_dirty]
+            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and (sv.ann_dirty or sv.queued)]
         written = 0
         for key, sv in dirty:
             try:
@@ -476,6 +676,7 @@ class VectorCache:
                 continue
             with self._lock:
                 if self._items.get(key) is sv and sv.generation == current:
+                    sv.index_queued()  # what the indexer has not inserted yet, here
                     self._save(key, sv)
                     written += 1
         return written
@@ -504,6 +705,7 @@ class VectorCache:
             sv.generation = new_generation
             if sv.ann is None and sv.size >= self.ann_threshold:
                 self._attach_ann(key, sv)
+            self._kick(sv)
 
     def search(self, sv: ScopeVectors, q: np.ndarray, k: int, allowed: set[int] | None,
                keys: bool = False) -> tuple:
@@ -536,7 +738,8 @@ class VectorCache:
             self._items.pop(key, None)
         path = self._path(key)
         if path:
-            for p in (path, path.with_suffix(".json")):
+            for p in (path, path.with_suffix(".json"), path.with_suffix(".rows.npz"),
+                      *path.parent.glob(f"{path.stem}.*.mat.npy")):
                 try:
                     p.unlink()
                 except FileNotFoundError:
