@@ -444,6 +444,7 @@ def test_may_replace_reads_the_asked_kind_and_what_an_ending_ends():
     ("跟我说说小美", True), ("我妹妹最近怎么样？", True),
     ("Where does Anna live?", False), ("How old is my son?", False), ("What pets do I have?", False),
     ("Do I still play League?", False), ("我姐姐现在做什么工作？", False), ("我现在住哪？", False),
+    ("what's my GPA?", False), ("我现在还喝咖啡吗？", False),  # an acronym; a verb phrase jieba tags as a name
 ])
 def test_asks_whole_person(question, whole):
     from anchormem.answering.recency import asks_whole_person

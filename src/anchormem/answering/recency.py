@@ -140,23 +140,20 @@ def asks_whole_person(question: str, person: tuple[str, str] | None) -> bool:
     about Anna", "What do you know about my sister?", "What do you know about me?", 跟我说说小美, 我妹妹最近怎么样？ ->
     True; "Where does Anna live?", "How old is my son?", "What pets do I have?" -> False; False when no person is
     asked about."""
-    from ..facts.subjects import pos_tags
     from .question import analyze_question
 
     if person is None or asked_value_kinds(question):
         return False
     name = person[0].casefold() if person[0] not in ("", "user") else ""
-    inside = {w.casefold() for w in re.findall(r"(?<=\s)[A-Z][\w'’-]*", question)}  # capitalised, not first
-    zh_names = {t.word for t in pos_tags(question) if t.flag in _NAME_FLAGS} if has_cjk(question) else set()
+    # a name written as one: capitalised inside the question, not an acronym ("GPA"); in Chinese a familiar name
+    # (小美, 老王, 阿强: jieba's name tags alone also take verb phrases, 喝咖啡)
+    inside = {w.casefold() for w in re.findall(r"(?<=\s)[A-Z][a-z][\w'’-]*", question)}
     for term, weight in analyze_question(question).terms:
-        if weight < 1.0 or term.casefold() in inside or term == name or term in zh_names or kin_words(term) or \
-                re.fullmatch(r"[小老阿][\u4e00-\u9fff]", term):
+        if weight < 1.0 or term.casefold() in inside or term.casefold() == name or kin_words(term) or \
+                re.fullmatch(r"[小老阿][\u4e00-\u9fff]{1,2}", term):
             continue
         return False
     return True
-
-
-_NAME_FLAGS = frozenset({"nr", "nrfg", "nrt"})
 
 
 def _clause_person(clause: str) -> tuple[str, str]:
