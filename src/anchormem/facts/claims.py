@@ -336,8 +336,8 @@ _READ_AT: ContextVar[datetime | None] = ContextVar("anchormem_read_at", default=
 @contextmanager
 def reading_as_of(when: datetime) -> Iterator[None]:
     """Within the block, notes are worded as of ``when`` (an aware datetime: the ``as_of`` of the read being
-    answered) instead of the wall clock: a value scheduled for a date after ``when`` is "planned", the one it replaces
-    is current until then (:func:`schedule_note`). Per thread and task (a context variable)."""
+    answered) instead of the wall clock: a value said by then for a date after it is "planned: from …"
+    (:func:`schedule_note`). Per thread and task (a context variable)."""
     token = _READ_AT.set(when)
     try:
         yield
@@ -358,8 +358,12 @@ def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -
     "目前如此，计划4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
     from ..types import validity_state
 
-    now = (_READ_AT.get() or utcnow()) if now is None else now
+    read_at = _READ_AT.get() if now is None else None
+    now = (read_at or utcnow()) if now is None else now
     state = validity_state(item.valid_from, item.valid_to, item.created_at, now)
+    if state == "current" and item.valid_to is not None and read_at is not None:
+        return None  # as of a past read, whether the change that ended it had been said by then is not known
+        # here: the end is worded as the past note does ("true until 2024-03")
     if state == "scheduled":
         key, when = "scheduled", item.valid_from
     elif state == "current" and item.valid_to is not None:
