@@ -136,7 +136,7 @@ def asks_whole_person(question: str, person: tuple[str, str] | None) -> bool:
     """The question asks about a person (:func:`asked_person`) and names nothing of theirs: it asks for no kind of
     value (:func:`~.answer_types.asked_value_kinds`) and every content term of full weight
     (:func:`~.question.analyze_question`) is a person: a relation word, the name asked, a name written as one (a
-    capitalised word inside an English question; a person's name by jieba's tags in Chinese, 小美, 老王). "Tell me
+    capitalised word inside an English question, not an acronym; a familiar name in Chinese, 小美, 老王). "Tell me
     about Anna", "What do you know about my sister?", "What do you know about me?", 跟我说说小美, 我妹妹最近怎么样？ ->
     True; "Where does Anna live?", "How old is my son?", "What pets do I have?" -> False; False when no person is
     asked about."""
