@@ -566,7 +566,8 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     the extractor (offline rules by default; the grounded LLM extractor when configured). Pure planning: nothing is
     written here."""
     plan = FactPlan()
-    reads = PlanReads(store)  # the readers' repeated questions asked once, the batch's own decisions laid over them
+    meaning = getattr(extract, "meaning", None)  # (its embedder: the batch's own memories searched by meaning too)
+    reads = PlanReads(store, getattr(getattr(meaning, "embedder", None), "embed_documents", None))
     llm = getattr(extract, "llm", False)  # the LLM extractor: shown the known facts; the offline job reader stays off
     known = _known_facts(store, tenant, user_id) if llm and any(
         d.item.source == "user" for d in drafts) else None

@@ -15,9 +15,11 @@ laid over them (:meth:`PlanReads.planned`): its new memories added, the memories
     reads.planned(new_item, closes=[old.id])                 # the next reads see new_item current, old closed
 
 Laid over: ``current_facts``, ``list_memories`` (current memories, a filter of text-field conditions: else the store's
-answer alone), ``get_many`` and ``predecessors``. Not laid over: dense search (a planned memory has no vector yet)
-and the closing of an utterance whose every carried claim a planned write closes (the write does it). Each call
-returns a new list (callers may change the list, not its items). Every other attribute is the store's own.
+answer alone), ``get_many``, ``predecessors`` and, given ``embed`` (the embedder's ``embed_documents``: the
+relative reader and the meaning fallback search the user's memories by meaning), ``dense_search`` of current
+memories (each planned memory embedded once, as its write will: :func:`~anchormem.ingest.pipeline.embedding_text`).
+Not laid over: the closing of an utterance whose every carried claim a planned write closes (the write does it).
+Each call returns a new list (callers may change the list, not its items). Every other attribute is the store's own.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ..filters import TEXT_FIELDS, And, Cond, Not, Or
+from ..ingest.pipeline import embedding_text
 
 __all__ = ["PlanReads"]
 
@@ -57,8 +62,10 @@ class PlanReads:
     """A view of ``store`` for one planning pass: ``current_facts`` and ``list_memories`` answer a repeated question
     from the store's first answer; :meth:`planned` lays the pass's own decisions over every later answer."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, embed: Any = None) -> None:
         self._store = store
+        self._embed = embed  # texts -> (n, dim) unit vectors: the store's embedder (None: dense search not laid over)
+        self._vecs: dict[str, np.ndarray] = {}  # planned id -> its vector, embedded when a search first needs it
         self._seen: dict[tuple[Any, ...], list[Any]] = {}
         self._added: dict[str, Any] = {}  # id -> MemoryItem planned by this pass, in planned order
         self._closed: dict[str, tuple[datetime, str]] = {}  # id -> (valid_to, superseded_by) planned
@@ -154,6 +161,25 @@ class PlanReads:
                 if p not in out.setdefault(i, []):
                     out[i].append(p)
         return {k: v for k, v in out.items() if v}
+
+    def dense_search(self, scope: Any, query: np.ndarray, k: int, where: Any = None, as_of: Any = None
+                     ) -> list[tuple[str, float]]:
+        """``store.dense_search`` of current memories (``where`` None, no ``as_of``) with the planned writes laid over
+        it: a memory planned closed left out, a planned current one scored by its vector; (id, cosine) best first."""
+        mine = [m for m in self._mine(scope.tenant, scope.user_id) if m.valid_to is None and m.tier == "warm" and
+                (scope.agent_id is None or m.agent_id == scope.agent_id)]
+        if self._embed is None or where is not None or as_of is not None or not (mine or self._closed):
+            return self._store.dense_search(scope, query, k, where, as_of) if as_of is not None else \
+                self._store.dense_search(scope, query, k, where)
+        base = [(i, s) for i, s in self._store.dense_search(scope, query, k + len(self._closed), None)
+                if i not in self._closed and i not in self._added]
+        todo = [m for m in mine if m.id not in self._vecs]
+        if todo:
+            vecs = np.asarray(self._embed([embedding_text(m.text, m.speaker) for m in todo]), dtype=np.float32)
+            self._vecs.update((m.id, v) for m, v in zip(todo, vecs))
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        base += [(m.id, float(self._vecs[m.id] @ q)) for m in mine]
+        return sorted(base, key=lambda x: -x[1])[:k]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
