@@ -5,7 +5,9 @@
 Stories: ``bench/data/currency_stories.json`` (written for this benchmark, not drawn from LoCoMo; half English, half
 Chinese, some mixed; the ``heldout`` split was written before any tuning). Each story is added turn by turn to one
 ``Memory(":memory:")`` (the default offline path), each story its own user, each turn its own session and timestamp
-(``day`` days after 2024-01-01); a ``concurrent`` story adds its last two turns from two threads at once. Only the
+(``day`` days after 2024-01-01); a ``concurrent`` story adds its last two turns from two threads at once. With
+``--bulk`` each story is imported instead with ONE ``add_many`` call (its turns in story order, each with its
+``day``'s time, one session; a concurrent story's turns too): a batch must decide as the adds one by one do. Only the
 public API is used. Checks, per story:
 
 - (a) ``current``: the first citation of ``ask(question)`` holds the current value (for non-changes: the kept one);
@@ -60,9 +62,35 @@ def _when(story: dict, i: int) -> datetime:
     return T0 + timedelta(days=story["turns"][i]["day"])
 
 
+BULK = False  # --bulk: every turn of a story in one add_many call
+
+
+def _add_bulk(m: Memory, story: dict, user: str) -> list[list]:
+    """``--bulk``: the story's turns in ONE ``add_many`` call (story order, each turn's time from its ``day``, one
+    session); its events given back per turn (an event goes to the turn whose words its memory was drawn from, a
+    SUPERSEDE to the turn of the memory that closed it; else to the last turn)."""
+    turns = story["turns"]
+    msgs = [{"role": "user", "content": t["text"], "timestamp": _when(story, i)} for i, t in enumerate(turns)]
+    got = m.add_many(msgs, user_id=user, session_id="s0", return_events=True)["events"]
+    events: list[list] = [[] for _ in turns]
+
+    def turn_of(mem) -> int:
+        src = mem.source_text or mem.text
+        return next((k for k, t in enumerate(turns) if t["text"] == src and mem.created_at == _when(story, k)),
+                    next((k for k, t in enumerate(turns) if t["text"] == src), len(turns) - 1))
+
+    by_id = {e.memory.id: e.memory for e in got if e.event != "SUPERSEDE"}
+    for e in got:
+        closer = by_id.get(e.memory.superseded_by or "") if e.event == "SUPERSEDE" else None
+        events[turn_of(closer if closer is not None else e.memory)].append(e)
+    return events
+
+
 def _add_all(m: Memory, story: dict, user: str) -> list[list]:
     """Add the story's turns; returns the events of each add (in turn order)."""
     turns = story["turns"]
+    if BULK:
+        return _add_bulk(m, story, user)
     events: list[list] = [[] for _ in turns]
     racing = story["kind"] == "concurrent"
     upto = len(turns) - 2 if racing else len(turns)
@@ -270,7 +298,12 @@ def main() -> None:
     ap.add_argument("--detection-embedder", default="hash", choices=["hash", "eval"],
                     help="the embedder of --detection-only: hash (the change-by-meaning fallback off) or the cached eval "
                          "embedder (fallback on)")
+    ap.add_argument("--bulk", action="store_true",
+                    help="each story's turns in ONE add_many call (story order, times from day) instead of one add "
+                         "per turn; the same checks")
     args = ap.parse_args()
+    global BULK
+    BULK = args.bulk
     stories = json.loads(Path(args.stories).read_text(encoding="utf-8"))["stories"]
     stories = [s for s in stories if args.split in ("all", s["split"]) and args.kind in (None, s["kind"])]
     stories = [s for s in stories for _ in range(max(1, args.repeat))]

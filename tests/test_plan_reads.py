@@ -55,9 +55,10 @@ def test_a_batch_asks_the_store_once_per_slot_and_keeps_currency():
         finally:
             mem.store = counting.store
         assert got["messages"] == 31
-        # the job reader asks for the employer and occupation slots once each (before: twice per turn, 62 calls);
-        # the reconciler's own read of the slots the batch's facts touch comes after, from the store
-        assert counting.calls == [("user|employer",), ("user|occupation",), ("user|employer",)]
+        # the slots the batch's extracted facts touch are read first, once (the employer); the job reader then asks
+        # for the occupation slot once; each later question of a slot read is answered from the first answer
+        # (before issue #24: twice per turn, 62 calls)
+        assert counting.calls == [("user|employer",), ("user|occupation",)]
         now = {m.fact.attribute: m.fact.value for m in mem.store.current_facts("default", "u", ["user|employer"])}
         assert now == {"employer": "Meta"}
         facts = mem.store.list_memories(Scope(user_id="u"), Cond(field="kind", op="eq", value="fact"),

@@ -54,7 +54,8 @@ def _count(counts: dict[str, Any], got: dict[str, Any], n_messages: int) -> None
             counts[k] = counts.get(k, 0) + v
 
 
-def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None], enrich: str = "now") -> dict[str, Any]:
+def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None], enrich: str = "now",
+              on_conflict: str = "add") -> dict[str, Any]:
     """Each batch through :meth:`Memory.add_many` (its own transactions of at most 500 messages); ``tick(n)`` with
     the messages of each transaction (tool steps it left out included)."""
     counts: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
@@ -65,7 +66,7 @@ def _run_lane(mem: Any, lane: list[Batch], tick: Callable[[int], None], enrich: 
             tick(done - seen[0])
             seen[0] = done
 
-        got = mem.add_many(msgs, **scope, on_progress=step, enrich=enrich)
+        got = mem.add_many(msgs, **scope, on_progress=step, enrich=enrich, on_conflict=on_conflict)
         _count(counts, got, len(msgs))
         counts["batches"] += 1
         if seen[0] < len(msgs):
@@ -83,9 +84,9 @@ def _init_worker(threads: int, queue: Any, path: str | None, url: str | None, em
     _worker_queue = queue
 
 
-def _worker_lane(lane: list[Batch], enrich: str = "now") -> dict[str, Any]:
+def _worker_lane(lane: list[Batch], enrich: str = "now", on_conflict: str = "add") -> dict[str, Any]:
     try:
-        return _run_lane(_worker_mem, lane, lambda n: _worker_queue.put(n), enrich)
+        return _run_lane(_worker_mem, lane, lambda n: _worker_queue.put(n), enrich, on_conflict)
     except AnchormemError as exc:  # re-raised in the parent with its type and message
         return {"error": type(exc).__name__, "message": str(exc)}
 
@@ -93,9 +94,10 @@ def _worker_lane(lane: list[Batch], enrich: str = "now") -> dict[str, Any]:
 def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | None = None,
                    url: str | None = None, embedder: str | None = None, tenant: str | None = None,
                    workers: int = 1, on_progress: Callable[[int], None] | None = None,
-                   enrich: str = "now") -> dict[str, Any]:
+                   enrich: str = "now", on_conflict: str = "add") -> dict[str, Any]:
     """Import ``batches``; returns counts: ``batches``, ``messages`` and one key per event type (ADD, NOOP,
-    SUPERSEDE, REVIEW...), plus ``users`` and ``workers`` used. ``enrich``: as :meth:`Memory.add_many` takes it.
+    SUPERSEDE, REVIEW...), plus ``users`` and ``workers`` used. ``enrich``, ``on_conflict`` (``"skip"``: the turns
+    already stored are left out, counted in ``duplicates``): as :meth:`Memory.add_many` takes them.
 
     ``workers=1`` (or an in-memory store, or a single user) runs in this process with ``memory`` (or a Memory
     opened on ``path``/``url``). ``workers>1`` starts that many processes (``spawn``), each with
@@ -117,7 +119,7 @@ def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | 
 
             own = Memory(path, url=url, embedder=embedder, tenant=tenant)
         try:
-            counts = _run_lane(own, [b for lane in lanes for b in lane], tick, enrich)
+            counts = _run_lane(own, [b for lane in lanes for b in lane], tick, enrich, on_conflict)
         finally:
             if memory is None:
                 own.close()
@@ -135,7 +137,7 @@ def import_batches(batches: Sequence[Batch], *, memory: Any = None, path: str | 
     total: dict[str, Any] = {"batches": 0, "messages": 0, "ADD": 0, "NOOP": 0}
     with ProcessPoolExecutor(max_workers=len(lanes), mp_context=ctx, initializer=_init_worker,
                              initargs=args) as pool:
-        futures = [pool.submit(_worker_lane, lane, enrich) for lane in lanes]
+        futures = [pool.submit(_worker_lane, lane, enrich, on_conflict) for lane in lanes]
         pending = set(futures)
         while pending:
             while not queue.empty():

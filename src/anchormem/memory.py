@@ -250,7 +250,7 @@ class Memory(AskMixin, LifecycleMixin):
     def add_many(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                  timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
                  vectors: Any = None, batch_size: int = 500, on_progress: Any = None,
-                 return_events: bool = False, enrich: str = "now") -> dict[str, Any]:
+                 return_events: bool = False, enrich: str = "now", on_conflict: str = "add") -> dict[str, Any]:
         """Remember many messages of one scope (a chat log, a backfill): :meth:`add`'s pipeline per message, in
         batches of at most ``batch_size`` messages (default 500, at most ``max_add_messages``) and ``max_add_chars``
         characters, each batch one store transaction. ``messages``: a list of any length (``str`` = a user turn, or
@@ -263,8 +263,13 @@ class Memory(AskMixin, LifecycleMixin):
         with ``return_events`` also ``events`` (as :meth:`add` returns them). ``enrich``: ``"now"`` (default:
         facts extracted and reconciled as ``add`` does) or ``"later"`` (an import: the turns are stored searchable
         at once, their fact extraction queued per user, :mod:`anchormem.enrich`; :meth:`enrich` drains it, and the
-        read paths that depend on claims drain the user's queue first; the SQLite and PostgreSQL stores). Raises
-        InvalidInputError (a bad message, batch_size, enrich or vectors: shape, dtype, NaN/inf, a zero row),
+        read paths that depend on claims drain the user's queue first; the SQLite and PostgreSQL stores). The turns
+        are reconciled in the order said (by time; ties in input order), each against the memories the earlier ones
+        leave: the result is that of :meth:`add` called once per turn in time order (:mod:`anchormem.ingest.many`).
+        ``on_conflict``: ``"add"`` (default: every turn stored, as :meth:`add` does) or ``"skip"`` (a re-import:
+        a turn the scope already holds, same session, role, speaker, text and time, is left out with everything it
+        would draw; counted in ``duplicates``). Raises
+        InvalidInputError (a bad message, batch_size, enrich, on_conflict or vectors: shape, dtype, NaN/inf, a zero row),
         ConfigError (``enrich="later"`` on a store without the queue), ScopeError, what :meth:`add` raises."""
         if enrich not in ENRICH_MODES:
             raise InvalidInputError(f"enrich must be one of {', '.join(ENRICH_MODES)}, got {enrich!r}")
@@ -273,7 +278,8 @@ class Memory(AskMixin, LifecycleMixin):
                               f'PostgreSQL), not {type(self.store).__name__}; use enrich="now"')
         return _add_many(self, messages, user_id=user_id, agent_id=agent_id, session_id=session_id,
                          timestamp=timestamp, metadata=metadata, vectors=vectors, batch_size=batch_size,
-                         on_progress=on_progress, return_events=return_events, defer=enrich == "later")
+                         on_progress=on_progress, return_events=return_events, defer=enrich == "later",
+                         on_conflict=on_conflict)
 
     def enrich(self, user_id: str | None = None, *, limit: int | None = None) -> dict[str, Any]:
         """Run the deferred enrichment (``add_many(enrich="later")``, :mod:`anchormem.enrich`) of one user's

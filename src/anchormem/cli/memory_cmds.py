@@ -105,7 +105,9 @@ def import_(
     on_conflict: str = typer.Option("error", "--on-conflict",
                                     help="anchormem/mem0 exports: error (default), skip ids already stored, or "
                                          "new_ids (an anchormem export copied with new ids: into another user of the "
-                                         "same store)."),
+                                         "same store). Chat logs: skip leaves out the turns already stored (same "
+                                         "user, session, role, speaker, text and time) with all drawn from them (a "
+                                         "re-import); otherwise every turn is added."),
     enrich: str = typer.Option("now", "--enrich",
                                help="now (default) or later: store the turns searchable at once and leave their "
                                     "fact extraction to 'anchormem enrich' (or the first read that needs it)."),
@@ -131,6 +133,7 @@ def import_(
                       console=_err(), disable=_state.json, transient=False) as progress:
             task = progress.add_task(f"importing {file.name}", total=total)
             counts = import_batches(batches, memory=mem, workers=n, enrich=enrich,
+                                    on_conflict="skip" if on_conflict == "skip" else "add",
                                     on_progress=lambda k: progress.advance(task, k))
     if _state.json:
         counts.pop("workers", None)
@@ -140,7 +143,8 @@ def import_(
                      f"{len(counts['users'])} user(s) with {counts['workers']} worker(s): {counts['ADD']} new "
                      f"memories, {counts['NOOP']} duplicates, {counts.get('SUPERSEDE', 0)} superseded, "
                      f"{counts.get('REVIEW', 0)} held for review, {counts.get('chitchat', 0)} small-talk turns "
-                     "kept out")
+                     "kept out" + (f", {counts['duplicates']} turns already stored skipped" if 'duplicates' in counts
+                                   else ""))
 
 
 def _import_export(file: Path, text: str, fmt: str, user: Optional[str], on_conflict: str) -> None:

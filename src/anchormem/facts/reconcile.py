@@ -559,25 +559,55 @@ def _sensitive_change(f: Fact, clash: list[MemoryItem]) -> bool:
 @staged("extract")
 def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, review_gap: float = REVIEW_GAP,
                extract: Callable[..., list[Fact]] = extract_from_text) -> FactPlan:
-    """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts
-    (and with each other, in order). ``extract(text, entity=...)``: the extractor (offline rules by default;
-    the grounded LLM extractor when configured). Pure planning: nothing is written here."""
+    """Extract facts from the user turns among ``drafts`` and reconcile them with the store's current facts, turn
+    after turn in the order given: each turn's readers and reconciliation see the user's memories as the earlier
+    turns' planned writes leave them (:class:`~.store_reads.PlanReads`), so a batch decides as its turns added one by
+    one in that order would (issue #22: a plan and its cancellation in one batch). ``extract(text, entity=...)``:
+    the extractor (offline rules by default; the grounded LLM extractor when configured). Pure planning: nothing is
+    written here."""
     plan = FactPlan()
-    reads = PlanReads(store)  # the readers' repeated questions asked once (nothing is written while planning)
-    found: list[tuple[Draft, list[Fact]]] = []
+    meaning = getattr(extract, "meaning", None)  # (its embedder: the batch's own memories searched by meaning too)
+    reads = PlanReads(store, getattr(getattr(meaning, "embedder", None), "embed_documents", None))
     llm = getattr(extract, "llm", False)  # the LLM extractor: shown the known facts; the offline job reader stays off
     known = _known_facts(store, tenant, user_id) if llm and any(
         d.item.source == "user" for d in drafts) else None
-    for d in drafts:
-        facts: list[Fact] = []
-        if d.item.source == "user" and d.item.kind in ("utterance", "question"):  # (a question's opening statement)
-            speaker = d.item.speaker or "user"
-            said = extract(d.item.text, entity=speaker) if known is None else extract(
-                d.item.text, entity=speaker, known=[("user" if e in ("user", speaker) else e, a, v)
-                                                    for e, a, v in known])
-            # one grounding gate for every extractor: a fact its own turn does not support is not stored
-            facts = [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
-        found.append((d, facts))
+    said = [(d, _extracted(d, extract, known)) for d in drafts]  # (no reads: the extraction of every turn at once)
+    slots = sorted({key for _, fs in said for f in fs
+                    for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
+    reads.current_facts(tenant, user_id, slots) if slots else None  # one read of the slots the batch says
+    planned: set[str] = set()  # ids of the batch's own new facts: their order is the turns' order
+    k = 0
+    while k < len(said):  # one turn at a time: the drafts of one source message
+        j = k + 1
+        while j < len(said) and _turn_of(said[j][0]) is not None and _turn_of(said[j][0]) == _turn_of(said[k][0]):
+            j += 1
+        first = len(plan.drafts)
+        _plan_turn(said[k:j], plan, reads, planned, extract, llm, tenant, user_id, review_gap)
+        for i in range(first, len(plan.drafts)):
+            reads.planned(plan.drafts[i].item, plan.supersedes.get(i, []))
+        k = j
+    return plan
+
+
+def _turn_of(d: Draft) -> str | None:
+    return d.item.source_message_ids[0] if d.item.source_message_ids else None
+
+
+def _extracted(d: Draft, extract: Callable[..., list[Fact]], known: list[tuple[str, str, str]] | None) -> list[Fact]:
+    """The grounded, typed facts the extractor reads from user turn ``d`` ([] for any other draft)."""
+    if d.item.source != "user" or d.item.kind not in ("utterance", "question"):  # (a question's opening statement)
+        return []
+    speaker = d.item.speaker or "user"
+    said = extract(d.item.text, entity=speaker) if known is None else extract(
+        d.item.text, entity=speaker, known=[("user" if e in ("user", speaker) else e, a, v) for e, a, v in known])
+    # one grounding gate for every extractor: a fact its own turn does not support is not stored
+    return [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
+
+
+def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: PlanReads, planned: set[str],
+               extract: Any, llm: bool, tenant: str, user_id: str, review_gap: float) -> None:
+    """Plan one turn's drafts (``found``: each with its extracted facts) into ``plan``, reading through ``reads``;
+    ``planned``: the ids of the batch's new current facts so far (two said at one instant keep the batch's order)."""
     found = [(d, _resolved(fs, reads, tenant, user_id)) for d, fs in found]
     if not llm:  # (with an LLM, the LLM proposes job changes and the turn verifies them)
         found = [(d, _with_jobs(d, fs, reads, tenant, user_id)) for d, fs in found]
@@ -602,17 +632,17 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
     slots = sorted({key for _, fs in found for f in fs
                     for key in _related(FactSlot(entity=f.entity, attribute=f.attribute, value=f.value))})
     current: dict[str, list[MemoryItem]] = {}
-    for item in store.current_facts(tenant, user_id, slots) if slots else []:
+    for item in reads.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
     listed: list[list[MemoryItem]] = []
-    planned: set[str] = set()  # ids of this add's own new facts: their order is the turns' order
+    store = reads  # (every read below sees the batch's earlier turns)
 
-    def listing() -> list[MemoryItem]:  # the user's current facts, read once per add when a person's claim needs it
+    def listing() -> list[MemoryItem]:  # the user's current facts, read once per turn when a person's claim needs it
         if not listed:
             from ..filters import Cond
             from ..types import Scope
 
-            listed.append([m for m in store.list_memories(Scope(tenant=tenant, user_id=user_id),
+            listed.append([m for m in reads.list_memories(Scope(tenant=tenant, user_id=user_id),
                                                           Cond(field="kind", op="eq", value="fact"))
                            if m.fact is not None and m.valid_to is None])
         return listed[0]
@@ -731,4 +761,3 @@ def plan_facts(drafts: list[Draft], *, store: Any, tenant: str, user_id: str, re
                 plan.supersedes[len(plan.drafts)] = old_ids
             plan.drafts.append(fd)
     plan.drafts += [Draft(b, memory_hash(b), index_text(b.text, time_terms(b.created_at))) for b in back]
-    return plan

@@ -10,6 +10,14 @@ exception says how many messages they held).
 Untimed messages take their neighbours' times across the whole input as one ``add`` call would (the previous
 timed message's, the first timed one's before it), ``timestamp`` when given, else now.
 
+One reconciliation order (issue #22): the turns are taken in the order they were said (their times; turns said at
+one instant keep their input order), batches cut in that order, and each turn's facts, plans and changes are planned
+against the user's memories as the earlier turns of the call leave them (:func:`anchormem.facts.reconcile.plan_facts`
+reads through :class:`anchormem.facts.store_reads.PlanReads`), so the call stores what the same turns added one by
+one in time order store: the same current values, the same superseded rows and ``valid_to``, the same plan states.
+``on_conflict="skip"`` leaves out a turn already stored (a re-import of the same log): the user's message of the
+same session, agent, role, speaker, text and time; nothing is drawn from it again (no utterance, fact or summary).
+
 With ``vectors``, every memory drawn from a message (its chunks when longer than ``chunk_chars``, the sentences
 split out as commitments, its fact memories) takes that message's vector; ``add`` embeds a chunk or a split
 sentence on its own. For the vectors ``add`` would compute, embed ``embedding_text(content, name)``
@@ -33,7 +41,9 @@ from ..validate import check_metadata
 from .classify import is_chitchat
 from .normalize import chat_turn, normalize_messages
 
-__all__ = ["add_many", "check_vectors", "message_vectors", "DEFAULT_BATCH"]
+__all__ = ["add_many", "check_vectors", "message_vectors", "DEFAULT_BATCH", "ON_CONFLICT"]
+
+ON_CONFLICT = ("add", "skip")  # add_many's answers to a turn already stored: store it again (as add does), skip it
 
 DEFAULT_BATCH = 500  # messages per batch: one transaction each; ~0.5 s of CPU at the measured write rate
 
@@ -165,15 +175,37 @@ def _batches(sizes: list[int], batch_size: int, max_chars: int) -> list[tuple[in
     return out
 
 
+def said_order(times: list[datetime]) -> list[int]:
+    """The positions of ``times`` in the order said: by time, ties in input order (a stable sort)."""
+    return sorted(range(len(times)), key=lambda i: times[i])
+
+
+def _stored(mem: Any, scope: Any, turns: list[dict[str, Any]], times: list[datetime], default_time: datetime,
+            max_chars: int) -> list[bool]:
+    """For each turn, whether the scope already holds it: a stored message of the scope's user, session and agent
+    with the same role, speaker, text and time (to the millisecond). One read of the session's messages."""
+    have = {(m["agent_id"], m["session_id"], m["role"], m["name"], m["content"],
+             round(datetime.fromisoformat(m["timestamp"]).timestamp(), 3))
+            for m in mem.store.messages(scope, session_id=scope.session_id)}
+    if not have:
+        return [False] * len(turns)
+    msgs = normalize_messages([{**t, "timestamp": ts} for t, ts in zip(turns, times)], default_time=default_time,
+                              max_chars=max_chars)
+    return [(scope.agent_id, scope.session_id, m.role, m.name, m.content, round(ts.timestamp(), 3)) in have
+            for m, ts in zip(msgs, times)]
+
+
 def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
              timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
              vectors: Any = None, batch_size: int = DEFAULT_BATCH,
              on_progress: Callable[[int, int], None] | None = None, return_events: bool = False,
-             defer: bool = False) -> dict[str, Any]:
+             defer: bool = False, on_conflict: str = "add") -> dict[str, Any]:
     """:meth:`anchormem.Memory.add_many` (its docstring is the contract)."""
     from .limits import check_total_chars
 
     s = mem.settings
+    if on_conflict not in ON_CONFLICT:
+        raise InvalidInputError(f"on_conflict must be one of {', '.join(ON_CONFLICT)}, got {on_conflict!r}")
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= s.max_add_messages:
         raise InvalidInputError(f"batch_size must be an integer from 1 to max_add_messages "
                                 f"({s.max_add_messages:,}), got {batch_size!r}")
@@ -188,11 +220,22 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     times, sizes = _check_all(turns, index, default_time=default_time, max_chars=s.max_message_chars,
                               step=batch_size)
     times = _fill(times, default_time, timestamp is not None)
+    n_turns = len(turns)
+    keep = said_order(times)  # one reconciliation order: the turns as said (ties: input order)
+    if on_conflict == "skip":  # a re-import: the turns already stored are left out with all they would draw
+        known = _stored(mem, scope, turns, times, default_time, s.max_message_chars)
+        keep = [i for i in keep if not known[i]]
+    reordered = keep != list(range(n_turns))
+    turns, index, times, sizes = ([xs[i] for i in keep] for xs in (turns, index, times, sizes))
+    if given is not None:
+        given = given[keep]
     counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
+    if on_conflict == "skip":
+        counts["duplicates"] = n_turns - len(keep)  # turns already stored, left out
     events: list[Any] = []
     if hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search need load it)
         mem.store.warm_vectors(scope.tenant, scope.user_id)
-    for start, end in _batches(sizes, batch_size, s.max_add_chars):
+    for start, end in _batches(sizes, batch_size, s.max_add_chars) if turns else []:
         part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
         msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)
         try:
@@ -205,7 +248,8 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
         except AnchormemError as exc:
             exc.add_note(f"add_many: the {counts['batches']} batch(es) before this one stay written "
                          f"({counts['messages']} of {len(messages)} messages); the failing batch is messages "
-                         f"{index[start]}-{index[end - 1]} (its write is one transaction: rolled back whole)")
+                         f"{min(index[start:end])}-{max(index[start:end])} (in the order said; its write is one "
+                         "transaction: rolled back whole)")
             raise
         got = [e for e in got if e.event != "SKIP"]  # (counted above as chitchat; a system turn as nothing)
         for e in got:
@@ -215,12 +259,13 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
         counts["messages"] += end - start
         counts["batches"] += 1
         if on_progress is not None:  # cumulative: input messages handled so far (skipped ones included), of all
-            on_progress(index[end - 1] + 1 if end < len(turns) else len(messages), len(messages))
+            on_progress(len(messages) if end == len(turns) else index[end - 1] + 1 if not reordered else
+                        end + (len(messages) - len(turns)) * end // max(1, len(turns)), len(messages))
     if hasattr(mem.store, "index_vectors"):  # the index holds every row on return (the indexer's backlog)
         mem.store.index_vectors(scope.tenant, scope.user_id)
     if hasattr(mem.store, "keep_keywords"):  # and the keyword index too: no search after the call applies them
         mem.store.keep_keywords()
-    counts["skipped"] = len(messages) - len(turns)  # tool steps and text-less turns
+    counts["skipped"] = len(messages) - n_turns  # tool steps and text-less turns
     if return_events:
         counts["events"] = events
     return counts
