@@ -39,7 +39,7 @@ import numpy as np
 
 from ..private_files import FILE_MODE
 
-__all__ = ["Record", "Saved", "read_log", "append", "save_journal", "replay", "reconcile", "COMPACT_FRACTION", "COMPACT_MIN",
+__all__ = ["Record", "Saved", "read_log", "append", "save_journal", "too_large", "replay", "reconcile", "COMPACT_FRACTION", "COMPACT_MIN",
            "npy_offset"]
 
 _MAGIC = b"AMV1"
@@ -159,6 +159,11 @@ def append(log: Path, mat: Path, saved: Saved, token: str, generation: int, size
     saved.delta_rows += len(removed) + len(added)
 
 
+def too_large(saved: Saved | None, rows: int) -> bool:
+    """``rows`` more in the delta of ``saved`` pass the compaction threshold (no saved state: True)."""
+    return saved is None or saved.delta_rows + rows > max(COMPACT_MIN, saved.base_size * COMPACT_FRACTION)
+
+
 def save_journal(path: Path, sv: Any) -> str | None:
     """Append the rows the cached scope ``sv`` (a :class:`.vectors.ScopeVectors` whose ``saved`` state is on disk
     at ``path``, the ``.usearch`` file) added and removed since (its ``journal``) as one record; its journal is then
@@ -172,8 +177,7 @@ def save_journal(path: Path, sv: Any) -> str | None:
     pos = sv.positions(added)
     added, pos = added[pos >= 0], pos[pos >= 0]  # added, then removed again: nothing to keep
     keys = sv._keys[pos]
-    if (keys == None).any() or saved.delta_rows + len(removed) + len(added) > max(  # noqa: E711 - elementwise
-            COMPACT_MIN, saved.base_size * COMPACT_FRACTION):
+    if (keys == None).any() or too_large(saved, len(removed) + len(added)):  # noqa: E711 - elementwise
         return None
     token = uuid.uuid4().hex
     try:

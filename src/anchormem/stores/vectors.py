@@ -166,8 +166,8 @@ class ScopeVectors:
             for i, c in enumerate(contexts or ()):
                 self._put_context(self.n + i, c)
         self.n += k
-        if self.journal is not None:
-            if keys is None:  # a row without its memory id cannot be appended to the delta: save whole
+        if self.journal is not None:  # (a row without its memory id, or past the delta's size: the next save is whole)
+            if keys is None or vector_delta.too_large(self.saved, len(self.journal[0]) + k):
                 self.journal = None
             else:
                 self.journal[0].extend(rowids.tolist())
