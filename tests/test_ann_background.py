@@ -12,6 +12,7 @@ import pytest
 from anchormem import Memory
 from anchormem.config import Settings
 from anchormem.types import Scope
+from anchormem.stores import vector_delta
 from anchormem.stores import vectors as vmod
 from anchormem.stores.vectors import ScopeVectors, VectorCache
 
@@ -73,7 +74,7 @@ def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(
     info = __import__("json").loads(next((tmp_path / "bulk.db.vec").glob("*.json")).read_text())
     assert info["size"] == n  # saved complete on close
     calls: list[str] = []
-    monkeypatch.setattr(VectorCache, "_reconcile", staticmethod(lambda idx, sv: calls.append("reconcile") or 0))
+    monkeypatch.setattr(vector_delta, "reconcile", lambda idx, sv: calls.append("reconcile") or 0)
     real_index_rows = ScopeVectors.index_rows
     monkeypatch.setattr(ScopeVectors, "index_rows", lambda self, *a, **k: calls.append("insert")
                         or real_index_rows(self, *a, **k))
@@ -94,12 +95,13 @@ def test_bulk_import_keeps_the_index_and_a_reopen_takes_the_saved_file_as_it_is(
         top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), v[0], 1, None)
         assert m.get(top[0][0]).text == "a kite that came later"
     calls.clear()
-    with Memory(str(db), embedder="hash", llm=None, settings=s) as m:  # saved again on close, restored again
+    with Memory(str(db), embedder="hash", llm=None, settings=s) as m:  # its delta appended on close, replayed
         top = m.store.dense_search(Scope(tenant=m.tenant, user_id="u"), v[0], 1, None)
         sv = m.store.vectors._items[(m.tenant, "u")]
         assert m.get(top[0][0]).text == "a kite that came later" and sv.ann_view is not None
-        assert len(sv.ann) == sv.size == n + 1 and calls == []
-    assert len(list((tmp_path / "bulk.db.vec").glob("*.mat.npy"))) == 1  # the older save's vectors deleted
+        # the saved graph as it was (n rows, mapped); the delta's row searched exactly beside it
+        assert len(sv.ann) == n and sv.size == n + 1 and sv.queued == 1 and calls == []
+    assert len(list((tmp_path / "bulk.db.vec").glob("*.mat.npy"))) == 1  # one vectors file: the base's + delta
 
 
 def test_bulk_import_returns_with_the_keyword_index_current(tmp_path, monkeypatch):

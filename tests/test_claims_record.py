@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 from anchormem import Memory
 from anchormem.facts.claims import closing_words, current_view, decided_words
+from anchormem.stores.migrations import LATEST
 from anchormem.types import Claim, MemoryItem
 
 T1 = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
@@ -48,7 +49,7 @@ def test_an_older_store_gets_the_words_column_and_reads_its_rows_as_before(tmp_p
     db.commit()
     db.close()
     m = Memory(path, embedder="hash")
-    assert m.store._read("PRAGMA user_version", [])[0][0] == 9
+    assert m.store._read("PRAGMA user_version", [])[0][0] == LATEST  # migrated to the newest schema
     assert [c.words for c in m.get(turn.id).claims] == ["", ""]
     m.add("I moved to Berlin.", user_id="sam", timestamp=T2)
     assert current_view(m.get(turn.id)).text == "Hi, I'm Sam. I work as a nurse."  # cut at read time, as before

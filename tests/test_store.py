@@ -11,6 +11,7 @@ import pytest
 
 from anchormem import EmbedderMismatchError, InvalidInputError, Memory, NotFoundError, Scope, Settings
 from anchormem.testing import run_concurrently
+from anchormem.stores import vector_delta
 from anchormem.stores.protocol import NewMemory
 
 
@@ -287,8 +288,8 @@ def test_ann_index_is_caught_up_on_reopen_not_rebuilt_and_saved_on_close(tmp_pat
         plain.update(ids[texts[120]], edited)
         plain.delete(ids[texts[7]])
     seen: list[int] = []
-    real = VectorCache._reconcile
-    monkeypatch.setattr(VectorCache, "_reconcile", staticmethod(lambda idx, sv: seen.append(real(idx, sv)) or seen[-1]))
+    real = vector_delta.reconcile
+    monkeypatch.setattr(vector_delta, "reconcile", lambda idx, sv: seen.append(real(idx, sv)) or seen[-1])
     with Memory(str(db), embedder="hash", settings=s) as m:
         assert m.search(new, user_id="A", recipe="dense")[0].memory.text == new
         assert m.search(edited, user_id="A", recipe="dense")[0].memory.text == edited

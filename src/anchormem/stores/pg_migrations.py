@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .claims_sql import claims_backfill, claims_ddl, claims_words_ddl, past_entities_ddl
 from .pending_sql import queue_ddl
+from .schema import KIND_INDEX
 from .sessions_sql import sessions_ddl
 
 __all__ = ["MIGRATIONS", "LATEST", "VERSION_TABLE", "embedding_ddl", "HNSW_MAX_DIM", "MEMORIES_FILLFACTOR"]
@@ -142,8 +143,11 @@ _V9 = claims_words_ddl()
 # v10: the deferred-enrichment queue (``add_many(enrich="later")``, :mod:`.pending_pg`; SQLite's v9)
 _V10 = queue_ddl("postgres")
 
+# v11: the user's current rows by kind, oldest first, as SQLite's v10 (:data:`.schema.KIND_INDEX`)
+_V11 = [KIND_INDEX]
+
 MIGRATIONS: list[tuple[int, list[str]]] = [(1, _V1), (2, _V2), (3, _V3), (4, _V4), (5, _V5), (6, _V6), (7, _V7),
-                                           (8, _V8), (9, _V9), (10, _V10)]
+                                           (8, _V8), (9, _V9), (10, _V10), (11, _V11)]
 LATEST = MIGRATIONS[-1][0]
 
 

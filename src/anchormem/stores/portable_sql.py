@@ -203,13 +203,13 @@ class SQLitePortableMixin:
                 if key not in gens:
                     gens[key] = self._bump(c, *key)
                 if it.valid_to is None and it.tier == "warm":  # the cached vectors: current, warm rows
-                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32)))
+                    added.setdefault(key, []).append((rowid, np.asarray(nm.vector, dtype=np.float32), it.id))
         if self.vectors:
             for key, gen in gens.items():
                 rows_ = added.get(key, [])
                 self.vectors.apply(key, gen - 1, gen,
-                                   added=(np.array([r for r, _ in rows_], dtype=np.int64),
-                                          np.vstack([v for _, v in rows_])) if rows_ else None)
+                                   added=(np.array([r[0] for r in rows_], dtype=np.int64),
+                                          np.vstack([r[1] for r in rows_]), [r[2] for r in rows_]) if rows_ else None)
         return counts
 
 

@@ -41,7 +41,7 @@ from ..types import Claim, Entity, FactSlot, Label, MemoryItem
 
 __all__ = ["MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",
            "memory_item", "sorted_claims", "entity", "memory_cols", "scope_token", "fts_quote", "json_text",
-           "with_entity_list"]
+           "with_entity_list", "KIND_INDEX"]
 
 # the columns of a memory row that make a MemoryItem, in this order (entities and claims live in their tables)
 MEMORY_COLUMNS: tuple[str, ...] = (
@@ -187,6 +187,16 @@ def _trusted(cls: type, values: dict[str, Any]) -> Any:
     object.__setattr__(obj, "__pydantic_extra__", None)
     object.__setattr__(obj, "__pydantic_private__", None)
     return obj
+
+
+# ---------------------------------------------------------------- indexes both engines create alike
+KIND_INDEX = ("CREATE INDEX IF NOT EXISTS ix_mem_kind ON memories (tenant, user_id, kind, created_at) "
+              "WHERE valid_to IS NULL")
+"""The user's current rows of one kind, oldest first (SQLite's migration v10, PostgreSQL's v11): a listing of one
+kind (``get_all(filters={"kind": "fact"})``; ``Memory.due``: ``kind = 'commitment'``) reads that kind's current rows
+in listing order (``ORDER BY created_at`` then row id: SQLite's index ends with the rowid) and stops at its
+``limit``, instead of testing every row of the scope. Partial (``valid_to IS NULL``): a superseded row leaves it, so
+completed commitments and replaced facts do not lengthen the walk; a listing with superseded rows reads as before."""
 
 
 # ---------------------------------------------------------------- SQLite's keyword index (memories_fts)

@@ -419,7 +419,8 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
             gen = self._bump(c, tenant, user_id)
         if self.vectors:
             self.vectors.apply((tenant, user_id), gen - 1, gen, removed=[rowid],
-                               added=(np.array([rowid], np.int64), np.asarray(vector, np.float32).reshape(1, -1)))
+                               added=(np.array([rowid], np.int64), np.asarray(vector, np.float32).reshape(1, -1),
+                                      [memory_id]))
         return self.get(tenant, memory_id)
 
     def delete(self, tenant: str, memory_id: str, *, purge: bool = False, actor: str) -> dict[str, int]:

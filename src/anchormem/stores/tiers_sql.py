@@ -104,8 +104,8 @@ class SQLiteTierMixin:
                     live = [m for m in mine if m[3]]  # only current rows belong in the cached vectors
                     self.vectors.apply((tenant, uid), gen - 1, gen, added=(
                         np.array([m[0] for m in live], dtype=np.int64),
-                        np.vstack([np.frombuffer(m[4], dtype="<f4") for m in live]).astype(np.float32))
-                        if live else None)
+                        np.vstack([np.frombuffer(m[4], dtype="<f4") for m in live]).astype(np.float32),
+                        [m[1] for m in live]) if live else None)
         got = self.get_many(tenant, [m[1] for m in moved])
         return [got[m[1]] for m in moved if m[1] in got]
 

@@ -2,22 +2,23 @@
 
 The vectors live in the database; everything here is derived data. A scope's matrix is loaded on first
 search and then kept in step with writes (appends and tombstones) so a write never forces a full reload.
-The ANN index is built once a scope passes ``ann_threshold`` vectors and saved next to the database. It is then
-maintained on every write (inserts and removals in step with the matrix) and saved again when the store closes
-(:meth:`VectorCache.persist`) or when a reopen had to catch up on many writes. A saved file from an older
-generation is not rebuilt: on load it is reconciled with the database (:meth:`VectorCache._reconcile`: rows
-missing from it are added, rows no longer current removed, and rows whose vector changed re-added), so a reopen
-after writes costs the restore plus the delta, never a full build. Only a missing or foreign file (another store,
-dimension or index format) is rebuilt from the database. Each save writes a fresh token into the file's ``.json``
-and, through ``marks``, into the database: a file is taken as it is (no reconcile) only when its generation and size
-match the scope's and the database holds its token, so a restored backup or a diverged copy of the database with
-the same generation numbers is reconciled rather than served from an index of other rows.
+The ANN index is built once a scope passes ``ann_threshold`` vectors and saved next to the database, then maintained
+on every write (inserts and removals in step with the matrix). A close appends the rows written since the last save
+to the saved index's delta (:mod:`.vector_delta`: it costs its writes, not the scope); the whole index is saved again
+once that delta is large, or when a reopen had to catch up on many writes. A saved file from an older generation is
+not rebuilt: on load it is reconciled with the database (:func:`.vector_delta.reconcile`: rows missing from it are
+added, rows no longer current removed, rows whose vector changed re-added), so a reopen after writes costs the
+restore plus the delta, never a full build. Only a missing or foreign file (another store, dimension or index
+format) is rebuilt from the database. Each save (and delta record) writes a fresh token into the file and, through
+``marks``, into the database: a file is taken as it is (no reconcile) only when its generation and size match the
+scope's and the database holds its token, so a restored backup or a diverged copy of the database with the same
+generation numbers is reconciled rather than served from an index of other rows.
 
 Large inserts (a bulk import's batches, a build from nothing, a large catch-up) are queued and inserted by one
 background thread per cache (:meth:`VectorCache._index_loop`), rows not yet in the graph being scored exactly beside
 it. Each save also writes the scope's live rows (rowids, memory ids, vectors) beside the index, under the same
-token: a reopen at that very state takes them memory-mapped and maps the index file (:meth:`VectorCache._restore`),
-so neither the vectors nor the whole graph are read before the first search.
+token: a reopen at that very state (or at that state and its delta) takes them memory-mapped and maps the index
+file (:meth:`VectorCache._restore`), so neither the vectors nor the whole graph are read before the first search.
 
 The scope's *context vectors* (:mod:`.context_vectors`) join the matrix on the first anchored search that asks for
 them (:meth:`VectorCache.contexts`), loaded in one read, and are then kept in step with writes too: an anchored
@@ -38,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..private_files import FILE_MODE, private_dir, write_private
+from . import vector_delta
 
 __all__ = ["ScopeVectors", "VectorCache", "DEFAULT_ANN_THRESHOLD"]
 
@@ -74,7 +76,8 @@ class ScopeVectors:
     context vectors (same capacity) with a per-row state (cached, none stored, unknown)."""
 
     def __init__(self, rowids: np.ndarray, matrix: np.ndarray, generation: int,
-                 keys: list[str] | np.ndarray | None = None, *, adopt: bool = False) -> None:
+                 keys: list[str] | np.ndarray | None = None, *, adopt: bool = False,
+                 alive: np.ndarray | None = None) -> None:
         n, dim = matrix.shape
         cap = max(16, n)
         self.dim = dim
@@ -91,13 +94,21 @@ class ScopeVectors:
         if keys is not None:
             self._keys[:n] = keys
         self._alive = np.zeros(cap, dtype=bool)
-        self._alive[:n] = True
+        self._alive[:n] = True if alive is None else alive  # (alive: the rows a saved delta left, .vector_delta)
         self.n = n
         self.generation = generation
         self.ann = None  # usearch Index, keyed by rowid
         self.ann_dirty = False  # the index changed since it was last saved
         self.ann_view: str | None = None  # the saved file ``ann`` memory-maps (read-only), until a write needs it
-        self.pos = dict(zip(np.asarray(rowids, dtype=np.int64).tolist(), range(n)))
+        # rowids the saved graph holds that a saved delta removed or re-embedded (.vector_delta): searches fetch past
+        # them; they leave the graph once it is loaded into memory (_own_ann)
+        self.ann_stale = np.zeros(0, dtype=np.int64)
+        # what is saved of this scope (.vector_delta.Saved; None: nothing known to match these rows) and the rows
+        # added and removed since (None: not tracked, the next save is a whole one)
+        self.saved = None
+        self.journal: tuple[list[int], list[int]] | None = None
+        live = np.arange(n) if alive is None else np.flatnonzero(alive)
+        self.pos = dict(zip(np.asarray(rowids, dtype=np.int64)[live].tolist(), live.tolist()))
         # the rows by rowid, for vectorised lookups (:meth:`positions`): rowids ascending and their positions; None
         # until first needed (and after a compaction or an append below the largest rowid: rebuilt when needed)
         self._by_rowid: tuple[np.ndarray, np.ndarray, int] | None = None  # (rowids, positions, length): buffers
@@ -155,6 +166,11 @@ class ScopeVectors:
             for i, c in enumerate(contexts or ()):
                 self._put_context(self.n + i, c)
         self.n += k
+        if self.journal is not None:  # (a row without its memory id, or past the delta's size: the next save is whole)
+            if keys is None or vector_delta.too_large(self.saved, len(self.journal[0]) + k):
+                self.journal = None
+            else:
+                self.journal[0].extend(rowids.tolist())
         if self.ann is not None:
             self.index_rows(rowids, vecs)
 
@@ -164,6 +180,9 @@ class ScopeVectors:
             from usearch.index import Index
 
             self.ann, self.ann_view = Index.restore(self.ann_view), None
+            if len(self.ann_stale):  # rows a saved delta removed or re-embedded: out of the graph now
+                self.ann.remove(self.ann_stale.astype(np.uint64))
+                self.ann_stale = np.zeros(0, dtype=np.int64)
 
     @property
     def queued(self) -> int:
@@ -183,6 +202,10 @@ class ScopeVectors:
                 vecs = self._m[self.positions(rowids)]
             self.ann.add(rowids.astype(np.uint64), vecs, threads=1)  # see _ADD_THREADS
             return
+        self.queue_rows(rowids)
+
+    def queue_rows(self, rowids: np.ndarray) -> None:
+        """Queue rows for the background indexer (:meth:`index_queued`); searched exactly until inserted."""
         k = len(rowids)
         if self._qt + k > len(self._queue):
             live = self._queue[self._qh : self._qt]
@@ -220,6 +243,8 @@ class ScopeVectors:
             i = self.pos.pop(int(r), None)
             if i is not None:
                 self._alive[i] = False
+                if self.journal is not None:
+                    self.journal[1].append(int(r))
                 if self.ann is not None:
                     self._own_ann()
                     self.ann.remove(int(r))
@@ -342,7 +367,7 @@ class ScopeVectors:
         as :meth:`exact` does."""
         if self.queued * 2 > self.size:  # most rows not in the graph yet (a build in progress): exact
             return self.exact(q, k, allowed, positions)
-        want = k if allowed is None else min(self.size, k * 20)
+        want = (k if allowed is None else min(self.size, k * 20)) + len(self.ann_stale)  # (stale: dropped below)
         res = self.ann.search(q, want)
         keys = np.asarray(res.keys, dtype=np.int64)
         if allowed is not None:
@@ -418,7 +443,8 @@ class VectorCache:
             self._items[key] = sv
             self._items.move_to_end(key)
             self._evict()
-            self._kick(sv)
+            if sv.ann_view is None or sv.queued >= sv.background_rows:  # a small saved delta stays queued (searched
+                self._kick(sv)  # exactly) and the graph mapped, until a write loads it
         return sv
 
     def _kick(self, sv: ScopeVectors) -> None:
@@ -525,7 +551,7 @@ class VectorCache:
                         return
                     if idx is not None:
                         sv.ann = idx
-                        changed = self._reconcile(idx, sv)
+                        changed = vector_delta.reconcile(idx, sv)
                         if info.get("generation") != sv.generation or changed or not marked:
                             # saved again once the catch-up is large (after the indexer inserted it, or on
                             # close); small deltas wait for persist()
@@ -555,16 +581,30 @@ class VectorCache:
             info = json.loads(path.with_suffix(".json").read_text())
             side = path.with_suffix(".rows.npz")
             if not (info.get("store_id") == self.store_id and info.get("dim") == self.dim and info.get("side")
-                    and info.get("build") in _READABLE_BUILDS and info.get("generation") == generation
-                    and side.exists() and self._marked(path, info)):
+                    and info.get("build") in _READABLE_BUILDS and side.exists()):
+                return None
+            token = info.get("token")
+            records = vector_delta.read_log(path.with_suffix(".delta"), token) if token else []
+            mark = self.marks[0](path.stem) if self.marks is not None else (records[-1].token if records else token)
+            # the state the database's mark names: the base, or the base and the delta up to one record
+            upto = 0 if mark == token else next((i + 1 for i, r in enumerate(records) if r.token == mark), None)
+            if upto is None:
+                return None
+            records = records[:upto]
+            if (records[-1].generation if records else info.get("generation")) != generation:
                 return None
             with np.load(side) as z:
-                if str(z["token"]) != info.get("token"):
+                if str(z["token"]) != token:
                     return None
                 rowids, ids = z["rows"], z["ids"]
-            mat = np.load(path.with_name(f"{path.stem}.{info['token']}.mat.npy"), mmap_mode="c")
+            matpath = path.with_name(f"{path.stem}.{token}.mat.npy")
+            mat = np.load(matpath, mmap_mode="c")  # (the base's rows: its header's shape)
             if mat.shape != (len(rowids), self.dim) or len(rowids) != info.get("size"):
                 return None
+            rows, keys, alive, added, stale = vector_delta.replay(rowids, ids.astype(object), records)
+            if len(rows) > len(rowids):  # the base's rows and the delta's appended after them, as one matrix
+                mat = np.memmap(matpath, dtype="<f4", mode="c", shape=(len(rows), self.dim),
+                                offset=vector_delta.npy_offset(matpath))
             from usearch.index import Index
 
             idx = Index.restore(str(path), view=True)
@@ -572,8 +612,13 @@ class VectorCache:
                 return None
         except (OSError, ValueError, KeyError, RuntimeError):
             return None
-        sv = ScopeVectors(rowids, mat, generation, ids.astype(object), adopt=True)
-        sv.ann, sv.ann_view = idx, str(path)
+        sv = ScopeVectors(rows, mat, generation, keys, adopt=True, alive=alive)
+        sv.ann, sv.ann_view, sv.ann_stale = idx, str(path), stale
+        if len(added):  # the delta's rows: searched exactly until the indexer puts them in the graph
+            sv.queue_rows(added)
+        sv.saved = vector_delta.Saved(token, len(rowids), len(rows), records[-1].end if records else 0,
+                                      sum(len(r.added) + len(r.removed) for r in records), rowids)
+        sv.journal = ([], [])
         return sv
 
     def _save_side(self, path: Path, sv: ScopeVectors, token: str) -> bool:
@@ -609,35 +654,6 @@ class VectorCache:
         except Exception:  # noqa: BLE001 - an unreadable mark only costs a reconcile
             return False
 
-    @staticmethod
-    def _reconcile(idx: object, sv: ScopeVectors) -> int:
-        """Bring a restored index in line with ``sv`` (the database's current rows): remove keys that are no
-        longer current, add rows it lacks, re-add rows whose stored vector differs (compared at the graph's
-        precision; a text edit re-embeds under the same rowid). Cost: one pass over the keys and vectors
-        (vectorised), plus one insert per changed row (queued for the background indexer when many). Returns the
-        number of rows removed or added."""
-        alive = np.flatnonzero(sv._alive[: sv.n])
-        live = sv._ids[alive]
-        keys = np.asarray(idx.keys, dtype=np.int64)  # type: ignore[attr-defined]
-        gone = keys[~np.isin(keys, live)]
-        have = np.isin(live, keys)
-        if have.any():  # rows in both: compare the vectors (f32 stored as given, so equal means unchanged)
-            both = live[have]
-            saved = np.vstack(idx.get(both.astype(np.uint64)))  # type: ignore[attr-defined]
-            # (the graph's own precision, f16 or f32: a vector is unchanged when its stored copy is the same)
-            stale = both[np.any(saved != sv._m[alive[have]].astype(saved.dtype), axis=1)]
-            gone = np.concatenate([gone, stale])
-            have[np.isin(live, stale)] = False
-        if gone.size:
-            idx.remove(gone.astype(np.uint64))  # type: ignore[attr-defined]
-        add = alive[~have]
-        if add.size:
-            if sv.ann is idx:  # many rows: queued for the background indexer
-                sv.index_rows(sv._ids[add], sv._m[add])
-            else:
-                idx.add(sv._ids[add].astype(np.uint64), sv._m[add], threads=1)  # type: ignore[attr-defined]
-        return int(gone.size + add.size)
-
     def _save(self, key: tuple[str, str], sv: ScopeVectors) -> None:
         path = self._path(key)
         if not path or sv.ann is None:
@@ -653,7 +669,12 @@ class VectorCache:
             write_private(path.with_suffix(".json"), json.dumps(
                 {"generation": sv.generation, "size": sv.size, "store_id": self.store_id, "dim": self.dim,
                  "build": _INDEX_BUILD, "token": token, "side": side}))
+            path.with_suffix(".delta").unlink(missing_ok=True)  # (its records name the old base: ignored anyway)
             sv.ann_dirty = False
+            sv.saved, sv.journal = None, None
+            if side:  # what is saved now: the base (its rows in file order), an empty delta
+                rows = sv._ids[np.flatnonzero(sv._alive[: sv.n])]
+                sv.saved, sv.journal = vector_delta.Saved(token, len(rows), len(rows), rows=rows), ([], [])
             if self.marks is not None:
                 self.marks[1](path.stem, token)
         except OSError:
@@ -667,7 +688,8 @@ class VectorCache:
         a cached scope behind it (another process wrote, or purged: its file was deleted) is not saved. Returns
         the number of files written."""
         with self._lock:
-            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and (sv.ann_dirty or sv.queued)]
+            dirty = [(k, sv) for k, sv in self._items.items() if sv.ann is not None and (
+                (sv.ann_dirty or sv.queued) if sv.journal is None or sv.saved is None else any(sv.journal))]
         written = 0
         for key, sv in dirty:
             try:
@@ -676,10 +698,26 @@ class VectorCache:
                 continue
             with self._lock:
                 if self._items.get(key) is sv and sv.generation == current:
-                    sv.index_queued()  # what the indexer has not inserted yet, here
-                    self._save(key, sv)
+                    if not self._append_delta(key, sv):
+                        sv.index_queued()  # what the indexer has not inserted yet, here
+                        self._save(key, sv)
                     written += 1
         return written
+
+    def _append_delta(self, key: tuple[str, str], sv: ScopeVectors) -> bool:
+        """(Under the lock.) Save the rows ``sv`` added and removed since it was saved as one record of its delta
+        (:mod:`.vector_delta`), its new token marked in the database. False when a whole save is due instead: no
+        delta tracked, a row's memory id unknown, or the delta past the compaction threshold."""
+        path = self._path(key)
+        token = None if path is None else vector_delta.save_journal(path, sv)
+        if token is None:
+            return False
+        if self.marks is not None:
+            try:
+                self.marks[1](path.stem, token)
+            except Exception:  # noqa: BLE001 - the mark not written: the next open reconciles instead of trusting
+                pass
+        return True
 
     def apply(self, key: tuple[str, str], old_generation: int, new_generation: int,
               added: tuple | None = None, removed: list[int] | None = None, *,
@@ -738,7 +776,7 @@ class VectorCache:
             self._items.pop(key, None)
         path = self._path(key)
         if path:
-            for p in (path, path.with_suffix(".json"), path.with_suffix(".rows.npz"),
+            for p in (path, path.with_suffix(".json"), path.with_suffix(".rows.npz"), path.with_suffix(".delta"),
                       *path.parent.glob(f"{path.stem}.*.mat.npy")):
                 try:
                     p.unlink()
