@@ -353,9 +353,9 @@ def read_at() -> datetime | None:
 def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -> str | None:
     """How a memory is marked while a scheduled change is still ahead of ``now`` (default the wall clock), in the
     words of ``schedule_notes`` of ``data/lang/<lang>/plans.json``: a scheduled value (``state`` "scheduled":
-    :func:`anchormem.types.validity_state`) "planned: from 2024-04-01" / "计划4月1日起"; the value it replaces,
+    :func:`anchormem.types.validity_state`) "planned: from 2024-04-01" / "计划2024年4月1日起"; the value it replaces,
     closed at that date and current until then, "current; until 2024-04-01, a change is planned" /
-    "目前如此，计划4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
+    "目前如此，计划2024年4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
     from ..types import validity_state
 
     read_at = _READ_AT.get() if now is None else None
