@@ -64,7 +64,7 @@ from .stores.sqlite import SQLiteStore
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text, segment_once
-from .timeutil import said_time, to_utc, utcnow
+from .timeutil import on_calendar, said_time, to_utc, users_calendar, utcnow, zone_of
 from .review_dedupe import queue_reviews
 from .memory_lifecycle import LifecycleMixin
 from .memory_ask import AskMixin
@@ -131,6 +131,7 @@ class Memory(AskMixin, LifecycleMixin):
                  cache: Any = None, **overrides: Any) -> None:
         self.settings = with_overrides(settings, overrides)
         s = self.settings
+        self._calendar = zone_of(s.timezone)  # the users' calendar (Config.timezone; anchormem.timeutil)
         if s.tracing:
             _check_tracing()
         url = url or s.url
@@ -199,6 +200,7 @@ class Memory(AskMixin, LifecycleMixin):
 
     # ---------------------------------------------------------------- write
     @traced("add", describe_add)
+    @users_calendar
     @with_one_blas_thread  # numpy products on one thread: the embedder keeps the cores (anchormem.blas)
     def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
@@ -232,7 +234,7 @@ class Memory(AskMixin, LifecycleMixin):
         scope, s = self._scope(user_id, agent_id, session_id), self.settings
         check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
         meta = check_metadata(metadata)
-        default_time = said_time(timestamp) if timestamp is not None else utcnow()
+        default_time = on_calendar(said_time(timestamp) if timestamp is not None else utcnow())
         msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
         check_total_chars([m.content for m in msgs], s.max_add_chars)
@@ -246,6 +248,7 @@ class Memory(AskMixin, LifecycleMixin):
             return self._add_checked(msgs, scope, meta, default_time)
 
     @traced("add_many")
+    @users_calendar
     @with_one_blas_thread
     def add_many(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                  timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
@@ -599,6 +602,7 @@ class Memory(AskMixin, LifecycleMixin):
                             now if not include_superseded and scheduled_ahead(self.store, scope, now) else None)
 
     @traced("search", describe_query)
+    @users_calendar
     @with_one_blas_thread
     def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
                context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
@@ -711,6 +715,7 @@ class Memory(AskMixin, LifecycleMixin):
         return self._sessions
 
     @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
+    @users_calendar
     def context(self, query: str, *, user_id: str, session_id: str | None = None, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
@@ -732,6 +737,7 @@ class Memory(AskMixin, LifecycleMixin):
 
     # ---------------------------------------------------------------- summaries
     @traced("summarize")
+    @users_calendar
     def summarize(self, *, user_id: str, session_id: str | None = None,
                   agent_id: str | None = None) -> MemoryItem | None:
         """Write a structured summary of a session now (call it at session end; ``add`` also does every
