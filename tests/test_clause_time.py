@@ -51,9 +51,13 @@ def test_an_absolute_date_stays_one():
     assert days("3月15号", "future") == [("3月15号", date(2027, 3, 15))]
 
 
-def test_without_a_tense_nothing_changes():
+def test_without_a_tense_a_bare_day_stays_text():
     assert days("I'm moving to Denver on the 1st.", None) == []
-    assert days("我这个月底搬到杭州", None) == [("这个月", date(2026, 12, 1))]
+    assert days("月初交房租", None) == []
+    # a day or part of a month named relatively needs no tense (an event's time: "about 2026-12-01", not the month)
+    assert days("我这个月底搬到杭州", None) == [("这个月底", date(2026, 12, 31))]
+    assert days("我下个月1号起搬到杭州", None) == [("下个月1号", date(2027, 1, 1))]
+    assert days("I'm moving on the 1st of next month", None) == [("the 1st of next month", date(2027, 1, 1))]
 
 
 @pytest.mark.parametrize("clause,want", [
