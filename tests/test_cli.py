@@ -387,3 +387,11 @@ def test_explain_shows_which_memory_a_current_value_succeeds(db):
     assert succ[0]["explain"]["successor_of"] == old["id"]
     res = run(db, "search", "Lisbon", "--user", "sam", "--explain", "--limit", "3")
     assert res.exit_code == 0 and "succeeds" in res.output
+
+
+def test_dates_shown_on_the_users_calendar(db, monkeypatch):
+    run(db, "add", "I adopted a cat named Pixel.", "--user", "li", "--timestamp", "2024-03-20T23:30:00Z")
+    assert "2024-03-20" in run(db, "list", "--user", "li").output
+    monkeypatch.setenv("ANCHORMEM_TIMEZONE", "Asia/Shanghai")
+    out = run(db, "list", "--user", "li").output
+    assert "2024-03-21" in out and "2024-03-20" not in out
