@@ -51,9 +51,13 @@ def test_an_absolute_date_stays_one():
     assert days("3月15号", "future") == [("3月15号", date(2027, 3, 15))]
 
 
-def test_without_a_tense_nothing_changes():
+def test_without_a_tense_a_bare_day_stays_text():
     assert days("I'm moving to Denver on the 1st.", None) == []
-    assert days("我这个月底搬到杭州", None) == [("这个月", date(2026, 12, 1))]
+    assert days("月初交房租", None) == []
+    # a day or part of a month named relatively needs no tense (an event's time: "about 2026-12-01", not the month)
+    assert days("我这个月底搬到杭州", None) == [("这个月底", date(2026, 12, 31))]
+    assert days("我下个月1号起搬到杭州", None) == [("下个月1号", date(2027, 1, 1))]
+    assert days("I'm moving on the 1st of next month", None) == [("the 1st of next month", date(2027, 1, 1))]
 
 
 @pytest.mark.parametrize("clause,want", [
@@ -204,4 +208,42 @@ def test_now_at_an_insurer_doing_claims_states_employer_and_job():
     gone = {(it.fact.attribute, it.fact.value) for it in m.get_all(user_id="u", include_superseded=True)
             if it.fact is not None and it.state == "superseded"}
     assert {("employer", "腾讯"), ("occupation", "产品经理")} <= gone
+    m.close()
+
+
+def test_a_later_clause_that_says_the_value_begins_dates_it():
+    """fresh23 D2: "…offer from Stripe, I start there on March 1, 2028" is a change from that date, not now."""
+    sentence = "I accepted an offer from Stripe as a product manager, I start there on March 1, 2027."
+    got = clause_dates("I accepted an offer from Stripe as a product manager,", A, sentence=sentence,
+                       values=("Stripe", "product manager"))
+    assert [(s.text, s.start.date()) for s in got] == [("March 1, 2027", date(2027, 3, 1))]
+    got = clause_dates("拿到了字节的offer，", A, sentence="拿到了字节的offer，下个月15号入职。", values=("字节",))
+    assert [s.start.date() for s in got] == [date(2027, 1, 15)]
+    # no onset word, or not the speaker's: the later date stays its own clause's
+    assert clause_dates("I'm a teacher,", A, sentence="I'm a teacher, school starts on the 15th.",
+                        values=("teacher",)) == []
+    # a later clause stating a value of its own stops the look ahead
+    assert clause_dates("I live in Lisbon,", A, sentence="I live in Lisbon, I moved to Porto, I start on the 15th.",
+                        values=("Lisbon", "Porto")) == []
+
+
+def test_a_month_day_comma_year_is_one_clause():
+    from anchormem.text.clause_time import split_clauses
+    assert split_clauses("I start there on March 1, 2028, it's official.") == \
+        ["I start there on March 1, 2028,", "it's official."]
+    assert split_clauses("We moved on Jan 3rd, 2027. Cold.") == ["We moved on Jan 3rd, 2027.", "Cold."]
+    assert split_clauses("I have 3 kids, 2 cats.") == ["I have 3 kids,", "2 cats."]
+
+
+def test_an_accepted_offer_with_its_start_date_is_scheduled():
+    m = Memory(":memory:", embedder="hash")
+    start = (SAID + timedelta(days=60)).date()
+    m.add("I work as an accountant at Deloitte.", user_id="u", timestamp=NOW - timedelta(days=30))
+    said = f"I accepted an offer from Stripe as a product manager, I start there on {start:%B} {start.day}, {start.year}."
+    m.add(said, user_id="u", timestamp=SAID)
+    rows = {(it.kind, it.text): it for it in m.get_all(user_id="u", include_superseded=True)}
+    stripe = [it for it in rows.values() if it.fact is not None and it.fact.value == "Stripe"]
+    assert [(it.state, it.valid_from) for it in stripe] == [("scheduled", start_of(start))]
+    old = rows[("utterance", "I work as an accountant at Deloitte.")]
+    assert (old.state, old.valid_to) == ("current", start_of(start))
     m.close()

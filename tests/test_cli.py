@@ -374,3 +374,24 @@ def test_a_bad_root_option_with_json_is_a_json_error(db):
     assert json.loads(res.stdout) == {"error": {"type": "UsageError", "message": "No such option: --nope"}}
     res = runner.invoke(app, ["--db", db, "list", "--user", "bob", "--json"])  # --json after the command counts
     assert res.exit_code == 2 and json.loads(res.stdout)["error"]["message"].startswith("no database at ")
+
+
+def test_explain_shows_which_memory_a_current_value_succeeds(db):
+    first = "Hi, I'm Sam. I live in Lisbon and I work as a nurse at Santa Maria hospital."
+    run(db, "add", first, "--user", "sam", "--timestamp", "2024-01-05T10:00:00Z")
+    run(db, "add", "I moved to Berlin last month.", "--user", "sam", "--timestamp", "2024-04-05T10:00:00Z")
+    old = next(r for r in run_json(db, "list", "--user", "sam") if r["text"] == first)
+    hits = run_json(db, "search", "Lisbon", "--user", "sam", "--explain", "--limit", "3")
+    succ = [h for h in hits if h["explain"].get("successor_of")]
+    assert succ and succ[0]["memory"]["text"] == "I moved to Berlin last month."
+    assert succ[0]["explain"]["successor_of"] == old["id"]
+    res = run(db, "search", "Lisbon", "--user", "sam", "--explain", "--limit", "3")
+    assert res.exit_code == 0 and "succeeds" in res.output
+
+
+def test_dates_shown_on_the_users_calendar(db, monkeypatch):
+    run(db, "add", "I adopted a cat named Pixel.", "--user", "li", "--timestamp", "2024-03-20T23:30:00Z")
+    assert "2024-03-20" in run(db, "list", "--user", "li").output
+    monkeypatch.setenv("ANCHORMEM_TIMEZONE", "Asia/Shanghai")
+    out = run(db, "list", "--user", "li").output
+    assert "2024-03-21" in out and "2024-03-20" not in out

@@ -1,5 +1,5 @@
 """A value scheduled for a date still ahead, on every read path (issue #22, sched13b): the value it replaces is
-current until then; the scheduled one is listed and shown as planned ("planned: from 2027-01-01" / "计划1月1日起")."""
+current until then; the scheduled one is listed and shown as planned ("planned: from 2027-01-01" / "计划2027年1月1日起")."""
 
 from datetime import datetime, timedelta, timezone
 
@@ -69,9 +69,9 @@ def test_chinese_wording():
     m.add("我下个月搬到上海。", user_id="z", timestamp=SAID)
     rows = {it.text: it for it in m.get_all(user_id="z")}
     assert rows["我下个月搬到上海。"].state == "scheduled"
-    assert schedule_note(rows["我下个月搬到上海。"], zh=True) == f"计划{START.month}月1日起"
+    assert schedule_note(rows["我下个月搬到上海。"], zh=True) == f"计划{START.year}年{START.month}月1日起"
     assert m.ask("我住在哪里？", user_id="z").text == (
-        f"{(NOW - timedelta(days=30)).date().isoformat()}，你说过（目前如此，计划{START.month}月1日起改变）：“我住在杭州。”")
+        f"{(NOW - timedelta(days=30)).date().isoformat()}，你说过（目前如此，计划{START.year}年{START.month}月1日起改变）：“我住在杭州。”")
     m.close()
 
 

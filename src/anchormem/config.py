@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
@@ -75,6 +75,10 @@ class Settings(BaseSettings):
       a power cut may lose the last writes). See :mod:`anchormem.stores.durability` and docs/operations.md.
     - ``tracing``: OpenTelemetry spans per call and stage (:mod:`anchormem.tracing`; ``pip install
       'anchormem[otel]'``), off by default; spans go only to the tracer provider the application configured.
+    - ``timezone``: the users' calendar, an IANA name ("Asia/Shanghai", "Europe/Berlin"); unset = UTC. A timestamp
+      given in UTC (or without an offset, or none: now) is read on that calendar ("yesterday", "下个月1号起" resolve
+      to its days; a timestamp with its own offset, +08:00, keeps it), and the days and months shown in ``ask``,
+      ``context()`` and notes ("until 2024-03", "planned: from 2024-04-01") are that calendar's.
     """
 
     model_config = SettingsConfigDict(env_prefix="ANCHORMEM_", extra="ignore")
@@ -111,6 +115,18 @@ class Settings(BaseSettings):
     cache_embedding_ttl: float = Field(86_400.0, gt=0)
     durability: Literal["full", "normal"] = "full"
     tracing: bool = False
+    timezone: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, v: str | None) -> str | None:
+        from .timeutil import zone_of
+
+        try:
+            zone_of(v)
+        except Exception as exc:  # InvalidInputError -> the ConfigError of __init__
+            raise ValueError(str(exc)) from None
+        return v or None
 
     def __init__(self, **values: object) -> None:
         """Raises ConfigError (not pydantic's ValidationError) for a bad value, from arguments or the environment."""

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import inspect
-import os
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -17,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from .answering import AnswerConfig, EvidenceScorer
-from .config import Settings, default_path, is_postgres_url as _is_postgres_url, \
-    path_from_url as _path_from_url, with_overrides
+from .config import Settings, with_overrides
 from .embedders import Embedder, make_embedder, settings_options
 from .errors import ConfigError, InvalidInputError, ScopeError, StaleWriteError
 from .filters import parse_filters
@@ -60,11 +58,11 @@ from .enrich import ENRICH_MODES, enrich_user, pending_markers
 from .facts.edits import edited_fact
 from .memory_update import replan_turn
 from .stores.protocol import NewMemory
-from .stores.sqlite import SQLiteStore
+from .stores.opening import open_store, store_location
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text, segment_once
-from .timeutil import said_time, to_utc, utcnow
+from .timeutil import on_calendar, said_time, to_utc, users_calendar, utcnow, zone_of
 from .review_dedupe import queue_reviews
 from .memory_lifecycle import LifecycleMixin
 from .memory_ask import AskMixin
@@ -131,19 +129,10 @@ class Memory(AskMixin, LifecycleMixin):
                  cache: Any = None, **overrides: Any) -> None:
         self.settings = with_overrides(settings, overrides)
         s = self.settings
+        self._calendar = zone_of(s.timezone)  # the users' calendar (Config.timezone; anchormem.timeutil)
         if s.tracing:
             _check_tracing()
-        url = url or s.url
-        if path is not None and url is not None:
-            raise ConfigError("give either path or url, not both")
-        if path is not None:
-            if not isinstance(path, (str, os.PathLike)):
-                raise ConfigError(f"path: a file path (str or os.PathLike) or ':memory:', got {type(path).__name__}")
-            path = os.fspath(path)
-        pg_url = url if url is not None and _is_postgres_url(url) else None
-        if url is not None and pg_url is None:
-            path = _path_from_url(url)
-        self.path = pg_url or path or s.path or default_path()
+        self.path, postgres = store_location(path, url, s)
         self.tenant = check_scope_id(tenant or s.tenant, "tenant", required=True)
         check_redis_url(s.session_url, "ANCHORMEM_SESSION_URL")  # its form now; Redis itself on first use
         if embedder is None or isinstance(embedder, str):
@@ -152,10 +141,7 @@ class Memory(AskMixin, LifecycleMixin):
         self.embedder: Embedder = embedder
         enc = encryption_key if encryption_key is not None else \
             (s.encryption_key.get_secret_value() if s.encryption_key else None)
-        if enc is not None and pg_url:
-            raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
-        self.store = _open_postgres(pg_url, s) if pg_url else \
-            SQLiteStore(self.path, ann_threshold=s.ann_threshold, encryption_key=enc, durability=s.durability)
+        self.store = open_store(self.path, postgres, s, enc)
         try:
             self.store.check_embedder(embedder.name, embedder.dim)
             key = pii_key if pii_key is not None else (s.pii_key.get_secret_value() if s.pii_key else None)
@@ -199,6 +185,7 @@ class Memory(AskMixin, LifecycleMixin):
 
     # ---------------------------------------------------------------- write
     @traced("add", describe_add)
+    @users_calendar
     @with_one_blas_thread  # numpy products on one thread: the embedder keeps the cores (anchormem.blas)
     def add(self, messages: Any, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None) -> list[MemoryEvent]:
@@ -232,7 +219,7 @@ class Memory(AskMixin, LifecycleMixin):
         scope, s = self._scope(user_id, agent_id, session_id), self.settings
         check_message_count(messages, s.max_add_messages)  # the call's bounds first (anchormem.ingest.limits)
         meta = check_metadata(metadata)
-        default_time = said_time(timestamp) if timestamp is not None else utcnow()
+        default_time = on_calendar(said_time(timestamp) if timestamp is not None else utcnow())
         msgs = normalize_messages(messages, default_time=default_time, max_chars=s.max_message_chars,
                                   neighbour_times=timestamp is None)
         check_total_chars([m.content for m in msgs], s.max_add_chars)
@@ -246,6 +233,7 @@ class Memory(AskMixin, LifecycleMixin):
             return self._add_checked(msgs, scope, meta, default_time)
 
     @traced("add_many")
+    @users_calendar
     @with_one_blas_thread
     def add_many(self, messages: Any, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                  timestamp: datetime | str | None = None, metadata: dict[str, Any] | None = None,
@@ -605,6 +593,7 @@ class Memory(AskMixin, LifecycleMixin):
                             now if not include_superseded and scheduled_ahead(self.store, scope, now) else None)
 
     @traced("search", describe_query)
+    @users_calendar
     @with_one_blas_thread
     def search(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
                context: Any = None, filters: dict[str, Any] | None = None, limit: int = 5,
@@ -717,6 +706,7 @@ class Memory(AskMixin, LifecycleMixin):
         return self._sessions
 
     @traced("context", lambda **kw: {"anchormem.budget_tokens": kw.get("budget_tokens")})
+    @users_calendar
     def context(self, query: str, *, user_id: str, session_id: str | None = None, budget_tokens: int = 2000,
                 agent_id: str | None = None, **options: Any) -> Any:
         """A prompt-ready block for the current user message ``query``, within ``budget_tokens`` (default 2000, as
@@ -738,6 +728,7 @@ class Memory(AskMixin, LifecycleMixin):
 
     # ---------------------------------------------------------------- summaries
     @traced("summarize")
+    @users_calendar
     def summarize(self, *, user_id: str, session_id: str | None = None,
                   agent_id: str | None = None) -> MemoryItem | None:
         """Write a structured summary of a session now (call it at session end; ``add`` also does every
@@ -790,8 +781,3 @@ class Memory(AskMixin, LifecycleMixin):
 
         return import_memories(self, data, user_id=user_id, on_conflict=on_conflict, format=format)
 
-
-def _open_postgres(url: str, s: Settings) -> Any:
-    """The PostgreSQL store (imported lazily: it needs the ``postgres`` extra)."""
-    from .stores.postgres import PostgresStore  # raises ConfigError naming the extra when the driver is missing
-    return PostgresStore(url, ann_threshold=s.ann_threshold, durability=s.durability)

@@ -30,7 +30,7 @@ from .retrieval.currency import evidence_hits
 from .facts.claims import asks_past, closed_claims, read_at, reading_as_of, scheduled_ahead, without_past_words
 from .blas import with_one_blas_thread
 from .tracing import describe_query, traced
-from .timeutil import to_utc, utcnow
+from .timeutil import to_utc, users_calendar, utcnow
 from .types import Answer, Hit, Scope
 
 __all__ = ["AskMixin"]
@@ -47,6 +47,7 @@ class AskMixin:
     """The answering half of :class:`~anchormem.memory.Memory` (it relies on the attributes ``Memory.__init__`` sets)."""
 
     @traced("ask", describe_query)
+    @users_calendar
     @with_one_blas_thread
     def ask(self, query: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
             context: Any = None, filters: dict[str, Any] | None = None, as_of: datetime | str | None = None,

@@ -20,13 +20,17 @@ is passed as a datetime or an ISO-8601 string.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime, timedelta, timezone, tzinfo
+import functools
+from typing import Any, Callable, Iterator, TypeVar
 
 from .errors import InvalidInputError
 
 __all__ = ["utcnow", "to_utc", "to_aware", "said_time", "to_epoch", "from_epoch", "set_clock", "MIN_TIME", "MAX_TIME",
-           "in_range", "check_time_range", "shift", "EPOCH_MIN"]
+           "in_range", "check_time_range", "shift", "EPOCH_MIN", "zone_of", "calendar_zone", "in_calendar",
+           "on_calendar", "day_of", "month_of", "users_calendar"]
 
 MIN_TIME = datetime(1000, 1, 1, tzinfo=timezone.utc)  # earliest supported instant (inclusive)
 MAX_TIME = datetime(9000, 1, 1, tzinfo=timezone.utc)  # end of the supported range (exclusive)
@@ -157,3 +161,73 @@ def from_epoch(value: float | None) -> datetime | None:
     if value is None:
         return None
     return datetime.fromtimestamp(value, tz=timezone.utc)
+
+
+# The users' calendar (``Config.timezone``): the zone a timestamp given in UTC (or with none) is read in for its
+# calendar day ("yesterday", "下个月1号起"), and the zone days and months are shown in. Set per call by ``Memory``.
+_CALENDAR: ContextVar[tzinfo | None] = ContextVar("anchormem_calendar_zone", default=None)
+
+
+def zone_of(name: str | None) -> tzinfo | None:
+    """The zone named ``name`` (IANA, "Asia/Shanghai"; "UTC"), None for None/"". Raises InvalidInputError for an
+    unknown name."""
+    if not name:
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidInputError(f"timezone: unknown zone {name!r} (an IANA name such as 'Asia/Shanghai' or "
+                                f"'Europe/Berlin', or 'UTC')") from exc
+
+
+def calendar_zone() -> tzinfo | None:
+    """The calendar of the call being served (:func:`in_calendar`), None = UTC."""
+    return _CALENDAR.get()
+
+
+@contextmanager
+def in_calendar(zone: tzinfo | None) -> Iterator[None]:
+    """Serve the calls inside on ``zone``'s calendar (None: UTC); per thread and task (a context variable)."""
+    token = _CALENDAR.set(zone)
+    try:
+        yield
+    finally:
+        _CALENDAR.reset(token)
+
+
+def on_calendar(dt: datetime) -> datetime:
+    """``dt`` in the calendar zone when it carries no offset of its own (UTC, or naive): a time the caller gave in
+    UTC is read on the users' calendar; a caller's own offset (+08:00) is kept."""
+    zone = _CALENDAR.get()
+    if zone is None or (dt.tzinfo is not None and dt.utcoffset() != timedelta(0)):
+        return dt
+    return (dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)).astimezone(zone)
+
+
+def day_of(dt: datetime) -> str:
+    """``"2024-03-01"``: the calendar day of instant ``dt`` in the calendar zone (UTC when none is set)."""
+    zone = _CALENDAR.get()
+    return (dt.astimezone(zone) if zone is not None else to_utc(dt)).date().isoformat()
+
+
+def month_of(dt: datetime) -> str:
+    """``"2024-03"``: the calendar month of instant ``dt`` in the calendar zone (UTC when none is set)."""
+    return day_of(dt)[:7]
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def users_calendar(fn: _F) -> _F:
+    """Decorate a public ``Memory`` method: the call runs on the instance's calendar (``self._calendar``, from
+    ``Config.timezone``; nothing is set when there is none)."""
+    @functools.wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        zone = getattr(self, "_calendar", None)
+        if zone is None:
+            return fn(self, *args, **kwargs)
+        with in_calendar(zone):
+            return fn(self, *args, **kwargs)
+    return wrapper  # type: ignore[return-value]

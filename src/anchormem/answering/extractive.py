@@ -9,6 +9,7 @@ from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
 from ..types import Answer, Citation, Hit, MemoryItem, as_citation
+from ..timeutil import day_of, month_of
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
 __all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "quoted", "citation_note", "annotate",
@@ -71,9 +72,9 @@ def quote(m: MemoryItem, *, zh: bool = False, note: str | None = None) -> str:
 def _edited_on(m: MemoryItem) -> str | None:
     """The day ``m``'s words were edited by ``update`` when that is not the day they were said and it still holds
     (``updated_at`` set; an archived memory's ``updated_at`` is its tier move, not an edit of its words), else None."""
-    if m.updated_at is not None and m.valid_to is None and m.updated_at.date() != said_on(m).date() and \
+    if m.updated_at is not None and m.valid_to is None and day_of(m.updated_at) != day_of(said_on(m)) and \
             m.archived_at is None:
-        return m.updated_at.date().isoformat()
+        return day_of(m.updated_at)
     return None
 
 
@@ -82,7 +83,7 @@ def _lead_note(m: MemoryItem, *, zh: bool, note: str | None) -> str | None:
     from 2024-04-01") with ``note`` after it, else "true until 2024-03" for one that no longer holds, else ``note``."""
     planned = schedule_note(m, zh=zh)  # a change scheduled ahead: "planned: from 2024-04-01" / what holds till then
     note = f"{planned}; {note}" if planned and note else planned or note
-    until = m.valid_to.strftime("%Y-%m") if m.valid_to is not None and not planned else None  # no longer holds
+    until = month_of(m.valid_to) if m.valid_to is not None and not planned else None  # no longer holds
     if until is not None:
         return f"{until}以前如此" if zh else f"true until {until}"
     return note
@@ -91,12 +92,12 @@ def _lead_note(m: MemoryItem, *, zh: bool, note: str | None) -> str | None:
 def _quote(m: MemoryItem, *, zh: bool, note: str | None) -> str:
     edited = _edited_on(m)
     if edited is not None:
-        said = said_on(m).date().isoformat()
+        said = day_of(said_on(m))
         return f"{said}记录，{edited}修改为：“{m.text}”" if zh else \
             f'Recorded on {said} and edited on {edited}: "{m.text}"'
     note = _lead_note(m, zh=zh, note=note)
     who = m.speaker or (("助手" if zh else "the assistant") if m.source == "assistant" else ("你" if zh else "you"))
-    day = said_on(m).date().isoformat()
+    day = day_of(said_on(m))
     if zh:
         return f"{day}，{who}说过（{note}）：“{m.text}”" if note else f"{day}，{who}说过：“{m.text}”"
     return f'On {day}, {who} said ({note}): "{m.text}"' if note else f'On {day}, {who} said: "{m.text}"'

@@ -74,6 +74,7 @@ from ..facts.claims import asks_past
 from ..facts.plans import says_ahead
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
+from ..timeutil import day_of
 from .answer_types import asked_value_kinds
 from .evidence import text_language
 from .extractive import quoted
@@ -598,14 +599,14 @@ def _anyone(clause: str) -> bool:
 def earlier_line(text: str, later: MemoryItem) -> str:
     """A summary line ``text`` marked as earlier than ``later``: "earlier, before 2024-05-30: I live in Leeds." /
     "较早，2024-05-30之前：我住在利兹。"."""
-    day = later.created_at.date().isoformat()
+    day = day_of(later.created_at)
     return f"较早，{day}之前：{text}" if has_cjk(text) else f"earlier, before {day}: {text}"
 
 
 def earlier_note(later: MemoryItem, *, zh: bool = False) -> str:
     """The note an earlier statement is presented with, ``later`` being the statement said after it: "an earlier
     statement, before 2024-05-30" / "较早的说法，2024-05-30之前"."""
-    day = later.created_at.date().isoformat()
+    day = day_of(later.created_at)
     return f"较早的说法，{day}之前" if zh else f"an earlier statement, before {day}"
 
 

@@ -188,8 +188,22 @@ def _parse_meta(pairs: list[str] | None) -> dict[str, Any] | None:
     return out
 
 
+def _local(dt: datetime) -> datetime:
+    """``dt`` on the users' calendar (``ANCHORMEM_TIMEZONE``; UTC when unset)."""
+    from ..config import Settings
+    from ..timeutil import zone_of
+
+    zone = zone_of(Settings().timezone)
+    return dt.astimezone(zone) if zone is not None else dt
+
+
 def _fmt_time(dt: datetime | None) -> str:
-    return "" if dt is None else dt.strftime("%Y-%m-%d %H:%M")
+    """``"2024-03-01 14:05"`` on the users' calendar (:func:`_local`), "" for None."""
+    return "" if dt is None else _local(dt).strftime("%Y-%m-%d %H:%M")
+
+
+def _fmt_day(dt: datetime) -> str:
+    return _local(dt).strftime("%Y-%m-%d")
 
 
 def _who(m: Any) -> str:
@@ -214,7 +228,7 @@ def _memories_table(items: list[Any], title: str | None = None, shown: dict[str,
     t.add_column("kind", overflow="fold", max_width=10)
     t.add_column("text", min_width=24, ratio=1, overflow="fold")
     for m in items:
-        t.add_row(shown.get(m.id, m.id), m.created_at.strftime("%Y-%m-%d"), _who(m), m.kind, _short(m.text, 120))
+        t.add_row(shown.get(m.id, m.id), _fmt_day(m.created_at), _who(m), m.kind, _short(m.text, 120))
     return t
 
 
@@ -247,7 +261,7 @@ def _root(
 
 def _answer_json(question: str, ans: Any) -> dict[str, Any]:
     return {"question": question, "answer": ans.text, "abstained": ans.abstained,
-            "citations": [{"id": m.id, "speaker": _who(m), "date": m.created_at.date().isoformat(),
+            "citations": [{"id": m.id, "speaker": _who(m), "date": _fmt_day(m.created_at),
                            "created_at": m.created_at.isoformat(), "quote": m.text, "source": m.source,
                            "event_time": m.event_time.isoformat() if m.event_time else None,
                            "event_time_end": m.event_time_end.isoformat() if m.event_time_end else None,
@@ -263,7 +277,7 @@ def _answer_renderable(ans: Any) -> Any:
     for i, m in enumerate(ans.citations):
         head = Text()
         head.append(_who(m), style="bold cyan")
-        head.append(f"  {m.created_at.date().isoformat()}", style="magenta")
+        head.append(f"  {_fmt_day(m.created_at)}", style="magenta")
         head.append(f"  id {m.id}", style="dim")
         parts.append(head)
         parts.append(Text(f"  “{m.text}”", overflow="fold"))

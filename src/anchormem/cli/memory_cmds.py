@@ -209,8 +209,9 @@ def search(
     if explain:
         # short headers so that the table fits 80 columns; the caption spells them out
         x = Table(title="per-signal scores",
-                  caption="d# / b#: dense / BM25 rank; rec: recency; src: source weight")
-        for c in ("id", "dense", "bm25", "d#", "b#", "fused", "rec", "src", "final"):
+                  caption="d# / b#: dense / BM25 rank; rec: recency; src: source weight; own: the hit's own score "
+                          "when it was placed right above a memory it supersedes (succeeds)")
+        for c in ("id", "dense", "bm25", "d#", "b#", "fused", "rec", "src", "final", "own", "succeeds"):
             x.add_column(c, justify="right", no_wrap=True)
 
         def f(v: Any, p: int = 3) -> str:
@@ -220,7 +221,8 @@ def search(
             e = h.explain
             x.add_row(shown[h.memory.id], f(e.get("dense")), f(e.get("bm25")), f(e.get("dense_rank")),
                       f(e.get("bm25_rank")), f(e.get("fused"), 4), f(e.get("recency")), f(e.get("source_weight")),
-                      f(e.get("final"), 4))
+                      f(e.get("final"), 4), f(e.get("own_score"), 4) if "successor_of" in e else "-",
+                      shown.get(e["successor_of"], e["successor_of"][:8]) if e.get("successor_of") else "-")
         con.print(x)
         anchored = [h for h in hits if "anchor" in h.explain]
         if anchored:

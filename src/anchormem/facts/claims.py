@@ -28,7 +28,7 @@ from typing import Any
 from .. import langdata
 from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
-from ..timeutil import utcnow
+from ..timeutil import day_of, month_of, utcnow
 from ..types import Claim, MemoryItem
 
 __all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
@@ -313,8 +313,8 @@ def strip_spans(text: str, spans: list[str], keep: list[str] | tuple[str, ...] =
 
 
 def month(dt: datetime) -> str:
-    """``"2024-03"``."""
-    return dt.strftime("%Y-%m")
+    """``"2024-03"``: the month of ``dt`` on the users' calendar (:func:`anchormem.timeutil.month_of`)."""
+    return month_of(dt)
 
 
 def scheduled_ahead(store, scope, now: datetime) -> bool:
@@ -353,9 +353,9 @@ def read_at() -> datetime | None:
 def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -> str | None:
     """How a memory is marked while a scheduled change is still ahead of ``now`` (default the wall clock), in the
     words of ``schedule_notes`` of ``data/lang/<lang>/plans.json``: a scheduled value (``state`` "scheduled":
-    :func:`anchormem.types.validity_state`) "planned: from 2024-04-01" / "计划4月1日起"; the value it replaces,
+    :func:`anchormem.types.validity_state`) "planned: from 2024-04-01" / "计划2024年4月1日起"; the value it replaces,
     closed at that date and current until then, "current; until 2024-04-01, a change is planned" /
-    "目前如此，计划4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
+    "目前如此，计划2024年4月1日起改变". None for any other memory (a value closed in the past is :func:`past_note`'s)."""
     from ..types import validity_state
 
     read_at = _READ_AT.get() if now is None else None
@@ -374,7 +374,9 @@ def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -
     template = notes.get(key)
     if not template:
         return None
-    return template.format(date=when.date().isoformat(), year=when.year, month=when.month, day=when.day)
+    day = day_of(when)  # the users' calendar day (Config.timezone; UTC when unset)
+    y, mo, d = (int(x) for x in day.split("-"))
+    return template.format(date=day, year=y, month=mo, day=d)
 
 
 def past_note(item: MemoryItem, as_of: datetime | None = None) -> str | None:

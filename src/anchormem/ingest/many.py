@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import AnchormemError, InvalidInputError
 from ..text.tokenize import segment_once
-from ..timeutil import said_time, utcnow
+from ..timeutil import on_calendar, said_time, utcnow
 from ..types import Message
 from ..validate import check_metadata
 from .classify import is_chitchat
@@ -211,7 +211,7 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
                                 f"({s.max_add_messages:,}), got {batch_size!r}")
     scope = mem._scope(user_id, agent_id, session_id)
     meta = check_metadata(metadata)
-    default_time = said_time(timestamp) if timestamp is not None else utcnow()
+    default_time = on_calendar(said_time(timestamp) if timestamp is not None else utcnow())
     turns, index = _turns(messages)
     given = None
     if vectors is not None:

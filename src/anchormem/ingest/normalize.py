@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InvalidInputError, ScopeError
-from ..timeutil import said_time
+from ..timeutil import on_calendar, said_time
 from ..types import Message
 from ..validate import check_str
 
@@ -114,7 +114,7 @@ def normalize_messages(messages: Any, *, default_time: datetime, max_chars: int,
         ts = raw.get("timestamp")
         if ts is None:
             untimed.append(len(out))
-        raw["timestamp"] = said_time(ts, field=f"message {i} timestamp") if ts is not None else default_time
+        raw["timestamp"] = on_calendar(said_time(ts, field=f"message {i} timestamp")) if ts is not None else default_time
         try:
             out.append(Message(**raw))
         except ValidationError as exc:

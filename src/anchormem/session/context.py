@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
-from ..timeutil import to_utc, utcnow
+from ..timeutil import day_of, month_of, to_utc, utcnow
 from ..answering.extractive import plan_note
 from ..answering.pending import asked_for, pending_changes, pending_note
 from ..facts.claims import current_view, said_on, schedule_note
@@ -93,7 +93,7 @@ class ContextBlock(BaseModel):
 
 
 def _date(dt: datetime) -> str:
-    return to_utc(dt).date().isoformat()
+    return day_of(dt)  # the users' calendar day (Config.timezone; UTC when unset)
 
 
 def _event_date(start: datetime | None, end: datetime | None) -> str | None:
@@ -116,7 +116,7 @@ def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     planned = schedule_note(m, zh=has_cjk(m.text))  # a change scheduled ahead: "planned: from 2024-04-01", or
     until = f" ({planned})" if planned else (  # what holds until then; else a memory shown from the past
-        f" (until {m.valid_to.strftime('%Y-%m')})" if m.valid_to is not None else "")
+        f" (until {month_of(m.valid_to)})" if m.valid_to is not None else "")
     until += f" ({note})" if note else ""
     plan = plan_note(m, zh=has_cjk(m.text))  # "Done moving!" / "the move is off": the plan it realised or ended
     until += f" ({plan})" if plan else ""

@@ -14,7 +14,9 @@ a scheduled value takes effect):
   date of its own takes the date of another clause of its sentence that states no value ("我下个月搬家，搬到杭州滨江",
   "Next month I'm moving, I'll live in Leith": a time phrase frames every clause after it), not that of a clause
   that states a value of its own ("I live in Lisbon, and next month I'm moving to Berlin": Lisbon takes no date) nor
-  of a clause after it ("I'm a teacher, I get paid on the 15th": the job takes no date).
+  of a clause after it ("I'm a teacher, I get paid on the 15th": the job takes no date), unless that later clause
+  states no value and says when the speaker's value begins (``onset_words`` after ``onset_subjects``: "I accepted an
+  offer from Stripe, I start there on March 1, 2028", 拿到了字节的offer，3月1号入职). "March 1, 2028" is one clause.
 
     clause_dates("搬到杭州滨江。", said_at, sentence="我下个月搬家，搬到杭州滨江。")   # -> [DateSpan("下个月", ...)]
 """
@@ -31,7 +33,8 @@ from .tokenize import has_cjk
 
 __all__ = ["tense_of", "clause_dates", "split_clauses"]
 
-_CLAUSES = re.compile(r"(?:[^,，;；:：.。!！?？]|(?<=\d)[,.:](?=\d))+[,，;；:：.。!！?？]*")  # (not inside 1,450)
+_CLAUSES = re.compile(r"(?:[^,，;；:：.。!！?？]|(?<=\d)[,.:](?=\d)|(?<=\d),\s(?=(?:1[89]|2\d)\d\d(?!\d))|(?<=\d[snrt][tdh]),"
+                      r"\s(?=(?:1[89]|2\d)\d\d(?!\d)))+[,，;；:：.。!！?？]*")  # (not inside 1,450 nor "March 1, 2028")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 
 
@@ -92,6 +95,30 @@ def tense_of(clause: str) -> str:
     return "future" if _says("frame_words", clause) else "present"
 
 
+@lru_cache(maxsize=4)
+def _onset_rx(lang: str) -> re.Pattern | None:
+    """``onset_words`` of ``clause_time`` in data/lang/<lang>/dates.json, in English after one of
+    ``onset_subjects`` (one word may come between: "I officially start"); None when the list is empty."""
+    spec = langdata.load("dates", lang).get("clause_time", {})
+    words = tuple(spec.get("onset_words", []))
+    if not words:
+        return None
+    if lang == "zh":
+        return re.compile(langdata.alternation(words))
+    subjects = langdata.alternation(tuple(spec.get("onset_subjects", []))).replace("'", "['’]")
+    return re.compile(r"(?<![\w'’])(?:" + subjects + r")\s+(?:\w+\s+)?(?:" + langdata.alternation(words) +
+                      r")(?![\w'’])", re.I)
+
+
+def _says_onset(clause: str) -> bool:
+    """``clause`` says when the speaker's value begins ("I start there on March 1", 3月1号入职): see the module doc."""
+    for lang in ("en", "zh") if has_cjk(clause) else ("en",):
+        rx = _onset_rx(lang)
+        if rx is not None and rx.search(clause):
+            return True
+    return False
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The clauses of ``sentence``: its pieces between commas, semicolons, colons and sentence ends (not those inside
     a number: "1,450", "9:30")."""
@@ -116,13 +143,22 @@ def clause_dates(clause: str, said_at: datetime, *, sentence: str | None = None,
     bare = lambda c: c.rstrip(",，;；:：.。!！?？ ").casefold()  # noqa: E731
     mine = bare(pieces[0])
     folded = tuple(v.casefold() for v in values if v)
-    for other in split_clauses(sentence):
-        low = bare(other)
-        if low == mine:
-            break  # a time phrase frames the clauses after it only ("I'm a teacher, I get paid on the 15th": none)
-        if any(v in low for v in folded):
+    others = split_clauses(sentence)
+    at = next((i for i, other in enumerate(others) if bare(other) == mine), len(others))
+    for other in others[:at]:
+        if any(v in bare(other) for v in folded):
             continue
         got = _dates(other, said_at)
         if got:
             return got
+    # a time phrase frames the clauses after it only ("I'm a teacher, I get paid on the 15th": none), unless the
+    # later clause says the speaker's value begins then ("…offer from Stripe, I start there on March 1")
+    for other in others[at + 1:]:
+        low = bare(other)
+        if any(v in low for v in folded):
+            break
+        if _says_onset(other):
+            got = _dates(other, said_at)
+            if got:
+                return got
     return []

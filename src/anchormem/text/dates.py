@@ -10,7 +10,8 @@ clause's time, :mod:`anchormem.text.clause_time`), a mention that only the tense
 month ("on the 1st", "from the 15th", 1号起, 15号开始: the next such day on or after the anchor's, or in the past tense
 the last one on or before it), a day of a month named relatively (下个月15号, "the 15th of next month") and a part of
 a month or year ("the end of next month", 这个月底, 年底): ``clause_time`` of ``data/lang/<lang>/dates.json``.
-Without a tense they are not read (a bare "the 3rd" in a question or an event's words stays text).
+Without a tense they are not read (a bare "the 3rd" in a question or an event's words stays text); a day or part of a
+month named relatively ("the 1st of next month", 下个月1号, 下个月底, 明年初) is read with or without one.
 """
 
 from __future__ import annotations
@@ -187,6 +188,8 @@ def _resolve_tensed(kind: str, m: re.Match, today: date, direction: int) -> tupl
         part = _table("clause_time", "en").get("month_parts", {})[g[0].lower()]
         unit = _table("clause_time", "en").get("month_part_units", {})[g[2].lower()]
         n = _modifier(g[1], "en") if g[1] else None
+    if n is None and direction == 0 and not (kind == "zh_part" and g[2]):
+        return None  # 月初, "the end of the month": which one only a tense tells
     d = _unit_part(today, unit, part, 0 if n is None else n)
     if n is None and ((direction > 0 and d < today) or (direction < 0 and d > today)):
         d = _unit_part(today, unit, part, direction)  # 月初 said on the 7th of a plan: the next month's
@@ -408,8 +411,10 @@ def resolve_dates(text: str, anchor: datetime, *, tense: str | None = None) -> l
     today = anchor.date()
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, DateSpan]] = []
-    direction = -1 if tense == "past" else 1
-    kinds = _patterns() if tense is None else _tensed_patterns()[0] + _patterns() + _tensed_patterns()[1]
+    direction = 0 if tense is None else -1 if tense == "past" else 1
+    # a day or part of a month named relatively ("the 1st of next month", 下个月1号, 下个月底) needs no tense; a bare
+    # day of the month (1号, "on the 3rd") and a part of an unnamed month (月初) are read only with one
+    kinds = _tensed_patterns()[0] + _patterns() + ([] if tense is None else _tensed_patterns()[1])
     tensed = {k for k, _ in _tensed_patterns()[0] + _tensed_patterns()[1]}
     for kind, pat in kinds:
         for m in pat.finditer(text):
