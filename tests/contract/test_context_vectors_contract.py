@@ -110,12 +110,13 @@ def test_a_v4_sqlite_file_upgrades_and_old_memories_rank_neutral(tmp_path):
     con.execute("DROP TABLE keyword_log")
     con.execute("DROP INDEX ix_mem_event")
     con.execute("DROP TABLE enrich_queue")  # and v9's enrichment queue
+    con.execute("DROP INDEX ix_mem_kind")  # and v10's index of current rows by kind
     con.execute("PRAGMA user_version = 4")
     con.commit()
     con.close()
-    assert MIGRATIONS[-1][0] == 9
+    assert MIGRATIONS[-1][0] == 10
     with Memory(str(path), embedder=DeterministicEmbedder(DIM)) as mem:
-        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 9
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 10
         mid = mem.get_all(user_id="u")[0].id
         assert mem.store.get_context_vectors(mem.tenant, [mid]) == {}
         ungated = SearchConfig(**{**RECIPES["anchored"].model_dump(), "anchor_gate": False})
