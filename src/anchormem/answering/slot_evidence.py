@@ -77,13 +77,16 @@ def _we() -> re.Pattern[str]:
 def about_household(question: str) -> bool:
     """The question asks about the asker or their household: first person singular ("my", 我) or plural ("we",
     "our", 我们, 我家), and no other capitalised name than "I" (a relative named by relation is fine: "my daughter";
-    a known place is no one else: "Which Tokyo neighborhood do we live in?", :func:`~anchormem.facts.places.
-    known_place`)."""
+    in a question asking what a value is, a known place is no one else: "Which Tokyo neighborhood do we live in?",
+    :func:`~anchormem.facts.places.known_place`; "Do I live in London?" asks whether that place is the value: the
+    evidence test answers it, not the slot's current claim)."""
     from ..facts.places import known_place
+    from .evidence import asks_what_is
 
     if not (asks_about_self(question) or _we().search(question)):
         return False
-    return not any(not known_place(m.group(0).strip()) for m in re.finditer(
+    placed = asks_what_is(question)
+    return not any(not (placed and known_place(m.group(0).strip())) for m in re.finditer(
         r"(?<!^)(?<![.?!]\s)\b(?!I\b|I'm\b|I've\b|I'd\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", question.strip()))
 
 
