@@ -113,7 +113,7 @@ class AskMixin:
             ans, hits = (then[0], hits + then[1]) if then is not None else (ans, hits)
         elif slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
             held = held_answer(query, found, scorer=self._evidence, prompts=lambda hs: self._reply_prompts(
-                user_id, hs)) if ans.abstained and "valid_to" not in (filters or {}) else None
+                user_id, hs)) if "valid_to" not in (filters or {}) else None
             ans, more = with_slot_evidence(ans, slot, query, self.answer_config.max_citations)
             hits = hits + more
             if held is not None:  # what a partly superseded turn still says answers beside it ("最大那条叫大红")

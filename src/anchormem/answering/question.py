@@ -18,6 +18,7 @@ from ..text.tokenize import has_cjk, query_terms, stem
 from .answer_types import asks_name
 from .value_shapes import asked_shapes
 from .question_dates import question_date, said_word
+from .tense import present_markers
 
 __all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups", "syn_group", "glued_parts"]
 
@@ -27,6 +28,21 @@ __all__ = ["QuestionInfo", "DATE_TERM", "analyze_question", "paraphrase_groups",
 _ASKER = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")  # a question about the asker ("I", not "i")
 _NAME = re.compile(r"(?<![A-Za-z])([A-Z][a-zA-Z\-]+)(?:'s|’s)?(?![A-Za-z])")
 _IN_PHRASE = re.compile(r"[A-Z][a-zA-Z\-]+(?:'s|’s)?\s+[A-Z]")
+
+
+@lru_cache(maxsize=1)
+def _we_words() -> frozenset[str]:
+    """First-person plural words (``we_words`` of ``data/lang/<lang>/answers.json``: "we", "our", 我们, 我家)."""
+    from .. import langdata
+
+    return frozenset(w.casefold() for w in langdata.words("answers", "we_words"))
+
+
+@lru_cache(maxsize=1)
+def _we_asker() -> re.Pattern[str]:
+    """A question about the asker's household: one of :func:`_we_words` (English as a word, Chinese anywhere)."""
+    parts = [re.escape(w) if has_cjk(w) else rf"\b{re.escape(w)}\b" for w in sorted(_we_words(), key=len, reverse=True)]
+    return re.compile("|".join(parts) or "(?!)", re.I)
 
 
 def _kin(*relations: str) -> set[str]:
@@ -230,6 +246,9 @@ def analyze_question(question: str) -> QuestionInfo:
     qdate, _dterms, span = question_date(question)
     if span is not None:  # the date is one key term, matched against the memory's dates (not its words)
         question = question[:span[0]] + " " + question[span[1]:]
+    # "now", "at the moment", "nowadays", 目前: the question's present tense (.tense), light terms (a memory that says
+    # "now" states what holds now, one that does not may still)
+    present = {w for m in present_markers().finditer(question) for w in query_terms(m.group(0))}
     qw = _question_words()
     names: list[str] = []
     for m in _NAME.finditer(question):
@@ -239,8 +258,9 @@ def analyze_question(question: str) -> QuestionInfo:
         if w not in names:
             names.append(w)
     places: list[str] = []
-    if names and _ASKER.search(question):  # "Where did I live before Vancouver?": the asker is the subject, the
-        places = [n for n in names if known_place(n)]  # place a name to match (facts.places)
+    if names and (_ASKER.search(question) or _we_asker().search(question)):  # "Where did I live before
+        # Vancouver?", "Which Tokyo neighborhood do we live in?": the asker (or their household) is the subject,
+        places = [n for n in names if known_place(n)]  # the place a name to match (facts.places)
         names = [n for n in names if n not in places]
     subjects = names[:1]
     if names:
@@ -255,6 +275,8 @@ def analyze_question(question: str) -> QuestionInfo:
         t = t.replace("’", "'")
         if t.endswith("'s"):
             t = t[:-2]
+        if t in _we_words():
+            continue  # 我家, 我们家: "our", the asker's household (the asker is no key term)
         if has_cjk(t) and len(t) > 1 and t[0] in "我你" and t not in ("我们",):
             t = t[1:]  # jieba glues the pronoun on: 我养 → 养, 我会 → 会
         if not t or t in qw["question_words"] or t in lower_names or t in seen or (qdate is not None and said_word(t)):
@@ -267,7 +289,7 @@ def analyze_question(question: str) -> QuestionInfo:
         g = _syn_group(t)
         if g is not None and any(_syn_group(u) == g for u, _ in terms):
             continue  # one concept counts once ("叫什么名字")
-        light = t in qw["light_terms"] or stem(t) in qw["light_terms"] or stem(t) in qw["light_stems"] or \
+        light = t in present or t in qw["light_terms"] or stem(t) in qw["light_terms"] or stem(t) in qw["light_stems"] or \
             stem(t) in qw["kind_stems"] or \
             stem(t) in _owner_data()[2]
         terms.append((t, 0.35 if light else 1.0))
@@ -278,7 +300,7 @@ def analyze_question(question: str) -> QuestionInfo:
         if n in solo and n.lower() not in seen:  # ("Steady Income Fund") is not one of its own
             seen.add(n.lower())
             terms.append((n.lower(), 1.0))
-    if _JOB_Q.search(question):  # "What do I do?", 我是做什么的？: the question is about a job
+    if _JOB_Q.search(present_markers().sub(" ", question)):  # "What do I do (now)?", 我是做什么的？: about a job
         terms = [(t, w) for t, w in terms if t not in _JOB_Q_WORDS]
         if not any(_syn_group(t) == _syn_group("job") for t, _ in terms):
             terms.append(("职业" if zh else "occupation", 1.0))

@@ -49,7 +49,7 @@ from ..types import Answer, FactSlot, Hit, MemoryItem, Scope
 from .extractive import quoted
 from .persons import asks_about_self, kin_base, kin_words
 from .question import glued_parts
-from .tense import asks_present
+from .tense import asks_plan, asks_present
 from .slot_questions import asked_slots
 from .claim_reading import ended_claim, nearest_claim_slots, person_singular
 
@@ -74,23 +74,20 @@ def _we() -> re.Pattern[str]:
     return re.compile("|".join(parts) or "(?!)", re.I)
 
 
-@lru_cache(maxsize=1)
-def _future() -> re.Pattern[str]:
-    """A question about a plan (``future_question`` words and ``future_question_patterns`` of
-    ``data/lang/<lang>/cues.json``: "Am I moving?", 我打算搬去哪里？): the current claim is not what it asks."""
-    parts = [re.escape(w) if has_cjk(w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
-             for w in langdata.words("cues", "future_question")]
-    for lang in langdata.LANGUAGES:
-        parts += list(langdata.load("cues", lang).get("future_question_patterns", []))
-    return re.compile("|".join(parts) or "(?!)", re.I)
-
-
 def about_household(question: str) -> bool:
     """The question asks about the asker or their household: first person singular ("my", 我) or plural ("we",
-    "our", 我们, 我家), and no other capitalised name than "I" (a relative named by relation is fine: "my daughter")."""
+    "our", 我们, 我家), and no other capitalised name than "I" (a relative named by relation is fine: "my daughter";
+    in a question asking what a value is, a known place is no one else: "Which Tokyo neighborhood do we live in?",
+    :func:`~anchormem.facts.places.known_place`; "Do I live in London?" asks whether that place is the value: the
+    evidence test answers it, not the slot's current claim)."""
+    from ..facts.places import known_place
+    from .evidence import asks_what_is
+
     if not (asks_about_self(question) or _we().search(question)):
         return False
-    return not re.search(r"(?<!^)(?<![.?!]\s)\b(?!I\b|I'm\b|I've\b|I'd\b)[A-Z][a-z]+", question.strip())
+    placed = asks_what_is(question)
+    return not any(not (placed and known_place(m.group(0).strip())) for m in re.finditer(
+        r"(?<!^)(?<![.?!]\s)\b(?!I\b|I'm\b|I've\b|I'd\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*", question.strip()))
 
 
 def _concepts(question: str) -> set[str]:
@@ -152,13 +149,13 @@ def _claim_owners(kin: frozenset[str]) -> set[str]:
 
 
 def _plain_user_question(question: str) -> bool:
-    return not asks_past(question) and not _future().search(question) and about_household(question)
+    return not asks_past(question) and not asks_plan(question) and about_household(question)
 
 
 def asked_user_slots(question: str) -> list[str]:
     """The slot attributes a question about the user asks for, most specific first (see the module doc); [] for a
     question about someone else, the past or a plan, or one that names no slot."""
-    if asks_past(question) or _future().search(question) or not about_household(question):
+    if asks_past(question) or asks_plan(question) or not about_household(question):
         return []
     concepts = _concepts(question)
     attrs = [a for c in sorted(concepts) for a in _concept_data().get("attributes", {}).get(c, [])]

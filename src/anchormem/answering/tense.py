@@ -9,7 +9,9 @@ or what happened ("Am I moving?", "When is the move?", "Did I move to Edinburgh?
 
 Which questions ask the present: those with no word of ``future_question`` nor of ``past_question_tense``
 (``data/lang/<lang>/cues.json``: whole words in English, substrings in Chinese), no match of
-``future_question_patterns`` (the present progressive: "Where is my sister getting married?"), and not about the past
+``future_question_patterns`` (the present progressive: "Where is my sister getting married?") unless a
+``present_markers`` word places the question now ("Which restaurant am I cooking at now?", "Where am I staying these
+days?", "Am I still running D&D on Fridays?": the progressive of what holds, no arrangement), and not about the past
 (:func:`anchormem.facts.claims.asks_past`).
 """
 
@@ -23,23 +25,48 @@ from .. import langdata
 from ..facts.claims import asks_past
 from ..facts.plans import plan_sentences
 
-__all__ = ["asks_present", "asks_plan", "without_plans"]
+__all__ = ["asks_present", "asks_plan", "without_plans", "present_markers"]
+
+
+def _word_parts(words: tuple[str, ...]) -> list[str]:
+    """Regex parts of cue words: a Chinese one as a substring, an English one as whole words (spaces: any)."""
+    return [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
+            for w in sorted(words, key=len, reverse=True)]
 
 
 @lru_cache(maxsize=2)
 def _tense(past: bool = True) -> re.Pattern[str]:
+    """The words of a plan (``future_question``) and, with ``past``, of the past (``past_question_tense``)."""
     words = langdata.words("cues", "future_question") + (langdata.words("cues", "past_question_tense") if past else ())
-    parts = [re.escape(w) if re.search(r"[^\x00-\x7f]", w) else r"\b" + re.escape(w).replace(r"\ ", r"\s+") + r"\b"
-             for w in sorted(words, key=len, reverse=True)]
-    for lang in langdata.LANGUAGES:  # patterns (the present progressive: "Where is my sister getting married?")
-        parts += list(langdata.load("cues", lang).get("future_question_patterns", []))
+    return re.compile("|".join(_word_parts(words)) or "(?!)", re.I)
+
+
+@lru_cache(maxsize=1)
+def _progressive() -> re.Pattern[str]:
+    """The patterns of an arrangement (``future_question_patterns``: the present progressive, "Where is my sister
+    getting married?"; 要 in Chinese)."""
+    parts = [p for lang in langdata.LANGUAGES for p in langdata.load("cues", lang).get("future_question_patterns", [])]
     return re.compile("|".join(parts) or "(?!)", re.I)
 
 
+@lru_cache(maxsize=1)
+def present_markers() -> re.Pattern[str]:
+    """The words that place a question now (``present_markers`` of ``data/lang/<lang>/cues.json``: "now", "these
+    days", "at the moment", 现在, 目前), English ones as whole words, Chinese ones as substrings."""
+    return re.compile("|".join(_word_parts(langdata.words("cues", "present_markers"))) or "(?!)", re.I)
+
+
+def _arranged(question: str) -> bool:
+    """The question's present progressive asks about an arrangement ("Where is my sister getting married?"), not
+    what holds: no present marker places it now ("Which restaurant am I cooking at now?")."""
+    return bool(_progressive().search(question)) and not present_markers().search(question)
+
+
 def asks_present(question: str) -> bool:
-    """The question asks what holds now ("Do I live in Edinburgh?", "Where do I live?", 我住哪里？), not what is
-    planned ("Am I moving?", "When is the move?"), what happened ("Did I move?") or what held before."""
-    return not _tense().search(question) and not asks_past(question)
+    """The question asks what holds now ("Do I live in Edinburgh?", "Where do I live?", "Where am I living these
+    days?", 我住哪里？), not what is planned ("Am I moving?", "When is the move?", "Where is my sister getting
+    married?"), what happened ("Did I move?") or what held before."""
+    return not _tense().search(question) and not _arranged(question) and not asks_past(question)
 
 
 def _someone_named(clause: str) -> bool:
@@ -54,7 +81,7 @@ def _someone_named(clause: str) -> bool:
 def asks_plan(question: str) -> bool:
     """The question asks what is planned or coming ("Am I moving?", "When is the move?", 我什么时候搬家？: the
     ``future_question`` words and patterns of ``data/lang/<lang>/cues.json``), not what holds or happened."""
-    return bool(_tense(False).search(question))
+    return bool(_tense(False).search(question)) or _arranged(question)
 
 
 _CLAUSE = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！?？]*")
