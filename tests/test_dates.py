@@ -101,3 +101,21 @@ def test_message_timestamps_with_offsets(mem):
 def test_in_n_units_after_a_negated_perfect_is_a_length_of_time_up_to_now(text, start, end):
     spans = resolve_dates(text, datetime(2026, 10, 10, 9, tzinfo=UTC))
     assert [(s.start.date().isoformat(), s.end.date().isoformat()) for s in spans] == [(start, end)]
+
+
+@pytest.mark.parametrize("text,want", [
+    ("明年三月搬去深圳", [("明年三月", "2027-03-01", "2027-03-31")]),  # fresh24 D9: was the whole of 2027
+    ("明年1月15号入职", [("明年1月15号", "2027-01-15", "2027-01-15")]),
+    ("去年3月15日", [("去年3月15日", "2025-03-15", "2025-03-15")]),  # was 2027-03-15
+    ("next March I'm moving", [("next March", "2027-03-01", "2027-03-31")]),  # was no date
+    ("last March we moved", [("last March", "2026-03-01", "2026-03-31")]),
+    ("in March next year", [("in March next year", "2027-03-01", "2027-03-31")]),
+    ("next may be better", []),
+])
+def test_a_month_of_a_year_named_relatively(text, want):
+    from datetime import datetime, timezone
+
+    from anchormem.text.dates import resolve_dates
+
+    got = resolve_dates(text, datetime(2026, 11, 20, 9, tzinfo=timezone.utc))
+    assert [(s.text, s.start.date().isoformat(), s.end.date().isoformat()) for s in got] == want

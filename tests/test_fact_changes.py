@@ -277,3 +277,22 @@ def test_clause_frames_supersede(mem, before, after, want):
 def test_clause_frames_leave_non_changes_alone(mem, before, after):
     mem.add(before, user_id="u", timestamp=T1)
     assert [e.event for e in mem.add(after, user_id="u", timestamp=T2) if e.event == "SUPERSEDE"] == []
+
+
+@pytest.mark.parametrize("again,kept", [
+    ("I live in Shanghai, Jing'an district.", True),  # fresh24 D2: the district was lost with the NOOP
+    ("I still live in Shanghai, in a tiny studio near Jing'an Temple.", True),
+    ("我还住在上海，静安区的一个小单间。", True),
+    ("I live in Shanghai now.", False),  # filler only: one NOOP, nothing more stored
+    ("I'm still living in Shanghai.", False),  # another form of the same words
+])
+def test_a_restatement_that_says_more_keeps_its_words(mem, again, kept):
+    home = "我住在上海。" if again.startswith("我") else "I live in Shanghai."
+    first = mem.add(home, user_id="u", timestamp=T1)
+    events = mem.add(again, user_id="u", timestamp=T2)
+    assert ("NOOP", first[0].memory.id) in [(e.event, e.memory.id) for e in events]
+    added = [e.memory.text for e in events if e.event == "ADD"]
+    assert added == ([again] if kept else [])
+    if kept:  # findable by what it added, and it carries the current home
+        assert mem.search("静安" if again.startswith("我") else "Jing'an", user_id="u")[0].memory.text == again
+        assert [e.memory.state for e in events if e.event == "ADD"] == ["current"]

@@ -171,3 +171,15 @@ def test_an_occupation_noun_that_heads_nothing_is_no_title():
     assert job_facts("Booked a coach from London to Edinburgh, 9 hours overnight.") == []  # a bus, no job
     assert [(f.attribute, f.value) for f in job_facts("I work as a writer for Vox")] == \
         [("occupation", "writer"), ("employer", "Vox")]
+
+
+@pytest.mark.parametrize("text,ends", [
+    ("Hey Maria, last week was really eye-opening.", False),  # grounding eval: stored "NOT occupation: last week was"
+    ("Touring with Frank Ocean last week was wild.", False),
+    ("Last day at Google today!", True),
+    ("My last week at Acme, then freedom.", True),
+])
+def test_last_week_is_no_job_ending_unless_at_a_job(text, ends):
+    from anchormem.facts.jobs import read_clauses
+
+    assert any(r.aspect == "end" for r in read_clauses(text)) is ends

@@ -141,7 +141,7 @@ def import_(
     else:
         _out().print(f"[green]imported[/] {counts['messages']} messages in {counts['batches']} sessions for "
                      f"{len(counts['users'])} user(s) with {counts['workers']} worker(s): {counts['ADD']} new "
-                     f"memories, {counts['NOOP']} duplicates, {counts.get('SUPERSEDE', 0)} superseded, "
+                     f"memories, {counts['NOOP']} restated (no change), {counts.get('SUPERSEDE', 0)} superseded, "
                      f"{counts.get('REVIEW', 0)} held for review, {counts.get('chitchat', 0)} small-talk turns "
                      "kept out" + (f", {counts['duplicates']} turns already stored skipped" if 'duplicates' in counts
                                    else ""))

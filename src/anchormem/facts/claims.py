@@ -203,6 +203,33 @@ def has_content(text: str) -> bool:
     return bool(query_terms(_claim_words()[1].sub(" ", text)))
 
 
+_CAPITALISED = re.compile(r"(?<![\w'’])(?!I\b)[A-Z][\w'’-]*")
+
+
+def adds_content(text: str, than: str) -> bool:
+    """``text`` holds a content word (:func:`has_content`'s: filler and stopwords left out) that ``than`` does not:
+    "I live in Shanghai, Jing'an district." adds to "I live in Shanghai."; "I live in Shanghai now." and "I work as a
+    nurse." (after "I am a nurse.") do not: one new common word is taken as the frame said another way."""
+    words = _claim_words()[1]
+    known = {f for t in query_terms(words.sub(" ", than)) for f in _forms(t)}
+    new = [t for t in query_terms(words.sub(" ", text)) if not (_forms(t) & known)]
+    if len(new) != 1:
+        return len(new) > 1
+    # one new word: new content when it is a name, a number or a CJK word; a single common word is most often the
+    # frame said another way ("I work as a nurse." after "I am a nurse.")
+    names = {w.casefold() for w in _CAPITALISED.findall(text.strip()[1:])}
+    return new[0] in names or not new[0].isalpha() or has_cjk(new[0])
+
+
+def _forms(term: str) -> set[str]:
+    """``term`` and, for an English word, its verb and noun lemmas ("living" -> living, live)."""
+    if not (term.isascii() and term.isalpha()):
+        return {term}
+    from lemminflect import getLemma  # lazy: tables load on first use
+
+    return {term, (getLemma(term, upos="NOUN") or (term,))[0], (getLemma(term, upos="VERB") or (term,))[0]}
+
+
 def remainder(text: str, closed: list[str], held: list[str] | tuple[str, ...] = (),
               values: list[str] | tuple[str, ...] = ()) -> str | None:
     """What ``text`` still says once the claims whose words are ``closed`` no longer hold: the text without those

@@ -51,7 +51,7 @@ from ..text.tokenize import has_cjk, index_text
 from ..timeutil import utcnow
 from ..types import Claim, FactSlot, MemoryItem, ReviewItem
 from .changes import ENDS_ANY
-from .claims import carry, decided_words, own_claims, remainder, value_clause
+from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
 from .keys import (NAMED_SLOTS, clean_value, is_person, negated_person_value, person_slot, related_attributes,
@@ -693,7 +693,10 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
             if same is not None:
                 carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
                 refined = refined or _refines(slot.attribute, same.fact.value, slot.value) or \
-                    f.extractor == "plan"  # type: ignore[union-attr]  (a scheduled plan said done: the turn stays)
+                    f.extractor == "plan" or \
+                    adds_content(d.item.text, same.text)  # type: ignore[union-attr]  (a scheduled plan said done:
+                # the turn stays; so does one that says more than the memory it restates: "I live in Shanghai,
+                # Jing'an district." after "I live in Shanghai." keeps its words beside the NOOP, nothing said is lost)
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)

@@ -69,7 +69,14 @@ def _patterns() -> list[tuple[str, re.Pattern]]:
     zh_measure = "(?:" + langdata.alternation(tuple(zh["measure_word"])) + ")"
     zh_units = "(" + langdata.alternation(tuple(zh["calendar_units"])) + ")"
     zh_dir = "(" + langdata.alternation(tuple(zh["ago"]) + tuple(zh["in_future"])) + ")"
+    zh_num = "(\\d{1,2}|[" + "".join(zh["count_words"]) + "十]{1,3})"
+    all_months = "(" + "|".join(sorted(months, key=len, reverse=True)) + r")\.?"
     return [
+        # a month (and day) of a year named relatively: 明年三月, 去年3月15日, "next March", "March next year"
+        ("zh_year_month", re.compile("(" + langdata.alternation(tuple(zh["year_offsets"])) + ")" + zh_num + "月(?:"
+                                     + zh_num + "[日号])?")),
+        ("en_rel_month", re.compile(r"\b(next|last|this)\s+" + all_months + r"(?!\s+\d)\b", re.I)),
+        ("en_month_rel_year", re.compile(r"\b(?:in\s+)?" + all_months + r"\s+(?:of\s+)?(next|last|this)\s+year\b", re.I)),
         ("day", re.compile(_alt(en["day_offsets"], True), re.I)),
         ("ago", re.compile(cnt + r"\s+" + unit + r"\s+" + _alt(en["ago"], True), re.I)),
         ("in_n", re.compile(_alt(en["in_future"], True) + r"\s+" + cnt + r"\s+" + unit + r"\b", re.I)),
@@ -327,6 +334,8 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
     elif kind == "zh_month":
         a, b = _month_range(_add_months(today.replace(day=1), _modifier(g[0], "zh")))
         return a, b, True
+    elif kind in ("zh_year_month", "en_rel_month", "en_month_rel_year"):
+        return _year_month(kind, g, today)
     elif kind == "zh_year":
         y = today.year + _table("year_offsets", "zh")[m.group()]
         return date(y, 1, 1), date(y, 12, 31), True
@@ -357,6 +366,32 @@ def _resolve_one(kind: str, m: re.Match, today: date, tz) -> tuple[date, date, b
     else:  # pragma: no cover - every pattern kind is handled above
         return None
     return d, d, True
+
+
+def _year_month(kind: str, g: tuple, today: date) -> tuple[date, date, bool] | None:
+    """A month (and day) of a year named relatively: 明年三月 (that month of next year), 去年3月15日, "March next year";
+    "next March" is the first March after this month, "last March" the last one before it, "this March" this
+    year's."""
+    months = _table("months", "en")
+    word = g[0] if kind == "en_month_rel_year" else g[1] if kind == "en_rel_month" else ""
+    if word == "may":  # "next may be better": the verb, unless written as the month
+        return None
+    if kind == "zh_year_month":
+        y, mo = today.year + _table("year_offsets", "zh")[g[0]], int(_num(g[1]))
+        dd = int(_num(g[2])) if g[2] else None
+    elif kind == "en_month_rel_year":
+        mo, y, dd = months[g[0].lower()], today.year + _modifier(g[1].lower(), "en"), None
+    else:  # en_rel_month
+        which, mo, dd = g[0].lower(), months[g[1].lower()], None
+        y = today.year + (1 if which == "next" and mo <= today.month else
+                          -1 if which == "last" and mo >= today.month else 0)
+    if not 1 <= mo <= 12:
+        return None
+    if dd is None:
+        return _month_range(date(y, mo, 1)) + (True,)
+    if not 1 <= dd <= calendar.monthrange(y, mo)[1]:
+        return None
+    return date(y, mo, dd), date(y, mo, dd), True
 
 
 def _nearest_year(month: int, day: int, today: date) -> date:
