@@ -58,7 +58,7 @@ from .enrich import ENRICH_MODES, enrich_user, pending_markers
 from .facts.edits import edited_fact
 from .memory_update import replan_turn
 from .stores.protocol import NewMemory
-from .stores.opening import open_store, store_location
+from .open_store import open_store, store_location
 from .text.dates import resolve_dates
 from .text.entities import extract_entities
 from .text.tokenize import index_text, segment_once

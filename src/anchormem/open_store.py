@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..config import Settings, default_path, is_postgres_url, path_from_url
-from ..errors import ConfigError
+from .config import Settings, default_path, is_postgres_url, path_from_url
+from .errors import ConfigError
 
 __all__ = ["store_location", "open_store"]
 
@@ -35,9 +35,9 @@ def open_store(location: str, postgres: bool, s: Settings, encryption_key: str |
     if postgres:
         if encryption_key is not None:
             raise ConfigError("encryption_key applies to the SQLite store; encrypt PostgreSQL on the server side")
-        from .postgres import PostgresStore
+        from .stores.postgres import PostgresStore
 
         return PostgresStore(location, ann_threshold=s.ann_threshold, durability=s.durability)
-    from .sqlite import SQLiteStore
+    from .stores.sqlite import SQLiteStore
 
     return SQLiteStore(location, ann_threshold=s.ann_threshold, encryption_key=encryption_key, durability=s.durability)
