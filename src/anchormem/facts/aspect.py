@@ -9,7 +9,11 @@ decides whether the clause is about the speaker now at all.
 - **terminative**: the state ended ("quit", "no longer", "not … anymore", "gave up", "done with", 戒, 不再, 不…了,
   退了, 放弃);
 - **inchoative**: a state holds from now on, in place of another ("now", "switched", "moved", "became", 现在, 改,
-  换成, 转行).
+  换成, 转行);
+- **past state** (:func:`past_state`): a state of the past told as a state, not as a change ("I lived in Nanjing",
+  "rent was 3500", "I worked as a nurse", 以前…房租才3500, 那时候住在南京) - as opposed to a change told in the past
+  ("I moved to Berlin", "my rent went up to 1400", "I was promoted", 搬到了杭州, 房租涨到3500了). Such a value
+  already ended: it never replaces the present one (:mod:`.reconcile` stores it closed).
 
 The markers are data: ``terminative``, ``terminative_patterns`` (discontinuous markers as regexes: "not vegetarian
 anymore", 不开出租了), ``not_terminative`` (phrases holding a marker that end nothing: 不行了, 受不了) and
@@ -30,9 +34,11 @@ import re
 from functools import lru_cache
 
 from .. import langdata
+from ..text.clause_time import past_lemma, split_clauses, tense_of
 from ..text.tokenize import has_cjk
 
-__all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "reads_as_change", "without_markers"]
+__all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "reads_as_change", "without_markers",
+           "past_state"]
 
 
 @lru_cache(maxsize=8)
@@ -142,3 +148,135 @@ def without_markers(clause: str) -> str:
     if not hit:
         return clause
     return " ".join((clause[:start] + " " + what + " " + clause[end:]).split())
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+
+@lru_cache(maxsize=4)
+def _past_state_words(lang: str, key: str) -> frozenset[str] | tuple[str, ...]:
+    got = langdata.load("aspect", lang).get("past_state", {}).get(key, [])
+    return frozenset(w.casefold() for w in got) if lang == "en" else tuple(got)
+
+
+def _changes_value(clause: str) -> bool:
+    """``clause`` tells a change: an aspect marker (:func:`aspect`) or a change of a number (``numeric_change`` of
+    changes.json: "went up to", "was raised to", 涨到, 降到)."""
+    if aspect(clause):
+        return True
+    low = clause.casefold()
+    return any(w.casefold() in low for lang in _langs(clause) for w in langdata.words("changes", "numeric_change", (lang,)))
+
+
+def _en_past_state(clause: str) -> bool:
+    """An English clause whose verbs in the simple past are all state verbs (``past_state.verbs``: be, live, work,
+    pay, …) and at least one: "I lived in Nanjing", "rent was 3500 there"; not "I've lived here" (a perfect: it may
+    still hold), "I was promoted" (a passive of an event verb), "I got a job" (an event)."""
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(clause)]
+    verbs, perfect = _past_state_words("en", "verbs"), _past_state_words("en", "perfect_before")
+    after = _participle_after()
+    state = False
+    for i, w in enumerate(words):
+        lemma = past_lemma(w)
+        if not lemma:
+            continue
+        prev = words[i - 1] if i else ""
+        if prev in perfect or ("'" in prev and "'" + prev.split("'", 1)[1] in perfect):
+            return False  # "I've lived here five years", "she's worked": a perfect, which may still hold
+        if prev in after or ("'" in prev and "'" + prev.split("'", 1)[1] in after):
+            continue  # "I'm based in Denver", "I got married": a participle, no simple past
+        if lemma not in verbs:
+            return False  # an event told in the past ("got", "bought", "hired")
+        if lemma == "be" and i + 1 < len(words):
+            nxt = past_lemma(words[i + 1]) or _participle_lemma(words[i + 1])
+            if nxt and nxt not in verbs:
+                return False  # "I was promoted", "rent was raised": a passive event
+        state = True
+    return state
+
+
+def _governed(clause: str, value: str) -> str:
+    """The words of English ``clause`` up to ``value`` when it is there and no verb in its ``-ing`` form of an event
+    comes between a state verb and it ("I lived in Nanjing before moving to *Hangzhou*": the move governs Hangzhou),
+    else "" (no past state governs the value); ``clause`` itself when ``value`` is not found in it."""
+    at = clause.casefold().find(value.casefold()) if value else -1
+    if at < 0:
+        return clause
+    head = clause[:at]
+    verbs = _past_state_words("en", "verbs")
+    for w in reversed([w.casefold() for w in _WORD.findall(head)]):
+        if past_lemma(w):
+            return head
+        if w.endswith("ing") and _gerund_lemma(w) and _gerund_lemma(w) not in verbs:
+            return ""
+    return head
+
+
+@lru_cache(maxsize=2048)
+def _gerund_lemma(word: str) -> str:
+    from lemminflect import getLemma  # lazy: tables load on first use
+
+    lemma = (getLemma(word, upos="VERB") or ("",))[0]
+    return lemma if lemma and lemma != word else ""
+
+
+@lru_cache(maxsize=2048)
+def _participle_lemma(word: str) -> str:
+    """The lemma of ``word`` when it is a past participle other than its lemma ("promoted" -> "promote"), else ""."""
+    from lemminflect import getInflection, getLemma  # lazy: tables load on first use
+
+    lemma = (getLemma(word, upos="VERB") or ("",))[0]
+    return lemma if lemma and lemma != word and word in set(getInflection(lemma, tag="VBN") or ()) else ""
+
+
+@lru_cache(maxsize=1)
+def _participle_after() -> frozenset[str]:
+    got = langdata.load("dates", "en").get("clause_time", {}).get("participle_after", [])
+    return frozenset(w.casefold() for w in got)
+
+
+def _recent(clause: str) -> bool:
+    """``clause`` tells something of the last hours or days (an ``episodic`` word of :func:`episodic`, or a
+    ``past_state.recent`` word: "yesterday", "just", 刚, 昨天): a reading taken then is the latest value, no past one
+    ("Weighed in at 212 this morning"); or holds a ``past_state.not_words`` phrase ("if I were")."""
+    low = clause.casefold()
+    for lang in _langs(clause):
+        if _find(clause, lang, "episodic"):
+            return True
+        for key in ("recent", "not_words"):
+            ws = _past_state_words(lang, key)
+            if lang == "zh" and key == "recent" and any(w in clause for w in ws):
+                return True
+            if lang == "en" and any(re.search(r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", low) for w in ws):
+                return True
+    return False
+
+
+def _zh_past_frame(clause: str) -> bool:
+    """A Chinese clause set in the past by a ``past_state.words`` word (以前, 那时候, 当时, 原来), not by a
+    comparison holding one (``past_state.not_words``: 比以前, 跟原来)."""
+    text = clause
+    for w in _past_state_words("zh", "not_words"):
+        text = text.replace(w, " " * len(w))
+    return any(w in text for w in _past_state_words("zh", "words"))
+
+
+def past_state(clause: str, sentence: str = "", value: str = "") -> bool:
+    """``clause`` states a value of the past as a state, not a change (see the module doc): an English clause whose
+    simple-past verbs are state verbs ("Before Shanghai I lived in Nanjing", "Rent was 3500 when I was in Nanjing"),
+    a Chinese one set in the past by a past word (以前在南京的时候房租才3500), its own or that of an earlier clause of
+    ``sentence`` stating no change (以前在南京的时候，房租才3500); never one with a change marker or a change of a
+    number ("I moved to Berlin", "My rent went up to 1400", 房租涨到3500了, 换了工作) nor one about the future.
+    ``value``: the value read, when given and in ``clause``, must follow the state verb with no event verb between
+    ("I lived in Nanjing before moving to Hangzhou": Nanjing is past, Hangzhou is not).
+    The words are ``past_state`` of data/lang/<lang>/aspect.json."""
+    if not clause.strip() or tense_of(clause) == "future" or _changes_value(clause) or _recent(clause):
+        return False
+    if (has_cjk(clause) and _zh_past_frame(clause)) or _en_past_state(_governed(clause, value)):
+        return True
+    if not sentence or not has_cjk(clause):
+        return False
+    pieces = split_clauses(sentence)
+    bare = clause.strip().rstrip(",，;；:：.。!！?？ ")
+    at = next((i for i, p in enumerate(pieces) if bare and bare in p), 0)
+    return any(_zh_past_frame(p) and not _changes_value(p) for p in pieces[:at])

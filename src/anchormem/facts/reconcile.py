@@ -13,6 +13,9 @@ its slot (``"<entity>|<attribute>"``; entity = the speaker's name, else ``"user"
   otherwise **SUPERSEDE**: the old memories get ``valid_to`` = the new one's ``valid_from`` (kept, visible with
   ``as_of`` and in ``history``). A statement older than the current one (an import of past conversations) is
   stored already closed (``valid_to`` = the current one's ``valid_from``), so history is right in either order.
+  So is a value of the past told as a state (:func:`~anchormem.facts.aspect.past_state`: "Before Shanghai I lived
+  in Nanjing", "rent was 3500 there", 以前…房租才3500 - not a change told in the past: "I moved to Berlin"): it
+  closes nothing, held until the oldest current value it clashes with (alone, it is the value known and current).
 
 A kept utterance carries the claims of the facts drawn from it (:mod:`anchormem.facts.claims`): when they are all
 superseded it is closed with them; a late statement's utterance is stored already closed when all its facts are.
@@ -59,6 +62,7 @@ from .keys import (NAMED_SLOTS, clean_value, is_person, negated_person_value, pe
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
 from .model import Fact, is_sensitive, normalize_object
+from .past_values import past_besides as _past_besides, past_value as _past_value
 from .plans import drop_plans, schedule
 from .rules import extract_from_text
 from .stance import others_value
@@ -693,10 +697,11 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
             if same is not None:
                 carried.extend(own_claims(same))  # the turn restates it: the turn's utterance carries it too
                 refined = refined or _refines(slot.attribute, same.fact.value, slot.value) or \
-                    f.extractor == "plan" or \
+                    f.extractor == "plan" or _past_besides(f, slot) or \
                     adds_content(d.item.text, same.text)  # type: ignore[union-attr]  (a scheduled plan said done:
-                # the turn stays; so does one that says more than the memory it restates: "I live in Shanghai,
-                # Jing'an district." after "I live in Shanghai." keeps its words beside the NOOP, nothing said is lost)
+                # the turn stays; so does one telling a past state besides the value it restates, or one that says
+                # more than the memory it restates: "I live in Shanghai, Jing'an district." after "I live in
+                # Shanghai." keeps its words beside the NOOP, nothing said is lost)
                 plan.noops.append(same)
                 turns = [t for t in d.item.source_message_ids if t not in same.source_message_ids]
                 same.source_message_ids += turns  # (a memory drafted by this add is written citing them)
@@ -715,6 +720,13 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "gone" and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
+                continue
+            if clash and _past_value(f, slot):  # "Before Shanghai I lived in Nanjing": a value that already ended
+                first = min(clash, key=lambda c: c.valid_from)  # held until the oldest value it clashes with
+                end = min(first.valid_from, new.valid_from)
+                fd.item = new = new.model_copy(update={"valid_from": min(new.valid_from, end), "valid_to": end,
+                                                       "superseded_by": first.id})
+                new_drafts.append((fd, []))
                 continue
             sensitive = clash and _sensitive_change(f, clash)
             if clash and (sensitive or any(abs(c.confidence - new.confidence) > review_gap for c in clash)):

@@ -31,7 +31,7 @@ from .. import langdata
 from .dates import DateSpan, resolve_dates
 from .tokenize import has_cjk
 
-__all__ = ["tense_of", "clause_dates", "split_clauses"]
+__all__ = ["tense_of", "clause_dates", "split_clauses", "past_lemma"]
 
 _CLAUSES = re.compile(r"(?:[^,，;；:：.。!！?？]|(?<=\d)[,.:](?=\d)|(?<=\d),\s(?=(?:1[89]|2\d)\d\d(?!\d))|(?<=\d[snrt][tdh]),"
                       r"\s(?=(?:1[89]|2\d)\d\d(?!\d)))+[,，;；:：.。!！?？]*")  # (not inside 1,450 nor "March 1, 2028")
@@ -60,6 +60,17 @@ def _simple_past(word: str) -> bool:
         return False
     return word in set(getInflection(lemma, tag="VBD") or ()) and \
         word not in set(getInflection(lemma, tag="VBP") or ())
+
+
+def past_lemma(word: str) -> str:
+    """The lemma of English ``word`` when it is a verb in its simple past form ("lived" -> "live", "was" -> "be"),
+    else "" ("live", "put": also a present form)."""
+    w = word.casefold().replace("’", "'")
+    if len(w) <= 2 or "'" in w or not _simple_past(w):
+        return ""
+    from lemminflect import getLemma
+
+    return (getLemma(w, upos="VERB") or ("",))[0]
 
 
 @lru_cache(maxsize=1)
