@@ -363,3 +363,18 @@ def _new_name(text: str, at: int, noun: str, entity: str, sentence: str) -> tupl
                 return None
             return f, m.group(0).strip()
     return None
+
+
+def departed_counts(closed: list[Any], facts: list[Fact], claims: list[Any]) -> list[Any]:
+    """The count claims a departure ends ("年糕走丢了" after "养了一只猫叫年糕"): for each pet-name claim ``closed`` by a
+    ``gone`` fact (``<kind>_name``), the user's current ``count:<kind>`` claims (``claims``: MemoryItems) whose
+    number is one, the one gone; none when the turn says a count of that kind itself (``facts``: it wins). A larger
+    count is left as it is (which one of them left is known, how many remain is not said)."""
+    from .keys import NAMED_SLOTS
+
+    kinds = {c.fact.attribute[: -len("_name")] for c in closed if c.fact is not None and
+             c.fact.attribute in NAMED_SLOTS and c.fact.attribute.endswith("_name")}
+    said = {f.attribute for f in facts}
+    return [c for c in claims if c.fact is not None and c.fact.polarity > 0 and c.fact.attribute.startswith("count:")
+            and c.fact.attribute[len("count:"):] in kinds and c.fact.attribute not in said
+            and c.fact.entity.casefold() == "user" and _number(str(c.fact.value)) == 1]

@@ -375,6 +375,9 @@ def _zh_amount() -> re.Pattern:
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
 NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
                                          "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
+# whom a parting ("Sarah and I broke up", 我和李明分手了) ends: a "gone" fact closes these by value too
+PARTNER_SLOTS = tuple(f"{p}_name" for p in ("girlfriend", "boyfriend", "husband", "wife", "partner", "fiance", "fiancee",
+                                            "spouse"))
 
 
 def pet_kind(word: str) -> str | None:
@@ -396,7 +399,7 @@ def related_attributes(attribute: str) -> list[str]:
     ``does:coffee`` / ``likes:coffee``), and for ``gone`` (a pet that died or ran away) every pet-name slot, matched
     by value."""
     if attribute == "gone":
-        return list(NAMED_SLOTS)
+        return list(NAMED_SLOTS + PARTNER_SLOTS)
     sib = sibling_attribute(attribute)
     out = [sib] if sib else []
     head, sep, key = attribute.partition(":")

@@ -57,10 +57,11 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, clean_value, is_person, negated_person_value, person_slot, related_attributes,
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, is_person, negated_person_value, person_slot, related_attributes,
                    same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
+from .counts import departed_counts
 from .model import Fact, is_sensitive, normalize_object
 from .past_values import past_besides as _past_besides, past_value as _past_value
 from .plans import drop_plans, schedule
@@ -95,10 +96,12 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
     polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
     (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
-    contradicts only the current pet-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`)."""
+    contradicts only the current pet-name and partner-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`,
+    ``PARTNER_SLOTS``) and the claims of the one so named ("My girlfriend Sarah is a teacher" after "Sarah and I broke up")."""
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
-        return new.attribute == "gone" and old.attribute in NAMED_SLOTS and old.polarity > 0 and \
-            normalize_object(old.value) == normalize_object(new.value)
+        return new.attribute == "gone" and old.polarity > 0 and (
+            old.attribute in NAMED_SLOTS + PARTNER_SLOTS and normalize_object(old.value) == normalize_object(new.value)
+            or old.entity.casefold() == str(new.value).casefold())  # "My girlfriend Sarah is a teacher": hers
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
     if new.extractor == "counts" and new.attribute.endswith("_names"):
@@ -716,6 +719,9 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
             clash += [c for c in _members_ended(slot, listing) if c not in clash]
             clash += [c for c in _moved_addresses(f.clause or f.source_span, slot, listing) if c not in clash]
             clash += [c for c in _counts_of_names(slot, clash, facts, listing) if c not in clash]
+            if slot.attribute == "gone":  # the one gone: claims of theirs under their name, then the count they made
+                clash += [c for c in listing() if c not in clash and c.fact is not None and conflicts(c.fact, slot)]
+                clash += [c for c in departed_counts(clash, facts, listing()) if c not in clash]
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "gone" and not clash:

@@ -252,11 +252,12 @@ def _said_name(clause: str, lang: str) -> re.Match | None:
 
 def without_name(clause: str) -> str:
     """``clause`` with the name said beside a relation taken out ("My sister Mei lives in Chengdu" -> "My sister
-    lives in Chengdu", 我妹妹小美住在成都 -> 我妹妹住在成都), so that a person's rules read it; unchanged otherwise."""
+    lives in Chengdu", 我妹妹小美住在成都 -> 我妹妹住在成都), so that a person's rules read it; unchanged otherwise and
+    when the name opens a joint subject ("My husband Tom and I are separating")."""
     lang = "zh" if has_cjk(clause) else "en"
     rn = _said_name(clause, lang)
-    if not rn:
-        return clause
+    if not rn or (lang == "en" and re.match(r"\s*(?:and|&)\s", clause[rn.end("name"):])):
+        return clause  # "My husband Tom and I are separating": the name is one of a joint subject, kept
     return (clause[:rn.end("rel")] + clause[rn.end("name"):]).replace("  ", " ")
 
 
