@@ -134,8 +134,8 @@ class PlanReads:
         want = set(slots)
         out = [m for s in dict.fromkeys(slots) for m in self._seen[("slot", tenant, user_id, s)]
                if m.id not in self._closed]
-        out += [m for m in self._mine(tenant, user_id) if m.fact is not None and m.fact.slot in want and
-                m.valid_to is None]
+        out += [v for m in self._by_user.get((tenant, user_id), ()) if m.fact is not None and m.fact.slot in want
+                and (v := self._view(m)).valid_to is None]  # (a closing changes no fact: the slot tested first)
         return sorted(out, key=lambda m: m.valid_from)
 
     def list_memories(self, scope: Any, *args: Any, **kwargs: Any) -> list[Any]:
