@@ -487,7 +487,17 @@ def open_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
     modal, reported speech, past or trip scene, someone else's possession; see the module doc), in order, as
     ``(clause, sentence, lang, other)``: ``other`` is True when someone else is the clause's subject (the speaker
     or what is theirs may still be its object: "they let me go", "they bumped my base"; each reader decides).
-    Shared by the typed readers (jobs, :mod:`.quantities`)."""
+    Shared by the typed readers (jobs, :mod:`.quantities`, :mod:`.counts`): read once per text (the last 4,096
+    texts kept), each reader then walks the same clauses."""
+    yield from _open_clauses(text)
+
+
+@lru_cache(maxsize=4096)
+def _open_clauses(text: str) -> tuple[tuple[str, str, str, bool], ...]:
+    return tuple(_gated_clauses(text))
+
+
+def _gated_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
     from .rules import _clause_split, _speaker_subject
 
     for sentence in split_sentences(text):
