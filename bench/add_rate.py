@@ -10,6 +10,9 @@ Modes, each on a fresh SQLite file (WAL, default durability), after a warm-up ca
 - ``add_each_vectors``: one ``add_many([message], vectors=row)`` call per message (no embedding);
 - ``add_each_hash``: one ``add`` call per message with the hash embedder.
 
+``--enrich later``: the ``add_many`` modes defer fact extraction (an import). ``--keep DIR``: each store is kept as
+``DIR/<corpus>/<mode>.db`` (for ``bench/write_identity.py``: two source trees store the same rows).
+
 The figure is messages per CPU-second of this process (``time.process_time``: what the write path costs, whatever
 else runs on the machine); wall time is reported beside it. Targets (issue #24): >= 1,000/s batched, >= 300/s one
 call per message. On a loaded machine CPU time varies by +-15% run to run: ``--repeat 3`` keeps the best of three
@@ -25,6 +28,7 @@ import json
 import os
 import platform
 import pstats
+import shutil
 import sys
 import tempfile
 import time
@@ -59,11 +63,12 @@ def memorybank_turns(n: int) -> list[dict]:
 
 def _open(d: str, name: str) -> Memory:
     m = Memory(os.path.join(d, f"{name}.db"), embedder="hash", llm=None, cache=False)
-    m.add("Warm-up: I like tea. 我喜欢喝茶。", user_id="warm-up")
+    m.add("Warm-up: I like tea. 我喜欢喝茶。", user_id="warm-up", timestamp="2020-01-01T00:00:00Z")  # (fixed: --keep)
     return m
 
 
-def run_mode(mode: str, msgs: list[dict], vectors: np.ndarray, profile: bool) -> dict:
+def run_mode(mode: str, msgs: list[dict], vectors: np.ndarray, profile: bool, enrich: str = "now",
+             keep: str | None = None) -> dict:
     with tempfile.TemporaryDirectory() as d:
         m = _open(d, mode)
         prof = cProfile.Profile(time.process_time) if profile else None
@@ -72,9 +77,9 @@ def run_mode(mode: str, msgs: list[dict], vectors: np.ndarray, profile: bool) ->
             prof.enable()
         events = 0
         if mode == "add_many_vectors":
-            events = m.add_many(msgs, user_id="u", vectors=vectors)["ADD"]
+            events = m.add_many(msgs, user_id="u", vectors=vectors, enrich=enrich)["ADD"]
         elif mode == "add_many_hash":
-            events = m.add_many(msgs, user_id="u")["ADD"]
+            events = m.add_many(msgs, user_id="u", enrich=enrich)["ADD"]
         elif mode == "add_each_vectors":
             for i, msg in enumerate(msgs):
                 events += m.add_many([msg], user_id="u", vectors=vectors[i:i + 1])["ADD"]
@@ -85,6 +90,11 @@ def run_mode(mode: str, msgs: list[dict], vectors: np.ndarray, profile: bool) ->
             prof.disable()
         cpu, wall = time.process_time() - c0, time.perf_counter() - t0
         m.close()
+        if keep:  # the store as loaded, for bench/write_identity.py
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            for suffix in ("", "-wal"):
+                if os.path.exists(os.path.join(d, f"{mode}.db{suffix}")):
+                    shutil.copy(os.path.join(d, f"{mode}.db{suffix}"), os.path.join(keep, f"{mode}.db{suffix}"))
     out = {"mode": mode, "messages": len(msgs), "memories_added": events, "cpu_s": round(cpu, 3),
            "wall_s": round(wall, 3), "msg_per_cpu_s": round(len(msgs) / cpu, 1),
            "msg_per_wall_s": round(len(msgs) / wall, 1)}
@@ -102,6 +112,9 @@ def main() -> None:
     ap.add_argument("--corpora", default="locomo_en,memorybank_zh")
     ap.add_argument("--out", default=str(HERE / "results" / "add_rate.json"))
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--enrich", choices=("now", "later"), default="now", help="add_many's enrich (the add modes: now)")
+    ap.add_argument("--keep", help="copy each store to KEEP/<corpus>/<mode>.db after its last run (the write "
+                                   "identity check: bench/write_identity.py)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per mode; the best (least CPU) is reported, all kept")
     args = ap.parse_args()
     loaders = {"locomo_en": locomo_turns, "memorybank_zh": memorybank_turns}
@@ -111,8 +124,9 @@ def main() -> None:
         emb = Memory(":memory:", embedder="hash", llm=None, cache=False).embedder
         vectors = emb.embed_documents([embedding_text(x["content"], x.get("name")) for x in msgs])
         for mode in args.modes.split(","):
-            runs = [run_mode(mode, msgs, vectors, args.profile) for _ in range(max(1, args.repeat))]
-            row = {"corpus": corpus, **min(runs, key=lambda r: r["cpu_s"]),
+            keep = os.path.join(args.keep, corpus) if args.keep else None
+            runs = [run_mode(mode, msgs, vectors, args.profile, args.enrich, keep) for _ in range(max(1, args.repeat))]
+            row = {"corpus": corpus, "enrich": args.enrich, **min(runs, key=lambda r: r["cpu_s"]),
                    "runs_msg_per_cpu_s": [r["msg_per_cpu_s"] for r in runs]}
             print(f"{corpus:15s} {mode:18s} {row['msg_per_cpu_s']:8.1f} msg/CPU-s  ({row['msg_per_wall_s']:.1f} "
                   f"msg/wall-s, {row['memories_added']} added)", file=sys.stderr, flush=True)

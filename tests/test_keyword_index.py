@@ -290,3 +290,71 @@ def test_a_common_word_is_added_only_to_the_rows_the_rarer_words_hold(monkeypatc
         # "the" is in every row: for a small n it was left to the rows "lisbon" holds
         assert minors[0] == {0} and minors[-1] == set()  # n=400 over 400 rows: nothing can be left out
         assert sum(bool(x) for x in minors) >= 8
+
+
+def test_a_close_after_a_few_additions_leaves_the_saved_file_and_the_reopen_applies_them(tmp_path, monkeypatch):
+    """Few rows added since the file was saved: the close leaves the file as it is and the log unpruned (the delta);
+    the reopen loads the file and applies the log, no build. A delete then saves it whole, without the row's words."""
+    import anchormem.stores.keyword_index as ki
+
+    monkeypatch.setattr(ki, "DELTA_FRACTION", 0.25)
+    db, kw = tmp_path / "kw.db", Path(str(tmp_path / "kw.db") + ".kw")
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"orchard note {i} about apples"} for i in range(40)], user_id="A")
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 50, None)) == 40  # built and saved
+        saved = kw.read_bytes()
+        m.add([{"role": "user", "content": t} for t in ("a quince orchard in Porto", "the zucchini patch")],
+              user_id="A")
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 50, None)) == 41
+    assert kw.read_bytes() == saved  # not rewritten: 2 added rows <= 25% of 42
+    builds = []
+    monkeypatch.setattr(KeywordIndex, "_build", lambda self, snap: builds.append(1))
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 2  # the delta, kept in the log
+        got, want = _both(m, Scope(user_id="A"), ["quince", "zucchini", "orchard"], k=50)
+        assert got == want and len(got) == 42
+        gone = next(x.id for x in m.get_all(user_id="A") if x.text == "the zucchini patch")
+        m.delete(gone)
+    assert builds == []
+    data = kw.read_bytes()
+    assert data != saved and b"zucchini" not in data and b"quinc" in data  # a removal: saved whole, compacted
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 0  # pruned by the whole save
+        assert m.store.keyword_search(Scope(user_id="A"), ["zucchini"], 5, None) == []
+        assert len(m.store.keyword_search(Scope(user_id="A"), ["orchard"], 50, None)) == 41
+    assert builds == []
+
+
+def test_more_additions_than_the_delta_holds_save_the_file_whole(tmp_path, monkeypatch):
+    import anchormem.stores.keyword_index as ki
+
+    monkeypatch.setattr(ki, "DELTA_FRACTION", 0.05)
+    db, kw = tmp_path / "kw.db", Path(str(tmp_path / "kw.db") + ".kw")
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"orchard note {i} about apples"} for i in range(40)], user_id="A")
+        m.store.keyword_search(Scope(user_id="A"), ["orchard"], 50, None)
+        saved = kw.read_bytes()
+        m.add([{"role": "user", "content": f"a quince tree {i}"} for i in range(5)], user_id="A")  # 5 > 5% of 45
+    assert kw.read_bytes() != saved and b"quinc" in kw.read_bytes()
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        assert m.store._read("SELECT count(*) FROM keyword_log")[0][0] == 0
+
+
+def test_a_torn_saved_file_is_rebuilt_not_raised(tmp_path, monkeypatch):
+    """A .kw file cut short (a crash while it was written, on a file system without atomic renames) or damaged:
+    the reopen rebuilds the index from memories_fts; searches answer as FTS5 does, no exception."""
+    import anchormem.stores.keyword_index as ki
+
+    monkeypatch.setattr(ki, "DELTA_FRACTION", 0.5)
+    db, kw = tmp_path / "kw.db", Path(str(tmp_path / "kw.db") + ".kw")
+    with Memory(str(db), embedder="hash", llm=None) as m:
+        m.add([{"role": "user", "content": f"orchard note {i} about apples"} for i in range(40)], user_id="A")
+        m.store.keyword_search(Scope(user_id="A"), ["orchard"], 50, None)
+        m.add("a quince orchard in Porto", user_id="A")  # in the delta (the log), not in the file
+    whole = kw.read_bytes()
+    for torn in (whole[: len(whole) // 2], whole[:100], whole[:-20], b""):
+        kw.write_bytes(torn)
+        with Memory(str(db), embedder="hash", llm=None) as m:
+            got, want = _both(m, Scope(user_id="A"), ["quince", "orchard"], k=50)
+            assert got == want and len(got) == 41
+        assert kw.read_bytes() != torn  # rebuilt and saved again

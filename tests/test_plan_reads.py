@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from anchormem import Memory
 from anchormem.facts.store_reads import PlanReads
 from anchormem.filters import Cond
@@ -65,3 +67,47 @@ def test_a_batch_asks_the_store_once_per_slot_and_keeps_currency():
                                         include_superseded=True)
         google = [m for m in facts if m.fact.attribute == "employer" and m.fact.value == "Google"]
         assert len(google) == 1 and google[0].valid_to is not None  # superseded by Meta
+
+
+class _SemanticCounting(DeterministicEmbedder):
+    """A 'semantic' embedder (the meaning readers run) that counts every text it embeds."""
+
+    semantic = True
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts):
+        self.texts += list(texts)
+        return super().embed_documents(texts)
+
+
+def test_a_batch_embeds_each_of_its_memories_once_with_a_semantic_embedder():
+    # the relative reader and the meaning fallback search the batch's earlier memories (PlanReads.dense_search)
+    # before the write embeds the batch: they share the add's embeddings, no text is embedded twice
+    turns = ["My phone plan costs 59 a month.", "I switched plans, it's 39 a month now.",
+             "I live in Berlin with my sister.", "We moved to Munich last week.", "My salary is 5000 a month.",
+             "Got a raise today, 5600 now."]
+    emb = _SemanticCounting()
+    with Memory(":memory:", embedder=emb, llm=None, cache=False) as mem:
+        emb.texts.clear()
+        got = mem.add_many(turns, user_id="u", timestamp="2024-05-01T10:00:00Z")
+        twice = sorted({t for t in emb.texts if emb.texts.count(t) > 1})
+        assert twice == []
+        assert got["ADD"] >= len(turns) and got["messages"] == len(turns)
+        assert set(turns) <= set(emb.texts)  # every turn was embedded (no speaker: as its own text)
+
+
+def test_shared_vectors_embed_each_text_once_in_order():
+    from anchormem.embedders.shared import SharedVectors
+
+    inner = _SemanticCounting()
+    memo: dict = {}
+    emb = SharedVectors(inner, memo)
+    a = emb.embed_documents(["one", "two", "one"])
+    b = emb.embed_documents(["two", "three"])
+    assert inner.texts == ["one", "two", "three"]  # each distinct text once, the new one alone
+    assert a.shape == (3, 64) and a.dtype == np.float32 and np.array_equal(a[0], a[2])
+    assert np.array_equal(b[0], a[1]) and np.array_equal(b[1], inner.embed_documents(["three"])[0])
+    assert emb.embed_documents([]).shape == (0, 64) and (emb.dim, emb.semantic) == (64, True)

@@ -18,6 +18,7 @@ import numpy as np
 from .answering import AnswerConfig, EvidenceScorer
 from .config import Settings, with_overrides
 from .embedders import Embedder, make_embedder, settings_options
+from .embedders.shared import SharedVectors
 from .errors import ConfigError, InvalidInputError, ScopeError, StaleWriteError
 from .filters import parse_filters
 from .listing import list_by_turn
@@ -371,7 +372,7 @@ class Memory(AskMixin, LifecycleMixin):
         drafts, quarantined = quarantine(prepared.drafts, scope)
         plan = FactPlan(drafts=split_commitments(drafts)) if defer else plan_facts(  # deferred: .enrich
             split_commitments(drafts), store=self.store, tenant=scope.tenant, user_id=scope.user_id,
-            extract=self._fact_extractor())
+            extract=self._fact_extractor(memo))
         plan.reviews += quarantined
         vectors = self._embed_drafts(plan.drafts, memo) if given is None else \
             message_vectors(plan.drafts, msgs, prepared.messages, given, lambda ds: self._embed_drafts(ds, memo))
@@ -396,24 +397,23 @@ class Memory(AskMixin, LifecycleMixin):
         n = self.store.count_messages(scope)
         return (n + n_new) // every > n // every
 
-    def _fact_extractor(self) -> Any:
+    def _fact_extractor(self, memo: dict[str, np.ndarray] | None = None) -> Any:
         """The offline rules, or with an LLM the grounded LLM extractor
-        (:func:`anchormem.facts.llm_extract.pick_extractor`)."""
-        return pick_extractor(self.settings.fact_extractor, self.llm, self.embedder, self.stats)
+        (:func:`anchormem.facts.llm_extract.pick_extractor`). ``memo``: the add's embedded texts ({text: vector}),
+        shared by the extractor's readers by meaning and the write (:mod:`anchormem.embedders.shared`)."""
+        emb = self.embedder if memo is None else SharedVectors(self.embedder, memo)
+        return pick_extractor(self.settings.fact_extractor, self.llm, emb, self.stats)
 
     @staged("embed")
     def _embed_drafts(self, drafts: list[Any], memo: dict[str, np.ndarray] | None = None) -> np.ndarray:
         """Vectors (n, dim) for drafts, embedding each text once; a draft with ``reuse`` takes its turn's vector.
-        ``memo`` ({embed text: vector}, one add's): an add planned again reuses the vectors of its first attempt."""
+        ``memo`` ({embed text: vector}, one add's): the texts embedded already (by the fact planning's search by
+        meaning, by an earlier attempt of an add planned again) are not embedded again."""
         own = [d for d in drafts if d.reuse is None]
         texts = [d.embed_text for d in own]
-        if memo and texts and all(t in memo for t in texts):  # a re-planned add: its texts were embedded already
-            vecs = np.vstack([memo[t] for t in texts])
-        else:
-            vecs = self.embedder.embed_documents(texts)
-            self._searcher.remember_passages(texts, vecs)  # the next search's conversation
-            if memo is not None:
-                memo.update(zip(texts, vecs))
+        vecs = self.embedder.embed_documents(texts) if memo is None else \
+            SharedVectors(self.embedder, memo).embed_documents(texts)
+        self._searcher.remember_passages(texts, vecs)  # the next search's conversation
         by_draft = {id(d): v for d, v in zip(own, vecs)}
         if len(own) == len(drafts):
             return vecs

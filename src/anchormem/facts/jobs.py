@@ -394,14 +394,23 @@ def _subject(clause: str) -> str:
     return _speaker_subject(clause)
 
 
+@lru_cache(maxsize=2)
+def _role_before(lang: str) -> tuple[tuple[str, re.Pattern], ...]:
+    """The ``role_before`` words of ``lang`` ("as a", "promoted to", 当...), longest first, each with its pattern
+    (compiled once: English ones as whole words, case-insensitive; Chinese ones anywhere)."""
+    ws = sorted(_data(lang).get("role_before", []), key=len, reverse=True)
+    if lang == "zh":
+        return tuple((rb, re.compile(re.escape(rb))) for rb in ws)
+    return tuple((rb, re.compile(r"(?<![\w'’])" + re.escape(rb) + r"(?![\w'’])", re.I)) for rb in ws)
+
+
 def _title_in(clause: str, lang: str, cued: bool) -> str:
     """The job title a clause names: after a role word ("as a", "promoted to", 当, 升, 是…), or (with an aspect cue
     in the clause, ``cued``) any occupation phrase in it."""
     if lang == "zh":
-        d = _data("zh")
         found = ""
-        for rb in sorted(d.get("role_before", []), key=len, reverse=True):
-            for m in re.finditer(re.escape(rb), clause):
+        for rb, rx in _role_before("zh"):
+            for m in rx.finditer(clause):
                 if rb.startswith("是") and not _copula_speaker().search(clause[:m.start()]):
                     continue  # "我的银行卡密码提示是…": the copula's subject is the thing, not the speaker
                 rest = clause[m.end():]
@@ -418,9 +427,8 @@ def _title_in(clause: str, lang: str, cued: bool) -> str:
                     return t
                 m = re.compile(r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}").search(clause, m.end())
         return ""
-    d = _data("en")
-    for rb in sorted(d.get("role_before", []), key=len, reverse=True):
-        for m in re.finditer(r"(?<![\w'’])" + re.escape(rb) + r"(?![\w'’])", clause, re.I):
+    for rb, rx in _role_before("en"):
+        for m in rx.finditer(clause):
             # an agentive noun is a title only in a work frame: "started as a cataloguer", "promoted to", not
             # "tough as a single parent", "my path as a trans woman", "became a mother"
             work = bool(_find("en", "promote", rb)) or _anchored(clause[:m.start()])
@@ -479,7 +487,17 @@ def open_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
     modal, reported speech, past or trip scene, someone else's possession; see the module doc), in order, as
     ``(clause, sentence, lang, other)``: ``other`` is True when someone else is the clause's subject (the speaker
     or what is theirs may still be its object: "they let me go", "they bumped my base"; each reader decides).
-    Shared by the typed readers (jobs, :mod:`.quantities`)."""
+    Shared by the typed readers (jobs, :mod:`.quantities`, :mod:`.counts`): read once per text (the last 4,096
+    texts kept), each reader then walks the same clauses."""
+    yield from _open_clauses(text)
+
+
+@lru_cache(maxsize=4096)
+def _open_clauses(text: str) -> tuple[tuple[str, str, str, bool], ...]:
+    return tuple(_gated_clauses(text))
+
+
+def _gated_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
     from .rules import _clause_split, _speaker_subject
 
     for sentence in split_sentences(text):

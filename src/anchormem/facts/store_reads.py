@@ -68,6 +68,8 @@ class PlanReads:
         self._vecs: dict[str, np.ndarray] = {}  # planned id -> its vector, embedded when a search first needs it
         self._seen: dict[tuple[Any, ...], list[Any]] = {}
         self._added: dict[str, Any] = {}  # id -> MemoryItem planned by this pass, in planned order
+        self._by_user: dict[tuple[str, str], list[Any]] = {}  # (tenant, user_id) -> its planned items, in order
+        self._views: dict[str, tuple[Any, Any]] = {}  # id -> (item, its copy as closed by the pass), once a closing
         self._closed: dict[str, tuple[datetime, str]] = {}  # id -> (valid_to, superseded_by) planned
         self._preds: dict[str, list[str]] = {}  # planned id -> ids it closed (store.predecessors' shape)
 
@@ -77,7 +79,13 @@ class PlanReads:
         when its ``valid_to`` is set, then counted among its ``superseded_by``'s predecessors) and the ids it closes
         at its ``valid_from`` (each current one; a scheduled one closed before its start never held: what it was to
         close at its start is closed by ``item`` instead, as the stores do)."""
+        if item.id not in self._added:
+            self._by_user.setdefault((item.tenant, item.user_id), []).append(item)
+        else:  # (planned again: the new item replaces the old in its place)
+            mine = self._by_user[(item.tenant, item.user_id)]
+            mine[next(i for i, m in enumerate(mine) if m.id == item.id)] = item
         self._added[item.id] = item
+        self._views.pop(item.id, None)
         if item.valid_to is not None and item.superseded_by:
             self._preds.setdefault(item.superseded_by, []).append(item.id)
         for old_id in closes:
@@ -87,22 +95,31 @@ class PlanReads:
         old = self.get_many(tenant, [old_id], entities=False).get(old_id)
         if old is None or old.valid_to is not None:
             return
-        self._closed[old_id] = (when, by)
+        self._shut(old_id, when, by)
         self._preds.setdefault(by, []).append(old_id)
         if old.valid_from <= when:
             return
         ids = self.predecessors(tenant, user_id, [old_id]).get(old_id, [])  # it never held (.claims_sql)
         for m in self.get_many(tenant, ids, entities=False).values():
             if m.superseded_by == old_id and m.valid_to is not None and m.valid_to > when and m.valid_from <= when:
-                self._closed[m.id] = (when, by)
+                self._shut(m.id, when, by)
                 self._preds.setdefault(by, []).append(m.id)
+
+    def _shut(self, mid: str, when: datetime, by: str) -> None:
+        self._closed[mid] = (when, by)
+        self._views.pop(mid, None)
 
     def _view(self, m: Any) -> Any:
         shut = self._closed.get(m.id)
-        return m if shut is None else m.model_copy(update={"valid_to": shut[0], "superseded_by": shut[1]})
+        if shut is None:
+            return m
+        got = self._views.get(m.id)
+        if got is None or got[0] is not m:  # (a copy made of this very item since its closing is reused)
+            got = self._views[m.id] = (m, m.model_copy(update={"valid_to": shut[0], "superseded_by": shut[1]}))
+        return got[1]
 
     def _mine(self, tenant: str, user_id: str) -> list[Any]:
-        return [self._view(m) for m in self._added.values() if m.tenant == tenant and m.user_id == user_id]
+        return [self._view(m) for m in self._by_user.get((tenant, user_id), ())]
 
     # ------------------------------------------------------------------ reads
     def current_facts(self, tenant: str, user_id: str, slots: list[str]) -> list[Any]:
@@ -117,8 +134,8 @@ class PlanReads:
         want = set(slots)
         out = [m for s in dict.fromkeys(slots) for m in self._seen[("slot", tenant, user_id, s)]
                if m.id not in self._closed]
-        out += [m for m in self._mine(tenant, user_id) if m.fact is not None and m.fact.slot in want and
-                m.valid_to is None]
+        out += [v for m in self._by_user.get((tenant, user_id), ()) if m.fact is not None and m.fact.slot in want
+                and (v := self._view(m)).valid_to is None]  # (a closing changes no fact: the slot tested first)
         return sorted(out, key=lambda m: m.valid_from)
 
     def list_memories(self, scope: Any, *args: Any, **kwargs: Any) -> list[Any]:

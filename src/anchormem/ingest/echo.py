@@ -23,12 +23,13 @@ session's raw messages and reported by ``add`` as a ``NOOP`` event whose ``reaso
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import langdata
 from ..text.tokenize import STOPWORDS, content_words, has_cjk, stem
 
-__all__ = ["new_content", "adds_nothing", "acknowledges_at", "ECHO_REASON"]
+__all__ = ["new_content", "adds_nothing", "acknowledges_at", "said_words", "SaidWords", "ECHO_REASON"]
 
 #: the ``reason`` of the NOOP event ``add`` reports for an assistant turn with nothing of its own
 ECHO_REASON = "assistant turn adds nothing of its own (an acknowledgement or the user's words echoed): not stored"
@@ -47,26 +48,44 @@ def _words() -> frozenset[str]:
     return frozenset(w.casefold() for w in langdata.words("acknowledgements", "words"))
 
 
-def _said(word: str, user_text: str, user_stems: frozenset[str]) -> bool:
-    """Was ``word`` (of the assistant turn) already said in the user turns?"""
+@dataclass(frozen=True)
+class SaidWords:
+    """The words of a conversation's user turns, as :func:`new_content` tests an assistant word against them:
+    ``text`` (the turns joined by spaces, case-folded), ``chars`` (its characters) and ``stems`` (the stems of their
+    non-CJK content words). Made once per ``add`` (:func:`said_words`) and shared by all its assistant turns."""
+
+    text: str
+    chars: frozenset[str]
+    stems: frozenset[str]
+
+
+def said_words(user_texts: list[str]) -> SaidWords:
+    """:class:`SaidWords` of ``user_texts`` (the conversation's user turns)."""
+    text = " ".join(user_texts).casefold()
+    stems = frozenset(stem(w) for t in user_texts for w in content_words(t) if not has_cjk(w))
+    return SaidWords(text, frozenset(text), stems)
+
+
+def _said(word: str, said: SaidWords) -> bool:
+    """Was ``word`` (of the assistant turn, case-folded) already said in the user turns?"""
     if has_cjk(word):  # every character said: 搬家 after 搬到…一家 (jieba cuts a paraphrase differently)
-        return word in user_text or all(ch in user_text for ch in word)
-    return stem(word) in user_stems or word.casefold() in user_text
+        return word in said.text or all(ch in said.chars for ch in word)
+    return stem(word) in said.stems or word in said.text
 
 
-def new_content(text: str, user_texts: list[str]) -> list[str]:
+def new_content(text: str, user_texts: "list[str] | SaidWords") -> list[str]:
     """The content words of assistant turn ``text`` that are neither acknowledgement nor function words nor already
-    said in ``user_texts`` (the conversation's user turns), in order."""
+    said in ``user_texts`` (the conversation's user turns, or their :func:`said_words` when one call tests several
+    assistant turns against the same user turns), in order."""
+    said = user_texts if isinstance(user_texts, SaidWords) else said_words(user_texts)
     rest = _phrases().sub(" ", text)
-    user_text = " ".join(user_texts).casefold()
-    user_stems = frozenset(stem(w) for t in user_texts for w in content_words(t) if not has_cjk(w))
     ack = _words()
     out = []
     for w in sorted(content_words(rest), key=rest.casefold().find):
         low = w.casefold()
         if low in ack or low in STOPWORDS or (has_cjk(w) and all(ch in ack or ch in STOPWORDS for ch in w)):
             continue
-        if not _said(low, user_text, user_stems):
+        if not _said(low, said):
             out.append(w)
     return out
 
@@ -80,6 +99,7 @@ def acknowledges_at(text: str, start: int, end: int) -> bool:
     return bool(rx.match(text, start) or rx.match(text, end + after))
 
 
-def adds_nothing(text: str, user_texts: list[str]) -> bool:
-    """True when assistant turn ``text`` has no content word of its own (:func:`new_content` is empty)."""
+def adds_nothing(text: str, user_texts: "list[str] | SaidWords") -> bool:
+    """True when assistant turn ``text`` has no content word of its own (:func:`new_content` is empty);
+    ``user_texts``: the user turns or their :func:`said_words`."""
     return not new_content(text, user_texts)

@@ -127,11 +127,12 @@ def _turns(messages: Any) -> tuple[list[dict[str, Any]], list[int]]:
 
 
 def _check_all(turns: list[dict[str, Any]], index: list[int], *, default_time: datetime, max_chars: int,
-               step: int) -> tuple[list[datetime | None], list[int]]:
-    """Validate every turn (as ``add`` does) in slices of ``step``; returns each one's timestamp (None: untimed)
-    and length in characters."""
+               step: int) -> tuple[list[datetime | None], list[int], list[Message]]:
+    """Validate every turn (as ``add`` does) in slices of ``step``; returns each one's timestamp (None: untimed),
+    length in characters and normalised message (the batches' own: normalised once per call)."""
     times: list[datetime | None] = []
     sizes: list[int] = []
+    normed: list[Message] = []
     for start in range(0, len(turns), step):
         part = turns[start:start + step]
         try:
@@ -146,7 +147,8 @@ def _check_all(turns: list[dict[str, Any]], index: list[int], *, default_time: d
             raise _renumber(exc, index[start:start + step]) from None
         times += [m.timestamp if t.get("timestamp") is not None else None for t, m in zip(part, msgs)]
         sizes += [len(m.content) for m in msgs]
-    return times, sizes
+        normed += msgs
+    return times, sizes, normed
 
 
 def _fill(times: list[datetime | None], default: datetime, given: bool) -> list[datetime]:
@@ -180,17 +182,15 @@ def said_order(times: list[datetime]) -> list[int]:
     return sorted(range(len(times)), key=lambda i: times[i])
 
 
-def _stored(mem: Any, scope: Any, turns: list[dict[str, Any]], times: list[datetime], default_time: datetime,
-            max_chars: int) -> list[bool]:
+def _stored(mem: Any, scope: Any, msgs: list[Message], times: list[datetime]) -> list[bool]:
     """For each turn, whether the scope already holds it: a stored message of the scope's user, session and agent
-    with the same role, speaker, text and time (to the millisecond). One read of the session's messages."""
+    with the same role, speaker, text and time (to the millisecond). One read of the session's messages.
+    ``msgs``: the turns normalised, ``times``: their times said."""
     have = {(m["agent_id"], m["session_id"], m["role"], m["name"], m["content"],
              round(datetime.fromisoformat(m["timestamp"]).timestamp(), 3))
             for m in mem.store.messages(scope, session_id=scope.session_id)}
     if not have:
-        return [False] * len(turns)
-    msgs = normalize_messages([{**t, "timestamp": ts} for t, ts in zip(turns, times)], default_time=default_time,
-                              max_chars=max_chars)
+        return [False] * len(msgs)
     return [(scope.agent_id, scope.session_id, m.role, m.name, m.content, round(ts.timestamp(), 3)) in have
             for m, ts in zip(msgs, times)]
 
@@ -217,16 +217,16 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     if vectors is not None:
         dim = mem.embedder.dim
         given = check_vectors(vectors, len(messages), dim)[index]
-    times, sizes = _check_all(turns, index, default_time=default_time, max_chars=s.max_message_chars,
-                              step=batch_size)
+    times, sizes, normed = _check_all(turns, index, default_time=default_time, max_chars=s.max_message_chars,
+                                      step=batch_size)
     times = _fill(times, default_time, timestamp is not None)
     n_turns = len(turns)
     keep = said_order(times)  # one reconciliation order: the turns as said (ties: input order)
     if on_conflict == "skip":  # a re-import: the turns already stored are left out with all they would draw
-        known = _stored(mem, scope, turns, times, default_time, s.max_message_chars)
+        known = _stored(mem, scope, normed, times)
         keep = [i for i in keep if not known[i]]
     reordered = keep != list(range(n_turns))
-    turns, index, times, sizes = ([xs[i] for i in keep] for xs in (turns, index, times, sizes))
+    turns, index, times, sizes, normed = ([xs[i] for i in keep] for xs in (turns, index, times, sizes, normed))
     if given is not None:
         given = given[keep]
     counts: dict[str, Any] = {"messages": 0, "batches": 0, "ADD": 0, "NOOP": 0, "chitchat": 0}
@@ -236,8 +236,9 @@ def add_many(mem: Any, messages: Any, *, user_id: str, agent_id: str | None = No
     if hasattr(mem.store, "warm_vectors"):  # the import keeps the vector index (no search need load it)
         mem.store.warm_vectors(scope.tenant, scope.user_id)
     for start, end in _batches(sizes, batch_size, s.max_add_chars) if turns else []:
-        part = [{**t, "timestamp": ts} for t, ts in zip(turns[start:end], times[start:end])]
-        msgs = normalize_messages(part, default_time=default_time, max_chars=s.max_message_chars)
+        msgs = normed[start:end]  # (normalised by the check: each takes its time said, as add would give it)
+        for m, ts in zip(msgs, times[start:end]):
+            m.timestamp = ts
         try:
             check_total_chars([m.content for m in msgs], s.max_add_chars)
             with segment_once():

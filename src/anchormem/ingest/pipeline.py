@@ -25,7 +25,7 @@ from ..text.segment import chunk_text
 from ..text.tokenize import index_text
 from ..types import MemoryItem, Message, Scope
 from .classify import content_hash, is_chitchat, is_question
-from .echo import ECHO_REASON, adds_nothing
+from .echo import ECHO_REASON, adds_nothing, said_words
 from .keys import DEFAULT_KEY_KINDS, KeyTurn, retrieval_keys
 
 __all__ = ["Draft", "Prepared", "draft_memories", "embedding_text", "time_terms", "skipped_turns", "SKIP_REASONS",
@@ -129,6 +129,7 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
     prior = prior if prior is not None else before
     user_texts = [m.content for m in messages if m.role == "user"] + \
         ([prior.text] if prior is not None and prior.role != "assistant" else [])
+    said = None  # their words, taken once for every assistant turn of the call (echo.said_words)
     for i, msg in enumerate(messages):
         msg_id = uuid.uuid4().hex
         local_ts = msg.timestamp or now
@@ -145,7 +146,8 @@ def draft_memories(messages: list[Message], *, scope: Scope, metadata: dict[str,
             out.skipped.append((i, "chit-chat"))
             continue
         if msg.role == "assistant":
-            if adds_nothing(msg.content, user_texts):
+            said = said if said is not None else said_words(user_texts)
+            if adds_nothing(msg.content, said):
                 out.skipped.append((i, "assistant echo"))
                 continue
             kind, source = "assistant", "assistant"

@@ -19,14 +19,19 @@ Derived data; the database stays the source of truth:
   or one whose process died before the index was saved, is searchable at the next query.
 - **Saved file** (``<database>.kw``, not for ``:memory:`` or an encrypted file; a ``:memory:`` store prunes the log
   as it applies it, an encrypted file's log keeps growing by one small row per write): written on close (and after a
-  build) with its watermark, also by a process that only wrote when it left many changes (a bulk load); a reopen loads it and applies the log from the watermark. The log is pruned up to
-  the saved watermark; an index whose watermark is older than the log's start (another process pruned it), from
-  another database (``store_id``) or format is rebuilt from ``memories_fts``. Each save writes a fresh token into
-  the file and, in the transaction that prunes the log, into the database (``meta`` row ``keyword_index_token``): a
-  file whose token the database does not hold was saved beside another state of it (a backup restored, newer or
-  older than the file; a copy that diverged, whose log numbers coincide with this one's) and is rebuilt instead of
-  caught up from a watermark that means nothing there. A purge deletes the file
-  (:meth:`KeywordIndex.drop`): it holds the purged rows' tokens.
+  build) with its watermark, also by a process that only wrote when it left many changes (a bulk load); a reopen
+  loads it and applies the log from the watermark. The log is pruned up to the saved watermark. A close whose
+  changes since the file was saved are only added rows, few of them (:data:`DELTA_FRACTION` of the rows, at most
+  ``_EAGER_LOG``), leaves the file as it is and the log unpruned: the log is the file's delta, applied by the next
+  reopen (a whole save writes ~280 bytes per row, ~28 MB at 100k rows, and was paid by every close after a write);
+  a removed or re-texted row (its words must not outlive it in the file) or more rows save it whole. An index whose
+  watermark is older than the log's start (another process pruned it), from another database (``store_id``) or
+  format is rebuilt from ``memories_fts``. Each save writes a fresh token into the file and, in the transaction
+  that prunes the log, into the database (``meta`` row ``keyword_index_token``): a file whose token the database
+  does not hold was saved beside another state of it (a backup restored, newer or older than the file; a copy that
+  diverged, whose log numbers coincide with this one's) and is rebuilt instead of caught up from a watermark that
+  means nothing there. A purge deletes the file (:meth:`KeywordIndex.drop`): it holds the purged rows' tokens. A
+  file cut short (a crash on a file system without atomic renames) or otherwise unreadable is rebuilt.
 
 - **Terms**: :meth:`KeywordIndex.top` keeps each (user, token) pair's live postings with their BM25 contributions
   (the IDF and length-normalised term frequencies above, as float64) until the index changes (a caught-up write, a
@@ -49,6 +54,7 @@ import os
 import sqlite3
 import threading
 import uuid
+import zipfile
 from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
@@ -76,6 +82,9 @@ _NONE = (np.zeros(0, np.int64), np.zeros(0, np.float64))  # top_arrays of no mat
 for _a in _NONE:
     _a.setflags(write=False)
 _TERMS_MAX = 4_000_000  # postings whose BM25 contributions top() keeps (~48 MB: rowid and float64 each)
+DELTA_FRACTION = 1 / 32
+"""A close leaves the saved file as it is while the rows added since it was saved are at most this fraction of the
+index's rows (and at most :data:`_EAGER_LOG`): the change log keeps them (module doc, "Saved file")."""
 
 # migration v7: the change log the index catches up from (module doc)
 LOG_DDL = [
@@ -188,6 +197,8 @@ class KeywordIndex:
         self._tok: _Tokenizer | None = None
         self.seq: int | None = None  # the log sequence number applied last; None: not loaded
         self._dirty = False
+        self._saved: tuple[int, str] | None = None  # (watermark, token) of the file as saved or loaded last
+        self._removed = False  # a row's postings were dropped since then (its words must leave the file)
         self.usable = True
         self._acc: np.ndarray | None = None  # top()'s scratch: score and seen flag per rowid
         self._seen: np.ndarray | None = None
@@ -273,6 +284,7 @@ class KeywordIndex:
     def _remove(self, rowid: int) -> None:
         if rowid >= len(self.rscope.a) or self.rscope.a[rowid] < 0:
             return
+        self._removed = True
         s, n = self.fstart.a[rowid], self.fn.a[rowid]
         np.subtract.at(self.df.a, self.fwd.a[s : s + n], 1)
         self.n_rows -= 1
@@ -355,6 +367,7 @@ class KeywordIndex:
 
     def _build(self, snapshot: Callable[..., Any]) -> None:
         self._empty()
+        self._removed = True  # (the file, if any, is not this index's base: saved whole next)
         head, last = snapshot(self._head_sql), 0
         top = snapshot(lambda c: c.execute("SELECT count(*), max(rowid) FROM memories_fts").fetchone())
         if top[1] is not None and top[1] > _MAX_ROWID_GAP * top[0] + 1_000_000:
@@ -603,7 +616,7 @@ class KeywordIndex:
         except OSError as exc:
             log.warning("anchormem: could not save the keyword index %s: %s", self.path, exc)
             return
-        self._dirty = False
+        self._dirty, self._removed, self._saved = False, False, (self.seq, token)
         try:  # entries up to the saved watermark are no longer needed by a reopen (module doc); the mark beside them
             seq = self.seq
 
@@ -669,7 +682,8 @@ class KeywordIndex:
                 self.prow, self.ptf = z["prow"], z["ptf"].astype(np.float32)
                 self.pgen = self.rgen.a[self.prow]
                 self.n_rows, self.n_tokens, self.seq = meta["n_rows"], meta["n_tokens"], meta["seq"]
-        except (OSError, ValueError, KeyError) as exc:
+                self._saved, self._removed = (meta["seq"], meta["token"]), False
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # (a file cut short: rebuilt)
             log.warning("anchormem: keyword index %s unreadable (%s): rebuilding it", self.path, exc)
             self.seq = None
             return False
@@ -680,12 +694,15 @@ class KeywordIndex:
         """Catch a loaded index up with the log and save it if it changed since it was saved (on close), so the
         next open has nothing to apply. An index this process never loaded is brought up to date and saved too
         when the log holds at least :data:`_EAGER_LOG` unsaved changes (a bulk load: its first search after a
-        reopen would otherwise pay for them). Never raises for a file error (logged)."""
+        reopen would otherwise pay for them). A loaded index whose changes since its file was saved are a few added
+        rows leaves the file as it is (:meth:`_additions_only`: the log is the delta). Never raises for a file error
+        (logged)."""
         with self._lock:
             if not self.usable or self.path is None:
                 return
+            eager = self.seq is None
             try:
-                if self.seq is None:
+                if eager:
                     first, head = read("SELECT min(seq), max(seq) FROM keyword_log", ())[0]
                     if first is None or head - first + 1 < _EAGER_LOG:
                         return
@@ -695,8 +712,20 @@ class KeywordIndex:
             except (sqlite3.Error, StoreError) as exc:  # not saved behind a purge: the next open applies the log
                 log.debug("keyword index not caught up on close, not saved: %s", exc)
                 return
-            if self._dirty:
+            if self._dirty and (eager or not self._additions_only(read)):
                 self._save(read, snapshot)
+
+    def _additions_only(self, read: Callable[[str, Any], list]) -> bool:
+        """Whether the saved file may stay as it is on close: it is this index's base (on disk, its token the
+        database's), no row was removed or re-texted since (their words must not outlive them in the file), and the
+        rows added since are few (:data:`DELTA_FRACTION` of the rows, at most :data:`_EAGER_LOG`). The log keeps
+        those rows unpruned: a reopen loads the file and applies them, as after a process that died unsaved."""
+        if self._saved is None or self._removed or self.seq is None or self.path is None or not self.path.exists():
+            return False
+        if self.seq - self._saved[0] > min(_EAGER_LOG, self.n_rows * DELTA_FRACTION):
+            return False
+        mark = read("SELECT value FROM meta WHERE key = ?", (_TOKEN_KEY,))
+        return bool(mark) and mark[0][0] == self._saved[1]
 
     def drop(self) -> None:
         """Forget the index and delete its file (a purge: it holds the purged rows' tokens); the next search
