@@ -75,5 +75,7 @@ def test_access_write_is_a_hot_update(pg_mem):
         store.touch(pg_mem.tenant, ids, T0 + timedelta(minutes=k))
     upd1, hot1 = counts()
     assert upd1 - upd0 == 6 * len(ids)
-    assert hot1 - hot0 == upd1 - upd0
+    # HOT needs room on the row's own page: fillfactor 70 leaves it for nearly every write (at fillfactor 100 about
+    # half were not HOT); a page that fills up between prunings makes the odd one a plain update
+    assert hot1 - hot0 >= 0.97 * (upd1 - upd0)
     assert {m.access_count for m in pg_mem.get_all(user_id="u")} == {6}
