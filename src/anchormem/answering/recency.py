@@ -24,10 +24,16 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
 - ``n`` did not close a claim of ``o`` (the write path read it as that claim's change: ``o``'s current view no longer
   says it, and ``n`` is no later answer to what ``o`` still says: "Dropped Japanese" after "I'm Dana, I work as a nurse
   and I'm learning Japanese…" answers no job question);
+- ``o`` says something of the asker's (for a question about the asker): a clause of it can state what holds for
+  them now, or its sentences do not open with someone else as the subject nor with a supposition
+  (:func:`~anchormem.facts.stance.of_others`: "My mate Dave just moved to Glasgow", 要是我搬回老家长沙… are never
+  marked earlier than an unrelated later statement, fresh24 D11); a question counting the asker's relations ("How
+  many children do I have?", 我有几个孩子？) asks about the asker;
 - ``n`` answers the same question as ``o``: it carries a current claim of a slot ``o`` carries (same slot by the
   stored claims; a relation's slot said in either language is one: ``sister_home_city`` / ``姐姐_home_city``); or,
   when the two do not both carry claims (the write path read no slot in one of them: the change it may have
-  missed; habits keyed by the word said, ``does:league`` / ``does:game``, count as none here), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
+  missed; slots keyed by the word said, habits ``does:league`` / ``does:game`` and counts ``count:chicken`` /
+  ``count:bird``, count as none here), with a calibrated embedder, it says a value of a kind ``o`` holds or an ending
   (:func:`_may_replace`, as the write path's relative reader reads a change), stands out of the background of
   unrelated statements for the question (:data:`LATER_SHARE` of ``o``'s lift at least; each lift over the
   background of its own language, ``n``'s read on ``o``'s scale: times the ratio of the spreads of the question's
@@ -36,9 +42,11 @@ now (:func:`asks_own_present`) or the present state of a person of theirs ("Wher
   当护士。" after "My sister Lan works as a nurse at a hospital in Guangzhou.") and either the evidence test cites
   it too or it is close by meaning to both:
   within :data:`LATER_MARGIN` of ``o``'s lift and :data:`PAIR_LIFT` above ``o``'s background (in ``n``'s language)
-  in cosine to ``o`` itself; not cited, ``n`` answers by meaning only in one language with the question and ``o``,
-  or in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
-  Vancouver."), its lift then :data:`CROSS_LIFT` spreads of the question's cosines to that background at least and
+  in cosine to ``o`` itself; not cited, ``n`` answers by meaning in one language with the question and ``o``, or
+  in the other language than ``o`` (:data:`CROSS_LANGUAGE`: "我姐姐搬到多伦多了。" after "My sister lives in
+  Vancouver."), or in ``o``'s language with the question in the other one ("游戏我已经不玩了" after "I play League
+  every night, 基本打到两点。", asked "Do I still play League?"), its lift in the last two
+  :data:`CROSS_LIFT` spreads of the question's cosines to that background at least and
   no value ``o`` holds said again (tuned on the dev
   stories of ``bench/currency.py`` and checked on ``bench/ask_crosslang.py``, where a persona's unrelated later
   statements must not answer: "I'm vegetarian." is no later answer to "What pets do I have?").
@@ -111,8 +119,9 @@ def asked_person(question: str) -> tuple[str, str] | None:
     """Whose present state the question asks about: ("user", "") for the asker's own (:func:`asks_own_present`);
     ("", relation) for one relation of the asker's ("Where does my sister live now?", 我女儿现在几岁？ -> ("",
     "daughter"): canonical, :func:`~.persons.kin_words`); (name, "") for one person named ("Where does Tom live?",
-    小美住在哪里？ -> ("小美", "")); None for a question about the past or a plan, two relations or someone else's
-    relation ("Where does Tom's brother live?")."""
+    小美住在哪里？ -> ("小美", "")); ("user", "") too for a count of the asker's relations, the relation word not after
+    a possessive ("How many children do I have?", 我有几个孩子？); None for a question about the past or a plan, two
+    relations or someone else's relation ("Where does Tom's brother live?", 我姐姐有几个孩子？)."""
     from ..facts.subjects import person_owner
     from .question import analyze_question
 
@@ -124,6 +133,9 @@ def asked_person(question: str) -> tuple[str, str] | None:
     if asks_own_present(question):
         return "user", ""
     kin = kin_words(question)
+    if kin and len(kin) == 1 and "count" in asked_value_kinds(question) and asks_about_asker(question) and \
+            not _possessed(question, next(iter(kin))):
+        return "user", ""  # the asker's relations counted ("How many children do I have?", 我有几个孩子？): their own
     if kin:
         return ("", next(iter(kin))) if len(kin) == 1 and _MINE.search(question) else None
     names = analyze_question(question).names
@@ -131,6 +143,12 @@ def asked_person(question: str) -> tuple[str, str] | None:
 
 
 _MINE = re.compile(r"\b(?:my|our)\b|我", re.I)
+
+
+def _possessed(question: str, kin: str) -> bool:
+    """The relation word ``kin`` follows the asker's possessive ("my sister", 我姐姐, 我的女儿): the question asks
+    about that person, not how many such the asker has."""
+    return bool(re.search(rf"(?:{_MINE.pattern})\s*(?:的\s*)?{re.escape(kin)}", question, re.I))
 
 
 def asks_whole_person(question: str, person: tuple[str, str] | None) -> bool:
@@ -239,10 +257,15 @@ def _as_relation(slot: str, relation: str) -> str:
     return f"{ent}|{relation}_{rest}" if head and (kin_covers(relation, head) or kin_covers(head, relation)) else slot
 
 
+_WORD_KEYED = ("does:", "count:")  # slots keyed by the word said: one habit or one count in other words
+
+
 def _keyed(slots: set[str]) -> bool:
-    """``slots`` hold one the write path keys by its kind (a home, a job, an amount), not only habits keyed by the
-    word said for what is done ("does:league" / "does:game": one habit in other words)."""
-    return any(not x.partition("|")[2].startswith("does:") for x in slots)
+    """``slots`` hold one the write path keys by its kind (a home, a job, an amount), not only slots keyed by the
+    word said (:data:`_WORD_KEYED`): a habit by the word for what is done ("does:league" / "does:game") or a count by
+    the word for what is counted ("count:chicken" / "count:bird": "We keep 4 hens" / "that's six birds"), one thing
+    in other words."""
+    return any(not x.partition("|")[2].startswith(_WORD_KEYED) for x in slots)
 
 
 def _values(m: MemoryItem, slot: str, relation: str = "") -> list[str]:
@@ -387,7 +410,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     value of the earlier one's said again. Without them a later statement
     is one carrying a claim of the same slot. {} when the question asks no present state of the asker's or of one
     person (:func:`asked_person`)."""
-    from ..facts.stance import person_clauses, present_clauses
+    from ..facts.stance import of_others, person_clauses, present_clauses
 
     person = asked_person(question)
     if person is None and asks_plan(question):
@@ -399,10 +422,13 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     else:  # someone else's: their clauses, in the words of the user's own statements
         theirs = _theirs(person, [m.text for m in list(earlier) + list(pool) if _own(m)])
         clauses = lambda text: person_clauses(text, theirs)  # noqa: E731
-    # a question asked is no earlier statement (a plan is one of what its later outcome tells); for another
-    # person, it says something of theirs
+    # a question asked is no earlier statement (a plan is one of what its later outcome tells); one about the
+    # asker or another person says something that holds of them (a friend's move, "My mate Dave just moved to
+    # Glasgow", or a supposition, 要是我搬回老家长沙…, states nothing of the asker's own that a later statement could
+    # replace: fresh24 D11)
     olds = [o for o in earlier if _own(o) and not _asks(o.text) and
-            (_planned(o) if person is None else person == ("user", "") or bool(clauses(o.text)))]
+            (_planned(o) if person is None else bool(clauses(o.text)) or person == ("user", "") and
+             not of_others(o.text))]
     if not olds:
         return {}
     first = min(said_at(o) for o in olds)
@@ -466,8 +492,11 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
                 # shared: the write path says they speak of different things ("done moving… Leeds" is no later
                 # answer to a job)
                 nl = text_language(words)
-                one = ol == qlang == nl
-                if not (one or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
+                same = ol == nl  # both statements in one language: their lifts are over one background, whatever
+                # the question's language ("Do I still play League?" of "I play League every night, 基本打到两点。"
+                # and "游戏我已经不玩了"); the question in the other one, n must stand out as across languages
+                one = same and nl == qlang
+                if not (same or n.id in cited or (CROSS_LANGUAGE and nl != ol)):
                     continue  # across languages: a later statement in the other language than the earlier one
                 if ident and n.id not in cited:
                     continue  # a number or code asked for by its kind ("What's my order number?") is answered by a

@@ -225,6 +225,23 @@ def present_clauses(text: str) -> list[str]:
     return out
 
 
+def of_others(text: str) -> bool:
+    """Every sentence of ``text`` (a user's turn) opens with a clause that is a supposition (``hypothetical`` of
+    cues.json) or whose subject is a person other than the speaker (a name, a person of the speaker's:
+    :func:`~anchormem.facts.subjects.clause_subject`): "My mate Dave just moved to Glasgow for a new job.", 要是我搬回老家长沙，房租能省一半。 -> True; "I work
+    at Airbnb.", "A glass of wine with dinner every night for me." -> False; False for no sentence."""
+    from ..text.segment import split_sentences
+    from .meaning import _person_of_speaker
+    from .rules import _cue_patterns, _speaker_subject
+    from .subjects import clause_subject
+
+    firsts = [next((c.strip() for c in _CLAUSE.findall(s) if c.strip(",，;；.。!！?？ ")), "")
+              for s in split_sentences(text)]
+    firsts = [c for c in firsts if c]
+    return bool(firsts) and all(_cue_patterns()[1].search(c) or clause_subject(c) or _speaker_subject(c) == "other"
+                                or _person_of_speaker(c) for c in firsts)
+
+
 def person_clauses(text: str, theirs: Callable[[str], bool]) -> list[str]:
     """The clauses of ``text`` (a user's turn) that can state what holds now for another person, the one
     ``theirs`` (a clause -> whether its subject is that person) tells: a sentence's clauses from the first whose

@@ -1,0 +1,83 @@
+"""Latest said first when the write path read no change (answering.recency, issue #22 read path): the user's later
+statement leads when the two statements are in one language whatever the question's ("Do I still play League?" of
+"I play League every night, 基本打到两点。" and "游戏我已经不玩了"), when both are counts keyed by the word said ("4 hens"
+/ "six birds"), and when the question counts the asker's relations ("How many children do I have?"); a statement
+about someone else or a supposition is never marked earlier than an unrelated later one (fresh24 D11)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from anchormem import Memory
+from anchormem.answering.recency import _keyed, asked_person
+from anchormem.facts.stance import of_others
+
+T = datetime(2024, 1, 1, 9, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("question, person", [
+    ("how many children do I have?", ("user", "")),  # the asker's relations counted: the asker's own state
+    ("我有几个孩子？", ("user", "")),
+    ("How many kids do I have now?", ("user", "")),
+    ("How old is my son?", ("", "son")),  # one relation's state
+    ("我的女儿几岁？", ("", "daughter")),
+    ("我姐姐有几个孩子？", None),  # a relation's relations
+])
+def test_asked_person_reads_a_count_of_the_askers_relations_as_theirs(question, person):
+    assert asked_person(question) == person
+
+
+@pytest.mark.parametrize("text, others", [
+    ("My mate Dave just moved to Glasgow for a new job.", True),
+    ("要是我搬回老家长沙，房租能省一半。", True),  # a supposition
+    ("我朋友搬去上海了", True),
+    ("My sister lives in Vancouver.", True),
+    ("I work at Airbnb.", False),
+    ("A glass of wine with dinner every night for me.", False),  # no person as the subject
+    ("每天 screen time 平均 9 小时，iPhone 报告吓死人", False),  # (its present clauses are none: "平均")
+    ("有点贵。", False),
+    ("", False),
+])
+def test_of_others(text, others):
+    assert of_others(text) is others
+
+
+@pytest.mark.parametrize("slots, keyed", [
+    ({"user|count:chicken"}, False), ({"user|does:league"}, False),  # keyed by the word said
+    ({"user|home_city"}, True), ({"user|count:cat", "user|employer"}, True), (set(), False),
+])
+def test_keyed(slots, keyed):
+    assert _keyed(slots) is keyed
+
+
+@pytest.fixture
+def mem(e5):
+    from anchormem.eval.embed_cache import eval_embedder
+
+    m = Memory(":memory:", embedder=eval_embedder(e5), cache=False)
+    yield m
+    m.close()
+
+
+def test_two_statements_in_one_language_compare_whatever_the_questions_language(mem):
+    # both statements are read in Chinese (text_language of the mixed turn): their lifts share one background, so
+    # an English question does not keep the later one out (it was cited first only when all three were one language)
+    mem.add("I play Overwatch every night, 基本打到一点。", user_id="g", timestamp=T)
+    later = "守望先锋我已经不玩了，账号都卖了。"
+    assert "SUPERSEDE" not in [e.event for e in mem.add(later, user_id="g", timestamp=T + timedelta(days=90))]
+    ans = mem.ask("Do I still play Overwatch?", user_id="g")
+    assert [c.text for c in ans.citations[:2]] == [later, "I play Overwatch every night, 基本打到一点。"]
+    assert "an earlier statement, before 2024-03-31" in ans.text
+
+
+def test_someone_elses_news_is_never_marked_earlier_than_an_unrelated_statement(mem):
+    texts = ["I live in Leeds and rent is £900 a month.", "My mate Dave just moved to Glasgow for a new job.",
+             "要是我搬回老家长沙，房租能省一半。", "Our cat Miso died last week, the flat is so quiet."]
+    for i, text in enumerate(texts):
+        mem.add(text, user_id="d", timestamp=T + timedelta(days=30 * i))
+    block = mem.context(user_id="d", session_id="probe", query="Help me budget my monthly expenses")
+    lines = [ln for s in block.sections if s.name == "memories" for ln in s.text.splitlines()[1:]]
+    assert any("Dave" in ln for ln in lines) or any("长沙" in ln for ln in lines)
+    assert not any(("Dave" in ln or "长沙" in ln) and ("earlier statement" in ln or "较早的说法" in ln) for ln in lines)
