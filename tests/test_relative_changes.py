@@ -192,3 +192,14 @@ def test_a_value_the_rules_read_as_another_slot_changes_no_typed_claim(mem_e5, f
     assert [e.memory.fact.attribute for e in evs if e.event == "ADD" and e.memory.fact] == ["employer"]
     names = [m.fact.value for m in mem_e5.get_all(user_id="u", filters={"kind": "fact"}) if m.fact.attribute.endswith("_names")]
     assert names == [kept]
+
+
+def test_an_amount_with_a_thousands_comma_is_one_clause():
+    """fresh25 D2: the home fact of "… in Portland and pay $1,850 a month." was cut to "… pay $1"."""
+    from anchormem import Memory
+
+    m = Memory(":memory:", embedder="hash")
+    evs = m.add("I rent a one-bedroom in Portland and pay $1,850 a month.", user_id="u", timestamp=T1)
+    home = [e.memory.text for e in evs if e.memory.fact and e.memory.fact.attribute == "home_city"]
+    assert home == ["I rent a one-bedroom in Portland and pay $1,850 a month."]
+    m.close()
