@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from anchormem.facts.relative import _piece, clause_values, masked, units_of
 
 T1 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -177,3 +179,27 @@ def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_
     mem_e5.add("My sister Priya is a pharmacist.", user_id="a", timestamp="2026-11-02T10:01:00Z")
     ev = mem_e5.add("Priya switched careers, she's a nurse now.", user_id="a", timestamp="2026-11-18T10:00:00Z")
     assert [e.event for e in ev] == ["ADD"] and ev[0].memory.fact is None
+
+
+@pytest.mark.parametrize("first,then,kept", [
+    ("We have two kids, Max and Ella.", "I work at Google now, on the Maps team.", "Max and Ella"),  # fresh25 D1
+    ("We have two cats, Miso and Tofu.", "I'm at Netflix now, on the ads team.", "Miso and Tofu"),
+])
+def test_a_value_the_rules_read_as_another_slot_changes_no_typed_claim(mem_e5, first, then, kept):
+    _add(mem_e5, first, T1)
+    evs = _add(mem_e5, then, T2)
+    assert _facts(evs, "SUPERSEDE") == []
+    assert [e.memory.fact.attribute for e in evs if e.event == "ADD" and e.memory.fact] == ["employer"]
+    names = [m.fact.value for m in mem_e5.get_all(user_id="u", filters={"kind": "fact"}) if m.fact.attribute.endswith("_names")]
+    assert names == [kept]
+
+
+def test_an_amount_with_a_thousands_comma_is_one_clause():
+    """fresh25 D2: the home fact of "… in Portland and pay $1,850 a month." was cut to "… pay $1"."""
+    from anchormem import Memory
+
+    m = Memory(":memory:", embedder="hash")
+    evs = m.add("I rent a one-bedroom in Portland and pay $1,850 a month.", user_id="u", timestamp=T1)
+    home = [e.memory.text for e in evs if e.memory.fact and e.memory.fact.attribute == "home_city"]
+    assert home == ["I rent a one-bedroom in Portland and pay $1,850 a month."]
+    m.close()

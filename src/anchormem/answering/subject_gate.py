@@ -76,7 +76,7 @@ def _self_rx() -> re.Pattern[str]:
                       rf"我(?:们)?(?!(?:的|家)?(?:的)?(?:{zh_other}|{en_other}))", re.I)
 
 
-_CLAUSES = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！]*")
+_CLAUSES = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！]*")  # (not "1,850" nor "3.5")
 _ASKS = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 
 

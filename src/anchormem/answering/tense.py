@@ -84,7 +84,7 @@ def asks_plan(question: str) -> bool:
     return bool(_tense(False).search(question)) or _arranged(question)
 
 
-_CLAUSE = re.compile(r"[^,，;；.。!！?？]+[,，;；.。!！?？]*")
+_CLAUSE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")  # (not "1,850" nor "3.5")
 
 
 def without_plans(text: str, said_at: datetime | None, *, own_state: bool = False) -> str:

@@ -194,7 +194,7 @@ def _claim_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return pattern("back_references"), pattern("filler")
 
 
-_CLAUSE = re.compile(r"[^.。!！?？;；,，]+[.。!！?？;；,，]*")
+_CLAUSE = re.compile(r"(?:[^.。!！?？;；,，]|(?<=\d)[,.](?=\d))+[.。!！?？;；,，]*")  # (not "1,850" nor "3.5")
 
 
 def has_content(text: str) -> bool:

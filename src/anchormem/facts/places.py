@@ -55,7 +55,7 @@ _LOG = logging.getLogger(__name__)
 MIN_POPULATION = 15000  # the GeoNames cities file read (15000 / 5000 / 1000): see bench/places_gazetteer.py
 _LATIN_NAME = re.compile(r"[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*(?:[ \-](?:[A-ZÀ-Þ][A-Za-zÀ-ÖØ-öø-ɏ'’.\-]*|of|de|del|la|le|am|upon|on|the))*")
 _CJK_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
-_CLAUSE = re.compile(r"[,;:，；：!！~～]+|\s+[-—]\s+|(?<=[.)])\s+(?=[a-z])|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)",
+_CLAUSE = re.compile(r"(?:(?<!\d)[,:]|[,:](?!\d)|[;，；：!！~～])+|\s+[-—]\s+|(?<=[.)])\s+(?=[a-z])|\s+(?:and|but|so)\s+(?=(?:i|we|i'm|we're|im)\b)",
                      re.I)
 
 

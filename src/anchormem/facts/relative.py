@@ -576,6 +576,10 @@ class RelativeChanges:
                 _LOG.debug("relative: %r names another attribute than %s (%r)", u.text, attr, o.clause)
                 _named_fact(out, i, fresh, entity, u, nv)  # 工资涨了，现在每个月38000 vs 宽带套餐: a new fact
                 continue
+            if claim is not None and nv is not None and kind == "name" and any(
+                    id(g) in fresh and g.attribute != attr and nv.value.casefold() in (g.value or "").casefold()
+                    for g in out[i]):  # the rules read that very value as another slot: "I work at Google now"
+                continue  # (employer) is no new value of a typed claim of another slot ("two kids, Max and Ella")
             if kind == "end":
                 fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
                 if fact is not None:
