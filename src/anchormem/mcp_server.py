@@ -176,6 +176,14 @@ class HistoryResult(BaseModel):
 
 
 # ------------------------------------------------------------------------------------------ the server
+def _day(mem: Any, dt: Any) -> str:
+    """``dt``'s calendar day on the memory's users' calendar (``Config.timezone``; UTC when unset)."""
+    from .timeutil import day_of, in_calendar
+
+    with in_calendar(getattr(mem, "_calendar", None)):
+        return day_of(dt)
+
+
 def _who(m: MemoryItem) -> str:
     return m.speaker or ("assistant" if m.source == "assistant" else "user")
 
@@ -349,7 +357,7 @@ def create_mcp_server(memory: Memory | None = None, *, path: str | None = None, 
         ans = mem.ask(query, user_id=user(user_id), session_id=session_id, agent_id=agent_id,
                       context=context, filters=filters)
         return AskResult(answer=ans.text, abstained=ans.abstained, citations=[
-            Citation(id=m.id, quote=m.text, speaker=_who(m), date=m.created_at.date().isoformat(),
+            Citation(id=m.id, quote=m.text, speaker=_who(m), date=_day(mem, m.created_at),
                      created_at=m.created_at, source=m.source, note=m.note) for m in ans.citations])
 
     @tool(title="Forget", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))

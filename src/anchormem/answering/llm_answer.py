@@ -24,6 +24,7 @@ from ..facts.grounding import check_support
 from ..llms.jsonparse import parse_json_reply
 from ..text.tokenize import has_cjk
 from ..types import Answer, Hit, MemoryItem
+from ..timeutil import day_of
 from .extractive import abstain, quoted
 
 __all__ = ["llm_answer", "SYSTEM_PROMPT", "ANSWER_SCHEMA"]
@@ -61,7 +62,7 @@ def _date_words(m: MemoryItem) -> str:
 
 def _prompt(question: str, mems: list[MemoryItem]) -> list[dict]:
     lines = [json.dumps({"id": f"m{i}", "speaker": m.speaker or ("assistant" if m.source == "assistant" else "user"),
-                         "date": m.created_at.date().isoformat(), "text": m.text}, ensure_ascii=False)
+                         "date": day_of(m.created_at), "text": m.text}, ensure_ascii=False)  # the users' calendar
              for i, m in enumerate(mems, start=1)]
     user = "Memories:\n" + "\n".join(lines) + f"\n\nQuestion: {question}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
