@@ -108,8 +108,7 @@ class AskMixin:
             if then is None and as_of is None and self.answer_config.slot_evidence else []
         if then is not None:
             ans, hits = then[0], hits + then[1]
-        elif as_of is not None and not filters:  # a slot question as of then: the user's claims valid then, with
-            # the end of the asked claim ("Where am I based?" -> Lisbon, "true until 2024-03"), else the quotes found
+        elif ans.abstained and as_of is not None and not filters:  # the user's claims valid then ("Where am I based?")
             then = slot_answer_as_of(asked, found, to_utc(as_of, field="as_of"))
             ans, hits = (then[0], hits + then[1]) if then is not None else (ans, hits)
         elif slot:  # a question about one of the user's slots: its current claim is the evidence (answering.slot_evidence)
