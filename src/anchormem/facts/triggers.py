@@ -207,7 +207,8 @@ def required_literals(pattern: "re.Pattern[str] | str") -> "frozenset[str] | Non
     can be derived. A text may hold the marks of :data:`_MARKS` (whitespace runs and word boundaries of the pattern,
     so "my name is" is one text). For a sequence the most selective element is used (:func:`_score`); an alternation
     needs one of each branch's; a repeat that may occur zero times, a class of more than a few characters, a
-    lookaround or a backreference needs nothing. ``required_literals(r"\bI\s+(?:live|reside)\s+in\s+(?P<v>.+)")``
+    negative lookaround or a backreference needs nothing (a positive lookaround needs its own).
+    ``required_literals(r"\bI\s+(?:live|reside)\s+in\s+(?P<v>.+)")``
     -> ``{"live\x00in\x00", "reside\x00in\x00"}``. Never raises on a valid pattern (an unknown construct needs
     nothing)."""
     if isinstance(pattern, re.Pattern):
@@ -342,4 +343,6 @@ def _item(op, av) -> "frozenset[str] | None":
         return _seq(list(sub)) if lo >= 1 else None
     if op is getattr(_c, "ATOMIC_GROUP", None):
         return _seq(list(av))
-    return None  # IN, ANY, NOT_LITERAL, CATEGORY, ASSERT, ASSERT_NOT, GROUPREF, GROUPREF_EXISTS, ...
+    if op is _c.ASSERT:  # a positive lookahead or lookbehind: its text is in the text too ("(?=\w+ing\b.*\bagain\b)")
+        return _seq(list(av[1]))
+    return None  # IN, ANY, NOT_LITERAL, CATEGORY, ASSERT_NOT, GROUPREF, GROUPREF_EXISTS, ...
