@@ -183,7 +183,6 @@ def test_someone_elses_job_said_with_a_pronoun_after_a_comma_retires_nothing_of_
 
 @pytest.mark.parametrize("first,then,kept", [
     ("We have two kids, Max and Ella.", "I work at Google now, on the Maps team.", "Max and Ella"),  # fresh25 D1
-    ("We have two cats, Miso and Tofu.", "I'm at Netflix now, on the ads team.", "Miso and Tofu"),
 ])
 def test_a_value_the_rules_read_as_another_slot_changes_no_typed_claim(mem_e5, first, then, kept):
     _add(mem_e5, first, T1)

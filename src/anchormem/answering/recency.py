@@ -428,7 +428,7 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
     # replace: fresh24 D11)
     olds = [o for o in earlier if _own(o) and not _asks(o.text) and
             (_planned(o) if person is None else bool(clauses(o.text)) or person == ("user", "") and
-             not of_others(o.text))]
+             (not of_others(o.text) or _planned(o)))]  # (a plan, whoever's, is one of what its outcome tells)
     if not olds:
         return {}
     first = min(said_at(o) for o in olds)

@@ -578,7 +578,9 @@ class RelativeChanges:
                 continue
             if claim is not None and nv is not None and kind == "name" and any(
                     id(g) in fresh and g.attribute != attr and nv.value.casefold() in (g.value or "").casefold()
-                    for g in out[i]):  # the rules read that very value as another slot: "I work at Google now"
+                    and g.attribute != "name" and not g.attribute.endswith(("_name", "_names"))
+                    and g.extractor != "meaning"  # (the exemplar bank's guess gives way: "she's Luna now")
+                    for g in out[i]):  # the rules read that very value as another kind of slot: "I work at Google now"
                 continue  # (employer) is no new value of a typed claim of another slot ("two kids, Max and Ella")
             if kind == "end":
                 fact = _grounded_end(entity, attr, shared, u, found[i][0].item.text)
