@@ -24,6 +24,7 @@ from functools import lru_cache
 from .. import langdata
 from ..facts.claims import asks_past
 from ..facts.plans import plan_sentences
+from ..text.segment import CLAUSE_PIECE
 
 __all__ = ["asks_present", "asks_plan", "without_plans", "present_markers"]
 
@@ -84,7 +85,7 @@ def asks_plan(question: str) -> bool:
     return bool(_tense(False).search(question)) or _arranged(question)
 
 
-_CLAUSE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")  # (not "1,850" nor "3.5")
+_CLAUSE = CLAUSE_PIECE  # (anchormem.text.segment: not inside "1,850" nor "3.5")
 
 
 def without_plans(text: str, said_at: datetime | None, *, own_state: bool = False) -> str:

@@ -34,7 +34,7 @@ import re
 from functools import lru_cache
 
 from .. import langdata
-from ..text.clause_time import past_lemma, split_clauses, tense_of
+from ..text.clause_time import WORD, participle_after, past_lemma, split_clauses, tense_of
 from ..text.tokenize import has_cjk
 
 __all__ = ["terminative", "inchoative", "episodic", "lasting", "aspect", "reads_as_change", "without_markers",
@@ -150,9 +150,6 @@ def without_markers(clause: str) -> str:
     return " ".join((clause[:start] + " " + what + " " + clause[end:]).split())
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-
-
 @lru_cache(maxsize=4)
 def _past_state_words(lang: str, key: str) -> frozenset[str] | tuple[str, ...]:
     got = langdata.load("aspect", lang).get("past_state", {}).get(key, [])
@@ -172,9 +169,9 @@ def _en_past_state(clause: str) -> bool:
     """An English clause whose verbs in the simple past are all state verbs (``past_state.verbs``: be, live, work,
     pay, …) and at least one: "I lived in Nanjing", "rent was 3500 there"; not "I've lived here" (a perfect: it may
     still hold), "I was promoted" (a passive of an event verb), "I got a job" (an event)."""
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(clause)]
+    words = [w.casefold().replace("’", "'") for w in WORD.findall(clause)]
     verbs, perfect = _past_state_words("en", "verbs"), _past_state_words("en", "perfect_before")
-    after = _participle_after()
+    after = participle_after()
     state = False
     for i, w in enumerate(words):
         lemma = past_lemma(w)
@@ -204,7 +201,7 @@ def _governed(clause: str, value: str) -> str:
         return clause
     head = clause[:at]
     verbs = _past_state_words("en", "verbs")
-    for w in reversed([w.casefold() for w in _WORD.findall(head)]):
+    for w in reversed([w.casefold() for w in WORD.findall(head)]):
         if past_lemma(w):
             return head
         if w.endswith("ing") and _gerund_lemma(w) and _gerund_lemma(w) not in verbs:
@@ -227,12 +224,6 @@ def _participle_lemma(word: str) -> str:
 
     lemma = (getLemma(word, upos="VERB") or ("",))[0]
     return lemma if lemma and lemma != word and word in set(getInflection(lemma, tag="VBN") or ()) else ""
-
-
-@lru_cache(maxsize=1)
-def _participle_after() -> frozenset[str]:
-    got = langdata.load("dates", "en").get("clause_time", {}).get("participle_after", [])
-    return frozenset(w.casefold() for w in got)
 
 
 def _recent(clause: str) -> bool:

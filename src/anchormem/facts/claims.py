@@ -30,6 +30,7 @@ from ..stores.claims_sql import own_claims
 from ..text.tokenize import has_cjk, query_terms
 from ..timeutil import day_of, month_of, utcnow
 from ..types import Claim, MemoryItem
+from ..text.segment import CLAUSE_PIECE
 
 __all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
@@ -194,7 +195,7 @@ def _claim_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return pattern("back_references"), pattern("filler")
 
 
-_CLAUSE = re.compile(r"(?:[^.。!！?？;；,，]|(?<=\d)[,.](?=\d))+[.。!！?？;；,，]*")  # (not "1,850" nor "3.5")
+_CLAUSE = CLAUSE_PIECE  # (anchormem.text.segment: not inside "1,850" nor "3.5")
 
 
 def has_content(text: str) -> bool:

@@ -29,6 +29,7 @@ from typing import Callable
 
 from .. import langdata
 from ..text.tokenize import has_cjk
+from ..text.segment import CLAUSE_PIECE
 
 __all__ = ["scene", "SCENES", "present_clauses", "person_clauses", "remark_of_place", "remarked_place", "others_value",
            "opens_with_person"]
@@ -190,7 +191,7 @@ def opens_with_person(clause: str) -> str:
     return m.group(2) if m else ""
 
 
-_CLAUSE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")  # (not "2,600" nor "3.5")
+_CLAUSE = CLAUSE_PIECE  # (anchormem.text.segment: not inside "1,850" nor "3.5")
 
 
 def present_clauses(text: str) -> list[str]:

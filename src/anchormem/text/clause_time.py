@@ -31,11 +31,11 @@ from .. import langdata
 from .dates import DateSpan, resolve_dates
 from .tokenize import has_cjk
 
-__all__ = ["tense_of", "clause_dates", "split_clauses", "past_lemma"]
+__all__ = ["tense_of", "clause_dates", "split_clauses", "past_lemma", "participle_after", "WORD"]
 
 _CLAUSES = re.compile(r"(?:[^,，;；:：.。!！?？]|(?<=\d)[,.:](?=\d)|(?<=\d),\s(?=(?:1[89]|2\d)\d\d(?!\d))|(?<=\d[snrt][tdh]),"
                       r"\s(?=(?:1[89]|2\d)\d\d(?!\d)))+[,，;；:：.。!！?？]*")  # (not inside 1,450 nor "March 1, 2028")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")  # a Latin word, with its apostrophes
 
 
 @lru_cache(maxsize=8)
@@ -74,7 +74,9 @@ def past_lemma(word: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _participle_after() -> frozenset[str]:
+def participle_after() -> frozenset[str]:
+    """``participle_after`` of ``clause_time`` (data/lang/en/dates.json), lower case: words after which a past form
+    is a participle, a state ("I'm excited", "got married"), not a simple past."""
     words = langdata.load("dates", "en").get("clause_time", {}).get("participle_after", [])
     return frozenset(w.casefold() for w in words)
 
@@ -82,8 +84,8 @@ def _participle_after() -> frozenset[str]:
 def _past_verb(clause: str) -> bool:
     """An English verb of ``clause`` in its simple past form, not right after a ``participle_after`` word ("I'm
     excited", "got married": a state)."""
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(clause)]
-    after = _participle_after()
+    words = [w.casefold().replace("’", "'") for w in WORD.findall(clause)]
+    after = participle_after()
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         if len(w) > 2 and "'" not in w and _simple_past(w) and prev not in after and \

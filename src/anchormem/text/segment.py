@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_sentences", "chunk_text"]
+__all__ = ["split_sentences", "chunk_text", "CLAUSE_PIECE"]
 
 # A sentence ends at . ! ? (followed by space/end) or at Chinese 。！？； (no space needed), or a newline.
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；!?])(?=\S)|\n+")
+
+
+# A clause: the text up to a comma, semicolon or sentence end (Latin or CJK), with its closing marks; a comma or
+# point between digits ("1,850", "3.5") is inside a number, not a boundary. ``CLAUSE_PIECE.findall(sentence)``.
+CLAUSE_PIECE = re.compile(r"(?:[^,，;；.。!！?？]|(?<=\d)[,.](?=\d))+[,，;；.。!！?？]*")
 
 
 def split_sentences(text: str) -> list[str]:
