@@ -190,11 +190,16 @@ def _parse_meta(pairs: list[str] | None) -> dict[str, Any] | None:
 
 def _local(dt: datetime) -> datetime:
     """``dt`` on the users' calendar (``ANCHORMEM_TIMEZONE``; UTC when unset)."""
-    from ..config import Settings
+    zone = _zone(os.environ.get("ANCHORMEM_TIMEZONE"))
+    return dt.astimezone(zone) if zone is not None else dt
+
+
+@functools.lru_cache(maxsize=4)
+def _zone(name: str | None) -> Any:
+    """The zone named ``name`` (:func:`anchormem.timeutil.zone_of`), read once per name, not once per row shown."""
     from ..timeutil import zone_of
 
-    zone = zone_of(Settings().timezone)
-    return dt.astimezone(zone) if zone is not None else dt
+    return zone_of(name)
 
 
 def _fmt_time(dt: datetime | None) -> str:
