@@ -10,40 +10,26 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 
 from anchormem import Memory
-from anchormem.ingest.normalize import normalize_messages
-from anchormem.ingest.pipeline import draft_memories
-from anchormem.stores.protocol import NewMemory
-from anchormem.types import Scope
+
+from sqlite_cost import load_notes, vm_steps
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
-_STEP = 100
 _WORDS = "coffee tea rent Berlin Lisbon nurse teacher cat dog gym bike train salary flat garden piano".split()
 
 
-def _load(mem: Memory, n: int) -> None:
-    """``n`` utterance memories (no fact, no commitment) in user ``u``'s scope, written in batches."""
-    scope = Scope(tenant=mem.tenant, user_id="u")
+def _text(i: int) -> str:
     w = _WORDS
-    for s in range(0, n, 1500):
-        msgs = normalize_messages([{"role": "user", "content": f"Note {i}: the {w[i % len(w)]} and the "
-                                    f"{w[(i * 7) % len(w)]} came up again.", "timestamp": T0 + timedelta(seconds=i)}
-                                   for i in range(s, min(n, s + 1500))], default_time=T0,
-                                  max_chars=mem.settings.max_message_chars)
-        prep = draft_memories(msgs, scope=scope, metadata=None, now=T0, chunk_chars=mem.settings.chunk_chars)
-        vecs = mem.embedder.embed_documents([d.item.text for d in prep.drafts])
-        mem.store.write(prep.messages, [NewMemory(d.item, np.asarray(v, dtype=np.float32), d.content_hash,
-                                                  d.index_text) for d, v in zip(prep.drafts, vecs)], actor="test")
+    return f"Note {i}: the {w[i % len(w)]} and the {w[(i * 7) % len(w)]} came up again."
 
 
 def _run(n: int) -> tuple[dict[str, int], dict[str, list[str]]]:
     steps: dict[str, int] = {}
     got: dict[str, list[str]] = {}
     with Memory(":memory:", embedder="hash", cache=False) as mem:
-        _load(mem, n)
+        load_notes(mem, n, _text, T0)  # (no fact, no commitment among them)
         day = T0 + timedelta(days=30)
         mem.add("My rent is 1200 euros a month.", user_id="u", timestamp=day)
         mem.add("I live in Berlin now.", user_id="u", timestamp=day + timedelta(minutes=1))
@@ -56,20 +42,7 @@ def _run(n: int) -> tuple[dict[str, int], dict[str, list[str]]]:
             ("due", lambda: mem.due(user_id="u")),
         ]
         for name, call in calls:
-            call()  # warm
-            count = [0]
-            conn = mem.store._conn()  # noqa: SLF001 - the thread's connection: every read of this thread uses it
-
-            def tick() -> int:
-                count[0] += 1
-                return 0
-
-            conn.set_progress_handler(tick, _STEP)
-            try:
-                rows = call()
-            finally:
-                conn.set_progress_handler(None, _STEP)
-            steps[name] = count[0] * _STEP
+            steps[name], rows = vm_steps(mem, call)
             got[name] = [m.text for m in rows]
     return steps, got
 

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import numpy as np
 import pytest
 
 from anchormem import Memory
-from anchormem.ingest.normalize import normalize_messages
-from anchormem.ingest.pipeline import draft_memories
-from anchormem.stores.protocol import NewMemory
-from anchormem.types import Scope
+
+from sqlite_cost import load_notes, vm_steps
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
-_STEP = 100
 _WORDS = ("coffee tea rent Berlin Lisbon nurse teacher cat dog gym bike train salary flat garden piano football "
           "doctor school trip beach").split()
 
@@ -30,22 +26,10 @@ def _text(i: int) -> str:
     return f"Note {i}: the {w[i % len(w)]} and the {w[(i * 7) % len(w)]} came up with {w[(i * 13) % len(w)]} again."
 
 
-def _load(mem: Memory, n: int) -> None:
-    scope = Scope(tenant=mem.tenant, user_id="u")
-    for s in range(0, n, 1500):
-        idx = range(s, min(n, s + 1500))
-        msgs = normalize_messages([{"role": "user", "content": _text(i), "timestamp": T0 + timedelta(seconds=i)}
-                                   for i in idx], default_time=T0, max_chars=mem.settings.max_message_chars)
-        prep = draft_memories(msgs, scope=scope, metadata=None, now=T0, chunk_chars=mem.settings.chunk_chars)
-        vecs = mem.embedder.embed_documents([d.item.text for d in prep.drafts])
-        mem.store.write(prep.messages, [NewMemory(d.item, np.asarray(v, dtype=np.float32), d.content_hash,
-                                                  d.index_text) for d, v in zip(prep.drafts, vecs)], actor="test")
-
-
 def _steps(n: int) -> dict[str, int]:
     out: dict[str, int] = {}
     with Memory(":memory:", embedder="hash", cache=False) as mem:
-        _load(mem, n)
+        load_notes(mem, n, _text, T0)
         mem.add("My rent is 1200 a month.", user_id="u", timestamp=T0 + timedelta(days=30))
         calls = [
             ("search", lambda: mem.search("what is my rent", user_id="u", limit=10)),
@@ -53,20 +37,7 @@ def _steps(n: int) -> dict[str, int]:
             ("context", lambda: mem.context(query="How much is my rent?", user_id="u")),
         ]
         for name, call in calls:
-            call()  # warm: caches, the vector index, the keyword index
-            count = [0]
-            conn = mem.store._conn()  # noqa: SLF001 - the thread's connection: every read of this thread uses it
-
-            def tick() -> int:
-                count[0] += 1
-                return 0
-
-            conn.set_progress_handler(tick, _STEP)
-            try:
-                call()
-            finally:
-                conn.set_progress_handler(None, _STEP)
-            out[name] = count[0] * _STEP
+            out[name] = vm_steps(mem, call)[0]
     return out
 
 
