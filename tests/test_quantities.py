@@ -144,3 +144,15 @@ def test_the_speakers_age_changes_when_restated_older(mem_e5):
     assert [e for e in add_events(mem_e5, "I'm 34.", T2) if e[0] == "SUPERSEDE"] == []  # a restatement
     evs = add_events(mem_e5, "I just turned 35!", datetime(2024, 9, 1, tzinfo=timezone.utc))
     assert _changes(evs) == [("ADD", "age", "35"), ("SUPERSEDE", "age", "34")]
+
+
+def test_a_slot_noun_coordinated_with_the_speakers_verb_is_a_verb():
+    """"… and pay $1,800" shares the speaker's subject: what they pay, not what they are paid (frames.json
+    verb_coordinators); "… and pay is $5,000" keeps the noun."""
+    from anchormem.facts.frames import frame_facts
+
+    assert _read("I rent a one-bedroom in Austin and pay $1,800 a month.") == [("rent", "$1,800 a month")]
+    assert _read("I make $5,000 a month and pay $1,800 in rent.") == [("salary", "$5,000 a month"),
+                                                                     ("rent", "$1,800")]
+    assert frame_facts("I rent a one-bedroom in Austin and pay $1,800 a month.")[0] == []
+    assert frame_facts("I got the job and pay is $5,000 a month.")[0] == [("salary", "$5,000 a month", 1)]

@@ -87,6 +87,9 @@ def _compiled(lang: str) -> dict[str, Any]:
         "pending": tuple(sorted(d.get("pending_markers", []), key=len, reverse=True)),
         "verb_use": re.compile(r"(?<![\w'’])(?:" + alt(tuple(d["verb_subjects"])).replace("'", "['’]") + r")\s+$", flags)
         if d.get("verb_subjects") else None,
+        "coordinated": re.compile(r"(?<![\w'’])(?:" + alt(tuple(d["speaker"])).replace("'", "['’]") + r")\s[^.!?;:]*\s(?:" +
+                                  alt(tuple(d["verb_coordinators"])) + r")\s+$", flags)
+        if d.get("verb_coordinators") else None,
     }
     if lang == "zh":
         out["job"] = re.compile(r"^(?:一名|一个|一位|名)?(?P<v>[\u4e00-\u9fff]{0,4}?" + occupation_zh() + ")")
@@ -104,6 +107,17 @@ def _compiled(lang: str) -> dict[str, Any]:
     return out
 
 
+def said_as_verb(before: str, after: str, lang: str) -> bool:
+    """A slot noun between ``before`` and ``after`` is a verb: after a ``verb_subjects`` word ("I pay 120 a month"),
+    or coordinated with the speaker's earlier verb and taking its object at once ("I rent a flat in Austin and pay
+    $1,800 a month": ``verb_coordinators`` of frames.json; not "…and pay is $5,000")."""
+    c = _compiled(lang)
+    if c["verb_use"] is not None and c["verb_use"].search(before):
+        return True
+    return c["coordinated"] is not None and bool(c["coordinated"].search(before)) and \
+        bool(re.match(r"\s*(?:[$€£¥]|\d|about\b|around\b|like\b|roughly\b)", after, re.I))
+
+
 def slots_named(text: str) -> frozenset[str]:
     """The slot keys the nouns of ``text`` name, in either language (``slot_nouns`` and ``slots.numeric_slots`` of
     en and zh: "my rent" -> rent, 工资 / 月薪 -> salary, 会员费 -> membership, 手机号 -> phone), for telling what an
@@ -117,7 +131,7 @@ def slots_named(text: str) -> frozenset[str]:
             continue
         c = _compiled(lang)
         for m in c["noun_rx"].finditer(text):
-            if c["verb_use"] is not None and c["verb_use"].search(text[: m.start()]):
+            if said_as_verb(text[: m.start()], text[m.end():], lang):
                 continue
             out.add(c["nouns"][m.group(0).casefold() if lang == "en" else m.group(0)])
     return frozenset(out)
@@ -285,8 +299,8 @@ def _noun_frames(clause: str, lang: str, inherited: str, bare: bool = True) -> l
         pre = clause[: m.start()]
         if _owner(pre, lang, inherited) != "speaker":
             continue
-        if c["verb_use"] is not None and c["verb_use"].search(pre):
-            continue  # "I pay 120 a month for my gym": the verb, not the salary
+        if said_as_verb(pre, clause[m.end():], lang):
+            continue  # "I pay 120 a month for my gym", "I rent a flat and pay 1,800": the verb, not the salary
         if not bare and not re.search(r"\b(?:my|our)\s*$|我们?(?:家)?的?\s*$|[把将]\s*$", pre, re.I):
             continue
         rest = clause[m.end():]

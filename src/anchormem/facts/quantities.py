@@ -49,6 +49,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact, detect_language
 from .counts import _readings as _count_readings
+from .frames import said_as_verb
 from .values import Value, parse, plain, same_number
 
 __all__ = ["quantity_facts", "merge_quantity_facts", "attribute_words"]
@@ -139,9 +140,9 @@ def _named(text: str, v: Value) -> list[tuple[int, str]]:
             attr = table.get(m.group(0).casefold())
             if attr is None or not _takes(attr, v):
                 continue
-            if m.group(0).casefold() in _nouns() and m.group(0).casefold() not in _listed(lang) and \
-                    _PRONOUN_BEFORE.search(text[:m.start()]):
-                continue  # a slot noun said as a verb: "I pay 120 yuan a month for my gym"
+            if m.group(0).casefold() in _nouns() and m.group(0).casefold() not in _listed(lang) and (
+                    _PRONOUN_BEFORE.search(text[:m.start()]) or said_as_verb(text[:m.start()], text[m.end():], lang)):
+                continue  # a slot noun said as a verb: "I pay 120 yuan a month for my gym", "… and pay $1,800"
             if m.start() < v.end and v.start < m.end():
                 continue  # the word is inside the value ("84kg" is no "kg" word)
             dist = v.start - m.end() if m.end() <= v.start else m.start() - v.end
