@@ -247,3 +247,23 @@ def test_an_accepted_offer_with_its_start_date_is_scheduled():
     old = rows[("utterance", "I work as an accountant at Deloitte.")]
     assert (old.state, old.valid_to) == ("current", start_of(start))
     m.close()
+
+
+def test_an_onset_sentence_said_without_a_subject_dates_the_sentence_before():
+    """fresh25 D4: "Accepted an offer at Stripe! Starting next March." — the offer takes effect in March; the job held
+    now stays current until then. A next sentence stating a value of its own, or not an onset, dates nothing."""
+    got = clause_dates("Accepted an offer at Stripe!", A, sentence="Accepted an offer at Stripe!", values=("Stripe",),
+                       after=" Starting next March.")
+    assert [s.text for s in got] == ["next March"]
+    assert clause_dates("Accepted an offer at Stripe!", A, sentence="Accepted an offer at Stripe!", values=("Stripe",),
+                        after=" The team offsite is next March.") == []
+    assert clause_dates("I work at Google.", A, sentence="I work at Google.", values=("Google", "Stripe"),
+                        after=" Starting at Stripe next March.") == []
+    m = Memory(":memory:", embedder="hash")
+    m.add("I work at Google as a data analyst.", user_id="u", timestamp=SAID - timedelta(days=30))
+    m.add("Accepted an offer at Stripe! Starting next March.", user_id="u", timestamp=SAID)
+    rows = {it.fact.value: it for it in m.get_all(user_id="u", include_superseded=True)
+            if it.fact is not None and it.fact.attribute == "employer"}
+    assert rows["Stripe"].valid_from.month == 3 and rows["Stripe"].valid_from > SAID
+    assert rows["Google"].valid_to == rows["Stripe"].valid_from
+    m.close()

@@ -44,11 +44,15 @@ __all__ = ["planned", "scheduled_start", "schedule", "maybe", "drop_plans", "pla
            "says_ahead", "action_patterns"]
 
 
-def _fact_dates(fact: Fact, clause: str, said_at: datetime, values: tuple[str, ...]) -> list[DateSpan]:
-    """The dates of ``fact``'s clause read by its tense, else the time phrase of its sentence
-    (:func:`anchormem.text.clause_time.clause_dates`; ``values``: the values its turn states)."""
+def _fact_dates(fact: Fact, clause: str, said_at: datetime, values: tuple[str, ...],
+                turn: str = "") -> list[DateSpan]:
+    """The dates of ``fact``'s clause read by its tense, else the time phrase of its sentence, else an onset sentence
+    right after it in ``turn`` (:func:`anchormem.text.clause_time.clause_dates`; ``values``: the values its turn
+    states)."""
+    at = turn.find(fact.source_span) if turn and fact.source_span else -1
     return clause_dates(clause, said_at, sentence=fact.source_span,
-                        values=tuple(v for v in values if v) or ((fact.value or ""),))
+                        values=tuple(v for v in values if v) or ((fact.value or ""),),
+                        after=turn[at + len(fact.source_span):] if at >= 0 else "")
 
 
 def planned(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) -> DateSpan | None:
@@ -79,20 +83,22 @@ def planned(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) 
     return None
 
 
-def scheduled_start(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = ()) -> datetime | None:
+def scheduled_start(fact: Fact, said_at: datetime | None, values: tuple[str, ...] = (),
+                    turn: str = "") -> datetime | None:
     """When ``fact`` takes effect, when its clause dates it ahead of the day it was said ("My son turns 7 next
     month", "the rent goes up to 1,500 from March 1", 下个月开始三千五): the start of that date, resolved against
     ``said_at`` (:func:`_fact_dates`: "on the 1st", 1号起 read by the clause's tense; a clause with no date of its
     own takes its sentence's time phrase: "我下个月搬家，搬到杭州滨江"). None when no date of the clause resolves ahead of that
     day (an ``ahead`` phrase no date resolves, "next spring", schedules nothing), when no time is known, or when the
-    sentence says the old value ended now ("I quit Acme, I start at Initech next week": the old one ends today)."""
+    sentence says the old value ended now ("I quit Acme, I start at Initech next week": the old one ends today).
+    ``turn``: the words of the whole turn, for an onset sentence after the fact's ("Starting next March.")."""
     if said_at is None:
         return None
     clause = fact.clause or fact.source_span
     if not clause or _ends_now(fact.source_span or clause):
         return None
     day, value = said_at.date(), (fact.value or "").casefold()
-    for span in _fact_dates(fact, clause, said_at, values):
+    for span in _fact_dates(fact, clause, said_at, values, turn):
         if value and _overlaps(span.text.casefold(), value):
             continue  # the date is the value itself ("my birthday is on March 3")
         if span.start.astimezone(said_at.tzinfo).date() > day:
@@ -101,14 +107,14 @@ def scheduled_start(fact: Fact, said_at: datetime | None, values: tuple[str, ...
     return None
 
 
-def schedule(facts: list[Fact], said_at: datetime | None) -> list[Fact]:
+def schedule(facts: list[Fact], said_at: datetime | None, turn: str = "") -> list[Fact]:
     """``facts`` (plans and maybes already out: :func:`drop_plans`) with ``starts`` set on each one that takes effect
-    on a date ahead (:func:`scheduled_start`): the write path stores it with ``valid_from`` = that time and closes
-    the value it replaces then, not when it was said."""
+    on a date ahead (:func:`scheduled_start`; ``turn``: the words of the turn they were read from): the write path
+    stores it with ``valid_from`` = that time and closes the value it replaces then, not when it was said."""
     out = []
     values = tuple(f.value or "" for f in facts)
     for f in facts:
-        start = scheduled_start(f, said_at, values)
+        start = scheduled_start(f, said_at, values, turn)
         out.append(f if start is None else f.model_copy(update={"starts": start}))
     return out
 

@@ -626,7 +626,7 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
     # is not the speaker's own ("我 friend 那边每周要 900", "my 男朋友 moved to Canva": facts.stance.others_value)
     found = [(d, [f for f in fs if not _others_value(f, d, reads, tenant, user_id)]) for d, fs in found]
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
-    found = [(d, schedule(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "my son turns 7 next month"
+    found = [(d, schedule(fs, d.said_at or d.item.created_at, d.item.text)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
     off: dict[int, str] = {}  # id(draft) -> the plan it calls off ("the Paris move is off": facts.called_off)
     for i, (d, fs) in enumerate(found):

@@ -119,8 +119,8 @@ def _onset_rx(lang: str) -> re.Pattern | None:
     if lang == "zh":
         return re.compile(langdata.alternation(words))
     subjects = langdata.alternation(tuple(spec.get("onset_subjects", []))).replace("'", "['’]")
-    return re.compile(r"(?<![\w'’])(?:" + subjects + r")\s+(?:\w+\s+)?(?:" + langdata.alternation(words) +
-                      r")(?![\w'’])", re.I)
+    return re.compile(r"(?:^\s*|(?<![\w'’])(?:" + subjects + r")\s+(?:\w+\s+)?)(?:" + langdata.alternation(words) +
+                      r")(?![\w'’])", re.I)  # (said without a subject at the clause's start: "Starting next March.")
 
 
 def _says_onset(clause: str) -> bool:
@@ -143,16 +143,18 @@ def _dates(clause: str, said_at: datetime) -> list[DateSpan]:
 
 
 def clause_dates(clause: str, said_at: datetime, *, sentence: str | None = None,
-                 values: tuple[str, ...] = ()) -> list[DateSpan]:
+                 values: tuple[str, ...] = (), after: str = "") -> list[DateSpan]:
     """The dates of ``clause`` (said at ``said_at``) read by its tense; when it has none, those of the first clause
     of ``sentence`` (the sentence holding it) before it that has a date and holds none of ``values`` (the values the
-    turn states: a clause stating one has a time of its own), else ``[]``. See the module doc."""
+    turn states: a clause stating one has a time of its own), else those of an onset clause after it in the sentence
+    or, when the sentence has none, of an onset sentence right after it (``after``: the turn's words after the
+    sentence; "Accepted an offer at Stripe! Starting next March."), else ``[]``. See the module doc."""
     own = _dates(clause, said_at)
     if own or not sentence:
-        return own
+        return own or _next_onset(after, said_at, values)
     pieces = split_clauses(clause)
     if len(pieces) != 1 or len(split_clauses(sentence)) < 2:
-        return own
+        return _next_onset(after, said_at, values)
     bare = lambda c: c.rstrip(",，;；:：.。!！?？ ").casefold()  # noqa: E731
     mine = bare(pieces[0])
     folded = tuple(v.casefold() for v in values if v)
@@ -174,4 +176,16 @@ def clause_dates(clause: str, said_at: datetime, *, sentence: str | None = None,
             got = _dates(other, said_at)
             if got:
                 return got
-    return []
+    return _next_onset(after, said_at, values)
+
+
+def _next_onset(after: str, said_at: datetime, values: tuple[str, ...]) -> list[DateSpan]:
+    """The dates of the sentence opening ``after`` when it states none of ``values`` and says when the speaker's
+    value begins ("Starting next March.", "I start on the 3rd."): it dates the sentence before it."""
+    from .segment import split_sentences
+
+    nxt = next(iter(split_sentences(after.strip())), "") if after.strip() else ""
+    folded = tuple(v.casefold() for v in values if v)
+    if not nxt or any(v in nxt.casefold() for v in folded) or not _says_onset(nxt):
+        return []
+    return _dates(nxt, said_at)
