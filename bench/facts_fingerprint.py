@@ -48,6 +48,10 @@ STORY_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_
                "currency_stories_people.json"]
 POLY_FILES = [f"polysemy_{lang}_heldout{n}.json" for n in (2, 3, 4, 6) for lang in ("en", "zh")]
 LOCOMO = ROOT.resolve().parents[1] / "shared/datasets/locomo/locomo10.json"
+MEMORYBANK = ROOT.resolve().parents[1] / "shared/datasets/memorybank/cn/memory_bank_cn.json"
+TUNE_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_stories_gen4.json",
+              "currency_stories_gen6.json"] + [f"currency_stories_{t}.json" for t in (
+                  "people", "plans", "habits", "prefs", "gates", "scheduled", "events", "dates")]
 T0 = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
 _ID = re.compile(r":[0-9a-f]{12}(?=\.\d+$)")
 
@@ -71,6 +75,32 @@ def _sources() -> dict[str, list[str]]:
         out["locomo"] = [t["text"] for s in samples for k, v in s["conversation"].items()
                          if k.startswith("session_") and isinstance(v, list) for t in v if t.get("text")]
     return out
+
+
+def _reader_texts() -> dict[str, list[str]]:
+    """The texts the typed readers are checked on: every LoCoMo turn and every MemoryBank turn (user and assistant,
+    Chinese), when the files are there."""
+    out = {}
+    if LOCOMO.exists():
+        out["locomo"] = _sources()["locomo"]
+    if MEMORYBANK.exists():
+        data = json.loads(MEMORYBANK.read_text(encoding="utf-8"))
+        out["memorybank"] = [t[k] for user in data.values() for _, turns in sorted(user.get("history", {}).items())
+                             for t in turns for k in ("query", "response") if str(t.get(k) or "").strip()]
+    return out
+
+
+def _readers(text: str) -> list:
+    """What the typed readers read from one turn: the job reader's readings and facts, the home reader's facts, the
+    quantity reader's facts and each open clause's relative count readings."""
+    from anchormem.facts import counts, jobs, places, quantities
+
+    def fs(facts: list) -> list:
+        return [[f.entity, f.attribute, f.value, f.polarity, round(f.confidence, 4), f.clause, f.ends] for f in facts]
+
+    return [[[r.aspect, r.title, r.org, r.cue, r.clause] for r in jobs.read_clauses(text)], fs(jobs.job_facts(text)),
+            fs(places.home_facts(text)), fs(quantities.quantity_facts(text, claims=lambda: [])),
+            [[c, counts._readings(c)] for c, *_ in jobs.open_clauses(text)]]
 
 
 def _digest(items: list) -> str:
@@ -113,23 +143,27 @@ def _patterns() -> dict:
             "commitments": {"patterns": len(promised), "sha256": _digest(promised), "items": promised}}
 
 
-def fingerprint() -> dict:
+def fingerprint(stories: list[str] = STORY_FILES, with_readers: bool = False) -> dict:
     extract = {}
     for name, texts in _sources().items():
         items = [[t, _facts(t)] for t in texts]
         extract[name] = {"turns": len(items), "facts": sum(len(f) for _, f in items), "sha256": _digest(items),
                          "items": items if name in STORY_FILES else None}
+    readers = {}
+    for name, texts in (_reader_texts() if with_readers else {}).items():
+        items = [[t, _readers(t)] for t in texts]
+        readers[name] = {"turns": len(items), "sha256": _digest(items), "items": items}
     store = {}
     with Memory(":memory:", embedder=eval_embedder()) as mem:
-        for name in STORY_FILES:
+        for name in stories:
             got = {s["id"]: _store(s, mem, f"{name}/{s['id']}") for s in _stories(name)}
             store[name] = {"stories": len(got), "sha256": _digest(got), "items": got}
-    return {"patterns": _patterns(), "extract": extract, "store": store}
+    return {"patterns": _patterns(), "extract": extract, "readers": readers, "store": store}
 
 
 def compare(new: dict, old: dict) -> list[str]:
     diffs = []
-    for part in ("patterns", "extract", "store"):
+    for part in ("patterns", "extract", "readers", "store"):
         for name, got in new[part].items():
             was = old.get(part, {}).get(name)
             if was is None or was["sha256"] != got["sha256"]:
@@ -149,9 +183,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="bench/results/rulesdata_fingerprint.json")
     ap.add_argument("--compare", default=None)
     ap.add_argument("--items", action="store_true", help="keep every item in --out (for reading a difference)")
+    ap.add_argument("--tune", action="store_true", help="store every currency tune set (dev, gen3, gen4, gen6 and "
+                                                           "the topic files), not only the four dev files")
+    ap.add_argument("--readers", action="store_true", help="the typed readers (jobs, places, quantities, counts) on "
+                                                           "every LoCoMo and MemoryBank turn too")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    fp = fingerprint()
+    fp = fingerprint(TUNE_FILES if args.tune else STORY_FILES, args.readers)
     fp["seconds"] = round(time.perf_counter() - t0, 1)
     summary = {p: {n: {k: v for k, v in r.items() if k != "items"} for n, r in fp[p].items()} for p in fp
                if p != "seconds"}
