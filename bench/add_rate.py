@@ -3,7 +3,8 @@ per message, on real chat turns (LoCoMo, English; MemoryBank, Chinese).
 
     nice -n 10 python bench/add_rate.py [--messages 2000] [--out bench/results/add_rate.json] [--profile]
 
-Modes, each on a fresh SQLite file (WAL, default durability), after a warm-up call (models and dictionaries loaded):
+Modes, each on a fresh SQLite file (WAL, default durability), after a warm-up call (models and dictionaries loaded;
+its turn names a home in both languages, so the place gazetteer loads there too):
 
 - ``add_many_vectors``: ``Memory.add_many`` with precomputed vectors, batches of 500 (the bulk path; no embedding);
 - ``add_many_hash``: ``Memory.add_many`` embedding with the hash embedder (cheap, but not free);
@@ -63,7 +64,10 @@ def memorybank_turns(n: int) -> list[dict]:
 
 def _open(d: str, name: str) -> Memory:
     m = Memory(os.path.join(d, f"{name}.db"), embedder="hash", llm=None, cache=False)
-    m.add("Warm-up: I like tea. 我喜欢喝茶。", user_id="warm-up", timestamp="2020-01-01T00:00:00Z")  # (fixed: --keep)
+    # (fixed: --keep) a turn every reader reads, so each loads its data here and not in the timed run (the
+    # gazetteer: "Paris", 北京; with the readers' prefilters a turn that names no home would not load it)
+    m.add("Warm-up: I like tea. I live in Paris now. 我喜欢喝茶。我现在住在北京。", user_id="warm-up",
+          timestamp="2020-01-01T00:00:00Z")
     return m
 
 
