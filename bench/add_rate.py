@@ -64,9 +64,10 @@ def memorybank_turns(n: int) -> list[dict]:
 
 def _open(d: str, name: str) -> Memory:
     m = Memory(os.path.join(d, f"{name}.db"), embedder="hash", llm=None, cache=False)
-    # (fixed: --keep) a turn every reader reads, so each loads its data here and not in the timed run (the
-    # gazetteer: "Paris", 北京; with the readers' prefilters a turn that names no home would not load it)
-    m.add("Warm-up: I like tea. I live in Paris now. 我喜欢喝茶。我现在住在北京。", user_id="warm-up",
+    m.add("Warm-up: I like tea. 我喜欢喝茶。", user_id="warm-up", timestamp="2020-01-01T00:00:00Z")  # (fixed: --keep)
+    # a home said without a frame, so the place reader loads its gazetteer here and not in the timed run (with the
+    # readers' prefilters, a turn naming no home does not load it)
+    m.add("Finally escaped Cleveland!! we are in Raleigh now. 现在住深圳了", user_id="warm-up",
           timestamp="2020-01-01T00:00:00Z")
     return m
 
