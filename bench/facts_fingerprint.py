@@ -4,7 +4,7 @@
     nice -n 10 python bench/facts_fingerprint.py --out bench/results/rulesdata_after.json \\
         --compare bench/results/rulesdata_before.json
 
-Three parts:
+Four parts:
 
 - ``patterns``: the compiled patterns of the clause rules (:mod:`anchormem.facts.rules`: every rule, the negation
   and "used to" patterns, the clause split, the subject patterns) and of the commitment reader
@@ -13,7 +13,11 @@ Three parts:
   (bench/data/currency_stories{,_gen3,_gen4,_people}.json), of the polysemy dev cases and the older held-out files
   2, 3, 4 and 6 (the sessions bench/pooled_supersedes.py pools) and of LoCoMo (every turn, when the file is there):
   each fact as (entity, attribute, value, polarity, confidence, clause); per source its count and a sha256.
-- ``store``: every story of the four dev story files added turn by turn into a fresh ``Memory(":memory:")`` (the
+- ``readers`` (``--readers``): the typed readers on every LoCoMo turn and every MemoryBank turn (Chinese and English,
+  user and assistant): the job reader's readings and facts, the home reader's facts, the quantity reader's facts
+  and each open clause's relative count readings (the readers with a trigger prefilter, issue #24);
+- ``store``: every story of the four dev story files (``--tune``: of every currency tune set, dev, gen3, gen4, gen6
+  and the topic files; never a held-out one) added turn by turn into a fresh ``Memory(":memory:")`` (the
   offline path, as bench/currency.py adds them; concurrent stories sequentially, so the result is deterministic):
   each add's events (event, text, previous text) and at the end every memory's kind, text, validity, fact
   metadata and claims (slot, value, polarity, closed or not; a slot keyed by a stored memory's random id by
@@ -48,7 +52,8 @@ STORY_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_
                "currency_stories_people.json"]
 POLY_FILES = [f"polysemy_{lang}_heldout{n}.json" for n in (2, 3, 4, 6) for lang in ("en", "zh")]
 LOCOMO = ROOT.resolve().parents[1] / "shared/datasets/locomo/locomo10.json"
-MEMORYBANK = ROOT.resolve().parents[1] / "shared/datasets/memorybank/cn/memory_bank_cn.json"
+MEMORYBANK = {lang: ROOT.resolve().parents[1] / f"shared/datasets/memorybank/{lang}/memory_bank_{lang}.json"
+              for lang in ("cn", "en")}
 TUNE_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_stories_gen4.json",
               "currency_stories_gen6.json"] + [f"currency_stories_{t}.json" for t in (
                   "people", "plans", "habits", "prefs", "gates", "scheduled", "events", "dates")]
@@ -79,14 +84,16 @@ def _sources() -> dict[str, list[str]]:
 
 def _reader_texts() -> dict[str, list[str]]:
     """The texts the typed readers are checked on: every LoCoMo turn and every MemoryBank turn (user and assistant,
-    Chinese), when the files are there."""
+    Chinese and English), when the files are there."""
     out = {}
     if LOCOMO.exists():
         out["locomo"] = _sources()["locomo"]
-    if MEMORYBANK.exists():
-        data = json.loads(MEMORYBANK.read_text(encoding="utf-8"))
-        out["memorybank"] = [t[k] for user in data.values() for _, turns in sorted(user.get("history", {}).items())
-                             for t in turns for k in ("query", "response") if str(t.get(k) or "").strip()]
+    for lang, path in MEMORYBANK.items():
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            out[f"memorybank_{lang}"] = [str(t[k]) for user in data.values() for _, turns in sorted(
+                user.get("history", {}).items()) for t in turns for k in ("query", "response")
+                if str(t.get(k) or "").strip()]
     return out
 
 
