@@ -82,3 +82,14 @@ def test_skipped_clauses_really_match_no_gate(reader):
 def test_home_facts_through_the_prefilter():
     assert [f.value for f in places.home_facts("finally escaped Cleveland!! we're in Raleigh now")] == ["Raleigh"]
     assert places.home_facts("I'm at Starbucks now") == []
+
+
+def test_an_ascii_text_is_searched_lower_cased_with_the_same_answer():
+    texts = [t for t in dev_turns() if t.isascii()] + ["I MOVED TO BERLIN", "Got Hired At Stripe", "a\tnew\u3000job"]
+    for reader in triggers.declared():
+        rx = triggers.trigger_pattern(reader)
+        for t in texts:
+            want = rx is None or rx.search(t) is not None
+            assert triggers.may_read(reader, t) == want, (reader, t)
+    assert not triggers.may_read("counts.zh", "we got another cat")  # (its literals are all Chinese)
+    assert triggers.may_read("rules", "I MOVED TO BERLIN") and triggers.may_read("jobs", "GOT HIRED")
