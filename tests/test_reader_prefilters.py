@@ -20,7 +20,8 @@ def dev_turns() -> list[str]:
     return [t["text"] for s in stories for t in s["turns"]] + [
         "Left the bookshop and started as a cataloguer at the university library today!",
         "I got  hired at Stripe", "Work: nurse at Santa Maria hospital", "跳槽了，现在在瑞幸当区域经理",
-        "finally escaped Cleveland!! we're in Raleigh now", "现在住Toronto了", "Denver update: first snow at the new apartment",
+        "finally escaped Cleveland!! we're in Raleigh now", "现在住Toronto了",
+        "Denver update: first snow at the new apartment",
         "We adopted another cat, so that's three now", "又养了一只狗", "I lost twenty-five pounds", "an hour later",
         "Ｋilo", "ſtone", "İ got a kilo of rice"]
 
