@@ -3,7 +3,8 @@ per message, on real chat turns (LoCoMo, English; MemoryBank, Chinese).
 
     nice -n 10 python bench/add_rate.py [--messages 2000] [--out bench/results/add_rate.json] [--profile]
 
-Modes, each on a fresh SQLite file (WAL, default durability), after a warm-up call (models and dictionaries loaded):
+Modes, each on a fresh SQLite file (WAL, default durability), after a warm-up call (models and dictionaries loaded;
+its turn names a home in both languages, so the place gazetteer loads there too):
 
 - ``add_many_vectors``: ``Memory.add_many`` with precomputed vectors, batches of 500 (the bulk path; no embedding);
 - ``add_many_hash``: ``Memory.add_many`` embedding with the hash embedder (cheap, but not free);
@@ -64,6 +65,10 @@ def memorybank_turns(n: int) -> list[dict]:
 def _open(d: str, name: str) -> Memory:
     m = Memory(os.path.join(d, f"{name}.db"), embedder="hash", llm=None, cache=False)
     m.add("Warm-up: I like tea. 我喜欢喝茶。", user_id="warm-up", timestamp="2020-01-01T00:00:00Z")  # (fixed: --keep)
+    # a home said without a frame, so the place reader loads its gazetteer here and not in the timed run (with the
+    # readers' prefilters, a turn naming no home does not load it)
+    m.add("Finally escaped Cleveland!! we are in Raleigh now. 现在住深圳了", user_id="warm-up",
+          timestamp="2020-01-01T00:00:00Z")
     return m
 
 

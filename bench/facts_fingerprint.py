@@ -4,7 +4,7 @@
     nice -n 10 python bench/facts_fingerprint.py --out bench/results/rulesdata_after.json \\
         --compare bench/results/rulesdata_before.json
 
-Three parts:
+Four parts:
 
 - ``patterns``: the compiled patterns of the clause rules (:mod:`anchormem.facts.rules`: every rule, the negation
   and "used to" patterns, the clause split, the subject patterns) and of the commitment reader
@@ -13,7 +13,11 @@ Three parts:
   (bench/data/currency_stories{,_gen3,_gen4,_people}.json), of the polysemy dev cases and the older held-out files
   2, 3, 4 and 6 (the sessions bench/pooled_supersedes.py pools) and of LoCoMo (every turn, when the file is there):
   each fact as (entity, attribute, value, polarity, confidence, clause); per source its count and a sha256.
-- ``store``: every story of the four dev story files added turn by turn into a fresh ``Memory(":memory:")`` (the
+- ``readers`` (``--readers``): the typed readers on every LoCoMo turn and every MemoryBank turn (Chinese and English,
+  user and assistant): the job reader's readings and facts, the home reader's facts, the quantity reader's facts
+  and each open clause's relative count readings (the readers with a trigger prefilter, issue #24);
+- ``store``: every story of the four dev story files (``--tune``: of every currency tune set, dev, gen3, gen4, gen6
+  and the topic files; never a held-out one) added turn by turn into a fresh ``Memory(":memory:")`` (the
   offline path, as bench/currency.py adds them; concurrent stories sequentially, so the result is deterministic):
   each add's events (event, text, previous text) and at the end every memory's kind, text, validity, fact
   metadata and claims (slot, value, polarity, closed or not; a slot keyed by a stored memory's random id by
@@ -48,6 +52,11 @@ STORY_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_
                "currency_stories_people.json"]
 POLY_FILES = [f"polysemy_{lang}_heldout{n}.json" for n in (2, 3, 4, 6) for lang in ("en", "zh")]
 LOCOMO = ROOT.resolve().parents[1] / "shared/datasets/locomo/locomo10.json"
+MEMORYBANK = {lang: ROOT.resolve().parents[1] / f"shared/datasets/memorybank/{lang}/memory_bank_{lang}.json"
+              for lang in ("cn", "en")}
+TUNE_FILES = ["currency_stories.json", "currency_stories_gen3.json", "currency_stories_gen4.json",
+              "currency_stories_gen6.json"] + [f"currency_stories_{t}.json" for t in (
+                  "people", "plans", "habits", "prefs", "gates", "scheduled", "events", "dates")]
 T0 = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
 _ID = re.compile(r":[0-9a-f]{12}(?=\.\d+$)")
 
@@ -71,6 +80,34 @@ def _sources() -> dict[str, list[str]]:
         out["locomo"] = [t["text"] for s in samples for k, v in s["conversation"].items()
                          if k.startswith("session_") and isinstance(v, list) for t in v if t.get("text")]
     return out
+
+
+def _reader_texts() -> dict[str, list[str]]:
+    """The texts the typed readers are checked on: every LoCoMo turn and every MemoryBank turn (user and assistant,
+    Chinese and English), when the files are there."""
+    out = {}
+    if LOCOMO.exists():
+        out["locomo"] = _sources()["locomo"]
+    for lang, path in MEMORYBANK.items():
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            out[f"memorybank_{lang}"] = [str(t[k]) for user in data.values() for _, turns in sorted(
+                user.get("history", {}).items()) for t in turns for k in ("query", "response")
+                if str(t.get(k) or "").strip()]
+    return out
+
+
+def _readers(text: str) -> list:
+    """What the typed readers read from one turn: the job reader's readings and facts, the home reader's facts, the
+    quantity reader's facts and each open clause's relative count readings."""
+    from anchormem.facts import counts, jobs, places, quantities
+
+    def fs(facts: list) -> list:
+        return [[f.entity, f.attribute, f.value, f.polarity, round(f.confidence, 4), f.clause, f.ends] for f in facts]
+
+    return [[[r.aspect, r.title, r.org, r.cue, r.clause] for r in jobs.read_clauses(text)], fs(jobs.job_facts(text)),
+            fs(places.home_facts(text)), fs(quantities.quantity_facts(text, claims=lambda: [])),
+            [[c, counts._readings(c)] for c, *_ in jobs.open_clauses(text)]]
 
 
 def _digest(items: list) -> str:
@@ -113,23 +150,27 @@ def _patterns() -> dict:
             "commitments": {"patterns": len(promised), "sha256": _digest(promised), "items": promised}}
 
 
-def fingerprint() -> dict:
+def fingerprint(stories: list[str] = STORY_FILES, with_readers: bool = False) -> dict:
     extract = {}
     for name, texts in _sources().items():
         items = [[t, _facts(t)] for t in texts]
         extract[name] = {"turns": len(items), "facts": sum(len(f) for _, f in items), "sha256": _digest(items),
                          "items": items if name in STORY_FILES else None}
+    readers = {}
+    for name, texts in (_reader_texts() if with_readers else {}).items():
+        items = [[t, _readers(t)] for t in texts]
+        readers[name] = {"turns": len(items), "sha256": _digest(items), "items": items}
     store = {}
     with Memory(":memory:", embedder=eval_embedder()) as mem:
-        for name in STORY_FILES:
+        for name in stories:
             got = {s["id"]: _store(s, mem, f"{name}/{s['id']}") for s in _stories(name)}
             store[name] = {"stories": len(got), "sha256": _digest(got), "items": got}
-    return {"patterns": _patterns(), "extract": extract, "store": store}
+    return {"patterns": _patterns(), "extract": extract, "readers": readers, "store": store}
 
 
 def compare(new: dict, old: dict) -> list[str]:
     diffs = []
-    for part in ("patterns", "extract", "store"):
+    for part in ("patterns", "extract", "readers", "store"):
         for name, got in new[part].items():
             was = old.get(part, {}).get(name)
             if was is None or was["sha256"] != got["sha256"]:
@@ -149,9 +190,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="bench/results/rulesdata_fingerprint.json")
     ap.add_argument("--compare", default=None)
     ap.add_argument("--items", action="store_true", help="keep every item in --out (for reading a difference)")
+    ap.add_argument("--tune", action="store_true", help="store every currency tune set (dev, gen3, gen4, gen6 and "
+                                                           "the topic files), not only the four dev files")
+    ap.add_argument("--readers", action="store_true", help="the typed readers (jobs, places, quantities, counts) on "
+                                                           "every LoCoMo and MemoryBank turn too")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    fp = fingerprint()
+    fp = fingerprint(TUNE_FILES if args.tune else STORY_FILES, args.readers)
     fp["seconds"] = round(time.perf_counter() - t0, 1)
     summary = {p: {n: {k: v for k, v in r.items() if k != "items"} for n, r in fp[p].items()} for p in fp
                if p != "seconds"}

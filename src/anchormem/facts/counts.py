@@ -28,6 +28,7 @@ from typing import Any
 
 from .. import langdata
 from ..text.tokenize import has_cjk
+from . import triggers
 from .model import Fact, detect_language
 from .values import number_of, parse
 
@@ -112,6 +113,8 @@ def _readings(clause: str) -> list[tuple[str, int, str, str, str]]:
     """(how, n, noun key or "", measure word or "", words said) of each relative count in ``clause``: how is "+"
     (n more), "-" (n fewer) or "=" (an ordinal: the count is now n)."""
     lang = "zh" if has_cjk(clause) else "en"
+    if not triggers.may_read("counts." + lang, clause):
+        return []  # no literal any of its patterns needs (facts.triggers)
     return _zh(clause) if lang == "zh" else _en(clause)
 
 
@@ -141,84 +144,125 @@ def _bare(rest: str, lang: str) -> bool:
     return r.split()[0].strip(".,!?;:") in words
 
 
-def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
+@lru_cache(maxsize=1)
+def _en_rx() -> dict[str, re.Pattern]:
+    """The English count-change patterns (count_changes of data/lang/en/quantities.json), compiled once; a key is
+    left out when its words are not there. Also the gates of this reader (facts.triggers)."""
     d = _data("en")
-    out: list[tuple[str, int, str, str, str]] = []
     nouns = r"(?:\s+[\w'’-]+){0,3}"
     of = r"\s+of\s+(?:" + _alt(d.get("of_words", [])) + ")"
+    out: dict[str, re.Pattern] = {}
+    if d.get("more"):
+        out["more"] = re.compile(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", re.I)
+    if d.get("more_after"):
+        out["more_after"] = re.compile(r"(?<![\w'’])(?P<n>" + _num_en() + r")\s+(?:" + _alt(d["more_after"]) +
+                                       r")(?P<rest>" + nouns + ")", re.I)
+    for field, need_of in (("fewer", False), ("fewer_of", True)):
+        if d.get(field):
+            out[field] = re.compile(r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _num_en() +
+                                    r")(?!\s+more\b)(?P<of>" + of + (")" if need_of else ")?") + r"(?P<rest>" +
+                                    nouns + ")", re.I)
+    if d.get("fewer_after"):
+        out["fewer_after"] = re.compile(r"(?<![\w'’])(?P<n>" + _num_en() + r")" + of +
+                                        r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + _alt(d["fewer_after"]) + ")", re.I)
+    ords = d.get("ordinal", {})
+    if ords:
+        out["ordinal"] = re.compile(r"(?:" + _alt(d.get("ordinal_before", [])) + r")\s+(?P<o>" + _alt(list(ords)) +
+                                    r")(?P<rest>" + nouns + ")", re.I)
+        out["number_before"] = re.compile(r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) +
+                                          r")\s*(?P<n>" + _num_en() + r")\b", re.I)
+    return out
+
+
+def _en(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("en")
+    rx = _en_rx()
+    out: list[tuple[str, int, str, str, str]] = []
 
     def add(how: str, n: int, m: re.Match, *, need_noun: bool = False, bare: bool = True) -> None:
         key, said = _said(m)
         if key or (not need_noun and (not bare or _bare(m.group("rest"), "en"))):
             out.append((how, n, key, "", said))
 
-    if d.get("more"):
-        for m in re.finditer(r"(?:" + _alt(d["more"]) + r")(?P<rest>" + nouns + ")", clause, re.I):
+    if "more" in rx:
+        for m in rx["more"].finditer(clause):
             add("+", 1, m)
-    if d.get("more_after"):
-        for m in re.finditer(r"(?<![\w'’])(?P<n>" + _num_en() + r")\s+(?:" + _alt(d["more_after"]) + r")(?P<rest>" +
-                             nouns + ")", clause, re.I):
+    if "more_after" in rx:
+        for m in rx["more_after"].finditer(clause):
             n = _number(m.group("n"))
             if n:
                 add("+", n, m)
-    for field, need_of in (("fewer", False), ("fewer_of", True)):
-        if not d.get(field):
+    for field in ("fewer", "fewer_of"):
+        if field not in rx:
             continue
-        rx = r"(?:" + _alt(d[field]) + r")(?:\s+away)?\s+(?P<n>" + _num_en() + r")(?!\s+more\b)(?P<of>" + of + \
-            (")" if need_of else ")?") + r"(?P<rest>" + nouns + ")"
-        for m in re.finditer(rx, clause, re.I):
+        for m in rx[field].finditer(clause):
             n = _number(m.group("n"))
             if n and m.group("n").casefold() not in ("a", "an"):
                 add("-", n, m, need_noun=not m.group("of"), bare=False)  # "sold one of the bikes", "lost two cats"
-    if d.get("fewer_after"):
-        rx = r"(?<![\w'’])(?P<n>" + _num_en() + r")" + of + r"(?P<rest>(?:\s+[\w'’-]+){0,3}?)\s+(?:" + \
-            _alt(d["fewer_after"]) + ")"
-        for m in re.finditer(rx, clause, re.I):
+    if "fewer_after" in rx:
+        for m in rx["fewer_after"].finditer(clause):
             n = _number(m.group("n"))
             if n and m.group("n").casefold() not in ("a", "an"):
                 out.append(("-", n, _noun_in(m.group("rest")), "", m.group(0).strip()))
-    ords = d.get("ordinal", {})
-    if ords:
-        rx = r"(?:" + _alt(d.get("ordinal_before", [])) + r")\s+(?P<o>" + _alt(list(ords)) + r")(?P<rest>" + \
-            nouns + ")"
+    if "ordinal" in rx:
+        ords = d.get("ordinal", {})
         stop = [w.casefold() for w in d.get("not_ordinal_after", [])]
-        for m in re.finditer(rx, clause, re.I):
+        for m in rx["ordinal"].finditer(clause):
             first = m.group("rest").split()[:1]
             if first and first[0].casefold().strip(".,!?;:") in stop:
                 continue  # "a second opinion", "the third floor": no count
             add("=", int(ords[m.group("o").casefold()]), m)
-        rx = r"(?P<noun>[\w'’-]+)\s+(?:" + _alt(d.get("number_before", [])) + r")\s*(?P<n>" + _num_en() + r")\b"
-        for m in re.finditer(rx, clause, re.I):
+        for m in rx["number_before"].finditer(clause):
             key, n = _noun_in(m.group("noun")), _number(m.group("n"))
             if key and n and n > 1:
                 out.append(("=", n, key, "", m.group(0).strip()))
     return out
 
 
-def _zh(clause: str) -> list[tuple[str, int, str, str, str]]:
+@lru_cache(maxsize=1)
+def _zh_rx() -> dict[str, re.Pattern]:
+    """The Chinese count-change patterns (count_changes of data/lang/zh/quantities.json), compiled once; also the
+    gates of this reader (facts.triggers)."""
     d = _data("zh")
     measures = langdata.load("values", "zh").get("measure_words", [])
     mw = "(?:" + "|".join(re.escape(w) for w in sorted(measures, key=len, reverse=True)) + ")" if measures else "(?!)"
     num = "(?P<n>[" + "".join(d.get("numerals", [])) + r"]|\d+)?"
-    out = []
+    out: dict[str, re.Pattern] = {}
     for how, field in (("+", "more"), ("-", "fewer")):
         words = d.get(field, [])
         if not words:
             continue
         gap = r"[^，。！？,.!?；;\d" + "".join(d.get("numerals", [])) + r"]{0,4}?" if how == "+" else r"(?:了)?"
-        rx = r"(?:" + _alt(words) + r")" + gap + num + r"\s*(?P<mw>" + mw + r")(?P<rest>[^，。！？,.!?；;]{0,6})"
-        for m in re.finditer(rx, clause):
+        out[field] = re.compile(r"(?:" + _alt(words) + r")" + gap + num + r"\s*(?P<mw>" + mw +
+                                r")(?P<rest>[^，。！？,.!?；;]{0,6})")
+    if d.get("ordinal", {}):
+        out["ordinal"] = re.compile(_alt(list(d["ordinal"])))
+    return out
+
+
+def _zh(clause: str) -> list[tuple[str, int, str, str, str]]:
+    d = _data("zh")
+    rx = _zh_rx()
+    out = []
+    for how, field in (("+", "more"), ("-", "fewer")):
+        if field not in rx:
+            continue
+        for m in rx[field].finditer(clause):
             n = _number(m.group("n")) if m.group("n") else 1  # 添了辆: one
             key, said = _said(m)
             if n and (key or _bare(m.group("rest"), "zh")):
                 out.append((how, n, key, m.group("mw"), said))
-    ords = d.get("ordinal", {})
-    if ords:
-        for m in re.finditer(_alt(list(ords)), clause):
+    if "ordinal" in rx:
+        ords = d["ordinal"]
+        for m in rx["ordinal"].finditer(clause):
             w = m.group(0)
             noun = _noun_in(clause[m.end():]) or d.get("ordinal_nouns", {}).get(w, "")
             out.append(("=", int(ords[w]), noun, "", w))
     return out
+
+
+triggers.declare("counts.en", lambda: list(_en_rx().values()))
+triggers.declare("counts.zh", lambda: list(_zh_rx().values()))
 
 
 def _restated(old: str, n: int) -> str:

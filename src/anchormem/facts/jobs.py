@@ -44,6 +44,7 @@ from .. import langdata
 from ..ingest.classify import is_question, stated_part
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
+from . import triggers
 from .model import Fact, detect_language
 from .subjects import not_names
 
@@ -520,12 +521,48 @@ def _gated_clauses(text: str) -> Iterator[tuple[str, str, str, bool]]:
             yield clause, sentence, lang, other
 
 
+# -- prefilter (facts.triggers) ------------------------------------------------------------------------------
+# A clause gives a reading (:func:`_read`) only with an ending (an ``end_patterns`` match, an ``end`` or
+# ``end_verbs`` word, or a terminative marker beside a title or a ``job_words`` word), a title or an organisation. An
+# English title needs an occupation head (``heads``) or, after a ``role_before`` word, a work frame (a ``promote``
+# word, or :func:`_anchored`: a ``start``, ``job_words`` or ``work_verbs`` word, a head, a colon); an English
+# organisation needs an ``org_verbs`` word or the same anchoring; ``freelance`` words are a title of their own. A
+# Chinese clause's title follows a Chinese ``role_before`` word (or is an English head), its organisation a Chinese
+# ``org_before`` word (or is read as in English). These lists are the gates: a clause holding none of their literals
+# is not read (the same readings, fewer regex passes). The broad English ``role_before`` / ``org_before`` words ("as",
+# "at") are not gates: each needs one of the others too.
+_GATE_KEYS = {"en": ("promote", "start", "job_words", "work_verbs", "org_verbs", "end", "end_verbs", "freelance"),
+              "zh": ("role_before", "org_before", "promote", "start", "end", "end_verbs", "job_words", "freelance")}
+
+
+def _gates() -> list[re.Pattern | str]:
+    """The patterns one of which matches (case-insensitively) any clause :func:`_read` reads a job from (see above)."""
+    out: list[re.Pattern | str] = [rx for lang, keys in _GATE_KEYS.items() for k in keys
+                                   if (rx := _words_rx(lang, k)) is not None]
+    out += [rx for lang in _GATE_KEYS for rx in _end_patterns(lang)]
+    out.append(re.compile("|".join(re.escape(h) for h in sorted(_heads())), re.I))
+    out.append(re.escape(":"))  # ("Work: … at": an anchor of its own)
+    return out
+
+
+triggers.declare("jobs", _gates)
+
+
+def _may_read(clause: str) -> bool:
+    """False only when no gate of the job reader can match ``clause`` (nor any part of it the reader re-reads with
+    its spaces joined, nor its casefolded words: :func:`_en_title_of` compares heads casefolded)."""
+    text = " ".join(clause.split())
+    return triggers.may_read("jobs", text) or (not text.isascii() and triggers.may_read("jobs", text.casefold()))
+
+
 def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
     """The job readings of a user turn, clause by clause, in order (see the module doc). ``named``: the values of the
     user's current job claims (a clause naming one is about the job: "丰田那边不干了")."""
     named = [n for n in named if n]
     out: list[Reading] = []
     for clause, sentence, lang, other in open_clauses(text):
+        if not _may_read(clause):
+            continue  # no literal of the reader's gates: nothing to read (facts.triggers)
         if other and not _self_object(clause):
             continue  # someone else's job ("My wife works at Apple"), unless done to the speaker ("they let me go")
         r = _read(clause, sentence, lang, named)

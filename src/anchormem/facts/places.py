@@ -45,6 +45,7 @@ from typing import Any
 from .. import langdata
 from ..text.segment import split_sentences
 from ..text.tokenize import has_cjk, pos_tags
+from . import triggers
 from .model import Fact, detect_language
 
 __all__ = ["place_kind", "known_place", "located_at", "places_in", "home_facts", "ended_places", "home_places", "with_places",
@@ -275,6 +276,36 @@ def _clauses(sentence: str) -> list[str]:
     return [c for c in _CLAUSE.split(sentence) if c and c.strip()]
 
 
+# -- prefilter (facts.triggers) ------------------------------------------------------------------------------
+# :func:`_home_said` finds a home only with a ``located_before`` word before the place and a ``now``, ``home`` or
+# ``lived_for`` word or an inchoative marker (aspect.json) in the clause, with a ``home_nouns`` word after it, or with
+# a ``new_home`` phrase in the sentence: a clause holding none of these literals names no home, and its places are not
+# looked up (in Chinese, jieba's tagging of the clause, most of a Chinese turn's reading cost).
+
+
+def _literal_gate(keys: tuple[str, ...], aspect: tuple[str, ...] = ()):
+    def gates() -> list[re.Pattern]:
+        words = [w for k in keys for w in _words(k)]
+        words += [w for lang in ("en", "zh") for k in aspect for w in langdata.load("aspect", lang).get(k, [])]
+        return [re.compile("|".join(re.escape(w.casefold()) for w in sorted(set(words), key=len, reverse=True)))]
+    return gates
+
+
+triggers.declare("places.located", _literal_gate(("located_before",)))
+triggers.declare("places.state", _literal_gate(("now", "home", "lived_for"), ("inchoative",)))
+triggers.declare("places.home_noun", _literal_gate(("home_nouns",)))
+triggers.declare("places.new_home", _literal_gate(("new_home",)))
+
+
+def _may_say_home(sentence: str, clause: str) -> bool:
+    """False only when no place of ``clause`` (of ``sentence``) can be said as the speaker's home by
+    :func:`_home_said` (none of the literals above occurs in it, compared casefolded as :func:`_has` does)."""
+    c = clause.casefold()  # (and the clause itself: the inchoative markers are matched in it, case-insensitively)
+    state = triggers.may_read("places.state", c) or not clause.isascii() and triggers.may_read("places.state", clause)
+    return triggers.may_read("places.located", c) and state or \
+        triggers.may_read("places.home_noun", c) or triggers.may_read("places.new_home", sentence.casefold())
+
+
 def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
     """The ``home_city`` facts a user turn states without a frame (see the module doc): at most one, the last place
     said as home; [] when no clause says one. ``entity``: whose fact (the turn's speaker)."""
@@ -282,6 +313,8 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
     for sentence in split_sentences(text):
         sentence = sentence.strip().lstrip("!！?？.。,，;；:： ")
         for clause in _clauses(sentence):
+            if not _may_say_home(sentence, clause):
+                continue  # (facts.triggers: no place of it is a home)
             ended = ended_places(clause)
             for at, name in places_in(clause):
                 if name in ended:

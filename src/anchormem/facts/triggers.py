@@ -42,6 +42,8 @@ Gates = Callable[[], Iterable["re.Pattern[str] | str"]]
 
 _GATES: dict[str, Gates] = {}
 _BUILT: dict[str, "re.Pattern[str] | None"] = {}  # reader -> its alternation, or None (it always runs)
+_LITS: dict[str, "list[str] | None"] = {}  # reader -> the literals of its alternation
+_FAST: dict[str, "re.Pattern[str] | bool | None"] = {}  # reader -> what an ASCII text is searched with (_ascii)
 _LOCK = threading.Lock()
 _MAX_LITERALS = 4096  # a gate set needing more literals than this is not worth a prefilter: the reader always runs
 
@@ -53,6 +55,8 @@ def declare(reader: str, gates: Gates) -> None:
     with _LOCK:
         _GATES[reader] = gates
         _BUILT.pop(reader, None)
+        _LITS.pop(reader, None)
+        _FAST.pop(reader, None)
 
 
 def declared() -> tuple[str, ...]:
@@ -63,9 +67,41 @@ def declared() -> tuple[str, ...]:
 def may_read(reader: str, text: str) -> bool:
     """False only when no gate of ``reader`` can match ``text`` (none of their required literals occurs in it,
     compared case-insensitively); True for a reader that declared nothing or has a gate without a required
-    literal. One regex search."""
+    literal. One regex search: for an ASCII text, of the reader's ASCII literals in the lower-cased text (a
+    case-sensitive search, ~5 times cheaper than the case-insensitive one and the same answer: see :func:`_ascii`)."""
+    if text.isascii():
+        fast = _FAST[reader] if reader in _FAST else _ascii(reader)
+        if isinstance(fast, bool):
+            return fast
+        if fast is not None:
+            return fast.search(text.lower()) is not None
     rx = _built(reader)
     return rx is None or rx.search(text) is not None
+
+
+def _ascii(reader: str) -> "re.Pattern[str] | bool | None":
+    """What :func:`may_read` searches in an ASCII text: True when the reader always runs, False when none of its
+    literals can occur in ASCII text, else the alternation of its ASCII literals lower-cased (case-sensitive). In an
+    ASCII text a case-insensitive match of a literal is exactly a match of the lower-cased literal in the lower-cased
+    text, and a literal holding a character outside ASCII matches no ASCII text, unless that character matches an
+    ASCII letter case-insensitively ("ſ", "K": then None, the case-insensitive alternation is searched)."""
+    import string
+
+    rx = _built(reader)
+    got: "re.Pattern[str] | bool | None"
+    if rx is None:
+        got = True
+    else:
+        lits = _LITS.get(reader) or []
+        odd = {ch for lit in lits for ch in lit if not ch.isascii()}
+        if any(re.fullmatch(re.escape(ch), a, re.I) for ch in odd for a in string.ascii_letters):
+            got = None
+        else:
+            asc = sorted(_minimal({lit.lower() for lit in lits if lit.isascii()}))
+            got = re.compile(_trie(asc)) if asc else False
+    with _LOCK:
+        _FAST[reader] = got  # type: ignore[assignment]
+    return got
 
 
 def trigger_pattern(reader: str) -> "re.Pattern[str] | None":
@@ -82,13 +118,16 @@ def _built(reader: str) -> "re.Pattern[str] | None":
     with _LOCK:
         if reader not in _BUILT:
             gates = _GATES.get(reader)
-            _BUILT[reader] = _build(gates()) if gates is not None else None
+            lits = _cached_literals(list(gates())) if gates is not None else None
+            _BUILT[reader], _LITS[reader] = _compiled(lits), lits
         return _BUILT[reader]  # type: ignore[return-value]
 
 
 def _build(gates: Iterable["re.Pattern[str] | str"]) -> "re.Pattern[str] | None":
-    gates = list(gates)
-    lits = _cached_literals(gates)
+    return _compiled(_cached_literals(list(gates)))
+
+
+def _compiled(lits: list[str] | None) -> "re.Pattern[str] | None":
     if not lits:
         return None
     try:

@@ -268,7 +268,37 @@ def _t2n(words: str) -> float | None:
         return None
 
 
+_DIGIT = re.compile(r"\d")  # (as _TOKEN's: any Unicode decimal digit)
+
+
+@lru_cache(maxsize=1)
+def _en_words_rx() -> re.Pattern:
+    """What :func:`_parse_en` can read a value from without a digit: a ``number_words`` word as a whole token part
+    ("two", "twenty-five"), or an article token followed by a ``multipliers`` word ("a grand") or a ``units`` entry
+    ("an hour", "a kilo"); ASCII letters, case-insensitive, as the parser's tokens."""
+    d = _data("en")
+
+    def alt(ws: Any) -> str:
+        return "|".join(re.escape(w) for w in sorted(set(ws), key=len, reverse=True)) or "(?!)"
+
+    units = alt(_folded_keys(d["_units"]))
+    return re.compile(rf"(?<![A-Za-z])(?:(?:{alt(d['_vocab'])})(?![A-Za-z])|(?:{alt(d['_arts'])})[^A-Za-z]+"
+                      rf"(?:(?:{alt(d['_mults'])})(?![A-Za-z])|{units}))", re.I | re.A)
+
+
+def _may_hold_en(text: str) -> bool:
+    """False only when :func:`_parse_en` reads no value from ``text``: it holds no digit, no number or multiplier
+    word and no unit (most chat turns; the parser's per-token walk is not run). The casefolded text is checked too
+    when it is not ASCII (the parser compares units casefolded)."""
+    if _DIGIT.search(text):
+        return True
+    rx = _en_words_rx()
+    return rx.search(text) is not None or (not text.isascii() and rx.search(text.casefold()) is not None)
+
+
 def _parse_en(text: str, words_only: bool = False) -> list[Value]:
+    if not _may_hold_en(text):
+        return []
     d = _data("en")
     vocab, arts, mults = d["_vocab"], d["_arts"], d["_mults"]
     toks = list(_TOKEN.finditer(text))

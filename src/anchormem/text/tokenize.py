@@ -91,7 +91,7 @@ def _block_tags(piece: str) -> tuple[Tagged, ...]:
 
 def has_cjk(text: str) -> bool:
     """True if the text contains any CJK ideograph."""
-    return _CJK.search(text) is not None
+    return not text.isascii() and _CJK.search(text) is not None  # (isascii: a flag of the string, no scan)
 
 
 _SEGMENTS: ContextVar[dict[str, tuple[tuple[str, bool], ...]] | None] = ContextVar("anchormem_segments",
