@@ -53,7 +53,7 @@ __all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key
            "person_modifiers", "clean_value", "kin_groups", "kin_canonical_map", "kin_short", "kin_narrower",
            "category_members", "in_category", "other_person_words", "relation_words", "plural_person",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
-           "possessed_attribute", "pet_kind"]
+           "possessed_attribute", "pet_kind", "names_within"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -378,6 +378,15 @@ NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "r
 # whom a parting ("Sarah and I broke up", 我和李明分手了) ends: a "gone" fact closes these by value too
 PARTNER_SLOTS = tuple(f"{p}_name" for p in ("girlfriend", "boyfriend", "husband", "wife", "partner", "fiance", "fiancee",
                                             "spouse"))
+
+
+def names_within(name: str, value: str) -> bool:
+    """``name`` is a word of ``value`` (case-folded; in Chinese a part of it): "Moose" of "2012 Subaru Outback named
+    Moose", 飞度 of 白色的飞度."""
+    n, v = name.casefold().strip(), value.casefold()
+    if not n:
+        return False
+    return n in v if has_cjk(n) else bool(re.search(r"(?<![\w'’-])" + re.escape(n) + r"(?![\w'’-])", v))
 
 
 def pet_kind(word: str) -> str | None:
