@@ -107,7 +107,8 @@ def test_a_hand_on_closes_the_possession_it_names(mem, before, after):
     events = mem.add(after, user_id="u", timestamp=T2)
     sup = [e.memory.fact.attribute for e in events if e.event == "SUPERSEDE" and e.memory.fact is not None]
     assert len(sup) == 1 and sup[0].startswith("possession:")
-    assert not [m for m in mem.get_all(user_id="u") if m.fact is not None and m.fact.attribute.startswith("possession:")]
+    held = [m for m in mem.get_all(user_id="u") if m.fact is not None and m.fact.attribute.startswith("possession:")]
+    assert held == []
 
 
 @pytest.mark.parametrize("text,value", [

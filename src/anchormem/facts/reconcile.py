@@ -57,8 +57,8 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, names_within, is_person, negated_person_value, person_slot, related_attributes,
-                   same_value, value_key)
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, is_person, names_within, negated_person_value, person_slot,
+                   related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
 from .counts import departed_counts

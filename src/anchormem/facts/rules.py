@@ -576,7 +576,8 @@ def _partner_facts(out: dict, sentence: str, entity: str, keep: Callable[..., No
     for lang in langdata.LANGUAGES:
         for m in bookrx("partner_named", (lang,)).finditer(sentence):
             name, rel = m.group("v").strip(), m.group("a")
-            if not is_person(rel) or name.casefold() in gone or not is_given_name(name, "zh" if has_cjk(name) else lang):
+            if not is_person(rel) or name.casefold() in gone or \
+                    not is_given_name(name, "zh" if has_cjk(name) else lang):
                 continue
             cuts = [0] + [c.end() for c in re.finditer(r"[，,；;。！？!?]", sentence)] + [len(sentence) + 1]
             start = max(c for c in cuts if c <= m.start())
