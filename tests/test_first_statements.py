@@ -167,3 +167,25 @@ def test_a_count_by_role_is_replaced_by_the_count_said_later(mem):
     events = mem.add("so I've got three kids now", user_id="u", timestamp=T2)
     assert [(e.event, e.memory.fact.value) for e in events if e.memory.fact is not None] == [
         ("ADD", "three kids"), ("SUPERSEDE", "mom of two")]
+
+
+@pytest.mark.parametrize("before,after", [
+    ("我跟男朋友阿杰在一起三年了，他是消防员", "分了。别问，问就是性格不合"),
+    ("My boyfriend Callum and I just hit two years together.", "We broke up last month."),
+])
+def test_a_parting_naming_no_one_closes_the_one_partner(mem, before, after):
+    mem.add(before, user_id="u", timestamp=T1)
+    events = mem.add(after, user_id="u", timestamp=T2)
+    assert [e.memory.fact.attribute for e in events if e.event == "SUPERSEDE"] == ["boyfriend_name"]
+
+
+def test_a_parting_naming_no_one_closes_nothing_when_two_partners_are_held(mem):
+    mem.add("My boyfriend Callum and I just hit two years together.", user_id="u", timestamp=T1)
+    mem.add("My girlfriend Jess and I moved in together.", user_id="u", timestamp=T1)
+    events = mem.add("We broke up last month.", user_id="u", timestamp=T2)
+    assert [e.event for e in events if e.event == "SUPERSEDE"] == []
+
+
+@pytest.mark.parametrize("text", ["we split up the bill", "分了一半给他", "他们分了。", "Did we break up?"])
+def test_no_parting_read_from_other_splits(text):
+    assert "parted" not in [a for a, _, _ in _facts(text)]
