@@ -53,7 +53,7 @@ __all__ = ["topic_key", "concept_key", "cut_zh_time", "habit_amount", "value_key
            "person_modifiers", "clean_value", "kin_groups", "kin_canonical_map", "kin_short", "kin_narrower",
            "category_members", "in_category", "other_person_words", "relation_words", "plural_person",
            "relation_pattern", "one_character_relation", "kin_canonical", "kin_covers", "person_key",
-           "possessed_attribute", "pet_kind"]
+           "possessed_attribute", "pet_kind", "names_within", "ENDING_EVENTS"]
 
 TOPIC_HEADS = ("likes", "does")  # liking and doing the same thing: opposite polarities contradict
 
@@ -375,9 +375,20 @@ def _zh_amount() -> re.Pattern:
 # who or what can be "gone" (died, ran away): the named slots a "gone" fact closes by value
 NAMED_SLOTS = tuple(f"{a}_{n}" for a in ("dog", "cat", "pet", "bird", "fish", "rabbit", "hamster", "horse",
                                          "parrot", "turtle", "puppy", "kitten", "chicken") for n in ("name", "names"))
+# a departure or a parting ("Max died", "We broke up", 飞度出手了): it ends other claims and is never itself ended
+ENDING_EVENTS = ("gone", "parted")
 # whom a parting ("Sarah and I broke up", 我和李明分手了) ends: a "gone" fact closes these by value too
 PARTNER_SLOTS = tuple(f"{p}_name" for p in ("girlfriend", "boyfriend", "husband", "wife", "partner", "fiance", "fiancee",
                                             "spouse"))
+
+
+def names_within(name: str, value: str) -> bool:
+    """``name`` is a word of ``value`` (case-folded; in Chinese a part of it): "Moose" of "2012 Subaru Outback named
+    Moose", 飞度 of 白色的飞度."""
+    n, v = name.casefold().strip(), value.casefold()
+    if not n:
+        return False
+    return n in v if has_cjk(n) else bool(re.search(r"(?<![\w'’-])" + re.escape(n) + r"(?![\w'’-])", v))
 
 
 def pet_kind(word: str) -> str | None:
@@ -400,6 +411,8 @@ def related_attributes(attribute: str) -> list[str]:
     by value."""
     if attribute == "gone":
         return list(NAMED_SLOTS + PARTNER_SLOTS)
+    if attribute == "parted":  # a parting naming no one ("We broke up", 分了): the partner-name slots
+        return list(PARTNER_SLOTS)
     sib = sibling_attribute(attribute)
     out = [sib] if sib else []
     head, sep, key = attribute.partition(":")

@@ -424,7 +424,8 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
     for v in parse(clause, lang):
         if v.kind == "count" and any(v.text in w for *_, w in _count_readings(clause)):
             continue  # "又养了一只狗", "two more pullets": a change of the count (facts.counts), not the count held
-        held = v.kind == "count" and not others and _held(clause)
+        # a count compound ("we're a two-car household") says what the household holds by itself
+        held = v.kind == "count" and not others and (_held(clause) or "-" in v.text)
         members = _enumerated(_after(clause, sentence, v), v) if v.kind == "count" and not others and not held \
             else ""
         if held or members:

@@ -57,8 +57,8 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, is_person, negated_person_value, person_slot, related_attributes,
-                   same_value, value_key)
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, is_person, names_within, negated_person_value, person_slot,
+                   related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
 from .counts import departed_counts
@@ -97,11 +97,16 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
     (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
     contradicts only the current pet-name and partner-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`,
-    ``PARTNER_SLOTS``) and the claims of the one so named ("My girlfriend Sarah is a teacher" after "Sarah and I broke up")."""
+    ``PARTNER_SLOTS``), the claims of the one so named ("My girlfriend Sarah is a teacher" after "Sarah and I broke up")
+    and the possessions whose words name it (``possession:subaru outback`` "2012 Subaru Outback named Moose" after
+    "Moose has a new owner"; 飞度出手了 after 我开一辆白色的飞度)."""
+    if "parted" in (new.attribute, old.attribute):  # a parting naming no one: a partner's name (one: _plan_turn)
+        return new.attribute == "parted" and old.polarity > 0 and old.attribute in PARTNER_SLOTS
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.polarity > 0 and (
             old.attribute in NAMED_SLOTS + PARTNER_SLOTS and normalize_object(old.value) == normalize_object(new.value)
-            or old.entity.casefold() == str(new.value).casefold())  # "My girlfriend Sarah is a teacher": hers
+            or old.entity.casefold() == str(new.value).casefold()  # "My girlfriend Sarah is a teacher": hers
+            or old.attribute.startswith("possession:") and names_within(str(new.value), str(old.value)))
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
     if new.extractor == "counts" and new.attribute.endswith("_names"):
@@ -724,7 +729,9 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 clash += [c for c in departed_counts(clash, facts, listing()) if c not in clash]
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
-            if slot.attribute == "gone" and not clash:
+            if slot.attribute == "parted" and len(clash) > 1:
+                clash = []  # "We broke up" with two partner names held: which one is not said
+            if slot.attribute in ("gone", "parted") and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
                 continue
             if clash and _past_value(f, slot):  # "Before Shanghai I lived in Nanjing": a value that already ended

@@ -68,7 +68,7 @@ from ..types import FactSlot, MemoryItem, Scope
 from .values import counted_cover
 from .typed_values import (TypedValue, _lang, _says_word, _value_piece, clause_values, data, masked,
                            settings)
-from .keys import value_key
+from .keys import ENDING_EVENTS, value_key
 from .meaning import unit_fact
 from .model import Fact
 from .addresses import is_address_slot, street_address
@@ -558,6 +558,8 @@ class RelativeChanges:
             if claim is not None and kind != "end" and is_address_slot(claim.slot.split("|", 1)[1]) and \
                     (nv is None or street_address(nv.value) is None):
                 continue  # "I moved to Bristol" against "My delivery address is 7 Rose Lane, York": a town is no address
+            if claim is not None and claim.slot.split("|", 1)[1] in ENDING_EVENTS:
+                continue  # a departure or parting said before ends nothing more ("we split up the bill")
             if claim is not None:
                 attr = claim.slot.split("|", 1)[1]
                 old_value = claim.value

@@ -533,6 +533,8 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if ent == "user" and who == "other" and not _typed_to_person(attr):
                 continue  # "My brother left Google and joined Stripe": not the speaker's employer
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
+        if not hypothetical.search(sentence):
+            _partner_facts(out, sentence, entity, keep, conf)
         if not blocked(sentence) and _speaker_subject(sentence) != "other":
             _address_facts(out, sentence, entity, keep, conf)
             for attr, value, _ in preference_facts(sentence):
@@ -559,6 +561,28 @@ def _address_facts(out: dict, sentence: str, entity: str, keep: Callable[..., No
     keep("address", moved.text, 1, entity, sentence, sentence, conf)
     if moved.city:
         keep("home_city", moved.city, 1, entity, sentence, sentence, conf)
+
+
+def _partner_facts(out: dict, sentence: str, entity: str, keep: Callable[..., None], conf: float) -> None:
+    """The speaker's partner named beside the relation, whatever else the sentence says ("My boyfriend Callum and I
+    just hit two years together", "my boyfriend 阿凯 and I are planning a trip", 我跟男朋友阿杰在一起三年了:
+    ``partner_named`` of data/lang/<lang>/rules.json): ``<relation>_name`` (``boyfriend_name`` Callum), a claim of
+    its own that a parting ("Callum and I called it quits", 和阿杰分了) closes by the name. None for an ex, for a
+    name that is no given name (:func:`~anchormem.facts.subjects.is_given_name`) or when the sentence ends that
+    partner (a ``gone`` fact of the name: "My husband Tom and I are separating")."""
+    from .subjects import is_given_name
+
+    gone = {f.value.casefold() for f in out.values() if f.attribute == "gone" and f.source_span == sentence}
+    for lang in langdata.LANGUAGES:
+        for m in bookrx("partner_named", (lang,)).finditer(sentence):
+            name, rel = m.group("v").strip(), m.group("a")
+            if not is_person(rel) or name.casefold() in gone or \
+                    not is_given_name(name, "zh" if has_cjk(name) else lang):
+                continue
+            cuts = [0] + [c.end() for c in re.finditer(r"[，,；;。！？!?]", sentence)] + [len(sentence) + 1]
+            start = max(c for c in cuts if c <= m.start())
+            end = min(c for c in cuts if c > m.end("v")) - 1
+            keep(f"{person_key(rel)}_name", name, 1, entity, sentence, sentence[start:end], conf)
 
 
 def _drop_opinions(out: dict, sentence: str, value: str) -> None:

@@ -29,7 +29,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk, pos_tags
 
 __all__ = ["not_names", "possessed_subject", "named_subject", "clause_subject", "opens_with_someone", "speakers",
-           "person_owner", "without_name", "claim_owner", "named_relatives", "owned_facts"]
+           "person_owner", "without_name", "is_given_name", "claim_owner", "named_relatives", "owned_facts"]
 
 # nouns, person names, organisations, and an English word inside Chinese (我roommate搬去Tokyo了: code-switching)
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ng", "nt", "vn", "eng"})
@@ -233,18 +233,22 @@ def _said_name(clause: str, lang: str) -> re.Match | None:
     no month, pronoun or opener; a Chinese one is a Latin name, a familiar name (小美, 老王) or a word jieba tags as
     a person's name (not a verb: 我老公跳槽…)."""
     rn = _relation_name(lang).search(clause)
-    if not rn:
-        return None
-    name = rn.group("name")
+    return rn if rn and is_given_name(rn.group("name"), lang) else None
+
+
+def is_given_name(name: str, lang: str) -> bool:
+    """``name``, said beside a relation ("my sister Mei", 我妹妹小美), is a person's name: an English one is no month,
+    pronoun or opener (:func:`not_names`); a Chinese one is a Latin name, a familiar name (小美, 老王: ``name_prefixes``
+    of cues.json) or one word jieba tags as a person's name (not a verb: 我老公跳槽…)."""
     if lang == "en":
-        return None if name.casefold() in not_names("en") else rn
+        return bool(name) and name.casefold() not in not_names("en")
     if not has_cjk(name):
-        return rn
+        return True
     prefixes = langdata.words("cues", "name_prefixes", ("zh",))
     if len(name) == 2 and name[0] in prefixes:
-        return rn
+        return True
     toks = [t for t in pos_tags(name) if t.word.strip()]
-    return rn if len(toks) == 1 and toks[0].flag in _NAME_TAGS else None
+    return len(toks) == 1 and toks[0].flag in _NAME_TAGS
 
 
 

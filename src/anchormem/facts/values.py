@@ -237,11 +237,17 @@ def _counted_after(rest: str, lang: str) -> tuple[str, int]:
             got = _starts(rest[skip + extra:], d["_counted"], words=False)
             if got and (mw or extra == 0):
                 return got[1], skip + extra + len(got[0])
-        if mw:  # code-switching: a Chinese number and measure word, an English noun (两只 dog, 三个 kids)
-            got = _starts(rest[skip:], _data("en")["_counted"], words=True)
-            if got:
+        if mw or rest[:1].isspace():  # code-switching: a Chinese number and measure word, or a number and a blank,
+            # then an English noun (两只 dog, 三个 kids, 现在4 guitars了)
+            got = _starts(rest[skip:], _data("en")["_counted"], words=False)
+            after = rest[skip + len(got[0]):skip + len(got[0]) + 1] if got else ""
+            if got and not (after.isascii() and after.isalnum()):
                 return got[1], skip + len(got[0])
         return "", 0
+    h = re.match(r"-([A-Za-z]+)\s+([A-Za-z]+)", rest)
+    if h and h.group(2).casefold() in {w.casefold() for w in d.get("count_compound_heads", [])}:
+        got = _starts(h.group(1), d["_counted"], words=True)  # "a two-car household", "we're a two-dog family"
+        return (got[1], h.end(2)) if got and len(got[0]) == len(h.group(1)) else ("", 0)
     m = re.match(r"\s*(?:more\s+)?", rest, re.I)
     not_mod = {w.casefold() for w in d.get("count_modifier_not", [])}
     for mods in range(0, 3):  # up to two modifiers: "5 tomato plants", "three tabby cats", "two more old bikes"
@@ -354,6 +360,16 @@ def _parse_en(text: str, words_only: bool = False) -> list[Value]:
                 while i < len(toks) and toks[i].start() < v.end:
                     i += 1
                 continue
+        head, hyphen, _ = w.partition("-")
+        if hyphen and head in vocab and head not in arts and not all(p in vocab for p in w.split("-")):
+            n = _t2n(head)  # "a two-car household": the number of a compound, a count only
+            v = _tail(text, m.start(), m.start() + len(head), n, "en", False) if n is not None else None
+            if v is not None and v.kind == "count":
+                out.append(v)
+                i += 1
+                while i < len(toks) and toks[i].start() < v.end:
+                    i += 1
+                continue
         if all(p in vocab for p in w.split("-")):
             j = i
             while j + 1 < len(toks) and toks[j + 1].group("w") and \
@@ -391,8 +407,9 @@ def _zh_rx() -> re.Pattern:
     num = d.get("numerals", "零〇一二两三四五六七八九十百千万亿")
     mult = "".join(k for k in d.get("multipliers", {}) if len(k) == 1)
     # (a multiplier letter starting a unit is none: "70.5kg", "5km")
+    coll = "".join(d.get("collective_numerals", {})) or "(?!)"
     return re.compile(rf"(?P<d>\d+(?:,\d{{3}})*(?:\.\d+)?)(?:(?P<m>[{re.escape(mult)}])(?![A-Za-z])(?P<z>\d(?![\d.])|[{num}]*))?|"
-                      rf"(?P<c>[{num}]+(?:点[{num}]+)?)")
+                      rf"(?P<c>[{num}]+(?:点[{num}]+)?)|(?P<q>[{coll}])")
 
 
 def zh_number(s: str) -> float | None:
@@ -433,6 +450,11 @@ def _parse_zh(text: str) -> list[Value]:
                     rest = float(z) if z.isdigit() else _cn(z)
                     n += (rest or 0) * mults.get(m.group("m"), 1.0) / 10 if rest is not None and rest < 10 else 0
             raw = m.group("d")
+        elif m.group("q"):  # 俩孩子, 仨娃: a collective numeral, read only as a count
+            v = _tail(text, m.start(), m.end(), float(d["collective_numerals"][m.group("q")]), "zh", False)
+            if v.kind == "count":
+                out.append(v)
+            continue
         else:
             raw = m.group("c")
             n = _cn(raw)
