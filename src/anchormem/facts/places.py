@@ -48,7 +48,7 @@ from ..text.tokenize import has_cjk, pos_tags
 from .model import Fact, detect_language
 
 __all__ = ["place_kind", "known_place", "located_at", "places_in", "home_facts", "ended_places", "home_places", "with_places",
-           "same_place", "MIN_POPULATION"]
+           "same_place", "named_not_place", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -266,6 +266,8 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
     if has_cjk(name) and after.startswith(tuple(_words("not_located_after"))):
         return ""  # 在喜马拉雅上买了…, 在西瓜视频上传了…: on a platform or a surface (在…上), no place lived in
     if _ends_with(before, _words("located_before")):
+        if _has(sentence, _words("stayed")):
+            return "stayed"  # "Born and raised in Halifax, still here": where the speaker is from and still lives
         if _has(clause, _words("now")) or inchoative(clause):
             return "located, now"
         if _has(clause, _words("home")):
@@ -284,15 +286,15 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
 
 def _ends_there(sentence: str, clause: str) -> bool:
     """The clause after ``clause`` in ``sentence`` does not go on with what the speaker does there: it opens with
-    no ``action_next`` word ("I'm in Denver, seeing a client", "…, for the conference") and holds no ``not_home``
-    word (我在北京，出差三天)."""
+    no ``action_next`` word ("I'm in Denver, seeing a client", "…, for the conference") and holds no ``away_next``
+    word of a trip or a stay away (我在北京，出差三天; a commute, 上班骑车二十分钟, is no stay away)."""
     at = sentence.find(clause)
     rest = sentence[at + len(clause):] if at >= 0 else ""
     nxt = next((c for c in _clauses(rest.lstrip(" ,:;，；：")) if c.strip()), "") if rest.strip(" ,:;，；：.。!！") else ""
     if not nxt:
         return True
     head = re.match(r"\s*([\w'’-]+)", nxt)
-    return not (head and head.group(1).casefold() in _words("action_next")) and not _at_work(nxt, jobs=False)
+    return not (head and head.group(1).casefold() in _words("action_next")) and not _has(nxt, _words("away_next"))
 
 
 def _bare(after: str) -> bool:
@@ -302,15 +304,14 @@ def _bare(after: str) -> bool:
     rest = after
     for _, n in places_in(after):
         rest = rest.replace(n, " ")
-    for w in sorted(_words("situation_after"), key=len, reverse=True):
-        rest = re.sub(re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", " ", rest,
-                      flags=re.I)
+    fillers = _words("situation_after")
+    if has_cjk(rest):  # (a Chinese filler is a word of its own: 区 of 市南区 is no filler to cut out first)
+        toks = [t for t in pos_tags(re.sub(r"[\s\W_]+", " ", rest)) if t.word.strip()]
+        return all((t.flag.startswith("n") and has_cjk(t.word)) or t.word in fillers or
+                   (not has_cjk(t.word) and t.word[:1].isupper()) for t in toks)
+    for w in sorted(fillers, key=len, reverse=True):
+        rest = re.sub(r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", " ", rest, flags=re.I)
     rest = re.sub(r"[\s\W_]+", " ", rest).strip()
-    if not rest:
-        return True
-    if has_cjk(rest):
-        toks = [t for t in pos_tags(rest) if t.word.strip()]
-        return all(t.flag.startswith("n") and has_cjk(t.word) for t in toks)
     return all(w[:1].isupper() for w in rest.split())
 
 
@@ -372,7 +373,7 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
                 why = _home_said(sentence, clause, at, name)
                 own = (why == "home noun" and clause[:at].strip().casefold() in _words("home_determiners") + ("",)) \
                     or _home_opens(clause, at)
-                gate = _gated(sentence, clause, name, own) if why else ""
+                gate = _gated(*_unborn(sentence, clause, why), name, own) if why else ""
                 _LOG.debug("places %r in %r: %s %s", name, clause, why, gate)
                 if not why or gate:
                     continue
@@ -386,6 +387,17 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
                 except ValueError:
                     continue
     return [found] if found is not None else []
+
+
+def _unborn(sentence: str, clause: str, why: str) -> tuple[str, str]:
+    """``sentence`` and ``clause`` without their ``origin`` words when the home is where the speaker stayed
+    (``why`` "stayed": "Born and raised in Halifax, still here"): being from there is no past scene then."""
+    if why != "stayed":
+        return sentence, clause
+    for w in sorted(_words("origin"), key=len, reverse=True):
+        rx = re.compile(re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", re.I)
+        sentence, clause = rx.sub(" ", sentence), rx.sub(" ", clause)
+    return sentence, clause
 
 
 def _home_opens(clause: str, at: int) -> bool:
@@ -498,6 +510,28 @@ def _past_home(f: Fact) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def _name_attributes() -> tuple[str, ...]:
+    """The attributes that hold a name the speaker gave a pet or a person of theirs (``cat_name``, ``sister_name``:
+    the pet kinds of slots.json and the relations of kin.json by their slot form)."""
+    from .keys import person_key
+    from .kin import person_words
+
+    kinds = set(langdata.mapping("slots", "pet_kinds").values()) | {person_key(p) for p in person_words()}
+    return tuple(sorted(f"{k}_name" for k in kinds if k and " " not in k))
+
+
+def named_not_place(f: Fact, current: Any) -> bool:
+    """``f`` is a home whose value is a name the speaker's memory gives a pet or a person of theirs ("my dog Paris",
+    我家猫叫可乐): ``current(slots) -> list[MemoryItem]`` reads the speaker's current facts of the given slots
+    ("user|cat_name"). A name of theirs is no place they live in."""
+    if f.attribute != "home_city" or f.polarity < 0:
+        return False
+    slots = [f"{f.entity}|{a}" for a in _name_attributes()]
+    v = f.value.casefold()
+    return any(m.fact is not None and m.fact.value.casefold() == v for m in current(slots))
+
+
 def _place_as_employer(f: Fact) -> bool:
     """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver": a GeoNames name): a place is
     no organisation; the clause is read again by the place reader."""
@@ -531,7 +565,8 @@ def with_places(extract):
         facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f) and not _past_home(f)]
         if any(f.attribute == "home_city" for f in facts):
             return [_with_city(f, text, entity) for f in facts]
-        return facts + home_facts(text, entity=entity)
+        names = {f.value.casefold() for f in facts if f.attribute.endswith("_name") or f.attribute == "name"}
+        return facts + [f for f in home_facts(text, entity=entity) if f.value.casefold() not in names]
 
     offline_facts.__dict__.update(getattr(extract, "__dict__", {}))
     offline_facts.__wrapped__ = extract  # type: ignore[attr-defined]
