@@ -20,8 +20,15 @@ lives from a clause that says so:
    ``located_before`` word ("in", "to", 住, 在, 到) with a ``now`` word or an inchoative marker
    (:func:`~anchormem.facts.aspect.inchoative`) or a ``home`` word (lease, keys, a flat, living, unpacking, 租, 房子);
    a place right before a home noun ("the Manchester flat"); or a ``new_home`` phrase in the sentence ("the new
-   apartment", 新家). The fact is ``home_city`` = the place; it goes through the grounding check and the usual
-   reconcile path like any rule's fact (an older home claim is superseded).
+   apartment", 新家). A home said as a situation needs no such word: the place after a ``situation_before`` frame
+   ("I'm in Austin, Texas", 人在武汉, 本人坐标武汉光谷) with nothing after it but places, names and fillers, and no
+   trip or errand in the next clause (``action_next`` / ``away_next``); a place the speaker never left (``stayed``:
+   "Born and raised in Halifax, still here"). Not a home: a place the home is compared with (``compared_before``:
+   比成都贵, "than Leeds"), a viewing or a trip (``not_home``), a name the speaker's memory gives a pet or a person
+   (:func:`named_not_place`, read by the reconcile step). "City, Region" stays one clause and the finer place, said
+   first, is the value; a district said after its city keeps the city's clause in the home's words (重庆了，住渝北).
+   The fact is ``home_city`` = the place; it goes through the grounding check and the usual reconcile path like any
+   rule's fact (an older home claim is superseded).
 4. **An ended place** (:func:`ended_places`): a known place said as left ("escaped Cleveland", 逃离回龙观: an
    ``ended_before`` word before it, or a terminative marker of aspect.json in its clause), for the reader of older
    words (:mod:`.replaces`) to pick the clause that held it.
@@ -416,7 +423,7 @@ def _region_after(clause: str, prev: tuple[int, str], name: str) -> bool:
     :func:`_region_of`): the finer place, said first, is the home."""
     at = clause.find(name, prev[0] + len(prev[1]))
     between = clause[prev[0] + len(prev[1]):at]
-    return at > 0 and bool(re.fullmatch(r"[ ,，]*,[ ]*|[ ,，]*，", between)) and \
+    return at > 0 and bool(re.fullmatch(r"\s*[,，]\s*", between)) and \
         _region_of(clause[:prev[0] + len(prev[1])], clause[at:at + len(name)])
 
 
