@@ -195,3 +195,21 @@ def test_a_name_the_user_gave_a_pet_is_no_home(mem):
     assert _superseded(evs) == []
     cur = [m.fact.value for m in mem.get_all(user_id="u") if m.fact and m.fact.attribute == "home_city"]
     assert cur == ["Leeds"]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("officially a Londoner now", "London"),
+    ("we're Mancunians now, Ancoats to be exact", "Manchester"),
+    ("I'm a Seattleite now lol", "Seattle"),
+])
+def test_a_demonym_said_of_the_speaker_now_is_their_home(text, value):
+    assert _home(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm a Chicagoan at heart",  # no now word: who they are, not where they moved
+    "my sister is a Parisian now",
+    "I'm a Banker now",  # a job, not the people of Bank
+])
+def test_a_demonym_that_is_no_home_of_the_speakers(text):
+    assert _home(text) == []

@@ -27,6 +27,8 @@ lives from a clause that says so:
    比成都贵, "than Leeds"), a viewing or a trip (``not_home``), a name the speaker's memory gives a pet or a person
    (:func:`named_not_place`, read by the reconcile step). "City, Region" stays one clause and the finer place, said
    first, is the value; a district said after its city keeps the city's clause in the home's words (重庆了，住渝北).
+   A demonym the speaker now is ("I'm a Bristolian now", "we're Glaswegians now": ``demonym_suffixes`` cut off a
+   known city, or an irregular ``demonyms`` entry) names the city they live in.
    The fact is ``home_city`` = the place; it goes through the grounding check and the usual reconcile path like any
    rule's fact (an older home claim is superseded).
 4. **An ended place** (:func:`ended_places`): a known place said as left ("escaped Cleveland", 逃离回龙观: an
@@ -393,7 +395,37 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
                                  extractor="places")
                 except ValueError:
                     continue
+            for word, city in _demonym_homes(sentence, clause):
+                found = Fact(entity=entity, attribute="home_city", value=city, polarity=1, confidence=0.8,
+                             source_span=sentence, clause=clause.strip(), language=detect_language(sentence),
+                             extractor="places")
     return [found] if found is not None else []
+
+
+def _demonym_homes(sentence: str, clause: str) -> list[tuple[str, str]]:
+    """(demonym, city) of the people of a city the speaker says they now are ("I'm a Bristolian now", "we're
+    Glaswegians now"): a capitalised word, not the clause's first, that is an irregular ``demonyms`` entry or leaves a
+    known city when a ``demonym_suffixes`` ending is cut; the clause's subject the speaker, with a ``now`` word or an
+    inchoative marker (no "I'm a Bostonian at heart")."""
+    from .aspect import inchoative
+    from .subjects import speakers
+
+    if has_cjk(clause) or not (_has(clause, _words("now")) or inchoative(clause)) or not speakers(clause):
+        return []
+    irregular = {k.casefold(): v for k, v in langdata.mapping("places", "demonyms", ("en",)).items()}
+    suffixes = sorted(_words("demonym_suffixes"), key=len, reverse=True)
+    out = []
+    for m in re.finditer(r"(?<=\s)(?:New\s)?[A-Z][a-z]{4,}", clause):
+        word = m.group()
+        city = irregular.get(word.casefold(), "")
+        for suf in suffixes if not city else ():
+            stem = word[:-len(suf)]
+            if word.endswith(suf) and len(stem) >= 4 and place_kind(stem) == "city":
+                city = stem
+                break
+        if city and not _gated(sentence, clause, word):
+            out.append((word, city))
+    return out
 
 
 def _unborn(sentence: str, clause: str, why: str) -> tuple[str, str]:
