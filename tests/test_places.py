@@ -147,3 +147,69 @@ def test_a_platform_or_a_site_visited_is_no_home():
     assert home_facts("带女儿去成都基地看了大熊猫") == []  # went to a site there to do something
     assert [(f.attribute, f.value) for f in home_facts("我现在在上海了")] == [("home_city", "上海")]
     assert [(f.attribute, f.value) for f in home_facts("搬到上海住了")] == [("home_city", "上海")]
+
+
+# issue #22 (where16): the user's location frames as data, the value typed by the gazetteer and by the user's memory
+
+@pytest.mark.parametrize("text,value,clause", [
+    ("I'm in Denver, Colorado, and my cat hates the altitude.", "Denver", "I'm in Denver, Colorado"),
+    ("we're in Lyon, the 6th to be exact", "Lyon", "we're in Lyon"),
+    ("人在杭州，上班骑车二十分钟", "杭州", "人在杭州"),
+    ("本人坐标南京鼓楼，做前端的", "南京", "本人坐标南京鼓楼"),
+    ("坐标更新：青岛市南区。海鲜管够", "青岛", "坐标更新：青岛市南区。"),
+    ("a cramped studio in Lisbon with my partner and two bikes", "Lisbon", "a cramped studio in Lisbon with my partner and two bikes"),
+    ("the rent saga ended with me moving across the river to Cincinnati.", "Cincinnati",
+     "the rent saga ended with me moving across the river to Cincinnati."),
+    ("I'm a nurse based in Tampa, mostly nights", "Tampa", "I'm a nurse based in Tampa"),
+    ("Our flat in Glasgow's West End has no heating", "Glasgow", "Our flat in Glasgow's West End has no heating"),
+    ("北漂结束了，回老家西安了，离爸妈很近", "西安", "回老家西安了"),
+    ("Grew up in Boise and never left, still here after forty years", "Boise", "Grew up in Boise and never left"),
+])
+def test_a_home_said_as_a_situation(text, value, clause):
+    (f,) = home_facts(text)
+    assert (f.value, f.clause) == (value, clause)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm in Denver, seeing a client until Friday.",
+    "I'm in Tokyo this week for work",
+    "我在北京，出差三天",
+    "我在上海看展",
+    "viewing a flat in Leeds tomorrow, fingers crossed",
+    "搬家终于搞定！苏州这边房租比上海便宜一半，新家很亮",  # (the home is 苏州: 上海 is what it is compared with)
+])
+def test_a_situation_that_is_no_home(text):
+    assert "上海" not in _home(text) and [v for v in _home(text) if v not in ("苏州",)] == []
+
+
+def test_the_city_said_before_a_district_stays_in_the_homes_words():
+    (f,) = home_facts("北漂结束了，回老家西安了，住曲江，离爸妈很近")
+    assert (f.value, f.clause) == ("曲江", "回老家西安了，住曲江")
+    (f,) = [f for f in with_places(extract_from_text)("我们一家已经搬到成都了，住高新区，天天吃火锅")
+            if f.attribute == "home_city"]
+    assert "成都" in f.clause and "高新区" in f.clause
+
+
+def test_a_name_the_user_gave_a_pet_is_no_home(mem):
+    evs = _events(mem, "I live in Leeds. My dog is named Austin.", "Took a long walk to the new apartment with Austin, he loves it")
+    assert _superseded(evs) == []
+    cur = [m.fact.value for m in mem.get_all(user_id="u") if m.fact and m.fact.attribute == "home_city"]
+    assert cur == ["Leeds"]
+
+
+@pytest.mark.parametrize("text,value", [
+    ("officially a Londoner now", "London"),
+    ("we're Mancunians now, Ancoats to be exact", "Manchester"),
+    ("I'm a Seattleite now lol", "Seattle"),
+])
+def test_a_demonym_said_of_the_speaker_now_is_their_home(text, value):
+    assert _home(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm a Chicagoan at heart",  # no now word: who they are, not where they moved
+    "my sister is a Parisian now",
+    "I'm a Banker now",  # a job, not the people of Bank
+])
+def test_a_demonym_that_is_no_home_of_the_speakers(text):
+    assert _home(text) == []

@@ -20,8 +20,17 @@ lives from a clause that says so:
    ``located_before`` word ("in", "to", 住, 在, 到) with a ``now`` word or an inchoative marker
    (:func:`~anchormem.facts.aspect.inchoative`) or a ``home`` word (lease, keys, a flat, living, unpacking, 租, 房子);
    a place right before a home noun ("the Manchester flat"); or a ``new_home`` phrase in the sentence ("the new
-   apartment", 新家). The fact is ``home_city`` = the place; it goes through the grounding check and the usual
-   reconcile path like any rule's fact (an older home claim is superseded).
+   apartment", 新家). A home said as a situation needs no such word: the place after a ``situation_before`` frame
+   ("I'm in Austin, Texas", 人在武汉, 本人坐标武汉光谷) with nothing after it but places, names and fillers, and no
+   trip or errand in the next clause (``action_next`` / ``away_next``); a place the speaker never left (``stayed``:
+   "Born and raised in Halifax, still here"). Not a home: a place the home is compared with (``compared_before``:
+   比成都贵, "than Leeds"), a viewing or a trip (``not_home``), a name the speaker's memory gives a pet or a person
+   (:func:`named_not_place`, read by the reconcile step). "City, Region" stays one clause and the finer place, said
+   first, is the value; a district said after its city keeps the city's clause in the home's words (重庆了，住渝北).
+   A demonym the speaker now is ("I'm a Bristolian now", "we're Glaswegians now": ``demonym_suffixes`` cut off a
+   known city, or an irregular ``demonyms`` entry) names the city they live in.
+   The fact is ``home_city`` = the place; it goes through the grounding check and the usual reconcile path like any
+   rule's fact (an older home claim is superseded).
 4. **An ended place** (:func:`ended_places`): a known place said as left ("escaped Cleveland", 逃离回龙观: an
    ``ended_before`` word before it, or a terminative marker of aspect.json in its clause), for the reader of older
    words (:mod:`.replaces`) to pick the clause that held it.
@@ -49,7 +58,7 @@ from . import triggers
 from .model import Fact, detect_language
 
 __all__ = ["place_kind", "known_place", "located_at", "places_in", "home_facts", "ended_places", "home_places", "with_places",
-           "same_place", "MIN_POPULATION"]
+           "same_place", "named_not_place", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -137,6 +146,8 @@ def _latin_places(text: str) -> list[tuple[int, str]]:
             for j in range(len(words), i, -1):
                 start = words[i][0]
                 name = m.group()[start:words[j - 1][0] + len(words[j - 1][1])].rstrip(".'’-")
+                if j == i + 1 and name[-2:] in ("'s", "’s") and not place_kind(name):
+                    name = name[:-2]  # "Wellington's Aro Valley": the place owns what follows
                 if name[:1].isupper() and place_kind(name):
                     out.append((m.start() + start, name))
                     i = j
@@ -219,17 +230,22 @@ def _gated(sentence: str, clause: str, value: str, home_subject: bool = False) -
         return "scene " + where
     if episodic(clause):
         return "one occasion"
-    if _at_work(clause):
-        return "not a home"
+    at = clause.find(value)
+    if _at_work(clause, jobs=not (at > 0 and _ends_with(clause[:at], _words("dwelling_before")))):
+        return "not a home"  # ("a graphic designer based in Minneapolis": a dwelling verb puts the speaker there)
     return ""
 
 
-def _at_work(clause: str) -> bool:
-    """The clause places something else than a home: a ``not_home`` word (an office, a trip, a hotel) or a job noun
-    of the occupation lexicon ("a line cook at a ramen place in Queens", "night-shift nurse in Cleveland")."""
+def _at_work(clause: str, jobs: bool = True) -> bool:
+    """The clause places something else than a home: a ``not_home`` word (an office, a trip, a hotel) or, with
+    ``jobs``, a job noun of the occupation lexicon ("a line cook at a ramen place in Queens", "night-shift nurse in
+    Cleveland"). A ``return_home`` phrase (回老家, "moved back home") is a move home, no origin: its ``not_home``
+    word (老家, hometown) is not read."""
     from .typed_values import clause_values
 
-    return _has(clause, _words("not_home")) or any(v.kind == "job" for v in clause_values(clause))
+    for w in _words("return_home"):
+        clause = re.sub(re.escape(w), " ", clause, flags=re.I)
+    return _has(clause, _words("not_home")) or (jobs and any(v.kind == "job" for v in clause_values(clause)))
 
 
 def _does_there(after: str) -> bool:
@@ -253,17 +269,23 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
     from .aspect import inchoative
 
     before, after = clause[:at], clause[at + len(name):]
+    if _ends_with(before, _words("compared_before")):
+        return ""  # 杭州这边房租比成都贵, "way louder than Leeds": the place the home is compared with
     if _ends_with(before, _words("motion_before")) and _does_there(after):
         return ""  # 去上海看了F1比赛, 我们一家去文昌看了火箭发射: went there to do something
     if has_cjk(name) and after.startswith(tuple(_words("not_located_after"))):
         return ""  # 在喜马拉雅上买了…, 在西瓜视频上传了…: on a platform or a surface (在…上), no place lived in
     if _ends_with(before, _words("located_before")):
+        if _has(sentence, _words("stayed")):
+            return "stayed"  # "Born and raised in Halifax, still here": where the speaker is from and still lives
         if _has(clause, _words("now")) or inchoative(clause):
             return "located, now"
         if _has(clause, _words("home")):
             return "located, home"
         if _has(clause, _words("lived_for")):
             return "located, for long"  # "Been in Austin for six years"
+    if _ends_with(before.rstrip(" :："), _words("situation_before")) and _bare(after) and _ends_there(sentence, clause):
+        return "situation"  # "I'm in Austin, Texas", 人在武汉, 本人坐标武汉光谷: where the speaker is, said alone
     head = re.match(r"\s*([\w'’-]+)", after)
     if head and _has(head.group(1), _words("home_nouns")) and not has_cjk(head.group(1)):
         return "home noun"  # "the Manchester flat"
@@ -272,8 +294,77 @@ def _home_said(sentence: str, clause: str, at: int, name: str) -> str:
     return ""
 
 
+def _ends_there(sentence: str, clause: str) -> bool:
+    """The clause after ``clause`` in ``sentence`` does not go on with what the speaker does there: it opens with
+    no ``action_next`` word ("I'm in Denver, seeing a client", "…, for the conference") and holds no ``away_next``
+    word of a trip or a stay away (我在北京，出差三天; a commute, 上班骑车二十分钟, is no stay away)."""
+    at = sentence.find(clause)
+    rest = sentence[at + len(clause):] if at >= 0 else ""
+    nxt = next((c for c in _clauses(rest.lstrip(" ,:;，；：")) if c.strip()), "") if rest.strip(" ,:;，；：.。!！") else ""
+    if not nxt:
+        return True
+    head = re.match(r"\s*([\w'’-]+)", nxt)
+    return not (head and head.group(1).casefold() in _words("action_next")) and not _has(nxt, _words("away_next"))
+
+
+def _bare(after: str) -> bool:
+    """The words after a place say nothing more than where: nothing, other places, fillers (``situation_after``:
+    "to be exact", "area", 这边), capitalised names ("Astoria", "Tiong Bahru") or Chinese nouns (光谷, 南山): a
+    statement of where the speaker is, no action there ("I'm in Denver, seeing a client" has one)."""
+    rest = after
+    for _, n in places_in(after):
+        rest = rest.replace(n, " ")
+    fillers = _words("situation_after")
+    if has_cjk(rest):  # (a Chinese filler is a word of its own: 区 of 市南区 is no filler to cut out first)
+        toks = [t for t in pos_tags(re.sub(r"[\s\W_]+", " ", rest)) if t.word.strip()]
+        return all((t.flag.startswith("n") and has_cjk(t.word)) or t.word in fillers or
+                   (not has_cjk(t.word) and t.word[:1].isupper()) for t in toks)
+    for w in sorted(fillers, key=len, reverse=True):
+        rest = re.sub(r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", " ", rest, flags=re.I)
+    rest = re.sub(r"[\s\W_]+", " ", rest).strip()
+    return all(w[:1].isupper() for w in rest.split())
+
+
 def _clauses(sentence: str) -> list[str]:
-    return [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+    """The clauses of ``sentence`` (split at commas, colons, dashes...), with two cuts the place reader undoes: a
+    region said after a place ("Austin, Texas", "Leith, Edinburgh": the clause goes on with the place's region,
+    :func:`_region_of`) and a clause that ends with a word naming where the speaker is (``situation_before``:
+    坐标更新：西安雁塔区) joined to the place after it."""
+    out: list[str] = []
+    at, sep = 0, ""
+    for m in [*_CLAUSE.finditer(sentence), None]:
+        piece = sentence[at:m.start() if m else len(sentence)]
+        if piece.strip():
+            if out and (_region_of(out[-1], piece) or _situation_cut(out[-1], piece)):
+                out[-1] += sep + piece
+            else:
+                out.append(piece)
+        sep, at = (m.group(), m.end()) if m else ("", at)
+    return out
+
+
+def _region_of(before: str, piece: str) -> bool:
+    """``piece`` (the words after a comma) is the region of the place ``before`` ends with: it opens with a known
+    place that is a state or a country, or a Latin-script city after a Latin-script one ("Portland, Oregon",
+    "Leith, Edinburgh"), and says nothing else (the English order goes from the finer place to the coarser)."""
+    prev = places_in(before.rstrip(" ,，"))
+    if not prev or prev[-1][0] + len(prev[-1][1]) != len(before.rstrip(" ,，")):
+        return False
+    head = places_in(piece)
+    if not head or piece[:head[0][0]].strip():
+        return False
+    name = head[0][1]
+    rest = piece[head[0][0] + len(name):].strip(" .!")
+    kind = place_kind(name)
+    return not rest and (kind in ("state", "country") or (kind == "city" and not has_cjk(name + prev[-1][1])))
+
+
+def _situation_cut(before: str, piece: str) -> bool:
+    """``before`` ends with a word naming where the speaker is (``situation_before``: 坐标更新, 坐标) and ``piece``
+    opens with a known place: one statement cut by a colon or a comma."""
+    head = places_in(piece)
+    return bool(head) and not piece[:head[0][0]].strip() and \
+        _ends_with(before.rstrip(" ,:;，；："), _words("situation_before"))
 
 
 # -- prefilter (facts.triggers) ------------------------------------------------------------------------------
@@ -312,27 +403,100 @@ def home_facts(text: str, *, entity: str = "user") -> list[Fact]:
     found: Fact | None = None
     for sentence in split_sentences(text):
         sentence = sentence.strip().lstrip("!！?？.。,，;；:： ")
+        first = ""  # the sentence's first clause that said a home: a later one refines it (重庆了，住渝北)
         for clause in _clauses(sentence):
             if not _may_say_home(sentence, clause):
                 continue  # (facts.triggers: no place of it is a home)
             ended = ended_places(clause)
-            for at, name in places_in(clause):
-                if name in ended:
+            places = places_in(clause)
+            for k, (at, name) in enumerate(places):
+                if name in ended or (k and _region_after(clause, places[k - 1], name)):
                     continue
                 why = _home_said(sentence, clause, at, name)
-                own = why == "home noun" and clause[:at].strip().casefold() in _words("home_determiners") + ("",)
-                gate = _gated(sentence, clause, name, own) if why else ""
+                own = (why == "home noun" and clause[:at].strip().casefold() in _words("home_determiners") + ("",)) \
+                    or _home_opens(clause, at)
+                gate = _gated(*_unborn(sentence, clause, why), name, own) if why else ""
                 _LOG.debug("places %r in %r: %s %s", name, clause, why, gate)
                 if not why or gate:
                     continue
+                first = first or clause
+                said = sentence if why == "new home" else _span(sentence, first, clause)
                 try:
                     found = Fact(entity=entity, attribute="home_city", value=name, polarity=1, confidence=0.8,
-                                 source_span=sentence, clause=sentence if why == "new home" else clause.strip(),
+                                 source_span=sentence, clause=said.strip(),
                                  language=detect_language(sentence),
                                  extractor="places")
                 except ValueError:
                     continue
+            for word, city in _demonym_homes(sentence, clause):
+                found = Fact(entity=entity, attribute="home_city", value=city, polarity=1, confidence=0.8,
+                             source_span=sentence, clause=clause.strip(), language=detect_language(sentence),
+                             extractor="places")
     return [found] if found is not None else []
+
+
+def _demonym_homes(sentence: str, clause: str) -> list[tuple[str, str]]:
+    """(demonym, city) of the people of a city the speaker says they now are ("I'm a Bristolian now", "we're
+    Glaswegians now"): a capitalised word, not the clause's first, that is an irregular ``demonyms`` entry or leaves a
+    known city when a ``demonym_suffixes`` ending is cut; the clause's subject the speaker, with a ``now`` word or an
+    inchoative marker (no "I'm a Bostonian at heart")."""
+    from .aspect import inchoative
+    from .subjects import speakers
+
+    if has_cjk(clause) or not (_has(clause, _words("now")) or inchoative(clause)) or not speakers(clause):
+        return []
+    irregular = {k.casefold(): v for k, v in langdata.mapping("places", "demonyms", ("en",)).items()}
+    suffixes = sorted(_words("demonym_suffixes"), key=len, reverse=True)
+    out = []
+    for m in re.finditer(r"(?<=\s)(?:New\s)?[A-Z][a-z]{4,}", clause):
+        word = m.group()
+        city = irregular.get(word.casefold(), "")
+        for suf in suffixes if not city else ():
+            stem = word[:-len(suf)]
+            if word.endswith(suf) and len(stem) >= 4 and place_kind(stem) == "city":
+                city = stem
+                break
+        if city and not _gated(sentence, clause, word):
+            out.append((word, city))
+    return out
+
+
+def _unborn(sentence: str, clause: str, why: str) -> tuple[str, str]:
+    """``sentence`` and ``clause`` without their ``origin`` words when the home is where the speaker stayed
+    (``why`` "stayed": "Born and raised in Halifax, still here"): being from there is no past scene then."""
+    if why != "stayed":
+        return sentence, clause
+    for w in sorted(_words("origin"), key=len, reverse=True):
+        rx = re.compile(re.escape(w) if has_cjk(w) else r"(?<![\w'’])" + re.escape(w) + r"(?![\w'’])", re.I)
+        sentence, clause = rx.sub(" ", sentence), rx.sub(" ", clause)
+    return sentence, clause
+
+
+def _home_opens(clause: str, at: int) -> bool:
+    """The words before the place at ``at`` open with the speaker's home as the subject, no person ("a tiny flat in
+    Bristol", "the lease drama ended with me relocating … to Reno"): a home noun (``home_nouns``) among them and
+    no relation or named person as the clause's subject (:func:`~anchormem.facts.subjects.clause_subject`)."""
+    from .rules import _speaker_subject
+    from .subjects import clause_subject
+
+    before = clause[:at]
+    return _has(before, _words("home_nouns")) and not clause_subject(clause) and _speaker_subject(clause) != "other"
+
+
+def _region_after(clause: str, prev: tuple[int, str], name: str) -> bool:
+    """``name`` is said right after the place ``prev`` as its region ("Austin, Texas", "Leith, Edinburgh"; see
+    :func:`_region_of`): the finer place, said first, is the home."""
+    at = clause.find(name, prev[0] + len(prev[1]))
+    between = clause[prev[0] + len(prev[1]):at]
+    return at > 0 and bool(re.fullmatch(r"\s*[,，]\s*", between)) and \
+        _region_of(clause[:prev[0] + len(prev[1])], clause[at:at + len(name)])
+
+
+def _span(sentence: str, first: str, last: str) -> str:
+    """The words of ``sentence`` from clause ``first`` through clause ``last`` (one clause when they are one):
+    the home's words with the city a later clause refines (我们全家已经挪窝到重庆了，住渝北)."""
+    a, b = sentence.find(first), sentence.find(last)
+    return sentence[a:b + len(last)] if 0 <= a < b else last
 
 
 def _named_within(value: str) -> list[str]:
@@ -373,7 +537,8 @@ def ended_places(clause: str) -> set[str]:
 
     places = places_in(clause)
     out = {n for at, n in places if _ends_with(clause[:at], _words("ended_before"))}
-    if not out and len(places) == 1 and terminative(clause):
+    if not out and len(places) == 1 and terminative(clause) and \
+            not _ends_with(clause[:places[0][0]], _words("arrival_before")):  # "… ended with me relocating to Reno"
         out.add(places[0][1])
     return out
 
@@ -417,6 +582,28 @@ def _past_home(f: Fact) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def _name_attributes() -> tuple[str, ...]:
+    """The attributes that hold a name the speaker gave a pet or a person of theirs (``cat_name``, ``sister_name``:
+    the pet kinds of slots.json and the relations of kin.json by their slot form)."""
+    from .keys import person_key
+    from .kin import person_words
+
+    kinds = set(langdata.mapping("slots", "pet_kinds").values()) | {person_key(p) for p in person_words()}
+    return tuple(sorted(f"{k}_name" for k in kinds if k and " " not in k))
+
+
+def named_not_place(f: Fact, current: Any) -> bool:
+    """``f`` is a home whose value is a name the speaker's memory gives a pet or a person of theirs ("my dog Paris",
+    我家猫叫可乐): ``current(slots) -> list[MemoryItem]`` reads the speaker's current facts of the given slots
+    ("user|cat_name"). A name of theirs is no place they live in."""
+    if f.attribute != "home_city" or f.polarity < 0:
+        return False
+    slots = [f"{f.entity}|{a}" for a in _name_attributes()]
+    v = f.value.casefold()
+    return any(m.fact is not None and m.fact.value.casefold() == v for m in current(slots))
+
+
 def _place_as_employer(f: Fact) -> bool:
     """``f`` is an employer whose value is a known place (在深圳打工, "work in Denver": a GeoNames name): a place is
     no organisation; the clause is read again by the place reader."""
@@ -427,6 +614,20 @@ def _place_as_employer(f: Fact) -> bool:
     return bool(place_kind(f.value))
 
 
+def _with_city(f: Fact, text: str, entity: str) -> Fact:
+    """``f`` (a ``home_city`` the rules read) with its clause widened back to the clause of its sentence that said
+    the city, when its value is no known place (a district: 住渝北, 住在政务区) and the place reader found the home
+    city said before it in the same sentence (已经挪窝到重庆了，住渝北): the home's words then name the city."""
+    if f.attribute != "home_city" or f.polarity < 0 or not f.clause or \
+            any(place_kind(n) for n in [f.value, *_named_within(f.value)]):
+        return f
+    city = next(iter(home_facts(f.source_span or "", entity=entity)), None) if f.source_span in text else None
+    if city is None or city.clause in f.clause:
+        return f
+    said = city.clause if f.clause in city.clause else _span(f.source_span, city.clause, f.clause)
+    return f.model_copy(update={"clause": said}) if said != f.clause else f
+
+
 def with_places(extract):
     """``extract`` (an offline extractor: ``extract(text, entity=...) -> list[Fact]``) with the home claims of the
     place reader added to a turn whose facts hold no ``home_city`` (see the module doc). Attributes of ``extract``
@@ -435,8 +636,9 @@ def with_places(extract):
     def offline_facts(text: str, *, entity: str = "user") -> list[Fact]:
         facts = [f for f in extract(text, entity=entity) if not _place_as_employer(f) and not _past_home(f)]
         if any(f.attribute == "home_city" for f in facts):
-            return facts
-        return facts + home_facts(text, entity=entity)
+            return [_with_city(f, text, entity) for f in facts]
+        names = {f.value.casefold() for f in facts if f.attribute.endswith("_name") or f.attribute == "name"}
+        return facts + [f for f in home_facts(text, entity=entity) if f.value.casefold() not in names]
 
     offline_facts.__dict__.update(getattr(extract, "__dict__", {}))
     offline_facts.__wrapped__ = extract  # type: ignore[attr-defined]
