@@ -8,7 +8,7 @@ with what is already known, and one that fails is dropped, never stored as a cla
 - a name the user's memory gives to a pet or a person is no place, organisation, job or amount ("back home, Pepper
   ignored me all day" after "my cat Pepper": no home_city "Pepper");
 - a place, an organisation or a job holds no pronoun (``first_person`` of keys.json, ``pronouns`` of lines.json:
-  an occupation "ugh my boss") and, in Chinese, no function word (jieba tags of ``function_tags``: a conjunction, an
+  an occupation "ugh my boss"; one last is the next clause's subject run into the value: "Microsoft I" passes) and, in Chinese, no function word (jieba tags of ``function_tags``: a conjunction, an
   adverb, a particle, a pronoun) unless a place word (``ns``) is in it (employer 但一想到房贷还是忍, home_city 得也近);
 - a place is no job title (:func:`~anchormem.facts.jobs.is_title`), a job no known place;
 - an amount reads (:func:`~anchormem.facts.values.parse`) as a value of its unit class or a bare number, when it
@@ -144,8 +144,9 @@ def type_failure(f: Fact, names: Names = Names()) -> str:
         if n:
             return f"person name {n}"
     if kind in d.get("words_not_values", []):
-        if _pronoun_rx().search(v):
-            return "pronoun"
+        tail = len(v.rstrip(" .,!?;:，。！？；：'\""))
+        if any(m.end() < tail for m in _pronoun_rx().finditer(v)):
+            return "pronoun"  # (one last: the next clause's subject run into the value, "Microsoft I": no cause)
         if _clause_like(v):
             return "clause"
     if kind == "place":
@@ -227,6 +228,17 @@ def _opening_person(clause: str) -> tuple[str, bool, int]:
     return (w[:-1] if w.casefold() not in _own_people()[0] and w.endswith("s") else w), bool(m.group("own")), m.end()
 
 
+def _zh_subject(before: str) -> str:
+    """The Chinese relation word of ``own_people`` that ends the modifiers opening ``before`` (the words of a clause
+    before its value) and starts its predicate: "组里最靠谱的同事" of 组里最靠谱的同事跳槽去了vivo; "" when none does or a
+    word of the speaker's is there."""
+    if not has_cjk(before):
+        return ""
+    words = sorted((w for w in _own_people()[0] if has_cjk(w)), key=len, reverse=True)
+    m = re.match(r"^[\W_]*[\u4e00-\u9fff]{0,8}?的(" + "|".join(map(re.escape, words)) + ")", before)
+    return m.group(1) if m else ""
+
+
 def said_of(f: Fact, text: str, names: Names = Names()) -> Fact:
     """``f`` as the fact of the person it is said of, when the clause holding its value is said of a person of the
     user's (see the module doc); else ``f`` unchanged. Only the user's own +1 facts of a typed, non-person slot are
@@ -245,16 +257,22 @@ def said_of(f: Fact, text: str, names: Names = Names()) -> Fact:
         return f
     own, bare = _own_people()
     speaker = _speaker_rx()
-    # the subject: the value's clause when it opens with a person, else the sentence's first clause (a value said in
-    # a later clause without a subject of its own: "我弟刚找到工作，月薪一万二")
-    for i in dict.fromkeys((at, 0)):
-        if i > at or any(speaker.search(c) for c in clauses[i + 1:at + 1]):
-            continue
+    # the subject: the value's clause when it opens with a person, else the clause right before it (a value said
+    # without a subject of its own takes the one of the clause before: "我弟刚找到工作，月薪一万二"; not one further
+    # back: "孩子转学手续办完了，户口也迁了，现在算是在苏州园区定居了" is the family's move)
+    shared = slot_type(f.attribute) in _data().get("household_types", [])
+    for i in dict.fromkeys((at, max(at - 1, 0))):
+        if any(speaker.search(c) for c in clauses[i + 1:at + 1]) or (i != at and shared):
+            continue  # (a home is the household's: "孩子们转学手续都办完了，苏州这边…" tells the family's move)
         c = clauses[i]
         word, possessed, end = _opening_person(c)
         if word and not speaker.search(c[end:]):
             w = word.casefold()
-            if w in own and (possessed or w in bare):
+            if w in own and (possessed or w in bare or has_cjk(w)):  # (Chinese says no possessive: 同事跳槽去了vivo)
+                return f.model_copy(update={"attribute": f"{person_key(word)}_{f.attribute}"})
+        if i == at and not speaker.search(c):  # a Chinese subject after its modifiers: 组里最靠谱的同事跳槽去了vivo
+            word = _zh_subject(c[:c.casefold().find(v)])
+            if word:
                 return f.model_copy(update={"attribute": f"{person_key(word)}_{f.attribute}"})
         for n in names.person_entities:
             m = re.match(rf"^[\W_]*{re.escape(n)}(?![\w])", c, re.I if not has_cjk(n) else 0)
