@@ -125,3 +125,21 @@ def test_the_users_own_change_still_retires(mem):
     got = _supersedes(mem, "我做新媒体编辑，月薪八千", "涨薪了，现在月薪一万")
     assert got[1] == ["我做新媒体编辑，月薪八千"] or got[1] == ["月薪八千"]
     assert _current(mem, "salary") == [("user", "一万")]
+
+
+@pytest.mark.parametrize("text, value, clause, asked", [
+    ("As a brand-new accountant, what should I wear?", "brand-new accountant", "As a brand-new accountant", True),
+    ("As a nurse, I work nights.", "nurse", "As a nurse", False),  # a statement
+    ("My monthly salary is 32000 yuan, can I apply for the premium card?", "32000 yuan",
+     "My monthly salary is 32000 yuan", False),  # the statement a question opens with
+])
+def test_a_role_a_question_presupposes_is_no_change(text, value, clause, asked):
+    from anchormem.facts.value_types import presupposed
+
+    assert presupposed(Fact(attribute="occupation", value=value, clause=clause, source_span=clause), text) is asked
+
+
+def test_a_question_presupposing_a_role_leaves_the_job(mem):
+    assert _supersedes(mem, "I'm a junior accountant at Pemberton Hale.",
+                       "As a brand-new accountant, what should I wear?")[1] == []
+    assert _current(mem, "occupation") == [("user", "junior accountant")]

@@ -35,7 +35,7 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact
 
-__all__ = ["Names", "slot_type", "type_failure", "said_of", "checked", "known_names", "gate"]
+__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "checked", "known_names", "gate"]
 
 _log = logging.getLogger(__name__)
 
@@ -316,6 +316,24 @@ def _split_names(value: str) -> list[str]:
     return [p.casefold().strip() for p in parts if p.strip() and not re.search(r"\d", p)]
 
 
+def presupposed(f: Fact, text: str) -> bool:
+    """``f`` is read from a question sentence (:func:`~anchormem.ingest.classify.is_question`) whose statement part is
+    only a role adjunct and the value (``question_adjuncts`` of slot_types.json): "As a brand-new accountant, what
+    should I wear?" asks about clothes and presupposes a role, it states no change of job (作为一个新手会计，穿什么好？)."""
+    from ..ingest.classify import is_question
+
+    sentence = _sentence_of(text, f.source_span, f.value)
+    if not is_question(sentence):
+        return False
+    clause = (f.clause or f.source_span or "").strip().rstrip(",，;；:： ")
+    adj = sorted(_data().get("question_adjuncts", []), key=len, reverse=True)
+    if not clause or not adj:
+        return False
+    rx = rf"^[\W_]*(?:{'|'.join(map(re.escape, adj))})\s*(?:(?:a|an|the|一个|一名|个)\s*)?(?:[\w'’-]+\s+){{0,2}}?" \
+         rf"{re.escape(f.value.strip())}$"
+    return re.match(rx, clause, re.I) is not None
+
+
 def checked(facts: list[Fact], text: str, names: Names = Names()) -> tuple[list[Fact], list[tuple[Fact, str]]]:
     """``facts`` of one user turn (``text``), each moved to the person it is said of (:func:`said_of`), then split
     into those whose value is of their slot's type and those dropped, each with its reason (:func:`type_failure`).
@@ -324,7 +342,8 @@ def checked(facts: list[Fact], text: str, names: Names = Names()) -> tuple[list[
     dropped: list[tuple[Fact, str]] = []
     for f in facts:
         f = said_of(f, text, names)
-        why = type_failure(f, names)
+        why = type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
+                                         f.polarity > 0 and presupposed(f, text) else "")
         if why:
             dropped.append((f, why))
         else:
