@@ -19,6 +19,9 @@ user's (``own_people``: "my brother", 我弟, 媳妇) or a person the user's mem
 Ray), with no word of the speaker's in it, states that person's value: "我弟刚找到工作，月薪一万二" is the brother's
 salary (``弟弟_salary``), "Ray got a raise to $90k" Ray's (entity "Ray"), neither retires the user's.
 
+A question whose statement part is only a role adjunct and the value ("As a brand-new accountant, what should I
+wear?", 作为…: ``question_adjuncts``) presupposes the role and states no change of it (:func:`presupposed`).
+
     checked(facts, text, names)   # -> (kept facts, [(dropped fact, reason)])
 """
 
