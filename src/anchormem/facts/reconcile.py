@@ -68,6 +68,7 @@ from .plans import drop_plans, schedule
 from .rules import extract_from_text
 from .stance import others_value
 from .store_reads import PlanReads
+from .value_types import gate as typed_gate
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
@@ -631,6 +632,21 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
         found = [(d, _with_quantities(d, fs, reads, tenant, user_id)) for d, fs in found]
     found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
+    listed: list[list[MemoryItem]] = []
+
+    def listing() -> list[MemoryItem]:  # the user's current facts, read once per turn when a check needs them
+        if not listed:
+            from ..filters import Cond
+            from ..types import Scope
+
+            listed.append([m for m in reads.list_memories(Scope(tenant=tenant, user_id=user_id),
+                                                          Cond(field="kind", op="eq", value="fact"))
+                           if m.fact is not None and m.valid_to is None])
+        return listed[0]
+
+    # one value-type check after every reader: a value not of its slot's type is no claim, one said of a person of
+    # the user's is that person's (facts.value_types)
+    found = [(d, typed_gate(fs, d.item.text, listing)) for d, fs in found]
     # one gate for every reader: a value said in a remark about a place in general is nobody's ("Rent in London is
     # like 2000 pounds these days"), one said by a clause opening with a person of the speaker's in either script
     # is not the speaker's own ("我 friend 那边每周要 900", "my 男朋友 moved to Canva": facts.stance.others_value)
@@ -651,18 +667,7 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
     current: dict[str, list[MemoryItem]] = {}
     for item in reads.current_facts(tenant, user_id, slots) if slots else []:
         current.setdefault(item.fact.slot, []).append(item)  # type: ignore[union-attr]
-    listed: list[list[MemoryItem]] = []
     store = reads  # (every read below sees the batch's earlier turns)
-
-    def listing() -> list[MemoryItem]:  # the user's current facts, read once per turn when a person's claim needs it
-        if not listed:
-            from ..filters import Cond
-            from ..types import Scope
-
-            listed.append([m for m in reads.list_memories(Scope(tenant=tenant, user_id=user_id),
-                                                          Cond(field="kind", op="eq", value="fact"))
-                           if m.fact is not None and m.valid_to is None])
-        return listed[0]
 
     for od in opened:  # open claims for older words (facts.relative): written first, then closed by their change
         plan.drafts.append(od)

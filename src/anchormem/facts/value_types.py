@@ -1,0 +1,366 @@
+"""One value-type check of every fact before reconciliation (issue #22): a slot's value must be of the slot's type.
+
+Each slot family has a value type declared as data (``data/lang/<lang>/slot_types.json``: ``home_city`` a place,
+``employer`` an organisation, ``occupation`` a job, ``salary`` an amount of money, ``count:<noun>`` a count...). A
+fact found by any reader (rules, frames, jobs, places, meaning, relative, an LLM) is checked against its slot's type
+with what is already known, and one that fails is dropped, never stored as a claim:
+
+- a name the user's memory gives to a pet or a person is no place, organisation, job or amount ("back home, Pepper
+  ignored me all day" after "my cat Pepper": no home_city "Pepper");
+- a place, an organisation or a job holds no pronoun (``first_person`` of keys.json, ``pronouns`` of lines.json:
+  an occupation "ugh my boss"; one last is the next clause's subject run into the value: "Microsoft I" passes) and, in Chinese, no function word (jieba tags of ``function_tags``: a conjunction, an
+  adverb, a particle, a pronoun) unless a place word (``ns``) is in it (employer 但一想到房贷还是忍, home_city 得也近);
+- a place is no job title (:func:`~anchormem.facts.jobs.is_title`), a job no known place;
+- an amount reads (:func:`~anchormem.facts.values.parse`) as a value of its unit class or a bare number, when it
+  reads at all (a salary "212 lbs" fails).
+
+A value said of someone else is that person's slot (:func:`said_of`): a clause whose subject is a person of the
+user's (``own_people``: "my brother", 我弟, 媳妇) or a person the user's memory names ("Ray" with ``husband_name``
+Ray), with no word of the speaker's in it, states that person's value: "我弟刚找到工作，月薪一万二" is the brother's
+salary (``弟弟_salary``), "Ray got a raise to $90k" Ray's (entity "Ray"), neither retires the user's.
+
+A question whose statement part is only a role adjunct and the value ("As a brand-new accountant, what should I
+wear?", 作为…: ``question_adjuncts``) presupposes the role and states no change of it (:func:`presupposed`).
+
+    checked(facts, text, names)   # -> (kept facts, [(dropped fact, reason)])
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .. import langdata
+from ..text.tokenize import has_cjk
+from .model import Fact
+
+__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "checked", "known_names", "gate"]
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names the user's memory gives: ``pets`` and ``persons`` (casefolded), and ``person_entities`` (the
+    entities other than the user that facts are stored under, as written: "Ray")."""
+
+    pets: frozenset[str] = frozenset()
+    persons: frozenset[str] = frozenset()
+    person_entities: tuple[str, ...] = field(default_factory=tuple)
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    """slot_types.json of every language, merged (lists joined, dicts updated)."""
+    out: dict[str, Any] = {}
+    for lang in langdata.LANGUAGES:
+        for k, v in langdata.load("slot_types", lang).items():
+            if isinstance(v, dict):
+                out.setdefault(k, {}).update(v)
+            elif isinstance(v, list):
+                out[k] = list(dict.fromkeys(out.get(k, []) + v))
+    return out
+
+
+def slot_type(attribute: str) -> str:
+    """The value type of ``attribute`` ("place", "organisation", "job", "money", "count"...), or "" for a slot
+    whose type is not declared (its facts are not checked). ``slot_type("brother_home_city") == "place"``."""
+    d = _data()
+    a = attribute.strip()
+    if a in d.get("families", {}):
+        return d["families"][a]
+    for p, t in d.get("prefixes", {}).items():
+        if a.startswith(p):
+            return t
+    for s, t in sorted(d.get("suffixes", {}).items(), key=lambda kv: -len(kv[0])):
+        if a.endswith(s):
+            return t
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _pronoun_rx() -> re.Pattern:
+    ws = [w for lang in langdata.LANGUAGES for w in (*langdata.load("keys", lang).get("first_person", []),
+                                                     *langdata.load("lines", lang).get("pronouns", []))]
+    en = [re.escape(w) for w in dict.fromkeys(ws) if not has_cjk(w)]
+    zh = [re.escape(w) for w in sorted(dict.fromkeys(w for w in ws if has_cjk(w)), key=len, reverse=True)]
+    return re.compile(r"(?<![\w'’])(?:" + "|".join(en) + r")(?![\w'’])|" + "|".join(zh), re.I)
+
+
+def _name_in(value: str, names: frozenset[str]) -> str:
+    """The name of ``names`` that ``value`` is or holds as a word ("Pepper" in "Pepper's place"), or ""."""
+    v = value.casefold().strip()
+    for n in names:
+        if not n or (not has_cjk(n) and len(n) < 2):
+            continue
+        if v == n or (has_cjk(n) and len(n) >= 2 and n in v) or \
+                (not has_cjk(n) and re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", v)):
+            return n
+    return ""
+
+
+def _known_place(word: str) -> bool:
+    """``word`` is a place of the gazetteer (:func:`~anchormem.facts.places.place_kind`); False when it cannot tell."""
+    from ..errors import AnchormemError
+    from .places import place_kind
+
+    try:
+        return bool(place_kind(word))
+    except AnchormemError:
+        return False
+
+
+def _clause_like(value: str) -> bool:
+    """A Chinese value of two words or more holding a function word (``function_tags``) and no place word (tagged
+    ``ns`` or known to the gazetteer): a piece of a clause, no name."""
+    if not has_cjk(value):
+        return False
+    from ..text.tokenize import pos_tags
+
+    tags = [(w, t) for w, t in pos_tags(value) if w.strip()]
+    if len(tags) < 2 or any(t == "ns" or _known_place(w) for w, t in tags):
+        return False  # (one word is a name, whatever its tag: 大连 is tagged an adverb)
+    fn = set(_data().get("function_tags", []))
+    return any(t in fn for i, (_, t) in enumerate(tags) if not (i == 0 and t == "p"))  # (自媒体: a leading 自 is no clause)
+
+
+def type_failure(f: Fact, names: Names = Names()) -> str:
+    """Why ``f``'s value is not of its slot's type ("" when it is, or the slot has no declared type, or ``f`` ends
+    a value: a -1 fact names what ended in its own words). Reasons: "pet name <n>", "person name <n>", "pronoun",
+    "clause", "job title", "place", "unit <kind>"."""
+    if f.polarity < 0:
+        return ""
+    kind = slot_type(f.attribute)
+    if not kind:
+        return ""
+    d = _data()
+    v = f.value.strip()
+    if kind in d.get("names_not_values", []):
+        n = _name_in(v, names.pets)
+        if n:
+            return f"pet name {n}"
+        n = _name_in(v, names.persons)
+        if n:
+            return f"person name {n}"
+    if kind in d.get("words_not_values", []):
+        tail = len(v.rstrip(" .,!?;:，。！？；：'\""))
+        if any(m.end() < tail for m in _pronoun_rx().finditer(v)):
+            return "pronoun"  # (one last: the next clause's subject run into the value, "Microsoft I": no cause)
+        if _clause_like(v):
+            return "clause"
+    if kind == "place":
+        from .jobs import is_title
+
+        if not has_cjk(v) and is_title(v):
+            return "job title"
+    if kind == "job" and not has_cjk(v):
+        from .places import known_place
+
+        if known_place(v):
+            return "place"
+    allowed = d.get("unit_kinds", {}).get(kind)
+    if allowed:
+        from .values import parse
+
+        read = parse(v, "zh" if has_cjk(v) else "en")
+        if read and not any(x.kind in allowed for x in read):
+            return f"unit {read[0].kind}"
+    return ""
+
+
+# -- whose value ------------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _speaker_rx() -> re.Pattern:
+    from .stance import _remark_rx
+
+    return _remark_rx()[1]
+
+
+@lru_cache(maxsize=1)
+def _own_people() -> tuple[frozenset[str], frozenset[str]]:
+    d = _data()
+    return (frozenset(w.casefold() for w in d.get("own_people", [])),
+            frozenset(w.casefold() for w in d.get("unpossessed_own", [])))
+
+
+def _clauses(sentence: str) -> list[str]:
+    from .stance import _CLAUSE
+
+    return [c for c in _CLAUSE.findall(sentence) if c.strip()]
+
+
+def _sentence_of(text: str, span: str, value: str) -> str:
+    from ..text.segment import split_sentences
+
+    sents = split_sentences(text) or [text]
+    for probe in (span, value):
+        p = probe.strip().casefold()
+        for s in sents:
+            if p and p in s.casefold():
+                return s
+    return text
+
+
+@lru_cache(maxsize=1)
+def _own_rx() -> re.Pattern:
+    """A clause opening with a relation of ``own_people`` (group ``w``), possessed (group ``own``: "my", 我, 我的)
+    or not, after at most a few modifiers (kin.json ``modifiers``: "best", "older")."""
+    from .kin import person_modifiers
+
+    ws = sorted(_own_people()[0], key=len, reverse=True)
+    en = "|".join(re.escape(w) for w in ws if not has_cjk(w))
+    zh = "|".join(re.escape(w) for w in ws if has_cjk(w))
+    return re.compile(rf"^[\W_]*(?P<own>(?:my|our)\s+|我们?的?\s*)?(?:(?:{person_modifiers()})\s+)*"
+                      rf"(?P<w>(?:{en})(?:e?s)?(?![\w'’])|{zh})(?!\s*(?:(?:and|&)\s*(?:i|me)\b|(?:和|跟|与|同)我))",
+                      re.I)
+
+
+def _opening_person(clause: str) -> tuple[str, bool, int]:
+    """The relation word ``clause`` opens with, whether it is possessed ("my brother", 我弟), and where the opening
+    ends; or ("", False, 0)."""
+    m = _own_rx().match(clause)
+    if not m:
+        return "", False, 0
+    w = m.group("w")
+    return (w[:-1] if w.casefold() not in _own_people()[0] and w.endswith("s") else w), bool(m.group("own")), m.end()
+
+
+def _zh_subject(before: str) -> str:
+    """The Chinese relation word of ``own_people`` that ends the modifiers opening ``before`` (the words of a clause
+    before its value) and starts its predicate: "组里最靠谱的同事" of 组里最靠谱的同事跳槽去了vivo; "" when none does or a
+    word of the speaker's is there."""
+    if not has_cjk(before):
+        return ""
+    words = sorted((w for w in _own_people()[0] if has_cjk(w)), key=len, reverse=True)
+    m = re.match(r"^[\W_]*[\u4e00-\u9fff]{0,8}?的(" + "|".join(map(re.escape, words)) + ")", before)
+    return m.group(1) if m else ""
+
+
+def said_of(f: Fact, text: str, names: Names = Names()) -> Fact:
+    """``f`` as the fact of the person it is said of, when the clause holding its value is said of a person of the
+    user's (see the module doc); else ``f`` unchanged. Only the user's own +1 facts of a typed, non-person slot are
+    moved: a relation word makes the slot ``<relation>_<attribute>`` (the relation's slot form,
+    :func:`~anchormem.facts.keys.person_key`), a named person the entity."""
+    from .keys import is_person, person_key
+
+    if f.polarity < 0 or f.entity != "user" or not slot_type(f.attribute) or \
+            is_person(f.attribute.split(":", 1)[0].split("_", 1)[0]):
+        return f
+    sentence = _sentence_of(text, f.source_span, f.value)
+    clauses = _clauses(sentence)
+    v = f.value.casefold().strip()
+    at = next((i for i, c in enumerate(clauses) if v and v in c.casefold()), None)
+    if at is None:
+        return f
+    own, bare = _own_people()
+    speaker = _speaker_rx()
+    # the subject: the value's clause when it opens with a person, else the clause right before it (a value said
+    # without a subject of its own takes the one of the clause before: "我弟刚找到工作，月薪一万二"; not one further
+    # back: "孩子转学手续办完了，户口也迁了，现在算是在苏州园区定居了" is the family's move)
+    shared = slot_type(f.attribute) in _data().get("household_types", [])
+    for i in dict.fromkeys((at, max(at - 1, 0))):
+        if any(speaker.search(c) for c in clauses[i + 1:at + 1]) or (i != at and shared):
+            continue  # (a home is the household's: "孩子们转学手续都办完了，苏州这边…" tells the family's move)
+        c = clauses[i]
+        word, possessed, end = _opening_person(c)
+        if word and not speaker.search(c[end:]):
+            w = word.casefold()
+            if w in own and (possessed or w in bare or has_cjk(w)):  # (Chinese says no possessive: 同事跳槽去了vivo)
+                return f.model_copy(update={"attribute": f"{person_key(word)}_{f.attribute}"})
+        if i == at and not speaker.search(c):  # a Chinese subject after its modifiers: 组里最靠谱的同事跳槽去了vivo
+            word = _zh_subject(c[:c.casefold().find(v)])
+            if word:
+                return f.model_copy(update={"attribute": f"{person_key(word)}_{f.attribute}"})
+        for n in names.person_entities:
+            m = re.match(rf"^[\W_]*{re.escape(n)}(?![\w])", c, re.I if not has_cjk(n) else 0)
+            if m and not speaker.search(c[m.end():]):
+                return f.model_copy(update={"entity": n})
+    return f
+
+
+# -- the check --------------------------------------------------------------------------------------------------
+
+
+def known_names(items: list[Any]) -> Names:
+    """The names the user's current facts give (``items``: memories with a ``fact``): pets (the pet-name slots,
+    :data:`~anchormem.facts.keys.NAMED_SLOTS`) and persons (a relation's ``<relation>_name`` slots, the partner
+    slots, and the entities other than the user facts are stored under)."""
+    from .keys import NAMED_SLOTS, is_person
+
+    pets: set[str] = set()
+    persons: set[str] = set()
+    entities: dict[str, None] = {}
+    for m in items:
+        f = getattr(m, "fact", None)
+        if f is None or f.polarity < 0:
+            continue
+        if f.entity not in ("user", "") and not is_person(f.entity):
+            entities[f.entity] = None
+            persons.add(f.entity.casefold())
+        a = f.attribute
+        if a in NAMED_SLOTS:
+            pets.update(_split_names(f.value))
+        elif a.endswith("_name") or a.endswith("_names"):
+            head = a.rsplit("_", 1)[0]
+            if is_person(head):
+                persons.update(_split_names(f.value))
+    persons -= pets
+    return Names(frozenset(pets), frozenset(persons), tuple(entities))
+
+
+def _split_names(value: str) -> list[str]:
+    parts = re.split(r"\s*(?:,|，|、|\band\b|&|和|跟|与)\s*", value)
+    return [p.casefold().strip() for p in parts if p.strip() and not re.search(r"\d", p)]
+
+
+def presupposed(f: Fact, text: str) -> bool:
+    """``f`` is read from a question sentence (:func:`~anchormem.ingest.classify.is_question`) whose statement part is
+    only a role adjunct and the value (``question_adjuncts`` of slot_types.json): "As a brand-new accountant, what
+    should I wear?" asks about clothes and presupposes a role, it states no change of job (作为一个新手会计，穿什么好？)."""
+    from ..ingest.classify import is_question
+
+    sentence = _sentence_of(text, f.source_span, f.value)
+    if not is_question(sentence):
+        return False
+    clause = (f.clause or f.source_span or "").strip().rstrip(",，;；:： ")
+    adj = sorted(_data().get("question_adjuncts", []), key=len, reverse=True)
+    if not clause or not adj:
+        return False
+    rx = rf"^[\W_]*(?:{'|'.join(map(re.escape, adj))})\s*(?:(?:a|an|the|一个|一名|个)\s*)?(?:[\w'’-]+\s+){{0,2}}?" \
+         rf"{re.escape(f.value.strip())}$"
+    return re.match(rx, clause, re.I) is not None
+
+
+def checked(facts: list[Fact], text: str, names: Names = Names()) -> tuple[list[Fact], list[tuple[Fact, str]]]:
+    """``facts`` of one user turn (``text``), each moved to the person it is said of (:func:`said_of`), then split
+    into those whose value is of their slot's type and those dropped, each with its reason (:func:`type_failure`).
+    Order is kept. Never raises."""
+    kept: list[Fact] = []
+    dropped: list[tuple[Fact, str]] = []
+    for f in facts:
+        f = said_of(f, text, names)
+        why = type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
+                                         f.polarity > 0 and presupposed(f, text) else "")
+        if why:
+            dropped.append((f, why))
+        else:
+            kept.append(f)
+    return kept, dropped
+
+
+def gate(facts: list[Fact], text: str, current: Callable[[], list[Any]]) -> list[Fact]:
+    """The facts of one user turn (``text``) that pass :func:`checked`, with the names of the user's current facts
+    (``current()``: memories with a ``fact``, read only when a fact has a typed slot); each one dropped is logged
+    (debug) with its reason."""
+    if not any(slot_type(f.attribute) for f in facts):
+        return facts
+    kept, dropped = checked(facts, text, known_names(current()))
+    for f, why in dropped:
+        _log.debug("value-type check dropped %s|%s=%r (%s)", f.entity, f.attribute, f.value, why)
+    return kept
