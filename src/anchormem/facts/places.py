@@ -369,9 +369,11 @@ def _situation_cut(before: str, piece: str) -> bool:
 
 # -- prefilter (facts.triggers) ------------------------------------------------------------------------------
 # :func:`_home_said` finds a home only with a ``located_before`` word before the place and a ``now``, ``home`` or
-# ``lived_for`` word or an inchoative marker (aspect.json) in the clause, with a ``home_nouns`` word after it, or with
-# a ``new_home`` phrase in the sentence: a clause holding none of these literals names no home, and its places are not
-# looked up (in Chinese, jieba's tagging of the clause, most of a Chinese turn's reading cost).
+# ``lived_for`` word or an inchoative marker (aspect.json) in the clause or a ``stayed`` word in the sentence, with a
+# ``situation_before`` word before it, with a ``home_nouns`` word after it, or with a ``new_home`` phrase in the sentence
+# (an English demonym, :func:`_demonym_homes`, with a ``now`` word or an inchoative marker): a clause holding none
+# of these literals names no home, and its places are not looked up (in Chinese, jieba's tagging of the clause, most
+# of a Chinese turn's reading cost).
 
 
 def _literal_gate(keys: tuple[str, ...], aspect: tuple[str, ...] = ()):
@@ -386,14 +388,18 @@ triggers.declare("places.located", _literal_gate(("located_before",)))
 triggers.declare("places.state", _literal_gate(("now", "home", "lived_for"), ("inchoative",)))
 triggers.declare("places.home_noun", _literal_gate(("home_nouns",)))
 triggers.declare("places.new_home", _literal_gate(("new_home",)))
+triggers.declare("places.situation", _literal_gate(("situation_before",)))
+triggers.declare("places.stayed", _literal_gate(("stayed",)))
 
 
 def _may_say_home(sentence: str, clause: str) -> bool:
     """False only when no place of ``clause`` (of ``sentence``) can be said as the speaker's home by
     :func:`_home_said` (none of the literals above occurs in it, compared casefolded as :func:`_has` does)."""
     c = clause.casefold()  # (and the clause itself: the inchoative markers are matched in it, case-insensitively)
-    state = triggers.may_read("places.state", c) or not clause.isascii() and triggers.may_read("places.state", clause)
-    return triggers.may_read("places.located", c) and state or \
+    state = triggers.may_read("places.state", c) or not clause.isascii() and triggers.may_read("places.state", clause) \
+        or triggers.may_read("places.stayed", sentence.casefold())
+    return (triggers.may_read("places.located", c) or clause.isascii()) and state or \
+        triggers.may_read("places.situation", c) or \
         triggers.may_read("places.home_noun", c) or triggers.may_read("places.new_home", sentence.casefold())
 
 
