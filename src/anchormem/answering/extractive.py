@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts.claims import said_on, schedule_note
+from ..facts.claims import elided, said_on, schedule_note, with_subject
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
@@ -13,7 +13,7 @@ from ..timeutil import day_of, month_of
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
 __all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "quoted", "citation_note", "annotate",
-           "cited_once", "asks_question"]
+           "cited_once", "asks_question", "reading_alone"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -247,6 +247,34 @@ def cited_once(ans: Answer, question: str) -> Answer:
         done.add(key)
         kept = next((x for x in groups[key] if x.kind == "utterance"), m)  # in the place (and with the note) of m
         cites.append(as_citation(kept, getattr(m, "note", None)) if kept is not m else m)
+    return ans.model_copy(update={"text": text, "citations": cites})
+
+
+def _alone(m: MemoryItem) -> MemoryItem:
+    """``m`` with words that read alone: a fact memory whose text is a piece of its turn (``source_text``) that lost
+    the turn's subject ("work at Google." of "I live in Leeds and work at Google.") quoted with it, the words between
+    elided ("I … work at Google.": :func:`~anchormem.facts.claims.with_subject`); ``m`` itself otherwise."""
+    src = m.source_text or ""
+    if m.kind != "fact" or not src or m.text.strip() not in src or m.text.strip() == src.strip():
+        return m
+    text = with_subject(src, m.text.strip())
+    if text == m.text.strip():
+        return m
+    return m.model_copy(update={"text": elided(src, text)})
+
+
+def reading_alone(ans: Answer) -> Answer:
+    """``ans`` with each cited fact memory's words made to read alone (:func:`_alone`), its quotes in ``ans.text``
+    changed with it; ``ans`` itself when none needs it. The citation keeps its id, note and provenance."""
+    cites, text = [], ans.text
+    for c in ans.citations:
+        v = _alone(c)
+        if v is not c:
+            for a, b in (('"', '"'), ("“", "”")):
+                text = text.replace(f"{a}{c.text}{b}", f"{a}{v.text}{b}")
+        cites.append(v)
+    if all(v is c for v, c in zip(cites, ans.citations)):
+        return ans
     return ans.model_copy(update={"text": text, "citations": cites})
 
 
