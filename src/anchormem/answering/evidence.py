@@ -110,6 +110,9 @@ class AnswerConfig(BaseModel):
     ``second_gap``: further citations need coverage ≥ best coverage − second_gap (and ≥ min_coverage).
     ``max_citations``: 1-3 memories are quoted.
     ``semantic_credit``: how much a key term covered only by embedding similarity counts (lexical match: 1).
+    ``translation_credit``: how much a key term counts when a word of the other language covers it by embedding
+    (its translation: "married" by 结婚, 健身房 by "gym"; a question and a memory in two languages share no word,
+    so ``semantic_credit`` alone would cap every cross-language answer below ``min_coverage``).
     ``pair_min``: when no memory passes alone, two memories each covering ≥ ``pair_min`` whose union reaches
     ``min_coverage`` are cited together (1.0 disables pairs).
     ``person_swap``: abstain when another named person's own statement covers the question better than every
@@ -132,6 +135,7 @@ class AnswerConfig(BaseModel):
     second_gap: float = Field(0.2, ge=0, le=1)
     max_citations: int = Field(3, ge=1, le=5)
     semantic_credit: float = Field(0.6, ge=0.5, le=1)
+    translation_credit: float = Field(1.0, ge=0.5, le=1)
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
     slot_evidence: bool = True
@@ -619,6 +623,7 @@ class EvidenceScorer:
         qv = self._vectors(need, query=True)
         pv = self._vectors(mem_words, query=False)
         langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
+        qlang = "zh" if q.zh else "en"
         bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
         for ws, cov in zip(words, lexical):
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
@@ -630,9 +635,14 @@ class EvidenceScorer:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
                 sims = mat @ qv[t]  # each memory word against the bar of its own language
-                if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
-                       for w, lang, x in zip(cand, cand_lang, sims)):
-                    cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
+                near = [lang for w, lang, x in zip(cand, cand_lang, sims)
+                        if float(x) >= bars[(t, lang)] and not contrasting(t, w)]
+                if near:  # a word of the other language at the bar is the term's translation: the word itself
+                    # could not have been said there (married / 结婚); a near word of the question's own language is
+                    # weaker evidence than the word itself
+                    credit = self.config.translation_credit if any(lang != qlang for lang in near) \
+                        else self.config.semantic_credit
+                    cov[t] = max(cov.get(t, 0.0), credit)
 
 
     def _compounds(self, q: QuestionInfo, stated: list[str], lexical: list[dict[str, float]]) -> None:
