@@ -635,14 +635,23 @@ class EvidenceScorer:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
                 sims = mat @ qv[t]  # each memory word against the bar of its own language
-                near = [lang for w, lang, x in zip(cand, cand_lang, sims)
+                near = [(w, lang) for w, lang, x in zip(cand, cand_lang, sims)
                         if float(x) >= bars[(t, lang)] and not contrasting(t, w)]
-                if near:  # a word of the other language at the bar is the term's translation: the word itself
-                    # could not have been said there (married / 结婚); a near word of the question's own language is
-                    # weaker evidence than the word itself
-                    credit = self.config.translation_credit if any(lang != qlang for lang in near) \
+                if near:  # a word of the other language near the term both ways is its translation: the word
+                    # itself could not have been said there (married / 结婚); a near word of the question's own
+                    # language, or one near only one way ("ago" for 生日), is weaker evidence than the word itself
+                    credit = self.config.translation_credit if any(
+                        lang != qlang and self._translates(w, t, qlang) for w, lang in near) \
                         else self.config.semantic_credit
                     cov[t] = max(cov.get(t, 0.0), credit)
+
+    def _translates(self, word: str, term: str, term_lang: str) -> bool:
+        """``word`` (a memory word of the other language, near the question ``term`` as a query) is near it the
+        other way too: as a query its cosine to ``term`` reaches ``word``'s own bar in ``term_lang``
+        (:meth:`_term_bar`); a translation is near both ways, a word merely related to the term one way only."""
+        wv = self._vectors([word], query=True).get(word)
+        tv = self._vectors([term], query=False).get(term)
+        return wv is not None and tv is not None and float(tv @ wv) >= self._term_bar(word, wv, term_lang)
 
 
     def _compounds(self, q: QuestionInfo, stated: list[str], lexical: list[dict[str, float]]) -> None:
