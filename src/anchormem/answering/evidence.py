@@ -523,7 +523,7 @@ class EvidenceScorer:
         words = [_memory_words(h, st, kin) for h, st in zip(all_hits, all_stated)]
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
-            self._semantic(q, words, lexical)
+            self._semantic(q, words, lexical, all_stated)
             self._compounds(q, all_stated, lexical)
         for cov in lexical:  # a number or code answers only in the memory that says what it is of ("What is my
             ids = [t for t in cov if t in _identifier_words()]  # passport number?" is not "order #A1234")
@@ -611,7 +611,8 @@ class EvidenceScorer:
             cov[t] = c
         return cov
 
-    def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]]) -> None:
+    def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]],
+                  stated: list[str] | None = None) -> None:
         names = {n.lower() for n in q.names + q.places}
         need = [t for t, _ in q.terms
                 if t not in names and t != DATE_TERM and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
@@ -625,7 +626,10 @@ class EvidenceScorer:
         langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
         qlang = "zh" if q.zh else "en"
         bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
-        for ws, cov in zip(words, lexical):
+        for k, (ws, cov) in enumerate(zip(words, lexical)):
+            # a memory said in the other language (its stated words; not the English slot words of a Chinese one)
+            other = stated is not None and k < len(stated) and bool(stated[k].strip()) and \
+                text_language(stated[k]) != qlang
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
             if not cand:
                 continue
@@ -641,7 +645,7 @@ class EvidenceScorer:
                     # itself could not have been said there (married / 结婚); a near word of the question's own
                     # language, or one near only one way ("ago" for 生日), is weaker evidence than the word itself
                     credit = self.config.translation_credit if any(
-                        lang != qlang and self._translates(w, t, qlang) for w, lang in near) \
+                        other and lang != qlang and self._translates(w, t, qlang) for w, lang in near) \
                         else self.config.semantic_credit
                     cov[t] = max(cov.get(t, 0.0), credit)
 
