@@ -122,3 +122,32 @@ def test_a_partners_job_is_not_the_askers(e5, question, fill, partner, mine):
         assert not ans.abstained and [c.text for c in ans.citations] == [partner]
     finally:
         m.close()
+
+
+def _turn(text: str, ends: dict[str, datetime]) -> "MemoryItem":
+    from anchormem.types import Claim, MemoryItem
+
+    claims = [Claim(fact_id=f"f{i}", slot=f"user|{slot}", value=slot, said_at=T0, valid_from=T0, valid_to=end,
+                    superseded_by=f"n{i}", span=text, words=text) for i, (slot, end) in enumerate(ends.items())]
+    return MemoryItem(id="m1", text=text, user_id="u", created_at=T0, valid_from=T0, valid_to=max(ends.values()),
+                      claims=claims)
+
+
+@pytest.mark.parametrize("question,note", [
+    ("Where did I live before?", "true until 2025-04"),  # the home's end, not the job's
+    ("Where did I work before?", "true until 2025-06"),
+    ("我以前住在哪？", "2025-04以前如此"),
+    ("What did I say back then?", "true until 2025-06"),  # no slot named: the quote's own validity
+])
+def test_the_until_note_is_the_asked_facts_end(question, note):
+    from anchormem.answering.extractive import noted_for_asked, quoted
+    from anchormem.text.tokenize import has_cjk
+    from anchormem.types import Answer
+
+    m = _turn("I live in Leeds and I work at Google.", {"home_city": T0 + timedelta(days=60),
+                                                       "employer": T0 + timedelta(days=120)})
+    text, cites = quoted([m], zh=has_cjk(question))
+    ans = noted_for_asked(Answer(text=text, citations=cites), question)
+    assert ans.citations[0].note == note
+    assert (f"（{note}）" if has_cjk(question) else f"({note})") in ans.text
+    assert ans.citations[0].text == m.text

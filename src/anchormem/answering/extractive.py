@@ -13,7 +13,8 @@ from ..timeutil import day_of, month_of
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
 __all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "quoted", "citation_note", "annotate",
-           "cited_once", "asks_question", "reading_alone"]
+           "cited_once", "asks_question", "reading_alone",
+           "noted_for_asked"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -274,6 +275,52 @@ def reading_alone(ans: Answer) -> Answer:
                 text = text.replace(f"{a}{c.text}{b}", f"{a}{v.text}{b}")
         cites.append(v)
     if all(v is c for v, c in zip(cites, ans.citations)):
+        return ans
+    return ans.model_copy(update={"text": text, "citations": cites})
+
+
+def _asked_end(m: MemoryItem, asked: list[str]):
+    """The end of the claims of ``m`` whose slot attribute is one of ``asked`` (the slots the question names), when
+    ``m`` no longer holds and they ended before it did (a turn saying two facts closes with the later one); else
+    None."""
+    if m.valid_to is None or not asked:
+        return None
+    ends = [c.valid_to for c in m.claims if c.valid_to is not None and c.slot.partition("|")[2] in asked]
+    end = max(ends) if ends else None
+    return end if end is not None and end < m.valid_to else None
+
+
+def noted_for_asked(ans: Answer, question: str) -> Answer:
+    """``ans`` with each quote of a memory that no longer holds noted with the end of the fact the question asks
+    about: a turn holding two facts ("I live in Leeds and work at Google.") is closed when the later one ended, but
+    "Where did I live before?" is answered "true until" the home's end (the slots it names:
+    :func:`~anchormem.answering.slot_questions.asked_slots`). A quote whose memory holds no claim of an asked slot,
+    or a question naming none, keeps the quote's own validity. ``ans`` itself when no note changes."""
+    from .slot_questions import asked_slots
+
+    if ans.abstained or not ans.citations or not any(c.valid_to is not None for c in ans.citations):
+        return ans
+    asked = asked_slots(question)
+    zh = has_cjk(question)
+    text, cites, at = ans.text, [], 0
+    for c in ans.citations:
+        end = _asked_end(c, asked)
+        mark = (f"“{c.text}”" if zh else f'"{c.text}"')
+        i = text.find(mark, at)
+        if end is None or i < 0:
+            cites.append(c)
+            at = i + len(mark) if i >= 0 else at
+            continue
+        old = f"{month_of(c.valid_to)}以前如此" if zh else f"true until {month_of(c.valid_to)}"
+        new = f"{month_of(end)}以前如此" if zh else f"true until {month_of(end)}"
+        j = text.rfind(old, at, i)
+        if j >= 0:
+            text = text[:j] + new + text[j + len(old):]
+            i += len(new) - len(old)
+        note = c.note.replace(old, new) if c.note else c.note
+        cites.append(c.model_copy(update={"valid_to": end, "note": note}))
+        at = i + len(mark)
+    if all(a is b for a, b in zip(cites, ans.citations)):
         return ans
     return ans.model_copy(update={"text": text, "citations": cites})
 
