@@ -43,6 +43,9 @@ each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: ``contra
 
 A term covered only by embedding similarity counts ``semantic_credit`` (0.6), a lexical or lexicon match counts 1:
 a near word is weaker evidence than the word itself ("charity race" is not covered as well by "a support system").
+In a memory said in the other language the word itself cannot occur: a word of that language near the term both ways
+(as query and as passage, each against its own bar: :meth:`EvidenceScorer._translates`) is its translation and counts
+``translation_credit`` (1.0: "married" by 结婚, 加入 by "joined"; "ago" is near 生日 one way only and stays 0.6).
 
 Citations are the supporting memories whose coverage is within ``second_gap`` of the best one (a second
 citation clears the same bar, it is not just next in rank), then supporting memories of the same exchange (session,
