@@ -151,3 +151,14 @@ def test_the_until_note_is_the_asked_facts_end(question, note):
     assert ans.citations[0].note == note
     assert (f"（{note}）" if has_cjk(question) else f"({note})") in ans.text
     assert ans.citations[0].text == m.text
+
+
+def test_a_light_verb_or_a_slot_word_is_no_translation(e5):
+    """做 (a light verb said: 做意大利面; or the word of a does:… slot) is near "work" both ways but translates nothing:
+    "Where did I work before?" cites the old employer only."""
+    m = _store(e5, ["我在阿里巴巴工作。", "我周五一般做意大利面。", "我去年三月办了健身卡。", "我现在在腾讯工作。"], gap=10)
+    try:
+        ans = m.ask("Where did I work before?", user_id="u")
+        assert [c.text for c in ans.citations] == ["我在阿里巴巴工作。"]
+    finally:
+        m.close()

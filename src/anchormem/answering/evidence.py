@@ -628,11 +628,13 @@ class EvidenceScorer:
         pv = self._vectors(mem_words, query=False)
         langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
         qlang = "zh" if q.zh else "en"
+        light = light_verbs()  # a light verb (做, "do") adds nothing of its own: no translation of a heavy term
         bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
         for k, (ws, cov) in enumerate(zip(words, lexical)):
-            # a memory said in the other language (its stated words; not the English slot words of a Chinese one)
-            other = stated is not None and k < len(stated) and bool(stated[k].strip()) and \
-                text_language(stated[k]) != qlang
+            # a memory said in the other language; only the words it says translate (not its slot's words: 做 of a
+            # does:… slot, nor the English slot words of a Chinese memory), light verbs aside (做意大利面 is no "work")
+            said = stated[k].casefold() if stated is not None and k < len(stated) else ""
+            other = bool(said.strip()) and text_language(said) != qlang
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
             if not cand:
                 continue
@@ -648,7 +650,8 @@ class EvidenceScorer:
                     # itself could not have been said there (married / 结婚); a near word of the question's own
                     # language, or one near only one way ("ago" for 生日), is weaker evidence than the word itself
                     credit = self.config.translation_credit if any(
-                        other and lang != qlang and self._translates(w, t, qlang) for w, lang in near) \
+                        other and lang != qlang and w.casefold() in said and w.casefold() not in light and
+                        self._translates(w, t, qlang) for w, lang in near) \
                         else self.config.semantic_credit
                     cov[t] = max(cov.get(t, 0.0), credit)
 
