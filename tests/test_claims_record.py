@@ -103,6 +103,7 @@ def test_a_count_change_keeps_the_names_said_in_the_same_sentence(mem_e5):
         ("ADD", "又买了一只, so three hamsters now."), ("ADD", "又买了一只, so three hamsters now."),  # turn, fact
         ("SUPERSEDE", "I have two hamsters, 叫 Peanut 和 Mochi。")]
     turn = next(m for m in mem_e5.get_all(user_id="u") if m.kind == "utterance" and "Peanut" in m.text)
-    assert current_view(turn).text == "叫 Peanut 和 Mochi。"  # the names stay current, the old count does not
+    # the names stay current, the old count does not; the piece keeps its sentence's subject so it reads alone
+    assert current_view(turn).text == "I … 叫 Peanut 和 Mochi。"
     cited = [c.text for c in mem_e5.ask("What are my hamsters called?", user_id="u").citations]
-    assert "叫 Peanut 和 Mochi。" in cited
+    assert "I … 叫 Peanut 和 Mochi。" in cited

@@ -39,7 +39,7 @@ def test_context_without_a_session_is_a_user_level_block():
         block = m.context(user_id="u", query="Where do I work?", show_ids=False)
         assert block.text == (
             "## Relevant memories\n"
-            "- [2026-01-08] user: 在一家银行工作。\n"
+            "- [2026-01-08] user: 我…在一家银行工作。\n"
             "- [2026-01-05] user: I work as a nurse\n"
             "- [2026-02-04, about 2026-01-01..2026-01-31] user: I moved to Berlin last month.\n"
             "\n"

@@ -64,7 +64,7 @@ def test_a_one_sentence_turn_saying_more_than_its_fact_keeps_its_utterance(moved
 def test_the_rest_is_findable_and_never_cited_for_the_superseded_slot(moved):
     m, _ = moved
     ans = m.ask("我在银行做什么？", user_id="u")
-    assert ans.text == "2024-01-01，你说过：“在一家银行做柜员。”"
+    assert ans.text == "2024-01-01，你说过：“我…在一家银行做柜员。”"  # (the piece with its sentence's subject)
     home = m.ask("我住在哪里？", user_id="u")
     assert [c.text for c in home.citations] == ["我搬到重庆了。"]
     block = m.context(user_id="u", session_id="s", query="我住在哪里？", show_ids=False).text

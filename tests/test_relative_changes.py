@@ -98,11 +98,11 @@ def test_a_count_change_keeps_the_names(mem_e5):
     assert len(kept) == 1 and kept[0].valid_to is None  # not closed: its other words (the names) still hold
     assert [(c.value, c.valid_to == T2) for c in kept[0].claims] == [("两只狗", True)]
     from anchormem.facts.claims import current_view
-    assert current_view(kept[0]).text == "豆豆和旺财。"  # read paths show the names, not the old count
+    assert current_view(kept[0]).text == "我们…豆豆和旺财。"  # read paths show the names, not the old count
     change = next(e.memory for e in evs if e.event == "ADD" and e.memory.fact is not None)
     mem_e5.delete(change.id)  # the old count stays superseded (a delete resurrects nothing); the names stay
     again = {m.text: m for m in mem_e5.get_all(user_id="u")}
-    assert current_view(again["我们家两只狗，豆豆和旺财。"]).text == "豆豆和旺财。"
+    assert current_view(again["我们家两只狗，豆豆和旺财。"]).text == "我们…豆豆和旺财。"
     assert "我们家两只狗" not in again
 
 

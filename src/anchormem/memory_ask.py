@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any, Callable
 
 from .answering import EvidenceScorer, extractive_answer, llm_answer, slot_answer, with_pending
-from .answering.extractive import abstain, cited_once
+from .answering.extractive import abstain, cited_once, noted_for_asked, reading_alone
 from .answering.persons import users_own_evidence
 from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
@@ -146,6 +146,7 @@ class AskMixin:
         ans = in_shape(ans, asked)  # "What is my email?" cites an email or a word on that slot, else abstains
         ans = of_subject(ans, asked, [h.memory for h in found])  # the subject asked is the one cited
         ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
+        ans = noted_for_asked(reading_alone(ans), asked)  # quotes that read alone; the asked fact's end
         if self.llm is not None and not ans.abstained:
             ans = llm_answer(query, [h for h in hits if h.memory.id in {c.id for c in ans.citations}], ans, self.llm)
         return with_pending(ans, self.store, self.tenant, user_id, asked)  # a change held for review is said

@@ -43,6 +43,9 @@ each other by embedding (grandma / grandpa, mom / dad, Monday / Friday: ``contra
 
 A term covered only by embedding similarity counts ``semantic_credit`` (0.6), a lexical or lexicon match counts 1:
 a near word is weaker evidence than the word itself ("charity race" is not covered as well by "a support system").
+In a memory said in the other language the word itself cannot occur: a word of that language near the term both ways
+(as query and as passage, each against its own bar: :meth:`EvidenceScorer._translates`) is its translation and counts
+``translation_credit`` (1.0: "married" by 结婚, 加入 by "joined"; "ago" is near 生日 one way only and stays 0.6).
 
 Citations are the supporting memories whose coverage is within ``second_gap`` of the best one (a second
 citation clears the same bar, it is not just next in rank), then supporting memories of the same exchange (session,
@@ -110,6 +113,9 @@ class AnswerConfig(BaseModel):
     ``second_gap``: further citations need coverage ≥ best coverage − second_gap (and ≥ min_coverage).
     ``max_citations``: 1-3 memories are quoted.
     ``semantic_credit``: how much a key term covered only by embedding similarity counts (lexical match: 1).
+    ``translation_credit``: how much a key term counts when a word of the other language covers it by embedding
+    (its translation: "married" by 结婚, 健身房 by "gym"; a question and a memory in two languages share no word,
+    so ``semantic_credit`` alone would cap every cross-language answer below ``min_coverage``).
     ``pair_min``: when no memory passes alone, two memories each covering ≥ ``pair_min`` whose union reaches
     ``min_coverage`` are cited together (1.0 disables pairs).
     ``person_swap``: abstain when another named person's own statement covers the question better than every
@@ -132,6 +138,7 @@ class AnswerConfig(BaseModel):
     second_gap: float = Field(0.2, ge=0, le=1)
     max_citations: int = Field(3, ge=1, le=5)
     semantic_credit: float = Field(0.6, ge=0.5, le=1)
+    translation_credit: float = Field(1.0, ge=0.5, le=1)
     pair_min: float = Field(0.5, ge=0, le=1)
     person_swap: bool = True
     slot_evidence: bool = True
@@ -519,7 +526,7 @@ class EvidenceScorer:
         words = [_memory_words(h, st, kin) for h, st in zip(all_hits, all_stated)]
         lexical = [self._lexical(q, h, ws, st) for h, ws, st in zip(all_hits, words, all_stated)]
         if self.word_sim is not None and self.embedder is not None:
-            self._semantic(q, words, lexical)
+            self._semantic(q, words, lexical, all_stated)
             self._compounds(q, all_stated, lexical)
         for cov in lexical:  # a number or code answers only in the memory that says what it is of ("What is my
             ids = [t for t in cov if t in _identifier_words()]  # passport number?" is not "order #A1234")
@@ -607,7 +614,8 @@ class EvidenceScorer:
             cov[t] = c
         return cov
 
-    def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]]) -> None:
+    def _semantic(self, q: QuestionInfo, words: list[list[str]], lexical: list[dict[str, float]],
+                  stated: list[str] | None = None) -> None:
         names = {n.lower() for n in q.names + q.places}
         need = [t for t, _ in q.terms
                 if t not in names and t != DATE_TERM and any(cov.get(t, 0.0) < 1.0 for cov in lexical)]
@@ -619,8 +627,14 @@ class EvidenceScorer:
         qv = self._vectors(need, query=True)
         pv = self._vectors(mem_words, query=False)
         langs = sorted({"zh" if has_cjk(w) else "en" for w in mem_words})
+        qlang = "zh" if q.zh else "en"
+        light = light_verbs()  # a light verb (做, "do") adds nothing of its own: no translation of a heavy term
         bars = {(t, lang): self._term_bar(t, v, lang) for t, v in qv.items() for lang in langs}
-        for ws, cov in zip(words, lexical):
+        for k, (ws, cov) in enumerate(zip(words, lexical)):
+            # a memory said in the other language; only the words it says translate (not its slot's words: 做 of a
+            # does:… slot, nor the English slot words of a Chinese memory), light verbs aside (做意大利面 is no "work")
+            said = stated[k].casefold() if stated is not None and k < len(stated) else ""
+            other = bool(said.strip()) and text_language(said) != qlang
             cand = [w for w in dict.fromkeys(ws[:60]) if w in pv]
             if not cand:
                 continue
@@ -630,9 +644,24 @@ class EvidenceScorer:
                 if cov.get(t, 0.0) >= 1.0 or t not in qv:
                     continue
                 sims = mat @ qv[t]  # each memory word against the bar of its own language
-                if any(float(x) >= bars[(t, lang)] and not contrasting(t, w)
-                       for w, lang, x in zip(cand, cand_lang, sims)):
-                    cov[t] = max(cov.get(t, 0.0), self.config.semantic_credit)
+                near = [(w, lang) for w, lang, x in zip(cand, cand_lang, sims)
+                        if float(x) >= bars[(t, lang)] and not contrasting(t, w)]
+                if near:  # a word of the other language near the term both ways is its translation: the word
+                    # itself could not have been said there (married / 结婚); a near word of the question's own
+                    # language, or one near only one way ("ago" for 生日), is weaker evidence than the word itself
+                    credit = self.config.translation_credit if any(
+                        other and lang != qlang and w.casefold() in said and w.casefold() not in light and
+                        self._translates(w, t, qlang) for w, lang in near) \
+                        else self.config.semantic_credit
+                    cov[t] = max(cov.get(t, 0.0), credit)
+
+    def _translates(self, word: str, term: str, term_lang: str) -> bool:
+        """``word`` (a memory word of the other language, near the question ``term`` as a query) is near it the
+        other way too: as a query its cosine to ``term`` reaches ``word``'s own bar in ``term_lang``
+        (:meth:`_term_bar`); a translation is near both ways, a word merely related to the term one way only."""
+        wv = self._vectors([word], query=True).get(word)
+        tv = self._vectors([term], query=False).get(term)
+        return wv is not None and tv is not None and float(tv @ wv) >= self._term_bar(word, wv, term_lang)
 
 
     def _compounds(self, q: QuestionInfo, stated: list[str], lexical: list[dict[str, float]]) -> None:

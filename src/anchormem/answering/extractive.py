@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts.claims import said_on, schedule_note
+from ..facts.claims import elided, said_on, schedule_note, with_subject
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
@@ -13,7 +13,8 @@ from ..timeutil import day_of, month_of
 from .evidence import AnswerConfig, EvidenceScorer, Scored, analyze_question, select
 
 __all__ = ["NO_RECORD", "NO_RECORD_ZH", "extractive_answer", "abstain", "quote", "quoted", "citation_note", "annotate",
-           "cited_once", "asks_question"]
+           "cited_once", "asks_question", "reading_alone",
+           "noted_for_asked"]
 
 NO_RECORD = "I have no record of that."
 NO_RECORD_ZH = "我没有这方面的记录。"
@@ -247,6 +248,80 @@ def cited_once(ans: Answer, question: str) -> Answer:
         done.add(key)
         kept = next((x for x in groups[key] if x.kind == "utterance"), m)  # in the place (and with the note) of m
         cites.append(as_citation(kept, getattr(m, "note", None)) if kept is not m else m)
+    return ans.model_copy(update={"text": text, "citations": cites})
+
+
+def _alone(m: MemoryItem) -> MemoryItem:
+    """``m`` with words that read alone: a fact memory whose text is a piece of its turn (``source_text``) that lost
+    the turn's subject ("work at Google." of "I live in Leeds and work at Google.") quoted with it, the words between
+    elided ("I … work at Google.": :func:`~anchormem.facts.claims.with_subject`); ``m`` itself otherwise."""
+    src = m.source_text or ""
+    if m.kind != "fact" or not src or m.text.strip() not in src or m.text.strip() == src.strip():
+        return m
+    text = with_subject(src, m.text.strip())
+    if text == m.text.strip():
+        return m
+    return m.model_copy(update={"text": elided(src, text)})
+
+
+def reading_alone(ans: Answer) -> Answer:
+    """``ans`` with each cited fact memory's words made to read alone (:func:`_alone`), its quotes in ``ans.text``
+    changed with it; ``ans`` itself when none needs it. The citation keeps its id, note and provenance."""
+    cites, text = [], ans.text
+    for c in ans.citations:
+        v = _alone(c)
+        if v is not c:
+            for a, b in (('"', '"'), ("“", "”")):
+                text = text.replace(f"{a}{c.text}{b}", f"{a}{v.text}{b}")
+        cites.append(v)
+    if all(v is c for v, c in zip(cites, ans.citations)):
+        return ans
+    return ans.model_copy(update={"text": text, "citations": cites})
+
+
+def _asked_end(m: MemoryItem, asked: list[str]):
+    """The end of the claims of ``m`` whose slot attribute is one of ``asked`` (the slots the question names), when
+    ``m`` no longer holds and they ended before it did (a turn saying two facts closes with the later one); else
+    None."""
+    if m.valid_to is None or not asked:
+        return None
+    ends = [c.valid_to for c in m.claims if c.valid_to is not None and c.slot.partition("|")[2] in asked]
+    end = max(ends) if ends else None
+    return end if end is not None and end < m.valid_to else None
+
+
+def noted_for_asked(ans: Answer, question: str) -> Answer:
+    """``ans`` with each quote of a memory that no longer holds noted with the end of the fact the question asks
+    about: a turn holding two facts ("I live in Leeds and work at Google.") is closed when the later one ended, but
+    "Where did I live before?" is answered "true until" the home's end (the slots it names:
+    :func:`~anchormem.answering.slot_questions.asked_slots`). A quote whose memory holds no claim of an asked slot,
+    or a question naming none, keeps the quote's own validity. ``ans`` itself when no note changes."""
+    from .slot_questions import asked_slots
+
+    if ans.abstained or not ans.citations or not any(c.valid_to is not None for c in ans.citations):
+        return ans
+    asked = asked_slots(question)
+    zh = has_cjk(question)
+    text, cites, at = ans.text, [], 0
+    for c in ans.citations:
+        end = _asked_end(c, asked)
+        mark = (f"“{c.text}”" if zh else f'"{c.text}"')
+        i = text.find(mark, at)
+        if end is None or i < 0:
+            cites.append(c)
+            at = i + len(mark) if i >= 0 else at
+            continue
+        old = f"{month_of(c.valid_to)}以前如此" if zh else f"true until {month_of(c.valid_to)}"
+        new = f"{month_of(end)}以前如此" if zh else f"true until {month_of(end)}"
+        j = text.rfind(old, at, i)
+        if j >= 0:
+            text = text[:j] + new + text[j + len(old):]
+            i += len(new) - len(old)
+        note = c.note.replace(old, new) if c.note else c.note
+        cites.append(c.model_copy(update={"valid_to": end, "note": note}))
+        at = i + len(mark)
+    if all(a is b for a, b in zip(cites, ans.citations)):
+        return ans
     return ans.model_copy(update={"text": text, "citations": cites})
 
 

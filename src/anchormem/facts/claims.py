@@ -33,7 +33,7 @@ from ..types import Claim, MemoryItem
 from ..text.segment import CLAUSE_PIECE
 
 __all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
-           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement"]
+           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement", "with_subject"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
@@ -151,7 +151,54 @@ def current_view(item: MemoryItem, as_of: datetime | None = None) -> MemoryItem 
     text = remainder(item.text, [closing_words(c) for c in closed], held, [c.value for c in closed])
     if text is None:
         return None
-    return item.model_copy(update={"text": elided(item.text, text)})
+    return item.model_copy(update={"text": elided(item.text, with_subject(item.text, text))})
+
+
+@lru_cache(maxsize=1)
+def _subject_opening() -> re.Pattern[str]:
+    """A sentence's opening first-person subject (``subjects`` of ``data/lang/<lang>/claims.json``: "I", "we", 我,
+    我们; whole words for Latin entries), after any leading punctuation or space."""
+    alts = sorted({w for w in langdata.words("claims", "subjects") if w.strip()}, key=len, reverse=True)
+    pat = "|".join(re.escape(w) if re.search(r"[^\x00-\x7f]", w) else re.escape(w) + r"\b(?!')" for w in alts)
+    return re.compile(r"^[\s\"“'(]*(" + (pat or "(?!)") + ")", re.I)
+
+
+_SENTENCE = re.compile(r"[^.。!！?？]+[.。!！?？]*")
+
+
+def _own_subject(piece: str) -> bool:
+    """``piece`` says a first-person subject of its own somewhere ("so now I have three kids"), not only after the
+    start its sentence had."""
+    alts = [w for w in langdata.words("claims", "subjects") if w.strip()]
+    return any((w in piece) if has_cjk(w) else re.search(r"\b" + re.escape(w) + r"\b", piece, re.I) for w in alts)
+
+
+def with_subject(original: str, cut: str) -> str:
+    """``cut`` (what :func:`remainder` left of ``original``, its words in order) with each sentence piece that lost
+    its sentence's opening subject given it back: a piece that starts inside its sentence of ``original`` and opens
+    no statement of its own (:func:`starts_statement`) reads alone only with the subject its sentence opened with
+    ("I live in Leeds and work at Google." with the home closed: "work at Google." -> "I work at Google.", which
+    :func:`elided` shows as "I … work at Google."; 我住在杭州，在阿里巴巴工作。 -> 我在阿里巴巴工作。). A sentence
+    opening without a first-person subject (``subjects`` of ``claims.json``) gives none. ``cut`` unchanged when no
+    piece needs one. Both are plain strings; never raises."""
+    out: list[str] = []
+    at = 0
+    for piece in _SENTENCE.findall(cut):
+        body = piece.strip()
+        i = original.find(body, at) if body else -1
+        if i < 0:
+            out.append(piece)
+            continue
+        at = i + len(body)
+        start = max(original.rfind(p, 0, i) for p in ".。!！?？") + 1
+        opening = _subject_opening().match(original[start:i])
+        if original[start:i].strip() and opening and not starts_statement(body) and not _own_subject(body):
+            lead = piece[:len(piece) - len(piece.lstrip())]
+            subject = opening.group(1)
+            out.append(lead + subject + ("" if has_cjk(subject) else " ") + body)
+        else:
+            out.append(piece)
+    return "".join(out)
 
 
 ELISION = "…"

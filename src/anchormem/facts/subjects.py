@@ -130,6 +130,7 @@ def clause_subject(clause: str) -> str:
 
 
 _NAME_TAGS = frozenset({"nr", "nrfg", "nrt"})
+_PREPOSITION_TAGS = frozenset({"p"})  # jieba's tag of a preposition (在, 跟, 从, 给)
 
 
 def named_subject(pre: str, lang: str) -> str:
@@ -145,9 +146,12 @@ def named_subject(pre: str, lang: str) -> str:
         if not toks:
             return ""
         name = toks[-1].word
+        first = len(toks) - 1
         prefixes = langdata.words("cues", "name_prefixes", ("zh",))
         if len(toks) > 1 and toks[-2].word in prefixes:  # 小李, 老王: jieba cuts the familiar prefix off
-            name = toks[-2].word + name
+            name, first = toks[-2].word + name, first - 1
+        if first > 0 and toks[first - 1].flag in _PREPOSITION_TAGS:
+            return ""  # the object of a preposition is no subject: 在阿里巴巴工作, 跟小李搬家 (the speaker's)
         familiar = len(name) == 2 and name[0] in prefixes and has_cjk(name[1])
         return name if toks[-1].flag in _NAME_TAGS or familiar else ""
     p = _adverbs("en").sub("", " " + chunk.rstrip()).strip()
