@@ -19,7 +19,7 @@ from .jobs import job_facts, merge_job_facts
 from .model import Fact
 from .places import with_places
 from .quantities import merge_quantity_facts, quantity_facts
-from .reconcile import grounded, grounded_jobs
+from .turn_readers import grounded, grounded_jobs
 from .rules import extract_from_text
 from .typed_values import clause_values
 

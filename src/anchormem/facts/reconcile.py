@@ -57,7 +57,7 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, is_person, names_within, negated_person_value, person_slot,
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, names_within, negated_person_value, person_slot,
                    related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
@@ -66,7 +66,7 @@ from .model import Fact, is_sensitive, normalize_object
 from .past_values import past_besides as _past_besides, past_value as _past_value
 from .plans import drop_plans, schedule
 from .rules import extract_from_text
-from .stance import others_value
+from .turn_readers import as_user, by_meaning, others_value, relative_changes, with_jobs, with_quantities
 from .store_reads import PlanReads
 from .value_types import gate as typed_gate
 
@@ -222,12 +222,6 @@ def _typed(f: Fact) -> Fact:
     return f if attr == f.attribute else f.model_copy(update={"attribute": attr, "value": clean_value(attr, f.value)})
 
 
-def _as_user(f: Fact, speaker: str | None) -> Fact:
-    """The fact as the grounding check reads it: the speaker's own facts are about "user" (their name is the
-    author of the words, not part of them)."""
-    return f.model_copy(update={"entity": "user"}) if speaker and f.entity == speaker else f
-
-
 def _next_said(store: Any, tenant: str, user_id: str, current: MemoryItem, since: datetime) -> MemoryItem:
     """The statement of ``current``'s slot said first after ``since``: ``current`` or one it replaced (followed back
     through :meth:`~anchormem.stores.protocol.Store.predecessors`). A statement imported late is closed by the next
@@ -303,131 +297,6 @@ def _known_facts(store: Any, tenant: str, user_id: str) -> list[tuple[str, str, 
             if m.fact is not None and m.valid_to is None and m.fact.polarity > 0]
 
 
-def _with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
-    """``facts`` of a user turn with the job reader's (:func:`~anchormem.facts.jobs.job_facts`: typed job titles and
-    employers, their starts, promotions and endings) joined, each through the grounding check; an ending needs no
-    negation word there (the reader's own terminative words said it: "handed in my badge", 被优化了)."""
-    if d.item.source != "user" or d.item.kind not in ("utterance", "question"):
-        return facts
-    from .jobs import job_facts, merge_job_facts
-
-    ent = d.item.speaker or "user"
-    jobs = job_facts(d.item.text, entity=ent, current=lambda a: store.current_facts(
-        tenant, user_id, [FactSlot(entity=ent, attribute=a, value="").slot]))
-    return merge_job_facts(facts, grounded_jobs(jobs, d.item.text, d.item.speaker))
-
-
-def _others_value(f: Fact, d: Draft, reads: Any, tenant: str, user_id: str) -> bool:
-    """``f`` is a home named as the speaker's pet or person (:func:`~anchormem.facts.places.named_not_place`), or
-    ``f`` is said in a remark about a place in general where the speaker does not live (their current home_city
-    claims: "深圳房租涨到五千了" from someone living in 深圳 is their rent), or is a value of the speaker's own slot said
-    by a clause whose subject is a person of theirs (:func:`~anchormem.facts.stance.others_value`)."""
-    from .places import named_not_place
-
-    if named_not_place(f, lambda slots: reads.current_facts(tenant, user_id, slots)):
-        return True  # "my dog Paris" said before: Paris is no home of the speaker's
-    why = others_value(f.source_span or d.item.text, f.value)
-    if why.startswith("place:"):
-        from .places import same_place
-
-        homes = [m.fact.value for m in reads.current_facts(tenant, user_id, [f"{d.item.speaker or 'user'}|home_city"])
-                 if m.fact is not None and m.fact.polarity > 0]
-        return not any(same_place(why[6:], h) for h in homes)
-    return why == "person" and f.entity in ("user", d.item.speaker or "user") and \
-        not is_person(f.attribute.split(":", 1)[0].split("_", 1)[0])
-
-
-def grounded_jobs(jobs: list[Fact], text: str, speaker: str | None = None) -> list[Fact]:
-    """The job reader's facts of ``text`` that pass the grounding check; an ending needs no negation word there (the
-    reader's own terminative words said it: "handed in my badge", 被优化了)."""
-    kept = []
-    for f in jobs:
-        why = check_support(_as_user(f, speaker), text).reasons
-        if all(f.polarity < 0 and r.startswith("negative fact but no negation") for r in why):
-            kept.append(f)
-    return kept
-
-
-def grounded(facts: list[Fact], text: str, speaker: str | None = None) -> list[Fact]:
-    """``facts`` read from ``text`` that pass the grounding check (:func:`~anchormem.facts.grounding.check_support`)."""
-    return [f for f in facts if check_support(_as_user(f, speaker), text).ok]
-
-
-def _with_quantities(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str) -> list[Fact]:
-    """``facts`` of a user turn with the quantity reader's (:func:`~anchormem.facts.quantities.quantity_facts`:
-    amounts typed by the attribute they measure, ages, counts) joined, each through the grounding check; the user's
-    current facts are listed only when a value names no attribute itself."""
-    if d.item.source != "user" or d.item.kind not in ("utterance", "question"):
-        return facts
-    from .quantities import merge_quantity_facts, quantity_facts
-
-    ent = d.item.speaker or "user"
-
-    def claims() -> list[MemoryItem]:
-        from ..filters import Cond
-        from ..types import Scope
-
-        items = store.list_memories(Scope(tenant=tenant, user_id=user_id), Cond(field="kind", op="eq", value="fact"))
-        return [m for m in items if m.fact is not None and m.valid_to is None and m.fact.entity == ent]
-
-    said = quantity_facts(d.item.text, entity=ent, claims=claims)
-    out = merge_quantity_facts(facts, grounded(said, d.item.text, d.item.speaker))
-    from .counts import count_changes  # "adopted a third", 又养了一只狗: old count +- n (the words said are checked)
-
-    stated = frozenset(x for f in out if f.attribute.startswith("count:") for x in (f.attribute, f.source_span))
-    for f, words in count_changes(d.item.text, entity=ent, claims=claims, said=stated):
-        if check_support(_as_user(f.model_copy(update={"value": words}), d.item.speaker), d.item.text).ok:
-            out.append(f)
-    return out
-
-
-def _by_meaning(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
-                ) -> list[tuple[Draft, list[Fact]]]:
-    """``found`` with the facts the change-by-meaning fallback reads from the clauses the rules left empty (and a
-    Chinese employer that names a place left to it)
-    (:class:`~anchormem.facts.meaning.MeaningFallback`; only with the offline extractor and a semantic embedder)."""
-    turns = [k for k, (d, _) in enumerate(found) if d.item.source == "user" and d.item.kind == "utterance"]
-    if meaning is None or not turns:
-        return found
-    from ..filters import Cond
-    from ..types import Scope
-
-    extra = meaning.facts([(found[k][0].item.text, found[k][1], found[k][0].item.speaker or "user") for k in turns],
-                          current=lambda keys: store.current_facts(tenant, user_id, keys),
-                          listing=lambda: store.list_memories(Scope(tenant=tenant, user_id=user_id),
-                                                              Cond(field="kind", op="eq", value="fact")))
-    out = list(found)
-    for k, fs in zip(turns, extra):
-        d = out[k][0]  # the one grounding gate holds for these facts too
-        out[k] = (d, [f for f in fs if f.extractor != "meaning" or check_support(_as_user(f, d.item.speaker),
-                                                                                 d.item.text).ok])
-    return out
-
-
-def _relative(found: list[tuple[Draft, list[Fact]]], meaning: Any, store: Any, tenant: str, user_id: str
-              ) -> tuple[list[tuple[Draft, list[Fact]]], list[Draft]]:
-    """``found`` with the changes read relative to the user's own memories (:mod:`~anchormem.facts.relative`; with
-    the change-by-meaning fallback only), each through the grounding check, and the drafts of the open claims they
-    close (fact memories of older words, carried by the memory that said them)."""
-    if meaning is None or not any(d.item.source == "user" and d.item.kind == "utterance" for d, _ in found):
-        return found, []
-    from .relative import RelativeChanges
-
-    facts, opened = RelativeChanges(meaning.embedder).facts(found, store=store, tenant=tenant, user_id=user_id)
-    out = []
-    for (d, _), fs in zip(found, facts):
-        out.append((d, [f for f in fs if f.extractor != "relative" or
-                        check_support(_as_user(f, d.item.speaker), d.item.text).ok]))
-    used = {f.attribute for _, fs in out for f in fs}
-    drafts = []
-    for oc in opened:
-        if oc.item.fact is None or oc.item.fact.attribute not in used:
-            continue  # its change did not hold (grounding): nothing to open
-        extra = " ".join(x for x in (oc.item.speaker, time_terms(oc.item.created_at)) if x)
-        drafts.append(Draft(oc.item, memory_hash(oc.item), index_text(oc.item.text, extra), carried_by=[oc.carrier]))
-    return out, drafts
-
-
 _LIST_SEP = re.compile(r"\s*(?:,|，|、|;|；)\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*(?:和|跟|与|还有)\s*", re.I)
 
 
@@ -454,7 +323,7 @@ def _remaining_names(d: Draft, facts: list[Fact], current: dict[str, list[Memory
                 value = ("和" if any(has_cjk(n) for n in names) else " and ").join(rest)
                 new = f.model_copy(update={"attribute": c.fact.attribute, "value": value, "source_span": said,
                                            "clause": said})
-                if check_support(_as_user(new, d.item.speaker), d.item.text).ok:
+                if check_support(as_user(new, d.item.speaker), d.item.text).ok:
                     out.append(new)
     return out
 
@@ -619,7 +488,7 @@ def _extracted(d: Draft, extract: Callable[..., list[Fact]], known: list[tuple[s
     said = extract(d.item.text, entity=speaker) if known is None else extract(
         d.item.text, entity=speaker, known=[("user" if e in ("user", speaker) else e, a, v) for e, a, v in known])
     # one grounding gate for every extractor: a fact its own turn does not support is not stored
-    return [_typed(f) for f in said if check_support(_as_user(f, d.item.speaker), d.item.text).ok]
+    return [_typed(f) for f in said if check_support(as_user(f, d.item.speaker), d.item.text).ok]
 
 
 def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: PlanReads, planned: set[str],
@@ -628,10 +497,10 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
     ``planned``: the ids of the batch's new current facts so far (two said at one instant keep the batch's order)."""
     found = [(d, _resolved(fs, reads, tenant, user_id)) for d, fs in found]
     if not llm:  # (with an LLM, the LLM proposes job changes and the turn verifies them)
-        found = [(d, _with_jobs(d, fs, reads, tenant, user_id)) for d, fs in found]
-        found = [(d, _with_quantities(d, fs, reads, tenant, user_id)) for d, fs in found]
-    found = _by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
-    found, opened = _relative(found, getattr(extract, "meaning", None), reads, tenant, user_id)
+        found = [(d, with_jobs(d, fs, reads, tenant, user_id)) for d, fs in found]
+        found = [(d, with_quantities(d, fs, reads, tenant, user_id)) for d, fs in found]
+    found = by_meaning(found, getattr(extract, "meaning", None), reads, tenant, user_id)
+    found, opened = relative_changes(found, getattr(extract, "meaning", None), reads, tenant, user_id)
     listed: list[list[MemoryItem]] = []
 
     def listing() -> list[MemoryItem]:  # the user's current facts, read once per turn when a check needs them
@@ -650,7 +519,7 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
     # one gate for every reader: a value said in a remark about a place in general is nobody's ("Rent in London is
     # like 2000 pounds these days"), one said by a clause opening with a person of the speaker's in either script
     # is not the speaker's own ("我 friend 那边每周要 900", "my 男朋友 moved to Canva": facts.stance.others_value)
-    found = [(d, [f for f in fs if not _others_value(f, d, reads, tenant, user_id)]) for d, fs in found]
+    found = [(d, [f for f in fs if not others_value(f, d, reads, tenant, user_id)]) for d, fs in found]
     found = [(d, drop_plans(fs, d.said_at or d.item.created_at)) for d, fs in found]  # "moving to York next month"
     found = [(d, schedule(fs, d.said_at or d.item.created_at, d.item.text)) for d, fs in found]  # "my son turns 7 next month"
     found = [(d, fs + _realised(d, fs, reads, tenant, user_id)) for d, fs in found]  # "Done moving!": the plan holds
