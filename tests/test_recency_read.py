@@ -81,3 +81,15 @@ def test_someone_elses_news_is_never_marked_earlier_than_an_unrelated_statement(
     lines = [ln for s in block.sections if s.name == "memories" for ln in s.text.splitlines()[1:]]
     assert any("Dave" in ln for ln in lines) or any("长沙" in ln for ln in lines)
     assert not any(("Dave" in ln or "长沙" in ln) and ("earlier statement" in ln or "较早的说法" in ln) for ln in lines)
+
+
+def test_an_ending_of_something_else_is_no_later_statement_of_a_typed_value(mem):
+    """fresh26 D4: a later ending that names what it ends ("不跑步了") is no later statement of a value the write path
+    typed (the rent): context() does not mark the current rent as earlier."""
+    texts = ["月租6500，有点贵。", "杭州这边房租便宜多了，现在每月4200。", "膝盖不行了，不跑步了，改成每周游泳三次。"]
+    for i, text in enumerate(texts):
+        mem.add(text, user_id="r", timestamp=T + timedelta(days=20 * i))
+    block = mem.context(user_id="r", session_id="probe", query="帮我推荐个周末运动")
+    lines = [ln for s in block.sections if s.name == "memories" for ln in s.text.splitlines()[1:]]
+    rent = [ln for ln in lines if "4200" in ln]
+    assert rent and not any("较早的说法" in ln or "earlier statement" in ln for ln in rent)

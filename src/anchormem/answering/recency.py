@@ -345,6 +345,14 @@ def _ends_what(later: str, earlier: str) -> bool:
     return any(same_value(k, x, y) for k in set(a) & set(b) for x in a[k] for y in b[k])
 
 
+def _ends_other(later: str, earlier: str) -> bool:
+    """``later`` says an ending that names what it ends (:func:`_bare_ending` is False) and that is nothing
+    ``earlier`` says (:func:`_ends_what`): "膝盖不行了，不跑步了" ends running, not "现在每月4200"."""
+    from ..facts.aspect import terminative
+
+    return bool(terminative(later)) and not _bare_ending(later) and not _ends_what(later, earlier)
+
+
 def _value_clauses(later: str, clauses: list[str]) -> list[str]:
     """The clauses of an earlier turn (``clauses``, several) holding a typed value of a kind ``later`` holds
     (:func:`~anchormem.facts.meaning.typed_values`: "月租4500元。" for "花了3200元"): what ``later`` would say a new
@@ -488,6 +496,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             if shared and all(_restates(n, o, slot, (person or ("", ""))[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
             ok = bool(shared)
+            if not ok and meaning and _keyed(os_) and not outcome and _ends_other(words, o_words):
+                continue  # o's value is typed by the write path (a rent, a home) and n ends something it does not
+                # name ("不跑步了，改成每周游泳三次" is no later rent: fresh26 D4)
             if not ok and meaning and (outcome or not (_keyed(ns) and _keyed(os_))):  # both read as slots, none
                 # shared: the write path says they speak of different things ("done moving… Leeds" is no later
                 # answer to a job)
