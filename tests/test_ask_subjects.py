@@ -40,6 +40,9 @@ def _mem(text, slots=()):
     ("我女儿朵朵六一要参加学校的钢琴演出。", "朵朵的钢琴演出结果怎么样？", False),  # the question asks about 朵朵
     ("鱼竿都送人了，钓鱼这事翻篇了，老婆很开心。", "我周末还钓鱼吗？", False),  # no subject first: the speaker's
     ("我爸住在广州。", "我住在哪里？", True),
+    ("Lily's company relocated her to Singapore for six months.", "我住在哪里？", True),  # a possessive subject
+    ("Lily's company relocated her to Singapore for six months.", "Where does Lily live?", False),
+    ("Berlin's rents went up again.", "Where do I live?", False),  # a place's: no person's
 ])
 def test_others_only_reads_the_subject_of_the_words(text, question, other):
     assert others_only(_mem(text), question) is other

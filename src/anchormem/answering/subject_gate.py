@@ -164,7 +164,8 @@ def _predicate_rx() -> re.Pattern[str]:
 
 def _leading_name(clause: str) -> str:
     """The person named as the clause's subject when it opens with a name ("Tom is vegetarian." -> "Tom", "Sarah
-    lives in Madrid" -> "Sarah", 小王在阿里巴巴上班 -> 小王: in Chinese a familiar name only), not a known place
+    lives in Madrid" -> "Sarah", "Lily's company relocated her" -> "Lily": a possessive and a noun or two before the
+    verb, 小王在阿里巴巴上班 -> 小王: in Chinese a familiar name only), not a known place
     ("Berlin is great"); "" otherwise."""
     from ..facts.places import known_place
     from ..facts.subjects import named_subject
@@ -180,9 +181,17 @@ def _leading_name(clause: str) -> str:
         return name if name == pre and len(name) == 2 and name[0] in langdata.words("cues", "name_prefixes",
                                                                                   ("zh",)) else ""
     m = re.match(r"\W*((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})(?=\s)", clause)
-    if not m or not _predicate_rx().match(clause[m.end():]):
+    if not m:
         return ""
-    name = named_subject(m.group(1) + " ", "en")
+    rest, said = clause[m.end():], m.group(1)
+    owner = re.match(r"(.+?)['’]s$", said)  # a possessive subject: "Lily's company relocated her…" is Lily's
+    if owner:  # the noun it owns, one or two words, then the verb
+        said = owner.group(1)
+        nouns = [n for n in (re.match(r"\s+[a-z][\w-]*" * k + r"(?=\s)", rest) for k in (1, 2)) if n]
+        rest = next((rest[n.end():] for n in nouns if _predicate_rx().match(rest[n.end():])), rest)
+    if not _predicate_rx().match(rest):
+        return ""
+    name = named_subject(said + " ", "en")
     return "" if not name or known_place(name) else name
 
 
