@@ -525,3 +525,11 @@ def test_an_english_value_before_a_chinese_clause_ends_as_english_values_do(text
     got = [(f.attribute, f.value) for f in extract_facts_rules(text) if f.attribute in ("employer", "occupation",
                                                                                           "home_city")]
     assert got == expected
+
+
+def test_a_negated_chinese_name_is_no_name_of_a_negated_noun():
+    """fresh26 D5: 我的猫不叫豆豆 read the pet as 猫不 named 豆豆 (a positive fact); the negation is no part of the noun."""
+    from anchormem.facts.rules import extract_from_text
+
+    assert not [f for f in extract_from_text("刚才说错了，我的猫不叫豆豆，叫团子。") if "不" in f.attribute]
+    assert [(f.attribute, f.value) for f in extract_from_text("我的猫叫团子。")] == [("cat_name", "团子")]
