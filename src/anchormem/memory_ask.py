@@ -18,11 +18,11 @@ from .answering.evidence import analyze_question, names_the_asked
 from .answering.question_dates import state_time
 from .answering.past_reading import asks_about_asker, past_tense, past_tense_answer
 from .answering.recency import latest_said_answer
-from .answering.slot_questions import held_first, slot_answer_as_of
+from .answering.slot_questions import asked_slots, held_first, slot_answer_as_of
 from .answering.value_shapes import in_shape
 from .answering.subject_gate import of_subject
 from .answering.slot_evidence import asked_user_slots, latest_first, slot_evidence, with_slot_evidence
-from .answering.successors import (held_answer, past_slot_answer, predecessor_answer, successor_answer,
+from .answering.successors import (closed_by, held_answer, past_slot_answer, predecessor_answer, successor_answer,
                                    with_held)
 from .ingest.normalize import check_text
 from .arguments import checked_arguments
@@ -144,7 +144,12 @@ class AskMixin:
             ans, more = self._latest_said(asked, ans, found, user_id, agent_id, session_id)  # answering.recency
             hits = hits + more
         ans = in_shape(ans, asked)  # "What is my email?" cites an email or a word on that slot, else abstains
-        ans = of_subject(ans, asked, [h.memory for h in found])  # the subject asked is the one cited
+        # the subject asked is the one cited; what a cited ending closed says whose it was ("My boyfriend Marcus…"
+        # makes "Marcus and I called it off." the boyfriend's)
+        closed = [] if ans.abstained or as_of is not None else \
+            closed_by(ans.citations, store=self.store, scope=self._scope(user_id, agent_id, session_id))
+        ans = of_subject(ans, asked, [h.memory for h in found] + [h.memory for h in closed],
+                         own=[m.id for m in slot if m.valid_to is None and asked_slots(asked)])
         ans = cited_once(ans, asked)  # no question the user asked; a fact and its turn in the same words: the turn
         ans = noted_for_asked(reading_alone(ans), asked)  # quotes that read alone; the asked fact's end
         if self.llm is not None and not ans.abstained:

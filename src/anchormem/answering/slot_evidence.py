@@ -249,6 +249,8 @@ def slot_evidence(question: str, store: Any, scope: Scope, filters: Any = None,
     out = _current_evidence(attrs, store, scope, hits) if attrs else []
     if attrs and not out:  # "Where does my sister live?" with "My sister Mei lives in Chengdu": Mei's claim
         out = _named_relatives_evidence(attrs, store, scope)
+    if attrs and not out:  # "Am I seeing anyone?" after "Marcus and I called it off": the ending answers
+        out = _ended_evidence(attrs, store, scope, hits)
     if out or embedder is None or question_vector is None or not _plain_user_question(question):
         return out
     kin = kin_words(question)
@@ -290,6 +292,48 @@ def _named_relatives_evidence(attrs: list[str], store: Any, scope: Scope) -> lis
     return out
 
 
+def _is_ending(m: MemoryItem) -> bool:
+    """``m`` says a value ended: a departure or parting (``gone`` / ``parted``,
+    :data:`~anchormem.facts.keys.ENDING_EVENTS`) or a claim of polarity -1 ("Haven't smoked in 3 months")."""
+    from ..facts.claims import own_claims
+    from ..facts.keys import ENDING_EVENTS
+
+    return any(c.polarity < 0 or c.slot.partition("|")[2] in ENDING_EVENTS for c in own_claims(m))
+
+
+def _ended_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
+    """For asked slots (``attrs``) with no current claim: the current memories that closed their claims by an
+    ending (the end of the ``superseded_by`` chain, :func:`~.successors.current_successor`, when it says a value
+    ended: :func:`_is_ending`), newest said first, as said (the turn among the search ``hits`` that states it,
+    :func:`_as_said`) and as they hold now, then the closed claims' memories as the past
+    (``valid_to`` set: quoted "true until <month>"), newest closed first. "Am I seeing anyone?" after "My
+    boyfriend Marcus is a chef." then "Marcus and I called it off." -> [the parting, the boyfriend (until …)].
+    [] when no claim of the asked slots was closed by an ending in ``scope``."""
+    from ..filters import And, Cond
+    from .successors import current_successor
+
+    wanted = set(attrs)
+    closed = [m for m in store.list_memories(Scope(tenant=scope.tenant, user_id=scope.user_id),
+                                             And((Cond(field="kind", op="eq", value="fact"),
+                                                  Cond(field="valid_to", op="exists", value=True))),
+                                             include_superseded=True)
+              if m.fact is not None and m.fact.entity == "user" and m.fact.attribute in wanted and
+              m.fact.polarity > 0 and m.superseded_by and m.tier == "warm" and
+              all(getattr(scope, k) in (None, getattr(m, k)) for k in ("agent_id", "session_id"))]
+    endings: dict[str, MemoryItem] = {}
+    past: list[MemoryItem] = []
+    for m in sorted(closed, key=lambda x: x.valid_to, reverse=True):  # type: ignore[arg-type,return-value]
+        nxt = current_successor(m.superseded_by, store, scope)  # type: ignore[arg-type]
+        if nxt is None or not _is_ending(nxt):
+            continue
+        view = _as_said(nxt, hits)
+        if view:
+            endings.setdefault(view.id, view)
+            past.append(m)
+    now = sorted(endings.values(), key=lambda x: x.created_at, reverse=True)
+    return now + past
+
+
 def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
     """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now; for a
     names slot, every memory holding one of its current claims, oldest first (names joined: "Miso and Tofu", then
@@ -303,10 +347,7 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
             continue
         if m.fact.polarity <= 0 and (m.fact.attribute in positive or not ended_claim(m, store, scope)):
             continue  # an ending is what holds now when nothing holds since ("I handed in my notice")
-        turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.valid_to is None and
-                     any(c.fact_id == m.id and c.valid_to is None and _states(h.memory, c) for c in h.memory.claims)),
-                    None)  # (a turn carrying a claim in other words, "Done moving!" realising a plan: the fact)
-        view = (turn is not None and current_view(turn)) or current_view(m)
+        view = _as_said(m, hits)
         if view:
             joined = m.fact.attribute.endswith("_names") and m.fact.polarity > 0
             per[m.fact.attribute] = [v for v in per.get(m.fact.attribute, []) if joined and v.id != view.id] + [view]
@@ -314,6 +355,16 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
     for a in attrs:
         out += [v for v in per.get(a, []) if all(v.id != m.id for m in out)]
     return out
+
+
+def _as_said(m: MemoryItem, hits: Any) -> MemoryItem | None:
+    """The fact memory ``m`` as the user said it: the kept turn among the search ``hits`` that carries and states its
+    claim, else ``m`` itself, as it holds now (:func:`~anchormem.facts.claims.current_view`)."""
+    turn = next((h.memory for h in hits if h.memory.kind != "summary" and h.memory.id != m.id and
+                 h.memory.valid_to is None and
+                 any(c.fact_id == m.id and c.valid_to is None and _states(h.memory, c) for c in h.memory.claims)),
+                None)  # (a turn carrying a claim in other words, "Done moving!" realising a plan: the fact)
+    return (turn is not None and current_view(turn)) or current_view(m)
 
 
 def _states(turn: MemoryItem, claim: Any) -> bool:

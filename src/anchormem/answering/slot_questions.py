@@ -39,10 +39,21 @@ def _patterns() -> list[tuple[re.Pattern[str], str, int]]:
     return sorted(out, key=lambda x: -x[2])
 
 
+def _families() -> dict[str, tuple[str, ...]]:
+    """Slot families a question may ask for as a whole ("Am I seeing anyone?": whichever partner slot holds, or
+    held), by their ``slot_questions`` key: ``partner`` -> :data:`~anchormem.facts.keys.PARTNER_SLOTS`."""
+    from ..facts.keys import PARTNER_SLOTS
+
+    return {"partner": PARTNER_SLOTS}
+
+
 def asked_slots(question: str) -> list[str]:
     """The attributes ``question`` names by their question words, longest word first, each once ("How much do I
-    earn?" -> ["salary"])."""
-    return list(dict.fromkeys(attr for pat, attr, _ in _patterns() if pat.search(question)))
+    earn?" -> ["salary"]); a slot family's words name each of its attributes ("Am I seeing anyone?" ->
+    ["girlfriend_name", "boyfriend_name", …], :func:`_families`)."""
+    fam = _families()
+    return list(dict.fromkeys(a for pat, attr, _ in _patterns() if pat.search(question)
+                              for a in fam.get(attr, (attr,))))
 
 
 def about_user(question: str) -> bool:

@@ -310,13 +310,42 @@ def about_asked(memory: Any, person: tuple[str, str], theirs: Any = None, text: 
     return theirs is not None and any(theirs(c) for c in _statements(text))
 
 
-def of_subject(ans: Any, question: str, found: Iterable[Any] = ()) -> Any:
+def _claimed_names(relation: str, found: Iterable[Any]) -> set[str]:
+    """The names the user's name claims (``<relation>_name`` / ``_names``, current or closed) among ``found`` give
+    ``relation`` or a relation it covers ("user|boyfriend_name" = 阿杰 of "我男朋友叫阿杰。" for 男朋友): the claims
+    say whose a name is where the words do not read it."""
+    from ..facts.claims import own_claims
+    from ..facts.keys import kin_canonical, kin_covers
+
+    if not relation:
+        return set()
+    asked = kin_canonical(relation)
+    out: set[str] = set()
+    for m in found:
+        for c in own_claims(m):
+            owner, _, attr = c.slot.partition("|")
+            rel, _, tail = attr.rpartition("_")
+            if owner == "user" and c.polarity > 0 and tail in ("name", "names") and rel and c.value.strip() and \
+                    kin_covers(asked, kin_canonical(rel)):
+                out.add(c.value.strip())
+    return out
+
+
+def _says_name(name: str, text: str) -> bool:
+    from .persons import mentions
+
+    return name in text if has_cjk(name) else mentions(name, text)
+
+
+def of_subject(ans: Any, question: str, found: Iterable[Any] = (), own: Iterable[str] = ()) -> Any:
     """``ans`` (an :class:`~anchormem.types.Answer`) citing only memories about the person ``question`` asks about
     (see the module doc); an abstention when none is. ``found``: the memories search found; they tell which name
     goes with which relation, and a citation that is the current part of one of them ("obsessed with dinosaurs."
     of "My daughter Mia is 6 and obsessed with dinosaurs.") is read in its whole words. ``ans`` unchanged when it
     abstained, the question has no single subject, or every citation is about its subject; the kept citations
-    re-quoted otherwise."""
+    re-quoted otherwise. ``own``: ids of memories that hold the claim of the asker's own slot the question asks
+    (slot evidence: "My girlfriend Sarah is a nurse." holds ``girlfriend_name`` for "Am I seeing anyone?"): about
+    the asker whatever else their words say."""
     from .recency import _theirs, asked_person
 
     if ans.abstained or not ans.citations:
@@ -324,14 +353,18 @@ def of_subject(ans: Any, question: str, found: Iterable[Any] = ()) -> Any:
     person = asked_person(question)
     if person is None:
         return ans
+    found = list(found)
     whole = {m.id: m.text for m in found}
     if person == ("user", ""):
-        kept = [c for c in ans.citations if not others_only(c, question, whole.get(c.id, c.text))]
+        mine = set(own)
+        kept = [c for c in ans.citations if c.id in mine or not others_only(c, question, whole.get(c.id, c.text))]
         now = [c for c in kept if not scene_only(whole.get(c.id, c.text))]
         kept = now or kept  # (a scene the only evidence left: the evidence test's answer stands)
     else:
         theirs = _theirs(person, list(whole.values()))
-        kept = [c for c in ans.citations if about_asked(c, person, theirs, whole.get(c.id, c.text))]
+        named = _claimed_names(person[1], found)
+        kept = [c for c in ans.citations if about_asked(c, person, theirs, whole.get(c.id, c.text)) or
+                any(_says_name(n, whole.get(c.id, c.text)) for n in named)]
     from .extractive import with_citations
 
     return with_citations(ans, question, kept)

@@ -38,7 +38,7 @@ from .slot_questions import about_user, asked_slots
 from .claim_reading import nearest_claim_slots
 
 __all__ = ["successor_answer", "current_successor", "held_answer", "predecessor_answer", "past_slot_answer",
-           "with_held"]
+           "with_held", "closed_by"]
 
 MAX_CHAIN = 20  # superseded_by links followed at most (a chain of changes of one slot)
 
@@ -191,25 +191,8 @@ def predecessor_answer(question: str, ans: Answer, *, store: Any, scope: Scope) 
         return None
     past = [m for m in ans.citations if m.valid_to is not None]
     now = [m for m in ans.citations if m.valid_to is None]
-    closing = {c.fact_id: m for m in now for c in own_claims(m) if c.valid_to is None}
-    if not closing:
-        return None
-    before = store.predecessors(scope.tenant, scope.user_id, sorted(closing))
-    ids = sorted({i for v in before.values() for i in v})
-    found = store.get_many(scope.tenant, ids) if ids else {}
-    out: list[Hit] = []
-    replaced: set[str] = set()
-    for fid, cited in closing.items():
-        for mid in before.get(fid, []):
-            m = found.get(mid)
-            if m is None or m.user_id != scope.user_id or m.tier != "warm" or m.kind == "summary" or \
-                    any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
-                continue
-            v = _past_view(m, fid)
-            if v is not None and all(h.memory.id != v.id for h in out):
-                out.append(Hit(memory=v, score=1.0, explain={"predecessor_of": cited.id,
-                                                             "past": f"until {v.valid_to:%Y-%m}"}))
-                replaced.add(cited.id)
+    out = closed_by(now, store=store, scope=scope)
+    replaced = {h.explain["predecessor_of"] for h in out}
     if not out:
         return None
     cites = past + [h.memory for h in out if all(h.memory.id != m.id for m in past)] + \
@@ -223,6 +206,32 @@ def predecessor_answer(question: str, ans: Answer, *, store: Any, scope: Scope) 
     kept = {m.id for m in cites}
     out = [h for h in out if h.memory.id in kept]
     return Answer(text=text, citations=cites, abstained=False, evidence=list(ans.evidence) + out), out
+
+
+def closed_by(cites: list[MemoryItem], *, store: Any, scope: Scope) -> list[Hit]:
+    """The memories that held the claims the current memories of ``cites`` closed (``claims.superseded_by``), each
+    as the value it held then (:func:`_past_view`, ending when it was closed), in ``scope`` (same user; its agent and
+    session when set; warm), in citation order, oldest said first per citation: "My boyfriend Marcus is a chef."
+    for "Marcus and I called it off." As hits (score 1.0) with ``explain["predecessor_of"]`` (the closing memory's
+    id) and ``explain["past"]`` ("until 2024-03"); [] when they closed nothing."""
+    closing = {c.fact_id: m for m in cites if m.valid_to is None for c in own_claims(m) if c.valid_to is None}
+    if not closing:
+        return []
+    before = store.predecessors(scope.tenant, scope.user_id, sorted(closing))
+    ids = sorted({i for v in before.values() for i in v})
+    found = store.get_many(scope.tenant, ids) if ids else {}
+    out: list[Hit] = []
+    for fid, cited in closing.items():
+        for mid in before.get(fid, []):
+            m = found.get(mid)
+            if m is None or m.user_id != scope.user_id or m.tier != "warm" or m.kind == "summary" or \
+                    any(getattr(scope, k) not in (None, getattr(m, k)) for k in ("agent_id", "session_id")):
+                continue
+            v = _past_view(m, fid)
+            if v is not None and all(h.memory.id != v.id for h in out):
+                out.append(Hit(memory=v, score=1.0, explain={"predecessor_of": cited.id,
+                                                             "past": f"until {v.valid_to:%Y-%m}"}))
+    return out
 
 
 def with_held(ans: Answer, held: Answer, max_citations: int, question: str) -> Answer:

@@ -57,10 +57,18 @@ def present_markers() -> re.Pattern[str]:
     return re.compile("|".join(_word_parts(langdata.words("cues", "present_markers"))) or "(?!)", re.I)
 
 
+@lru_cache(maxsize=1)
+def _state_progressives() -> re.Pattern[str]:
+    """Progressives that name a state (``state_progressives`` of ``data/lang/<lang>/cues.json``: "seeing anyone")."""
+    return re.compile("|".join(_word_parts(langdata.words("cues", "state_progressives"))) or "(?!)", re.I)
+
+
 def _arranged(question: str) -> bool:
     """The question's present progressive asks about an arrangement ("Where is my sister getting married?"), not
-    what holds: no present marker places it now ("Which restaurant am I cooking at now?")."""
-    return bool(_progressive().search(question)) and not present_markers().search(question)
+    what holds: no present marker places it now ("Which restaurant am I cooking at now?") and it names no state
+    ("Am I seeing anyone?")."""
+    return bool(_progressive().search(question)) and not present_markers().search(question) and \
+        not _state_progressives().search(question)
 
 
 def asks_present(question: str) -> bool:
