@@ -32,4 +32,4 @@ def test_an_open_claim_is_carried_by_the_older_memory_and_closes_its_words(store
     carrier = store.get("default", old.item.id)
     assert [(c.fact_id, c.value, c.valid_to == later) for c in carrier.claims] == [(opened.item.id, "两只狗", True)]
     assert carrier.valid_to is None  # the names are still said by it
-    assert current_view(carrier).text == "豆豆和旺财。"
+    assert current_view(carrier).text == "我们…豆豆和旺财。"  # the piece left keeps its sentence's subject (ask16)
