@@ -6,7 +6,12 @@ around search, to catch a read that walks the scope (search14: ``previous_messag
 Opens a private copy of ``sqlite_<n>`` with the lookup embedder, warms up, then times 20 synthetic queries each
 (``time.process_time``) and prints the p50 per call.
 """
+import shutil
+import sys
+import tempfile
+import time
 from pathlib import Path
+
 HERE = Path(__file__).resolve().parent; sys.path.insert(0, str(HERE)); sys.path.insert(0, str(HERE / "peers"))
 import numpy as np, keyword_scale, synth
 from anchormem import Memory
