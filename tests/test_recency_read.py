@@ -93,3 +93,19 @@ def test_an_ending_of_something_else_is_no_later_statement_of_a_typed_value(mem)
     lines = [ln for s in block.sections if s.name == "memories" for ln in s.text.splitlines()[1:]]
     rent = [ln for ln in lines if "4200" in ln]
     assert rent and not any("较早的说法" in ln or "earlier statement" in ln for ln in rent)
+
+
+def test_one_more_of_something_else_leaves_the_earlier_statement_current(mem):
+    """fresh26 D16: "我们又领养了一只狗" adds a dog beside the cat; the cat is not "an earlier statement". One more of a
+    count the earlier statement holds is still read as its later statement."""
+    mem.add("我养了一只猫，叫豆豆。", user_id="p", timestamp=T)
+    mem.add("我们又领养了一只狗，叫旺财。", user_id="p", timestamp=T + timedelta(days=20))
+    ans = mem.ask("How many pets do I have?", user_id="p")
+    assert {c.text for c in ans.citations} >= {"我养了一只猫，叫豆豆。", "我们又领养了一只狗，叫旺财。"}
+    assert "earlier statement" not in ans.text and "较早的说法" not in ans.text
+    from anchormem.answering.recency import _adds_other
+    from types import SimpleNamespace
+    holds = SimpleNamespace(claims=[SimpleNamespace(slot="user|count:cat", valid_to=None)])
+    assert _adds_other("Adopted another dog yesterday", holds) is True
+    assert _adds_other("Adopted another cat yesterday", holds) is False  # one more of the count it holds
+    assert _adds_other("I moved to Berlin", holds) is False

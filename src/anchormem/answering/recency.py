@@ -345,6 +345,20 @@ def _ends_what(later: str, earlier: str) -> bool:
     return any(same_value(k, x, y) for k in set(a) & set(b) for x in a[k] for y in b[k])
 
 
+def _adds_other(later: str, earlier: MemoryItem) -> bool:
+    """``later`` says only increments (:func:`~anchormem.facts.counts.changed_count_before`'s readings, all "+":
+    又领养了一只狗, "adopted another cat") and ``earlier`` carries no current count claim of a noun it increments: what
+    ``earlier`` says still holds beside it."""
+    from ..facts.counts import _readings
+
+    got = _readings(later)
+    if not got or any(how != "+" for how, *_ in got):
+        return False
+    counted = {c.slot.partition("|")[2].removeprefix("count:") for c in earlier.claims
+               if c.valid_to is None and "|count:" in c.slot}
+    return not any(noun and noun in counted for _, _, noun, _, _ in got)
+
+
 def _ends_other(later: str, earlier: str) -> bool:
     """``later`` says an ending that names what it ends (:func:`_bare_ending` is False) and that is nothing
     ``earlier`` says (:func:`_ends_what`): "膝盖不行了，不跑步了" ends running, not "现在每月4200"."""
@@ -496,6 +510,9 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             if shared and all(_restates(n, o, slot, (person or ("", ""))[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
             ok = bool(shared)
+            if not ok and _adds_other(words, o):
+                continue  # n adds one more of something o holds no count of ("我们又领养了一只狗" after "我养了一只猫"):
+                # both hold (fresh26 D16)
             if not ok and meaning and _keyed(os_) and not outcome and _ends_other(words, o_words):
                 continue  # o's value is typed by the write path (a rent, a home) and n ends something it does not
                 # name ("不跑步了，改成每周游泳三次" is no later rent: fresh26 D4)
