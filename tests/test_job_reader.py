@@ -183,3 +183,20 @@ def test_last_week_is_no_job_ending_unless_at_a_job(text, ends):
     from anchormem.facts.jobs import read_clauses
 
     assert any(r.aspect == "end" for r in read_clauses(text)) is ends
+
+
+def test_an_ending_that_names_the_employer_stores_that_name():
+    """fresh26 D14: "Last day at ByteDance today." closes the employer with the value it names (ByteDance, -1), not
+    the words "Last day at"; an ending naming nothing keeps its own words."""
+    from anchormem import Memory
+
+    m = Memory(":memory:", embedder="hash")
+    m.add("I work at ByteDance.", user_id="u", timestamp="2026-07-01T10:00:00+00:00")
+    ev = m.add("Last day at ByteDance today.", user_id="u", timestamp="2026-07-08T10:00:00+00:00")
+    assert [(e.event, e.memory.fact.value, e.memory.fact.polarity) for e in ev if e.memory.fact] == [
+        ("ADD", "ByteDance", -1), ("SUPERSEDE", "ByteDance", 1)]
+    m.add("I work at Google.", user_id="u", timestamp="2026-08-01T10:00:00+00:00")
+    ev = m.add("Handed in my badge today.", user_id="u", timestamp="2026-09-01T10:00:00+00:00")
+    assert [(e.event, e.memory.fact.value) for e in ev if e.memory.fact] == [
+        ("ADD", "Handed in my badge"), ("SUPERSEDE", "Google")]
+    m.close()

@@ -687,8 +687,9 @@ def job_facts(text: str, *, entity: str = "user",
         if not titles and (not orgs or ended.title):
             slots.append("occupation")
         for a in slots:
-            for c in cur[a][:1]:
-                f = _fact(a, ended.cue, -1, ended, entity, ends=value_key(a, c.fact.value))
+            for c in cur[a][:1]:  # the value the ending names ("Last day at ByteDance": ByteDance), else its words
+                said = str(c.fact.value) if str(c.fact.value).casefold() in ended.clause.casefold() else ended.cue
+                f = _fact(a, said, -1, ended, entity, ends=value_key(a, c.fact.value))
                 out += [f] if f else []
     if not cued:  # a plain statement ("I'm a recruiter at Meta"): only what it types
         return [f.model_copy(update={"confidence": 0.89}) for f in out if f.polarity > 0]
