@@ -25,7 +25,7 @@ lives from a clause that says so:
    trip or errand in the next clause (``action_next`` / ``away_next``); a place the speaker never left (``stayed``:
    "Born and raised in Halifax, still here"). Not a home: a place the home is compared with (``compared_before``:
    比成都贵, "than Leeds"), a viewing or a trip (``not_home``), a name the speaker's memory gives a pet or a person
-   (:func:`named_not_place`, read by the reconcile step). "City, Region" stays one clause and the finer place, said
+   (the value-type check of every fact: :mod:`~anchormem.facts.value_types`). "City, Region" stays one clause and the finer place, said
    first, is the value; a district said after its city keeps the city's clause in the home's words (重庆了，住渝北).
    A demonym the speaker now is ("I'm a Bristolian now", "we're Glaswegians now": ``demonym_suffixes`` cut off a
    known city, or an irregular ``demonyms`` entry) names the city they live in.
@@ -58,7 +58,7 @@ from . import triggers
 from .model import Fact, detect_language
 
 __all__ = ["place_kind", "known_place", "located_at", "places_in", "home_facts", "ended_places", "home_places", "with_places",
-           "same_place", "named_not_place", "MIN_POPULATION"]
+           "same_place", "place_known", "MIN_POPULATION"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -123,10 +123,13 @@ def place_kind(name: str) -> str:
 
 
 def known_place(word: str) -> bool:
-    """``word`` is a capitalised known place name (:func:`place_kind`); False, never an error, when the gazetteer is
-    not installed (the answering side reads a name as a place only when it can tell)."""
-    if not word[:1].isupper():
-        return False
+    """``word`` is a capitalised known place name (:func:`place_known`)."""
+    return word[:1].isupper() and place_known(word)
+
+
+def place_known(word: str) -> bool:
+    """``word`` is a place of the gazetteer (:func:`place_kind`), in either script; False, never an error, when the
+    gazetteer is not installed (a name is read as a place only when it can tell)."""
     from ..errors import AnchormemError
 
     try:
@@ -586,28 +589,6 @@ def _past_home(f: Fact) -> bool:
         if at >= 0 and (has_cjk(w) or not _ends_with(clause[:at], _words("perfect"))):
             return True
     return False
-
-
-@lru_cache(maxsize=1)
-def _name_attributes() -> tuple[str, ...]:
-    """The attributes that hold a name the speaker gave a pet or a person of theirs (``cat_name``, ``sister_name``:
-    the pet kinds of slots.json and the relations of kin.json by their slot form)."""
-    from .keys import person_key
-    from .kin import person_words
-
-    kinds = set(langdata.mapping("slots", "pet_kinds").values()) | {person_key(p) for p in person_words()}
-    return tuple(sorted(f"{k}_name" for k in kinds if k and " " not in k))
-
-
-def named_not_place(f: Fact, current: Any) -> bool:
-    """``f`` is a home whose value is a name the speaker's memory gives a pet or a person of theirs ("my dog Paris",
-    我家猫叫可乐): ``current(slots) -> list[MemoryItem]`` reads the speaker's current facts of the given slots
-    ("user|cat_name"). A name of theirs is no place they live in."""
-    if f.attribute != "home_city" or f.polarity < 0:
-        return False
-    slots = [f"{f.entity}|{a}" for a in _name_attributes()]
-    v = f.value.casefold()
-    return any(m.fact is not None and m.fact.value.casefold() == v for m in current(slots))
 
 
 def _place_as_employer(f: Fact) -> bool:

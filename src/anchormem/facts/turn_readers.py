@@ -46,14 +46,9 @@ def with_jobs(d: Draft, facts: list[Fact], store: Any, tenant: str, user_id: str
 
 
 def others_value(f: Fact, d: Draft, reads: Any, tenant: str, user_id: str) -> bool:
-    """``f`` is a home named as the speaker's pet or person (:func:`~anchormem.facts.places.named_not_place`), or
-    ``f`` is said in a remark about a place in general where the speaker does not live (their current home_city
+    """``f`` is said in a remark about a place in general where the speaker does not live (their current home_city
     claims: "深圳房租涨到五千了" from someone living in 深圳 is their rent), or is a value of the speaker's own slot said
     by a clause whose subject is a person of theirs (:func:`~anchormem.facts.stance.others_value`)."""
-    from .places import named_not_place
-
-    if named_not_place(f, lambda slots: reads.current_facts(tenant, user_id, slots)):
-        return True  # "my dog Paris" said before: Paris is no home of the speaker's
     why = _others_said(f.source_span or d.item.text, f.value)
     if why.startswith("place:"):
         from .places import same_place

@@ -103,17 +103,6 @@ def _name_in(value: str, names: frozenset[str]) -> str:
     return ""
 
 
-def _known_place(word: str) -> bool:
-    """``word`` is a place of the gazetteer (:func:`~anchormem.facts.places.place_kind`); False when it cannot tell."""
-    from ..errors import AnchormemError
-    from .places import place_kind
-
-    try:
-        return bool(place_kind(word))
-    except AnchormemError:
-        return False
-
-
 def _clause_like(value: str) -> bool:
     """A Chinese value of two words or more holding a function word (``function_tags``) and no place word (tagged
     ``ns`` or known to the gazetteer): a piece of a clause, no name."""
@@ -121,8 +110,10 @@ def _clause_like(value: str) -> bool:
         return False
     from ..text.tokenize import pos_tags
 
+    from .places import place_known
+
     tags = [(w, t) for w, t in pos_tags(value) if w.strip()]
-    if len(tags) < 2 or any(t == "ns" or _known_place(w) for w, t in tags):
+    if len(tags) < 2 or any(t == "ns" or place_known(w) for w, t in tags):
         return False  # (one word is a name, whatever its tag: 大连 is tagged an adverb)
     fn = set(_data().get("function_tags", []))
     return any(t in fn for i, (_, t) in enumerate(tags) if not (i == 0 and t == "p"))  # (自媒体: a leading 自 is no clause)
@@ -190,9 +181,9 @@ def _own_people() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _clauses(sentence: str) -> list[str]:
-    from .stance import _CLAUSE
+    from ..text.segment import CLAUSE_PIECE
 
-    return [c for c in _CLAUSE.findall(sentence) if c.strip()]
+    return [c for c in CLAUSE_PIECE.findall(sentence) if c.strip()]
 
 
 def _sentence_of(text: str, span: str, value: str) -> str:
