@@ -315,6 +315,7 @@ def _ended_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> li
     wanted = set(attrs)
     closed = [m for m in store.list_memories(Scope(tenant=scope.tenant, user_id=scope.user_id),
                                              And((Cond(field="kind", op="eq", value="fact"),
+                                                  Cond(field="slot", op="in", value=[f"user|{a}" for a in attrs]),
                                                   Cond(field="valid_to", op="exists", value=True))),
                                              include_superseded=True)
               if m.fact is not None and m.fact.entity == "user" and m.fact.attribute in wanted and
