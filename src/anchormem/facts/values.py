@@ -184,6 +184,10 @@ def _tail(text: str, start: int, end: int, number: float, lang: str, approx: boo
         rest = text[pos:]
     cur = _starts(rest, [c for c in d["_curr"] if not c[0][:1].isascii() or c[0][:1].isalpha()], words=not zh)
     u = None if cur else _starts(rest, d["_units"], words=not zh)
+    if not zh and not cur and not u and rest.startswith("-"):  # a unit joined by a hyphen: "a 20-minute ride"
+        u = _starts(rest[1:], d["_units"], words=True)
+        pos += 1 if u else 0
+        rest = text[pos:]
     if cur:
         kind, unit = "money", cur[1]
         pos += len(rest) - len(rest.lstrip()) + len(cur[0])
@@ -275,6 +279,7 @@ def _t2n(words: str) -> float | None:
 
 
 _DIGIT = re.compile(r"\d")  # (as _TOKEN's: any Unicode decimal digit)
+_COMPOUND_KINDS = ("count", "duration", "weight", "distance", "age")  # a number word joined to its unit or noun
 
 
 @lru_cache(maxsize=1)
@@ -300,6 +305,47 @@ def _may_hold_en(text: str) -> bool:
         return True
     rx = _en_words_rx()
     return rx.search(text) is not None or (not text.isascii() and rx.search(text.casefold()) is not None)
+
+
+def _elided_pair(text: str, toks: list[re.Match], i: int, d: dict[str, Any]) -> float | None:
+    """Hundreds said as two numbers one after the other, the second of two digits, when the two are no one
+    number ("sixteen fifty" = 1650, "one eighty-nine" = 189; ``elided_hundreds`` of values.json); None for a
+    time of day (a ``clock_before`` word before them: "at one thirty") or any other run."""
+    if i + 1 >= len(toks) or not toks[i + 1].group("w") or \
+            not re.fullmatch(r" ", text[toks[i].end():toks[i + 1].start()]):
+        return None
+    if _ends(text[:toks[i].start()], d.get("clock_before", []), words=True):
+        return None
+    x = _t2n(toks[i].group(0).replace("-", " "))
+    y = _t2n(toks[i + 1].group(0).replace("-", " "))
+    if x is None or y is None or not (1 <= x <= 99 and x == int(x) and 10 <= y <= 99 and y == int(y)):
+        return None
+    return x * 100 + y
+
+
+def _compound(text: str, out: list[Value], d: dict[str, Any]) -> list[Value]:
+    """``out`` with a larger unit and the smaller one said right after it joined into one value ("3h 10m",
+    "1 hour 10 minutes": 190 and 70 minutes): a ``compound_units`` unit after the number, or a value of the same
+    kind in a smaller unit, with only blanks or "and" between."""
+    small = {k.casefold(): v for k, v in d.get("compound_units", {}).items()}
+    res: list[Value] = []
+    for v in out:
+        a = res[-1] if res else None
+        if a is not None and a.kind in ("duration", "weight", "distance") and a.number and \
+                re.fullmatch(r"\s+(?:and\s+)?", text[a.end:v.start]):
+            factor = a.base / a.number
+            tail = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([A-Za-z]+)", v.text)
+            extra = None
+            if tail and tail.group(2).casefold() in small and small[tail.group(2).casefold()][0] == a.kind:
+                extra = float(tail.group(1)) * float(small[tail.group(2).casefold()][1])
+            elif v.kind == a.kind and v.number and v.base / v.number < factor:
+                extra = v.base
+            if extra is not None:
+                res[-1] = Value(a.number + extra / factor, a.kind, a.unit, a.period, a.approx, a.start, v.end,
+                                text[a.start:v.end], a.base + extra, a.said, a.measure)
+                continue
+        res.append(v)
+    return res
 
 
 def _parse_en(text: str, words_only: bool = False) -> list[Value]:
@@ -364,7 +410,7 @@ def _parse_en(text: str, words_only: bool = False) -> list[Value]:
         if hyphen and head in vocab and head not in arts and not all(p in vocab for p in w.split("-")):
             n = _t2n(head)  # "a two-car household": the number of a compound, a count only
             v = _tail(text, m.start(), m.start() + len(head), n, "en", False) if n is not None else None
-            if v is not None and v.kind == "count":
+            if v is not None and v.kind in _COMPOUND_KINDS:  # "a two-car household", "a twenty-minute ride"
                 out.append(v)
                 i += 1
                 while i < len(toks) and toks[i].start() < v.end:
@@ -379,11 +425,16 @@ def _parse_en(text: str, words_only: bool = False) -> list[Value]:
             while j > i and toks[j].group("w").casefold() == "and":
                 j -= 1
             n = None
+            top = j
             while j >= i:
                 n = _t2n(text[m.start():toks[j].end()].replace("-", " "))
                 if n is not None:
                     break
                 j -= 1
+            if j < top and d.get("elided_hundreds"):  # the run is no one number: "sixteen fifty", "one eighty-nine"
+                pair = _elided_pair(text, toks, i, d)
+                if pair is not None:
+                    n, j = pair, i + 1
             if n is None and "-" in w and d.get("elided_hundreds"):  # "three-fifty" = 350
                 a, _, b = w.partition("-")
                 x, y = _t2n(a), _t2n(b.replace("-", " "))
@@ -397,7 +448,7 @@ def _parse_en(text: str, words_only: bool = False) -> list[Value]:
                     i += 1
                 continue
         i += 1
-    return out
+    return _compound(text, out, d)
 
 
 # -- Chinese ---------------------------------------------------------------------------------------------------------
