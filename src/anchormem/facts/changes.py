@@ -237,8 +237,47 @@ def _blockers(lang: str, reported: bool = True) -> re.Pattern:
 
 def blocked(clause: str) -> bool:
     """The clause states no present fact of the speaker's: a modal or plan ("I might move to Berlin", "We're
-    considering relocating", "我可能会搬到北京") or reported speech ("My boss said she moved", "他说他搬到了深圳")."""
-    return bool(_blockers("en").search(clause) or (has_cjk(clause) and _blockers("zh").search(clause)))
+    considering relocating", "我可能会搬到北京") or reported speech ("My boss said she moved", "他说他搬到了深圳").
+    What an instrument "says" is no one's speech but a reading of the speaker's present (:func:`reading`: "Scale
+    said 189 this morning", "my watch says 58")."""
+    for lang in ("en", "zh") if has_cjk(clause) else ("en",):
+        if _blockers(lang, False).search(clause):
+            return True
+        if any(not reading(clause, m.start(), m.end()) for m in _reported(lang).finditer(clause)):
+            return True
+    return False
+
+
+@lru_cache(maxsize=2)
+def _reported(lang: str) -> re.Pattern:
+    alt = langdata.alternation(tuple(langdata.load("cues", lang).get("reported_speech", [])))
+    return re.compile(alt if lang == "zh" else r"\b(?:" + alt + r")\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _instruments() -> tuple[re.Pattern, re.Pattern]:
+    """(the words before a reporting verb, the words after one) that make them an instrument's reading
+    (``instruments`` of cues.json, both languages: "scale", "watch", 体重秤)."""
+    en = langdata.alternation(langdata.words("cues", "instruments", ("en",)))
+    zh = langdata.alternation(langdata.words("cues", "instruments", ("zh",)))
+    return (re.compile(rf"(?:(?<![\w'’])(?:{en})(?:['’]s)?|(?:{zh}))\s*$", re.I),
+            re.compile(rf"^\s*(?:(?:my|the|our)\s+)?(?:(?:{en})(?![\w'’])|(?:{zh}))", re.I))
+
+
+_OTHERS = re.compile(r"(?:\w['’]s?|(?<![\w'’])(?:his|her|their|your))\s+(?:[\w-]+\s+)?$|(?:他|她|他们|她们|你)的?$",
+                     re.I)  # someone else's instrument: "my brother's scale", "her watch", 他的手环
+
+
+def reading(clause: str, start: int, end: int) -> bool:
+    """The reporting verb at ``clause[start:end]`` ("said", "according to") reports an instrument of the speaker's,
+    not a person: an ``instruments`` word of cues.json right before it ("Scale said 189", "my watch says") or right
+    after it ("according to my scale"), not someone else's ("my brother's scale said 95 kg", "her watch says").
+    Such a clause reads the speaker's present value; a person's words do not."""
+    before, after = _instruments()
+    m = before.search(clause[:start])
+    if m is not None:
+        return not _OTHERS.search(clause[:m.start()])
+    return bool(after.match(clause[end:]))
 
 
 def modal(clause: str) -> bool:
