@@ -371,6 +371,46 @@ def _age_owner(clause: str, v: Value, claims: Callable[[], list[Any]]) -> str:
     return name.casefold() + "_age"
 
 
+_PRONOUN_AGE = re.compile(r"(?<![\w'’])(?:he|she|they)(?:['’]s|\s+is|\s+(?:just\s+)?turned)\s+(?:now\s+|already\s+|just\s+)?$",
+                          re.I)
+
+
+_AFTER_PRONOUN_AGE = re.compile(r"\s*(?:$|[,.!?;]|(?:and|now|already|today|this|years?)\b)", re.I)  # ("5 days in": no age)
+
+
+def _pronoun_age(clause: str, v: Value) -> bool:
+    """A bare whole number of a plausible age said of a third person's pronoun ("can't believe he's five already",
+    "she just turned 7"): an age, whose owner the turn names before (:func:`_named_before`)."""
+    return v.kind == "number" and not v.period and v.number == int(v.number) and 0 < v.number <= 120 and \
+        bool(_PRONOUN_AGE.search(clause[:v.start])) and bool(_AFTER_PRONOUN_AGE.match(clause[v.end:]))
+
+
+def _named_before(clause: str, v: Value, text: str, claims: Callable[[], list[Any]]) -> str:
+    """The age slot of the one person or pet the turn names before ``clause``, when the clause names no one itself
+    and that name's current age claim is the user's ("Biscuit's birthday again! Four years old" after "Biscuit turned
+    3": ``biscuit_age``; "Eli's party was yesterday… can't believe he's five already": ``son_age``): an age said
+    of no one in its clause is of whom the turn is about. None when the turn names another person too (a relative
+    word or a second name: "Mia's friend came over, she's 7")."""
+    from .keys import person_words, relation_pattern
+    from .subjects import not_names
+
+    at = text.find(clause)
+    if at < 0 or re.search(r"(?<![\w'’])(?-i:[A-Z][a-z]+)", clause[:v.start].replace("I", "", 1)) and \
+            not _PRONOUN_AGE.search(clause[:v.start]):
+        return ""
+    before = text[:at] + clause[:v.start]
+    if has_cjk(before) or re.search(r"(?<![\w'’])(?:I|I['’]m|my|me)(?![\w'’])", clause[:v.start]):
+        return ""
+    stop = frozenset().union(*(not_names(lang) for lang in langdata.LANGUAGES))
+    names = {n for n in re.findall(r"(?<![\w'’])(?-i:[A-Z][a-z]+)(?![\w])", before) if n.casefold() not in stop}
+    if len(names) != 1 or re.search(r"\b(?:" + relation_pattern(False, person_words()) + r")\b", before, re.I):
+        return ""
+    (name,) = names
+    ages = {c.fact.attribute for c in claims() if c.fact is not None and c.fact.attribute.endswith("_age") and
+            c.fact.polarity > 0 and (name in (c.text or "") or c.fact.attribute == f"{name.casefold()}_age")}
+    return ages.pop() if len(ages) == 1 else ""
+
+
 def _counted_claims(claims: Callable[[], list[Any]], v: Value) -> str:
     """The one current count slot a count said without its noun stands for (its measure word in Chinese), or ""."""
     slots = set()
@@ -437,8 +477,9 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
             if sep:  # Dolly", "Two cars in the driveway: my Corolla and…": the count's own words, never what follows
                 cut[f"count:{v.unit}"] = clause[:v.end + sep.start()]
             continue
-        if v.kind == "age" or _self_age(clause, v):
-            owner = _age_owner(clause, v, claims)
+        said_age = v.kind == "age" or _self_age(clause, v)
+        if said_age or _pronoun_age(clause, v):  # ("he's five": only of the one name the turn said before)
+            owner = (_age_owner(clause, v, claims) if said_age else "") or _named_before(clause, v, text, claims)
             if owner and not (others and owner == "age"):  # ("my daughter's 9th birthday": 9)
                 out.append((owner, plain(v.number) if re.fullmatch(r"\d+(?:st|nd|rd|th)", v.text) else v.text))
             continue
