@@ -90,9 +90,10 @@ def test_non_changes_retire_nothing(mem_e5):
 def test_a_pet_gone_leaves_the_names_said_to_be_left(mem_e5):
     add_events(mem_e5, "We have two cats, Mochi and Dumpling.", T1)
     evs = add_events(mem_e5, "Mochi passed away last week. It's just Dumpling and me now.", T2)
-    # the names left replace the list, and the count said with the old list ("two cats") is no longer current
-    assert _changes(evs) == [("ADD", "cat_names", "Dumpling"), ("SUPERSEDE", "cat_names", "Mochi and Dumpling"),
-                             ("SUPERSEDE", "count:cat", "two cats")]
+    # the names left replace the list, and the count said with the old list ("two cats") is now as many as the
+    # members said to remain (facts.counts: members_left)
+    assert _changes(evs) == [("ADD", "count:cat", "one cat"), ("SUPERSEDE", "count:cat", "two cats"),
+                             ("ADD", "cat_names", "Dumpling"), ("SUPERSEDE", "cat_names", "Mochi and Dumpling")]
     add_events(mem_e5, "We have two dogs, Rex and Bella.", T1, user="v")
     evs = add_events(mem_e5, "Rex passed away last night.", T2, user="v")  # Bella unsaid: the list stays as it is
     assert [e for e in evs if e[0] == "SUPERSEDE"] == []

@@ -378,7 +378,101 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
             except ValueError:
                 continue
             out[slot] = (f, words)
+    if counts is None:
+        counts = []
+    for slot, fw in _members_left(text, entity, got, counts, said | frozenset(out)).items():
+        out.setdefault(slot, fw)
     return list(out.values())
+
+
+@lru_cache(maxsize=2)
+def _left_rx(lang: str) -> re.Pattern | None:
+    """The members of a count said as the ones that remain (``members_left`` of count_changes): a ``before`` word,
+    the members, then an ``after`` word (English) or the end of the clause (Chinese)."""
+    d = _data(lang).get("members_left", {})
+    if not d.get("before"):
+        return None
+    stop = r"[.!?;:。！？；：]" if lang == "en" else r"[.!?;:。！？；：，,]"
+    after = r"\s+(?:" + _alt(d.get("after", [])) + r")(?![\w'’])" if lang == "en" else \
+        r"\s*(?:" + "|".join(re.escape(w) for w in d.get("after", [])) + r")?\s*(?=" + stop + r"|$|\s)"
+    return re.compile(r"(?:" + _alt(d["before"]) + r")\s*(?P<m>(?:(?!" + stop + r").){1,80}?)" + after, re.I)
+
+
+def _members(said: str, lang: str) -> list[str]:
+    """The members named in ``said`` (joined by ``joiners``, without ``articles`` and the speaker's ``self``)."""
+    d = _data(lang).get("members_left", {})
+    joiners = sorted(d.get("joiners", []), key=len, reverse=True)
+    parts = re.split("|".join(re.escape(j) if not j.isalpha() else rf"(?<![\w'’]){re.escape(j)}(?![\w'’])"
+                              for j in joiners), said, flags=re.I) if joiners else [said]
+    arts = r"^(?:" + _alt(d.get("articles", [])) + r")\s*" if d.get("articles") else r"^$"
+    selves = {w.casefold() for w in d.get("self", [])}
+    out = []
+    for p in parts:
+        p = re.sub(arts, "", p.strip(), flags=re.I).strip()
+        if p and p.casefold() not in selves:
+            out.append(p)
+    return out
+
+
+def _members_left(text: str, entity: str, claims: Callable[[], list[Any]], counts: list[Any],
+                  said: frozenset[str]) -> dict[str, tuple[Fact, str]]:
+    """The counts a turn says by the members that remain ("Civic went to my nephew, so it's just the Outback now"
+    after "We own 2 cars, a Subaru Outback and an old Civic": ``count:car`` = "1 car"; 只剩Tofu了 after
+    "养了两只仓鼠，一只叫Mochi一只叫Tofu"): for each sentence of the turn's open clauses holding ``members_left``
+    words, the one current count claim whose words (its memory's, or the utterance's it came from) name every
+    member said and whose number is more than the members named; the count is now how many they are. A
+    slot or sentence in ``said`` (the turn states that count outright) is left alone."""
+    from .jobs import open_clauses
+
+    out: dict[str, tuple[Fact, str]] = {}
+    seen: set[str] = set()
+    from .rules import _speaker_subject
+
+    opened = list(open_clauses(text))
+    for _, sentence, _lang, _ in opened:
+        if sentence in seen or sentence in said:
+            continue
+        seen.add(sentence)
+        for lang in ("zh", "en") if has_cjk(sentence) else ("en",):
+            rx = _left_rx(lang)
+            m = rx.search(sentence) if rx is not None else None
+            if m is None or not any(sentence.find(c) <= m.start() < sentence.find(c) + len(c) and
+                                    _speaker_subject(c) != "other" for c, s2, _, _ in opened if s2 == sentence):
+                continue  # (the words are in a clause that passed the gates, no one else its subject: "so it's
+                # just Dana, Theo and me now" after "Marcus moved out"; not "My sister has just the Mini left")
+            names = _members(m.group("m"), lang)
+            if not names or any(len(n.split()) > 3 or len(n) < 2 for n in names):
+                continue
+            if not counts:
+                counts.extend(c for c in claims() if c.fact is not None and c.fact.attribute.startswith("count:")
+                              and c.fact.polarity > 0)
+            fits = []
+            for c in counts:
+                words = f"{c.text or ''} {getattr(c, 'source_text', '') or ''}"
+                if all(n in words if has_cjk(n) else  # (a Latin name beside Chinese: 叫Tofu)
+                       re.search(r"(?<![A-Za-z0-9'’])" + re.escape(n) + r"(?![A-Za-z0-9'’])", words, re.I)
+                       for n in names):
+                    old_n = _old(c)
+                    if old_n is not None and old_n > len(names):
+                        fits.append(c)
+            slots = {c.fact.attribute for c in fits}
+            if len(slots) != 1:
+                continue
+            slot = slots.pop()
+            if slot in said or slot in out:
+                continue
+            value = _restated(str(fits[-1].fact.value), len(names))
+            if not value:
+                continue
+            try:
+                f = Fact(entity=entity, attribute=slot, value=value, polarity=1, confidence=0.9, sensitive=False,
+                         source_span=sentence, clause=m.group(0).strip(), language=detect_language(sentence),
+                         extractor="quantities", previous_value=str(fits[-1].fact.value))
+            except ValueError:
+                continue
+            out[slot] = (f, m.group(0).strip())
+            break
+    return out
 
 
 def _new_name(text: str, at: int, noun: str, entity: str, sentence: str) -> tuple[Fact, str] | None:
