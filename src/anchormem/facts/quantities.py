@@ -186,8 +186,8 @@ def _list_rx(lang: str) -> tuple[re.Pattern, re.Pattern, frozenset[str]]:
     opens = sorted(d.get("list_openers", []), key=len, reverse=True)
     joins = sorted(d.get("list_joiners", []), key=len, reverse=True)
     word = frozenset(j.casefold() for j in joins if j[:1].isalnum())  # (and, 和: a word closes a list)
-    alt = "|".join(rf"\s*\b{re.escape(j)}\b\s*" if j[:1].isalnum() and not has_cjk(j) else rf"\s*{re.escape(j)}\s*"
-                   for j in joins)
+    alt = "|".join(rf"\s*,?\s*\b{re.escape(j)}\b\s*" if j[:1].isalnum() and not has_cjk(j) else rf"\s*{re.escape(j)}\s*"
+                   for j in joins)  # (", and": one joiner, the serial comma)
     return (re.compile("|".join(re.escape(o) for o in opens) or r"(?!)"), re.compile(alt or r"(?!)", re.I), word)
 
 
@@ -234,7 +234,7 @@ def _enumerated(rest: str, v: Value) -> str:
             continue
         if _dated(rest[:m.start()]):
             continue  # "Three dogs at the park today: Rex, Bo and Pip": a scene of a day, nothing held
-        body = re.split(r"[.!?。！？;；]", rest[m.end():], maxsplit=1)[0]
+        body = re.split(r"[.!?。！？;；)）]", rest[m.end():], maxsplit=1)[0]  # ("(Dana, Theo, and Marcus)")
         seps = list(joiner.finditer(body))
         items = [p.strip() for p in joiner.split(body)]
         k = int(n)
