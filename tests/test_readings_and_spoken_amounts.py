@@ -107,3 +107,58 @@ def test_readings_and_spoken_amounts_of_no_present_value_retire_nothing(mem):
         add_events(mem, old, T1, user=f"n{n}")
         evs = add_events(mem, new, T2, user=f"n{n}")
         assert _supersedes(evs) == [], new
+
+
+def test_a_count_said_by_the_members_that_remain(mem):
+    add_events(mem, "We own 2 cars, a Subaru Outback and an old Civic with 200k miles.", T1)
+    evs = add_events(mem, "Civic went to my nephew for a dollar, so it's just the Outback now", T2)
+    assert _supersedes(evs) == [("count:car", "2 cars")]
+    assert [v for e, _, a, v in evs if e == "ADD" and a == "count:car"] == ["1 car"]
+    add_events(mem, "Three roommates (Dana, Theo, and Marcus) and one bathroom.", T1, user="r")
+    evs = add_events(mem, "Marcus moved out, so it's just Dana, Theo and me now.", T2, user="r")
+    assert [(a, v) for e, _, a, v in evs if e in ("ADD", "SUPERSEDE") and a == "count:roommate"] == [
+        ("count:roommate", "Two roommates"), ("count:roommate", "Three roommates")]
+    add_events(mem, "养了两只仓鼠，一只叫Mochi一只叫Tofu", T1, user="z")
+    evs = add_events(mem, "Mochi走了 😢 只剩Tofu了", T2, user="z")
+    assert _supersedes(evs) == [("count:hamster", "两只仓鼠")]
+    # written after the fix, in other words
+    add_events(mem, "I own 3 guitars, a Strat, a Tele and a Martin.", T1, user="g")
+    evs = add_events(mem, "Sold the Strat and the Tele to pay rent. Only the Martin left.", T2, user="g")
+    assert [v for e, _, a, v in evs if e == "ADD" and a == "count:guitar"] == ["1 guitar"]
+
+
+def test_members_said_of_someone_else_or_not_in_the_count_change_nothing(mem):
+    cases = [
+        ("We own 2 cars, a Subaru Outback and an old Civic.", "My sister sold hers, so it's just her Mini left."),
+        ("We own 2 cars, a Subaru Outback and an old Civic.", "If the Civic dies it'll be just the Outback left."),
+        ("We own 2 cars, a Subaru Outback and an old Civic.", "Is it just the Outback now?"),
+        ("We own 2 cars, a Subaru Outback and an old Civic.", "Road trip! Just the Outback and me now, 400 miles."),
+        ("We have two cats, Mochi and Dumpling.", "Only Dumpling came to the vet, Mochi stayed home."),
+    ]
+    for n, (old, new) in enumerate(cases):
+        add_events(mem, old, T1, user=f"m{n}")
+        evs = add_events(mem, new, T2, user=f"m{n}")
+        assert [s for s in _supersedes(evs) if s[0].startswith("count:")] == [], new
+
+
+def test_an_age_said_of_no_one_is_of_the_one_name_the_turn_said_before(mem):
+    add_events(mem, "Biscuit turned 3 last week, we got him a dog-safe peanut butter cake.", T1)
+    evs = add_events(mem, "Biscuit's birthday again! Four years old and still eats shoes.", T2)
+    assert _supersedes(evs) == [("biscuit_age", "3")]
+    add_events(mem, "my son Eli just turned 4 and is obsessed with garbage trucks", T1, user="e")
+    evs = add_events(mem, "Eli's party was yesterday. can't believe he's five already", T2, user="e")
+    assert _supersedes(evs) == [("son_age", "4")]
+    for n, new in enumerate(["Eli's friend Sam came over, he's five already.",  # another person named
+                             "Went to Tom's party, he's five already.",  # a name with no age claim of the user's
+                             "Eli was sick, he's 5 days into antibiotics."]):  # no age: a length of time
+        add_events(mem, "my son Eli just turned 4", T1, user=f"a{n}")
+        assert _supersedes(add_events(mem, new, T2, user=f"a{n}")) == [], new
+
+
+def test_a_negation_of_the_next_clause_or_an_idiom_negates_no_state(mem):
+    evs = add_events(mem, "I've been vegetarian for 8 years so no meat recipes pls. also allergic to walnuts", T1)
+    assert [(a, v) for e, _, a, v in evs if e == "ADD" and a == "diet"] == [("diet", "vegetarian")]
+    evs = add_events(mem, "ok confession: had a burger at my brother's bbq and... I'm eating meat again.", T2)
+    assert _supersedes(evs) == [("diet", "vegetarian")]
+    got = mem.add("I'm not vegetarian so meat is fine", user_id="n", timestamp=T1)  # its own clause is negated
+    assert [(e.memory.fact.attribute, e.memory.fact.polarity) for e in got if e.memory.fact] == [("diet", -1)]

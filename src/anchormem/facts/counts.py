@@ -385,6 +385,22 @@ def count_changes(text: str, *, entity: str = "user", claims: Callable[[], list[
     return list(out.values())
 
 
+def _one_gone(text: str, left: str, names: list[str], claim: Any) -> bool:
+    """The turn names, besides the members said to remain (``left``), a word of the count claim's own words that is
+    neither one of them nor the counted noun: a member gone ("Civic went to my nephew", "Marcus moved out", "road
+    bike 被偷了"). "Road trip! Just the Outback and me now" names none: the others are not gone, only elsewhere."""
+    from ..text.tokenize import content_words, stem
+
+    noun = claim.fact.attribute.split(":", 1)[1]
+    nouns = {stem(w) for lang in langdata.LANGUAGES for w in langdata.load("slots", lang).get("counted", {}).get(
+        noun, [])} | {stem(noun)}
+    kept = {stem(w) for n in names for w in content_words(n)}
+    words = f"{claim.text or ''} {getattr(claim, 'source_text', '') or ''}"
+    old = {stem(w) for w in content_words(words) if not w.isdigit()} - nouns - kept
+    rest = text.replace(left, " ")
+    return bool(old & {stem(w) for w in content_words(rest)})
+
+
 @lru_cache(maxsize=2)
 def _left_rx(lang: str) -> re.Pattern | None:
     """The members of a count said as the ones that remain (``members_left`` of count_changes): a ``before`` word,
@@ -459,7 +475,7 @@ def _members_left(text: str, entity: str, claims: Callable[[], list[Any]], count
             if len(slots) != 1:
                 continue
             slot = slots.pop()
-            if slot in said or slot in out:
+            if slot in said or slot in out or not _one_gone(text, m.group(0), names, fits[-1]):
                 continue
             value = _restated(str(fits[-1].fact.value), len(names))
             if not value:

@@ -84,12 +84,15 @@ def _negation_rx() -> re.Pattern:
 
 @lru_cache(maxsize=1)
 def _clause_rx() -> re.Pattern:
-    """Clause boundaries; a verb of a frame class (data/lang/en/frames.json) after "and" starts a clause too
-    ("I left Tencent and now work at Shopee"), and so does a new "I'm" / "we've" ("… and I'm now with EY")."""
+    """Clause boundaries; a ``clause_conjunctions`` word of cues.json starts a clause ("… but …", "I've been
+    vegetarian for 8 years so no meat recipes pls": the negation is the request's, not the diet's); a verb of a frame
+    class (data/lang/en/frames.json) after "and" starts a clause too ("I left Tencent and now work at Shopee"), and
+    so does a new "I'm" / "we've" ("… and I'm now with EY")."""
     frame_verbs = tuple(v for spec in langdata.load("frames", "en").get("classes", {}).values()
                         for v in spec["verbs"] if v[:1].isalpha() and v not in ("am", "is", "are"))
     verbs = langdata.alternation(langdata.words("cues", "clause_verbs", ("en",)) + frame_verbs)
-    return re.compile(r"[,;.!?，。；！？\n]+|\s+but\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?"
+    conj = langdata.alternation(langdata.words("cues", "clause_conjunctions", ("en",)) or ("but",))
+    return re.compile(r"[,;.!?，。；！？\n]+|\s+(?:" + conj + r")\s+|\s+and\s+(?=(?:then\s+|now\s+|also\s+|just\s+)?(?:(?:I|we)\s+)?"
                       r"(?:" + verbs + r")\b)|\s+and\s+(?=(?:then\s+|now\s+)?(?:I['’]m|I['’]ve|we['’]re|we['’]ve)\s)",
                       re.I)  # "I resigned from X and I'm now with Y": the second clause is not negated
 
@@ -149,8 +152,17 @@ def negation_count(text: str) -> int:
 
 def _negated(text: str, *, endings: bool = True) -> bool:
     """A negation cue in ``text``; with ``endings``, an ending cue of the language data too (a source clause "我辞职了"
-    is negated; a fact's own value "辞职" is not a negation of it)."""
+    is negated; a fact's own value "辞职" is not a negation of it). A ``not_negating`` idiom of cues.json holds a
+    negation word but negates nothing it says ("can't believe he's five already")."""
+    text = _not_negating_rx().sub(" ", text)
     return bool(_negation_rx().search(text) or (endings and _ending_cues().search(text)))
+
+
+@lru_cache(maxsize=1)
+def _not_negating_rx() -> re.Pattern:
+    en = langdata.alternation(langdata.words("cues", "not_negating", ("en",)) or ("(?!)",))
+    zh = langdata.alternation(langdata.words("cues", "not_negating", ("zh",)) or ("(?!)",))
+    return re.compile(r"\b(?:" + en + r")\b|" + zh, re.I)
 
 
 def _cjk_chars(text: str) -> set[str]:
