@@ -11,6 +11,11 @@ The counted noun is the one the clause names ("another cat", 一只狗; slots.js
 the one current count claim the user has (by its measure word in Chinese: 又捡了一只 ~ 两只猫). Nothing is read
 when the clause says no number and no increment word, when no count claim is stored, or when it is ambiguous.
 
+A count said by the members that remain, with no number ("Civic went to my nephew, so it's just the Outback now",
+"only the Brompton left", 只剩Tofu了: ``members_left`` of count_changes) is how many members are named, in the one
+current count claim whose words name them all and are more, when the turn names a member gone too (a word of the
+claim's own that is neither a member left nor the counted noun: "Road trip! Just the Outback and me now" is none).
+
 The new value is written in the form of the stored one ("two cats" + 1 -> "three cats", 两只猫 + 1 -> 三只猫,
 "2 rabbits" + 2 -> "4 rabbits"); the caller checks the words said (``said``) against the turn, not the derived
 number, which the turn does not hold.

@@ -18,7 +18,9 @@ a trip; someone else's attribute: "my friend's rent", 他的工资):
 2. **Ages**: the speaker's own ("I'm 34", "I just turned 35", 我今年34岁: ``age``), or a value the parser reads as an
    age ("turned seven", 六岁) of the person named in the clause: a relative
    ("my daughter", 儿子: ``<person>_age``), a name the user's current age claims hold ("Mia turned seven" after
-   "My daughter Mia is 6": ``daughter_age``), or another name (``<name>_age``).
+   "My daughter Mia is 6": ``daughter_age``), or another name (``<name>_age``). An age said of no one in its
+   clause ("Four years old and still eats shoes", "he's five already") is of the one name the turn said before
+   it, when that name's age claim is the user's and no other person is named.
 3. **Counts**: a number with a counted noun ("three cats", 三只猫; ``counted`` of slots.json) is the ``count:<noun>``
    slot the rules use; a count said without its noun ("Four left", 剩五盆了, "plant count: 19") takes the user's one
    current count claim (by its measure word in Chinese: 盆 ~ 八盆多肉). A count is held when a frame says so
