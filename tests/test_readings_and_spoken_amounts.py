@@ -162,3 +162,16 @@ def test_a_negation_of_the_next_clause_or_an_idiom_negates_no_state(mem):
     assert _supersedes(evs) == [("diet", "vegetarian")]
     got = mem.add("I'm not vegetarian so meat is fine", user_id="n", timestamp=T1)  # its own clause is negated
     assert [(e.memory.fact.attribute, e.memory.fact.polarity) for e in got if e.memory.fact] == [("diet", -1)]
+
+
+def test_a_job_someone_else_gives_the_speaker_is_theirs(mem):
+    add_events(mem, "I'm a park ranger at Zion, mostly yelling at tourists.", T1)
+    evs = add_events(mem, "Said farewell to the flat hat. The county hired me as an emergency dispatcher.", T2)
+    assert ("occupation", "park ranger") in _supersedes(evs)
+    add_events(mem, "I'm a barista at Blue Bottle.", T1, user="j")
+    evs = add_events(mem, "Good news: the hospital took me on as a ward clerk.", T2, user="j")  # other words
+    assert ("occupation", "barista") in _supersedes(evs)
+    for n, new in enumerate(["The county hired my brother as a dispatcher.", "A recruiter from Boeing called me "
+                             "about a job.", "If Google hired me as an engineer I would move."]):
+        add_events(mem, "I'm a park ranger at Zion.", T1, user=f"h{n}")
+        assert _supersedes(add_events(mem, new, T2, user=f"h{n}")) == [], new

@@ -566,11 +566,20 @@ def read_clauses(text: str, named: Iterable[str] = ()) -> list[Reading]:
         if other and not _self_object(clause):
             continue  # someone else's job ("My wife works at Apple"), unless done to the speaker ("they let me go")
         r = _read(clause, sentence, lang, named)
-        if r is not None and other and r.aspect not in ("end", "promote"):
-            continue  # "A recruiter from Boeing called me about a job": only what is done to the speaker
+        if r is not None and other and r.aspect not in ("end", "promote") and not (
+                r.aspect == "start" and _started_by(clause, lang)):
+            continue  # "A recruiter from Boeing called me about a job": only what is done to the speaker, and a
+            # start whose result is the speaker's job ("The county hired me as an emergency dispatcher")
         if r is not None:
             out.append(r)
     return out
+
+
+def _started_by(clause: str, lang: str) -> bool:
+    """Someone else's verb in ``clause`` makes the speaker start a job (``started_by`` of jobs.json: "hired me",
+    "took me on")."""
+    rx = _words_rx(lang, "started_by")
+    return bool(rx and rx.search(clause))
 
 
 def _negated_before(clause: str, lang: str, at: int) -> bool:
