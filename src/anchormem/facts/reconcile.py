@@ -69,6 +69,7 @@ from .rules import extract_from_text
 from .turn_readers import as_user, by_meaning, others_value, relative_changes, with_jobs, with_quantities
 from .store_reads import PlanReads
 from .value_types import gate as typed_gate
+from .corrections import corrected
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
@@ -513,6 +514,10 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                            if m.fact is not None and m.valid_to is None])
         return listed[0]
 
+    # a self-correction ("I live in Boston, sorry, I mean Denver", "说错了，不是阿里，是腾讯"): the value taken back is
+    # replaced within the turn, or, said in an earlier turn, closed as never held (facts.corrections)
+    found = [(d, corrected(fs, d.item.text, listing) if d.item.source == "user" and d.item.kind == "utterance"
+              else fs) for d, fs in found]
     # one value-type check after every reader: a value not of its slot's type is no claim, one said of a person of
     # the user's is that person's (facts.value_types)
     found = [(d, typed_gate(fs, d.item.text, listing)) for d, fs in found]
@@ -595,6 +600,11 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            if f.corrects:  # a self-correction: the value taken back never held; the one said instead holds from
+                clash = [c for c in cur if c.id == f.corrects]  # when it was said (its memory closes at its start)
+                if clash:
+                    fd.item = new = new.model_copy(update={"valid_from": min(new.valid_from, clash[0].valid_from),
+                                                           "metadata": {**new.metadata, "corrects": f.corrects}})
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash, facts)
@@ -629,7 +639,8 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                     f"{slot.attribute} fact ({why})", proposed=new, targets=[c.id for c in clash],
                     created_at=utcnow()))
                 continue
-            later = [c for c in clash if min(c.valid_from, c.created_at) > new.valid_from or (c.id not in planned and _goes_after(c, new))]
+            later = [] if f.corrects else [c for c in clash if min(c.valid_from, c.created_at) > new.valid_from or (
+                c.id not in planned and _goes_after(c, new))]
             if later:  # an older statement arriving late: store it already closed by the next one said after it
                 first = _next_said(store, tenant, user_id, min(later, key=lambda c: c.valid_from), new.valid_from)
                 fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})

@@ -45,7 +45,7 @@ from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
                        message_dicts, restating_turns, review_row)
-from .schema import (MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values,
+from .schema import (correction_note, MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values,
                      with_entity_list)
 from .sql_common import SQLCommonMixin
 from .sqlfilter import PostgresFilterCompiler
@@ -373,7 +373,13 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                         (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                      f"superseded by {by}")
+                                      f"superseded by {by}{correction_note(it, old_id)}")
+                        if it.metadata.get("corrects") == old_id:  # a self-correction: the value it took back
+                            conn.execute("UPDATE memories SET metadata = metadata || jsonb_build_object("
+                                         "'corrected_by', %s::text) WHERE tenant = %s AND id = %s",
+                                         (by, it.tenant, old_id))
+                            closed = conn.execute(f"SELECT {_COLS} FROM memories WHERE tenant = %s AND id = %s",
+                                                  (it.tenant, old_id)).fetchall()
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
                     return bool(closed)
                 self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current
