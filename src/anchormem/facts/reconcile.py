@@ -57,7 +57,7 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, names_within, negated_person_value, person_slot,
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, implied_by, names_within, negated_person_value, person_slot,
                    related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
@@ -103,7 +103,7 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     and the possessions whose words name it (``possession:subaru outback`` "2012 Subaru Outback named Moose" after
     "Moose has a new owner"; 飞度出手了 after 我开一辆白色的飞度)."""
     if "parted" in (new.attribute, old.attribute):  # a parting naming no one: a partner's name (one: _plan_turn)
-        return new.attribute == "parted" and old.polarity > 0 and old.attribute in PARTNER_SLOTS
+        return new.attribute == "parted" and old.polarity > 0 and implied_by(str(new.value), old.attribute)
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.polarity > 0 and (
             old.attribute in NAMED_SLOTS + PARTNER_SLOTS and normalize_object(old.value) == normalize_object(new.value)
@@ -618,6 +618,8 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 clash += [c for c in departed_counts(clash, facts, listing()) if c not in clash]
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
+            if slot.attribute == "parted":  # its kind's slots, a prefix ("possession:*") among them: every current
+                clash += [c for c in listing() if c not in clash and c.fact is not None and conflicts(c.fact, slot)]
             if slot.attribute == "parted" and len(clash) > 1:
                 clash = []  # "We broke up" with two partner names held: which one is not said
             if slot.attribute in ("gone", "parted") and not clash:
