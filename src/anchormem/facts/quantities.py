@@ -401,6 +401,26 @@ def _by_meaning(claims: Callable[[], list[Any]], v: Value) -> str:
     return attr if attr in _specs() and _takes(attr, v) else ""
 
 
+@lru_cache(maxsize=1)
+def _topic_words() -> tuple[re.Pattern, dict[str, str]] | None:
+    """The ``topic_words`` of every attribute of quantities.json (all languages) as one pattern, and word -> its
+    attribute."""
+    table = {w.casefold(): a for lang in langdata.LANGUAGES for a, spec in _data(lang).get("attributes", {}).items()
+             for w in spec.get("topic_words", [])}
+    rx = _alternation(sorted(table, key=len, reverse=True))
+    return (rx, table) if rx is not None else None
+
+
+def _topic(text: str) -> str:
+    """The attribute one topic word of ``text`` names ("landlord", 房东 -> "rent"; ``topic_words`` of
+    quantities.json), "" when none does or two attributes' words are said."""
+    found = _topic_words()
+    if found is None:
+        return ""
+    attrs = {found[1][m.group(0).casefold()] for m in found[0].finditer(text)}
+    return attrs.pop() if len(attrs) == 1 else ""
+
+
 def _fact(attr: str, value: str, clause: str, sentence: str, entity: str) -> Fact | None:
     try:
         return Fact(entity=entity, attribute=attr, value=value, polarity=1, confidence=0.9, sensitive=False,
@@ -466,6 +486,10 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
                     attr = near[0][1]
                     cut[attr] = sentence  # the fact's words hold the word naming it ("工资涨了，现在每个月38000。")
                     break
+        if not attr and v.period:  # "the landlord raised it again, 7000 a month": an amount per period, its topic said
+            attr = _topic(sentence) or _topic(text)
+            if attr:
+                cut[attr] = sentence
         if not attr and (_new_said(clause) or _reached(clause[:v.start])):
             if v.kind == "number" and (v.measure or re.search(r"\b(?:left|total|count)\b|剩", clause, re.I)):
                 attr = _counted_claims(claims, v)
