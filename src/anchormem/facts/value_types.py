@@ -19,6 +19,10 @@ user's (``own_people``: "my brother", 我弟, 媳妇) or a person the user's mem
 Ray), with no word of the speaker's in it, states that person's value: "我弟刚找到工作，月薪一万二" is the brother's
 salary (``弟弟_salary``), "Ray got a raise to $90k" Ray's (entity "Ray"), neither retires the user's.
 
+A clause whose verb ends, sells or leaves a thing ("Sold the Tesla", "my last day at Google", 把特斯拉卖了: ``ended_objects``
+of slot_types.json) yields no positive claim of that thing for any slot (:func:`ended_objects`): its ending is
+the ending readers' (a ``gone`` or -1 fact), never a value held ("employer Tesla", ``last_day_at_google``).
+
 A question whose statement part is only a role adjunct and the value ("As a brand-new accountant, what should I
 wear?", 作为…: ``question_adjuncts``) presupposes the role and states no change of it (:func:`presupposed`).
 
@@ -38,7 +42,8 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact
 
-__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "checked", "known_names", "gate"]
+__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "ended_objects", "checked", "known_names",
+           "gate"]
 
 _log = logging.getLogger(__name__)
 
@@ -328,15 +333,47 @@ def presupposed(f: Fact, text: str) -> bool:
     return re.match(rx, clause, re.I) is not None
 
 
+@lru_cache(maxsize=2)
+def _ended_rx(lang: str) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, 0 if lang == "zh" else re.I)
+                 for p in langdata.load("slot_types", lang).get("ended_objects", []))
+
+
+def ended_objects(text: str) -> list[str]:
+    """The things ``text`` says are ended, sold or left (``ended_objects`` of data/lang/<lang>/slot_types.json), as
+    said: "Sold the Tesla last month, now I ride an e-bike to work." -> ["Tesla"]; "上周五是我在阿里的最后一天" ->
+    ["阿里"]; [] when none is."""
+    out: list[str] = []
+    for lang in (("zh", "en") if has_cjk(text) else ("en",)):
+        for rx in _ended_rx(lang):
+            out += [m.group("o").strip() for m in rx.finditer(text) if m.group("o").strip()]
+    return list(dict.fromkeys(out))
+
+
+def _holds_ended(f: Fact, ended: list[str]) -> str:
+    """The ended thing of ``ended`` that ``f`` claims positively (its value, or a word of its attribute), or ""."""
+    from .keys import ENDING_EVENTS, names_within
+
+    if f.polarity < 0 or f.attribute in ENDING_EVENTS:
+        return ""
+    attr = f.attribute.replace("_", " ")
+    for o in ended:
+        if names_within(o, f.value) or names_within(f.value, o) or names_within(o, attr):
+            return o
+    return ""
+
+
 def checked(facts: list[Fact], text: str, names: Names = Names()) -> tuple[list[Fact], list[tuple[Fact, str]]]:
     """``facts`` of one user turn (``text``), each moved to the person it is said of (:func:`said_of`), then split
     into those whose value is of their slot's type and those dropped, each with its reason (:func:`type_failure`).
     Order is kept. Never raises."""
     kept: list[Fact] = []
     dropped: list[tuple[Fact, str]] = []
+    ended = ended_objects(text)
     for f in facts:
         f = said_of(f, text, names)
-        why = type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
+        gone = _holds_ended(f, ended) if ended else ""
+        why = (f"ended {gone}" if gone else "") or type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
                                          f.polarity > 0 and presupposed(f, text) else "")
         if why:
             dropped.append((f, why))
@@ -349,7 +386,7 @@ def gate(facts: list[Fact], text: str, current: Callable[[], list[Any]]) -> list
     """The facts of one user turn (``text``) that pass :func:`checked`, with the names of the user's current facts
     (``current()``: memories with a ``fact``, read only when a fact has a typed slot); each one dropped is logged
     (debug) with its reason."""
-    if not any(slot_type(f.attribute) for f in facts):
+    if not any(slot_type(f.attribute) for f in facts) and not ended_objects(text):
         return facts
     kept, dropped = checked(facts, text, known_names(current()))
     for f, why in dropped:
