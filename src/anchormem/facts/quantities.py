@@ -288,6 +288,15 @@ def _reached(before: str) -> bool:
     return False
 
 
+def _acts_for(sentence: str) -> bool:
+    """The sentence opens with someone who changes the speaker's own facts ("Our landlady bumped it up, 1950 a
+    month", 房东又涨价了，…: ``acting_subjects`` of the exemplar bank): a clause of it without a subject of its own
+    goes on about the speaker's attribute."""
+    from .meaning import _acts_for_speaker
+
+    return _acts_for_speaker(sentence, "zh" if has_cjk(sentence) else "en")
+
+
 def _own_subject(clause: str) -> bool:
     """Someone else is the clause's subject, yet what it states is the speaker's: the speaker is its object ("bumped
     us to $2,400", 给我涨了), so is the speaker's attribute ("they bumped my base to 75k"), the subject acts for the
@@ -486,7 +495,8 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
                     attr = near[0][1]
                     cut[attr] = sentence  # the fact's words hold the word naming it ("工资涨了，现在每个月38000。")
                     break
-        if not attr and v.period:  # "the landlord raised it again, 7000 a month": an amount per period, its topic said
+        if not attr and v.period and not _someone_else(sentence):  # "the landlord raised it again, 7000 a month": an
+            # amount per period, its topic said
             attr = _topic(sentence) or _topic(text)
             if attr:
                 cut[attr] = sentence
@@ -520,7 +530,8 @@ def quantity_facts(text: str, *, entity: str = "user", claims: Callable[[], list
     found: dict[str, Fact] = {}
     for clause, sentence, _lang, other in open_clauses(text):
         cut: dict[str, str] = {}
-        for attr, value in _read(clause, sentence, text, listed, cut, other and not _own_subject(clause)):
+        others = other and not _own_subject(clause) and not _acts_for(sentence)  # ("Our landlady bumped it up,
+        for attr, value in _read(clause, sentence, text, listed, cut, others):  # 1950 a month": the clause goes on)
             f = _fact(attr, value, cut.get(attr, clause), sentence, entity)
             if f is not None:
                 found.pop(attr, None)
