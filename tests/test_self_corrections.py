@@ -52,6 +52,9 @@ def test_the_ways_of_taking_a_value_back_are_read(text, right, wrong):
     "It's not Monday yet, is it",              # no correction marker, a lower-case value
     "I'm not a teacher any more.",
     "我不是很喜欢这个地方。",
+    "我现在不在阿里了，在腾讯。",               # 了: a change, no correction
+    "我是说真的。",
+    "Wait, it's 5pm already.",
 ])
 def test_no_correction_without_its_words(text):
     assert corrections(text) == []
@@ -119,3 +122,11 @@ def test_a_correction_of_a_value_never_said_changes_nothing(m):
     m.add("No, not Grenoble, Annecy.", user_id="u", timestamp=T3)  # Grenoble was never said: which slot is not known
     assert _facts(m, "home_city") == [("Lyon", True)]
     assert _facts(m, "brother_home_city") == [("Nantes", True)]
+
+
+def test_a_change_said_with_no_longer_is_not_a_correction(m):
+    m.add("我在阿里工作。", user_id="u", timestamp=T1)
+    m.add("我不在阿里干了，跳槽去了腾讯。", user_id="u", timestamp=T2)
+    old = next(x for x in m.get_all(user_id="u", include_superseded=True) if x.fact and x.fact.value == "阿里")
+    assert (old.valid_from, old.valid_to) == (T1, T2) and "corrected_by" not in old.metadata  # it held until then
+    assert ("腾讯", True) in _facts(m, "employer")

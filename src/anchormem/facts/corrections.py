@@ -112,9 +112,9 @@ def corrected(facts: list[Fact], text: str, current: Callable[[], list[Any]]) ->
         before = [f for f in out if f not in inside and 0 <= _at(text, f) < c.start]
         took = ([f for f in before if c.wrong and _same(f.value, c.wrong)] or
                 ([] if c.wrong else sorted(before, key=lambda f: _at(text, f))[-1:]))
-        out = [f for f in out if f not in inside]
         if took:  # within the turn: the value said instead replaces the one taken back
             f = took[-1]
+            out = [x for x in out if x not in inside]  # (what the correction's own words were read as)
             start = _at(text, f)
             span = text[text.rfind("\n", 0, start) + 1:c.end].strip() if start >= 0 else f.source_span
             out[out.index(f)] = Fact.model_validate({**f.model_dump(), "value": c.right, "polarity": 1,
@@ -130,6 +130,7 @@ def corrected(facts: list[Fact], text: str, current: Callable[[], list[Any]]) ->
         if len({m.fact.slot for m in hit}) != 1:
             continue  # none, or several slots: which one is taken back is not said
         old = max(hit, key=lambda m: m.valid_from)
+        out = [x for x in out if x not in inside]
         said = text[c.start:c.end].strip(" ,，;；")
         words = next((s for s in split_sentences(text) if said in s), said)  # the sentence that says it
         out.append(Fact(entity=old.fact.entity, attribute=old.fact.attribute,
