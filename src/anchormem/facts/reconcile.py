@@ -619,8 +619,9 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
             if slot.attribute == "parted":  # its kind's slots, a prefix ("possession:*") among them: every current
-                clash += [c for c in listing() if c not in clash and c.fact is not None and conflicts(c.fact, slot)]
-            if slot.attribute == "parted" and len(clash) > 1:
+                have = {c.id for c in clash}
+                clash += [c for c in listing() if c.id not in have and c.fact is not None and conflicts(c.fact, slot)]
+            if slot.attribute == "parted" and len({c.id for c in clash}) > 1:
                 clash = []  # "We broke up" with two partner names held: which one is not said
             if slot.attribute in ("gone", "parted") and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
