@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts.claims import elided, said_on, schedule_note, with_subject
+from ..facts.claims import corrected_note, elided, said_on, schedule_note, with_subject
 from ..facts.keys import same_value
 from ..tracing import staged
 from ..text.tokenize import has_cjk
@@ -84,6 +84,9 @@ def _lead_note(m: MemoryItem, *, zh: bool, note: str | None) -> str | None:
     from 2024-04-01") with ``note`` after it, else "true until 2024-03" for one that no longer holds, else ``note``."""
     planned = schedule_note(m, zh=zh)  # a change scheduled ahead: "planned: from 2024-04-01" / what holds till then
     note = f"{planned}; {note}" if planned and note else planned or note
+    fixed = corrected_note(m, zh=zh) if not planned else None  # a value the user took back: it never held
+    if fixed is not None:
+        return f"{fixed}; {note}" if note else fixed
     until = month_of(m.valid_to) if m.valid_to is not None and not planned else None  # no longer holds
     if until is not None:
         return f"{until}以前如此" if zh else f"true until {until}"

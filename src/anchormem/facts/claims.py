@@ -32,7 +32,7 @@ from ..timeutil import day_of, month_of, utcnow
 from ..types import Claim, MemoryItem
 from ..text.segment import CLAUSE_PIECE
 
-__all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "schedule_note", "asks_past", "month",
+__all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "corrected_note", "schedule_note", "asks_past", "month",
            "without_past_words", "remainder", "has_content", "value_clause", "starts_statement", "with_subject"]
 
 
@@ -452,6 +452,16 @@ def schedule_note(item: Any, *, zh: bool = False, now: datetime | None = None) -
     day = day_of(when)  # the users' calendar day (Config.timezone; UTC when unset)
     y, mo, d = (int(x) for x in day.split("-"))
     return template.format(date=day, year=y, month=mo, day=d)
+
+
+def corrected_note(item: Any, *, zh: bool = False) -> str | None:
+    """How a memory whose value the user took back is marked when shown (``metadata["corrected_by"]``, set when a
+    self-correction closed it: :mod:`anchormem.facts.corrections`), in the words of ``correction_note`` of
+    data/lang/<lang>/changes.json: "corrected: said by mistake, never held (superseded)" / "已更正：之前说错了，从未成立";
+    None for any other memory."""
+    if item.valid_to is None or not (getattr(item, "metadata", None) or {}).get("corrected_by"):
+        return None
+    return langdata.load("changes", "zh" if zh else "en").get("correction_note") or None
 
 
 def past_note(item: MemoryItem, as_of: datetime | None = None) -> str | None:

@@ -382,6 +382,41 @@ PARTNER_SLOTS = tuple(f"{p}_name" for p in ("girlfriend", "boyfriend", "husband"
                                             "spouse"))
 
 
+@lru_cache(maxsize=1)
+def _implied_kinds() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``implied_endings`` of data/lang/*/changes.json: kind -> (slots, ending words casefolded), languages merged."""
+    from .. import langdata
+
+    out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for lang in langdata.LANGUAGES:
+        for kind, d in langdata.load("changes", lang).get("implied_endings", {}).items():
+            slots, words = out.get(kind, ((), ()))
+            out[kind] = (tuple(dict.fromkeys(slots + tuple(d.get("slots", ())))),
+                         tuple(dict.fromkeys(words + tuple(w.casefold() for w in d.get("words", ())))))
+    return out
+
+
+def implied_slots(ending: str) -> tuple[str, ...]:
+    """The slots an ending that names no object closes (a ``parted`` fact's value: "broke up", "passed away",
+    "sold", 分手, 去世, 卖了), by ``implied_endings`` of data/lang/*/changes.json: the slots of the kind one of whose
+    words the ending holds (the kinds in file order: "It died" a pet's, "She died" a pet's or a person's); a slot
+    ending in "*" is a prefix ("possession:*"). An ending of no kind is a parting: the partner-name slots."""
+    e = " ".join(ending.casefold().split()) + " "
+    for kind_slots, words in _implied_kinds().values():
+        if any(w in e for w in words):
+            return tuple(kind_slots)
+    return PARTNER_SLOTS
+
+
+def implied_by(ending: str, attribute: str) -> bool:
+    """``attribute`` is one of the slots the implied-object ending ``ending`` closes (:func:`implied_slots`; a slot
+    "<person>_*" is any slot of a relative or acquaintance, :func:`is_person`: ``grandmother_home_city``)."""
+    head = attribute.split(":", 1)[0].split("_", 1)[0]
+    return any(attribute.startswith(s[:-1]) if s.endswith("*") and not s.startswith("<person>") else
+               "_" in attribute and is_person(head) if s == "<person>_*" else attribute == s
+               for s in implied_slots(ending))
+
+
 def names_within(name: str, value: str) -> bool:
     """``name`` is a word of ``value`` (case-folded; in Chinese a part of it): "Moose" of "2012 Subaru Outback named
     Moose", 飞度 of 白色的飞度."""
@@ -411,8 +446,8 @@ def related_attributes(attribute: str) -> list[str]:
     by value."""
     if attribute == "gone":
         return list(NAMED_SLOTS + PARTNER_SLOTS)
-    if attribute == "parted":  # a parting naming no one ("We broke up", 分了): the partner-name slots
-        return list(PARTNER_SLOTS)
+    if attribute == "parted":  # an ending naming no one ("We broke up", "She passed away", 卖了): the slots of its kind
+        return [a for kind in _implied_kinds().values() for a in kind[0] if not a.endswith("*")]  # (prefixes: listed)
     sib = sibling_attribute(attribute)
     out = [sib] if sib else []
     head, sep, key = attribute.partition(":")

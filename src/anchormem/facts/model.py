@@ -148,6 +148,8 @@ class Fact(BaseModel):
     ``ends``: for an ending read by meaning (:mod:`~anchormem.facts.meaning`: "no wine at all" against "I drink
     wine most evenings"), the value key (:func:`~anchormem.facts.keys.value_key`) of the current claim of the same
     slot it closes; its own ``value`` stays the turn's words. "" otherwise.
+    ``corrects``: for a self-correction of an earlier turn's claim (:mod:`~anchormem.facts.corrections`: "Sorry,
+    not Boston, Denver."), the id of the memory holding the value taken back (it never held); "" otherwise.
     """
 
     entity: str = "user"
@@ -162,6 +164,7 @@ class Fact(BaseModel):
     extractor: str = "rules"
     previous_value: str | None = None
     ends: str = ""
+    corrects: str = ""
     starts: datetime | None = None  # a scheduled value: when it takes effect (facts.plans.scheduled_start)
 
     @field_validator("attribute")

@@ -290,6 +290,15 @@ def _reached(before: str) -> bool:
     return False
 
 
+def _acts_for(sentence: str) -> bool:
+    """The sentence opens with someone who changes the speaker's own facts ("Our landlady bumped it up, 1950 a
+    month", 房东又涨价了，…: ``acting_subjects`` of the exemplar bank): a clause of it without a subject of its own
+    goes on about the speaker's attribute."""
+    from .meaning import _acts_for_speaker
+
+    return _acts_for_speaker(sentence, "zh" if has_cjk(sentence) else "en")
+
+
 def _own_subject(clause: str) -> bool:
     """Someone else is the clause's subject, yet what it states is the speaker's: the speaker is its object ("bumped
     us to $2,400", 给我涨了), so is the speaker's attribute ("they bumped my base to 75k"), the subject acts for the
@@ -443,6 +452,26 @@ def _by_meaning(claims: Callable[[], list[Any]], v: Value) -> str:
     return attr if attr in _specs() and _takes(attr, v) else ""
 
 
+@lru_cache(maxsize=1)
+def _topic_words() -> tuple[re.Pattern, dict[str, str]] | None:
+    """The ``topic_words`` of every attribute of quantities.json (all languages) as one pattern, and word -> its
+    attribute."""
+    table = {w.casefold(): a for lang in langdata.LANGUAGES for a, spec in _data(lang).get("attributes", {}).items()
+             for w in spec.get("topic_words", [])}
+    rx = _alternation(sorted(table, key=len, reverse=True))
+    return (rx, table) if rx is not None else None
+
+
+def _topic(text: str) -> str:
+    """The attribute one topic word of ``text`` names ("landlord", 房东 -> "rent"; ``topic_words`` of
+    quantities.json), "" when none does or two attributes' words are said."""
+    found = _topic_words()
+    if found is None:
+        return ""
+    attrs = {found[1][m.group(0).casefold()] for m in found[0].finditer(text)}
+    return attrs.pop() if len(attrs) == 1 else ""
+
+
 def _fact(attr: str, value: str, clause: str, sentence: str, entity: str) -> Fact | None:
     try:
         return Fact(entity=entity, attribute=attr, value=value, polarity=1, confidence=0.9, sensitive=False,
@@ -509,6 +538,11 @@ def _read(clause: str, sentence: str, text: str, claims: Callable[[], list[Any]]
                     attr = near[0][1]
                     cut[attr] = sentence  # the fact's words hold the word naming it ("工资涨了，现在每个月38000。")
                     break
+        if not attr and v.period and not _someone_else(sentence):  # "the landlord raised it again, 7000 a month": an
+            # amount per period, its topic said
+            attr = _topic(sentence) or _topic(text)
+            if attr:
+                cut[attr] = sentence
         if not attr and (_new_said(clause) or _reached(clause[:v.start])):
             if v.kind == "number" and (v.measure or re.search(r"\b(?:left|total|count)\b|剩", clause, re.I)):
                 attr = _counted_claims(claims, v)
@@ -539,7 +573,8 @@ def quantity_facts(text: str, *, entity: str = "user", claims: Callable[[], list
     found: dict[str, Fact] = {}
     for clause, sentence, _lang, other in open_clauses(text):
         cut: dict[str, str] = {}
-        for attr, value in _read(clause, sentence, text, listed, cut, other and not _own_subject(clause)):
+        others = other and not _own_subject(clause) and not _acts_for(sentence)  # ("Our landlady bumped it up,
+        for attr, value in _read(clause, sentence, text, listed, cut, others):  # 1950 a month": the clause goes on)
             f = _fact(attr, value, cut.get(attr, clause), sentence, entity)
             if f is not None:
                 found.pop(attr, None)

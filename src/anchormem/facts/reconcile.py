@@ -57,7 +57,7 @@ from .changes import ENDS_ANY
 from .claims import adds_content, carry, decided_words, own_claims, remainder, value_clause
 from .frames import pronoun_slots
 from .grounding import check_support
-from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, names_within, negated_person_value, person_slot,
+from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, implied_by, names_within, negated_person_value, person_slot,
                    related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
@@ -69,6 +69,7 @@ from .rules import extract_from_text
 from .turn_readers import as_user, by_meaning, others_value, relative_changes, with_jobs, with_quantities
 from .store_reads import PlanReads
 from .value_types import gate as typed_gate
+from .corrections import corrected
 
 __all__ = ["FactPlan", "plan_facts", "conflicts", "REVIEW_GAP", "approval_targets"]
 
@@ -102,7 +103,7 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
     and the possessions whose words name it (``possession:subaru outback`` "2012 Subaru Outback named Moose" after
     "Moose has a new owner"; 飞度出手了 after 我开一辆白色的飞度)."""
     if "parted" in (new.attribute, old.attribute):  # a parting naming no one: a partner's name (one: _plan_turn)
-        return new.attribute == "parted" and old.polarity > 0 and old.attribute in PARTNER_SLOTS
+        return new.attribute == "parted" and old.polarity > 0 and implied_by(str(new.value), old.attribute)
     if new.attribute == "gone" or old.attribute == "gone":  # each departure stands; it only closes names
         return new.attribute == "gone" and old.polarity > 0 and (
             old.attribute in NAMED_SLOTS + PARTNER_SLOTS and normalize_object(old.value) == normalize_object(new.value)
@@ -513,6 +514,10 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                            if m.fact is not None and m.valid_to is None])
         return listed[0]
 
+    # a self-correction ("I live in Boston, sorry, I mean Denver", "说错了，不是阿里，是腾讯"): the value taken back is
+    # replaced within the turn, or, said in an earlier turn, closed as never held (facts.corrections)
+    found = [(d, corrected(fs, d.item.text, listing) if d.item.source == "user" and d.item.kind == "utterance"
+              else fs) for d, fs in found]
     # one value-type check after every reader: a value not of its slot's type is no claim, one said of a person of
     # the user's is that person's (facts.value_types)
     found = [(d, typed_gate(fs, d.item.text, listing)) for d, fs in found]
@@ -595,6 +600,11 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 plan.restated.setdefault(same.id, []).extend(turns)
                 continue
             clash = [c for c in cur if conflicts(c.fact, slot)]  # type: ignore[arg-type]
+            if f.corrects:  # a self-correction: the value taken back never held; the one said instead holds from
+                clash = [c for c in cur if c.id == f.corrects]  # when it was said (its memory closes at its start)
+                if clash:
+                    fd.item = new = new.model_copy(update={"valid_from": min(new.valid_from, clash[0].valid_from),
+                                                           "metadata": {**new.metadata, "corrects": f.corrects}})
             clash += [c for c in cur if f.ends and c not in clash and c.fact.polarity > 0 and  # type: ignore[union-attr]
                       value_key(c.fact.attribute, c.fact.value) == f.ends]  # type: ignore[union-attr]
             clash += _companions(store, tenant, user_id, slot, clash, facts)
@@ -608,7 +618,10 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                 clash += [c for c in departed_counts(clash, facts, listing()) if c not in clash]
             if f.extractor == "counts" and slot.attribute.endswith("_names"):
                 clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
-            if slot.attribute == "parted" and len(clash) > 1:
+            if slot.attribute == "parted":  # its kind's slots, a prefix ("possession:*") among them: every current
+                have = {c.id for c in clash}
+                clash += [c for c in listing() if c.id not in have and c.fact is not None and conflicts(c.fact, slot)]
+            if slot.attribute == "parted" and len({c.id for c in clash}) > 1:
                 clash = []  # "We broke up" with two partner names held: which one is not said
             if slot.attribute in ("gone", "parted") and not clash:
                 gone_only += 1  # "Max died" only closes a known Max; alone it is no fact (the turn stays an utterance)
@@ -629,7 +642,8 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
                     f"{slot.attribute} fact ({why})", proposed=new, targets=[c.id for c in clash],
                     created_at=utcnow()))
                 continue
-            later = [c for c in clash if min(c.valid_from, c.created_at) > new.valid_from or (c.id not in planned and _goes_after(c, new))]
+            later = [] if f.corrects else [c for c in clash if min(c.valid_from, c.created_at) > new.valid_from or (
+                c.id not in planned and _goes_after(c, new))]
             if later:  # an older statement arriving late: store it already closed by the next one said after it
                 first = _next_said(store, tenant, user_id, min(later, key=lambda c: c.valid_from), new.valid_from)
                 fd.item = new = new.model_copy(update={"valid_to": first.valid_from, "superseded_by": first.id})

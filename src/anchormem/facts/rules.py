@@ -530,8 +530,10 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             if not got:
                 continue
             attr, value, pol, ent = got
-            if ent == "user" and who == "other" and not _typed_to_person(attr):
-                continue  # "My brother left Google and joined Stripe": not the speaker's employer
+            if ent == "user" and who == "other" and not _typed_to_person(attr) and not (
+                    attr == "parted" and n == 0 and text.strip().startswith(sentence.strip())):
+                continue  # "My brother left Google and joined Stripe": not the speaker's employer ("She passed away"
+                # opening a turn is an ending of the user's whose object is implied: facts.keys.implied_slots)
             keep(attr, value, pol, entity if ent == "user" else ent, sentence, clause, conf)
         if not hypothetical.search(sentence):
             _partner_facts(out, sentence, entity, keep, conf)

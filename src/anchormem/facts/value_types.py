@@ -19,6 +19,10 @@ user's (``own_people``: "my brother", 我弟, 媳妇) or a person the user's mem
 Ray), with no word of the speaker's in it, states that person's value: "我弟刚找到工作，月薪一万二" is the brother's
 salary (``弟弟_salary``), "Ray got a raise to $90k" Ray's (entity "Ray"), neither retires the user's.
 
+A clause whose verb ends, sells or leaves a thing ("Sold the Tesla", "my last day at Google", 把特斯拉卖了: ``ended_objects``
+of slot_types.json) yields no positive claim of that thing for any slot (:func:`ended_objects`): its ending is
+the ending readers' (a ``gone`` or -1 fact), never a value held ("employer Tesla", ``last_day_at_google``).
+
 A question whose statement part is only a role adjunct and the value ("As a brand-new accountant, what should I
 wear?", 作为…: ``question_adjuncts``) presupposes the role and states no change of it (:func:`presupposed`).
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -38,7 +43,8 @@ from .. import langdata
 from ..text.tokenize import has_cjk
 from .model import Fact
 
-__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "checked", "known_names", "gate"]
+__all__ = ["Names", "slot_type", "type_failure", "said_of", "presupposed", "ended_objects", "ended_claims", "checked", "known_names",
+           "gate"]
 
 _log = logging.getLogger(__name__)
 
@@ -103,6 +109,13 @@ def _name_in(value: str, names: frozenset[str]) -> str:
     return ""
 
 
+@lru_cache(maxsize=1)
+def _travel_rx() -> re.Pattern:
+    """``travel_openers`` of slot_types.json (all languages): the words a way of getting somewhere opens with."""
+    ws = sorted(set(_data().get("travel_openers", [])), key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) if has_cjk(w) else re.escape(w) + r"\b" for w in ws) or "(?!)", re.I)
+
+
 def _clause_like(value: str) -> bool:
     """A Chinese value of two words or more holding a function word (``function_tags``) and no place word (tagged
     ``ns`` or known to the gazetteer): a piece of a clause, no name."""
@@ -122,7 +135,7 @@ def _clause_like(value: str) -> bool:
 def type_failure(f: Fact, names: Names = Names()) -> str:
     """Why ``f``'s value is not of its slot's type ("" when it is, or the slot has no declared type, or ``f`` ends
     a value: a -1 fact names what ended in its own words). Reasons: "pet name <n>", "person name <n>", "pronoun",
-    "clause", "job title", "place", "unit <kind>"."""
+    "clause", "travel", "job title", "place", "unit <kind>"."""
     if f.polarity < 0:
         return ""
     kind = slot_type(f.attribute)
@@ -143,6 +156,8 @@ def type_failure(f: Fact, names: Names = Names()) -> str:
             return "pronoun"  # (one last: the next clause's subject run into the value, "Microsoft I": no cause)
         if _clause_like(v):
             return "clause"
+    if kind == "organisation" and _travel_rx().match(v):
+        return "travel"  # 骑电动车 (上班), "ride an e-bike (to work)": how the user gets there, no employer
     if kind == "place":
         from .jobs import is_title
 
@@ -328,15 +343,47 @@ def presupposed(f: Fact, text: str) -> bool:
     return re.match(rx, clause, re.I) is not None
 
 
+@lru_cache(maxsize=2)
+def _ended_rx(lang: str) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, 0 if lang == "zh" else re.I)
+                 for p in langdata.load("slot_types", lang).get("ended_objects", []))
+
+
+def ended_objects(text: str) -> list[str]:
+    """The things ``text`` says are ended, sold or left (``ended_objects`` of data/lang/<lang>/slot_types.json), as
+    said: "Sold the Tesla last month, now I ride an e-bike to work." -> ["Tesla"]; "上周五是我在阿里的最后一天" ->
+    ["阿里"]; [] when none is."""
+    out: list[str] = []
+    for lang in (("zh", "en") if has_cjk(text) else ("en",)):
+        for rx in _ended_rx(lang):
+            out += [o for m in rx.finditer(text) if (o := m.group("o").strip().rstrip(".,;:!?'’ "))]
+    return list(dict.fromkeys(out))
+
+
+def _holds_ended(f: Fact, ended: list[str]) -> str:
+    """The ended thing of ``ended`` that ``f`` claims positively (its value, or a word of its attribute), or ""."""
+    from .keys import ENDING_EVENTS, names_within
+
+    if f.polarity < 0 or f.attribute in ENDING_EVENTS:
+        return ""
+    attr = f.attribute.replace("_", " ")
+    for o in ended:
+        if names_within(o, f.value) or names_within(f.value, o) or names_within(o, attr):
+            return o
+    return ""
+
+
 def checked(facts: list[Fact], text: str, names: Names = Names()) -> tuple[list[Fact], list[tuple[Fact, str]]]:
     """``facts`` of one user turn (``text``), each moved to the person it is said of (:func:`said_of`), then split
     into those whose value is of their slot's type and those dropped, each with its reason (:func:`type_failure`).
     Order is kept. Never raises."""
     kept: list[Fact] = []
     dropped: list[tuple[Fact, str]] = []
+    ended = ended_objects(text)
     for f in facts:
         f = said_of(f, text, names)
-        why = type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
+        gone = _holds_ended(f, ended) if ended else ""
+        why = (f"ended {gone}" if gone else "") or type_failure(f, names) or ("presupposed by a question" if slot_type(f.attribute) and
                                          f.polarity > 0 and presupposed(f, text) else "")
         if why:
             dropped.append((f, why))
@@ -349,9 +396,52 @@ def gate(facts: list[Fact], text: str, current: Callable[[], list[Any]]) -> list
     """The facts of one user turn (``text``) that pass :func:`checked`, with the names of the user's current facts
     (``current()``: memories with a ``fact``, read only when a fact has a typed slot); each one dropped is logged
     (debug) with its reason."""
-    if not any(slot_type(f.attribute) for f in facts):
+    ended = ended_objects(text)
+    if not any(slot_type(f.attribute) for f in facts) and not ended:
         return facts
     kept, dropped = checked(facts, text, known_names(current()))
     for f, why in dropped:
         _log.debug("value-type check dropped %s|%s=%r (%s)", f.entity, f.attribute, f.value, why)
-    return kept
+    return kept + ended_claims(ended, kept, current(), text) if ended else kept
+
+
+def _not_the_speakers_now(sentence: str, thing: str) -> bool:
+    """The sentence tells no ending of the speaker's that holds now: someone else's (a person of the user's or a
+    third person opens it), a modal, plan or reported speech (:func:`~anchormem.facts.changes.blocked`), or a time
+    ahead (a date :func:`~anchormem.text.dates.resolve_dates` reads after the sentence's own time)."""
+    from ..text.dates import resolve_dates
+    from .changes import blocked
+    from .rules import not_the_speakers
+
+    if blocked(sentence) or _opening_person(sentence)[0] or not_the_speakers(sentence, thing):
+        return True
+    now = datetime(2000, 6, 15, 12, tzinfo=timezone.utc)
+    return any(d.start > now for d in resolve_dates(sentence, now, tense="present"))
+
+
+def ended_claims(ended: list[str], facts: list[Fact], current: list[Any], text: str) -> list[Fact]:
+    """The -1 facts of the user's current claims whose value is a thing ``text`` ends, sells or leaves (``ended``:
+    :func:`ended_objects`; 上周五是我在字节的最后一天 with employer 字节 held), unless a fact of the turn (``facts``)
+    is of that slot (a new value or its own ending) or names that thing ending (a ``gone`` fact), or the sentence is
+    not the speaker's ending now (someone else's, a modal or plan, a time ahead). ``current``: the user's current
+    fact memories."""
+    from .keys import ENDING_EVENTS, names_within
+
+    out: list[Fact] = []
+    for m in current:
+        f = m.fact
+        if f is None or f.polarity < 0 or f.attribute in ENDING_EVENTS or m.valid_to is not None:
+            continue
+        said = next((o for o in ended if names_within(o, f.value)), "")
+        if not said or any(x.attribute == f.attribute or  # (the turn says the slot's new value or ends it itself)
+                           x.attribute in ENDING_EVENTS and names_within(x.value, f.value) for x in facts + out):
+            continue
+        sentence = _sentence_of(text, said, said)
+        if _not_the_speakers_now(sentence, said):
+            continue  # "My brother left Google", "I might leave Google", "I'm leaving Google next month"
+        try:
+            out.append(Fact(entity=f.entity, attribute=f.attribute, value=f.value, polarity=-1, source_span=sentence,
+                            clause=sentence, language="zh" if has_cjk(sentence) else "en", extractor="ended"))
+        except ValueError:
+            continue
+    return out

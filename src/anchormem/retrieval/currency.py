@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..answering.slot_questions import asked_slots
-from ..facts.claims import asks_past, closed_claims, current_view, past_note, without_past_words
+from ..facts.claims import asks_past, closed_claims, corrected_note, current_view, past_note, without_past_words
 from ..filters import ANY_VALIDITY, And, FilterNode, names_field, parse_filters
 from ..types import Hit, Scope
 from ..timeutil import to_utc
@@ -98,7 +98,7 @@ def order_by_currency(hits: list[Hit], *, store: Any, scope: Scope, past: bool, 
     if past:
         for h in hits:
             note = past_note(h.memory)
-            if note is not None:
+            if note is not None and corrected_note(h.memory) is None:  # (a value taken back was never a past one)
                 h.explain["past"] = note
                 h.score *= PAST_BOOST
                 h.explain["final"] = h.score

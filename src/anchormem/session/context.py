@@ -39,6 +39,7 @@ from ..errors import InvalidInputError
 from ..ingest.normalize import check_text
 from ..timeutil import day_of, month_of, to_utc, utcnow
 from ..answering.extractive import plan_note
+from ..facts.claims import corrected_note
 from ..answering.pending import asked_for, pending_changes, pending_note
 from ..facts.claims import current_view, said_on, schedule_note
 from ..retrieval.currency import shown_hits
@@ -115,8 +116,9 @@ def _memory_line(hit: Hit, show_ids: bool, note: str | None = None) -> tuple[str
     when = f"{said}, about {event}" if event and event != said else said
     who = f"{m.role} ({m.speaker})" if m.speaker else m.role
     planned = schedule_note(m, zh=has_cjk(m.text))  # a change scheduled ahead: "planned: from 2024-04-01", or
-    until = f" ({planned})" if planned else (  # what holds until then; else a memory shown from the past
-        f" (until {month_of(m.valid_to)})" if m.valid_to is not None else "")
+    fixed = corrected_note(m, zh=has_cjk(m.text))  # a value the user took back: never held, no "until"
+    until = f" ({planned})" if planned else f" ({fixed})" if fixed else (  # what holds until then; else a memory
+        f" (until {month_of(m.valid_to)})" if m.valid_to is not None else "")  # shown from the past
     until += f" ({note})" if note else ""
     plan = plan_note(m, zh=has_cjk(m.text))  # "Done moving!" / "the move is off": the plan it realised or ended
     until += f" ({plan})" if plan else ""

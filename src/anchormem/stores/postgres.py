@@ -45,8 +45,8 @@ from .portable_sql import PostgresPortableMixin
 from .review_sql import ReviewReadMixin, purge_reviews
 from .protocol import (MESSAGE_COLUMNS, REVIEW_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn,
                        message_dicts, restating_turns, review_row)
-from .schema import (MEMORY_COLS as _COLS, PG_JSON, entity, epoch as _ep, memory_cols, memory_item, memory_values,
-                     with_entity_list)
+from .schema import (MEMORY_COLS as _COLS, PG_JSON, correction_mark, correction_note, entity, epoch as _ep,
+                     memory_cols, memory_item, memory_values, with_entity_list)
 from .sql_common import SQLCommonMixin
 from .sqlfilter import PostgresFilterCompiler
 from .tiers_sql import PostgresTierMixin
@@ -367,13 +367,13 @@ class PostgresStore(PostgresVaultMixin, PostgresPortableMixin, PostgresTierMixin
                 self._history(conn, it.id, it.tenant, it.user_id, "ADD", None, it.text, actor, None)
                 results.append(WriteResult("ADD" if it.valid_to is None else "ADD_SUPERSEDED", it))
                 def close_one(old_id: str, when: float, by: str, it: MemoryItem = it) -> bool:
-                    closed = conn.execute(
-                        f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s WHERE tenant = %s "
-                        f"AND user_id = %s AND id = %s AND valid_to IS NULL RETURNING {_COLS}",
-                        (when, by, now, it.tenant, it.user_id, old_id)).fetchall()
+                    closed = conn.execute(f"UPDATE memories SET valid_to = %s, superseded_by = %s, updated_at = %s, "
+                                          f"metadata = metadata || %s::jsonb WHERE tenant = %s AND user_id = %s AND id = "
+                                          f"%s AND valid_to IS NULL RETURNING {_COLS}", (when, by, now, _json(
+                                              correction_mark(it, old_id, by)), it.tenant, it.user_id, old_id)).fetchall()
                     if closed:
                         self._history(conn, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                      f"superseded by {by}")
+                                      f"superseded by {by}{correction_note(it, old_id)}")
                         results.append(WriteResult("SUPERSEDE", self._items(conn, closed)[0]))
                     return bool(closed)
                 self._claims.supersede(conn, it, nm.supersedes, late, close_one)  # then carriers with none current

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..types import Claim, Entity, FactSlot, Label, MemoryItem
 
-__all__ = ["MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",
+__all__ = ["correction_mark", "correction_note", "MEMORY_COLUMNS", "MEMORY_COLS", "JsonCodec", "SQLITE_JSON", "PG_JSON", "epoch", "memory_values",
            "memory_item", "sorted_claims", "entity", "memory_cols", "scope_token", "fts_quote", "json_text",
            "with_entity_list", "KIND_INDEX"]
 
@@ -50,6 +50,19 @@ MEMORY_COLUMNS: tuple[str, ...] = (
     "source_message_ids", "source_text", "superseded_by", "access_count", "last_accessed_at", "expires_at", "slot",
     "fact", "tier", "archived_at")
 MEMORY_COLS = ", ".join(MEMORY_COLUMNS)
+
+
+def correction_note(new: MemoryItem, old_id: str) -> str:
+    """What a SUPERSEDE history row adds after "superseded by <id>" when ``new`` is a self-correction of ``old_id``
+    (``metadata["corrects"]``, :mod:`anchormem.facts.corrections`): " (corrected: it never held)"; else ""."""
+    return " (corrected: it never held)" if new.metadata.get("corrects") == old_id else ""
+
+
+def correction_mark(new: MemoryItem, old_id: str, by: str) -> dict[str, str]:
+    """The metadata a memory closed by ``new`` takes (merged into its own): ``{"corrected_by": by}`` when ``new`` is
+    a self-correction of ``old_id`` (the value it took back never held; :func:`anchormem.facts.claims.corrected_note`),
+    else ``{}``."""
+    return {"corrected_by": by} if new.metadata.get("corrects") == old_id else {}
 
 
 def memory_cols(alias: str) -> str:

@@ -53,8 +53,8 @@ from .review_sql import SQLiteReviewMixin
 from .row_reads import SQLiteRowReadsMixin
 from .protocol import (MESSAGE_COLUMNS, NewMemory, StoredMessage, WriteResult, cite_turn, message_dicts,
                        restating_turns)
-from .schema import (MEMORY_COLS, SQLITE_JSON, epoch as _ep, json_text, memory_item, memory_values,
-                     scope_token)
+from .schema import (MEMORY_COLS, SQLITE_JSON, correction_mark, correction_note, epoch as _ep, json_text, memory_item,
+                     memory_values, scope_token)
 from .sql_common import SQLCommonMixin
 from . import sqlcipher
 from .sqlcipher import EncryptionKey
@@ -350,10 +350,11 @@ class SQLiteStore(SQLiteVaultMixin, SQLitePortableMixin, SQLiteTierMixin, SQLite
                                     "valid_to IS NULL", (old_id, it.tenant, it.user_id)).fetchone()
                     if row is None:
                         return False
-                    c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=? WHERE rowid=?",
-                              (when, by, now, row[0]))
+                    c.execute("UPDATE memories SET valid_to=?, superseded_by=?, updated_at=?, metadata=json_patch("
+                              "metadata, ?) WHERE rowid=?", (when, by, now, json_text(correction_mark(it, old_id, by)),
+                                                            row[0]))  # (a correction marks what it took back)
                     self._history(c, old_id, it.tenant, it.user_id, "SUPERSEDE", None, None, actor,
-                                  f"superseded by {by}")
+                                  f"superseded by {by}{correction_note(it, old_id)}")
                     removed.setdefault(key, []).append(row[0])
                     closed = c.execute(f"SELECT {_COLS} FROM memories WHERE rowid=?", (row[0],)).fetchall()
                     results.append(WriteResult("SUPERSEDE", self._items(closed)[0]))
