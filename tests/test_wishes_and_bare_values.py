@@ -63,3 +63,20 @@ def test_an_employer_change_retires_no_remark_of_another_turn():
     gone = [e.memory.text for e in ev if e.event == "SUPERSEDE"]
     assert gone and all("离谱" not in g for g in gone)
     assert all("离谱" not in it.text for it in m.get_all(user_id="u") if it.fact is not None)
+
+
+@pytest.mark.parametrize("first, later, question, kept", [
+    ("I live in Galway and coach the under-12 hurling team.", "Settled into Limerick now, the new flat is tiny.",
+     "Which team do I coach?", "hurling"),
+    ("I earn about forty thousand a year at the aquarium.", "Got my raise, forty-six thousand now!",
+     "How much do I earn?", "forty-six"),
+])
+def test_a_value_ends_where_its_clause_goes_on(first, later, question, kept):
+    """A place read too far ("Galway and coach ...") ends at the coordinated verb; an amount's words end before
+    "at the aquarium": superseding the value leaves the rest of the turn said (claims.value_head, value_clause)."""
+    m = Memory(":memory:")
+    m.add(first, user_id="u", timestamp=T[0])
+    m.add(later, user_id="u", timestamp=T[2])
+    old = next(it for it in m.get_all(user_id="u", include_superseded=True) if it.text == first)
+    assert old.state == "partly_superseded"
+    assert kept in m.ask(question, user_id="u").citations[0].text
