@@ -103,13 +103,15 @@ def closing_words(claim: Claim | str, value: str = "", words: str | None = None)
     return words if words else claim_words(claim, value)
 
 
-@lru_cache(maxsize=1)
-def _value_end() -> re.Pattern[str]:
+@lru_cache(maxsize=2)
+def _value_end(amount: bool = False) -> re.Pattern[str]:
     """Words after which a value has ended and the clause goes on about something else (``value_goes_on`` of
     ``data/lang/<lang>/claims.json``: "with", "because"...; not "near" or "which", which describe the value), right
-    after the value."""
+    after the value; after an amount, ``amount_goes_on`` too ("at the library")."""
+    words = tuple(langdata.words("claims", "value_goes_on")) + (
+        tuple(langdata.words("claims", "amount_goes_on")) if amount else ())
     parts = [re.escape(w).replace(r"\ ", r"\s+") if re.search(r"[^\x00-\x7f]", w) else
-             r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in langdata.words("claims", "value_goes_on")]
+             r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in words]
     return re.compile("|".join(parts) or "(?!)", re.I)
 
 
@@ -125,7 +127,7 @@ def value_clause(text: str, value: str) -> str:
         return text  # amount ("sixty-five thousand a year at the library"): "wine with dinner" is one habit
     end = i + len(v)
     rest = text[end:]
-    if not _value_end().match(rest) or not has_content(rest):
+    if not _value_end(_amount(v)).match(rest) or not has_content(rest):
         return text
     return text[:end].rstrip(" ,，")
 
