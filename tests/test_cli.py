@@ -395,3 +395,17 @@ def test_dates_shown_on_the_users_calendar(db, monkeypatch):
     monkeypatch.setenv("ANCHORMEM_TIMEZONE", "Asia/Shanghai")
     out = run(db, "list", "--user", "li").output
     assert "2024-03-21" in out and "2024-03-20" not in out
+
+
+def test_search_table_marks_a_partly_superseded_hit(db):
+    """fresh27 D16: after a move, the old home's turn ties with the new one in score; the table says which holds."""
+    run(db, "add", "I live in Halifax and work as a pharmacist.", "--user", "kim", "--timestamp", "2025-01-02T09:00:00Z")
+    run(db, "add", "I moved to Calgary last month.", "--user", "kim", "--timestamp", "2025-05-02T09:00:00Z")
+    out = runner.invoke(app, ["--db", db, "search", "Halifax pharmacist Calgary", "--user", "kim"], env={"COLUMNS": "160"}).output
+    rows = [ln for ln in out.splitlines() if "Halifax" in ln or "Calgary" in ln]
+    assert any("Halifax" in r and "partly superseded" in r for r in rows), out
+    assert any("Calgary" in r and "current" in r for r in rows), out
+    # a search whose hits all hold now has no state column
+    run(db, "add", "I live in Regina.", "--user", "lee", "--timestamp", "2025-01-02T09:00:00Z")
+    out = runner.invoke(app, ["--db", db, "search", "Regina", "--user", "lee"], env={"COLUMNS": "160"}).output
+    assert "Regina" in out and "state" not in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -112,3 +113,26 @@ def test_commitments_are_stored_listed_by_due_date_and_completed(mem):
     # the commitment is searchable, and its turn is not shown twice
     hits = mem.search("send the documents", user_id="u")
     assert sum("send the documents" in h.memory.text for h in hits) == 1
+
+
+@pytest.mark.parametrize("text, due", [
+    ("我答应周五之前把体检报告发给你。", "2025-07-11"), ("我保证星期三前把钥匙还给房东。", "2025-07-09"),
+    ("I promised to return the drill before Thursday.", "2025-07-10"), ("I'll send the invoice by Monday.", "2025-07-14"),
+])
+def test_a_bare_weekday_in_a_promise_is_the_next_one(text, due):
+    """fresh27 D13: a bare weekday (周五之前, "before Thursday") is the next such day after the day it was said
+    (here a Monday, 2025-07-07 in Asia/Shanghai), not undated."""
+    m = Memory(":memory:", timezone="Asia/Shanghai")
+    ev = m.add(text, user_id="h", timestamp="2025-07-07T09:00:00+08:00")
+    got = [e.memory for e in ev if e.memory.kind == "commitment"]
+    assert got and got[0].event_time is not None
+    assert got[0].event_time.astimezone(ZoneInfo("Asia/Shanghai")).date().isoformat() == due
+
+
+def test_a_habit_weekday_and_a_past_weekday_are_no_due_day():
+    from anchormem.text.dates import resolve_dates
+
+    said = datetime(2025, 7, 7, 9, tzinfo=timezone.utc)  # a Monday
+    assert resolve_dates("每周五打羽毛球", said, tense="future") == []
+    assert resolve_dates("I swim on Fridays", said, tense="present") == []
+    assert [d.start.date().isoformat() for d in resolve_dates("周五我去看了牙医", said, tense="past")] == ["2025-07-04"]

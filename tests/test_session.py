@@ -75,6 +75,9 @@ def _turn(role, content, ts, **kw):
     ("안녕하세요", 5),                                   # hangul syllables: one each
     ("ok 👍!", 3),
     ("Привет, мир", 3),                                  # Cyrillic words are words
+    ("(id 81449e683dfa4377a6ec97b7bdb6f297)", 19),       # a memory id: ceil(32 / 2), whatever its characters
+    ("(id ae5d1016992949e7b38e1b6ebfd6e015)", 19),
+    ("deadbeef", 1),                                     # shorter than an id: a word
 ])
 def test_count_tokens_rule(text, expected):
     assert count_tokens(text) == expected

@@ -202,9 +202,13 @@ def search(
     t.add_column("text", min_width=24, overflow="fold")
     t.add_column("source", no_wrap=True)
     t.add_column("created_at", no_wrap=True)
-    for h in hits:
+    states = [h.memory.state for h in hits]
+    if any(st != "current" for st in states):  # a hit partly or wholly superseded (as_of, past questions), or ahead
+        t.add_column("state", no_wrap=True)
+    for h, st in zip(hits, states):
         m = h.memory
-        t.add_row(f"{h.score:.4f}", shown[m.id], _short(m.text, 160), m.source, _fmt_time(m.created_at))
+        row = [f"{h.score:.4f}", shown[m.id], _short(m.text, 160), m.source, _fmt_time(m.created_at)]
+        t.add_row(*row, *([st.replace("_", " ")] if len(t.columns) > len(row) else []))
     con.print(t)
     if explain:
         # short headers so that the table fits 80 columns; the caption spells them out

@@ -235,13 +235,41 @@ def _blockers(lang: str, reported: bool = True) -> re.Pattern:
     return re.compile(alt if lang == "zh" else r"\b(?:" + alt + r")\b", re.I)
 
 
+@lru_cache(maxsize=1)
+def _intent_rx() -> re.Pattern:
+    """An intent word of ``intent_before_change`` (zh cues.json) right before a change verb (the verbs of the
+    ``classes`` of zh frames.json): 想辞职, 打算搬到, 让我戒. Its start is checked against the words
+    (:func:`_intended`)."""
+    intents = langdata.load("cues", "zh").get("intent_before_change", [])
+    verbs = [v for c in (langdata.load("frames", "zh").get("classes") or {}).values() for v in c.get("verbs", [])]
+    if not intents or not verbs:
+        return re.compile("(?!)")
+    return re.compile("(?P<w>" + langdata.alternation(tuple(intents)) + ")(?:要|去|着)?(?:" +
+                      langdata.alternation(tuple(dict.fromkeys(verbs))) + ")")
+
+
+def _intended(clause: str) -> bool:
+    """A Chinese clause saying a change is wished or asked for, not made: an intent word starting and ending on
+    a word boundary (jieba) right before a change verb: 最近有点想辞职, 老婆一直让我戒; not 我从联想离职了."""
+    hits = list(_intent_rx().finditer(clause))
+    if not hits:
+        return False
+    from ..text.tokenize import pos_tags
+
+    bounds, at = {0}, 0
+    for t in pos_tags(clause):
+        at += len(t.word)
+        bounds.add(at)
+    return any(m.start("w") in bounds for m in hits)  # (its end may not be one: jieba reads 想换 as one word)
+
+
 def blocked(clause: str) -> bool:
     """The clause states no present fact of the speaker's: a modal or plan ("I might move to Berlin", "We're
-    considering relocating", "我可能会搬到北京") or reported speech ("My boss said she moved", "他说他搬到了深圳").
+    considering relocating", "我可能会搬到北京", 最近有点想辞职: :func:`_intended`) or reported speech ("My boss said she moved", "他说他搬到了深圳").
     What an instrument "says" is no one's speech but a reading of the speaker's present (:func:`reading`: "Scale
     said 189 this morning", "my watch says 58")."""
     for lang in ("en", "zh") if has_cjk(clause) else ("en",):
-        if _blockers(lang, False).search(clause):
+        if _blockers(lang, False).search(clause) or (lang == "zh" and _intended(clause)):
             return True
         if any(not reading(clause, m.start(), m.end()) for m in _reported(lang).finditer(clause)):
             return True
@@ -283,4 +311,5 @@ def reading(clause: str, start: int, end: int) -> bool:
 def modal(clause: str) -> bool:
     """The clause is a modal or plan of its speaker's (``modal`` of cues.json: "I might move to Berlin",
     "我女儿六一要参加钢琴演出"), not reported speech."""
-    return bool(_blockers("en", False).search(clause) or (has_cjk(clause) and _blockers("zh", False).search(clause)))
+    return bool(_blockers("en", False).search(clause) or (has_cjk(clause) and (
+        _blockers("zh", False).search(clause) or _intended(clause))))

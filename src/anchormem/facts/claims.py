@@ -33,7 +33,7 @@ from ..types import Claim, MemoryItem
 from ..text.segment import CLAUSE_PIECE
 
 __all__ = ["said_on", "carry", "scheduled_ahead", "reading_as_of", "read_at", "own_claims", "claim_words", "decided_words", "closing_words", "closed_claims", "current_view", "strip_spans", "past_note", "corrected_note", "schedule_note", "asks_past", "month",
-           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement", "with_subject"]
+           "without_past_words", "remainder", "has_content", "value_clause", "starts_statement", "with_subject", "value_head"]
 
 
 def carry(item: MemoryItem, claims: list[Claim]) -> None:
@@ -103,30 +103,57 @@ def closing_words(claim: Claim | str, value: str = "", words: str | None = None)
     return words if words else claim_words(claim, value)
 
 
-@lru_cache(maxsize=1)
-def _value_end() -> re.Pattern[str]:
+@lru_cache(maxsize=2)
+def _value_end(amount: bool = False) -> re.Pattern[str]:
     """Words after which a value has ended and the clause goes on about something else (``value_goes_on`` of
     ``data/lang/<lang>/claims.json``: "with", "because"...; not "near" or "which", which describe the value), right
-    after the value."""
+    after the value; after an amount, ``amount_goes_on`` too ("at the library")."""
+    words = tuple(langdata.words("claims", "value_goes_on")) + (
+        tuple(langdata.words("claims", "amount_goes_on")) if amount else ())
     parts = [re.escape(w).replace(r"\ ", r"\s+") if re.search(r"[^\x00-\x7f]", w) else
-             r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in langdata.words("claims", "value_goes_on")]
+             r"\s+" + re.escape(w).replace(r"\ ", r"\s+") + r"\b" for w in words]
     return re.compile("|".join(parts) or "(?!)", re.I)
 
 
 def value_clause(text: str, value: str) -> str:
     """``text`` up to the end of its ``value`` when what follows starts with a word that ends a value (see
-    :func:`_value_end`) and the value is a name (capitalised, or Chinese): "I live in 上海 with my wife 小红." for the
-    home 上海 -> "I live in 上海" (the wife is no part of the home, and stays said when the home moves); ``text``
-    itself otherwise ("I drink wine with dinner." is one habit)."""
+    :func:`_value_end`) and the value is a name (capitalised, or Chinese) or an amount: "I live in 上海 with my wife
+    小红." for the home 上海 -> "I live in 上海" (the wife is no part of the home, and stays said when the home moves),
+    "I make 65k a year at the library" -> "I make 65k a year"; ``text`` itself otherwise ("I drink wine with
+    dinner." is one habit)."""
     v = (value or "").strip()
     i = text.casefold().find(v.casefold()) if v else -1
-    if i < 0 or not (v[:1].isupper() or has_cjk(v[:1])):  # a name (a place, a company): "wine with dinner" is one
-        return text
+    if i < 0 or not (v[:1].isupper() or has_cjk(v[:1]) or _amount(v)):  # a name (a place, a company) or an
+        return text  # amount ("sixty-five thousand a year at the library"): "wine with dinner" is one habit
     end = i + len(v)
     rest = text[end:]
-    if not _value_end().match(rest) or not has_content(rest):
+    if not _value_end(_amount(v)).match(rest) or not has_content(rest):
         return text
     return text[:end].rstrip(" ,，")
+
+
+def _amount(value: str) -> bool:
+    """``value`` is an amount (a number, in digits or words, with or without its unit: "$1,850", "72k", "sixty-five
+    thousand a year"), read by :func:`anchormem.facts.values.parse`."""
+    from .values import parse
+
+    try:
+        return bool(parse(value, "zh" if has_cjk(value) else "en"))
+    except Exception:  # (a reader of values never stops a read path)
+        return False
+
+
+def value_head(value: str) -> str:
+    """A Latin-script name ``value`` up to where its clause goes on about something else: a ``value_goes_on`` word
+    followed by a lower-case word ("Dublin and drive an old red Volvo" -> "Dublin"; "Bosnia and Herzegovina",
+    "Marks and Spencer" stay whole: a capitalised word goes on with the name)."""
+    v = value.strip()
+    if not v or has_cjk(v):
+        return value
+    for m in _value_end().finditer(v):
+        if m.start() > 0 and re.match(r"\s*[a-z]", v[m.end():]):
+            return v[:m.start()].rstrip(" ,")
+    return value
 
 
 def closed_claims(item: MemoryItem, as_of: datetime | None = None) -> list[Claim]:

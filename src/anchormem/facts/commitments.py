@@ -16,8 +16,9 @@ Questions, hypotheticals ("if I will…", "如果") and past narration are not c
 promises ("I will call you tomorrow") count too, with ``source="assistant"``: they are the agent's to keep.
 
 Due date (``MemoryItem.event_time``/``event_time_end``): the first date in the sentence resolved against the
-turn's time ("tomorrow", "下周一前", "by May 24", "6月30日前"); a bare weekday after by/on/before/until
-("by Monday") is its next occurrence after the turn's day. No date: ``event_time`` stays None (undated).
+turn's time ("tomorrow", "下周一前", "by May 24", "6月30日前"); a bare weekday or day of the month ("by Monday",
+周五之前, "on the 15th") is read as ahead: the next one after the turn's day
+(:func:`~anchormem.text.dates.resolve_dates` with ``tense="future"``). No date: ``event_time`` stays None (undated).
 A commitment is open while current; :meth:`anchormem.Memory.complete` closes it (``valid_to``). A commitment
 taken from a longer turn shares that turn's vector (it is found by keyword and by its turn; listing by due date
 needs no vector), which keeps ingest cost flat.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from functools import lru_cache
 
 from .. import langdata
@@ -36,7 +37,6 @@ from ..ingest.pipeline import Draft, time_terms
 from ..text.dates import resolve_dates
 from ..text.segment import split_sentences
 from ..text.tokenize import index_text
-from ..timeutil import in_range
 from . import rulebook
 
 __all__ = ["is_commitment", "due_date", "split_commitments"]
@@ -46,16 +46,6 @@ def _rx(name: str, langs: tuple[str, ...] = langdata.LANGUAGES) -> re.Pattern:
     """The pattern ``name`` of data/lang/<lang>/commitments.json (``commitment``, ``not_commitment``, ``promise``),
     the languages' joined (:func:`anchormem.facts.rulebook.pattern`)."""
     return rulebook.pattern(name, langs, "commitments")
-
-
-@lru_cache(maxsize=1)
-def _weekdays() -> tuple[list[str], re.Pattern]:
-    """(the weekdays, Monday first: ``weekdays`` of data/lang/en/dates.json; a bare weekday after a ``due_before``
-    word of commitments.json: "by Monday", "next friday")."""
-    days = sorted(langdata.load("dates", "en").get("weekdays", {}).items(), key=lambda kv: kv[1])
-    names = [d for d, _ in days]
-    before = "|".join(langdata.load("commitments", "en").get("due_before", []))
-    return names, re.compile(r"\b(?:" + before + r")\s+(" + "|".join(names) + r")\b", re.I)
 
 
 def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
@@ -74,21 +64,10 @@ def is_commitment(sentence: str, *, speaker_role: str = "user") -> bool:
 def due_date(sentence: str, said_at: datetime) -> tuple[datetime, datetime] | None:
     """(start, end) of the due day(s), aware UTC, resolved against ``said_at``; None when no date is stated or
     the date falls outside the supported time range (:mod:`anchormem.timeutil`)."""
-    dates = resolve_dates(sentence, said_at)
-    if dates:
+    dates = resolve_dates(sentence, said_at) or resolve_dates(sentence, said_at, tense="future")  # (a promise is
+    if dates:  # about what is ahead: a bare weekday or day of the month is the next one, 周五之前, "before Friday")
         return dates[0].start, dates[0].end
-    weekdays, bare = _weekdays()
-    m = bare.search(sentence)
-    if m is None:
-        return None
-    local = said_at if said_at.tzinfo else said_at.replace(tzinfo=timezone.utc)
-    ahead = (weekdays.index(m.group(1).lower()) - local.weekday()) % 7 or 7
-    try:
-        day = datetime.combine(local.date() + timedelta(days=ahead), datetime.min.time(), tzinfo=local.tzinfo)
-        start, end = day.astimezone(timezone.utc), (day + timedelta(days=1, microseconds=-1)).astimezone(timezone.utc)
-    except OverflowError:
-        return None
-    return (start, end) if in_range(start) and in_range(end) else None  # beyond the supported range: undated
+    return None
 
 
 def split_commitments(drafts: list[Draft]) -> list[Draft]:

@@ -347,6 +347,31 @@ def _age_frames(clause: str, lang: str) -> list[Frame]:
     return [(f"{person_key(p.group('p')).casefold().replace(' ', '_')}_age", v, 1)]
 
 
+def _speaker_age_frames(clause: str, lang: str, inherited: str) -> list[Frame]:
+    """The speaker's own age, now: "I'm 34", "I just turned 35" (``speaker_age_openers`` / ``speaker_age_after`` of
+    en/frames.json), 我今年32岁 or, after a clause of the speaker's, "今年32岁" (``age``, value "32岁"); not a birthday
+    to come (``future_markers``), not an age in the past (``speaker_age_past``: 我18岁那年…), not someone else's."""
+    d = _data(lang)
+    if lang == "zh":
+        body = clause.strip()
+        if not (body.startswith("我") and not body.startswith("我们") or inherited == "speaker") or \
+                _compiled(lang)["person"].search(body) or any(f in body for f in d.get("future_markers", [])):
+            return []
+        m = re.search(rf"^(?:我)?(?:今年|现在|已经|都|也)*(?P<v>{_num_zh()})\s*(?:周)?岁(?:了|啦)?", body)
+        if not m or any(body[m.end():].lstrip().startswith(w) for w in d.get("speaker_age_past", [])):
+            return []
+        return [("age", m.group("v") + "岁", 1)]
+    openers = d.get("speaker_age_openers", [])
+    if not openers:
+        return []
+    alt = langdata.alternation(tuple(openers)).replace("'", "['’]")
+    after = langdata.alternation(tuple(d.get("speaker_age_after", [])))
+    m = re.match(rf"\s*(?:{alt})\s+(?P<v>\d{{1,3}})(?:\s+(?:{after}))?\s*(?:[,.!;]|and\b|$)", clause, re.I)
+    if not m or not 5 <= int(m.group("v")) <= 120:
+        return []
+    return [("age", m.group("v"), 1)]
+
+
 def _pronoun_age_frames(clause: str, lang: str) -> list[Frame]:
     """An age said of a pronoun ("She's now 7", 她现在7岁了): ``<pronoun>_age``, resolved by the reconcile step to
     the one current ``<person>_age`` the pronoun can stand for (``pronoun_persons``; :func:`pronoun_slots`)."""
@@ -537,8 +562,8 @@ def _pending_value(slot: str, text: str, lang: str) -> str | None:
 
 
 def _gates() -> list[Any]:
-    """Every pattern a frame needs to match (facts.triggers): slot nouns, persons, units, verbs of the classes, and
-    the pronouns an age is said of, in each language with frames data."""
+    """Every pattern a frame needs to match (facts.triggers): slot nouns, persons, units, verbs of the classes, the
+    pronouns an age is said of and the speaker's own age, in each language with frames data."""
     out: list[Any] = []
     for lang in langdata.LANGUAGES:
         if not _data(lang):
@@ -547,6 +572,8 @@ def _gates() -> list[Any]:
         out += [c["noun_rx"], c["person"], c["unit_rx"]] + [rx for _, _, rx, _ in c["classes"]]
         out += [re.escape(p) if lang == "zh" else re.compile(_pronoun_said(p), re.I)
                 for p in _data(lang).get("pronoun_persons", {})]
+        out += ["岁"] if lang == "zh" else [re.escape(v) for w in _data(lang).get("speaker_age_openers", [])
+                                             for v in {w, w.replace("'", "’")}]  # (the speaker's age)
     return out
 
 
@@ -571,9 +598,9 @@ def frame_facts(clause: str, *, inherited: str = "", pending: str = "", first: b
             v = _pending_value(pending, text, lang)
             if v and _who(text[: max(text.find(v), 0)], lang, inherited or "speaker") == "speaker":
                 return [(pending, v, 1)], ""
-        for fn in (_noun_frames, _age_frames, _pronoun_age_frames, _unit_frames):
+        for fn in (_noun_frames, _age_frames, _pronoun_age_frames, _speaker_age_frames, _unit_frames):
             got = _noun_frames(text, lang, inherited, first) if fn is _noun_frames else \
-                fn(text, lang, inherited) if fn is _unit_frames else fn(text, lang)
+                fn(text, lang, inherited) if fn in (_unit_frames, _speaker_age_frames) else fn(text, lang)
             if got:
                 return got, ""
         got, left = _verb_frames(text, lang, inherited)

@@ -99,17 +99,42 @@ def _name_slots(lang: str) -> frozenset[str]:
     return frozenset(s for s, sp in _bank_data(lang).get("slots", {}).items() if sp.get("type") in ("place", "org"))
 
 
+def _bare(masked_text: str) -> bool:
+    """Whether a masked clause holds nothing but its masks, punctuation and ``bare_fillers`` of relative.json
+    ("<NAME>了。", "<NAME> now."): with no topic word left, its meaning is only the mask's, and two such clauses
+    are near whatever their values are about."""
+    rest = re.sub(r"<[A-Z]+>", " ", masked_text).casefold()
+    words = re.findall(r"[\u3400-\u9fff]|[^\W\d_]+", rest)
+    fill = _fillers()
+    return not any(w not in fill for w in words)
+
+
+@lru_cache(maxsize=1)
+def _fillers() -> frozenset[str]:
+    return frozenset(w.casefold() for lang in langdata.LANGUAGES for w in langdata.load("relative", lang).get(
+        "bare_fillers", []))
+
+
 def _typed_value_fits(slot: str, lang: str, value: TypedValue | None, clause: str) -> bool:
     """Whether the name ``value`` of an old ``clause`` no rule read (it carries no claim) can be the value of the
     bank's typed ``slot``: a ``place`` slot (``home_city``) takes a Latin-script name the gazetteer knows as a place
     (:func:`~anchormem.facts.places.known_place`) or one the clause places something in ("Our apartment's in
     Hatagaya": a ``located_before`` word of places.json right before it), not any capitalised word ("I'm on the
-    Family plan", "the Premium tier"); a Chinese name as jieba typed it; an ``org`` slot any name. The clause's
+    Family plan", "the Premium tier"); a Chinese name as jieba typed it; an ``org`` slot any name. Either way the
+    value passes the slot's value type (:func:`~anchormem.facts.value_types.type_failure`). The clause's
     meaning (the exemplar bank) says what the clause is about, not that its capitalised word is that slot's value."""
     from .meaning import _bank_data
     from .places import known_place, located_at
 
+    from .model import Fact
+    from .value_types import type_failure
+
     if value is None:
+        return False
+    try:  # the value-type check every reader's fact passes (facts.value_types: 太贵 is no employer, 个女儿 no home)
+        if type_failure(Fact(entity="user", attribute=slot, value=value.value, polarity=1)):
+            return False
+    except ValueError:
         return False
     if _bank_data(lang).get("slots", {}).get(slot, {}).get("type") != "place" or has_cjk(value.value):
         return True
@@ -454,6 +479,8 @@ class RelativeChanges:
                         continue  # "Bought whites for 60 pounds": an occasion's amount is no value that changes
                     nv = news[0] if kind in ("name", "job") else news[-1]  # "from 5 to 3": the last amount
                     ov = next(v for v in old.values if v.compatible(nv))
+                    if _bare(masked(old.clause, old.values, kind)):
+                        continue  # "太贵了。" -> "<NAME>了。": no topic left to say what the value is of
                     seen.add((key[0], kind))
                     pairs.append((j, kind, nv, _Old(old.memory, old.n, old.clause, old.values, ov,
                                                        sentence=old.sentence, own=old.own)))

@@ -65,6 +65,8 @@ from .frames import frame_facts, merge_frames
 from .values import duration_at
 from .subjects import clause_subject, owned_facts as _owned, person_owner, without_name
 from .model import Fact, detect_language, is_sensitive, normalize_object
+from .claims import value_head
+from .value_types import slot_type
 
 __all__ = ["extract_facts_rules", "extract_from_text", "HEDGED_CONFIDENCE", "hedge_confidence", "not_the_speakers"]
 
@@ -454,6 +456,8 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
     out: dict[tuple[str, str], Fact] = {}
 
     def keep(attr: str, value: str, pol: int, ent: str, sentence: str, clause: str, conf: float) -> None:
+        if slot_type(attr) in ("place", "organisation"):
+            value = value_head(value)  # "Dublin and drive an old red Volvo": the home is Dublin
         for attr, value in _work_parts(attr, value):
             try:
                 fact = Fact(entity=ent, attribute=attr, value=value, polarity=pol, confidence=conf,

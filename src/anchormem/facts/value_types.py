@@ -10,6 +10,8 @@ with what is already known, and one that fails is dropped, never stored as a cla
 - a place, an organisation or a job holds no pronoun (``first_person`` of keys.json, ``pronouns`` of lines.json:
   an occupation "ugh my boss"; one last is the next clause's subject run into the value: "Microsoft I" passes) and, in Chinese, no function word (jieba tags of ``function_tags``: a conjunction, an
   adverb, a particle, a pronoun) unless a place word (``ns``) is in it (employer 但一想到房贷还是忍, home_city 得也近);
+- a place or an organisation is no word for a person (``persons_not_values``: 我们家添了个宝宝，是个女儿 names no
+  home 个女儿; "Hugo Boss", capitalised, is a name);
 - a place is no job title (:func:`~anchormem.facts.jobs.is_title`), a job no known place;
 - an amount reads (:func:`~anchormem.facts.values.parse`) as a value of its unit class or a bare number, when it
   reads at all (a salary "212 lbs" fails).
@@ -116,6 +118,21 @@ def _travel_rx() -> re.Pattern:
     return re.compile("|".join(re.escape(w) if has_cjk(w) else re.escape(w) + r"\b" for w in ws) or "(?!)", re.I)
 
 
+def _person_noun(value: str) -> bool:
+    """Whether ``value``'s head is a word for a person (:func:`~anchormem.facts.kin.person_words`): an English last
+    word in lower case ("my sister"; "Hugo Boss" is a name), a Chinese value ending in a person word of two
+    characters or more, or one that is only a count and a person word (个女儿, 一个朋友, 两个孩子)."""
+    from .kin import person_words
+
+    words = person_words()
+    v = value.strip().rstrip(" .,!?;:，。！？；：'\"")
+    if not has_cjk(v):
+        last = re.findall(r"[^\W\d_][\w'’-]*", v)
+        return bool(last) and last[-1] == last[-1].casefold() and last[-1] in words
+    bare = re.sub(r"^[\d一二两三四五六七八九十几]*[个位名只]?", "", v)
+    return bare in words or any(len(w) >= 2 and has_cjk(w) and v.endswith(w) for w in words)
+
+
 def _clause_like(value: str) -> bool:
     """A Chinese value of two words or more holding a function word (``function_tags``) and no place word (tagged
     ``ns`` or known to the gazetteer): a piece of a clause, no name."""
@@ -135,7 +152,7 @@ def _clause_like(value: str) -> bool:
 def type_failure(f: Fact, names: Names = Names()) -> str:
     """Why ``f``'s value is not of its slot's type ("" when it is, or the slot has no declared type, or ``f`` ends
     a value: a -1 fact names what ended in its own words). Reasons: "pet name <n>", "person name <n>", "pronoun",
-    "clause", "travel", "job title", "place", "unit <kind>"."""
+    "person noun", "clause", "travel", "job title", "place", "unit <kind>"."""
     if f.polarity < 0:
         return ""
     kind = slot_type(f.attribute)
@@ -158,6 +175,8 @@ def type_failure(f: Fact, names: Names = Names()) -> str:
             return "clause"
     if kind == "organisation" and _travel_rx().match(v):
         return "travel"  # 骑电动车 (上班), "ride an e-bike (to work)": how the user gets there, no employer
+    if kind in d.get("persons_not_values", []) and _person_noun(v):
+        return "person noun"
     if kind == "place":
         from .jobs import is_title
 

@@ -51,9 +51,13 @@ class Turn(TypedDict):
 # One token per: CJK ideograph / kana / hangul syllable; each started group of 3 digits; each started group of
 # 8 letters of a non-CJK word; each other visible character (punctuation, symbols, emoji). Whitespace is free.
 _CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
-_PIECE = re.compile(rf"(?P<cjk>[{_CJK_CHARS}])|(?P<num>\d+)|(?P<word>(?:(?![{_CJK_CHARS}])[^\W\d_])+)|(?P<other>\S)")
+# A hex identifier of 16+ characters (a memory id) counts by its length alone, ceil(len / 2): what its letters and
+# digits happen to be would otherwise change a block's cost from one store to the next (ids are random).
+_PIECE = re.compile(rf"(?P<hex>(?<![0-9A-Za-z])[0-9a-f]{{16,}}(?![0-9A-Za-z]))|(?P<cjk>[{_CJK_CHARS}])|(?P<num>\d+)|"
+                    rf"(?P<word>(?:(?![{_CJK_CHARS}])[^\W\d_])+)|(?P<other>\S)")
 _WORD_CHARS_PER_TOKEN = 8
 _DIGITS_PER_TOKEN = 3
+_HEX_CHARS_PER_TOKEN = 2
 
 
 def count_tokens(text: str) -> int:
@@ -61,8 +65,10 @@ def count_tokens(text: str) -> int:
 
     Rule: each CJK ideograph, kana or hangul syllable counts 1; a run of digits counts ceil(len / 3) (as GPT-style
     BPE splits numbers into groups of up to three digits); a run of other letters (an English word, an accented
-    or Cyrillic word) counts ceil(len / 8), so most words are one token and long ones two or three; every other
-    visible character (punctuation, symbols, emoji) counts 1; whitespace counts 0.
+    or Cyrillic word) counts ceil(len / 8), so most words are one token and long ones two or three; a lower-case hex
+    identifier of 16 characters or more (a memory id) counts ceil(len / 2) whatever its characters, so a context
+    block's cost does not depend on the ids a store drew; every other visible character (punctuation, symbols,
+    emoji) counts 1; whitespace counts 0.
 
     The count is additive over whitespace: ``count_tokens(a + "\\n" + b) == count_tokens(a) + count_tokens(b)``,
     which is how the context builder keeps exact budgets while assembling a block piece by piece.
@@ -81,7 +87,9 @@ def count_tokens(text: str) -> int:
     n = 0
     for m in _PIECE.finditer(text):
         kind = m.lastgroup
-        if kind == "num":
+        if kind == "hex":
+            n += -(-len(m.group()) // _HEX_CHARS_PER_TOKEN)
+        elif kind == "num":
             n += -(-len(m.group()) // _DIGITS_PER_TOKEN)
         elif kind == "word":
             n += -(-len(m.group()) // _WORD_CHARS_PER_TOKEN)

@@ -138,6 +138,13 @@ def _tensed_patterns() -> tuple[list[tuple[str, re.Pattern]], list[tuple[str, re
                               + langdata.alternation(tuple(marks[1:])) + ")(?!" + zh_not + ")")),
         ("en_dom", re.compile(r"\b(?:" + langdata.alternation(tuple(ce.get("day_frames", []))) + r")\s+(?:the\s+)?"
                               r"(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:" + en_not + r")\b)", re.I)),
+        # a bare weekday (周五, "by Friday"): the next one after the day said in a plan, the last one before it in
+        # the past (said on a Friday, "on Friday" is a week away or ago); never one said with
+        # a modifier (上周五, "next Friday": read before), nor a habit's (每周五, "every Friday", "on Fridays")
+        ("zh_wd", re.compile(r"(?<![" + "".join(zh["relative_modifiers"]) + "每])(?:周|星期|礼拜)([" + "".join(
+            zh["weekdays"]) + "])(?![" + "".join(zh["weekend"]) + "])")),
+        ("en_wd", re.compile(r"(?<!every )(?<!each )\b(" + langdata.alternation(tuple(en["weekdays"])) + r")\b(?!s\b)",
+                             re.I)),
     ]
     return first, last
 
@@ -170,6 +177,13 @@ def _resolve_tensed(kind: str, m: re.Match, today: date, direction: int) -> tupl
     """A mention only a tense places (see the module doc); ``direction`` +1 for a future or present clause, -1 for
     one in the past."""
     g = m.groups()
+    if kind in ("zh_wd", "en_wd"):
+        if direction == 0:
+            return None
+        wd = _table("weekdays", "zh" if kind == "zh_wd" else "en")[g[0] if kind == "zh_wd" else g[0].lower()]
+        delta = (wd - today.weekday()) % 7 or 7 if direction > 0 else -((today.weekday() - wd) % 7 or 7)
+        d = today + timedelta(days=delta)
+        return d, d, True
     if kind in ("zh_dom", "en_dom"):
         num = g[0] if kind == "en_dom" or g[0] else g[2]
         d = _day_of_month(today, int(_num(num)), direction)
