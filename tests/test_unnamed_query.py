@@ -1,0 +1,74 @@
+"""The question read without the person it names (anchormem.retrieval.speakers.unnamed_query / unnamed_lists, and
+SearchConfig.unnamed_weight through Memory.search)."""
+
+from __future__ import annotations
+
+import pytest
+
+from anchormem.errors import ConfigError
+from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
+from anchormem.retrieval.speakers import unnamed_lists, unnamed_query
+from anchormem.types import Scope
+
+
+def test_unnamed_query_drops_the_name_and_its_possessive():
+    assert unnamed_query("What do Melanie's kids like?", ["Melanie"]) == "What do kids like?"
+    assert unnamed_query("What do Melanie’s kids like?", ["Melanie"]) == "What do kids like?"
+    assert unnamed_query("What did Caroline research?", ["Caroline"]) == "What did research?"
+    assert unnamed_query("小美的猫叫什么？", ["小美"]) == "猫叫什么？"
+    assert unnamed_query("what does melanie like", ["Melanie"]) == "what does like"  # all lower case: folded
+    assert unnamed_query("When did Melanie and Caroline meet?", ["Melanie"]) == "When did and Caroline meet?"
+    # a name inside another word, or not named: unchanged
+    assert unnamed_query("What is Jon's job?", ["Jo"]) == "What is Jon's job?"
+    assert unnamed_query("What is Will's job?", []) == "What is Will's job?"
+
+
+def test_unnamed_lists_search_the_named_persons_memories_without_the_name(two_speakers):
+    with two_speakers as m:
+        scope = Scope(tenant=m.tenant, user_id="u")
+        hits = m.search("kids beach swimming painting library hiking", user_id="u", limit=10,
+                        recipe=SearchConfig(name="p", track_access=False, query_rewrite="off"))
+        peek = [h.memory.id for h in hits]
+        speaker = {h.memory.id: h.memory.speaker for h in hits}
+        asked: list[str] = []
+
+        def embed(text: str):
+            asked.append(text)
+            return m.embedder.embed_query(text)
+
+        named, lists = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None,
+                                     as_of=None, n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(),
+                                     embed=embed, dense=True, lexical=True, own=True)
+        assert named == {"Ann"} and asked == ["What do kids like?"]
+        assert set(lists) == {"dense_unnamed", "bm25_unnamed"}
+        assert len(lists["dense_unnamed"]) == 3  # Ann's three turns, and no other
+        assert {speaker[d] for d, _ in lists["dense_unnamed"] + lists["bm25_unnamed"]} == {"Ann"}
+        assert "swimming" in next(h.memory.text for h in hits if h.memory.id == lists["bm25_unnamed"][0][0])
+        # over everyone: Bob's turns too
+        _n, every = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None, as_of=None,
+                                  n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(), embed=embed,
+                                  dense=True, lexical=False, own=False)
+        assert set(every) == {"dense_unnamed"} and len(every["dense_unnamed"]) == 7
+        # both speakers named, nobody named, or nothing but the name: no lists
+        for q in ("What do Ann and Bob like?", "What do they like?", "Ann?"):
+            assert unnamed_lists(q, store=m.store, scope=scope, where=None, as_of=None, n=10, peek=peek,
+                                 terms=lambda t: t.split(), embed=embed, dense=True, lexical=True,
+                                 own=True) == (set(), {})
+
+
+def test_unnamed_weight_is_off_by_default_and_validated(two_speakers):
+    assert RECIPES["anchored"].unnamed_weight == 0.0 and RECIPES["hybrid_rrf"].unnamed_weight == 0.0
+    cfg = parse_recipe_spec("anchored+unnamed_weight=0.5+unnamed_own=false")
+    assert cfg.unnamed_weight == 0.5 and cfg.unnamed_own is False
+    with pytest.raises(ConfigError):
+        parse_recipe_spec("anchored+unnamed_weight=3")
+    on = SearchConfig(name="un", track_access=False, query_rewrite="off", unnamed_weight=1.0)
+    off = SearchConfig(name="off", track_access=False, query_rewrite="off")
+    with two_speakers as m:
+        q = "What do Ann's kids like at the beach?"
+        before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=off, limit=3)]
+        after = [h.memory.speaker for h in m.search(q, user_id="u", recipe=on, limit=3)]
+        assert before[0] == "Bob" and after[0] == "Ann"
+        nobody = "What do the kids like at the beach?"  # names no speaker: the same ranking
+        assert [h.memory.id for h in m.search(nobody, user_id="u", recipe=on, limit=5)] == \
+            [h.memory.id for h in m.search(nobody, user_id="u", recipe=off, limit=5)]
