@@ -38,31 +38,33 @@ def test_unnamed_lists_search_the_named_persons_memories_without_the_name(two_sp
 
         named, lists = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None,
                                      as_of=None, n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(),
-                                     embed=embed, dense=True, lexical=True, own=True)
+                                     embed=embed, dense=True, lexical=True, every=False, own=True)
         assert named == {"Ann"} and asked == ["What do kids like?"]
-        assert set(lists) == {"dense_unnamed", "bm25_unnamed"}
-        assert len(lists["dense_unnamed"]) == 3  # Ann's three turns, and no other
-        assert {speaker[d] for d, _ in lists["dense_unnamed"] + lists["bm25_unnamed"]} == {"Ann"}
-        assert "swimming" in next(h.memory.text for h in hits if h.memory.id == lists["bm25_unnamed"][0][0])
-        # over everyone: Bob's turns too
-        _n, every = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None, as_of=None,
-                                  n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(), embed=embed,
-                                  dense=True, lexical=False, own=False)
-        assert set(every) == {"dense_unnamed"} and len(every["dense_unnamed"]) == 7
+        assert set(lists) == {"dense_unnamed_own", "bm25_unnamed_own"}
+        assert len(lists["dense_unnamed_own"]) == 3  # Ann's three turns, and no other
+        assert {speaker[d] for d, _ in lists["dense_unnamed_own"] + lists["bm25_unnamed_own"]} == {"Ann"}
+        assert "swimming" in next(h.memory.text for h in hits if h.memory.id == lists["bm25_unnamed_own"][0][0])
+        # over everyone too (Bob's turns as well), one embedding for both
+        asked.clear()
+        _n, both = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None, as_of=None,
+                                 n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(), embed=embed,
+                                 dense=True, lexical=False, every=True, own=True)
+        assert set(both) == {"dense_unnamed", "dense_unnamed_own"} and asked == ["What do kids like?"]
+        assert len(both["dense_unnamed"]) == 7 and len(both["dense_unnamed_own"]) == 3
         # both speakers named, nobody named, or nothing but the name: no lists
         for q in ("What do Ann and Bob like?", "What do they like?", "Ann?"):
             assert unnamed_lists(q, store=m.store, scope=scope, where=None, as_of=None, n=10, peek=peek,
                                  terms=lambda t: t.split(), embed=embed, dense=True, lexical=True,
-                                 own=True) == (set(), {})
+                                 every=True, own=True) == (set(), {})
 
 
 def test_unnamed_weight_is_off_by_default_and_validated(two_speakers):
-    assert RECIPES["anchored"].unnamed_weight == 0.0 and RECIPES["hybrid_rrf"].unnamed_weight == 0.0
-    cfg = parse_recipe_spec("anchored+unnamed_weight=0.5+unnamed_own=false")
-    assert cfg.unnamed_weight == 0.5 and cfg.unnamed_own is False
+    assert RECIPES["anchored"].unnamed_weight == 0.0 and RECIPES["anchored"].unnamed_own_weight == 0.0
+    cfg = parse_recipe_spec("anchored+unnamed_weight=0.5+unnamed_own_weight=1+unnamed_sets=true")
+    assert (cfg.unnamed_weight, cfg.unnamed_own_weight, cfg.unnamed_sets) == (0.5, 1.0, True)
     with pytest.raises(ConfigError):
         parse_recipe_spec("anchored+unnamed_weight=3")
-    on = SearchConfig(name="un", track_access=False, query_rewrite="off", unnamed_weight=1.0)
+    on = SearchConfig(name="un", track_access=False, query_rewrite="off", unnamed_own_weight=1.0)
     off = SearchConfig(name="off", track_access=False, query_rewrite="off")
     with two_speakers as m:
         q = "What do Ann's kids like at the beach?"

@@ -298,12 +298,13 @@ class SearchConfig(BaseModel):
     own_depth: int = Field(100, ge=1, le=1000)
     # the question read without the person it names (anchormem.retrieval.speakers.unnamed_lists, issue #23, ret17):
     # when the query names some but not all of the speakers of its own_peek best dense and BM25 candidates, the
-    # query less the name (and its possessive: "Melanie's kids" -> "kids") is searched again (a new query
-    # embedding), over the named speakers' memories only with unnamed_own, and both lists join the fusion with
-    # unnamed_weight x the query's weights (rrf/minmax fusion; 0: off); unnamed_sets: only for a question asking for
-    # a set of things (.sets.asks_set). Off by default (see docs/benchmarks.md, ret17)
+    # query less the name (and its possessive: "Melanie's kids" -> "kids") is searched again (one new query
+    # embedding): over every memory, fused with unnamed_weight x the query's weights, and over the named speakers'
+    # memories only, fused with unnamed_own_weight x them (rrf/minmax fusion; 0: off); unnamed_sets: the named
+    # speakers' lists only for a question asking for a set of things (.sets.asks_set). Off by default
+    # (docs/benchmarks.md, ret17)
     unnamed_weight: float = Field(0.0, ge=0, le=2)
-    unnamed_own: bool = True
+    unnamed_own_weight: float = Field(0.0, ge=0, le=2)
     unnamed_sets: bool = False
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with

@@ -166,19 +166,20 @@ def unnamed_query(query: str, named: Iterable[str]) -> str:
 
 def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
                   peek: list[str], terms: Callable[[str], list[str]], embed: Callable[[str], object], dense: bool,
-                  lexical: bool, own: bool) -> tuple[set[str], dict[str, Ranked]]:
+                  lexical: bool, every: bool, own: bool) -> tuple[set[str], dict[str, Ranked]]:
     """Candidate lists of the question read without the person it names, when ``query`` names some but not all of
     the speakers of the ``peek`` candidates (memory ids; their speakers are read, text only). A speaker's own turns
     rarely carry their own name ("I just signed up for a pottery class"), while the other speaker's turns do ("Wow,
     Melanie!"): the name in the question pulls the dense and keyword searches towards the turns addressing the
-    person. Here the question less the name (:func:`unnamed_query`) is searched again (dense: ``embed(text)``, a
-    new query embedding; keyword: ``terms(text)``), over the named speakers' memories only when ``own``, else over
-    every memory of ``where``.
+    person. Here the question less the name (:func:`unnamed_query`) is searched again (dense: ``embed(text)``, one
+    new query embedding; keyword: ``terms(text)``): over every memory of ``where`` when ``every``
+    (``dense_unnamed``, ``bm25_unnamed``), over the named speakers' memories only when ``own``
+    (``dense_unnamed_own``, ``bm25_unnamed_own``).
 
-    Returns ``(named speakers, {"dense_unnamed": [(id, score)], "bm25_unnamed": [...]})`` best first (only the
-    kinds asked by ``dense`` / ``lexical``); ``(set(), {})`` when the rule does not apply or the question is only
-    the name. Cost: one row read of ``peek``, one query embedding, one dense and one keyword search."""
-    if not peek or not (dense or lexical):
+    Returns ``(named speakers, {list name: [(id, score)], ...})`` best first (only the kinds asked by ``dense`` /
+    ``lexical``); ``(set(), {})`` when the rule does not apply or the question is only the name. Cost: one row read
+    of ``peek``, one query embedding, one dense and one keyword search per scope asked (``every``, ``own``)."""
+    if not peek or not (dense or lexical) or not (every or own):
         return set(), {}
     rows = store.get_many(scope.tenant, peek, entities=False)
     known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
@@ -190,16 +191,16 @@ def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: 
     text = unnamed_query(query, named)
     if text == query or not any(ch.isalnum() for ch in text):
         return set(), {}
-    filt: FilterNode | None = where
+    qv = embed(text) if dense else None
+    ts = terms(text) if lexical else []
+    filters: list[tuple[str, FilterNode | None]] = [("", where)] if every else []
     if own:
-        filt = Cond("speaker", "in", tuple(sorted(named)))
-        if where is not None:
-            filt = And((where, filt))
+        mine: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
+        filters.append(("_own", mine if where is None else And((where, mine))))
     out: dict[str, Ranked] = {}
-    if dense:
-        out["dense_unnamed"] = store.dense_search(scope, embed(text), n, filt, as_of)
-    if lexical:
-        ts = terms(text)
+    for suffix, filt in filters:
+        if qv is not None:
+            out["dense_unnamed" + suffix] = store.dense_search(scope, qv, n, filt, as_of)
         if ts:
-            out["bm25_unnamed"] = store.keyword_search(scope, ts, n, filt, as_of)
+            out["bm25_unnamed" + suffix] = store.keyword_search(scope, ts, n, filt, as_of)
     return named, out
