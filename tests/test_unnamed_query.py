@@ -8,6 +8,7 @@ import pytest
 from anchormem.errors import ConfigError
 from anchormem.retrieval.config import RECIPES, SearchConfig, parse_recipe_spec
 from anchormem.retrieval.speakers import unnamed_lists, unnamed_query
+from anchormem.text.tokenize import query_terms
 from anchormem.types import Scope
 
 
@@ -37,7 +38,7 @@ def test_unnamed_lists_search_the_named_persons_memories_without_the_name(two_sp
             return m.embedder.embed_query(text)
 
         named, lists = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None,
-                                     as_of=None, n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(),
+                                     as_of=None, n=10, peek=peek, terms=query_terms,
                                      embed=embed, dense=True, lexical=True, every=False, own=True)
         assert named == {"Ann"} and asked == ["What do kids like?"]
         assert set(lists) == {"dense_unnamed_own", "bm25_unnamed_own"}
@@ -47,19 +48,20 @@ def test_unnamed_lists_search_the_named_persons_memories_without_the_name(two_sp
         # over everyone too (Bob's turns as well), one embedding for both
         asked.clear()
         _n, both = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None, as_of=None,
-                                 n=10, peek=peek, terms=lambda t: t.lower().strip("?").split(), embed=embed,
+                                 n=10, peek=peek, terms=query_terms, embed=embed,
                                  dense=True, lexical=False, every=True, own=True)
         assert set(both) == {"dense_unnamed", "dense_unnamed_own"} and asked == ["What do kids like?"]
         assert len(both["dense_unnamed"]) == 7 and len(both["dense_unnamed_own"]) == 3
-        # both speakers named, nobody named, or nothing but the name: no lists
-        for q in ("What do Ann and Bob like?", "What do they like?", "Ann?"):
+        # both speakers named, nobody named, or nothing asked but the person: no lists
+        for q in ("What do Ann and Bob like?", "What do they like?", "Ann?", "What about Ann?"):
             assert unnamed_lists(q, store=m.store, scope=scope, where=None, as_of=None, n=10, peek=peek,
-                                 terms=lambda t: t.split(), embed=embed, dense=True, lexical=True,
+                                 terms=query_terms, embed=embed, dense=True, lexical=True,
                                  every=True, own=True) == (set(), {})
 
 
-def test_unnamed_weight_is_off_by_default_and_validated(two_speakers):
-    assert RECIPES["anchored"].unnamed_weight == 0.0 and RECIPES["anchored"].unnamed_own_weight == 0.0
+def test_unnamed_lists_are_in_the_default_recipe_and_validated(two_speakers):
+    assert (RECIPES["anchored"].unnamed_weight, RECIPES["anchored"].unnamed_own_weight) == (1.0, 0.5)
+    assert RECIPES["hybrid_rrf"].unnamed_weight == 0.0 and RECIPES["hybrid_rrf"].unnamed_own_weight == 0.0
     cfg = parse_recipe_spec("anchored+unnamed_weight=0.5+unnamed_own_weight=1+unnamed_sets=true")
     assert (cfg.unnamed_weight, cfg.unnamed_own_weight, cfg.unnamed_sets) == (0.5, 1.0, True)
     with pytest.raises(ConfigError):
@@ -71,6 +73,8 @@ def test_unnamed_weight_is_off_by_default_and_validated(two_speakers):
         before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=off, limit=3)]
         after = [h.memory.speaker for h in m.search(q, user_id="u", recipe=on, limit=3)]
         assert before[0] == "Bob" and after[0] == "Ann"
+        default = RECIPES["anchored"].model_copy(update={"track_access": False})
+        assert m.search(q, user_id="u", recipe=default, limit=1)[0].memory.speaker == "Ann"
         nobody = "What do the kids like at the beach?"  # names no speaker: the same ranking
         assert [h.memory.id for h in m.search(nobody, user_id="u", recipe=on, limit=5)] == \
             [h.memory.id for h in m.search(nobody, user_id="u", recipe=off, limit=5)]

@@ -177,7 +177,8 @@ def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: 
     (``dense_unnamed_own``, ``bm25_unnamed_own``).
 
     Returns ``(named speakers, {list name: [(id, score)], ...})`` best first (only the kinds asked by ``dense`` /
-    ``lexical``); ``(set(), {})`` when the rule does not apply or the question is only the name. Cost: one row read
+    ``lexical``); ``(set(), {})`` when the rule does not apply or the question less the name has no keyword term
+    (``terms`` empty: "Tell me about Melanie"). Cost: one row read
     of ``peek``, one query embedding, one dense and one keyword search per scope asked (``every``, ``own``)."""
     if not peek or not (dense or lexical) or not (every or own):
         return set(), {}
@@ -189,10 +190,11 @@ def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: 
     if not named or named == known:
         return set(), {}
     text = unnamed_query(query, named)
-    if text == query or not any(ch.isalnum() for ch in text):
+    ts = terms(text) if text != query else []
+    if not ts:  # nothing asked beyond the person ("Tell me about Melanie"): no list of anything
         return set(), {}
     qv = embed(text) if dense else None
-    ts = terms(text) if lexical else []
+    ts = ts if lexical else []
     filters: list[tuple[str, FilterNode | None]] = [("", where)] if every else []
     if own:
         mine: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
