@@ -52,6 +52,12 @@ def test_unnamed_lists_search_the_named_persons_memories_without_the_name(two_sp
                                  dense=True, lexical=False, every=True, own=True)
         assert set(both) == {"dense_unnamed", "dense_unnamed_own"} and asked == ["What do kids like?"]
         assert len(both["dense_unnamed"]) == 7 and len(both["dense_unnamed_own"]) == 3
+        # keyword lists only: no embedding
+        asked.clear()
+        _n, kw = unnamed_lists("What do Ann's kids like?", store=m.store, scope=scope, where=None, as_of=None,
+                               n=10, peek=peek, terms=query_terms, embed=embed, dense=False, lexical=True,
+                               every=True, own=True)
+        assert set(kw) == {"bm25_unnamed", "bm25_unnamed_own"} and asked == []
         # both speakers named, nobody named, or nothing asked but the person: no lists
         for q in ("What do Ann and Bob like?", "What do they like?", "Ann?", "What about Ann?"):
             assert unnamed_lists(q, store=m.store, scope=scope, where=None, as_of=None, n=10, peek=peek,
@@ -64,6 +70,7 @@ def test_unnamed_lists_are_in_the_default_recipe_and_validated(two_speakers):
     assert RECIPES["hybrid_rrf"].unnamed_weight == 0.0 and RECIPES["hybrid_rrf"].unnamed_own_weight == 0.0
     cfg = parse_recipe_spec("anchored+unnamed_weight=0.5+unnamed_own_weight=1+unnamed_sets=true")
     assert (cfg.unnamed_weight, cfg.unnamed_own_weight, cfg.unnamed_sets) == (0.5, 1.0, True)
+    assert RECIPES["anchored"].unnamed_dense and not parse_recipe_spec("anchored+unnamed_dense=false").unnamed_dense
     with pytest.raises(ConfigError):
         parse_recipe_spec("anchored+unnamed_weight=3")
     on = SearchConfig(name="un", track_access=False, query_rewrite="off", unnamed_own_weight=1.0)

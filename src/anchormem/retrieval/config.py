@@ -306,6 +306,8 @@ class SearchConfig(BaseModel):
     unnamed_weight: float = Field(0.0, ge=0, le=2)
     unnamed_own_weight: float = Field(0.0, ge=0, le=2)
     unnamed_sets: bool = False
+    # False: the keyword lists only (no new query embedding: the dense lists are not searched again)
+    unnamed_dense: bool = True
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
     # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo

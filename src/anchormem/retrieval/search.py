@@ -250,7 +250,8 @@ class Searcher:
                 peek = list(dict.fromkeys(d for d, _ in (dense[:config.own_peek] + lexical[:config.own_peek])))
                 _named, un = unnamed_lists(query, store=self.store, scope=scope, where=where, as_of=as_of, n=n,
                                            peek=peek, terms=lambda t: self._terms(t, offline),
-                                           embed=lambda t: self.embed_query(t, scope), dense=wd > 0,
+                                           embed=lambda t: self.embed_query(t, scope),
+                                           dense=wd > 0 and config.unnamed_dense,
                                            lexical=wl > 0, every=config.unnamed_weight > 0, own=own_un)
                 for name, ls in un.items():
                     if name.startswith("bm25"):
