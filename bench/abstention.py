@@ -15,6 +15,7 @@ from pathlib import Path
 
 from anchormem.eval.grounding import format_table, run_abstention
 from anchormem.eval.datasets import dataset_path
+from anchormem.retrieval.config import parse_recipe_spec
 
 DATA = str(dataset_path("locomo/locomo10.json"))
 
@@ -26,7 +27,7 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="comma-separated 1-based conversation numbers, e.g. 3,4")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "abstention.json"))
     ap.add_argument("--details", action="store_true", help="store per-question evidence features")
-    ap.add_argument("--recipe", default=None, help="search recipe ask retrieves with (default: anchored)")
+    ap.add_argument("--recipe", default=None, help="search recipe ask retrieves with, overrides allowed: anchored+unnamed_weight=0 (default: anchored)")
     args = ap.parse_args()
     t0 = time.time()
     last = [0.0]
@@ -38,7 +39,7 @@ def main() -> None:
 
     only = [int(x) for x in args.only.split(",") if x.strip()] if args.only else None
     result = run_abstention(args.data, conversations=args.conversations, progress=progress, details=args.details,
-                            only=only, recipe=args.recipe)
+                            only=only, recipe=parse_recipe_spec(args.recipe) if args.recipe else None)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -151,8 +151,10 @@ def test_own_lists_mentions_mode_drops_what_others_say_to_or_about_the_person(tw
 
 
 def test_default_recipe_lifts_the_persons_own_turn_for_a_set_question(two_speakers):
-    base = RECIPES["anchored"].model_copy(update={"own_weight": 0.0, "track_access": False})
-    on = RECIPES["anchored"].model_copy(update={"track_access": False})
+    # the own lists alone (the question read without the name lifts Ann's turn too: tests/test_unnamed_query.py)
+    alone = {"unnamed_weight": 0.0, "unnamed_own_weight": 0.0, "track_access": False}
+    base = RECIPES["anchored"].model_copy(update={"own_weight": 0.0, **alone})
+    on = RECIPES["anchored"].model_copy(update=alone)
     with two_speakers as m:
         q = "What activities do Ann's kids like at the beach?"
         before = [h.memory.speaker for h in m.search(q, user_id="u", recipe=base, limit=3)]

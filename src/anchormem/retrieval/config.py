@@ -296,6 +296,18 @@ class SearchConfig(BaseModel):
     own_mentions: bool = False
     # with own_mentions: the first this many of each first-round list (LoCoMo 0-4: 100 gives what 200 gives)
     own_depth: int = Field(100, ge=1, le=1000)
+    # the question read without the person it names (anchormem.retrieval.speakers.unnamed_lists, issue #23, ret17):
+    # when the query names some but not all of the speakers of its own_peek best dense and BM25 candidates, the
+    # query less the name (and its possessive: "Melanie's kids" -> "kids") is searched again (one new query
+    # embedding): over every memory, fused with unnamed_weight x the query's weights, and over the named speakers'
+    # memories only, fused with unnamed_own_weight x them (rrf/minmax fusion; 0: off); unnamed_sets: the named
+    # speakers' lists only for a question asking for a set of things (.sets.asks_set). The "anchored" recipe: 1 and
+    # 0.5, every question (docs/benchmarks.md, ret17)
+    unnamed_weight: float = Field(0.0, ge=0, le=2)
+    unnamed_own_weight: float = Field(0.0, ge=0, le=2)
+    unnamed_sets: bool = False
+    # False: the keyword lists only (no new query embedding: the dense lists are not searched again)
+    unnamed_dense: bool = True
     # category questions (anchormem.retrieval.kinds): a query term naming a category of data/lang/*/categories.json
     # ("pets", "sports") adds a BM25 list over the query's other terms and the category's kind words, fused with
     # category_weight x the BM25 weight (rrf/minmax fusion; 0: off). Alone (anchored+category_weight=0.5): LoCoMo
@@ -454,8 +466,14 @@ RECIPES: dict[str, SearchConfig] = {
     # 0-4 R@5 +0.5 [+0.0, +1.0], multi-hop R@10 +1.9 [+0.3, +3.7]; held out 5-9 R@5 +0.6 [+0.1, +1.2], R@10 +0.3
     # [+0.1, +0.6], multi-hop R@10 +0.8 [+0.0, +1.8] (bench/results/multihop_*.json); data without speaker names
     # (Memora, MemoryBank, polysemy) is unaffected
+    # the question read without the person it names, over everyone (unnamed_weight 1) and over that person's own
+    # memories (unnamed_own_weight 0.5) (.speakers.unnamed_lists; ret17): chosen on LoCoMo conversations 0-4 among
+    # 9 settings, held out 5-9 R@1 +3.5 [+2.0, +5.0], R@5 +2.8 [+1.7, +4.0], R@10 +1.3 [+0.6, +2.1], multi-hop R@10
+    # +2.5 [+0.3, +4.6] (bench/results/ret17_unnamed_*.json); one more query embedding for a question naming one
+    # speaker; data without speaker names (Memora, MemoryBank, polysemy) is unaffected
     "anchored": SearchConfig(name="anchored", anchor=True, fusion="minmax", session_weight=1.0, ask_weight=0.5,
-                             flat_gain=4.0, flat_level=0.3, own_weight=1.0, own_mentions=True),
+                             flat_gain=4.0, flat_level=0.3, own_weight=1.0, own_mentions=True,
+                             unnamed_weight=1.0, unnamed_own_weight=0.5),
 }
 
 

@@ -55,7 +55,7 @@ from .past import PastTexts
 from .sessions import weigh
 from .sets import asks_set
 from .slots import place_first, slot_list
-from .speakers import own_lists, speaker_rule
+from .speakers import own_lists, speaker_rule, unnamed_lists
 from .rewrite import expand_terms, in_window, time_window
 
 __all__ = ["Searcher"]
@@ -243,6 +243,22 @@ class Searcher:
                         ls = drop_zero(ls, config.bm25_min_score)
                     lists[name] = ls
                     weights[name] = config.own_weight * (wl if name.startswith("bm25") else wd)
+                    also |= {d for d, _ in ls}
+            # the question without the person it names, over everyone and over that person's memories (.speakers)
+            own_un = config.unnamed_own_weight > 0 and (not config.unnamed_sets or asks_set(query))
+            if (config.unnamed_weight > 0 or own_un) and past is None:
+                peek = list(dict.fromkeys(d for d, _ in (dense[:config.own_peek] + lexical[:config.own_peek])))
+                _named, un = unnamed_lists(query, store=self.store, scope=scope, where=where, as_of=as_of, n=n,
+                                           peek=peek, terms=lambda t: self._terms(t, offline),
+                                           embed=lambda t: self.embed_query(t, scope),
+                                           dense=wd > 0 and config.unnamed_dense,
+                                           lexical=wl > 0, every=config.unnamed_weight > 0, own=own_un)
+                for name, ls in un.items():
+                    if name.startswith("bm25"):
+                        ls = drop_zero(ls, config.bm25_min_score)
+                    lists[name] = ls
+                    w = config.unnamed_own_weight if name.endswith("_own") else config.unnamed_weight
+                    weights[name] = w * (wl if name.startswith("bm25") else wd)
                     also |= {d for d, _ in ls}
             if config.category_weight > 0:  # a category question: its kinds' words as a BM25 list (.kinds)
                 other, kinds = kind_terms(self._terms(query, offline))

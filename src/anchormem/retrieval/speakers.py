@@ -29,9 +29,10 @@ from functools import lru_cache
 
 from ..filters import And, Cond, FilterNode
 from ..ingest.keys import pronoun_pattern
+from ..langdata import words
 from ..text.tokenize import has_cjk
 
-__all__ = ["SpeakerRule", "named_speakers", "speaker_rule", "own_lists"]
+__all__ = ["SpeakerRule", "named_speakers", "speaker_rule", "own_lists", "unnamed_query", "unnamed_lists"]
 
 
 @lru_cache(maxsize=4096)
@@ -140,4 +141,68 @@ def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: date
         out["dense_own"] = store.dense_search(scope, query_vector(), n, own, as_of)
     if lexical and terms:
         out["bm25_own"] = store.keyword_search(scope, terms, n, own, as_of)
+    return named, out
+
+
+@lru_cache(maxsize=1)
+def _possessives() -> tuple[str, ...]:
+    """The possessive endings after a name (``possessives`` of data/lang/*/names.json), longest first."""
+    return tuple(sorted(words("names", "possessives"), key=len, reverse=True))
+
+
+def unnamed_query(query: str, named: Iterable[str]) -> str:
+    """``query`` without the names ``named`` (matched as :func:`named_speakers` matches them) and the possessive
+    ending right after each ("Melanie's", 小美的), spaces collapsed: "What do Melanie's kids like?" -> "What do kids
+    like?". The speaker filter says whose memories are meant; the rest of the question says what is asked.
+    ``query`` unchanged when it names none of them."""
+    fold = query == query.lower()
+    ends = "|".join(re.escape(p) for p in _possessives())
+    out = query
+    for name in sorted({n.strip() for n in named if n and n.strip()}, key=len, reverse=True):
+        pat = _name_pattern(name, fold or name == name.lower())
+        out = re.sub(pat.pattern + (f"(?:{ends})?" if ends else ""), "", out, flags=pat.flags)
+    return re.sub(r"\s+", " ", out).strip() if out != query else query
+
+
+def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
+                  peek: list[str], terms: Callable[[str], list[str]], embed: Callable[[str], object], dense: bool,
+                  lexical: bool, every: bool, own: bool) -> tuple[set[str], dict[str, Ranked]]:
+    """Candidate lists of the question read without the person it names, when ``query`` names some but not all of
+    the speakers of the ``peek`` candidates (memory ids; their speakers are read, text only). A speaker's own turns
+    rarely carry their own name ("I just signed up for a pottery class"), while the other speaker's turns do ("Wow,
+    Melanie!"): the name in the question pulls the dense and keyword searches towards the turns addressing the
+    person. Here the question less the name (:func:`unnamed_query`) is searched again (dense: ``embed(text)``, one
+    new query embedding; keyword: ``terms(text)``): over every memory of ``where`` when ``every``
+    (``dense_unnamed``, ``bm25_unnamed``), over the named speakers' memories only when ``own``
+    (``dense_unnamed_own``, ``bm25_unnamed_own``).
+
+    Returns ``(named speakers, {list name: [(id, score)], ...})`` best first (only the kinds asked by ``dense`` /
+    ``lexical``); ``(set(), {})`` when the rule does not apply or the question less the name has no keyword term
+    (``terms`` empty: "Tell me about Melanie"). Cost: one row read
+    of ``peek``, one query embedding, one dense and one keyword search per scope asked (``every``, ``own``)."""
+    if not peek or not (dense or lexical) or not (every or own):
+        return set(), {}
+    rows = store.get_many(scope.tenant, peek, entities=False)
+    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
+    if len(known) < 2:
+        return set(), {}
+    named = named_speakers(query, known)
+    if not named or named == known:
+        return set(), {}
+    text = unnamed_query(query, named)
+    ts = terms(text) if text != query else []
+    if not ts:  # nothing asked beyond the person ("Tell me about Melanie"): no list of anything
+        return set(), {}
+    qv = embed(text) if dense else None
+    ts = ts if lexical else []
+    filters: list[tuple[str, FilterNode | None]] = [("", where)] if every else []
+    if own:
+        mine: FilterNode = Cond("speaker", "in", tuple(sorted(named)))
+        filters.append(("_own", mine if where is None else And((where, mine))))
+    out: dict[str, Ranked] = {}
+    for suffix, filt in filters:
+        if qv is not None:
+            out["dense_unnamed" + suffix] = store.dense_search(scope, qv, n, filt, as_of)
+        if ts:
+            out["bm25_unnamed" + suffix] = store.keyword_search(scope, ts, n, filt, as_of)
     return named, out
