@@ -143,8 +143,8 @@ def _tensed_patterns() -> tuple[list[tuple[str, re.Pattern]], list[tuple[str, re
         # a modifier (上周五, "next Friday": read before), nor a habit's (每周五, "every Friday", "on Fridays")
         ("zh_wd", re.compile(r"(?<![" + "".join(zh["relative_modifiers"]) + "每])(?:周|星期|礼拜)([" + "".join(
             zh["weekdays"]) + "])(?![" + "".join(zh["weekend"]) + "])")),
-        ("en_wd", re.compile(r"(?<!every )(?<!each )\b(" + langdata.alternation(tuple(en["weekdays"])) + r")\b(?!s\b)",
-                             re.I)),
+        ("en_wd", re.compile(r"(?<!every )(?<!each )\b(" + langdata.alternation(tuple(en["weekdays"])) +
+                             r")\b(?!s\b|\s+(?:mornings|afternoons|evenings|nights)\b)", re.I)),
     ]
     return first, last
 
@@ -463,7 +463,9 @@ def resolve_dates(text: str, anchor: datetime, *, tense: str | None = None) -> l
     direction = 0 if tense is None else -1 if tense == "past" else 1
     # a day or part of a month named relatively ("the 1st of next month", 下个月1号, 下个月底) needs no tense; a bare
     # day of the month (1号, "on the 3rd") and a part of an unnamed month (月初) are read only with one
-    kinds = _tensed_patterns()[0] + _patterns() + ([] if tense is None else _tensed_patterns()[1])
+    kinds = _tensed_patterns()[0] + _patterns() + ([] if tense is None else [
+        (k, p) for k, p in _tensed_patterns()[1] if not (tense == "present" and k in ("zh_wd", "en_wd"))])
+    # (a bare weekday in the present is a habit's more often than a day's: "I run on Saturday", 周六我一般加班)
     tensed = {k for k, _ in _tensed_patterns()[0] + _tensed_patterns()[1]}
     for kind, pat in kinds:
         for m in pat.finditer(text):
