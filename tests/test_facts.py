@@ -55,8 +55,8 @@ RULE_CASES = [
     ("我从里斯本搬到柏林了。", ("user", "home_city", "柏林", 1)),
     ("我们五月搬到了柏林。", ("user", "home_city", "柏林", 1)),
     # a slot's change names its new value
-    ("我的快递地址改成北京市朝阳区建国路1号。", ("user", "快递地址", "北京市朝阳区建国路1号", 1)),
-    ("我把快递地址改成公司了。", ("user", "快递地址", "公司", 1)),
+    ("我的快递地址改成北京市朝阳区建国路1号。", ("user", "shipping_address", "北京市朝阳区建国路1号", 1)),
+    ("我把快递地址改成公司了。", ("user", "shipping_address", "公司", 1)),
     ("My shipping address changed to 5 Main St.", ("user", "shipping_address", "5 Main St", 1)),
     ("My phone number is now 555-0101.", ("user", "phone", "555-0101", 1)),
     # what is said of a person is typed by its value: name, job, home, description (fresh-user trial)
@@ -439,7 +439,7 @@ def test_an_address_change_goes_to_review_and_the_old_address_stays_current_unti
         m.add([{"role": "user", "content": "我的快递地址是上海市徐汇区漕溪北路88号。"}], user_id="u")
         res = m.add([{"role": "user", "content": "我的快递地址改成北京市朝阳区建国路1号。"}], user_id="u")
         assert [(r.event, r.memory.fact.attribute, r.memory.fact.value) for r in res] == [
-            ("REVIEW", "快递地址", "北京市朝阳区建国路1号")]
+            ("REVIEW", "shipping_address", "北京市朝阳区建国路1号")]
         assert [x.text for x in m.get_all(user_id="u")] == ["我的快递地址是上海市徐汇区漕溪北路88号。"]
 
 

@@ -509,7 +509,12 @@ def later_statements(question: str, earlier: list[MemoryItem], pool: list[Memory
             shared = ns & os_
             if shared and all(_restates(n, o, slot, (person or ("", ""))[1]) for slot in shared):
                 continue  # the same value said again ("I live in Munich" / 我住在慕尼黑): nothing is earlier
+            if shared and _side_by_side(shared):
+                continue  # names of a counted set's members, both current: the write path kept them side by side
             ok = bool(shared)
+            if not ok and _counts_members(n, o):
+                continue  # n counts more than one of the set o names a member of ("… so that's two cats" after "I
+                # have a cat named Miso"): the name holds beside the count
             if not ok and _adds_other(words, o):
                 continue  # n adds one more of something o holds no count of ("我们又领养了一只狗" after "我养了一只猫"):
                 # both hold (fresh26 D16)
@@ -630,10 +635,31 @@ def later_by_slot(items: list[MemoryItem]) -> dict[str, MemoryItem]:
                 continue
             rel = _relation_of(o)
             shared = _slots(n, rel) & _slots(o, rel)
-            if shared and not all(_restates(n, o, slot, rel) for slot in shared) and \
+            if shared and not all(_restates(n, o, slot, rel) for slot in shared) and not _side_by_side(shared) and \
                     (o.id not in out or said_at(n) > said_at(out[o.id])):
                 out[o.id] = n
     return out
+
+
+def _counts_members(n: MemoryItem, o: MemoryItem) -> bool:
+    """``n`` carries a current count of more than one of a set whose member ``o`` names (``count:cat`` "two cats"
+    beside ``cat_name`` Miso; :func:`~anchormem.facts.counts.several_of`)."""
+    from ..facts.counts import member_key, several_of
+
+    keys = {member_key(x.partition("|")[2]) for x in _slots(o)} - {""}
+    said = [(c.slot.partition("|")[2], c.value) for c in n.claims if c.valid_to is None]
+    said += [(n.fact.attribute, n.fact.value)] if n.fact is not None and n.fact.polarity > 0 else []
+    return any(several_of(a, str(v), k) for k in keys for a, v in said)
+
+
+def _side_by_side(shared: set[str]) -> bool:
+    """Every slot of ``shared`` names members of a counted set (``dog_name``, ``cat_names``:
+    :func:`~anchormem.facts.counts.member_key`): two current claims of it hold side by side, the write path having
+    closed the one a departure or a renaming ended ("We also have a cat called Tofu now": facts.counts.joins_set),
+    so neither memory is an earlier statement of the other."""
+    from ..facts.counts import member_key
+
+    return all(member_key(slot.partition("|")[2]) for slot in shared)
 
 
 def _relation_of(m: MemoryItem) -> str:

@@ -337,8 +337,11 @@ def _ended_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> li
 
 def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> list[MemoryItem]:
     """Per attribute of ``attrs`` (the user's slots), the memory holding its current claim as it holds now; for a
-    names slot, every memory holding one of its current claims, oldest first (names joined: "Miso and Tofu", then
-    "calling her Pickles" said with one more, :mod:`anchormem.facts.counts`)."""
+    name slot of a counted set's members (``cat_names``, ``dog_name``: :func:`~anchormem.facts.counts.member_key`),
+    every memory holding one of its current claims, oldest first (names joined: "Miso and Tofu", then "calling her
+    Pickles" said with one more, "We also have a cat called Tofu": :mod:`anchormem.facts.counts`)."""
+    from ..facts.counts import member_key
+
     found = store.current_facts(scope.tenant, scope.user_id, [f"user|{a}" for a in attrs])
     positive = {m.fact.attribute for m in found if m.fact is not None and m.fact.polarity > 0}
     per: dict[str, list[MemoryItem]] = {}
@@ -350,7 +353,8 @@ def _current_evidence(attrs: list[str], store: Any, scope: Scope, hits: Any) -> 
             continue  # an ending is what holds now when nothing holds since ("I handed in my notice")
         view = _as_said(m, hits)
         if view:
-            joined = m.fact.attribute.endswith("_names") and m.fact.polarity > 0
+            joined = bool(member_key(m.fact.attribute)) and m.fact.polarity > 0  # (names of a counted set's
+            # members: the write path closes one only when it is gone or renamed, facts.counts.joins_set)
             per[m.fact.attribute] = [v for v in per.get(m.fact.attribute, []) if joined and v.id != view.id] + [view]
     out: list[MemoryItem] = []
     for a in attrs:

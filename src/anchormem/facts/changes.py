@@ -118,7 +118,9 @@ def _pieces(lang: str) -> dict[str, str]:
             "ORG": r"(?P<v>[^，。！？,.!?；;了]{1,20}?)(?=了|$|[，。！？,.!?；;])", "PLACE": r"(?P<v>[^，。！？,.!?；;]+)",
             "COUNT": r"(?P<v>(?:\d+|[" + _ZH_NUM + r"])\s*(?:" + alt(tuple(langdata.load("slots", "zh").get(
                 "measure_words", []))) + r")\s*(?P<counted>" + alt(tuple(_counted("zh"))) + "))",
-            "NAMES": r"(?P<names>[^，。！？,.!?；;]{1,30})"}
+            "NAMES": r"(?P<names>[^，。！？,.!?；;]{1,30})",
+            "PET": r"(?P<pet>" + alt(tuple(w for w in langdata.mapping("slots", "pet_kinds")
+                                           if w not in _counted("zh"))) + ")"}
     num = r"(?:\d[\d,.]*\s*k?|" + _number_words_en() + ")"
     person = r"(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) + r")"
     return {
@@ -167,6 +169,13 @@ def _attribute(template: str, m: re.Match, lang: str) -> str | None:
         attr = attr.replace("{slot}", slot)
     if "{person}" in attr:
         attr = attr.replace("{person}", person_key(groups.get("person") or "").casefold().replace(" ", "_"))
+    if "{pet}" in attr:  # a breed or pet word (我们又领养了一只比格，叫饼干): the name slot of its kind
+        from .keys import pet_kind
+
+        kind = pet_kind(groups.get("pet") or "")
+        if not kind:
+            return None
+        attr = attr.replace("{pet}", kind)
     if "{counted}" in attr:
         c = _counted(lang).get((groups.get("counted") or "").casefold())
         if not c:

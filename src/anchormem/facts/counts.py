@@ -37,7 +37,11 @@ from . import triggers
 from .model import Fact, detect_language
 from .values import number_of, parse
 
-__all__ = ["count_changes", "changed_count_before"]
+__all__ = ["JOINS", "count_changes", "changed_count_before", "joins_set", "member_key", "several_of"]
+
+# the extractor mark of a name that joins the names of its counted set, closing none (anchormem.facts.reconcile):
+# a name given after an increment by this reader, or one :func:`joins_set` finds said as one more member
+JOINS = "counts"
 
 
 
@@ -517,7 +521,7 @@ def _new_name(text: str, at: int, noun: str, entity: str, sentence: str) -> tupl
             try:
                 f = Fact(entity=entity, attribute=f"{noun}_names", value=m.group("v"), polarity=1, confidence=0.9,
                          sensitive=False, source_span=sentence, clause=m.group(0).strip(),
-                         language=detect_language(sentence), extractor="counts")
+                         language=detect_language(sentence), extractor=JOINS)
             except ValueError:
                 return None
             return f, m.group(0).strip()
@@ -537,3 +541,77 @@ def departed_counts(closed: list[Any], facts: list[Fact], claims: list[Any]) -> 
     return [c for c in claims if c.fact is not None and c.fact.polarity > 0 and c.fact.attribute.startswith("count:")
             and c.fact.attribute[len("count:"):] in kinds and c.fact.attribute not in said
             and c.fact.entity.casefold() == "user" and _number(str(c.fact.value)) == 1]
+
+
+def member_key(attribute: str) -> str:
+    """The counted noun key of the set whose member a name attribute names: "dog_name" / "dog_names" -> "dog",
+    "daughter_name" -> "daughter", "kid_name" -> "child", "beagle_name" -> "dog" (slots.json ``counted`` of both
+    languages, count_changes ``nouns``, a breed's ``pet_kinds``); "" for an attribute that names no member of a
+    counted set ("boyfriend_name", "name", "home_city")."""
+    from .keys import pet_kind
+    from .name_claims import holder_of
+
+    holder = holder_of(attribute[:-1] if attribute.endswith("_names") else attribute)
+    if not holder:
+        return ""
+    table, head = _noun_table(), holder.split()[-1].casefold()
+    return table.get(holder.casefold()) or table.get(head) or pet_kind(holder) or ""
+
+
+def _count_of(value: str) -> int | None:
+    n = number_of(value)
+    return _number(n) if n is not None else _number(re.split(r"\s+", value.strip())[0])
+
+
+@lru_cache(maxsize=1)
+def _added_rx() -> re.Pattern:
+    """Words saying a member was added to a counted set: ``member_added`` and ``more`` of count_changes, both
+    languages (whole words unless CJK)."""
+    words = [w for lang in langdata.LANGUAGES for key in ("member_added", "more") for w in _data(lang).get(key, [])]
+    return re.compile(_alt(words) or "(?!)", re.I)
+
+
+def joins_set(f: Fact, facts: list[Fact], claims: Callable[[], list[Any]]) -> bool:
+    """Whether name fact ``f`` (``<kind>_name`` / ``<kind>_names`` of a counted kind: a pet, a child) names one more
+    member of a set the speaker holds, so that it joins the names known instead of replacing them: its clause says
+    a member was added ("We adopted a beagle called Biscuit", 我们又领养了一只比格，叫饼干: :func:`_added_rx`), or the
+    count of that set is more than one: the count the same turn says (``facts``: "…, so now I have two dogs",
+    现在家里有两只狗了), else the user's current count claim (``claims()``: fact memories). A count of one said in the
+    turn, or a departure it says with no addition (a ``gone`` fact: the names it says are those left), makes it a
+    replacement ("now it's just one dog, Biscuit"). False for any other fact; never raises."""
+    if f.polarity < 0:
+        return False
+    key = member_key(f.attribute)
+    if not key:
+        return False
+    if f.extractor == JOINS:
+        return True  # a name given to one more after an increment ("adopted another cat, named her Luna")
+    from .keys import ENDING_EVENTS
+
+    said = [g for g in facts if g.polarity > 0 and g.entity.casefold() == f.entity.casefold() and
+            _covers(g.attribute, key)]
+    if said:
+        return several_of(said[-1].attribute, str(said[-1].value), key)
+    if _added_rx().search(f.clause or f.source_span or ""):
+        return True
+    if any(g.attribute in ENDING_EVENTS for g in facts):
+        return False  # the turn says one is gone ("Mochi passed away. It's just Dumpling and me now"): what it names
+        # is what is left, replacing the names known
+    held = [c for c in claims() if c.fact is not None and c.fact.polarity > 0 and _covers(c.fact.attribute, key) and
+            c.fact.entity.casefold() == f.entity.casefold()]
+    last = max(held, key=lambda c: c.valid_from).fact if held else None
+    return last is not None and several_of(last.attribute, str(last.value), key)
+
+
+def _covers(attribute: str, key: str) -> bool:
+    from .values import counted_cover
+
+    return attribute.startswith("count:") and counted_cover(key, attribute[len("count:"):]) != ""
+
+
+def several_of(attribute: str, value: str, key: str) -> bool:
+    """A count claim (``attribute`` ``count:<noun>``, ``value`` "two dogs", 两只狗) says more than one of the set
+    whose members' names are keyed ``key`` (:func:`member_key`), or of a set covering it (``count:pet`` covers
+    "dog": slots.json ``counted_kinds``)."""
+    n = _count_of(value) if _covers(attribute, key) else None
+    return n is not None and n > 1

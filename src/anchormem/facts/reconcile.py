@@ -61,7 +61,7 @@ from .keys import (NAMED_SLOTS, PARTNER_SLOTS, clean_value, implied_by, names_wi
                    related_attributes, same_value, value_key)
 from .called_off import calls_off, restored
 from .addresses import is_address_slot, is_move
-from .counts import departed_counts
+from .counts import JOINS, departed_counts, joins_set, member_key
 from .model import Fact, is_sensitive, normalize_object
 from .past_values import past_besides as _past_besides, past_value as _past_value
 from .plans import drop_plans, schedule
@@ -96,9 +96,10 @@ class FactPlan:
 def conflicts(old: FactSlot, new: FactSlot) -> bool:
     """Two facts contradict: in one slot, the same value with the other polarity or another value, both positive;
     across sibling slots (``likes:x`` / ``does:x``, :func:`~anchormem.facts.keys.sibling_attribute`), opposite
-    polarities ("I love spicy food" / "I don't eat spicy food any more"); a name said with an increment
-    (``extractor="counts"``: :mod:`~anchormem.facts.counts`) joins the names, contradicting none; a ``gone`` fact ("Max passed away")
-    contradicts only the current pet-name and partner-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`,
+    polarities ("I love spicy food" / "I don't eat spicy food any more"); the name of one more member of a counted
+    set (``extractor`` :data:`~anchormem.facts.counts.JOINS`: said with an increment or an addition, or with a count
+    above one, :func:`~anchormem.facts.counts.joins_set`) joins the names, contradicting none; a ``gone`` fact
+    ("Max passed away") contradicts only the current pet-name and partner-name facts holding that name (:data:`~anchormem.facts.keys.NAMED_SLOTS`,
     ``PARTNER_SLOTS``), the claims of the one so named ("My girlfriend Sarah is a teacher" after "Sarah and I broke up")
     and the possessions whose words name it (``possession:subaru outback`` "2012 Subaru Outback named Moose" after
     "Moose has a new owner"; 飞度出手了 after 我开一辆白色的飞度)."""
@@ -111,7 +112,7 @@ def conflicts(old: FactSlot, new: FactSlot) -> bool:
             or old.attribute.startswith("possession:") and names_within(str(new.value), str(old.value)))
     if old.attribute != new.attribute:
         return new.attribute in related_attributes(old.attribute) and old.polarity != new.polarity
-    if new.extractor == "counts" and new.attribute.endswith("_names"):
+    if new.extractor == JOINS and member_key(new.attribute):
         return False  # a name given to one more ("adopted another cat, named her Luna") joins the names known
     new_key = value_key(new.attribute, new.value)
     if new_key == ENDS_ANY and new.polarity < 0:  # "我辞职了": ends the current employer, whichever it is
@@ -616,8 +617,12 @@ def _plan_turn(found: list[tuple[Draft, list[Fact]]], plan: FactPlan, reads: Pla
             if slot.attribute == "gone":  # the one gone: claims of theirs under their name, then the count they made
                 clash += [c for c in listing() if c not in clash and c.fact is not None and conflicts(c.fact, slot)]
                 clash += [c for c in departed_counts(clash, facts, listing()) if c not in clash]
-            if f.extractor == "counts" and slot.attribute.endswith("_names"):
-                clash = []  # a name given to one more ("adopted another cat, named her Luna") joins the names known
+            if joins_set(f, facts, listing):  # one more member of a counted set ("adopted another cat, named her
+                key = member_key(slot.attribute)  # Luna"; "…called Biscuit, so now I have two dogs"): its name joins
+                clash = [c for c in clash if c.fact is None or member_key(c.fact.attribute) != key]  # the names known,
+                if slot.extractor != JOINS:  # and is marked so, for the write's own check too (conflicts)
+                    slot = slot.model_copy(update={"extractor": JOINS})
+                    fd.item = new = new.model_copy(update={"fact": slot})
             if slot.attribute == "parted":  # its kind's slots, a prefix ("possession:*") among them: every current
                 have = {c.id for c in clash}
                 clash += [c for c in listing() if c.id not in have and c.fact is not None and conflicts(c.fact, slot)]

@@ -55,14 +55,15 @@ def code_pieces(lang: str) -> dict[str, str]:
     """The placeholders filled from other modules' data: ``PERSON`` (a relative: :func:`~anchormem.facts.keys.
     person_words`, in English after :func:`~anchormem.facts.keys.person_modifiers`, plural allowed), ``JOB`` (an
     English job noun after at most two modifiers, as group ``v``), ``OCCUPATION`` (a Chinese job noun), ``THIRD``
-    (``third_person_subjects`` of cues.json), ``CLAUSE_VERBS`` (verbs after "and" that start a clause: ``clause_verbs``
-    of changes.json and the frames' verbs but copulas and moves), ``CONTINUATION`` (``continuation`` of
-    changes.json) and, in either language, ``PERSON_EN`` / ``PERSON_ZH`` (a relative in the other script too: a
+    (``third_person_subjects`` of cues.json), ``SLOT_NOUN`` (:func:`slot_nouns`), ``CLAUSE_VERBS`` (verbs after
+    "and" that start a clause: ``clause_verbs`` of changes.json and the frames' verbs but copulas and moves),
+    ``CONTINUATION`` (``continuation`` of changes.json) and, in either language, ``PERSON_EN`` / ``PERSON_ZH`` (a relative in the other script too: a
     mixed clause names the speaker's people in either, "我 boyfriend 换工作了", "my 男朋友 moved to …")."""
     from .keys import not_job_words, occupation_en, occupation_zh, person_modifiers, person_words, relation_pattern
 
     third = langdata.alternation(langdata.words("cues", "third_person_subjects", (lang,)))
-    either = {"PERSON_ZH": r"(?:" + relation_pattern(True, person_words()) + r")",
+    either = {"SLOT_NOUN": slot_nouns(lang),
+              "PERSON_ZH": r"(?:" + relation_pattern(True, person_words()) + r")",
               "PERSON_EN": r"(?:(?:" + person_modifiers() + r"\s+)*(?:" + relation_pattern(False, person_words()) +
                            r")(?:e?s)?(?![\w'’]))"}
     if lang == "zh":
@@ -79,6 +80,32 @@ def code_pieces(lang: str) -> dict[str, str]:
             "THIRD": third,
             "CLAUSE_VERBS": langdata.alternation(tuple(langdata.words("changes", "clause_verbs", (lang,))) +
                                                  tuple(frame_verbs))}
+
+
+def slot_nouns(lang: str) -> str:
+    """A regex of the slot nouns ``lang``'s data knows, as said (longest first): the words of ``attribute_synonyms``
+    (``phone_number`` said "phone number", 手机号, 收货地址) and the slot keys they name but the numeric slots (which
+    their own change reader reads: :mod:`.changes`), the ``slot_nouns`` of frames.json (``phone number``, 新手机号),
+    and a noun ending in an ``address_slot_words`` word of addresses.json ("shipping address", 快递地址; the word
+    before it no ``subject_determiners`` word of frames.json: "her address" is hers). Read by the
+    rules that take a change of a slot said without "my" / 我的 ("Shipping address changed to …", 收货地址改成…): the
+    speaker's own slot, a person's being said with that person's words."""
+    numeric = set(langdata.mapping("slots", "numeric_slots"))
+    words: set[str] = set()
+    for said, key in langdata.load("slots", lang).get("attribute_synonyms", {}).items():
+        if key not in numeric:
+            words.update({said.replace("_", " "), key.replace("_", " ")} if lang == "en" else {said})
+    for ws in langdata.load("frames", lang).get("slot_nouns", {}).values():
+        words.update(ws)
+    heads = langdata.load("addresses", lang).get("address_slot_words", [])
+    alt = langdata.alternation(tuple(sorted(w for w in words if w.strip())))
+    if not heads:
+        return alt
+    head = "|".join(re.escape(h) for h in sorted(heads, key=len, reverse=True))
+    dets = langdata.alternation(tuple(langdata.load("frames", lang).get("subject_determiners", [])))  # (his, her)
+    address = (r"(?:[\u4e00-\u9fff]{0,4}?(?:" + head + "))") if lang == "zh" else \
+        (r"(?:(?!(?:" + dets + r")\b)[a-z]+\s+)?(?:" + head + r")\b")
+    return r"(?:" + address + "|" + alt + ")"
 
 
 def expand(template: str, lang: str, concern: str = "rules") -> str:

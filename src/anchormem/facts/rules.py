@@ -49,6 +49,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import lru_cache
+from typing import Any
 
 from .. import langdata
 from ..ingest.classify import stated_part
@@ -95,6 +96,23 @@ def _clause_split() -> re.Pattern:
     " and I…"; and " and <verb>" for a verb that starts a clause of its own ("I left Google and joined Stripe"; the
     verbs: ``clause_verbs`` of data/lang/en/changes.json and the frames' verbs)."""
     return bookrx("clause_split", ("en",))
+
+
+def _rule_clauses(sentence: str) -> list[Any]:
+    """The clauses the rules read of ``sentence``: :func:`_clause_split`'s, each cut once more where an English
+    clause hands over to a Chinese one after a comma (``script_switch`` of data/lang/en/rules.json: "I quit Google,
+    现在在 ByteDance 上班。": the Chinese clause is read by the Chinese rules and frames, its subject the English
+    one's), only when the words before it since the last boundary hold no Chinese ("keto 放弃了 lol, 昨天…",
+    "帮朋友带了她女儿一个周末, 家里突然三个娃": Chinese written with ASCII commas stays one clause)."""
+    switch = bookrx("script_switch", ("en",))
+    out: list[Any] = []
+    for part in _clause_split().split(sentence):
+        while isinstance(part, str) and (m := switch.search(part)) and part[:m.start()].strip() and \
+                not has_cjk(part[:m.start()]):
+            out.append(part[:m.start()])
+            part = part[m.end():]
+        out.append(part)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -296,8 +314,8 @@ def _apply(lang: str, clause: str) -> tuple[str, str, int] | None:
         if attr == "name" and not has_cjk(value) and not _name_like(value):
             continue  # "please call me instead of emailing": no name
         if build in ("person_is", "changed"):
-            cut = m.group(0).casefold().find(rulebook.text("possessive", "en"))
-            attr = possessed_attribute(clause[:m.start()] + m.group(0)[:cut], attr)
+            cut = m.group(0).casefold().find(rulebook.text("possessive", "en"))  # (none: a slot said bare)
+            attr = possessed_attribute(clause[:m.start()] + (m.group(0)[:cut] if cut >= 0 else ""), attr)
             if not attr:
                 continue  # "In my opinion my X is ...": a possessed noun after a preposition that heads nothing
         if build == "person_is":
@@ -489,7 +507,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
         who = ""  # "user" / "other": the subject of the previous clause, for a clause without one
         pending = ""  # the slot a switch verb left open ("I switched jobs, now at Cisco")
         owner = ("", "")  # whose action the previous clause stated (subjects.person_owner)
-        for n, clause in enumerate(_clause_split().split(sentence)):
+        for n, clause in enumerate(_rule_clauses(sentence)):
             if not clause or not clause.strip() or hypothetical.search(clause) or blocked(clause):
                 subject, who, pending = "", "", ""
                 continue
@@ -545,7 +563,7 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
             _address_facts(out, sentence, entity, keep, conf)
             for attr, value, _ in preference_facts(sentence):
                 _drop_opinions(out, sentence, value)  # (its own clause: "Please call me Ann; I prefer Spanish.")
-                clause = next((c for c in _clause_split().split(sentence) if c and value in c), sentence)
+                clause = next((c for c in _rule_clauses(sentence) if c and value in c), sentence)
                 keep(attr, value, 1, entity, sentence, clause, conf)
     return list(out.values())
 
@@ -625,7 +643,7 @@ def not_the_speakers(sentence: str, value: str) -> str | None:
     Berlin", 我弟弟跳槽到了腾讯). The LLM extractor's proposed changes are checked with it."""
     if _is_question(sentence):
         return "a question states no fact"
-    clauses = [c for c in _clause_split().split(sentence) if c and c.strip()] or [sentence]
+    clauses = [c for c in _rule_clauses(sentence) if c and c.strip()] or [sentence]
     v = value.casefold()
     who = ""
     for clause in clauses:
