@@ -149,8 +149,8 @@ def test_a_reader_also_likes_other_things_after_an_ending(mem_det):
 def test_a_pet_gone_said_by_the_remaining_names_replaces_the_names_and_the_count(mem_det):
     evs = _add(mem_det, ["我养了两只狗，来福和旺财。", "来福走丢了，现在只剩旺财了。"])
     assert evs[0] == [("ADD", "user|dog_names", "来福和旺财"), ("ADD", "user|count:dog", "两只狗")]
-    assert evs[1] == [("ADD", "user|dog_names", "旺财"), ("SUPERSEDE", "user|dog_names", "来福和旺财"),
-                      ("SUPERSEDE", "user|count:dog", "两只狗")]
+    assert evs[1] == [("ADD", "user|count:dog", "一只狗"), ("SUPERSEDE", "user|count:dog", "两只狗"),  # (the one
+                      ("ADD", "user|dog_names", "旺财"), ("SUPERSEDE", "user|dog_names", "来福和旺财")]  # left: en17)
     ans = mem_det.ask("我的狗叫什么名字？", user_id="u")
     assert ans.citations and ans.citations[0].text == "来福走丢了，现在只剩旺财了。"
 
