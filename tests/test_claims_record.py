@@ -101,7 +101,7 @@ def test_a_count_change_keeps_the_names_said_in_the_same_sentence(mem_e5):
     ev = mem_e5.add("又买了一只, so three hamsters now.", user_id="u", timestamp=T2)
     assert [(e.event, e.memory.text) for e in ev] == [  # (the count is read by the quantity reader: its clause)
         ("ADD", "又买了一只, so three hamsters now."), ("ADD", "又买了一只, so three hamsters now."),  # turn, fact
-        ("SUPERSEDE", "I have two hamsters, 叫 Peanut 和 Mochi。")]
+        ("SUPERSEDE", "I have two hamsters")]  # (the count's own fact: its clause ends at ", 叫", set17)
     turn = next(m for m in mem_e5.get_all(user_id="u") if m.kind == "utterance" and "Peanut" in m.text)
     # the names stay current, the old count does not; the piece keeps its sentence's subject so it reads alone
     assert current_view(turn).text == "I … 叫 Peanut 和 Mochi。"
