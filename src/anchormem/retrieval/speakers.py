@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from ..filters import And, Cond, FilterNode
 from ..ingest.keys import pronoun_pattern
@@ -96,6 +97,17 @@ def speaker_rule(query: str, speakers: Iterable[str | None], weight: float, *, m
 Ranked = list[tuple[str, float]]
 
 
+def _named_among(store: Any, scope: Any, peek: list[str], query: str) -> tuple[dict[str, Any], set[str]]:
+    """(the rows of ``peek``, the speakers among them that ``query`` names), the second empty unless the rows hold two
+    speakers or more and the query names some but not all of them."""
+    rows = store.get_many(scope.tenant, peek, entities=False)
+    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
+    if len(known) < 2:
+        return rows, set()
+    named = named_speakers(query, known)
+    return rows, (set() if not named or named == known else set(named))
+
+
 def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: datetime | None, n: int,
               peek: list[str], terms: list[str], query_vector: Callable[[], object] | None, dense: bool,
               lexical: bool, mentions: dict[str, Ranked] | None = None) -> tuple[set[str], dict[str, Ranked]]:
@@ -117,12 +129,8 @@ def own_lists(query: str, *, store, scope, where: FilterNode | None, as_of: date
     or given, best first); ``(set(), {})`` when the rule does not apply."""
     if not peek or not (dense or lexical):
         return set(), {}
-    rows = store.get_many(scope.tenant, peek, entities=False)
-    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
-    if len(known) < 2:
-        return set(), {}
-    named = named_speakers(query, known)
-    if not named or named == known:
+    rows, named = _named_among(store, scope, peek, query)
+    if not named:
         return set(), {}
     if mentions is not None:
         ids = list(dict.fromkeys(d for ls in mentions.values() for d, _ in ls))
@@ -182,12 +190,8 @@ def unnamed_lists(query: str, *, store, scope, where: FilterNode | None, as_of: 
     of ``peek``, one query embedding, one dense and one keyword search per scope asked (``every``, ``own``)."""
     if not peek or not (dense or lexical) or not (every or own):
         return set(), {}
-    rows = store.get_many(scope.tenant, peek, entities=False)
-    known = {it.speaker.strip() for it in rows.values() if it.speaker and it.speaker.strip()}
-    if len(known) < 2:
-        return set(), {}
-    named = named_speakers(query, known)
-    if not named or named == known:
+    rows, named = _named_among(store, scope, peek, query)
+    if not named:
         return set(), {}
     text = unnamed_query(query, named)
     ts = terms(text) if text != query else []
