@@ -130,3 +130,21 @@ def test_a_change_said_with_no_longer_is_not_a_correction(m):
     old = next(x for x in m.get_all(user_id="u", include_superseded=True) if x.fact and x.fact.value == "阿里")
     assert (old.valid_from, old.valid_to) == (T1, T2) and "corrected_by" not in old.metadata  # it held until then
     assert ("腾讯", True) in _facts(m, "employer")
+
+
+@pytest.mark.parametrize("correction", [
+    "No wait, I said Leeds but the flat is actually in York, not Leeds.",
+    "Oops, it's York not Leeds.",
+    "Actually the new flat is in York, not Leeds.",
+])
+def test_the_value_said_before_not_the_corrected_one(correction):
+    """fresh27 D4: "<right>, not <wrong>" after a correction cue (wait, oops, actually: ``corrections`` of
+    en/changes.json) corrects the home said the day before."""
+    from anchormem import Memory
+
+    m = Memory(":memory:")
+    m.add("I live in Bath and teach yoga.", user_id="u", timestamp="2025-03-03T15:00:00Z")
+    m.add("Finally moved, I live in Leeds now.", user_id="u", timestamp="2025-04-28T20:00:00Z")
+    ev = m.add(correction, user_id="u", timestamp="2025-04-29T08:00:00Z")
+    assert "SUPERSEDE" in [e.event for e in ev]
+    assert "York" in m.ask("Where do I live?", user_id="u").citations[0].text
