@@ -39,3 +39,14 @@ def test_a_later_age_supersedes_and_both_languages_ask_for_it():
     assert "39" in first
     past = m.ask("How old was I before?", user_id="u").citations[0]
     assert "38" in past.text
+
+
+def test_the_speaker_stays_the_topic_after_a_clause_of_their_own_facts():
+    """A subjectless clause of the speaker's facts (今年29岁) keeps the speaker as the topic of the clauses after it:
+    the pet named at the end of the intro is theirs, and its death closes its name (fresh27 D11)."""
+    m = Memory(":memory:")
+    m.add("大家好，我叫陈晨，今年29岁，住在青岛，养了一只柯基叫馒头。", user_id="u", timestamp="2025-01-03T10:00:00+08:00")
+    facts = {(it.fact.attribute, it.fact.value) for it in m.get_all(user_id="u") if it.fact is not None}
+    assert ("age", "29岁") in facts and ("dog_name", "馒头") in facts
+    ev = m.add("馒头走了，家里空荡荡的。", user_id="u", timestamp="2025-04-03T10:00:00+08:00")
+    assert any(e.event == "SUPERSEDE" and e.memory.fact and e.memory.fact.value == "馒头" for e in ev)

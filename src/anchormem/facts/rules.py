@@ -545,7 +545,9 @@ def extract_from_text(text: str, *, entity: str = "user") -> list[Fact]:
                     keep(got[0], got[1], got[2], entity, sentence, clause, conf)  # "I'm a nurse at X": both
                 for attr, value, pol in changes:
                     keep(attr, value, pol, entity, sentence, clause, conf)
-                subject = _subject(_with_subject(clause, subject))
+                # a clause of the speaker's facts naming no subject of its own goes on with the speaker as the
+                # topic: 我叫张伟，今年32岁，…养了一只橘猫叫大黄 (the cat is the speaker's too)
+                subject = _subject(_with_subject(clause, subject)) or ("" if _speaker_subject(clause) else subject)
                 continue
             said_by_user = (got and got[3] == "user") or who == "user"
             subject = _subject(_with_subject(clause, subject)) if said_by_user else ""
