@@ -168,11 +168,12 @@ def test_list_search_history_edit_delete(ui, api):
                              [{"role": "user", "content": "My sister Ana lives in Berlin and works as a nurse.",
                                "name": "Maya"}],
                              "我最喜欢的茶是龙井。"])
-    assert len(mems) == 3
+    # 4: Ana's home is "Berlin", a fact of its own beside the turn (its words end at "and works…": claims.value_head)
+    assert len(mems) == 4
     ui.open(api.key[("acme", "writer")], user)
     p = ui.page
     rows = p.locator("#memories-body tr")
-    expect(rows).to_have_count(3)
+    expect(rows).to_have_count(4)
     for m in mems:
         row = p.locator(f"#memories-body tr[data-id='{m['id']}']")
         expect(row.locator("td.memtext button.open")).to_have_text(m["text"])
@@ -247,7 +248,7 @@ def test_list_search_history_edit_delete(ui, api):
     ui.accept_dialogs = True
     p.click("#delete-btn")
     expect(p.locator("#detail")).to_be_hidden()
-    expect(rows).to_have_count(2)
+    expect(rows).to_have_count(3)
     expect(p.locator(f"#memories-body tr[data-id='{lisbon['id']}']")).to_have_count(0)
     assert len(ui.dialogs) == 2
     with api.client("acme", "reader") as c:
