@@ -74,6 +74,7 @@ def _data() -> dict[str, Any]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def slot_type(attribute: str) -> str:
     """The value type of ``attribute`` ("place", "organisation", "job", "money", "count"...), or "" for a slot
     whose type is not declared (its facts are not checked). ``slot_type("brother_home_city") == "place"``."""
